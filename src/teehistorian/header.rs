@@ -1,0 +1,332 @@
+//! The teehistorian header: magic UUID, then JSON text up to a NUL byte.
+//!
+//! The JSON is kept byte for byte (DDNet writes a fixed key order and every
+//! scalar as a string); [`HeaderInfo`] is a parsed view of it.
+
+use crate::codec::{DecodeError, ErrorKind};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// `699db17b-8efb-34ff-b1d8-da6f60c15dd1` = `CalculateUuid("teehistorian@ddnet.tw")`.
+pub const MAGIC: Uuid = Uuid::from_u128(0x699db17b_8efb_34ff_b1d8_da6f60c15dd1);
+
+/// Largest header JSON the reader accepts (DDNet's are a few KiB).
+pub const MAX_HEADER_LEN: usize = 1 << 20;
+
+/// A teehistorian header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The JSON text exactly as in the file, without the NUL.
+    pub json: Vec<u8>,
+    /// What the JSON says.
+    pub info: HeaderInfo,
+}
+
+/// The parsed view of the header JSON. Values stay the strings DDNet wrote;
+/// keys this crate does not know are ignored here but kept in [`Header::json`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderInfo {
+    /// Format version: 1 or 2 (2 added EX records).
+    pub version: u32,
+    pub version_minor: Option<String>,
+    pub comment: Option<String>,
+    pub game_uuid: Option<String>,
+    /// Present when the previous map's game handed over (map change).
+    pub prev_game_uuid: Option<String>,
+    pub server_version: Option<String>,
+    pub start_time: Option<String>,
+    pub server_name: Option<String>,
+    pub server_port: Option<String>,
+    pub game_type: Option<String>,
+    pub map_name: Option<String>,
+    pub map_size: Option<String>,
+    pub map_sha256: Option<String>,
+    pub map_crc: Option<String>,
+    pub prng_description: Option<String>,
+    /// Non-default server settings, in the writer's order.
+    pub config: Vec<(String, String)>,
+    /// Non-default tuning (fixed-point, value x 100), in the writer's order.
+    pub tuning: Vec<(String, String)>,
+    /// Every UUID name the writer had registered.
+    pub uuids: Vec<String>,
+}
+
+impl HeaderInfo {
+    /// `game_uuid` as a UUID, if present and well-formed.
+    pub fn game_uuid(&self) -> Option<Uuid> {
+        self.game_uuid.as_deref().and_then(|s| s.parse().ok())
+    }
+
+    /// `prev_game_uuid` as a UUID, if present and well-formed.
+    pub fn prev_game_uuid(&self) -> Option<Uuid> {
+        self.prev_game_uuid.as_deref().and_then(|s| s.parse().ok())
+    }
+
+    /// Parses the header JSON. `base` is the file offset of its first byte,
+    /// used in errors.
+    pub fn parse(json: &[u8], base: u64) -> Result<HeaderInfo, DecodeError> {
+        let invalid = |offset: u64, why: String| {
+            DecodeError::new(offset, "teehistorian.header", ErrorKind::InvalidHeader(why))
+        };
+        let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| {
+            invalid(
+                base + json_offset(json, e.line(), e.column()),
+                format!("expected JSON: {e}"),
+            )
+        })?;
+        let serde_json::Value::Object(map) = value else {
+            return Err(invalid(base, "expected a JSON object".into()));
+        };
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let string = |key: &str| map.get(key).map(text);
+        let pairs = |key: &str| match map.get(key) {
+            Some(serde_json::Value::Object(o)) => o.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+            _ => Vec::new(),
+        };
+        let version = match map.get("version") {
+            Some(serde_json::Value::String(s)) if s == "1" || s == "2" => s.parse().unwrap_or(0),
+            found => {
+                return Err(DecodeError::new(
+                    base,
+                    "teehistorian.header.version",
+                    ErrorKind::UnsupportedVersion {
+                        found: found.map_or("(missing)".into(), |v| v.to_string()),
+                        supported: "\"1\" or \"2\"",
+                    },
+                ));
+            }
+        };
+        Ok(HeaderInfo {
+            version,
+            version_minor: string("version_minor"),
+            comment: string("comment"),
+            game_uuid: string("game_uuid"),
+            prev_game_uuid: string("prev_game_uuid"),
+            server_version: string("server_version"),
+            start_time: string("start_time"),
+            server_name: string("server_name"),
+            server_port: string("server_port"),
+            game_type: string("game_type"),
+            map_name: string("map_name"),
+            map_size: string("map_size"),
+            map_sha256: string("map_sha256"),
+            map_crc: string("map_crc"),
+            prng_description: string("prng_description"),
+            config: pairs("config"),
+            tuning: pairs("tuning"),
+            uuids: match map.get("uuids") {
+                Some(serde_json::Value::Array(a)) => a.iter().map(text).collect(),
+                _ => Vec::new(),
+            },
+        })
+    }
+
+    /// The JSON DDNet's `CTeeHistorian::WriteHeader` would write for these
+    /// values: fixed key order, no spaces, DDNet's escaping. Absent optional
+    /// keys are left out.
+    pub fn to_ddnet_json(&self) -> String {
+        let mut out = String::from("{");
+        let mut first = true;
+        let mut key = |out: &mut String, k: &str| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            escape_json_into(out, k);
+            out.push(':');
+        };
+        let scalars: [(&str, Option<String>); 16] = [
+            ("comment", self.comment.clone()),
+            ("version", Some(self.version.to_string())),
+            ("version_minor", self.version_minor.clone()),
+            ("game_uuid", self.game_uuid.clone()),
+            ("prev_game_uuid", self.prev_game_uuid.clone()),
+            ("server_version", self.server_version.clone()),
+            ("start_time", self.start_time.clone()),
+            ("server_name", self.server_name.clone()),
+            ("server_port", self.server_port.clone()),
+            ("game_type", self.game_type.clone()),
+            ("map_name", self.map_name.clone()),
+            ("map_size", self.map_size.clone()),
+            ("map_sha256", self.map_sha256.clone()),
+            ("map_crc", self.map_crc.clone()),
+            ("prng_description", self.prng_description.clone()),
+            ("", None),
+        ];
+        for (k, v) in scalars {
+            if let Some(v) = v {
+                key(&mut out, k);
+                escape_json_into(&mut out, &v);
+            }
+        }
+        for (k, pairs) in [("config", &self.config), ("tuning", &self.tuning)] {
+            key(&mut out, k);
+            out.push('{');
+            for (i, (name, value)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                escape_json_into(&mut out, name);
+                out.push(':');
+                escape_json_into(&mut out, value);
+            }
+            out.push('}');
+        }
+        key(&mut out, "uuids");
+        out.push('[');
+        for (i, name) in self.uuids.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            escape_json_into(&mut out, name);
+        }
+        out.push_str("]}");
+        out
+    }
+}
+
+/// DDNet's `EscapeJson`: quotes, backslash, `\b \n \r \t`, every other
+/// control byte as `\u00XX` (`\f` included).
+pub fn escape_json_into(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Byte offset of serde_json's 1-based line/column position.
+fn json_offset(json: &[u8], line: usize, column: usize) -> u64 {
+    let line_start: usize = json
+        .split(|&b| b == b'\n')
+        .take(line.saturating_sub(1))
+        .map(|l| l.len() + 1)
+        .sum();
+    (line_start + column.saturating_sub(1)).min(json.len()) as u64
+}
+
+impl Header {
+    /// A header whose JSON is DDNet's rendering of `info`.
+    pub fn from_info(info: HeaderInfo) -> Header {
+        Header {
+            json: info.to_ddnet_json().into_bytes(),
+            info,
+        }
+    }
+
+    /// Parses a header from the start of `bytes`; returns it and its length
+    /// in bytes (magic + JSON + NUL).
+    pub fn decode(bytes: &[u8]) -> Result<(Header, usize), DecodeError> {
+        let magic = bytes.get(..16).ok_or_else(|| {
+            DecodeError::new(
+                0,
+                "teehistorian.magic",
+                ErrorKind::UnexpectedEof {
+                    needed: 16,
+                    available: bytes.len(),
+                },
+            )
+        })?;
+        if magic != MAGIC.as_bytes() {
+            return Err(DecodeError::new(0, "teehistorian.magic", ErrorKind::BadMagic));
+        }
+        let body = &bytes[16..];
+        let Some(nul) = body.iter().position(|&b| b == 0) else {
+            let kind = if body.len() > MAX_HEADER_LEN {
+                ErrorKind::LengthTooLarge {
+                    len: body.len() as i64,
+                    max: MAX_HEADER_LEN,
+                }
+            } else {
+                ErrorKind::UnterminatedString
+            };
+            return Err(DecodeError::new(
+                16 + body.len().min(MAX_HEADER_LEN) as u64,
+                "teehistorian.header",
+                kind,
+            ));
+        };
+        let json = &body[..nul];
+        let info = HeaderInfo::parse(json, 16)?;
+        Ok((
+            Header {
+                json: json.to_vec(),
+                info,
+            },
+            16 + nul + 1,
+        ))
+    }
+
+    /// Appends magic, JSON and NUL.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(MAGIC.as_bytes());
+        out.extend_from_slice(&self.json);
+        out.push(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_is_the_calculated_uuid() {
+        assert_eq!(MAGIC, crate::packer::calculate_uuid("teehistorian@ddnet.tw"));
+    }
+
+    #[test]
+    fn ddnet_escaping() {
+        let mut s = String::new();
+        escape_json_into(&mut s, "a\"b\\c\u{8}\u{c}\n\r\t\u{1}é");
+        assert_eq!(s, r#""a\"b\\c\b\u000c\n\r\t\u0001é""#);
+    }
+
+    #[test]
+    fn version_is_checked() {
+        let mut bytes = MAGIC.as_bytes().to_vec();
+        bytes.extend_from_slice(b"{\"version\":\"3\"}\0");
+        let err = Header::decode(&bytes).unwrap_err();
+        assert_eq!(err.context, "teehistorian.header.version");
+        assert!(err.to_string().contains("unsupported version \"3\""), "{err}");
+    }
+
+    #[test]
+    fn json_error_offset_points_into_the_json() {
+        let mut bytes = MAGIC.as_bytes().to_vec();
+        bytes.extend_from_slice(b"{\"version\":\"2\",}\0");
+        let err = Header::decode(&bytes).unwrap_err();
+        assert!(matches!(err.kind, ErrorKind::InvalidHeader(_)));
+        assert_eq!(err.offset, 16 + 15, "{err}");
+    }
+
+    #[test]
+    fn ddnet_json_round_trips_through_the_parser() {
+        let info = HeaderInfo {
+            version: 2,
+            version_minor: Some("22".into()),
+            comment: Some("teehistorian@ddnet.tw".into()),
+            game_uuid: Some("a1eb7182-796e-3b3e-941d-38ca71b2a4a8".into()),
+            config: vec![("sv_motd".into(), "a\\nb".into())],
+            uuids: vec!["x@y".into()],
+            ..HeaderInfo::default()
+        };
+        let json = info.to_ddnet_json();
+        assert_eq!(
+            json,
+            r#"{"comment":"teehistorian@ddnet.tw","version":"2","version_minor":"22","game_uuid":"a1eb7182-796e-3b3e-941d-38ca71b2a4a8","config":{"sv_motd":"a\\nb"},"tuning":{},"uuids":["x@y"]}"#
+        );
+        assert_eq!(HeaderInfo::parse(json.as_bytes(), 0).unwrap(), info);
+    }
+}

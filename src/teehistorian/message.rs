@@ -1,0 +1,517 @@
+//! Teehistorian messages: the base set and every known extension (EX).
+//!
+//! Layout per DDNet 20.1 `teehistorian.cpp`; every field is a varint unless
+//! noted. A non-negative message id is a PLAYER_DIFF whose id is the client
+//! id. EX records carry a UUID and a length-prefixed payload: known
+//! extensions are decoded into fields (any bytes after the fields are kept
+//! in `trailing`), unknown ones are kept raw.
+
+use crate::bytes::{Blob, Text};
+use crate::codec::{Codec, DecodeError, ErrorKind, Reader};
+use crate::packer::{calculate_uuid, read_int, read_len, read_str, read_uuid, write_int, write_str};
+use serde::Serialize;
+use std::sync::LazyLock;
+use uuid::Uuid;
+
+/// Largest record (and length field) the reader accepts. DDNet's writer
+/// packs each record into a 64 KiB buffer; this leaves room for hand-made
+/// files while keeping memory bounded whatever a length field says.
+pub const MAX_RECORD_LEN: usize = 1 << 20;
+
+/// Message ids of the base messages (`TEEHISTORIAN_*` in DDNet).
+pub mod id {
+    pub const FINISH: i32 = -1;
+    pub const TICK_SKIP: i32 = -2;
+    pub const PLAYER_NEW: i32 = -3;
+    pub const PLAYER_OLD: i32 = -4;
+    pub const INPUT_DIFF: i32 = -5;
+    pub const INPUT_NEW: i32 = -6;
+    pub const MESSAGE: i32 = -7;
+    pub const JOIN: i32 = -8;
+    pub const DROP: i32 = -9;
+    pub const CONSOLE_COMMAND: i32 = -10;
+    pub const EX: i32 = -11;
+}
+
+/// The 10 ints of `CNetObj_PlayerInput`: direction, target x/y, jump, fire,
+/// hook, player flags, wanted/next/prev weapon.
+pub type Input = [i32; 10];
+
+/// One teehistorian message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Message<'a> {
+    /// A player's position changed by (dx, dy). The message id is the cid.
+    PlayerDiff { cid: i32, dx: i32, dy: i32 },
+    /// The end of the recording.
+    Finish,
+    /// `dt` ticks without records: the next tick is the last tick + dt + 1.
+    TickSkip { dt: i32 },
+    /// A character appeared at (x, y).
+    PlayerNew { cid: i32, x: i32, y: i32 },
+    /// A character disappeared.
+    PlayerOld { cid: i32 },
+    /// Input changed by `dinput` (wrapping, component-wise).
+    InputDiff { cid: i32, dinput: Input },
+    /// First input of a player object.
+    InputNew { cid: i32, input: Input },
+    /// A game message as received (msg id with sys bit, then body).
+    #[serde(rename = "message")]
+    NetMessage { cid: i32, data: Blob<'a> },
+    /// A client joined (engine level).
+    Join { cid: i32 },
+    /// A client left or was dropped.
+    Drop { cid: i32, reason: Text<'a> },
+    /// A console command, with its parsed arguments.
+    ConsoleCommand {
+        cid: i32,
+        flags: i32,
+        cmd: Text<'a>,
+        args: Vec<Text<'a>>,
+    },
+    /// An extension record.
+    #[serde(untagged)]
+    Ex(ExMessage<'a>),
+}
+
+/// An EX record: the decoded extension plus any payload bytes after its
+/// known fields (kept so the record re-encodes exactly).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExMessage<'a> {
+    #[serde(flatten)]
+    pub ex: Ex<'a>,
+    #[serde(skip_serializing_if = "<[u8]>::is_empty")]
+    pub trailing: Blob<'a>,
+}
+
+impl<'a> From<Ex<'a>> for Message<'a> {
+    fn from(ex: Ex<'a>) -> Self {
+        Message::Ex(ExMessage {
+            ex,
+            trailing: Blob::default(),
+        })
+    }
+}
+
+/// A field of a message: how it is read and written.
+trait Field<'a>: Sized {
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError>;
+    fn write(&self, out: &mut Vec<u8>);
+}
+
+impl<'a> Field<'a> for i32 {
+    #[inline]
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        read_int(r, context)
+    }
+    #[inline]
+    fn write(&self, out: &mut Vec<u8>) {
+        write_int(out, *self)
+    }
+}
+
+impl<'a> Field<'a> for Uuid {
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        read_uuid(r, context)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.as_bytes())
+    }
+}
+
+impl<'a> Field<'a> for Text<'a> {
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        read_str(r, context).map(Text::from)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        write_str(out, self)
+    }
+}
+
+/// An opaque payload: everything up to the end of the enclosing body.
+impl<'a> Field<'a> for Blob<'a> {
+    fn read(r: &mut Reader<'a>, _: &'static str) -> Result<Self, DecodeError> {
+        Ok(Blob::from(r.rest()))
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self)
+    }
+}
+
+impl<'a> Field<'a> for Input {
+    #[inline]
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        let mut input = [0; 10];
+        for v in &mut input {
+            *v = read_int(r, context)?;
+        }
+        Ok(input)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        for v in self {
+            write_int(out, *v);
+        }
+    }
+}
+
+/// A counted list of strings (console arguments).
+impl<'a> Field<'a> for Vec<Text<'a>> {
+    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        // Every argument takes at least its NUL byte, so the count is bounded
+        // by the record limit; nothing is allocated up front from it.
+        let n = read_len(r, MAX_RECORD_LEN, context)?;
+        let mut args = Vec::with_capacity(n.min(16));
+        for _ in 0..n {
+            args.push(Text::read(r, context)?);
+        }
+        Ok(args)
+    }
+    fn write(&self, out: &mut Vec<u8>) {
+        write_int(out, self.len() as i32);
+        for a in self {
+            a.write(out);
+        }
+    }
+}
+
+/// Declares the known extensions once: name, variant and fields. Generates
+/// the `Ex` enum, its decoder and its encoder.
+macro_rules! extensions {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal { $($field:ident : $ty:ty),* } )*) => {
+        /// An extension message (EX record payload).
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum Ex<'a> {
+            $( $(#[$doc])* $variant { $($field: $ty),* }, )*
+            /// An extension this crate does not know, kept as it was.
+            UnknownEx { uuid: Uuid, data: Blob<'a> },
+        }
+
+        /// The known extension kinds, in DDNet's registration order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum ExKind { $($variant),* }
+
+        impl ExKind {
+            /// Every known kind.
+            pub const ALL: &'static [ExKind] = &[$(ExKind::$variant),*];
+
+            /// DDNet's name, e.g. `"teehistorian-player-name@ddnet.org"`.
+            pub fn name(self) -> &'static str {
+                match self { $(ExKind::$variant => $name),* }
+            }
+        }
+
+        impl<'a> Ex<'a> {
+            /// The kind, or `None` for an unknown extension.
+            pub fn kind(&self) -> Option<ExKind> {
+                match self {
+                    $(Ex::$variant { .. } => Some(ExKind::$variant),)*
+                    Ex::UnknownEx { .. } => None,
+                }
+            }
+
+            fn decode_fields(kind: ExKind, r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+                Ok(match kind {
+                    $(ExKind::$variant => Ex::$variant {
+                        $($field: Field::read(r, concat!("teehistorian.ex.", $name, ".", stringify!($field)))?,)*
+                    },)*
+                })
+            }
+
+            fn encode_fields(&self, out: &mut Vec<u8>) {
+                match self {
+                    $(Ex::$variant { $($field),* } => { $(Field::write($field, out);)* })*
+                    Ex::UnknownEx { data, .. } => out.extend_from_slice(data),
+                }
+            }
+        }
+    };
+}
+
+extensions! {
+    /// Test record (DDNet's unit tests only).
+    Test = "teehistorian-test@ddnet.tw" {}
+    /// Version of a client that never sent `clientver@ddnet.tw`.
+    DdnetverOld = "teehistorian-ddnetver-old@ddnet.tw" { cid: i32, version: i32 }
+    /// A client's DDNet version and connection id.
+    Ddnetver = "teehistorian-ddnetver@ddnet.tw" { cid: i32, connection_id: Uuid, version: i32, version_str: Text<'a> }
+    /// rcon access held since the map start (no longer written by 20.x).
+    AuthInit = "teehistorian-auth-init@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    /// rcon login.
+    AuthLogin = "teehistorian-auth-login@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    /// rcon logout.
+    AuthLogout = "teehistorian-auth-logout@ddnet.tw" { cid: i32 }
+    /// The client joining next speaks 0.6.
+    Joinver6 = "teehistorian-joinver6@ddnet.tw" { cid: i32 }
+    /// The client joining next speaks 0.7.
+    Joinver7 = "teehistorian-joinver7@ddnet.tw" { cid: i32 }
+    /// Two players swapped tees (PLAYER_SWITCH in DDNet's code).
+    PlayerSwap = "teehistorian-player-swap@ddnet.tw" { cid1: i32, cid2: i32 }
+    /// A team was saved.
+    SaveSuccess = "teehistorian-save-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    /// A team save failed.
+    SaveFailure = "teehistorian-save-failure@ddnet.tw" { team: i32 }
+    /// A team was loaded.
+    LoadSuccess = "teehistorian-load-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    /// A team load failed.
+    LoadFailure = "teehistorian-load-failure@ddnet.tw" { team: i32 }
+    /// A player's team changed (written only on change; initial team 0).
+    PlayerTeam = "teehistorian-player-team@ddnet.tw" { cid: i32, team: i32 }
+    /// A team entered or left practice mode.
+    TeamPractice = "teehistorian-team-practice@ddnet.tw" { team: i32, practice: i32 }
+    /// A client said it is ready to join the game.
+    PlayerReady = "teehistorian-player-ready@ddnet.tw" { cid: i32 }
+    /// A 0.6 client rejoined (note the .org domain).
+    Rejoinver6 = "teehistorian-rejoinver6@ddnet.org" { cid: i32 }
+    /// Opaque data from the antibot module.
+    Antibot = "teehistorian-antibot@ddnet.org" { data: Blob<'a> }
+    /// A player's server-side name was set or changed.
+    PlayerName = "teehistorian-player-name@ddnet.org" { cid: i32, name: Text<'a> }
+    /// A player finished, in ticks.
+    PlayerFinish = "teehistorian-player-finish@ddnet.org" { cid: i32, time: i32 }
+    /// A team finished, in ticks.
+    TeamFinish = "teehistorian-team-finish@ddnet.org" { team: i32, time: i32 }
+}
+
+/// UUIDs of the known extensions, computed from their names.
+static EX_UUIDS: LazyLock<Vec<(Uuid, ExKind)>> = LazyLock::new(|| {
+    ExKind::ALL
+        .iter()
+        .map(|&k| (calculate_uuid(k.name()), k))
+        .collect()
+});
+
+impl ExKind {
+    /// The kind registered under `uuid`, if any.
+    pub fn from_uuid(uuid: &Uuid) -> Option<ExKind> {
+        EX_UUIDS.iter().find(|(u, _)| u == uuid).map(|&(_, k)| k)
+    }
+
+    /// The extension's UUID (v3 in the Teeworlds namespace).
+    pub fn uuid(self) -> Uuid {
+        EX_UUIDS[self as usize].0
+    }
+}
+
+impl Ex<'_> {
+    /// The UUID the record carries.
+    pub fn uuid(&self) -> Uuid {
+        match self {
+            Ex::UnknownEx { uuid, .. } => *uuid,
+            known => known.kind().map_or(Uuid::nil(), ExKind::uuid),
+        }
+    }
+}
+
+impl Message<'_> {
+    /// The snake_case kind used in dumps (`player_diff`, `player_name`,
+    /// `unknown_ex`, ...).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Message::PlayerDiff { .. } => "player_diff",
+            Message::Finish => "finish",
+            Message::TickSkip { .. } => "tick_skip",
+            Message::PlayerNew { .. } => "player_new",
+            Message::PlayerOld { .. } => "player_old",
+            Message::InputDiff { .. } => "input_diff",
+            Message::InputNew { .. } => "input_new",
+            Message::NetMessage { .. } => "message",
+            Message::Join { .. } => "join",
+            Message::Drop { .. } => "drop",
+            Message::ConsoleCommand { .. } => "console_command",
+            Message::Ex(ExMessage { ex, .. }) => ex.kind().map_or("unknown_ex", ExKind::kind_name),
+        }
+    }
+
+    /// The client id a player record (PLAYER_DIFF/NEW/OLD) is about; these
+    /// are the records that drive the implicit tick.
+    #[inline]
+    pub fn player_record_cid(&self) -> Option<i32> {
+        match *self {
+            Message::PlayerDiff { cid, .. }
+            | Message::PlayerNew { cid, .. }
+            | Message::PlayerOld { cid } => Some(cid),
+            _ => None,
+        }
+    }
+}
+
+impl ExKind {
+    /// The dump kind: DDNet's name without `teehistorian-` and the domain,
+    /// with `-` as `_`.
+    pub fn kind_name(self) -> &'static str {
+        static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+            ExKind::ALL
+                .iter()
+                .map(|k| {
+                    let name = k.name();
+                    let bare = name.strip_prefix("teehistorian-").unwrap_or(name);
+                    bare.split('@').next().unwrap_or(bare).replace('-', "_")
+                })
+                .collect()
+        });
+        &NAMES[self as usize]
+    }
+}
+
+impl<'a> Codec<'a> for Message<'a> {
+    #[inline]
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+        let at = r.offset();
+        let msg_id = read_int(r, "teehistorian.message_id")?;
+        if msg_id >= 0 {
+            return Ok(Message::PlayerDiff {
+                cid: msg_id,
+                dx: read_int(r, "teehistorian.player_diff.dx")?,
+                dy: read_int(r, "teehistorian.player_diff.dy")?,
+            });
+        }
+        Ok(match msg_id {
+            id::FINISH => Message::Finish,
+            id::TICK_SKIP => Message::TickSkip {
+                dt: read_int(r, "teehistorian.tick_skip.dt")?,
+            },
+            id::PLAYER_NEW => Message::PlayerNew {
+                cid: read_int(r, "teehistorian.player_new.cid")?,
+                x: read_int(r, "teehistorian.player_new.x")?,
+                y: read_int(r, "teehistorian.player_new.y")?,
+            },
+            id::PLAYER_OLD => Message::PlayerOld {
+                cid: read_int(r, "teehistorian.player_old.cid")?,
+            },
+            id::INPUT_DIFF => Message::InputDiff {
+                cid: read_int(r, "teehistorian.input_diff.cid")?,
+                dinput: Input::read(r, "teehistorian.input_diff.dinput")?,
+            },
+            id::INPUT_NEW => Message::InputNew {
+                cid: read_int(r, "teehistorian.input_new.cid")?,
+                input: Input::read(r, "teehistorian.input_new.input")?,
+            },
+            id::MESSAGE => {
+                let cid = read_int(r, "teehistorian.message.cid")?;
+                let len = read_len(r, MAX_RECORD_LEN, "teehistorian.message.msg_size")?;
+                let data = r.take(len, "teehistorian.message.msg")?;
+                Message::NetMessage {
+                    cid,
+                    data: Blob::from(data),
+                }
+            }
+            id::JOIN => Message::Join {
+                cid: read_int(r, "teehistorian.join.cid")?,
+            },
+            id::DROP => Message::Drop {
+                cid: read_int(r, "teehistorian.drop.cid")?,
+                reason: Text::read(r, "teehistorian.drop.reason")?,
+            },
+            id::CONSOLE_COMMAND => Message::ConsoleCommand {
+                cid: read_int(r, "teehistorian.console_command.cid")?,
+                flags: read_int(r, "teehistorian.console_command.flags")?,
+                cmd: Text::read(r, "teehistorian.console_command.cmd")?,
+                args: Vec::read(r, "teehistorian.console_command.args")?,
+            },
+            id::EX => Message::Ex(ExMessage::decode(r, ())?),
+            unknown => {
+                return Err(DecodeError::new(
+                    at,
+                    "teehistorian.message_id",
+                    ErrorKind::UnknownMessageId(unknown),
+                ));
+            }
+        })
+    }
+
+    #[inline]
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
+        match self {
+            Message::PlayerDiff { cid, dx, dy } => {
+                write_int(out, *cid);
+                write_int(out, *dx);
+                write_int(out, *dy);
+            }
+            Message::Finish => write_int(out, id::FINISH),
+            Message::TickSkip { dt } => {
+                write_int(out, id::TICK_SKIP);
+                write_int(out, *dt);
+            }
+            Message::PlayerNew { cid, x, y } => {
+                write_int(out, id::PLAYER_NEW);
+                write_int(out, *cid);
+                write_int(out, *x);
+                write_int(out, *y);
+            }
+            Message::PlayerOld { cid } => {
+                write_int(out, id::PLAYER_OLD);
+                write_int(out, *cid);
+            }
+            Message::InputDiff { cid, dinput } => {
+                write_int(out, id::INPUT_DIFF);
+                write_int(out, *cid);
+                dinput.write(out);
+            }
+            Message::InputNew { cid, input } => {
+                write_int(out, id::INPUT_NEW);
+                write_int(out, *cid);
+                input.write(out);
+            }
+            Message::NetMessage { cid, data } => {
+                write_int(out, id::MESSAGE);
+                write_int(out, *cid);
+                write_int(out, data.len() as i32);
+                out.extend_from_slice(data);
+            }
+            Message::Join { cid } => {
+                write_int(out, id::JOIN);
+                write_int(out, *cid);
+            }
+            Message::Drop { cid, reason } => {
+                write_int(out, id::DROP);
+                write_int(out, *cid);
+                reason.write(out);
+            }
+            Message::ConsoleCommand {
+                cid,
+                flags,
+                cmd,
+                args,
+            } => {
+                write_int(out, id::CONSOLE_COMMAND);
+                write_int(out, *cid);
+                write_int(out, *flags);
+                cmd.write(out);
+                args.write(out);
+            }
+            Message::Ex(ex) => ex.encode(out, ()),
+        }
+    }
+}
+
+impl<'a> Codec<'a> for ExMessage<'a> {
+    /// Reads an EX record after its message id: UUID, size, payload.
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+        let uuid = read_uuid(r, "teehistorian.ex.uuid")?;
+        let size = read_len(r, MAX_RECORD_LEN, "teehistorian.ex.size")?;
+        let (ex, trailing) = r.limited(size, "teehistorian.ex.payload", |r| {
+            match ExKind::from_uuid(&uuid) {
+                Some(kind) => Ex::decode_fields(kind, r),
+                None => Ok(Ex::UnknownEx {
+                    uuid,
+                    data: Blob::from(r.rest()),
+                }),
+            }
+        })?;
+        Ok(ExMessage {
+            ex,
+            trailing: Blob::from(trailing),
+        })
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
+        write_int(out, id::EX);
+        out.extend_from_slice(self.ex.uuid().as_bytes());
+        let mut payload = Vec::new();
+        self.ex.encode_fields(&mut payload);
+        payload.extend_from_slice(&self.trailing);
+        write_int(out, payload.len() as i32);
+        out.extend_from_slice(&payload);
+    }
+}

@@ -1,0 +1,28 @@
+//! DDNet teehistorian files: header, messages, streams, DDNet's writer
+//! model and the replay state machine.
+
+mod header;
+mod message;
+mod recorder;
+mod replay;
+mod stream;
+
+pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};
+pub use message::{Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
+pub use recorder::{Recorder, RecorderError};
+pub use replay::{
+    Auth, Checkpoint, ConsoleEntry, Inconsistency, InconsistencyKind, Player, Protocol, Replay,
+    ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
+};
+pub use stream::{
+    Decoder, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter,
+    TickClock, TickError,
+};
+
+/// True if `bytes` start with the teehistorian magic.
+pub fn is_teehistorian(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC.as_bytes())
+}
+
+#[cfg(test)]
+mod tests;

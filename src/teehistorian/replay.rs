@@ -1,0 +1,554 @@
+//! Deterministic, sans-IO replay of a teehistorian stream into world state.
+//!
+//! [`Replay::handle`] consumes decoded messages in order (from any source),
+//! keeps the tick with DDNet's rule and updates the [`World`]. Messages that
+//! a DDNet writer could not have produced are reported as [`Inconsistency`]
+//! with their offset and tick; the caller decides whether to stop. Nothing
+//! here reads a clock or iterates a hash map: the same stream always gives
+//! the same world.
+
+use super::message::{Ex, ExMessage, Input, Message};
+use super::stream::{TickClock, TickError};
+use crate::bytes::Text;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use uuid::Uuid;
+
+/// Client ids below this live in a dense table; others (hand-made files) in
+/// a map, so a huge cid never allocates a huge table.
+const DENSE_CIDS: usize = 256;
+
+/// Which protocol a client joined with (the JOINVER* record before JOIN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// 0.6 (JOINVER6), or a 0.6 rejoin (REJOINVER6).
+    Six,
+    /// 0.7 "sixup" (JOINVER7).
+    Seven,
+}
+
+/// rcon authentication of a client.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Auth {
+    pub level: i32,
+    pub name: Text<'static>,
+}
+
+/// What the recording says about one client id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub cid: i32,
+    /// Joined (JOIN) and not dropped since.
+    pub connected: bool,
+    /// The character exists (PLAYER_NEW, no PLAYER_OLD since).
+    pub alive: bool,
+    /// Last known position of the character.
+    pub x: i32,
+    pub y: i32,
+    /// Last recorded input (DDNet applies it in the tick after the record).
+    pub input: Option<Input>,
+    pub team: i32,
+    pub name: Option<Text<'static>>,
+    pub ready: bool,
+    pub protocol: Option<Protocol>,
+    pub ddnet_version: Option<i32>,
+    pub ddnet_version_str: Option<Text<'static>>,
+    pub connection_id: Option<Uuid>,
+    pub auth: Option<Auth>,
+    /// Reason of the last DROP.
+    pub drop_reason: Option<Text<'static>>,
+    /// Finish times in ticks (PLAYER_FINISH), in order.
+    pub finish_times: Vec<i32>,
+}
+
+impl Player {
+    fn new(cid: i32) -> Player {
+        Player {
+            cid,
+            connected: false,
+            alive: false,
+            x: 0,
+            y: 0,
+            input: None,
+            team: 0,
+            name: None,
+            ready: false,
+            protocol: None,
+            ddnet_version: None,
+            ddnet_version_str: None,
+            connection_id: None,
+            auth: None,
+            drop_reason: None,
+            finish_times: Vec::new(),
+        }
+    }
+}
+
+/// What the recording says about one team.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Team {
+    pub team: i32,
+    pub practice: bool,
+    /// Finish times in ticks (TEAM_FINISH), in order.
+    pub finish_times: Vec<i32>,
+}
+
+/// A save or load of a team.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SaveEvent {
+    pub tick: i32,
+    pub team: i32,
+    #[serde(rename = "kind")]
+    pub what: SaveKind,
+    pub save_id: Option<Uuid>,
+    pub save: Option<Text<'static>>,
+}
+
+/// Which save/load record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SaveKind {
+    SaveSuccess,
+    SaveFailure,
+    LoadSuccess,
+    LoadFailure,
+}
+
+/// A console command, as recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleEntry {
+    pub tick: i32,
+    pub cid: i32,
+    pub flags: i32,
+    pub cmd: Text<'static>,
+    pub args: Vec<Text<'static>>,
+}
+
+/// Two players swapping tees.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapEvent {
+    pub tick: i32,
+    pub cid1: i32,
+    pub cid2: i32,
+}
+
+/// The world as the recording describes it at a tick.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct World {
+    pub tick: i32,
+    pub finished: bool,
+    /// Every client id seen so far, by id.
+    pub players: Vec<Player>,
+    /// Teams with non-default state, by id.
+    pub teams: Vec<Team>,
+    pub saves: Vec<SaveEvent>,
+    pub swaps: Vec<SwapEvent>,
+    /// Console commands in order (empty if history is off).
+    pub console: Vec<ConsoleEntry>,
+}
+
+/// Players by client id: dense for ordinary ids, a map beyond.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Players {
+    dense: Vec<Option<Player>>,
+    sparse: BTreeMap<i32, Player>,
+}
+
+impl Players {
+    #[inline]
+    fn get(&self, cid: i32) -> Option<&Player> {
+        match usize::try_from(cid) {
+            Ok(i) if i < DENSE_CIDS => self.dense.get(i).and_then(Option::as_ref),
+            _ => self.sparse.get(&cid),
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, cid: i32) -> &mut Player {
+        match usize::try_from(cid) {
+            Ok(i) if i < DENSE_CIDS => {
+                if self.dense.len() <= i {
+                    self.dense.resize(i + 1, None);
+                }
+                self.dense[i].get_or_insert_with(|| Player::new(cid))
+            }
+            _ => self.sparse.entry(cid).or_insert_with(|| Player::new(cid)),
+        }
+    }
+
+    /// All players in cid order.
+    fn iter(&self) -> impl Iterator<Item = &Player> {
+        let negative = self.sparse.range(..0).map(|(_, p)| p);
+        let dense = self.dense.iter().flatten();
+        let high = self.sparse.range(0..).map(|(_, p)| p);
+        negative.chain(dense).chain(high)
+    }
+}
+
+/// Something a DDNet writer could not have recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Inconsistency {
+    /// File offset of the message.
+    pub offset: u64,
+    /// Tick of the message.
+    pub tick: i32,
+    pub kind: InconsistencyKind,
+}
+
+/// The kinds of [`Inconsistency`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InconsistencyKind {
+    /// PLAYER_DIFF for a cid whose character does not exist.
+    PlayerDiffAbsent { cid: i32 },
+    /// PLAYER_NEW for a cid whose character already exists.
+    PlayerNewPresent { cid: i32 },
+    /// PLAYER_OLD for a cid whose character does not exist.
+    PlayerOldAbsent { cid: i32 },
+    /// INPUT_DIFF before any INPUT_NEW for the cid.
+    InputDiffWithoutNew { cid: i32 },
+    /// A negative client id where only players can be meant.
+    NegativeCid { cid: i32 },
+    /// The tick does not fit in an `int`.
+    TickOverflow,
+    /// TICK_SKIP with a negative dt.
+    NegativeTickSkip { dt: i32 },
+    /// A message after FINISH.
+    AfterFinish,
+}
+
+impl fmt::Display for InconsistencyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PlayerDiffAbsent { cid } => {
+                write!(f, "PLAYER_DIFF for cid {cid}, which has no character (expected PLAYER_NEW first)")
+            }
+            Self::PlayerNewPresent { cid } => {
+                write!(f, "PLAYER_NEW for cid {cid}, whose character already exists (expected PLAYER_OLD first)")
+            }
+            Self::PlayerOldAbsent { cid } => {
+                write!(f, "PLAYER_OLD for cid {cid}, which has no character")
+            }
+            Self::InputDiffWithoutNew { cid } => {
+                write!(f, "INPUT_DIFF for cid {cid} before any INPUT_NEW")
+            }
+            Self::NegativeCid { cid } => write!(f, "negative client id {cid} in a player record"),
+            Self::TickOverflow => write!(f, "the tick overflows a 32-bit int"),
+            Self::NegativeTickSkip { dt } => write!(f, "TICK_SKIP with negative dt {dt}"),
+            Self::AfterFinish => write!(f, "a message after FINISH"),
+        }
+    }
+}
+
+impl fmt::Display for Inconsistency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "at byte {} (0x{:x}), tick {}: {}",
+            self.offset, self.offset, self.tick, self.kind
+        )
+    }
+}
+
+impl std::error::Error for Inconsistency {}
+
+/// Replay settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayConfig {
+    /// Keep console commands, saves and swaps (grows with the file).
+    pub keep_history: bool,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig { keep_history: true }
+    }
+}
+
+/// The replay state machine. Serialisable, so a replay can be checkpointed
+/// and resumed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replay {
+    config: ReplayConfig,
+    clock: TickClock,
+    finished: bool,
+    players: Players,
+    teams: BTreeMap<i32, Team>,
+    saves: Vec<SaveEvent>,
+    swaps: Vec<SwapEvent>,
+    console: Vec<ConsoleEntry>,
+}
+
+/// A resumable snapshot of a replay: the world plus the tick clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub config: ReplayConfig,
+    pub clock: TickClock,
+    pub world: World,
+}
+
+impl Replay {
+    /// A replay at the start of a file (tick 0).
+    pub fn new(config: ReplayConfig) -> Self {
+        Replay {
+            config,
+            ..Replay::default()
+        }
+    }
+
+    /// The tick of the last message handled.
+    pub fn tick(&self) -> i32 {
+        self.clock.tick()
+    }
+
+    /// The tick `msg` would belong to, without handling it.
+    pub fn peek_tick(&self, msg: &Message<'_>) -> i32 {
+        let mut clock = self.clock;
+        clock.advance(msg).unwrap_or(clock.tick())
+    }
+
+    /// The player with this cid, if the recording mentioned it.
+    pub fn player(&self, cid: i32) -> Option<&Player> {
+        self.players.get(cid)
+    }
+
+    /// Handles the next message of the stream, found at file offset
+    /// `offset`. The world is updated as far as the message makes sense
+    /// even when an inconsistency is returned, so the caller may go on.
+    #[inline]
+    pub fn handle(&mut self, offset: u64, msg: &Message<'_>) -> Result<(), Inconsistency> {
+        let fail = |tick, kind| Err(Inconsistency { offset, tick, kind });
+        if self.finished {
+            return fail(self.clock.tick(), InconsistencyKind::AfterFinish);
+        }
+        let tick = match self.clock.advance(msg) {
+            Ok(t) => t,
+            Err(TickError::Overflow) => return fail(self.clock.tick(), InconsistencyKind::TickOverflow),
+            Err(TickError::NegativeSkip(dt)) => {
+                return fail(self.clock.tick(), InconsistencyKind::NegativeTickSkip { dt });
+            }
+        };
+        let kind = match msg {
+            Message::PlayerDiff { cid, dx, dy } => {
+                let p = self.players.get_mut(*cid);
+                p.x = p.x.wrapping_add(*dx);
+                p.y = p.y.wrapping_add(*dy);
+                (!p.alive).then_some(InconsistencyKind::PlayerDiffAbsent { cid: *cid })
+            }
+            Message::PlayerNew { cid, x, y } => {
+                if *cid < 0 {
+                    return fail(tick, InconsistencyKind::NegativeCid { cid: *cid });
+                }
+                let p = self.players.get_mut(*cid);
+                let was_alive = std::mem::replace(&mut p.alive, true);
+                (p.x, p.y) = (*x, *y);
+                was_alive.then_some(InconsistencyKind::PlayerNewPresent { cid: *cid })
+            }
+            Message::PlayerOld { cid } => {
+                if *cid < 0 {
+                    return fail(tick, InconsistencyKind::NegativeCid { cid: *cid });
+                }
+                let p = self.players.get_mut(*cid);
+                let was_alive = std::mem::replace(&mut p.alive, false);
+                (!was_alive).then_some(InconsistencyKind::PlayerOldAbsent { cid: *cid })
+            }
+            Message::InputNew { cid, input } => {
+                self.players.get_mut(*cid).input = Some(*input);
+                None
+            }
+            Message::InputDiff { cid, dinput } => {
+                let p = self.players.get_mut(*cid);
+                match &mut p.input {
+                    Some(input) => {
+                        for (v, d) in input.iter_mut().zip(dinput) {
+                            *v = v.wrapping_add(*d);
+                        }
+                        None
+                    }
+                    None => Some(InconsistencyKind::InputDiffWithoutNew { cid: *cid }),
+                }
+            }
+            Message::Join { cid } => {
+                let p = self.players.get_mut(*cid);
+                p.connected = true;
+                p.drop_reason = None;
+                None
+            }
+            Message::Drop { cid, reason } => {
+                let p = self.players.get_mut(*cid);
+                p.connected = false;
+                p.ready = false;
+                p.auth = None;
+                p.drop_reason = Some(reason.clone().into_owned());
+                None
+            }
+            Message::ConsoleCommand {
+                cid,
+                flags,
+                cmd,
+                args,
+            } => {
+                if self.config.keep_history {
+                    self.console.push(ConsoleEntry {
+                        tick,
+                        cid: *cid,
+                        flags: *flags,
+                        cmd: cmd.clone().into_owned(),
+                        args: args.iter().map(|a| a.clone().into_owned()).collect(),
+                    });
+                }
+                None
+            }
+            Message::Finish => {
+                self.finished = true;
+                None
+            }
+            Message::TickSkip { .. } | Message::NetMessage { .. } => None,
+            Message::Ex(ExMessage { ex, .. }) => {
+                self.handle_ex(tick, ex);
+                None
+            }
+        };
+        match kind {
+            Some(kind) => fail(tick, kind),
+            None => Ok(()),
+        }
+    }
+
+    fn handle_ex(&mut self, tick: i32, ex: &Ex<'_>) {
+        let save = |team: i32, what, save_id: Option<Uuid>, save: Option<&Text<'_>>| SaveEvent {
+            tick,
+            team,
+            what,
+            save_id,
+            save: save.map(|s| s.clone().into_owned()),
+        };
+        match ex {
+            Ex::DdnetverOld { cid, version } => {
+                self.players.get_mut(*cid).ddnet_version = Some(*version);
+            }
+            Ex::Ddnetver {
+                cid,
+                connection_id,
+                version,
+                version_str,
+            } => {
+                let p = self.players.get_mut(*cid);
+                p.ddnet_version = Some(*version);
+                p.ddnet_version_str = Some(version_str.clone().into_owned());
+                p.connection_id = Some(*connection_id);
+            }
+            Ex::AuthInit {
+                cid,
+                level,
+                auth_name,
+            }
+            | Ex::AuthLogin {
+                cid,
+                level,
+                auth_name,
+            } => {
+                self.players.get_mut(*cid).auth = Some(Auth {
+                    level: *level,
+                    name: auth_name.clone().into_owned(),
+                });
+            }
+            Ex::AuthLogout { cid } => self.players.get_mut(*cid).auth = None,
+            Ex::Joinver6 { cid } | Ex::Rejoinver6 { cid } => {
+                self.players.get_mut(*cid).protocol = Some(Protocol::Six);
+            }
+            Ex::Joinver7 { cid } => self.players.get_mut(*cid).protocol = Some(Protocol::Seven),
+            Ex::PlayerSwap { cid1, cid2 } => {
+                if self.config.keep_history {
+                    self.swaps.push(SwapEvent {
+                        tick,
+                        cid1: *cid1,
+                        cid2: *cid2,
+                    });
+                }
+            }
+            Ex::PlayerTeam { cid, team } => self.players.get_mut(*cid).team = *team,
+            Ex::TeamPractice { team, practice } => self.team_mut(*team).practice = *practice != 0,
+            Ex::PlayerReady { cid } => self.players.get_mut(*cid).ready = true,
+            Ex::PlayerName { cid, name } => {
+                self.players.get_mut(*cid).name = Some(name.clone().into_owned());
+            }
+            Ex::PlayerFinish { cid, time } => self.players.get_mut(*cid).finish_times.push(*time),
+            Ex::TeamFinish { team, time } => self.team_mut(*team).finish_times.push(*time),
+            Ex::SaveSuccess {
+                team,
+                save_id,
+                save: s,
+            } => self.push_save(save(*team, SaveKind::SaveSuccess, Some(*save_id), Some(s))),
+            Ex::LoadSuccess {
+                team,
+                save_id,
+                save: s,
+            } => self.push_save(save(*team, SaveKind::LoadSuccess, Some(*save_id), Some(s))),
+            Ex::SaveFailure { team } => self.push_save(save(*team, SaveKind::SaveFailure, None, None)),
+            Ex::LoadFailure { team } => self.push_save(save(*team, SaveKind::LoadFailure, None, None)),
+            Ex::Test { .. } | Ex::Antibot { .. } | Ex::UnknownEx { .. } => {}
+        }
+    }
+
+    fn push_save(&mut self, event: SaveEvent) {
+        if self.config.keep_history {
+            self.saves.push(event);
+        }
+    }
+
+    fn team_mut(&mut self, team: i32) -> &mut Team {
+        self.teams.entry(team).or_insert_with(|| Team {
+            team,
+            ..Team::default()
+        })
+    }
+
+    /// The world as of the last message handled.
+    pub fn world(&self) -> World {
+        World {
+            tick: self.clock.tick(),
+            finished: self.finished,
+            players: self.players.iter().cloned().collect(),
+            teams: self.teams.values().cloned().collect(),
+            saves: self.saves.clone(),
+            swaps: self.swaps.clone(),
+            console: self.console.clone(),
+        }
+    }
+
+    /// A snapshot from which [`Replay::resume`] continues identically.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            config: self.config,
+            clock: self.clock,
+            world: self.world(),
+        }
+    }
+
+    /// Continues a replay from a checkpoint.
+    pub fn resume(checkpoint: Checkpoint) -> Replay {
+        let Checkpoint {
+            config,
+            clock,
+            world,
+        } = checkpoint;
+        let mut players = Players::default();
+        for p in world.players {
+            let cid = p.cid;
+            *players.get_mut(cid) = p;
+        }
+        Replay {
+            config,
+            clock,
+            finished: world.finished,
+            players,
+            teams: world.teams.into_iter().map(|t| (t.team, t)).collect(),
+            saves: world.saves,
+            swaps: world.swaps,
+            console: world.console,
+        }
+    }
+}

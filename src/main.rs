@@ -1,1 +1,7 @@
-fn main() {}
+//! The `teeoracle` command line.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

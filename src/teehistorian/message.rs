@@ -323,6 +323,38 @@ impl Message<'_> {
         }
     }
 
+    /// The client ids the message is about (team-only records have none).
+    pub fn cids(&self) -> [Option<i32>; 2] {
+        match self {
+            Message::PlayerDiff { cid, .. }
+            | Message::PlayerNew { cid, .. }
+            | Message::PlayerOld { cid }
+            | Message::InputDiff { cid, .. }
+            | Message::InputNew { cid, .. }
+            | Message::NetMessage { cid, .. }
+            | Message::Join { cid }
+            | Message::Drop { cid, .. }
+            | Message::ConsoleCommand { cid, .. } => [Some(*cid), None],
+            Message::Ex(ExMessage { ex, .. }) => match ex {
+                Ex::PlayerSwap { cid1, cid2 } => [Some(*cid1), Some(*cid2)],
+                Ex::DdnetverOld { cid, .. }
+                | Ex::Ddnetver { cid, .. }
+                | Ex::AuthInit { cid, .. }
+                | Ex::AuthLogin { cid, .. }
+                | Ex::AuthLogout { cid }
+                | Ex::Joinver6 { cid }
+                | Ex::Joinver7 { cid }
+                | Ex::PlayerTeam { cid, .. }
+                | Ex::PlayerReady { cid }
+                | Ex::Rejoinver6 { cid }
+                | Ex::PlayerName { cid, .. }
+                | Ex::PlayerFinish { cid, .. } => [Some(*cid), None],
+                _ => [None, None],
+            },
+            Message::Finish | Message::TickSkip { .. } => [None, None],
+        }
+    }
+
     /// The client id a player record (PLAYER_DIFF/NEW/OLD) is about; these
     /// are the records that drive the implicit tick.
     #[inline]

@@ -1,0 +1,173 @@
+//! `teeoracle check`: walk paths, recognise formats, check each file.
+
+use super::Failure;
+use super::output::stdout;
+use super::teehistorian::Scan;
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use teeoracle::teehistorian::is_teehistorian;
+
+/// Files under a directory with this name are malformed on purpose: they
+/// pass `check` only by failing it.
+const MALFORMED_DIR: &str = "malformed";
+
+enum Outcome {
+    Pass,
+    Fail(String),
+    Skip(&'static str),
+}
+
+struct Row {
+    path: PathBuf,
+    format: &'static str,
+    outcome: Outcome,
+    expected_failure: bool,
+    records: String,
+    last_tick: String,
+    notes: Vec<String>,
+}
+
+pub fn run(paths: Vec<PathBuf>) -> Result<(), Failure> {
+    let paths = if paths.is_empty() {
+        vec![PathBuf::from("corpus")]
+    } else {
+        paths
+    };
+    let mut files = Vec::new();
+    for p in &paths {
+        collect(p, &mut files)?;
+    }
+    let mut rows = Vec::new();
+    for path in files {
+        rows.push(check_file(&path));
+    }
+    report(&rows)
+}
+
+/// Files below `path`, in name order.
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let meta = fs::metadata(path)
+        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    if meta.is_dir() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(path)
+            .map_err(|e| Failure::Usage(format!("cannot list {}: {e}", path.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            collect(&entry, files)?;
+        }
+    } else {
+        files.push(path.to_path_buf());
+    }
+    Ok(())
+}
+
+fn sniff(path: &Path) -> std::io::Result<[u8; 16]> {
+    let mut magic = [0u8; 16];
+    let mut f = File::open(path)?;
+    let mut n = 0;
+    while n < magic.len() {
+        match f.read(&mut magic[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(magic)
+}
+
+fn check_file(path: &Path) -> Row {
+    let expected_failure = path.components().any(|c| c.as_os_str() == MALFORMED_DIR);
+    let mut row = Row {
+        path: path.to_path_buf(),
+        format: "-",
+        outcome: Outcome::Skip("unrecognised format"),
+        expected_failure,
+        records: "-".into(),
+        last_tick: "-".into(),
+        notes: Vec::new(),
+    };
+    let magic = match sniff(path) {
+        Ok(m) => m,
+        Err(e) => {
+            row.outcome = Outcome::Fail(format!("cannot read: {e}"));
+            return row;
+        }
+    };
+    if is_teehistorian(&magic) {
+        row.format = "teehistorian";
+        row.outcome = match Scan::run(path) {
+            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
+            Err(other) => Outcome::Fail(format!("{other:?}")),
+            Ok((_, scan)) => {
+                row.records = scan.records.to_string();
+                row.last_tick = scan.last_tick.to_string();
+                row.notes = scan.warnings();
+                match scan.failure() {
+                    Some(why) => Outcome::Fail(why),
+                    None => Outcome::Pass,
+                }
+            }
+        };
+    }
+    row
+}
+
+fn report(rows: &[Row]) -> Result<(), Failure> {
+    let mut out = stdout();
+    let width = rows
+        .iter()
+        .map(|r| r.path.display().to_string().len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    writeln!(
+        out,
+        "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  note",
+        "status", "format", "records", "last_tick", "file"
+    )?;
+    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
+    for row in rows {
+        let (status, note) = match (&row.outcome, row.expected_failure) {
+            (Outcome::Skip(why), _) => {
+                skipped += 1;
+                ("skip", why.to_string())
+            }
+            (Outcome::Pass, false) => {
+                passed += 1;
+                (if row.notes.is_empty() { "pass" } else { "warn" }, row.notes.join("; "))
+            }
+            (Outcome::Fail(why), false) => {
+                failed += 1;
+                ("FAIL", why.clone())
+            }
+            (Outcome::Fail(why), true) => {
+                passed += 1;
+                ("xfail", format!("fails as expected: {why}"))
+            }
+            (Outcome::Pass, true) => {
+                failed += 1;
+                ("FAIL", format!("expected to fail (under {MALFORMED_DIR}/), but passed"))
+            }
+        };
+        writeln!(
+            out,
+            "{status:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {note}",
+            row.format,
+            row.records,
+            row.last_tick,
+            row.path.display()
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{passed} passed, {failed} failed, {skipped} skipped")?;
+    out.flush()?;
+    if failed > 0 {
+        return Err(Failure::Bad {
+            message: format!("{failed} file(s) failed"),
+            reported: true,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Shared output helpers: opening files, one-line error messages, and the
+//! generic `key=value` rendering of serialisable records.
+
+use super::Failure;
+use std::fs::File;
+use std::io::{self, BufWriter, StdoutLock, Write};
+use std::path::Path;
+use teeoracle::codec::{DecodeError, Mode};
+use teeoracle::teehistorian::{Header, ReadError, StreamReader};
+
+/// Buffered standard output.
+pub fn stdout() -> BufWriter<StdoutLock<'static>> {
+    BufWriter::with_capacity(1 << 16, io::stdout().lock())
+}
+
+/// One line naming the file, the byte offset (decimal and hex), the tick if
+/// known, and what was expected.
+pub fn describe(path: &Path, e: &DecodeError, tick: Option<i32>) -> String {
+    let tick = tick.map(|t| format!(", tick {t}")).unwrap_or_default();
+    format!(
+        "{}: at byte {} (0x{:x}){tick}: reading {}: {}",
+        path.display(),
+        e.offset,
+        e.offset,
+        e.context,
+        e.kind
+    )
+}
+
+/// Turns a stream error into a failure naming the file and tick.
+pub fn read_failure(path: &Path, e: ReadError, tick: Option<i32>) -> Failure {
+    match e {
+        ReadError::Io(e) => Failure::bad(format!("{}: {e}", path.display())),
+        ReadError::Decode(e) => Failure::bad(describe(path, &e, tick)),
+    }
+}
+
+/// Opens a teehistorian file as a bounded-memory stream.
+pub fn open_teehistorian(path: &Path, mode: Mode) -> Result<(Header, StreamReader<File>), Failure> {
+    let file = File::open(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
+    StreamReader::new(file, mode).map_err(|e| read_failure(path, e, None))
+}
+
+/// Renders a serialisable value's fields as ` key=value` pairs, values in
+/// compact JSON; `skip` names fields shown elsewhere.
+pub fn key_values(value: &impl serde::Serialize, skip: &[&str]) -> String {
+    let mut out = String::new();
+    if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) {
+        for (k, v) in map {
+            if !skip.contains(&k.as_str()) {
+                out.push(' ');
+                out.push_str(&k);
+                out.push('=');
+                out.push_str(&v.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Writes a value in pretty RON.
+pub fn write_ron(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), Failure> {
+    let config = ron::ser::PrettyConfig::new().indentor("  ".to_string());
+    let text = ron::ser::to_string_pretty(value, config).map_err(Failure::bad)?;
+    writeln!(out, "{text}")?;
+    Ok(())
+}

@@ -1,0 +1,433 @@
+//! `teeoracle teehistorian ...` and the scan shared with `check`.
+
+use super::output::{describe, key_values, open_teehistorian, read_failure, stdout, write_ron};
+use super::{DumpFormat, Failure, StatsFormat, WorldFormat};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use teeoracle::codec::{Mode, first_difference};
+use teeoracle::teehistorian::{
+    End, Header, HeaderInfo, Inconsistency, Message, ReadError, Replay, ReplayConfig,
+};
+
+/// Everything one pass over a file learns; shared by `stats` and `check`.
+#[derive(Debug, Default, Serialize)]
+pub struct Scan {
+    pub records: u64,
+    pub counts: BTreeMap<&'static str, u64>,
+    pub last_tick: i32,
+    pub ticks_with_records: u64,
+    pub max_cid: Option<i32>,
+    pub cids: usize,
+    pub end: Option<End>,
+    /// Bytes after FINISH (DDNet never writes any).
+    pub bytes_after_finish: u64,
+    /// Records using non-canonical ints, kept verbatim; first offset.
+    pub noncanonical_records: u64,
+    pub first_noncanonical: Option<u64>,
+    /// First byte where the re-encoding differs from the file (a codec bug).
+    pub first_mismatch: Option<u64>,
+    pub inconsistencies: u64,
+    pub first_inconsistency: Option<Inconsistency>,
+    /// The decode error that stopped the scan, as one line.
+    pub error: Option<String>,
+    #[serde(skip)]
+    cid_set: BTreeSet<i32>,
+}
+
+impl Scan {
+    /// Reads the whole file in bounded memory: counts, re-encodes every
+    /// record against its bytes, and replays (without keeping history).
+    pub fn run(path: &Path) -> Result<(Header, Scan), Failure> {
+        let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
+        let mut scan = Scan::default();
+        let mut replay = Replay::new(ReplayConfig {
+            keep_history: false,
+        });
+        let mut scratch = Vec::new();
+        loop {
+            let rec = match reader.next_record() {
+                Ok(Some(rec)) => rec,
+                Ok(None) => break,
+                Err(ReadError::Decode(e)) => {
+                    scan.error = Some(describe(path, &e, Some(scan.last_tick)));
+                    return Ok((header, scan));
+                }
+                Err(e) => return Err(read_failure(path, e, Some(scan.last_tick))),
+            };
+            if scan.records == 0 || rec.tick != scan.last_tick {
+                scan.ticks_with_records += 1;
+            }
+            scan.records += 1;
+            scan.last_tick = rec.tick;
+            *scan.counts.entry(rec.msg.kind_name()).or_default() += 1;
+            for cid in rec.msg.cids().into_iter().flatten().filter(|&c| c >= 0) {
+                scan.cid_set.insert(cid);
+            }
+            scratch.clear();
+            rec.encode(&mut scratch);
+            if let Some(at) = rec.noncanonical {
+                scan.noncanonical_records += 1;
+                scan.first_noncanonical.get_or_insert(at);
+            }
+            if scan.first_mismatch.is_none() {
+                scan.first_mismatch =
+                    first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
+            }
+            if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
+                scan.inconsistencies += 1;
+                scan.first_inconsistency.get_or_insert(inc);
+            }
+        }
+        scan.end = reader.end();
+        if let Some(End::Finished { .. }) = scan.end {
+            scan.bytes_after_finish = io::copy(&mut reader.into_rest(), &mut io::sink())
+                .map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
+        }
+        scan.max_cid = scan.cid_set.last().copied();
+        scan.cids = scan.cid_set.len();
+        Ok((header, scan))
+    }
+
+    /// Why the file fails `check`, if it does.
+    pub fn failure(&self) -> Option<String> {
+        if let Some(e) = &self.error {
+            return Some(e.clone());
+        }
+        if let Some(at) = self.first_mismatch {
+            return Some(format!("re-encoding differs from the file at byte {at} (0x{at:x})"));
+        }
+        if let Some(inc) = &self.first_inconsistency {
+            return Some(format!("replay: {inc}"));
+        }
+        if self.bytes_after_finish > 0 {
+            if let Some(End::Finished { offset }) = self.end {
+                return Some(format!(
+                    "{} byte(s) after FINISH at byte {offset} (0x{offset:x})",
+                    self.bytes_after_finish
+                ));
+            }
+        }
+        None
+    }
+
+    /// Notes that do not fail the file.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(End::Truncated { offset, partial }) = self.end {
+            notes.push(truncation_note(offset, partial));
+        }
+        notes.extend(self.noncanonical_note());
+        notes
+    }
+
+    fn noncanonical_note(&self) -> Option<String> {
+        let mut notes = None;
+        if let Some(at) = self.first_noncanonical {
+            notes = Some(format!(
+                "{} record(s) use non-canonical ints DDNet never writes (first at byte {at}); kept verbatim",
+                self.noncanonical_records
+            ));
+        }
+        notes
+    }
+}
+
+/// How a truncated stream ended, in words.
+pub fn truncation_note(offset: u64, partial: usize) -> String {
+    match partial {
+        0 => format!("truncated at byte {offset} (0x{offset:x}): no FINISH, ends at a record boundary"),
+        n => format!(
+            "truncated at byte {offset} (0x{offset:x}): no FINISH, then {n} byte(s) of a cut record"
+        ),
+    }
+}
+
+fn end_note(end: Option<End>) -> String {
+    match end {
+        Some(End::Finished { offset }) => format!("finished: FINISH at byte {offset} (0x{offset:x})"),
+        Some(End::Truncated { offset, partial }) => truncation_note(offset, partial),
+        None => "stopped by an error".into(),
+    }
+}
+
+#[derive(Serialize)]
+struct DumpRecord<'r, 'a> {
+    offset: u64,
+    tick: i32,
+    #[serde(flatten)]
+    msg: &'r Message<'a>,
+}
+
+pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
+    let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
+    let mut out = stdout();
+    let json_len = header.json.len();
+    match format {
+        DumpFormat::Text => {
+            let i = &header.info;
+            writeln!(out, "# header: {json_len} bytes of JSON at byte 16")?;
+            writeln!(out, "#{}", key_values(&HeaderSummary::of(i), &[]))?;
+            writeln!(out, "# offset      tick kind fields")?;
+        }
+        DumpFormat::Jsonl => {
+            #[derive(Serialize)]
+            struct HeaderLine<'h> {
+                offset: u64,
+                kind: &'static str,
+                json_len: usize,
+                info: &'h HeaderInfo,
+            }
+            let line = HeaderLine {
+                offset: 0,
+                kind: "header",
+                json_len,
+                info: &header.info,
+            };
+            writeln!(out, "{}", serde_json::to_string(&line).map_err(Failure::bad)?)?;
+        }
+        DumpFormat::Ron => {
+            writeln!(out, "// header: {json_len} bytes of JSON at byte 16")?;
+            writeln!(out, "[")?;
+        }
+    }
+    let mut tick = 0;
+    let error = loop {
+        let rec = match reader.next_record() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        };
+        tick = rec.tick;
+        let line = DumpRecord {
+            offset: rec.offset,
+            tick: rec.tick,
+            msg: &rec.msg,
+        };
+        match format {
+            DumpFormat::Text => writeln!(
+                out,
+                "0x{:08x} {:>7} {}{}",
+                rec.offset,
+                rec.tick,
+                rec.msg.kind_name(),
+                key_values(&rec.msg, &["kind"])
+            )?,
+            DumpFormat::Jsonl => {
+                writeln!(out, "{}", serde_json::to_string(&line).map_err(Failure::bad)?)?
+            }
+            DumpFormat::Ron => writeln!(
+                out,
+                "  {},",
+                ron::to_string(&line).map_err(Failure::bad)?
+            )?,
+        }
+    };
+    let end = reader.end();
+    match format {
+        DumpFormat::Text => writeln!(out, "# end: {}", end_note(end))?,
+        DumpFormat::Jsonl => {
+            if let Some(end) = end {
+                writeln!(out, "{}", serde_json::to_string(&end).map_err(Failure::bad)?)?
+            }
+        }
+        DumpFormat::Ron => writeln!(out, "]\n// end: {}", end_note(end))?,
+    }
+    out.flush()?;
+    match error {
+        Some(e) => Err(read_failure(path, e, Some(tick))),
+        None => Ok(()),
+    }
+}
+
+/// The header fields a person looks at first.
+#[derive(Serialize)]
+struct HeaderSummary<'h> {
+    version: u32,
+    version_minor: &'h Option<String>,
+    game_uuid: &'h Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prev_game_uuid: &'h Option<String>,
+    server_version: &'h Option<String>,
+    start_time: &'h Option<String>,
+    map_name: &'h Option<String>,
+    config_entries: usize,
+    tuning_entries: usize,
+    uuids: usize,
+}
+
+impl<'h> HeaderSummary<'h> {
+    fn of(i: &'h HeaderInfo) -> Self {
+        HeaderSummary {
+            version: i.version,
+            version_minor: &i.version_minor,
+            game_uuid: &i.game_uuid,
+            prev_game_uuid: &i.prev_game_uuid,
+            server_version: &i.server_version,
+            start_time: &i.start_time,
+            map_name: &i.map_name,
+            config_entries: i.config.len(),
+            tuning_entries: i.tuning.len(),
+            uuids: i.uuids.len(),
+        }
+    }
+}
+
+pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
+    let (header, scan) = Scan::run(path)?;
+    let mut out = stdout();
+    match format {
+        StatsFormat::Json => {
+            #[derive(Serialize)]
+            struct Stats<'s> {
+                file: String,
+                header: HeaderSummary<'s>,
+                #[serde(flatten)]
+                scan: &'s Scan,
+            }
+            let stats = Stats {
+                file: path.display().to_string(),
+                header: HeaderSummary::of(&header.info),
+                scan: &scan,
+            };
+            let text = serde_json::to_string_pretty(&stats).map_err(Failure::bad)?;
+            writeln!(out, "{text}")?;
+        }
+        StatsFormat::Text => {
+            writeln!(out, "file:               {}", path.display())?;
+            writeln!(out, "header:            {}", key_values(&HeaderSummary::of(&header.info), &[]))?;
+            writeln!(out, "records:            {}", scan.records)?;
+            for (kind, n) in &scan.counts {
+                writeln!(out, "  {kind:<22} {n}")?;
+            }
+            writeln!(out, "last tick:          {}", scan.last_tick)?;
+            writeln!(out, "ticks with records: {}", scan.ticks_with_records)?;
+            let max_cid = scan.max_cid.map_or("-".into(), |c| c.to_string());
+            writeln!(out, "max cid:            {max_cid} ({} distinct)", scan.cids)?;
+            writeln!(out, "end:                {}", end_note(scan.end))?;
+            if scan.bytes_after_finish > 0 {
+                writeln!(out, "after FINISH:       {} byte(s)", scan.bytes_after_finish)?;
+            }
+            if let Some(note) = scan.noncanonical_note() {
+                writeln!(out, "note:               {note}")?;
+            }
+        }
+    }
+    out.flush()?;
+    match scan.error {
+        Some(e) => Err(Failure::bad(e)),
+        None => Ok(()),
+    }
+}
+
+pub fn replay(path: &Path, at: Option<i32>, format: WorldFormat, strict: bool) -> Result<(), Failure> {
+    let (_, mut reader) = open_teehistorian(path, Mode::Lenient)?;
+    let mut replay = Replay::new(ReplayConfig::default());
+    let mut last_tick = 0;
+    let mut warned = 0u64;
+    let mut reached = false;
+    loop {
+        let rec = match reader.next_record() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => break,
+            Err(e) => return Err(read_failure(path, e, Some(last_tick))),
+        };
+        if at.is_some_and(|at| rec.tick > at) {
+            reached = true;
+            break;
+        }
+        last_tick = rec.tick;
+        if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
+            let line = format!("{}: {inc}", path.display());
+            if strict {
+                return Err(Failure::bad(line));
+            }
+            if warned < 10 {
+                eprintln!("teeoracle: warning: {line}");
+            }
+            warned += 1;
+        }
+    }
+    if warned > 10 {
+        eprintln!("teeoracle: warning: {} more inconsistencies", warned - 10);
+    }
+    if let Some(End::Truncated { offset, partial }) = reader.end() {
+        eprintln!("teeoracle: note: {}: {}", path.display(), truncation_note(offset, partial));
+    }
+    let mut world = replay.world();
+    if let Some(at) = at {
+        if !reached && at > last_tick {
+            return Err(Failure::Usage(format!(
+                "tick {at} is after the end of {} (last tick {last_tick})",
+                path.display()
+            )));
+        }
+        world.tick = at;
+    }
+    let mut out = stdout();
+    match format {
+        WorldFormat::Ron => write_ron(&mut out, &world)?,
+        WorldFormat::Json => {
+            let text = serde_json::to_string_pretty(&world).map_err(Failure::bad)?;
+            writeln!(out, "{text}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(), Failure> {
+    let mode = if strict { Mode::Strict } else { Mode::Lenient };
+    let (header, mut reader) = open_teehistorian(path, mode)?;
+    let mut sink: Box<dyn Write> = match output {
+        Some(p) => Box::new(BufWriter::new(File::create(p).map_err(|e| {
+            Failure::Usage(format!("cannot create {}: {e}", p.display()))
+        })?)),
+        None => Box::new(io::sink()),
+    };
+    let mut buf = Vec::new();
+    header.encode(&mut buf);
+    sink.write_all(&buf)?;
+    let (mut records, mut verbatim, mut tick) = (0u64, 0u64, 0);
+    let mut mismatch = None;
+    loop {
+        let rec = match reader.next_record() {
+            Ok(Some(rec)) => rec,
+            Ok(None) => break,
+            Err(e) => return Err(read_failure(path, e, Some(tick))),
+        };
+        buf.clear();
+        rec.encode(&mut buf);
+        if rec.noncanonical.is_some() {
+            verbatim += 1;
+        }
+        if mismatch.is_none() {
+            mismatch = first_difference(&buf, rec.raw).map(|i| rec.offset + i as u64);
+        }
+        sink.write_all(&buf)?;
+        records += 1;
+        tick = rec.tick;
+    }
+    let end = reader.end();
+    let rest = io::copy(&mut reader.into_rest(), &mut sink)?;
+    sink.flush()?;
+    let mut out = stdout();
+    if let Some(at) = mismatch {
+        return Err(Failure::bad(format!(
+            "{}: round trip differs at byte {at} (0x{at:x})",
+            path.display()
+        )));
+    }
+    writeln!(out, "{}: round trip byte-exact ({records} records)", path.display())?;
+    writeln!(out, "end: {}", end_note(end))?;
+    if verbatim > 0 {
+        writeln!(out, "note: {verbatim} record(s) with non-canonical ints kept verbatim")?;
+    }
+    if rest > 0 && matches!(end, Some(End::Finished { .. })) {
+        writeln!(out, "note: {rest} byte(s) after FINISH copied as they are")?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -98,7 +98,10 @@ fn check_file(path: &Path) -> Row {
     if is_teehistorian(&magic) {
         row.format = "teehistorian";
         row.outcome = match Scan::run(path) {
-            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
+            Err(Failure::Bad { message, .. }) => {
+                let prefix = format!("{}: ", path.display());
+                Outcome::Fail(message.strip_prefix(&prefix).unwrap_or(&message).to_string())
+            }
             Err(other) => Outcome::Fail(format!("{other:?}")),
             Ok((_, scan)) => {
                 row.records = scan.records.to_string();

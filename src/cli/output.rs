@@ -13,17 +13,13 @@ pub fn stdout() -> BufWriter<StdoutLock<'static>> {
     BufWriter::with_capacity(1 << 16, io::stdout().lock())
 }
 
-/// One line naming the file, the byte offset (decimal and hex), the tick if
-/// known, and what was expected.
-pub fn describe(path: &Path, e: &DecodeError, tick: Option<i32>) -> String {
+/// One line giving the byte offset (decimal and hex), the tick if known,
+/// what was being read and what was expected.
+pub fn describe(e: &DecodeError, tick: Option<i32>) -> String {
     let tick = tick.map(|t| format!(", tick {t}")).unwrap_or_default();
     format!(
-        "{}: at byte {} (0x{:x}){tick}: reading {}: {}",
-        path.display(),
-        e.offset,
-        e.offset,
-        e.context,
-        e.kind
+        "at byte {} (0x{:x}){tick}: reading {}: {}",
+        e.offset, e.offset, e.context, e.kind
     )
 }
 
@@ -31,7 +27,7 @@ pub fn describe(path: &Path, e: &DecodeError, tick: Option<i32>) -> String {
 pub fn read_failure(path: &Path, e: ReadError, tick: Option<i32>) -> Failure {
     match e {
         ReadError::Io(e) => Failure::bad(format!("{}: {e}", path.display())),
-        ReadError::Decode(e) => Failure::bad(describe(path, &e, tick)),
+        ReadError::Decode(e) => Failure::bad(format!("{}: {}", path.display(), describe(&e, tick))),
     }
 }
 

@@ -52,7 +52,7 @@ impl Scan {
                 Ok(Some(rec)) => rec,
                 Ok(None) => break,
                 Err(ReadError::Decode(e)) => {
-                    scan.error = Some(describe(path, &e, Some(scan.last_tick)));
+                    scan.error = Some(describe(&e, Some(scan.last_tick)));
                     return Ok((header, scan));
                 }
                 Err(e) => return Err(read_failure(path, e, Some(scan.last_tick))),
@@ -317,7 +317,7 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     }
     out.flush()?;
     match scan.error {
-        Some(e) => Err(Failure::bad(e)),
+        Some(e) => Err(Failure::bad(format!("{}: {e}", path.display()))),
         None => Ok(()),
     }
 }

@@ -111,6 +111,24 @@ impl EscapeUtf8 for [u8] {
     }
 }
 
+/// Renders a serialisable value's fields as ` key=value` pairs (values in
+/// compact JSON), leaving out the fields named in `skip`. One generic
+/// renderer for every record type's one-line text form.
+pub fn key_values(value: &impl Serialize, skip: &[&str]) -> String {
+    let mut out = String::new();
+    if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) {
+        for (k, v) in map {
+            if !skip.contains(&k.as_str()) {
+                out.push(' ');
+                out.push_str(&k);
+                out.push('=');
+                out.push_str(&v.to_string());
+            }
+        }
+    }
+    out
+}
+
 #[derive(Serialize, Deserialize)]
 struct HexForm {
     hex: String,

@@ -37,23 +37,6 @@ pub fn open_teehistorian(path: &Path, mode: Mode) -> Result<(Header, StreamReade
     StreamReader::new(file, mode).map_err(|e| read_failure(path, e, None))
 }
 
-/// Renders a serialisable value's fields as ` key=value` pairs, values in
-/// compact JSON; `skip` names fields shown elsewhere.
-pub fn key_values(value: &impl serde::Serialize, skip: &[&str]) -> String {
-    let mut out = String::new();
-    if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(value) {
-        for (k, v) in map {
-            if !skip.contains(&k.as_str()) {
-                out.push(' ');
-                out.push_str(&k);
-                out.push('=');
-                out.push_str(&v.to_string());
-            }
-        }
-    }
-    out
-}
-
 /// Writes a value in pretty RON.
 pub fn write_ron(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), Failure> {
     let config = ron::ser::PrettyConfig::new().indentor("  ".to_string());

@@ -1,6 +1,7 @@
 //! `teeoracle teehistorian ...` and the scan shared with `check`.
 
-use super::output::{describe, key_values, open_teehistorian, read_failure, stdout, write_ron};
+use super::output::{describe, open_teehistorian, read_failure, stdout, write_ron};
+use teeoracle::bytes::key_values;
 use super::{DumpFormat, Failure, StatsFormat, WorldFormat};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -116,8 +117,8 @@ impl Scan {
     /// Notes that do not fail the file.
     pub fn warnings(&self) -> Vec<String> {
         let mut notes = Vec::new();
-        if let Some(End::Truncated { offset, partial }) = self.end {
-            notes.push(truncation_note(offset, partial));
+        if let Some(end @ End::Truncated { .. }) = self.end {
+            notes.push(end.to_string());
         }
         notes.extend(self.noncanonical_note());
         notes
@@ -135,22 +136,8 @@ impl Scan {
     }
 }
 
-/// How a truncated stream ended, in words.
-pub fn truncation_note(offset: u64, partial: usize) -> String {
-    match partial {
-        0 => format!("truncated at byte {offset} (0x{offset:x}): no FINISH, ends at a record boundary"),
-        n => format!(
-            "truncated at byte {offset} (0x{offset:x}): no FINISH, then {n} byte(s) of a cut record"
-        ),
-    }
-}
-
 fn end_note(end: Option<End>) -> String {
-    match end {
-        Some(End::Finished { offset }) => format!("finished: FINISH at byte {offset} (0x{offset:x})"),
-        Some(End::Truncated { offset, partial }) => truncation_note(offset, partial),
-        None => "stopped by an error".into(),
-    }
+    end.map_or("stopped by an error".into(), |e| e.to_string())
 }
 
 #[derive(Serialize)]
@@ -207,14 +194,7 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
             msg: &rec.msg,
         };
         match format {
-            DumpFormat::Text => writeln!(
-                out,
-                "0x{:08x} {:>7} {}{}",
-                rec.offset,
-                rec.tick,
-                rec.msg.kind_name(),
-                key_values(&rec.msg, &["kind"])
-            )?,
+            DumpFormat::Text => writeln!(out, "{rec}")?,
             DumpFormat::Jsonl => {
                 writeln!(out, "{}", serde_json::to_string(&line).map_err(Failure::bad)?)?
             }
@@ -353,8 +333,8 @@ pub fn replay(path: &Path, at: Option<i32>, format: WorldFormat, strict: bool) -
     if warned > 10 {
         eprintln!("teeoracle: warning: {} more inconsistencies", warned - 10);
     }
-    if let Some(End::Truncated { offset, partial }) = reader.end() {
-        eprintln!("teeoracle: note: {}: {}", path.display(), truncation_note(offset, partial));
+    if let Some(end @ End::Truncated { .. }) = reader.end() {
+        eprintln!("teeoracle: note: {}: {end}", path.display());
     }
     let mut world = replay.world();
     if let Some(at) = at {

@@ -23,6 +23,8 @@ pub enum ErrorKind {
     UnexpectedEof { needed: usize, available: usize },
     /// A string had no NUL terminator before the end of the input.
     UnterminatedString,
+    /// A string in a length-prefixed payload had no NUL before the payload ended.
+    UnterminatedPayloadString,
     /// A length-prefixed payload ended before its fields did.
     PayloadTooShort { needed: usize, available: usize },
     /// Bytes were left over where the value should have ended.
@@ -82,6 +84,10 @@ impl fmt::Display for ErrorKind {
             ErrorKind::UnterminatedString => {
                 write!(f, "expected a NUL-terminated string, found the end of input")
             }
+            ErrorKind::UnterminatedPayloadString => write!(
+                f,
+                "expected a NUL-terminated string, found the end of the length-prefixed payload"
+            ),
             ErrorKind::PayloadTooShort { needed, available } => write!(
                 f,
                 "the length-prefixed payload ended early: expected {needed} more byte(s), {available} left"

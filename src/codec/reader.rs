@@ -184,10 +184,7 @@ impl<'a> Reader<'a> {
                 ErrorKind::UnexpectedEof { needed, available } => {
                     ErrorKind::PayloadTooShort { needed, available }
                 }
-                ErrorKind::UnterminatedString => ErrorKind::PayloadTooShort {
-                    needed: 1,
-                    available: 0,
-                },
+                ErrorKind::UnterminatedString => ErrorKind::UnterminatedPayloadString,
                 kind => kind,
             };
             e

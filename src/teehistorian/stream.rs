@@ -94,6 +94,41 @@ impl Record<'_> {
     }
 }
 
+impl std::fmt::Display for Record<'_> {
+    /// One line: offset, tick, kind and fields, e.g.
+    /// `0x00000e38       0 auth_login cid=0 level=3 auth_name="default_admin"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "0x{:08x} {:>7} {}{}",
+            self.offset,
+            self.tick,
+            self.msg.kind_name(),
+            crate::bytes::key_values(&self.msg, &["kind"])
+        )?;
+        if let Some(at) = self.noncanonical {
+            write!(f, " (non-canonical int at byte {at}, kept verbatim)")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Display for End {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            End::Finished { offset } => write!(f, "finished: FINISH at byte {offset} (0x{offset:x})"),
+            End::Truncated { offset, partial: 0 } => write!(
+                f,
+                "truncated at byte {offset} (0x{offset:x}): no FINISH, ends at a record boundary"
+            ),
+            End::Truncated { offset, partial } => write!(
+                f,
+                "truncated at byte {offset} (0x{offset:x}): no FINISH, then {partial} byte(s) of a cut record"
+            ),
+        }
+    }
+}
+
 /// How a stream ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "end", rename_all = "snake_case")]

@@ -60,11 +60,13 @@ struct Known {
 
 /// The expected disagreements (reasons at the top of the file).
 const KNOWN: &[Known] = &[
+    // 3 bytes after player-ready's cid: DDNet skips them, the crate rejects.
     Known {
         file: "edge/ex_trailing_bytes.teehistorian",
         agreed: 0,
         error: ThErrorKind::TrailingBytes("EX_PLAYER_READY", 3),
     },
+    // PLAYER_DIFF dx = `80 00`, dy = `c0 00`: DDNet reads 0 and -1.
     Known {
         file: "edge/overlong_varint.teehistorian",
         agreed: 1,

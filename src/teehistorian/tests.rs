@@ -1,1 +1,375 @@
-//! Unit tests of the teehistorian codec, stream and replay.
+//! Unit and property tests of the teehistorian codec, stream and replay.
+
+use super::*;
+use crate::bytes::{Blob, Text};
+use crate::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
+use crate::testing::qc;
+use quickcheck::{Arbitrary, Gen, TestResult};
+use uuid::Uuid;
+
+/// The UUIDs of DDNet 20.1's `teehistorian_ex_chunks.h`, as listed in the
+/// spec (section 1.4); ours are computed from the names.
+#[test]
+fn extension_uuids_match_ddnet() {
+    let expected = [
+        "6bb8ba88-0f0b-382e-8dae-dbf4052b8b7d",
+        "41b49541-f26f-325d-8715-9baf4b544ef9",
+        "1397b63e-ee4e-3919-b86a-b058887fcaf5",
+        "60daba5c-52c4-3aeb-b8ba-b2953fb55a17",
+        "37ecd3b8-9218-3bb9-a71b-a935b86f6a81",
+        "d4f5abe8-edd2-3fb9-abd8-1c8bb84f4a63",
+        "1899a382-71e3-36da-937d-c9de6bb95b1d",
+        "59239b05-0540-318d-bea4-9aa1e80e7d2b",
+        "5de9b633-49cf-3e99-9a25-d4a78e9717d7",
+        "4560c756-da29-3036-81d4-90a50f0182cd",
+        "b29901d5-1244-3bd0-bbde-23d04b1f7ba9",
+        "e05408d3-a313-33df-9eb3-ddb990ab954a",
+        "ef8905a2-c695-3591-a1cd-53d2015992dd",
+        "a111c04e-1ea8-38e0-90b1-d7f993ca0da9",
+        "5792834e-81d1-34c9-a29b-b5ff25dac3bc",
+        "638587c9-3f75-3887-918e-a3c2614ffaa0",
+        "c1e921d5-96f5-37bb-8a45-7a06f163d27e",
+        "866bfdac-fb49-3c0b-a887-5fe1f3ea00b8",
+        "d016f9b9-4151-3b87-87e5-3a6087eb5f26",
+        "68943c01-2348-3e01-9490-3f27f8269d94",
+        "9588b9af-3fdc-3760-8043-82deeee317a5",
+    ];
+    assert_eq!(ExKind::ALL.len(), 21);
+    for (kind, uuid) in ExKind::ALL.iter().zip(expected) {
+        assert_eq!(kind.uuid().to_string(), uuid, "{}", kind.name());
+        assert_eq!(ExKind::from_uuid(&kind.uuid()), Some(*kind));
+    }
+    let names: Vec<_> = ExKind::ALL.iter().map(|k| k.kind_name()).collect();
+    assert_eq!(
+        names,
+        [
+            "test", "ddnetver_old", "ddnetver", "auth_init", "auth_login", "auth_logout",
+            "joinver6", "joinver7", "player_swap", "save_success", "save_failure",
+            "load_success", "load_failure", "player_team", "team_practice", "player_ready",
+            "rejoinver6", "antibot", "player_name", "player_finish", "team_finish"
+        ]
+    );
+}
+
+/// The serde tag of every message equals its dump kind.
+#[test]
+fn serde_kind_matches_kind_name() {
+    let mut g = Gen::from_size_and_seed(30, crate::testing::SEED);
+    for _ in 0..500 {
+        let ArbMessage(msg) = ArbMessage::arbitrary(&mut g);
+        let value = serde_json::to_value(&msg).unwrap();
+        assert_eq!(value["kind"], msg.kind_name(), "{msg:?}");
+    }
+}
+
+/// The spec's example: `PLAYER_DIFF cid=0 … PLAYER_NEW cid=5 … PLAYER_OLD
+/// cid=3` has an implicit tick between cid 5 and cid 3; equal cids start a
+/// tick too; TICK_SKIP resets the previous cid.
+#[test]
+fn tick_clock_follows_ddnet() {
+    let mut clock = TickClock::default();
+    let mut tick = |m: Message<'_>| clock.advance(&m).unwrap();
+    assert_eq!(tick(Message::PlayerDiff { cid: 0, dx: 1, dy: 0 }), 1, "first record: tick 1");
+    assert_eq!(tick(Message::Join { cid: 9 }), 1);
+    assert_eq!(tick(Message::PlayerNew { cid: 5, x: 0, y: 0 }), 1);
+    assert_eq!(tick(Message::PlayerOld { cid: 3 }), 2, "3 <= 5");
+    assert_eq!(tick(Message::PlayerOld { cid: 3 }), 3, "3 <= 3");
+    assert_eq!(tick(Message::TickSkip { dt: 4 }), 8);
+    assert_eq!(tick(Message::PlayerDiff { cid: 0, dx: 1, dy: 0 }), 8, "reset by TICK_SKIP");
+    let mut clock = TickClock::default();
+    clock.advance(&Message::TickSkip { dt: i32::MAX - 1 }).unwrap();
+    assert_eq!(clock.advance(&Message::PlayerOld { cid: 0 }), Ok(i32::MAX));
+    assert_eq!(clock.advance(&Message::PlayerOld { cid: 0 }), Err(TickError::Overflow));
+}
+
+/// Arbitrary messages of every kind, with owned bytes.
+#[derive(Clone, Debug)]
+struct ArbMessage(Message<'static>);
+
+fn text(g: &mut Gen) -> Text<'static> {
+    let bytes: Vec<u8> = Vec::<u8>::arbitrary(g).into_iter().filter(|&b| b != 0).collect();
+    Text::from(bytes)
+}
+
+fn blob(g: &mut Gen) -> Blob<'static> {
+    Blob::from(Vec::<u8>::arbitrary(g))
+}
+
+fn uuid(g: &mut Gen) -> Uuid {
+    Uuid::from_u128(u128::arbitrary(g))
+}
+
+fn cid(g: &mut Gen) -> i32 {
+    // Mostly real client ids, sometimes anything.
+    if bool::arbitrary(g) { i32::from(u8::arbitrary(g) % 130) } else { i32::arbitrary(g) }
+}
+
+fn ex(g: &mut Gen) -> Ex<'static> {
+    let i = |g: &mut Gen| i32::arbitrary(g);
+    match u8::arbitrary(g) % 22 {
+        0 => Ex::Test {},
+        1 => Ex::DdnetverOld { cid: cid(g), version: i(g) },
+        2 => Ex::Ddnetver { cid: cid(g), connection_id: uuid(g), version: i(g), version_str: text(g) },
+        3 => Ex::AuthInit { cid: cid(g), level: i(g), auth_name: text(g) },
+        4 => Ex::AuthLogin { cid: cid(g), level: i(g), auth_name: text(g) },
+        5 => Ex::AuthLogout { cid: cid(g) },
+        6 => Ex::Joinver6 { cid: cid(g) },
+        7 => Ex::Joinver7 { cid: cid(g) },
+        8 => Ex::PlayerSwap { cid1: cid(g), cid2: cid(g) },
+        9 => Ex::SaveSuccess { team: i(g), save_id: uuid(g), save: text(g) },
+        10 => Ex::SaveFailure { team: i(g) },
+        11 => Ex::LoadSuccess { team: i(g), save_id: uuid(g), save: text(g) },
+        12 => Ex::LoadFailure { team: i(g) },
+        13 => Ex::PlayerTeam { cid: cid(g), team: i(g) },
+        14 => Ex::TeamPractice { team: i(g), practice: i(g) },
+        15 => Ex::PlayerReady { cid: cid(g) },
+        16 => Ex::Rejoinver6 { cid: cid(g) },
+        17 => Ex::Antibot { data: blob(g) },
+        18 => Ex::PlayerName { cid: cid(g), name: text(g) },
+        19 => Ex::PlayerFinish { cid: cid(g), time: i(g) },
+        20 => Ex::TeamFinish { team: i(g), time: i(g) },
+        _ => loop {
+            let uuid = uuid(g);
+            if ExKind::from_uuid(&uuid).is_none() {
+                break Ex::UnknownEx { uuid, data: blob(g) };
+            }
+        },
+    }
+}
+
+impl Arbitrary for ArbMessage {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let i = |g: &mut Gen| i32::arbitrary(g);
+        let input = |g: &mut Gen| std::array::from_fn(|_| i32::arbitrary(g));
+        ArbMessage(match u8::arbitrary(g) % 12 {
+            0 => Message::PlayerDiff { cid: cid(g).max(0), dx: i(g), dy: i(g) },
+            1 => Message::Finish,
+            2 => Message::TickSkip { dt: i(g) },
+            3 => Message::PlayerNew { cid: cid(g), x: i(g), y: i(g) },
+            4 => Message::PlayerOld { cid: cid(g) },
+            5 => Message::InputDiff { cid: cid(g), dinput: input(g) },
+            6 => Message::InputNew { cid: cid(g), input: input(g) },
+            7 => Message::NetMessage { cid: cid(g), data: blob(g) },
+            8 => Message::Join { cid: cid(g) },
+            9 => Message::Drop { cid: cid(g), reason: text(g) },
+            10 => Message::ConsoleCommand {
+                cid: cid(g),
+                flags: i(g),
+                cmd: text(g),
+                args: (0..u8::arbitrary(g) % 4).map(|_| text(g)).collect(),
+            },
+            _ => {
+                let ex = ex(g);
+                // Trailing bytes are only distinguishable after fixed fields.
+                let trailing = match ex {
+                    Ex::Antibot { .. } | Ex::UnknownEx { .. } => Blob::default(),
+                    _ if bool::arbitrary(g) => blob(g),
+                    _ => Blob::default(),
+                };
+                Message::Ex(ExMessage { ex, trailing })
+            }
+        })
+    }
+}
+
+#[test]
+fn prop_every_message_round_trips_exactly() {
+    fn prop(ArbMessage(msg): ArbMessage) -> bool {
+        let bytes = encode_to_vec(&msg, ());
+        match decode_exact::<Message, _>(&bytes, Mode::Strict, ()) {
+            Ok(back) => back == msg && encode_to_vec(&back, ()) == bytes,
+            Err(e) => panic!("{msg:?} -> {}: {e}", hex::encode(&bytes)),
+        }
+    }
+    qc().tests(3_000).quickcheck(prop as fn(ArbMessage) -> bool);
+}
+
+fn file(messages: &[Message<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    Header::from_info(HeaderInfo { version: 2, ..HeaderInfo::default() }).encode(&mut out);
+    for m in messages {
+        m.encode(&mut out, ());
+    }
+    out
+}
+
+#[test]
+fn prop_message_streams_round_trip() {
+    fn prop(messages: Vec<ArbMessage>) -> bool {
+        let messages: Vec<Message> = messages.into_iter().map(|m| m.0).collect();
+        let bytes = file(&messages);
+        let (header, reader) = SliceReader::new(&bytes, Mode::Strict).unwrap();
+        let mut out = Vec::new();
+        header.encode(&mut out);
+        let mut decoded = Vec::new();
+        let mut reader = reader;
+        for rec in reader.by_ref() {
+            let rec = rec.unwrap();
+            rec.encode(&mut out);
+            decoded.push(rec.msg);
+        }
+        out.extend_from_slice(reader.rest());
+        // The stream ends at the first FINISH; everything after it is rest.
+        let until_finish = messages
+            .iter()
+            .position(|m| matches!(m, Message::Finish))
+            .map_or(messages.len(), |i| i + 1);
+        out == bytes && decoded == messages[..until_finish]
+    }
+    qc().tests(500).quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
+}
+
+/// Decodes and replays everything; the invariants every input must keep.
+fn survive(bytes: &[u8], mode: Mode) -> TestResult {
+    let Ok((_, reader)) = SliceReader::new(bytes, mode) else {
+        return TestResult::passed();
+    };
+    let mut reader = reader;
+    let mut replay = Replay::new(ReplayConfig::default());
+    while let Some(rec) = reader.next() {
+        match rec {
+            Ok(rec) => {
+                // Strict decode => exact re-encode; lenient records flagged
+                // non-canonical re-encode from their raw bytes.
+                let mut out = Vec::new();
+                rec.encode(&mut out);
+                if out != rec.raw || (mode == Mode::Strict && rec.noncanonical.is_some()) {
+                    return TestResult::error(format!("re-encode differs at {}", rec.offset));
+                }
+                let _ = replay.handle(rec.offset, &rec.msg);
+            }
+            Err(e) if e.offset <= bytes.len() as u64 => return TestResult::passed(),
+            Err(e) => return TestResult::error(format!("offset outside input: {e}")),
+        }
+    }
+    let _ = replay.world();
+    // Without an error the stream must say how it ended.
+    TestResult::from_bool(reader.end().is_some())
+}
+
+#[test]
+fn prop_arbitrary_bodies_never_panic_and_reencode_exactly() {
+    fn prop(body: Vec<u8>, strict: bool) -> TestResult {
+        let mut bytes = file(&[]);
+        bytes.extend_from_slice(&body);
+        survive(&bytes, if strict { Mode::Strict } else { Mode::Lenient })
+    }
+    qc().tests(5_000).quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
+}
+
+#[test]
+fn prop_arbitrary_message_mixes_never_panic_the_replay() {
+    fn prop(messages: Vec<ArbMessage>) -> bool {
+        let mut replay = Replay::new(ReplayConfig::default());
+        for (i, ArbMessage(m)) in messages.iter().enumerate() {
+            let _ = replay.handle(i as u64, m);
+        }
+        let world = replay.world();
+        // Determinism: the same stream gives the same world.
+        let mut again = Replay::new(ReplayConfig::default());
+        for (i, ArbMessage(m)) in messages.iter().enumerate() {
+            let _ = again.handle(i as u64, m);
+        }
+        again.world() == world
+    }
+    qc().tests(1_000).quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
+}
+
+#[test]
+fn prop_arbitrary_files_never_panic() {
+    fn prop(bytes: Vec<u8>, magic: bool) -> TestResult {
+        let mut input = if magic { MAGIC.as_bytes().to_vec() } else { Vec::new() };
+        input.extend_from_slice(&bytes);
+        let slice = survive(&input, Mode::Lenient);
+        // The bounded reader must agree with the slice reader on the header.
+        let a = SliceReader::new(&input, Mode::Lenient).map(|(h, _)| h);
+        let b = StreamReader::new(&input[..], Mode::Lenient).map(|(h, _)| h);
+        match (a, b) {
+            (Ok(a), Ok(b)) if a == b => slice,
+            (Err(a), Err(ReadError::Decode(b))) if a == b => slice,
+            (a, b) => TestResult::error(format!("{a:?} vs {b:?}")),
+        }
+    }
+    qc().tests(2_000).quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
+}
+
+/// A checkpoint taken anywhere resumes to the same world as a replay that
+/// never stopped.
+#[test]
+fn prop_checkpoint_resume_equals_continuous_replay() {
+    fn prop(messages: Vec<ArbMessage>, cut: usize) -> bool {
+        let cut = if messages.is_empty() { 0 } else { cut % messages.len() };
+        let mut full = Replay::new(ReplayConfig::default());
+        let mut first = Replay::new(ReplayConfig::default());
+        for (i, ArbMessage(m)) in messages.iter().enumerate() {
+            let _ = full.handle(i as u64, m);
+            if i < cut {
+                let _ = first.handle(i as u64, m);
+            }
+        }
+        // Through RON, as checkpoints are stored.
+        let ron = ron::to_string(&first.checkpoint()).unwrap();
+        let mut resumed = Replay::resume(ron::from_str(&ron).unwrap());
+        for (i, ArbMessage(m)) in messages.iter().enumerate().skip(cut) {
+            let _ = resumed.handle(i as u64, m);
+        }
+        resumed.world() == full.world()
+    }
+    qc().tests(300).quickcheck(prop as fn(Vec<ArbMessage>, usize) -> bool);
+}
+
+#[test]
+fn replay_reports_inconsistencies_and_goes_on() {
+    let mut replay = Replay::new(ReplayConfig::default());
+    let diff = Message::InputDiff { cid: 3, dinput: [1; 10] };
+    let err = replay.handle(40, &diff).unwrap_err();
+    assert_eq!(err, Inconsistency { offset: 40, tick: 0, kind: InconsistencyKind::InputDiffWithoutNew { cid: 3 } });
+    replay.handle(50, &Message::InputNew { cid: 3, input: [i32::MAX; 10] }).unwrap();
+    replay.handle(60, &diff).unwrap();
+    assert_eq!(replay.player(3).unwrap().input, Some([i32::MIN; 10]), "wrapping add");
+    replay.handle(70, &Message::Finish).unwrap();
+    let err = replay.handle(80, &Message::Join { cid: 0 }).unwrap_err();
+    assert_eq!(err.kind, InconsistencyKind::AfterFinish);
+}
+
+#[test]
+fn huge_client_ids_do_not_allocate_tables() {
+    let mut replay = Replay::new(ReplayConfig::default());
+    replay.handle(0, &Message::PlayerNew { cid: 2_000_000_000, x: 1, y: 2 }).unwrap();
+    replay.handle(1, &Message::InputNew { cid: -7, input: [0; 10] }).unwrap();
+    let world = replay.world();
+    let cids: Vec<i32> = world.players.iter().map(|p| p.cid).collect();
+    assert_eq!(cids, [-7, 2_000_000_000], "sorted by cid");
+}
+
+#[test]
+fn ex_payload_keeps_trailing_bytes_and_unknown_uuids() {
+    // player_ready cid=7 with 3 extra payload bytes.
+    let mut bytes = vec![0x4a];
+    bytes.extend_from_slice(ExKind::PlayerReady.uuid().as_bytes());
+    bytes.extend_from_slice(&[4, 7, 1, 2, 3]);
+    let msg = decode_exact::<Message, _>(&bytes, Mode::Strict, ()).unwrap();
+    let Message::Ex(ExMessage { ex: Ex::PlayerReady { cid: 7 }, trailing }) = &msg else {
+        panic!("{msg:?}");
+    };
+    assert_eq!(&trailing[..], [1, 2, 3]);
+    assert_eq!(encode_to_vec(&msg, ()), bytes);
+}
+
+#[test]
+fn lenient_reader_flags_noncanonical_records() {
+    let mut bytes = file(&[]);
+    let body_at = bytes.len() as u64;
+    bytes.extend_from_slice(&[0x42, 0x80, 0x00, 0x00, 0x00, 0x40]); // PLAYER_NEW, cid 80 00
+    let (_, mut reader) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+    let rec = reader.next().unwrap().unwrap();
+    assert_eq!(rec.noncanonical, Some(body_at + 1));
+    assert_eq!(rec.msg, Message::PlayerNew { cid: 0, x: 0, y: 0 });
+    let mut out = Vec::new();
+    rec.encode(&mut out);
+    assert_eq!(out, rec.raw, "kept verbatim");
+    let (_, mut strict) = SliceReader::new(&bytes, Mode::Strict).unwrap();
+    let err = strict.next().unwrap().unwrap_err();
+    assert_eq!(err.offset, body_at + 1);
+    let _ = Reader::new(&[], Mode::Strict);
+}

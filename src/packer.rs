@@ -211,11 +211,19 @@ pub fn read_uuid(r: &mut Reader<'_>, context: &'static str) -> Result<Uuid, Deco
 }
 
 /// Reads a length varint that must be non-negative and at most `max`.
-pub fn read_len(r: &mut Reader<'_>, max: usize, context: &'static str) -> Result<usize, DecodeError> {
+pub fn read_len(
+    r: &mut Reader<'_>,
+    max: usize,
+    context: &'static str,
+) -> Result<usize, DecodeError> {
     let at = r.offset();
     let len = read_int(r, context)?;
     if len < 0 {
-        return Err(DecodeError::new(at, context, ErrorKind::NegativeLength(len.into())));
+        return Err(DecodeError::new(
+            at,
+            context,
+            ErrorKind::NegativeLength(len.into()),
+        ));
     }
     if len as usize > max {
         return Err(DecodeError::new(
@@ -292,15 +300,32 @@ mod tests {
         ];
         for &(v, h) in cases {
             assert_eq!(packed(v), hex(h), "pack({v})");
-            assert_eq!(decode_exact::<VarInt, _>(&hex(h), Mode::Strict, ()).unwrap().value, v);
+            assert_eq!(
+                decode_exact::<VarInt, _>(&hex(h), Mode::Strict, ())
+                    .unwrap()
+                    .value,
+                v
+            );
         }
     }
 
     #[test]
     fn pack_sizes_match_ddnet() {
         let values = [
-            0, 1, -1, 32, 64, 256, -512, 12345, -123456, 1234567, 12345678, 123456789,
-            i32::MAX, i32::MIN,
+            0,
+            1,
+            -1,
+            32,
+            64,
+            256,
+            -512,
+            12345,
+            -123456,
+            1234567,
+            12345678,
+            123456789,
+            i32::MAX,
+            i32::MIN,
         ];
         let sizes = [1, 1, 1, 1, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5];
         for (v, n) in values.iter().zip(sizes) {
@@ -321,7 +346,10 @@ mod tests {
         assert!(!v.is_canonical());
         assert_eq!(encode_to_vec(&v, ()), hex("bfffffffff"));
         let err = decode_exact::<VarInt, _>(&hex("bfffffffff"), Mode::Strict, ()).unwrap_err();
-        assert_eq!(err.kind, ErrorKind::NonCanonical(NonCanonical::VarintPadding { bits: 0xf0 }));
+        assert_eq!(
+            err.kind,
+            ErrorKind::NonCanonical(NonCanonical::VarintPadding { bits: 0xf0 })
+        );
     }
 
     #[test]
@@ -333,7 +361,10 @@ mod tests {
             assert_eq!(encode_to_vec(&v, ()), hex(h));
             let err = decode_exact::<VarInt, _>(&hex(h), Mode::Strict, ()).unwrap_err();
             assert_eq!(err.offset, 0);
-            assert!(matches!(err.kind, ErrorKind::NonCanonical(NonCanonical::OverlongVarint { .. })));
+            assert!(matches!(
+                err.kind,
+                ErrorKind::NonCanonical(NonCanonical::OverlongVarint { .. })
+            ));
         }
     }
 
@@ -342,7 +373,11 @@ mod tests {
         let err = decode_exact::<VarInt, _>(&hex("8080"), Mode::Lenient, ()).unwrap_err();
         assert!(err.is_eof());
         assert_eq!(err.offset, 2);
-        assert!(decode_exact::<VarInt, _>(&[], Mode::Lenient, ()).unwrap_err().is_eof());
+        assert!(
+            decode_exact::<VarInt, _>(&[], Mode::Lenient, ())
+                .unwrap_err()
+                .is_eof()
+        );
     }
 
     #[test]
@@ -360,7 +395,10 @@ mod tests {
         let s = b"a\tb\nc\rd\x01e\x1f";
         assert_eq!(&*sanitize(s, Sanitize::Sanitize), b"a\tb\nc\rd e ");
         assert_eq!(&*sanitize(s, Sanitize::SanitizeCc), b"a b c d e ");
-        assert!(matches!(sanitize(b"plain", Sanitize::SanitizeCc), Cow::Borrowed(_)));
+        assert!(matches!(
+            sanitize(b"plain", Sanitize::SanitizeCc),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]
@@ -407,6 +445,7 @@ mod tests {
             };
             TestResult::from_bool(encode_to_vec(&v, ()) == consumed && strict_ok)
         }
-        qc().tests(5_000).quickcheck(prop as fn(Vec<u8>) -> TestResult);
+        qc().tests(5_000)
+            .quickcheck(prop as fn(Vec<u8>) -> TestResult);
     }
 }

@@ -45,11 +45,17 @@ fn well_formed() -> Vec<PathBuf> {
 
 fn name(path: &Path) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/teehistorian");
-    path.strip_prefix(root).unwrap().display().to_string().replace('/', "__")
+    path.strip_prefix(root)
+        .unwrap()
+        .display()
+        .to_string()
+        .replace('/', "__")
 }
 
-/// Decodes a whole file: header, records, end.
-fn decode(bytes: &[u8]) -> Result<(Header, Vec<Record<'_>>, End, &[u8]), DecodeError> {
+/// A whole decoded file: header, records, how it ended, unconsumed bytes.
+type Decoded<'a> = (Header, Vec<Record<'a>>, End, &'a [u8]);
+
+fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
     let (header, mut reader) = SliceReader::new(bytes, Mode::Lenient)?;
     let records = reader.by_ref().collect::<Result<Vec<_>, _>>()?;
     Ok((header, records, reader.end().unwrap(), reader.rest()))
@@ -101,7 +107,12 @@ fn well_formed_files_round_trip_replay_and_match_their_golden_dump() {
         // the exact header bytes are covered by the round trip above.
         let info = &header.info;
         let uuids = info.uuids.len();
-        writeln!(dump, "## Header ({} bytes of JSON, {uuids} uuid names)", header.json.len()).unwrap();
+        writeln!(
+            dump,
+            "## Header ({} bytes of JSON, {uuids} uuid names)",
+            header.json.len()
+        )
+        .unwrap();
         if let serde_json::Value::Object(fields) = serde_json::to_value(info).unwrap() {
             for (key, value) in fields.iter().filter(|(k, _)| *k != "uuids") {
                 writeln!(dump, "{key}: {value}").unwrap();
@@ -118,8 +129,11 @@ fn well_formed_files_round_trip_replay_and_match_their_golden_dump() {
 }
 
 fn ron_pretty(value: &impl serde::Serialize) -> String {
-    ron::ser::to_string_pretty(value, ron::ser::PrettyConfig::new().indentor("  ".to_string()))
-        .unwrap()
+    ron::ser::to_string_pretty(
+        value,
+        ron::ser::PrettyConfig::new().indentor("  ".to_string()),
+    )
+    .unwrap()
 }
 
 /// The first fault of a malformed file: a decode error, a replay
@@ -146,7 +160,10 @@ fn first_fault(bytes: &[u8]) -> String {
     }
     match reader.end() {
         Some(End::Finished { offset }) if !reader.rest().is_empty() => {
-            format!("{} byte(s) after FINISH at byte {offset}", reader.rest().len())
+            format!(
+                "{} byte(s) after FINISH at byte {offset}",
+                reader.rest().len()
+            )
         }
         end => panic!("no fault found (end: {end:?})"),
     }
@@ -183,7 +200,13 @@ fn stream_reader_agrees_with_slice_reader() {
     for path in well_formed().into_iter().chain(corpus_files("malformed")) {
         let bytes = std::fs::read(&path).unwrap();
         let slice = SliceReader::new(&bytes, Mode::Lenient);
-        let stream = StreamReader::new(Trickle { data: &bytes, step: 0 }, Mode::Lenient);
+        let stream = StreamReader::new(
+            Trickle {
+                data: &bytes,
+                step: 0,
+            },
+            Mode::Lenient,
+        );
         let (Ok((h1, mut slice)), Ok((h2, mut stream))) = (slice, stream) else {
             continue; // header errors are compared by the malformed test
         };
@@ -236,7 +259,10 @@ fn every_truncation_gives_the_clean_prefix_or_an_error_inside_the_input() {
                     e.offset
                 ),
                 Ok((_, got, end, _)) => {
-                    let whole = spans.iter().take_while(|(o, l)| *o as usize + l <= cut).count();
+                    let whole = spans
+                        .iter()
+                        .take_while(|(o, l)| *o as usize + l <= cut)
+                        .count();
                     assert_eq!(got.len(), whole, "{} cut at {cut}", path.display());
                     for (rec, span) in got.iter().zip(&spans) {
                         assert_eq!((rec.offset, rec.raw.len()), *span);
@@ -247,8 +273,17 @@ fn every_truncation_gives_the_clean_prefix_or_an_error_inside_the_input() {
                             offset: spans[whole - 1].0,
                         },
                         _ => End::Truncated {
-                            offset: if whole == 0 { end_of_header(prefix) } else { clean_end as u64 },
-                            partial: cut - if whole == 0 { end_of_header(prefix) as usize } else { clean_end },
+                            offset: if whole == 0 {
+                                end_of_header(prefix)
+                            } else {
+                                clean_end as u64
+                            },
+                            partial: cut
+                                - if whole == 0 {
+                                    end_of_header(prefix) as usize
+                                } else {
+                                    clean_end
+                                },
                         },
                     };
                     assert_eq!(end, expected, "{} cut at {cut}", path.display());
@@ -281,43 +316,158 @@ fn real_files_match_the_independent_corpus_summary() {
         ex: &'static [(&'static str, usize)],
     }
     let table = [
-        Expect { file: "A_join_move_leave", records: 970, counts: [561, 1, 1, 107, 1, 286, 5, 1, 1, 1, 4, 1], max_cid: 0, cids: 1, last_tick: 932, ticks_with_records: 660, finished: true,
-            ex: &[("ddnetver", 1), ("joinver6", 1), ("player_name", 1), ("player_ready", 1)] },
-        Expect { file: "B_eight_bots_dm1", records: 16718, counts: [9447, 10, 9, 32, 10, 7062, 51, 10, 10, 26, 50, 1], max_cid: 7, cids: 8, last_tick: 3027, ticks_with_records: 2875, finished: true,
-            ex: &[("ddnetver", 7), ("ddnetver_old", 2), ("joinver6", 10), ("player_name", 19), ("player_ready", 10), ("player_team", 2)] },
-        Expect { file: "C_rcon_auth", records: 3947, counts: [2206, 3, 3, 71, 3, 1616, 9, 3, 3, 12, 17, 1], max_cid: 2, cids: 3, last_tick: 1629, ticks_with_records: 1546, finished: true,
-            ex: &[("auth_login", 3), ("auth_logout", 2), ("ddnetver", 3), ("joinver6", 3), ("player_name", 3), ("player_ready", 3)] },
-        Expect { file: "E_map_change.1_dm1", records: 1259, counts: [824, 3, 0, 2, 3, 398, 10, 3, 0, 2, 13, 1], max_cid: 2, cids: 3, last_tick: 478, ticks_with_records: 411, finished: true,
-            ex: &[("auth_login", 1), ("ddnetver", 3), ("joinver6", 3), ("player_name", 3), ("player_ready", 3)] },
-        Expect { file: "E_map_change.2_ctf1", records: 2652, counts: [1577, 3, 2, 40, 3, 998, 11, 3, 3, 1, 10, 1], max_cid: 2, cids: 3, last_tick: 1049, ticks_with_records: 988, finished: true,
-            ex: &[("auth_login", 1), ("ddnetver", 3), ("joinver6", 3), ("player_ready", 3)] },
-        Expect { file: "F_crash_truncated", records: 3501, counts: [2046, 4, 1, 68, 4, 1330, 21, 4, 0, 5, 18, 0], max_cid: 3, cids: 4, last_tick: 1028, ticks_with_records: 960, finished: false,
-            ex: &[("ddnetver", 4), ("joinver6", 4), ("player_name", 6), ("player_ready", 4)] },
+        Expect {
+            file: "A_join_move_leave",
+            records: 970,
+            counts: [561, 1, 1, 107, 1, 286, 5, 1, 1, 1, 4, 1],
+            max_cid: 0,
+            cids: 1,
+            last_tick: 932,
+            ticks_with_records: 660,
+            finished: true,
+            ex: &[
+                ("ddnetver", 1),
+                ("joinver6", 1),
+                ("player_name", 1),
+                ("player_ready", 1),
+            ],
+        },
+        Expect {
+            file: "B_eight_bots_dm1",
+            records: 16718,
+            counts: [9447, 10, 9, 32, 10, 7062, 51, 10, 10, 26, 50, 1],
+            max_cid: 7,
+            cids: 8,
+            last_tick: 3027,
+            ticks_with_records: 2875,
+            finished: true,
+            ex: &[
+                ("ddnetver", 7),
+                ("ddnetver_old", 2),
+                ("joinver6", 10),
+                ("player_name", 19),
+                ("player_ready", 10),
+                ("player_team", 2),
+            ],
+        },
+        Expect {
+            file: "C_rcon_auth",
+            records: 3947,
+            counts: [2206, 3, 3, 71, 3, 1616, 9, 3, 3, 12, 17, 1],
+            max_cid: 2,
+            cids: 3,
+            last_tick: 1629,
+            ticks_with_records: 1546,
+            finished: true,
+            ex: &[
+                ("auth_login", 3),
+                ("auth_logout", 2),
+                ("ddnetver", 3),
+                ("joinver6", 3),
+                ("player_name", 3),
+                ("player_ready", 3),
+            ],
+        },
+        Expect {
+            file: "E_map_change.1_dm1",
+            records: 1259,
+            counts: [824, 3, 0, 2, 3, 398, 10, 3, 0, 2, 13, 1],
+            max_cid: 2,
+            cids: 3,
+            last_tick: 478,
+            ticks_with_records: 411,
+            finished: true,
+            ex: &[
+                ("auth_login", 1),
+                ("ddnetver", 3),
+                ("joinver6", 3),
+                ("player_name", 3),
+                ("player_ready", 3),
+            ],
+        },
+        Expect {
+            file: "E_map_change.2_ctf1",
+            records: 2652,
+            counts: [1577, 3, 2, 40, 3, 998, 11, 3, 3, 1, 10, 1],
+            max_cid: 2,
+            cids: 3,
+            last_tick: 1049,
+            ticks_with_records: 988,
+            finished: true,
+            ex: &[
+                ("auth_login", 1),
+                ("ddnetver", 3),
+                ("joinver6", 3),
+                ("player_ready", 3),
+            ],
+        },
+        Expect {
+            file: "F_crash_truncated",
+            records: 3501,
+            counts: [2046, 4, 1, 68, 4, 1330, 21, 4, 0, 5, 18, 0],
+            max_cid: 3,
+            cids: 4,
+            last_tick: 1028,
+            ticks_with_records: 960,
+            finished: false,
+            ex: &[
+                ("ddnetver", 4),
+                ("joinver6", 4),
+                ("player_name", 6),
+                ("player_ready", 4),
+            ],
+        },
     ];
     const BASE: [&str; 12] = [
-        "player_diff", "player_new", "player_old", "tick_skip", "input_new", "input_diff",
-        "message", "join", "drop", "console_command", "ex", "finish",
+        "player_diff",
+        "player_new",
+        "player_old",
+        "tick_skip",
+        "input_new",
+        "input_diff",
+        "message",
+        "join",
+        "drop",
+        "console_command",
+        "ex",
+        "finish",
     ];
     for e in table {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("corpus/teehistorian/ddnet-20.1/{}.teehistorian", e.file));
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "corpus/teehistorian/ddnet-20.1/{}.teehistorian",
+            e.file
+        ));
         let bytes = std::fs::read(&path).unwrap();
         let (_, records, end, rest) = decode(&bytes).unwrap();
         assert_eq!(records.len(), e.records, "{}", e.file);
         let mut counts = std::collections::BTreeMap::<&str, usize>::new();
         for rec in &records {
             let kind = rec.msg.kind_name();
-            let base = if matches!(rec.msg, teeoracle::teehistorian::Message::Ex(_)) { "ex" } else { kind };
+            let base = if matches!(rec.msg, teeoracle::teehistorian::Message::Ex(_)) {
+                "ex"
+            } else {
+                kind
+            };
             *counts.entry(base).or_default() += 1;
             if base == "ex" {
                 *counts.entry(kind).or_default() += 1;
             }
         }
         for (kind, n) in BASE.iter().zip(e.counts) {
-            assert_eq!(counts.get(kind).copied().unwrap_or(0), n, "{} {kind}", e.file);
+            assert_eq!(
+                counts.get(kind).copied().unwrap_or(0),
+                n,
+                "{} {kind}",
+                e.file
+            );
         }
         for (kind, n) in e.ex {
-            assert_eq!(counts.get(kind).copied().unwrap_or(0), *n, "{} {kind}", e.file);
+            assert_eq!(
+                counts.get(kind).copied().unwrap_or(0),
+                *n,
+                "{} {kind}",
+                e.file
+            );
         }
         let cids: std::collections::BTreeSet<i32> = records
             .iter()
@@ -331,7 +481,12 @@ fn real_files_match_the_independent_corpus_summary() {
         let mut ticks: Vec<i32> = records.iter().map(|r| r.tick).collect();
         ticks.dedup();
         assert_eq!(ticks.len(), e.ticks_with_records, "{}", e.file);
-        assert_eq!(matches!(end, End::Finished { .. }), e.finished, "{}", e.file);
+        assert_eq!(
+            matches!(end, End::Finished { .. }),
+            e.finished,
+            "{}",
+            e.file
+        );
         assert!(rest.is_empty(), "{}: F ends at a record boundary", e.file);
     }
 }

@@ -76,13 +76,28 @@ fn drive(test: &str, th: &mut Recorder) {
                 version: 13010,
                 version_str: "DDNet 13.1 (3623f5e4cd184556)".into(),
             });
-            th.record_ex(Ex::DdnetverOld { cid: 1, version: 13010 });
+            th.record_ex(Ex::DdnetverOld {
+                cid: 1,
+                version: 13010,
+            });
             th.finish();
         }
         "Auth" => {
-            th.record_ex(Ex::AuthInit { cid: 0, level: 3, auth_name: "default_admin".into() });
-            th.record_ex(Ex::AuthLogin { cid: 1, level: 2, auth_name: "foobar".into() });
-            th.record_ex(Ex::AuthLogin { cid: 2, level: 1, auth_name: "help".into() });
+            th.record_ex(Ex::AuthInit {
+                cid: 0,
+                level: 3,
+                auth_name: "default_admin".into(),
+            });
+            th.record_ex(Ex::AuthLogin {
+                cid: 1,
+                level: 2,
+                auth_name: "foobar".into(),
+            });
+            th.record_ex(Ex::AuthLogin {
+                cid: 2,
+                level: 1,
+                auth_name: "help".into(),
+            });
             th.record_ex(Ex::AuthLogout { cid: 1 });
             th.finish();
         }
@@ -105,9 +120,17 @@ fn drive(test: &str, th: &mut Recorder) {
         "SaveSuccess" | "LoadSuccess" => {
             let (team, save_id, save) = (21, SAVE_ID, "2\tH.\nll0".into());
             th.record_ex(if test == "SaveSuccess" {
-                Ex::SaveSuccess { team, save_id, save }
+                Ex::SaveSuccess {
+                    team,
+                    save_id,
+                    save,
+                }
             } else {
-                Ex::LoadSuccess { team, save_id, save }
+                Ex::LoadSuccess {
+                    team,
+                    save_id,
+                    save,
+                }
             });
             th.finish();
         }
@@ -162,12 +185,27 @@ fn drive(test: &str, th: &mut Recorder) {
             th.record_ex(Ex::PlayerReady { cid: 63 });
             th.finish();
         }
-        "AntibotEmpty" => th.record_ex(Ex::Antibot { data: (&b""[..]).into() }),
-        "AntibotEmptyNulBytes" => th.record_ex(Ex::Antibot { data: (&b"\0\0\0\0"[..]).into() }),
-        "AntibotEmptyMessage" => th.record_ex(Ex::Antibot { data: "🤖".as_bytes().into() }),
-        "PlayerName" => th.record_ex(Ex::PlayerName { cid: 21, name: "nameless tee".into() }),
-        "PlayerFinish" => th.record_ex(Ex::PlayerFinish { cid: 1, time: 1_000_000 }),
-        "TeamFinish" => th.record_ex(Ex::TeamFinish { team: 63, time: 1000 }),
+        "AntibotEmpty" => th.record_ex(Ex::Antibot {
+            data: (&b""[..]).into(),
+        }),
+        "AntibotEmptyNulBytes" => th.record_ex(Ex::Antibot {
+            data: (&b"\0\0\0\0"[..]).into(),
+        }),
+        "AntibotEmptyMessage" => th.record_ex(Ex::Antibot {
+            data: "🤖".as_bytes().into(),
+        }),
+        "PlayerName" => th.record_ex(Ex::PlayerName {
+            cid: 21,
+            name: "nameless tee".into(),
+        }),
+        "PlayerFinish" => th.record_ex(Ex::PlayerFinish {
+            cid: 1,
+            time: 1_000_000,
+        }),
+        "TeamFinish" => th.record_ex(Ex::TeamFinish {
+            team: 63,
+            time: 1000,
+        }),
         other => panic!("no writer script for DDNet test {other}: add one"),
     }
 }
@@ -180,7 +218,11 @@ fn recorder_reproduces_every_ddnet_writer_test() {
         .map(|e| e.unwrap().path())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 31, "DDNet 20.1 has 31 teehistorian writer tests");
+    assert_eq!(
+        names.len(),
+        31,
+        "DDNet 20.1 has 31 teehistorian writer tests"
+    );
     for path in names {
         let test = path.file_stem().unwrap().to_str().unwrap();
         let expected = std::fs::read(&path).unwrap();
@@ -202,6 +244,9 @@ fn recorder_rejects_what_ddnet_asserts() {
     let mut th = Recorder::new(&header);
     th.tick(1);
     th.record_player(5, 0, 0).unwrap();
-    assert!(th.record_player(3, 0, 0).is_err(), "descending cids in one tick");
+    assert!(
+        th.record_player(3, 0, 0).is_err(),
+        "descending cids in one tick"
+    );
     assert!(th.record_player(-1, 0, 0).is_err(), "negative cid");
 }

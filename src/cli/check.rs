@@ -100,7 +100,12 @@ fn check_file(path: &Path) -> Row {
         row.outcome = match Scan::run(path) {
             Err(Failure::Bad { message, .. }) => {
                 let prefix = format!("{}: ", path.display());
-                Outcome::Fail(message.strip_prefix(&prefix).unwrap_or(&message).to_string())
+                Outcome::Fail(
+                    message
+                        .strip_prefix(&prefix)
+                        .unwrap_or(&message)
+                        .to_string(),
+                )
             }
             Err(other) => Outcome::Fail(format!("{other:?}")),
             Ok((_, scan)) => {
@@ -139,7 +144,10 @@ fn report(rows: &[Row]) -> Result<(), Failure> {
             }
             (Outcome::Pass, false) => {
                 passed += 1;
-                (if row.notes.is_empty() { "pass" } else { "warn" }, row.notes.join("; "))
+                (
+                    if row.notes.is_empty() { "pass" } else { "warn" },
+                    row.notes.join("; "),
+                )
             }
             (Outcome::Fail(why), false) => {
                 failed += 1;
@@ -151,7 +159,10 @@ fn report(rows: &[Row]) -> Result<(), Failure> {
             }
             (Outcome::Pass, true) => {
                 failed += 1;
-                ("FAIL", format!("expected to fail (under {MALFORMED_DIR}/), but passed"))
+                (
+                    "FAIL",
+                    format!("expected to fail (under {MALFORMED_DIR}/), but passed"),
+                )
             }
         };
         writeln!(

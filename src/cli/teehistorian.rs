@@ -1,13 +1,13 @@
 //! `teeoracle teehistorian ...` and the scan shared with `check`.
 
 use super::output::{describe, open_teehistorian, read_failure, stdout, write_ron};
-use teeoracle::bytes::key_values;
 use super::{DumpFormat, Failure, StatsFormat, WorldFormat};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use teeoracle::bytes::key_values;
 use teeoracle::codec::{Mode, first_difference};
 use teeoracle::teehistorian::{
     End, Header, HeaderInfo, Inconsistency, Message, ReadError, Replay, ReplayConfig,
@@ -98,18 +98,18 @@ impl Scan {
             return Some(e.clone());
         }
         if let Some(at) = self.first_mismatch {
-            return Some(format!("re-encoding differs from the file at byte {at} (0x{at:x})"));
+            return Some(format!(
+                "re-encoding differs from the file at byte {at} (0x{at:x})"
+            ));
         }
         if let Some(inc) = &self.first_inconsistency {
             return Some(format!("replay: {inc}"));
         }
-        if self.bytes_after_finish > 0 {
-            if let Some(End::Finished { offset }) = self.end {
-                return Some(format!(
-                    "{} byte(s) after FINISH at byte {offset} (0x{offset:x})",
-                    self.bytes_after_finish
-                ));
-            }
+        if let (Some(End::Finished { offset }), 1..) = (self.end, self.bytes_after_finish) {
+            return Some(format!(
+                "{} byte(s) after FINISH at byte {offset} (0x{offset:x})",
+                self.bytes_after_finish
+            ));
         }
         None
     }
@@ -173,7 +173,11 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
                 json_len,
                 info: &header.info,
             };
-            writeln!(out, "{}", serde_json::to_string(&line).map_err(Failure::bad)?)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&line).map_err(Failure::bad)?
+            )?;
         }
         DumpFormat::Ron => {
             writeln!(out, "// header: {json_len} bytes of JSON at byte 16")?;
@@ -195,14 +199,14 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
         };
         match format {
             DumpFormat::Text => writeln!(out, "{rec}")?,
-            DumpFormat::Jsonl => {
-                writeln!(out, "{}", serde_json::to_string(&line).map_err(Failure::bad)?)?
-            }
-            DumpFormat::Ron => writeln!(
+            DumpFormat::Jsonl => writeln!(
                 out,
-                "  {},",
-                ron::to_string(&line).map_err(Failure::bad)?
+                "{}",
+                serde_json::to_string(&line).map_err(Failure::bad)?
             )?,
+            DumpFormat::Ron => {
+                writeln!(out, "  {},", ron::to_string(&line).map_err(Failure::bad)?)?
+            }
         }
     };
     let end = reader.end();
@@ -210,7 +214,11 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
         DumpFormat::Text => writeln!(out, "# end: {}", end_note(end))?,
         DumpFormat::Jsonl => {
             if let Some(end) = end {
-                writeln!(out, "{}", serde_json::to_string(&end).map_err(Failure::bad)?)?
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&end).map_err(Failure::bad)?
+                )?
             }
         }
         DumpFormat::Ron => writeln!(out, "]\n// end: {}", end_note(end))?,
@@ -277,7 +285,11 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
         }
         StatsFormat::Text => {
             writeln!(out, "file:               {}", path.display())?;
-            writeln!(out, "header:            {}", key_values(&HeaderSummary::of(&header.info), &[]))?;
+            writeln!(
+                out,
+                "header:            {}",
+                key_values(&HeaderSummary::of(&header.info), &[])
+            )?;
             writeln!(out, "records:            {}", scan.records)?;
             for (kind, n) in &scan.counts {
                 writeln!(out, "  {kind:<22} {n}")?;
@@ -285,10 +297,18 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
             writeln!(out, "last tick:          {}", scan.last_tick)?;
             writeln!(out, "ticks with records: {}", scan.ticks_with_records)?;
             let max_cid = scan.max_cid.map_or("-".into(), |c| c.to_string());
-            writeln!(out, "max cid:            {max_cid} ({} distinct)", scan.cids)?;
+            writeln!(
+                out,
+                "max cid:            {max_cid} ({} distinct)",
+                scan.cids
+            )?;
             writeln!(out, "end:                {}", end_note(scan.end))?;
             if scan.bytes_after_finish > 0 {
-                writeln!(out, "after FINISH:       {} byte(s)", scan.bytes_after_finish)?;
+                writeln!(
+                    out,
+                    "after FINISH:       {} byte(s)",
+                    scan.bytes_after_finish
+                )?;
             }
             if let Some(note) = scan.noncanonical_note() {
                 writeln!(out, "note:               {note}")?;
@@ -302,7 +322,12 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     }
 }
 
-pub fn replay(path: &Path, at: Option<i32>, format: WorldFormat, strict: bool) -> Result<(), Failure> {
+pub fn replay(
+    path: &Path,
+    at: Option<i32>,
+    format: WorldFormat,
+    strict: bool,
+) -> Result<(), Failure> {
     let (_, mut reader) = open_teehistorian(path, Mode::Lenient)?;
     let mut replay = Replay::new(ReplayConfig::default());
     let mut last_tick = 0;
@@ -400,10 +425,17 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
             path.display()
         )));
     }
-    writeln!(out, "{}: round trip byte-exact ({records} records)", path.display())?;
+    writeln!(
+        out,
+        "{}: round trip byte-exact ({records} records)",
+        path.display()
+    )?;
     writeln!(out, "end: {}", end_note(end))?;
     if verbatim > 0 {
-        writeln!(out, "note: {verbatim} record(s) with non-canonical ints kept verbatim")?;
+        writeln!(
+            out,
+            "note: {verbatim} record(s) with non-canonical ints kept verbatim"
+        )?;
     }
     if rest > 0 && matches!(end, Some(End::Finished { .. })) {
         writeln!(out, "note: {rest} byte(s) after FINISH copied as they are")?;

@@ -34,7 +34,10 @@ pub enum ErrorKind {
     /// The input does not start with the expected magic bytes.
     BadMagic,
     /// A format version this crate does not read.
-    UnsupportedVersion { found: String, supported: &'static str },
+    UnsupportedVersion {
+        found: String,
+        supported: &'static str,
+    },
     /// A header that is not what the format requires.
     InvalidHeader(String),
     /// A message id whose length cannot be known, so the stream cannot go on.
@@ -82,7 +85,10 @@ impl fmt::Display for ErrorKind {
                 "unexpected end of input: expected {needed} more byte(s), {available} available"
             ),
             ErrorKind::UnterminatedString => {
-                write!(f, "expected a NUL-terminated string, found the end of input")
+                write!(
+                    f,
+                    "expected a NUL-terminated string, found the end of input"
+                )
             }
             ErrorKind::UnterminatedPayloadString => write!(
                 f,

@@ -83,7 +83,9 @@ impl HeaderInfo {
         };
         let string = |key: &str| map.get(key).map(text);
         let pairs = |key: &str| match map.get(key) {
-            Some(serde_json::Value::Object(o)) => o.iter().map(|(k, v)| (k.clone(), text(v))).collect(),
+            Some(serde_json::Value::Object(o)) => {
+                o.iter().map(|(k, v)| (k.clone(), text(v))).collect()
+            }
             _ => Vec::new(),
         };
         let version = match map.get("version") {
@@ -240,7 +242,11 @@ impl Header {
             )
         })?;
         if magic != MAGIC.as_bytes() {
-            return Err(DecodeError::new(0, "teehistorian.magic", ErrorKind::BadMagic));
+            return Err(DecodeError::new(
+                0,
+                "teehistorian.magic",
+                ErrorKind::BadMagic,
+            ));
         }
         let body = &bytes[16..];
         let Some(nul) = body.iter().position(|&b| b == 0) else {
@@ -283,7 +289,10 @@ mod tests {
 
     #[test]
     fn magic_is_the_calculated_uuid() {
-        assert_eq!(MAGIC, crate::packer::calculate_uuid("teehistorian@ddnet.tw"));
+        assert_eq!(
+            MAGIC,
+            crate::packer::calculate_uuid("teehistorian@ddnet.tw")
+        );
     }
 
     #[test]
@@ -299,7 +308,10 @@ mod tests {
         bytes.extend_from_slice(b"{\"version\":\"3\"}\0");
         let err = Header::decode(&bytes).unwrap_err();
         assert_eq!(err.context, "teehistorian.header.version");
-        assert!(err.to_string().contains("unsupported version \"3\""), "{err}");
+        assert!(
+            err.to_string().contains("unsupported version \"3\""),
+            "{err}"
+        );
     }
 
     #[test]

@@ -8,7 +8,9 @@
 
 use crate::bytes::{Blob, Text};
 use crate::codec::{Codec, DecodeError, ErrorKind, Reader};
-use crate::packer::{calculate_uuid, read_int, read_len, read_str, read_uuid, write_int, write_str};
+use crate::packer::{
+    calculate_uuid, read_int, read_len, read_str, read_uuid, write_int, write_str,
+};
 use serde::Serialize;
 use std::sync::LazyLock;
 use uuid::Uuid;
@@ -522,15 +524,17 @@ impl<'a> Codec<'a> for ExMessage<'a> {
     fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
         let uuid = read_uuid(r, "teehistorian.ex.uuid")?;
         let size = read_len(r, MAX_RECORD_LEN, "teehistorian.ex.size")?;
-        let (ex, trailing) = r.limited(size, "teehistorian.ex.payload", |r| {
-            match ExKind::from_uuid(&uuid) {
+        let (ex, trailing) = r.limited(
+            size,
+            "teehistorian.ex.payload",
+            |r| match ExKind::from_uuid(&uuid) {
                 Some(kind) => Ex::decode_fields(kind, r),
                 None => Ok(Ex::UnknownEx {
                     uuid,
                     data: Blob::from(r.rest()),
                 }),
-            }
-        })?;
+            },
+        )?;
         Ok(ExMessage {
             ex,
             trailing: Blob::from(trailing),

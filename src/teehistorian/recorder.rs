@@ -136,7 +136,9 @@ impl Recorder {
             });
         }
         self.max_cid = cid;
-        if !self.tick_written && (cid > self.prev_max_cid || self.last_written_tick + 1 != self.tick) {
+        if !self.tick_written
+            && (cid > self.prev_max_cid || self.last_written_tick + 1 != self.tick)
+        {
             self.write_tick();
         } else {
             // The tick is implicit in the cid order.

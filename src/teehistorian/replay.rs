@@ -223,10 +223,16 @@ impl fmt::Display for InconsistencyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::PlayerDiffAbsent { cid } => {
-                write!(f, "PLAYER_DIFF for cid {cid}, which has no character (expected PLAYER_NEW first)")
+                write!(
+                    f,
+                    "PLAYER_DIFF for cid {cid}, which has no character (expected PLAYER_NEW first)"
+                )
             }
             Self::PlayerNewPresent { cid } => {
-                write!(f, "PLAYER_NEW for cid {cid}, whose character already exists (expected PLAYER_OLD first)")
+                write!(
+                    f,
+                    "PLAYER_NEW for cid {cid}, whose character already exists (expected PLAYER_OLD first)"
+                )
             }
             Self::PlayerOldAbsent { cid } => {
                 write!(f, "PLAYER_OLD for cid {cid}, which has no character")
@@ -325,9 +331,14 @@ impl Replay {
         }
         let tick = match self.clock.advance(msg) {
             Ok(t) => t,
-            Err(TickError::Overflow) => return fail(self.clock.tick(), InconsistencyKind::TickOverflow),
+            Err(TickError::Overflow) => {
+                return fail(self.clock.tick(), InconsistencyKind::TickOverflow);
+            }
             Err(TickError::NegativeSkip(dt)) => {
-                return fail(self.clock.tick(), InconsistencyKind::NegativeTickSkip { dt });
+                return fail(
+                    self.clock.tick(),
+                    InconsistencyKind::NegativeTickSkip { dt },
+                );
             }
         };
         let kind = match msg {
@@ -487,8 +498,12 @@ impl Replay {
                 save_id,
                 save: s,
             } => self.push_save(save(*team, SaveKind::LoadSuccess, Some(*save_id), Some(s))),
-            Ex::SaveFailure { team } => self.push_save(save(*team, SaveKind::SaveFailure, None, None)),
-            Ex::LoadFailure { team } => self.push_save(save(*team, SaveKind::LoadFailure, None, None)),
+            Ex::SaveFailure { team } => {
+                self.push_save(save(*team, SaveKind::SaveFailure, None, None))
+            }
+            Ex::LoadFailure { team } => {
+                self.push_save(save(*team, SaveKind::LoadFailure, None, None))
+            }
             Ex::Test { .. } | Ex::Antibot { .. } | Ex::UnknownEx { .. } => {}
         }
     }

@@ -116,7 +116,9 @@ impl std::fmt::Display for Record<'_> {
 impl std::fmt::Display for End {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
-            End::Finished { offset } => write!(f, "finished: FINISH at byte {offset} (0x{offset:x})"),
+            End::Finished { offset } => {
+                write!(f, "finished: FINISH at byte {offset} (0x{offset:x})")
+            }
             End::Truncated { offset, partial: 0 } => write!(
                 f,
                 "truncated at byte {offset} (0x{offset:x}): no FINISH, ends at a record boundary"

@@ -43,10 +43,27 @@ fn extension_uuids_match_ddnet() {
     assert_eq!(
         names,
         [
-            "test", "ddnetver_old", "ddnetver", "auth_init", "auth_login", "auth_logout",
-            "joinver6", "joinver7", "player_swap", "save_success", "save_failure",
-            "load_success", "load_failure", "player_team", "team_practice", "player_ready",
-            "rejoinver6", "antibot", "player_name", "player_finish", "team_finish"
+            "test",
+            "ddnetver_old",
+            "ddnetver",
+            "auth_init",
+            "auth_login",
+            "auth_logout",
+            "joinver6",
+            "joinver7",
+            "player_swap",
+            "save_success",
+            "save_failure",
+            "load_success",
+            "load_failure",
+            "player_team",
+            "team_practice",
+            "player_ready",
+            "rejoinver6",
+            "antibot",
+            "player_name",
+            "player_finish",
+            "team_finish"
         ]
     );
 }
@@ -69,17 +86,38 @@ fn serde_kind_matches_kind_name() {
 fn tick_clock_follows_ddnet() {
     let mut clock = TickClock::default();
     let mut tick = |m: Message<'_>| clock.advance(&m).unwrap();
-    assert_eq!(tick(Message::PlayerDiff { cid: 0, dx: 1, dy: 0 }), 1, "first record: tick 1");
+    assert_eq!(
+        tick(Message::PlayerDiff {
+            cid: 0,
+            dx: 1,
+            dy: 0
+        }),
+        1,
+        "first record: tick 1"
+    );
     assert_eq!(tick(Message::Join { cid: 9 }), 1);
     assert_eq!(tick(Message::PlayerNew { cid: 5, x: 0, y: 0 }), 1);
     assert_eq!(tick(Message::PlayerOld { cid: 3 }), 2, "3 <= 5");
     assert_eq!(tick(Message::PlayerOld { cid: 3 }), 3, "3 <= 3");
     assert_eq!(tick(Message::TickSkip { dt: 4 }), 8);
-    assert_eq!(tick(Message::PlayerDiff { cid: 0, dx: 1, dy: 0 }), 8, "reset by TICK_SKIP");
+    assert_eq!(
+        tick(Message::PlayerDiff {
+            cid: 0,
+            dx: 1,
+            dy: 0
+        }),
+        8,
+        "reset by TICK_SKIP"
+    );
     let mut clock = TickClock::default();
-    clock.advance(&Message::TickSkip { dt: i32::MAX - 1 }).unwrap();
+    clock
+        .advance(&Message::TickSkip { dt: i32::MAX - 1 })
+        .unwrap();
     assert_eq!(clock.advance(&Message::PlayerOld { cid: 0 }), Ok(i32::MAX));
-    assert_eq!(clock.advance(&Message::PlayerOld { cid: 0 }), Err(TickError::Overflow));
+    assert_eq!(
+        clock.advance(&Message::PlayerOld { cid: 0 }),
+        Err(TickError::Overflow)
+    );
 }
 
 /// Arbitrary messages of every kind, with owned bytes.
@@ -87,7 +125,10 @@ fn tick_clock_follows_ddnet() {
 struct ArbMessage(Message<'static>);
 
 fn text(g: &mut Gen) -> Text<'static> {
-    let bytes: Vec<u8> = Vec::<u8>::arbitrary(g).into_iter().filter(|&b| b != 0).collect();
+    let bytes: Vec<u8> = Vec::<u8>::arbitrary(g)
+        .into_iter()
+        .filter(|&b| b != 0)
+        .collect();
     Text::from(bytes)
 }
 
@@ -101,37 +142,86 @@ fn uuid(g: &mut Gen) -> Uuid {
 
 fn cid(g: &mut Gen) -> i32 {
     // Mostly real client ids, sometimes anything.
-    if bool::arbitrary(g) { i32::from(u8::arbitrary(g) % 130) } else { i32::arbitrary(g) }
+    if bool::arbitrary(g) {
+        i32::from(u8::arbitrary(g) % 130)
+    } else {
+        i32::arbitrary(g)
+    }
 }
 
 fn ex(g: &mut Gen) -> Ex<'static> {
     let i = |g: &mut Gen| i32::arbitrary(g);
     match u8::arbitrary(g) % 22 {
         0 => Ex::Test {},
-        1 => Ex::DdnetverOld { cid: cid(g), version: i(g) },
-        2 => Ex::Ddnetver { cid: cid(g), connection_id: uuid(g), version: i(g), version_str: text(g) },
-        3 => Ex::AuthInit { cid: cid(g), level: i(g), auth_name: text(g) },
-        4 => Ex::AuthLogin { cid: cid(g), level: i(g), auth_name: text(g) },
+        1 => Ex::DdnetverOld {
+            cid: cid(g),
+            version: i(g),
+        },
+        2 => Ex::Ddnetver {
+            cid: cid(g),
+            connection_id: uuid(g),
+            version: i(g),
+            version_str: text(g),
+        },
+        3 => Ex::AuthInit {
+            cid: cid(g),
+            level: i(g),
+            auth_name: text(g),
+        },
+        4 => Ex::AuthLogin {
+            cid: cid(g),
+            level: i(g),
+            auth_name: text(g),
+        },
         5 => Ex::AuthLogout { cid: cid(g) },
         6 => Ex::Joinver6 { cid: cid(g) },
         7 => Ex::Joinver7 { cid: cid(g) },
-        8 => Ex::PlayerSwap { cid1: cid(g), cid2: cid(g) },
-        9 => Ex::SaveSuccess { team: i(g), save_id: uuid(g), save: text(g) },
+        8 => Ex::PlayerSwap {
+            cid1: cid(g),
+            cid2: cid(g),
+        },
+        9 => Ex::SaveSuccess {
+            team: i(g),
+            save_id: uuid(g),
+            save: text(g),
+        },
         10 => Ex::SaveFailure { team: i(g) },
-        11 => Ex::LoadSuccess { team: i(g), save_id: uuid(g), save: text(g) },
+        11 => Ex::LoadSuccess {
+            team: i(g),
+            save_id: uuid(g),
+            save: text(g),
+        },
         12 => Ex::LoadFailure { team: i(g) },
-        13 => Ex::PlayerTeam { cid: cid(g), team: i(g) },
-        14 => Ex::TeamPractice { team: i(g), practice: i(g) },
+        13 => Ex::PlayerTeam {
+            cid: cid(g),
+            team: i(g),
+        },
+        14 => Ex::TeamPractice {
+            team: i(g),
+            practice: i(g),
+        },
         15 => Ex::PlayerReady { cid: cid(g) },
         16 => Ex::Rejoinver6 { cid: cid(g) },
         17 => Ex::Antibot { data: blob(g) },
-        18 => Ex::PlayerName { cid: cid(g), name: text(g) },
-        19 => Ex::PlayerFinish { cid: cid(g), time: i(g) },
-        20 => Ex::TeamFinish { team: i(g), time: i(g) },
+        18 => Ex::PlayerName {
+            cid: cid(g),
+            name: text(g),
+        },
+        19 => Ex::PlayerFinish {
+            cid: cid(g),
+            time: i(g),
+        },
+        20 => Ex::TeamFinish {
+            team: i(g),
+            time: i(g),
+        },
         _ => loop {
             let uuid = uuid(g);
             if ExKind::from_uuid(&uuid).is_none() {
-                break Ex::UnknownEx { uuid, data: blob(g) };
+                break Ex::UnknownEx {
+                    uuid,
+                    data: blob(g),
+                };
             }
         },
     }
@@ -142,16 +232,36 @@ impl Arbitrary for ArbMessage {
         let i = |g: &mut Gen| i32::arbitrary(g);
         let input = |g: &mut Gen| std::array::from_fn(|_| i32::arbitrary(g));
         ArbMessage(match u8::arbitrary(g) % 12 {
-            0 => Message::PlayerDiff { cid: cid(g).max(0), dx: i(g), dy: i(g) },
+            0 => Message::PlayerDiff {
+                cid: cid(g).max(0),
+                dx: i(g),
+                dy: i(g),
+            },
             1 => Message::Finish,
             2 => Message::TickSkip { dt: i(g) },
-            3 => Message::PlayerNew { cid: cid(g), x: i(g), y: i(g) },
+            3 => Message::PlayerNew {
+                cid: cid(g),
+                x: i(g),
+                y: i(g),
+            },
             4 => Message::PlayerOld { cid: cid(g) },
-            5 => Message::InputDiff { cid: cid(g), dinput: input(g) },
-            6 => Message::InputNew { cid: cid(g), input: input(g) },
-            7 => Message::NetMessage { cid: cid(g), data: blob(g) },
+            5 => Message::InputDiff {
+                cid: cid(g),
+                dinput: input(g),
+            },
+            6 => Message::InputNew {
+                cid: cid(g),
+                input: input(g),
+            },
+            7 => Message::NetMessage {
+                cid: cid(g),
+                data: blob(g),
+            },
             8 => Message::Join { cid: cid(g) },
-            9 => Message::Drop { cid: cid(g), reason: text(g) },
+            9 => Message::Drop {
+                cid: cid(g),
+                reason: text(g),
+            },
             10 => Message::ConsoleCommand {
                 cid: cid(g),
                 flags: i(g),
@@ -186,7 +296,11 @@ fn prop_every_message_round_trips_exactly() {
 
 fn file(messages: &[Message<'_>]) -> Vec<u8> {
     let mut out = Vec::new();
-    Header::from_info(HeaderInfo { version: 2, ..HeaderInfo::default() }).encode(&mut out);
+    Header::from_info(HeaderInfo {
+        version: 2,
+        ..HeaderInfo::default()
+    })
+    .encode(&mut out);
     for m in messages {
         m.encode(&mut out, ());
     }
@@ -216,7 +330,8 @@ fn prop_message_streams_round_trip() {
             .map_or(messages.len(), |i| i + 1);
         out == bytes && decoded == messages[..until_finish]
     }
-    qc().tests(500).quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
+    qc().tests(500)
+        .quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
 }
 
 /// Decodes and replays everything; the invariants every input must keep.
@@ -226,7 +341,7 @@ fn survive(bytes: &[u8], mode: Mode) -> TestResult {
     };
     let mut reader = reader;
     let mut replay = Replay::new(ReplayConfig::default());
-    while let Some(rec) = reader.next() {
+    for rec in reader.by_ref() {
         match rec {
             Ok(rec) => {
                 // Strict decode => exact re-encode; lenient records flagged
@@ -254,7 +369,8 @@ fn prop_arbitrary_bodies_never_panic_and_reencode_exactly() {
         bytes.extend_from_slice(&body);
         survive(&bytes, if strict { Mode::Strict } else { Mode::Lenient })
     }
-    qc().tests(5_000).quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
+    qc().tests(5_000)
+        .quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
 }
 
 #[test]
@@ -272,13 +388,18 @@ fn prop_arbitrary_message_mixes_never_panic_the_replay() {
         }
         again.world() == world
     }
-    qc().tests(1_000).quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
+    qc().tests(1_000)
+        .quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
 }
 
 #[test]
 fn prop_arbitrary_files_never_panic() {
     fn prop(bytes: Vec<u8>, magic: bool) -> TestResult {
-        let mut input = if magic { MAGIC.as_bytes().to_vec() } else { Vec::new() };
+        let mut input = if magic {
+            MAGIC.as_bytes().to_vec()
+        } else {
+            Vec::new()
+        };
         input.extend_from_slice(&bytes);
         let slice = survive(&input, Mode::Lenient);
         // The bounded reader must agree with the slice reader on the header.
@@ -290,7 +411,8 @@ fn prop_arbitrary_files_never_panic() {
             (a, b) => TestResult::error(format!("{a:?} vs {b:?}")),
         }
     }
-    qc().tests(2_000).quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
+    qc().tests(2_000)
+        .quickcheck(prop as fn(Vec<u8>, bool) -> TestResult);
 }
 
 /// A checkpoint taken anywhere resumes to the same world as a replay that
@@ -298,7 +420,11 @@ fn prop_arbitrary_files_never_panic() {
 #[test]
 fn prop_checkpoint_resume_equals_continuous_replay() {
     fn prop(messages: Vec<ArbMessage>, cut: usize) -> bool {
-        let cut = if messages.is_empty() { 0 } else { cut % messages.len() };
+        let cut = if messages.is_empty() {
+            0
+        } else {
+            cut % messages.len()
+        };
         let mut full = Replay::new(ReplayConfig::default());
         let mut first = Replay::new(ReplayConfig::default());
         for (i, ArbMessage(m)) in messages.iter().enumerate() {
@@ -315,18 +441,41 @@ fn prop_checkpoint_resume_equals_continuous_replay() {
         }
         resumed.world() == full.world()
     }
-    qc().tests(300).quickcheck(prop as fn(Vec<ArbMessage>, usize) -> bool);
+    qc().tests(300)
+        .quickcheck(prop as fn(Vec<ArbMessage>, usize) -> bool);
 }
 
 #[test]
 fn replay_reports_inconsistencies_and_goes_on() {
     let mut replay = Replay::new(ReplayConfig::default());
-    let diff = Message::InputDiff { cid: 3, dinput: [1; 10] };
+    let diff = Message::InputDiff {
+        cid: 3,
+        dinput: [1; 10],
+    };
     let err = replay.handle(40, &diff).unwrap_err();
-    assert_eq!(err, Inconsistency { offset: 40, tick: 0, kind: InconsistencyKind::InputDiffWithoutNew { cid: 3 } });
-    replay.handle(50, &Message::InputNew { cid: 3, input: [i32::MAX; 10] }).unwrap();
+    assert_eq!(
+        err,
+        Inconsistency {
+            offset: 40,
+            tick: 0,
+            kind: InconsistencyKind::InputDiffWithoutNew { cid: 3 }
+        }
+    );
+    replay
+        .handle(
+            50,
+            &Message::InputNew {
+                cid: 3,
+                input: [i32::MAX; 10],
+            },
+        )
+        .unwrap();
     replay.handle(60, &diff).unwrap();
-    assert_eq!(replay.player(3).unwrap().input, Some([i32::MIN; 10]), "wrapping add");
+    assert_eq!(
+        replay.player(3).unwrap().input,
+        Some([i32::MIN; 10]),
+        "wrapping add"
+    );
     replay.handle(70, &Message::Finish).unwrap();
     let err = replay.handle(80, &Message::Join { cid: 0 }).unwrap_err();
     assert_eq!(err.kind, InconsistencyKind::AfterFinish);
@@ -335,8 +484,25 @@ fn replay_reports_inconsistencies_and_goes_on() {
 #[test]
 fn huge_client_ids_do_not_allocate_tables() {
     let mut replay = Replay::new(ReplayConfig::default());
-    replay.handle(0, &Message::PlayerNew { cid: 2_000_000_000, x: 1, y: 2 }).unwrap();
-    replay.handle(1, &Message::InputNew { cid: -7, input: [0; 10] }).unwrap();
+    replay
+        .handle(
+            0,
+            &Message::PlayerNew {
+                cid: 2_000_000_000,
+                x: 1,
+                y: 2,
+            },
+        )
+        .unwrap();
+    replay
+        .handle(
+            1,
+            &Message::InputNew {
+                cid: -7,
+                input: [0; 10],
+            },
+        )
+        .unwrap();
     let world = replay.world();
     let cids: Vec<i32> = world.players.iter().map(|p| p.cid).collect();
     assert_eq!(cids, [-7, 2_000_000_000], "sorted by cid");
@@ -349,7 +515,11 @@ fn ex_payload_keeps_trailing_bytes_and_unknown_uuids() {
     bytes.extend_from_slice(ExKind::PlayerReady.uuid().as_bytes());
     bytes.extend_from_slice(&[4, 7, 1, 2, 3]);
     let msg = decode_exact::<Message, _>(&bytes, Mode::Strict, ()).unwrap();
-    let Message::Ex(ExMessage { ex: Ex::PlayerReady { cid: 7 }, trailing }) = &msg else {
+    let Message::Ex(ExMessage {
+        ex: Ex::PlayerReady { cid: 7 },
+        trailing,
+    }) = &msg
+    else {
         panic!("{msg:?}");
     };
     assert_eq!(&trailing[..], [1, 2, 3]);

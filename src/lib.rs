@@ -10,6 +10,7 @@
 
 pub mod bytes;
 pub mod codec;
+pub mod huffman;
 pub mod packer;
 pub mod teehistorian;
 

@@ -115,18 +115,14 @@ impl Tree {
             .map(|i| (FREQUENCIES.get(i).copied().unwrap_or(1), i as u16))
             .collect();
         let mut children = Vec::with_capacity(NUM_SYMBOLS - 1);
-        while left.len() > 1 {
-            left.sort_by(|a, b| b.0.cmp(&a.0));
-            let a = left.pop().unwrap_or_default();
-            let b = left
-                .last_mut()
-                .map(|b| std::mem::take(b))
-                .unwrap_or_default();
+        while let [.., _, _] = left[..] {
+            left.sort_by_key(|&(freq, _)| std::cmp::Reverse(freq));
+            let (Some(a), Some(b)) = (left.pop(), left.last_mut()) else {
+                break;
+            };
             let id = (NUM_SYMBOLS + children.len()) as u16;
             children.push([a.1, b.1]);
-            if let Some(slot) = left.last_mut() {
-                *slot = (a.0.wrapping_add(b.0), id);
-            }
+            *b = (a.0.wrapping_add(b.0), id);
         }
         let root = (NUM_SYMBOLS + children.len() - 1) as u16;
         let mut codes = [(0u32, 0u8); NUM_SYMBOLS];
@@ -379,7 +375,7 @@ mod tests {
             assert_eq!(back, plain);
             assert!(info.legacy && info.trailing == 0, "{info:?}");
             assert_eq!(info.len, compressed.len());
-            if info.bits % 8 == 0 {
+            if info.bits.is_multiple_of(8) {
                 boundary += 1;
                 assert!(!info.ddnet);
                 assert_eq!(

@@ -407,7 +407,7 @@ mod tests {
         let with_tail = decompress_all(&c).unwrap().1;
         assert_eq!(with_tail.trailing, 2);
         assert_eq!(with_tail.len, info.len);
-        if info.bits % 8 != 0 {
+        if !info.bits.is_multiple_of(8) {
             let last = info.len - 1;
             c[last] |= 0x80;
             let dirty = decompress_all(&c).unwrap().1;

@@ -31,6 +31,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::io::Cursor;
+use std::ops::ControlFlow;
 use std::time::Duration;
 use teehistorian::{Chunk, Th, ThBufReader};
 use teeoracle::codec::Mode;
@@ -490,10 +491,7 @@ fn verify(stream: &Stream) -> Summary {
             "readers disagree at byte {}",
             rec.offset
         );
-        assert!(
-            rec.noncanonical.is_none(),
-            "the recorder writes canonical ints"
-        );
+        assert!(!rec.noncanonical, "the recorder writes canonical ints");
         summary.records += 1;
         *summary.kinds.entry(rec.msg.kind_name()).or_default() += 1;
         summary.last_tick = rec.tick;
@@ -508,8 +506,11 @@ fn verify(stream: &Stream) -> Summary {
     assert_eq!(count_crate_slice(bytes), summary.records);
     assert_eq!(count_crate_bufreader(bytes), summary.records);
 
-    // StreamReader sees the same records.
+    // StreamReader and the in-place API see the same records.
     assert_eq!(count_stream(bytes), summary.records);
+    assert_eq!(count_stream_in_place(bytes), summary.records);
+    assert_eq!(count_slice_in_place(bytes), summary.records);
+    assert_eq!(replay_in_place(bytes).1, 0);
     let (_, mut reader) = StreamReader::new(Cursor::new(bytes), Mode::Lenient).expect("header");
     while reader.next_record().expect("stream decode").is_some() {}
     assert_eq!(reader.end(), Some(End::Finished { offset: finish_at }));
@@ -550,6 +551,58 @@ fn replay_all(bytes: &[u8]) -> (u64, u64, Replay) {
         n += 1;
     }
     (n, inconsistencies, replay)
+}
+
+/// The in-place API: records handed out by reference, never moved.
+fn count_slice_in_place(bytes: &[u8]) -> u64 {
+    let (_, mut reader) = SliceReader::new(bytes, Mode::Lenient).unwrap();
+    let mut n = 0;
+    reader
+        .for_each_record(|rec| {
+            black_box(rec);
+            n += 1;
+            ControlFlow::<()>::Continue(())
+        })
+        .unwrap()
+        .is_continue()
+        .then_some(())
+        .expect("no early stop");
+    n
+}
+
+fn replay_in_place(bytes: &[u8]) -> (u64, u64, Replay) {
+    let (_, mut reader) = SliceReader::new(bytes, Mode::Lenient).unwrap();
+    let mut replay = Replay::new(ReplayConfig {
+        keep_history: false,
+    });
+    let (mut n, mut inconsistencies) = (0, 0);
+    reader
+        .for_each_record(|rec| {
+            inconsistencies += u64::from(replay.handle(rec.offset, &rec.msg).is_err());
+            n += 1;
+            ControlFlow::<()>::Continue(())
+        })
+        .unwrap()
+        .is_continue()
+        .then_some(())
+        .expect("no early stop");
+    (n, inconsistencies, replay)
+}
+
+fn count_stream_in_place(bytes: &[u8]) -> u64 {
+    let (_, mut reader) = StreamReader::new(Cursor::new(bytes), Mode::Lenient).unwrap();
+    let mut n = 0;
+    reader
+        .for_each_record(|rec| {
+            black_box(rec);
+            n += 1;
+            ControlFlow::<()>::Continue(())
+        })
+        .unwrap()
+        .is_continue()
+        .then_some(())
+        .expect("no early stop");
+    n
 }
 
 fn count_stream(bytes: &[u8]) -> u64 {
@@ -632,6 +685,9 @@ fn main() {
     g.bench_function("teeoracle_slice_reader", |b| {
         b.iter(|| assert_eq!(count_slice(black_box(bytes)), records))
     });
+    g.bench_function("teeoracle_slice_for_each_record", |b| {
+        b.iter(|| assert_eq!(count_slice_in_place(black_box(bytes)), records))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("decode_replay");
@@ -644,6 +700,13 @@ fn main() {
             black_box(replay.tick())
         })
     });
+    g.bench_function("teeoracle_slice_for_each_record_replay", |b| {
+        b.iter(|| {
+            let (n, inconsistencies, replay) = replay_in_place(black_box(bytes));
+            assert_eq!((n, inconsistencies), (records, 0));
+            black_box(replay.tick())
+        })
+    });
     g.finish();
 
     let mut g = c.benchmark_group("stream_reader");
@@ -651,6 +714,9 @@ fn main() {
         .sampling_mode(SamplingMode::Flat);
     g.bench_function("teeoracle_stream_reader_cursor", |b| {
         b.iter(|| assert_eq!(count_stream(black_box(bytes)), records))
+    });
+    g.bench_function("teeoracle_stream_for_each_record_cursor", |b| {
+        b.iter(|| assert_eq!(count_stream_in_place(black_box(bytes)), records))
     });
     g.finish();
 

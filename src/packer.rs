@@ -36,8 +36,14 @@ pub fn varint_len(value: i32) -> u8 {
 }
 
 /// Appends the canonical encoding of `value` (DDNet `CVariableInt::Pack`).
-#[inline]
+#[inline(always)]
 pub fn write_int(out: &mut Vec<u8>, value: i32) {
+    if (-64..64).contains(&value) {
+        // One byte: the sign in bit 6, the magnitude (complemented if
+        // negative) in bits 0..6.
+        out.push(((value >> 31) as u8 & 0x40) | ((value ^ (value >> 31)) as u8 & 0x3F));
+        return;
+    }
     write_int_form(out, value, varint_len(value), 0);
 }
 
@@ -85,10 +91,27 @@ fn read_int_raw(r: &mut Reader<'_>, context: &'static str) -> Result<(i32, u8, u
     Ok(((v ^ sign.wrapping_neg()) as i32, len, pad))
 }
 
+/// The value of a one-byte varint (no continuation bit).
+#[inline(always)]
+pub fn one_byte_int(b: u8) -> i32 {
+    let sign = ((b >> 6) & 1) as i32;
+    ((b & 0x3F) as i32) ^ sign.wrapping_neg()
+}
+
 /// Reads a varint as DDNet does. Non-canonical forms are remembered by the
 /// reader (lenient) or rejected (strict).
-#[inline]
+#[inline(always)]
 pub fn read_int(r: &mut Reader<'_>, context: &'static str) -> Result<i32, DecodeError> {
+    // Most ints in real streams take one byte, which is always canonical.
+    if let Some(b) = r.peek_u8().filter(|b| b & 0x80 == 0) {
+        r.skip_peeked(1);
+        return Ok(one_byte_int(b));
+    }
+    read_int_slow(r, context)
+}
+
+#[inline(never)]
+fn read_int_slow(r: &mut Reader<'_>, context: &'static str) -> Result<i32, DecodeError> {
     let start = r.offset();
     let (value, len, pad) = read_int_raw(r, context)?;
     if len > 1 {
@@ -387,7 +410,7 @@ mod tests {
         assert_eq!(read_str(&mut r, "s").unwrap(), b"a\x01\xff");
         assert_eq!(r.position(), 4);
         let err = read_str(&mut r, "s").unwrap_err();
-        assert_eq!((err.offset, err.kind), (4, ErrorKind::UnterminatedString));
+        assert_eq!((err.offset, &err.kind), (4, &ErrorKind::UnterminatedString));
     }
 
     #[test]

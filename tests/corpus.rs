@@ -490,3 +490,62 @@ fn real_files_match_the_independent_corpus_summary() {
         assert!(rest.is_empty(), "{}: F ends at a record boundary", e.file);
     }
 }
+
+#[test]
+fn for_each_record_matches_the_iterators() {
+    use std::ops::ControlFlow;
+    for path in well_formed().into_iter().chain(corpus_files("malformed")) {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok((_, slice)) = SliceReader::new(&bytes, Mode::Lenient) else {
+            continue;
+        };
+        let iterated: Vec<String> = slice
+            .map(|r| format!("{:?}", r.map(|r| (r.offset, r.tick, r.raw, r.msg))))
+            .collect();
+        let mut seen = Vec::new();
+        let (_, mut slice) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+        if let Err(e) = slice.for_each_record(|r| {
+            seen.push(format!(
+                "{:?}",
+                Ok::<_, ()>((r.offset, r.tick, r.raw, r.msg.clone()))
+            ));
+            ControlFlow::<()>::Continue(())
+        }) {
+            seen.push(format!("{:?}", Err::<(), _>(e)));
+        }
+        assert_eq!(seen, iterated, "{}: slice", path.display());
+        let mut streamed = Vec::new();
+        let (_, mut stream) = StreamReader::new(
+            Trickle {
+                data: &bytes,
+                step: 0,
+            },
+            Mode::Lenient,
+        )
+        .unwrap();
+        if let Err(teeoracle::teehistorian::ReadError::Decode(e)) = stream.for_each_record(|r| {
+            streamed.push(format!(
+                "{:?}",
+                Ok::<_, ()>((r.offset, r.tick, r.raw, r.msg.clone()))
+            ));
+            ControlFlow::<()>::Continue(())
+        }) {
+            streamed.push(format!("{:?}", Err::<(), _>(e)));
+        }
+        assert_eq!(streamed, iterated, "{}: stream", path.display());
+        // Breaking stops at once and hands back the value.
+        let (_, mut slice) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+        let mut n = 0;
+        let flow = slice.for_each_record(|_| {
+            n += 1;
+            if n == 2 {
+                ControlFlow::Break(n)
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        if iterated.len() >= 2 && iterated[..2].iter().all(|r| r.starts_with("Ok")) {
+            assert_eq!(flow.unwrap(), ControlFlow::Break(2), "{}", path.display());
+        }
+    }
+}

@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 
 use teehistorian::{Chunk, Error as ThError, ErrorKind as ThErrorKind, Th};
 use teeoracle::codec::Mode;
-use teeoracle::teehistorian::{End, Ex, ExMessage, Message, SliceReader};
+use teeoracle::teehistorian::{End, Ex, Message, SliceReader};
 use uuid::Uuid;
 
 /// A file the crate rejects although teeoracle (and DDNet) read it.
@@ -233,20 +233,15 @@ impl Msg {
                 cid: *cid,
                 reason: reason.to_vec(),
             },
-            Message::ConsoleCommand {
-                cid,
-                flags,
-                cmd,
-                args,
-            } => Msg::ConsoleCommand {
-                cid: *cid,
-                flags: *flags,
-                cmd: cmd.to_vec(),
-                args: args.iter().map(|a| a.to_vec()).collect(),
+            Message::ConsoleCommand(c) => Msg::ConsoleCommand {
+                cid: c.cid,
+                flags: c.flags,
+                cmd: c.cmd.to_vec(),
+                args: c.args.iter().map(|a| a.to_vec()).collect(),
             },
-            Message::Ex(ExMessage { ex, trailing }) => Msg::Ex {
-                ex: Ext::from_oracle(ex),
-                trailing: trailing.to_vec(),
+            Message::Ex(m) => Msg::Ex {
+                ex: Ext::from_oracle(&m.ex),
+                trailing: m.trailing.to_vec(),
             },
         }
     }

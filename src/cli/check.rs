@@ -97,7 +97,7 @@ fn check_file(path: &Path) -> Row {
     };
     if is_teehistorian(&magic) {
         row.format = "teehistorian";
-        row.outcome = match Scan::run(path) {
+        row.outcome = match Scan::run(path, true) {
             Err(Failure::Bad { message, .. }) => {
                 let prefix = format!("{}: ", path.display());
                 Outcome::Fail(

@@ -6,6 +6,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::Path;
 use teeoracle::bytes::key_values;
 use teeoracle::codec::{Mode, first_difference};
@@ -29,66 +30,117 @@ pub struct Scan {
     pub noncanonical_records: u64,
     pub first_noncanonical: Option<u64>,
     /// First byte where the re-encoding differs from the file (a codec bug).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_mismatch: Option<u64>,
-    pub inconsistencies: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inconsistencies: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_inconsistency: Option<Inconsistency>,
     /// The decode error that stopped the scan, as one line.
     pub error: Option<String>,
-    #[serde(skip)]
-    cid_set: BTreeSet<i32>,
+}
+
+/// Client ids seen: a bitset for the usual range, a set beyond it.
+#[derive(Default)]
+struct CidSet {
+    low: [u64; 4],
+    high: BTreeSet<i32>,
+}
+
+impl CidSet {
+    #[inline]
+    fn insert(&mut self, cid: i32) {
+        match usize::try_from(cid) {
+            Ok(c) if c < 256 => self.low[c / 64] |= 1 << (c % 64),
+            Ok(_) => {
+                self.high.insert(cid);
+            }
+            Err(_) => {} // negative ids are "no client" (server, game)
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.low
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>()
+            + self.high.len()
+    }
+
+    fn max(&self) -> Option<i32> {
+        let low = (0..256)
+            .rev()
+            .find(|&c| self.low[c / 64] >> (c % 64) & 1 == 1);
+        self.high.last().copied().or(low.map(|c| c as i32))
+    }
 }
 
 impl Scan {
-    /// Reads the whole file in bounded memory: counts, re-encodes every
-    /// record against its bytes, and replays (without keeping history).
-    pub fn run(path: &Path) -> Result<(Header, Scan), Failure> {
+    /// Reads the whole file in bounded memory and counts. With `verify`,
+    /// also re-encodes every record against its bytes and replays (without
+    /// keeping history), as `check` needs.
+    pub fn run(path: &Path, verify: bool) -> Result<(Header, Scan), Failure> {
         let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
         let mut scan = Scan::default();
         let mut replay = Replay::new(ReplayConfig {
             keep_history: false,
         });
-        let mut scratch = Vec::new();
-        loop {
-            let rec = match reader.next_record() {
-                Ok(Some(rec)) => rec,
-                Ok(None) => break,
-                Err(ReadError::Decode(e)) => {
-                    scan.error = Some(describe(&e, Some(scan.last_tick)));
-                    return Ok((header, scan));
+        let (mut counts, mut cids) = ([0u64; Message::KINDS], CidSet::default());
+        let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
+        // Hot counters live in locals, not in `scan`, so they stay in registers.
+        let (mut records, mut last_tick, mut ticks) = (0u64, 0i32, 0u64);
+        let result = reader.for_each_record(|rec| {
+            ticks += u64::from(records == 0 || rec.tick != last_tick);
+            records += 1;
+            last_tick = rec.tick;
+            counts[rec.msg.kind_index()] += 1;
+            if let Some(cid) = rec.msg.player_record_cid() {
+                cids.insert(cid); // the common case, without the general match
+            } else {
+                for cid in rec.msg.cids().into_iter().flatten() {
+                    cids.insert(cid);
                 }
-                Err(e) => return Err(read_failure(path, e, Some(scan.last_tick))),
-            };
-            if scan.records == 0 || rec.tick != scan.last_tick {
-                scan.ticks_with_records += 1;
             }
-            scan.records += 1;
-            scan.last_tick = rec.tick;
-            *scan.counts.entry(rec.msg.kind_name()).or_default() += 1;
-            for cid in rec.msg.cids().into_iter().flatten().filter(|&c| c >= 0) {
-                scan.cid_set.insert(cid);
-            }
-            scratch.clear();
-            rec.encode(&mut scratch);
-            if let Some(at) = rec.noncanonical {
+            if rec.noncanonical {
                 scan.noncanonical_records += 1;
-                scan.first_noncanonical.get_or_insert(at);
+                if scan.first_noncanonical.is_none() {
+                    scan.first_noncanonical = rec.noncanonical_at();
+                }
             }
-            if scan.first_mismatch.is_none() {
-                scan.first_mismatch =
-                    first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
+            if verify {
+                scratch.clear();
+                rec.encode(&mut scratch);
+                if scratch != rec.raw && scan.first_mismatch.is_none() {
+                    scan.first_mismatch =
+                        first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
+                }
+                if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
+                    inconsistencies += 1;
+                    scan.first_inconsistency.get_or_insert(inc);
+                }
             }
-            if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
-                scan.inconsistencies += 1;
-                scan.first_inconsistency.get_or_insert(inc);
-            }
+            ControlFlow::<()>::Continue(())
+        });
+        (scan.records, scan.last_tick, scan.ticks_with_records) = (records, last_tick, ticks);
+        match result {
+            Ok(_) => {}
+            Err(ReadError::Decode(e)) => scan.error = Some(describe(&e, Some(scan.last_tick))),
+            Err(e) => return Err(read_failure(path, e, Some(scan.last_tick))),
         }
+        scan.counts = counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(i, &n)| (Message::kind_name_of(i), n))
+            .collect();
+        scan.max_cid = cids.max();
+        scan.cids = cids.len();
+        scan.inconsistencies = verify.then_some(inconsistencies);
         scan.end = reader.end();
-        if let Some(End::Finished { .. }) = scan.end {
+        if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
             scan.bytes_after_finish = io::copy(&mut reader.into_rest(), &mut io::sink())
                 .map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
         }
-        scan.max_cid = scan.cid_set.last().copied();
-        scan.cids = scan.cid_set.len();
         Ok((header, scan))
     }
 
@@ -185,29 +237,31 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
         }
     }
     let mut tick = 0;
-    let error = loop {
-        let rec = match reader.next_record() {
-            Ok(Some(rec)) => rec,
-            Ok(None) => break None,
-            Err(e) => break Some(e),
-        };
+    let written = reader.for_each_record(|rec| {
         tick = rec.tick;
         let line = DumpRecord {
             offset: rec.offset,
             tick: rec.tick,
             msg: &rec.msg,
         };
-        match format {
-            DumpFormat::Text => writeln!(out, "{rec}")?,
-            DumpFormat::Jsonl => writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&line).map_err(Failure::bad)?
-            )?,
-            DumpFormat::Ron => {
-                writeln!(out, "  {},", ron::to_string(&line).map_err(Failure::bad)?)?
-            }
+        let result = match format {
+            DumpFormat::Text => writeln!(out, "{rec}").map_err(Failure::from),
+            DumpFormat::Jsonl => serde_json::to_string(&line)
+                .map_err(Failure::bad)
+                .and_then(|l| writeln!(out, "{l}").map_err(Failure::from)),
+            DumpFormat::Ron => ron::to_string(&line)
+                .map_err(Failure::bad)
+                .and_then(|l| writeln!(out, "  {l},").map_err(Failure::from)),
+        };
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
         }
+    });
+    let error = match written {
+        Ok(ControlFlow::Break(e)) => return Err(e),
+        Ok(ControlFlow::Continue(())) => None,
+        Err(e) => Some(e),
     };
     let end = reader.end();
     match format {
@@ -264,7 +318,7 @@ impl<'h> HeaderSummary<'h> {
 }
 
 pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
-    let (header, scan) = Scan::run(path)?;
+    let (header, scan) = Scan::run(path, false)?;
     let mut out = stdout();
     match format {
         StatsFormat::Json => {
@@ -332,29 +386,29 @@ pub fn replay(
     let mut replay = Replay::new(ReplayConfig::default());
     let mut last_tick = 0;
     let mut warned = 0u64;
-    let mut reached = false;
-    loop {
-        let rec = match reader.next_record() {
-            Ok(Some(rec)) => rec,
-            Ok(None) => break,
-            Err(e) => return Err(read_failure(path, e, Some(last_tick))),
-        };
+    let flow = reader.for_each_record(|rec| {
         if at.is_some_and(|at| rec.tick > at) {
-            reached = true;
-            break;
+            return ControlFlow::Break(None);
         }
         last_tick = rec.tick;
         if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
             let line = format!("{}: {inc}", path.display());
             if strict {
-                return Err(Failure::bad(line));
+                return ControlFlow::Break(Some(line));
             }
             if warned < 10 {
                 eprintln!("teeoracle: warning: {line}");
             }
             warned += 1;
         }
-    }
+        ControlFlow::Continue(())
+    });
+    let reached = match flow {
+        Ok(ControlFlow::Break(Some(line))) => return Err(Failure::bad(line)),
+        Ok(ControlFlow::Break(None)) => true,
+        Ok(ControlFlow::Continue(())) => false,
+        Err(e) => return Err(read_failure(path, e, Some(last_tick))),
+    };
     if warned > 10 {
         eprintln!("teeoracle: warning: {} more inconsistencies", warned - 10);
     }
@@ -397,23 +451,24 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
     sink.write_all(&buf)?;
     let (mut records, mut verbatim, mut tick) = (0u64, 0u64, 0);
     let mut mismatch = None;
-    loop {
-        let rec = match reader.next_record() {
-            Ok(Some(rec)) => rec,
-            Ok(None) => break,
-            Err(e) => return Err(read_failure(path, e, Some(tick))),
-        };
+    let flow = reader.for_each_record(|rec| {
         buf.clear();
         rec.encode(&mut buf);
-        if rec.noncanonical.is_some() {
-            verbatim += 1;
-        }
+        verbatim += u64::from(rec.noncanonical);
         if mismatch.is_none() {
             mismatch = first_difference(&buf, rec.raw).map(|i| rec.offset + i as u64);
         }
-        sink.write_all(&buf)?;
         records += 1;
         tick = rec.tick;
+        match sink.write_all(&buf) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    });
+    match flow {
+        Ok(ControlFlow::Break(e)) => return Err(e.into()),
+        Ok(ControlFlow::Continue(())) => {}
+        Err(e) => return Err(read_failure(path, e, Some(tick))),
     }
     let end = reader.end();
     let rest = io::copy(&mut reader.into_rest(), &mut sink)?;

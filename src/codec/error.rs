@@ -4,8 +4,16 @@
 use std::fmt;
 
 /// A decoding failure at a known byte offset.
+///
+/// One pointer wide (the details are boxed), so that `Result`s on the hot
+/// decode paths stay small; fields read through `Deref`: `err.offset`,
+/// `err.context`, `err.kind`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<ErrorDetails>);
+
+/// Where and what a [`DecodeError`] is.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct ErrorDetails {
     /// Absolute offset (from the start of the file or buffer) of the byte
     /// where the fault was detected.
     pub offset: u64,
@@ -60,12 +68,13 @@ pub enum NonCanonical {
 impl DecodeError {
     /// Builds an error; cold because errors are the rare path.
     #[cold]
+    #[inline(never)]
     pub fn new(offset: u64, context: &'static str, kind: ErrorKind) -> Self {
-        DecodeError {
+        DecodeError(Box::new(ErrorDetails {
             offset,
             context,
             kind,
-        }
+        }))
     }
 
     /// True if more input could have completed the value.
@@ -74,6 +83,25 @@ impl DecodeError {
             self.kind,
             ErrorKind::UnexpectedEof { .. } | ErrorKind::UnterminatedString
         )
+    }
+}
+
+impl std::ops::Deref for DecodeError {
+    type Target = ErrorDetails;
+    fn deref(&self) -> &ErrorDetails {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DecodeError {
+    fn deref_mut(&mut self) -> &mut ErrorDetails {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 

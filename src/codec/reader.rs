@@ -33,6 +33,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A reader over `buf`, whose first byte is at absolute offset `base`.
+    #[inline(always)]
     pub fn at(buf: &'a [u8], base: u64, mode: Mode) -> Self {
         Reader {
             buf,
@@ -45,7 +46,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Absolute offset of the next byte.
-    #[inline]
+    #[inline(always)]
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
@@ -69,6 +70,7 @@ impl<'a> Reader<'a> {
 
     /// Offset of the first non-canonical form seen since the last reset
     /// (lenient mode only; strict mode errors instead).
+    #[inline(always)]
     pub fn noncanonical(&self) -> Option<u64> {
         self.noncanonical
     }
@@ -79,6 +81,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The bytes between an earlier position and the current one.
+    #[inline(always)]
     pub fn since(&self, start: usize) -> &'a [u8] {
         &self.buf[start..self.pos]
     }
@@ -118,6 +121,29 @@ impl<'a> Reader<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// The next `N` bytes without consuming them, if there are that many.
+    #[inline(always)]
+    pub fn peek_array<const N: usize>(&self) -> Option<&'a [u8; N]> {
+        self.buf[..self.end].get(self.pos..)?.first_chunk::<N>()
+    }
+
+    /// The next byte without consuming it.
+    #[inline(always)]
+    pub fn peek_u8(&self) -> Option<u8> {
+        if self.pos < self.end {
+            self.buf.get(self.pos).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Skips `n` bytes already seen through a peek.
+    #[inline(always)]
+    pub fn skip_peeked(&mut self, n: usize) {
+        debug_assert!(n <= self.remaining());
+        self.pos += n;
     }
 
     /// One byte.
@@ -180,7 +206,7 @@ impl<'a> Reader<'a> {
         let outer_end = self.end;
         self.end = self.pos + n;
         let result = f(self).map_err(|mut e| {
-            e.kind = match e.kind {
+            e.kind = match std::mem::replace(&mut e.kind, ErrorKind::BadMagic) {
                 ErrorKind::UnexpectedEof { needed, available } => {
                     ErrorKind::PayloadTooShort { needed, available }
                 }

@@ -65,15 +65,22 @@ pub enum Message<'a> {
     /// A client left or was dropped.
     Drop { cid: i32, reason: Text<'a> },
     /// A console command, with its parsed arguments.
-    ConsoleCommand {
-        cid: i32,
-        flags: i32,
-        cmd: Text<'a>,
-        args: Vec<Text<'a>>,
-    },
+    ConsoleCommand(Box<ConsoleCommand<'a>>),
     /// An extension record.
     #[serde(untagged)]
-    Ex(ExMessage<'a>),
+    Ex(Box<ExMessage<'a>>),
+}
+
+/// A console command executed by a client (or the server, cid -1; the game,
+/// -2; no game, -3). Boxed in [`Message`]: rare and large, so the common
+/// messages stay small.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConsoleCommand<'a> {
+    pub cid: i32,
+    /// `CFGFLAG_*` bits, e.g. 128 for a chat command, 4 for rcon.
+    pub flags: i32,
+    pub cmd: Text<'a>,
+    pub args: Vec<Text<'a>>,
 }
 
 /// An EX record: the decoded extension plus any payload bytes after its
@@ -88,10 +95,16 @@ pub struct ExMessage<'a> {
 
 impl<'a> From<Ex<'a>> for Message<'a> {
     fn from(ex: Ex<'a>) -> Self {
-        Message::Ex(ExMessage {
+        Message::Ex(Box::new(ExMessage {
             ex,
             trailing: Blob::default(),
-        })
+        }))
+    }
+}
+
+impl<'a> From<ConsoleCommand<'a>> for Message<'a> {
+    fn from(cmd: ConsoleCommand<'a>) -> Self {
+        Message::ConsoleCommand(Box::new(cmd))
     }
 }
 
@@ -141,8 +154,19 @@ impl<'a> Field<'a> for Blob<'a> {
 }
 
 impl<'a> Field<'a> for Input {
-    #[inline]
+    #[inline(always)]
     fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+        // Input diffs are mostly ten one-byte ints: decode them at once.
+        if let Some(bytes) = r.peek_array::<10>()
+            && bytes.iter().all(|b| b & 0x80 == 0)
+        {
+            r.skip_peeked(10);
+            let mut input = [0; 10];
+            for (v, &b) in input.iter_mut().zip(bytes) {
+                *v = crate::packer::one_byte_int(b);
+            }
+            return Ok(input);
+        }
         let mut input = [0; 10];
         for v in &mut input {
             *v = read_int(r, context)?;
@@ -192,6 +216,9 @@ macro_rules! extensions {
         /// The known extension kinds, in DDNet's registration order.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub enum ExKind { $($variant),* }
+
+        /// Number of known extension kinds.
+        const EX_KINDS: usize = [$($name),*].len();
 
         impl ExKind {
             /// Every known kind.
@@ -306,22 +333,56 @@ impl Ex<'_> {
 }
 
 impl Message<'_> {
+    /// Number of distinct kinds: the 11 base messages, the known
+    /// extensions, and unknown extensions.
+    pub const KINDS: usize = 11 + EX_KINDS + 1;
+
+    /// A dense index of the message's kind, `0..Message::KINDS`, for
+    /// counting without hashing; [`Message::kind_name_of`] names it.
+    #[inline]
+    pub fn kind_index(&self) -> usize {
+        match self {
+            Message::PlayerDiff { .. } => 0,
+            Message::Finish => 1,
+            Message::TickSkip { .. } => 2,
+            Message::PlayerNew { .. } => 3,
+            Message::PlayerOld { .. } => 4,
+            Message::InputDiff { .. } => 5,
+            Message::InputNew { .. } => 6,
+            Message::NetMessage { .. } => 7,
+            Message::Join { .. } => 8,
+            Message::Drop { .. } => 9,
+            Message::ConsoleCommand { .. } => 10,
+            Message::Ex(m) => 11 + m.ex.kind().map_or(EX_KINDS, |k| k as usize),
+        }
+    }
+
     /// The snake_case kind used in dumps (`player_diff`, `player_name`,
     /// `unknown_ex`, ...).
     pub fn kind_name(&self) -> &'static str {
-        match self {
-            Message::PlayerDiff { .. } => "player_diff",
-            Message::Finish => "finish",
-            Message::TickSkip { .. } => "tick_skip",
-            Message::PlayerNew { .. } => "player_new",
-            Message::PlayerOld { .. } => "player_old",
-            Message::InputDiff { .. } => "input_diff",
-            Message::InputNew { .. } => "input_new",
-            Message::NetMessage { .. } => "message",
-            Message::Join { .. } => "join",
-            Message::Drop { .. } => "drop",
-            Message::ConsoleCommand { .. } => "console_command",
-            Message::Ex(ExMessage { ex, .. }) => ex.kind().map_or("unknown_ex", ExKind::kind_name),
+        Message::kind_name_of(self.kind_index())
+    }
+
+    /// The name of a [`Message::kind_index`].
+    pub fn kind_name_of(index: usize) -> &'static str {
+        const BASE: [&str; 11] = [
+            "player_diff",
+            "finish",
+            "tick_skip",
+            "player_new",
+            "player_old",
+            "input_diff",
+            "input_new",
+            "message",
+            "join",
+            "drop",
+            "console_command",
+        ];
+        match index {
+            0..11 => BASE[index],
+            _ => ExKind::ALL
+                .get(index - 11)
+                .map_or("unknown_ex", |k| k.kind_name()),
         }
     }
 
@@ -335,9 +396,9 @@ impl Message<'_> {
             | Message::InputNew { cid, .. }
             | Message::NetMessage { cid, .. }
             | Message::Join { cid }
-            | Message::Drop { cid, .. }
-            | Message::ConsoleCommand { cid, .. } => [Some(*cid), None],
-            Message::Ex(ExMessage { ex, .. }) => match ex {
+            | Message::Drop { cid, .. } => [Some(*cid), None],
+            Message::ConsoleCommand(c) => [Some(c.cid), None],
+            Message::Ex(m) => match &m.ex {
                 Ex::PlayerSwap { cid1, cid2 } => [Some(*cid1), Some(*cid2)],
                 Ex::DdnetverOld { cid, .. }
                 | Ex::Ddnetver { cid, .. }
@@ -388,62 +449,127 @@ impl ExKind {
     }
 }
 
-impl<'a> Codec<'a> for Message<'a> {
-    #[inline]
-    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+impl<'a> Message<'a> {
+    /// True for the variants that may own heap data.
+    #[inline(always)]
+    fn may_own(&self) -> bool {
+        matches!(
+            self,
+            Message::NetMessage { .. }
+                | Message::Drop { .. }
+                | Message::ConsoleCommand(_)
+                | Message::Ex(_)
+        )
+    }
+
+    /// Takes the message out of `slot`, leaving FINISH, and drops it. The
+    /// common variants own nothing: for them this skips the (out-of-line)
+    /// drop glue, which otherwise dominates the decode loop.
+    #[inline(always)]
+    pub fn clear(slot: &mut Message<'a>) {
+        let old = std::mem::replace(slot, Message::Finish);
+        if old.may_own() {
+            drop(old);
+        } else {
+            std::mem::forget(old);
+        }
+    }
+
+    /// Decodes one message into `out`, in place: on the hot path this avoids
+    /// building the message in a temporary and copying it.
+    #[inline(always)]
+    pub fn decode_into(r: &mut Reader<'a>, out: &mut Message<'a>) -> Result<(), DecodeError> {
+        Message::clear(out);
         let at = r.offset();
         let msg_id = read_int(r, "teehistorian.message_id")?;
+        // `out` holds FINISH now; `put` overwrites it without drop glue.
+        let put = |out: &mut Message<'a>, msg| std::mem::forget(std::mem::replace(out, msg));
         if msg_id >= 0 {
-            return Ok(Message::PlayerDiff {
-                cid: msg_id,
-                dx: read_int(r, "teehistorian.player_diff.dx")?,
-                dy: read_int(r, "teehistorian.player_diff.dy")?,
-            });
+            let (dx, dy) = (
+                read_int(r, "teehistorian.player_diff.dx")?,
+                read_int(r, "teehistorian.player_diff.dy")?,
+            );
+            put(
+                out,
+                Message::PlayerDiff {
+                    cid: msg_id,
+                    dx,
+                    dy,
+                },
+            );
+            return Ok(());
         }
-        Ok(match msg_id {
-            id::FINISH => Message::Finish,
-            id::TICK_SKIP => Message::TickSkip {
-                dt: read_int(r, "teehistorian.tick_skip.dt")?,
-            },
-            id::PLAYER_NEW => Message::PlayerNew {
-                cid: read_int(r, "teehistorian.player_new.cid")?,
-                x: read_int(r, "teehistorian.player_new.x")?,
-                y: read_int(r, "teehistorian.player_new.y")?,
-            },
-            id::PLAYER_OLD => Message::PlayerOld {
-                cid: read_int(r, "teehistorian.player_old.cid")?,
-            },
-            id::INPUT_DIFF => Message::InputDiff {
-                cid: read_int(r, "teehistorian.input_diff.cid")?,
-                dinput: Input::read(r, "teehistorian.input_diff.dinput")?,
-            },
-            id::INPUT_NEW => Message::InputNew {
-                cid: read_int(r, "teehistorian.input_new.cid")?,
-                input: Input::read(r, "teehistorian.input_new.input")?,
-            },
+        match msg_id {
+            id::FINISH => put(out, Message::Finish),
+            id::TICK_SKIP => put(
+                out,
+                Message::TickSkip {
+                    dt: read_int(r, "teehistorian.tick_skip.dt")?,
+                },
+            ),
+            id::PLAYER_NEW => put(
+                out,
+                Message::PlayerNew {
+                    cid: read_int(r, "teehistorian.player_new.cid")?,
+                    x: read_int(r, "teehistorian.player_new.x")?,
+                    y: read_int(r, "teehistorian.player_new.y")?,
+                },
+            ),
+            id::PLAYER_OLD => put(
+                out,
+                Message::PlayerOld {
+                    cid: read_int(r, "teehistorian.player_old.cid")?,
+                },
+            ),
+            id::INPUT_DIFF => put(
+                out,
+                Message::InputDiff {
+                    cid: read_int(r, "teehistorian.input_diff.cid")?,
+                    dinput: Input::read(r, "teehistorian.input_diff.dinput")?,
+                },
+            ),
+            id::INPUT_NEW => put(
+                out,
+                Message::InputNew {
+                    cid: read_int(r, "teehistorian.input_new.cid")?,
+                    input: Input::read(r, "teehistorian.input_new.input")?,
+                },
+            ),
             id::MESSAGE => {
                 let cid = read_int(r, "teehistorian.message.cid")?;
                 let len = read_len(r, MAX_RECORD_LEN, "teehistorian.message.msg_size")?;
                 let data = r.take(len, "teehistorian.message.msg")?;
-                Message::NetMessage {
-                    cid,
-                    data: Blob::from(data),
-                }
+                put(
+                    out,
+                    Message::NetMessage {
+                        cid,
+                        data: Blob::from(data),
+                    },
+                );
             }
-            id::JOIN => Message::Join {
-                cid: read_int(r, "teehistorian.join.cid")?,
-            },
-            id::DROP => Message::Drop {
-                cid: read_int(r, "teehistorian.drop.cid")?,
-                reason: Text::read(r, "teehistorian.drop.reason")?,
-            },
-            id::CONSOLE_COMMAND => Message::ConsoleCommand {
-                cid: read_int(r, "teehistorian.console_command.cid")?,
-                flags: read_int(r, "teehistorian.console_command.flags")?,
-                cmd: Text::read(r, "teehistorian.console_command.cmd")?,
-                args: Vec::read(r, "teehistorian.console_command.args")?,
-            },
-            id::EX => Message::Ex(ExMessage::decode(r, ())?),
+            id::JOIN => put(
+                out,
+                Message::Join {
+                    cid: read_int(r, "teehistorian.join.cid")?,
+                },
+            ),
+            id::DROP => put(
+                out,
+                Message::Drop {
+                    cid: read_int(r, "teehistorian.drop.cid")?,
+                    reason: Text::read(r, "teehistorian.drop.reason")?,
+                },
+            ),
+            id::CONSOLE_COMMAND => put(
+                out,
+                Message::ConsoleCommand(Box::new(ConsoleCommand {
+                    cid: read_int(r, "teehistorian.console_command.cid")?,
+                    flags: read_int(r, "teehistorian.console_command.flags")?,
+                    cmd: Text::read(r, "teehistorian.console_command.cmd")?,
+                    args: Vec::read(r, "teehistorian.console_command.args")?,
+                })),
+            ),
+            id::EX => put(out, Message::Ex(Box::new(ExMessage::decode(r, ())?))),
             unknown => {
                 return Err(DecodeError::new(
                     at,
@@ -451,7 +577,17 @@ impl<'a> Codec<'a> for Message<'a> {
                     ErrorKind::UnknownMessageId(unknown),
                 ));
             }
-        })
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Codec<'a> for Message<'a> {
+    #[inline(always)]
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+        let mut msg = Message::Finish;
+        Message::decode_into(r, &mut msg)?;
+        Ok(msg)
     }
 
     #[inline]
@@ -502,17 +638,12 @@ impl<'a> Codec<'a> for Message<'a> {
                 write_int(out, *cid);
                 reason.write(out);
             }
-            Message::ConsoleCommand {
-                cid,
-                flags,
-                cmd,
-                args,
-            } => {
+            Message::ConsoleCommand(c) => {
                 write_int(out, id::CONSOLE_COMMAND);
-                write_int(out, *cid);
-                write_int(out, *flags);
-                cmd.write(out);
-                args.write(out);
+                write_int(out, c.cid);
+                write_int(out, c.flags);
+                c.cmd.write(out);
+                c.args.write(out);
             }
             Message::Ex(ex) => ex.encode(out, ()),
         }

@@ -8,7 +8,7 @@ mod replay;
 mod stream;
 
 pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};
-pub use message::{Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
+pub use message::{ConsoleCommand, Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
 pub use recorder::{Recorder, RecorderError};
 pub use replay::{
     Auth, Checkpoint, ConsoleEntry, Inconsistency, InconsistencyKind, Player, Protocol, Replay,

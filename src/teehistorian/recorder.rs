@@ -5,7 +5,7 @@
 //! the same bytes; it is also how synthetic test files are made.
 
 use super::header::Header;
-use super::message::{Ex, Input, Message};
+use super::message::{ConsoleCommand, Ex, Input, Message};
 use super::replay::Protocol;
 use crate::bytes::{Blob, Text};
 use crate::codec::Codec;
@@ -247,12 +247,15 @@ impl Recorder {
 
     /// A console command with its arguments.
     pub fn record_console_command(&mut self, cid: i32, flags: i32, cmd: &str, args: &[&str]) {
-        self.record(&Message::ConsoleCommand {
-            cid,
-            flags,
-            cmd: Text::from(cmd),
-            args: args.iter().map(|&a| Text::from(a)).collect(),
-        });
+        self.record(
+            &ConsoleCommand {
+                cid,
+                flags,
+                cmd: Text::from(cmd),
+                args: args.iter().map(|&a| Text::from(a)).collect(),
+            }
+            .into(),
+        );
     }
 
     /// PLAYER_TEAM, written only when the team changes (initially 0).

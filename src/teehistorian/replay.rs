@@ -7,7 +7,7 @@
 //! here reads a clock or iterates a hash map: the same stream always gives
 //! the same world.
 
-use super::message::{Ex, ExMessage, Input, Message};
+use super::message::{Ex, Input, Message};
 use super::stream::{TickClock, TickError};
 use crate::bytes::Text;
 use serde::{Deserialize, Serialize};
@@ -395,19 +395,14 @@ impl Replay {
                 p.drop_reason = Some(reason.clone().into_owned());
                 None
             }
-            Message::ConsoleCommand {
-                cid,
-                flags,
-                cmd,
-                args,
-            } => {
+            Message::ConsoleCommand(c) => {
                 if self.config.keep_history {
                     self.console.push(ConsoleEntry {
                         tick,
-                        cid: *cid,
-                        flags: *flags,
-                        cmd: cmd.clone().into_owned(),
-                        args: args.iter().map(|a| a.clone().into_owned()).collect(),
+                        cid: c.cid,
+                        flags: c.flags,
+                        cmd: c.cmd.clone().into_owned(),
+                        args: c.args.iter().map(|a| a.clone().into_owned()).collect(),
                     });
                 }
                 None
@@ -417,8 +412,8 @@ impl Replay {
                 None
             }
             Message::TickSkip { .. } | Message::NetMessage { .. } => None,
-            Message::Ex(ExMessage { ex, .. }) => {
-                self.handle_ex(tick, ex);
+            Message::Ex(m) => {
+                self.handle_ex(tick, &m.ex);
                 None
             }
         };

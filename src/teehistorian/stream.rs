@@ -6,11 +6,12 @@
 //! record at a time, the implicit tick, and how the stream ends (FINISH, or
 //! truncated as a crashed server leaves it).
 
-use super::header::{Header, MAX_HEADER_LEN};
+use super::header::Header;
 use super::message::{MAX_RECORD_LEN, Message};
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, Reader};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 
 /// Longest record the readers accept: the largest length field plus room for
 /// the record's id and header fields.
@@ -78,19 +79,31 @@ pub struct Record<'a> {
     pub raw: &'a [u8],
     /// The decoded message.
     pub msg: Message<'a>,
-    /// Offset of a non-canonical int inside the message (lenient mode). Such
-    /// a record re-encodes only from `raw`.
-    pub noncanonical: Option<u64>,
+    /// The message uses a non-canonical int (lenient mode only), so it
+    /// re-encodes only from `raw`; [`Record::noncanonical_at`] says where.
+    pub noncanonical: bool,
 }
 
 impl Record<'_> {
     /// Appends the record's bytes: re-encoded from the message, or `raw`
     /// when the input used a non-canonical form DDNet never writes.
+    #[inline]
     pub fn encode(&self, out: &mut Vec<u8>) {
-        match self.noncanonical {
-            None => self.msg.encode(out, ()),
-            Some(_) => out.extend_from_slice(self.raw),
+        if self.noncanonical {
+            out.extend_from_slice(self.raw);
+        } else {
+            self.msg.encode(out, ());
         }
+    }
+
+    /// File offset of the first non-canonical int in the record, if any
+    /// (found by re-reading it strictly; rare, so not kept per record).
+    pub fn noncanonical_at(&self) -> Option<u64> {
+        if !self.noncanonical {
+            return None;
+        }
+        let mut r = Reader::at(self.raw, self.offset, Mode::Strict);
+        Message::decode(&mut r, ()).err().map(|e| e.offset)
     }
 }
 
@@ -106,7 +119,7 @@ impl std::fmt::Display for Record<'_> {
             self.msg.kind_name(),
             crate::bytes::key_values(&self.msg, &["kind"])
         )?;
-        if let Some(at) = self.noncanonical {
+        if let Some(at) = self.noncanonical_at() {
             write!(f, " (non-canonical int at byte {at}, kept verbatim)")?;
         }
         Ok(())
@@ -167,10 +180,33 @@ impl Decoder {
         self.end
     }
 
-    /// Decodes the record at the start of `buf` (file offset `base`).
-    /// `at_eof` says whether `buf` runs to the end of the input. Returns
-    /// `Ok(None)` once the stream has ended.
-    #[inline]
+    /// Decodes the record at the start of `buf` (file offset `base`) into
+    /// `rec`, in place. `at_eof` says whether `buf` runs to the end of the
+    /// input. Returns `Ok(false)` once the stream has ended.
+    #[inline(always)]
+    pub fn next_into<'a>(
+        &mut self,
+        buf: &'a [u8],
+        base: u64,
+        at_eof: bool,
+        rec: &mut Record<'a>,
+    ) -> Result<bool, DecodeError> {
+        if self.end.is_some() {
+            return Ok(false);
+        }
+        let mut r = Reader::at(buf, base, self.mode);
+        if let Err(e) = Message::decode_into(&mut r, &mut rec.msg) {
+            return self.cut_or_fail(e, buf.len(), base, at_eof);
+        }
+        rec.tick = self.accept(&rec.msg, base, r.position())?;
+        rec.offset = base;
+        rec.raw = r.since(0);
+        rec.noncanonical = r.noncanonical().is_some();
+        Ok(true)
+    }
+
+    /// Like [`Decoder::next_into`], returning the record.
+    #[inline(always)]
     pub fn next<'a>(
         &mut self,
         buf: &'a [u8],
@@ -183,25 +219,21 @@ impl Decoder {
         let mut r = Reader::at(buf, base, self.mode);
         let msg = match Message::decode(&mut r, ()) {
             Ok(msg) => msg,
-            Err(e) if e.is_eof() && (at_eof || buf.len() >= MAX_RECORD_SPAN) => {
-                if !at_eof {
-                    return Err(DecodeError::new(
-                        base,
-                        "teehistorian.record",
-                        ErrorKind::LengthTooLarge {
-                            len: buf.len() as i64,
-                            max: MAX_RECORD_SPAN,
-                        },
-                    ));
-                }
-                self.end = Some(End::Truncated {
-                    offset: base,
-                    partial: buf.len(),
-                });
-                return Ok(None);
-            }
-            Err(e) => return Err(e),
+            Err(e) => return self.cut_or_fail(e, buf.len(), base, at_eof).map(|_| None),
         };
+        Ok(Some(Record {
+            tick: self.accept(&msg, base, r.position())?,
+            offset: base,
+            raw: r.since(0),
+            msg,
+            noncanonical: r.noncanonical().is_some(),
+        }))
+    }
+
+    /// Checks a decoded message of `len` bytes at `base` against the stream
+    /// rules, notes FINISH, and returns its tick.
+    #[inline(always)]
+    fn accept(&mut self, msg: &Message<'_>, base: u64, len: usize) -> Result<i32, DecodeError> {
         if self.version < 2 && matches!(msg, Message::Ex(_)) {
             return Err(DecodeError::new(
                 base,
@@ -209,28 +241,74 @@ impl Decoder {
                 ErrorKind::UnknownMessageId(super::message::id::EX),
             ));
         }
-        let raw = r.since(0);
-        if raw.len() > MAX_RECORD_SPAN {
-            return Err(DecodeError::new(
-                base,
-                "teehistorian.record",
-                ErrorKind::LengthTooLarge {
-                    len: raw.len() as i64,
-                    max: MAX_RECORD_SPAN,
-                },
-            ));
+        if len > MAX_RECORD_SPAN {
+            return Err(too_long(base, len));
         }
         if matches!(msg, Message::Finish) {
             self.end = Some(End::Finished { offset: base });
         }
-        let tick = self.clock.advance(&msg).unwrap_or(self.clock.tick());
-        Ok(Some(Record {
+        Ok(self.clock.advance(msg).unwrap_or(self.clock.tick()))
+    }
+
+    /// A decode error that ran out of bytes is the end of a cut stream when
+    /// the input has ended; otherwise the record cannot be longer.
+    #[cold]
+    fn cut_or_fail(
+        &mut self,
+        e: DecodeError,
+        available: usize,
+        base: u64,
+        at_eof: bool,
+    ) -> Result<bool, DecodeError> {
+        if !e.is_eof() {
+            return Err(e);
+        }
+        if !at_eof {
+            if available >= MAX_RECORD_SPAN {
+                return Err(too_long(base, available));
+            }
+            return Err(e);
+        }
+        self.end = Some(End::Truncated {
             offset: base,
-            tick,
-            raw,
-            msg,
-            noncanonical: r.noncanonical(),
-        }))
+            partial: available,
+        });
+        Ok(false)
+    }
+}
+
+/// Drops a record slot after use. Its message is cleared (dropped only if
+/// it owns heap data) and the rest is borrowed, so the slot itself is
+/// forgotten: this keeps the drop glue out of the decode loop.
+#[inline(always)]
+fn release(mut rec: Record<'_>) {
+    Message::clear(&mut rec.msg);
+    std::mem::forget(rec);
+}
+
+#[cold]
+fn too_long(base: u64, len: usize) -> DecodeError {
+    DecodeError::new(
+        base,
+        "teehistorian.record",
+        ErrorKind::LengthTooLarge {
+            len: len as i64,
+            max: MAX_RECORD_SPAN,
+        },
+    )
+}
+
+impl Record<'_> {
+    /// An empty slot for [`Decoder::next_into`].
+    #[inline(always)]
+    pub fn placeholder() -> Self {
+        Record {
+            offset: 0,
+            tick: 0,
+            raw: &[],
+            msg: Message::Finish,
+            noncanonical: false,
+        }
     }
 }
 
@@ -264,6 +342,38 @@ impl<'a> SliceReader<'a> {
         self.decoder.end()
     }
 
+    /// Calls `f` with every remaining record, in place and by reference
+    /// (faster than the iterator, which moves each record out). Stops early
+    /// when `f` breaks.
+    #[inline]
+    pub fn for_each_record<B>(
+        &mut self,
+        mut f: impl FnMut(&Record<'a>) -> ControlFlow<B>,
+    ) -> Result<ControlFlow<B>, DecodeError> {
+        while !self.failed {
+            let mut rec = Record::placeholder();
+            match self
+                .decoder
+                .next_into(&self.bytes[self.pos..], self.pos as u64, true, &mut rec)
+            {
+                Ok(true) => {
+                    self.pos += rec.raw.len();
+                    let flow = f(&rec);
+                    release(rec);
+                    if let ControlFlow::Break(b) = flow {
+                        return Ok(ControlFlow::Break(b));
+                    }
+                }
+                Ok(false) => break,
+                Err(e) => {
+                    self.failed = true;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
     /// The bytes not consumed as records: after FINISH, whatever follows it;
     /// for a truncated file, the cut record.
     pub fn rest(&self) -> &'a [u8] {
@@ -274,6 +384,7 @@ impl<'a> SliceReader<'a> {
 impl<'a> Iterator for SliceReader<'a> {
     type Item = Result<Record<'a>, DecodeError>;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;
@@ -356,23 +467,17 @@ impl<R: Read> StreamReader<R> {
             decoder: Decoder::new(2, mode),
             failed: false,
         };
-        // The header must fit the window: read until its NUL or the limit.
-        let mut searched = 16;
+        // The header must fit the window: read until it decodes, or fails
+        // for a reason more bytes cannot fix (bad magic, bad JSON, too long).
         let header = loop {
-            let window = &reader.buf[..reader.filled];
-            if window.len() >= 16 {
-                if let Some(nul) = window[searched..].iter().position(|&b| b == 0) {
-                    let (header, len) = Header::decode(&window[..searched + nul + 1])?;
+            match Header::decode(&reader.buf[..reader.filled]) {
+                Ok((header, len)) => {
                     reader.start = len;
                     break header;
                 }
-                searched = window.len();
+                Err(e) if e.is_eof() && !reader.eof => reader.fill()?,
+                Err(e) => return Err(e.into()),
             }
-            if reader.eof || reader.filled > MAX_HEADER_LEN + 16 {
-                // Let the slice decoder name the fault (magic, EOF or size).
-                return Err(Header::decode(window).map(|_| ()).unwrap_err().into());
-            }
-            reader.fill()?;
         };
         reader.decoder = Decoder::new(header.info.version, mode);
         Ok((header, reader))
@@ -408,11 +513,40 @@ impl<R: Read> StreamReader<R> {
     /// The next record, or `None` once the stream has ended (see [`end`]).
     ///
     /// [`end`]: StreamReader::end
-    #[inline]
+    #[inline(always)]
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>, ReadError> {
-        if self.failed {
+        let mut rec = Record::placeholder();
+        if self.failed || !self.decode_next(&mut rec)? {
             return Ok(None);
         }
+        Ok(Some(rec))
+    }
+
+    /// Calls `f` with every remaining record, in place and by reference
+    /// (faster than `next_record`, which moves each record out). Stops
+    /// early when `f` breaks.
+    #[inline]
+    pub fn for_each_record<B>(
+        &mut self,
+        mut f: impl FnMut(&Record<'_>) -> ControlFlow<B>,
+    ) -> Result<ControlFlow<B>, ReadError> {
+        while !self.failed {
+            let mut rec = Record::placeholder();
+            if !self.decode_next(&mut rec)? {
+                break;
+            }
+            let flow = f(&rec);
+            release(rec);
+            if let ControlFlow::Break(b) = flow {
+                return Ok(ControlFlow::Break(b));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Refills the window if needed and decodes the next record into `rec`.
+    #[inline(always)]
+    fn decode_next<'s>(&'s mut self, rec: &mut Record<'s>) -> Result<bool, ReadError> {
         // Keep at least one maximal record in the window, so a record that
         // fails for lack of bytes is really cut (or really too long).
         while !self.eof && self.filled - self.start < MAX_RECORD_SPAN {
@@ -424,12 +558,11 @@ impl<R: Read> StreamReader<R> {
         }
         let window = &self.buf[self.start..self.filled];
         let offset = self.base + self.start as u64;
-        match self.decoder.next(window, offset, self.eof) {
-            Ok(Some(rec)) => {
+        match self.decoder.next_into(window, offset, self.eof, rec) {
+            Ok(more) => {
                 self.start += rec.raw.len();
-                Ok(Some(rec))
+                Ok(more)
             }
-            Ok(None) => Ok(None),
             Err(e) => {
                 self.failed = true;
                 Err(e.into())

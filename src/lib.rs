@@ -9,9 +9,11 @@
 //! unknown ids are kept as data.
 
 pub mod bytes;
+pub mod capture;
 pub mod codec;
 pub mod huffman;
 pub mod packer;
+pub mod packet;
 pub mod teehistorian;
 
 #[cfg(test)]

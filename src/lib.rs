@@ -14,6 +14,7 @@ pub mod codec;
 pub mod huffman;
 pub mod packer;
 pub mod packet;
+pub mod session;
 pub mod teehistorian;
 
 #[cfg(test)]

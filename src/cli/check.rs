@@ -25,7 +25,10 @@ struct Row {
     expected_failure: bool,
     records: String,
     last_tick: String,
-    notes: Vec<String>,
+    /// Reasons to look twice (the file still passes).
+    warnings: Vec<String>,
+    /// What was checked, for a passing file.
+    info: Option<String>,
 }
 
 pub fn run(paths: Vec<PathBuf>) -> Result<(), Failure> {
@@ -86,7 +89,8 @@ fn check_file(path: &Path) -> Row {
         expected_failure,
         records: "-".into(),
         last_tick: "-".into(),
-        notes: Vec::new(),
+        warnings: Vec::new(),
+        info: None,
     };
     let magic = match sniff(path) {
         Ok(m) => m,
@@ -95,7 +99,24 @@ fn check_file(path: &Path) -> Row {
             return row;
         }
     };
-    if is_teehistorian(&magic) {
+    if teeoracle::capture::is_capture(&magic) {
+        row.format = "pcap";
+        row.outcome = match super::net::check_capture(path, None) {
+            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
+            Err(other) => Outcome::Fail(format!("{other:?}")),
+            Ok((summary, failure)) => {
+                row.records = summary.datagrams.to_string();
+                row.info = Some(format!(
+                    "{} datagrams byte-exact ({} peers, {} chunks)",
+                    summary.exact, summary.peers, summary.chunks
+                ));
+                match failure {
+                    Some(why) => Outcome::Fail(why),
+                    None => Outcome::Pass,
+                }
+            }
+        };
+    } else if is_teehistorian(&magic) {
         row.format = "teehistorian";
         row.outcome = match Scan::run(path, true) {
             Err(Failure::Bad { message, .. }) => {
@@ -111,7 +132,7 @@ fn check_file(path: &Path) -> Row {
             Ok((_, scan)) => {
                 row.records = scan.records.to_string();
                 row.last_tick = scan.last_tick.to_string();
-                row.notes = scan.warnings();
+                row.warnings = scan.warnings();
                 match scan.failure() {
                     Some(why) => Outcome::Fail(why),
                     None => Outcome::Pass,
@@ -144,10 +165,10 @@ fn report(rows: &[Row]) -> Result<(), Failure> {
             }
             (Outcome::Pass, false) => {
                 passed += 1;
-                (
-                    if row.notes.is_empty() { "pass" } else { "warn" },
-                    row.notes.join("; "),
-                )
+                match (row.warnings.is_empty(), &row.info) {
+                    (true, info) => ("pass", info.clone().unwrap_or_default()),
+                    (false, _) => ("warn", row.warnings.join("; ")),
+                }
             }
             (Outcome::Fail(why), false) => {
                 failed += 1;

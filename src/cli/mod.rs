@@ -2,6 +2,7 @@
 //! Exit codes: 0 success, 1 a bad or failing file, 2 bad usage.
 
 mod check;
+mod net;
 mod output;
 mod teehistorian;
 
@@ -32,6 +33,93 @@ enum Command {
     /// Teehistorian files.
     #[command(subcommand)]
     Teehistorian(TeehistorianCommand),
+    /// DDNet's Huffman coder, on raw bytes (stdin/stdout by default).
+    #[command(subcommand)]
+    Huffman(HuffmanCommand),
+    /// Single packets given as hex or in a file.
+    #[command(subcommand)]
+    Packet(PacketCommand),
+    /// Packet captures (pcap or pcapng).
+    #[command(subcommand)]
+    Pcap(PcapCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum HuffmanCommand {
+    /// Compress FILE (or stdin) to stdout.
+    Compress {
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = HuffmanFlavor::Ddnet)]
+        flavor: HuffmanFlavor,
+    },
+    /// Decompress FILE (or stdin) to stdout; says which writer made it.
+    Decompress { file: Option<PathBuf> },
+}
+
+#[derive(Subcommand, Debug)]
+enum PacketCommand {
+    /// Every field of each packet, its chunks and messages, and a
+    /// byte-exact re-encode check.
+    Decode {
+        /// Packets as hex (spaces and colons are ignored).
+        hex: Vec<String>,
+        /// Read one packet's raw bytes from a file.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = VersionArg::Auto)]
+        version: VersionArg,
+        /// The packet was sent to the server.
+        #[arg(long, conflicts_with = "to_client")]
+        to_server: bool,
+        /// The packet was sent to a client.
+        #[arg(long)]
+        to_client: bool,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum PcapCommand {
+    /// Decode every UDP datagram to or from the server port.
+    Dump {
+        file: PathBuf,
+        /// The server's UDP port (default: the port most datagrams use).
+        #[arg(long)]
+        port: Option<u16>,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
+    },
+    /// Check that every datagram decodes and re-encodes byte-exactly.
+    Check {
+        file: PathBuf,
+        #[arg(long)]
+        port: Option<u16>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum HuffmanFlavor {
+    /// DDNet >= 20.0: a last byte only if bits remain.
+    Ddnet,
+    /// Vanilla and DDNet <= 19.x: an extra zero byte on a byte boundary.
+    Legacy,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum VersionArg {
+    #[value(name = "0.6")]
+    V06,
+    #[value(name = "0.7")]
+    V07,
+    Auto,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum NetFormat {
+    Text,
+    Json,
+    Ron,
 }
 
 #[derive(Subcommand, Debug)]
@@ -144,6 +232,29 @@ pub fn main() -> i32 {
                 strict,
             } => teehistorian::roundtrip(&file, output.as_deref(), strict),
         },
+        Command::Huffman(HuffmanCommand::Compress { file, flavor }) => {
+            net::huffman_compress(&file, flavor)
+        }
+        Command::Huffman(HuffmanCommand::Decompress { file }) => net::huffman_decompress(&file),
+        Command::Packet(PacketCommand::Decode {
+            hex,
+            file,
+            version,
+            to_server,
+            to_client,
+            format,
+        }) => {
+            let direction = match (to_server, to_client) {
+                (true, _) => Some(teeoracle::session::Direction::ToServer),
+                (_, true) => Some(teeoracle::session::Direction::ToClient),
+                _ => None,
+            };
+            net::packet_decode(&hex, &file, version, direction, format)
+        }
+        Command::Pcap(PcapCommand::Dump { file, port, format }) => {
+            net::pcap_dump(&file, port, format)
+        }
+        Command::Pcap(PcapCommand::Check { file, port }) => net::pcap_check(&file, port),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,165 @@
+//! A captured session: every UDP datagram of a capture decoded as the
+//! server side would read it, with a byte-exact re-encoding check.
+//!
+//! The server port is given or taken as the port most datagrams use. Each
+//! peer's protocol version is fixed by its first datagram, the way DDNet's
+//! server fixes it for an unknown peer (a known peer keeps its slot's).
+
+use crate::capture::{Capture, Datagram};
+use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
+use crate::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+/// Which way a datagram went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    ToServer,
+    ToClient,
+}
+
+/// One datagram, decoded.
+#[derive(Debug)]
+pub struct Decoded<'a> {
+    pub datagram: &'a Datagram,
+    pub direction: Direction,
+    /// The client's address (the peer that is not the server).
+    pub peer: SocketAddr,
+    pub version: Version,
+    pub packet: Result<Packet<'a>, DecodeError>,
+    /// First byte where re-encoding differs from the datagram, if any.
+    pub mismatch: Option<usize>,
+}
+
+/// The server port of a capture: the port most datagrams use.
+pub fn server_port(capture: &Capture) -> Option<u16> {
+    let mut uses: BTreeMap<u16, usize> = BTreeMap::new();
+    for d in &capture.datagrams {
+        *uses.entry(d.src.port()).or_default() += 1;
+        *uses.entry(d.dst.port()).or_default() += 1;
+    }
+    // Most used; the lowest port on a tie, so the choice is deterministic.
+    uses.into_iter()
+        .max_by_key(|&(port, n)| (n, std::cmp::Reverse(port)))
+        .map(|(port, _)| port)
+}
+
+/// Decodes every datagram to or from `port`, in capture order.
+pub fn decode_all(capture: &Capture, port: u16) -> Vec<Decoded<'_>> {
+    let mut versions: BTreeMap<SocketAddr, (Version, VersionReason)> = BTreeMap::new();
+    let mut out = Vec::with_capacity(capture.datagrams.len());
+    for d in &capture.datagrams {
+        let (direction, peer) = if d.dst.port() == port {
+            (Direction::ToServer, d.src)
+        } else if d.src.port() == port {
+            (Direction::ToClient, d.dst)
+        } else {
+            continue;
+        };
+        let (version, _) = *versions
+            .entry(peer)
+            .or_insert_with(|| detect_version(&d.payload));
+        out.push(decode_one(d, direction, peer, version));
+    }
+    out
+}
+
+fn decode_one(
+    d: &Datagram,
+    direction: Direction,
+    peer: SocketAddr,
+    version: Version,
+) -> Decoded<'_> {
+    let ctx = PacketCtx {
+        version: Some(version),
+        token: TokenMode::Auto,
+    };
+    let packet = Packet::decode(&mut Reader::new(&d.payload, Mode::Lenient), ctx);
+    let mismatch = packet.as_ref().ok().and_then(|p| {
+        let mut bytes = Vec::with_capacity(d.payload.len());
+        p.encode(&mut bytes, ctx);
+        first_difference(&bytes, &d.payload).or_else(|| chunk_mismatch(p))
+    });
+    Decoded {
+        datagram: d,
+        direction,
+        peer,
+        version,
+        packet,
+        mismatch,
+    }
+}
+
+/// Where re-encoding a data packet's chunks differs from its payload.
+fn chunk_mismatch(packet: &Packet<'_>) -> Option<usize> {
+    let Packet::Connection(p) = packet else {
+        return None;
+    };
+    if p.is_control() {
+        return None;
+    }
+    let (chunks, rest) = p.chunks().ok()?;
+    let mut bytes = Vec::with_capacity(p.payload.len());
+    for c in &chunks {
+        c.encode(&mut bytes, p.version);
+    }
+    bytes.extend_from_slice(rest);
+    first_difference(&bytes, &p.payload)
+}
+
+/// Totals over a session.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub datagrams: usize,
+    pub to_server: usize,
+    pub to_client: usize,
+    pub peers: usize,
+    pub exact: usize,
+    pub mismatched: usize,
+    pub errors: usize,
+    pub control: usize,
+    pub connless: usize,
+    pub compressed: usize,
+    pub chunks: usize,
+    pub vital_chunks: usize,
+}
+
+/// Counts over decoded datagrams.
+pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
+    let mut s = Summary {
+        datagrams: decoded.len(),
+        ..Summary::default()
+    };
+    let mut peers = std::collections::BTreeSet::new();
+    for d in decoded {
+        peers.insert(d.peer);
+        match d.direction {
+            Direction::ToServer => s.to_server += 1,
+            Direction::ToClient => s.to_client += 1,
+        }
+        match &d.packet {
+            Err(_) => s.errors += 1,
+            Ok(p) => {
+                match d.mismatch {
+                    None => s.exact += 1,
+                    Some(_) => s.mismatched += 1,
+                }
+                match p {
+                    Packet::Connection(c) if c.is_control() => s.control += 1,
+                    Packet::Connection(c) => {
+                        s.compressed += usize::from(c.compression.is_some());
+                        if let Ok((chunks, _)) = c.chunks() {
+                            s.chunks += chunks.len();
+                            s.vital_chunks += chunks.iter().filter(|c| c.header.vital()).count();
+                        }
+                    }
+                    _ => s.connless += 1,
+                }
+            }
+        }
+    }
+    s.peers = peers.len();
+    s
+}

@@ -29,6 +29,9 @@ pub struct Decoded<'a> {
     pub peer: SocketAddr,
     pub version: Version,
     pub packet: Result<Packet<'a>, DecodeError>,
+    /// A data packet whose chunks or messages cannot be read (offsets in
+    /// the payload, after decompression).
+    pub payload_error: Option<DecodeError>,
     /// First byte where re-encoding differs from the datagram, if any.
     pub mismatch: Option<usize>,
 }
@@ -82,14 +85,31 @@ fn decode_one(
         p.encode(&mut bytes, ctx);
         first_difference(&bytes, &d.payload).or_else(|| chunk_mismatch(p))
     });
+    let payload_error = packet.as_ref().ok().and_then(|p| payload_error(p).err());
     Decoded {
         datagram: d,
         direction,
         peer,
         version,
         packet,
+        payload_error,
         mismatch,
     }
+}
+
+/// Reads every chunk and message header of a data packet.
+pub fn payload_error(packet: &Packet<'_>) -> Result<(), DecodeError> {
+    let Packet::Connection(p) = packet else {
+        return Ok(());
+    };
+    if p.is_control() {
+        return Ok(());
+    }
+    let (chunks, _) = p.chunks()?;
+    for c in &chunks {
+        crate::packet::msg::split(c.data)?;
+    }
+    Ok(())
 }
 
 /// Where re-encoding a data packet's chunks differs from its payload.
@@ -141,6 +161,7 @@ pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
         }
         match &d.packet {
             Err(_) => s.errors += 1,
+            Ok(_) if d.payload_error.is_some() => s.errors += 1,
             Ok(p) => {
                 match d.mismatch {
                     None => s.exact += 1,

@@ -50,6 +50,8 @@ pub enum ErrorKind {
     InvalidHeader(String),
     /// A message id whose length cannot be known, so the stream cannot go on.
     UnknownMessageId(i32),
+    /// A network message id outside DDNet's range `0..65536`.
+    MessageIdOutOfRange(i32),
     /// A length field that is negative.
     NegativeLength(i64),
     /// A length field larger than the format (or this reader) allows.
@@ -146,6 +148,9 @@ impl fmt::Display for ErrorKind {
                 f,
                 "unknown message id {id}: its length is not known, so the stream cannot be followed"
             ),
+            ErrorKind::MessageIdOutOfRange(id) => {
+                write!(f, "message id {id} is outside DDNet's range 0..65536")
+            }
             ErrorKind::NegativeLength(len) => {
                 write!(f, "expected a non-negative length, found {len}")
             }

@@ -69,15 +69,15 @@ impl ChunkHeader {
 
 impl<'a> Codec<'a, Version> for ChunkHeader {
     fn decode(r: &mut Reader<'a>, version: Version) -> Result<Self, DecodeError> {
-        let b0 = r.u8("packet.chunk.header")?;
-        let b1 = r.u8("packet.chunk.header")?;
+        let b0 = r.u8("payload.chunk.header")?;
+        let b1 = r.u8("payload.chunk.header")?;
         let flags = b0 >> 6;
         let (size, seq_high) = match version {
             Version::V06 => ((u16::from(b0 & 0x3f) << 4) | u16::from(b1 & 0x0f), b1 >> 4),
             Version::V07 => ((u16::from(b0 & 0x3f) << 6) | u16::from(b1 & 0x3f), b1 >> 6),
         };
         let seq_low = if flags & CHUNK_VITAL != 0 {
-            Some(r.u8("packet.chunk.header.seq")?)
+            Some(r.u8("payload.chunk.header.seq")?)
         } else {
             None
         };
@@ -116,7 +116,7 @@ pub struct Chunk<'a> {
 impl<'a> Codec<'a, Version> for Chunk<'a> {
     fn decode(r: &mut Reader<'a>, version: Version) -> Result<Self, DecodeError> {
         let header = ChunkHeader::decode(r, version)?;
-        let data = r.take(header.size.into(), "packet.chunk.data")?;
+        let data = r.take(header.size.into(), "payload.chunk.data")?;
         Ok(Chunk { header, data })
     }
 

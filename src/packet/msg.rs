@@ -32,7 +32,7 @@ pub fn split(data: &[u8]) -> Result<(MsgHeader, &[u8]), DecodeError> {
         return Err(DecodeError::new(
             0,
             "message.id",
-            ErrorKind::UnknownMessageId(id),
+            ErrorKind::MessageIdOutOfRange(id),
         ));
     }
     let id = if id == 0 {

@@ -1,0 +1,272 @@
+//! The packet layer over the bundled captures (`corpus/packet`), DDNet's
+//! golden handshake bytes, malformed datagrams, and round-trip properties.
+
+use std::path::Path;
+use teeoracle::capture;
+use teeoracle::codec::{Codec, Mode, Reader};
+use teeoracle::packet::{Packet, PacketCtx, TokenMode, Version, control, detect_version};
+use teeoracle::session::{self, Direction};
+
+fn corpus(rel: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/packet")
+            .join(rel),
+    )
+    .unwrap()
+}
+
+fn decode(
+    bytes: &[u8],
+    version: Option<Version>,
+) -> Result<Packet<'_>, teeoracle::codec::DecodeError> {
+    Packet::decode(
+        &mut Reader::new(bytes, Mode::Lenient),
+        PacketCtx {
+            version,
+            token: TokenMode::Auto,
+        },
+    )
+}
+
+fn encode(p: &Packet<'_>) -> Vec<u8> {
+    let mut out = Vec::new();
+    p.encode(&mut out, PacketCtx::default());
+    out
+}
+
+/// Values from `../shared/corpus/ddnet-20.1/README.md`, computed by the
+/// corpus authors' own pcap reader.
+#[test]
+fn captures_match_the_independent_corpus_summary() {
+    // file, packets, c2s, s2c, compressed, clients, vital, non-vital, connless, control
+    let table = [
+        ("A_join_move_leave", 1158, 717, 441, 511, 1, 146, 1819, 2, 4),
+        (
+            "B_eight_bots_dm1",
+            29523,
+            16528,
+            12995,
+            14772,
+            10,
+            1730,
+            46132,
+            11,
+            40,
+        ),
+        ("C_rcon_auth", 7275, 3774, 3501, 2733, 3, 692, 10933, 4, 12),
+        ("E_map_change", 5895, 3430, 2465, 2776, 3, 948, 9133, 7, 12),
+        (
+            "F_crash_truncated",
+            6075,
+            3181,
+            2894,
+            3565,
+            4,
+            560,
+            9157,
+            5,
+            12,
+        ),
+    ];
+    for (name, packets, c2s, s2c, compressed, clients, vital, nonvital, connless, control) in table
+    {
+        let bytes = corpus(&format!("ddnet-20.1/{name}.pcap"));
+        let cap = capture::read(&bytes).unwrap();
+        assert!(cap.skipped.is_empty(), "{name}");
+        let port = session::server_port(&cap).unwrap();
+        let decoded = session::decode_all(&cap, port);
+        let s = session::summarize(&decoded);
+        assert_eq!(
+            (s.datagrams, s.to_server, s.to_client, s.compressed, s.peers),
+            (packets, c2s, s2c, compressed, clients),
+            "{name}"
+        );
+        assert_eq!(
+            (s.vital_chunks, s.chunks - s.vital_chunks),
+            (vital, nonvital),
+            "{name}"
+        );
+        assert_eq!((s.connless, s.control), (connless, control), "{name}");
+        assert_eq!(
+            (s.exact, s.mismatched, s.errors),
+            (packets, 0, 0),
+            "{name}: byte-exact"
+        );
+        // Every 0.6 connection packet of a DDNet 20.1 session carries the token.
+        for d in &decoded {
+            if let Ok(Packet::Connection(p)) = &d.packet {
+                assert!(
+                    p.token.is_some(),
+                    "{name} frame {}: no token",
+                    d.datagram.frame
+                );
+                assert_eq!(d.version, Version::V06);
+            }
+        }
+    }
+}
+
+// Spec section 5.1: a real DDNet handshake (token 10a3d6a0).
+#[test]
+fn ddnet_06_handshake_golden_bytes() {
+    let cases = [
+        (
+            "10000001544b454effffffff",
+            control::CONNECT,
+            Some([0xff; 4]),
+        ),
+        (
+            "10000002544b454e10a3d6a0",
+            control::CONNECTACCEPT,
+            Some([0x10, 0xa3, 0xd6, 0xa0]),
+        ),
+        (
+            "1000000310a3d6a0",
+            control::ACCEPT_06,
+            Some([0x10, 0xa3, 0xd6, 0xa0]),
+        ),
+    ];
+    for (hex, id, token) in cases {
+        let bytes = hex::decode(hex).unwrap();
+        assert_eq!(detect_version(&bytes).0, Version::V06);
+        let p = decode(&bytes, None).unwrap();
+        let Packet::Connection(c) = &p else {
+            panic!("{hex}")
+        };
+        assert!(c.is_control());
+        assert_eq!(c.control().map(|(i, _)| i), Some(id), "{hex}");
+        assert_eq!(c.token, token, "{hex}");
+        assert_eq!(encode(&p), bytes);
+    }
+}
+
+// Spec section 5.2: the verified 0.7 handshake.
+#[test]
+fn ddnet_07_handshake_golden_bytes() {
+    let pad = "00".repeat(508);
+    let cases = [
+        (
+            format!("040000ffffffff0511223344{pad}"),
+            control::TOKEN,
+            [0xff; 4],
+        ),
+        (
+            "04000011223344 05618161dd".replace(' ', ""),
+            control::TOKEN,
+            [0x11, 0x22, 0x33, 0x44],
+        ),
+        (
+            format!("040000618161dd0111223344{pad}"),
+            control::CONNECT,
+            [0x61, 0x81, 0x61, 0xdd],
+        ),
+        (
+            "04000011223344 02dd618161".replace(' ', ""),
+            control::ACCEPT_07,
+            [0x11, 0x22, 0x33, 0x44],
+        ),
+    ];
+    for (hex, id, header_token) in cases {
+        let bytes = hex::decode(&hex).unwrap();
+        assert_eq!(detect_version(&bytes).0, Version::V07, "{hex}");
+        let p = decode(&bytes, None).unwrap();
+        let Packet::Connection(c) = &p else {
+            panic!("{hex}")
+        };
+        assert_eq!(
+            (c.control().map(|(i, _)| i), c.header_token),
+            (Some(id), Some(header_token))
+        );
+        assert_eq!(encode(&p), bytes);
+    }
+}
+
+#[test]
+fn malformed_packets_fail_with_their_golden_error() {
+    let list = String::from_utf8(corpus("malformed/packets.txt")).unwrap();
+    let mut report = String::new();
+    for line in list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (name, version) = (fields[0], fields[1]);
+        let bytes = if fields[2] == "{1401" {
+            vec![0; 1401]
+        } else {
+            hex::decode(fields[2]).unwrap()
+        };
+        let version = match version {
+            "0.6" => Some(Version::V06),
+            "0.7" => Some(Version::V07),
+            _ => None,
+        };
+        let outcome = match decode(&bytes, version) {
+            Err(e) => format!("error: {e}"),
+            Ok(p) => {
+                let exact = encode(&p) == bytes;
+                let chunks = match (&p, session::payload_error(&p)) {
+                    (_, Err(e)) => format!("payload error: {e}"),
+                    (Packet::Connection(c), Ok(())) if !c.is_control() => {
+                        let (chunks, rest) = c.chunks().unwrap();
+                        format!("{} chunk(s), {} byte(s) after", chunks.len(), rest.len())
+                    }
+                    _ => String::new(),
+                };
+                format!("decodes (re-encode exact: {exact}) {chunks}")
+            }
+        };
+        report.push_str(&format!("{name}: {outcome}\n"));
+    }
+    insta::with_settings!({snapshot_path => "../snapshots/packet", prepend_module_to_snapshot => false, omit_expression => true}, {
+        insta::assert_snapshot!("malformed", report);
+    });
+}
+
+#[test]
+fn session_directions_follow_the_server_port() {
+    let cap = capture::read(&corpus("ddnet-20.1/A_join_move_leave.pcap")).unwrap();
+    assert_eq!(session::server_port(&cap), Some(18320));
+    let decoded = session::decode_all(&cap, 18320);
+    assert_eq!(decoded[0].direction, Direction::ToServer);
+    assert_eq!(decoded[1].direction, Direction::ToClient);
+}
+
+mod properties {
+    use super::*;
+    use quickcheck::{QuickCheck, TestResult};
+
+    fn qc() -> QuickCheck {
+        QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(200, 0x7ee0_2ac1e))
+    }
+
+    /// Whatever decodes re-encodes to exactly the bytes it came from.
+    #[test]
+    fn prop_decoded_datagrams_reencode_exactly() {
+        fn prop(bytes: Vec<u8>, v7: bool, compress: bool) -> TestResult {
+            let mut bytes = bytes;
+            if compress && bytes.len() > 3 {
+                // Give the Huffman path a real stream to chew on.
+                let flags = if v7 { 0x10 } else { 0x80 };
+                bytes[0] = flags;
+                let head = if v7 { 7 } else { 3 };
+                if bytes.len() > head {
+                    let body = teeoracle::huffman::compress_to_vec(
+                        &bytes[head..],
+                        teeoracle::huffman::Flavor::Ddnet,
+                    );
+                    bytes.truncate(head);
+                    bytes.extend(body);
+                }
+            }
+            let version = Some(if v7 { Version::V07 } else { Version::V06 });
+            match decode(&bytes, version) {
+                Ok(p) => TestResult::from_bool(encode(&p) == bytes),
+                Err(e) => TestResult::from_bool(e.offset <= bytes.len() as u64),
+            }
+        }
+        qc().tests(5_000)
+            .quickcheck(prop as fn(Vec<u8>, bool, bool) -> TestResult);
+    }
+}

@@ -270,3 +270,129 @@ mod properties {
             .quickcheck(prop as fn(Vec<u8>, bool, bool) -> TestResult);
     }
 }
+
+mod replay {
+    use super::*;
+    use teeoracle::capture::{Capture, Datagram};
+    use teeoracle::codec::encode_to_vec;
+    use teeoracle::packet::{CHUNK_VITAL, ChunkHeader};
+    use teeoracle::session::{Anomaly, is_seq_in_backroom};
+
+    #[test]
+    fn backroom_is_ddnets() {
+        // The 512 sequence numbers up to and including ack, with wrap-around.
+        assert!(
+            is_seq_in_backroom(5, 5) && is_seq_in_backroom(0, 5) && is_seq_in_backroom(1000, 5)
+        );
+        assert!(!is_seq_in_backroom(6, 5) && !is_seq_in_backroom(516, 5));
+        assert!(
+            is_seq_in_backroom(517, 5),
+            "5 - 512 + 1024 = 517 is the bottom, included"
+        );
+        assert!(
+            is_seq_in_backroom(200, 600)
+                && !is_seq_in_backroom(87, 600)
+                && is_seq_in_backroom(88, 600)
+        );
+    }
+
+    #[test]
+    fn corpus_sessions_have_only_the_expected_anomalies() {
+        for (name, expected) in [
+            ("A_join_move_leave", vec![]),
+            // flint stops acking at 41 s; the server resends its unacked
+            // chat chunk every second, which flint already has.
+            ("B_eight_bots_dm1", vec![("duplicate", 15)]),
+            ("C_rcon_auth", vec![]),
+            ("E_map_change", vec![]),
+            ("F_crash_truncated", vec![]),
+        ] {
+            let cap = capture::read(&corpus(&format!("ddnet-20.1/{name}.pcap"))).unwrap();
+            let decoded = session::decode_all(&cap, session::server_port(&cap).unwrap());
+            let (_, counts) = session::replay(&decoded);
+            assert_eq!(counts.into_iter().collect::<Vec<_>>(), expected, "{name}");
+        }
+    }
+
+    const SERVER: &str = "127.0.0.1:8303";
+    const CLIENT: &str = "127.0.0.1:40000";
+
+    fn datagram(frame: usize, to_server: bool, bytes: Vec<u8>) -> Datagram {
+        let (src, dst) = if to_server {
+            (CLIENT, SERVER)
+        } else {
+            (SERVER, CLIENT)
+        };
+        Datagram {
+            frame,
+            time: std::time::Duration::from_millis(frame as u64),
+            src: src.parse().unwrap(),
+            dst: dst.parse().unwrap(),
+            payload: bytes,
+        }
+    }
+
+    /// A 0.6 data packet with one vital chunk (an empty INFO) and a token.
+    fn vital(ack: u16, seq: u16, token: [u8; 4]) -> Vec<u8> {
+        let mut p = vec![(ack >> 8) as u8, ack as u8, 1];
+        p.extend(encode_to_vec(
+            &ChunkHeader::new(Version::V06, CHUNK_VITAL, 1, Some(seq)),
+            Version::V06,
+        ));
+        p.push(0x03);
+        p.extend(token);
+        p
+    }
+
+    #[test]
+    fn a_made_up_session_gets_every_verdict() {
+        let t = [0x10, 0xa3, 0xd6, 0xa0];
+        let packets = vec![
+            (true, hex::decode("10000001544b454effffffff").unwrap()), // CONNECT
+            (false, hex::decode("10000002544b454e10a3d6a0").unwrap()), // CONNECTACCEPT
+            (true, vital(0, 1, t)),                                   // accepted
+            (true, vital(0, 3, t)),                                   // out of order
+            (true, vital(0, 1, t)),                                   // duplicate
+            (true, vital(0, 2, [1, 2, 3, 4])),                        // wrong token
+            (false, vital(7, 1, t)), // acks 7: the client sent up to 3
+            (true, vital(0, 2, t)),  // accepted
+        ];
+        let cap = Capture {
+            format: "pcap",
+            datagrams: packets
+                .into_iter()
+                .enumerate()
+                .map(|(i, (s, b))| datagram(i + 1, s, b))
+                .collect(),
+            skipped: vec![],
+        };
+        let decoded = session::decode_all(&cap, 8303);
+        let (verdicts, _) = session::replay(&decoded);
+        let got: Vec<Vec<Anomaly>> = verdicts.into_iter().map(|v| v.anomalies).collect();
+        assert_eq!(got[..3], [vec![], vec![], vec![]]);
+        assert_eq!(
+            got[3],
+            [Anomaly::OutOfOrder {
+                seq: 3,
+                expected: 2
+            }]
+        );
+        assert_eq!(got[4], [Anomaly::Duplicate { seq: 1, ack: 1 }]);
+        assert_eq!(
+            got[5],
+            [Anomaly::WrongToken {
+                expected: "10a3d6a0".into(),
+                got: "01020304".into()
+            }]
+        );
+        assert_eq!(
+            got[6],
+            [Anomaly::AckOutOfRange {
+                ack: 7,
+                peer_ack: 0,
+                own_seq: 3
+            }]
+        );
+        assert_eq!(got[7], []);
+    }
+}

@@ -104,13 +104,15 @@ fn check_file(path: &Path) -> Row {
         row.outcome = match super::net::check_capture(path, None) {
             Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
             Err(other) => Outcome::Fail(format!("{other:?}")),
-            Ok((summary, failure)) => {
+            Ok(check) => {
+                let summary = &check.summary;
                 row.records = summary.datagrams.to_string();
+                let anomalies: usize = check.anomalies.values().sum();
                 row.info = Some(format!(
-                    "{} datagrams byte-exact ({} peers, {} chunks)",
+                    "{} datagrams byte-exact ({} peers, {} chunks, {anomalies} replay anomalies)",
                     summary.exact, summary.peers, summary.chunks
                 ));
-                match failure {
+                match check.failure {
                     Some(why) => Outcome::Fail(why),
                     None => Outcome::Pass,
                 }

@@ -313,8 +313,9 @@ fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16
 pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<(), Failure> {
     let (capture, port) = load_capture(path, port)?;
     let decoded = session::decode_all(&capture, port);
+    let (verdicts, anomalies) = session::replay(&decoded);
     let mut out = stdout();
-    for d in &decoded {
+    for (d, verdict) in decoded.iter().zip(&verdicts) {
         match format {
             NetFormat::Text => {
                 let dir = match d.direction {
@@ -338,6 +339,9 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                         if let Some(at) = d.mismatch {
                             writeln!(out, "         RE-ENCODE DIFFERS at byte {at}")?;
                         }
+                        for a in &verdict.anomalies {
+                            writeln!(out, "         ! {a}")?;
+                        }
                     }
                     Err(e) => writeln!(out, "ERROR {}", super::output::describe(e, None))?,
                 }
@@ -352,6 +356,7 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                     packet: Option<&'a Packet<'a>>,
                     error: Option<String>,
                     exact: bool,
+                    anomalies: &'a [session::Anomaly],
                 }
                 let line = Line {
                     frame: d.datagram.frame,
@@ -361,6 +366,7 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                     packet: d.packet.as_ref().ok(),
                     error: d.packet.as_ref().err().map(|e| e.to_string()),
                     exact: d.mismatch.is_none() && d.packet.is_ok(),
+                    anomalies: &verdict.anomalies,
                 };
                 match format {
                     NetFormat::Json => writeln!(
@@ -375,52 +381,66 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
     }
     let summary = session::summarize(&decoded);
     if let NetFormat::Text = format {
-        writeln!(
-            out,
-            "# {}",
-            teeoracle::bytes::key_values(&summary, &[]).trim_start()
-        )?;
+        let totals = teeoracle::bytes::key_values(&summary, &[]);
+        writeln!(out, "# {}", totals.trim_start())?;
+        let anomalies = teeoracle::bytes::key_values(&anomalies, &[]);
+        writeln!(out, "# anomalies:{anomalies}")?;
     }
     out.flush()?;
     Ok(())
 }
 
-/// Checks a capture; returns the summary and the first failure, if any.
-pub fn check_capture(
-    path: &Path,
-    port: Option<u16>,
-) -> Result<(session::Summary, Option<String>), Failure> {
+/// What checking a capture found.
+pub struct CaptureCheck {
+    pub summary: session::Summary,
+    /// What a real peer would have done differently, by kind.
+    pub anomalies: std::collections::BTreeMap<&'static str, usize>,
+    /// The first datagram that does not decode or re-encode exactly.
+    pub failure: Option<String>,
+}
+
+/// Checks a capture: every datagram (and every chunk and message header
+/// of a data packet) decodes and re-encodes exactly; the session replay
+/// counts what a real peer would have dropped.
+pub fn check_capture(path: &Path, port: Option<u16>) -> Result<CaptureCheck, Failure> {
     let (capture, port) = load_capture(path, port)?;
     let decoded = session::decode_all(&capture, port);
     let summary = session::summarize(&decoded);
-    let failure = decoded
-        .iter()
-        .find_map(|d: &Decoded<'_>| match (&d.packet, d.mismatch) {
-            (Err(e), _) => Some(format!(
-                "frame {}: {}",
-                d.datagram.frame,
+    let (_, anomalies) = session::replay(&decoded);
+    let failure = decoded.iter().find_map(|d: &Decoded<'_>| {
+        let frame = d.datagram.frame;
+        match (&d.packet, &d.payload_error, d.mismatch) {
+            (Err(e), _, _) => Some(format!(
+                "frame {frame}: {}",
                 super::output::describe(e, None)
             )),
-            (Ok(_), Some(at)) => Some(format!(
-                "frame {}: re-encoding differs at byte {at}",
-                d.datagram.frame
+            (_, Some(e), _) => Some(format!(
+                "frame {frame}: in the payload {}",
+                super::output::describe(e, None)
             )),
+            (_, _, Some(at)) => Some(format!("frame {frame}: re-encoding differs at byte {at}")),
             _ => None,
-        });
-    Ok((summary, failure))
+        }
+    });
+    Ok(CaptureCheck {
+        summary,
+        anomalies,
+        failure,
+    })
 }
 
 pub fn pcap_check(path: &Path, port: Option<u16>) -> Result<(), Failure> {
-    let (summary, failure) = check_capture(path, port)?;
+    let check = check_capture(path, port)?;
     let mut out = stdout();
+    let summary = teeoracle::bytes::key_values(&check.summary, &[]);
+    writeln!(out, "{}: {}", path.display(), summary.trim_start())?;
     writeln!(
         out,
-        "{}: {}",
-        path.display(),
-        teeoracle::bytes::key_values(&summary, &[]).trim_start()
+        "anomalies:{}",
+        teeoracle::bytes::key_values(&check.anomalies, &[])
     )?;
     out.flush()?;
-    match failure {
+    match check.failure {
         Some(f) => Err(Failure::bad(format!("{}: {f}", path.display()))),
         None => Ok(()),
     }

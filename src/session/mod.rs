@@ -5,6 +5,10 @@
 //! peer's protocol version is fixed by its first datagram, the way DDNet's
 //! server fixes it for an unknown peer (a known peer keeps its slot's).
 
+mod connection;
+
+pub use connection::{Anomaly, Connection, Endpoint, SessionReplay, Verdict, is_seq_in_backroom};
+
 use crate::capture::{Capture, Datagram};
 use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
 use crate::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
@@ -183,4 +187,24 @@ pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
     }
     s.peers = peers.len();
     s
+}
+
+/// Replays a decoded session; returns every datagram's verdict and the
+/// number of anomalies of each kind.
+pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, BTreeMap<&'static str, usize>) {
+    let mut replay = SessionReplay::default();
+    let mut counts = BTreeMap::new();
+    let verdicts: Vec<Verdict> = decoded.iter().map(|d| replay.feed(d)).collect();
+    for a in verdicts.iter().flat_map(|v| &v.anomalies) {
+        let kind = match a {
+            Anomaly::Malformed { .. } => "malformed",
+            Anomaly::WrongToken { .. } => "wrong_token",
+            Anomaly::AckOutOfRange { .. } => "ack_out_of_range",
+            Anomaly::Duplicate { .. } => "duplicate",
+            Anomaly::OutOfOrder { .. } => "out_of_order",
+            Anomaly::ResendRequested => "resend_requested",
+        };
+        *counts.entry(kind).or_insert(0) += 1;
+    }
+    (verdicts, counts)
 }

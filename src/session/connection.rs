@@ -1,0 +1,274 @@
+//! Connection replay: what a real DDNet peer would do with each packet.
+//!
+//! Per connection (client address), both endpoints are modelled as DDNet's
+//! `CNetConnection`: its own last vital sequence, the last in-order vital
+//! sequence it received (`ack`), the last ack it received (`peer_ack`), and
+//! the security token it expects. A datagram is judged as its receiver
+//! would judge it: wrong token (silently dropped), ack out of range
+//! (dropped), and every vital chunk as accepted, duplicate (inside the
+//! 512-wide backroom, dropped silently) or out of order (dropped, and the
+//! receiver asks for a resend). Deterministic: state changes only with the
+//! datagrams fed in, in order.
+
+use super::{Decoded, Direction};
+use crate::packet::{ConnPacket, Packet, TOKEN_MAGIC, Version, control};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+
+/// Sequence numbers are 10 bits (`NET_MAX_SEQUENCE`).
+const MAX_SEQUENCE: u16 = 1024;
+
+/// DDNet's `IsSeqInBackroom`: `seq` lies in the 512 sequence numbers at or
+/// before `ack`, i.e. it was already received.
+pub fn is_seq_in_backroom(seq: u16, ack: u16) -> bool {
+    let bottom = i32::from(ack) - i32::from(MAX_SEQUENCE / 2);
+    let (seq, ack) = (i32::from(seq), i32::from(ack));
+    if bottom < 0 {
+        seq <= ack || seq >= bottom + i32::from(MAX_SEQUENCE)
+    } else {
+        seq <= ack && seq >= bottom
+    }
+}
+
+/// Something a real peer would do differently from accepting the packet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Anomaly {
+    /// The packet could not be decoded at all.
+    Malformed { error: String },
+    /// The 0.6 security token (or 0.7 header token) is not the one the
+    /// receiver expects: dropped silently.
+    WrongToken { expected: String, got: String },
+    /// The packet acknowledges a sequence outside `peer_ack..=own seq`:
+    /// `CNetConnection::Feed` drops the whole packet.
+    AckOutOfRange {
+        ack: u16,
+        peer_ack: u16,
+        own_seq: u16,
+    },
+    /// A vital chunk already received (in the backroom): dropped silently.
+    Duplicate { seq: u16, ack: u16 },
+    /// A vital chunk ahead of the next expected one: dropped, and the
+    /// receiver flags its next packet with RESEND.
+    OutOfOrder { seq: u16, expected: u16 },
+    /// The sender asks the receiver to resend its unacked vital chunks.
+    ResendRequested,
+}
+
+impl fmt::Display for Anomaly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Anomaly::Malformed { error } => write!(f, "malformed: {error}"),
+            Anomaly::WrongToken { expected, got } => {
+                write!(
+                    f,
+                    "wrong token {got} (expected {expected}): a real peer drops it silently"
+                )
+            }
+            Anomaly::AckOutOfRange {
+                ack,
+                peer_ack,
+                own_seq,
+            } => write!(
+                f,
+                "ack {ack} outside {peer_ack}..={own_seq}: the receiver drops the packet"
+            ),
+            Anomaly::Duplicate { seq, ack } => {
+                write!(
+                    f,
+                    "vital seq {seq} already received (ack {ack}): dropped as a duplicate"
+                )
+            }
+            Anomaly::OutOfOrder { seq, expected } => write!(
+                f,
+                "vital seq {seq} out of order (expected {expected}): dropped, resend requested"
+            ),
+            Anomaly::ResendRequested => write!(f, "the sender requests a resend"),
+        }
+    }
+}
+
+/// One endpoint of a connection, as `CNetConnection` keeps it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Endpoint {
+    /// Last vital sequence this endpoint sent.
+    pub seq: u16,
+    /// Last in-order vital sequence it received.
+    pub ack: u16,
+    /// Last ack it received from the other side.
+    pub peer_ack: u16,
+    /// Until the first vital chunk is seen (capture started mid-session, or
+    /// vanilla anti-spoof), sequences are not judged.
+    pub synced: bool,
+    /// Vital chunks it accepted.
+    pub accepted: u64,
+}
+
+/// One connection: a client and the server.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Connection {
+    pub version: Option<Version>,
+    pub client: Endpoint,
+    pub server: Endpoint,
+    /// 0.6: the DDNet security token both directions carry (from
+    /// CONNECTACCEPT). 0.7: the tokens each side expects in the header.
+    pub token: Option<[u8; 4]>,
+    pub client_token: Option<[u8; 4]>,
+    pub server_token: Option<[u8; 4]>,
+}
+
+/// The verdict on one datagram.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub frame: usize,
+    pub direction: Direction,
+    pub peer: SocketAddr,
+    pub anomalies: Vec<Anomaly>,
+}
+
+/// Replays every decoded datagram of a session, in order.
+#[derive(Clone, Debug, Default)]
+pub struct SessionReplay {
+    pub connections: BTreeMap<SocketAddr, Connection>,
+}
+
+impl SessionReplay {
+    /// Judges the next datagram and updates the state.
+    pub fn feed(&mut self, d: &Decoded<'_>) -> Verdict {
+        let conn = self.connections.entry(d.peer).or_default();
+        conn.version.get_or_insert(d.version);
+        let mut anomalies = Vec::new();
+        match &d.packet {
+            Err(e) => anomalies.push(Anomaly::Malformed {
+                error: e.to_string(),
+            }),
+            Ok(Packet::Connection(p)) => conn.feed(p, d.direction, &mut anomalies),
+            Ok(_) => {}
+        }
+        if let Some(e) = &d.payload_error {
+            anomalies.push(Anomaly::Malformed {
+                error: format!("payload: {e}"),
+            });
+        }
+        Verdict {
+            frame: d.datagram.frame,
+            direction: d.direction,
+            peer: d.peer,
+            anomalies,
+        }
+    }
+}
+
+impl Connection {
+    fn feed(&mut self, p: &ConnPacket<'_>, direction: Direction, anomalies: &mut Vec<Anomaly>) {
+        if let Some((id, data)) = p.control() {
+            self.control(p, id, data, direction);
+            return;
+        }
+        // The receiver's token check comes first: a mismatch is dropped
+        // before anything else is looked at.
+        let expected = match p.version {
+            Version::V06 => self.token.filter(|_| p.token.is_some()),
+            Version::V07 => match direction {
+                Direction::ToServer => self.server_token,
+                Direction::ToClient => self.client_token,
+            },
+        };
+        let got = match p.version {
+            Version::V06 => p.token,
+            Version::V07 => p.header_token,
+        };
+        if let (Some(expected), Some(got)) = (expected, got) {
+            if expected != got {
+                anomalies.push(Anomaly::WrongToken {
+                    expected: hex::encode(expected),
+                    got: hex::encode(got),
+                });
+                return;
+            }
+        }
+        let (sender, receiver) = match direction {
+            Direction::ToServer => (&mut self.client, &mut self.server),
+            Direction::ToClient => (&mut self.server, &mut self.client),
+        };
+        if p.requests_resend() {
+            anomalies.push(Anomaly::ResendRequested);
+        }
+        // CNetConnection::Feed: the ack must lie in peer_ack..=own seq.
+        if receiver.synced && sender.synced {
+            let (ack, own, peer_ack) = (p.ack, receiver.seq, receiver.peer_ack);
+            let bad = if own >= peer_ack {
+                ack < peer_ack || ack > own
+            } else {
+                ack < peer_ack && ack > own
+            };
+            if bad {
+                anomalies.push(Anomaly::AckOutOfRange {
+                    ack,
+                    peer_ack,
+                    own_seq: own,
+                });
+                return;
+            }
+        }
+        receiver.peer_ack = p.ack;
+        let Ok((chunks, _)) = p.chunks() else {
+            return;
+        };
+        for chunk in &chunks {
+            let Some(seq) = chunk.header.seq(p.version) else {
+                continue; // non-vital chunks are always delivered
+            };
+            // The sender's own sequence: the newest it has assigned (a
+            // resend carries an older one).
+            if !sender.synced || !is_seq_in_backroom(seq, sender.seq) {
+                sender.seq = seq;
+                sender.synced = true;
+            }
+            let expected = (receiver.ack + 1) % MAX_SEQUENCE;
+            if seq == expected || !receiver.synced {
+                receiver.ack = seq;
+                receiver.synced = true;
+                receiver.accepted += 1;
+            } else if is_seq_in_backroom(seq, receiver.ack) {
+                anomalies.push(Anomaly::Duplicate {
+                    seq,
+                    ack: receiver.ack,
+                });
+            } else {
+                anomalies.push(Anomaly::OutOfOrder { seq, expected });
+            }
+        }
+    }
+
+    fn control(&mut self, p: &ConnPacket<'_>, id: u8, data: &[u8], direction: Direction) {
+        let token_at =
+            |data: &[u8], at: usize| -> Option<[u8; 4]> { data.get(at..at + 4)?.try_into().ok() };
+        match (p.version, id, direction) {
+            // A new connection: both ends start from zero.
+            (_, control::CONNECT, Direction::ToServer) => {
+                self.client = Endpoint::default();
+                self.server = Endpoint::default();
+                self.client.synced = true;
+                self.server.synced = true;
+                if p.version == Version::V07 {
+                    self.client_token = token_at(data, 0);
+                }
+            }
+            (Version::V06, control::CONNECTACCEPT, Direction::ToClient) => {
+                if data.starts_with(TOKEN_MAGIC) {
+                    self.token = p.token;
+                }
+            }
+            (Version::V07, control::TOKEN, Direction::ToClient) => {
+                self.server_token = token_at(data, 0)
+            }
+            (Version::V07, control::TOKEN, Direction::ToServer) => {
+                self.client_token = token_at(data, 0)
+            }
+            _ => {}
+        }
+    }
+}

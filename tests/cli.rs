@@ -261,3 +261,24 @@ fn truncated_file_reports_where_it_ended() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stderr).contains("truncated at byte 3196"));
 }
+
+#[test]
+fn pcap_golden_output() {
+    let a = "corpus/packet/ddnet-20.1/A_join_move_leave.pcap";
+    let out = run(&["pcap", "dump", a]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    snapshot("pcap_dump_A", &text(&out.stdout));
+    let b = "corpus/packet/ddnet-20.1/B_eight_bots_dm1.pcap";
+    let out = run(&["pcap", "check", b]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    snapshot("pcap_check_B", &text(&out.stdout));
+    // The second packet's chunk claims more bytes than there are: exit 1.
+    let out = run(&[
+        "packet",
+        "decode",
+        "10000001544b454effffffff",
+        "0000014005010203",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    snapshot("packet_decode", &text(&out.stdout));
+}

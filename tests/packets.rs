@@ -332,14 +332,15 @@ mod replay {
         }
     }
 
-    /// A 0.6 data packet with one vital chunk (an empty INFO) and a token.
+    /// A 0.6 data packet with one vital chunk (READY, which has no fields)
+    /// and a token.
     fn vital(ack: u16, seq: u16, token: [u8; 4]) -> Vec<u8> {
         let mut p = vec![(ack >> 8) as u8, ack as u8, 1];
         p.extend(encode_to_vec(
             &ChunkHeader::new(Version::V06, CHUNK_VITAL, 1, Some(seq)),
             Version::V06,
         ));
-        p.push(0x03);
+        p.push(14 << 1 | 1); // sys READY
         p.extend(token);
         p
     }

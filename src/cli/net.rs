@@ -174,7 +174,27 @@ fn describe_msg(data: &[u8], version: Version, direction: Option<Direction>) -> 
                 MsgId::Uuid(u) => msg::uuid_name(&u)
                     .map_or(format!("{kind}:ex {u}"), |n| format!("{kind}:ex {n}")),
             };
-            format!("{name} body={}", preview(body))
+            match msg::decode_sys(version, h.id, body).filter(|_| h.sys) {
+                Some(Ok(fields)) => {
+                    let mut line = name;
+                    for (field, value) in &fields.fields {
+                        let shown = match value {
+                            msg::Value::Bytes(b) => preview(b),
+                            other => serde_json::to_string(other).unwrap_or_default(),
+                        };
+                        line.push_str(&format!(" {field}={shown}"));
+                    }
+                    if !fields.trailing.is_empty() {
+                        line.push_str(&format!(" trailing={}", preview(fields.trailing)));
+                    }
+                    line
+                }
+                Some(Err(e)) => format!(
+                    "{name} (does not fit its layout: {e}) body={}",
+                    preview(body)
+                ),
+                None => format!("{name} body={}", preview(body)),
+            }
         }
         Err(e) => format!("unreadable message: {e}"),
     }
@@ -278,7 +298,7 @@ pub fn packet_decode(
             )?,
             NetFormat::Ron => write_ron(&mut out, &packet)?,
         }
-        failed |= exact.is_some();
+        failed |= exact.is_some() || session::payload_error(&packet).is_err();
     }
     out.flush()?;
     if failed {

@@ -266,6 +266,221 @@ pub fn uuid_name(uuid: &Uuid) -> Option<&'static str> {
     UUIDS.iter().find(|(u, _)| u == uuid).map(|&(_, n)| n)
 }
 
+/// How one field of a system message is packed.
+#[derive(Clone, Copy, Debug)]
+enum Spec {
+    Int(&'static str),
+    /// An int that may be missing at the very end (DDNet reads it with an
+    /// error check or `GetIntOrDefault`).
+    OptInt(&'static str),
+    Str(&'static str),
+    /// Raw bytes whose length is the previous int field.
+    Sized(&'static str),
+    /// `previous int / 4` ints (INPUT's data).
+    Quarter(&'static str),
+    /// A fixed number of raw bytes.
+    Fixed(&'static str, usize),
+    /// Everything left.
+    Rest(&'static str),
+}
+
+use Spec::*;
+
+const SNAP: &[Spec] = &[
+    Int("tick"),
+    Int("delta_tick"),
+    Int("num_parts"),
+    Int("part"),
+    Int("crc"),
+    Int("part_size"),
+    Sized("data"),
+];
+const SNAPEMPTY: &[Spec] = &[Int("tick"), Int("delta_tick")];
+const SNAPSINGLE: &[Spec] = &[
+    Int("tick"),
+    Int("delta_tick"),
+    Int("crc"),
+    Int("part_size"),
+    Sized("data"),
+];
+const INPUTTIMING: &[Spec] = &[Int("intended_tick"), Int("time_left")];
+const RCON_CMD_ADD: &[Spec] = &[Str("name"), Str("help"), Str("params")];
+const NAME: &[Spec] = &[Str("name")];
+const EMPTY: &[Spec] = &[];
+
+/// Field layouts of the system messages needed to follow a session
+/// (DDNet 20.1 for 0.6, Teeworlds 0.7.5 for 0.7), by version and id.
+fn sys_layout(version: super::Version, id: i32) -> Option<&'static [Spec]> {
+    use super::Version::*;
+    Some(match (version, id) {
+        (V06, 1) => &[Str("version"), Str("password")],
+        (V07, 1) => &[Str("version"), Str("password"), Int("client_version")],
+        (V06, 2) => &[Str("name"), Int("crc"), Int("size")],
+        (V07, 2) => &[
+            Str("name"),
+            Int("crc"),
+            Int("size"),
+            Int("chunks_per_request"),
+            Int("chunk_size"),
+            Fixed("sha256", 32),
+        ],
+        (V06, 3) => &[
+            Int("last"),
+            Int("crc"),
+            Int("chunk"),
+            Int("size"),
+            Sized("data"),
+        ],
+        (V07, 3) => &[Rest("data")],
+        (V07, 4) => &[
+            Str("version"),
+            Str("name"),
+            Str("hostname"),
+            Str("map"),
+            Str("gametype"),
+            Int("flags"),
+            Int("skill_level"),
+            Int("num_players"),
+            Int("max_players"),
+            Int("num_clients"),
+            Int("max_clients"),
+        ],
+        (V06, 4) | (V07, 5) => EMPTY,
+        (V06, 5) | (V07, 6) => SNAP,
+        (V06, 6) | (V07, 7) => SNAPEMPTY,
+        (V06, 7) | (V07, 8) => SNAPSINGLE,
+        (V06, 9) | (V07, 10) => INPUTTIMING,
+        (V06, 10) => &[Int("authed"), OptInt("cmdlist")],
+        (V07, 11 | 12) => EMPTY,
+        (V06, 11) | (V07, 13) => &[Str("line")],
+        (V06, 14 | 15) | (V07, 18 | 19) => EMPTY,
+        (V06, 16) => &[
+            Int("ack_tick"),
+            Int("intended_tick"),
+            Int("size"),
+            Quarter("input"),
+        ],
+        (V07, 20) => &[
+            Int("ack_tick"),
+            Int("intended_tick"),
+            Int("size"),
+            Quarter("input"),
+            OptInt("ping_correction"),
+        ],
+        (V06, 17) | (V07, 21) => &[Str("cmd")],
+        (V06, 18) => &[Str("name"), Str("password"), OptInt("send_cmds")],
+        (V07, 22) => &[Str("password")],
+        (V06, 19) => &[Int("chunk")],
+        (V07, 23) => EMPTY,
+        (V06, 22 | 23) | (V07, 26 | 27) => EMPTY,
+        (V06, 25) | (V07, 14) => RCON_CMD_ADD,
+        (V06, 26) | (V07, 15 | 29 | 30) => NAME,
+        _ => return None,
+    })
+}
+
+/// `clientver@ddnet.tw`: the one extended system message a session needs.
+const CLIENTVER: &[Spec] = &[
+    Fixed("connection_id", 16),
+    Int("ddnet_version"),
+    Str("version_str"),
+];
+
+/// A value of a typed message field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Value<'a> {
+    Int(i32),
+    Text(crate::bytes::Text<'a>),
+    Bytes(crate::bytes::Blob<'a>),
+    Ints(Vec<i32>),
+}
+
+/// A system message read into named fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fields<'a> {
+    pub fields: Vec<(&'static str, Value<'a>)>,
+    /// Bytes after the last field.
+    #[serde(serialize_with = "crate::packet::hex_bytes")]
+    pub trailing: &'a [u8],
+}
+
+/// Reads a system message's body into named fields, if its layout is known.
+pub fn decode_sys<'a>(
+    version: super::Version,
+    id: MsgId,
+    body: &'a [u8],
+) -> Option<Result<Fields<'a>, DecodeError>> {
+    let layout = match id {
+        MsgId::Ordinal(id) => sys_layout(version, id)?,
+        MsgId::Uuid(u) if uuid_name(&u) == Some("clientver@ddnet.tw") => CLIENTVER,
+        MsgId::Uuid(_) => return None,
+    };
+    Some(decode_fields(layout, body))
+}
+
+fn decode_fields<'a>(layout: &[Spec], body: &'a [u8]) -> Result<Fields<'a>, DecodeError> {
+    let mut r = Reader::new(body, Mode::Lenient);
+    let mut fields: Vec<(&'static str, Value<'a>)> = Vec::with_capacity(layout.len());
+    let mut last_int = 0i32;
+    for spec in layout {
+        let (name, value) = match *spec {
+            Int(n) => (n, Value::Int(read_int(&mut r, n)?)),
+            OptInt(n) if r.remaining() == 0 => {
+                let _ = n;
+                continue;
+            }
+            OptInt(n) => (n, Value::Int(read_int(&mut r, n)?)),
+            Str(n) => (n, Value::Text(crate::packer::read_str(&mut r, n)?.into())),
+            Sized(n) => {
+                let len = usize::try_from(last_int)
+                    .map_err(|_| r.error(n, ErrorKind::NegativeLength(last_int.into())))?;
+                (n, Value::Bytes(r.take(len, n)?.into()))
+            }
+            Quarter(n) => {
+                let count = usize::try_from(last_int / 4)
+                    .unwrap_or(0)
+                    .min(r.remaining());
+                let mut ints = Vec::with_capacity(count);
+                for _ in 0..count {
+                    ints.push(read_int(&mut r, n)?);
+                }
+                (n, Value::Ints(ints))
+            }
+            Fixed(n, len) => (n, Value::Bytes(r.take(len, n)?.into())),
+            Rest(n) => (n, Value::Bytes(r.rest().into())),
+        };
+        if let Value::Int(v) = value {
+            last_int = v;
+        }
+        fields.push((name, value));
+    }
+    Ok(Fields {
+        fields,
+        trailing: r.rest(),
+    })
+}
+
+impl Fields<'_> {
+    /// The body these fields re-encode to (canonical ints).
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        for (_, value) in &self.fields {
+            match value {
+                Value::Int(v) => crate::packer::write_int(out, *v),
+                Value::Text(t) => crate::packer::write_str(out, t),
+                Value::Bytes(b) => out.extend_from_slice(b),
+                Value::Ints(v) => v.iter().for_each(|&i| crate::packer::write_int(out, i)),
+            }
+        }
+        out.extend_from_slice(self.trailing);
+    }
+
+    /// The value of a named field.
+    pub fn get(&self, name: &str) -> Option<&Value<'_>> {
+        self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,6 +55,9 @@ pub enum Anomaly {
     OutOfOrder { seq: u16, expected: u16 },
     /// The sender asks the receiver to resend its unacked vital chunks.
     ResendRequested,
+    /// A system message whose body does not fit its layout: DDNet's
+    /// unpacker fails and the message is ignored.
+    MalformedMessage { chunk: usize, error: String },
 }
 
 impl fmt::Display for Anomaly {
@@ -86,6 +89,12 @@ impl fmt::Display for Anomaly {
                 "vital seq {seq} out of order (expected {expected}): dropped, resend requested"
             ),
             Anomaly::ResendRequested => write!(f, "the sender requests a resend"),
+            Anomaly::MalformedMessage { chunk, error } => {
+                write!(
+                    f,
+                    "chunk {chunk}: system message does not fit its layout: {error}"
+                )
+            }
         }
     }
 }
@@ -147,16 +156,38 @@ impl SessionReplay {
             Ok(Packet::Connection(p)) => conn.feed(p, d.direction, &mut anomalies),
             Ok(_) => {}
         }
-        if let Some(e) = &d.payload_error {
-            anomalies.push(Anomaly::Malformed {
+        match &d.payload_error {
+            Some(e) => anomalies.push(Anomaly::Malformed {
                 error: format!("payload: {e}"),
-            });
+            }),
+            None => malformed_messages(d, &mut anomalies),
         }
         Verdict {
             frame: d.datagram.frame,
             direction: d.direction,
             peer: d.peer,
             anomalies,
+        }
+    }
+}
+
+/// Flags system messages that do not fit their layout.
+fn malformed_messages(d: &Decoded<'_>, anomalies: &mut Vec<Anomaly>) {
+    let Ok(Packet::Connection(p)) = &d.packet else {
+        return;
+    };
+    let Some(Ok((chunks, _))) = (!p.is_control()).then(|| p.chunks()) else {
+        return;
+    };
+    for (i, c) in chunks.iter().enumerate() {
+        if let Ok((h, body)) = crate::packet::msg::split(c.data)
+            && let (true, Some(Err(e))) =
+                (h.sys, crate::packet::msg::decode_sys(p.version, h.id, body))
+        {
+            anomalies.push(Anomaly::MalformedMessage {
+                chunk: i,
+                error: e.to_string(),
+            });
         }
     }
 }
@@ -180,14 +211,14 @@ impl Connection {
             Version::V06 => p.token,
             Version::V07 => p.header_token,
         };
-        if let (Some(expected), Some(got)) = (expected, got) {
-            if expected != got {
-                anomalies.push(Anomaly::WrongToken {
-                    expected: hex::encode(expected),
-                    got: hex::encode(got),
-                });
-                return;
-            }
+        if let (Some(expected), Some(got)) = (expected, got)
+            && expected != got
+        {
+            anomalies.push(Anomaly::WrongToken {
+                expected: hex::encode(expected),
+                got: hex::encode(got),
+            });
+            return;
         }
         let (sender, receiver) = match direction {
             Direction::ToServer => (&mut self.client, &mut self.server),
@@ -257,10 +288,10 @@ impl Connection {
                     self.client_token = token_at(data, 0);
                 }
             }
-            (Version::V06, control::CONNECTACCEPT, Direction::ToClient) => {
-                if data.starts_with(TOKEN_MAGIC) {
-                    self.token = p.token;
-                }
+            (Version::V06, control::CONNECTACCEPT, Direction::ToClient)
+                if data.starts_with(TOKEN_MAGIC) =>
+            {
+                self.token = p.token;
             }
             (Version::V07, control::TOKEN, Direction::ToClient) => {
                 self.server_token = token_at(data, 0)

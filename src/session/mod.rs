@@ -148,6 +148,10 @@ pub struct Summary {
     pub compressed: usize,
     pub chunks: usize,
     pub vital_chunks: usize,
+    /// System messages read into named fields.
+    pub typed_messages: usize,
+    /// Typed messages whose fields do not re-encode to the exact body.
+    pub typed_inexact: usize,
 }
 
 /// Counts over decoded datagrams.
@@ -178,6 +182,19 @@ pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
                         if let Ok((chunks, _)) = c.chunks() {
                             s.chunks += chunks.len();
                             s.vital_chunks += chunks.iter().filter(|c| c.header.vital()).count();
+                            for chunk in &chunks {
+                                let Ok((h, body)) = crate::packet::msg::split(chunk.data) else {
+                                    continue;
+                                };
+                                if let (true, Some(Ok(fields))) =
+                                    (h.sys, crate::packet::msg::decode_sys(c.version, h.id, body))
+                                {
+                                    s.typed_messages += 1;
+                                    let mut again = Vec::with_capacity(body.len());
+                                    fields.encode(&mut again);
+                                    s.typed_inexact += usize::from(again != body);
+                                }
+                            }
                         }
                     }
                     _ => s.connless += 1,
@@ -203,6 +220,7 @@ pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, BTreeMap<&'static str, 
             Anomaly::Duplicate { .. } => "duplicate",
             Anomaly::OutOfOrder { .. } => "out_of_order",
             Anomaly::ResendRequested => "resend_requested",
+            Anomaly::MalformedMessage { .. } => "malformed_message",
         };
         *counts.entry(kind).or_insert(0) += 1;
     }

@@ -309,8 +309,12 @@ mod replay {
         ] {
             let cap = capture::read(&corpus(&format!("ddnet-20.1/{name}.pcap"))).unwrap();
             let decoded = session::decode_all(&cap, session::server_port(&cap).unwrap());
-            let (_, counts) = session::replay(&decoded);
-            assert_eq!(counts.into_iter().collect::<Vec<_>>(), expected, "{name}");
+            let (_, replayed) = session::replay(&decoded);
+            assert_eq!(
+                replayed.anomalies.into_iter().collect::<Vec<_>>(),
+                expected,
+                "{name}"
+            );
         }
     }
 

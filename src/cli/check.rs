@@ -107,7 +107,7 @@ fn check_file(path: &Path) -> Row {
             Ok(check) => {
                 let summary = &check.summary;
                 row.records = summary.datagrams.to_string();
-                let anomalies: usize = check.anomalies.values().sum();
+                let anomalies: usize = check.replay.anomalies.values().sum();
                 row.info = Some(format!(
                     "{} datagrams byte-exact ({} peers, {} chunks, {anomalies} replay anomalies)",
                     summary.exact, summary.peers, summary.chunks

@@ -333,7 +333,7 @@ fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16
 pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<(), Failure> {
     let (capture, port) = load_capture(path, port)?;
     let decoded = session::decode_all(&capture, port);
-    let (verdicts, anomalies) = session::replay(&decoded);
+    let (verdicts, replayed) = session::replay(&decoded);
     let mut out = stdout();
     for (d, verdict) in decoded.iter().zip(&verdicts) {
         match format {
@@ -361,6 +361,14 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                         }
                         for a in &verdict.anomalies {
                             writeln!(out, "         ! {a}")?;
+                        }
+                        for snap in &verdict.snapshots {
+                            let crc = snap.crc.map_or(String::new(), |c| format!(", crc {c}"));
+                            writeln!(
+                                out,
+                                "         = snapshot tick {} (delta {}, {} part(s), {} bytes{crc})",
+                                snap.tick, snap.delta_tick, snap.parts, snap.size
+                            )?;
                         }
                     }
                     Err(e) => writeln!(out, "ERROR {}", super::output::describe(e, None))?,
@@ -403,8 +411,11 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
     if let NetFormat::Text = format {
         let totals = teeoracle::bytes::key_values(&summary, &[]);
         writeln!(out, "# {}", totals.trim_start())?;
-        let anomalies = teeoracle::bytes::key_values(&anomalies, &[]);
-        writeln!(out, "# anomalies:{anomalies}")?;
+        writeln!(
+            out,
+            "# replay:{}",
+            teeoracle::bytes::key_values(&replayed, &[])
+        )?;
     }
     out.flush()?;
     Ok(())
@@ -413,8 +424,8 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
 /// What checking a capture found.
 pub struct CaptureCheck {
     pub summary: session::Summary,
-    /// What a real peer would have done differently, by kind.
-    pub anomalies: std::collections::BTreeMap<&'static str, usize>,
+    /// What the session replay found.
+    pub replay: session::ReplaySummary,
     /// The first datagram that does not decode or re-encode exactly.
     pub failure: Option<String>,
 }
@@ -426,7 +437,7 @@ pub fn check_capture(path: &Path, port: Option<u16>) -> Result<CaptureCheck, Fai
     let (capture, port) = load_capture(path, port)?;
     let decoded = session::decode_all(&capture, port);
     let summary = session::summarize(&decoded);
-    let (_, anomalies) = session::replay(&decoded);
+    let (_, replay) = session::replay(&decoded);
     let failure = decoded.iter().find_map(|d: &Decoded<'_>| {
         let frame = d.datagram.frame;
         match (&d.packet, &d.payload_error, d.mismatch) {
@@ -444,7 +455,7 @@ pub fn check_capture(path: &Path, port: Option<u16>) -> Result<CaptureCheck, Fai
     });
     Ok(CaptureCheck {
         summary,
-        anomalies,
+        replay,
         failure,
     })
 }
@@ -456,8 +467,8 @@ pub fn pcap_check(path: &Path, port: Option<u16>) -> Result<(), Failure> {
     writeln!(out, "{}: {}", path.display(), summary.trim_start())?;
     writeln!(
         out,
-        "anomalies:{}",
-        teeoracle::bytes::key_values(&check.anomalies, &[])
+        "replay:{}",
+        teeoracle::bytes::key_values(&check.replay, &[])
     )?;
     out.flush()?;
     match check.failure {

@@ -58,6 +58,21 @@ pub enum Anomaly {
     /// A system message whose body does not fit its layout: DDNet's
     /// unpacker fails and the message is ignored.
     MalformedMessage { chunk: usize, error: String },
+    /// A SNAP part outside DDNet's limits (1..=64 parts, part < parts,
+    /// size <= 900): the client ignores it.
+    InvalidSnapPart {
+        tick: i32,
+        part: i32,
+        num_parts: i32,
+        size: i32,
+    },
+    /// Parts of a snapshot for a new tick arrived before the last one was
+    /// complete: the client drops the incomplete one.
+    IncompleteSnapshot {
+        tick: i32,
+        received: u32,
+        num_parts: i32,
+    },
 }
 
 impl fmt::Display for Anomaly {
@@ -95,6 +110,23 @@ impl fmt::Display for Anomaly {
                     "chunk {chunk}: system message does not fit its layout: {error}"
                 )
             }
+            Anomaly::InvalidSnapPart {
+                tick,
+                part,
+                num_parts,
+                size,
+            } => write!(
+                f,
+                "snapshot part {part}/{num_parts} of tick {tick} ({size} bytes) is outside DDNet's limits"
+            ),
+            Anomaly::IncompleteSnapshot {
+                tick,
+                received,
+                num_parts,
+            } => write!(
+                f,
+                "snapshot of tick {tick} dropped incomplete ({received} of {num_parts} parts)"
+            ),
         }
     }
 }
@@ -126,6 +158,23 @@ pub struct Connection {
     pub token: Option<[u8; 4]>,
     pub client_token: Option<[u8; 4]>,
     pub server_token: Option<[u8; 4]>,
+    /// The multi-part snapshot the client is collecting.
+    pub snap: Option<SnapParts>,
+}
+
+/// A snapshot message sequence the client has completely received (its
+/// delta still has to be applied to the base at `tick - delta_tick`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SnapshotReceived {
+    pub tick: i32,
+    /// `tick - base tick`; the base is empty when this is `tick + 1`.
+    pub delta_tick: i32,
+    /// Parts it came in (1 for SNAPSINGLE, 0 for SNAPEMPTY).
+    pub parts: i32,
+    /// Bytes of the (varint-packed) delta.
+    pub size: usize,
+    /// The CRC the server computed over the full snapshot.
+    pub crc: Option<i32>,
 }
 
 /// The verdict on one datagram.
@@ -135,6 +184,18 @@ pub struct Verdict {
     pub direction: Direction,
     pub peer: SocketAddr,
     pub anomalies: Vec<Anomaly>,
+    /// Snapshots completed by this datagram.
+    pub snapshots: Vec<SnapshotReceived>,
+}
+
+/// Parts of a multi-part snapshot collected so far (DDNet's client keeps a
+/// bitmask of received parts for the current tick).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SnapParts {
+    pub tick: i32,
+    pub num_parts: i32,
+    pub received: u64,
+    pub size: usize,
 }
 
 /// Replays every decoded datagram of a session, in order.
@@ -149,11 +210,26 @@ impl SessionReplay {
         let conn = self.connections.entry(d.peer).or_default();
         conn.version.get_or_insert(d.version);
         let mut anomalies = Vec::new();
+        let mut snapshots = Vec::new();
         match &d.packet {
             Err(e) => anomalies.push(Anomaly::Malformed {
                 error: e.to_string(),
             }),
-            Ok(Packet::Connection(p)) => conn.feed(p, d.direction, &mut anomalies),
+            Ok(Packet::Connection(p)) => {
+                let before = anomalies.len();
+                conn.feed(p, d.direction, &mut anomalies);
+                // Snapshots go to the client; a packet its receiver drops
+                // delivers none.
+                let delivered = !anomalies[before..].iter().any(|a| {
+                    matches!(
+                        a,
+                        Anomaly::WrongToken { .. } | Anomaly::AckOutOfRange { .. }
+                    )
+                });
+                if d.direction == Direction::ToClient && delivered {
+                    conn.snapshots(p, &mut anomalies, &mut snapshots);
+                }
+            }
             Ok(_) => {}
         }
         match &d.payload_error {
@@ -167,6 +243,7 @@ impl SessionReplay {
             direction: d.direction,
             peer: d.peer,
             anomalies,
+            snapshots,
         }
     }
 }
@@ -192,7 +269,101 @@ fn malformed_messages(d: &Decoded<'_>, anomalies: &mut Vec<Anomaly>) {
     }
 }
 
+/// Snapshot system message ids: (SNAP, SNAPEMPTY, SNAPSINGLE).
+fn snap_ids(version: Version) -> (i32, i32, i32) {
+    match version {
+        Version::V06 => (5, 6, 7),
+        Version::V07 => (6, 7, 8),
+    }
+}
+
 impl Connection {
+    /// Collects the snapshot messages of a packet sent to the client.
+    fn snapshots(
+        &mut self,
+        p: &ConnPacket<'_>,
+        anomalies: &mut Vec<Anomaly>,
+        done: &mut Vec<SnapshotReceived>,
+    ) {
+        use crate::packet::msg::{self, MsgId, Value};
+        let Some(Ok((chunks, _))) = (!p.is_control()).then(|| p.chunks()) else {
+            return;
+        };
+        let (snap, empty, single) = snap_ids(p.version);
+        for c in &chunks {
+            let Ok((h, body)) = msg::split(c.data) else {
+                continue;
+            };
+            let MsgId::Ordinal(id) = h.id else { continue };
+            if !h.sys || ![snap, empty, single].contains(&id) {
+                continue;
+            }
+            let Some(Ok(fields)) = msg::decode_sys(p.version, h.id, body) else {
+                continue;
+            };
+            let int = |name| match fields.get(name) {
+                Some(Value::Int(v)) => Some(*v),
+                _ => None,
+            };
+            let size = match fields.get("data") {
+                Some(Value::Bytes(b)) => b.len(),
+                _ => 0,
+            };
+            let (Some(tick), Some(delta_tick)) = (int("tick"), int("delta_tick")) else {
+                continue;
+            };
+            if id == empty || id == single {
+                done.push(SnapshotReceived {
+                    tick,
+                    delta_tick,
+                    parts: i32::from(id == single),
+                    size,
+                    crc: int("crc"),
+                });
+                continue;
+            }
+            let (num_parts, part) = (int("num_parts").unwrap_or(0), int("part").unwrap_or(0));
+            if !(1..=64).contains(&num_parts) || !(0..num_parts).contains(&part) || size > 900 {
+                anomalies.push(Anomaly::InvalidSnapPart {
+                    tick,
+                    part,
+                    num_parts,
+                    size: size as i32,
+                });
+                continue;
+            }
+            let parts = match &mut self.snap {
+                Some(s) if s.tick == tick && s.num_parts == num_parts => s,
+                slot => {
+                    if let Some(old) = slot.take() {
+                        anomalies.push(Anomaly::IncompleteSnapshot {
+                            tick: old.tick,
+                            received: old.received.count_ones(),
+                            num_parts: old.num_parts,
+                        });
+                    }
+                    slot.insert(SnapParts {
+                        tick,
+                        num_parts,
+                        ..SnapParts::default()
+                    })
+                }
+            };
+            parts.received |= 1 << part;
+            parts.size += size;
+            if parts.received.count_ones() == num_parts as u32 {
+                done.push(SnapshotReceived {
+                    tick,
+                    delta_tick,
+                    parts: num_parts,
+                    size: parts.size,
+                    crc: int("crc"),
+                });
+                self.snap = None;
+            }
+        }
+    }
+
     fn feed(&mut self, p: &ConnPacket<'_>, direction: Direction, anomalies: &mut Vec<Anomaly>) {
         if let Some((id, data)) = p.control() {
             self.control(p, id, data, direction);

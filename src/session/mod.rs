@@ -7,7 +7,10 @@
 
 mod connection;
 
-pub use connection::{Anomaly, Connection, Endpoint, SessionReplay, Verdict, is_seq_in_backroom};
+pub use connection::{
+    Anomaly, Connection, Endpoint, SessionReplay, SnapParts, SnapshotReceived, Verdict,
+    is_seq_in_backroom,
+};
 
 use crate::capture::{Capture, Datagram};
 use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
@@ -206,12 +209,26 @@ pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
     s
 }
 
-/// Replays a decoded session; returns every datagram's verdict and the
-/// number of anomalies of each kind.
-pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, BTreeMap<&'static str, usize>) {
+/// What a session replay found, in totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReplaySummary {
+    /// Anomalies by kind.
+    pub anomalies: BTreeMap<&'static str, usize>,
+    /// Snapshots the clients received completely (SNAPEMPTY included).
+    pub snapshots: usize,
+    /// Of those, snapshots sent in more than one SNAP part.
+    pub multi_part_snapshots: usize,
+}
+
+/// Replays a decoded session: every datagram's verdict, and the totals.
+pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
     let mut replay = SessionReplay::default();
-    let mut counts = BTreeMap::new();
+    let mut summary = ReplaySummary::default();
     let verdicts: Vec<Verdict> = decoded.iter().map(|d| replay.feed(d)).collect();
+    for v in &verdicts {
+        summary.snapshots += v.snapshots.len();
+        summary.multi_part_snapshots += v.snapshots.iter().filter(|s| s.parts > 1).count();
+    }
     for a in verdicts.iter().flat_map(|v| &v.anomalies) {
         let kind = match a {
             Anomaly::Malformed { .. } => "malformed",
@@ -221,8 +238,10 @@ pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, BTreeMap<&'static str, 
             Anomaly::OutOfOrder { .. } => "out_of_order",
             Anomaly::ResendRequested => "resend_requested",
             Anomaly::MalformedMessage { .. } => "malformed_message",
+            Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
+            Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
         };
-        *counts.entry(kind).or_insert(0) += 1;
+        *summary.anomalies.entry(kind).or_insert(0) += 1;
     }
-    (verdicts, counts)
+    (verdicts, summary)
 }

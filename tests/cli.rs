@@ -268,10 +268,16 @@ fn pcap_golden_output() {
     let out = run(&["pcap", "dump", a]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     snapshot("pcap_dump_A", &text(&out.stdout));
-    let b = "corpus/packet/ddnet-20.1/B_eight_bots_dm1.pcap";
-    let out = run(&["pcap", "check", b]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    snapshot("pcap_check_B", &text(&out.stdout));
+    // Totals and replay findings for every bundled capture (full dumps of
+    // all five would be megabytes of snapshot; A's above is the sample).
+    let mut checks = String::new();
+    for name in ["A_join_move_leave", "B_eight_bots_dm1", "C_rcon_auth", "E_map_change", "F_crash_truncated"] {
+        let path = format!("corpus/packet/ddnet-20.1/{name}.pcap");
+        let out = run(&["pcap", "check", &path]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        checks.push_str(&text(&out.stdout));
+    }
+    snapshot("pcap_check_all", &checks);
     // The second packet's chunk claims more bytes than there are: exit 1.
     let out = run(&[
         "packet",

@@ -15,6 +15,7 @@ pub mod huffman;
 pub mod packer;
 pub mod packet;
 pub mod session;
+pub mod snapshot;
 pub mod teehistorian;
 
 #[cfg(test)]

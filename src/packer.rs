@@ -204,6 +204,24 @@ impl<'a> Codec<'a> for VarInt {
     }
 }
 
+/// `CVariableInt::Decompress`: varints until the input ends. The offset of
+/// a failure is relative to `bytes`.
+pub fn read_ints(bytes: &[u8]) -> Result<Vec<i32>, DecodeError> {
+    let mut r = Reader::new(bytes, crate::codec::Mode::Lenient);
+    let mut out = Vec::with_capacity(bytes.len());
+    while r.remaining() > 0 {
+        out.push(read_int(&mut r, "varint array")?);
+    }
+    Ok(out)
+}
+
+/// `CVariableInt::Compress`: every int as a canonical varint.
+pub fn write_ints(out: &mut Vec<u8>, ints: &[i32]) {
+    for &v in ints {
+        write_int(out, v);
+    }
+}
+
 /// Reads a NUL-terminated string; the bytes are returned as they are,
 /// without the NUL.
 #[inline]

@@ -284,7 +284,7 @@ impl Delta {
                     let Some(&size) = ints.get(at) else {
                         return fail(at, Some(-103), "expected the item's size");
                     };
-                    if size < 0 || size > i32::MAX / 4 {
+                    if !(0..=i32::MAX / 4).contains(&size) {
                         return fail(at, Some(-204), format!("item size {size} out of range"));
                     }
                     at += 1;

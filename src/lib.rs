@@ -11,6 +11,7 @@
 pub mod bytes;
 pub mod capture;
 pub mod codec;
+pub mod demo;
 pub mod huffman;
 pub mod packer;
 pub mod packet;

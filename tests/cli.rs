@@ -52,8 +52,8 @@ fn check_passes_the_bundled_corpus() {
     );
     let summary = stdout.lines().last().unwrap();
     // 64 teehistorian files (malformed ones as expected failures) and the
-    // 5 captures of our DDNet 20.1 sessions.
-    assert!(summary.starts_with("69 passed, 0 failed,"), "{summary}");
+    // 5 captures and 8 demos (our 6 and DDNet's 2 bench demos).
+    assert!(summary.starts_with("77 passed, 0 failed,"), "{summary}");
 }
 
 #[test]

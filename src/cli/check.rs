@@ -99,7 +99,34 @@ fn check_file(path: &Path) -> Row {
             return row;
         }
     };
-    if teeoracle::capture::is_capture(&magic) {
+    if teeoracle::demo::is_demo(&magic) {
+        row.format = "demo";
+        row.outcome = match super::demo::check_demo(path) {
+            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
+            Err(other) => Outcome::Fail(format!("{other:?}")),
+            Ok(check) => {
+                row.records = check.chunks.to_string();
+                row.last_tick = check.last_tick.map_or("-".into(), |t| t.to_string());
+                if let Some(n) = check.truncated {
+                    row.warnings
+                        .push(format!("truncated: the last {n} byte(s) are a cut chunk"));
+                }
+                match (&check.replay, check.mismatch) {
+                    (_, Some(at)) => {
+                        Outcome::Fail(format!("re-encoding differs at byte {at} (0x{at:x})"))
+                    }
+                    (Err(why), _) => Outcome::Fail(format!("snapshot replay: {why}")),
+                    (Ok(r), None) => {
+                        row.info = Some(format!(
+                            "byte-exact; {} keyframes, {} deltas applied, {} messages",
+                            r.keyframes, r.deltas, r.messages
+                        ));
+                        Outcome::Pass
+                    }
+                }
+            }
+        };
+    } else if teeoracle::capture::is_capture(&magic) {
         row.format = "pcap";
         row.outcome = match super::net::check_capture(path, None) {
             Err(Failure::Bad { message, .. }) => Outcome::Fail(message),

@@ -2,6 +2,7 @@
 //! Exit codes: 0 success, 1 a bad or failing file, 2 bad usage.
 
 mod check;
+mod demo;
 mod net;
 mod output;
 mod teehistorian;
@@ -42,6 +43,28 @@ enum Command {
     /// Packet captures (pcap or pcapng).
     #[command(subcommand)]
     Pcap(PcapCommand),
+    /// Demo files (TWDEMO).
+    #[command(subcommand)]
+    Demo(DemoCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum DemoCommand {
+    /// One line per chunk: offset, tick markers, chunk kind, size, message.
+    Dump { file: PathBuf },
+    /// Header, chunk counts, snapshot replay.
+    Stats {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = StatsFormat::Text)]
+        format: StatsFormat,
+    },
+    /// Decode and re-encode (every chunk recompressed); fail at the first
+    /// differing byte.
+    Roundtrip {
+        file: PathBuf,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -255,6 +278,11 @@ pub fn main() -> i32 {
             net::pcap_dump(&file, port, format)
         }
         Command::Pcap(PcapCommand::Check { file, port }) => net::pcap_check(&file, port),
+        Command::Demo(DemoCommand::Dump { file }) => demo::dump(&file),
+        Command::Demo(DemoCommand::Stats { file, format }) => demo::stats(&file, format),
+        Command::Demo(DemoCommand::Roundtrip { file, output }) => {
+            demo::roundtrip(&file, output.as_deref())
+        }
     };
     match result {
         Ok(()) => 0,

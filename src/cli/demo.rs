@@ -1,0 +1,208 @@
+//! `teeoracle demo ...` and the demo check used by `teeoracle check`.
+
+use super::output::{stdout, write_ron};
+use super::{Failure, StatsFormat};
+use std::io::Write;
+use std::path::Path;
+use teeoracle::codec::first_difference;
+use teeoracle::demo::{Chunk, ChunkKind, Demo, SnapshotReplay, decode_payload, payload_bytes};
+use teeoracle::packet::Version;
+use teeoracle::packet::msg::{self, MsgId};
+
+fn load(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
+}
+
+/// What checking a demo found.
+pub struct DemoCheck {
+    pub chunks: usize,
+    pub last_tick: Option<i32>,
+    pub replay: Result<SnapshotReplay, String>,
+    pub mismatch: Option<usize>,
+    pub truncated: Option<usize>,
+}
+
+/// Decodes, re-encodes (every payload recompressed) and replays snapshots.
+pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
+    let bytes = load(path)?;
+    let (demo, offsets) =
+        Demo::decode(&bytes).map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+    let mut again = Vec::with_capacity(bytes.len());
+    demo.encode(&mut again)
+        .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+    let replay = demo.replay_snapshots(&offsets, |_, _| {}).map_err(|f| {
+        format!(
+            "at byte {} (0x{:x}), tick {:?}: {}",
+            f.offset, f.offset, f.tick, f.what
+        )
+    });
+    Ok(DemoCheck {
+        chunks: demo.chunks.len(),
+        last_tick: replay.as_ref().ok().and_then(|r| r.last_tick),
+        replay,
+        mismatch: first_difference(&again, &bytes),
+        truncated: demo.truncated.map(<[u8]>::len),
+    })
+}
+
+fn version_of(demo: &Demo<'_>) -> Version {
+    if demo.header.net_version().starts_with("0.7") {
+        Version::V07
+    } else {
+        Version::V06
+    }
+}
+
+pub fn dump(path: &Path) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let (demo, offsets) = Demo::decode(&bytes).map_err(|e| {
+        Failure::bad(format!(
+            "{}: {}",
+            path.display(),
+            super::output::describe(&e, None)
+        ))
+    })?;
+    let version = version_of(&demo);
+    let mut out = stdout();
+    writeln!(
+        out,
+        "#{}",
+        teeoracle::bytes::key_values(&demo.info(), &["timeline_markers"])
+    )?;
+    for (chunk, offset) in demo.chunks.iter().zip(&offsets) {
+        match chunk {
+            Chunk::Tick {
+                tick,
+                keyframe,
+                delta,
+                ..
+            } => {
+                let form = delta.map_or("absolute".to_string(), |d| format!("+{d}"));
+                let key = if *keyframe { " keyframe" } else { "" };
+                writeln!(out, "0x{offset:08x} tick {tick} ({form}){key}")?;
+            }
+            Chunk::Data {
+                kind,
+                payload,
+                form,
+                ..
+            } => {
+                let p = decode_payload(payload, *offset)
+                    .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+                let what = match kind {
+                    ChunkKind::Message => {
+                        let data = payload_bytes(&p.ints);
+                        match msg::split(&data) {
+                            Ok((h, _)) => {
+                                let kind = if h.sys { "sys" } else { "game" };
+                                match h.id {
+                                    MsgId::Ordinal(id) => format!(
+                                        "{kind}:{id} {}",
+                                        msg::name(version, h.sys, id, None).unwrap_or("?")
+                                    ),
+                                    MsgId::Uuid(u) => {
+                                        format!("{kind}:ex {}", msg::uuid_name(&u).unwrap_or("?"))
+                                    }
+                                }
+                            }
+                            Err(e) => format!("unreadable message: {e}"),
+                        }
+                    }
+                    ChunkKind::Snapshot => format!("{} ints", p.ints.len()),
+                    ChunkKind::Delta => format!("{} ints", p.ints.len()),
+                    ChunkKind::Unknown => "unknown chunk type".into(),
+                };
+                writeln!(
+                    out,
+                    "0x{offset:08x} {kind:?} {} bytes ({form:?}) {what}",
+                    payload.len()
+                )?;
+            }
+        }
+    }
+    if let Some(t) = demo.truncated {
+        writeln!(
+            out,
+            "# truncated: the last {} byte(s) are a cut chunk",
+            t.len()
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let (demo, offsets) = Demo::decode(&bytes).map_err(|e| {
+        Failure::bad(format!(
+            "{}: {}",
+            path.display(),
+            super::output::describe(&e, None)
+        ))
+    })?;
+    let replay = demo.replay_snapshots(&offsets, |_, _| {});
+    #[derive(serde::Serialize)]
+    struct Stats {
+        file: String,
+        header: teeoracle::demo::HeaderInfo,
+        chunks: usize,
+        snapshots: Option<SnapshotReplay>,
+        snapshot_error: Option<String>,
+        truncated_bytes: Option<usize>,
+    }
+    let stats = Stats {
+        file: path.display().to_string(),
+        header: demo.info(),
+        chunks: demo.chunks.len(),
+        snapshot_error: replay
+            .as_ref()
+            .err()
+            .map(|f| format!("at byte {}: {}", f.offset, f.what)),
+        snapshots: replay.ok(),
+        truncated_bytes: demo.truncated.map(<[u8]>::len),
+    };
+    let mut out = stdout();
+    match format {
+        StatsFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&stats).map_err(Failure::bad)?
+        )?,
+        StatsFormat::Text => write_ron(&mut out, &stats)?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let (demo, _) = Demo::decode(&bytes).map_err(|e| {
+        Failure::bad(format!(
+            "{}: {}",
+            path.display(),
+            super::output::describe(&e, None)
+        ))
+    })?;
+    let mut again = Vec::with_capacity(bytes.len());
+    demo.encode(&mut again)
+        .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+    if let Some(o) = output {
+        std::fs::write(o, &again)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
+    }
+    if let Some(at) = first_difference(&again, &bytes) {
+        return Err(Failure::bad(format!(
+            "{}: round trip differs at byte {at} (0x{at:x})",
+            path.display()
+        )));
+    }
+    let mut out = stdout();
+    writeln!(
+        out,
+        "{}: round trip byte-exact ({} chunks, every payload recompressed)",
+        path.display(),
+        demo.chunks.len()
+    )?;
+    out.flush()?;
+    Ok(())
+}

@@ -25,6 +25,7 @@ struct Totals {
     checked: usize,
     empty: usize,
     recreated_identically: usize,
+    ex_types: BTreeMap<&'static str, usize>,
 }
 
 fn rebuild_all(name: &str) -> Totals {
@@ -114,6 +115,17 @@ fn rebuild_all(name: &str) -> Totals {
                     usize::from(create(&base, &snap, &sizes).to_ints() == ints);
             }
             Snapshot::from_ints(&snap.to_ints()).unwrap();
+            // Every extended item type is registered in the same snapshot
+            // and names a DDNet netobj (spec 4.2's table).
+            for item in snap.items.iter().filter(|i| i.type_id() >= 0x4000) {
+                let name = snap.ex_type_name(item.type_id());
+                assert!(
+                    name.is_some(),
+                    "{name:?}: type {} unregistered",
+                    item.type_id()
+                );
+                *totals.ex_types.entry(name.unwrap()).or_default() += 1;
+            }
             client.history.insert(tick, snap);
         }
     }
@@ -132,5 +144,9 @@ fn every_server_snapshot_rebuilds_with_the_servers_crc() {
         let totals = rebuild_all(name);
         eprintln!("{name}: {totals:?}");
         assert!(totals.checked > 100, "{name}: {totals:?}");
+        assert!(
+            totals.ex_types.contains_key("gameinfo@netobj.ddnet.tw"),
+            "{name}"
+        );
     }
 }

@@ -294,3 +294,68 @@ fn pcap_golden_output() {
     assert_eq!(out.status.code(), Some(1));
     snapshot("packet_decode", &text(&out.stdout));
 }
+
+#[test]
+fn snapshot_delta_create_then_apply_via_files() {
+    use teeoracle::demo::Demo;
+    use teeoracle::snapshot::Snapshot;
+    let bytes = std::fs::read(corpus("../demo/ddnet-20.1/A_join_move_leave.demo")).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let mut snaps: Vec<Snapshot> = Vec::new();
+    demo.replay_snapshots(&offsets, |tick, s| {
+        if tick == 300 || tick == 400 {
+            snaps.push(s.clone());
+        }
+    })
+    .unwrap();
+    assert_eq!(snaps.len(), 2);
+    let dir = std::env::temp_dir().join(format!("teeoracle-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, s: &Snapshot| {
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            s.to_ints()
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (from, to) = (file("from", &snaps[0]), file("to", &snaps[1]));
+    let delta = dir.join("delta").to_str().unwrap().to_string();
+    let applied = dir.join("applied").to_str().unwrap().to_string();
+    assert_eq!(
+        run(&["snapshot", "delta", "create", &from, &to, "-o", &delta])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["snapshot", "delta", "apply", &from, &delta, "-o", &applied])
+            .status
+            .code(),
+        Some(0)
+    );
+    let out = run(&["snapshot", "dump", &applied, "--format", "json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["crc"], snaps[1].crc());
+    // A delta that does not fit its base fails with DDNet's code.
+    std::fs::write(
+        &delta,
+        [1i32, 0, 0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let out = run(&["snapshot", "delta", "apply", &from, &delta]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("DDNet error -101"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,6 +5,7 @@ mod check;
 mod demo;
 mod net;
 mod output;
+mod snapshot;
 mod teehistorian;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -46,6 +47,53 @@ enum Command {
     /// Demo files (TWDEMO).
     #[command(subcommand)]
     Demo(DemoCommand),
+    /// Raw snapshots and deltas (files of little-endian int32s).
+    #[command(subcommand)]
+    Snapshot(SnapshotCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum SnapshotCommand {
+    /// The items of a snapshot, with CRC and size.
+    Dump {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
+    },
+    /// Deltas between snapshots, as DDNet makes and applies them.
+    #[command(subcommand)]
+    Delta(DeltaCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum DeltaCommand {
+    /// DDNet's CreateDelta(FROM, TO), written as int32s.
+    Create {
+        from: PathBuf,
+        to: PathBuf,
+        /// Pre-agreed item sizes: DDNet's 0.6 table or Teeworlds 0.7's.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// DDNet's UnpackDelta(FROM, DELTA), written as int32s.
+    Apply {
+        from: PathBuf,
+        delta: PathBuf,
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SizesArg {
+    #[value(name = "0.6")]
+    V06,
+    #[value(name = "0.7")]
+    V07,
 }
 
 #[derive(Subcommand, Debug)]
@@ -64,6 +112,14 @@ enum DemoCommand {
         file: PathBuf,
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// The full snapshot at a tick (the last one at or before it).
+    Snapshot {
+        file: PathBuf,
+        #[arg(long)]
+        at: i32,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
     },
 }
 
@@ -283,6 +339,22 @@ pub fn main() -> i32 {
         Command::Demo(DemoCommand::Roundtrip { file, output }) => {
             demo::roundtrip(&file, output.as_deref())
         }
+        Command::Demo(DemoCommand::Snapshot { file, at, format }) => {
+            snapshot::demo_at(&file, at, format)
+        }
+        Command::Snapshot(SnapshotCommand::Dump { file, format }) => snapshot::dump(&file, format),
+        Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Create {
+            from,
+            to,
+            sizes,
+            output,
+        })) => snapshot::delta_create(&from, &to, sizes, output.as_deref()),
+        Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Apply {
+            from,
+            delta,
+            sizes,
+            output,
+        })) => snapshot::delta_apply(&from, &delta, sizes, output.as_deref()),
     };
     match result {
         Ok(()) => 0,

@@ -206,42 +206,43 @@ pub fn decompress(
     base: u64,
 ) -> Result<HuffmanInfo, DecodeError> {
     let tree = &*TREE;
-    let total_bits = input.len() * 8;
-    let mut pos = 0usize; // next bit to read
+    let mut bits = BitReader::new(input);
     let start_len = out.len();
     loop {
-        let window = peek_bits(input, pos);
-        let entry = tree.lut[(window & ((1 << LUT_BITS) - 1)) as usize];
+        bits.refill();
+        let entry = tree.lut[(bits.buf & ((1 << LUT_BITS) - 1)) as usize];
         let (symbol, len) = if entry.len > 0 {
-            (entry.node as usize, entry.len as usize)
+            (entry.node as usize, u32::from(entry.len))
         } else {
-            // A code longer than the table: walk on bit by bit.
+            // A code longer than the table: walk on bit by bit (codes are
+            // at most 15 bits, all in the buffer after a refill).
             let mut node = entry.node as usize;
-            let mut len = LUT_BITS as usize;
+            let mut len = LUT_BITS;
             while node >= NUM_SYMBOLS {
-                let bit = (peek_bits(input, pos + len) & 1) as usize;
+                let bit = (bits.buf >> len & 1) as usize;
                 node = tree.children[node - NUM_SYMBOLS][bit] as usize;
                 len += 1;
             }
             (node, len)
         };
-        if pos + len > total_bits {
+        if len > bits.available {
+            // The buffer was padded with zeros past the end of the input.
             return Err(DecodeError::new(
                 base + input.len() as u64,
                 "huffman",
                 ErrorKind::UnexpectedEof {
-                    needed: (pos + len - total_bits).div_ceil(8),
+                    needed: (len - bits.available).div_ceil(8) as usize,
                     available: 0,
                 },
             ));
         }
-        pos += len;
+        bits.consume(len);
         if symbol == EOF_SYMBOL {
             break;
         }
         if out.len() - start_len == max_out {
             return Err(DecodeError::new(
-                base + (pos / 8) as u64,
+                base + (bits.consumed / 8) as u64,
                 "huffman",
                 ErrorKind::LengthTooLarge {
                     len: (max_out + 1) as i64,
@@ -251,17 +252,62 @@ pub fn decompress(
         }
         out.push(symbol as u8);
     }
-    Ok(stream_info(input, pos))
+    Ok(stream_info(input, bits.consumed))
 }
 
-/// Up to 64 bits of `input` starting at bit `pos` (LSB-first); zero past the end.
-#[inline]
-fn peek_bits(input: &[u8], pos: usize) -> u64 {
-    let byte = pos / 8;
-    let mut buf = [0u8; 8];
-    let avail = input.len().saturating_sub(byte).min(8);
-    buf[..avail].copy_from_slice(&input[byte..byte + avail]);
-    u64::from_le_bytes(buf) >> (pos % 8)
+/// LSB-first bits of a byte slice, 64 at a time; zeros past the end (the
+/// caller checks `available`).
+struct BitReader<'a> {
+    input: &'a [u8],
+    /// Next byte to load.
+    pos: usize,
+    buf: u64,
+    /// Real (not padding) bits in `buf`.
+    available: u32,
+    /// Bits consumed so far.
+    consumed: usize,
+}
+
+impl<'a> BitReader<'a> {
+    fn new(input: &'a [u8]) -> Self {
+        BitReader {
+            input,
+            pos: 0,
+            buf: 0,
+            available: 0,
+            consumed: 0,
+        }
+    }
+
+    /// Tops the buffer up to at least 56 real bits, or to the end of input.
+    #[inline(always)]
+    fn refill(&mut self) {
+        if self.available > 56 {
+            return;
+        }
+        if let Some(word) = self.input.get(self.pos..self.pos + 8) {
+            // Branchless: load 8 bytes, keep the whole ones that fit. Bits
+            // above them are loaded again, identically, next time.
+            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            self.buf |= word << self.available;
+            let take = (63 - self.available) / 8;
+            self.pos += take as usize;
+            self.available += take * 8;
+        } else {
+            while self.available <= 56 && self.pos < self.input.len() {
+                self.buf |= u64::from(self.input[self.pos]) << self.available;
+                self.pos += 1;
+                self.available += 8;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn consume(&mut self, n: u32) {
+        self.buf >>= n;
+        self.available -= n;
+        self.consumed += n as usize;
+    }
 }
 
 /// Which writers produce `input` given that its EOF code ends at bit `bits`.

@@ -13,6 +13,17 @@ fn load(path: &Path) -> Result<Vec<u8>, Failure> {
     std::fs::read(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
 }
 
+/// Decodes a demo; a failure names the file and the offset.
+fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Failure> {
+    Demo::decode(bytes).map_err(|e| {
+        Failure::bad(format!(
+            "{}: {}",
+            path.display(),
+            super::output::describe(&e, None)
+        ))
+    })
+}
+
 /// What checking a demo found.
 pub struct DemoCheck {
     pub chunks: usize,
@@ -55,13 +66,7 @@ fn version_of(demo: &Demo<'_>) -> Version {
 
 pub fn dump(path: &Path) -> Result<(), Failure> {
     let bytes = load(path)?;
-    let (demo, offsets) = Demo::decode(&bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            path.display(),
-            super::output::describe(&e, None)
-        ))
-    })?;
+    let (demo, offsets) = decode(path, &bytes)?;
     let version = version_of(&demo);
     let mut out = stdout();
     writeln!(
@@ -133,13 +138,7 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
 
 pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     let bytes = load(path)?;
-    let (demo, offsets) = Demo::decode(&bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            path.display(),
-            super::output::describe(&e, None)
-        ))
-    })?;
+    let (demo, offsets) = decode(path, &bytes)?;
     let replay = demo.replay_snapshots(&offsets, |_, _| {});
     #[derive(serde::Serialize)]
     struct Stats {
@@ -176,13 +175,7 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
 
 pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     let bytes = load(path)?;
-    let (demo, _) = Demo::decode(&bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            path.display(),
-            super::output::describe(&e, None)
-        ))
-    })?;
+    let (demo, _) = decode(path, &bytes)?;
     let mut again = Vec::with_capacity(bytes.len());
     demo.encode(&mut again)
         .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;

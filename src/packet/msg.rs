@@ -57,19 +57,19 @@ const SYS_06: &[&str] = &[
     "INPUTTIMING",
     "RCON_AUTH_STATUS",
     "RCON_LINE",
-    "AUTH_CHALLENGE",
-    "AUTH_RESULT",
+    "UNUSED1",
+    "UNUSED2",
     "READY",
     "ENTERGAME",
     "INPUT",
     "RCON_CMD",
     "RCON_AUTH",
     "REQUEST_MAP_DATA",
-    "AUTH_START",
-    "AUTH_RESPONSE",
+    "UNUSED3",
+    "UNUSED4",
     "PING",
     "PING_REPLY",
-    "ERROR",
+    "UNUSED5",
     "RCON_CMD_ADD",
     "RCON_CMD_REM",
 ];
@@ -92,19 +92,19 @@ const SYS_07: &[&str] = &[
     "RCON_LINE",
     "RCON_CMD_ADD",
     "RCON_CMD_REM",
-    "AUTH_CHALLENGE",
-    "AUTH_RESULT",
+    "UNUSED16",
+    "UNUSED17",
     "READY",
     "ENTERGAME",
     "INPUT",
     "RCON_CMD",
     "RCON_AUTH",
     "REQUEST_MAP_DATA",
-    "AUTH_START",
-    "AUTH_RESPONSE",
+    "UNUSED24",
+    "UNUSED25",
     "PING",
     "PING_REPLY",
-    "ERROR",
+    "UNUSED28",
     "MAPLIST_ENTRY_ADD",
     "MAPLIST_ENTRY_REM",
 ];
@@ -118,7 +118,7 @@ const GAME_06: &[&str] = &[
     "Sv_KillMsg",
     "Sv_SoundGlobal",
     "Sv_TuneParams",
-    "Sv_ExtraProjectile",
+    "Unused",
     "Sv_ReadyToEnter",
     "Sv_WeaponPickup",
     "Sv_Emoticon",
@@ -140,7 +140,7 @@ const GAME_06: &[&str] = &[
     "Cl_IsDDNetLegacy",
     "Sv_DDRaceTimeLegacy",
     "Sv_RecordLegacy",
-    "Unused",
+    "Unused2",
     "Sv_TeamsStateLegacy",
     "Cl_ShowOthersLegacy",
 ];
@@ -494,29 +494,61 @@ mod tests {
     #[test]
     fn spec_ids() {
         use super::super::Version::*;
-        for (id, n) in [
+        // DDNet 20.1 (0.6) and Teeworlds 0.7.5 ids, from the spec (section
+        // 5) and the protocol headers; unused ids keep DDNet's names.
+        let sys06 = [
             (1, "INFO"),
             (2, "MAP_CHANGE"),
             (5, "SNAP"),
             (7, "SNAPSINGLE"),
             (9, "INPUTTIMING"),
+            (12, "UNUSED1"),
             (14, "READY"),
             (15, "ENTERGAME"),
             (16, "INPUT"),
             (19, "REQUEST_MAP_DATA"),
             (22, "PING"),
+            (23, "PING_REPLY"),
+            (24, "UNUSED5"),
             (25, "RCON_CMD_ADD"),
-        ] {
-            assert_eq!(name(V06, true, id, None), Some(n));
+            (26, "RCON_CMD_REM"),
+        ];
+        for (id, n) in sys06 {
+            assert_eq!(name(V06, true, id, None), Some(n), "0.6 sys {id}");
         }
-        for (id, n) in [
+        let sys07 = [
+            (4, "SERVERINFO"),
+            (5, "CON_READY"),
+            (10, "INPUTTIMING"),
+            (13, "RCON_LINE"),
+            (14, "RCON_CMD_ADD"),
+            (18, "READY"),
+            (20, "INPUT"),
+            (26, "PING"),
+            (30, "MAPLIST_ENTRY_REM"),
+        ];
+        for (id, n) in sys07 {
+            assert_eq!(name(V07, true, id, None), Some(n), "0.7 sys {id}");
+        }
+        let game06 = [
+            (7, "Unused"),
             (17, "Cl_Say"),
             (18, "Cl_SetTeam"),
             (20, "Cl_StartInfo"),
             (22, "Cl_Kill"),
             (23, "Cl_Emoticon"),
-        ] {
-            assert_eq!(name(V06, false, id, None), Some(n));
+            (26, "Cl_IsDDNetLegacy"),
+            (29, "Unused2"),
+            (31, "Cl_ShowOthersLegacy"),
+        ];
+        for (id, n) in game06 {
+            assert_eq!(name(V06, false, id, None), Some(n), "0.6 game {id}");
         }
+        assert_eq!(name(V07, false, 24, None), Some("Cl_Say"));
+        assert_eq!(
+            name(V06, true, 27, None),
+            None,
+            "unknown ids are data, not names"
+        );
     }
 }

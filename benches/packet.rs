@@ -73,21 +73,89 @@ fn read_capture(name: &str) -> capture::Capture {
     cap
 }
 
-/// One compressed payload: as captured, and decompressed.
-struct Payload {
-    compressed: Vec<u8>,
-    plain: Vec<u8>,
-}
-
-/// One datagram of the packet benchmark and how to read it.
-struct Datagram {
+/// Byte strings laid end to end in one buffer, as the packets of a capture
+/// file lie, rather than one heap allocation each.
+#[derive(Default)]
+struct Blobs {
     bytes: Vec<u8>,
-    ctx: PacketCtx,
+    ends: Vec<usize>,
 }
 
-/// Every compressed body of a capture, decompressed; and, for the packet
-/// capture, every datagram with its context.
-fn load(name: &str, payloads: &mut Vec<Payload>) -> Vec<Datagram> {
+impl Blobs {
+    fn push(&mut self, blob: &[u8]) {
+        self.bytes.extend_from_slice(blob);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Bytes of all blobs.
+    fn size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    fn truncate(&mut self, n: usize) {
+        self.ends.truncate(n);
+        self.bytes.truncate(self.ends.last().copied().unwrap_or(0));
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
+    }
+}
+
+/// Compressed payloads: as captured, and decompressed.
+#[derive(Default)]
+struct Payloads {
+    compressed: Blobs,
+    plain: Blobs,
+}
+
+impl Payloads {
+    fn len(&self) -> usize {
+        self.plain.len()
+    }
+
+    fn truncate(&mut self, n: usize) {
+        self.compressed.truncate(n);
+        self.plain.truncate(n);
+    }
+
+    /// (compressed, plain) pairs.
+    fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.compressed.iter().zip(self.plain.iter())
+    }
+}
+
+/// Datagrams and how to read each.
+#[derive(Default)]
+struct Datagrams {
+    bytes: Blobs,
+    ctx: Vec<PacketCtx>,
+}
+
+impl Datagrams {
+    fn len(&self) -> usize {
+        self.ctx.len()
+    }
+
+    fn truncate(&mut self, n: usize) {
+        self.bytes.truncate(n);
+        self.ctx.truncate(n);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&[u8], PacketCtx)> {
+        self.bytes.iter().zip(self.ctx.iter().copied())
+    }
+}
+
+/// Appends every compressed body of a capture, with its decompressed form,
+/// to `payloads`; returns every datagram with the context
+/// `session::decode_all` reads it with.
+fn load(name: &str, payloads: &mut Payloads) -> Datagrams {
     let cap = read_capture(name);
     let port = session::server_port(&cap).expect("a server port");
     let decoded = session::decode_all(&cap, port);
@@ -96,7 +164,7 @@ fn load(name: &str, payloads: &mut Vec<Payload>) -> Vec<Datagram> {
         cap.datagrams.len(),
         "{name}: all to/from the server"
     );
-    let mut datagrams = Vec::with_capacity(decoded.len());
+    let mut datagrams = Datagrams::default();
     for d in &decoded {
         let frame = d.datagram.frame;
         let packet = d
@@ -104,53 +172,53 @@ fn load(name: &str, payloads: &mut Vec<Payload>) -> Vec<Datagram> {
             .as_ref()
             .unwrap_or_else(|e| panic!("{name} #{frame}: {e}"));
         assert_eq!(d.mismatch, None, "{name} #{frame}: re-encodes exactly");
+        assert_eq!(
+            d.payload_error, None,
+            "{name} #{frame}: chunks and messages"
+        );
         if let Packet::Connection(p) = packet
             && let Some(c) = &p.compression
         {
             assert_eq!(c.huffman.trailing, 0, "{name} #{frame}");
             let mut plain = p.payload.to_vec();
             plain.extend(p.token.iter().flatten());
-            payloads.push(Payload {
-                compressed: c.raw.to_vec(),
-                plain,
-            });
+            payloads.compressed.push(c.raw);
+            payloads.plain.push(&plain);
         }
-        datagrams.push(Datagram {
-            bytes: d.datagram.payload.clone(),
-            ctx: PacketCtx {
-                version: Some(d.version),
-                token: TokenMode::Auto,
-            },
+        datagrams.bytes.push(&d.datagram.payload);
+        datagrams.ctx.push(PacketCtx {
+            version: Some(d.version),
+            token: TokenMode::Auto,
         });
     }
     datagrams
 }
 
 /// teeoracle and libtw2 agree on every payload, in both directions, and
-/// the DDNet writers reproduce the captured bytes.
-fn verify_huffman(payloads: &[Payload]) {
+/// the DDNet >= 20.0 writers reproduce the captured bytes.
+fn verify_huffman(payloads: &Payloads) {
     let mut out = Vec::new();
     let mut buf = vec![0u8; LIBTW2_BUF];
-    for (i, p) in payloads.iter().enumerate() {
+    for (i, (compressed, plain)) in payloads.iter().enumerate() {
         out.clear();
-        let info = decompress(&p.compressed, &mut out, MAX_PAYLOAD, 0).unwrap();
-        assert_eq!(out, p.plain, "payload {i}");
+        let info = decompress(compressed, &mut out, MAX_PAYLOAD, 0).unwrap();
+        assert_eq!(out, plain, "payload {i}");
         assert_eq!(
             info.flavor(Flavor::Ddnet),
             Some(Flavor::Ddnet),
             "payload {i}"
         );
-        let theirs = libtw2_huffman::decompress_into(&p.compressed, &mut buf[..]).unwrap();
-        assert_eq!(theirs, p.plain, "payload {i}: libtw2 decompress");
+        let theirs = libtw2_huffman::decompress_into(compressed, &mut buf[..]).unwrap();
+        assert_eq!(theirs, plain, "payload {i}: libtw2 decompress");
         assert_eq!(
-            compress_to_vec(&p.plain, Flavor::Ddnet),
-            p.compressed,
+            compress_to_vec(plain, Flavor::Ddnet),
+            compressed,
             "payload {i}"
         );
-        let theirs = libtw2_huffman::compress_into(&p.plain, &mut buf[..]).unwrap();
-        assert_eq!(theirs, p.compressed, "payload {i}: libtw2 compress");
-        let legacy = compress_to_vec(&p.plain, Flavor::Legacy);
-        let theirs = LIBTW2.compress_bug(&p.plain, &mut buf[..]).unwrap();
+        let theirs = libtw2_huffman::compress_into(plain, &mut buf[..]).unwrap();
+        assert_eq!(theirs, compressed, "payload {i}: libtw2 compress");
+        let legacy = compress_to_vec(plain, Flavor::Legacy);
+        let theirs = LIBTW2.compress_bug(plain, &mut buf[..]).unwrap();
         assert_eq!(theirs, legacy, "payload {i}: legacy writers");
     }
 }
@@ -158,12 +226,12 @@ fn verify_huffman(payloads: &[Payload]) {
 /// Decodes and re-encodes every datagram; with `chunks`, also splits every
 /// data packet into chunks. Returns (bytes re-encoded, chunks).
 #[inline(never)]
-fn decode_encode(datagrams: &[Datagram], out: &mut Vec<u8>, chunks: bool) -> (usize, usize) {
+fn decode_encode(datagrams: &Datagrams, out: &mut Vec<u8>, chunks: bool) -> (usize, usize) {
     let (mut bytes, mut n) = (0, 0);
-    for d in datagrams {
-        let p = Packet::decode(&mut Reader::new(&d.bytes, Mode::Lenient), d.ctx).unwrap();
+    for (datagram, ctx) in datagrams.iter() {
+        let p = Packet::decode(&mut Reader::new(datagram, Mode::Lenient), ctx).unwrap();
         out.clear();
-        p.encode(out, d.ctx);
+        p.encode(out, ctx);
         bytes += out.len();
         if chunks {
             n += data_chunks(&p);
@@ -174,10 +242,10 @@ fn decode_encode(datagrams: &[Datagram], out: &mut Vec<u8>, chunks: bool) -> (us
 
 /// Decodes every datagram; returns the total payload length.
 #[inline(never)]
-fn decode_only(datagrams: &[Datagram]) -> usize {
+fn decode_only(datagrams: &Datagrams) -> usize {
     let mut len = 0;
-    for d in datagrams {
-        let p = Packet::decode(&mut Reader::new(&d.bytes, Mode::Lenient), d.ctx).unwrap();
+    for (datagram, ctx) in datagrams.iter() {
+        let p = Packet::decode(&mut Reader::new(datagram, Mode::Lenient), ctx).unwrap();
         len += match black_box(&p) {
             Packet::Connection(c) => c.payload.len(),
             Packet::Connless06 { payload, .. } | Packet::Connless07 { payload, .. } => {
@@ -207,40 +275,44 @@ fn main() {
     // benchmark once, unoptimised; keep the data small there.
     let bench_mode = args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--test");
 
-    let mut payloads = Vec::new();
-    let mut datagrams = Vec::new();
+    let mut payloads = Payloads::default();
+    let mut datagrams = Datagrams::default();
     for name in CAPTURES {
         let d = load(name, &mut payloads);
         if *name == PACKET_CAPTURE {
             datagrams = d;
         }
     }
-    // The full corpus is checked in bench mode; test mode checks (and
-    // times) a prefix, so that `cargo test --benches` stays quick.
+    let compressed_packets = datagrams
+        .iter()
+        .filter(|&(datagram, ctx)| {
+            let p = Packet::decode(&mut Reader::new(datagram, Mode::Lenient), ctx).unwrap();
+            matches!(p, Packet::Connection(c) if c.compression.is_some())
+        })
+        .count();
+    assert_eq!(
+        (payloads.len(), datagrams.len(), compressed_packets),
+        (ALL_COMPRESSED, B_DATAGRAMS, B_COMPRESSED)
+    );
+    // Test mode checks and times a prefix, so that `cargo test --benches`
+    // stays quick.
     if !bench_mode {
         payloads.truncate(300);
         datagrams.truncate(600);
     }
     verify_huffman(&payloads);
-    let plain_len: usize = payloads.iter().map(|p| p.plain.len()).sum();
-    let compressed_len: usize = payloads.iter().map(|p| p.compressed.len()).sum();
-    let wire_len: usize = datagrams.iter().map(|d| d.bytes.len()).sum();
+    let plain_len = payloads.plain.size();
+    let compressed_len = payloads.compressed.size();
+    let wire_len = datagrams.bytes.size();
+    let legacy_len: usize = payloads
+        .iter()
+        .map(|(_, plain)| compress_to_vec(plain, Flavor::Legacy).len())
+        .sum();
     let mut out = Vec::with_capacity(2 * MAX_PAYLOAD);
     let (encoded, chunks) = decode_encode(&datagrams, &mut out, true);
     assert_eq!(encoded, wire_len);
-    let compressed_packets = datagrams
-        .iter()
-        .filter(|d| {
-            let p = Packet::decode(&mut Reader::new(&d.bytes, Mode::Lenient), d.ctx).unwrap();
-            matches!(p, Packet::Connection(c) if c.compression.is_some())
-        })
-        .count();
     if bench_mode {
-        assert_eq!(payloads.len(), ALL_COMPRESSED);
-        assert_eq!(
-            (datagrams.len(), compressed_packets, chunks),
-            (B_DATAGRAMS, B_COMPRESSED, B_CHUNKS)
-        );
+        assert_eq!(chunks, B_CHUNKS);
     }
     eprintln!(
         "huffman: {} payloads, {plain_len} bytes plain, {compressed_len} compressed ({:.1}%), mean {:.0} plain bytes",
@@ -249,7 +321,7 @@ fn main() {
         plain_len as f64 / payloads.len() as f64,
     );
     eprintln!(
-        "packets: {} datagrams of {PACKET_CAPTURE}, {wire_len} wire bytes, {compressed_packets} compressed, {chunks} chunks",
+        "packets: {} datagrams of {PACKET_CAPTURE}, {wire_len} wire bytes, {chunks} chunks",
         datagrams.len(),
     );
 
@@ -268,9 +340,9 @@ fn main() {
         let mut out = Vec::with_capacity(MAX_PAYLOAD);
         b.iter(|| {
             let mut n = 0;
-            for p in black_box(&payloads[..]) {
+            for (compressed, _) in black_box(&payloads).iter() {
                 out.clear();
-                decompress(&p.compressed, &mut out, MAX_PAYLOAD, 0).unwrap();
+                decompress(compressed, &mut out, MAX_PAYLOAD, 0).unwrap();
                 n += out.len();
             }
             assert_eq!(n, plain_len);
@@ -280,8 +352,8 @@ fn main() {
         let mut buf = vec![0u8; LIBTW2_BUF];
         b.iter(|| {
             let mut n = 0;
-            for p in black_box(&payloads[..]) {
-                n += libtw2_huffman::decompress_into(&p.compressed, &mut buf[..])
+            for (compressed, _) in black_box(&payloads).iter() {
+                n += libtw2_huffman::decompress_into(compressed, &mut buf[..])
                     .unwrap()
                     .len();
             }
@@ -293,20 +365,20 @@ fn main() {
     let mut g = c.benchmark_group("huffman_compress");
     g.throughput(Throughput::Bytes(plain_len as u64))
         .sampling_mode(SamplingMode::Flat);
-    for (name, flavor) in [
-        ("teeoracle_ddnet", Flavor::Ddnet),
-        ("teeoracle_legacy", Flavor::Legacy),
+    for (name, flavor, len) in [
+        ("teeoracle_ddnet", Flavor::Ddnet, compressed_len),
+        ("teeoracle_legacy", Flavor::Legacy, legacy_len),
     ] {
         g.bench_function(name, |b| {
             let mut out = Vec::with_capacity(2 * MAX_PAYLOAD);
             b.iter(|| {
                 let mut n = 0;
-                for p in black_box(&payloads[..]) {
+                for (_, plain) in black_box(&payloads).iter() {
                     out.clear();
-                    compress(&p.plain, flavor, &mut out);
+                    compress(plain, flavor, &mut out);
                     n += out.len();
                 }
-                black_box(n)
+                assert_eq!(n, len);
             })
         });
     }
@@ -314,8 +386,8 @@ fn main() {
         let mut buf = vec![0u8; LIBTW2_BUF];
         b.iter(|| {
             let mut n = 0;
-            for p in black_box(&payloads[..]) {
-                n += libtw2_huffman::compress_into(&p.plain, &mut buf[..])
+            for (_, plain) in black_box(&payloads).iter() {
+                n += libtw2_huffman::compress_into(plain, &mut buf[..])
                     .unwrap()
                     .len();
             }
@@ -326,10 +398,10 @@ fn main() {
         let mut buf = vec![0u8; LIBTW2_BUF];
         b.iter(|| {
             let mut n = 0;
-            for p in black_box(&payloads[..]) {
-                n += LIBTW2.compress_bug(&p.plain, &mut buf[..]).unwrap().len();
+            for (_, plain) in black_box(&payloads).iter() {
+                n += LIBTW2.compress_bug(plain, &mut buf[..]).unwrap().len();
             }
-            black_box(n)
+            assert_eq!(n, legacy_len);
         })
     });
     g.finish();

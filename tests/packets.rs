@@ -93,6 +93,9 @@ fn captures_match_the_independent_corpus_summary() {
             (packets, 0, 0),
             "{name}: byte-exact"
         );
+        // Every system message with a known layout fits it and re-encodes.
+        assert!(s.typed_messages > packets / 2, "{name}: {}", s.typed_messages);
+        assert_eq!(s.typed_inexact, 0, "{name}");
         // Every 0.6 connection packet of a DDNet 20.1 session carries the token.
         for d in &decoded {
             if let Ok(Packet::Connection(p)) = &d.packet {

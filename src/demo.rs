@@ -207,17 +207,17 @@ impl<'a> Demo<'a> {
         ))
     }
 
-    /// Writes the demo back.
-    pub fn encode(&self, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+    /// Writes the demo back, every payload recompressed from its ints.
+    /// Returns how many payloads could not be decoded (no Huffman stream,
+    /// bad varints) and were written as they were.
+    pub fn encode(&self, out: &mut Vec<u8>) -> usize {
         out.extend_from_slice(&self.header.raw);
         out.extend(self.timeline.iter().copied().flatten());
         out.extend(self.sha256_item.iter().copied().flatten());
         out.extend_from_slice(self.map);
-        for chunk in &self.chunks {
-            encode_chunk(chunk, out)?;
-        }
+        let verbatim = self.chunks.iter().filter(|c| !encode_chunk(c, out)).count();
         out.extend(self.truncated.iter().copied().flatten());
-        Ok(())
+        verbatim
     }
 
     /// What the header says.
@@ -310,7 +310,9 @@ fn read_chunk<'a>(
     })
 }
 
-fn encode_chunk(chunk: &Chunk<'_>, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+/// Appends a chunk; false if its payload could not be decoded and was
+/// written as it was.
+fn encode_chunk(chunk: &Chunk<'_>, out: &mut Vec<u8>) -> bool {
     match chunk {
         Chunk::Tick {
             byte, tick, delta, ..
@@ -333,11 +335,16 @@ fn encode_chunk(chunk: &Chunk<'_>, out: &mut Vec<u8>) -> Result<(), DecodeError>
                 SizeForm::TwoBytes => out.extend_from_slice(&(payload.len() as u16).to_le_bytes()),
             }
             // The payload itself, rebuilt from what it decodes to.
-            let decoded = decode_payload(payload, 0)?;
-            out.extend_from_slice(&recompress(&decoded));
+            match decode_payload(payload, 0) {
+                Ok(decoded) => out.extend_from_slice(&recompress(&decoded)),
+                Err(_) => {
+                    out.extend_from_slice(payload);
+                    return false;
+                }
+            }
         }
     }
-    Ok(())
+    true
 }
 
 /// A chunk payload decoded: the ints and how they were compressed.

@@ -102,7 +102,7 @@ fn real_demos_match_the_independent_corpus_summary() {
         let bytes = read(&format!("ddnet-20.1/{name}.demo"));
         let (demo, offsets) = Demo::decode(&bytes).unwrap();
         let mut again = Vec::new();
-        demo.encode(&mut again).unwrap();
+        assert_eq!(demo.encode(&mut again), 0, "{name}: every payload decodes");
         assert!(again == bytes, "{name}: round trip");
         let mut counts = (0, 0, 0, 0, 0);
         let mut hist: BTreeMap<String, usize> = BTreeMap::new();
@@ -173,7 +173,7 @@ fn ddnet_bench_demos() {
         let bytes = read(&format!("ddnet-bench/{name}.demo"));
         let (demo, offsets) = Demo::decode(&bytes).unwrap();
         let mut again = Vec::new();
-        demo.encode(&mut again).unwrap();
+        assert_eq!(demo.encode(&mut again), 0, "{name}: every payload decodes");
         assert!(again == bytes, "{name}: round trip");
         let replay = demo.replay_snapshots(&offsets, |_, _| {}).unwrap();
         assert_eq!(
@@ -208,10 +208,64 @@ fn every_truncation_of_a_demo_is_kept_or_an_error_inside_it() {
         match Demo::decode(prefix) {
             Ok((demo, _)) => {
                 let mut again = Vec::new();
-                demo.encode(&mut again).unwrap();
+                demo.encode(&mut again);
                 assert!(again == prefix, "cut at {cut}");
             }
             Err(e) => assert!(e.offset <= cut as u64, "cut at {cut}: {e}"),
         }
+    }
+}
+
+mod properties {
+    use super::*;
+    use quickcheck::{QuickCheck, TestResult};
+
+    fn qc() -> QuickCheck {
+        QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(300, 0x7ee0_2ac1e))
+    }
+
+    /// Arbitrary chunk bytes after a real header and map: decoding never
+    /// panics, errors point inside the input, and whatever decodes
+    /// re-encodes exactly and replays without panicking.
+    #[test]
+    fn prop_arbitrary_chunks_never_panic() {
+        // A real header, timeline, sha256 item and map (ctf1, 4664 bytes).
+        static PREFIX: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+            read("ddnet-20.1/E_map_change.2_ctf1.demo")[..176 + 260 + 48 + 4664].to_vec()
+        });
+        fn prop(tail: Vec<u8>) -> TestResult {
+            let mut bytes = PREFIX.clone();
+            bytes.extend_from_slice(&tail);
+            match Demo::decode(&bytes) {
+                Err(e) => TestResult::from_bool(e.offset <= bytes.len() as u64),
+                Ok((demo, offsets)) => {
+                    let mut again = Vec::new();
+                    // Payloads that do not decode are kept as they were.
+                    demo.encode(&mut again);
+                    let _ = demo.replay_snapshots(&offsets, |_, _| {});
+                    TestResult::from_bool(again == bytes)
+                }
+            }
+        }
+        qc().tests(3_000)
+            .quickcheck(prop as fn(Vec<u8>) -> TestResult);
+    }
+
+    /// Arbitrary bytes behind pcap and pcapng magic never panic the capture
+    /// reader.
+    #[test]
+    fn prop_arbitrary_captures_never_panic() {
+        fn prop(body: Vec<u8>, ng: bool) -> bool {
+            let mut bytes = if ng {
+                vec![0x0a, 0x0d, 0x0d, 0x0a]
+            } else {
+                vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0]
+            };
+            bytes.extend_from_slice(&body);
+            let _ = teeoracle::capture::read(&bytes);
+            true
+        }
+        qc().tests(3_000)
+            .quickcheck(prop as fn(Vec<u8>, bool) -> bool);
     }
 }

@@ -94,7 +94,11 @@ fn captures_match_the_independent_corpus_summary() {
             "{name}: byte-exact"
         );
         // Every system message with a known layout fits it and re-encodes.
-        assert!(s.typed_messages > packets / 2, "{name}: {}", s.typed_messages);
+        assert!(
+            s.typed_messages > packets / 2,
+            "{name}: {}",
+            s.typed_messages
+        );
         assert_eq!(s.typed_inexact, 0, "{name}");
         // Every 0.6 connection packet of a DDNet 20.1 session carries the token.
         for d in &decoded {

@@ -39,8 +39,7 @@ pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
     let (demo, offsets) =
         Demo::decode(&bytes).map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
     let mut again = Vec::with_capacity(bytes.len());
-    demo.encode(&mut again)
-        .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+    demo.encode(&mut again);
     let replay = demo.replay_snapshots(&offsets, |_, _| {}).map_err(|f| {
         format!(
             "at byte {} (0x{:x}), tick {:?}: {}",
@@ -177,8 +176,7 @@ pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     let bytes = load(path)?;
     let (demo, _) = decode(path, &bytes)?;
     let mut again = Vec::with_capacity(bytes.len());
-    demo.encode(&mut again)
-        .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+    let verbatim = demo.encode(&mut again);
     if let Some(o) = output {
         std::fs::write(o, &again)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
@@ -196,6 +194,12 @@ pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
         path.display(),
         demo.chunks.len()
     )?;
+    if verbatim > 0 {
+        writeln!(
+            out,
+            "note: {verbatim} chunk payload(s) could not be decoded and were kept as they were"
+        )?;
+    }
     out.flush()?;
     Ok(())
 }

@@ -17,6 +17,11 @@ const NUM_SYMBOLS: usize = 257;
 const EOF_SYMBOL: usize = 256;
 /// Bits resolved by one table lookup while decoding.
 const LUT_BITS: u32 = 12;
+/// Bits after `LUT_BITS` that the second table level resolves: the longest
+/// code has `LUT_BITS + LONG_BITS` bits (checked when the tables are built).
+const LONG_BITS: u32 = 3;
+/// Most symbols one fast-table entry yields.
+const MULTI: u32 = 3;
 
 /// DDNet's `CHuffman::ms_aFreqTable` for the 256 byte values; the EOF
 /// symbol has frequency 1.
@@ -89,12 +94,26 @@ impl HuffmanInfo {
 /// The code tree and the tables derived from it.
 struct Tree {
     /// Children of internal nodes `NUM_SYMBOLS..`: `[leaf 0 bit, leaf 1 bit]`.
+    #[cfg_attr(not(test), allow(dead_code))]
     children: Vec<[u16; 2]>,
     /// Code of each symbol: bits (first bit in bit 0) and length.
+    #[cfg_attr(not(test), allow(dead_code))]
     codes: [(u32, u8); NUM_SYMBOLS],
     /// For every `LUT_BITS`-bit window: the symbol and code length, or for
     /// longer codes the internal node reached after `LUT_BITS` bits.
     lut: Vec<LutEntry>,
+    /// `codes` packed for the compressor: bits in 0..16, length in 16..32.
+    packed: [u32; NUM_SYMBOLS],
+    /// For every `LUT_BITS`-bit window, for the fast decoder: the byte
+    /// symbols (up to `MULTI`) whose codes fit in the window one after the
+    /// other (bits 8..32, first in 8..16), their number (bits 6..8) and
+    /// their total length (bits 0..6). Number 0: the first code is longer
+    /// than the window, and bits 16..32 are its offset in `long`.
+    multi: [u32; 1 << LUT_BITS],
+    /// For each node reached after `LUT_BITS` bits, `1 << LONG_BITS`
+    /// entries, one per value of the next bits: symbol (bits 8..24) and
+    /// whole code length (bits 0..8).
+    long: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -151,41 +170,117 @@ impl Tree {
                 LutEntry { node, len: 0 }
             };
         }
+        assert!(
+            codes
+                .iter()
+                .all(|&(_, len)| u32::from(len) <= LUT_BITS + LONG_BITS),
+            "two table levels decode every code"
+        );
+        let packed = codes.map(|(bits, len)| bits | u32::from(len) << 16);
+        let mut multi = [0u32; 1 << LUT_BITS];
+        let mut long = Vec::new();
+        let mut long_at = std::collections::BTreeMap::new();
+        for (window, m) in multi.iter_mut().enumerate() {
+            let first = lut[window];
+            if first.len == 0 {
+                let node = first.node;
+                let at = *long_at.entry(node).or_insert_with(|| {
+                    let at = long.len() as u32;
+                    for rest in 0..1usize << LONG_BITS {
+                        let (mut node, mut len) = (node as usize, LUT_BITS);
+                        while node >= NUM_SYMBOLS {
+                            let bit = (rest >> (len - LUT_BITS)) & 1;
+                            node = children[node - NUM_SYMBOLS][bit] as usize;
+                            len += 1;
+                        }
+                        long.push((node as u32) << 8 | len);
+                    }
+                    at
+                });
+                *m = at << 16;
+                continue;
+            }
+            // EOF (15 bits) is never inside a window: only byte symbols.
+            let (mut syms, mut count, mut len) = (0u32, 0u32, 0u32);
+            while count < MULTI {
+                let next = lut[window >> len];
+                if next.len == 0 || len + u32::from(next.len) > LUT_BITS {
+                    break;
+                }
+                debug_assert!((next.node as usize) < EOF_SYMBOL);
+                syms |= u32::from(next.node) << (8 * count);
+                count += 1;
+                len += u32::from(next.len);
+            }
+            *m = syms << 8 | count << 6 | len;
+        }
         Tree {
             children,
             codes,
             lut,
+            packed,
+            multi,
+            long,
         }
     }
 }
 
 /// Appends the compressed form of `input` in the given writer's flavor.
 pub fn compress(input: &[u8], flavor: Flavor, out: &mut Vec<u8>) {
+    compress_parts(&[input], flavor, out)
+}
+
+/// Appends the compressed form of the concatenation of `parts` (a payload
+/// and its token, say) in the given writer's flavor.
+pub fn compress_parts(parts: &[&[u8]], flavor: Flavor, out: &mut Vec<u8>) {
+    /// Codes added between two stores: 7 pending bits and three codes of at
+    /// most 15 bits fit the 64-bit accumulator.
+    const GROUP: usize = 3;
     let tree = &*TREE;
-    out.reserve(input.len() + 4);
+    let start = out.len();
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    // At most 15 bits a symbol (checked at build), EOF and the last byte
+    // fit in `2 * len + 2` bytes; 8 more for the whole-word stores.
+    out.resize(start + 2 * len + 2 + 8, 0);
+    let buf = &mut out[start..];
     let mut acc: u64 = 0;
     let mut count: u32 = 0;
-    for &byte in input {
-        let (bits, len) = tree.codes[byte as usize];
-        acc |= (bits as u64) << count;
-        count += len as u32;
-        if count >= 32 {
-            out.extend_from_slice(&(acc as u32).to_le_bytes());
-            acc >>= 32;
-            count -= 32;
+    let mut at = 0usize;
+    // Stores the pending bits as a whole word and keeps the partial byte.
+    let mut flush = |acc: &mut u64, count: &mut u32, at: &mut usize| {
+        buf[*at..*at + 8].copy_from_slice(&acc.to_le_bytes());
+        let bytes = *count / 8;
+        *at += bytes as usize;
+        // At most 52 bits are pending, so the shift is below 64.
+        *acc >>= bytes * 8;
+        *count %= 8;
+    };
+    for part in parts {
+        let mut groups = part.chunks_exact(GROUP);
+        for group in &mut groups {
+            for &byte in group {
+                let code = tree.packed[byte as usize];
+                acc |= u64::from(code & 0xffff) << count;
+                count += code >> 16;
+            }
+            flush(&mut acc, &mut count, &mut at);
         }
+        for &byte in groups.remainder() {
+            let code = tree.packed[byte as usize];
+            acc |= u64::from(code & 0xffff) << count;
+            count += code >> 16;
+        }
+        flush(&mut acc, &mut count, &mut at);
     }
-    let (bits, len) = tree.codes[EOF_SYMBOL];
-    acc |= (bits as u64) << count;
-    count += len as u32;
-    while count >= 8 {
-        out.push(acc as u8);
-        acc >>= 8;
-        count -= 8;
-    }
+    let code = tree.packed[EOF_SYMBOL];
+    acc |= u64::from(code & 0xffff) << count;
+    count += code >> 16;
+    flush(&mut acc, &mut count, &mut at);
+    // The last store put the final `count` (< 8) bits at `at`.
     if count > 0 || flavor == Flavor::Legacy {
-        out.push(acc as u8);
+        at += 1;
     }
+    out.truncate(start + at);
 }
 
 /// Compresses into a new vector.
@@ -206,43 +301,88 @@ pub fn decompress(
     base: u64,
 ) -> Result<HuffmanInfo, DecodeError> {
     let tree = &*TREE;
-    let mut bits = BitReader::new(input);
+    let total_bits = input.len() * 8;
+    let bits = Bits::new(input);
+    let mut pos = 0usize; // next bit to read
     let start_len = out.len();
+    // Symbols decoded by the table loops, not yet appended to `out`.
+    let mut buf = [0u8; 256];
+    let mut used = 0usize;
     loop {
-        bits.refill();
-        let entry = tree.lut[(bits.buf & ((1 << LUT_BITS) - 1)) as usize];
-        let (symbol, len) = if entry.len > 0 {
-            (entry.node as usize, u32::from(entry.len))
-        } else {
-            // A code longer than the table: walk on bit by bit (codes are
-            // at most 15 bits, all in the buffer after a refill).
-            let mut node = entry.node as usize;
-            let mut len = LUT_BITS;
-            while node >= NUM_SYMBOLS {
-                let bit = (bits.buf >> len & 1) as usize;
-                node = tree.children[node - NUM_SYMBOLS][bit] as usize;
-                len += 1;
+        // Fast: four lookups per 8-byte load while 8 whole bytes are
+        // readable at `pos / 8` (57 bits or more: every bit the lookups may
+        // take, 3 * LUT_BITS + the longest code, is input), `max_out` is
+        // far and `buf` has room.
+        'fast: while let Some(bytes) = input.get(pos / 8..pos / 8 + 8) {
+            if out.len() - start_len + used + 4 * MULTI as usize > max_out
+                || used > buf.len() - 4 * MULTI as usize - 1
+            {
+                break;
             }
-            (node, len)
+            let mut w = u64::from_le_bytes(bytes.try_into().unwrap()) >> (pos % 8);
+            for _ in 0..4 {
+                let e = tree.multi[(w & ((1 << LUT_BITS) - 1)) as usize];
+                let count = (e >> 6 & 3) as usize;
+                if count == 0 {
+                    // A long code: the second level, then load again.
+                    let (symbol, len) = tree.long_code(e, w);
+                    pos += len;
+                    if symbol == EOF_SYMBOL {
+                        out.extend_from_slice(&buf[..used]);
+                        return Ok(stream_info(input, pos));
+                    }
+                    buf[used] = symbol as u8;
+                    used += 1;
+                    continue 'fast;
+                }
+                buf[used..used + 4].copy_from_slice(&(e >> 8).to_le_bytes());
+                used += count;
+                w >>= e & 63;
+                pos += (e & 63) as usize;
+            }
+        }
+        // Near the end: one lookup per load while its bits are all input.
+        while pos + LUT_BITS as usize <= total_bits
+            && out.len() - start_len + used + MULTI as usize <= max_out
+            && used <= buf.len() - 4
+        {
+            let e = tree.multi[(bits.peek(pos) & ((1 << LUT_BITS) - 1)) as usize];
+            if e >> 6 & 3 == 0 {
+                break;
+            }
+            buf[used..used + 4].copy_from_slice(&(e >> 8).to_le_bytes());
+            used += (e >> 6 & 3) as usize;
+            pos += (e & 63) as usize;
+        }
+        out.extend_from_slice(&buf[..used]);
+        used = 0;
+        // One symbol, carefully: long codes near the end, EOF, the end of
+        // the input, the output bound.
+        let window = bits.peek(pos);
+        let index = (window & ((1 << LUT_BITS) - 1)) as usize;
+        let entry = tree.lut[index];
+        let (symbol, len) = if entry.len > 0 {
+            (entry.node as usize, entry.len as usize)
+        } else {
+            tree.long_code(tree.multi[index], window)
         };
-        if len > bits.available {
-            // The buffer was padded with zeros past the end of the input.
+        if pos + len > total_bits {
             return Err(DecodeError::new(
                 base + input.len() as u64,
                 "huffman",
                 ErrorKind::UnexpectedEof {
-                    needed: (len - bits.available).div_ceil(8) as usize,
+                    needed: (pos + len - total_bits).div_ceil(8),
                     available: 0,
                 },
             ));
         }
-        bits.consume(len);
+        pos += len;
         if symbol == EOF_SYMBOL {
             break;
         }
         if out.len() - start_len == max_out {
             return Err(DecodeError::new(
-                base + (bits.consumed / 8) as u64,
+                base + (pos / 8) as u64,
                 "huffman",
                 ErrorKind::LengthTooLarge {
                     len: (max_out + 1) as i64,
@@ -252,61 +392,58 @@ pub fn decompress(
         }
         out.push(symbol as u8);
     }
-    Ok(stream_info(input, bits.consumed))
+    Ok(stream_info(input, pos))
 }
 
-/// LSB-first bits of a byte slice, 64 at a time; zeros past the end (the
-/// caller checks `available`).
-struct BitReader<'a> {
+impl Tree {
+    /// Symbol and code length of a long code, from its `multi` entry and
+    /// the window it was looked up with.
+    #[inline]
+    fn long_code(&self, entry: u32, window: u64) -> (usize, usize) {
+        let rest = (window >> LUT_BITS) as usize & ((1 << LONG_BITS) - 1);
+        let l = self.long[(entry >> 16) as usize + rest];
+        ((l >> 8) as usize, (l & 0xff) as usize)
+    }
+}
+
+/// The input as a bit stream, zero past its end.
+struct Bits<'a> {
     input: &'a [u8],
-    /// Next byte to load.
-    pos: usize,
-    buf: u64,
-    /// Real (not padding) bits in `buf`.
-    available: u32,
-    /// Bits consumed so far.
-    consumed: usize,
+    /// The input from `tail_start` on (its last 8 bytes at most),
+    /// zero-padded.
+    tail: [u8; 16],
+    tail_start: usize,
 }
 
-impl<'a> BitReader<'a> {
+impl<'a> Bits<'a> {
     fn new(input: &'a [u8]) -> Self {
-        BitReader {
-            input,
-            pos: 0,
-            buf: 0,
-            available: 0,
-            consumed: 0,
-        }
-    }
-
-    /// Tops the buffer up to at least 56 real bits, or to the end of input.
-    #[inline(always)]
-    fn refill(&mut self) {
-        if self.available > 56 {
-            return;
-        }
-        if let Some(word) = self.input.get(self.pos..self.pos + 8) {
-            // Branchless: load 8 bytes, keep the whole ones that fit. Bits
-            // above them are loaded again, identically, next time.
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            self.buf |= word << self.available;
-            let take = (63 - self.available) / 8;
-            self.pos += take as usize;
-            self.available += take * 8;
-        } else {
-            while self.available <= 56 && self.pos < self.input.len() {
-                self.buf |= u64::from(self.input[self.pos]) << self.available;
-                self.pos += 1;
-                self.available += 8;
+        let mut tail = [0u8; 16];
+        let tail_start = match input.last_chunk::<8>() {
+            Some(last) => {
+                tail[..8].copy_from_slice(last);
+                input.len() - 8
             }
+            None => {
+                tail[..input.len()].copy_from_slice(input);
+                0
+            }
+        };
+        Bits {
+            input,
+            tail,
+            tail_start,
         }
     }
 
-    #[inline(always)]
-    fn consume(&mut self, n: u32) {
-        self.buf >>= n;
-        self.available -= n;
-        self.consumed += n as usize;
+    /// At least 57 bits from bit `pos` on (LSB-first), `pos` up to the end.
+    #[inline]
+    fn peek(&self, pos: usize) -> u64 {
+        let byte = pos / 8;
+        let bytes = match self.input.get(byte..byte + 8) {
+            Some(b) => b,
+            None => &self.tail[byte - self.tail_start..byte - self.tail_start + 8],
+        };
+        u64::from_le_bytes(bytes.try_into().unwrap()) >> (pos % 8)
     }
 }
 
@@ -481,6 +618,205 @@ mod tests {
         }
         qc().tests(2_000)
             .quickcheck(prop as fn(Vec<u8>, bool) -> bool);
+    }
+
+    /// The bit-at-a-time compressor this module had first.
+    fn compress_ref(input: &[u8], flavor: Flavor, out: &mut Vec<u8>) {
+        let tree = &*TREE;
+        out.reserve(input.len() + 4);
+        let mut acc: u64 = 0;
+        let mut count: u32 = 0;
+        for &byte in input {
+            let (bits, len) = tree.codes[byte as usize];
+            acc |= (bits as u64) << count;
+            count += len as u32;
+            if count >= 32 {
+                out.extend_from_slice(&(acc as u32).to_le_bytes());
+                acc >>= 32;
+                count -= 32;
+            }
+        }
+        let (bits, len) = tree.codes[EOF_SYMBOL];
+        acc |= (bits as u64) << count;
+        count += len as u32;
+        while count >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            count -= 8;
+        }
+        if count > 0 || flavor == Flavor::Legacy {
+            out.push(acc as u8);
+        }
+    }
+
+    /// The one-symbol-per-lookup decompressor this module had first.
+    fn decompress_ref(
+        input: &[u8],
+        out: &mut Vec<u8>,
+        max_out: usize,
+        base: u64,
+    ) -> Result<HuffmanInfo, DecodeError> {
+        let tree = &*TREE;
+        let mut bits = BitReader::new(input);
+        let start_len = out.len();
+        loop {
+            bits.refill();
+            let entry = tree.lut[(bits.buf & ((1 << LUT_BITS) - 1)) as usize];
+            let (symbol, len) = if entry.len > 0 {
+                (entry.node as usize, u32::from(entry.len))
+            } else {
+                // A code longer than the table: walk on bit by bit (codes are
+                // at most 15 bits, all in the buffer after a refill).
+                let mut node = entry.node as usize;
+                let mut len = LUT_BITS;
+                while node >= NUM_SYMBOLS {
+                    let bit = (bits.buf >> len & 1) as usize;
+                    node = tree.children[node - NUM_SYMBOLS][bit] as usize;
+                    len += 1;
+                }
+                (node, len)
+            };
+            if len > bits.available {
+                // The buffer was padded with zeros past the end of the input.
+                return Err(DecodeError::new(
+                    base + input.len() as u64,
+                    "huffman",
+                    ErrorKind::UnexpectedEof {
+                        needed: (len - bits.available).div_ceil(8) as usize,
+                        available: 0,
+                    },
+                ));
+            }
+            bits.consume(len);
+            if symbol == EOF_SYMBOL {
+                break;
+            }
+            if out.len() - start_len == max_out {
+                return Err(DecodeError::new(
+                    base + (bits.consumed / 8) as u64,
+                    "huffman",
+                    ErrorKind::LengthTooLarge {
+                        len: (max_out + 1) as i64,
+                        max: max_out,
+                    },
+                ));
+            }
+            out.push(symbol as u8);
+        }
+        Ok(stream_info(input, bits.consumed))
+    }
+
+    /// LSB-first bits of a byte slice, 64 at a time; zeros past the end (the
+    /// caller checks `available`).
+    struct BitReader<'a> {
+        input: &'a [u8],
+        /// Next byte to load.
+        pos: usize,
+        buf: u64,
+        /// Real (not padding) bits in `buf`.
+        available: u32,
+        /// Bits consumed so far.
+        consumed: usize,
+    }
+
+    impl<'a> BitReader<'a> {
+        fn new(input: &'a [u8]) -> Self {
+            BitReader {
+                input,
+                pos: 0,
+                buf: 0,
+                available: 0,
+                consumed: 0,
+            }
+        }
+
+        /// Tops the buffer up to at least 56 real bits, or to the end of input.
+        #[inline(always)]
+        fn refill(&mut self) {
+            if self.available > 56 {
+                return;
+            }
+            if let Some(word) = self.input.get(self.pos..self.pos + 8) {
+                // Branchless: load 8 bytes, keep the whole ones that fit. Bits
+                // above them are loaded again, identically, next time.
+                let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+                self.buf |= word << self.available;
+                let take = (63 - self.available) / 8;
+                self.pos += take as usize;
+                self.available += take * 8;
+            } else {
+                while self.available <= 56 && self.pos < self.input.len() {
+                    self.buf |= u64::from(self.input[self.pos]) << self.available;
+                    self.pos += 1;
+                    self.available += 8;
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn consume(&mut self, n: u32) {
+            self.buf >>= n;
+            self.available -= n;
+            self.consumed += n as usize;
+        }
+    }
+
+    #[test]
+    fn compress_same_as_reference() {
+        fn prop(data: Vec<u8>, prefix: Vec<u8>, split: usize, legacy: bool) -> bool {
+            let flavor = if legacy {
+                Flavor::Legacy
+            } else {
+                Flavor::Ddnet
+            };
+            let (mut a, mut b, mut c) = (prefix.clone(), prefix.clone(), prefix);
+            compress(&data, flavor, &mut a);
+            compress_ref(&data, flavor, &mut b);
+            let (x, y) = data.split_at(split % (data.len() + 1));
+            compress_parts(&[x, y], flavor, &mut c);
+            a == b && a == c
+        }
+        qc().tests(5_000)
+            .quickcheck(prop as fn(Vec<u8>, Vec<u8>, usize, bool) -> bool);
+        for n in 0..40 {
+            for fill in [0u8, 1, 0x47, 0xff] {
+                for flavor in [Flavor::Ddnet, Flavor::Legacy] {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    compress(&vec![fill; n], flavor, &mut a);
+                    compress_ref(&vec![fill; n], flavor, &mut b);
+                    assert_eq!(a, b, "{n} x {fill}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn decompress_same_as_reference() {
+        fn prop(data: Vec<u8>, plain: Vec<u8>, max: u16, cut: u8, legacy: bool) -> bool {
+            let flavor = if legacy {
+                Flavor::Legacy
+            } else {
+                Flavor::Ddnet
+            };
+            let mut c = compress_to_vec(&plain, flavor);
+            c.truncate(c.len() - usize::from(cut) % (c.len() + 1) / 4);
+            let max = usize::from(max) % (plain.len() + 3);
+            [
+                (&data, usize::MAX),
+                (&data, max % 40),
+                (&c, max),
+                (&c, usize::MAX),
+            ]
+            .into_iter()
+            .all(|(input, max)| {
+                let (mut a, mut b) = (vec![1u8], vec![1u8]);
+                let ra = decompress(input, &mut a, max, 7);
+                let rb = decompress_ref(input, &mut b, max, 7);
+                format!("{ra:?}") == format!("{rb:?}") && a == b
+            })
+        }
+        qc().tests(5_000)
+            .quickcheck(prop as fn(Vec<u8>, Vec<u8>, u16, u8, bool) -> bool);
     }
 
     #[test]

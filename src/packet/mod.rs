@@ -419,10 +419,14 @@ fn guess_token(packet: &ConnPacket<'_>, payload: &[u8]) -> usize {
             }
         };
     }
-    match split_chunks(payload, packet.version, packet.num_chunks) {
-        Ok((_, rest)) if rest.len() == 4 => 4,
-        _ => 0,
+    // Walk the chunks without collecting them.
+    let mut r = Reader::new(payload, Mode::Lenient);
+    for _ in 0..packet.num_chunks {
+        if Chunk::decode(&mut r, packet.version).is_err() {
+            return 0;
+        }
     }
+    if r.remaining() == 4 { 4 } else { 0 }
 }
 
 impl ConnPacket<'_> {
@@ -435,14 +439,15 @@ impl ConnPacket<'_> {
         if let Some(token) = self.header_token {
             out.extend_from_slice(&token);
         }
-        let mut body = Vec::with_capacity(self.payload.len() + 4);
-        body.extend_from_slice(&self.payload);
-        body.extend(self.token.iter().flatten());
+        let token: &[u8] = self.token.as_ref().map_or(&[], |t| t);
         match &self.compression {
-            None => out.extend_from_slice(&body),
+            None => {
+                out.extend_from_slice(&self.payload);
+                out.extend_from_slice(token);
+            }
             Some(c) => match c.huffman.flavor(Flavor::Ddnet) {
                 Some(flavor) => {
-                    huffman::compress(&body, flavor, out);
+                    huffman::compress_parts(&[&self.payload, token], flavor, out);
                     let tail = c.raw.len() - c.huffman.trailing;
                     out.extend_from_slice(&c.raw[tail..]);
                 }

@@ -635,6 +635,19 @@ fn count_crate_bufreader(bytes: &[u8]) -> u64 {
     count_crate(Th::parse(ThBufReader::new(Cursor::new(bytes))).unwrap())
 }
 
+/// A benchmark group measured in bytes of input, sampled flat (each
+/// iteration is tens of milliseconds).
+fn group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    len: u64,
+) -> criterion::BenchmarkGroup<'c, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(len))
+        .sampling_mode(SamplingMode::Flat);
+    g
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     // Criterion's rule: without `--bench` (cargo test) it runs each
@@ -679,9 +692,7 @@ fn main() {
     let len = bytes.len() as u64;
     let records = summary.records;
 
-    let mut g = c.benchmark_group("decode");
-    g.throughput(Throughput::Bytes(len))
-        .sampling_mode(SamplingMode::Flat);
+    let mut g = group(&mut c, "decode", len);
     g.bench_function("teeoracle_slice_reader", |b| {
         b.iter(|| assert_eq!(count_slice(black_box(bytes)), records))
     });
@@ -690,9 +701,7 @@ fn main() {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("decode_replay");
-    g.throughput(Throughput::Bytes(len))
-        .sampling_mode(SamplingMode::Flat);
+    let mut g = group(&mut c, "decode_replay", len);
     g.bench_function("teeoracle_slice_reader_replay", |b| {
         b.iter(|| {
             let (n, inconsistencies, replay) = replay_all(black_box(bytes));
@@ -709,9 +718,7 @@ fn main() {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("stream_reader");
-    g.throughput(Throughput::Bytes(len))
-        .sampling_mode(SamplingMode::Flat);
+    let mut g = group(&mut c, "stream_reader", len);
     g.bench_function("teeoracle_stream_reader_cursor", |b| {
         b.iter(|| assert_eq!(count_stream(black_box(bytes)), records))
     });
@@ -720,9 +727,7 @@ fn main() {
     });
     g.finish();
 
-    let mut g = c.benchmark_group("teehistorian_crate");
-    g.throughput(Throughput::Bytes(len))
-        .sampling_mode(SamplingMode::Flat);
+    let mut g = group(&mut c, "teehistorian_crate", len);
     g.bench_function("th_slice", |b| {
         b.iter(|| assert_eq!(count_crate_slice(black_box(bytes)), records))
     });

@@ -1,6 +1,8 @@
 //! The command line as a user runs it: exit codes, one-line errors with
 //! offsets, output formats, and golden outputs for a real file.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -22,14 +24,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
-fn snapshot(name: &str, value: &str) {
-    insta::with_settings!({
-        snapshot_path => "../snapshots/cli",
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, value);
-    });
+fn snapshot(name: &str, text: &str) {
+    common::snapshot("cli", name, text);
 }
 
 #[test]

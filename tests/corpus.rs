@@ -6,6 +6,8 @@
 //! `snapshots/teehistorian/`. Every file under `malformed/` must fail, and
 //! its one-line error is snapshotted too.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -62,13 +64,7 @@ fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
 }
 
 fn snapshot(name: &str, text: &str) {
-    insta::with_settings!({
-        snapshot_path => "../snapshots/teehistorian",
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, text);
-    });
+    common::snapshot("teehistorian", name, text);
 }
 
 #[test]

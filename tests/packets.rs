@@ -1,6 +1,8 @@
 //! The packet layer over the bundled captures (`corpus/packet`), DDNet's
 //! golden handshake bytes, malformed datagrams, and round-trip properties.
 
+mod common;
+
 use std::path::Path;
 use teeoracle::capture;
 use teeoracle::codec::{Codec, Mode, Reader};
@@ -226,9 +228,7 @@ fn malformed_packets_fail_with_their_golden_error() {
         };
         report.push_str(&format!("{name}: {outcome}\n"));
     }
-    insta::with_settings!({snapshot_path => "../snapshots/packet", prepend_module_to_snapshot => false, omit_expression => true}, {
-        insta::assert_snapshot!("malformed", report);
-    });
+    common::snapshot("packet", "malformed", &report);
 }
 
 #[test]

@@ -1,0 +1,1077 @@
+//! Typed views of snapshot items: field names for the standard netobjs and
+//! netevents of Teeworlds 0.6 / DDNet, Teeworlds 0.7, and DDNet's UUID
+//! ("ex") items, for display and world-state inspection.
+//!
+//! One table-driven decoder serves every type: a type is a list of named
+//! fields (plain ints, StrToInts-packed strings, UUIDs), sources are DDNet's
+//! `datasrc/network.py` (0.6 part and ex objects) and `datasrc/seven/network.py`
+//! (0.7). Unknown types, unregistered UUIDs and items longer or shorter than
+//! the known layout are data, never errors: ints past the layout are kept in
+//! [`ItemView::extra`], and a short item names only the fields it has.
+
+use super::{Item, OFFSET_UUID_TYPE, Snapshot};
+use crate::bytes::Text;
+use serde::Serialize;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::sync::LazyLock;
+
+/// Which numbered netobj table a stream uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Protocol {
+    /// Teeworlds 0.6 with DDNet's extensions.
+    V06,
+    /// Teeworlds 0.7 (sixup).
+    V07,
+}
+
+/// What an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ItemKind {
+    /// Persistent state (a netobj).
+    Object,
+    /// A one-tick event (a netevent).
+    Event,
+    /// Type 0: maps an extended internal type (the item's id) to a UUID.
+    Registration,
+    /// A type this table does not know; its ints are all in `extra`.
+    Unknown,
+}
+
+/// One item, with its fields named.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ItemView {
+    /// e.g. "Character", "DDNetCharacter"; "ex:<uuid>" for an extended type
+    /// whose UUID is not known, "unknown:<type>" for anything else unknown.
+    pub type_name: Cow<'static, str>,
+    pub kind: ItemKind,
+    pub fields: Vec<Field>,
+    /// Ints beyond the known layout (a newer writer appended fields), or, in
+    /// a short item, the ints of an incomplete trailing packed field.
+    pub extra: Vec<i32>,
+    /// The item has fewer ints than the known layout (an older writer).
+    pub short: bool,
+}
+
+/// One named field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Field {
+    pub name: &'static str,
+    pub value: Value,
+}
+
+/// A field's value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Int(i32),
+    /// A packed string, decoded lossily if it is not valid UTF-8 (see
+    /// [`ints_to_str`] for the exact bytes).
+    Text(String),
+    Uuid(uuid::Uuid),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Text(s) => write!(f, "{}", Text::from(s.as_str())),
+            Value::Uuid(u) => write!(f, "{u}"),
+        }
+    }
+}
+
+impl ItemView {
+    /// One deterministic line: the type name, then `name=value` per field,
+    /// then `extra=[..]` and `short` when they apply.
+    pub fn to_text(&self) -> String {
+        let mut out = self.type_name.to_string();
+        for field in &self.fields {
+            let _ = write!(out, " {}={}", field.name, field.value);
+        }
+        if !self.extra.is_empty() {
+            let ints: Vec<String> = self.extra.iter().map(i32::to_string).collect();
+            let _ = write!(out, " extra=[{}]", ints.join(","));
+        }
+        if self.short {
+            out.push_str(" short");
+        }
+        out
+    }
+}
+
+/// Names the fields of `item`. `snap` is the snapshot it belongs to, needed
+/// to resolve extended types through their registration items.
+pub fn view(snap: &Snapshot, item: &Item, protocol: Protocol) -> ItemView {
+    let type_id = item.type_id();
+    let data = item.data;
+    let def = if type_id >= OFFSET_UUID_TYPE {
+        match snap.ex_type_uuid(type_id) {
+            Some(uuid) => match EX_UUIDS.iter().position(|u| *u == uuid) {
+                Some(i) => &EX[i].1,
+                None => return unknown(format!("ex:{uuid}"), data),
+            },
+            None => return unknown(format!("unknown:{type_id}"), data),
+        }
+    } else {
+        let table: &[TypeDef] = match protocol {
+            Protocol::V06 => &V06,
+            Protocol::V07 => &V07,
+        };
+        match usize::try_from(type_id).ok().and_then(|t| table.get(t)) {
+            Some(def) => def,
+            None => return unknown(format!("unknown:{type_id}"), data),
+        }
+    };
+    let mut view = decode(def, data);
+    if def.kind == ItemKind::Registration
+        && let Some(Value::Uuid(uuid)) = view.fields.first().map(|f| &f.value)
+        && let Some(i) = EX_UUIDS.iter().position(|u| u == uuid)
+    {
+        let name = Value::Text(EX[i].0.to_string());
+        view.fields.push(Field {
+            name: "name",
+            value: name,
+        });
+    }
+    view
+}
+
+fn unknown(type_name: String, data: &[i32]) -> ItemView {
+    ItemView {
+        type_name: Cow::Owned(type_name),
+        kind: ItemKind::Unknown,
+        fields: Vec::new(),
+        extra: data.to_vec(),
+        short: false,
+    }
+}
+
+fn decode(def: &TypeDef, data: &[i32]) -> ItemView {
+    let mut fields = Vec::new();
+    let mut at = 0;
+    let mut short = false;
+    'parts: for part in def.parts {
+        for &(name, kind) in *part {
+            let Some(ints) = data.get(at..at + kind.ints()) else {
+                short = true;
+                break 'parts;
+            };
+            let value = match kind {
+                FieldKind::Int => Value::Int(ints[0]),
+                FieldKind::PackedStr(_) => {
+                    Value::Text(String::from_utf8_lossy(&unpack_bytes(ints)).into_owned())
+                }
+                FieldKind::Uuid => Value::Uuid(uuid_from_ints(ints)),
+            };
+            fields.push(Field { name, value });
+            at += kind.ints();
+        }
+    }
+    ItemView {
+        type_name: Cow::Borrowed(def.name),
+        kind: def.kind,
+        fields,
+        extra: data[at..].to_vec(),
+        short,
+    }
+}
+
+/// A UUID stored as 4 big-endian ints (DDNet's `bytes_be_to_uint`).
+fn uuid_from_ints(ints: &[i32]) -> uuid::Uuid {
+    let mut bytes = [0u8; 16];
+    for (chunk, w) in bytes.chunks_mut(4).zip(ints) {
+        chunk.copy_from_slice(&w.to_be_bytes());
+    }
+    uuid::Uuid::from_bytes(bytes)
+}
+
+// ---- packed strings ("StrToInts") ----------------------------------------
+
+/// The bytes of a StrToInts-packed string, up to its terminator: 4 bytes per
+/// int, most significant first, each stored +128; the very last byte is
+/// forced to zero, as `IntsToStr` does.
+fn unpack_bytes(ints: &[i32]) -> Vec<u8> {
+    let mut bytes: Vec<u8> = ints
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .map(|b| b.wrapping_sub(128))
+        .collect();
+    if let Some(last) = bytes.last_mut() {
+        *last = 0;
+    }
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.truncate(end);
+    bytes
+}
+
+/// DDNet's `IntsToStr`: the decoded string if it is valid UTF-8; otherwise
+/// DDNet shows an empty string, and this returns the raw bytes as `Err`.
+pub fn ints_to_str(ints: &[i32]) -> Result<String, Text<'static>> {
+    String::from_utf8(unpack_bytes(ints)).map_err(|e| Text::from(e.into_bytes()))
+}
+
+/// DDNet's `StrToInts` into `num` ints: bytes up to the first NUL (at most
+/// `4 * num`), zero-padded, each +128, the last byte cleared.
+pub fn str_to_ints(s: &[u8], num: usize) -> Vec<i32> {
+    let len = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+    let mut bytes = vec![0u8; 4 * num];
+    let n = len.min(bytes.len());
+    bytes[..n].copy_from_slice(&s[..n]);
+    let mut ints: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_be_bytes([c[0] ^ 0x80, c[1] ^ 0x80, c[2] ^ 0x80, c[3] ^ 0x80]))
+        .collect();
+    if let Some(last) = ints.last_mut() {
+        *last &= !0xff;
+    }
+    ints
+}
+
+// ---- layouts ---------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug)]
+enum FieldKind {
+    Int,
+    /// A StrToInts string in this many ints.
+    PackedStr(usize),
+    /// 4 big-endian ints.
+    Uuid,
+}
+
+impl FieldKind {
+    const fn ints(self) -> usize {
+        match self {
+            FieldKind::Int => 1,
+            FieldKind::PackedStr(n) => n,
+            FieldKind::Uuid => 4,
+        }
+    }
+}
+
+use FieldKind::{Int as I, PackedStr as S};
+
+/// A run of fields; a type is one or more runs, so that derived types
+/// (`Character:CharacterCore`, events on `Common`) share their base.
+type Part = &'static [(&'static str, FieldKind)];
+
+struct TypeDef {
+    name: &'static str,
+    kind: ItemKind,
+    parts: &'static [Part],
+}
+
+impl TypeDef {
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.parts
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|f| f.1.ints())
+            .sum()
+    }
+}
+
+const fn obj(name: &'static str, parts: &'static [Part]) -> TypeDef {
+    TypeDef {
+        name,
+        kind: ItemKind::Object,
+        parts,
+    }
+}
+
+const fn ev(name: &'static str, parts: &'static [Part]) -> TypeDef {
+    TypeDef {
+        name,
+        kind: ItemKind::Event,
+        parts,
+    }
+}
+
+const REGISTRATION: TypeDef = TypeDef {
+    name: "Registration",
+    kind: ItemKind::Registration,
+    parts: &[&[("uuid", FieldKind::Uuid)]],
+};
+
+// Shared by 0.6 and 0.7 where the layouts agree.
+const PLAYER_INPUT: Part = &[
+    ("direction", I),
+    ("target_x", I),
+    ("target_y", I),
+    ("jump", I),
+    ("fire", I),
+    ("hook", I),
+    ("player_flags", I),
+    ("wanted_weapon", I),
+    ("next_weapon", I),
+    ("prev_weapon", I),
+];
+const PROJECTILE: Part = &[
+    ("x", I),
+    ("y", I),
+    ("vel_x", I),
+    ("vel_y", I),
+    ("type", I),
+    ("start_tick", I),
+];
+const LASER: Part = &[
+    ("x", I),
+    ("y", I),
+    ("from_x", I),
+    ("from_y", I),
+    ("start_tick", I),
+];
+const CHARACTER_CORE: Part = &[
+    ("tick", I),
+    ("x", I),
+    ("y", I),
+    ("vel_x", I),
+    ("vel_y", I),
+    ("angle", I),
+    ("direction", I),
+    ("jumped", I),
+    ("hooked_player", I),
+    ("hook_state", I),
+    ("hook_tick", I),
+    ("hook_x", I),
+    ("hook_y", I),
+    ("hook_dx", I),
+    ("hook_dy", I),
+];
+const COMMON: Part = &[("x", I), ("y", I)];
+const CLIENT_ID: Part = &[("client_id", I)];
+const SOUND_ID: Part = &[("sound_id", I)];
+
+/// Teeworlds 0.6 / DDNet, indexed by type id.
+static V06: [TypeDef; 21] = [
+    REGISTRATION,
+    obj("PlayerInput", &[PLAYER_INPUT]),
+    obj("Projectile", &[PROJECTILE]),
+    obj("Laser", &[LASER]),
+    obj(
+        "Pickup",
+        &[&[("x", I), ("y", I), ("type", I), ("subtype", I)]],
+    ),
+    obj("Flag", &[&[("x", I), ("y", I), ("team", I)]]),
+    obj(
+        "GameInfo",
+        &[&[
+            ("game_flags", I),
+            ("game_state_flags", I),
+            ("round_start_tick", I),
+            ("warmup_timer", I),
+            ("score_limit", I),
+            ("time_limit", I),
+            ("round_num", I),
+            ("round_current", I),
+        ]],
+    ),
+    obj(
+        "GameData",
+        &[&[
+            ("teamscore_red", I),
+            ("teamscore_blue", I),
+            ("flag_carrier_red", I),
+            ("flag_carrier_blue", I),
+        ]],
+    ),
+    obj("CharacterCore", &[CHARACTER_CORE]),
+    obj(
+        "Character",
+        &[
+            CHARACTER_CORE,
+            &[
+                ("player_flags", I),
+                ("health", I),
+                ("armor", I),
+                ("ammo_count", I),
+                ("weapon", I),
+                ("emote", I),
+                ("attack_tick", I),
+            ],
+        ],
+    ),
+    obj(
+        "PlayerInfo",
+        &[&[
+            ("local", I),
+            ("client_id", I),
+            ("team", I),
+            ("score", I),
+            ("latency", I),
+        ]],
+    ),
+    obj(
+        "ClientInfo",
+        &[&[
+            ("name", S(4)),
+            ("clan", S(3)),
+            ("country", I),
+            ("skin", S(6)),
+            ("use_custom_color", I),
+            ("color_body", I),
+            ("color_feet", I),
+        ]],
+    ),
+    obj(
+        "SpectatorInfo",
+        &[&[("spectator_id", I), ("x", I), ("y", I)]],
+    ),
+    ev("Common", &[COMMON]),
+    ev("Explosion", &[COMMON]),
+    ev("Spawn", &[COMMON]),
+    ev("HammerHit", &[COMMON]),
+    ev("Death", &[COMMON, CLIENT_ID]),
+    ev("SoundGlobal", &[COMMON, SOUND_ID]),
+    ev("SoundWorld", &[COMMON, SOUND_ID]),
+    ev("DamageInd", &[COMMON, &[("angle", I)]]),
+];
+
+/// Teeworlds 0.7, indexed by type id (23 and 24 came with 0.7.5's race
+/// objects and have no pre-agreed size).
+static V07: [TypeDef; 25] = [
+    REGISTRATION,
+    obj("PlayerInput", &[PLAYER_INPUT]),
+    obj("Projectile", &[PROJECTILE]),
+    obj("Laser", &[LASER]),
+    obj("Pickup", &[&[("x", I), ("y", I), ("type", I)]]),
+    obj("Flag", &[&[("x", I), ("y", I), ("team", I)]]),
+    obj(
+        "GameData",
+        &[&[
+            ("game_start_tick", I),
+            ("game_state_flags", I),
+            ("game_state_end_tick", I),
+        ]],
+    ),
+    obj(
+        "GameDataTeam",
+        &[&[("teamscore_red", I), ("teamscore_blue", I)]],
+    ),
+    obj(
+        "GameDataFlag",
+        &[&[
+            ("flag_carrier_red", I),
+            ("flag_carrier_blue", I),
+            ("flag_drop_tick_red", I),
+            ("flag_drop_tick_blue", I),
+        ]],
+    ),
+    obj("CharacterCore", &[CHARACTER_CORE]),
+    obj(
+        "Character",
+        &[
+            CHARACTER_CORE,
+            &[
+                ("health", I),
+                ("armor", I),
+                ("ammo_count", I),
+                ("weapon", I),
+                ("emote", I),
+                ("attack_tick", I),
+                ("triggered_events", I),
+            ],
+        ],
+    ),
+    obj(
+        "PlayerInfo",
+        &[&[("player_flags", I), ("score", I), ("latency", I)]],
+    ),
+    obj(
+        "SpectatorInfo",
+        &[&[("spec_mode", I), ("spectator_id", I), ("x", I), ("y", I)]],
+    ),
+    // Skin parts in SKINPART_* order: body, marking, decoration, hands,
+    // feet, eyes.
+    obj(
+        "De_ClientInfo",
+        &[&[
+            ("local", I),
+            ("team", I),
+            ("name", S(4)),
+            ("clan", S(3)),
+            ("country", I),
+            ("skin_body", S(6)),
+            ("skin_marking", S(6)),
+            ("skin_decoration", S(6)),
+            ("skin_hands", S(6)),
+            ("skin_feet", S(6)),
+            ("skin_eyes", S(6)),
+            ("use_custom_color_body", I),
+            ("use_custom_color_marking", I),
+            ("use_custom_color_decoration", I),
+            ("use_custom_color_hands", I),
+            ("use_custom_color_feet", I),
+            ("use_custom_color_eyes", I),
+            ("color_body", I),
+            ("color_marking", I),
+            ("color_decoration", I),
+            ("color_hands", I),
+            ("color_feet", I),
+            ("color_eyes", I),
+        ]],
+    ),
+    obj(
+        "De_GameInfo",
+        &[&[
+            ("game_flags", I),
+            ("score_limit", I),
+            ("time_limit", I),
+            ("match_num", I),
+            ("match_current", I),
+        ]],
+    ),
+    obj(
+        "De_TuneParams",
+        &[&[
+            ("tune_params[0]", I),
+            ("tune_params[1]", I),
+            ("tune_params[2]", I),
+            ("tune_params[3]", I),
+            ("tune_params[4]", I),
+            ("tune_params[5]", I),
+            ("tune_params[6]", I),
+            ("tune_params[7]", I),
+            ("tune_params[8]", I),
+            ("tune_params[9]", I),
+            ("tune_params[10]", I),
+            ("tune_params[11]", I),
+            ("tune_params[12]", I),
+            ("tune_params[13]", I),
+            ("tune_params[14]", I),
+            ("tune_params[15]", I),
+            ("tune_params[16]", I),
+            ("tune_params[17]", I),
+            ("tune_params[18]", I),
+            ("tune_params[19]", I),
+            ("tune_params[20]", I),
+            ("tune_params[21]", I),
+            ("tune_params[22]", I),
+            ("tune_params[23]", I),
+            ("tune_params[24]", I),
+            ("tune_params[25]", I),
+            ("tune_params[26]", I),
+            ("tune_params[27]", I),
+            ("tune_params[28]", I),
+            ("tune_params[29]", I),
+            ("tune_params[30]", I),
+            ("tune_params[31]", I),
+        ]],
+    ),
+    ev("Common", &[COMMON]),
+    ev("Explosion", &[COMMON]),
+    ev("Spawn", &[COMMON]),
+    ev("HammerHit", &[COMMON]),
+    ev("Death", &[COMMON, CLIENT_ID]),
+    ev("SoundWorld", &[COMMON, SOUND_ID]),
+    ev(
+        "Damage",
+        &[
+            COMMON,
+            &[
+                ("client_id", I),
+                ("angle", I),
+                ("health_amount", I),
+                ("armor_amount", I),
+                ("self", I),
+            ],
+        ],
+    ),
+    obj("PlayerInfoRace", &[&[("race_start_tick", I)]]),
+    obj(
+        "GameDataRace",
+        &[&[("best_time", I), ("precision", I), ("race_flags", I)]],
+    ),
+];
+
+/// DDNet's extended types by UUID name, newest known layouts (DDNet appends
+/// fields to these over time, so older items are short, newer ones have
+/// extra ints).
+static EX: [(&str, TypeDef); 19] = [
+    (
+        "my-own-object@heinrich5991.de",
+        obj("MyOwnObject", &[&[("test", I)]]),
+    ),
+    (
+        "character@netobj.ddnet.tw",
+        obj(
+            "DDNetCharacter",
+            &[&[
+                ("flags", I),
+                ("freeze_end", I),
+                ("jumps", I),
+                ("tele_checkpoint", I),
+                ("strong_weak_id", I),
+                ("jumped_total", I),
+                ("ninja_activation_tick", I),
+                ("freeze_start", I),
+                ("target_x", I),
+                ("target_y", I),
+                ("tune_zone_override", I),
+            ]],
+        ),
+    ),
+    (
+        "player@netobj.ddnet.tw",
+        obj(
+            "DDNetPlayer",
+            &[&[
+                ("flags", I),
+                ("auth_level", I),
+                ("finish_time_seconds", I),
+                ("finish_time_millis", I),
+            ]],
+        ),
+    ),
+    (
+        "gameinfo@netobj.ddnet.tw",
+        obj(
+            "GameInfoEx",
+            &[&[("flags", I), ("version", I), ("flags2", I)]],
+        ),
+    ),
+    (
+        "projectile@netobj.ddnet.tw",
+        obj(
+            "DDRaceProjectile",
+            &[&[
+                ("x", I),
+                ("y", I),
+                ("angle", I),
+                ("data", I),
+                ("type", I),
+                ("start_tick", I),
+            ]],
+        ),
+    ),
+    (
+        "laser@netobj.ddnet.tw",
+        obj(
+            "DDNetLaser",
+            &[&[
+                ("to_x", I),
+                ("to_y", I),
+                ("from_x", I),
+                ("from_y", I),
+                ("start_tick", I),
+                ("owner", I),
+                ("type", I),
+                ("switch_number", I),
+                ("subtype", I),
+                ("flags", I),
+            ]],
+        ),
+    ),
+    (
+        "ddnet-projectile@netobj.ddnet.tw",
+        obj(
+            "DDNetProjectile",
+            &[&[
+                ("x", I),
+                ("y", I),
+                ("vel_x", I),
+                ("vel_y", I),
+                ("type", I),
+                ("start_tick", I),
+                ("owner", I),
+                ("switch_number", I),
+                ("tune_zone", I),
+                ("flags", I),
+            ]],
+        ),
+    ),
+    (
+        "pickup@netobj.ddnet.tw",
+        obj(
+            "DDNetPickup",
+            &[&[
+                ("x", I),
+                ("y", I),
+                ("type", I),
+                ("subtype", I),
+                ("switch_number", I),
+                ("flags", I),
+            ]],
+        ),
+    ),
+    (
+        "spectator-info@netobj.ddnet.org",
+        obj(
+            "DDNetSpectatorInfo",
+            &[&[
+                ("has_camera_info", I),
+                ("zoom", I),
+                ("deadzone", I),
+                ("follow_factor", I),
+                ("spectator_count", I),
+            ]],
+        ),
+    ),
+    (
+        "spectator-count@netobj.ddnet.org",
+        obj("SpectatorCount", &[&[("num_spectators", I)]]),
+    ),
+    ("birthday@netevent.ddnet.org", ev("Birthday", &[COMMON])),
+    ("finish@netevent.ddnet.org", ev("Finish", &[COMMON])),
+    // Declared as an object in network.py despite its name.
+    (
+        "my-own-event@heinrich5991.de",
+        obj("MyOwnEvent", &[&[("test", I)]]),
+    ),
+    (
+        "spec-char@netobj.ddnet.tw",
+        obj("SpecChar", &[&[("x", I), ("y", I)]]),
+    ),
+    (
+        "switch-state@netobj.ddnet.tw",
+        obj(
+            "SwitchState",
+            &[&[
+                ("highest_switch_number", I),
+                ("status[0]", I),
+                ("status[1]", I),
+                ("status[2]", I),
+                ("status[3]", I),
+                ("status[4]", I),
+                ("status[5]", I),
+                ("status[6]", I),
+                ("status[7]", I),
+                ("switch_numbers[0]", I),
+                ("switch_numbers[1]", I),
+                ("switch_numbers[2]", I),
+                ("switch_numbers[3]", I),
+                ("end_ticks[0]", I),
+                ("end_ticks[1]", I),
+                ("end_ticks[2]", I),
+                ("end_ticks[3]", I),
+            ]],
+        ),
+    ),
+    (
+        "entity-ex@netobj.ddnet.tw",
+        obj(
+            "EntityEx",
+            &[&[("switch_number", I), ("layer", I), ("entity_class", I)]],
+        ),
+    ),
+    (
+        "map-best-time@netobj.ddnet.org",
+        obj(
+            "MapBestTime",
+            &[&[("map_best_time_seconds", I), ("map_best_time_millis", I)]],
+        ),
+    ),
+    (
+        "envelope-trigger@netobj.ddnet.org",
+        obj(
+            "EnvelopeTrigger",
+            &[&[
+                ("start_tick", I),
+                ("type", I),
+                ("client_id", I),
+                ("flags", I),
+            ]],
+        ),
+    ),
+    (
+        "map-sound-world@netevent.ddnet.org",
+        ev("MapSoundWorld", &[COMMON, SOUND_ID]),
+    ),
+];
+
+/// `EX`'s UUIDs, computed once (MD5-based v3, too slow to redo per item).
+static EX_UUIDS: LazyLock<Vec<uuid::Uuid>> = LazyLock::new(|| {
+    EX.iter()
+        .map(|(name, _)| crate::packer::calculate_uuid(name))
+        .collect()
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::ItemSizes;
+
+    // Snapshots are built and read through their wire form only, so these
+    // tests do not depend on how `Snapshot` stores its items.
+
+    /// A snapshot of `(type, id, data)` items, in this order.
+    fn snap_of(items: &[(i32, i32, Vec<i32>)]) -> Snapshot {
+        let (mut offsets, mut area) = (Vec::new(), Vec::new());
+        for (t, id, data) in items {
+            offsets.push(4 * area.len() as i32);
+            area.push((t << 16) | id);
+            area.extend(data);
+        }
+        let mut ints = vec![4 * area.len() as i32, items.len() as i32];
+        ints.extend(offsets);
+        ints.extend(area);
+        Snapshot::from_ints(&ints).unwrap()
+    }
+
+    /// The item keys in wire order.
+    fn keys(snap: &Snapshot) -> Vec<i32> {
+        let ints = snap.to_ints();
+        let n = ints[1] as usize;
+        let area = &ints[2 + n..];
+        ints[2..2 + n]
+            .iter()
+            .map(|&o| area[o as usize / 4])
+            .collect()
+    }
+
+    fn view_of(snap: &Snapshot, key: i32, protocol: Protocol) -> ItemView {
+        let item = snap.get(key).unwrap();
+        view(snap, &item, protocol)
+    }
+
+    /// One item (id 0) alone in a snapshot.
+    fn view1(type_id: i32, data: &[i32], protocol: Protocol) -> ItemView {
+        let snap = snap_of(&[(type_id, 0, data.to_vec())]);
+        view_of(&snap, type_id << 16, protocol)
+    }
+
+    /// A registration item's data for `name`.
+    fn uuid_ints(name: &str) -> Vec<i32> {
+        let b = crate::packer::calculate_uuid(name).into_bytes();
+        b.chunks(4)
+            .map(|c| i32::from_be_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn layouts_match_size_tables() {
+        let sizes = ItemSizes::ddnet_06();
+        for (t, def) in V06.iter().enumerate().skip(1) {
+            assert_eq!(Some(def.len()), sizes.get(t as i32), "0.6 {}", def.name);
+        }
+        let sizes = ItemSizes::teeworlds_07();
+        for (t, def) in V07.iter().enumerate().take(23).skip(1) {
+            if def.name == "Damage" {
+                // sizes.rs says 5, but the 0.7 Damage event derives from
+                // Common: x, y + 5 own ints = 7, and `GetObjSize` is the
+                // struct size. The table looks wrong here, not the layout.
+                assert_eq!(def.len(), 7);
+                continue;
+            }
+            assert_eq!(Some(def.len()), sizes.get(t as i32), "0.7 {}", def.name);
+        }
+        assert_eq!(EX.len(), EX_UUIDS.len());
+    }
+
+    #[test]
+    fn packed_string_rule_by_hand() {
+        // "nameless tee" in 4 ints: each byte +128 (= ^0x80), big-endian;
+        // padding NULs become 0x80 and the final byte is cleared.
+        // n a m e -> 6e 61 6d 65 -> ee e1 ed e5
+        // l e s s -> 6c 65 73 73 -> ec e5 f3 f3
+        // ' 'tee  -> 20 74 65 65 -> a0 f4 e5 e5
+        // padding -> 00 00 00 00 -> 80 80 80 00
+        let ints = [
+            0xeee1ede5_u32 as i32,
+            0xece5f3f3_u32 as i32,
+            0xa0f4e5e5_u32 as i32,
+            0x80808000_u32 as i32,
+        ];
+        assert_eq!(str_to_ints(b"nameless tee", 4), ints);
+        assert_eq!(ints_to_str(&ints).unwrap(), "nameless tee");
+
+        // Empty: all padding, last byte cleared.
+        let empty = [0x80808080_u32 as i32, 0x80808000_u32 as i32];
+        assert_eq!(str_to_ints(b"", 2), empty);
+        assert_eq!(ints_to_str(&empty).unwrap(), "");
+
+        // A full 8-byte string loses its last byte to the terminator.
+        let full = str_to_ints(b"abcdefgh", 2);
+        assert_eq!(full[1], 0xe5e6e700_u32 as i32);
+        assert_eq!(ints_to_str(&full).unwrap(), "abcdefg");
+
+        // UTF-8 above 0x7f: DDNet's chars are signed, c3 -> -61 + 128 = 0x43.
+        // t é(c3 a9) e -> f4 43 29 e5
+        let ints = str_to_ints("tée".as_bytes(), 2);
+        assert_eq!(ints[0], 0xf44329e5_u32 as i32);
+        assert_eq!(ints_to_str(&ints).unwrap(), "tée");
+        assert!(ints_to_str(&[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn invalid_utf8_keeps_raw_bytes() {
+        let ints = str_to_ints(&[b'a', 0xff, b'b'], 2);
+        let raw = ints_to_str(&ints).unwrap_err();
+        assert_eq!(&raw[..], &[b'a', 0xff, b'b']);
+        let mut data = ints.clone();
+        data.resize(17, 0);
+        let v = view1(11, &data, Protocol::V06);
+        assert_eq!(v.fields[0].value, Value::Text("a\u{fffd}b".into()));
+    }
+
+    #[test]
+    fn client_info_and_text_line() {
+        let mut data = str_to_ints(b"nameless tee", 4);
+        data.extend(str_to_ints(b"", 3));
+        data.push(-1);
+        data.extend(str_to_ints(b"default", 6));
+        data.extend([0, 65408, 65408]);
+        let v = view1(11, &data, Protocol::V06);
+        assert_eq!(v.type_name, "ClientInfo");
+        assert_eq!(v.kind, ItemKind::Object);
+        assert!(!v.short && v.extra.is_empty());
+        assert_eq!(
+            v.to_text(),
+            "ClientInfo name=\"nameless tee\" clan=\"\" country=-1 skin=\"default\" \
+             use_custom_color=0 color_body=65408 color_feet=65408"
+        );
+        let json = serde_json::to_string(&v.fields[..3]).unwrap();
+        assert_eq!(
+            json,
+            r#"[{"name":"name","value":"nameless tee"},{"name":"clan","value":""},{"name":"country","value":-1}]"#
+        );
+    }
+
+    #[test]
+    fn derived_layouts_and_protocols() {
+        let data: Vec<i32> = (0..22).collect();
+        let v = view1(9, &data, Protocol::V06);
+        assert_eq!(v.type_name, "Character");
+        assert_eq!(v.fields[1].name, "x");
+        assert_eq!(v.fields[15].name, "player_flags");
+        assert_eq!(v.fields[21].name, "attack_tick");
+        let v = view1(9, &data[..15], Protocol::V07);
+        assert_eq!(v.type_name, "CharacterCore");
+        let v = view1(20, &[1, 2, 3], Protocol::V06);
+        assert_eq!(v.to_text(), "DamageInd x=1 y=2 angle=3");
+        assert_eq!(v.kind, ItemKind::Event);
+        let v = view1(20, &[1, 2, 3], Protocol::V07);
+        assert_eq!(v.to_text(), "Death x=1 y=2 client_id=3");
+        let mut de = vec![1, 0];
+        de.extend(str_to_ints(b"nameless tee", 4));
+        de.extend(str_to_ints(b"", 3));
+        de.push(0);
+        for part in ["standard", "", "", "standard", "standard", "standard"] {
+            de.extend(str_to_ints(part.as_bytes(), 6));
+        }
+        de.extend([0; 12]);
+        let v = view1(13, &de, Protocol::V07);
+        assert_eq!(v.type_name, "De_ClientInfo");
+        assert!(!v.short && v.extra.is_empty());
+        assert_eq!(v.fields[2].value, Value::Text("nameless tee".into()));
+        assert_eq!(v.fields[5].name, "skin_body");
+        assert_eq!(v.fields[5].value, Value::Text("standard".into()));
+    }
+
+    #[test]
+    fn unknown_short_and_long_items() {
+        let v = view1(63, &[7, 8], Protocol::V06);
+        assert_eq!(v.type_name, "unknown:63");
+        assert_eq!((v.kind, v.extra), (ItemKind::Unknown, vec![7, 8]));
+        // An extended type without a registration item.
+        let v = view1(0x7fff, &[1], Protocol::V06);
+        assert_eq!(v.type_name, "unknown:32767");
+        // Short fixed item: only the fields present.
+        let v = view1(2, &[1, 2], Protocol::V06);
+        assert_eq!(v.to_text(), "Projectile x=1 y=2 short");
+        // A short packed string is not half-decoded; its ints stay as extra.
+        let v = view1(11, &[1, 2], Protocol::V06);
+        assert!(v.short && v.fields.is_empty());
+        assert_eq!(v.to_text(), "ClientInfo extra=[1,2] short");
+        let v = view1(15, &[], Protocol::V06);
+        assert_eq!(v.to_text(), "Spawn short");
+        // A registration item cut short.
+        let v = view1(0, &[1, 2], Protocol::V06);
+        assert_eq!(v.to_text(), "Registration extra=[1,2] short");
+    }
+
+    #[test]
+    fn extended_items_by_uuid() {
+        let snap = snap_of(&[
+            (0, 0x7fff, uuid_ints("gameinfo@netobj.ddnet.tw")),
+            (0, 0x7ffe, uuid_ints("character@netobj.ddnet.tw")),
+            (0, 0x7ffd, uuid_ints("unknown@example.org")),
+            (0, 0x7ffc, uuid_ints("envelope-trigger@netobj.ddnet.org")),
+            (0x7fff, 0, vec![1, 11, 2, 99]),
+            (0x7ffe, 0, vec![0, 0, 2, -1]),
+            (0x7ffd, 0, vec![5]),
+            (0x7ffc, 0, vec![1, 2, 3, 0]),
+        ]);
+        let v = view_of(&snap, 0x7fff, Protocol::V06);
+        assert_eq!(v.kind, ItemKind::Registration);
+        assert_eq!(
+            v.to_text(),
+            "Registration uuid=933dea6a-da79-30ea-a98f-8af03689a945 \
+             name=\"gameinfo@netobj.ddnet.tw\""
+        );
+        let v = view_of(&snap, 0x7ffd, Protocol::V06);
+        assert_eq!(v.fields.len(), 1, "unknown UUID: no name");
+
+        // Longer than known: extra; shorter: short.
+        let v = view_of(&snap, 0x7fff << 16, Protocol::V06);
+        assert_eq!(
+            v.to_text(),
+            "GameInfoEx flags=1 version=11 flags2=2 extra=[99]"
+        );
+        let v = view_of(&snap, 0x7ffe << 16, Protocol::V06);
+        assert_eq!(v.type_name, "DDNetCharacter");
+        assert!(v.short);
+        assert_eq!(v.fields.len(), 4);
+        let uuid = crate::packer::calculate_uuid("unknown@example.org");
+        let v = view_of(&snap, 0x7ffd << 16, Protocol::V07);
+        assert_eq!(v.type_name, format!("ex:{uuid}"));
+        assert_eq!((v.kind, v.extra), (ItemKind::Unknown, vec![5]));
+        let v = view_of(&snap, 0x7ffc << 16, Protocol::V06);
+        assert_eq!(v.type_name, "EnvelopeTrigger");
+        // Every extended name the snapshot module knows, we know too.
+        for (i, (name, _)) in EX.iter().enumerate() {
+            let snap = snap_of(&[(0, 0x7000, uuid_ints(name))]);
+            if let Some(known) = snap.ex_type_name(0x7000) {
+                assert_eq!(known, EX[i].0);
+            }
+        }
+    }
+
+    #[test]
+    fn corpus_demo_items() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/demo/ddnet-20.1/A_join_move_leave.demo"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let (demo, offsets) = crate::demo::Demo::decode(&bytes).unwrap();
+        let mut names = Vec::new();
+        let (mut snaps, mut ex_seen) = (0, 0);
+        let replay = demo.replay_snapshots(&offsets, |tick, snap| {
+            snaps += 1;
+            for key in keys(snap) {
+                let v = view_of(snap, key, Protocol::V06);
+                let line = v.to_text();
+                match key >> 16 {
+                    1..=20 => {
+                        assert!(!v.short && v.extra.is_empty(), "tick {tick}: {line}");
+                        if let ("ClientInfo", Value::Text(name)) =
+                            (&*v.type_name, &v.fields[0].value)
+                        {
+                            names.push(name.clone());
+                        }
+                    }
+                    // Registration: UUID and a known name.
+                    0 => assert_eq!(v.fields.len(), 2, "tick {tick}: {line}"),
+                    t if t >= OFFSET_UUID_TYPE => {
+                        ex_seen += 1;
+                        assert_ne!(v.kind, ItemKind::Unknown, "tick {tick}: {line}");
+                    }
+                    _ => panic!("tick {tick}: unexpected {line}"),
+                }
+            }
+        });
+        assert!(replay.faults.is_empty(), "{:?}", replay.faults);
+        assert!(
+            snaps > 0 && ex_seen > 0,
+            "{snaps} snapshots, {ex_seen} ex items"
+        );
+        assert!(
+            names
+                .iter()
+                .any(|n| !n.is_empty() && n.chars().all(|c| !c.is_control() && c != '\u{fffd}')),
+            "no plausible name in {names:?}"
+        );
+    }
+}

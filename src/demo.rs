@@ -401,23 +401,20 @@ pub fn is_demo(bytes: &[u8]) -> bool {
 /// What replaying a demo's snapshots gives.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SnapshotReplay {
-    pub keyframes: usize,
-    pub deltas: usize,
+    /// Keyframes, deltas and what came of them.
+    pub counts: crate::snapshot::replay::ReplayCounts,
     pub messages: usize,
     pub ticks: usize,
     pub last_tick: Option<i32>,
     /// Items in the last snapshot.
     pub last_items: usize,
+    /// Dropped snapshots and invalid items, in file order (the first
+    /// [`MAX_FAULTS`]; `counts` has the totals).
+    pub faults: Vec<crate::snapshot::replay::Fault>,
 }
 
-/// A snapshot or delta chunk that cannot be applied, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SnapshotFault {
-    /// File offset of the chunk.
-    pub offset: u64,
-    pub tick: Option<i32>,
-    pub what: String,
-}
+/// Most faults a replay lists.
+pub const MAX_FAULTS: usize = 100;
 
 impl<'a> Demo<'a> {
     /// The item size table the demo's net version uses (0.7 demos use
@@ -430,21 +427,30 @@ impl<'a> Demo<'a> {
         }
     }
 
-    /// Applies every keyframe and delta in order, checking each result as
-    /// DDNet's client does (`IsValid`), and calls `on_snapshot` with each
-    /// tick's full snapshot.
+    /// Applies every keyframe and delta in order, as DDNet's demo player
+    /// does (each delta to the snapshot before it; a snapshot that fails
+    /// is skipped and reported), and calls `on_snapshot` with each tick's
+    /// full snapshot.
     pub fn replay_snapshots(
         &self,
         offsets: &[u64],
         mut on_snapshot: impl FnMut(i32, &crate::snapshot::Snapshot),
-    ) -> Result<SnapshotReplay, SnapshotFault> {
-        use crate::snapshot::{Delta, Snapshot, apply};
-        let sizes = self.item_sizes();
-        let mut current: Option<Snapshot> = None;
+    ) -> SnapshotReplay {
+        use crate::snapshot::replay::{
+            Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory,
+        };
+        let mut history = SnapshotHistory::new(self.item_sizes());
         let mut tick = None;
         let mut summary = SnapshotReplay::default();
+        let mut ints = Vec::new();
+        // Payloads that do not even decompress never reach the machine.
+        let mut unreadable = 0;
+        let note = |summary: &mut SnapshotReplay, f: Fault| {
+            if summary.faults.len() < MAX_FAULTS {
+                summary.faults.push(f);
+            }
+        };
         for (chunk, &offset) in self.chunks.iter().zip(offsets) {
-            let fault = |what: String| SnapshotFault { offset, tick, what };
             match chunk {
                 Chunk::Tick { tick: t, .. } => {
                     tick = Some(*t);
@@ -452,38 +458,70 @@ impl<'a> Demo<'a> {
                     summary.last_tick = Some(*t);
                 }
                 Chunk::Data { kind, payload, .. } => {
-                    let ints = decode_payload(payload, offset)
-                        .map_err(|e| fault(e.to_string()))?
-                        .ints;
-                    let snap = match kind {
-                        ChunkKind::Snapshot => {
-                            summary.keyframes += 1;
-                            Snapshot::from_ints(&ints)
-                                .map_err(|e| fault(format!("keyframe: {e}")))?
-                        }
-                        ChunkKind::Delta => {
-                            summary.deltas += 1;
-                            let delta = Delta::from_ints(&ints, &sizes)
-                                .map_err(|e| fault(format!("delta: {e}")))?;
-                            let base = current
-                                .as_ref()
-                                .ok_or_else(|| fault("a delta before any keyframe".into()))?;
-                            let snap =
-                                apply(base, &delta).map_err(|e| fault(format!("delta: {e}")))?;
-                            Snapshot::from_ints(&snap.to_ints())
-                                .map_err(|e| fault(format!("result: {e}")))?
-                        }
+                    let keyframe = match kind {
+                        ChunkKind::Snapshot => true,
+                        ChunkKind::Delta => false,
                         ChunkKind::Message | ChunkKind::Unknown => {
                             summary.messages += 1;
                             continue;
                         }
                     };
-                    summary.last_items = snap.items.len();
-                    on_snapshot(tick.unwrap_or(-1), &snap);
-                    current = Some(snap);
+                    let t = tick.unwrap_or(-1);
+                    ints.clear();
+                    match decode_payload(payload, offset) {
+                        Ok(p) => ints.extend_from_slice(&p.ints),
+                        Err(e) => {
+                            let e = crate::snapshot::SnapError {
+                                at: 0,
+                                code: None,
+                                what: format!("payload: {e}"),
+                            };
+                            let kind = if keyframe {
+                                FaultKind::Keyframe(e)
+                            } else {
+                                FaultKind::Delta(e)
+                            };
+                            note(
+                                &mut summary,
+                                Fault {
+                                    offset,
+                                    tick: t,
+                                    kind,
+                                },
+                            );
+                            unreadable += 1;
+                            continue;
+                        }
+                    }
+                    let data = if keyframe {
+                        SnapData::Keyframe(&ints)
+                    } else {
+                        SnapData::Delta {
+                            base: Base::Previous,
+                            ints: &ints,
+                        }
+                    };
+                    let fed = history.feed(SnapInput {
+                        offset,
+                        tick: t,
+                        data,
+                        crc: None,
+                    });
+                    match fed {
+                        Ok(snap) => {
+                            summary.last_items = snap.len();
+                            on_snapshot(t, snap);
+                        }
+                        Err(f) => note(&mut summary, f),
+                    }
+                    for w in history.take_warnings() {
+                        note(&mut summary, w);
+                    }
                 }
             }
         }
-        Ok(summary)
+        summary.counts = history.counts().clone();
+        summary.counts.dropped += unreadable;
+        summary
     }
 }

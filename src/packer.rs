@@ -207,12 +207,20 @@ impl<'a> Codec<'a> for VarInt {
 /// `CVariableInt::Decompress`: varints until the input ends. The offset of
 /// a failure is relative to `bytes`.
 pub fn read_ints(bytes: &[u8]) -> Result<Vec<i32>, DecodeError> {
+    let mut out = Vec::new();
+    read_ints_into(bytes, &mut out)?;
+    Ok(out)
+}
+
+/// [`read_ints`] into `out` (cleared first), reusing its buffer.
+pub fn read_ints_into(bytes: &[u8], out: &mut Vec<i32>) -> Result<(), DecodeError> {
     let mut r = Reader::new(bytes, crate::codec::Mode::Lenient);
-    let mut out = Vec::with_capacity(bytes.len());
+    out.clear();
+    out.reserve(bytes.len());
     while r.remaining() > 0 {
         out.push(read_int(&mut r, "varint array")?);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `CVariableInt::Compress`: every int as a canonical varint.

@@ -302,8 +302,7 @@ fn snapshot_delta_create_then_apply_via_files() {
         if tick == 300 || tick == 400 {
             snaps.push(s.clone());
         }
-    })
-    .unwrap();
+    });
     assert_eq!(snaps.len(), 2);
     let dir = std::env::temp_dir().join(format!("teeoracle-snap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -145,9 +145,10 @@ fn real_demos_match_the_independent_corpus_summary() {
         );
         let hist: Vec<String> = hist.iter().map(|(k, n)| format!("{k} x{n}")).collect();
         assert_eq!(hist.join(", "), histogram, "{name}");
-        let replay = demo.replay_snapshots(&offsets, |_, _| {}).unwrap();
+        let replay = demo.replay_snapshots(&offsets, |_, _| {});
+        assert_eq!(replay.faults, [], "{name}");
         assert_eq!(
-            (replay.keyframes, replay.deltas),
+            (replay.counts.keyframes, replay.counts.deltas),
             (snapshots, deltas),
             "{name}"
         );
@@ -175,12 +176,13 @@ fn ddnet_bench_demos() {
         let mut again = Vec::new();
         assert_eq!(demo.encode(&mut again), 0, "{name}: every payload decodes");
         assert!(again == bytes, "{name}: round trip");
-        let replay = demo.replay_snapshots(&offsets, |_, _| {}).unwrap();
+        let replay = demo.replay_snapshots(&offsets, |_, _| {});
+        assert_eq!(replay.faults, [], "{name}");
         assert_eq!(
             (
                 replay.ticks,
-                replay.keyframes,
-                replay.deltas,
+                replay.counts.keyframes,
+                replay.counts.deltas,
                 replay.messages
             ),
             (ticks, keyframes, deltas, messages),

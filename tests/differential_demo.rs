@@ -384,16 +384,16 @@ fn compare(bytes: &[u8], stats: &mut Stats) -> Vec<(String, String)> {
     // Snapshot layer.
     let mut snaps: Vec<Full> = Vec::new();
     let replay = demo.replay_snapshots(&offsets, |tick, s| {
-        let mut items: Vec<_> = s.items.iter().map(|i| (i.key, i.data.clone())).collect();
+        let mut items: Vec<_> = s.items().map(|i| (i.key, i.data.to_vec())).collect();
         items.sort();
         snaps.push((tick, items, s.crc()));
     });
     stats.snapshots += snaps.len();
-    match (&replay, &lt2.snap_error) {
-        (Ok(_), None) => {}
-        (r, e) => diffs.push((
+    match (replay.faults.first(), &lt2.snap_error) {
+        (None, None) => {}
+        (f, e) => diffs.push((
             "snapshot fault".into(),
-            format!("teeoracle {:?} libtw2 {e:?}", r.as_ref().err()),
+            format!("teeoracle {f:?} libtw2 {e:?}"),
         )),
     }
     let n = snaps.len().min(lt2.snaps.len());

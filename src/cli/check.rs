@@ -111,15 +111,31 @@ fn check_file(path: &Path) -> Row {
                     row.warnings
                         .push(format!("truncated: the last {n} byte(s) are a cut chunk"));
                 }
-                match (&check.replay, check.mismatch) {
+                let r = &check.replay;
+                if r.counts.invalid_items > 0 {
+                    row.warnings.push(format!(
+                        "{} item(s) with the wrong size for their type",
+                        r.counts.invalid_items
+                    ));
+                }
+                let dropped = r.faults.iter().find(|f| {
+                    !matches!(
+                        f.kind,
+                        teeoracle::snapshot::replay::FaultKind::InvalidItem { .. }
+                    )
+                });
+                match (dropped, check.mismatch) {
                     (_, Some(at)) => {
                         Outcome::Fail(format!("re-encoding differs at byte {at} (0x{at:x})"))
                     }
-                    (Err(why), _) => Outcome::Fail(format!("snapshot replay: {why}")),
-                    (Ok(r), None) => {
+                    (Some(f), _) => Outcome::Fail(format!(
+                        "snapshot replay: {} snapshot(s) dropped, first at {f}",
+                        r.counts.dropped
+                    )),
+                    (None, None) => {
                         row.info = Some(format!(
                             "byte-exact; {} keyframes, {} deltas applied, {} messages",
-                            r.keyframes, r.deltas, r.messages
+                            r.counts.keyframes, r.counts.deltas, r.messages
                         ));
                         Outcome::Pass
                     }

@@ -28,7 +28,7 @@ fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Fail
 pub struct DemoCheck {
     pub chunks: usize,
     pub last_tick: Option<i32>,
-    pub replay: Result<SnapshotReplay, String>,
+    pub replay: SnapshotReplay,
     pub mismatch: Option<usize>,
     pub truncated: Option<usize>,
 }
@@ -40,15 +40,10 @@ pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
         Demo::decode(&bytes).map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
     let mut again = Vec::with_capacity(bytes.len());
     demo.encode(&mut again);
-    let replay = demo.replay_snapshots(&offsets, |_, _| {}).map_err(|f| {
-        format!(
-            "at byte {} (0x{:x}), tick {:?}: {}",
-            f.offset, f.offset, f.tick, f.what
-        )
-    });
+    let replay = demo.replay_snapshots(&offsets, |_, _| {});
     Ok(DemoCheck {
         chunks: demo.chunks.len(),
-        last_tick: replay.as_ref().ok().and_then(|r| r.last_tick),
+        last_tick: replay.last_tick,
         replay,
         mismatch: first_difference(&again, &bytes),
         truncated: demo.truncated.map(<[u8]>::len),
@@ -144,19 +139,14 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
         file: String,
         header: teeoracle::demo::HeaderInfo,
         chunks: usize,
-        snapshots: Option<SnapshotReplay>,
-        snapshot_error: Option<String>,
+        snapshots: SnapshotReplay,
         truncated_bytes: Option<usize>,
     }
     let stats = Stats {
         file: path.display().to_string(),
         header: demo.info(),
         chunks: demo.chunks.len(),
-        snapshot_error: replay
-            .as_ref()
-            .err()
-            .map(|f| format!("at byte {}: {}", f.offset, f.what)),
-        snapshots: replay.ok(),
+        snapshots: replay,
         truncated_bytes: demo.truncated.map(<[u8]>::len),
     };
     let mut out = stdout();

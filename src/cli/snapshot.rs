@@ -5,7 +5,7 @@ use super::output::{stdout, write_ron};
 use super::{Failure, NetFormat, SizesArg};
 use std::io::Write;
 use std::path::Path;
-use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
+use teeoracle::snapshot::{ItemSizes, Snapshot, apply, create};
 
 fn sizes(arg: SizesArg) -> ItemSizes {
     match arg {
@@ -75,13 +75,12 @@ pub fn print_snapshot(
         crc: snap.crc(),
         size: snap.size(),
         items: snap
-            .items
-            .iter()
+            .items()
             .map(|i| ShownItem {
                 type_id: i.type_id(),
                 name: snap.ex_type_name(i.type_id()),
                 id: i.id(),
-                data: &i.data,
+                data: i.data,
             })
             .collect(),
     };
@@ -127,7 +126,7 @@ pub fn delta_create(
         &load_snapshot(to)?,
         &sizes(size_table),
     );
-    write_ints(&delta.to_ints(), output)
+    write_ints(&delta, output)
 }
 
 pub fn delta_apply(
@@ -137,10 +136,8 @@ pub fn delta_apply(
     output: Option<&Path>,
 ) -> Result<(), Failure> {
     let base = load_snapshot(from)?;
-    let delta = Delta::from_ints(&read_ints(delta)?, &sizes(size_table))
-        .map_err(|e| Failure::bad(format!("{}: {e}", delta.display())))?;
-    let snap =
-        apply(&base, &delta).map_err(|e| Failure::bad(format!("applying the delta: {e}")))?;
+    let snap = apply(&base, &read_ints(delta)?, &sizes(size_table))
+        .map_err(|e| Failure::bad(format!("{}: applying the delta: {e}", delta.display())))?;
     write_ints(&snap.to_ints(), output)
 }
 
@@ -159,15 +156,7 @@ pub fn demo_at(file: &Path, at: i32, format: NetFormat) -> Result<(), Failure> {
         if tick <= at {
             found = Some((tick, snap.clone()));
         }
-    })
-    .map_err(|f| {
-        Failure::bad(format!(
-            "{}: at byte {}: {}",
-            file.display(),
-            f.offset,
-            f.what
-        ))
-    })?;
+    });
     match found {
         Some((tick, snap)) => print_snapshot(&snap, Some(tick), format),
         None => Err(Failure::Usage(format!(

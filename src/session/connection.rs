@@ -73,6 +73,10 @@ pub enum Anomaly {
         received: u32,
         num_parts: i32,
     },
+    /// A complete snapshot the client cannot rebuild (missing base, a
+    /// delta that does not apply, a CRC that is not the server's) or that
+    /// holds invalid items.
+    Snapshot(crate::snapshot::replay::Fault),
 }
 
 impl fmt::Display for Anomaly {
@@ -127,6 +131,7 @@ impl fmt::Display for Anomaly {
                 f,
                 "snapshot of tick {tick} dropped incomplete ({received} of {num_parts} parts)"
             ),
+            Anomaly::Snapshot(fault) => write!(f, "snapshot: {fault}"),
         }
     }
 }
@@ -175,6 +180,9 @@ pub struct SnapshotReceived {
     pub size: usize,
     /// The CRC the server computed over the full snapshot.
     pub crc: Option<i32>,
+    /// The varint-packed delta, its parts joined in order.
+    #[serde(skip)]
+    pub data: Vec<u8>,
 }
 
 /// The verdict on one datagram.
@@ -196,6 +204,9 @@ pub struct SnapParts {
     pub num_parts: i32,
     pub received: u64,
     pub size: usize,
+    /// Each part's bytes, by part number.
+    #[serde(skip)]
+    pub parts: Vec<Vec<u8>>,
 }
 
 /// Replays every decoded datagram of a session, in order.
@@ -277,6 +288,21 @@ fn snap_ids(version: Version) -> (i32, i32, i32) {
     }
 }
 
+impl SnapParts {
+    /// The parts joined as DDNet's client joins them: part `i` at byte
+    /// `i * 900`, the whole as long as the last part ends. (A short middle
+    /// part leaves a gap of stale bytes there; zeros here.)
+    fn joined(&self) -> Vec<u8> {
+        const PACKSIZE: usize = 900;
+        let mut out = Vec::with_capacity(self.parts.len() * PACKSIZE);
+        for (i, part) in self.parts.iter().enumerate() {
+            out.resize(i * PACKSIZE, 0);
+            out.extend_from_slice(part);
+        }
+        out
+    }
+}
+
 impl Connection {
     /// Collects the snapshot messages of a packet sent to the client.
     fn snapshots(
@@ -305,10 +331,11 @@ impl Connection {
                 Some(Value::Int(v)) => Some(*v),
                 _ => None,
             };
-            let size = match fields.get("data") {
-                Some(Value::Bytes(b)) => b.len(),
-                _ => 0,
+            let data: &[u8] = match fields.get("data") {
+                Some(Value::Bytes(b)) => b,
+                _ => &[],
             };
+            let size = data.len();
             let (Some(tick), Some(delta_tick)) = (int("tick"), int("delta_tick")) else {
                 continue;
             };
@@ -319,6 +346,7 @@ impl Connection {
                     parts: i32::from(id == single),
                     size,
                     crc: int("crc"),
+                    data: data.to_vec(),
                 });
                 continue;
             }
@@ -345,12 +373,14 @@ impl Connection {
                     slot.insert(SnapParts {
                         tick,
                         num_parts,
+                        parts: vec![Vec::new(); num_parts as usize],
                         ..SnapParts::default()
                     })
                 }
             };
-            parts.received |= 1 << part;
             parts.size += size;
+            parts.parts[part as usize] = data.to_vec();
+            parts.received |= 1 << part;
             if parts.received.count_ones() == num_parts as u32 {
                 done.push(SnapshotReceived {
                     tick,
@@ -358,6 +388,7 @@ impl Connection {
                     parts: num_parts,
                     size: parts.size,
                     crc: int("crc"),
+                    data: parts.joined(),
                 });
                 self.snap = None;
             }

@@ -15,6 +15,8 @@ pub use connection::{
 use crate::capture::{Capture, Datagram};
 use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
 use crate::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
+use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
+use crate::snapshot::{ItemSizes, SnapError};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -218,13 +220,69 @@ pub struct ReplaySummary {
     pub snapshots: usize,
     /// Of those, snapshots sent in more than one SNAP part.
     pub multi_part_snapshots: usize,
+    /// Snapshots rebuilt from their base, and of those, how many carried a
+    /// CRC that matched (SNAPEMPTY carries none).
+    pub rebuilt: usize,
+    pub crc_checked: usize,
 }
 
 /// Replays a decoded session: every datagram's verdict, and the totals.
 pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
     let mut replay = SessionReplay::default();
     let mut summary = ReplaySummary::default();
-    let verdicts: Vec<Verdict> = decoded.iter().map(|d| replay.feed(d)).collect();
+    let mut histories: BTreeMap<SocketAddr, SnapshotHistory> = BTreeMap::new();
+    let mut ints = Vec::new();
+    let verdicts: Vec<Verdict> = decoded
+        .iter()
+        .map(|d| {
+            let mut v = replay.feed(d);
+            // Each client rebuilds the snapshots it received, in order.
+            for s in &v.snapshots {
+                let history = histories.entry(d.peer).or_insert_with(|| {
+                    SnapshotHistory::new(match d.version {
+                        Version::V06 => ItemSizes::ddnet_06(),
+                        Version::V07 => ItemSizes::teeworlds_07(),
+                    })
+                });
+                let base_tick = s.tick - s.delta_tick;
+                let base = if base_tick < 0 {
+                    Base::Empty
+                } else {
+                    Base::Tick(base_tick)
+                };
+                let offset = d.datagram.frame as u64;
+                let fed = match crate::packer::read_ints_into(&s.data, &mut ints) {
+                    Ok(()) => history
+                        .feed(SnapInput {
+                            offset,
+                            tick: s.tick,
+                            data: SnapData::Delta { base, ints: &ints },
+                            crc: s.crc,
+                        })
+                        .map(|_| ()),
+                    Err(e) => Err(Fault {
+                        offset,
+                        tick: s.tick,
+                        kind: FaultKind::Delta(SnapError {
+                            at: 0,
+                            code: None,
+                            what: format!("unpacking the ints: {e}"),
+                        }),
+                    }),
+                };
+                match fed {
+                    Ok(()) => {
+                        summary.rebuilt += 1;
+                        summary.crc_checked += usize::from(s.crc.is_some());
+                    }
+                    Err(f) => v.anomalies.push(Anomaly::Snapshot(f)),
+                }
+                v.anomalies
+                    .extend(history.take_warnings().into_iter().map(Anomaly::Snapshot));
+            }
+            v
+        })
+        .collect();
     for v in &verdicts {
         summary.snapshots += v.snapshots.len();
         summary.multi_part_snapshots += v.snapshots.iter().filter(|s| s.parts > 1).count();
@@ -240,6 +298,12 @@ pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
             Anomaly::MalformedMessage { .. } => "malformed_message",
             Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
             Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
+            Anomaly::Snapshot(f) => match f.kind {
+                FaultKind::MissingBase { .. } | FaultKind::NoPrevious => "snapshot_missing_base",
+                FaultKind::Keyframe(_) | FaultKind::Delta(_) => "snapshot_bad_delta",
+                FaultKind::CrcMismatch { .. } => "snapshot_crc_mismatch",
+                FaultKind::InvalidItem { .. } => "snapshot_invalid_item",
+            },
         };
         *summary.anomalies.entry(kind).or_insert(0) += 1;
     }

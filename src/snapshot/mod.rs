@@ -9,8 +9,12 @@
 //! `UnpackDelta` and [`create`] is `CreateDelta`, down to their error codes,
 //! output order and hash-bucket limit.
 
+mod delta;
+pub mod items;
+pub mod replay;
 mod sizes;
 
+pub use delta::{Delta, DeltaCodec, ItemDelta, apply, create, misfits};
 pub use sizes::ItemSizes;
 
 use serde::Serialize;
@@ -25,15 +29,15 @@ pub const MAX_TYPE: i32 = 0x7fff;
 /// Largest item id (`CSnapshot::MAX_ID`).
 pub const MAX_ID: i32 = 0xffff;
 
-/// One snapshot item.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Item {
+/// One snapshot item, borrowed from its snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Item<'a> {
     /// `type << 16 | id`, as on the wire.
     pub key: i32,
-    pub data: Vec<i32>,
+    pub data: &'a [i32],
 }
 
-impl Item {
+impl Item<'_> {
     /// The item type (`key >> 16`).
     pub fn type_id(&self) -> i32 {
         self.key >> 16
@@ -46,9 +50,33 @@ impl Item {
 }
 
 /// A full snapshot, items in wire order.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+///
+/// Stored as the wire form's item area (each item's key, then its data)
+/// plus where each item starts, so that reading, writing and building one
+/// is a copy, and a reused `Snapshot` allocates nothing once it has grown.
+/// Ints before the first item (an offset table not starting at 0, which
+/// DDNet accepts and never writes) are kept, so such a snapshot re-encodes
+/// exactly.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {
-    pub items: Vec<Item>,
+    /// Index in `area` of each item's key.
+    starts: Vec<u32>,
+    area: Vec<i32>,
+}
+
+impl Serialize for Snapshot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Items<'a>(&'a Snapshot);
+        impl Serialize for Items<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.items())
+            }
+        }
+        let mut st = s.serialize_struct("Snapshot", 1)?;
+        st.serialize_field("items", &Items(self))?;
+        st.end()
+    }
 }
 
 /// Why a snapshot or delta is invalid, with where (an index into the int
@@ -89,9 +117,32 @@ fn fail<T>(at: usize, code: Option<i32>, what: impl Into<String>) -> Result<T, S
 }
 
 impl Snapshot {
+    /// An empty snapshot.
+    pub fn new() -> Snapshot {
+        Snapshot::default()
+    }
+
+    /// A snapshot of these `(key, data)` items, in this order.
+    pub fn from_items<'d>(items: impl IntoIterator<Item = (i32, &'d [i32])>) -> Snapshot {
+        let mut snap = Snapshot::new();
+        for (key, data) in items {
+            snap.push(key, data);
+        }
+        snap
+    }
+
     /// Reads a snapshot from its int array, with `CSnapshot::IsValid`'s
     /// rules (the array must be exactly the snapshot).
     pub fn from_ints(ints: &[i32]) -> Result<Snapshot, SnapError> {
+        let mut snap = Snapshot::new();
+        snap.read_ints(ints)?;
+        Ok(snap)
+    }
+
+    /// [`Snapshot::from_ints`] into `self`, reusing its buffers. On error
+    /// `self` is left empty.
+    pub fn read_ints(&mut self, ints: &[i32]) -> Result<(), SnapError> {
+        self.clear();
         if ints.len() < 2 {
             return fail(ints.len(), None, "expected data_size and num_items");
         }
@@ -131,7 +182,6 @@ impl Snapshot {
             );
         }
         let offsets = &ints[2..2 + n];
-        let data = &ints[2 + n..];
         // As IsValid: every offset first, then every item size.
         for (i, &offset) in offsets.iter().enumerate() {
             if offset < 0 || offset > data_size || offset % 4 != 0 {
@@ -142,69 +192,131 @@ impl Snapshot {
                 );
             }
         }
-        if offsets.first().is_some_and(|&o| o != 0) {
-            // DDNet's builder never writes this and teeoracle does not yet
-            // keep bytes before the first item, so it cannot re-encode it.
-            return fail(
-                2,
-                None,
-                "the first item does not start at offset 0 (not supported)",
-            );
-        }
-        let mut items = Vec::with_capacity(n);
         for (i, &offset) in offsets.iter().enumerate() {
             let end = offsets.get(i + 1).copied().unwrap_or(data_size);
             let size = end - offset - 4;
             if size < 0 {
                 return fail(2 + i, None, format!("item {i} has size {size}"));
             }
-            let start = offset as usize / 4;
-            items.push(Item {
-                key: data[start],
-                data: data[start + 1..start + 1 + size as usize / 4].to_vec(),
-            });
         }
-        Ok(Snapshot { items })
+        self.starts.extend(offsets.iter().map(|&o| o as u32 / 4));
+        self.area.extend_from_slice(&ints[2 + n..]);
+        Ok(())
     }
 
     /// The int array (`CSnapshotBuilder::Finish`).
     pub fn to_ints(&self) -> Vec<i32> {
-        let data_size: usize = self.items.iter().map(|i| 4 + 4 * i.data.len()).sum();
-        let mut out = Vec::with_capacity(2 + self.items.len() + data_size / 4);
-        out.push(data_size as i32);
-        out.push(self.items.len() as i32);
-        let mut offset = 0;
-        for item in &self.items {
-            out.push(offset);
-            offset += 4 + 4 * item.data.len() as i32;
-        }
-        for item in &self.items {
-            out.push(item.key);
-            out.extend_from_slice(&item.data);
-        }
+        let mut out = Vec::with_capacity(2 + self.starts.len() + self.area.len());
+        self.write_ints(&mut out);
         out
+    }
+
+    /// Appends the int array to `out`.
+    pub fn write_ints(&self, out: &mut Vec<i32>) {
+        out.reserve(2 + self.starts.len() + self.area.len());
+        out.push(4 * self.area.len() as i32);
+        out.push(self.starts.len() as i32);
+        out.extend(self.starts.iter().map(|&s| 4 * s as i32));
+        out.extend_from_slice(&self.area);
+    }
+
+    /// Removes every item, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.starts.clear();
+        self.area.clear();
+    }
+
+    /// Appends an item.
+    pub fn push(&mut self, key: i32, data: &[i32]) {
+        self.starts.push(self.area.len() as u32);
+        self.area.push(key);
+        self.area.extend_from_slice(data);
+    }
+
+    /// Appends an item of `len` zeros and returns its data.
+    pub fn push_zeroed(&mut self, key: i32, len: usize) -> &mut [i32] {
+        let start = self.area.len();
+        self.starts.push(start as u32);
+        self.area.push(key);
+        self.area.resize(start + 1 + len, 0);
+        &mut self.area[start + 1..]
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True if there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    fn range(&self, i: usize) -> (usize, usize) {
+        let start = self.starts[i] as usize;
+        let end = self
+            .starts
+            .get(i + 1)
+            .map_or(self.area.len(), |&s| s as usize);
+        (start, end)
+    }
+
+    /// The item at position `i`.
+    pub fn item(&self, i: usize) -> Item<'_> {
+        let (start, end) = self.range(i);
+        Item {
+            key: self.area[start],
+            data: &self.area[start + 1..end],
+        }
+    }
+
+    /// The data of the item at position `i`, to change in place.
+    pub fn data_mut(&mut self, i: usize) -> &mut [i32] {
+        let (start, end) = self.range(i);
+        &mut self.area[start + 1..end]
+    }
+
+    /// The items in wire order.
+    pub fn items(&self) -> impl ExactSizeIterator<Item = Item<'_>> + '_ {
+        (0..self.len()).map(|i| self.item(i))
+    }
+
+    /// The position of the first item with this key.
+    pub fn index_of(&self, key: i32) -> Option<usize> {
+        self.starts
+            .iter()
+            .position(|&s| self.area[s as usize] == key)
+    }
+
+    /// The first item with this key.
+    pub fn get(&self, key: i32) -> Option<Item<'_>> {
+        self.index_of(key).map(|i| self.item(i))
     }
 
     /// `CSnapshot::Crc`: the wrapping sum of every data int, keys excluded.
     pub fn crc(&self) -> i32 {
-        self.items
+        let lead = self.starts.first().map_or(0, |&s| s as usize);
+        let sum = |ints: &[i32]| ints.iter().fold(0u32, |a, &v| a.wrapping_add(v as u32));
+        let keys = self
+            .starts
             .iter()
-            .flat_map(|i| &i.data)
-            .fold(0u32, |sum, &v| sum.wrapping_add(v as u32)) as i32
-    }
-
-    /// The first item with this key.
-    pub fn get(&self, key: i32) -> Option<&Item> {
-        self.items.iter().find(|i| i.key == key)
+            .fold(0u32, |a, &s| a.wrapping_add(self.area[s as usize] as u32));
+        sum(&self.area[lead..]).wrapping_sub(keys) as i32
     }
 
     /// Total size in bytes (`8 + 4 * num_items + data_size`).
     pub fn size(&self) -> usize {
-        8 + self
-            .items
-            .iter()
-            .map(|i| 8 + 4 * i.data.len())
-            .sum::<usize>()
+        8 + 4 * (self.starts.len() + self.area.len())
+    }
+
+    /// The wire item area: each item's key and data, in order.
+    pub(crate) fn area(&self) -> &[i32] {
+        &self.area
+    }
+
+    /// Index in the item area of item `i`'s key.
+    pub(crate) fn start(&self, i: usize) -> usize {
+        self.starts[i] as usize
     }
 }
 
@@ -256,306 +368,6 @@ impl Snapshot {
             .iter()
             .copied()
             .find(|n| crate::packer::calculate_uuid(n) == uuid)
-    }
-}
-
-/// One updated item of a delta.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ItemDelta {
-    pub type_id: i32,
-    pub id: i32,
-    /// The size field, present on the wire only for types without a
-    /// pre-agreed size.
-    pub size: Option<i32>,
-    /// New data (a new item) or the difference to add (an updated item).
-    pub data: Vec<i32>,
-}
-
-/// A snapshot delta as on the wire.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Delta {
-    /// Keys of items removed from the base, in the order given.
-    pub removed: Vec<i32>,
-    pub updates: Vec<ItemDelta>,
-    /// The `num_temp` field: always 0 from DDNet, kept as read.
-    pub num_temp: i32,
-}
-
-impl Delta {
-    /// Reads a delta; `sizes` says which types have a pre-agreed size. An
-    /// empty array is DDNet's empty delta (nothing changed).
-    pub fn from_ints(ints: &[i32], sizes: &ItemSizes) -> Result<Delta, SnapError> {
-        if ints.is_empty() {
-            return Ok(Delta::default());
-        }
-        if ints.len() < 3 {
-            return fail(
-                ints.len(),
-                None,
-                "expected num_deleted, num_updated and num_temp",
-            );
-        }
-        let (num_deleted, num_updated, num_temp) = (ints[0], ints[1], ints[2]);
-        if num_deleted < 0 {
-            return fail(
-                0,
-                Some(-201),
-                format!("num_deleted {num_deleted} is negative"),
-            );
-        }
-        let mut at = 3;
-        let end = at + num_deleted as usize;
-        let Some(removed) = ints.get(at..end) else {
-            return fail(
-                ints.len(),
-                Some(-101),
-                format!("{num_deleted} deleted keys run past the end"),
-            );
-        };
-        at = end;
-        let mut updates = Vec::new();
-        for _ in 0..num_updated.max(0) {
-            let (Some(&type_id), Some(&id)) = (ints.get(at), ints.get(at + 1)) else {
-                return fail(at, Some(-102), "expected an item's type and id");
-            };
-            if !(0..=MAX_TYPE).contains(&type_id) {
-                return fail(
-                    at,
-                    Some(-202),
-                    format!("type {type_id} outside 0..={MAX_TYPE}"),
-                );
-            }
-            if !(0..=MAX_ID).contains(&id) {
-                return fail(at + 1, Some(-203), format!("id {id} outside 0..={MAX_ID}"));
-            }
-            at += 2;
-            let (size, len) = match sizes.get(type_id) {
-                Some(len) => (None, len),
-                None => {
-                    let Some(&size) = ints.get(at) else {
-                        return fail(at, Some(-103), "expected the item's size");
-                    };
-                    if !(0..=i32::MAX / 4).contains(&size) {
-                        return fail(at, Some(-204), format!("item size {size} out of range"));
-                    }
-                    at += 1;
-                    (Some(size), size as usize)
-                }
-            };
-            let Some(data) = ints.get(at..at + len) else {
-                return fail(
-                    at,
-                    Some(-205),
-                    format!("{len} ints of item data run past the end"),
-                );
-            };
-            at += len;
-            updates.push(ItemDelta {
-                type_id,
-                id,
-                size,
-                data: data.to_vec(),
-            });
-        }
-        if at != ints.len() {
-            return fail(
-                at,
-                None,
-                format!("{} int(s) after the last item", ints.len() - at),
-            );
-        }
-        Ok(Delta {
-            removed: removed.to_vec(),
-            updates,
-            num_temp,
-        })
-    }
-
-    /// The int array; an empty delta (no removals, no updates, num_temp 0)
-    /// is no ints at all, as `CreateDelta` returns 0.
-    pub fn to_ints(&self) -> Vec<i32> {
-        if self.removed.is_empty() && self.updates.is_empty() && self.num_temp == 0 {
-            return Vec::new();
-        }
-        let mut out = vec![
-            self.removed.len() as i32,
-            self.updates.len() as i32,
-            self.num_temp,
-        ];
-        out.extend_from_slice(&self.removed);
-        for u in &self.updates {
-            out.extend([u.type_id, u.id]);
-            out.extend(u.size);
-            out.extend_from_slice(&u.data);
-        }
-        out
-    }
-}
-
-/// `CSnapshotBuilder`'s limits: at most 1024 items, at most 64 KiB.
-fn builder_fits(items: usize, data_ints: usize, new_len: usize) -> bool {
-    items < MAX_ITEMS && 8 + 4 * (items + 1) + 4 * data_ints + 4 + 4 * new_len <= MAX_SIZE
-}
-
-/// `CSnapshotDelta::UnpackDelta`: the snapshot `delta` turns `from` into.
-/// Output order: the kept base items in base order, then new items in
-/// delta order; updated items keep their place.
-pub fn apply(from: &Snapshot, delta: &Delta) -> Result<Snapshot, SnapError> {
-    let mut out: Vec<Item> = Vec::with_capacity(from.items.len() + delta.updates.len());
-    let mut data_ints = 0;
-    for item in &from.items {
-        if delta.removed.contains(&item.key) {
-            continue;
-        }
-        if !builder_fits(out.len(), data_ints, item.data.len()) {
-            return fail(0, Some(-301), "the kept items do not fit a snapshot");
-        }
-        data_ints += 1 + item.data.len();
-        out.push(item.clone());
-    }
-    let mut at = 3 + delta.removed.len();
-    for u in &delta.updates {
-        let key = u.type_id << 16 | u.id;
-        // DDNet finds or creates the item in the builder first (-206,
-        // -302), then applies the difference to the base item (-207).
-        let slot = match out.iter().position(|i| i.key == key) {
-            Some(k) if out[k].data.len() != u.data.len() => {
-                return fail(
-                    at,
-                    Some(-206),
-                    format!(
-                        "item {}:{} is already there with another size",
-                        u.type_id, u.id
-                    ),
-                );
-            }
-            Some(k) => k,
-            None => {
-                if !builder_fits(out.len(), data_ints, u.data.len()) {
-                    return fail(at, Some(-302), "the new item does not fit the snapshot");
-                }
-                data_ints += 1 + u.data.len();
-                out.push(Item {
-                    key,
-                    data: vec![0; u.data.len()],
-                });
-                out.len() - 1
-            }
-        };
-        out[slot].data = match from.get(key) {
-            Some(past) if past.data.len() != u.data.len() => {
-                return fail(
-                    at,
-                    Some(-207),
-                    format!(
-                        "item {}:{} changes size from {} to {}",
-                        u.type_id,
-                        u.id,
-                        past.data.len(),
-                        u.data.len()
-                    ),
-                );
-            }
-            Some(past) => past
-                .data
-                .iter()
-                .zip(&u.data)
-                .map(|(p, d)| p.wrapping_add(*d))
-                .collect(),
-            None => u.data.clone(),
-        };
-        at += 2 + usize::from(u.size.is_some()) + u.data.len();
-    }
-    Ok(Snapshot { items: out })
-}
-
-/// DDNet's key hash for delta creation: djb2 over the key's 4 bytes (LSB
-/// first), 256 buckets of at most 64 keys each.
-struct KeyHash {
-    buckets: Vec<Vec<(i32, usize)>>,
-}
-
-const HASH_BUCKETS: usize = 256;
-const BUCKET_SIZE: usize = 64;
-
-impl KeyHash {
-    fn bucket(key: i32) -> usize {
-        let mut hash: u32 = 5381;
-        for shift in [0, 8, 16, 24] {
-            hash = (hash << 5)
-                .wrapping_add(hash)
-                .wrapping_add(((key >> shift) & 0xff) as u32);
-        }
-        hash as usize % HASH_BUCKETS
-    }
-
-    fn new(snap: &Snapshot) -> KeyHash {
-        let mut buckets = vec![Vec::new(); HASH_BUCKETS];
-        for (i, item) in snap.items.iter().enumerate() {
-            let b: &mut Vec<(i32, usize)> = &mut buckets[Self::bucket(item.key)];
-            // Keys past a full bucket are simply not found.
-            if b.len() < BUCKET_SIZE {
-                b.push((item.key, i));
-            }
-        }
-        KeyHash { buckets }
-    }
-
-    fn find(&self, key: i32) -> Option<usize> {
-        self.buckets[Self::bucket(key)]
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, i)| i)
-    }
-}
-
-/// `CSnapshotDelta::CreateDelta`: removed items in base order, then every
-/// item of `to` that is new or changed, in `to` order; unchanged items are
-/// left out, and an empty delta has no ints at all.
-pub fn create(from: &Snapshot, to: &Snapshot, sizes: &ItemSizes) -> Delta {
-    let to_hash = KeyHash::new(to);
-    let removed = from
-        .items
-        .iter()
-        .filter(|i| to_hash.find(i.key).is_none())
-        .map(|i| i.key)
-        .collect();
-    let from_hash = KeyHash::new(from);
-    let mut updates = Vec::new();
-    for item in &to.items {
-        let size = sizes
-            .get(item.type_id())
-            .is_none()
-            .then_some(item.data.len() as i32);
-        let data = match from_hash.find(item.key) {
-            Some(past) => {
-                let past = &from.items[past].data;
-                // The difference over the current item's size (DDNet reads
-                // the past item at the same length).
-                let diff: Vec<i32> = item
-                    .data
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| v.wrapping_sub(past.get(k).copied().unwrap_or(0)))
-                    .collect();
-                if diff.iter().all(|&d| d == 0) {
-                    continue;
-                }
-                diff
-            }
-            None => item.data.clone(),
-        };
-        updates.push(ItemDelta {
-            type_id: item.type_id(),
-            id: item.id(),
-            size,
-            data,
-        });
-    }
-    Delta {
-        removed,
-        updates,
-        num_temp: 0,
     }
 }
 

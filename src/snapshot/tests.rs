@@ -1,14 +1,21 @@
-//! Unit and property tests of snapshots and deltas.
+//! Unit and property tests of snapshots, deltas and the replay machine.
 
+use super::delta::KeyHash;
+use super::replay::{Base, FaultKind, SnapData, SnapInput, SnapshotHistory};
 use super::*;
 use crate::testing::qc;
 use quickcheck::{Arbitrary, Gen, TestResult};
 
-fn item(type_id: i32, id: i32, data: &[i32]) -> Item {
-    Item {
-        key: type_id << 16 | id,
-        data: data.to_vec(),
-    }
+fn key(type_id: i32, id: i32) -> i32 {
+    type_id << 16 | id
+}
+
+fn snap(items: &[(i32, i32, &[i32])]) -> Snapshot {
+    Snapshot::from_items(items.iter().map(|&(t, id, d)| (key(t, id), d)))
+}
+
+fn owned(s: &Snapshot) -> Vec<(i32, Vec<i32>)> {
+    s.items().map(|i| (i.key, i.data.to_vec())).collect()
 }
 
 // DDNet snapshot_test.cpp (spec section 4.1).
@@ -20,25 +27,22 @@ fn crc_is_ddnets() {
         (vec![99999999, 1, 1], 100000001),
         (vec![-1, 1, 1], 1),
     ] {
-        let snap = Snapshot {
-            items: vec![item(5, 0, &data)],
-        };
-        assert_eq!(snap.crc(), crc, "{data:?}");
+        assert_eq!(snap(&[(5, 0, &data)]).crc(), crc, "{data:?}");
     }
 }
 
 #[test]
 fn layout_and_validity() {
-    let snap = Snapshot {
-        items: vec![item(6, 0, &[1, 2]), item(0, 32767, &[]), item(9, 3, &[7])],
-    };
-    let ints = snap.to_ints();
+    let s = snap(&[(6, 0, &[1, 2]), (0, 32767, &[]), (9, 3, &[7])]);
+    let ints = s.to_ints();
     assert_eq!(
         ints,
         [24, 3, 0, 12, 16, 6 << 16, 1, 2, 32767, 9 << 16 | 3, 7]
     );
-    assert_eq!(Snapshot::from_ints(&ints).unwrap(), snap);
-    assert_eq!(snap.size(), ints.len() * 4);
+    assert_eq!(Snapshot::from_ints(&ints).unwrap(), s);
+    assert_eq!(s.size(), ints.len() * 4);
+    assert_eq!(s.get(key(9, 3)).unwrap().data, [7]);
+    assert_eq!(s.index_of(key(0, 32767)), Some(1));
     let mut bad = ints.clone();
     bad[3] = 13;
     assert_eq!(Snapshot::from_ints(&bad).unwrap_err().at, 3);
@@ -50,32 +54,44 @@ fn layout_and_validity() {
             .what
             .contains("expected")
     );
-    bad = ints;
+    bad = ints.clone();
     bad[1] = 1025;
     assert_eq!(Snapshot::from_ints(&bad).unwrap_err().at, 1);
+    // Offsets out of order give a negative item size.
+    bad = ints;
+    bad[3] = 16;
+    bad[4] = 12;
+    assert_eq!(Snapshot::from_ints(&bad).unwrap_err().at, 3);
+}
+
+#[test]
+fn ints_before_the_first_item_are_kept() {
+    // DDNet's IsValid accepts a first offset other than 0; the ints before
+    // it belong to no item, so they are not in the CRC either.
+    let ints = [20, 1, 8, 77, 88, 5 << 16, 3, 4];
+    let s = Snapshot::from_ints(&ints).unwrap();
+    assert_eq!(s.len(), 1);
+    assert_eq!(s.item(0).key, 5 << 16);
+    assert_eq!(s.item(0).data, [3, 4]);
+    assert_eq!(s.crc(), 7);
+    assert_eq!(s.to_ints(), ints);
 }
 
 #[test]
 fn empty_delta_is_no_ints() {
-    let snap = Snapshot {
-        items: vec![item(5, 0, &[1, 2, 3])],
-    };
-    let delta = create(&snap, &snap, &ItemSizes::ddnet_06());
-    assert_eq!(delta, Delta::default());
-    assert!(delta.to_ints().is_empty());
-    assert_eq!(apply(&snap, &delta).unwrap(), snap);
+    let sizes = ItemSizes::ddnet_06();
+    let s = snap(&[(5, 0, &[1, 2, 3])]);
+    let delta = create(&s, &s, &sizes);
+    assert!(delta.is_empty());
+    assert_eq!(Delta::from_ints(&delta, &sizes).unwrap(), Delta::default());
+    assert_eq!(apply(&s, &delta, &sizes).unwrap(), s);
 }
 
 #[test]
 fn unpack_delta_error_codes() {
     let sizes = ItemSizes::ddnet_06();
-    let from = Snapshot {
-        items: vec![item(5, 0, &[1, 2, 3])],
-    };
-    let code = |ints: &[i32]| match Delta::from_ints(ints, &sizes) {
-        Err(e) => e.code,
-        Ok(d) => apply(&from, &d).err().and_then(|e| e.code),
-    };
+    let from = snap(&[(5, 0, &[1, 2, 3])]);
+    let code = |ints: &[i32]| apply(&from, ints, &sizes).unwrap_err().code;
     assert_eq!(code(&[-1, 0, 0]), Some(-201));
     assert_eq!(code(&[2, 0, 0, 1]), Some(-101));
     assert_eq!(code(&[0, 1, 0, 5]), Some(-102));
@@ -88,41 +104,103 @@ fn unpack_delta_error_codes() {
     );
     assert_eq!(code(&[0, 1, 0, 0, 1, -1]), Some(-204));
     assert_eq!(code(&[0, 1, 0, 5, 0, 1, 2]), Some(-205));
-    // An ex type (sized on the wire) whose size differs from the base item.
-    let from = Snapshot {
-        items: vec![item(100, 0, &[1])],
-    };
-    let delta = Delta::from_ints(&[0, 1, 0, 100, 0, 2, 1, 1], &sizes).unwrap();
-    assert_eq!(apply(&from, &delta).unwrap_err().code, Some(-206));
+    // An ex type (sized on the wire) whose size differs from the base item:
+    // the kept copy is found first (-206).
+    let from = snap(&[(100, 0, &[1])]);
+    let e = apply(&from, &[0, 1, 0, 100, 0, 2, 1, 1], &sizes).unwrap_err();
+    assert_eq!((e.code, e.at), (Some(-206), 3));
+    // Removed from the builder but still in the base: -207.
+    let e = apply(&from, &[1, 1, 0, 100 << 16, 100, 0, 2, 1, 1], &sizes).unwrap_err();
+    assert_eq!((e.code, e.at), (Some(-207), 4));
+    // The same delta value read strictly agrees on the parse errors.
+    assert_eq!(
+        Delta::from_ints(&[0, 1, 0, 5, 0, 1, 2], &sizes)
+            .unwrap_err()
+            .code,
+        Some(-205)
+    );
+}
+
+#[test]
+fn faults_come_in_ddnets_order() {
+    let sizes = ItemSizes::ddnet_06();
+    // Parsing and applying are one pass: an apply fault in the first update
+    // wins over a parse fault in the second.
+    let from = snap(&[(100, 0, &[1])]);
+    let delta = [1, 2, 0, 100 << 16, 100, 0, 2, 1, 1, 5];
+    assert_eq!(apply(&from, &delta, &sizes).unwrap_err().code, Some(-207));
+    // The kept items are copied before any update is read: -301 first
+    // (a base of 1025 items can only be built, not read).
+    let mut full = Snapshot::new();
+    for id in 0..=MAX_ITEMS as i32 {
+        full.push(key(5, id), &[0, 0, 0]);
+    }
+    assert_eq!(
+        apply(&full, &[0, 1, 0, 5], &sizes).unwrap_err().code,
+        Some(-301)
+    );
+    // And a new item past the builder's limits is -302.
+    full.clear();
+    for id in 0..MAX_ITEMS as i32 {
+        full.push(key(5, id), &[0, 0, 0]);
+    }
+    assert_eq!(
+        apply(&full, &[0, 1, 0, 5, 5000, 1, 2, 3], &sizes)
+            .unwrap_err()
+            .code,
+        Some(-302)
+    );
+}
+
+#[test]
+fn trailing_ints_are_ignored_by_unpack_and_rejected_as_a_value() {
+    let sizes = ItemSizes::ddnet_06();
+    let from = snap(&[(5, 0, &[1, 2, 3])]);
+    let delta = [0, 1, 0, 5, 0, 1, 1, 1, 99];
+    assert_eq!(
+        owned(&apply(&from, &delta, &sizes).unwrap()),
+        [(key(5, 0), vec![2, 3, 4])]
+    );
+    assert_eq!(Delta::from_ints(&delta, &sizes).unwrap_err().at, 8);
+    // A negative update count updates nothing in DDNet.
+    assert_eq!(apply(&from, &[0, -3, 0], &sizes).unwrap(), from);
+    assert!(Delta::from_ints(&[0, -3, 0], &sizes).is_err());
 }
 
 #[test]
 fn output_order_is_kept_then_new() {
     let sizes = ItemSizes::ddnet_06();
-    let from = Snapshot {
-        items: vec![
-            item(5, 1, &[1, 1, 1]),
-            item(5, 2, &[2, 2, 2]),
-            item(5, 3, &[3, 3, 3]),
-        ],
-    };
-    let to = Snapshot {
-        items: vec![
-            item(5, 9, &[9, 9, 9]),
-            item(5, 3, &[3, 3, 4]),
-            item(5, 1, &[1, 1, 1]),
-        ],
-    };
-    let delta = create(&from, &to, &sizes);
-    assert_eq!(delta.removed, [5 << 16 | 2]);
+    let from = snap(&[(5, 1, &[1, 1, 1]), (5, 2, &[2, 2, 2]), (5, 3, &[3, 3, 3])]);
+    let to = snap(&[(5, 9, &[9, 9, 9]), (5, 3, &[3, 3, 4]), (5, 1, &[1, 1, 1])]);
+    let ints = create(&from, &to, &sizes);
+    let delta = Delta::from_ints(&ints, &sizes).unwrap();
+    assert_eq!(delta.removed, [key(5, 2)]);
     assert_eq!(delta.updates.len(), 2, "the unchanged item is left out");
-    let got = apply(&from, &delta).unwrap();
-    let keys: Vec<i32> = got.items.iter().map(|i| i.id()).collect();
+    assert_eq!(delta.to_ints(), ints);
+    let got = apply(&from, &ints, &sizes).unwrap();
+    let ids: Vec<i32> = got.items().map(|i| i.id()).collect();
     assert_eq!(
-        keys,
+        ids,
         [1, 3, 9],
         "kept base items in base order, then new ones"
     );
+}
+
+#[test]
+fn create_reads_past_a_shorter_base_item_as_ddnet_does() {
+    // Item 100:0 grows from 1 to 2 ints; DDNet diffs over the new size and
+    // so reads the next item's key as the second "past" int.
+    let sizes = ItemSizes::ddnet_06();
+    let from = snap(&[(100, 0, &[10]), (5, 0, &[1, 2, 3])]);
+    let to = snap(&[(100, 0, &[11, 12]), (5, 0, &[1, 2, 3])]);
+    assert_eq!(
+        create(&from, &to, &sizes),
+        [0, 1, 0, 100, 0, 2, 1, 12 - key(5, 0)]
+    );
+    // Past the end of the base, the missing ints count as 0.
+    let from = snap(&[(100, 0, &[10])]);
+    let to = snap(&[(100, 0, &[11, 12])]);
+    assert_eq!(create(&from, &to, &sizes), [0, 1, 0, 100, 0, 2, 1, 12]);
 }
 
 #[test]
@@ -130,20 +208,108 @@ fn full_hash_buckets_make_items_new() {
     // 65 keys in one djb2 bucket: the 65th is "not found" by DDNet's hash,
     // so an unchanged item is sent again in full (and listed as removed).
     let sizes = ItemSizes::ddnet_06();
-    let keys: Vec<i32> = (0..200_000)
-        .map(|k| 100 << 16 | k)
-        .filter(|&k| KeyHash::bucket(k) == KeyHash::bucket(100 << 16))
+    let ids: Vec<i32> = (0..=0xffff)
+        .filter(|&id| KeyHash::bucket(key(100, id)) == KeyHash::bucket(key(100, 0)))
         .take(65)
-        .map(|k| k & 0xffff)
         .collect();
-    assert_eq!(keys.len(), 65);
-    let snap = Snapshot {
-        items: keys.iter().map(|&id| item(100, id, &[id])).collect(),
-    };
-    let delta = create(&snap, &snap, &sizes);
-    assert_eq!(delta.removed, [100 << 16 | keys[64]]);
+    assert_eq!(ids.len(), 65);
+    let s = Snapshot::from_items(
+        ids.iter()
+            .map(|id| (key(100, *id), std::slice::from_ref(id))),
+    );
+    let delta = Delta::from_ints(&create(&s, &s, &sizes), &sizes).unwrap();
+    assert_eq!(delta.removed, [key(100, ids[64])]);
     assert_eq!(delta.updates.len(), 1);
-    assert_eq!(delta.updates[0].id, keys[64]);
+    assert_eq!(delta.updates[0].id, ids[64]);
+}
+
+#[test]
+fn history_rebuilds_checks_and_forgets() {
+    let sizes = ItemSizes::ddnet_06();
+    let mut h = SnapshotHistory::with_limit(sizes.clone(), 4);
+    let s1 = snap(&[(5, 0, &[1, 2, 3])]);
+    let s2 = snap(&[(5, 0, &[1, 2, 4])]);
+    let d1 = create(&Snapshot::new(), &s1, &sizes);
+    let d2 = create(&s1, &s2, &sizes);
+    let input = |tick, base, ints, crc| SnapInput {
+        offset: tick as u64 * 10,
+        tick,
+        data: SnapData::Delta { base, ints },
+        crc,
+    };
+    let fault = |r: Result<&Snapshot, replay::Fault>| r.unwrap_err().kind;
+    // A delta before anything, and against a tick never seen.
+    assert_eq!(
+        fault(h.feed(input(1, Base::Previous, &d1, None))),
+        FaultKind::NoPrevious
+    );
+    assert_eq!(
+        fault(h.feed(input(1, Base::Tick(0), &d1, None))),
+        FaultKind::MissingBase { base: 0 }
+    );
+    assert_eq!(h.feed(input(10, Base::Empty, &d1, Some(6))).unwrap(), &s1);
+    // A CRC that is not the rebuilt snapshot's: dropped, not kept.
+    assert_eq!(
+        fault(h.feed(input(12, Base::Tick(10), &d2, Some(0)))),
+        FaultKind::CrcMismatch {
+            expected: 0,
+            actual: 7
+        }
+    );
+    assert_eq!(h.get(12), None);
+    assert_eq!(
+        h.feed(input(12, Base::Tick(10), &d2, Some(7))).unwrap(),
+        &s2
+    );
+    // An empty delta repeats its base.
+    assert_eq!(h.feed(input(14, Base::Tick(12), &[], None)).unwrap(), &s2);
+    assert_eq!(h.counts().dropped, 3);
+    assert_eq!(h.counts().crc_checked, 2);
+    // The client's purge: older than the base and the two latest go.
+    h.feed(input(16, Base::Tick(14), &[], None)).unwrap();
+    assert_eq!(h.ticks().collect::<Vec<_>>(), [12, 14, 16]);
+    // Keyframes (no base) purge nothing; the limit bounds the history.
+    for t in [20, 21, 22] {
+        let kf = s1.to_ints();
+        h.feed(SnapInput {
+            offset: 0,
+            tick: t,
+            data: SnapData::Keyframe(&kf),
+            crc: None,
+        })
+        .unwrap();
+    }
+    assert_eq!(h.ticks().collect::<Vec<_>>(), [16, 20, 21, 22]);
+    assert_eq!(h.last().unwrap().0, 22);
+}
+
+#[test]
+fn history_reports_items_of_the_wrong_size() {
+    let sizes = ItemSizes::ddnet_06();
+    let mut h = SnapshotHistory::new(sizes);
+    // A Flag (type 5) has 3 ints; this keyframe's has 2.
+    let kf = snap(&[(5, 0, &[1, 2])]).to_ints();
+    h.feed(SnapInput {
+        offset: 40,
+        tick: 1,
+        data: SnapData::Keyframe(&kf),
+        crc: None,
+    })
+    .unwrap();
+    let w = h.take_warnings();
+    assert_eq!(
+        w[0].kind,
+        FaultKind::InvalidItem {
+            index: 0,
+            key: key(5, 0),
+            size: 2,
+            expected: 3
+        }
+    );
+    assert_eq!(
+        w[0].to_string(),
+        "offset 40 tick 1: item 0 (5:0) has 2 ints, its type has 3"
+    );
 }
 
 /// A snapshot with unique keys whose items have their type's static size.
@@ -154,20 +320,17 @@ impl Arbitrary for ArbSnap {
     fn arbitrary(g: &mut Gen) -> Self {
         let sizes = ItemSizes::ddnet_06();
         let n = usize::arbitrary(g) % 24;
-        let mut items: Vec<Item> = Vec::new();
+        let mut s = Snapshot::new();
         for _ in 0..n {
             let type_id = [1, 4, 9, 11, 0, 70, 32767][usize::arbitrary(g) % 7];
             let id = i32::from(u8::arbitrary(g) % 16);
             let len = sizes.get(type_id).unwrap_or(usize::arbitrary(g) % 6);
-            let key = type_id << 16 | id;
-            if items.iter().all(|i| i.key != key) {
-                items.push(Item {
-                    key,
-                    data: (0..len).map(|_| i32::arbitrary(g) % 3).collect(),
-                });
+            let data: Vec<i32> = (0..len).map(|_| i32::arbitrary(g) % 3).collect();
+            if s.get(key(type_id, id)).is_none() {
+                s.push(key(type_id, id), &data);
             }
         }
-        ArbSnap(Snapshot { items })
+        ArbSnap(s)
     }
 }
 
@@ -184,28 +347,55 @@ fn prop_apply_create_gives_to_in_ddnets_order() {
     fn prop(ArbSnap(from): ArbSnap, ArbSnap(to): ArbSnap) -> TestResult {
         // Items that change size between snapshots are not something DDNet
         // creates deltas for (receivers reject them); leave those out.
-        if to.items.iter().any(|t| {
+        if to.items().any(|t| {
             from.get(t.key)
                 .is_some_and(|f| f.data.len() != t.data.len())
         }) {
             return TestResult::discard();
         }
         let sizes = ItemSizes::ddnet_06();
-        let delta = create(&from, &to, &sizes);
-        let wire = Delta::from_ints(&delta.to_ints(), &sizes).unwrap();
-        if wire != delta {
+        let ints = create(&from, &to, &sizes);
+        let Ok(delta) = Delta::from_ints(&ints, &sizes) else {
+            return TestResult::error("delta does not parse");
+        };
+        if delta.to_ints() != ints {
             return TestResult::error("delta does not round-trip");
         }
-        let got = apply(&from, &delta).unwrap();
-        let kept = from.items.iter().filter_map(|f| to.get(f.key));
-        let new = to.items.iter().filter(|t| from.get(t.key).is_none());
-        let expected: Vec<&Item> = kept.chain(new).collect();
-        TestResult::from_bool(
-            got.items.iter().collect::<Vec<_>>() == expected && got.crc() == to.crc(),
-        )
+        let got = apply(&from, &ints, &sizes).unwrap();
+        let kept = from.items().filter_map(|f| to.get(f.key));
+        let new = to.items().filter(|t| from.get(t.key).is_none());
+        let expected: Vec<Item> = kept.chain(new).collect();
+        TestResult::from_bool(got.items().collect::<Vec<_>>() == expected && got.crc() == to.crc())
     }
     qc().tests(1_000)
         .quickcheck(prop as fn(ArbSnap, ArbSnap) -> TestResult);
+}
+
+#[test]
+fn prop_a_reused_codec_agrees_with_a_fresh_one() {
+    // The codec's scratch (generation-stamped indexes, hash buckets) must
+    // not leak between calls.
+    fn prop(snaps: Vec<ArbSnap>, deltas: Vec<Vec<i32>>) -> bool {
+        let sizes = ItemSizes::ddnet_06();
+        let mut codec = DeltaCodec::new(sizes.clone());
+        let (mut out, mut ints) = (Snapshot::new(), Vec::new());
+        for pair in snaps.windows(2) {
+            codec.create(&pair[0].0, &pair[1].0, &mut ints);
+            if ints != create(&pair[0].0, &pair[1].0, &sizes) {
+                return false;
+            }
+            for d in std::iter::once(&ints).chain(&deltas) {
+                let fresh = apply(&pair[0].0, d, &sizes);
+                let reused = codec.unpack(&pair[0].0, d, &mut out).map(|()| out.clone());
+                if fresh != reused {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+    qc().tests(300)
+        .quickcheck(prop as fn(Vec<ArbSnap>, Vec<Vec<i32>>) -> bool);
 }
 
 #[test]
@@ -213,15 +403,46 @@ fn prop_arbitrary_ints_never_panic() {
     fn prop(ints: Vec<i32>, base: ArbSnap) -> bool {
         let _ = Snapshot::from_ints(&ints);
         for sizes in [ItemSizes::ddnet_06(), ItemSizes::teeworlds_07()] {
-            if let Ok(d) = Delta::from_ints(&ints, &sizes) {
-                let _ = apply(&base.0, &d);
-                if Delta::from_ints(&d.to_ints(), &sizes).as_ref() != Ok(&d) {
-                    return false;
-                }
+            let _ = apply(&base.0, &ints, &sizes);
+            if let Ok(d) = Delta::from_ints(&ints, &sizes)
+                && Delta::from_ints(&d.to_ints(), &sizes).as_ref() != Ok(&d)
+            {
+                return false;
             }
         }
         true
     }
     qc().tests(2_000)
         .quickcheck(prop as fn(Vec<i32>, ArbSnap) -> bool);
+}
+
+#[test]
+fn prop_arbitrary_inputs_never_panic_the_history() {
+    fn prop(inputs: Vec<(u8, i8, Vec<i32>, Option<i32>)>) -> bool {
+        let mut h = SnapshotHistory::with_limit(ItemSizes::ddnet_06(), 8);
+        for (tick, (kind, base, ints, crc)) in inputs.iter().enumerate() {
+            let base = match kind % 3 {
+                0 => Base::Empty,
+                1 => Base::Previous,
+                _ => Base::Tick(tick as i32 - i32::from(*base)),
+            };
+            let data = if kind % 4 == 3 {
+                SnapData::Keyframe(ints)
+            } else {
+                SnapData::Delta { base, ints }
+            };
+            let _ = h.feed(SnapInput {
+                offset: 0,
+                tick: tick as i32,
+                data,
+                crc: *crc,
+            });
+            if h.ticks().count() > 8 {
+                return false;
+            }
+        }
+        true
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(Vec<(u8, i8, Vec<i32>, Option<i32>)>) -> bool);
 }

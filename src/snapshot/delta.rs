@@ -1,0 +1,555 @@
+//! Snapshot deltas: the wire form as a value ([`Delta`]), and DDNet's
+//! `CreateDelta` and `UnpackDelta` ([`DeltaCodec`]), which work on the int
+//! arrays directly so that a reused codec and snapshot allocate nothing.
+
+use super::{Item, ItemSizes, MAX_ID, MAX_ITEMS, MAX_SIZE, MAX_TYPE, SnapError, Snapshot, fail};
+use serde::Serialize;
+
+/// One updated item of a delta.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ItemDelta {
+    pub type_id: i32,
+    pub id: i32,
+    /// The size field, present on the wire only for types without a
+    /// pre-agreed size.
+    pub size: Option<i32>,
+    /// New data (a new item) or the difference to add (an updated item).
+    pub data: Vec<i32>,
+}
+
+/// A snapshot delta as on the wire, every int accounted for.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Delta {
+    /// Keys of items removed from the base, in the order given.
+    pub removed: Vec<i32>,
+    pub updates: Vec<ItemDelta>,
+    /// The `num_temp` field: always 0 from DDNet, kept as read.
+    pub num_temp: i32,
+}
+
+/// A delta's header: the removed keys, `num_temp`, and the updates still
+/// to read.
+struct Header<'a> {
+    removed: &'a [i32],
+    num_temp: i32,
+    updates: Updates<'a>,
+}
+
+/// Reads the header as `UnpackDelta` does (-201, -101). An empty array is
+/// DDNet's empty delta and reads as `{0, 0, 0}`.
+fn header<'a>(ints: &'a [i32], sizes: &'a ItemSizes) -> Result<Header<'a>, SnapError> {
+    if ints.is_empty() {
+        return Ok(Header {
+            removed: &[],
+            num_temp: 0,
+            updates: Updates {
+                ints,
+                at: 0,
+                left: 0,
+                sizes,
+            },
+        });
+    }
+    if ints.len() < 3 {
+        return fail(
+            ints.len(),
+            None,
+            "expected num_deleted, num_updated and num_temp",
+        );
+    }
+    let (num_deleted, num_updated, num_temp) = (ints[0], ints[1], ints[2]);
+    if num_deleted < 0 {
+        return fail(
+            0,
+            Some(-201),
+            format!("num_deleted {num_deleted} is negative"),
+        );
+    }
+    let end = 3 + num_deleted as usize;
+    let Some(removed) = ints.get(3..end) else {
+        return fail(
+            ints.len(),
+            Some(-101),
+            format!("{num_deleted} deleted keys run past the end"),
+        );
+    };
+    Ok(Header {
+        removed,
+        num_temp,
+        updates: Updates {
+            ints,
+            at: end,
+            // A negative count updates nothing, as in DDNet.
+            left: num_updated.max(0) as usize,
+            sizes,
+        },
+    })
+}
+
+/// One update as read, borrowed from the delta.
+struct Update<'a> {
+    /// Index of its type int.
+    at: usize,
+    type_id: i32,
+    id: i32,
+    size: Option<i32>,
+    data: &'a [i32],
+}
+
+impl Update<'_> {
+    fn key(&self) -> i32 {
+        self.type_id << 16 | self.id
+    }
+}
+
+/// The updates of a delta, each read with `UnpackDelta`'s checks in its
+/// order (-102, -202, -203, -103, -204, -205).
+struct Updates<'a> {
+    ints: &'a [i32],
+    at: usize,
+    left: usize,
+    sizes: &'a ItemSizes,
+}
+
+impl<'a> Updates<'a> {
+    fn next_update(&mut self) -> Option<Result<Update<'a>, SnapError>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let r = self.read();
+        if r.is_err() {
+            self.left = 0;
+        }
+        Some(r)
+    }
+
+    fn read(&mut self) -> Result<Update<'a>, SnapError> {
+        let (ints, at) = (self.ints, self.at);
+        let (Some(&type_id), Some(&id)) = (ints.get(at), ints.get(at + 1)) else {
+            return fail(at, Some(-102), "expected an item's type and id");
+        };
+        if !(0..=MAX_TYPE).contains(&type_id) {
+            return fail(
+                at,
+                Some(-202),
+                format!("type {type_id} outside 0..={MAX_TYPE}"),
+            );
+        }
+        if !(0..=MAX_ID).contains(&id) {
+            return fail(at + 1, Some(-203), format!("id {id} outside 0..={MAX_ID}"));
+        }
+        let mut data_at = at + 2;
+        let (size, len) = match self.sizes.get(type_id) {
+            Some(len) => (None, len),
+            None => {
+                let Some(&size) = ints.get(data_at) else {
+                    return fail(data_at, Some(-103), "expected the item's size");
+                };
+                if !(0..=i32::MAX / 4).contains(&size) {
+                    return fail(
+                        data_at,
+                        Some(-204),
+                        format!("item size {size} out of range"),
+                    );
+                }
+                data_at += 1;
+                (Some(size), size as usize)
+            }
+        };
+        let Some(data) = ints.get(data_at..data_at + len) else {
+            return fail(
+                data_at,
+                Some(-205),
+                format!("{len} ints of item data run past the end"),
+            );
+        };
+        self.at = data_at + len;
+        Ok(Update {
+            at,
+            type_id,
+            id,
+            size,
+            data,
+        })
+    }
+}
+
+impl Delta {
+    /// Reads a delta; `sizes` says which types have a pre-agreed size. An
+    /// empty array is DDNet's empty delta (nothing changed). Stricter than
+    /// `UnpackDelta` where the value could not be written back: a negative
+    /// update count and ints after the last update are errors here.
+    pub fn from_ints(ints: &[i32], sizes: &ItemSizes) -> Result<Delta, SnapError> {
+        let Header {
+            removed,
+            num_temp,
+            mut updates,
+        } = header(ints, sizes)?;
+        if ints.get(1).is_some_and(|&n| n < 0) {
+            return fail(1, None, format!("num_updated {} is negative", ints[1]));
+        }
+        let mut out = Vec::new();
+        while let Some(u) = updates.next_update() {
+            let u = u?;
+            out.push(ItemDelta {
+                type_id: u.type_id,
+                id: u.id,
+                size: u.size,
+                data: u.data.to_vec(),
+            });
+        }
+        if updates.at < ints.len() {
+            return fail(
+                updates.at,
+                None,
+                format!("{} int(s) after the last item", ints.len() - updates.at),
+            );
+        }
+        Ok(Delta {
+            removed: removed.to_vec(),
+            updates: out,
+            num_temp,
+        })
+    }
+
+    /// The int array; an empty delta (no removals, no updates, num_temp 0)
+    /// is no ints at all, as `CreateDelta` returns 0.
+    pub fn to_ints(&self) -> Vec<i32> {
+        if self.removed.is_empty() && self.updates.is_empty() && self.num_temp == 0 {
+            return Vec::new();
+        }
+        let mut out = vec![
+            self.removed.len() as i32,
+            self.updates.len() as i32,
+            self.num_temp,
+        ];
+        out.extend_from_slice(&self.removed);
+        for u in &self.updates {
+            out.extend([u.type_id, u.id]);
+            out.extend(u.size);
+            out.extend_from_slice(&u.data);
+        }
+        out
+    }
+}
+
+/// `CSnapshotBuilder`'s limits: at most 1024 items, at most 64 KiB.
+fn builder_fits(items: usize, area_ints: usize, new_len: usize) -> bool {
+    items < MAX_ITEMS && 8 + 4 * (items + 1) + 4 * area_ints + 4 + 4 * new_len <= MAX_SIZE
+}
+
+/// DDNet's `CSnapshotDelta`: one item size table and the scratch space
+/// `create` and `unpack` reuse, so that steady-state use allocates nothing.
+#[derive(Clone, Debug)]
+pub struct DeltaCodec {
+    sizes: ItemSizes,
+    first: KeyIndex,
+    second: KeyIndex,
+    third: KeyIndex,
+    hash_to: KeyHash,
+    hash_from: KeyHash,
+}
+
+impl DeltaCodec {
+    pub fn new(sizes: ItemSizes) -> DeltaCodec {
+        DeltaCodec {
+            sizes,
+            first: KeyIndex::default(),
+            second: KeyIndex::default(),
+            third: KeyIndex::default(),
+            hash_to: KeyHash::default(),
+            hash_from: KeyHash::default(),
+        }
+    }
+
+    /// The pre-agreed item sizes in use.
+    pub fn sizes(&self) -> &ItemSizes {
+        &self.sizes
+    }
+
+    /// `CSnapshotDelta::UnpackDelta`: the snapshot `delta` turns `from`
+    /// into, written to `out`. Output order: the kept base items in base
+    /// order, then new items in delta order; updated items keep their
+    /// place. Faults are DDNet's, in DDNet's order (parsing and applying
+    /// are one pass, as there). Ints after the last update are ignored, as
+    /// DDNet does. On error `out` holds what was built so far.
+    pub fn unpack(
+        &mut self,
+        from: &Snapshot,
+        delta: &[i32],
+        out: &mut Snapshot,
+    ) -> Result<(), SnapError> {
+        out.clear();
+        let Header {
+            removed,
+            mut updates,
+            ..
+        } = header(delta, &self.sizes)?;
+        let (removed_index, out_index, from_index) =
+            (&mut self.first, &mut self.second, &mut self.third);
+        removed_index.reset(removed.len());
+        for &key in removed {
+            removed_index.insert_first(key, 0);
+        }
+        out_index.reset(from.len() + updates.left.min(MAX_ITEMS));
+        for item in from.items() {
+            if removed_index.get(item.key).is_some() {
+                continue;
+            }
+            if !builder_fits(out.len(), out.area().len(), item.data.len()) {
+                return fail(0, Some(-301), "the kept items do not fit a snapshot");
+            }
+            out_index.insert_first(item.key, out.len());
+            out.push(item.key, item.data);
+        }
+        from_index.reset(from.len());
+        for (i, item) in from.items().enumerate() {
+            from_index.insert_first(item.key, i);
+        }
+        while let Some(u) = updates.next_update() {
+            let u = u?;
+            let key = u.key();
+            // DDNet finds or creates the item in the builder first (-206,
+            // -302), then applies the difference to the base item (-207).
+            let slot = match out_index.get(key) {
+                Some(k) if out.item(k).data.len() != u.data.len() => {
+                    return fail(
+                        u.at,
+                        Some(-206),
+                        format!(
+                            "item {}:{} is already there with another size",
+                            u.type_id, u.id
+                        ),
+                    );
+                }
+                Some(k) => k,
+                None => {
+                    if !builder_fits(out.len(), out.area().len(), u.data.len()) {
+                        return fail(u.at, Some(-302), "the new item does not fit the snapshot");
+                    }
+                    out_index.insert_first(key, out.len());
+                    out.push_zeroed(key, u.data.len());
+                    out.len() - 1
+                }
+            };
+            let past = from_index.get(key).map(|i| from.item(i).data);
+            let dst = out.data_mut(slot);
+            match past {
+                Some(past) if past.len() != u.data.len() => {
+                    return fail(
+                        u.at,
+                        Some(-207),
+                        format!(
+                            "item {}:{} changes size from {} to {}",
+                            u.type_id,
+                            u.id,
+                            past.len(),
+                            u.data.len()
+                        ),
+                    );
+                }
+                Some(past) => {
+                    for ((d, p), x) in dst.iter_mut().zip(past).zip(u.data) {
+                        *d = p.wrapping_add(*x);
+                    }
+                }
+                None => dst.copy_from_slice(u.data),
+            }
+        }
+        Ok(())
+    }
+
+    /// `CSnapshotDelta::CreateDelta`, written to `out` (cleared first):
+    /// removed items in base order, then every item of `to` that is new or
+    /// changed, in `to` order; unchanged items are left out, and an empty
+    /// delta has no ints at all. Keys past the 64th in one of DDNet's hash
+    /// buckets are not found, as in DDNet.
+    pub fn create(&mut self, from: &Snapshot, to: &Snapshot, out: &mut Vec<i32>) {
+        out.clear();
+        out.extend([0, 0, 0]);
+        self.hash_to.build(to);
+        let mut num_deleted = 0;
+        for item in from.items() {
+            if self.hash_to.find(to, item.key).is_none() {
+                out.push(item.key);
+                num_deleted += 1;
+            }
+        }
+        self.hash_from.build(from);
+        let mut num_updated = 0;
+        let area = from.area();
+        for item in to.items() {
+            let header_at = out.len();
+            out.extend([item.type_id(), item.id()]);
+            if self.sizes.get(item.type_id()).is_none() {
+                out.push(item.data.len() as i32);
+            }
+            match self.hash_from.find(from, item.key) {
+                Some(past) => {
+                    // The difference over the current item's size: DDNet
+                    // reads the past item at that length even if it is
+                    // shorter, running into the ints after it (0 past the
+                    // end of the snapshot).
+                    let past = area.get(from.start(past) + 1..).unwrap_or(&[]);
+                    let mut changed = 0;
+                    out.extend(item.data.iter().enumerate().map(|(k, v)| {
+                        let d = v.wrapping_sub(past.get(k).copied().unwrap_or(0));
+                        changed |= d;
+                        d
+                    }));
+                    if changed == 0 {
+                        out.truncate(header_at);
+                        continue;
+                    }
+                }
+                None => out.extend_from_slice(item.data),
+            }
+            num_updated += 1;
+        }
+        if num_deleted == 0 && num_updated == 0 {
+            out.clear();
+        } else {
+            out[0] = num_deleted;
+            out[1] = num_updated;
+        }
+    }
+}
+
+/// [`DeltaCodec::unpack`] into a new snapshot.
+pub fn apply(from: &Snapshot, delta: &[i32], sizes: &ItemSizes) -> Result<Snapshot, SnapError> {
+    let mut out = Snapshot::new();
+    DeltaCodec::new(sizes.clone()).unpack(from, delta, &mut out)?;
+    Ok(out)
+}
+
+/// [`DeltaCodec::create`] into a new int array.
+pub fn create(from: &Snapshot, to: &Snapshot, sizes: &ItemSizes) -> Vec<i32> {
+    let mut out = Vec::new();
+    DeltaCodec::new(sizes.clone()).create(from, to, &mut out);
+    out
+}
+
+/// Key to position, first occurrence wins (as DDNet's linear searches
+/// find the first match). Open addressing; `reset` is O(1) amortised by
+/// stamping slots with a generation instead of clearing them.
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    /// (generation, key, position).
+    slots: Vec<(u32, i32, u32)>,
+    generation: u32,
+}
+
+impl KeyIndex {
+    fn reset(&mut self, n: usize) {
+        let want = (2 * n).next_power_of_two().max(16);
+        self.generation = self.generation.wrapping_add(1);
+        if self.slots.len() < want || self.generation == 0 {
+            self.slots.clear();
+            self.slots.resize(want.max(self.slots.len()), (0, 0, 0));
+            self.generation = 1;
+        }
+    }
+
+    fn slot(&self, key: i32) -> usize {
+        let mask = self.slots.len() - 1;
+        (key as u32).wrapping_mul(0x9E37_79B1).rotate_left(16) as usize & mask
+    }
+
+    fn insert_first(&mut self, key: i32, pos: usize) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(key);
+        loop {
+            let (g, k, _) = self.slots[i];
+            if g != self.generation {
+                self.slots[i] = (self.generation, key, pos as u32);
+                return;
+            }
+            if k == key {
+                return;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn get(&self, key: i32) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(key);
+        loop {
+            let (g, k, pos) = self.slots[i];
+            if g != self.generation {
+                return None;
+            }
+            if k == key {
+                return Some(pos as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+const HASH_BUCKETS: usize = 256;
+const BUCKET_SIZE: usize = 64;
+
+/// DDNet's key hash for delta creation: djb2 over the key's 4 bytes (LSB
+/// first), 256 buckets of at most 64 item positions each; keys past a full
+/// bucket are simply not found.
+#[derive(Clone, Debug)]
+pub(super) struct KeyHash {
+    counts: [u8; HASH_BUCKETS],
+    positions: Vec<u32>,
+}
+
+impl Default for KeyHash {
+    fn default() -> Self {
+        KeyHash {
+            counts: [0; HASH_BUCKETS],
+            positions: vec![0; HASH_BUCKETS * BUCKET_SIZE],
+        }
+    }
+}
+
+impl KeyHash {
+    pub(super) fn bucket(key: i32) -> usize {
+        let mut hash: u32 = 5381;
+        for shift in [0, 8, 16, 24] {
+            hash = (hash << 5)
+                .wrapping_add(hash)
+                .wrapping_add(((key >> shift) & 0xff) as u32);
+        }
+        hash as usize % HASH_BUCKETS
+    }
+
+    fn build(&mut self, snap: &Snapshot) {
+        self.counts = [0; HASH_BUCKETS];
+        for (i, item) in snap.items().enumerate() {
+            let b = Self::bucket(item.key);
+            let n = usize::from(self.counts[b]);
+            if n < BUCKET_SIZE {
+                self.positions[b * BUCKET_SIZE + n] = i as u32;
+                self.counts[b] += 1;
+            }
+        }
+    }
+
+    fn find(&self, snap: &Snapshot, key: i32) -> Option<usize> {
+        let b = Self::bucket(key);
+        let bucket = &self.positions[b * BUCKET_SIZE..][..usize::from(self.counts[b])];
+        bucket
+            .iter()
+            .map(|&i| i as usize)
+            .find(|&i| snap.item(i).key == key)
+    }
+}
+
+/// Items whose data length is not their type's pre-agreed size: DDNet's
+/// client drops these when it validates a snapshot.
+pub fn misfits<'a>(
+    snap: &'a Snapshot,
+    sizes: &'a ItemSizes,
+) -> impl Iterator<Item = (usize, Item<'a>, usize)> + 'a {
+    snap.items().enumerate().filter_map(|(i, item)| {
+        let want = sizes.get(item.type_id())?;
+        (item.data.len() != want).then_some((i, item, want))
+    })
+}

@@ -1,0 +1,300 @@
+//! The snapshot replay state machine: full snapshots rebuilt from keyframes
+//! and deltas, from a demo or from a captured session, with a bounded
+//! history by tick as DDNet's client keeps it.
+//!
+//! Sans-IO: the caller decodes its container (demo chunks, reassembled
+//! SNAP messages) and feeds [`SnapInput`]s; [`SnapshotHistory::feed`]
+//! returns the snapshot for that tick or the [`Fault`] that stopped it.
+//! A fault never ends the replay: as in DDNet, the faulty snapshot is
+//! dropped and the next one is applied to whatever base it names.
+
+use super::{DeltaCodec, ItemSizes, SnapError, Snapshot, misfits};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// What a delta applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Base {
+    /// The empty snapshot (a network delta tick of -1).
+    Empty,
+    /// The snapshot fed last (demos: every delta follows the previous
+    /// snapshot in the file).
+    Previous,
+    /// The snapshot of this tick (network: `tick - delta_tick`).
+    Tick(i32),
+}
+
+/// A snapshot's payload, as int32s.
+#[derive(Clone, Copy, Debug)]
+pub enum SnapData<'a> {
+    /// A full snapshot (demo keyframe).
+    Keyframe(&'a [i32]),
+    /// A delta; empty for SNAPEMPTY or an empty demo delta.
+    Delta { base: Base, ints: &'a [i32] },
+}
+
+/// One snapshot to replay.
+#[derive(Clone, Copy, Debug)]
+pub struct SnapInput<'a> {
+    /// Where it came from (file offset or capture frame), for reports.
+    pub offset: u64,
+    pub tick: i32,
+    pub data: SnapData<'a>,
+    /// The CRC the server computed, when the container carries it.
+    pub crc: Option<i32>,
+}
+
+/// Why a snapshot was dropped, or (for [`FaultKind::InvalidItem`]) what is
+/// wrong with one that was kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fault {
+    pub offset: u64,
+    pub tick: i32,
+    pub kind: FaultKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The base tick is not (or no longer) in the history.
+    MissingBase { base: i32 },
+    /// A delta against the previous snapshot, with none before it.
+    NoPrevious,
+    /// The keyframe is not a valid snapshot.
+    Keyframe(SnapError),
+    /// The delta does not apply (DDNet's `UnpackDelta` codes).
+    Delta(SnapError),
+    /// The rebuilt snapshot's CRC is not the server's.
+    CrcMismatch { expected: i32, actual: i32 },
+    /// An item whose size is not its type's pre-agreed size (DDNet's
+    /// client drops the item; the snapshot is kept for later deltas).
+    InvalidItem {
+        index: usize,
+        key: i32,
+        size: usize,
+        expected: usize,
+    },
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "offset {} tick {}: ", self.offset, self.tick)?;
+        match &self.kind {
+            FaultKind::MissingBase { base } => {
+                write!(f, "delta against tick {base}, which is not in the history")
+            }
+            FaultKind::NoPrevious => write!(f, "delta before any snapshot"),
+            FaultKind::Keyframe(e) => write!(f, "keyframe {e}"),
+            FaultKind::Delta(e) => write!(f, "delta {e}"),
+            FaultKind::CrcMismatch { expected, actual } => {
+                write!(
+                    f,
+                    "CRC {actual} of the rebuilt snapshot, the server sent {expected}"
+                )
+            }
+            FaultKind::InvalidItem {
+                index,
+                key,
+                size,
+                expected,
+            } => write!(
+                f,
+                "item {index} ({}:{}) has {size} ints, its type has {expected}",
+                key >> 16,
+                key & 0xffff
+            ),
+        }
+    }
+}
+
+/// Counts of what was fed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReplayCounts {
+    pub keyframes: usize,
+    pub deltas: usize,
+    /// Deltas with no ints (nothing changed).
+    pub empty_deltas: usize,
+    /// Snapshots whose CRC was checked and matched.
+    pub crc_checked: usize,
+    /// Snapshots dropped because of a fault.
+    pub dropped: usize,
+    /// Items of kept snapshots with the wrong size for their type.
+    pub invalid_items: usize,
+}
+
+/// Most snapshots kept by default. DDNet's server keeps 3 seconds (150
+/// ticks) of snapshots to delta against, so no real base is older.
+pub const DEFAULT_HISTORY: usize = 160;
+
+/// The replay machine. Deterministic; after warm-up, feeding allocates
+/// nothing (snapshots leaving the history are reused).
+#[derive(Clone, Debug)]
+pub struct SnapshotHistory {
+    codec: DeltaCodec,
+    /// Kept snapshots, ascending by tick.
+    entries: VecDeque<(i32, Snapshot)>,
+    /// Tick of the snapshot fed last, and of the one before it.
+    last: Option<i32>,
+    before_last: Option<i32>,
+    spare: Vec<Snapshot>,
+    empty: Snapshot,
+    limit: usize,
+    counts: ReplayCounts,
+    warnings: Vec<Fault>,
+}
+
+impl SnapshotHistory {
+    pub fn new(sizes: ItemSizes) -> SnapshotHistory {
+        Self::with_limit(sizes, DEFAULT_HISTORY)
+    }
+
+    /// A machine keeping at most `limit` (at least 1) snapshots.
+    pub fn with_limit(sizes: ItemSizes, limit: usize) -> SnapshotHistory {
+        SnapshotHistory {
+            codec: DeltaCodec::new(sizes),
+            entries: VecDeque::new(),
+            last: None,
+            before_last: None,
+            spare: Vec::new(),
+            empty: Snapshot::new(),
+            limit: limit.max(1),
+            counts: ReplayCounts::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn counts(&self) -> &ReplayCounts {
+        &self.counts
+    }
+
+    /// Kept snapshots' invalid items found since the last call.
+    pub fn take_warnings(&mut self) -> Vec<Fault> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The kept snapshot of a tick.
+    pub fn get(&self, tick: i32) -> Option<&Snapshot> {
+        lookup(&self.entries, tick)
+    }
+
+    /// The snapshot fed last, with its tick.
+    pub fn last(&self) -> Option<(i32, &Snapshot)> {
+        let tick = self.last?;
+        self.get(tick).map(|s| (tick, s))
+    }
+
+    /// Ticks kept, ascending.
+    pub fn ticks(&self) -> impl Iterator<Item = i32> + '_ {
+        self.entries.iter().map(|(t, _)| *t)
+    }
+
+    /// Rebuilds one snapshot and keeps it, or says why it was dropped.
+    pub fn feed(&mut self, input: SnapInput<'_>) -> Result<&Snapshot, Fault> {
+        let fault = |kind| Fault {
+            offset: input.offset,
+            tick: input.tick,
+            kind,
+        };
+        let mut out = self.spare.pop().unwrap_or_default();
+        let (result, base_tick) = match input.data {
+            SnapData::Keyframe(ints) => {
+                self.counts.keyframes += 1;
+                (
+                    out.read_ints(ints)
+                        .map_err(|e| fault(FaultKind::Keyframe(e))),
+                    None,
+                )
+            }
+            SnapData::Delta { base, ints } => {
+                self.counts.deltas += 1;
+                self.counts.empty_deltas += usize::from(ints.is_empty());
+                let entries = &self.entries;
+                let (from, base_tick) = match base {
+                    Base::Empty => (Ok(&self.empty), None),
+                    Base::Previous => match self.last {
+                        Some(t) => (lookup(entries, t).ok_or(FaultKind::NoPrevious), Some(t)),
+                        None => (Err(FaultKind::NoPrevious), None),
+                    },
+                    Base::Tick(t) => (
+                        lookup(entries, t).ok_or(FaultKind::MissingBase { base: t }),
+                        Some(t),
+                    ),
+                };
+                let result = match from {
+                    Ok(from) => self
+                        .codec
+                        .unpack(from, ints, &mut out)
+                        .map_err(|e| fault(FaultKind::Delta(e))),
+                    Err(kind) => Err(fault(kind)),
+                };
+                (result, base_tick)
+            }
+        };
+        let result = result.and_then(|()| match input.crc {
+            Some(expected) if out.crc() != expected => Err(fault(FaultKind::CrcMismatch {
+                expected,
+                actual: out.crc(),
+            })),
+            Some(_) => {
+                self.counts.crc_checked += 1;
+                Ok(())
+            }
+            None => Ok(()),
+        });
+        if let Err(f) = result {
+            self.counts.dropped += 1;
+            self.spare.push(out);
+            return Err(f);
+        }
+        for (index, item, expected) in misfits(&out, self.codec.sizes()) {
+            self.counts.invalid_items += 1;
+            self.warnings.push(fault(FaultKind::InvalidItem {
+                index,
+                key: item.key,
+                size: item.data.len(),
+                expected,
+            }));
+        }
+        self.keep(input.tick, base_tick, out);
+        Ok(self.get(input.tick).expect("just kept"))
+    }
+
+    /// Purges as DDNet's client does (everything older than the base and
+    /// the two latest snapshots), then stores `snap`, within the limit.
+    fn keep(&mut self, tick: i32, base_tick: Option<i32>, snap: Snapshot) {
+        let purge_below = [base_tick, self.last, self.before_last]
+            .into_iter()
+            .flatten()
+            .min();
+        if let (Some(below), Some(_)) = (purge_below, base_tick) {
+            while self.entries.front().is_some_and(|(t, _)| *t < below) {
+                let (_, s) = self.entries.pop_front().expect("non-empty");
+                self.spare.push(s);
+            }
+        }
+        match self.entries.binary_search_by_key(&tick, |(t, _)| *t) {
+            Ok(i) => {
+                let old = std::mem::replace(&mut self.entries[i].1, snap);
+                self.spare.push(old);
+            }
+            Err(i) => self.entries.insert(i, (tick, snap)),
+        }
+        if self.last != Some(tick) {
+            self.before_last = self.last;
+            self.last = Some(tick);
+        }
+        while self.entries.len() > self.limit {
+            // Drop the oldest, never the one just fed.
+            let victim = usize::from(self.entries[0].0 == tick);
+            if let Some((_, s)) = self.entries.remove(victim) {
+                self.spare.push(s);
+            }
+        }
+    }
+}
+
+fn lookup(entries: &VecDeque<(i32, Snapshot)>, tick: i32) -> Option<&Snapshot> {
+    let i = entries.binary_search_by_key(&tick, |(t, _)| *t).ok()?;
+    Some(&entries[i].1)
+}

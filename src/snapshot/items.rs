@@ -847,13 +847,6 @@ mod tests {
         }
         let sizes = ItemSizes::teeworlds_07();
         for (t, def) in V07.iter().enumerate().take(23).skip(1) {
-            if def.name == "Damage" {
-                // sizes.rs says 5, but the 0.7 Damage event derives from
-                // Common: x, y + 5 own ints = 7, and `GetObjSize` is the
-                // struct size. The table looks wrong here, not the layout.
-                assert_eq!(def.len(), 7);
-                continue;
-            }
             assert_eq!(Some(def.len()), sizes.get(t as i32), "0.7 {}", def.name);
         }
         assert_eq!(EX.len(), EX_UUIDS.len());

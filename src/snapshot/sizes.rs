@@ -21,10 +21,11 @@ impl ItemSizes {
         Self::from_table("0.6", &known)
     }
 
-    /// Teeworlds 0.7's table (the first 23 0.7 types).
+    /// Teeworlds 0.7's table (the first 23 0.7 types; the last, the
+    /// Damage event, is Common's 2 ints plus its own 5).
     pub fn teeworlds_07() -> ItemSizes {
         let known = [
-            0, 10, 6, 5, 3, 3, 3, 2, 4, 15, 22, 3, 4, 58, 5, 32, 2, 2, 2, 2, 3, 3, 5,
+            0, 10, 6, 5, 3, 3, 3, 2, 4, 15, 22, 3, 4, 58, 5, 32, 2, 2, 2, 2, 3, 3, 7,
         ];
         Self::from_table("0.7", &known)
     }

@@ -1,1 +1,192 @@
-fn main() {}
+//! Snapshot build, delta create and apply, and demo decode + snapshot
+//! replay, on real data.
+//!
+//! Data: every snapshot of DDNet's `Multeasymap_bench.demo` (1,912 ticks of a
+//! busy race server, about 300 items each), rebuilt once before timing.
+//!
+//! Groups (throughput in snapshots, i.e. ticks):
+//! * `snapshot`: per tick, the steady state of a server or client, all into
+//!   reused buffers: `build` (every item pushed into a cleared snapshot, then
+//!   its int array written: `CSnapshotBuilder` `NewItem` + `Finish`),
+//!   `build_create` (the server: build, then `CreateDelta` against the
+//!   snapshot built the tick before, DDNet's "snapshot + delta"), and
+//!   `apply` (the client: `UnpackDelta` of each tick's delta onto the
+//!   snapshot rebuilt the tick before, from the first to the last).
+//! * `demo_replay`: the whole file read from bytes and every snapshot
+//!   rebuilt: teeoracle's `Demo::decode` + `replay_snapshots`, and libtw2's
+//!   demo `Reader` with `RawSnap::read` / `Delta::read` +
+//!   `RawSnap::read_with_delta`, the same work done the libtw2 way.
+//!
+//! Everything is checked before timing: the recreated deltas apply back to
+//! the demo's own snapshots, and libtw2 rebuilds as many snapshots with the
+//! same CRCs.
+//!
+//! `cargo bench --bench snapshot` takes under a minute; `cargo test
+//! --benches` runs each benchmark once on a few ticks.
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use libtw2_snapshot::snap::{Delta as Lt2Delta, RawSnap};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+use teeoracle::demo::Demo;
+use teeoracle::snapshot::{DeltaCodec, ItemSizes, Snapshot};
+
+const DEMO: &str = "corpus/demo/ddnet-bench/Multeasymap_bench.demo";
+
+fn load() -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(DEMO)).unwrap()
+}
+
+/// Every snapshot of the demo, in order.
+fn snapshots(bytes: &[u8]) -> Vec<Snapshot> {
+    let (demo, offsets) = Demo::decode(bytes).unwrap();
+    let mut out = Vec::new();
+    let replay = demo.replay_snapshots(&offsets, |_, s| out.push(s.clone()));
+    assert!(replay.faults.is_empty(), "{:?}", replay.faults);
+    out
+}
+
+/// libtw2's reader and snapshot layer over the whole file: the number of
+/// snapshots rebuilt and the sum of their CRCs.
+fn libtw2_replay(bytes: &[u8], sizes: &ItemSizes) -> (usize, i64) {
+    let mut warn: Vec<libtw2_demo::Warning> = Vec::new();
+    let mut reader = libtw2_demo::Reader::new(std::io::Cursor::new(bytes), &mut warn).unwrap();
+    let (mut current, mut next) = (RawSnap::empty(), RawSnap::empty());
+    let mut delta = Lt2Delta::new();
+    let mut buf = Vec::new();
+    let mut w: Vec<libtw2_snapshot::format::Warning> = Vec::new();
+    let (mut n, mut crcs) = (0, 0i64);
+    while let Some(chunk) = reader.read_chunk(&mut warn).unwrap() {
+        match chunk {
+            libtw2_demo::RawChunk::Snapshot(b) => {
+                next.read(&mut w, &mut buf, b).unwrap();
+            }
+            libtw2_demo::RawChunk::SnapshotDelta(b) => {
+                let mut p = libtw2_packer::Unpacker::new(b);
+                delta
+                    .read(
+                        &mut w,
+                        |t| sizes.get(i32::from(t)).map(|s| s as u32),
+                        &mut p,
+                    )
+                    .unwrap();
+                next.read_with_delta(&mut w, &current, &delta).unwrap();
+            }
+            _ => continue,
+        }
+        std::mem::swap(&mut current, &mut next);
+        n += 1;
+        crcs += i64::from(current.crc());
+    }
+    (n, crcs)
+}
+
+fn teeoracle_replay(bytes: &[u8]) -> (usize, i64) {
+    let (demo, offsets) = Demo::decode(bytes).unwrap();
+    let (mut n, mut crcs) = (0, 0i64);
+    demo.replay_snapshots(&offsets, |_, s| {
+        n += 1;
+        crcs += i64::from(s.crc());
+    });
+    (n, crcs)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // Without `--bench` (cargo test) criterion runs each benchmark once,
+    // unoptimised: keep the data small there.
+    let bench_mode = args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--test");
+    let bytes = load();
+    let sizes = ItemSizes::ddnet_06();
+    let mut snaps = snapshots(&bytes);
+    if !bench_mode {
+        snaps.truncate(20);
+    }
+    let items: usize = snaps.iter().map(Snapshot::len).sum();
+    eprintln!(
+        "{} snapshots, {:.0} items on average",
+        snaps.len(),
+        items as f64 / snaps.len() as f64
+    );
+
+    // The recreated deltas, checked to apply back to the demo's snapshots.
+    let mut codec = DeltaCodec::new(sizes.clone());
+    let mut deltas: Vec<Vec<i32>> = Vec::new();
+    let mut out = Snapshot::new();
+    for pair in snaps.windows(2) {
+        let mut d = Vec::new();
+        codec.create(&pair[0], &pair[1], &mut d);
+        codec.unpack(&pair[0], &d, &mut out).unwrap();
+        assert_eq!(out.crc(), pair[1].crc());
+        deltas.push(d);
+    }
+    let (n, crcs) = teeoracle_replay(&bytes);
+    assert_eq!(libtw2_replay(&bytes, &sizes), (n, crcs));
+
+    let mut c = Criterion::default().configure_from_args();
+    if bench_mode {
+        c = c
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(4));
+    }
+    let ticks = (snaps.len() - 1) as u64;
+    let mut g = c.benchmark_group("snapshot");
+    g.throughput(Throughput::Elements(ticks))
+        .sampling_mode(SamplingMode::Flat);
+    let (mut built, mut ints, mut delta) = (Snapshot::new(), Vec::new(), Vec::new());
+    g.bench_function("build", |b| {
+        b.iter(|| {
+            for s in &snaps[1..] {
+                built.clear();
+                for item in s.items() {
+                    built.push(item.key, item.data);
+                }
+                ints.clear();
+                built.write_ints(&mut ints);
+                black_box(&ints);
+            }
+        })
+    });
+    // A server's tick: build this tick's snapshot, then delta it against
+    // the previous one it built (still warm, as in the server).
+    let mut previous = snaps[0].clone();
+    g.bench_function("build_create", |b| {
+        b.iter(|| {
+            for s in &snaps[1..] {
+                built.clear();
+                for item in s.items() {
+                    built.push(item.key, item.data);
+                }
+                ints.clear();
+                built.write_ints(&mut ints);
+                codec.create(&previous, &built, &mut delta);
+                std::mem::swap(&mut previous, &mut built);
+                black_box((&ints, &delta));
+            }
+        })
+    });
+    // A client's tick: apply the delta to the snapshot it rebuilt last.
+    let mut base = Snapshot::new();
+    g.bench_function("apply", |b| {
+        b.iter(|| {
+            base.clone_from(&snaps[0]);
+            for d in &deltas {
+                codec.unpack(&base, d, &mut out).unwrap();
+                std::mem::swap(&mut base, &mut out);
+            }
+            black_box(&base);
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("demo_replay");
+    g.throughput(Throughput::Bytes(bytes.len() as u64))
+        .sampling_mode(SamplingMode::Flat);
+    if bench_mode {
+        g.bench_function("teeoracle", |b| b.iter(|| teeoracle_replay(&bytes)));
+        g.bench_function("libtw2", |b| b.iter(|| libtw2_replay(&bytes, &sizes)));
+    }
+    g.finish();
+    c.final_summary();
+}

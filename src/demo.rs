@@ -373,6 +373,20 @@ pub fn decode_payload(payload: &[u8], base: u64) -> Result<Payload<'_>, DecodeEr
     })
 }
 
+/// A payload's ints only, into reused buffers (`varints` is scratch): the
+/// replay's hot path, without [`decode_payload`]'s re-encoding check.
+pub fn decode_payload_ints(
+    payload: &[u8],
+    base: u64,
+    varints: &mut Vec<u8>,
+    ints: &mut Vec<i32>,
+) -> Result<HuffmanInfo, DecodeError> {
+    varints.clear();
+    let huffman = huffman::decompress(payload, varints, 64 * 1024, base)?;
+    crate::packer::read_ints_into(varints, ints)?;
+    Ok(huffman)
+}
+
 /// Compresses decoded ints back as their writer did.
 pub fn recompress(p: &Payload<'_>) -> Vec<u8> {
     match (p.noncanonical, p.huffman.flavor(Flavor::Ddnet)) {
@@ -442,7 +456,7 @@ impl<'a> Demo<'a> {
         let mut history = SnapshotHistory::new(self.item_sizes());
         let mut tick = None;
         let mut summary = SnapshotReplay::default();
-        let mut ints = Vec::new();
+        let (mut varints, mut ints) = (Vec::new(), Vec::new());
         // Payloads that do not even decompress never reach the machine.
         let mut unreadable = 0;
         let note = |summary: &mut SnapshotReplay, f: Fault| {
@@ -467,9 +481,8 @@ impl<'a> Demo<'a> {
                         }
                     };
                     let t = tick.unwrap_or(-1);
-                    ints.clear();
-                    match decode_payload(payload, offset) {
-                        Ok(p) => ints.extend_from_slice(&p.ints),
+                    match decode_payload_ints(payload, offset, &mut varints, &mut ints) {
+                        Ok(_) => {}
                         Err(e) => {
                             let e = crate::snapshot::SnapError {
                                 at: 0,

@@ -2,8 +2,11 @@
 //! trip with every chunk recompressed, the counts and message histograms
 //! the corpus authors computed independently, and snapshot replay.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::Command;
 use teeoracle::demo::{Chunk, ChunkKind, Demo, decode_payload, payload_bytes};
 use teeoracle::packet::msg::{self, MsgId};
 
@@ -269,5 +272,50 @@ mod properties {
         }
         qc().tests(3_000)
             .quickcheck(prop as fn(Vec<u8>, bool) -> bool);
+    }
+}
+
+/// Golden output per corpus demo, as a user sees it: `demo stats`, then
+/// `demo snapshot --at` (typed items) at the middle and the last tick.
+#[test]
+fn golden_stats_and_snapshots() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for dir in ["ddnet-20.1", "ddnet-bench"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus/demo")
+            .join(dir);
+        let mut names: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".demo"))
+            .collect();
+        names.sort();
+        for name in names {
+            let file = format!("corpus/demo/{dir}/{name}");
+            let bytes = std::fs::read(root.join(&name)).unwrap();
+            let (demo, _) = Demo::decode(&bytes).unwrap();
+            let ticks: Vec<i32> = demo
+                .chunks
+                .iter()
+                .filter_map(|c| match c {
+                    Chunk::Tick { tick, .. } => Some(*tick),
+                    _ => None,
+                })
+                .collect();
+            let (middle, last) = (ticks[ticks.len() / 2], ticks[ticks.len() - 1]);
+            let mut text = run(&["demo", "stats", &file]);
+            for at in [middle, last] {
+                text += &run(&["demo", "snapshot", &file, "--at", &at.to_string()]);
+            }
+            common::snapshot("demo", &format!("{dir}__{name}"), &text);
+        }
     }
 }

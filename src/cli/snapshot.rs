@@ -5,7 +5,8 @@ use super::output::{stdout, write_ron};
 use super::{Failure, NetFormat, SizesArg};
 use std::io::Write;
 use std::path::Path;
-use teeoracle::snapshot::{ItemSizes, Snapshot, apply, create};
+use teeoracle::snapshot::items::{ItemView, Protocol, view};
+use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
 
 fn sizes(arg: SizesArg) -> ItemSizes {
     match arg {
@@ -50,10 +51,19 @@ fn load_snapshot(path: &Path) -> Result<Snapshot, Failure> {
         .map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
 }
 
-/// Prints a snapshot's items: key, type (or extended type name), id, data.
+fn protocol(arg: SizesArg) -> Protocol {
+    match arg {
+        SizesArg::V06 => Protocol::V06,
+        SizesArg::V07 => Protocol::V07,
+    }
+}
+
+/// Prints a snapshot's items in wire order: type, id, the typed view (see
+/// `snapshot::items`) and, in JSON and RON, the raw ints too.
 pub fn print_snapshot(
     snap: &Snapshot,
     tick: Option<i32>,
+    protocol: Protocol,
     format: NetFormat,
 ) -> Result<(), Failure> {
     #[derive(serde::Serialize)]
@@ -66,8 +76,8 @@ pub fn print_snapshot(
     #[derive(serde::Serialize)]
     struct ShownItem<'a> {
         type_id: i32,
-        name: Option<&'a str>,
         id: i32,
+        view: ItemView,
         data: &'a [i32],
     }
     let shown = Shown {
@@ -78,8 +88,8 @@ pub fn print_snapshot(
             .items()
             .map(|i| ShownItem {
                 type_id: i.type_id(),
-                name: snap.ex_type_name(i.type_id()),
                 id: i.id(),
+                view: view(snap, &i, protocol),
                 data: i.data,
             })
             .collect(),
@@ -96,8 +106,7 @@ pub fn print_snapshot(
                 shown.items.len()
             )?;
             for i in &shown.items {
-                let name = i.name.map(|n| format!(" {n}")).unwrap_or_default();
-                writeln!(out, "{}:{}{name} {:?}", i.type_id, i.id, i.data)?;
+                writeln!(out, "{}:{} {}", i.type_id, i.id, i.view.to_text())?;
             }
         }
         NetFormat::Json => writeln!(
@@ -111,8 +120,40 @@ pub fn print_snapshot(
     Ok(())
 }
 
-pub fn dump(file: &Path, format: NetFormat) -> Result<(), Failure> {
-    print_snapshot(&load_snapshot(file)?, None, format)
+pub fn dump(file: &Path, proto: SizesArg, format: NetFormat) -> Result<(), Failure> {
+    print_snapshot(&load_snapshot(file)?, None, protocol(proto), format)
+}
+
+pub fn delta_dump(file: &Path, size_table: SizesArg, format: NetFormat) -> Result<(), Failure> {
+    let delta = Delta::from_ints(&read_ints(file)?, &sizes(size_table))
+        .map_err(|e| Failure::bad(format!("{}: {e}", file.display())))?;
+    let mut out = stdout();
+    match format {
+        NetFormat::Text => {
+            writeln!(
+                out,
+                "# removed={} updates={} num_temp={}",
+                delta.removed.len(),
+                delta.updates.len(),
+                delta.num_temp
+            )?;
+            for key in &delta.removed {
+                writeln!(out, "- {}:{}", key >> 16, key & 0xffff)?;
+            }
+            for u in &delta.updates {
+                let size = u.size.map(|s| format!(" size={s}")).unwrap_or_default();
+                writeln!(out, "+ {}:{}{size} {:?}", u.type_id, u.id, u.data)?;
+            }
+        }
+        NetFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&delta).map_err(Failure::bad)?
+        )?,
+        NetFormat::Ron => write_ron(&mut out, &delta)?,
+    }
+    out.flush()?;
+    Ok(())
 }
 
 pub fn delta_create(
@@ -151,14 +192,21 @@ pub fn demo_at(file: &Path, at: i32, format: NetFormat) -> Result<(), Failure> {
             super::output::describe(&e, None)
         ))
     })?;
+    let proto = if demo.header.net_version().starts_with("0.7") {
+        Protocol::V07
+    } else {
+        Protocol::V06
+    };
     let mut found: Option<(i32, Snapshot)> = None;
     demo.replay_snapshots(&offsets, |tick, snap| {
         if tick <= at {
-            found = Some((tick, snap.clone()));
+            let slot = found.get_or_insert_with(|| (tick, Snapshot::new()));
+            slot.0 = tick;
+            slot.1.clone_from(snap);
         }
     });
     match found {
-        Some((tick, snap)) => print_snapshot(&snap, Some(tick), format),
+        Some((tick, snap)) => print_snapshot(&snap, Some(tick), proto, format),
         None => Err(Failure::Usage(format!(
             "no snapshot at or before tick {at} in {}",
             file.display()

@@ -112,6 +112,7 @@ struct Updates<'a> {
 }
 
 impl<'a> Updates<'a> {
+    #[inline(always)]
     fn next_update(&mut self) -> Option<Result<Update<'a>, SnapError>> {
         if self.left == 0 {
             return None;
@@ -124,6 +125,7 @@ impl<'a> Updates<'a> {
         Some(r)
     }
 
+    #[inline(always)]
     fn read(&mut self) -> Result<Update<'a>, SnapError> {
         let (ints, at) = (self.ints, self.at);
         let (Some(&type_id), Some(&id)) = (ints.get(at), ints.get(at + 1)) else {
@@ -244,9 +246,12 @@ fn builder_fits(items: usize, area_ints: usize, new_len: usize) -> bool {
 #[derive(Clone, Debug)]
 pub struct DeltaCodec {
     sizes: ItemSizes,
-    first: KeyIndex,
-    second: KeyIndex,
-    third: KeyIndex,
+    /// `unpack`: the base's keys, the removed keys (when there are many),
+    /// the new items' keys, and where each base item went in the output.
+    from_index: KeyIndex,
+    removed_index: KeyIndex,
+    new_index: KeyIndex,
+    kept_at: Vec<u32>,
     hash_to: KeyHash,
     hash_from: KeyHash,
 }
@@ -255,9 +260,10 @@ impl DeltaCodec {
     pub fn new(sizes: ItemSizes) -> DeltaCodec {
         DeltaCodec {
             sizes,
-            first: KeyIndex::default(),
-            second: KeyIndex::default(),
-            third: KeyIndex::default(),
+            from_index: KeyIndex::default(),
+            removed_index: KeyIndex::default(),
+            new_index: KeyIndex::default(),
+            kept_at: Vec::new(),
             hash_to: KeyHash::default(),
             hash_from: KeyHash::default(),
         }
@@ -286,33 +292,68 @@ impl DeltaCodec {
             mut updates,
             ..
         } = header(delta, &self.sizes)?;
-        let (removed_index, out_index, from_index) =
-            (&mut self.first, &mut self.second, &mut self.third);
-        removed_index.reset(removed.len());
-        for &key in removed {
-            removed_index.insert_first(key, 0);
+        // A few removed keys are faster to scan than to hash.
+        let many_removed = removed.len() > 16;
+        if many_removed {
+            self.removed_index.reset(removed.len());
+            for &key in removed {
+                self.removed_index.insert_first(key, 0);
+            }
         }
-        out_index.reset(from.len() + updates.left.min(MAX_ITEMS));
-        for item in from.items() {
-            if removed_index.get(item.key).is_some() {
+        let (from_index, new_index, kept_at) =
+            (&mut self.from_index, &mut self.new_index, &mut self.kept_at);
+        from_index.reset(from.len());
+        kept_at.clear();
+        // Kept items are copied in runs: consecutive ones are contiguous
+        // in the base's item area.
+        let area = from.area();
+        let mut run: Option<usize> = None;
+        let mut out_area = 0;
+        for i in 0..from.len() {
+            let (start, end) = from.range(i);
+            let key = area[start];
+            from_index.insert_first(key, i);
+            let is_removed = if many_removed {
+                self.removed_index.get(key).is_some()
+            } else {
+                removed.contains(&key)
+            };
+            if is_removed {
+                if let Some(r) = run.take() {
+                    out.area.extend_from_slice(&area[r..start]);
+                }
+                kept_at.push(u32::MAX);
                 continue;
             }
-            if !builder_fits(out.len(), out.area().len(), item.data.len()) {
+            if !builder_fits(out.len(), out_area, end - start - 1) {
+                if let Some(r) = run {
+                    out.area.extend_from_slice(&area[r..start]);
+                }
                 return fail(0, Some(-301), "the kept items do not fit a snapshot");
             }
-            out_index.insert_first(item.key, out.len());
-            out.push(item.key, item.data);
+            run.get_or_insert(start);
+            kept_at.push(out.len() as u32);
+            out.starts.push(out_area as u32);
+            out_area += end - start;
         }
-        from_index.reset(from.len());
-        for (i, item) in from.items().enumerate() {
-            from_index.insert_first(item.key, i);
+        if let Some(r) = run {
+            out.area.extend_from_slice(&area[r..]);
         }
+        new_index.reset(updates.left.min(MAX_ITEMS));
         while let Some(u) = updates.next_update() {
             let u = u?;
             let key = u.key();
-            // DDNet finds or creates the item in the builder first (-206,
-            // -302), then applies the difference to the base item (-207).
-            let slot = match out_index.get(key) {
+            // The builder's first item with this key: the base's first one
+            // if it was kept (all items of a key go together), else a new
+            // one. DDNet finds or creates it first (-206, -302), then
+            // applies the difference to the base item (-207).
+            let past = from_index.get(key);
+            let in_builder = past
+                .map(|p| kept_at[p])
+                .filter(|&k| k != u32::MAX)
+                .map(|k| k as usize)
+                .or_else(|| new_index.get(key));
+            let slot = match in_builder {
                 Some(k) if out.item(k).data.len() != u.data.len() => {
                     return fail(
                         u.at,
@@ -328,12 +369,12 @@ impl DeltaCodec {
                     if !builder_fits(out.len(), out.area().len(), u.data.len()) {
                         return fail(u.at, Some(-302), "the new item does not fit the snapshot");
                     }
-                    out_index.insert_first(key, out.len());
+                    new_index.insert_first(key, out.len());
                     out.push_zeroed(key, u.data.len());
                     out.len() - 1
                 }
             };
-            let past = from_index.get(key).map(|i| from.item(i).data);
+            let past = past.map(|i| from.item(i).data);
             let dst = out.data_mut(slot);
             match past {
                 Some(past) if past.len() != u.data.len() => {
@@ -371,7 +412,7 @@ impl DeltaCodec {
         self.hash_to.build(to);
         let mut num_deleted = 0;
         for item in from.items() {
-            if self.hash_to.find(to, item.key).is_none() {
+            if self.hash_to.find(item.key).is_none() {
                 out.push(item.key);
                 num_deleted += 1;
             }
@@ -385,19 +426,27 @@ impl DeltaCodec {
             if self.sizes.get(item.type_id()).is_none() {
                 out.push(item.data.len() as i32);
             }
-            match self.hash_from.find(from, item.key) {
+            match self.hash_from.find(item.key) {
                 Some(past) => {
                     // The difference over the current item's size: DDNet
                     // reads the past item at that length even if it is
                     // shorter, running into the ints after it (0 past the
                     // end of the snapshot).
                     let past = area.get(from.start(past) + 1..).unwrap_or(&[]);
+                    let n = item.data.len();
+                    let past = &past[..n.min(past.len())];
+                    let at = out.len();
+                    out.resize(at + n, 0);
+                    let diff = &mut out[at..];
                     let mut changed = 0;
-                    out.extend(item.data.iter().enumerate().map(|(k, v)| {
-                        let d = v.wrapping_sub(past.get(k).copied().unwrap_or(0));
-                        changed |= d;
-                        d
-                    }));
+                    for ((d, v), p) in diff.iter_mut().zip(item.data).zip(past) {
+                        *d = v.wrapping_sub(*p);
+                        changed |= *d;
+                    }
+                    for (d, v) in diff[past.len()..].iter_mut().zip(&item.data[past.len()..]) {
+                        *d = *v;
+                        changed |= *d;
+                    }
                     if changed == 0 {
                         out.truncate(header_at);
                         continue;
@@ -492,32 +541,39 @@ const HASH_BUCKETS: usize = 256;
 const BUCKET_SIZE: usize = 64;
 
 /// DDNet's key hash for delta creation: djb2 over the key's 4 bytes (LSB
-/// first), 256 buckets of at most 64 item positions each; keys past a full
-/// bucket are simply not found.
+/// first), 256 buckets of at most 64 items each; keys past a full bucket
+/// are simply not found.
 #[derive(Clone, Debug)]
 pub(super) struct KeyHash {
     counts: [u8; HASH_BUCKETS],
-    positions: Vec<u32>,
+    /// Per bucket, up to 64 (key, position) pairs.
+    entries: Vec<(i32, u32)>,
 }
 
 impl Default for KeyHash {
     fn default() -> Self {
         KeyHash {
             counts: [0; HASH_BUCKETS],
-            positions: vec![0; HASH_BUCKETS * BUCKET_SIZE],
+            entries: vec![(0, 0); HASH_BUCKETS * BUCKET_SIZE],
         }
     }
 }
 
 impl KeyHash {
+    /// djb2 (`h = h * 33 + byte` from 5381) modulo 256. Only the low 8
+    /// bits survive the modulo, so the chain of four steps unrolls into one
+    /// sum: `5381 * 33^4 + b0 * 33^3 + b1 * 33^2 + b2 * 33 + b3`.
+    #[inline(always)]
     pub(super) fn bucket(key: i32) -> usize {
-        let mut hash: u32 = 5381;
-        for shift in [0, 8, 16, 24] {
-            hash = (hash << 5)
-                .wrapping_add(hash)
-                .wrapping_add(((key >> shift) & 0xff) as u32);
-        }
-        hash as usize % HASH_BUCKETS
+        let k = key as u32;
+        let byte = |shift: u32| (k >> shift) & 0xff;
+        let hash = 5381u32
+            .wrapping_mul(33 * 33 * 33 * 33)
+            .wrapping_add(byte(0).wrapping_mul(33 * 33 * 33))
+            .wrapping_add(byte(8).wrapping_mul(33 * 33))
+            .wrapping_add(byte(16).wrapping_mul(33))
+            .wrapping_add(byte(24));
+        hash as usize & (HASH_BUCKETS - 1)
     }
 
     fn build(&mut self, snap: &Snapshot) {
@@ -526,19 +582,19 @@ impl KeyHash {
             let b = Self::bucket(item.key);
             let n = usize::from(self.counts[b]);
             if n < BUCKET_SIZE {
-                self.positions[b * BUCKET_SIZE + n] = i as u32;
+                self.entries[b * BUCKET_SIZE + n] = (item.key, i as u32);
                 self.counts[b] += 1;
             }
         }
     }
 
-    fn find(&self, snap: &Snapshot, key: i32) -> Option<usize> {
+    fn find(&self, key: i32) -> Option<usize> {
         let b = Self::bucket(key);
-        let bucket = &self.positions[b * BUCKET_SIZE..][..usize::from(self.counts[b])];
+        let bucket = &self.entries[b * BUCKET_SIZE..][..usize::from(self.counts[b])];
         bucket
             .iter()
-            .map(|&i| i as usize)
-            .find(|&i| snap.item(i).key == key)
+            .find(|&&(k, _)| k == key)
+            .map(|&(_, i)| i as usize)
     }
 }
 

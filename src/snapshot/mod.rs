@@ -252,7 +252,8 @@ impl Snapshot {
         self.starts.is_empty()
     }
 
-    fn range(&self, i: usize) -> (usize, usize) {
+    #[inline]
+    pub(crate) fn range(&self, i: usize) -> (usize, usize) {
         let start = self.starts[i] as usize;
         let end = self
             .starts

@@ -204,6 +204,22 @@ fn create_reads_past_a_shorter_base_item_as_ddnet_does() {
 }
 
 #[test]
+fn key_hash_is_djb2_over_the_key_bytes() {
+    // DDNet's CalcHashID: djb2 over the 4 key bytes, LSB first, mod 256.
+    fn djb2(key: i32) -> usize {
+        let mut hash: u32 = 5381;
+        for b in key.to_le_bytes() {
+            hash = (hash << 5).wrapping_add(hash).wrapping_add(u32::from(b));
+        }
+        hash as usize % 256
+    }
+    for key in (0..200_000).chain([i32::MIN, -1, 0x7fff_ffff, 0x1234_5678]) {
+        assert_eq!(KeyHash::bucket(key), djb2(key), "{key:#x}");
+    }
+    qc().quickcheck((|k: i32| KeyHash::bucket(k) == djb2(k)) as fn(i32) -> bool);
+}
+
+#[test]
 fn full_hash_buckets_make_items_new() {
     // 65 keys in one djb2 bucket: the 65th is "not found" by DDNet's hash,
     // so an unchanged item is sent again in full (and listed as removed).

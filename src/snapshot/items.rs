@@ -100,6 +100,12 @@ impl ItemView {
     }
 }
 
+/// DDNet's UUID name of an extended type, if known.
+pub fn ex_name(uuid: &uuid::Uuid) -> Option<&'static str> {
+    let i = EX_UUIDS.iter().position(|u| u == uuid)?;
+    Some(EX[i].0)
+}
+
 /// Names the fields of `item`. `snap` is the snapshot it belongs to, needed
 /// to resolve extended types through their registration items.
 pub fn view(snap: &Snapshot, item: &Item, protocol: Protocol) -> ItemView {

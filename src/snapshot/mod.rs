@@ -324,27 +324,6 @@ impl Snapshot {
 /// Internal types at or above this are extended (UUID) types.
 pub const OFFSET_UUID_TYPE: i32 = 0x4000;
 
-/// DDNet's netobj/netevent names registered by UUID (for display).
-const EX_NAMES: &[&str] = &[
-    "my-own-object@heinrich5991.de",
-    "character@netobj.ddnet.tw",
-    "player@netobj.ddnet.tw",
-    "gameinfo@netobj.ddnet.tw",
-    "projectile@netobj.ddnet.tw",
-    "laser@netobj.ddnet.tw",
-    "ddnet-projectile@netobj.ddnet.tw",
-    "pickup@netobj.ddnet.tw",
-    "spectator-info@netobj.ddnet.org",
-    "spectator-count@netobj.ddnet.org",
-    "birthday@netevent.ddnet.org",
-    "finish@netevent.ddnet.org",
-    "my-own-event@heinrich5991.de",
-    "spec-char@netobj.ddnet.tw",
-    "switch-state@netobj.ddnet.tw",
-    "entity-ex@netobj.ddnet.tw",
-    "map-best-time@netobj.ddnet.org",
-    "map-sound-world@netevent.ddnet.org",
-];
 
 impl Snapshot {
     /// The UUID an extended internal type stands for, from its registration
@@ -364,11 +343,7 @@ impl Snapshot {
 
     /// DDNet's name for an extended internal type, if registered and known.
     pub fn ex_type_name(&self, internal_type: i32) -> Option<&'static str> {
-        let uuid = self.ex_type_uuid(internal_type)?;
-        EX_NAMES
-            .iter()
-            .copied()
-            .find(|n| crate::packer::calculate_uuid(n) == uuid)
+        items::ex_name(&self.ex_type_uuid(internal_type)?)
     }
 }
 

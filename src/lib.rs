@@ -8,6 +8,7 @@
 //! back exactly; where DDNet's writer has quirks they are modelled, and
 //! unknown ids are kept as data.
 
+pub mod archive;
 pub mod bytes;
 pub mod capture;
 pub mod codec;

@@ -1,0 +1,401 @@
+//! Writing an archive: order the recordings, derive every member from
+//! them, write the tar stream in frames, rename into place.
+
+use super::frames::{Compression, FrameWriter};
+use super::members::{self, MapMember, Slot};
+use super::recording::{Analysis, Plan, analyse, read_header};
+use super::text::{
+    ARCHIVE_VERSION, Index, IndexMember, SaveFile, TocEntry, TopInfo, map_info, render_toc,
+};
+use super::{ArchiveError, DEFAULT_EVERY};
+use crate::teehistorian::{End, HeaderInfo, ReadError};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// How to pack.
+#[derive(Clone, Debug)]
+pub struct PackOptions {
+    /// Checkpoint spacing in ticks.
+    pub every: i32,
+    /// [`Compression::Bzip2`] or [`Compression::None`].
+    pub compression: Compression,
+    /// The archive's name (default: the first recording's server name).
+    pub name: Option<String>,
+    /// Its author (default: the first recording's server version).
+    pub author: Option<String>,
+}
+
+impl Default for PackOptions {
+    fn default() -> Self {
+        PackOptions {
+            every: DEFAULT_EVERY,
+            compression: Compression::Bzip2,
+            name: None,
+            author: None,
+        }
+    }
+}
+
+/// What was packed.
+#[derive(Clone, Debug)]
+pub struct Packed {
+    /// In archive order (folder 1 first).
+    pub maps: Vec<PackedMap>,
+    /// Size of the archive file.
+    pub bytes: u64,
+    /// Things worth knowing that did not stop the pack (a truncated
+    /// recording, replay inconsistencies).
+    pub warnings: Vec<String>,
+}
+
+/// One recording as packed.
+#[derive(Clone, Debug)]
+pub struct PackedMap {
+    pub input: PathBuf,
+    pub map_name: Option<String>,
+    pub bytes: u64,
+    pub records: u64,
+    pub last_tick: i32,
+    pub checkpoints: usize,
+    pub end: Option<End>,
+}
+
+fn bad_input(path: &Path, e: ReadError) -> ArchiveError {
+    match e {
+        ReadError::Io(e) => ArchiveError::Bad(format!("{}: {e}", path.display())),
+        ReadError::Decode(e) => ArchiveError::Bad(format!(
+            "{}: at byte {} (0x{:x}): reading {}: {}",
+            path.display(),
+            e.offset,
+            e.offset,
+            e.context,
+            e.kind
+        )),
+    }
+}
+
+fn write_failed(what: &str, e: impl std::fmt::Display) -> ArchiveError {
+    ArchiveError::Write(format!("{what}: {e}"))
+}
+
+/// Puts recordings in session order: a file whose `prev_game_uuid` is
+/// another input's `game_uuid` follows it directly (a map change);
+/// otherwise the command-line order holds. Returns input indices.
+pub fn session_order(inputs: &[(PathBuf, HeaderInfo)]) -> Result<Vec<usize>, ArchiveError> {
+    let uuid = |i: usize| inputs[i].1.game_uuid.as_deref();
+    for i in 0..inputs.len() {
+        for j in 0..i {
+            if uuid(i).is_some() && uuid(i) == uuid(j) {
+                return Err(ArchiveError::Request(format!(
+                    "{} and {} are the same game (game_uuid {})",
+                    inputs[j].0.display(),
+                    inputs[i].0.display(),
+                    uuid(i).unwrap_or_default()
+                )));
+            }
+        }
+    }
+    let prev = |i: usize| {
+        let p = inputs[i].1.prev_game_uuid.as_deref()?;
+        (0..inputs.len()).find(|&j| j != i && uuid(j) == Some(p))
+    };
+    let mut next: Vec<Option<usize>> = vec![None; inputs.len()];
+    for i in 0..inputs.len() {
+        if let Some(p) = prev(i) {
+            if let Some(other) = next[p] {
+                return Err(ArchiveError::Request(format!(
+                    "{} and {} both continue {} (prev_game_uuid)",
+                    inputs[other].0.display(),
+                    inputs[i].0.display(),
+                    inputs[p].0.display()
+                )));
+            }
+            next[p] = Some(i);
+        }
+    }
+    let mut order = Vec::with_capacity(inputs.len());
+    for start in (0..inputs.len()).filter(|&i| prev(i).is_none()) {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            order.push(i);
+            at = next[i];
+        }
+    }
+    if order.len() < inputs.len() {
+        return Err(ArchiveError::Request(
+            "the recordings' prev_game_uuid links form a loop".into(),
+        ));
+    }
+    Ok(order)
+}
+
+/// Writes the archive `out` from teehistorian files (in session order, or
+/// linked by `prev_game_uuid`). Writes a temporary file next to `out` and
+/// renames it, so `out` is either complete or untouched.
+pub fn pack(out: &Path, inputs: &[PathBuf], options: &PackOptions) -> Result<Packed, ArchiveError> {
+    if inputs.is_empty() {
+        return Err(ArchiveError::Request("no recordings to pack".into()));
+    }
+    if !options.compression.writable() {
+        return Err(ArchiveError::Request(format!(
+            "cannot write {} archives (write bzip2 or plain tar; {} is read only)",
+            options.compression.name(),
+            options.compression.name()
+        )));
+    }
+    let mut headers = Vec::with_capacity(inputs.len());
+    for path in inputs {
+        let mut file = File::open(path).map_err(|e| bad_input(path, e.into()))?;
+        let (header, _) = read_header(&mut file).map_err(|e| bad_input(path, e))?;
+        headers.push((path.clone(), header.info));
+    }
+    let order = session_order(&headers)?;
+    let every = options.every.max(1);
+
+    // The body (everything after index.txt) goes to a scratch file first:
+    // the index that precedes it lists where its frames start.
+    let body = tempfile::tempfile().map_err(|e| write_failed("temporary file", e))?;
+    let mut w = FrameWriter::new(BufWriter::new(body), options.compression);
+    let mut index = Index {
+        compression: options.compression.name().to_string(),
+        ..Index::default()
+    };
+    let mut packed = Packed {
+        maps: Vec::new(),
+        bytes: 0,
+        warnings: Vec::new(),
+    };
+    for (folder, &i) in order.iter().enumerate() {
+        let path = &inputs[i];
+        let n = folder as u32 + 1;
+        let file = File::open(path).map_err(|e| bad_input(path, e.into()))?;
+        let a = analyse(
+            BufReader::with_capacity(1 << 16, file),
+            Plan::Every(every),
+            false,
+        )
+        .map_err(|e| bad_input(path, e))?;
+        if let Some(stopped) = &a.stopped {
+            return Err(ArchiveError::Bad(format!("{}: {stopped}", path.display())));
+        }
+        for problem in &a.problems {
+            packed
+                .warnings
+                .push(format!("{}: {problem}", path.display()));
+        }
+        if let Some(end @ End::Truncated { .. }) = a.end {
+            packed.warnings.push(format!("{}: {end}", path.display()));
+        }
+        write_map(&mut w, &mut index, n, path, &a)
+            .map_err(|e| write_failed("writing the archive", e))?;
+        packed.maps.push(PackedMap {
+            input: path.clone(),
+            map_name: a.header.info.map_name.clone(),
+            bytes: a.bytes,
+            records: a.records,
+            last_tick: a.last_tick,
+            checkpoints: a.taken.len(),
+            end: a.end,
+        });
+    }
+    members::write_end(&mut w).map_err(|e| write_failed("writing the archive", e))?;
+    let (body, frames) = w
+        .finish()
+        .map_err(|e| write_failed("writing the archive", e))?;
+    index.frames = frames;
+    let mut body = body
+        .into_inner()
+        .map_err(|e| write_failed("writing the archive", e.error()))?;
+
+    let first = &headers[order[0]].1;
+    let top = TopInfo {
+        version: ARCHIVE_VERSION,
+        name: options
+            .name
+            .clone()
+            .or_else(|| first.server_name.clone())
+            .unwrap_or_default(),
+        author: options
+            .author
+            .clone()
+            .or_else(|| first.server_version.clone())
+            .unwrap_or_default(),
+        date: first.start_time.clone().unwrap_or_default(),
+        maps: order.len() as u32,
+        every,
+    };
+    packed.bytes = write_out(out, &top, &index, &mut body, options.compression)?;
+    Ok(packed)
+}
+
+/// Writes one map folder: info, toc, log, the recording (a frame starts
+/// after its header and at each checkpoint), the checkpoints. Every member
+/// starts a frame.
+fn write_map(
+    w: &mut FrameWriter<BufWriter<File>>,
+    index: &mut Index,
+    n: u32,
+    path: &Path,
+    a: &Analysis,
+) -> io::Result<()> {
+    let toc: Vec<TocEntry> = a
+        .taken
+        .iter()
+        .enumerate()
+        .map(|(k, t)| TocEntry {
+            save: k as u32 + 1,
+            tick: t.tick(),
+            offset: t.offset,
+        })
+        .collect();
+    let slot = |m| Slot::Map(n, m);
+    write_indexed(w, index, slot(MapMember::Info), map_info(a).as_bytes())?;
+    write_indexed(w, index, slot(MapMember::Toc), render_toc(&toc).as_bytes())?;
+    write_indexed(w, index, slot(MapMember::Log), a.log.as_bytes())?;
+
+    let name = start_member(w, index, slot(MapMember::Recording), a.bytes)?;
+    w.write_all(&members::header_block(&name, a.bytes)?)?;
+    let mut file = File::open(path)?;
+    let mut copied = 0u64;
+    for cut in std::iter::once(a.header_len).chain(a.taken.iter().map(|t| t.offset)) {
+        copied += io::copy(&mut (&mut file).take(cut.saturating_sub(copied)), w)?;
+        if copied != cut {
+            return Err(changed(path));
+        }
+        w.cut()?;
+    }
+    copied += io::copy(&mut (&mut file).take(a.bytes.saturating_sub(copied)), w)?;
+    if copied != a.bytes || file.read(&mut [0])? != 0 {
+        return Err(changed(path));
+    }
+    w.write_all(&[0; members::BLOCK as usize][..members::padding(a.bytes)])?;
+
+    for (entry, taken) in toc.iter().zip(&a.taken) {
+        let save = SaveFile {
+            offset: taken.offset,
+            checkpoint: taken.checkpoint.clone(),
+        };
+        write_indexed(
+            w,
+            index,
+            slot(MapMember::Save(entry.save)),
+            save.render().as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Starts a frame for a member and lists it in the index; returns its name.
+fn start_member(
+    w: &mut FrameWriter<BufWriter<File>>,
+    index: &mut Index,
+    slot: Slot,
+    size: u64,
+) -> io::Result<String> {
+    w.cut()?;
+    let name = slot.to_string();
+    index.members.push(IndexMember {
+        name: name.clone(),
+        header: w.position(),
+        size,
+    });
+    Ok(name)
+}
+
+/// Writes a whole member in a frame of its own.
+fn write_indexed(
+    w: &mut FrameWriter<BufWriter<File>>,
+    index: &mut Index,
+    slot: Slot,
+    data: &[u8],
+) -> io::Result<()> {
+    let name = start_member(w, index, slot, data.len() as u64)?;
+    members::write_member(w, &name, data)
+}
+
+fn changed(path: &Path) -> io::Error {
+    io::Error::other(format!(
+        "{} changed while it was being packed",
+        path.display()
+    ))
+}
+
+/// Writes head (`info.txt`, `index.txt`, one frame) and body into a
+/// temporary file in `out`'s folder, then renames it to `out`.
+fn write_out(
+    out: &Path,
+    top: &TopInfo,
+    index: &Index,
+    body: &mut File,
+    compression: Compression,
+) -> Result<u64, ArchiveError> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let failed = |e: io::Error| write_failed(&out.display().to_string(), e);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".teeoracle-pack-");
+    // As `File::create` would (the umask applies), not the private mode
+    // of a temporary file.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(failed)?;
+    {
+        let mut head = FrameWriter::new(BufWriter::new(tmp.as_file_mut()), compression);
+        members::write_member(
+            &mut head,
+            &Slot::TopInfo.to_string(),
+            top.render().as_bytes(),
+        )
+        .map_err(failed)?;
+        members::write_member(
+            &mut head,
+            &Slot::Index.to_string(),
+            index.render().as_bytes(),
+        )
+        .map_err(failed)?;
+        let (mut buffered, _) = head.finish().map_err(failed)?;
+        body.seek(SeekFrom::Start(0)).map_err(failed)?;
+        io::copy(body, &mut buffered).map_err(failed)?;
+        buffered.flush().map_err(failed)?;
+    }
+    tmp.as_file().sync_all().map_err(failed)?;
+    let bytes = tmp.as_file().metadata().map_err(failed)?.len();
+    tmp.persist(out).map_err(|e| failed(e.error))?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(uuid: &str, prev: Option<&str>) -> (PathBuf, HeaderInfo) {
+        (
+            PathBuf::from(uuid),
+            HeaderInfo {
+                game_uuid: Some(uuid.into()),
+                prev_game_uuid: prev.map(Into::into),
+                ..HeaderInfo::default()
+            },
+        )
+    }
+
+    #[test]
+    fn map_changes_follow_their_previous_map() {
+        let inputs = [
+            info("c", Some("b")),
+            info("x", None),
+            info("b", Some("a")),
+            info("a", Some("not-here")),
+        ];
+        assert_eq!(session_order(&inputs).unwrap(), [1, 3, 2, 0]);
+        let forked = [info("a", None), info("b", Some("a")), info("c", Some("a"))];
+        assert!(session_order(&forked).is_err());
+        let looped = [info("a", Some("b")), info("b", Some("a"))];
+        assert!(session_order(&looped).is_err());
+        let twice = [info("a", None), info("a", None)];
+        assert!(session_order(&twice).is_err());
+    }
+}

@@ -1,0 +1,1675 @@
+//! Reading an archive: where its members are, reading them (from the
+//! middle of a compressed file when `index.txt` allows), and what a reader
+//! does with them: summarise, seek, verify, unpack, rebuilding whatever
+//! is lost from the recordings.
+
+use super::frames::{self, Compression, CountingBufRead, Frame, read_frames_from};
+use super::members::{self, MapMember, Member, Slot, catalogue, parse_header};
+use super::recording::{
+    Analysis, Plan, analyse, describe, finish_world, read_header, replay_until,
+};
+use super::text::{
+    self, Index, MapSummary, SaveFile, TocEntry, TopInfo, map_info, parse_map_info, parse_toc,
+    render_toc,
+};
+use super::{ArchiveError, DEFAULT_EVERY, MAX_TEXT_MEMBER, log};
+use crate::codec::Mode;
+use crate::teehistorian::{End, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, World};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::io::{self, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// The first 512 bytes of the tar stream in `path` (decompressed if it is
+/// compressed), if there are that many.
+pub(super) fn first_block(path: &Path) -> Option<[u8; 512]> {
+    let mut file = File::open(path).ok()?;
+    let mut head = Vec::with_capacity(512);
+    (&mut file).take(512).read_to_end(&mut head).ok()?;
+    let compression = Compression::detect(&head)?;
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let src = BufReader::new(file);
+    let mut block = [0u8; 512];
+    let ok = match compression {
+        Compression::None => {
+            head.len() == 512 && {
+                block.copy_from_slice(&head);
+                true
+            }
+        }
+        Compression::Bzip2 => bzip2::bufread::BzDecoder::new(src)
+            .read_exact(&mut block)
+            .is_ok(),
+        Compression::Gzip => flate2::bufread::GzDecoder::new(src)
+            .read_exact(&mut block)
+            .is_ok(),
+        Compression::Zstd => ruzstd::decoding::StreamingDecoder::new(src)
+            .ok()?
+            .read_exact(&mut block)
+            .is_ok(),
+        Compression::Xz => {
+            // A push decoder: stop it once the block is full.
+            let mut sink = Prefix(Vec::with_capacity(512));
+            let _ = lzma_rs::xz_decompress(&mut { src }, &mut sink);
+            sink.0.len() == 512 && {
+                block.copy_from_slice(&sink.0);
+                true
+            }
+        }
+    };
+    ok.then_some(block)
+}
+
+/// Keeps the first 512 bytes written, then refuses more.
+struct Prefix(Vec<u8>);
+
+impl Write for Prefix {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let room = 512 - self.0.len();
+        if room == 0 {
+            return Err(io::Error::other("enough"));
+        }
+        let n = room.min(buf.len());
+        self.0.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Where the uncompressed tar stream comes from.
+enum Source {
+    /// A plain tar file, read in place.
+    Plain(PathBuf),
+    /// A compressed archive, decompressed once into a temporary file.
+    Spool(NamedTempFile),
+    /// A bzip2 archive read from the frame at or before the wanted byte,
+    /// as `index.txt` says (positions are absolute, uncompressed).
+    Frames { path: PathBuf, frames: Vec<Frame> },
+}
+
+impl Source {
+    /// The tar stream from byte `at` on.
+    fn read_from(&self, at: u64) -> io::Result<Box<dyn Read + Send>> {
+        let plain = |mut file: File| -> io::Result<Box<dyn Read + Send>> {
+            file.seek(SeekFrom::Start(at))?;
+            Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+        };
+        match self {
+            Source::Plain(path) => plain(File::open(path)?),
+            Source::Spool(tmp) => plain(tmp.reopen()?),
+            Source::Frames { path, frames } => {
+                let i = frames.partition_point(|f| f.uncompressed <= at).max(1) - 1;
+                let frame = frames[i];
+                let mut r =
+                    read_frames_from(File::open(path)?, Compression::Bzip2, frame.compressed)?;
+                let skip = at - frame.uncompressed;
+                if io::copy(&mut (&mut r).take(skip), &mut io::sink())? != skip {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                Ok(r)
+            }
+        }
+    }
+}
+
+/// The members of one map folder.
+#[derive(Clone, Debug, Default)]
+struct MapMembers {
+    info: Option<usize>,
+    toc: Option<usize>,
+    log: Option<usize>,
+    recording: Option<usize>,
+    saves: BTreeMap<u32, usize>,
+}
+
+/// How a member (or the archive) fared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Present and what the recording says.
+    Ok,
+    /// Worth knowing, not wrong (an optional member absent, an unknown one).
+    Note,
+    /// Missing, and rebuilt from the recording.
+    Rebuilt,
+    /// Sound but unusual (a recording cut by a crash).
+    Warn,
+    /// Present but wrong (it was rebuilt where it can be), or the
+    /// recording itself is missing or unsound.
+    Failed,
+}
+
+impl Status {
+    /// The word shown in reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Note => "note",
+            Status::Rebuilt => "rebuilt",
+            Status::Warn => "warn",
+            Status::Failed => "FAIL",
+        }
+    }
+}
+
+/// One line of a verification.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// A member name, or `archive` for the file as a whole.
+    pub member: String,
+    pub status: Status,
+    pub detail: String,
+}
+
+impl Verdict {
+    fn new(member: impl Into<String>, status: Status, detail: impl Into<String>) -> Verdict {
+        Verdict {
+            member: member.into(),
+            status,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Reading a member failed.
+enum Fault {
+    /// The member cannot be used as stored (too large, cut short, not
+    /// text): rebuild it.
+    Damaged(String),
+    /// Reading through `index.txt` failed: read the whole archive instead.
+    Retry(String),
+    /// Nothing can be done.
+    Fail(ArchiveError),
+}
+
+impl From<ArchiveError> for Fault {
+    fn from(e: ArchiveError) -> Self {
+        Fault::Fail(e)
+    }
+}
+
+/// An open archive.
+pub struct Archive {
+    path: PathBuf,
+    compression: Compression,
+    bytes: u64,
+    source: Source,
+    members: Vec<Member>,
+    top: Option<usize>,
+    index: Option<usize>,
+    maps: BTreeMap<u32, MapMembers>,
+    /// How the file was read, and what is odd about its structure.
+    structure: Vec<Verdict>,
+}
+
+/// What `info` shows.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub compression: Compression,
+    pub bytes: u64,
+    /// Read through `index.txt` (only the frames needed).
+    pub indexed: bool,
+    pub top: TopInfo,
+    pub maps: Vec<MapLine>,
+    /// Every member: name and size.
+    pub members: Vec<(String, u64)>,
+    /// What had to be rebuilt or was odd.
+    pub notes: Vec<String>,
+}
+
+/// One map in a [`Summary`].
+#[derive(Clone, Debug, Serialize)]
+pub struct MapLine {
+    pub map: u32,
+    pub map_name: Option<String>,
+    pub ticks: i32,
+    pub checkpoints: usize,
+    pub recording_bytes: Option<u64>,
+    pub game_uuid: Option<String>,
+    pub prev_game_uuid: Option<String>,
+}
+
+/// The result of a seek.
+#[derive(Clone, Debug)]
+pub struct SeekResult {
+    pub world: World,
+    /// The checkpoint the replay resumed from: member, tick, byte offset
+    /// (`None`: from the start of the recording).
+    pub from: Option<(String, i32, u64)>,
+    /// Records replayed after it.
+    pub records: u64,
+    /// Checkpoints not used and why, replay inconsistencies.
+    pub notes: Vec<String>,
+}
+
+/// What verification found.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub compression: Compression,
+    pub bytes: u64,
+    pub verdicts: Vec<Verdict>,
+    pub maps: Vec<MapReport>,
+    /// The top-level `info.txt` as it should be.
+    top_text: String,
+}
+
+impl Report {
+    /// True if anything is present but wrong, or a recording is missing
+    /// or unsound.
+    pub fn failed(&self) -> bool {
+        self.verdicts.iter().any(|v| v.status == Status::Failed)
+    }
+
+    /// Verdicts with a status other than `ok`.
+    pub fn remarks(&self) -> impl Iterator<Item = &Verdict> {
+        self.verdicts.iter().filter(|v| v.status != Status::Ok)
+    }
+}
+
+/// One map as verified.
+#[derive(Clone, Debug)]
+pub struct MapReport {
+    pub map: u32,
+    pub map_name: Option<String>,
+    pub records: u64,
+    pub last_tick: i32,
+    pub end: Option<End>,
+    /// Checkpoints that agree with the replay.
+    pub checkpoints_agree: usize,
+    /// Members as they should be: name in the folder, bytes.
+    resolved: Vec<(String, Vec<u8>)>,
+    recording: Option<usize>,
+}
+
+fn bad(path: &Path, what: impl std::fmt::Display) -> ArchiveError {
+    ArchiveError::Bad(format!("{}: {what}", path.display()))
+}
+
+/// One member of a frame: header, data (at most `cap` bytes), padding.
+fn read_own_member(
+    r: &mut impl Read,
+    at: &mut u64,
+    expected: Slot,
+    cap: u64,
+) -> Result<(Member, Vec<u8>), String> {
+    let mut block = [0u8; 512];
+    r.read_exact(&mut block)
+        .map_err(|e| format!("reading the first bzip2 stream: {e}"))?;
+    let (name, size) = parse_header(&block)?;
+    if Slot::parse(&name) != Some(expected) {
+        return Err(format!("expected {expected} at byte {at}, found {name:?}"));
+    }
+    if size > cap {
+        return Err(format!(
+            "{name} is {size} bytes, more than the {cap} allowed"
+        ));
+    }
+    // Read as far as the data goes, not allocated up front from the header.
+    let mut data = Vec::new();
+    let mut pad = [0u8; 512];
+    r.take(size)
+        .read_to_end(&mut data)
+        .and_then(|n| match n as u64 == size {
+            true => r.read_exact(&mut pad[..members::padding(size)]),
+            false => Err(io::ErrorKind::UnexpectedEof.into()),
+        })
+        .map_err(|e| format!("reading {name}: {e}"))?;
+    let member = Member {
+        name,
+        header: *at,
+        data: *at + 512,
+        size,
+        truncated: false,
+    };
+    *at += 512 + size + members::padding(size) as u64;
+    Ok((member, data))
+}
+
+/// Members and frames of a bzip2 archive as its first frame (`info.txt`
+/// and `index.txt`) describes them.
+fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), String> {
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let mut src = CountingBufRead::new(BufReader::new(file));
+    let mut at = 0u64;
+    let (info, text) = {
+        let mut head = frames::bzip2_frame(&mut src);
+        let (info, _) = read_own_member(&mut head, &mut at, Slot::TopInfo, MAX_TEXT_MEMBER)?;
+        let (index, text) = read_own_member(&mut head, &mut at, Slot::Index, MAX_TEXT_MEMBER)?;
+        if head.read(&mut [0u8]).map_err(|e| e.to_string())? != 0 {
+            return Err(
+                "the first bzip2 stream holds more than info.txt and index.txt (recompressed?)"
+                    .into(),
+            );
+        }
+        ((info, index), text)
+    };
+    let body_c = src.consumed;
+    let text = String::from_utf8(text).map_err(|_| "index.txt is not UTF-8 text".to_string())?;
+    let index = Index::parse(&text).map_err(|e| format!("index.txt: {e}"))?;
+    if !index.describes(Compression::Bzip2) {
+        return Err(format!("index.txt describes {} data", index.compression));
+    }
+    let mut frames = vec![Frame {
+        uncompressed: 0,
+        compressed: 0,
+    }];
+    for f in &index.frames {
+        let frame = Frame {
+            uncompressed: f.uncompressed + at,
+            compressed: f.compressed + body_c,
+        };
+        if frame.compressed >= bytes {
+            return Err(format!(
+                "index.txt puts a frame at compressed byte {}, after the end of the file",
+                frame.compressed
+            ));
+        }
+        frames.push(frame);
+    }
+    let mut list = vec![info.0, info.1];
+    list.extend(index.members.iter().map(|m| Member {
+        name: m.name.clone(),
+        header: m.header + at,
+        data: m.header + at + 512,
+        size: m.size,
+        truncated: false,
+    }));
+    Ok((list, frames))
+}
+
+impl Archive {
+    /// Opens an archive to read parts of it: a bzip2 archive with a usable
+    /// `index.txt` is read frame by frame; others as [`Archive::open_full`].
+    pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
+        Archive::open_with(path, false)
+    }
+
+    /// Opens an archive reading all of it once (a compressed one is
+    /// decompressed to a temporary file), with its members found from their
+    /// own headers and `index.txt` checked against them.
+    pub fn open_full(path: &Path) -> Result<Archive, ArchiveError> {
+        Archive::open_with(path, true)
+    }
+
+    fn open_with(path: &Path, full: bool) -> Result<Archive, ArchiveError> {
+        let mut file = File::open(path).map_err(|e| bad(path, e))?;
+        let bytes = file.metadata().map_err(|e| bad(path, e))?.len();
+        let mut head = Vec::with_capacity(512);
+        (&mut file)
+            .take(512)
+            .read_to_end(&mut head)
+            .map_err(|e| bad(path, e))?;
+        let compression = Compression::detect(&head).ok_or_else(|| {
+            bad(
+                path,
+                "at byte 0: expected a tar header or bzip2, gzip, xz or zstd data (not an archive)",
+            )
+        })?;
+        let mut structure = Vec::new();
+        if compression == Compression::Bzip2 && !full {
+            match framed(path, bytes) {
+                Ok((members, frames)) => {
+                    let source = Source::Frames {
+                        path: path.to_path_buf(),
+                        frames,
+                    };
+                    return Ok(Archive::assemble(
+                        path,
+                        compression,
+                        bytes,
+                        source,
+                        members,
+                        structure,
+                    ));
+                }
+                Err(why) => structure.push(Verdict::new(
+                    "index.txt",
+                    Status::Note,
+                    format!("not usable ({why}): the archive is read from the start"),
+                )),
+            }
+        }
+        let (source, tar_len, boundaries) = match compression {
+            Compression::None => (Source::Plain(path.to_path_buf()), bytes, Vec::new()),
+            _ => {
+                let mut tmp = NamedTempFile::new()
+                    .map_err(|e| ArchiveError::Write(format!("temporary file: {e}")))?;
+                let found = {
+                    let mut out = BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+                    frames::decompress_to(path, compression, &mut out)
+                        .and_then(|f| out.flush().map(|()| f))
+                        .map_err(|e| {
+                            ArchiveError::Write(format!("decompressing {}: {e}", path.display()))
+                        })?
+                };
+                if let Some(why) = found.error {
+                    structure.push(Verdict::new("archive", Status::Failed, why));
+                }
+                let len = tmp
+                    .as_file()
+                    .metadata()
+                    .map_err(|e| ArchiveError::Write(e.to_string()))?
+                    .len();
+                (Source::Spool(tmp), len, found.frames)
+            }
+        };
+        let tar = match &source {
+            Source::Plain(p) => File::open(p),
+            Source::Spool(tmp) => tmp.reopen(),
+            Source::Frames { .. } => unreachable!("not for a full read"),
+        }
+        .map_err(|e| bad(path, e))?;
+        let found = catalogue(tar, tar_len);
+        if found.members.is_empty() {
+            let why = found.broken.unwrap_or_else(|| "no members".into());
+            return Err(bad(path, format!("not an archive: {why}")));
+        }
+        for note in found.ignored {
+            structure.push(Verdict::new(
+                "archive",
+                Status::Note,
+                format!("{note}: ignored"),
+            ));
+        }
+        if let Some(why) = found.broken {
+            structure.push(Verdict::new("archive", Status::Failed, why));
+        } else if found.no_end_marker {
+            structure.push(Verdict::new(
+                "archive",
+                Status::Warn,
+                "the tar stream ends without its end-of-archive blocks (cut short?)",
+            ));
+        }
+        let mut archive =
+            Archive::assemble(path, compression, bytes, source, found.members, structure);
+        archive.check_index(&boundaries);
+        Ok(archive)
+    }
+
+    /// Sorts the members into the layout.
+    fn assemble(
+        path: &Path,
+        compression: Compression,
+        bytes: u64,
+        source: Source,
+        members: Vec<Member>,
+        mut structure: Vec<Verdict>,
+    ) -> Archive {
+        let (mut top, mut index, mut maps) = (None, None, BTreeMap::<u32, MapMembers>::new());
+        for (i, m) in members.iter().enumerate() {
+            let Some(slot) = Slot::parse(&m.name) else {
+                structure.push(Verdict::new(
+                    &m.name,
+                    Status::Note,
+                    "not part of the layout: ignored",
+                ));
+                continue;
+            };
+            let place = match slot {
+                Slot::TopInfo => &mut top,
+                Slot::Index => &mut index,
+                Slot::Map(n, member) => {
+                    let mm = maps.entry(n).or_default();
+                    match member {
+                        MapMember::Info => &mut mm.info,
+                        MapMember::Toc => &mut mm.toc,
+                        MapMember::Log => &mut mm.log,
+                        MapMember::Recording => &mut mm.recording,
+                        MapMember::Save(k) => {
+                            if mm.saves.insert(k, i).is_some() {
+                                structure.push(Verdict::new(
+                                    &m.name,
+                                    Status::Note,
+                                    "stored twice: the last copy is used, as tar extracts it",
+                                ));
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            if place.replace(i).is_some() {
+                structure.push(Verdict::new(
+                    &m.name,
+                    Status::Note,
+                    "stored twice: the last copy is used, as tar extracts it",
+                ));
+            }
+        }
+        Archive {
+            path: path.to_path_buf(),
+            compression,
+            bytes,
+            source,
+            members,
+            top,
+            index,
+            maps,
+            structure,
+        }
+    }
+
+    /// Compares `index.txt` with the members found and, for bzip2, with
+    /// where its streams really start (`boundaries`).
+    fn check_index(&mut self, boundaries: &[Frame]) {
+        let verdict = match self.index_mismatch(boundaries) {
+            Ok(detail) => Verdict::new("index.txt", Status::Ok, detail),
+            Err(why) => Verdict::new("index.txt", Status::Note, why),
+        };
+        self.structure.push(verdict);
+    }
+
+    fn index_mismatch(&self, boundaries: &[Frame]) -> Result<String, String> {
+        let Some(i) = self.index else {
+            return Err("missing: a compressed archive is read from the start".into());
+        };
+        let text = match self.read_text(i) {
+            Ok(text) => text,
+            Err(Fault::Damaged(why) | Fault::Retry(why)) => {
+                return Err(format!("damaged ({why}): not used"));
+            }
+            Err(Fault::Fail(e)) => return Err(format!("{e}: not used")),
+        };
+        let index = Index::parse(&text).map_err(|e| format!("damaged ({e}): not used"))?;
+        if !index.describes(self.compression) {
+            return Err(format!(
+                "written for {} data, this file is {}: not used",
+                index.compression,
+                self.compression.name()
+            ));
+        }
+        let stale =
+            |why: String| format!("stale ({why}; the archive was changed after packing): not used");
+        let m = &self.members[i];
+        let body_u = m.data + m.size + members::padding(m.size) as u64;
+        let after: Vec<&Member> = self.members.iter().filter(|x| x.header >= body_u).collect();
+        for (k, listed) in index.members.iter().enumerate() {
+            let found = after.get(k);
+            if found.is_none_or(|f| {
+                (f.name.as_str(), f.header - body_u, f.size)
+                    != (listed.name.as_str(), listed.header, listed.size)
+            }) {
+                return Err(stale(format!(
+                    "it lists {} at byte {}, the archive has {}",
+                    listed.name,
+                    listed.header + body_u,
+                    found.map_or("nothing there".into(), |f| format!(
+                        "{} at byte {}",
+                        f.name, f.header
+                    ))
+                )));
+            }
+        }
+        if after.len() != index.members.len() {
+            return Err(stale(format!(
+                "it lists {} members after it, the archive has {}",
+                index.members.len(),
+                after.len()
+            )));
+        }
+        let body_c = match self.compression {
+            Compression::None => body_u,
+            _ => boundaries
+                .iter()
+                .find(|b| b.uncompressed == body_u)
+                .map(|b| b.compressed)
+                .ok_or_else(|| stale("no compressed stream starts after it".into()))?,
+        };
+        for f in &index.frames {
+            let real = Frame {
+                uncompressed: f.uncompressed + body_u,
+                compressed: f.compressed + body_c,
+            };
+            let exists = match self.compression {
+                Compression::None => real.compressed == real.uncompressed,
+                _ => boundaries
+                    .binary_search_by_key(&real.uncompressed, |b| b.uncompressed)
+                    .is_ok_and(|k| boundaries[k] == real),
+            };
+            if !exists {
+                return Err(stale(format!(
+                    "no frame starts at byte {} (compressed {})",
+                    real.uncompressed, real.compressed
+                )));
+            }
+        }
+        Ok(format!(
+            "{} members and {} frames where it says",
+            index.members.len(),
+            index.frames.len()
+        ))
+    }
+
+    /// The compression of the file.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// Whether members are read through `index.txt`.
+    pub fn indexed(&self) -> bool {
+        matches!(self.source, Source::Frames { .. })
+    }
+
+    /// Member names and sizes, in archive order.
+    pub fn members(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.members.iter().map(|m| (m.name.as_str(), m.size))
+    }
+
+    /// Map folder numbers present.
+    pub fn map_numbers(&self) -> Vec<u32> {
+        self.maps.keys().copied().collect()
+    }
+
+    fn find(&self, name: &str) -> Result<usize, ArchiveError> {
+        self.members
+            .iter()
+            .rposition(|m| {
+                m.name == name || Slot::parse(&m.name).is_some_and(|s| s.to_string() == name)
+            })
+            .ok_or_else(|| {
+                ArchiveError::Request(format!("{}: no member {name}", self.path.display()))
+            })
+    }
+
+    /// A member's bytes (at most [`MAX_TEXT_MEMBER`]).
+    pub fn member_bytes(&self, name: &str) -> Result<Vec<u8>, ArchiveError> {
+        let i = self.find(name)?;
+        self.read_capped(i).map_err(|f| self.fault_error(i, f))
+    }
+
+    /// Streams a member's bytes to `out`; returns how many there were.
+    pub fn copy_member(&self, name: &str, out: &mut impl Write) -> Result<u64, ArchiveError> {
+        let i = self.find(name)?;
+        let m = &self.members[i];
+        let mut r = self
+            .member_reader(i, 0)
+            .map_err(|e| bad(&self.path, format!("{}: {e}", m.name)))?;
+        let n = io::copy(&mut r, out).map_err(|e| bad(&self.path, format!("{}: {e}", m.name)))?;
+        if n != m.size {
+            return Err(bad(
+                &self.path,
+                format!(
+                    "{}: the archive ends after {n} of its {} bytes",
+                    m.name, m.size
+                ),
+            ));
+        }
+        Ok(n)
+    }
+
+    fn fault_error(&self, i: usize, f: Fault) -> ArchiveError {
+        match f {
+            Fault::Damaged(why) | Fault::Retry(why) => {
+                bad(&self.path, format!("{}: {why}", self.members[i].name))
+            }
+            Fault::Fail(e) => e,
+        }
+    }
+
+    /// The data of member `i` from byte `offset` of it on. Read through
+    /// `index.txt`, the member's header is checked first.
+    fn member_reader(&self, i: usize, offset: u64) -> io::Result<Box<dyn Read + Send>> {
+        let m = &self.members[i];
+        if let (Source::Frames { .. }, 0) = (&self.source, offset) {
+            let mut r = self.source.read_from(m.header)?;
+            let mut block = [0u8; 512];
+            r.read_exact(&mut block)?;
+            let (name, size) = parse_header(&block).map_err(io::Error::other)?;
+            if name != m.name || size != m.size {
+                return Err(io::Error::other(format!(
+                    "index.txt says {} ({} bytes) is at byte {}, found {name} ({size} bytes)",
+                    m.name, m.size, m.header
+                )));
+            }
+            return Ok(Box::new(r.take(m.size)));
+        }
+        let r = self.source.read_from(m.data + offset)?;
+        Ok(Box::new(r.take(m.size.saturating_sub(offset))))
+    }
+
+    /// A fault reading member `i`: through the index, worth a full read.
+    fn read_fault(&self, why: String) -> Fault {
+        match self.source {
+            Source::Frames { .. } => Fault::Retry(why),
+            _ => Fault::Damaged(why),
+        }
+    }
+
+    fn read_capped(&self, i: usize) -> Result<Vec<u8>, Fault> {
+        let m = &self.members[i];
+        if m.size > MAX_TEXT_MEMBER {
+            return Err(Fault::Damaged(format!(
+                "{} bytes, more than the {MAX_TEXT_MEMBER} a text member may have",
+                m.size
+            )));
+        }
+        let mut data = Vec::with_capacity(m.size.min(1 << 20) as usize);
+        self.member_reader(i, 0)
+            .and_then(|mut r| r.read_to_end(&mut data))
+            .map_err(|e| self.read_fault(e.to_string()))?;
+        if (data.len() as u64) < m.size {
+            return Err(self.read_fault(format!(
+                "the archive ends after {} of its {} bytes",
+                data.len(),
+                m.size
+            )));
+        }
+        Ok(data)
+    }
+
+    fn read_text(&self, i: usize) -> Result<String, Fault> {
+        String::from_utf8(self.read_capped(i)?).map_err(|_| Fault::Damaged("not UTF-8 text".into()))
+    }
+
+    /// Reads a member that may be absent: `Ok(None)` if it is.
+    fn stored_text(&self, i: Option<usize>) -> Result<Option<Result<String, String>>, Fault> {
+        let Some(i) = i else { return Ok(None) };
+        match self.read_text(i) {
+            Ok(text) => Ok(Some(Ok(text))),
+            Err(Fault::Damaged(why)) => Ok(Some(Err(why))),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Runs `f`; if reading through `index.txt` failed, reads the whole
+    /// archive and runs it again.
+    fn retrying<T>(&mut self, f: impl Fn(&Archive) -> Result<T, Fault>) -> Result<T, ArchiveError> {
+        match f(self) {
+            Ok(t) => Ok(t),
+            Err(Fault::Retry(why)) => {
+                let mut full = Archive::open_full(&self.path)?;
+                full.structure.insert(
+                    0,
+                    Verdict::new(
+                        "index.txt",
+                        Status::Note,
+                        format!("{why}: the archive was read from the start"),
+                    ),
+                );
+                *self = full;
+                f(self).map_err(|fault| match fault {
+                    Fault::Damaged(why) | Fault::Retry(why) => bad(&self.path, why),
+                    Fault::Fail(e) => e,
+                })
+            }
+            Err(Fault::Damaged(why)) => Err(bad(&self.path, why)),
+            Err(Fault::Fail(e)) => Err(e),
+        }
+    }
+
+    fn map(&self, n: u32) -> Result<&MapMembers, ArchiveError> {
+        self.maps.get(&n).ok_or_else(|| {
+            let have = match (self.maps.keys().next(), self.maps.keys().last()) {
+                (Some(a), Some(b)) => format!("maps {a} to {b}"),
+                _ => "no maps".into(),
+            };
+            ArchiveError::Request(format!(
+                "{}: no map {n} (the archive has {have})",
+                self.path.display()
+            ))
+        })
+    }
+
+    /// Analyses map `n`'s recording.
+    fn analyse_map(
+        &self,
+        n: u32,
+        plan: Plan<'_>,
+        roundtrip: bool,
+    ) -> Result<(usize, Analysis), Fault> {
+        let rec = self.map(n)?.recording.ok_or_else(|| {
+            Fault::Fail(bad(
+                &self.path,
+                format!("{n}/demodata.bin is missing (the one member that cannot be rebuilt)"),
+            ))
+        })?;
+        let reader = self
+            .member_reader(rec, 0)
+            .map_err(|e| self.read_fault(e.to_string()))?;
+        match analyse(BufReader::with_capacity(1 << 16, reader), plan, roundtrip) {
+            Ok(a) => Ok((rec, a)),
+            Err(ReadError::Io(e)) => Err(self.read_fault(format!("{n}/demodata.bin: {e}"))),
+            Err(ReadError::Decode(e)) => Err(Fault::Fail(bad(
+                &self.path,
+                format!("{n}/demodata.bin: {}", describe(&e, 0)),
+            ))),
+        }
+    }
+
+    /// The top-level info as stored, or rebuilt from the first recording.
+    fn top_info(&self) -> Result<(TopInfo, Option<String>), Fault> {
+        let why = match self.stored_text(self.top)? {
+            Some(Ok(text)) => match TopInfo::parse(&text) {
+                Ok(info) => return Ok((info, None)),
+                Err(e) => format!("damaged ({e})"),
+            },
+            Some(Err(e)) => format!("damaged ({e})"),
+            None => "missing".into(),
+        };
+        let first = self
+            .maps
+            .iter()
+            .find_map(|(&n, mm)| mm.recording.map(|r| (n, r)));
+        let header = match first {
+            Some((_, rec)) => {
+                let mut r = self
+                    .member_reader(rec, 0)
+                    .map_err(|e| self.read_fault(e.to_string()))?;
+                read_header(&mut r).map(|(h, _)| h.info).unwrap_or_default()
+            }
+            None => HeaderInfo::default(),
+        };
+        let info = TopInfo {
+            version: text::ARCHIVE_VERSION,
+            name: header.server_name.unwrap_or_default(),
+            author: header.server_version.unwrap_or_default(),
+            date: header.start_time.unwrap_or_default(),
+            maps: self.maps.len() as u32,
+            every: DEFAULT_EVERY,
+        };
+        let note = format!(
+            "info.txt {why}: rebuilt from the first recording (name and author are its server's, the checkpoint spacing the default)"
+        );
+        Ok((info, Some(note)))
+    }
+
+    /// What `info` shows; members that are missing or damaged are rebuilt
+    /// from the recordings (and said so).
+    pub fn summary(&mut self) -> Result<Summary, ArchiveError> {
+        self.retrying(Archive::summary_once)
+    }
+
+    fn summary_once(&self) -> Result<Summary, Fault> {
+        let (top, note) = self.top_info()?;
+        let mut notes: Vec<String> = self
+            .structure
+            .iter()
+            .filter(|v| v.status != Status::Ok)
+            .map(|v| format!("{}: {}", v.member, v.detail))
+            .collect();
+        notes.extend(note);
+        let mut maps = Vec::new();
+        for (&n, mm) in &self.maps {
+            let stored = match self.stored_text(mm.info)? {
+                Some(Ok(text)) => parse_map_info(&text).map_err(|e| format!("damaged ({e})")),
+                Some(Err(e)) => Err(format!("damaged ({e})")),
+                None => Err("missing".into()),
+            };
+            let summary: MapSummary = match stored {
+                Ok(s) => s,
+                Err(why) => {
+                    let (_, a) = self.analyse_map(n, Plan::Every(top.every), false)?;
+                    notes.push(format!("{n}/info.txt {why}: rebuilt from {n}/demodata.bin"));
+                    parse_map_info(&map_info(&a)).map_err(|e| Fault::Fail(bad(&self.path, e)))?
+                }
+            };
+            let checkpoints = match self.stored_text(mm.toc)? {
+                Some(Ok(text)) if parse_toc(&text).is_ok() => {
+                    parse_toc(&text).map_or(0, |e| e.len())
+                }
+                _ => {
+                    notes.push(format!(
+                        "{n}/toc.txt missing or damaged: counting the checkpoint members"
+                    ));
+                    mm.saves.len()
+                }
+            };
+            maps.push(MapLine {
+                map: n,
+                map_name: summary.map_name,
+                ticks: summary.ticks,
+                checkpoints,
+                recording_bytes: mm.recording.map(|i| self.members[i].size),
+                game_uuid: summary.game_uuid,
+                prev_game_uuid: summary.prev_game_uuid,
+            });
+        }
+        Ok(Summary {
+            compression: self.compression,
+            bytes: self.bytes,
+            indexed: self.indexed(),
+            top,
+            maps,
+            members: self.members().map(|(n, s)| (n.to_string(), s)).collect(),
+            notes,
+        })
+    }
+
+    /// Map `n`'s `log.txt`, rebuilt from the recording if it is missing or
+    /// not shaped like a log (the note says so).
+    pub fn log(&mut self, n: u32) -> Result<(String, Option<String>), ArchiveError> {
+        self.retrying(|a| a.log_once(n))
+    }
+
+    fn log_once(&self, n: u32) -> Result<(String, Option<String>), Fault> {
+        let mm = self.map(n)?;
+        let why = match self.stored_text(mm.log)? {
+            Some(Ok(text)) => match log::check(&text) {
+                Ok(()) => return Ok((text, None)),
+                Err(e) => format!("damaged ({e})"),
+            },
+            Some(Err(e)) => format!("damaged ({e})"),
+            None => "missing".into(),
+        };
+        let (_, a) = self.analyse_map(n, Plan::At(&[]), false)?;
+        Ok((
+            a.log,
+            Some(format!("{n}/log.txt {why}: rebuilt from {n}/demodata.bin")),
+        ))
+    }
+
+    /// The world of map `n` at tick `tick`: the nearest checkpoint at or
+    /// before it, then the recording's bytes after the checkpoint's offset.
+    /// Checkpoints that are missing, damaged or disagree with `toc.txt`
+    /// are passed over (the notes say so); without `toc.txt` the replay
+    /// starts at the beginning.
+    pub fn seek(&mut self, n: u32, tick: i32) -> Result<SeekResult, ArchiveError> {
+        self.retrying(|a| a.seek_once(n, tick))
+    }
+
+    fn seek_once(&self, n: u32, tick: i32) -> Result<SeekResult, Fault> {
+        let mm = self.map(n)?;
+        let rec = mm.recording.ok_or_else(|| {
+            Fault::Fail(bad(
+                &self.path,
+                format!("{n}/demodata.bin is missing (the one member that cannot be rebuilt)"),
+            ))
+        })?;
+        if tick < 0 {
+            return Err(Fault::Fail(ArchiveError::Request(format!(
+                "tick {tick} is before the start"
+            ))));
+        }
+        let size = self.members[rec].size;
+        let mut notes = Vec::new();
+        let entries = match self.stored_text(mm.toc)? {
+            Some(Ok(text)) => parse_toc(&text).unwrap_or_else(|e| {
+                notes.push(format!(
+                    "{n}/toc.txt is damaged ({e}): replaying from the start"
+                ));
+                Vec::new()
+            }),
+            Some(Err(e)) => {
+                notes.push(format!(
+                    "{n}/toc.txt is damaged ({e}): replaying from the start"
+                ));
+                Vec::new()
+            }
+            None => {
+                notes.push(format!("{n}/toc.txt is missing: replaying from the start"));
+                Vec::new()
+            }
+        };
+        let mut start = None;
+        for e in entries.iter().rev().filter(|e| e.tick <= tick) {
+            let name = Slot::Map(n, MapMember::Save(e.save)).to_string();
+            let Some(&i) = mm.saves.get(&e.save) else {
+                notes.push(format!("{name} is missing: not used"));
+                continue;
+            };
+            let save = match self.read_text(i) {
+                Ok(text) => SaveFile::parse(&text),
+                Err(Fault::Damaged(why)) => Err(why),
+                Err(other) => return Err(other),
+            };
+            match save {
+                Ok(s)
+                    if s.offset == e.offset
+                        && s.checkpoint.clock.tick() == e.tick
+                        && s.offset < size =>
+                {
+                    start = Some((name, *e, s));
+                    break;
+                }
+                Ok(s) => notes.push(format!(
+                    "{name} holds tick {} at byte {}, toc.txt says tick {} at byte {}: not used",
+                    s.checkpoint.clock.tick(),
+                    s.offset,
+                    e.tick,
+                    e.offset
+                )),
+                Err(why) => notes.push(format!("{name} is damaged ({why}): not used")),
+            }
+        }
+        let bad_recording = |e: ReadError| match e {
+            ReadError::Io(e) => self.read_fault(format!("{n}/demodata.bin: {e}")),
+            ReadError::Decode(e) => Fault::Fail(bad(
+                &self.path,
+                format!("{n}/demodata.bin: {}", describe(&e, tick)),
+            )),
+        };
+        let (_, head) = {
+            let mut r = self
+                .member_reader(rec, 0)
+                .map_err(|e| self.read_fault(e.to_string()))?;
+            read_header(&mut r).map_err(bad_recording)?
+        };
+        let header_len = head.len() as u64;
+        let (mut replay, resume_at, from) = match start {
+            Some((name, e, save)) if e.offset >= header_len => (
+                Replay::resume(save.checkpoint),
+                e.offset,
+                Some((name, e.tick, e.offset)),
+            ),
+            _ => (Replay::new(ReplayConfig::default()), header_len, None),
+        };
+        // Nothing past the next checkpoint after `tick` is needed: the record
+        // there belongs to a later tick. Stopping there keeps a seek to one
+        // interval's bytes (and one compressed frame).
+        let bound = entries
+            .iter()
+            .find(|e| e.tick > tick && e.offset > resume_at)
+            .map_or(size, |e| e.offset.min(size));
+        let tail = self
+            .member_reader(rec, resume_at)
+            .map_err(|e| self.read_fault(e.to_string()))?
+            .take(bound - resume_at);
+        // The stream reader needs a header: the recording's own, then the
+        // bytes from the checkpoint on, with offsets shifted back.
+        let src = Cursor::new(head).chain(tail);
+        let (_, mut reader) = StreamReader::new(src, Mode::Lenient).map_err(bad_recording)?;
+        let mut reached = replay_until(&mut reader, resume_at - header_len, &mut replay, tick)
+            .map_err(bad_recording)?;
+        reached.past |= bound < size;
+        notes.extend(
+            reached
+                .inconsistencies
+                .iter()
+                .map(|i| format!("replay: {i}")),
+        );
+        let world = finish_world(&replay, &reached, tick).ok_or_else(|| {
+            Fault::Fail(ArchiveError::Request(format!(
+                "tick {tick} is after the end of map {n} (last tick {})",
+                reached.last_tick
+            )))
+        })?;
+        Ok(SeekResult {
+            world,
+            from,
+            records: reached.records,
+            notes,
+        })
+    }
+
+    /// The world of map `n` at tick `tick` by replaying its recording from
+    /// the start, ignoring every checkpoint: what [`Archive::seek`] must
+    /// equal (slow: the whole recording up to `tick`).
+    pub fn replay_from_start(&mut self, n: u32, tick: i32) -> Result<World, ArchiveError> {
+        self.retrying(|a| {
+            let rec = a
+                .map(n)?
+                .recording
+                .ok_or_else(|| Fault::Fail(bad(&a.path, format!("{n}/demodata.bin is missing"))))?;
+            let r = a
+                .member_reader(rec, 0)
+                .map_err(|e| a.read_fault(e.to_string()))?;
+            match super::recording::world_at(BufReader::with_capacity(1 << 16, r), tick) {
+                Ok(Some(world)) => Ok(world),
+                Ok(None) => Err(Fault::Fail(ArchiveError::Request(format!(
+                    "tick {tick} is after the end of map {n}"
+                )))),
+                Err(ReadError::Io(e)) => Err(a.read_fault(e.to_string())),
+                Err(ReadError::Decode(e)) => Err(Fault::Fail(bad(
+                    &a.path,
+                    format!("{n}/demodata.bin: {}", describe(&e, tick)),
+                ))),
+            }
+        })
+    }
+
+    /// Checks every member against the recordings: each recording decodes,
+    /// re-encodes byte-exactly and replays cleanly; `info.txt` and
+    /// `log.txt` are what the recording says; every checkpoint listed in
+    /// `toc.txt` equals the replay at its offset. What is missing is
+    /// rebuilt, what is wrong is reported (and rebuilt for [`unpack`]).
+    ///
+    /// [`unpack`]: Archive::unpack
+    pub fn verify(&self) -> Report {
+        let mut verdicts = self.structure.clone();
+        let (top, note) = match self.top_info() {
+            Ok(t) => t,
+            Err(f) => {
+                let why = match f {
+                    Fault::Damaged(w) | Fault::Retry(w) => w,
+                    Fault::Fail(e) => e.to_string(),
+                };
+                verdicts.push(Verdict::new("archive", Status::Failed, why));
+                (
+                    TopInfo {
+                        version: text::ARCHIVE_VERSION,
+                        name: String::new(),
+                        author: String::new(),
+                        date: String::new(),
+                        maps: self.maps.len() as u32,
+                        every: DEFAULT_EVERY,
+                    },
+                    None,
+                )
+            }
+        };
+        let folders = self.maps.len() as u32;
+        let top_verdict = match (note, self.top.is_some()) {
+            (None, _) if top.maps != folders => Verdict::new(
+                "info.txt",
+                Status::Failed,
+                format!(
+                    "says {} maps, the archive has {folders} map folders",
+                    top.maps
+                ),
+            ),
+            (None, _) => Verdict::new(
+                "info.txt",
+                Status::Ok,
+                format!("version {}, {} maps", top.version, top.maps),
+            ),
+            (Some(note), false) => Verdict::new("info.txt", Status::Rebuilt, note),
+            (Some(note), true) => Verdict::new("info.txt", Status::Failed, note),
+        };
+        // A sound info.txt is kept as stored (fields a later version added
+        // included); otherwise it is rendered with the folders found.
+        let top_text = match (top_verdict.status, self.stored_text(self.top)) {
+            (Status::Ok, Ok(Some(Ok(text)))) => text,
+            _ => TopInfo {
+                maps: folders,
+                ..top.clone()
+            }
+            .render(),
+        };
+        verdicts.push(top_verdict);
+        // Folders are numbered 1, 2, ...: the first number not there, by
+        // walking the folders (a name like 4000000000/ costs nothing).
+        let gap = (1..)
+            .zip(self.maps.keys())
+            .find(|&(expected, &n)| n != expected)
+            .map(|(expected, _)| expected);
+        if let Some(gap) = gap {
+            verdicts.push(Verdict::new(
+                format!("{gap}/"),
+                Status::Failed,
+                "map folder missing",
+            ));
+        }
+        let mut maps = Vec::new();
+        let mut previous_game: Option<String> = None;
+        for &n in self.maps.keys() {
+            let (mut v, report, game) = self.verify_map(n, top.every, previous_game.as_deref());
+            verdicts.append(&mut v);
+            maps.extend(report);
+            previous_game = game;
+        }
+        Report {
+            compression: self.compression,
+            bytes: self.bytes,
+            verdicts,
+            maps,
+            top_text,
+        }
+    }
+
+    /// Verifies one map folder; returns its verdicts, its report (unless
+    /// the recording is missing) and its game uuid.
+    fn verify_map(
+        &self,
+        n: u32,
+        every: i32,
+        previous_game: Option<&str>,
+    ) -> (Vec<Verdict>, Option<MapReport>, Option<String>) {
+        let mm = &self.maps[&n];
+        let name = |m: MapMember| Slot::Map(n, m).to_string();
+        let mut v = Vec::new();
+        let Some(rec) = mm.recording else {
+            v.push(Verdict::new(
+                name(MapMember::Recording),
+                Status::Failed,
+                "missing: the recording is the one member that cannot be rebuilt",
+            ));
+            return (v, None, None);
+        };
+        let text_of = |i: Option<usize>| match self.stored_text(i) {
+            Ok(t) => t,
+            Err(Fault::Damaged(why) | Fault::Retry(why)) => Some(Err(why)),
+            Err(Fault::Fail(e)) => Some(Err(e.to_string())),
+        };
+        // The checkpoints the archive claims: toc.txt, or else the saves'
+        // own offsets.
+        let toc_raw = text_of(mm.toc);
+        let stored_toc = toc_raw.clone().map(|t| t.and_then(|t| parse_toc(&t)));
+        let stored_saves: BTreeMap<u32, (Result<SaveFile, String>, Vec<u8>)> = mm
+            .saves
+            .iter()
+            .map(|(&k, &i)| {
+                let raw = text_of(Some(i)).unwrap_or(Err(String::new()));
+                let parsed = raw
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|t| SaveFile::parse(t));
+                (k, (parsed, raw.map(String::into_bytes).unwrap_or_default()))
+            })
+            .collect();
+        let listed: Vec<TocEntry> = match &stored_toc {
+            Some(Ok(entries)) => entries.clone(),
+            _ => {
+                let mut from_saves: Vec<TocEntry> = stored_saves
+                    .iter()
+                    .filter_map(|(&k, (s, _))| {
+                        s.as_ref().ok().map(|s| TocEntry {
+                            save: k,
+                            tick: s.checkpoint.clock.tick(),
+                            offset: s.offset,
+                        })
+                    })
+                    .collect();
+                from_saves.sort_by_key(|e| (e.offset, e.save));
+                from_saves.dedup_by_key(|e| e.offset);
+                from_saves
+            }
+        };
+        let offsets: Vec<u64> = listed.iter().map(|e| e.offset).collect();
+        let plan = if listed.is_empty() {
+            Plan::Every(every)
+        } else {
+            Plan::At(&offsets)
+        };
+        let a = match self.analyse_map(n, plan, true) {
+            Ok((_, a)) => a,
+            Err(f) => {
+                let why = match f {
+                    Fault::Damaged(w) | Fault::Retry(w) => w,
+                    Fault::Fail(e) => e.to_string(),
+                };
+                v.push(Verdict::new(
+                    name(MapMember::Recording),
+                    Status::Failed,
+                    why,
+                ));
+                return (v, None, None);
+            }
+        };
+        let size = self.members[rec].size;
+        let game = a.header.info.game_uuid.clone();
+        let continues = match (&a.header.info.prev_game_uuid, previous_game) {
+            (Some(p), Some(q)) if p == q => format!(", continues map {}", n - 1),
+            _ => String::new(),
+        };
+        let recording = if a.bytes < size || self.members[rec].truncated {
+            Verdict::new(
+                name(MapMember::Recording),
+                Status::Failed,
+                format!("the archive ends after {} of its {size} bytes", a.bytes),
+            )
+        } else if !a.problems.is_empty() {
+            Verdict::new(
+                name(MapMember::Recording),
+                Status::Failed,
+                a.problems.join("; "),
+            )
+        } else {
+            let end = a.end.map_or(String::new(), |e| e.to_string());
+            let status = match a.end {
+                Some(End::Truncated { .. }) => Status::Warn,
+                _ => Status::Ok,
+            };
+            Verdict::new(
+                name(MapMember::Recording),
+                status,
+                format!(
+                    "{} bytes, {} records, last tick {}, byte-exact, replays cleanly, {end}{continues}",
+                    a.bytes, a.records, a.last_tick
+                ),
+            )
+        };
+        let (info_verdict, info_text) =
+            compare_text(&name(MapMember::Info), text_of(mm.info), map_info(&a), n);
+        let (log_verdict, log_text) =
+            compare_text(&name(MapMember::Log), text_of(mm.log), a.log.clone(), n);
+        // Checkpoints: their verdicts (`sv`) come after the others, in the
+        // archive's order.
+        let mut sv = Vec::new();
+        let mut agree = 0;
+        let mut toc_faults = Vec::new();
+        let mut entries = Vec::new();
+        let mut saves = Vec::new();
+        if listed.is_empty() {
+            for (k, t) in a.taken.iter().enumerate() {
+                let save = k as u32 + 1;
+                entries.push(TocEntry {
+                    save,
+                    tick: t.tick(),
+                    offset: t.offset,
+                });
+                let text = SaveFile {
+                    offset: t.offset,
+                    checkpoint: t.checkpoint.clone(),
+                }
+                .render();
+                saves.push((save, text.into_bytes()));
+                sv.push(Verdict::new(
+                    name(MapMember::Save(save)),
+                    Status::Rebuilt,
+                    format!(
+                        "missing: rebuilt from {n}/demodata.bin (tick {}, byte {})",
+                        t.tick(),
+                        t.offset
+                    ),
+                ));
+            }
+            for (k, (parsed, _)) in &stored_saves {
+                if let Err(why) = parsed {
+                    sv.push(Verdict::new(
+                        name(MapMember::Save(*k)),
+                        Status::Failed,
+                        format!("damaged ({why}): not used"),
+                    ));
+                }
+            }
+        } else {
+            for e in &listed {
+                let member = name(MapMember::Save(e.save));
+                if let Some((_, why)) = a.missed.iter().find(|(o, _)| *o == e.offset) {
+                    toc_faults.push(format!("save{}.ron at byte {}: {why}", e.save, e.offset));
+                    if stored_saves.contains_key(&e.save) {
+                        sv.push(Verdict::new(
+                            &member,
+                            Status::Failed,
+                            format!("byte {} is {why}: not used", e.offset),
+                        ));
+                    }
+                    continue;
+                }
+                let Some(t) = a.taken.iter().find(|t| t.offset == e.offset) else {
+                    continue;
+                };
+                if e.tick != t.tick() {
+                    toc_faults.push(format!(
+                        "save{}.ron: tick {} at byte {}, but the replay is at tick {} there",
+                        e.save,
+                        e.tick,
+                        e.offset,
+                        t.tick()
+                    ));
+                }
+                let expected = SaveFile {
+                    offset: t.offset,
+                    checkpoint: t.checkpoint.clone(),
+                };
+                let detail = format!("tick {}, byte {}", t.tick(), t.offset);
+                let (verdict, bytes) = match stored_saves.get(&e.save) {
+                    None => (
+                        Verdict::new(
+                            &member,
+                            Status::Rebuilt,
+                            format!("missing: rebuilt from {n}/demodata.bin ({detail})"),
+                        ),
+                        expected.render().into_bytes(),
+                    ),
+                    Some((Ok(s), raw)) if *s == expected => {
+                        agree += 1;
+                        (
+                            Verdict::new(
+                                &member,
+                                Status::Ok,
+                                format!("agrees with the replay ({detail})"),
+                            ),
+                            raw.clone(),
+                        )
+                    }
+                    Some((Ok(s), _)) => (
+                        Verdict::new(
+                            &member,
+                            Status::Failed,
+                            format!(
+                                "disagrees with the replay of {n}/demodata.bin ({detail}): {}; rebuilt",
+                                first_difference(s, &expected)
+                            ),
+                        ),
+                        expected.render().into_bytes(),
+                    ),
+                    Some((Err(why), _)) => (
+                        Verdict::new(
+                            &member,
+                            Status::Failed,
+                            format!("damaged ({why}): rebuilt ({detail})"),
+                        ),
+                        expected.render().into_bytes(),
+                    ),
+                };
+                sv.push(verdict);
+                entries.push(TocEntry {
+                    save: e.save,
+                    tick: t.tick(),
+                    offset: t.offset,
+                });
+                saves.push((e.save, bytes));
+            }
+            for (k, _) in stored_saves
+                .iter()
+                .filter(|(k, _)| !listed.iter().any(|e| e.save == **k))
+            {
+                let why = match &stored_toc {
+                    Some(Ok(_)) => "not listed in toc.txt: ignored",
+                    _ => "at the same byte as another checkpoint: ignored",
+                };
+                sv.push(Verdict::new(name(MapMember::Save(*k)), Status::Note, why));
+            }
+        }
+        let toc_text = render_toc(&entries);
+        let toc_verdict = match (&stored_toc, toc_faults.is_empty()) {
+            (None, _) => {
+                let from = if listed.is_empty() {
+                    format!("{n}/demodata.bin")
+                } else {
+                    "the checkpoints".into()
+                };
+                Verdict::new(
+                    name(MapMember::Toc),
+                    Status::Rebuilt,
+                    format!("missing: rebuilt from {from}"),
+                )
+            }
+            (Some(Err(why)), _) => Verdict::new(
+                name(MapMember::Toc),
+                Status::Failed,
+                format!("damaged ({why}): rebuilt"),
+            ),
+            (Some(Ok(_)), false) => Verdict::new(
+                name(MapMember::Toc),
+                Status::Failed,
+                format!("{}; rebuilt", toc_faults.join("; ")),
+            ),
+            (Some(Ok(e)), true) => Verdict::new(
+                name(MapMember::Toc),
+                Status::Ok,
+                format!("{} checkpoints", e.len()),
+            ),
+        };
+        v.extend([info_verdict, toc_verdict, log_verdict, recording]);
+        v.append(&mut sv);
+        let toc_bytes = match (toc_raw, &stored_toc, toc_faults.is_empty()) {
+            (Some(Ok(stored)), Some(Ok(_)), true) => stored.into_bytes(),
+            _ => toc_text.into_bytes(),
+        };
+        let mut resolved = vec![
+            (MapMember::Info.to_string(), info_text.into_bytes()),
+            (MapMember::Toc.to_string(), toc_bytes),
+            (MapMember::Log.to_string(), log_text.into_bytes()),
+        ];
+        for (k, bytes) in saves {
+            resolved.push((MapMember::Save(k).to_string(), bytes));
+        }
+        let report = MapReport {
+            map: n,
+            map_name: a.header.info.map_name.clone(),
+            records: a.records,
+            last_tick: a.last_tick,
+            end: a.end,
+            checkpoints_agree: agree,
+            resolved,
+            recording: Some(rec),
+        };
+        (v, Some(report), game)
+    }
+
+    /// Writes the archive's files under `dir` (which must be empty or
+    /// absent): the top `info.txt`, and per map folder `info.txt`,
+    /// `toc.txt`, `log.txt`, `demodata.bin` and the checkpoints, each as
+    /// [`verify`](Archive::verify) resolves it (rebuilt where missing or
+    /// wrong). `index.txt` describes the packed file only and is left out.
+    pub fn unpack(&self, dir: &Path) -> Result<Report, ArchiveError> {
+        let failed = |p: &Path, e: io::Error| ArchiveError::Write(format!("{}: {e}", p.display()));
+        if dir.exists() {
+            let mut entries = fs::read_dir(dir).map_err(|e| failed(dir, e))?;
+            if entries.next().is_some() {
+                return Err(ArchiveError::Request(format!(
+                    "{} is not empty",
+                    dir.display()
+                )));
+            }
+        }
+        let report = self.verify();
+        fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+        let write = |p: PathBuf, bytes: &[u8]| fs::write(&p, bytes).map_err(|e| failed(&p, e));
+        write(dir.join("info.txt"), report.top_text.as_bytes())?;
+        for map in &report.maps {
+            let folder = dir.join(map.map.to_string());
+            fs::create_dir_all(&folder).map_err(|e| failed(&folder, e))?;
+            for (name, bytes) in &map.resolved {
+                write(folder.join(name), bytes)?;
+            }
+            if let Some(rec) = map.recording {
+                let path = folder.join("demodata.bin");
+                let file = File::create(&path).map_err(|e| failed(&path, e))?;
+                let mut out = BufWriter::new(file);
+                let mut r = self
+                    .member_reader(rec, 0)
+                    .map_err(|e| bad(&self.path, format!("{}: {e}", self.members[rec].name)))?;
+                io::copy(&mut r, &mut out).map_err(|e| failed(&path, e))?;
+                out.flush().map_err(|e| failed(&path, e))?;
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// A stored text member against what the recording says: its verdict and
+/// the text to use.
+fn compare_text(
+    member: &str,
+    stored: Option<Result<String, String>>,
+    canonical: String,
+    n: u32,
+) -> (Verdict, String) {
+    match stored {
+        None => (
+            Verdict::new(
+                member,
+                Status::Rebuilt,
+                format!("missing: rebuilt from {n}/demodata.bin"),
+            ),
+            canonical,
+        ),
+        Some(Err(why)) => (
+            Verdict::new(
+                member,
+                Status::Failed,
+                format!("damaged ({why}): rebuilt from {n}/demodata.bin"),
+            ),
+            canonical,
+        ),
+        Some(Ok(text)) if text == canonical => {
+            let lines = text.lines().filter(|l| !l.starts_with('#')).count();
+            (
+                Verdict::new(
+                    member,
+                    Status::Ok,
+                    format!("{lines} lines, as the recording says"),
+                ),
+                text,
+            )
+        }
+        Some(Ok(text)) => {
+            let (line, (a, b)) = text
+                .lines()
+                .map(Some)
+                .chain(std::iter::repeat(None))
+                .zip(canonical.lines().map(Some).chain(std::iter::repeat(None)))
+                .enumerate()
+                .find(|(_, (a, b))| a != b)
+                .unwrap_or((0, (None, None)));
+            let show = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("{l:?}"));
+            (
+                Verdict::new(
+                    member,
+                    Status::Failed,
+                    format!(
+                        "differs from what {n}/demodata.bin says at line {}: {} instead of {}; rebuilt",
+                        line + 1,
+                        show(a),
+                        show(b)
+                    ),
+                ),
+                canonical,
+            )
+        }
+    }
+}
+
+/// Where two checkpoints first differ, as a path and both values.
+fn first_difference(stored: &SaveFile, expected: &SaveFile) -> String {
+    fn walk(a: &serde_json::Value, b: &serde_json::Value, path: &mut String) -> bool {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    let len = path.len();
+                    path.push_str(if path.is_empty() { "" } else { "." });
+                    path.push_str(k);
+                    if walk(va, y.get(k).unwrap_or(&Value::Null), path) {
+                        return true;
+                    }
+                    path.truncate(len);
+                }
+                false
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                for i in 0..x.len().max(y.len()) {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    if walk(
+                        x.get(i).unwrap_or(&Value::Null),
+                        y.get(i).unwrap_or(&Value::Null),
+                        path,
+                    ) {
+                        return true;
+                    }
+                    path.truncate(len);
+                }
+                false
+            }
+            _ => a != b,
+        }
+    }
+    let (a, b) = (
+        serde_json::to_value(stored).unwrap_or_default(),
+        serde_json::to_value(expected).unwrap_or_default(),
+    );
+    let mut path = String::new();
+    if walk(&a, &b, &mut path) {
+        let at = |v: &serde_json::Value| {
+            path.split(['.', '['])
+                .filter(|s| !s.is_empty())
+                .try_fold(v, |v, k| match k.strip_suffix(']') {
+                    Some(i) => v.get(i.parse::<usize>().ok()?),
+                    None => v.get(k),
+                })
+                .map_or("nothing".to_string(), |v| v.to_string())
+        };
+        format!("{path} is {} where the replay has {}", at(&a), at(&b))
+    } else {
+        "they differ".into()
+    }
+}

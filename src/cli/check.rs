@@ -184,6 +184,22 @@ fn check_file(path: &Path) -> Row {
                 }
             }
         };
+    } else if teeoracle::archive::is_archive(path) {
+        row.format = "archive";
+        row.outcome = match super::archive::check(path) {
+            Err(Failure::Bad { message, .. } | Failure::Usage(message)) => Outcome::Fail(message),
+            Err(other) => Outcome::Fail(format!("{other:?}")),
+            Ok(check) => {
+                row.records = check.records.to_string();
+                row.last_tick = check.last_tick.map_or("-".into(), |t| t.to_string());
+                row.warnings = check.warnings;
+                row.info = Some(check.info);
+                match check.failure {
+                    Some(why) => Outcome::Fail(why),
+                    None => Outcome::Pass,
+                }
+            }
+        };
     }
     row
 }

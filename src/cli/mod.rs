@@ -1,6 +1,7 @@
 //! Command-line surface: argument parsing, exit codes and error reporting.
 //! Exit codes: 0 success, 1 a bad or failing file, 2 bad usage.
 
+mod archive;
 mod check;
 mod demo;
 mod net;
@@ -50,13 +51,68 @@ enum Command {
     /// Raw snapshots and deltas (files of little-endian int32s).
     #[command(subcommand)]
     Snapshot(SnapshotCommand),
+    /// Recording archives: a session's recordings in one TAR file, with
+    /// checkpoints for seeking.
+    #[command(subcommand)]
+    Archive(ArchiveCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum ArchiveCommand {
+    /// Pack teehistorian files (in session order, or linked by
+    /// prev_game_uuid) into OUT (.tar.bz2, or .tar for no compression).
+    Pack {
+        out: PathBuf,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Checkpoint spacing in seconds of game time.
+        #[arg(long, default_value_t = 30.0)]
+        every: f64,
+        /// The archive's name (default: the first recording's server name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Its author (default: the first recording's server version).
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// Top-level info, maps and members.
+    Info { archive: PathBuf },
+    /// Extract into DIR (empty or absent), rebuilding missing or damaged
+    /// members.
+    Unpack { archive: PathBuf, dir: PathBuf },
+    /// World state of a map at a tick, from the nearest earlier checkpoint.
+    Seek {
+        archive: PathBuf,
+        /// Map folder number (1 is the first map).
+        #[arg(long, default_value_t = 1)]
+        map: u32,
+        #[arg(long)]
+        tick: i32,
+        #[arg(long, value_enum, default_value_t = WorldFormat::Ron)]
+        format: WorldFormat,
+        /// Also replay from the start and fail if the checkpoint used
+        /// disagrees (as slow as a full replay).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Check every member against the recordings; exit 1 if any is wrong.
+    Verify { archive: PathBuf },
+    /// The event log (log.txt) of every map, or of one.
+    Log {
+        archive: PathBuf,
+        #[arg(long)]
+        map: Option<u32>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 enum SnapshotCommand {
-    /// The items of a snapshot, with CRC and size.
+    /// The items of a snapshot, typed, with CRC and size.
     Dump {
         file: PathBuf,
+        /// Which netobj table names the items: 0.6/DDNet or 0.7.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        protocol: SizesArg,
         #[arg(long, value_enum, default_value_t = NetFormat::Text)]
         format: NetFormat,
     },
@@ -76,6 +132,14 @@ enum DeltaCommand {
         sizes: SizesArg,
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// A delta's removed keys and item updates.
+    Dump {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
     },
     /// DDNet's UnpackDelta(FROM, DELTA), written as int32s.
     Apply {
@@ -342,7 +406,16 @@ pub fn main() -> i32 {
         Command::Demo(DemoCommand::Snapshot { file, at, format }) => {
             snapshot::demo_at(&file, at, format)
         }
-        Command::Snapshot(SnapshotCommand::Dump { file, format }) => snapshot::dump(&file, format),
+        Command::Snapshot(SnapshotCommand::Dump {
+            file,
+            protocol,
+            format,
+        }) => snapshot::dump(&file, protocol, format),
+        Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Dump {
+            file,
+            sizes,
+            format,
+        })) => snapshot::delta_dump(&file, sizes, format),
         Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Create {
             from,
             to,
@@ -355,6 +428,7 @@ pub fn main() -> i32 {
             sizes,
             output,
         })) => snapshot::delta_apply(&from, &delta, sizes, output.as_deref()),
+        Command::Archive(cmd) => archive::run(cmd),
     };
     match result {
         Ok(()) => 0,

@@ -47,9 +47,10 @@ fn check_passes_the_bundled_corpus() {
         "malformed files are expected failures"
     );
     let summary = stdout.lines().last().unwrap();
-    // 64 teehistorian files (malformed ones as expected failures) and the
-    // 5 captures and 8 demos (our 6 and DDNet's 2 bench demos).
-    assert!(summary.starts_with("77 passed, 0 failed,"), "{summary}");
+    // 64 teehistorian files (malformed ones as expected failures), the
+    // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos) and the 2
+    // golden archives.
+    assert!(summary.starts_with("79 passed, 0 failed,"), "{summary}");
 }
 
 #[test]

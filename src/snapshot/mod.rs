@@ -324,7 +324,6 @@ impl Snapshot {
 /// Internal types at or above this are extended (UUID) types.
 pub const OFFSET_UUID_TYPE: i32 = 0x4000;
 
-
 impl Snapshot {
     /// The UUID an extended internal type stands for, from its registration
     /// item (type 0, id = the internal type, the UUID as 4 big-endian ints).

@@ -107,9 +107,12 @@ enum ArchiveCommand {
 
 #[derive(Subcommand, Debug)]
 enum SnapshotCommand {
-    /// The items of a snapshot, with CRC and size.
+    /// The items of a snapshot, typed, with CRC and size.
     Dump {
         file: PathBuf,
+        /// Which netobj table names the items: 0.6/DDNet or 0.7.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        protocol: SizesArg,
         #[arg(long, value_enum, default_value_t = NetFormat::Text)]
         format: NetFormat,
     },
@@ -129,6 +132,14 @@ enum DeltaCommand {
         sizes: SizesArg,
         #[arg(short, long)]
         output: Option<PathBuf>,
+    },
+    /// A delta's removed keys and item updates.
+    Dump {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        #[arg(long, value_enum, default_value_t = NetFormat::Text)]
+        format: NetFormat,
     },
     /// DDNet's UnpackDelta(FROM, DELTA), written as int32s.
     Apply {
@@ -395,7 +406,16 @@ pub fn main() -> i32 {
         Command::Demo(DemoCommand::Snapshot { file, at, format }) => {
             snapshot::demo_at(&file, at, format)
         }
-        Command::Snapshot(SnapshotCommand::Dump { file, format }) => snapshot::dump(&file, format),
+        Command::Snapshot(SnapshotCommand::Dump {
+            file,
+            protocol,
+            format,
+        }) => snapshot::dump(&file, protocol, format),
+        Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Dump {
+            file,
+            sizes,
+            format,
+        })) => snapshot::delta_dump(&file, sizes, format),
         Command::Snapshot(SnapshotCommand::Delta(DeltaCommand::Create {
             from,
             to,

@@ -9,7 +9,6 @@ use quickcheck::{QuickCheck, TestResult};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 use teeoracle::archive::frames::{CountingBufRead, bzip2_frame};
 use teeoracle::archive::members;
@@ -785,13 +784,7 @@ fn prop_damaged_archives_never_panic() {
 
 // The command line.
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_teeoracle"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+use common::run;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()

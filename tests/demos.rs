@@ -6,7 +6,6 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use teeoracle::demo::{Chunk, ChunkKind, Demo, decode_payload, payload_bytes};
 use teeoracle::packet::msg::{self, MsgId};
 
@@ -280,11 +279,7 @@ mod properties {
 #[test]
 fn golden_stats_and_snapshots() {
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .unwrap();
+        let out = common::run(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         String::from_utf8(out.stdout).unwrap()
     };

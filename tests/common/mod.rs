@@ -12,3 +12,14 @@ pub fn snapshot(dir: &str, name: &str, text: &str) {
         insta::assert_snapshot!(name, text);
     });
 }
+
+/// Runs the `teeoracle` binary from the crate root (for tests that call
+/// the command line; not every test crate does).
+#[allow(dead_code)]
+pub fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}

@@ -223,7 +223,16 @@ pub fn read_ints_into(bytes: &[u8], out: &mut Vec<i32>) -> Result<(), DecodeErro
     out.clear();
     out.reserve(bytes.len());
     let mut i = 0;
-    while let Some(&b0) = bytes.get(i) {
+    loop {
+        // Most ints of a delta are small: take a run of one-byte forms at
+        // once, then one int of any length.
+        let run = one_byte_run(&bytes[i..]);
+        match bytes[i..].first_chunk::<8>() {
+            Some(word) if run == 8 => out.extend_from_slice(&word.map(one_byte_int)),
+            _ => out.extend(bytes[i..i + run].iter().map(|&b| one_byte_int(b))),
+        }
+        i += run;
+        let Some(&b0) = bytes.get(i) else { break };
         let sign = u32::from((b0 >> 6) & 1);
         let mut v = u32::from(b0 & 0x3F);
         let mut prev = b0;
@@ -245,6 +254,16 @@ pub fn read_ints_into(bytes: &[u8], out: &mut Vec<i32>) -> Result<(), DecodeErro
         i += len;
     }
     Ok(())
+}
+
+/// How many of the first (at most 8) bytes are whole one-byte varints.
+#[inline]
+fn one_byte_run(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    match bytes.first_chunk::<8>() {
+        Some(word) => ((u64::from_le_bytes(*word) & HIGH).trailing_zeros() / 8) as usize,
+        None => bytes.iter().take_while(|&&b| b & 0x80 == 0).count(),
+    }
 }
 
 /// [`read_ints_into`] one [`read_int`] at a time.
@@ -534,9 +553,14 @@ mod tests {
 
     #[test]
     fn prop_the_array_fast_path_is_read_int() {
-        // Biased towards continuation bits so that long and cut forms occur.
-        fn prop(bytes: Vec<u8>, mask: u8) -> bool {
-            let bytes: Vec<u8> = bytes.iter().map(|b| b | (mask & 0x80)).collect();
+        // Biased so that long and cut forms (all continuation bits) and
+        // long runs of one-byte forms (none) both occur.
+        fn prop(bytes: Vec<u8>, mode: u8) -> bool {
+            let bytes: Vec<u8> = match mode % 3 {
+                0 => bytes,
+                1 => bytes.iter().map(|b| b | 0x80).collect(),
+                _ => bytes.iter().map(|b| b & 0x7F).collect(),
+            };
             let (mut fast, mut slow) = (Vec::new(), Vec::new());
             let a = read_ints_into(&bytes, &mut fast);
             let b = read_ints_with_reader(&bytes, &mut slow);

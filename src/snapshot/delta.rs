@@ -307,6 +307,10 @@ impl DeltaCodec {
         // Kept items are copied in runs: consecutive ones are contiguous
         // in the base's item area.
         let area = from.area();
+        // Kept items are a subset of the base, so when the whole base
+        // fits the builder, each of them does.
+        let all_fit =
+            from.is_empty() || builder_fits(from.len() - 1, area.len() - from.start(0) - 1, 0);
         let mut run: Option<usize> = None;
         let mut out_area = 0;
         for i in 0..from.len() {
@@ -325,7 +329,7 @@ impl DeltaCodec {
                 kept_at.push(u32::MAX);
                 continue;
             }
-            if !builder_fits(out.len(), out_area, end - start - 1) {
+            if !all_fit && !builder_fits(out.len(), out_area, end - start - 1) {
                 if let Some(r) = run {
                     out.area.extend_from_slice(&area[r..start]);
                 }

@@ -2,7 +2,7 @@
 //! libtw2 (heinrich5991; the crates.io packages `pre-rfc3243-libtw2-demo` and
 //! `pre-rfc3243-libtw2-snapshot` 0.2, dev-dependencies only).
 //!
-//! For every demo under `corpus/demo/`:
+//! For every demo under `corpus/demo/` (but `malformed/`):
 //!
 //! * Chunk layer: libtw2's `demo::Reader::read_chunk` and teeoracle's
 //!   `Demo::decode` must give the same chunk sequence: tick markers (tick and
@@ -41,18 +41,66 @@ use teeoracle::demo::{Chunk, ChunkKind, Demo, decode_payload, payload_bytes};
 /// | demo | what | reason |
 /// |------|------|--------|
 /// | `ddnet-20.1/F_crash_truncated.demo` | truncated tail | the recorder crashed inside the last chunk: libtw2's `read_chunk` ends with an I/O error ("failed to fill whole buffer"), teeoracle keeps the 118 cut bytes in `Demo::truncated`; every chunk before the cut agrees |
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "ddnet-20.1/F_crash_truncated.demo",
-    "truncated tail",
-    "crashed recorder: libtw2 stops with an I/O error, teeoracle keeps the cut bytes",
-)];
+/// | `edge/truncated_mid_chunk.demo` | truncated tail | the same, for the hand-made cut |
+/// | `edge/tick_backwards.demo` | chunk count, stream end, snapshot count | libtw2's reader stops at a tick marker that does not increase (`NotIncreasingTick`); DDNet's player and teeoracle do not check the order |
+/// | `edge/unknown_chunk_type.demo` | chunk, stream end, snapshot fault, snapshot count | libtw2's reader returns `RawChunk::Unknown` for a type-0 chunk without reading its payload, so it reads the payload bytes as chunks; teeoracle (like DDNet's player) skips the payload |
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "ddnet-20.1/F_crash_truncated.demo",
+        "truncated tail",
+        "crashed recorder: libtw2 stops with an I/O error, teeoracle keeps the cut bytes",
+    ),
+    (
+        "edge/truncated_mid_chunk.demo",
+        "truncated tail",
+        "cut chunk: libtw2 stops with an I/O error, teeoracle keeps the cut bytes",
+    ),
+    (
+        "edge/tick_backwards.demo",
+        "chunk count",
+        "libtw2 stops at a tick that does not increase",
+    ),
+    (
+        "edge/tick_backwards.demo",
+        "stream end",
+        "libtw2 stops at a tick that does not increase",
+    ),
+    (
+        "edge/tick_backwards.demo",
+        "snapshot count",
+        "libtw2 stops at a tick that does not increase",
+    ),
+    (
+        "edge/unknown_chunk_type.demo",
+        "chunk",
+        "libtw2 does not skip a type-0 chunk's payload",
+    ),
+    (
+        "edge/unknown_chunk_type.demo",
+        "stream end",
+        "libtw2 does not skip a type-0 chunk's payload",
+    ),
+    (
+        "edge/unknown_chunk_type.demo",
+        "snapshot fault",
+        "libtw2 does not skip a type-0 chunk's payload",
+    ),
+    (
+        "edge/unknown_chunk_type.demo",
+        "snapshot count",
+        "libtw2 does not skip a type-0 chunk's payload",
+    ),
+];
 
 fn corpus_demos() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                walk(&path, out);
+                // Malformed on purpose: tests/malformed_demos.rs checks them.
+                if !path.ends_with("malformed") {
+                    walk(&path, out);
+                }
             } else if path.extension().is_some_and(|e| e == "demo") {
                 out.push(path);
             }
@@ -451,7 +499,8 @@ fn demos_agree_with_libtw2() {
         }
     }
     eprintln!("{stats:?}");
-    assert_eq!(stats.demos, 8, "corpus demo count");
+    // Our 6, DDNet's 2 bench demos, and the 5 hand-made ones in edge/.
+    assert_eq!(stats.demos, 13, "corpus demo count");
     let stale: Vec<_> = (0..KNOWN.len())
         .filter(|i| !seen_known.contains(i))
         .map(|i| KNOWN[i])

@@ -42,7 +42,7 @@ fn load() -> Vec<u8> {
 fn snapshots(bytes: &[u8]) -> Vec<Snapshot> {
     let (demo, offsets) = Demo::decode(bytes).unwrap();
     let mut out = Vec::new();
-    let replay = demo.replay_snapshots(&offsets, |_, s| out.push(s.clone()));
+    let replay = demo.replay_snapshots(&offsets, |_, _, s| out.push(s.clone()));
     assert!(replay.faults.is_empty(), "{:?}", replay.faults);
     out
 }
@@ -85,7 +85,7 @@ fn libtw2_replay(bytes: &[u8], sizes: &ItemSizes) -> (usize, i64) {
 fn teeoracle_replay(bytes: &[u8]) -> (usize, i64) {
     let (demo, offsets) = Demo::decode(bytes).unwrap();
     let (mut n, mut crcs) = (0, 0i64);
-    demo.replay_snapshots(&offsets, |_, s| {
+    demo.replay_snapshots(&offsets, |_, _, s| {
         n += 1;
         crcs += i64::from(s.crc());
     });

@@ -293,6 +293,14 @@ def malformed_demos():
         # inside a varint (a continuation byte 0x80 last).
         "keyframe_varint_cut": header() + tick(0, keyframe=True)
         + chunk(SNAPSHOT, huffman(varints(snapshot(BASE_ITEMS)) + b"\x80")),
+        # A message chunk whose Huffman stream lost its last byte: no EOF
+        # code. DDNet's player stops at any payload that does not decode,
+        # messages included.
+        "message_huffman_no_eof": header() + KEYFRAME
+        + chunk(MESSAGE, payload([0x0F, 0, 0])[:-1]),
+        # A message chunk whose bytes end inside a varint.
+        "message_varint_cut": header() + KEYFRAME
+        + chunk(MESSAGE, huffman(varints([0x0F, 0]) + b"\x80")),
         # The keyframe's second item offset is 6: not a multiple of 4.
         "keyframe_bad_offset": header() + tick(0, keyframe=True)
         + chunk(SNAPSHOT, payload(bad_offsets)),

@@ -89,6 +89,17 @@ pub enum SizeForm {
     TwoBytes,
 }
 
+impl SizeForm {
+    /// Bytes of the chunk header (the chunk byte and the size).
+    pub fn header_len(self) -> u64 {
+        match self {
+            SizeForm::Inline => 1,
+            SizeForm::OneByte => 2,
+            SizeForm::TwoBytes => 3,
+        }
+    }
+}
+
 /// Data chunk kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,6 +109,17 @@ pub enum ChunkKind {
     Delta,
     /// Type 0: not written by any known writer; kept.
     Unknown,
+}
+
+impl ChunkKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChunkKind::Snapshot => "snapshot",
+            ChunkKind::Message => "message",
+            ChunkKind::Delta => "delta",
+            ChunkKind::Unknown => "type-0",
+        }
+    }
 }
 
 /// One chunk of the stream.
@@ -375,16 +397,18 @@ pub fn decode_payload(payload: &[u8], base: u64) -> Result<Payload<'_>, DecodeEr
 
 /// A payload's ints only, into reused buffers (`varints` is scratch): the
 /// replay's hot path, without [`decode_payload`]'s re-encoding check.
+/// `at` is the payload's file offset, so Huffman faults name file bytes;
+/// varint faults name a byte of the decompressed data.
 pub fn decode_payload_ints(
     payload: &[u8],
-    base: u64,
+    at: u64,
     varints: &mut Vec<u8>,
     ints: &mut Vec<i32>,
-) -> Result<HuffmanInfo, DecodeError> {
+) -> Result<(), String> {
     varints.clear();
-    let huffman = huffman::decompress(payload, varints, 64 * 1024, base)?;
-    crate::packer::read_ints_into(varints, ints)?;
-    Ok(huffman)
+    huffman::decompress(payload, varints, 64 * 1024, at).map_err(|e| format!("Huffman {e}"))?;
+    crate::packer::read_ints_into(varints, ints)
+        .map_err(|e| format!("in its {} decompressed bytes, {e}", varints.len()))
 }
 
 /// Compresses decoded ints back as their writer did.
@@ -417,7 +441,10 @@ pub fn is_demo(bytes: &[u8]) -> bool {
 pub struct SnapshotReplay {
     /// Keyframes, deltas and what came of them.
     pub counts: crate::snapshot::replay::ReplayCounts,
+    /// Message and type-0 chunks.
     pub messages: usize,
+    /// Message and type-0 chunks whose payload does not decode.
+    pub unreadable_messages: usize,
     pub ticks: usize,
     pub last_tick: Option<i32>,
     /// Items in the last snapshot.
@@ -443,12 +470,16 @@ impl<'a> Demo<'a> {
 
     /// Applies every keyframe and delta in order, as DDNet's demo player
     /// does (each delta to the snapshot before it; a snapshot that fails
-    /// is skipped and reported), and calls `on_snapshot` with each tick's
-    /// full snapshot.
+    /// is skipped and reported), and calls `on_snapshot` with the chunk's
+    /// index in [`Demo::chunks`], its tick and the full snapshot.
+    ///
+    /// Every data chunk's payload is decompressed, messages too: DDNet's
+    /// player stops at one that does not decode. Here it is reported and
+    /// the replay goes on.
     pub fn replay_snapshots(
         &self,
         offsets: &[u64],
-        mut on_snapshot: impl FnMut(i32, &crate::snapshot::Snapshot),
+        mut on_snapshot: impl FnMut(usize, i32, &crate::snapshot::Snapshot),
     ) -> SnapshotReplay {
         use crate::snapshot::replay::{
             Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory,
@@ -457,80 +488,75 @@ impl<'a> Demo<'a> {
         let mut tick = None;
         let mut summary = SnapshotReplay::default();
         let (mut varints, mut ints) = (Vec::new(), Vec::new());
-        // Payloads that do not even decompress never reach the machine.
+        // Snapshot payloads that do not even decompress never reach the
+        // machine.
         let mut unreadable = 0;
         let note = |summary: &mut SnapshotReplay, f: Fault| {
             if summary.faults.len() < MAX_FAULTS {
                 summary.faults.push(f);
             }
         };
-        for (chunk, &offset) in self.chunks.iter().zip(offsets) {
-            match chunk {
+        for (index, (chunk, &offset)) in self.chunks.iter().zip(offsets).enumerate() {
+            let (kind, payload, form) = match chunk {
                 Chunk::Tick { tick: t, .. } => {
                     tick = Some(*t);
                     summary.ticks += 1;
                     summary.last_tick = Some(*t);
+                    continue;
                 }
-                Chunk::Data { kind, payload, .. } => {
-                    let keyframe = match kind {
-                        ChunkKind::Snapshot => true,
-                        ChunkKind::Delta => false,
-                        ChunkKind::Message | ChunkKind::Unknown => {
-                            summary.messages += 1;
-                            continue;
-                        }
-                    };
-                    let t = tick.unwrap_or(-1);
-                    match decode_payload_ints(payload, offset, &mut varints, &mut ints) {
-                        Ok(_) => {}
-                        Err(e) => {
-                            let e = crate::snapshot::SnapError {
-                                at: 0,
-                                code: None,
-                                what: format!("payload: {e}"),
-                            };
-                            let kind = if keyframe {
-                                FaultKind::Keyframe(e)
-                            } else {
-                                FaultKind::Delta(e)
-                            };
-                            note(
-                                &mut summary,
-                                Fault {
-                                    offset,
-                                    tick: t,
-                                    kind,
-                                },
-                            );
-                            unreadable += 1;
-                            continue;
-                        }
-                    }
-                    let data = if keyframe {
-                        SnapData::Keyframe(&ints)
-                    } else {
-                        SnapData::Delta {
-                            base: Base::Previous,
-                            ints: &ints,
-                        }
-                    };
-                    let fed = history.feed(SnapInput {
+                Chunk::Data {
+                    kind,
+                    payload,
+                    form,
+                    ..
+                } => (*kind, payload, form),
+            };
+            let t = tick.unwrap_or(-1);
+            let snapshot = matches!(kind, ChunkKind::Snapshot | ChunkKind::Delta);
+            if !snapshot {
+                summary.messages += 1;
+            }
+            let at = offset + form.header_len();
+            if let Err(error) = decode_payload_ints(payload, at, &mut varints, &mut ints) {
+                let chunk = kind.name();
+                let kind = FaultKind::Payload { chunk, error };
+                note(
+                    &mut summary,
+                    Fault {
                         offset,
                         tick: t,
-                        data,
-                        crc: None,
-                    });
-                    match fed {
-                        Ok(snap) => {
-                            summary.last_items = snap.len();
-                            on_snapshot(t, snap);
-                        }
-                        Err(f) => note(&mut summary, f),
-                    }
-                    for w in history.take_warnings() {
-                        note(&mut summary, w);
-                    }
+                        kind,
+                    },
+                );
+                match snapshot {
+                    true => unreadable += 1,
+                    false => summary.unreadable_messages += 1,
                 }
+                continue;
+            }
+            let data = match kind {
+                ChunkKind::Snapshot => SnapData::Keyframe(&ints),
+                ChunkKind::Delta => SnapData::Delta {
+                    base: Base::Previous,
+                    ints: &ints,
+                },
+                ChunkKind::Message | ChunkKind::Unknown => continue,
+            };
+            let fed = history.feed(SnapInput {
+                offset,
+                tick: t,
+                data,
+                crc: None,
+            });
+            match fed {
+                Ok(snap) => {
+                    summary.last_items = snap.len();
+                    on_snapshot(index, t, snap);
+                }
+                Err(f) => note(&mut summary, f),
+            }
+            for w in history.take_warnings() {
+                note(&mut summary, w);
             }
         }
         summary.counts = history.counts().clone();

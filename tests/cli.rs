@@ -42,10 +42,10 @@ fn check_passes_the_bundled_corpus() {
     let summary = stdout.lines().last().unwrap();
     // 64 teehistorian files (malformed ones as expected failures), the
     // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
-    // archives, and from corpus/make_demo_corpus.py 5 edge demos and 12
-    // malformed demos as expected failures (its 13th, bad_magic, is not
+    // archives, and from corpus/make_demo_corpus.py 5 edge demos and 14
+    // malformed demos as expected failures (its 15th, bad_magic, is not
     // recognised and skipped, as are its 22 raw snapshot/delta files).
-    assert!(summary.starts_with("96 passed, 0 failed,"), "{summary}");
+    assert!(summary.starts_with("98 passed, 0 failed,"), "{summary}");
 }
 
 #[test]
@@ -294,7 +294,7 @@ fn snapshot_delta_create_then_apply_via_files() {
     let bytes = std::fs::read(corpus("../demo/ddnet-20.1/A_join_move_leave.demo")).unwrap();
     let (demo, offsets) = Demo::decode(&bytes).unwrap();
     let mut snaps: Vec<Snapshot> = Vec::new();
-    demo.replay_snapshots(&offsets, |tick, s| {
+    demo.replay_snapshots(&offsets, |_, tick, s| {
         if tick == 300 || tick == 400 {
             snaps.push(s.clone());
         }

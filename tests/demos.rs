@@ -147,7 +147,7 @@ fn real_demos_match_the_independent_corpus_summary() {
         );
         let hist: Vec<String> = hist.iter().map(|(k, n)| format!("{k} x{n}")).collect();
         assert_eq!(hist.join(", "), histogram, "{name}");
-        let replay = demo.replay_snapshots(&offsets, |_, _| {});
+        let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
         assert_eq!(replay.faults, [], "{name}");
         assert_eq!(
             (replay.counts.keyframes, replay.counts.deltas),
@@ -178,7 +178,7 @@ fn ddnet_bench_demos() {
         let mut again = Vec::new();
         assert_eq!(demo.encode(&mut again), 0, "{name}: every payload decodes");
         assert!(again == bytes, "{name}: round trip");
-        let replay = demo.replay_snapshots(&offsets, |_, _| {});
+        let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
         assert_eq!(replay.faults, [], "{name}");
         assert_eq!(
             (
@@ -246,7 +246,7 @@ mod properties {
                     let mut again = Vec::new();
                     // Payloads that do not decode are kept as they were.
                     demo.encode(&mut again);
-                    let _ = demo.replay_snapshots(&offsets, |_, _| {});
+                    let _ = demo.replay_snapshots(&offsets, |_, _, _| {});
                     TestResult::from_bool(again == bytes)
                 }
             }

@@ -52,10 +52,21 @@ const MALFORMED: &[(&str, &str)] = &[
     ("tick_out_of_range", "tick 1879048191 outside"),
     (
         "keyframe_huffman_no_eof",
-        "keyframe at int 0 (byte 0): payload: ",
+        "snapshot chunk payload does not decode: Huffman at byte 545",
     ),
-    ("keyframe_varint_cut", "reading varint array"),
+    (
+        "keyframe_varint_cut",
+        "in its 30 decompressed bytes, at byte 30 (0x1e) reading varint array",
+    ),
     ("keyframe_bad_offset", "item offset 6"),
+    (
+        "message_huffman_no_eof",
+        "message chunk payload does not decode: Huffman at byte",
+    ),
+    (
+        "message_varint_cut",
+        "message chunk payload does not decode: in its 3 decompressed bytes",
+    ),
     ("delta_before_keyframe", "delta before any snapshot"),
     ("delta_item_size_changes", "(DDNet error -206)"),
     ("delta_static_item_cut", "(DDNet error -205)"),
@@ -72,7 +83,7 @@ fn first_fault(bytes: &[u8]) -> Option<String> {
     let mut again = Vec::new();
     demo.encode(&mut again);
     assert_eq!(first_difference(&again, bytes), None, "re-encoding differs");
-    let replay = demo.replay_snapshots(&offsets, |_, _| {});
+    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
     replay
         .faults
         .iter()
@@ -130,7 +141,7 @@ fn edge_demos_decode_round_trip_and_replay_cleanly() {
         let mut again = Vec::new();
         assert_eq!(demo.encode(&mut again), 0, "{name}: every payload decodes");
         assert_eq!(first_difference(&again, &bytes), None, "{name}");
-        let replay = demo.replay_snapshots(&offsets, |_, _| {});
+        let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
         assert_eq!(replay.faults, [], "{name}");
         assert_eq!(
             demo.truncated.is_some(),

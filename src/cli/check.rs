@@ -129,8 +129,8 @@ fn check_file(path: &Path) -> Row {
                         Outcome::Fail(format!("re-encoding differs at byte {at} (0x{at:x})"))
                     }
                     (Some(f), _) => Outcome::Fail(format!(
-                        "snapshot replay: {} snapshot(s) dropped, first at {f}",
-                        r.counts.dropped
+                        "replay: {} snapshot(s) dropped, {} message(s) unreadable; first at {f}",
+                        r.counts.dropped, r.unreadable_messages
                     )),
                     (None, None) => {
                         row.info = Some(format!(

@@ -40,7 +40,7 @@ pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
         Demo::decode(&bytes).map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
     let mut again = Vec::with_capacity(bytes.len());
     demo.encode(&mut again);
-    let replay = demo.replay_snapshots(&offsets, |_, _| {});
+    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
     Ok(DemoCheck {
         chunks: demo.chunks.len(),
         last_tick: replay.last_tick,
@@ -133,7 +133,7 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
 pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     let bytes = load(path)?;
     let (demo, offsets) = decode(path, &bytes)?;
-    let replay = demo.replay_snapshots(&offsets, |_, _| {});
+    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
     #[derive(serde::Serialize)]
     struct Stats {
         file: String,

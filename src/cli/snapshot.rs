@@ -198,7 +198,7 @@ pub fn demo_at(file: &Path, at: i32, format: NetFormat) -> Result<(), Failure> {
         Protocol::V06
     };
     let mut found: Option<(i32, Snapshot)> = None;
-    demo.replay_snapshots(&offsets, |tick, snap| {
+    demo.replay_snapshots(&offsets, |_, tick, snap| {
         if tick <= at {
             let slot = found.get_or_insert_with(|| (tick, Snapshot::new()));
             slot.0 = tick;

@@ -300,7 +300,9 @@ pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
             Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
             Anomaly::Snapshot(f) => match f.kind {
                 FaultKind::MissingBase { .. } | FaultKind::NoPrevious => "snapshot_missing_base",
-                FaultKind::Keyframe(_) | FaultKind::Delta(_) => "snapshot_bad_delta",
+                FaultKind::Keyframe(_) | FaultKind::Delta(_) | FaultKind::Payload { .. } => {
+                    "snapshot_bad_delta"
+                }
                 FaultKind::CrcMismatch { .. } => "snapshot_crc_mismatch",
                 FaultKind::InvalidItem { .. } => "snapshot_invalid_item",
             },

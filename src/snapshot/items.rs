@@ -1037,7 +1037,7 @@ mod tests {
         let (demo, offsets) = crate::demo::Demo::decode(&bytes).unwrap();
         let mut names = Vec::new();
         let (mut snaps, mut ex_seen) = (0, 0);
-        let replay = demo.replay_snapshots(&offsets, |tick, snap| {
+        let replay = demo.replay_snapshots(&offsets, |_, tick, snap| {
             snaps += 1;
             for key in keys(snap) {
                 let v = view_of(snap, key, Protocol::V06);

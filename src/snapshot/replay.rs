@@ -65,6 +65,9 @@ pub enum FaultKind {
     Keyframe(SnapError),
     /// The delta does not apply (DDNet's `UnpackDelta` codes).
     Delta(SnapError),
+    /// A container's payload that does not decode (a demo chunk's Huffman
+    /// or varints): DDNet's demo player stops there.
+    Payload { chunk: &'static str, error: String },
     /// The rebuilt snapshot's CRC is not the server's.
     CrcMismatch { expected: i32, actual: i32 },
     /// An item whose size is not its type's pre-agreed size (DDNet's
@@ -87,6 +90,10 @@ impl fmt::Display for Fault {
             FaultKind::NoPrevious => write!(f, "delta before any snapshot"),
             FaultKind::Keyframe(e) => write!(f, "keyframe {e}"),
             FaultKind::Delta(e) => write!(f, "delta {e}"),
+            FaultKind::Payload { chunk, error } => write!(
+                f,
+                "{chunk} chunk payload does not decode: {error} (DDNet's player stops here)"
+            ),
             FaultKind::CrcMismatch { expected, actual } => {
                 write!(
                     f,

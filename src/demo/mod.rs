@@ -13,6 +13,9 @@ use crate::packer::{read_ints, write_ints};
 use serde::Serialize;
 use uuid::Uuid;
 
+mod recorder;
+pub use recorder::{DemoRecorder, DemoStart, MAX_TIMELINE_MARKERS};
+
 /// `"TWDEMO\0"`.
 pub const MAGIC: &[u8; 7] = b"TWDEMO\0";
 /// Bytes of the fixed header.

@@ -1,0 +1,242 @@
+//! DDNet's demo recorder (`CDemoRecorder`): a demo written from snapshots
+//! and messages as DDNet writes it, for synthetic test files.
+//!
+//! The rules, as in DDNet: a keyframe (absolute tick marker with the
+//! keyframe flag, then the whole snapshot) for the first snapshot and when
+//! more than 5 seconds (250 ticks) passed since the last keyframe; else a
+//! tick marker and the delta against the last snapshot written, or only
+//! the marker when nothing changed. A tick marker is relative when it is
+//! not the first, not a keyframe and at most 31 ticks (63 before version
+//! 5) after the previous one. Data is zero-padded to whole int32s, packed
+//! as varints and Huffman-compressed. The length and timeline markers are
+//! filled in by [`DemoRecorder::finish`], as `Stop` does.
+//!
+//! DDNet builds the delta from the snapshot as the server built it; the
+//! demo player's snapshot puts new items last. Fed with rebuilt
+//! snapshots, the recorder gives the same ticks, keyframes and messages,
+//! but a delta's updates can come in another order.
+
+use super::{HEADER_LEN, SHA256_UUID, TIMELINE_LEN};
+use crate::huffman::{self, Flavor};
+use crate::packer::write_ints;
+use crate::snapshot::{DeltaCodec, ItemSizes, Snapshot};
+
+/// Ticks per second.
+const TICK_SPEED: i32 = 50;
+/// A keyframe when more ticks than this passed since the last one.
+const KEYFRAME_INTERVAL: i32 = TICK_SPEED * 5;
+/// Most timeline markers a demo holds.
+pub const MAX_TIMELINE_MARKERS: usize = 64;
+/// DDNet's chunk buffers: larger data is not written.
+const MAX_CHUNK: usize = 64 * 1024;
+
+/// What `CDemoRecorder::Start` writes into the header.
+#[derive(Clone, Debug)]
+pub struct DemoStart<'a> {
+    /// 6 for DDNet; 5 (Teeworlds 0.7) and 3 or 4 (0.6) change the tick
+    /// markers and what follows the header.
+    pub version: u8,
+    pub net_version: &'a str,
+    pub map_name: &'a str,
+    pub map_crc: u32,
+    /// Written after the timeline markers from version 6 on.
+    pub map_sha256: Option<[u8; 32]>,
+    /// The embedded map (empty for a demo without map data).
+    pub map: &'a [u8],
+    /// `"server"` or `"client"`.
+    pub kind: &'a str,
+    /// `str_timestamp`'s form, e.g. `2024-05-01_12-00-00`; passed in, so
+    /// the output does not depend on the clock.
+    pub timestamp: &'a str,
+    /// How the chunks' Huffman ends: DDNet >= 20.0 or older writers.
+    pub flavor: Flavor,
+}
+
+/// Writes a demo into memory; [`DemoRecorder::finish`] returns the file.
+#[derive(Clone, Debug)]
+pub struct DemoRecorder {
+    out: Vec<u8>,
+    version: u8,
+    flavor: Flavor,
+    codec: DeltaCodec,
+    last_keyframe: Option<i32>,
+    last_tick_marker: Option<i32>,
+    first_tick: Option<i32>,
+    /// The last snapshot written (keyframe or delta), the next delta's base.
+    last: Snapshot,
+    markers: Vec<i32>,
+    // Scratch, reused per chunk.
+    ints: Vec<i32>,
+    varints: Vec<u8>,
+    payload: Vec<u8>,
+}
+
+/// Copies `s` into a zeroed C string field, truncated as `str_copy` does.
+fn c_string(field: &mut [u8], s: &str) {
+    let n = s.len().min(field.len() - 1);
+    field[..n].copy_from_slice(&s.as_bytes()[..n]);
+}
+
+impl DemoRecorder {
+    /// `Start`: the header (length 0 for now), the zeroed timeline markers,
+    /// the SHA-256 item and the map.
+    pub fn new(start: &DemoStart<'_>, sizes: ItemSizes) -> DemoRecorder {
+        let mut header = [0u8; HEADER_LEN];
+        header[..7].copy_from_slice(super::MAGIC);
+        header[7] = start.version;
+        c_string(&mut header[8..72], start.net_version);
+        c_string(&mut header[72..136], start.map_name);
+        header[136..140].copy_from_slice(&(start.map.len() as u32).to_be_bytes());
+        header[140..144].copy_from_slice(&start.map_crc.to_be_bytes());
+        c_string(&mut header[144..152], start.kind);
+        c_string(&mut header[156..176], start.timestamp);
+        let mut out = header.to_vec();
+        if start.version >= 4 {
+            out.extend_from_slice(&[0; TIMELINE_LEN]);
+        }
+        if let (Some(sha), true) = (start.map_sha256, start.version >= 6) {
+            out.extend_from_slice(SHA256_UUID.as_bytes());
+            out.extend_from_slice(&sha);
+        }
+        out.extend_from_slice(start.map);
+        DemoRecorder {
+            out,
+            version: start.version,
+            flavor: start.flavor,
+            codec: DeltaCodec::new(sizes),
+            last_keyframe: None,
+            last_tick_marker: None,
+            first_tick: None,
+            last: Snapshot::new(),
+            markers: Vec::new(),
+            ints: Vec::new(),
+            varints: Vec::new(),
+            payload: Vec::new(),
+        }
+    }
+
+    /// `RecordSnapshot`: a keyframe, a delta, or only a tick marker.
+    pub fn record_snapshot(&mut self, tick: i32, snap: &Snapshot) {
+        if self
+            .last_keyframe
+            .is_none_or(|k| tick.wrapping_sub(k) > KEYFRAME_INTERVAL)
+        {
+            self.tick_marker(tick, true);
+            self.ints.clear();
+            snap.write_ints(&mut self.ints);
+            self.chunk(1);
+            self.last_keyframe = Some(tick);
+            self.last.clone_from(snap);
+        } else {
+            self.tick_marker(tick, false);
+            self.codec.create(&self.last, snap, &mut self.ints);
+            if !self.ints.is_empty() {
+                self.chunk(3);
+                self.last.clone_from(snap);
+            }
+        }
+    }
+
+    /// `RecordMessage`: a message's bytes (message id and fields, packed).
+    /// False when DDNet would drop it (more than 64 KiB).
+    pub fn record_message(&mut self, data: &[u8]) -> bool {
+        // Zero-padded to whole int32s, read little-endian.
+        self.ints.clear();
+        self.ints.extend(data.chunks(4).map(|c| {
+            let mut b = [0u8; 4];
+            b[..c.len()].copy_from_slice(c);
+            i32::from_le_bytes(b)
+        }));
+        self.chunk(2)
+    }
+
+    /// `AddDemoMarker(tick)`: at most 64, at least a second apart. False
+    /// if DDNet refuses it.
+    pub fn add_marker(&mut self, tick: i32) -> bool {
+        let too_close = self
+            .markers
+            .last()
+            .is_some_and(|&m| tick.wrapping_sub(m) < TICK_SPEED);
+        if tick < 0 || self.markers.len() >= MAX_TIMELINE_MARKERS || too_close {
+            return false;
+        }
+        self.markers.push(tick);
+        true
+    }
+
+    /// What is in the file so far: a recorder that never stops (a crashed
+    /// server) leaves this, with length 0 and no timeline markers.
+    pub fn written(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// `Stop`: the length in seconds and the timeline markers go into the
+    /// header; returns the file.
+    pub fn finish(mut self) -> Vec<u8> {
+        let length = match (self.first_tick, self.last_tick_marker) {
+            (Some(first), Some(last)) => last.wrapping_sub(first) / TICK_SPEED,
+            _ => 0,
+        };
+        self.out[152..156].copy_from_slice(&length.to_be_bytes());
+        if self.version >= 4 {
+            let at = HEADER_LEN;
+            let count = self.markers.len() as u32;
+            self.out[at..at + 4].copy_from_slice(&count.to_be_bytes());
+            for (i, m) in self.markers.iter().enumerate() {
+                let at = at + 4 + 4 * i;
+                self.out[at..at + 4].copy_from_slice(&m.to_be_bytes());
+            }
+        }
+        self.out
+    }
+
+    /// `WriteTickMarker`. Ticks that go backwards, and before version 5
+    /// a repeated tick (whose relative form would read as absolute), get
+    /// the absolute form.
+    fn tick_marker(&mut self, tick: i32, keyframe: bool) {
+        let relative = match self.last_tick_marker {
+            Some(last) if !keyframe => {
+                let d = tick.wrapping_sub(last);
+                match self.version >= 5 {
+                    true => (0..=0x1f).contains(&d).then_some(0xa0 | d as u8),
+                    false => (1..=0x3f).contains(&d).then_some(0x80 | d as u8),
+                }
+            }
+            _ => None,
+        };
+        match relative {
+            Some(byte) => self.out.push(byte),
+            None => {
+                self.out.push(if keyframe { 0xc0 } else { 0x80 });
+                self.out.extend_from_slice(&tick.to_be_bytes());
+            }
+        }
+        self.last_tick_marker = Some(tick);
+        self.first_tick.get_or_insert(tick);
+    }
+
+    /// `Write`: `self.ints` as a chunk of `kind`. False, and nothing
+    /// written, where DDNet's 64 KiB buffers would not hold it.
+    fn chunk(&mut self, kind: u8) -> bool {
+        self.varints.clear();
+        write_ints(&mut self.varints, &self.ints);
+        self.payload.clear();
+        huffman::compress(&self.varints, self.flavor, &mut self.payload);
+        let fits = |n: usize| n <= MAX_CHUNK;
+        if !fits(4 * self.ints.len()) || !fits(self.varints.len()) || !fits(self.payload.len()) {
+            return false;
+        }
+        let size = self.payload.len();
+        let head = (kind & 3) << 5;
+        match size {
+            0..30 => self.out.push(head | size as u8),
+            30..256 => self.out.extend_from_slice(&[head | 30, size as u8]),
+            // 65536 wraps to 0, as DDNet's byte stores do.
+            _ => self
+                .out
+                .extend_from_slice(&[head | 31, size as u8, (size >> 8) as u8]),
+        }
+        self.out.extend_from_slice(&self.payload);
+        true
+    }
+}

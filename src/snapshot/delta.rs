@@ -254,6 +254,19 @@ pub struct DeltaCodec {
     kept_at: Vec<u32>,
     hash_to: KeyHash,
     hash_from: KeyHash,
+    /// `unpack_in_place`: the base layout last seen, and the updates read.
+    layout: Layout,
+    places: Vec<Place>,
+}
+
+/// An update `unpack_in_place` checked: a kept item, or a new one.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    item: Option<usize>,
+    key: i32,
+    /// The update's data in the delta.
+    at: usize,
+    len: usize,
 }
 
 impl DeltaCodec {
@@ -266,6 +279,8 @@ impl DeltaCodec {
             kept_at: Vec::new(),
             hash_to: KeyHash::default(),
             hash_from: KeyHash::default(),
+            layout: Layout::default(),
+            places: Vec::new(),
         }
     }
 
@@ -405,6 +420,104 @@ impl DeltaCodec {
         Ok(())
     }
 
+    /// [`DeltaCodec::unpack`] with `snap` as both base and output, for the
+    /// deltas a demo mostly has: the removed items are the base's last
+    /// ones (events added by the previous delta), every update changes a
+    /// different kept item (the first with its key) to the same size or
+    /// adds an item the base does not have, and everything fits. The
+    /// result is what `unpack` builds, without copying the base or
+    /// indexing it again while its layout stays the same. Any other delta,
+    /// faulty ones included, returns false and leaves `snap` unchanged:
+    /// use `unpack` for it.
+    pub fn unpack_in_place(&mut self, snap: &mut Snapshot, delta: &[i32]) -> bool {
+        let Ok(Header {
+            removed,
+            mut updates,
+            ..
+        }) = header(delta, &self.sizes)
+        else {
+            return false;
+        };
+        // `unpack` builds afresh: ints before the first item are not kept,
+        // and the kept items must fit the builder (-301).
+        let lead = snap.starts.first().map_or(snap.area.len(), |&s| s as usize);
+        let all_fit = snap.is_empty() || builder_fits(snap.len() - 1, snap.area.len() - 1, 0);
+        if lead != 0 || !all_fit || removed.len() > 16 {
+            return false;
+        }
+        let layout = &mut self.layout;
+        layout.track(snap);
+        let mut kept = snap.len();
+        while kept > 0 && removed.contains(&layout.keys[kept - 1]) {
+            kept -= 1;
+        }
+        if removed
+            .iter()
+            .any(|&r| layout.index.get(r).is_some_and(|i| i < kept))
+        {
+            return false;
+        }
+        // Everything is checked before anything changes.
+        let generation = layout.next_generation();
+        let kept_end = snap
+            .starts
+            .get(kept)
+            .map_or(snap.area.len(), |&s| s as usize);
+        let (mut items, mut area) = (kept, kept_end);
+        self.places.clear();
+        self.new_index.reset(updates.left.min(MAX_ITEMS));
+        while let Some(u) = updates.next_update() {
+            let Ok(u) = u else { return false };
+            let (at, len) = (u.at + 2 + usize::from(u.size.is_some()), u.data.len());
+            match layout.index.get(u.key()) {
+                Some(i) if i < kept => {
+                    if snap.item(i).data.len() != u.data.len() || layout.touched[i] == generation {
+                        return false;
+                    }
+                    layout.touched[i] = generation;
+                    self.places.push(Place {
+                        item: Some(i),
+                        key: u.key(),
+                        at,
+                        len,
+                    });
+                }
+                // A removed item given again: `unpack` diffs it.
+                Some(_) => return false,
+                None => {
+                    if self.new_index.get(u.key()).is_some()
+                        || !builder_fits(items, area, u.data.len())
+                    {
+                        return false;
+                    }
+                    self.new_index.insert_first(u.key(), items);
+                    items += 1;
+                    area += 1 + u.data.len();
+                    self.places.push(Place {
+                        item: None,
+                        key: u.key(),
+                        at,
+                        len,
+                    });
+                }
+            }
+        }
+        snap.starts.truncate(kept);
+        snap.area.truncate(kept_end);
+        for p in &self.places {
+            let data = &delta[p.at..p.at + p.len];
+            match p.item {
+                Some(i) => {
+                    for (d, x) in snap.data_mut(i).iter_mut().zip(data) {
+                        *d = d.wrapping_add(*x);
+                    }
+                }
+                None => snap.push(p.key, data),
+            }
+        }
+        true
+    }
+
     /// `CSnapshotDelta::CreateDelta`, written to `out` (cleared first):
     /// removed items in base order, then every item of `to` that is new or
     /// changed, in `to` order; unchanged items are left out, and an empty
@@ -538,6 +651,56 @@ impl KeyIndex {
             }
             i = (i + 1) & mask;
         }
+    }
+}
+
+/// The item layout of the snapshot `unpack_in_place` last updated: where
+/// each item starts and its key, the first item of each key, and which
+/// items the current delta already updated.
+#[derive(Clone, Debug, Default)]
+struct Layout {
+    starts: Vec<u32>,
+    keys: Vec<i32>,
+    index: KeyIndex,
+    touched: Vec<u32>,
+    generation: u32,
+}
+
+impl Layout {
+    /// Describes `snap`; re-indexes only when its layout changed.
+    fn track(&mut self, snap: &Snapshot) {
+        let indexed = !self.index.slots.is_empty();
+        let same = indexed
+            && self.starts == snap.starts
+            && self
+                .keys
+                .iter()
+                .zip(&snap.starts)
+                .all(|(&k, &s)| snap.area[s as usize] == k);
+        if same {
+            return;
+        }
+        self.starts.clone_from(&snap.starts);
+        self.keys.clear();
+        self.keys
+            .extend(snap.starts.iter().map(|&s| snap.area[s as usize]));
+        self.index.reset(self.keys.len());
+        for (i, &k) in self.keys.iter().enumerate() {
+            self.index.insert_first(k, i);
+        }
+        self.touched.clear();
+        self.touched.resize(self.keys.len(), 0);
+        self.generation = 0;
+    }
+
+    /// A fresh mark for `touched`.
+    fn next_generation(&mut self) -> u32 {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.touched.fill(0);
+            self.generation = 1;
+        }
+        self.generation
     }
 }
 

@@ -149,6 +149,34 @@ pub struct SnapshotHistory {
     limit: usize,
     counts: ReplayCounts,
     warnings: Vec<Fault>,
+    /// The snapshot fed last has invalid items.
+    last_misfits: bool,
+}
+
+/// Counts and reports `snap`'s invalid items (at the input's offset and
+/// tick); true if there are any.
+fn report_misfits(
+    snap: &Snapshot,
+    codec: &DeltaCodec,
+    (offset, tick): (u64, i32),
+    counts: &mut ReplayCounts,
+    warnings: &mut Vec<Fault>,
+) -> bool {
+    let before = warnings.len();
+    for (index, item, expected) in misfits(snap, codec.sizes()) {
+        counts.invalid_items += 1;
+        warnings.push(Fault {
+            offset,
+            tick,
+            kind: FaultKind::InvalidItem {
+                index,
+                key: item.key,
+                size: item.data.len(),
+                expected,
+            },
+        });
+    }
+    warnings.len() > before
 }
 
 impl SnapshotHistory {
@@ -168,6 +196,7 @@ impl SnapshotHistory {
             limit: limit.max(1),
             counts: ReplayCounts::default(),
             warnings: Vec::new(),
+            last_misfits: false,
         }
     }
 
@@ -197,7 +226,24 @@ impl SnapshotHistory {
     }
 
     /// Rebuilds one snapshot and keeps it, or says why it was dropped.
+    ///
+    /// A delta on the previous snapshot that keeps its layout (see
+    /// [`DeltaCodec::unpack_in_place`]), with no CRC to check, is applied
+    /// to that snapshot in place: the previous tick is then no longer kept,
+    /// as DDNet's demo player keeps only its last snapshot.
     pub fn feed(&mut self, input: SnapInput<'_>) -> Result<&Snapshot, Fault> {
+        if let (
+            SnapData::Delta {
+                base: Base::Previous,
+                ints,
+            },
+            None,
+        ) = (input.data, input.crc)
+        {
+            if self.feed_in_place(input.offset, input.tick, ints) {
+                return Ok(&self.entries.back().expect("just updated").1);
+            }
+        }
         let fault = |kind| Fault {
             offset: input.offset,
             tick: input.tick,
@@ -254,17 +300,33 @@ impl SnapshotHistory {
             self.spare.push(out);
             return Err(f);
         }
-        for (index, item, expected) in misfits(&out, self.codec.sizes()) {
-            self.counts.invalid_items += 1;
-            self.warnings.push(fault(FaultKind::InvalidItem {
-                index,
-                key: item.key,
-                size: item.data.len(),
-                expected,
-            }));
-        }
+        let at = (input.offset, input.tick);
+        self.last_misfits =
+            report_misfits(&out, &self.codec, at, &mut self.counts, &mut self.warnings);
         self.keep(input.tick, base_tick, out);
         Ok(self.get(input.tick).expect("just kept"))
+    }
+
+    /// Applies a delta to the last snapshot in place, if it is the newest
+    /// kept, the tick is later and the delta keeps the layout.
+    fn feed_in_place(&mut self, offset: u64, tick: i32, ints: &[i32]) -> bool {
+        let Some((t, snap)) = self.entries.back_mut() else {
+            return false;
+        };
+        if self.last != Some(*t) || tick <= *t || !self.codec.unpack_in_place(snap, ints) {
+            return false;
+        }
+        *t = tick;
+        self.counts.deltas += 1;
+        self.counts.empty_deltas += usize::from(ints.is_empty());
+        // The layout is the base's, so are its misfits: reported again.
+        if self.last_misfits {
+            let at = (offset, tick);
+            report_misfits(snap, &self.codec, at, &mut self.counts, &mut self.warnings);
+        }
+        self.before_last = self.last;
+        self.last = Some(tick);
+        true
     }
 
     /// Purges as DDNet's client does (everything older than the base and

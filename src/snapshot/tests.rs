@@ -462,3 +462,91 @@ fn prop_arbitrary_inputs_never_panic_the_history() {
     qc().tests(1_000)
         .quickcheck(prop as fn(Vec<(u8, i8, Vec<i32>, Option<i32>)>) -> bool);
 }
+
+#[test]
+fn prop_in_place_is_unpack() {
+    // A chain of steps on one codec (so its layout cache is exercised):
+    // data changes (the in-place case), items removed (first or last) or
+    // added, a duplicated update, trailing or arbitrary ints. Whenever
+    // `unpack_in_place` takes a delta it must build what `unpack` builds;
+    // otherwise it must leave the snapshot untouched.
+    fn prop(ArbSnap(start): ArbSnap, steps: Vec<(Vec<(u8, u8, i32)>, u8, Vec<i32>)>) -> bool {
+        let sizes = ItemSizes::ddnet_06();
+        let mut codec = DeltaCodec::new(sizes.clone());
+        let (mut reference, mut cur) = (start.clone(), start);
+        for (changes, tweak, noise) in steps {
+            let mut to = reference.clone();
+            for (item, at, v) in changes {
+                if !to.is_empty() {
+                    let d = to.data_mut(usize::from(item) % to.len());
+                    if !d.is_empty() {
+                        let k = usize::from(at) % d.len();
+                        d[k] = d[k].wrapping_add(v);
+                    }
+                }
+            }
+            // Items removed first or last (a demo's events), added, or both.
+            let n = to.len();
+            let keep = |to: &Snapshot, skip: usize, take: usize| {
+                Snapshot::from_items(to.items().skip(skip).take(take).map(|i| (i.key, i.data)))
+            };
+            match tweak % 8 {
+                4 => to = keep(&to, 1, n),
+                6 | 7 => to = keep(&to, 0, n.saturating_sub(1 + usize::from(tweak % 3))),
+                _ => {}
+            }
+            if tweak % 8 >= 5 && to.get(key(70, 99)).is_none() {
+                to.push(key(70, 99), &[1, 2]);
+            }
+            let mut ints = create(&reference, &to, &sizes);
+            match tweak % 8 {
+                1 => {
+                    if let Ok(mut d) = Delta::from_ints(&ints, &sizes)
+                        && let Some(first) = d.updates.first().cloned()
+                    {
+                        d.updates.push(first);
+                        ints = d.to_ints();
+                    }
+                }
+                2 => ints = noise,
+                3 => ints.extend(noise),
+                _ => {}
+            }
+            let expected = apply(&reference, &ints, &sizes);
+            let before = cur.clone();
+            if codec.unpack_in_place(&mut cur, &ints) {
+                if Ok(&cur) != expected.as_ref() {
+                    return false;
+                }
+            } else if cur != before {
+                return false;
+            }
+            if let Ok(next) = expected {
+                reference = next;
+                cur.clone_from(&reference);
+            }
+        }
+        true
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(ArbSnap, Vec<(Vec<(u8, u8, i32)>, u8, Vec<i32>)>) -> bool);
+}
+
+#[test]
+fn in_place_leaves_a_base_with_ints_before_its_first_item_to_unpack() {
+    // data_size 12, one item at offset 4: the int at offset 0 comes before
+    // it. `unpack` builds afresh and drops it, so in place must not apply.
+    let base = Snapshot::from_ints(&[12, 1, 4, 99, key(5, 0), 7]).unwrap();
+    assert_eq!(base.to_ints(), [12, 1, 4, 99, key(5, 0), 7]);
+    let sizes = ItemSizes::ddnet_06();
+    let delta = [0, 1, 0, 100, 0, 1, 1];
+    let mut codec = DeltaCodec::new(sizes.clone());
+    let mut same = base.clone();
+    assert!(!codec.unpack_in_place(&mut same, &delta));
+    assert_eq!(same, base);
+    let rebuilt = apply(&base, &delta, &sizes).unwrap();
+    assert_eq!(
+        rebuilt.to_ints(),
+        [16, 2, 0, 8, key(5, 0), 7, key(100, 0), 1]
+    );
+}

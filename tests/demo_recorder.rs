@@ -12,15 +12,12 @@
 //! diffs the server's own snapshot, whose order the file does not keep).
 //! Then the two deltas must hold the same removed keys and the same (key,
 //! data) updates, as sets.
+//!
+//! The comparison is `teeoracle::demo::rerecord`, which `teeoracle demo
+//! rerecord` runs too.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use teeoracle::demo::{
-    Chunk, ChunkKind, Demo, DemoRecorder, DemoStart, HEADER_LEN, TIMELINE_LEN, decode_payload,
-    payload_bytes,
-};
-use teeoracle::huffman::Flavor;
-use teeoracle::snapshot::{Delta, Snapshot};
+use teeoracle::demo::RerecordReport;
 
 fn demos() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo");
@@ -34,176 +31,25 @@ fn demos() -> Vec<PathBuf> {
     out
 }
 
-/// How the comparison of one demo went.
-#[derive(Debug, Default)]
-struct Outcome {
-    ticks: usize,
-    keyframes: usize,
-    messages: usize,
-    /// Delta chunks byte-identical to the file's.
-    deltas_exact: usize,
-    /// Delta chunks with the same updates in another order.
-    deltas_reordered: usize,
-    /// The unused timeline marker slots are not zero in the file.
-    stale_timeline_slots: bool,
-}
-
-/// The update set of a delta chunk: removed keys, and (key, data) updates.
-fn updates(
-    payload: &[u8],
-    sizes: &teeoracle::snapshot::ItemSizes,
-) -> (BTreeSet<i32>, BTreeSet<(i32, Vec<i32>)>) {
-    let ints = decode_payload(payload, 0).unwrap().ints;
-    let delta = Delta::from_ints(&ints, sizes).unwrap();
-    let set = delta
-        .updates
-        .iter()
-        .map(|u| (u.type_id << 16 | u.id, u.data.clone()))
-        .collect();
-    (delta.removed.iter().copied().collect(), set)
-}
-
-/// Re-records `bytes` and compares; panics with the first difference.
-fn rerecord(name: &str, bytes: &[u8]) -> Outcome {
-    let (demo, offsets) = Demo::decode(bytes).unwrap();
-    let sizes = demo.item_sizes();
-    // The full snapshot of every snapshot or delta chunk, by chunk index.
-    let mut rebuilt: Vec<Option<Snapshot>> = vec![None; demo.chunks.len()];
-    let replay = demo.replay_snapshots(&offsets, |i, _, s| rebuilt[i] = Some(s.clone()));
-    assert!(replay.faults.is_empty(), "{name}: {:?}", replay.faults);
-
-    // The writer's Huffman flavor: from the first payload that tells (one
-    // whose bits end on a byte boundary).
-    let flavor = demo
-        .chunks
-        .iter()
-        .find_map(|c| match c {
-            Chunk::Data { payload, .. } => {
-                let h = decode_payload(payload, 0).ok()?.huffman;
-                let (a, b) = (h.flavor(Flavor::Ddnet), h.flavor(Flavor::Legacy));
-                a.filter(|_| a == b)
-            }
-            _ => None,
-        })
-        .unwrap_or(Flavor::Ddnet);
-    let h = &demo.header;
-    let sha = demo
-        .sha256_item
-        .map(|i| <[u8; 32]>::try_from(&i[16..]).unwrap());
-    let (net_version, map_name, kind, timestamp) =
-        (h.net_version(), h.map_name(), h.kind(), h.timestamp());
-    let mut recorder = DemoRecorder::new(
-        &DemoStart {
-            version: h.version(),
-            net_version: &net_version,
-            map_name: &map_name,
-            map_crc: h.map_crc(),
-            map_sha256: sha,
-            map: demo.map,
-            kind: &kind,
-            timestamp: &timestamp,
-            flavor,
-        },
-        sizes.clone(),
-    );
-    let mut last = Snapshot::new();
-    for (i, chunk) in demo.chunks.iter().enumerate() {
-        match chunk {
-            Chunk::Tick { tick, .. } => {
-                // The snapshot of this tick: the next chunk's, or the last
-                // one again (an empty delta writes only the marker).
-                if let Some(Some(s)) = rebuilt.get(i + 1) {
-                    last.clone_from(s);
-                }
-                recorder.record_snapshot(*tick, &last);
-            }
-            Chunk::Data {
-                kind: ChunkKind::Message,
-                payload,
-                ..
-            } => {
-                let data = payload_bytes(&decode_payload(payload, 0).unwrap().ints);
-                assert!(recorder.record_message(&data));
-            }
-            Chunk::Data { .. } => {}
-        }
+/// Re-records `bytes` with `teeoracle::demo::rerecord` (what `teeoracle
+/// demo rerecord` runs) and requires nothing to differ but reordered
+/// deltas and stale timeline slots; without reordered deltas, the bytes
+/// are the file's but for those slots.
+fn rerecord(name: &str, bytes: &[u8]) -> RerecordReport {
+    let done = teeoracle::demo::rerecord(bytes).unwrap();
+    let o = done.report;
+    assert!(o.equivalent(), "{name}: {:?}", o.differences);
+    if o.deltas_reordered == 0 {
+        assert_eq!(o.identical, !o.stale_timeline_slots, "{name}");
     }
-    for &m in &demo.info().timeline_markers {
-        assert!(recorder.add_marker(m as i32), "{name}: marker {m}");
+    // Re-recording the re-recorded file gives it back (but for a cut
+    // file: the recorder that stops writes the length a killed one left 0).
+    if o.truncated.is_some() {
+        return o;
     }
-    // A crashed recorder never stopped: its file is what was written, up
-    // to the chunk it was cut in.
-    let (again, bytes) = match demo.truncated {
-        Some(cut) => (
-            recorder.written().to_vec(),
-            &bytes[..bytes.len() - cut.len()],
-        ),
-        None => (recorder.finish(), bytes),
-    };
-
-    let mut again = again;
-    let mut outcome = Outcome::default();
-    // Older writers left the unused timeline marker slots uninitialised
-    // (DDNet zeroes them since): the count and the markers must agree, the
-    // rest is copied over for the byte comparison.
-    if let Some(theirs) = demo.timeline {
-        let timeline = HEADER_LEN..HEADER_LEN + TIMELINE_LEN;
-        let used = 4 + 4 * demo.info().timeline_markers.len();
-        assert!(
-            again[timeline.start..][..used] == theirs[..used],
-            "{name}: markers"
-        );
-        if again[timeline.clone()] != *theirs {
-            outcome.stale_timeline_slots = true;
-            again[timeline].copy_from_slice(theirs);
-        }
-    }
-    let (ours, ours_offsets) = Demo::decode(&again).unwrap();
-    assert_eq!(ours.header, demo.header, "{name}: header");
-    assert!(ours.sha256_item == demo.sha256_item, "{name}: SHA-256 item");
-    assert!(ours.map == demo.map, "{name}: map");
-    // A crashed recorder's cut chunk is not data to re-record.
-    assert_eq!(ours.chunks.len(), demo.chunks.len(), "{name}: chunk count");
-    for (i, (a, b)) in ours.chunks.iter().zip(&demo.chunks).enumerate() {
-        let at = offsets[i];
-        match (a, b) {
-            (Chunk::Tick { .. }, Chunk::Tick { .. }) => {
-                assert_eq!(a, b, "{name}: tick marker at {at}");
-                outcome.ticks += 1;
-            }
-            (
-                Chunk::Data {
-                    kind: ChunkKind::Delta,
-                    payload: pa,
-                    ..
-                },
-                Chunk::Data {
-                    kind: ChunkKind::Delta,
-                    payload: pb,
-                    ..
-                },
-            ) if a != b => {
-                let (ra, ua) = updates(pa, &sizes);
-                let (rb, ub) = updates(pb, &sizes);
-                assert_eq!((ra, ua), (rb, ub), "{name}: delta at {at}");
-                outcome.deltas_reordered += 1;
-            }
-            (Chunk::Data { kind, .. }, _) => {
-                assert_eq!(a, b, "{name}: chunk at {at} (ours at {})", ours_offsets[i]);
-                match kind {
-                    ChunkKind::Snapshot => outcome.keyframes += 1,
-                    ChunkKind::Message => outcome.messages += 1,
-                    ChunkKind::Delta => outcome.deltas_exact += 1,
-                    ChunkKind::Unknown => {}
-                }
-            }
-            _ => panic!("{name}: chunk {i} at {at}: {a:?} where the file has {b:?}"),
-        }
-    }
-    if outcome.deltas_reordered == 0 {
-        assert!(again == bytes, "{name}: the whole file");
-    }
-    outcome
+    let again = teeoracle::demo::rerecord(&done.bytes).unwrap();
+    assert!(again.report.identical, "{name}: {:?}", again.report);
+    o
 }
 
 /// Demos re-recorded byte for byte, whole files: our server's first demo
@@ -224,6 +70,9 @@ fn rerecording_real_demos_gives_their_bytes() {
         let bytes = std::fs::read(&path).unwrap();
         let o = rerecord(&name, &bytes);
         eprintln!("{name}: {o:?}");
+        // The bench demos were written by DDNet's legacy Huffman writer.
+        let legacy = name.ends_with("_bench.demo");
+        assert_eq!(o.flavor, if legacy { "legacy" } else { "ddnet" }, "{name}");
         assert!(
             o.ticks > 400 && o.keyframes >= 2 && o.messages > 1000,
             "{name}: {o:?}"

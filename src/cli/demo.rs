@@ -193,3 +193,151 @@ pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     out.flush()?;
     Ok(())
 }
+
+/// `demo rerecord`: the file re-recorded through DDNet's recorder, and
+/// what differs.
+pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let done = teeoracle::demo::rerecord(&bytes).map_err(|e| {
+        Failure::bad(format!(
+            "{}: {}",
+            path.display(),
+            super::output::describe(&e, None)
+        ))
+    })?;
+    if let Some(o) = output {
+        std::fs::write(o, &done.bytes)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
+    }
+    let r = &done.report;
+    let mut out = stdout();
+    writeln!(
+        out,
+        "{}: re-recorded through DDNet's demo recorder (Huffman writer: {})",
+        path.display(),
+        r.flavor
+    )?;
+    writeln!(out, "chunks compared: {}", r.chunks)?;
+    writeln!(
+        out,
+        "identical: {} tick markers, {} keyframes, {} messages, {} deltas",
+        r.ticks, r.keyframes, r.messages, r.deltas_exact
+    )?;
+    match r.first_reordered {
+        Some(at) => writeln!(
+            out,
+            "reordered: {} deltas with the same updates in another order (first at byte {at} (0x{at:x}))",
+            r.deltas_reordered
+        )?,
+        None => writeln!(out, "reordered: 0 deltas")?,
+    }
+    if r.stale_timeline_slots {
+        writeln!(
+            out,
+            "timeline: the unused marker slots are not zero in the file (older writers left them uninitialised; DDNet zeroes them)"
+        )?;
+    }
+    if let Some(n) = r.truncated {
+        writeln!(
+            out,
+            "cut chunk: the last {n} byte(s), not re-recorded (compared with what the recorder had written)"
+        )?;
+    }
+    writeln!(out, "differences: {}", r.difference_count)?;
+    for d in &r.differences {
+        writeln!(out, "  byte {} (0x{:x}): {}", d.offset, d.offset, d.what)?;
+    }
+    if r.difference_count > r.differences.len() {
+        writeln!(
+            out,
+            "  ... and {} more",
+            r.difference_count - r.differences.len()
+        )?;
+    }
+    let cut = if r.truncated.is_some() {
+        " (up to the cut chunk)"
+    } else {
+        ""
+    };
+    let whole = if r.identical {
+        "identical"
+    } else {
+        "not identical"
+    };
+    writeln!(out, "whole file: {whole}{cut}")?;
+    let verdict = match (r.equivalent(), r.identical) {
+        (true, true) => "identical: DDNet's recorder writes exactly this file".to_string(),
+        (true, false) => {
+            let mut only = Vec::new();
+            if r.deltas_reordered > 0 {
+                only.push("reordered deltas (the recorded snapshots' item order, which the file does not keep)");
+            }
+            if r.stale_timeline_slots {
+                only.push("stale timeline marker slots");
+            }
+            format!("equivalent: nothing differs but {}", only.join(" and "))
+        }
+        (false, _) => "differs: DDNet's recorder would not write this file".to_string(),
+    };
+    writeln!(out, "result: {verdict}")?;
+    out.flush()?;
+    match r.differences.first() {
+        Some(d) => Err(Failure::bad(format!(
+            "{}: differs from DDNet's recorder at byte {} (0x{:x}): {} ({} difference(s))",
+            path.display(),
+            d.offset,
+            d.offset,
+            d.what,
+            r.difference_count
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `demo build`: a synthetic demo from a RON or JSON spec.
+pub fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
+    use teeoracle::demo::spec::DemoSpec;
+    let ext = spec_path.extension().and_then(|e| e.to_str());
+    let parse = match ext {
+        Some("ron") => DemoSpec::from_ron,
+        Some("json") => DemoSpec::from_json,
+        _ => {
+            return Err(Failure::Usage(format!(
+                "{}: a spec is a .ron or .json file",
+                spec_path.display()
+            )));
+        }
+    };
+    let text = std::fs::read_to_string(spec_path)
+        .map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
+    let spec = parse(&text).map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
+    let map = match spec.map_path() {
+        Some(rel) => {
+            let p = spec_path.parent().unwrap_or(Path::new("")).join(rel);
+            std::fs::read(&p)
+                .map_err(|e| Failure::bad(format!("map_file: {}: {e}", p.display())))?
+        }
+        None => Vec::new(),
+    };
+    let built = spec
+        .build(&map)
+        .map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
+    for w in &built.warnings {
+        eprintln!("teeoracle: warning: {}: {w}", spec_path.display());
+    }
+    std::fs::write(output, &built.bytes)
+        .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", output.display())))?;
+    let mut out = stdout();
+    writeln!(
+        out,
+        "{}: {} bytes: {} snapshot(s), {} message(s), {} timeline marker(s), {} map bytes",
+        output.display(),
+        built.bytes.len(),
+        built.snapshots,
+        built.messages,
+        spec.markers.len(),
+        map.len()
+    )?;
+    out.flush()?;
+    Ok(())
+}

@@ -185,6 +185,22 @@ enum DemoCommand {
         #[arg(long, value_enum, default_value_t = NetFormat::Text)]
         format: NetFormat,
     },
+    /// Re-record through DDNet's demo recorder and compare chunk by chunk:
+    /// exit 1 if anything differs but reordered deltas and stale timeline
+    /// slots.
+    Rerecord {
+        file: PathBuf,
+        /// Write the re-recorded demo here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Write a synthetic demo from a spec (.ron or .json): header fields,
+    /// timeline markers, snapshots and messages.
+    Build {
+        spec: PathBuf,
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -406,6 +422,10 @@ pub fn main() -> i32 {
         Command::Demo(DemoCommand::Snapshot { file, at, format }) => {
             snapshot::demo_at(&file, at, format)
         }
+        Command::Demo(DemoCommand::Rerecord { file, output }) => {
+            demo::rerecord(&file, output.as_deref())
+        }
+        Command::Demo(DemoCommand::Build { spec, output }) => demo::build(&spec, &output),
         Command::Snapshot(SnapshotCommand::Dump {
             file,
             protocol,

@@ -14,7 +14,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 mod recorder;
+mod rerecord;
+pub mod spec;
 pub use recorder::{DemoRecorder, DemoStart, MAX_TIMELINE_MARKERS};
+pub use rerecord::{Difference, MAX_DIFFERENCES, RerecordReport, Rerecorded, rerecord};
 
 /// `"TWDEMO\0"`.
 pub const MAGIC: &[u8; 7] = b"TWDEMO\0";

@@ -1,0 +1,302 @@
+//! `teeoracle demo rerecord` and `teeoracle demo build` as a user runs
+//! them: re-recording real and corrupted demos through DDNet's recorder,
+//! and the synthetic demo of `corpus/demo/synthetic/`, rebuilt from its
+//! spec byte for byte.
+
+mod common;
+
+use common::run;
+use std::path::{Path, PathBuf};
+use teeoracle::demo::spec::DemoSpec;
+use teeoracle::demo::{Chunk, Demo};
+
+const A: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
+const B: &str = "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo";
+const MINIMAL_SPEC: &str = "corpus/demo/synthetic/minimal.ron";
+const MINIMAL: &str = "corpus/demo/synthetic/minimal.demo";
+
+fn root(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// A fresh temporary folder for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("teeoracle-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn rerecord_a_gives_the_whole_file() {
+    let dir = temp_dir("rerecord-a");
+    let out_path = dir.join("A.demo");
+    let out = run(&["demo", "rerecord", A, "-o", out_path.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    for line in [
+        "reordered: 0 deltas",
+        "differences: 0",
+        "whole file: identical",
+        "result: identical",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    assert!(std::fs::read(&out_path).unwrap() == std::fs::read(root(A)).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// B's server had items in another order than the rebuilt snapshots in
+/// some ticks: those deltas differ in order only, and that passes.
+#[test]
+fn rerecord_b_differs_only_in_delta_order() {
+    let out = run(&["demo", "rerecord", B]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("whole file: not identical"), "{stdout}");
+    assert!(
+        stdout.contains("result: equivalent: nothing differs but reordered deltas"),
+        "{stdout}"
+    );
+    common::snapshot("cli", "demo_rerecord_B", &stdout);
+}
+
+/// A keyframe flag set on a plain tick marker, or cleared on a keyframe's:
+/// not what DDNet's recorder writes, found at the marker's offset.
+#[test]
+fn rerecord_fails_on_a_flipped_keyframe_flag() {
+    let bytes = std::fs::read(root(A)).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let marker = |keyframe: bool| {
+        demo.chunks
+            .iter()
+            .zip(&offsets)
+            .filter(|(c, _)| matches!(c, Chunk::Tick { keyframe: k, .. } if *k == keyframe))
+            .map(|(_, &at)| at as usize)
+            .nth(1)
+            .unwrap()
+    };
+    let dir = temp_dir("rerecord-flip");
+    for (name, at) in [("set", marker(false)), ("cleared", marker(true))] {
+        let mut corrupt = bytes.clone();
+        corrupt[at] ^= 0x40;
+        let path = dir.join(format!("{name}.demo"));
+        std::fs::write(&path, &corrupt).unwrap();
+        let out = run(&["demo", "rerecord", path.to_str().unwrap()]);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        let place = format!("byte {at} (0x{at:x}): tick marker:");
+        assert!(stdout.contains("differences: 1\n"), "{name}: {stdout}");
+        assert!(stdout.contains(&place), "{name}: {stdout}");
+        assert!(stdout.contains("result: differs"), "{name}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("differs from DDNet's recorder at {place}")),
+            "{name}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The committed synthetic demo is its spec built, by the command and by
+/// the library (from RON, and from the same spec as JSON); `check` passes
+/// it, and re-recording it gives it back.
+#[test]
+fn build_reproduces_the_synthetic_demo() {
+    let want = std::fs::read(root(MINIMAL)).unwrap();
+    let dir = temp_dir("build");
+    let out_path = dir.join("minimal.demo");
+    let out = run(&[
+        "demo",
+        "build",
+        MINIMAL_SPEC,
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "", "no warnings");
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "{}: 587 bytes: 4 snapshot(s), 1 message(s), 1 timeline marker(s), 0 map bytes\n",
+            out_path.display()
+        )
+    );
+    assert!(std::fs::read(&out_path).unwrap() == want);
+
+    let spec = DemoSpec::from_ron(&std::fs::read_to_string(root(MINIMAL_SPEC)).unwrap()).unwrap();
+    let json = serde_json::to_string(&spec).unwrap();
+    let json_path = dir.join("minimal.json");
+    std::fs::write(&json_path, &json).unwrap();
+    assert_eq!(DemoSpec::from_json(&json).unwrap(), spec);
+    let built = spec.build(&[]).unwrap();
+    assert!(built.bytes == want && built.warnings.is_empty());
+    let out = run(&[
+        "demo",
+        "build",
+        json_path.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::read(&out_path).unwrap() == want);
+
+    let out = run(&["check", "corpus/demo/synthetic"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("pass    demo") && stdout.contains("minimal.ron   unrecognised format"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.trim_end().ends_with("1 passed, 0 failed, 1 skipped"),
+        "{stdout}"
+    );
+
+    let out = run(&["demo", "rerecord", MINIMAL]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains("whole file: identical"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the synthetic demo holds, as `demo dump` and `demo snapshot` show
+/// it (reviewed against the spec: header defaults and fields, markers, a
+/// keyframe at 100, a delta at 101, only a marker at 102, the chat
+/// message, a keyframe at 352).
+#[test]
+fn synthetic_demo_golden_dump() {
+    let out = run(&["demo", "dump", MINIMAL]);
+    assert_eq!(out.status.code(), Some(0));
+    let mut dump = text(&out.stdout);
+    // `dump` leaves the timeline markers out of its header line.
+    let out = run(&["demo", "stats", MINIMAL, "--format", "json"]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    dump += &format!(
+        "# timeline_markers={}\n",
+        stats["header"]["timeline_markers"]
+    );
+    for at in ["100", "101", "102", "352"] {
+        let out = run(&["demo", "snapshot", MINIMAL, "--at", at]);
+        assert_eq!(out.status.code(), Some(0));
+        dump += &text(&out.stdout);
+    }
+    common::snapshot("demo", "synthetic__minimal.demo", &dump);
+}
+
+/// Bad specs fail naming the field; wrong-size items only warn.
+#[test]
+fn build_errors_name_the_field() {
+    let dir = temp_dir("build-errors");
+    let head = r#""map_name": "x", "map_crc": "00000000""#;
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "unknown.json",
+            format!(r#"{{{head}, "colour": 1}}"#),
+            "unknown field `colour`, expected one of `version`",
+        ),
+        (
+            "unknown_item_field.json",
+            format!(
+                r#"{{{head}, "events": [{{"tick": 1, "items": [{{"type": 1, "id": 0, "size": 2}}]}}]}}"#
+            ),
+            "unknown field `size`, expected one of `type`, `id`, `data`",
+        ),
+        (
+            "unknown.ron",
+            "(map_name: \"x\", map_crc: \"00000000\", colour: 1)".into(),
+            "Unexpected field named `colour` in `DemoSpec`",
+        ),
+        (
+            "missing.ron",
+            "(map_crc: \"00000000\")".into(),
+            "missing field named `map_name`",
+        ),
+        (
+            "bad_message.json",
+            format!(r#"{{{head}, "events": [{{"message": "06 0g"}}]}}"#),
+            r#"events[0].message: bad hex "06 0g": 'g' is not a hex digit"#,
+        ),
+        (
+            "bad_sha.ron",
+            "(map_name: \"x\", map_crc: \"00000000\", map_sha256: \"abcd\")".into(),
+            r#"map_sha256: expected 64 hex digits, got 4 in "abcd""#,
+        ),
+        (
+            "bad_crc.ron",
+            "(map_name: \"x\", map_crc: \"0000000\")".into(),
+            r#"map_crc: bad hex "0000000": an odd number of hex digits (7)"#,
+        ),
+        (
+            "tick_and_message.json",
+            format!(r#"{{{head}, "events": [{{"tick": 1}}, {{"tick": 2, "message": "00"}}]}}"#),
+            "events[1]: both `tick` and `message`",
+        ),
+        (
+            "bad_huffman.ron",
+            "(map_name: \"x\", map_crc: \"00000000\", huffman: \"zlib\")".into(),
+            r#"huffman: expected "ddnet" or "legacy", got "zlib""#,
+        ),
+        (
+            "markers_too_close.ron",
+            "(map_name: \"x\", map_crc: \"00000000\", markers: [10, 20])".into(),
+            "markers[1]: tick 20 refused by DDNet's recorder",
+        ),
+    ];
+    let out_path = dir.join("out.demo");
+    for (name, spec, want) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, spec).unwrap();
+        let out = run(&[
+            "demo",
+            "build",
+            path.to_str().unwrap(),
+            "-o",
+            out_path.to_str().unwrap(),
+        ]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+        assert!(stderr.contains(want), "{name}: {stderr}");
+        assert!(!out_path.exists(), "{name}: nothing written");
+    }
+    // Neither .ron nor .json: bad usage.
+    let out = run(&["demo", "build", "spec.txt", "-o", "out.demo"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("a spec is a .ron or .json file"));
+
+    // A Character (22 ints pre-agreed) with 3: written, with a warning.
+    let path = dir.join("short_character.json");
+    let spec = format!(
+        r#"{{{head}, "events": [{{"tick": 1, "items": [{{"type": 9, "id": 0, "data": [1, 2, 3]}}]}}]}}"#
+    );
+    std::fs::write(&path, spec).unwrap();
+    let out = run(&[
+        "demo",
+        "build",
+        path.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "teeoracle: warning: {}: events[0].items[0] (type 9 id 0, tick 1): 3 ints, \
+             the type's pre-agreed size is 22: written as given\n",
+            path.display()
+        )
+    );
+    let bytes = std::fs::read(&out_path).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
+    assert_eq!(replay.counts.invalid_items, 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -232,17 +232,11 @@ impl SnapshotHistory {
     /// to that snapshot in place: the previous tick is then no longer kept,
     /// as DDNet's demo player keeps only its last snapshot.
     pub fn feed(&mut self, input: SnapInput<'_>) -> Result<&Snapshot, Fault> {
-        if let (
-            SnapData::Delta {
-                base: Base::Previous,
-                ints,
-            },
-            None,
-        ) = (input.data, input.crc)
+        if let (SnapData::Delta { base, ints }, None) = (input.data, input.crc)
+            && base == Base::Previous
+            && self.feed_in_place(input.offset, input.tick, ints)
         {
-            if self.feed_in_place(input.offset, input.tick, ints) {
-                return Ok(&self.entries.back().expect("just updated").1);
-            }
+            return Ok(&self.entries.back().expect("just updated").1);
         }
         let fault = |kind| Fault {
             offset: input.offset,

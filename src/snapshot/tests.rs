@@ -470,7 +470,9 @@ fn prop_in_place_is_unpack() {
     // added, a duplicated update, trailing or arbitrary ints. Whenever
     // `unpack_in_place` takes a delta it must build what `unpack` builds;
     // otherwise it must leave the snapshot untouched.
-    fn prop(ArbSnap(start): ArbSnap, steps: Vec<(Vec<(u8, u8, i32)>, u8, Vec<i32>)>) -> bool {
+    /// Changes to data (item, index, added), a tweak, and noise ints.
+    type Step = (Vec<(u8, u8, i32)>, u8, Vec<i32>);
+    fn prop(ArbSnap(start): ArbSnap, steps: Vec<Step>) -> bool {
         let sizes = ItemSizes::ddnet_06();
         let mut codec = DeltaCodec::new(sizes.clone());
         let (mut reference, mut cur) = (start.clone(), start);
@@ -529,7 +531,7 @@ fn prop_in_place_is_unpack() {
         true
     }
     qc().tests(1_000)
-        .quickcheck(prop as fn(ArbSnap, Vec<(Vec<(u8, u8, i32)>, u8, Vec<i32>)>) -> bool);
+        .quickcheck(prop as fn(ArbSnap, Vec<Step>) -> bool);
 }
 
 #[test]

@@ -538,39 +538,28 @@ impl DeltaCodec {
         let mut num_updated = 0;
         let area = from.area();
         for item in to.items() {
-            let header_at = out.len();
+            let n = item.data.len();
+            // The difference is over the current item's size: DDNet reads
+            // the past item at that length even if it is shorter, running
+            // into the ints after it (0 past the end of the snapshot).
+            let past = self.hash_from.find(item.key).map(|p| {
+                let past = area.get(from.start(p) + 1..).unwrap_or(&[]);
+                &past[..n.min(past.len())]
+            });
+            // Unchanged (every difference 0): left out.
+            let unchanged = |past: &[i32]| {
+                past == &item.data[..past.len()] && item.data[past.len()..].iter().all(|&v| v == 0)
+            };
+            if past.is_some_and(unchanged) {
+                continue;
+            }
             out.extend([item.type_id(), item.id()]);
             if self.sizes.get(item.type_id()).is_none() {
-                out.push(item.data.len() as i32);
+                out.push(n as i32);
             }
-            match self.hash_from.find(item.key) {
-                Some(past) => {
-                    // The difference over the current item's size: DDNet
-                    // reads the past item at that length even if it is
-                    // shorter, running into the ints after it (0 past the
-                    // end of the snapshot).
-                    let past = area.get(from.start(past) + 1..).unwrap_or(&[]);
-                    let n = item.data.len();
-                    let past = &past[..n.min(past.len())];
-                    let at = out.len();
-                    out.resize(at + n, 0);
-                    let diff = &mut out[at..];
-                    let mut changed = 0;
-                    for ((d, v), p) in diff.iter_mut().zip(item.data).zip(past) {
-                        *d = v.wrapping_sub(*p);
-                        changed |= *d;
-                    }
-                    for (d, v) in diff[past.len()..].iter_mut().zip(&item.data[past.len()..]) {
-                        *d = *v;
-                        changed |= *d;
-                    }
-                    if changed == 0 {
-                        out.truncate(header_at);
-                        continue;
-                    }
-                }
-                None => out.extend_from_slice(item.data),
-            }
+            let past = past.unwrap_or(&[]);
+            out.extend(item.data.iter().zip(past).map(|(v, p)| v.wrapping_sub(*p)));
+            out.extend_from_slice(&item.data[past.len()..]);
             num_updated += 1;
         }
         if num_deleted == 0 && num_updated == 0 {
@@ -745,11 +734,12 @@ impl KeyHash {
 
     fn build(&mut self, snap: &Snapshot) {
         self.counts = [0; HASH_BUCKETS];
-        for (i, item) in snap.items().enumerate() {
-            let b = Self::bucket(item.key);
+        for (i, &start) in snap.starts.iter().enumerate() {
+            let key = snap.area[start as usize];
+            let b = Self::bucket(key);
             let n = usize::from(self.counts[b]);
             if n < BUCKET_SIZE {
-                self.entries[b * BUCKET_SIZE + n] = (item.key, i as u32);
+                self.entries[b * BUCKET_SIZE + n] = (key, i as u32);
                 self.counts[b] += 1;
             }
         }

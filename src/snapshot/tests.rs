@@ -201,6 +201,13 @@ fn create_reads_past_a_shorter_base_item_as_ddnet_does() {
     let from = snap(&[(100, 0, &[10])]);
     let to = snap(&[(100, 0, &[11, 12])]);
     assert_eq!(create(&from, &to, &sizes), [0, 1, 0, 100, 0, 2, 1, 12]);
+    // So growing by a 0 past the end is no change at all (DDNet ORs the
+    // differences), and neither is growing into the next item's key.
+    let to = snap(&[(100, 0, &[10, 0])]);
+    assert_eq!(create(&from, &to, &sizes), Vec::<i32>::new());
+    let from = snap(&[(100, 0, &[10]), (5, 0, &[1, 2, 3])]);
+    let to = snap(&[(100, 0, &[10, key(5, 0)]), (5, 0, &[1, 2, 3])]);
+    assert_eq!(create(&from, &to, &sizes), Vec::<i32>::new());
 }
 
 #[test]

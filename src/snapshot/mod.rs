@@ -57,11 +57,27 @@ impl Item<'_> {
 /// Ints before the first item (an offset table not starting at 0, which
 /// DDNet accepts and never writes) are kept, so such a snapshot re-encodes
 /// exactly.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {
     /// Index in `area` of each item's key.
     starts: Vec<u32>,
     area: Vec<i32>,
+}
+
+// By hand: a derived `clone_from` clones afresh, and a replay copies a
+// snapshot into a reused one every tick.
+impl Clone for Snapshot {
+    fn clone(&self) -> Snapshot {
+        Snapshot {
+            starts: self.starts.clone(),
+            area: self.area.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Snapshot) {
+        self.starts.clone_from(&source.starts);
+        self.area.clone_from(&source.area);
+    }
 }
 
 impl Serialize for Snapshot {

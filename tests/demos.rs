@@ -230,7 +230,7 @@ mod properties {
 
     /// Arbitrary chunk bytes after a real header and map: decoding never
     /// panics, errors point inside the input, and whatever decodes
-    /// re-encodes exactly and replays without panicking.
+    /// re-encodes exactly, replays and re-records without panicking.
     #[test]
     fn prop_arbitrary_chunks_never_panic() {
         // A real header, timeline, sha256 item and map (ctf1, 4664 bytes).
@@ -247,6 +247,8 @@ mod properties {
                     // Payloads that do not decode are kept as they were.
                     demo.encode(&mut again);
                     let _ = demo.replay_snapshots(&offsets, |_, _, _| {});
+                    // Re-recording reports what differs, never panics.
+                    let _ = teeoracle::demo::rerecord(&bytes);
                     TestResult::from_bool(again == bytes)
                 }
             }

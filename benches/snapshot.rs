@@ -11,7 +11,9 @@
 //!   `build_create` (the server: build, then `CreateDelta` against the
 //!   snapshot built the tick before, DDNet's "snapshot + delta"), and
 //!   `apply` (the client: `UnpackDelta` of each tick's delta onto the
-//!   snapshot rebuilt the tick before, from the first to the last).
+//!   snapshot rebuilt the tick before, from the first to the last), and
+//!   `apply_in_place` (the demo player: the same, in place where the delta
+//!   keeps the layout).
 //! * `demo_replay`: the whole file read from bytes and every snapshot
 //!   rebuilt: teeoracle's `Demo::decode` + `replay_snapshots`, and libtw2's
 //!   demo `Reader` with `RawSnap::read` / `Delta::read` +
@@ -175,6 +177,20 @@ fn main() {
             for d in &deltas {
                 codec.unpack(&base, d, &mut out).unwrap();
                 std::mem::swap(&mut base, &mut out);
+            }
+            black_box(&base);
+        })
+    });
+    // The demo player's tick: the same deltas applied in place where they
+    // keep the layout (most ticks), copied by `unpack` where not.
+    g.bench_function("apply_in_place", |b| {
+        b.iter(|| {
+            base.clone_from(&snaps[0]);
+            for d in &deltas {
+                if !codec.unpack_in_place(&mut base, d) {
+                    codec.unpack(&base, d, &mut out).unwrap();
+                    std::mem::swap(&mut base, &mut out);
+                }
             }
             black_box(&base);
         })

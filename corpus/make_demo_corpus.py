@@ -23,23 +23,9 @@ import struct
 import sys
 import zlib
 
+from twpack import varint
+
 # --- Variable-width ints (CVariableInt::Pack) ------------------------------
-
-
-def varint(v):
-    out = bytearray()
-    b = 0
-    if v < 0:
-        b |= 0x40
-        v = ~v
-    b |= v & 0x3F
-    v >>= 6
-    while v:
-        out.append(b | 0x80)
-        b = v & 0x7F
-        v >>= 7
-    out.append(b)
-    return bytes(out)
 
 
 def varints(ints):

@@ -11,6 +11,8 @@ import json
 import os
 import uuid
 
+from twpack import varint
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "teehistorian")
 MAGIC = bytes.fromhex("699db17b8efb34ffb1d8da6f60c15dd1")
 NS = uuid.UUID("e05ddaaa-c4e6-4cfb-b642-5d48e80c0029")
@@ -20,21 +22,7 @@ def ex_uuid(name):
     return uuid.uuid3(NS, name).bytes
 
 
-def i(v):
-    """DDNet CVariableInt::Pack."""
-    out = bytearray()
-    b = 0
-    if v < 0:
-        b |= 0x40
-        v = ~v
-    b |= v & 0x3F
-    v >>= 6
-    while v:
-        out.append(b | 0x80)
-        b = v & 0x7F
-        v >>= 7
-    out.append(b)
-    return bytes(out)
+i = varint
 
 
 def s(text):

@@ -256,6 +256,8 @@ fn committed_files_match_the_generator() {
         std::env::temp_dir().join(format!("teeoracle-demo-corpus-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
     let status = Command::new("python3")
+        // No __pycache__ for its shared module inside corpus/.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .arg(root().join("corpus/make_demo_corpus.py"))
         .arg(&out_dir)
         .status()

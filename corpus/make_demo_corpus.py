@@ -159,7 +159,9 @@ def header(version=6, map_data=MAP, map_size=None, magic=b"TWDEMO\0"):
         + struct.pack(">I", len(map_data) if map_size is None else map_size)
         + struct.pack(">I", zlib.crc32(MAP))
         + fixed(b"server", 8)
-        + struct.pack(">I", 1)
+        # The length Stop writes, (last tick - first tick) / 50 seconds: 0
+        # for the few ticks of these files.
+        + struct.pack(">I", 0)
         + fixed(b"2024-05-01_12-00-00", 20)
     )
     assert len(h) == 176

@@ -39,6 +39,23 @@ fn check_passes_the_bundled_corpus() {
         stdout.contains("xfail"),
         "malformed files are expected failures"
     );
+    // Demos are also re-recorded through DDNet's recorder model.
+    let row = |name: &str| {
+        stdout
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap()
+            .to_string()
+    };
+    assert!(row("A_join_move_leave.demo").ends_with("re-recorded: identical"));
+    assert!(
+        row("B_eight_bots_dm1.demo").ends_with("re-recorded: equivalent (253 deltas reordered)")
+    );
+    assert!(row("Multeasymap_bench.demo").contains("unused timeline slots not zero"));
+    assert!(
+        row("unknown_chunk_type.demo")
+            .contains("a type-0 chunk, which DDNet's recorder never writes")
+    );
     let summary = stdout.lines().last().unwrap();
     // 64 teehistorian files (malformed ones as expected failures), the
     // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden

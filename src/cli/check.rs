@@ -133,8 +133,31 @@ fn check_file(path: &Path) -> Row {
                         r.counts.dropped, r.unreadable_messages
                     )),
                     (None, None) => {
+                        let recorder = match &check.rerecorded {
+                            Some(rr) if rr.identical => "identical".to_string(),
+                            Some(rr) if rr.equivalent() => {
+                                let mut why = Vec::new();
+                                if rr.deltas_reordered > 0 {
+                                    why.push(format!("{} deltas reordered", rr.deltas_reordered));
+                                }
+                                if rr.stale_timeline_slots {
+                                    why.push("unused timeline slots not zero".into());
+                                }
+                                format!("equivalent ({})", why.join(", "))
+                            }
+                            Some(rr) => {
+                                if let Some(d) = rr.differences.first() {
+                                    row.warnings.push(format!(
+                                        "not what DDNet's recorder writes: {} difference(s),                                          first at byte {}: {}",
+                                        rr.difference_count, d.offset, d.what
+                                    ));
+                                }
+                                "differs".to_string()
+                            }
+                            None => "-".to_string(),
+                        };
                         row.info = Some(format!(
-                            "byte-exact; {} keyframes, {} deltas applied, {} messages",
+                            "byte-exact; {} keyframes, {} deltas applied, {} messages;                              re-recorded: {recorder}",
                             r.counts.keyframes, r.counts.deltas, r.messages
                         ));
                         Outcome::Pass

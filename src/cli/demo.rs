@@ -31,6 +31,8 @@ pub struct DemoCheck {
     pub replay: SnapshotReplay,
     pub mismatch: Option<usize>,
     pub truncated: Option<usize>,
+    /// Re-recorded through DDNet's recorder model: what differs.
+    pub rerecorded: Option<teeoracle::demo::RerecordReport>,
 }
 
 /// Decodes, re-encodes (every payload recompressed) and replays snapshots.
@@ -47,6 +49,7 @@ pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
         replay,
         mismatch: first_difference(&again, &bytes),
         truncated: demo.truncated.map(<[u8]>::len),
+        rerecorded: teeoracle::demo::rerecord(&bytes).ok().map(|r| r.report),
     })
 }
 

@@ -102,7 +102,10 @@ fn rerecording_upstream_demos() {
     ]
     .into_iter()
     .find(|p| p.is_dir());
-    let Some(root) = root else { return };
+    let Some(root) = root else {
+        eprintln!("no upstream corpus at ../shared/corpus/upstream: skipped");
+        return;
+    };
     let mut files = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {

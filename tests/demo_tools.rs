@@ -300,3 +300,18 @@ fn build_errors_name_the_field() {
     assert_eq!(replay.counts.invalid_items, 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn build_warns_about_ticks_readers_reject() {
+    let spec = DemoSpec::from_json(
+        r#"{"map_name": "x", "map_crc": "00000000", "events": [{"tick": -1, "items": []}]}"#,
+    )
+    .unwrap();
+    let built = spec.build(&[]).unwrap();
+    assert_eq!(
+        built.warnings,
+        ["events[0].tick: -1 outside 0..1879048191: readers reject its marker"]
+    );
+    // Written anyway: a marker the readers refuse.
+    assert!(teeoracle::demo::Demo::decode(&built.bytes).is_err());
+}

@@ -54,7 +54,7 @@ fn steady_state_snapshot_work_does_not_allocate() {
     assert!(snaps.len() > 1000);
 
     let mut codec = DeltaCodec::new(sizes.clone());
-    let mut history = SnapshotHistory::new(sizes);
+    let mut history = SnapshotHistory::for_demo(sizes);
     let (mut built, mut previous, mut out, mut cur) = (
         Snapshot::new(),
         Snapshot::new(),

@@ -490,7 +490,7 @@ impl<'a> Demo<'a> {
         use crate::snapshot::replay::{
             Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory,
         };
-        let mut history = SnapshotHistory::new(self.item_sizes());
+        let mut history = SnapshotHistory::for_demo(self.item_sizes());
         let mut tick = None;
         let mut summary = SnapshotReplay::default();
         let (mut varints, mut ints) = (Vec::new(), Vec::new());

@@ -59,9 +59,10 @@ pub struct DemoRecorder {
     version: u8,
     flavor: Flavor,
     codec: DeltaCodec,
-    last_keyframe: Option<i32>,
-    last_tick_marker: Option<i32>,
-    first_tick: Option<i32>,
+    /// As in DDNet: -1 for "none yet" (a first tick below 0 stays unset).
+    last_keyframe: i32,
+    last_tick_marker: i32,
+    first_tick: i32,
     /// The last snapshot written (keyframe or delta), the next delta's base.
     last: Snapshot,
     markers: Vec<i32>,
@@ -71,22 +72,30 @@ pub struct DemoRecorder {
     payload: Vec<u8>,
 }
 
-/// Copies `s` into a zeroed C string field, truncated as `str_copy` does.
+/// Copies `s` into a zeroed C string field as `str_copy` does: up to the
+/// first NUL, at most the field less one byte, and a UTF-8 character cut
+/// by that limit left out (`str_utf8_fix_truncation`).
 fn c_string(field: &mut [u8], s: &str) {
-    let n = s.len().min(field.len() - 1);
+    let s = s.split('\0').next().unwrap_or_default();
+    let n = s.floor_char_boundary(field.len() - 1);
     field[..n].copy_from_slice(&s.as_bytes()[..n]);
 }
 
 impl DemoRecorder {
     /// `Start`: the header (length 0 for now), the zeroed timeline markers,
-    /// the SHA-256 item and the map.
+    /// the SHA-256 item and the map. A map too large for the header's
+    /// 32-bit size is left out, with size 0, as DDNet does.
     pub fn new(start: &DemoStart<'_>, sizes: ItemSizes) -> DemoRecorder {
+        let map = match u32::try_from(start.map.len()) {
+            Ok(_) => start.map,
+            Err(_) => &[],
+        };
         let mut header = [0u8; HEADER_LEN];
         header[..7].copy_from_slice(super::MAGIC);
         header[7] = start.version;
         c_string(&mut header[8..72], start.net_version);
         c_string(&mut header[72..136], start.map_name);
-        header[136..140].copy_from_slice(&(start.map.len() as u32).to_be_bytes());
+        header[136..140].copy_from_slice(&(map.len() as u32).to_be_bytes());
         header[140..144].copy_from_slice(&start.map_crc.to_be_bytes());
         c_string(&mut header[144..152], start.kind);
         c_string(&mut header[156..176], start.timestamp);
@@ -98,15 +107,15 @@ impl DemoRecorder {
             out.extend_from_slice(SHA256_UUID.as_bytes());
             out.extend_from_slice(&sha);
         }
-        out.extend_from_slice(start.map);
+        out.extend_from_slice(map);
         DemoRecorder {
             out,
             version: start.version,
             flavor: start.flavor,
             codec: DeltaCodec::new(sizes),
-            last_keyframe: None,
-            last_tick_marker: None,
-            first_tick: None,
+            last_keyframe: -1,
+            last_tick_marker: -1,
+            first_tick: -1,
             last: Snapshot::new(),
             markers: Vec::new(),
             ints: Vec::new(),
@@ -117,15 +126,12 @@ impl DemoRecorder {
 
     /// `RecordSnapshot`: a keyframe, a delta, or only a tick marker.
     pub fn record_snapshot(&mut self, tick: i32, snap: &Snapshot) {
-        if self
-            .last_keyframe
-            .is_none_or(|k| tick.wrapping_sub(k) > KEYFRAME_INTERVAL)
-        {
+        if self.last_keyframe == -1 || tick.wrapping_sub(self.last_keyframe) > KEYFRAME_INTERVAL {
             self.tick_marker(tick, true);
             self.ints.clear();
             snap.write_ints(&mut self.ints);
             self.chunk(1);
-            self.last_keyframe = Some(tick);
+            self.last_keyframe = tick;
             self.last.clone_from(snap);
         } else {
             self.tick_marker(tick, false);
@@ -173,10 +179,7 @@ impl DemoRecorder {
     /// `Stop`: the length in seconds and the timeline markers go into the
     /// header; returns the file.
     pub fn finish(mut self) -> Vec<u8> {
-        let length = match (self.first_tick, self.last_tick_marker) {
-            (Some(first), Some(last)) => last.wrapping_sub(first) / TICK_SPEED,
-            _ => 0,
-        };
+        let length = self.last_tick_marker.wrapping_sub(self.first_tick) / TICK_SPEED;
         self.out[152..156].copy_from_slice(&length.to_be_bytes());
         if self.version >= 4 {
             let at = HEADER_LEN;
@@ -190,29 +193,27 @@ impl DemoRecorder {
         self.out
     }
 
-    /// `WriteTickMarker`. Ticks that go backwards, and before version 5
-    /// a repeated tick (whose relative form would read as absolute), get
-    /// the absolute form.
+    /// `WriteTickMarker`: absolute for the first marker, a keyframe, or
+    /// more than 31 ticks on (63 before version 5); else the difference in
+    /// the marker byte. As in DDNet, a tick that goes backwards (or before
+    /// version 5 repeats) is not caught: its low bits land in the byte, and
+    /// such a file does not read back as written.
     fn tick_marker(&mut self, tick: i32, keyframe: bool) {
-        let relative = match self.last_tick_marker {
-            Some(last) if !keyframe => {
-                let d = tick.wrapping_sub(last);
-                match self.version >= 5 {
-                    true => (0..=0x1f).contains(&d).then_some(0xa0 | d as u8),
-                    false => (1..=0x3f).contains(&d).then_some(0x80 | d as u8),
-                }
-            }
-            _ => None,
+        let (limit, flag) = match self.version >= 5 {
+            true => (0x1f, 0x20),
+            false => (0x3f, 0),
         };
-        match relative {
-            Some(byte) => self.out.push(byte),
-            None => {
-                self.out.push(if keyframe { 0xc0 } else { 0x80 });
-                self.out.extend_from_slice(&tick.to_be_bytes());
-            }
+        let d = tick.wrapping_sub(self.last_tick_marker);
+        if self.last_tick_marker == -1 || d > limit || keyframe {
+            self.out.push(if keyframe { 0xc0 } else { 0x80 });
+            self.out.extend_from_slice(&tick.to_be_bytes());
+        } else {
+            self.out.push((0x80 | flag | d) as u8);
         }
-        self.last_tick_marker = Some(tick);
-        self.first_tick.get_or_insert(tick);
+        self.last_tick_marker = tick;
+        if self.first_tick < 0 {
+            self.first_tick = tick;
+        }
     }
 
     /// `Write`: `self.ints` as a chunk of `kind`. False, and nothing
@@ -238,5 +239,58 @@ impl DemoRecorder {
         }
         self.out.extend_from_slice(&self.payload);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start<'a>(map_name: &'a str) -> DemoStart<'a> {
+        DemoStart {
+            version: 6,
+            net_version: "0.6 626fce9a778df4d4",
+            map_name,
+            map_crc: 0,
+            map_sha256: None,
+            map: &[],
+            kind: "server",
+            timestamp: "1970-01-01_00-00-00",
+            flavor: Flavor::Ddnet,
+        }
+    }
+
+    fn map_name_field(name: &str) -> Vec<u8> {
+        let r = DemoRecorder::new(&start(name), ItemSizes::ddnet_06());
+        r.finish()[72..136].to_vec()
+    }
+
+    #[test]
+    fn header_strings_are_copied_as_str_copy_does() {
+        // 32 two-byte characters do not fit 63 bytes: the cut one is left
+        // out whole, so the field stays valid UTF-8 (DDNet checks that).
+        let field = map_name_field(&"é".repeat(32));
+        assert_eq!(&field[..62], "é".repeat(31).as_bytes());
+        assert_eq!(&field[62..], [0, 0]);
+        // The copy stops at a NUL.
+        assert_eq!(&map_name_field("ab\0cd")[..5], b"ab\0\0\0");
+    }
+
+    #[test]
+    fn tick_markers_follow_ddnet_even_backwards() {
+        let mut r = DemoRecorder::new(&start("m"), ItemSizes::ddnet_06());
+        let at = r.written().len();
+        let snap = Snapshot::new();
+        r.record_snapshot(100, &snap); // keyframe: absolute, flagged
+        r.record_snapshot(131, &snap); // 31 on: relative
+        r.record_snapshot(163, &snap); // 32 on: absolute
+        r.record_snapshot(162, &snap); // back 1: DDNet writes 0xA0 | -1
+        let bytes = r.written()[at..].to_vec();
+        assert_eq!(&bytes[..5], [0xc0, 0, 0, 0, 100]);
+        // Then the empty snapshot's chunk (type 1, size inline); the
+        // empty deltas after it write no chunk.
+        assert_eq!(bytes[5] >> 5, 1);
+        let after = 5 + 1 + usize::from(bytes[5] & 0x1f);
+        assert_eq!(&bytes[after..], [0xa0 | 31, 0x80, 0, 0, 0, 163, 0xff]);
     }
 }

@@ -227,6 +227,12 @@ impl DemoSpec {
             let at = format!("events[{i}]");
             match (event.tick, &event.items, &event.message) {
                 (Some(tick), items, None) => {
+                    if !(0..super::MAX_TICK).contains(&i64::from(tick)) {
+                        warnings.push(format!(
+                            "{at}.tick: {tick} outside 0..{}: readers reject its marker",
+                            super::MAX_TICK
+                        ));
+                    }
                     snap.clear();
                     for (j, item) in items.iter().flatten().enumerate() {
                         let at = format!("{at}.items[{j}]");

@@ -88,8 +88,9 @@ fn header<'a>(ints: &'a [i32], sizes: &'a ItemSizes) -> Result<Header<'a>, SnapE
 
 /// One update as read, borrowed from the delta.
 struct Update<'a> {
-    /// Index of its type int.
+    /// Index of its type int, and of its first data int.
     at: usize,
+    data_at: usize,
     type_id: i32,
     id: i32,
     size: Option<i32>,
@@ -169,6 +170,7 @@ impl<'a> Updates<'a> {
         self.at = data_at + len;
         Ok(Update {
             at,
+            data_at,
             type_id,
             id,
             size,
@@ -468,7 +470,7 @@ impl DeltaCodec {
         self.new_index.reset(updates.left.min(MAX_ITEMS));
         while let Some(u) = updates.next_update() {
             let Ok(u) = u else { return false };
-            let (at, len) = (u.at + 2 + usize::from(u.size.is_some()), u.data.len());
+            let (at, len) = (u.data_at, u.data.len());
             match layout.index.get(u.key()) {
                 Some(i) if i < kept => {
                     if snap.item(i).data.len() != u.data.len() || layout.touched[i] == generation {

@@ -184,6 +184,13 @@ impl SnapshotHistory {
         Self::with_limit(sizes, DEFAULT_HISTORY)
     }
 
+    /// A demo player's machine: it keeps only the snapshot fed last (DDNet's
+    /// demo player has one buffer), so a delta on it that keeps most of its
+    /// layout is applied in place (see [`DeltaCodec::unpack_in_place`]).
+    pub fn for_demo(sizes: ItemSizes) -> SnapshotHistory {
+        Self::with_limit(sizes, 1)
+    }
+
     /// A machine keeping at most `limit` (at least 1) snapshots.
     pub fn with_limit(sizes: ItemSizes, limit: usize) -> SnapshotHistory {
         SnapshotHistory {
@@ -227,10 +234,10 @@ impl SnapshotHistory {
 
     /// Rebuilds one snapshot and keeps it, or says why it was dropped.
     ///
-    /// A delta on the previous snapshot that keeps its layout (see
-    /// [`DeltaCodec::unpack_in_place`]), with no CRC to check, is applied
-    /// to that snapshot in place: the previous tick is then no longer kept,
-    /// as DDNet's demo player keeps only its last snapshot.
+    /// When only one snapshot is kept ([`SnapshotHistory::for_demo`]), a
+    /// delta on it with no CRC to check is applied in place where
+    /// [`DeltaCodec::unpack_in_place`] can; what is kept is the same either
+    /// way.
     pub fn feed(&mut self, input: SnapInput<'_>) -> Result<&Snapshot, Fault> {
         if let (SnapData::Delta { base, ints }, None) = (input.data, input.crc)
             && base == Base::Previous
@@ -301,9 +308,12 @@ impl SnapshotHistory {
         Ok(self.get(input.tick).expect("just kept"))
     }
 
-    /// Applies a delta to the last snapshot in place, if it is the newest
-    /// kept, the tick is later and the delta keeps the layout.
+    /// Applies a delta to the only kept snapshot in place, if it is the
+    /// last fed, the tick is later and the codec can.
     fn feed_in_place(&mut self, offset: u64, tick: i32, ints: &[i32]) -> bool {
+        if self.limit != 1 {
+            return false;
+        }
         let Some((t, snap)) = self.entries.back_mut() else {
             return false;
         };
@@ -313,10 +323,13 @@ impl SnapshotHistory {
         *t = tick;
         self.counts.deltas += 1;
         self.counts.empty_deltas += usize::from(ints.is_empty());
-        // The layout is the base's, so are its misfits: reported again.
+        // Kept items keep their size and new ones come with their type's
+        // pre-agreed size (or have none): only a base with misfits can
+        // have any.
         if self.last_misfits {
             let at = (offset, tick);
-            report_misfits(snap, &self.codec, at, &mut self.counts, &mut self.warnings);
+            self.last_misfits =
+                report_misfits(snap, &self.codec, at, &mut self.counts, &mut self.warnings);
         }
         self.before_last = self.last;
         self.last = Some(tick);

@@ -559,3 +559,36 @@ fn in_place_leaves_a_base_with_ints_before_its_first_item_to_unpack() {
         [16, 2, 0, 8, key(5, 0), 7, key(100, 0), 1]
     );
 }
+
+#[test]
+fn what_the_history_keeps_does_not_depend_on_the_delta_path() {
+    // A keyframe at 10, then a delta at 11 removing the last item (which
+    // the in-place path takes) or the first (which it does not).
+    let sizes = ItemSizes::ddnet_06();
+    let base = snap(&[(5, 0, &[1, 2, 3]), (5, 1, &[4, 5, 6])]);
+    let kept = |mut h: SnapshotHistory, removed: i32| {
+        let ints = base.to_ints();
+        let at = |tick, data| SnapInput {
+            offset: 0,
+            tick,
+            data,
+            crc: None,
+        };
+        h.feed(at(10, SnapData::Keyframe(&ints))).unwrap();
+        let delta = [1, 0, 0, removed];
+        let previous = SnapData::Delta {
+            base: Base::Previous,
+            ints: &delta,
+        };
+        let crc = h.feed(at(11, previous)).unwrap().crc();
+        (h.ticks().collect::<Vec<_>>(), crc)
+    };
+    for removed in [key(5, 1), key(5, 0)] {
+        // A demo player keeps the last snapshot only; a client the two last.
+        let demo = kept(SnapshotHistory::for_demo(sizes.clone()), removed);
+        let client = kept(SnapshotHistory::new(sizes.clone()), removed);
+        assert_eq!(demo.0, [11], "{removed:#x}");
+        assert_eq!(client.0, [10, 11], "{removed:#x}");
+        assert_eq!(demo.1, client.1);
+    }
+}

@@ -77,7 +77,10 @@ pub struct DemoRecorder {
 /// by that limit left out (`str_utf8_fix_truncation`).
 fn c_string(field: &mut [u8], s: &str) {
     let s = s.split('\0').next().unwrap_or_default();
-    let n = s.floor_char_boundary(field.len() - 1);
+    let mut n = s.len().min(field.len() - 1);
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
     field[..n].copy_from_slice(&s.as_bytes()[..n]);
 }
 

@@ -14,10 +14,11 @@
 //!   snapshot rebuilt the tick before, from the first to the last), and
 //!   `apply_in_place` (the demo player: the same, in place where the delta
 //!   keeps the layout).
-//! * `demo_replay`: the whole file read from bytes and every snapshot
-//!   rebuilt: teeoracle's `Demo::decode` + `replay_snapshots`, and libtw2's
-//!   demo `Reader` with `RawSnap::read` / `Delta::read` +
-//!   `RawSnap::read_with_delta`, the same work done the libtw2 way.
+//! * `demo_replay` (and `demo_replay_<name>` for two other demos): the
+//!   whole file read from bytes and every snapshot rebuilt: teeoracle's
+//!   `Demo::decode` + `replay_snapshots`, and libtw2's demo `Reader` with
+//!   `RawSnap::read` / `Delta::read` + `RawSnap::read_with_delta`, the same
+//!   work done the libtw2 way.
 //!
 //! Everything is checked before timing: the recreated deltas apply back to
 //! the demo's own snapshots, and libtw2 rebuilds as many snapshots with the
@@ -205,5 +206,24 @@ fn main() {
         g.bench_function("libtw2", |b| b.iter(|| libtw2_replay(&bytes, &sizes)));
     }
     g.finish();
+
+    // Two other shapes of demo: DDNet's other bench demo (1.6 MB of map,
+    // then 244 KB of payloads that barely compress: Huffman-bound) and our
+    // 8-bot server demo (30,000 messages).
+    for other in [
+        "corpus/demo/ddnet-bench/RaiNyMore2_bench.demo",
+        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+    ] {
+        let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(other)).unwrap();
+        assert_eq!(libtw2_replay(&bytes, &sizes), teeoracle_replay(&bytes));
+        let name = Path::new(other).file_stem().unwrap().to_string_lossy();
+        let mut g = c.benchmark_group(format!("demo_replay_{name}"));
+        g.sampling_mode(SamplingMode::Flat);
+        if bench_mode {
+            g.bench_function("teeoracle", |b| b.iter(|| teeoracle_replay(&bytes)));
+            g.bench_function("libtw2", |b| b.iter(|| libtw2_replay(&bytes, &sizes)));
+        }
+        g.finish();
+    }
     c.final_summary();
 }

@@ -31,6 +31,17 @@ fn temp_dir(test: &str) -> PathBuf {
     dir
 }
 
+/// `teeoracle demo build SPEC -o OUT`.
+fn build(spec: &Path, out: &Path) -> std::process::Output {
+    run(&[
+        "demo",
+        "build",
+        spec.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
 #[test]
 fn rerecord_a_gives_the_whole_file() {
     let dir = temp_dir("rerecord-a");
@@ -110,13 +121,7 @@ fn build_reproduces_the_synthetic_demo() {
     let want = std::fs::read(root(MINIMAL)).unwrap();
     let dir = temp_dir("build");
     let out_path = dir.join("minimal.demo");
-    let out = run(&[
-        "demo",
-        "build",
-        MINIMAL_SPEC,
-        "-o",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = build(Path::new(MINIMAL_SPEC), &out_path);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "", "no warnings");
     assert_eq!(
@@ -135,13 +140,7 @@ fn build_reproduces_the_synthetic_demo() {
     assert_eq!(DemoSpec::from_json(&json).unwrap(), spec);
     let built = spec.build(&[]).unwrap();
     assert!(built.bytes == want && built.warnings.is_empty());
-    let out = run(&[
-        "demo",
-        "build",
-        json_path.to_str().unwrap(),
-        "-o",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = build(&json_path, &out_path);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::read(&out_path).unwrap() == want);
 
@@ -254,13 +253,7 @@ fn build_errors_name_the_field() {
     for (name, spec, want) in cases {
         let path = dir.join(name);
         std::fs::write(&path, spec).unwrap();
-        let out = run(&[
-            "demo",
-            "build",
-            path.to_str().unwrap(),
-            "-o",
-            out_path.to_str().unwrap(),
-        ]);
+        let out = build(&path, &out_path);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
@@ -278,13 +271,7 @@ fn build_errors_name_the_field() {
         r#"{{{head}, "events": [{{"tick": 1, "items": [{{"type": 9, "id": 0, "data": [1, 2, 3]}}]}}]}}"#
     );
     std::fs::write(&path, spec).unwrap();
-    let out = run(&[
-        "demo",
-        "build",
-        path.to_str().unwrap(),
-        "-o",
-        out_path.to_str().unwrap(),
-    ]);
+    let out = build(&path, &out_path);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
         text(&out.stderr),

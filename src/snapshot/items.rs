@@ -673,18 +673,15 @@ static EX: [(&str, TypeDef); 19] = [
         "ddnet-projectile@netobj.ddnet.tw",
         obj(
             "DDNetProjectile",
-            &[&[
-                ("x", I),
-                ("y", I),
-                ("vel_x", I),
-                ("vel_y", I),
-                ("type", I),
-                ("start_tick", I),
-                ("owner", I),
-                ("switch_number", I),
-                ("tune_zone", I),
-                ("flags", I),
-            ]],
+            &[
+                PROJECTILE,
+                &[
+                    ("owner", I),
+                    ("switch_number", I),
+                    ("tune_zone", I),
+                    ("flags", I),
+                ],
+            ],
         ),
     ),
     (

@@ -281,13 +281,7 @@ fn pcap_golden_output() {
     // Totals and replay findings for every bundled capture (full dumps of
     // all five would be megabytes of snapshot; A's above is the sample).
     let mut checks = String::new();
-    for name in [
-        "A_join_move_leave",
-        "B_eight_bots_dm1",
-        "C_rcon_auth",
-        "E_map_change",
-        "F_crash_truncated",
-    ] {
+    for name in common::CAPTURES {
         let path = format!("corpus/packet/ddnet-20.1/{name}.pcap");
         let out = run(&["pcap", "check", &path]);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -2,6 +2,8 @@
 //! server sent, applied to the client's base snapshot as DDNet's client
 //! does, must give a snapshot whose CRC is the one the server computed.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -133,13 +135,7 @@ fn rebuild_all(name: &str) -> Totals {
 
 #[test]
 fn every_server_snapshot_rebuilds_with_the_servers_crc() {
-    for name in [
-        "A_join_move_leave",
-        "B_eight_bots_dm1",
-        "C_rcon_auth",
-        "E_map_change",
-        "F_crash_truncated",
-    ] {
+    for name in common::CAPTURES {
         let totals = rebuild_all(name);
         eprintln!("{name}: {totals:?}");
         // The library's session replay (its own reassembly and snapshot

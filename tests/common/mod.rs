@@ -2,6 +2,7 @@
 
 /// Asserts `text` against the golden snapshot `name` in `snapshots/<dir>/`
 /// (reviewed with `cargo insta review`).
+#[allow(dead_code)]
 pub fn snapshot(dir: &str, name: &str, text: &str) {
     insta::with_settings!({
         // Relative to this file: tests/common/ -> the crate's snapshots/.
@@ -23,3 +24,13 @@ pub fn run(args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// The captures of `corpus/packet/ddnet-20.1/` (without `.pcap`).
+#[allow(dead_code)]
+pub const CAPTURES: [&str; 5] = [
+    "A_join_move_leave",
+    "B_eight_bots_dm1",
+    "C_rcon_auth",
+    "E_map_change",
+    "F_crash_truncated",
+];

@@ -111,6 +111,23 @@ impl EscapeUtf8 for [u8] {
     }
 }
 
+/// Bytes written as hex by a person: spaces, newlines and colons between
+/// digits are ignored. The error says which digit is wrong, or that one is
+/// missing.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let clean: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != ':')
+        .collect();
+    hex::decode(&clean).map_err(|e| match e {
+        hex::FromHexError::InvalidHexCharacter { c, .. } => format!("{c:?} is not a hex digit"),
+        hex::FromHexError::OddLength => {
+            format!("an odd number of hex digits ({})", clean.len())
+        }
+        other => other.to_string(),
+    })
+}
+
 /// Renders a serialisable value's fields as ` key=value` pairs (values in
 /// compact JSON), leaving out the fields named in `skip`. One generic
 /// renderer for every record type's one-line text form.

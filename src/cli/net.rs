@@ -236,12 +236,9 @@ pub fn packet_decode(
         packets.push(read_input(&Some(f.clone()))?);
     }
     for h in hexes {
-        let clean: String = h
-            .chars()
-            .filter(|c| !c.is_whitespace() && *c != ':')
-            .collect();
-        packets
-            .push(hex::decode(&clean).map_err(|e| Failure::Usage(format!("not hex: {h}: {e}")))?);
+        let bytes = teeoracle::bytes::parse_hex(&h)
+            .map_err(|e| Failure::Usage(format!("not hex: {h}: {e}")))?;
+        packets.push(bytes);
     }
     if packets.is_empty() {
         return Err(Failure::Usage("give packets as hex, or --file FILE".into()));

@@ -112,25 +112,13 @@ pub struct Built {
 }
 
 fn hex_field(field: &str, text: &str, len: Option<usize>) -> Result<Vec<u8>, String> {
-    let clean: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != ':')
-        .collect();
-    let bytes = hex::decode(&clean).map_err(|e| {
-        let why = match e {
-            hex::FromHexError::InvalidHexCharacter { c, .. } => format!("{c:?} is not a hex digit"),
-            hex::FromHexError::OddLength => {
-                format!("an odd number of hex digits ({})", clean.len())
-            }
-            other => other.to_string(),
-        };
-        format!("{field}: bad hex {text:?}: {why}")
-    })?;
+    let bytes =
+        crate::bytes::parse_hex(text).map_err(|why| format!("{field}: bad hex {text:?}: {why}"))?;
     match len {
         Some(n) if bytes.len() != n => Err(format!(
             "{field}: expected {} hex digits, got {} in {text:?}",
             2 * n,
-            clean.len()
+            2 * bytes.len()
         )),
         _ => Ok(bytes),
     }

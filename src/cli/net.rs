@@ -236,7 +236,7 @@ pub fn packet_decode(
         packets.push(read_input(&Some(f.clone()))?);
     }
     for h in hexes {
-        let bytes = teeoracle::bytes::parse_hex(&h)
+        let bytes = teeoracle::bytes::parse_hex(h)
             .map_err(|e| Failure::Usage(format!("not hex: {h}: {e}")))?;
         packets.push(bytes);
     }

@@ -73,15 +73,9 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
     )?;
     for (chunk, offset) in demo.chunks.iter().zip(&offsets) {
         match chunk {
-            Chunk::Tick {
-                tick,
-                keyframe,
-                delta,
-                ..
-            } => {
-                let form = delta.map_or("absolute".to_string(), |d| format!("+{d}"));
-                let key = if *keyframe { " keyframe" } else { "" };
-                writeln!(out, "0x{offset:08x} tick {tick} ({form}){key}")?;
+            Chunk::Tick { .. } => {
+                let marker = chunk.tick_marker_text().unwrap_or_default();
+                writeln!(out, "0x{offset:08x} {marker}")?;
             }
             Chunk::Data {
                 kind,

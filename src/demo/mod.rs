@@ -150,6 +150,25 @@ pub enum Chunk<'a> {
     },
 }
 
+impl Chunk<'_> {
+    /// A tick marker as text: `tick 250 (+1)`, `tick 500 (absolute)
+    /// keyframe`; `None` for a data chunk.
+    pub fn tick_marker_text(&self) -> Option<String> {
+        let Chunk::Tick {
+            tick,
+            keyframe,
+            delta,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let form = delta.map_or("absolute".to_string(), |d| format!("+{d}"));
+        let key = if *keyframe { " keyframe" } else { "" };
+        Some(format!("tick {tick} ({form}){key}"))
+    }
+}
+
 /// A decoded demo file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Demo<'a> {

@@ -182,18 +182,9 @@ fn chunk_name(c: &Chunk<'_>) -> &'static str {
 }
 
 fn tick_text(c: &Chunk<'_>) -> String {
-    match c {
-        Chunk::Tick {
-            tick,
-            keyframe,
-            delta,
-            byte,
-        } => {
-            let form = delta.map_or("absolute".to_string(), |d| format!("+{d}"));
-            let key = if *keyframe { " keyframe" } else { "" };
-            format!("tick {tick} ({form}){key}, byte 0x{byte:02x}")
-        }
-        Chunk::Data { .. } => chunk_name(c).to_string(),
+    match (c, c.tick_marker_text()) {
+        (Chunk::Tick { byte, .. }, Some(marker)) => format!("{marker}, byte 0x{byte:02x}"),
+        _ => chunk_name(c).to_string(),
     }
 }
 
@@ -204,44 +195,55 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
     let sizes = demo.item_sizes();
     let mut report = RerecordReport::default();
 
-    // The full snapshot of every snapshot or delta chunk, by chunk index.
-    let mut rebuilt: Vec<Option<Snapshot>> = vec![None; demo.chunks.len()];
-    let replay = demo.replay_snapshots(&offsets, |i, _, s| rebuilt[i] = Some(s.clone()));
-    for f in &replay.faults {
-        if !matches!(f.kind, FaultKind::InvalidItem { .. }) {
-            report.differ(f.offset, format!("the snapshot replay fails: {f}"));
-        }
-    }
-
     let mut recorder = demo.recorder();
     report.flavor = match demo.huffman_flavor().unwrap_or(Flavor::Ddnet) {
         Flavor::Ddnet => "ddnet",
         Flavor::Legacy => "legacy",
     };
+    // Fed in file order as the replay goes (no snapshot is kept but the
+    // last): at a tick marker, the snapshot of the chunk after it, or the
+    // last one again (an empty delta writes only the marker).
     let mut last = Snapshot::new();
-    for (i, chunk) in demo.chunks.iter().enumerate() {
-        match chunk {
-            Chunk::Tick { tick, .. } => {
-                // The snapshot of this tick: the next chunk's, or the last
-                // one again (an empty delta writes only the marker).
-                if let Some(Some(s)) = rebuilt.get(i + 1) {
-                    last.clone_from(s);
+    let mut fed = 0;
+    let mut feed = |upto: usize,
+                    next: Option<&Snapshot>,
+                    recorder: &mut DemoRecorder,
+                    report: &mut RerecordReport| {
+        let pending = demo.chunks.iter().zip(&offsets).enumerate();
+        for (i, (chunk, &offset)) in pending.take(upto).skip(fed) {
+            match chunk {
+                Chunk::Tick { tick, .. } => match next.filter(|_| i + 1 == upto) {
+                    Some(s) => recorder.record_snapshot(*tick, s),
+                    None => recorder.record_snapshot(*tick, &last),
+                },
+                Chunk::Data {
+                    kind: ChunkKind::Message,
+                    payload,
+                    ..
+                } => {
+                    // An undecodable payload is a replay fault, reported.
+                    if let Ok(p) = decode_payload(payload, 0)
+                        && !recorder.record_message(&payload_bytes(&p.ints))
+                    {
+                        report.differ(offset, "a message DDNet's recorder drops (over 64 KiB)");
+                    }
                 }
-                recorder.record_snapshot(*tick, &last);
+                Chunk::Data { .. } => {}
             }
-            Chunk::Data {
-                kind: ChunkKind::Message,
-                payload,
-                ..
-            } => {
-                // An undecodable payload is a replay fault, reported above.
-                if let Ok(p) = decode_payload(payload, 0)
-                    && !recorder.record_message(&payload_bytes(&p.ints))
-                {
-                    report.differ(offsets[i], "a message DDNet's recorder drops (over 64 KiB)");
-                }
-            }
-            Chunk::Data { .. } => {}
+        }
+        if let Some(s) = next {
+            last.clone_from(s);
+        }
+        fed = upto.max(fed);
+    };
+    let replay = demo.replay_snapshots(&offsets, |i, _, s| {
+        feed(i, Some(s), &mut recorder, &mut report);
+        feed(i + 1, None, &mut recorder, &mut report);
+    });
+    feed(demo.chunks.len(), None, &mut recorder, &mut report);
+    for f in &replay.faults {
+        if !matches!(f.kind, FaultKind::InvalidItem { .. }) {
+            report.differ(f.offset, format!("the snapshot replay fails: {f}"));
         }
     }
     let info = demo.info();

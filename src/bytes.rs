@@ -111,6 +111,16 @@ impl EscapeUtf8 for [u8] {
     }
 }
 
+/// Short hex of a byte string: all of it up to 32 bytes, else the first
+/// 32 and the length.
+pub fn hex_preview(bytes: &[u8]) -> String {
+    if bytes.len() <= 32 {
+        hex::encode(bytes)
+    } else {
+        format!("{}.. ({} bytes)", hex::encode(&bytes[..32]), bytes.len())
+    }
+}
+
 /// Bytes written as hex by a person: spaces, newlines and colons between
 /// digits are ignored. The error says which digit is wrong, or that one is
 /// missing.

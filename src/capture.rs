@@ -4,13 +4,19 @@
 //! File and frame parsing is done by the `pcap-file` and `etherparse`
 //! crates; this module only picks out the UDP payloads.
 
+#[cfg(feature = "capture")]
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
+#[cfg(feature = "capture")]
 use pcap_file::DataLink;
+#[cfg(feature = "capture")]
 use pcap_file::pcap::PcapReader;
+#[cfg(feature = "capture")]
 use pcap_file::pcapng::{Block, PcapNgReader};
 use serde::Serialize;
 use std::fmt;
-use std::net::{IpAddr, SocketAddr};
+#[cfg(feature = "capture")]
+use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// One UDP datagram of a capture.
@@ -69,6 +75,7 @@ pub fn is_capture(bytes: &[u8]) -> bool {
 }
 
 /// Reads every frame of a pcap or pcapng file held in memory.
+#[cfg(feature = "capture")]
 pub fn read(bytes: &[u8]) -> Result<Capture, CaptureError> {
     let mut capture = Capture::default();
     let mut frame = 0;
@@ -122,6 +129,7 @@ pub fn read(bytes: &[u8]) -> Result<Capture, CaptureError> {
 }
 
 /// The UDP addresses and payload of one frame.
+#[cfg(feature = "capture")]
 fn udp(link: DataLink, data: &[u8]) -> Result<(SocketAddr, SocketAddr, &[u8]), String> {
     let sliced = match link {
         DataLink::ETHERNET => SlicedPacket::from_ethernet(data),

@@ -8,14 +8,17 @@
 //! back exactly; where DDNet's writer has quirks they are modelled, and
 //! unknown ids are kept as data.
 
+#[cfg(feature = "archive")]
 pub mod archive;
 pub mod bytes;
 pub mod capture;
+pub mod check;
 pub mod codec;
 pub mod demo;
 pub mod huffman;
 pub mod packer;
 pub mod packet;
+pub mod schema;
 pub mod session;
 pub mod snapshot;
 pub mod teehistorian;

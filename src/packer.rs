@@ -324,7 +324,7 @@ pub fn read_len(
         return Err(DecodeError::new(
             at,
             context,
-            ErrorKind::NegativeLength(len.into()),
+            ErrorKind::NegativeLength { len: len.into() },
         ));
     }
     if len as usize > max {
@@ -450,7 +450,9 @@ mod tests {
         let err = decode_exact::<VarInt, _>(&hex("bfffffffff"), Mode::Strict, ()).unwrap_err();
         assert_eq!(
             err.kind,
-            ErrorKind::NonCanonical(NonCanonical::VarintPadding { bits: 0xf0 })
+            ErrorKind::NonCanonical {
+                form: NonCanonical::VarintPadding { bits: 0xf0 }
+            }
         );
     }
 
@@ -465,7 +467,9 @@ mod tests {
             assert_eq!(err.offset, 0);
             assert!(matches!(
                 err.kind,
-                ErrorKind::NonCanonical(NonCanonical::OverlongVarint { .. })
+                ErrorKind::NonCanonical {
+                    form: NonCanonical::OverlongVarint { .. }
+                }
             ));
         }
     }

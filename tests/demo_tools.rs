@@ -152,7 +152,9 @@ fn build_reproduces_the_synthetic_demo() {
         "{stdout}"
     );
     assert!(
-        stdout.trim_end().ends_with("1 passed, 0 failed, 1 skipped"),
+        stdout
+            .trim_end()
+            .ends_with("1 passed (0 with warnings), 0 failed, 1 skipped"),
         "{stdout}"
     );
 

@@ -26,6 +26,7 @@
 //! owners and times, so the same recordings always give the same bytes;
 //! writing goes through a temporary file renamed into place.
 
+pub mod check;
 pub mod frames;
 pub mod log;
 pub mod members;

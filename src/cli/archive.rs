@@ -1,12 +1,79 @@
 //! `teeoracle archive ...` and the archive check shared with `check`.
 
-use super::output::{stdout, write_ron};
-use super::{ArchiveCommand, Failure, WorldFormat};
+use super::Failure;
+use super::output::{StateFormat, stdout, write_state};
+use clap::Subcommand;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use teeoracle::archive::{
     self, Archive, ArchiveError, Compression, PackOptions, Report, Status, TICKS_PER_SECOND,
 };
+
+#[derive(Subcommand, Debug)]
+pub enum ArchiveCommand {
+    /// Pack teehistorian files (in session order, or linked by
+    /// prev_game_uuid) into OUT (.tar.bz2, or .tar for no compression).
+    Pack {
+        /// The archive to write (.tar.bz2, or .tar).
+        out: PathBuf,
+        /// The teehistorian files of the session.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Checkpoint spacing in seconds of game time.
+        #[arg(long, default_value_t = 30.0)]
+        every: f64,
+        /// The archive's name (default: the first recording's server name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Its author (default: the first recording's server version).
+        #[arg(long)]
+        author: Option<String>,
+    },
+    /// Top-level info, maps and members.
+    Info {
+        /// The archive.
+        archive: PathBuf,
+    },
+    /// Extract into DIR (empty or absent), rebuilding missing or damaged
+    /// members.
+    Unpack {
+        /// The archive.
+        archive: PathBuf,
+        /// The folder to extract into (empty or absent).
+        dir: PathBuf,
+    },
+    /// World state of a map at a tick, from the nearest earlier checkpoint.
+    Seek {
+        /// The archive.
+        archive: PathBuf,
+        /// Map folder number (1 is the first map).
+        #[arg(long, default_value_t = 1)]
+        map: u32,
+        /// The tick; one after the map's last tick is a usage error.
+        #[arg(long)]
+        tick: i32,
+        /// `ron` for people and Rust, `json` for programs.
+        #[arg(long, value_enum, default_value_t = StateFormat::Ron)]
+        format: StateFormat,
+        /// Also replay from the start and fail if the checkpoint used
+        /// disagrees (as slow as a full replay).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Check every member against the recordings; exit 1 if any is wrong.
+    Verify {
+        /// The archive.
+        archive: PathBuf,
+    },
+    /// The event log (log.txt) of every map, or of one.
+    Log {
+        /// The archive.
+        archive: PathBuf,
+        /// Only this map folder (1 is the first map).
+        #[arg(long)]
+        map: Option<u32>,
+    },
+}
 
 impl From<ArchiveError> for Failure {
     fn from(e: ArchiveError) -> Self {
@@ -171,7 +238,7 @@ fn info(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn seek(path: &Path, map: u32, tick: i32, format: WorldFormat, check: bool) -> Result<(), Failure> {
+fn seek(path: &Path, map: u32, tick: i32, format: StateFormat, check: bool) -> Result<(), Failure> {
     let mut a = Archive::open(path)?;
     let s = a.seek(map, tick)?;
     if check && a.replay_from_start(map, tick)? != s.world {
@@ -198,13 +265,7 @@ fn seek(path: &Path, map: u32, tick: i32, format: WorldFormat, check: bool) -> R
         ),
     }
     let mut o = stdout();
-    match format {
-        WorldFormat::Ron => write_ron(&mut o, &s.world)?,
-        WorldFormat::Json => {
-            let text = serde_json::to_string_pretty(&s.world).map_err(Failure::bad)?;
-            writeln!(o, "{text}")?;
-        }
-    }
+    write_state(&mut o, format, "teehistorian_world", &s.world)?;
     o.flush()?;
     Ok(())
 }
@@ -292,35 +353,4 @@ fn log(path: &Path, map: Option<u32>) -> Result<(), Failure> {
     }
     o.flush()?;
     Ok(())
-}
-
-/// What `check` shows for an archive.
-pub struct ArchiveCheck {
-    pub records: u64,
-    pub last_tick: Option<i32>,
-    pub failure: Option<String>,
-    pub warnings: Vec<String>,
-    pub info: String,
-}
-
-/// Verifies an archive for `check`.
-pub fn check(path: &Path) -> Result<ArchiveCheck, Failure> {
-    let r = Archive::open_full(path)?.verify();
-    let failure = r
-        .verdicts
-        .iter()
-        .find(|v| v.status == Status::Failed)
-        .map(|v| format!("{}: {}", v.member, v.detail));
-    let warnings = r
-        .remarks()
-        .filter(|v| matches!(v.status, Status::Rebuilt | Status::Warn | Status::Note))
-        .map(|v| format!("{}: {}", v.member, v.detail))
-        .collect();
-    Ok(ArchiveCheck {
-        records: r.maps.iter().map(|m| m.records).sum(),
-        last_tick: r.maps.last().map(|m| m.last_tick),
-        failure,
-        warnings,
-        info: totals(&r),
-    })
 }

@@ -1,55 +1,150 @@
-//! `teeoracle check`: walk paths, recognise formats, check each file.
+//! `teeoracle check`: walk paths, recognise formats, check each file
+//! through its [`teeoracle::check::Format`].
 
 use super::Failure;
-use super::output::stdout;
-use super::teehistorian::Scan;
-use std::fs::{self, File};
-use std::io::{Read, Write};
+use super::output::{counter, stdout, write_json_doc, write_json_line, write_stream_start};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::teehistorian::is_teehistorian;
+use teeoracle::check::{self, Options, Severity, Source, Status, Totals, Verdict};
 
-/// Files under a directory with this name are malformed on purpose: they
-/// pass `check` only by failing it.
-const MALFORMED_DIR: &str = "malformed";
-
-enum Outcome {
-    Pass,
-    Fail(String),
-    Skip(&'static str),
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Files or folders (walked recursively in name order; `-` is standard
+    /// input). Default: the bundled `corpus/`. A file named here that
+    /// nothing recognises fails; in a folder it is skipped.
+    paths: Vec<PathBuf>,
+    /// Output: a table (`text`), one JSON document (`json`), or one JSON
+    /// line per file (`jsonl`).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    format: CheckFormat,
+    /// Fail files that pass with a warning (a truncated recording,
+    /// non-canonical ints).
+    #[arg(long)]
+    deny_warnings: bool,
 }
 
-struct Row {
-    path: PathBuf,
-    format: &'static str,
-    outcome: Outcome,
-    expected_failure: bool,
-    records: String,
-    last_tick: String,
-    /// Reasons to look twice (the file still passes).
-    warnings: Vec<String>,
-    /// What was checked, for a passing file.
-    info: Option<String>,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    /// A table, a line per file, and totals.
+    Text,
+    /// One JSON document of kind `check`.
+    Json,
+    /// A `start` line, one `file` line per file, a `totals` line.
+    Jsonl,
 }
 
-pub fn run(paths: Vec<PathBuf>) -> Result<(), Failure> {
-    let paths = if paths.is_empty() {
+pub fn run(args: CheckArgs) -> Result<(), Failure> {
+    let paths = if args.paths.is_empty() {
         vec![PathBuf::from("corpus")]
     } else {
-        paths
+        args.paths
     };
     let mut files = Vec::new();
     for p in &paths {
-        collect(p, &mut files)?;
+        if p == Path::new("-") {
+            files.push((p.clone(), true));
+        } else {
+            collect(p, true, &mut files)?;
+        }
     }
-    let mut rows = Vec::new();
-    for path in files {
-        rows.push(check_file(&path));
+    let mut out = stdout();
+    if args.format == CheckFormat::Jsonl {
+        write_stream_start(&mut out, "check", &shown_paths(&paths))?;
     }
-    report(&rows)
+    let mut progress = counter(files.len() as u64, "files");
+    let mut verdicts = Vec::with_capacity(files.len());
+    for (path, named) in files {
+        let options = Options {
+            deny_warnings: args.deny_warnings,
+            named,
+        };
+        progress.tick(&path.display().to_string());
+        let verdict = check::check(Source::arg(&path), &options);
+        if args.format == CheckFormat::Jsonl {
+            write_json_line(&mut out, &FileLine::of(&verdict))?;
+            out.flush()?;
+        }
+        verdicts.push(verdict);
+    }
+    drop(progress);
+    let totals = Totals::of(&verdicts);
+    match args.format {
+        CheckFormat::Text => report(&mut out, &verdicts, &totals)?,
+        CheckFormat::Json => {
+            #[derive(Serialize)]
+            struct Report<'a> {
+                files: &'a [Verdict],
+                totals: &'a Totals,
+            }
+            let report = Report {
+                files: &verdicts,
+                totals: &totals,
+            };
+            write_json_doc(&mut out, "check", &report)?;
+        }
+        CheckFormat::Jsonl => {
+            #[derive(Serialize)]
+            struct TotalsLine<'a> {
+                kind: &'static str,
+                #[serde(flatten)]
+                totals: &'a Totals,
+            }
+            write_json_line(
+                &mut out,
+                &TotalsLine {
+                    kind: "totals",
+                    totals: &totals,
+                },
+            )?;
+        }
+    }
+    out.flush()?;
+    if totals.failed > 0 {
+        return Err(Failure::reported(format!(
+            "{} file(s) failed",
+            totals.failed
+        )));
+    }
+    if totals.checked() == 0 {
+        return Err(Failure::bad(format!(
+            "nothing was checked: no file under {} is a format teeoracle checks",
+            shown_paths(&paths)
+        )));
+    }
+    Ok(())
 }
 
-/// Files below `path`, in name order.
-fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
+fn shown_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A `file` line of `--format jsonl`.
+#[derive(Serialize)]
+struct FileLine<'a> {
+    kind: &'static str,
+    #[serde(flatten)]
+    verdict: &'a Verdict,
+}
+
+impl<'a> FileLine<'a> {
+    fn of(verdict: &'a Verdict) -> Self {
+        FileLine {
+            kind: "file",
+            verdict,
+        }
+    }
+}
+
+/// Files below `path`, in name order; `named` for a file given as an
+/// argument (not found by walking a folder).
+fn collect(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), Failure> {
     let meta = fs::metadata(path)
         .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
     if meta.is_dir() {
@@ -59,179 +154,38 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
             .collect();
         entries.sort();
         for entry in entries {
-            collect(&entry, files)?;
+            collect(&entry, false, files)?;
         }
     } else {
-        files.push(path.to_path_buf());
+        files.push((path.to_path_buf(), named));
     }
     Ok(())
 }
 
-fn sniff(path: &Path) -> std::io::Result<[u8; 16]> {
-    let mut magic = [0u8; 16];
-    let mut f = File::open(path)?;
-    let mut n = 0;
-    while n < magic.len() {
-        match f.read(&mut magic[n..])? {
-            0 => break,
-            k => n += k,
-        }
+/// The note of a file's row: why it failed (or failed as expected), its
+/// warnings, or what was checked.
+fn note(v: &Verdict) -> String {
+    let worst = |min: Severity| {
+        v.findings
+            .iter()
+            .filter(|f| f.severity >= min)
+            .map(|f| f.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match v.status {
+        Status::Pass => v.summary.clone(),
+        Status::Skip => v.summary.clone(),
+        Status::Warn => worst(Severity::Warn),
+        Status::Fail => worst(Severity::Fail),
+        Status::Xfail => format!("fails as expected: {}", worst(Severity::Fail)),
     }
-    Ok(magic)
 }
 
-fn check_file(path: &Path) -> Row {
-    let expected_failure = path.components().any(|c| c.as_os_str() == MALFORMED_DIR);
-    let mut row = Row {
-        path: path.to_path_buf(),
-        format: "-",
-        outcome: Outcome::Skip("unrecognised format"),
-        expected_failure,
-        records: "-".into(),
-        last_tick: "-".into(),
-        warnings: Vec::new(),
-        info: None,
-    };
-    let magic = match sniff(path) {
-        Ok(m) => m,
-        Err(e) => {
-            row.outcome = Outcome::Fail(format!("cannot read: {e}"));
-            return row;
-        }
-    };
-    if teeoracle::demo::is_demo(&magic) {
-        row.format = "demo";
-        row.outcome = match super::demo::check_demo(path) {
-            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
-            Err(other) => Outcome::Fail(format!("{other:?}")),
-            Ok(check) => {
-                row.records = check.chunks.to_string();
-                row.last_tick = check.last_tick.map_or("-".into(), |t| t.to_string());
-                if let Some(n) = check.truncated {
-                    row.warnings
-                        .push(format!("truncated: the last {n} byte(s) are a cut chunk"));
-                }
-                let r = &check.replay;
-                if r.counts.invalid_items > 0 {
-                    row.warnings.push(format!(
-                        "{} item(s) with the wrong size for their type",
-                        r.counts.invalid_items
-                    ));
-                }
-                let dropped = r.faults.iter().find(|f| {
-                    !matches!(
-                        f.kind,
-                        teeoracle::snapshot::replay::FaultKind::InvalidItem { .. }
-                    )
-                });
-                match (dropped, check.mismatch) {
-                    (_, Some(at)) => {
-                        Outcome::Fail(format!("re-encoding differs at byte {at} (0x{at:x})"))
-                    }
-                    (Some(f), _) => Outcome::Fail(format!(
-                        "replay: {} snapshot(s) dropped, {} message(s) unreadable; first at {f}",
-                        r.counts.dropped, r.unreadable_messages
-                    )),
-                    (None, None) => {
-                        let recorder = match &check.rerecorded {
-                            Some(rr) if rr.identical => "identical".to_string(),
-                            Some(rr) if rr.equivalent() => {
-                                let mut why = Vec::new();
-                                if rr.deltas_reordered > 0 {
-                                    why.push(format!("{} deltas reordered", rr.deltas_reordered));
-                                }
-                                if rr.stale_timeline_slots {
-                                    why.push("unused timeline slots not zero".into());
-                                }
-                                format!("equivalent ({})", why.join(", "))
-                            }
-                            Some(rr) => {
-                                if let Some(d) = rr.differences.first() {
-                                    row.warnings.push(format!(
-                                        "not what DDNet's recorder writes: {} difference(s),                                          first at byte {}: {}",
-                                        rr.difference_count, d.offset, d.what
-                                    ));
-                                }
-                                "differs".to_string()
-                            }
-                            None => "-".to_string(),
-                        };
-                        row.info = Some(format!(
-                            "byte-exact; {} keyframes, {} deltas applied, {} messages;                              re-recorded: {recorder}",
-                            r.counts.keyframes, r.counts.deltas, r.messages
-                        ));
-                        Outcome::Pass
-                    }
-                }
-            }
-        };
-    } else if teeoracle::capture::is_capture(&magic) {
-        row.format = "pcap";
-        row.outcome = match super::net::check_capture(path, None) {
-            Err(Failure::Bad { message, .. }) => Outcome::Fail(message),
-            Err(other) => Outcome::Fail(format!("{other:?}")),
-            Ok(check) => {
-                let summary = &check.summary;
-                row.records = summary.datagrams.to_string();
-                let anomalies: usize = check.replay.anomalies.values().sum();
-                row.info = Some(format!(
-                    "{} datagrams byte-exact ({} peers, {} chunks, {anomalies} replay anomalies)",
-                    summary.exact, summary.peers, summary.chunks
-                ));
-                match check.failure {
-                    Some(why) => Outcome::Fail(why),
-                    None => Outcome::Pass,
-                }
-            }
-        };
-    } else if is_teehistorian(&magic) {
-        row.format = "teehistorian";
-        row.outcome = match Scan::run(path, true) {
-            Err(Failure::Bad { message, .. }) => {
-                let prefix = format!("{}: ", path.display());
-                Outcome::Fail(
-                    message
-                        .strip_prefix(&prefix)
-                        .unwrap_or(&message)
-                        .to_string(),
-                )
-            }
-            Err(other) => Outcome::Fail(format!("{other:?}")),
-            Ok((_, scan)) => {
-                row.records = scan.records.to_string();
-                row.last_tick = scan.last_tick.to_string();
-                row.warnings = scan.warnings();
-                match scan.failure() {
-                    Some(why) => Outcome::Fail(why),
-                    None => Outcome::Pass,
-                }
-            }
-        };
-    } else if teeoracle::archive::is_archive(path) {
-        row.format = "archive";
-        row.outcome = match super::archive::check(path) {
-            Err(Failure::Bad { message, .. } | Failure::Usage(message)) => Outcome::Fail(message),
-            Err(other) => Outcome::Fail(format!("{other:?}")),
-            Ok(check) => {
-                row.records = check.records.to_string();
-                row.last_tick = check.last_tick.map_or("-".into(), |t| t.to_string());
-                row.warnings = check.warnings;
-                row.info = Some(check.info);
-                match check.failure {
-                    Some(why) => Outcome::Fail(why),
-                    None => Outcome::Pass,
-                }
-            }
-        };
-    }
-    row
-}
-
-fn report(rows: &[Row]) -> Result<(), Failure> {
-    let mut out = stdout();
-    let width = rows
+fn report(out: &mut impl Write, verdicts: &[Verdict], totals: &Totals) -> Result<(), Failure> {
+    let width = verdicts
         .iter()
-        .map(|r| r.path.display().to_string().len())
+        .map(|v| v.path.len())
         .max()
         .unwrap_or(4)
         .max(4);
@@ -240,53 +194,24 @@ fn report(rows: &[Row]) -> Result<(), Failure> {
         "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  note",
         "status", "format", "records", "last_tick", "file"
     )?;
-    let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-    for row in rows {
-        let (status, note) = match (&row.outcome, row.expected_failure) {
-            (Outcome::Skip(why), _) => {
-                skipped += 1;
-                ("skip", why.to_string())
-            }
-            (Outcome::Pass, false) => {
-                passed += 1;
-                match (row.warnings.is_empty(), &row.info) {
-                    (true, info) => ("pass", info.clone().unwrap_or_default()),
-                    (false, _) => ("warn", row.warnings.join("; ")),
-                }
-            }
-            (Outcome::Fail(why), false) => {
-                failed += 1;
-                ("FAIL", why.clone())
-            }
-            (Outcome::Fail(why), true) => {
-                passed += 1;
-                ("xfail", format!("fails as expected: {why}"))
-            }
-            (Outcome::Pass, true) => {
-                failed += 1;
-                (
-                    "FAIL",
-                    format!("expected to fail (under {MALFORMED_DIR}/), but passed"),
-                )
-            }
-        };
+    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    for v in verdicts {
         writeln!(
             out,
-            "{status:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {note}",
-            row.format,
-            row.records,
-            row.last_tick,
-            row.path.display()
+            "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {}",
+            v.status.word(),
+            v.format.unwrap_or("-"),
+            dash(v.counts.records.map(|n| n.to_string())),
+            dash(v.counts.last_tick.map(|n| n.to_string())),
+            v.path,
+            note(v)
         )?;
     }
     writeln!(out)?;
-    writeln!(out, "{passed} passed, {failed} failed, {skipped} skipped")?;
-    out.flush()?;
-    if failed > 0 {
-        return Err(Failure::Bad {
-            message: format!("{failed} file(s) failed"),
-            reported: true,
-        });
-    }
+    writeln!(
+        out,
+        "{} passed ({} with warnings), {} failed, {} skipped",
+        totals.passed, totals.warned, totals.failed, totals.skipped
+    )?;
     Ok(())
 }

@@ -1,56 +1,89 @@
-//! `teeoracle demo ...` and the demo check used by `teeoracle check`.
+//! `teeoracle demo ...`.
 
-use super::output::{stdout, write_ron};
-use super::{Failure, StatsFormat};
+use super::Failure;
+use super::output::{ReportFormat, read, shown, stdout, write_json_doc, write_ron};
+use clap::Subcommand;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use teeoracle::codec::first_difference;
 use teeoracle::demo::{Chunk, ChunkKind, Demo, SnapshotReplay, decode_payload, payload_bytes};
 use teeoracle::packet::Version;
 use teeoracle::packet::msg::{self, MsgId};
 
+#[derive(Subcommand, Debug)]
+pub enum DemoCommand {
+    /// One line per chunk: offset, tick markers, chunk kind, size, message.
+    Dump {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+    },
+    /// Header, chunk counts, snapshot replay.
+    Stats {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+    /// Decode and re-encode (every chunk recompressed); fail at the first
+    /// differing byte.
+    Roundtrip {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// Write the re-encoded demo here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// The full snapshot at a tick (the last one at or before it).
+    Snapshot {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// The tick; one after the demo's last tick is a usage error.
+        #[arg(long)]
+        at: i32,
+        /// `text` for people; `json` and `ron` also carry each item's raw ints.
+        #[arg(long, value_enum, default_value_t = super::snapshot::ItemsFormat::Text)]
+        format: super::snapshot::ItemsFormat,
+    },
+    /// Re-record through DDNet's demo recorder and compare chunk by chunk:
+    /// exit 1 if anything differs but reordered deltas and stale timeline
+    /// slots.
+    Rerecord {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// Write the re-recorded demo here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Write a synthetic demo from a spec (.ron or .json): header fields,
+    /// timeline markers, snapshots and messages.
+    Build {
+        /// The spec: RON or JSON, by its extension.
+        spec: PathBuf,
+        /// Where to write the demo.
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+    },
+}
+
+pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
+    match cmd {
+        DemoCommand::Dump { file } => dump(&file),
+        DemoCommand::Stats { file, format } => stats(&file, format),
+        DemoCommand::Roundtrip { file, output } => roundtrip(&file, output.as_deref()),
+        DemoCommand::Snapshot { file, at, format } => super::snapshot::demo_at(&file, at, format),
+        DemoCommand::Rerecord { file, output } => rerecord(&file, output.as_deref()),
+        DemoCommand::Build { spec, output } => build(&spec, &output),
+    }
+}
+
 fn load(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
+    read(path)
 }
 
 /// Decodes a demo; a failure names the file and the offset.
 fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Failure> {
-    Demo::decode(bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            path.display(),
-            super::output::describe(&e, None)
-        ))
-    })
-}
-
-/// What checking a demo found.
-pub struct DemoCheck {
-    pub chunks: usize,
-    pub last_tick: Option<i32>,
-    pub replay: SnapshotReplay,
-    pub mismatch: Option<usize>,
-    pub truncated: Option<usize>,
-    /// Re-recorded through DDNet's recorder model: what differs.
-    pub rerecorded: Option<teeoracle::demo::RerecordReport>,
-}
-
-/// Decodes, re-encodes (every payload recompressed) and replays snapshots.
-pub fn check_demo(path: &Path) -> Result<DemoCheck, Failure> {
-    let bytes = load(path)?;
-    let (demo, offsets) =
-        Demo::decode(&bytes).map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
-    let mut again = Vec::with_capacity(bytes.len());
-    demo.encode(&mut again);
-    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
-    Ok(DemoCheck {
-        chunks: demo.chunks.len(),
-        last_tick: replay.last_tick,
-        replay,
-        mismatch: first_difference(&again, &bytes),
-        truncated: demo.truncated.map(<[u8]>::len),
-        rerecorded: teeoracle::demo::rerecord(&bytes).ok().map(|r| r.report),
-    })
+    Demo::decode(bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
 fn version_of(demo: &Demo<'_>) -> Version {
@@ -84,7 +117,7 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
                 ..
             } => {
                 let p = decode_payload(payload, *offset)
-                    .map_err(|e| Failure::bad(super::output::describe(&e, None)))?;
+                    .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
                 let what = match kind {
                     ChunkKind::Message => {
                         let data = payload_bytes(&p.ints);
@@ -127,7 +160,7 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
+pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     let bytes = load(path)?;
     let (demo, offsets) = decode(path, &bytes)?;
     let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
@@ -140,7 +173,7 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
         truncated_bytes: Option<usize>,
     }
     let stats = Stats {
-        file: path.display().to_string(),
+        file: shown(path).to_string(),
         header: demo.info(),
         chunks: demo.chunks.len(),
         snapshots: replay,
@@ -148,12 +181,9 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     };
     let mut out = stdout();
     match format {
-        StatsFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&stats).map_err(Failure::bad)?
-        )?,
-        StatsFormat::Text => write_ron(&mut out, &stats)?,
+        ReportFormat::Json => write_json_doc(&mut out, "demo_stats", &stats)?,
+        // TODO(demo): a text form for people (this is RON).
+        ReportFormat::Text => write_ron(&mut out, &stats)?,
     }
     out.flush()?;
     Ok(())
@@ -171,14 +201,14 @@ pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     if let Some(at) = first_difference(&again, &bytes) {
         return Err(Failure::bad(format!(
             "{}: round trip differs at byte {at} (0x{at:x})",
-            path.display()
+            shown(path)
         )));
     }
     let mut out = stdout();
     writeln!(
         out,
         "{}: round trip byte-exact ({} chunks, every payload recompressed)",
-        path.display(),
+        shown(path),
         demo.chunks.len()
     )?;
     if verbatim > 0 {
@@ -195,13 +225,8 @@ pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
 /// what differs.
 pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     let bytes = load(path)?;
-    let done = teeoracle::demo::rerecord(&bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            path.display(),
-            super::output::describe(&e, None)
-        ))
-    })?;
+    let done = teeoracle::demo::rerecord(&bytes)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
     if let Some(o) = output {
         std::fs::write(o, &done.bytes)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
@@ -211,7 +236,7 @@ pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     writeln!(
         out,
         "{}: re-recorded through DDNet's demo recorder (Huffman writer: {})",
-        path.display(),
+        shown(path),
         r.flavor
     )?;
     writeln!(out, "chunks compared: {}", r.chunks)?;
@@ -281,7 +306,7 @@ pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
     match r.differences.first() {
         Some(d) => Err(Failure::bad(format!(
             "{}: differs from DDNet's recorder at byte {} (0x{:x}): {} ({} difference(s))",
-            path.display(),
+            shown(path),
             d.offset,
             d.offset,
             d.what,
@@ -301,13 +326,13 @@ pub fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
         _ => {
             return Err(Failure::Usage(format!(
                 "{}: a spec is a .ron or .json file",
-                spec_path.display()
+                shown(spec_path)
             )));
         }
     };
     let text = std::fs::read_to_string(spec_path)
-        .map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
-    let spec = parse(&text).map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
+    let spec = parse(&text).map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
     let map = match spec.map_path() {
         Some(rel) => {
             let p = spec_path.parent().unwrap_or(Path::new("")).join(rel);
@@ -318,9 +343,9 @@ pub fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
     };
     let built = spec
         .build(&map)
-        .map_err(|e| Failure::bad(format!("{}: {e}", spec_path.display())))?;
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
     for w in &built.warnings {
-        eprintln!("teeoracle: warning: {}: {w}", spec_path.display());
+        eprintln!("teeoracle: warning: {}: {w}", shown(spec_path));
     }
     std::fs::write(output, &built.bytes)
         .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", output.display())))?;

@@ -1,29 +1,150 @@
 //! `teeoracle huffman ...`, `teeoracle packet decode`, `teeoracle pcap ...`.
 
-use super::output::{stdout, write_ron};
-use super::{Failure, HuffmanFlavor, NetFormat, VersionArg};
-use std::io::{Read, Write};
+use super::Failure;
+use super::output::{
+    ReportFormat, StreamFormat, read, read_raw, shown, stdout, write_json_doc, write_json_line,
+};
+use clap::{Subcommand, ValueEnum};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::capture;
+use teeoracle::check::{Status, Verdict};
 use teeoracle::codec::{Codec, Mode, Reader, first_difference};
 use teeoracle::huffman::{self, Flavor};
 use teeoracle::packet::msg::{self, MsgId};
 use teeoracle::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
-use teeoracle::session::{self, Decoded, Direction};
+use teeoracle::session::{self, Direction};
 
-fn read_input(file: &Option<PathBuf>) -> Result<Vec<u8>, Failure> {
-    let mut bytes = Vec::new();
-    match file.as_deref() {
-        None => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
-        Some(p) if p == Path::new("-") => std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
-        Some(p) => std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ())),
-    }
-    .map_err(|e| Failure::bad(format!("reading input: {e}")))?;
-    Ok(bytes)
+#[derive(Subcommand, Debug)]
+pub enum HuffmanCommand {
+    /// Compress FILE (default: standard input) to standard output.
+    Compress {
+        /// The bytes to compress (`-` or absent: standard input).
+        file: Option<PathBuf>,
+        /// Which writer's end of stream to use.
+        #[arg(long, value_enum, default_value_t = HuffmanFlavor::Ddnet)]
+        flavor: HuffmanFlavor,
+    },
+    /// Decompress FILE (default: standard input) to standard output; says
+    /// on stderr which writer made it.
+    Decompress {
+        /// The Huffman stream (`-` or absent: standard input).
+        file: Option<PathBuf>,
+    },
 }
 
-pub fn huffman_compress(file: &Option<PathBuf>, flavor: HuffmanFlavor) -> Result<(), Failure> {
-    let input = read_input(file)?;
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum HuffmanFlavor {
+    /// DDNet >= 20.0: a last byte only if bits remain.
+    Ddnet,
+    /// Vanilla and DDNet <= 19.x: an extra zero byte on a byte boundary.
+    Legacy,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PacketCommand {
+    /// Every field of each packet, its chunks and messages, and a
+    /// byte-exact re-encode check.
+    Decode {
+        /// Packets as hex (spaces and colons are ignored).
+        hex: Vec<String>,
+        /// Read one packet's raw bytes from a file (`-`: standard input).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The protocol version; `auto` detects it as DDNet's server does
+        /// for an unknown peer.
+        #[arg(long, value_enum, default_value_t = VersionArg::Auto)]
+        version: VersionArg,
+        /// The packet was sent to the server (names messages by the
+        /// server's table).
+        #[arg(long, conflicts_with = "to_client")]
+        to_server: bool,
+        /// The packet was sent to a client.
+        #[arg(long)]
+        to_client: bool,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum VersionArg {
+    /// Teeworlds 0.6 and DDNet.
+    #[value(name = "0.6")]
+    V06,
+    /// Teeworlds 0.7 (and DDNet's 0.7 support).
+    #[value(name = "0.7")]
+    V07,
+    /// As DDNet's server detects an unknown peer.
+    Auto,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum PcapCommand {
+    /// Decode every UDP datagram to or from the server port.
+    Dump {
+        /// The capture (pcap or pcapng; `-`: standard input).
+        file: PathBuf,
+        /// The server's UDP port (default: the port most datagrams use).
+        #[arg(long)]
+        port: Option<u16>,
+        /// `text`: a block per datagram; `jsonl`: a JSON object per datagram.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
+    },
+    /// Check that every datagram decodes and re-encodes byte-exactly; a
+    /// port no datagram uses fails.
+    Check {
+        /// The capture (pcap or pcapng; `-`: standard input).
+        file: PathBuf,
+        /// The server's UDP port (default: the port most datagrams use).
+        #[arg(long)]
+        port: Option<u16>,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+}
+
+pub fn huffman(cmd: HuffmanCommand) -> Result<(), Failure> {
+    match cmd {
+        HuffmanCommand::Compress { file, flavor } => huffman_compress(&input_path(&file), flavor),
+        HuffmanCommand::Decompress { file } => huffman_decompress(&input_path(&file)),
+    }
+}
+
+pub fn packet(cmd: PacketCommand) -> Result<(), Failure> {
+    let PacketCommand::Decode {
+        hex,
+        file,
+        version,
+        to_server,
+        to_client,
+        format,
+    } = cmd;
+    let direction = match (to_server, to_client) {
+        (true, _) => Some(Direction::ToServer),
+        (_, true) => Some(Direction::ToClient),
+        _ => None,
+    };
+    packet_decode(&hex, &file, version, direction, format)
+}
+
+pub fn pcap(cmd: PcapCommand) -> Result<(), Failure> {
+    match cmd {
+        PcapCommand::Dump { file, port, format } => pcap_dump(&file, port, format),
+        PcapCommand::Check { file, port, format } => pcap_check(&file, port, format),
+    }
+}
+
+/// An optional FILE: absent is standard input.
+fn input_path(file: &Option<PathBuf>) -> PathBuf {
+    file.clone().unwrap_or_else(|| PathBuf::from("-"))
+}
+
+fn huffman_compress(path: &Path, flavor: HuffmanFlavor) -> Result<(), Failure> {
+    let input = read_raw(path)?;
     let flavor = match flavor {
         HuffmanFlavor::Ddnet => Flavor::Ddnet,
         HuffmanFlavor::Legacy => Flavor::Legacy,
@@ -34,11 +155,11 @@ pub fn huffman_compress(file: &Option<PathBuf>, flavor: HuffmanFlavor) -> Result
     Ok(())
 }
 
-pub fn huffman_decompress(file: &Option<PathBuf>) -> Result<(), Failure> {
-    let input = read_input(file)?;
+fn huffman_decompress(path: &Path) -> Result<(), Failure> {
+    let input = read_raw(path)?;
     let mut plain = Vec::new();
     let info = huffman::decompress(&input, &mut plain, usize::MAX, 0)
-        .map_err(|e| Failure::bad(format!("{}: {e}", display(file))))?;
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
     let writers = match (info.ddnet, info.legacy) {
         (true, true) => "DDNet >= 20.0 and legacy writers",
         (true, false) => "the DDNet >= 20.0 writer",
@@ -53,11 +174,6 @@ pub fn huffman_decompress(file: &Option<PathBuf>) -> Result<(), Failure> {
     out.write_all(&plain)?;
     out.flush()?;
     Ok(())
-}
-
-fn display(file: &Option<PathBuf>) -> String {
-    file.as_deref()
-        .map_or("<stdin>".into(), |p| p.display().to_string())
 }
 
 /// One packet as text lines: the header line, then a line per chunk.
@@ -215,25 +331,18 @@ fn control_name(version: Version, id: u8) -> String {
     name.to_string()
 }
 
-/// Short hex of a byte string (the first 32 bytes).
-fn preview(bytes: &[u8]) -> String {
-    if bytes.len() <= 32 {
-        hex::encode(bytes)
-    } else {
-        format!("{}.. ({} bytes)", hex::encode(&bytes[..32]), bytes.len())
-    }
-}
+use teeoracle::bytes::hex_preview as preview;
 
 pub fn packet_decode(
     hexes: &[String],
     file: &Option<PathBuf>,
     version: VersionArg,
     direction: Option<Direction>,
-    format: NetFormat,
+    format: ReportFormat,
 ) -> Result<(), Failure> {
     let mut packets: Vec<Vec<u8>> = Vec::new();
     if let Some(f) = file {
-        packets.push(read_input(&Some(f.clone()))?);
+        packets.push(read_raw(f)?);
     }
     for h in hexes {
         let bytes = teeoracle::bytes::parse_hex(h)
@@ -260,11 +369,7 @@ pub fn packet_decode(
         let packet = match decoded {
             Ok(p) => p,
             Err(e) => {
-                eprintln!(
-                    "teeoracle: error: packet {}: {}",
-                    i + 1,
-                    super::output::describe(&e, None)
-                );
+                eprintln!("teeoracle: error: packet {}: {e}", i + 1);
                 failed = true;
                 continue;
             }
@@ -273,7 +378,7 @@ pub fn packet_decode(
         packet.encode(&mut again, ctx);
         let exact = first_difference(&again, bytes);
         match format {
-            NetFormat::Text => {
+            ReportFormat::Text => {
                 writeln!(
                     out,
                     "packet {} ({} bytes, version {v}: {reason})",
@@ -288,12 +393,7 @@ pub fn packet_decode(
                     Some(at) => writeln!(out, "  re-encode: DIFFERS at byte {at}")?,
                 }
             }
-            NetFormat::Json => writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&packet).map_err(Failure::bad)?
-            )?,
-            NetFormat::Ron => write_ron(&mut out, &packet)?,
+            ReportFormat::Json => write_json_doc(&mut out, "packet", &packet)?,
         }
         failed |= exact.is_some() || session::payload_error(&packet).is_err();
     }
@@ -317,24 +417,23 @@ fn reason_text(reason: VersionReason) -> &'static str {
 }
 
 fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16), Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
+    let bytes = read(path)?;
     let capture =
-        capture::read(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
+        capture::read(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
     let port = port
         .or_else(|| session::server_port(&capture))
-        .ok_or_else(|| Failure::bad(format!("{}: no UDP datagrams", path.display())))?;
+        .ok_or_else(|| Failure::bad(format!("{}: no UDP datagrams", shown(path))))?;
     Ok((capture, port))
 }
 
-pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<(), Failure> {
+pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result<(), Failure> {
     let (capture, port) = load_capture(path, port)?;
     let decoded = session::decode_all(&capture, port);
     let (verdicts, replayed) = session::replay(&decoded);
     let mut out = stdout();
     for (d, verdict) in decoded.iter().zip(&verdicts) {
         match format {
-            NetFormat::Text => {
+            StreamFormat::Text => {
                 let dir = match d.direction {
                     Direction::ToServer => "->",
                     Direction::ToClient => "<-",
@@ -368,12 +467,13 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                             )?;
                         }
                     }
-                    Err(e) => writeln!(out, "ERROR {}", super::output::describe(e, None))?,
+                    Err(e) => writeln!(out, "ERROR {e}")?,
                 }
             }
-            NetFormat::Json | NetFormat::Ron => {
+            StreamFormat::Jsonl => {
                 #[derive(serde::Serialize)]
                 struct Line<'a> {
+                    kind: &'static str,
                     frame: usize,
                     time: f64,
                     direction: Direction,
@@ -384,6 +484,7 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                     anomalies: &'a [session::Anomaly],
                 }
                 let line = Line {
+                    kind: "datagram",
                     frame: d.datagram.frame,
                     time: d.datagram.time.as_secs_f64(),
                     direction: d.direction,
@@ -393,19 +494,12 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
                     exact: d.mismatch.is_none() && d.packet.is_ok(),
                     anomalies: &verdict.anomalies,
                 };
-                match format {
-                    NetFormat::Json => writeln!(
-                        out,
-                        "{}",
-                        serde_json::to_string(&line).map_err(Failure::bad)?
-                    )?,
-                    _ => writeln!(out, "{}", ron::to_string(&line).map_err(Failure::bad)?)?,
-                }
+                write_json_line(&mut out, &line)?;
             }
         }
     }
     let summary = session::summarize(&decoded);
-    if let NetFormat::Text = format {
+    if let StreamFormat::Text = format {
         let totals = teeoracle::bytes::key_values(&summary, &[]);
         writeln!(out, "# {}", totals.trim_start())?;
         writeln!(
@@ -418,58 +512,43 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: NetFormat) -> Result<()
     Ok(())
 }
 
-/// What checking a capture found.
-pub struct CaptureCheck {
-    pub summary: session::Summary,
-    /// What the session replay found.
-    pub replay: session::ReplaySummary,
-    /// The first datagram that does not decode or re-encode exactly.
-    pub failure: Option<String>,
-}
-
-/// Checks a capture: every datagram (and every chunk and message header
-/// of a data packet) decodes and re-encodes exactly; the session replay
-/// counts what a real peer would have dropped.
-pub fn check_capture(path: &Path, port: Option<u16>) -> Result<CaptureCheck, Failure> {
-    let (capture, port) = load_capture(path, port)?;
-    let decoded = session::decode_all(&capture, port);
-    let summary = session::summarize(&decoded);
-    let (_, replay) = session::replay(&decoded);
-    let failure = decoded.iter().find_map(|d: &Decoded<'_>| {
-        let frame = d.datagram.frame;
-        match (&d.packet, &d.payload_error, d.mismatch) {
-            (Err(e), _, _) => Some(format!(
-                "frame {frame}: {}",
-                super::output::describe(e, None)
-            )),
-            (_, Some(e), _) => Some(format!(
-                "frame {frame}: in the payload {}",
-                super::output::describe(e, None)
-            )),
-            (_, _, Some(at)) => Some(format!("frame {frame}: re-encoding differs at byte {at}")),
-            _ => None,
-        }
-    });
-    Ok(CaptureCheck {
-        summary,
-        replay,
-        failure,
-    })
-}
-
-pub fn pcap_check(path: &Path, port: Option<u16>) -> Result<(), Failure> {
-    let check = check_capture(path, port)?;
+pub fn pcap_check(path: &Path, port: Option<u16>, format: ReportFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
+    let mut verdict = Verdict::new(shown(path));
+    verdict.format = Some("capture");
+    let totals = teeoracle::session::check::check_capture(&bytes, port, &mut verdict);
+    verdict.settle();
     let mut out = stdout();
-    let summary = teeoracle::bytes::key_values(&check.summary, &[]);
-    writeln!(out, "{}: {}", path.display(), summary.trim_start())?;
-    writeln!(
-        out,
-        "replay:{}",
-        teeoracle::bytes::key_values(&check.replay, &[])
-    )?;
+    match format {
+        ReportFormat::Json => {
+            #[derive(serde::Serialize)]
+            struct Report<'a> {
+                #[serde(flatten)]
+                verdict: &'a Verdict,
+                summary: Option<&'a session::Summary>,
+                replay: Option<&'a session::ReplaySummary>,
+            }
+            let report = Report {
+                verdict: &verdict,
+                summary: totals.as_ref().map(|t| &t.0),
+                replay: totals.as_ref().map(|t| &t.1),
+            };
+            write_json_doc(&mut out, "pcap_check", &report)?;
+        }
+        ReportFormat::Text => {
+            if let Some((summary, replay)) = &totals {
+                let summary = teeoracle::bytes::key_values(summary, &[]);
+                writeln!(out, "{}: {}", shown(path), summary.trim_start())?;
+                writeln!(out, "replay:{}", teeoracle::bytes::key_values(replay, &[]))?;
+            }
+        }
+    }
     out.flush()?;
-    match check.failure {
-        Some(f) => Err(Failure::bad(format!("{}: {f}", path.display()))),
+    match verdict
+        .headline()
+        .filter(|_| verdict.status == Status::Fail)
+    {
+        Some(f) => Err(Failure::bad(format!("{}: {}", shown(path), f.message))),
         None => Ok(()),
     }
 }

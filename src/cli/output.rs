@@ -1,46 +1,252 @@
-//! Shared output helpers: opening files, one-line error messages, and the
-//! generic `key=value` rendering of serialisable records.
+//! What every command shares: `--format` names, reading FILE arguments
+//! (`-` is standard input; compressed files are read through their
+//! compression), JSON framing with the schema version, RON, and progress.
 
 use super::Failure;
-use std::fs::File;
-use std::io::{self, BufWriter, StdoutLock, Write};
+use clap::ValueEnum;
+use serde::Serialize;
+use std::io::{self, BufWriter, Read, StdoutLock, Write};
 use std::path::Path;
-use teeoracle::codec::{DecodeError, Mode};
-use teeoracle::teehistorian::{Header, ReadError, StreamReader};
+use std::time::Duration;
+use teeoracle::check::Source;
+
+/// Output of a command that prints a stream of records (`dump`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StreamFormat {
+    /// One line per record, for people.
+    Text,
+    /// One JSON object per line, each with a `kind`: a `start` line with
+    /// the schema version, the records, an `end` line.
+    Jsonl,
+}
+
+/// Output of a command that prints one report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// For people.
+    Text,
+    /// One JSON document with `kind` and `schema_version`.
+    Json,
+}
+
+/// Output of a command that prints a world state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StateFormat {
+    /// Pretty RON (Rust Object Notation), for people and Rust programs.
+    Ron,
+    /// One JSON document with `kind` and `schema_version`.
+    Json,
+}
 
 /// Buffered standard output.
 pub fn stdout() -> BufWriter<StdoutLock<'static>> {
     BufWriter::with_capacity(1 << 16, io::stdout().lock())
 }
 
-/// One line giving the byte offset (decimal and hex), the tick if known,
-/// what was being read and what was expected.
-pub fn describe(e: &DecodeError, tick: Option<i32>) -> String {
-    let tick = tick.map(|t| format!(", tick {t}")).unwrap_or_default();
-    format!(
-        "at byte {} (0x{:x}){tick}: reading {}: {}",
-        e.offset, e.offset, e.context, e.kind
-    )
+/// The name an input is shown by.
+pub fn shown(path: &Path) -> String {
+    path.display().to_string()
 }
 
-/// Turns a stream error into a failure naming the file and tick.
-pub fn read_failure(path: &Path, e: ReadError, tick: Option<i32>) -> Failure {
-    match e {
-        ReadError::Io(e) => Failure::bad(format!("{}: {e}", path.display())),
-        ReadError::Decode(e) => Failure::bad(format!("{}: {}", path.display(), describe(&e, tick))),
-    }
+/// A FILE argument as a stream (`-` is standard input), decompressed if
+/// it is compressed, with a progress bar when that is worth it.
+pub fn open(path: &Path) -> Result<Box<dyn Read + Send>, Failure> {
+    let len = std::fs::metadata(path).ok().map(|m| m.len());
+    let mut source = Source::arg(path);
+    source
+        .head()
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+    let total = len.filter(|_| source.compression().is_none());
+    let reader = source
+        .into_reader()
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+    Ok(Box::new(Progress::wrap(reader, total)))
 }
 
-/// Opens a teehistorian file as a bounded-memory stream.
-pub fn open_teehistorian(path: &Path, mode: Mode) -> Result<(Header, StreamReader<File>), Failure> {
-    let file = File::open(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
-    StreamReader::new(file, mode).map_err(|e| read_failure(path, e, None))
+/// A FILE argument read whole (`-` is standard input), decompressed if
+/// it is compressed.
+pub fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+    Ok(bytes)
+}
+
+/// A FILE argument's bytes as they are, never decompressed (`-` is
+/// standard input): for raw payloads such as Huffman streams and packets.
+pub fn read_raw(path: &Path) -> Result<Vec<u8>, Failure> {
+    let result = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        io::stdin().read_to_end(&mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(path)
+    };
+    result.map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
+}
+
+/// Writes one JSON document: `kind`, `schema_version`, then the value's
+/// fields (pretty-printed).
+pub fn write_json_doc(
+    out: &mut impl Write,
+    kind: &str,
+    value: &impl Serialize,
+) -> Result<(), Failure> {
+    let doc = teeoracle::schema::Document::new(kind, value);
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(Failure::bad)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Writes one JSON line (the value must carry its own `kind`).
+pub fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> Result<(), Failure> {
+    serde_json::to_writer(&mut *out, value).map_err(Failure::bad)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// The first line of a JSON Lines stream: `{"kind":"start",
+/// "schema_version":1,"command":...,"input":...}`.
+pub fn write_stream_start(out: &mut impl Write, command: &str, input: &str) -> Result<(), Failure> {
+    write_json_line(out, &teeoracle::schema::StreamStart::new(command, input))
 }
 
 /// Writes a value in pretty RON.
-pub fn write_ron(out: &mut impl Write, value: &impl serde::Serialize) -> Result<(), Failure> {
+pub fn write_ron(out: &mut impl Write, value: &impl Serialize) -> Result<(), Failure> {
     let config = ron::ser::PrettyConfig::new().indentor("  ".to_string());
     let text = ron::ser::to_string_pretty(value, config).map_err(Failure::bad)?;
     writeln!(out, "{text}")?;
     Ok(())
+}
+
+/// Writes a world state as RON or as a JSON document of `kind`.
+pub fn write_state(
+    out: &mut impl Write,
+    format: StateFormat,
+    kind: &str,
+    value: &impl Serialize,
+) -> Result<(), Failure> {
+    match format {
+        StateFormat::Ron => write_ron(out, value),
+        StateFormat::Json => write_json_doc(out, kind, value),
+    }
+}
+
+/// Progress on stderr for work that takes longer than a second, only when
+/// stderr is a terminal: a reader that counts what passes through it.
+pub struct Progress<R> {
+    inner: R,
+    bar: Option<indicatif::ProgressBar>,
+    shown: bool,
+}
+
+/// Progress appears only after this long, so quick commands stay quiet.
+const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+
+impl<R: Read> Progress<R> {
+    /// Wraps `inner`; `total` is its length in bytes, if known.
+    pub fn wrap(inner: R, total: Option<u64>) -> Progress<R> {
+        use std::io::IsTerminal;
+        let bar = io::stderr().is_terminal().then(|| match total {
+            Some(n) => indicatif::ProgressBar::with_draw_target(
+                Some(n),
+                indicatif::ProgressDrawTarget::hidden(),
+            )
+            .with_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            ),
+            None => indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::hidden(),
+            )
+            .with_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {binary_bytes} {binary_bytes_per_sec}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+            ),
+        });
+        Progress {
+            inner,
+            bar,
+            shown: false,
+        }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+            if !self.shown && bar.elapsed() >= PROGRESS_DELAY {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                self.shown = true;
+            }
+            if n == 0 && !buf.is_empty() {
+                bar.finish_and_clear();
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A count-based progress bar (files checked, maps packed), shown after a
+/// second when stderr is a terminal; `None` otherwise.
+pub fn counter(total: u64, what: &'static str) -> Counter {
+    use std::io::IsTerminal;
+    Counter {
+        bar: io::stderr().is_terminal().then(|| {
+            indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::hidden(),
+            )
+            .with_style(
+                indicatif::ProgressStyle::with_template(&format!(
+                    "{{bar:40}} {{pos}}/{{len}} {what} eta {{eta}} {{wide_msg}}"
+                ))
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            )
+        }),
+        shown: false,
+    }
+}
+
+/// See [`counter`].
+pub struct Counter {
+    bar: Option<indicatif::ProgressBar>,
+    shown: bool,
+}
+
+impl Counter {
+    /// One more done; `message` names what is being worked on.
+    pub fn tick(&mut self, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(message.to_string());
+            if !self.shown && bar.elapsed() >= PROGRESS_DELAY {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                self.shown = true;
+            }
+        }
+    }
+}
+
+impl Drop for Counter {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }

@@ -1,12 +1,120 @@
 //! `teeoracle snapshot ...` (raw snapshot and delta files) and
 //! `teeoracle demo snapshot`.
 
-use super::output::{stdout, write_ron};
-use super::{Failure, NetFormat, SizesArg};
+use super::Failure;
+use super::output::{read_raw, shown, stdout, write_json_doc, write_ron};
+use clap::{Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use teeoracle::snapshot::items::{ItemView, Protocol, view};
 use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
+
+#[derive(Subcommand, Debug)]
+pub enum SnapshotCommand {
+    /// The items of a snapshot, typed, with CRC and size.
+    Dump {
+        /// The snapshot: little-endian int32s (`-`: standard input).
+        file: PathBuf,
+        /// Which netobj table names the items: 0.6/DDNet or 0.7.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        protocol: SizesArg,
+        /// `text` for people; `json` and `ron` also carry each item's raw ints.
+        #[arg(long, value_enum, default_value_t = ItemsFormat::Text)]
+        format: ItemsFormat,
+    },
+    /// Deltas between snapshots, as DDNet makes and applies them.
+    #[command(subcommand)]
+    Delta(DeltaCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DeltaCommand {
+    /// DDNet's CreateDelta(FROM, TO), written as int32s.
+    Create {
+        /// The base snapshot (int32s; `-`: standard input).
+        from: PathBuf,
+        /// The snapshot to reach.
+        to: PathBuf,
+        /// Pre-agreed item sizes: DDNet's 0.6 table or Teeworlds 0.7's.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        /// Write the delta here (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// A delta's removed keys and item updates.
+    Dump {
+        /// The delta (int32s; `-`: standard input).
+        file: PathBuf,
+        /// Pre-agreed item sizes: DDNet's 0.6 table or Teeworlds 0.7's.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        /// `text` for people, `json` or `ron` for programs.
+        #[arg(long, value_enum, default_value_t = ItemsFormat::Text)]
+        format: ItemsFormat,
+    },
+    /// DDNet's UnpackDelta(FROM, DELTA), written as int32s.
+    Apply {
+        /// The base snapshot (int32s; `-`: standard input).
+        from: PathBuf,
+        /// The delta (int32s).
+        delta: PathBuf,
+        /// Pre-agreed item sizes: DDNet's 0.6 table or Teeworlds 0.7's.
+        #[arg(long, value_enum, default_value_t = SizesArg::V06)]
+        sizes: SizesArg,
+        /// Write the snapshot here (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SizesArg {
+    /// DDNet's 0.6 tables.
+    #[value(name = "0.6")]
+    V06,
+    /// Teeworlds 0.7's tables.
+    #[value(name = "0.7")]
+    V07,
+}
+
+/// Output of the commands that print items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ItemsFormat {
+    /// A line per item, for people.
+    Text,
+    /// One JSON document.
+    Json,
+    /// Pretty RON.
+    Ron,
+}
+
+pub fn run(cmd: SnapshotCommand) -> Result<(), Failure> {
+    match cmd {
+        SnapshotCommand::Dump {
+            file,
+            protocol,
+            format,
+        } => dump(&file, protocol, format),
+        SnapshotCommand::Delta(DeltaCommand::Dump {
+            file,
+            sizes,
+            format,
+        }) => delta_dump(&file, sizes, format),
+        SnapshotCommand::Delta(DeltaCommand::Create {
+            from,
+            to,
+            sizes,
+            output,
+        }) => delta_create(&from, &to, sizes, output.as_deref()),
+        SnapshotCommand::Delta(DeltaCommand::Apply {
+            from,
+            delta,
+            sizes,
+            output,
+        }) => delta_apply(&from, &delta, sizes, output.as_deref()),
+    }
+}
 
 fn sizes(arg: SizesArg) -> ItemSizes {
     match arg {
@@ -17,12 +125,11 @@ fn sizes(arg: SizesArg) -> ItemSizes {
 
 /// Reads a file of little-endian int32s (DDNet's in-memory form).
 fn read_ints(path: &Path) -> Result<Vec<i32>, Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
+    let bytes = read_raw(path)?;
     if bytes.len() % 4 != 0 {
         return Err(Failure::bad(format!(
             "{}: {} bytes is not a whole number of int32s (expected little-endian int32s)",
-            path.display(),
+            shown(path),
             bytes.len()
         )));
     }
@@ -36,7 +143,7 @@ fn write_ints(ints: &[i32], output: Option<&Path>) -> Result<(), Failure> {
     let bytes: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
     match output {
         Some(p) => std::fs::write(p, bytes)
-            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", p.display()))),
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", shown(p)))),
         None => {
             let mut out = stdout();
             out.write_all(&bytes)?;
@@ -48,7 +155,7 @@ fn write_ints(ints: &[i32], output: Option<&Path>) -> Result<(), Failure> {
 
 fn load_snapshot(path: &Path) -> Result<Snapshot, Failure> {
     Snapshot::from_ints(&read_ints(path)?)
-        .map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
 fn protocol(arg: SizesArg) -> Protocol {
@@ -64,7 +171,7 @@ pub fn print_snapshot(
     snap: &Snapshot,
     tick: Option<i32>,
     protocol: Protocol,
-    format: NetFormat,
+    format: ItemsFormat,
 ) -> Result<(), Failure> {
     #[derive(serde::Serialize)]
     struct Shown<'a> {
@@ -96,7 +203,7 @@ pub fn print_snapshot(
     };
     let mut out = stdout();
     match format {
-        NetFormat::Text => {
+        ItemsFormat::Text => {
             writeln!(
                 out,
                 "# tick={:?} crc={} size={} items={}",
@@ -109,27 +216,23 @@ pub fn print_snapshot(
                 writeln!(out, "{}:{} {}", i.type_id, i.id, i.view.to_text())?;
             }
         }
-        NetFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&shown).map_err(Failure::bad)?
-        )?,
-        NetFormat::Ron => write_ron(&mut out, &shown)?,
+        ItemsFormat::Json => write_json_doc(&mut out, "snapshot", &shown)?,
+        ItemsFormat::Ron => write_ron(&mut out, &shown)?,
     }
     out.flush()?;
     Ok(())
 }
 
-pub fn dump(file: &Path, proto: SizesArg, format: NetFormat) -> Result<(), Failure> {
+pub fn dump(file: &Path, proto: SizesArg, format: ItemsFormat) -> Result<(), Failure> {
     print_snapshot(&load_snapshot(file)?, None, protocol(proto), format)
 }
 
-pub fn delta_dump(file: &Path, size_table: SizesArg, format: NetFormat) -> Result<(), Failure> {
+pub fn delta_dump(file: &Path, size_table: SizesArg, format: ItemsFormat) -> Result<(), Failure> {
     let delta = Delta::from_ints(&read_ints(file)?, &sizes(size_table))
-        .map_err(|e| Failure::bad(format!("{}: {e}", file.display())))?;
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let mut out = stdout();
     match format {
-        NetFormat::Text => {
+        ItemsFormat::Text => {
             writeln!(
                 out,
                 "# removed={} updates={} num_temp={}",
@@ -145,12 +248,8 @@ pub fn delta_dump(file: &Path, size_table: SizesArg, format: NetFormat) -> Resul
                 writeln!(out, "+ {}:{}{size} {:?}", u.type_id, u.id, u.data)?;
             }
         }
-        NetFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&delta).map_err(Failure::bad)?
-        )?,
-        NetFormat::Ron => write_ron(&mut out, &delta)?,
+        ItemsFormat::Json => write_json_doc(&mut out, "snapshot_delta", &delta)?,
+        ItemsFormat::Ron => write_ron(&mut out, &delta)?,
     }
     out.flush()?;
     Ok(())
@@ -178,38 +277,39 @@ pub fn delta_apply(
 ) -> Result<(), Failure> {
     let base = load_snapshot(from)?;
     let snap = apply(&base, &read_ints(delta)?, &sizes(size_table))
-        .map_err(|e| Failure::bad(format!("{}: applying the delta: {e}", delta.display())))?;
+        .map_err(|e| Failure::bad(format!("{}: applying the delta: {e}", shown(delta))))?;
     write_ints(&snap.to_ints(), output)
 }
 
-pub fn demo_at(file: &Path, at: i32, format: NetFormat) -> Result<(), Failure> {
-    let bytes =
-        std::fs::read(file).map_err(|e| Failure::bad(format!("{}: {e}", file.display())))?;
-    let (demo, offsets) = teeoracle::demo::Demo::decode(&bytes).map_err(|e| {
-        Failure::bad(format!(
-            "{}: {}",
-            file.display(),
-            super::output::describe(&e, None)
-        ))
-    })?;
+pub fn demo_at(file: &Path, at: i32, format: ItemsFormat) -> Result<(), Failure> {
+    let bytes = super::output::read(file)?;
+    let (demo, offsets) = teeoracle::demo::Demo::decode(&bytes)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let proto = if demo.header.net_version().starts_with("0.7") {
         Protocol::V07
     } else {
         Protocol::V06
     };
     let mut found: Option<(i32, Snapshot)> = None;
-    demo.replay_snapshots(&offsets, |_, tick, snap| {
+    let replayed = demo.replay_snapshots(&offsets, |_, tick, snap| {
         if tick <= at {
             let slot = found.get_or_insert_with(|| (tick, Snapshot::new()));
             slot.0 = tick;
             slot.1.clone_from(snap);
         }
     });
+    let last_tick = replayed.last_tick.unwrap_or(-1);
+    if at > last_tick {
+        return Err(Failure::Usage(format!(
+            "tick {at} is after the end of {} (last tick {last_tick})",
+            shown(file)
+        )));
+    }
     match found {
         Some((tick, snap)) => print_snapshot(&snap, Some(tick), proto, format),
         None => Err(Failure::Usage(format!(
             "no snapshot at or before tick {at} in {}",
-            file.display()
+            shown(file)
         ))),
     }
 }

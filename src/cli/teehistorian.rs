@@ -1,191 +1,98 @@
-//! `teeoracle teehistorian ...` and the scan shared with `check`.
+//! `teeoracle teehistorian ...`.
 
-use super::output::{describe, open_teehistorian, read_failure, stdout, write_ron};
-use super::{DumpFormat, Failure, StatsFormat, WorldFormat};
+use super::Failure;
+use super::output::{
+    ReportFormat, StateFormat, StreamFormat, open, shown, stdout, write_json_doc, write_json_line,
+    write_state, write_stream_start,
+};
+use clap::Subcommand;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
 use teeoracle::codec::{Mode, first_difference};
+use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
-    End, Header, HeaderInfo, Inconsistency, Message, ReadError, Replay, ReplayConfig,
+    End, Header, HeaderInfo, Message, ReadError, Replay, ReplayConfig, StreamReader,
 };
 
-/// Everything one pass over a file learns; shared by `stats` and `check`.
-#[derive(Debug, Default, Serialize)]
-pub struct Scan {
-    pub records: u64,
-    pub counts: BTreeMap<&'static str, u64>,
-    pub last_tick: i32,
-    pub ticks_with_records: u64,
-    pub max_cid: Option<i32>,
-    pub cids: usize,
-    pub end: Option<End>,
-    /// Bytes after FINISH (DDNet never writes any).
-    pub bytes_after_finish: u64,
-    /// Records using non-canonical ints, kept verbatim; first offset.
-    pub noncanonical_records: u64,
-    pub first_noncanonical: Option<u64>,
-    /// First byte where the re-encoding differs from the file (a codec bug).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_mismatch: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub inconsistencies: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_inconsistency: Option<Inconsistency>,
-    /// The decode error that stopped the scan, as one line.
-    pub error: Option<String>,
+#[derive(Subcommand, Debug)]
+pub enum TeehistorianCommand {
+    /// One record per message: offset, tick, kind and fields.
+    Dump {
+        /// The teehistorian file (`-`: standard input, streamed).
+        file: PathBuf,
+        /// `text`: a line per record; `jsonl`: a JSON object per record.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
+    },
+    /// Counts per kind, ticks, client ids, how the file ended, header summary.
+    Stats {
+        /// The teehistorian file (`-`: standard input, streamed).
+        file: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+    /// World state at a tick (default: the end of the recording).
+    Replay {
+        /// The teehistorian file (`-`: standard input, streamed).
+        file: PathBuf,
+        /// Replay up to and including this tick; a tick after the last
+        /// one is a usage error.
+        #[arg(long)]
+        at: Option<i32>,
+        /// `ron` for people and Rust, `json` for programs.
+        #[arg(long, value_enum, default_value_t = StateFormat::Ron)]
+        format: StateFormat,
+        /// Stop at the first inconsistency (exit 1) instead of warning.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Decode and re-encode; fail at the first differing byte.
+    Roundtrip {
+        /// The teehistorian file (`-`: standard input, streamed).
+        file: PathBuf,
+        /// Write the re-encoded file here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Reject non-canonical ints instead of keeping their bytes.
+        #[arg(long)]
+        strict: bool,
+    },
 }
 
-/// Client ids seen: a bitset for the usual range, a set beyond it.
-#[derive(Default)]
-struct CidSet {
-    low: [u64; 4],
-    high: BTreeSet<i32>,
-}
-
-impl CidSet {
-    #[inline]
-    fn insert(&mut self, cid: i32) {
-        match usize::try_from(cid) {
-            Ok(c) if c < 256 => self.low[c / 64] |= 1 << (c % 64),
-            Ok(_) => {
-                self.high.insert(cid);
-            }
-            Err(_) => {} // negative ids are "no client" (server, game)
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.low
-            .iter()
-            .map(|w| w.count_ones() as usize)
-            .sum::<usize>()
-            + self.high.len()
-    }
-
-    fn max(&self) -> Option<i32> {
-        let low = (0..256)
-            .rev()
-            .find(|&c| self.low[c / 64] >> (c % 64) & 1 == 1);
-        self.high.last().copied().or(low.map(|c| c as i32))
+pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
+    match cmd {
+        TeehistorianCommand::Dump { file, format } => dump(&file, format),
+        TeehistorianCommand::Stats { file, format } => stats(&file, format),
+        TeehistorianCommand::Replay {
+            file,
+            at,
+            format,
+            strict,
+        } => replay(&file, at, format, strict),
+        TeehistorianCommand::Roundtrip {
+            file,
+            output,
+            strict,
+        } => roundtrip(&file, output.as_deref(), strict),
     }
 }
 
-impl Scan {
-    /// Reads the whole file in bounded memory and counts. With `verify`,
-    /// also re-encodes every record against its bytes and replays (without
-    /// keeping history), as `check` needs.
-    pub fn run(path: &Path, verify: bool) -> Result<(Header, Scan), Failure> {
-        let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
-        let mut scan = Scan::default();
-        let mut replay = Replay::new(ReplayConfig {
-            keep_history: false,
-        });
-        let (mut counts, mut cids) = ([0u64; Message::KINDS], CidSet::default());
-        let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
-        // Hot counters live in locals, not in `scan`, so they stay in registers.
-        let (mut records, mut last_tick, mut ticks) = (0u64, 0i32, 0u64);
-        let result = reader.for_each_record(|rec| {
-            ticks += u64::from(records == 0 || rec.tick != last_tick);
-            records += 1;
-            last_tick = rec.tick;
-            counts[rec.msg.kind_index()] += 1;
-            if let Some(cid) = rec.msg.player_record_cid() {
-                cids.insert(cid); // the common case, without the general match
-            } else {
-                for cid in rec.msg.cids().into_iter().flatten() {
-                    cids.insert(cid);
-                }
-            }
-            if rec.noncanonical {
-                scan.noncanonical_records += 1;
-                if scan.first_noncanonical.is_none() {
-                    scan.first_noncanonical = rec.noncanonical_at();
-                }
-            }
-            if verify {
-                scratch.clear();
-                rec.encode(&mut scratch);
-                if scratch != rec.raw && scan.first_mismatch.is_none() {
-                    scan.first_mismatch =
-                        first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
-                }
-                if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
-                    inconsistencies += 1;
-                    scan.first_inconsistency.get_or_insert(inc);
-                }
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        (scan.records, scan.last_tick, scan.ticks_with_records) = (records, last_tick, ticks);
-        match result {
-            Ok(_) => {}
-            Err(ReadError::Decode(e)) => scan.error = Some(describe(&e, Some(scan.last_tick))),
-            Err(e) => return Err(read_failure(path, e, Some(scan.last_tick))),
-        }
-        scan.counts = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(i, &n)| (Message::kind_name_of(i), n))
-            .collect();
-        scan.max_cid = cids.max();
-        scan.cids = cids.len();
-        scan.inconsistencies = verify.then_some(inconsistencies);
-        scan.end = reader.end();
-        if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
-            scan.bytes_after_finish = io::copy(&mut reader.into_rest(), &mut io::sink())
-                .map_err(|e| Failure::bad(format!("{}: {e}", path.display())))?;
-        }
-        Ok((header, scan))
-    }
+/// A stream error as a failure naming the file.
+fn read_failure(path: &Path, e: ReadError) -> Failure {
+    Failure::bad(format!("{}: {e}", shown(path)))
+}
 
-    /// Why the file fails `check`, if it does.
-    pub fn failure(&self) -> Option<String> {
-        if let Some(e) = &self.error {
-            return Some(e.clone());
-        }
-        if let Some(at) = self.first_mismatch {
-            return Some(format!(
-                "re-encoding differs from the file at byte {at} (0x{at:x})"
-            ));
-        }
-        if let Some(inc) = &self.first_inconsistency {
-            return Some(format!("replay: {inc}"));
-        }
-        if let (Some(End::Finished { offset }), 1..) = (self.end, self.bytes_after_finish) {
-            return Some(format!(
-                "{} byte(s) after FINISH at byte {offset} (0x{offset:x})",
-                self.bytes_after_finish
-            ));
-        }
-        None
-    }
-
-    /// Notes that do not fail the file.
-    pub fn warnings(&self) -> Vec<String> {
-        let mut notes = Vec::new();
-        if let Some(end @ End::Truncated { .. }) = self.end {
-            notes.push(end.to_string());
-        }
-        notes.extend(self.noncanonical_note());
-        notes
-    }
-
-    fn noncanonical_note(&self) -> Option<String> {
-        let mut notes = None;
-        if let Some(at) = self.first_noncanonical {
-            notes = Some(format!(
-                "{} record(s) use non-canonical ints DDNet never writes (first at byte {at}); kept verbatim",
-                self.noncanonical_records
-            ));
-        }
-        notes
-    }
+/// Opens a teehistorian file as a bounded-memory stream.
+fn open_teehistorian(
+    path: &Path,
+    mode: Mode,
+) -> Result<(Header, StreamReader<Box<dyn io::Read + Send>>), Failure> {
+    StreamReader::new(open(path)?, mode).map_err(|e| read_failure(path, e))
 }
 
 fn end_note(end: Option<End>) -> String {
@@ -194,64 +101,66 @@ fn end_note(end: Option<End>) -> String {
 
 #[derive(Serialize)]
 struct DumpRecord<'r, 'a> {
+    // `kind` comes first, from the message.
     offset: u64,
     tick: i32,
     #[serde(flatten)]
     msg: &'r Message<'a>,
 }
 
-pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
+/// The last line of `dump --format jsonl`: how the stream ended, or the
+/// error that stopped it.
+#[derive(Serialize)]
+struct EndLine<'e> {
+    kind: &'static str,
+    records: u64,
+    end: Option<End>,
+    error: Option<&'e teeoracle::codec::DecodeError>,
+}
+
+pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
     let mut out = stdout();
     let json_len = header.json.len();
     match format {
-        DumpFormat::Text => {
+        StreamFormat::Text => {
             let i = &header.info;
             writeln!(out, "# header: {json_len} bytes of JSON at byte 16")?;
             writeln!(out, "#{}", key_values(&HeaderSummary::of(i), &[]))?;
             writeln!(out, "# offset      tick kind fields")?;
         }
-        DumpFormat::Jsonl => {
+        StreamFormat::Jsonl => {
             #[derive(Serialize)]
             struct HeaderLine<'h> {
-                offset: u64,
                 kind: &'static str,
+                offset: u64,
                 json_len: usize,
                 info: &'h HeaderInfo,
             }
+            write_stream_start(&mut out, "teehistorian dump", &shown(path))?;
             let line = HeaderLine {
-                offset: 0,
                 kind: "header",
+                offset: 0,
                 json_len,
                 info: &header.info,
             };
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string(&line).map_err(Failure::bad)?
-            )?;
-        }
-        DumpFormat::Ron => {
-            writeln!(out, "// header: {json_len} bytes of JSON at byte 16")?;
-            writeln!(out, "[")?;
+            write_json_line(&mut out, &line)?;
         }
     }
-    let mut tick = 0;
+    let (mut tick, mut records) = (0, 0u64);
     let written = reader.for_each_record(|rec| {
         tick = rec.tick;
-        let line = DumpRecord {
-            offset: rec.offset,
-            tick: rec.tick,
-            msg: &rec.msg,
-        };
+        records += 1;
         let result = match format {
-            DumpFormat::Text => writeln!(out, "{rec}").map_err(Failure::from),
-            DumpFormat::Jsonl => serde_json::to_string(&line)
-                .map_err(Failure::bad)
-                .and_then(|l| writeln!(out, "{l}").map_err(Failure::from)),
-            DumpFormat::Ron => ron::to_string(&line)
-                .map_err(Failure::bad)
-                .and_then(|l| writeln!(out, "  {l},").map_err(Failure::from)),
+            StreamFormat::Text => writeln!(out, "{rec}").map_err(Failure::from),
+            StreamFormat::Jsonl => write_json_line(
+                &mut out,
+                &DumpRecord {
+                    offset: rec.offset,
+                    tick: rec.tick,
+                    msg: &rec.msg,
+                },
+            ),
         };
         match result {
             Ok(()) => ControlFlow::Continue(()),
@@ -261,25 +170,28 @@ pub fn dump(path: &Path, format: DumpFormat) -> Result<(), Failure> {
     let error = match written {
         Ok(ControlFlow::Break(e)) => return Err(e),
         Ok(ControlFlow::Continue(())) => None,
-        Err(e) => Some(e),
+        Err(ReadError::Decode(e)) => Some(e.at_tick(tick)),
+        Err(e) => return Err(read_failure(path, e)),
     };
     let end = reader.end();
     match format {
-        DumpFormat::Text => writeln!(out, "# end: {}", end_note(end))?,
-        DumpFormat::Jsonl => {
-            if let Some(end) = end {
-                writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(&end).map_err(Failure::bad)?
-                )?
-            }
-        }
-        DumpFormat::Ron => writeln!(out, "]\n// end: {}", end_note(end))?,
+        StreamFormat::Text => match &error {
+            None => writeln!(out, "# end: {}", end_note(end))?,
+            Some(e) => writeln!(out, "# stopped: {e}")?,
+        },
+        StreamFormat::Jsonl => write_json_line(
+            &mut out,
+            &EndLine {
+                kind: "end",
+                records,
+                end,
+                error: error.as_ref(),
+            },
+        )?,
     }
     out.flush()?;
     match error {
-        Some(e) => Err(read_failure(path, e, Some(tick))),
+        Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
         None => Ok(()),
     }
 }
@@ -317,11 +229,12 @@ impl<'h> HeaderSummary<'h> {
     }
 }
 
-pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
-    let (header, scan) = Scan::run(path, false)?;
+pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
+    let (header, scan) =
+        Scan::run(open(path)?, Verify::default()).map_err(|e| read_failure(path, e))?;
     let mut out = stdout();
     match format {
-        StatsFormat::Json => {
+        ReportFormat::Json => {
             #[derive(Serialize)]
             struct Stats<'s> {
                 file: String,
@@ -330,15 +243,14 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
                 scan: &'s Scan,
             }
             let stats = Stats {
-                file: path.display().to_string(),
+                file: shown(path),
                 header: HeaderSummary::of(&header.info),
                 scan: &scan,
             };
-            let text = serde_json::to_string_pretty(&stats).map_err(Failure::bad)?;
-            writeln!(out, "{text}")?;
+            write_json_doc(&mut out, "teehistorian_stats", &stats)?;
         }
-        StatsFormat::Text => {
-            writeln!(out, "file:               {}", path.display())?;
+        ReportFormat::Text => {
+            writeln!(out, "file:               {}", shown(path))?;
             writeln!(
                 out,
                 "header:            {}",
@@ -371,7 +283,7 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
     }
     out.flush()?;
     match scan.error {
-        Some(e) => Err(Failure::bad(format!("{}: {e}", path.display()))),
+        Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
         None => Ok(()),
     }
 }
@@ -379,7 +291,7 @@ pub fn stats(path: &Path, format: StatsFormat) -> Result<(), Failure> {
 pub fn replay(
     path: &Path,
     at: Option<i32>,
-    format: WorldFormat,
+    format: StateFormat,
     strict: bool,
 ) -> Result<(), Failure> {
     let (_, mut reader) = open_teehistorian(path, Mode::Lenient)?;
@@ -392,7 +304,7 @@ pub fn replay(
         }
         last_tick = rec.tick;
         if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
-            let line = format!("{}: {inc}", path.display());
+            let line = format!("{}: {inc}", shown(path));
             if strict {
                 return ControlFlow::Break(Some(line));
             }
@@ -407,32 +319,33 @@ pub fn replay(
         Ok(ControlFlow::Break(Some(line))) => return Err(Failure::bad(line)),
         Ok(ControlFlow::Break(None)) => true,
         Ok(ControlFlow::Continue(())) => false,
-        Err(e) => return Err(read_failure(path, e, Some(last_tick))),
+        Err(ReadError::Decode(e)) => {
+            return Err(Failure::bad(format!(
+                "{}: {}",
+                shown(path),
+                e.at_tick(last_tick)
+            )));
+        }
+        Err(e) => return Err(read_failure(path, e)),
     };
     if warned > 10 {
         eprintln!("teeoracle: warning: {} more inconsistencies", warned - 10);
     }
     if let Some(end @ End::Truncated { .. }) = reader.end() {
-        eprintln!("teeoracle: note: {}: {end}", path.display());
+        eprintln!("teeoracle: note: {}: {end}", shown(path));
     }
     let mut world = replay.world();
     if let Some(at) = at {
         if !reached && at > last_tick {
             return Err(Failure::Usage(format!(
                 "tick {at} is after the end of {} (last tick {last_tick})",
-                path.display()
+                shown(path)
             )));
         }
         world.tick = at;
     }
     let mut out = stdout();
-    match format {
-        WorldFormat::Ron => write_ron(&mut out, &world)?,
-        WorldFormat::Json => {
-            let text = serde_json::to_string_pretty(&world).map_err(Failure::bad)?;
-            writeln!(out, "{text}")?;
-        }
-    }
+    write_state(&mut out, format, "teehistorian_world", &world)?;
     out.flush()?;
     Ok(())
 }
@@ -441,9 +354,11 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
     let mode = if strict { Mode::Strict } else { Mode::Lenient };
     let (header, mut reader) = open_teehistorian(path, mode)?;
     let mut sink: Box<dyn Write> = match output {
-        Some(p) => Box::new(BufWriter::new(File::create(p).map_err(|e| {
-            Failure::Usage(format!("cannot create {}: {e}", p.display()))
-        })?)),
+        Some(p) => {
+            Box::new(BufWriter::new(File::create(p).map_err(|e| {
+                Failure::Usage(format!("cannot create {}: {e}", shown(p)))
+            })?))
+        }
         None => Box::new(io::sink()),
     };
     let mut buf = Vec::new();
@@ -468,7 +383,14 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
     match flow {
         Ok(ControlFlow::Break(e)) => return Err(e.into()),
         Ok(ControlFlow::Continue(())) => {}
-        Err(e) => return Err(read_failure(path, e, Some(tick))),
+        Err(ReadError::Decode(e)) => {
+            return Err(Failure::bad(format!(
+                "{}: {}",
+                shown(path),
+                e.at_tick(tick)
+            )));
+        }
+        Err(e) => return Err(read_failure(path, e)),
     }
     let end = reader.end();
     let rest = io::copy(&mut reader.into_rest(), &mut sink)?;
@@ -477,13 +399,13 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
     if let Some(at) = mismatch {
         return Err(Failure::bad(format!(
             "{}: round trip differs at byte {at} (0x{at:x})",
-            path.display()
+            shown(path)
         )));
     }
     writeln!(
         out,
         "{}: round trip byte-exact ({records} records)",
-        path.display()
+        shown(path)
     )?;
     writeln!(out, "end: {}", end_note(end))?;
     if verbatim > 0 {

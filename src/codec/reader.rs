@@ -114,7 +114,7 @@ impl<'a> Reader<'a> {
             Mode::Strict => Err(DecodeError::new(
                 offset,
                 context,
-                ErrorKind::NonCanonical(what),
+                ErrorKind::NonCanonical { form: what },
             )),
             Mode::Lenient => {
                 self.noncanonical.get_or_insert(offset);

@@ -13,6 +13,7 @@ use crate::packer::{read_ints, write_ints};
 use serde::Serialize;
 use uuid::Uuid;
 
+pub mod check;
 mod recorder;
 mod rerecord;
 pub mod spec;
@@ -201,7 +202,7 @@ impl<'a> Demo<'a> {
                 7,
                 "demo.version",
                 ErrorKind::UnsupportedVersion {
-                    found: version.to_string(),
+                    found: Some(version.into()),
                     supported: "3 to 6",
                 },
             ));
@@ -311,9 +312,7 @@ fn read_chunk<'a>(
                     return Err(DecodeError::new(
                         at,
                         "demo.tick_marker",
-                        ErrorKind::InvalidHeader(
-                            "a relative tick marker before any absolute tick".into(),
-                        ),
+                        ErrorKind::RelativeTickFirst,
                     ));
                 }
             },
@@ -323,7 +322,10 @@ fn read_chunk<'a>(
             return Err(DecodeError::new(
                 at,
                 "demo.tick_marker",
-                ErrorKind::InvalidHeader(format!("tick {new} outside 0..{MAX_TICK}")),
+                ErrorKind::TickOutOfRange {
+                    tick: new,
+                    max: MAX_TICK,
+                },
             ));
         }
         *tick = Some(new as i32);

@@ -32,7 +32,7 @@ pub fn split(data: &[u8]) -> Result<(MsgHeader, &[u8]), DecodeError> {
         return Err(DecodeError::new(
             0,
             "message.id",
-            ErrorKind::MessageIdOutOfRange(id),
+            ErrorKind::MessageIdOutOfRange { id },
         ));
     }
     let id = if id == 0 {
@@ -433,8 +433,14 @@ fn decode_fields<'a>(layout: &[Spec], body: &'a [u8]) -> Result<Fields<'a>, Deco
             OptInt(n) => (n, Value::Int(read_int(&mut r, n)?)),
             Str(n) => (n, Value::Text(crate::packer::read_str(&mut r, n)?.into())),
             Sized(n) => {
-                let len = usize::try_from(last_int)
-                    .map_err(|_| r.error(n, ErrorKind::NegativeLength(last_int.into())))?;
+                let len = usize::try_from(last_int).map_err(|_| {
+                    r.error(
+                        n,
+                        ErrorKind::NegativeLength {
+                            len: last_int.into(),
+                        },
+                    )
+                })?;
                 (n, Value::Bytes(r.take(len, n)?.into()))
             }
             Quarter(n) => {

@@ -5,6 +5,8 @@
 //! peer's protocol version is fixed by its first datagram, the way DDNet's
 //! server fixes it for an unknown peer (a known peer keeps its slot's).
 
+#[cfg(feature = "capture")]
+pub mod check;
 mod connection;
 
 pub use connection::{

@@ -65,17 +65,22 @@ impl HeaderInfo {
     /// Parses the header JSON. `base` is the file offset of its first byte,
     /// used in errors.
     pub fn parse(json: &[u8], base: u64) -> Result<HeaderInfo, DecodeError> {
-        let invalid = |offset: u64, why: String| {
-            DecodeError::new(offset, "teehistorian.header", ErrorKind::InvalidHeader(why))
-        };
         let value: serde_json::Value = serde_json::from_slice(json).map_err(|e| {
-            invalid(
+            DecodeError::new(
                 base + json_offset(json, e.line(), e.column()),
-                format!("expected JSON: {e}"),
+                "teehistorian.header",
+                ErrorKind::HeaderNotJson {
+                    line: e.line(),
+                    column: e.column(),
+                },
             )
         })?;
         let serde_json::Value::Object(map) = value else {
-            return Err(invalid(base, "expected a JSON object".into()));
+            return Err(DecodeError::new(
+                base,
+                "teehistorian.header",
+                ErrorKind::HeaderNotObject,
+            ));
         };
         let text = |v: &serde_json::Value| match v {
             serde_json::Value::String(s) => s.clone(),
@@ -95,7 +100,11 @@ impl HeaderInfo {
                     base,
                     "teehistorian.header.version",
                     ErrorKind::UnsupportedVersion {
-                        found: found.map_or("(missing)".into(), |v| v.to_string()),
+                        found: match found {
+                            Some(serde_json::Value::String(s)) => s.parse().ok(),
+                            Some(serde_json::Value::Number(n)) => n.as_i64(),
+                            _ => None,
+                        },
                         supported: "\"1\" or \"2\"",
                     },
                 ));
@@ -308,10 +317,7 @@ mod tests {
         bytes.extend_from_slice(b"{\"version\":\"3\"}\0");
         let err = Header::decode(&bytes).unwrap_err();
         assert_eq!(err.context, "teehistorian.header.version");
-        assert!(
-            err.to_string().contains("unsupported version \"3\""),
-            "{err}"
-        );
+        assert!(err.to_string().contains("unsupported version 3"), "{err}");
     }
 
     #[test]
@@ -319,7 +325,13 @@ mod tests {
         let mut bytes = MAGIC.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"version\":\"2\",}\0");
         let err = Header::decode(&bytes).unwrap_err();
-        assert!(matches!(err.kind, ErrorKind::InvalidHeader(_)));
+        assert!(matches!(
+            err.kind,
+            ErrorKind::HeaderNotJson {
+                line: 1,
+                column: 16
+            }
+        ));
         assert_eq!(err.offset, 16 + 15, "{err}");
     }
 

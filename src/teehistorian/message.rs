@@ -574,7 +574,7 @@ impl<'a> Message<'a> {
                 return Err(DecodeError::new(
                     at,
                     "teehistorian.message_id",
-                    ErrorKind::UnknownMessageId(unknown),
+                    ErrorKind::UnknownMessageId { id: unknown },
                 ));
             }
         }

@@ -5,6 +5,7 @@ mod header;
 mod message;
 mod recorder;
 mod replay;
+pub mod scan;
 mod stream;
 
 pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};

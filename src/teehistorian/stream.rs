@@ -238,7 +238,9 @@ impl Decoder {
             return Err(DecodeError::new(
                 base,
                 "teehistorian.message_id (version 1 has no EX records)",
-                ErrorKind::UnknownMessageId(super::message::id::EX),
+                ErrorKind::UnknownMessageId {
+                    id: super::message::id::EX,
+                },
             ));
         }
         if len > MAX_RECORD_SPAN {

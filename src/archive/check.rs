@@ -1,0 +1,93 @@
+//! The archive format for [`crate::check`]: every member verified against
+//! its recordings ([`Archive::verify`]).
+
+use super::{Archive, Status, frames::is_tar_header};
+use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use std::io;
+
+/// The recording archive format (a TAR file, plain or compressed).
+pub struct ArchiveFormat;
+
+impl Format for ArchiveFormat {
+    fn name(&self) -> &'static str {
+        "archive"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[
+            ".tar", ".tar.bz2", ".tbz2", ".tar.gz", ".tgz", ".tar.xz", ".tar.zst",
+        ]
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        head.len() >= 512 && is_tar_header(&head[..512])
+    }
+
+    fn check(&self, source: Source, verdict: &mut Verdict) {
+        // The archive reader seeks: a file is read in place (through its
+        // own compression), anything else is spooled to a temporary file.
+        let spooled;
+        let opened = match source.path() {
+            Some(path) => Archive::open_full(path),
+            None => {
+                let spool = || -> io::Result<tempfile::NamedTempFile> {
+                    let mut tmp = tempfile::NamedTempFile::new()?;
+                    io::copy(&mut source.into_reader()?, &mut tmp)?;
+                    Ok(tmp)
+                };
+                match spool() {
+                    Ok(tmp) => {
+                        spooled = tmp;
+                        Archive::open_full(spooled.path())
+                    }
+                    Err(e) => {
+                        verdict.push(Finding::new(
+                            Severity::Fail,
+                            "io",
+                            format!("cannot read: {e}"),
+                        ));
+                        verdict.settle();
+                        return;
+                    }
+                }
+            }
+        };
+        match opened {
+            Err(e) => verdict.push(Finding::new(Severity::Fail, "archive", e.to_string())),
+            Ok(archive) => {
+                let r = archive.verify();
+                verdict.counts.records = Some(r.maps.iter().map(|m| m.records).sum());
+                verdict.counts.last_tick = r.maps.last().map(|m| m.last_tick);
+                let agree: usize = r.maps.iter().map(|m| m.checkpoints_agree).sum();
+                verdict.counts.more.insert("maps", r.maps.len() as u64);
+                verdict
+                    .counts
+                    .more
+                    .insert("checkpoints_agree", agree as u64);
+                verdict.roundtrip = RoundTrip::NotChecked;
+                for v in &r.verdicts {
+                    let severity = match v.status {
+                        Status::Ok => continue,
+                        Status::Note => Severity::Note,
+                        Status::Rebuilt | Status::Warn => Severity::Warn,
+                        Status::Failed => Severity::Fail,
+                    };
+                    verdict.push(Finding::new(
+                        severity,
+                        "member",
+                        format!("{}: {}", v.member, v.detail),
+                    ));
+                }
+                let count = |s: Status| r.verdicts.iter().filter(|v| v.status == s).count();
+                verdict.summary = format!(
+                    "{} map(s), {} records, {agree} checkpoint(s) agree; {} rebuilt, {} failed",
+                    r.maps.len(),
+                    verdict.counts.records.unwrap_or(0),
+                    count(Status::Rebuilt),
+                    count(Status::Failed)
+                );
+            }
+        }
+        verdict.settle();
+    }
+}

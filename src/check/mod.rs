@@ -1,0 +1,410 @@
+//! One oracle pipeline per format: recognise a file, decode it, re-encode
+//! it, replay it, count, and say what was found, as one [`Verdict`].
+//!
+//! Every format `check` knows is a [`Format`]: its name, the file name
+//! endings that claim it, how its bytes are recognised, and its check.
+//! [`formats`] lists them; [`check`] picks the one a file is and runs it.
+//! The command line's `check`, `archive verify` and the tests all go
+//! through here, so adding a format means adding one `Format`.
+//!
+//! A check never panics and never stops at the first finding: everything
+//! valid before a fault is decoded and counted, and the fault is the
+//! verdict's `error`.
+//!
+//! ```
+//! use teeoracle::check::{self, Options, Source, Status};
+//! let bytes = std::fs::read("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+//! let verdict = check::check(Source::bytes("A.teehistorian", bytes), &Options::default());
+//! assert_eq!(verdict.format, Some("teehistorian"));
+//! assert_eq!(verdict.status, Status::Pass);
+//! assert_eq!(verdict.counts.records, Some(970));
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+mod source;
+
+pub use source::{Compression, Source};
+
+use crate::codec::DecodeError;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How a file fared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Everything checked and sound.
+    Pass,
+    /// Sound, with something a person should look at (a recording cut by
+    /// a crash, non-canonical ints DDNet never writes).
+    Warn,
+    /// A malformed file that failed, as it was expected to.
+    Xfail,
+    /// Not a file of any format `check` knows.
+    Skip,
+    /// Something is wrong: it does not decode, does not re-encode to its
+    /// bytes, does not replay, or is not the format its name claims.
+    Fail,
+}
+
+impl Status {
+    /// The word shown in text reports.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Warn => "warn",
+            Status::Xfail => "xfail",
+            Status::Skip => "skip",
+            Status::Fail => "FAIL",
+        }
+    }
+}
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Worth knowing; does not change the status.
+    Note,
+    /// The file passes with a warning.
+    Warn,
+    /// The file fails.
+    Fail,
+}
+
+/// One thing a check found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// How serious it is.
+    pub severity: Severity,
+    /// What rule or fact it is, as a stable snake_case name (documented in
+    /// the JSON schema: `truncated`, `noncanonical_int`, `replay`, ...).
+    pub code: &'static str,
+    /// The file byte it concerns, if one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// The game tick, where known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tick: Option<i32>,
+    /// How many times it happened, when it is a count (the first is
+    /// described).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// One line for a person.
+    pub message: String,
+}
+
+impl Finding {
+    /// A finding with no offset, tick or count.
+    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Finding {
+        Finding {
+            severity,
+            code,
+            offset: None,
+            tick: None,
+            count: None,
+            message: message.into(),
+        }
+    }
+
+    /// The same finding at a file byte.
+    pub fn at(mut self, offset: u64) -> Finding {
+        self.offset = Some(offset);
+        self
+    }
+
+    /// The same finding in a tick.
+    pub fn in_tick(mut self, tick: i32) -> Finding {
+        self.tick = Some(tick);
+        self
+    }
+
+    /// The same finding, counted.
+    pub fn times(mut self, count: u64) -> Finding {
+        self.count = Some(count);
+        self
+    }
+}
+
+/// Did re-encoding give the file's bytes back?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum RoundTrip {
+    /// Byte for byte (up to where decoding stopped, if it did).
+    Exact,
+    /// The first byte where the re-encoding differs.
+    Differs {
+        /// That byte's offset in the file.
+        offset: u64,
+    },
+    /// Not checked (the file did not decode far enough, or the format has
+    /// no encoder).
+    NotChecked,
+}
+
+/// What a check counted. `records` and `last_tick` are shown as columns;
+/// everything else a format counts is in `more`, by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// The format's unit: teehistorian records, demo chunks, capture
+    /// datagrams, archive records (all maps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<u64>,
+    /// The last game tick seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_tick: Option<i32>,
+    /// Further counts, by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub more: BTreeMap<&'static str, u64>,
+}
+
+/// What checking one file found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    /// The file as named (or `-` for standard input).
+    pub path: String,
+    /// The format it was read as; `None` when nothing recognised it.
+    pub format: Option<&'static str>,
+    /// The compression it was read through, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compression: Option<Compression>,
+    /// How it fared, after [`Options`] were applied.
+    pub status: Status,
+    /// It lies in a folder named `malformed/`: it passes only by failing.
+    pub expected_failure: bool,
+    /// The decode error that stopped reading, if one did. What came
+    /// before it was still checked and counted.
+    pub error: Option<DecodeError>,
+    /// The byte-exact re-encoding check.
+    pub roundtrip: RoundTrip,
+    /// Everything found, in file order within each kind; failures first.
+    pub findings: Vec<Finding>,
+    /// What was counted.
+    pub counts: Counts,
+    /// What was checked, in a line (for a file that passed).
+    pub summary: String,
+}
+
+impl Verdict {
+    /// A verdict for `path` before its format is known.
+    pub fn new(path: impl Into<String>) -> Verdict {
+        Verdict {
+            path: path.into(),
+            format: None,
+            compression: None,
+            status: Status::Skip,
+            expected_failure: false,
+            error: None,
+            roundtrip: RoundTrip::NotChecked,
+            findings: Vec::new(),
+            counts: Counts::default(),
+            summary: String::new(),
+        }
+    }
+
+    /// Adds a finding.
+    pub fn push(&mut self, finding: Finding) {
+        self.findings.push(finding);
+    }
+
+    /// The status the findings, error and round trip give: fail if any of
+    /// them fails, warn if any warns, else pass.
+    pub fn settle(&mut self) {
+        if let RoundTrip::Differs { offset } = self.roundtrip
+            && !self.findings.iter().any(|f| f.code == "roundtrip")
+        {
+            self.findings.push(
+                Finding::new(
+                    Severity::Fail,
+                    "roundtrip",
+                    format!("re-encoding differs from the file at byte {offset} (0x{offset:x})"),
+                )
+                .at(offset),
+            );
+        }
+        if let Some(e) = &self.error
+            && !self.findings.iter().any(|f| f.code == "decode")
+        {
+            let mut f = Finding::new(Severity::Fail, "decode", e.to_string()).at(e.offset);
+            f.tick = e.tick;
+            self.findings.insert(0, f);
+        }
+        self.findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+        self.status = match self.findings.iter().map(|f| f.severity).max() {
+            Some(Severity::Fail) => Status::Fail,
+            Some(Severity::Warn) => Status::Warn,
+            _ => Status::Pass,
+        };
+    }
+
+    /// The first failing finding, or the first warning: the note a text
+    /// report shows.
+    pub fn headline(&self) -> Option<&Finding> {
+        self.findings.iter().find(|f| f.severity >= Severity::Warn)
+    }
+
+    fn fail(&mut self, code: &'static str, message: impl Into<String>) {
+        self.findings
+            .insert(0, Finding::new(Severity::Fail, code, message));
+        self.status = Status::Fail;
+    }
+}
+
+/// How a run judges files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// A warning fails the file.
+    pub deny_warnings: bool,
+    /// The file was named on purpose (not found by walking a folder): a
+    /// file nothing recognises fails instead of being skipped.
+    pub named: bool,
+}
+
+/// One format `check` knows.
+pub trait Format: Sync {
+    /// Its name, as shown and in JSON (`teehistorian`, `demo`, ...).
+    fn name(&self) -> &'static str;
+    /// File name endings that claim it (lower case, with the dot). A file
+    /// named so whose bytes are not this format fails.
+    fn extensions(&self) -> &'static [&'static str];
+    /// True if a file starting with `head` (its first 512 bytes, or all of
+    /// it if shorter) is this format.
+    fn sniff(&self, head: &[u8]) -> bool;
+    /// Checks the whole file: fills in `verdict` (format, counts,
+    /// findings, error, round trip, summary) and settles its status.
+    fn check(&self, source: Source, verdict: &mut Verdict);
+}
+
+/// Every format `check` knows, in the order they are tried.
+pub fn formats() -> &'static [&'static dyn Format] {
+    &[
+        &crate::teehistorian::scan::TeehistorianFormat,
+        &crate::demo::check::DemoFormat,
+        #[cfg(feature = "capture")]
+        &crate::session::check::CaptureFormat,
+        #[cfg(feature = "archive")]
+        &crate::archive::check::ArchiveFormat,
+    ]
+}
+
+/// The format a file name claims, by its ending (after any compression
+/// ending such as `.gz`).
+pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
+    let name = name.to_ascii_lowercase();
+    formats()
+        .iter()
+        .copied()
+        .filter_map(|f| {
+            let ext = f
+                .extensions()
+                .iter()
+                .filter(|e| name.ends_with(*e))
+                .max_by_key(|e| e.len())?;
+            Some((ext.len(), f))
+        })
+        .max_by_key(|&(len, _)| len)
+        .map(|(_, f)| f)
+}
+
+/// Checks one file: recognises its format by its bytes (through any
+/// compression), runs that format's check, and applies `options` and the
+/// `malformed/` expectation. Never panics; I/O errors are failures.
+pub fn check(mut source: Source, options: &Options) -> Verdict {
+    let mut verdict = Verdict::new(source.name());
+    verdict.expected_failure = source.in_malformed_folder();
+    let claimed = claimed_by_name(source.name());
+    match source.head().map(<[u8]>::to_vec) {
+        Err(e) => verdict.fail("io", format!("cannot read: {e}")),
+        Ok(head) => {
+            verdict.compression = source.compression();
+            let found = formats().iter().copied().find(|f| f.sniff(&head));
+            match (found, claimed) {
+                (Some(format), _) => {
+                    verdict.format = Some(format.name());
+                    format.check(source, &mut verdict);
+                }
+                (None, Some(format)) => {
+                    verdict.format = Some(format.name());
+                    let message = format!(
+                        "named as a {} file, but its bytes are not one ({})",
+                        format.name(),
+                        source::describe_head(&head)
+                    );
+                    verdict.fail("not_this_format", message);
+                }
+                (None, None) if options.named => {
+                    let message = format!(
+                        "not a file of any format teeoracle checks ({})",
+                        source::describe_head(&head)
+                    );
+                    verdict.fail("unrecognised", message);
+                }
+                (None, None) => verdict.summary = "unrecognised format".into(),
+            }
+        }
+    }
+    expect(&mut verdict, options);
+    verdict
+}
+
+/// Applies `--deny-warnings` and the `malformed/` expectation.
+fn expect(verdict: &mut Verdict, options: &Options) {
+    if options.deny_warnings && verdict.status == Status::Warn {
+        verdict.status = Status::Fail;
+    }
+    if !verdict.expected_failure {
+        return;
+    }
+    match verdict.status {
+        Status::Fail => verdict.status = Status::Xfail,
+        Status::Pass | Status::Warn => {
+            verdict.fail(
+                "expected_failure",
+                "expected to fail (it lies under malformed/), but passed",
+            );
+        }
+        Status::Skip | Status::Xfail => {}
+    }
+}
+
+/// Totals over a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Files that passed (with or without warnings) or failed as expected.
+    pub passed: usize,
+    /// Of those, files with warnings.
+    pub warned: usize,
+    /// Files that failed.
+    pub failed: usize,
+    /// Files nothing recognised (walking folders only).
+    pub skipped: usize,
+}
+
+impl Totals {
+    /// Counts the verdicts.
+    pub fn of<'a>(verdicts: impl IntoIterator<Item = &'a Verdict>) -> Totals {
+        let mut t = Totals::default();
+        for v in verdicts {
+            match v.status {
+                Status::Pass | Status::Xfail => t.passed += 1,
+                Status::Warn => {
+                    t.passed += 1;
+                    t.warned += 1;
+                }
+                Status::Fail => t.failed += 1,
+                Status::Skip => t.skipped += 1,
+            }
+        }
+        t
+    }
+
+    /// Files checked (not skipped).
+    pub fn checked(&self) -> usize {
+        self.passed + self.failed
+    }
+
+    /// True if something was checked and nothing failed.
+    pub fn ok(&self) -> bool {
+        self.failed == 0 && self.checked() > 0
+    }
+}

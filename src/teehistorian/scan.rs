@@ -1,0 +1,299 @@
+//! One streaming pass over a teehistorian file: counts, how it ended, and
+//! with `verify` the byte-exact re-encoding of every record and a replay.
+//! `teehistorian stats`, `check` and the archive's analysis all run it.
+
+use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
+use super::{StreamReader, is_teehistorian};
+use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use crate::codec::{DecodeError, Mode, first_difference};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+
+/// What to do besides counting.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Verify {
+    /// Re-encode every record and compare it with its bytes.
+    pub roundtrip: bool,
+    /// Replay every record (and find inconsistencies); with history when
+    /// the caller wants the replay's console and save history.
+    pub replay: Option<ReplayConfig>,
+}
+
+impl Verify {
+    /// Everything `check` does: round trip and a replay without history.
+    pub fn all() -> Verify {
+        Verify {
+            roundtrip: true,
+            replay: Some(ReplayConfig {
+                keep_history: false,
+            }),
+        }
+    }
+}
+
+/// Everything one pass over a file learns.
+#[derive(Debug, Default, Serialize)]
+pub struct Scan {
+    /// Records read (FINISH included).
+    pub records: u64,
+    /// Records per kind (`player_diff`, `tick_skip`, ...).
+    pub counts: BTreeMap<&'static str, u64>,
+    /// The tick of the last record.
+    pub last_tick: i32,
+    /// Ticks in which at least one record was written.
+    pub ticks_with_records: u64,
+    /// The largest client id seen.
+    pub max_cid: Option<i32>,
+    /// How many client ids were seen.
+    pub cids: usize,
+    /// How the stream ended (`None` after a decode error).
+    pub end: Option<End>,
+    /// Bytes after FINISH (DDNet never writes any).
+    pub bytes_after_finish: u64,
+    /// Records using non-canonical ints, kept verbatim.
+    pub noncanonical_records: u64,
+    /// The first such int's offset.
+    pub first_noncanonical: Option<u64>,
+    /// First byte where the re-encoding differs from the file (a codec bug).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_mismatch: Option<u64>,
+    /// Replay inconsistencies (with a replay).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inconsistencies: Option<u64>,
+    /// The first one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_inconsistency: Option<Inconsistency>,
+    /// The decode error that stopped the pass; everything before it was
+    /// counted.
+    pub error: Option<DecodeError>,
+}
+
+/// Client ids seen: a bitset for the usual range, a set beyond it.
+#[derive(Default)]
+struct CidSet {
+    low: [u64; 4],
+    high: BTreeSet<i32>,
+}
+
+impl CidSet {
+    #[inline]
+    fn insert(&mut self, cid: i32) {
+        match usize::try_from(cid) {
+            Ok(c) if c < 256 => self.low[c / 64] |= 1 << (c % 64),
+            Ok(_) => {
+                self.high.insert(cid);
+            }
+            Err(_) => {} // negative ids are "no client" (server, game)
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.low
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>()
+            + self.high.len()
+    }
+
+    fn max(&self) -> Option<i32> {
+        let low = (0..256)
+            .rev()
+            .find(|&c| self.low[c / 64] >> (c % 64) & 1 == 1);
+        self.high.last().copied().or(low.map(|c| c as i32))
+    }
+}
+
+impl Scan {
+    /// Reads the whole of `src` in bounded memory and counts, verifying as
+    /// `verify` says. Fails only if the header cannot be read, or on an
+    /// I/O error; a decode error later stops the pass and is kept in
+    /// [`Scan::error`].
+    pub fn run(src: impl Read, verify: Verify) -> Result<(Header, Scan), ReadError> {
+        Scan::run_with(src, verify, |_, _| {})
+    }
+
+    /// [`Scan::run`], calling `each` with every record and the replay as it
+    /// was before the record (for callers that derive more from a pass:
+    /// the archive's log and checkpoints).
+    pub fn run_with(
+        src: impl Read,
+        verify: Verify,
+        mut each: impl FnMut(&Record<'_>, &Replay),
+    ) -> Result<(Header, Scan), ReadError> {
+        let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
+        let mut scan = Scan::default();
+        let mut replay = Replay::new(verify.replay.unwrap_or_default());
+        let (mut counts, mut cids) = ([0u64; Message::KINDS], CidSet::default());
+        let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
+        // Hot counters live in locals, not in `scan`, so they stay in registers.
+        let (mut records, mut last_tick, mut ticks) = (0u64, 0i32, 0u64);
+        let result = reader.for_each_record(|rec| {
+            ticks += u64::from(records == 0 || rec.tick != last_tick);
+            records += 1;
+            last_tick = rec.tick;
+            counts[rec.msg.kind_index()] += 1;
+            if let Some(cid) = rec.msg.player_record_cid() {
+                cids.insert(cid); // the common case, without the general match
+            } else {
+                for cid in rec.msg.cids().into_iter().flatten() {
+                    cids.insert(cid);
+                }
+            }
+            if rec.noncanonical {
+                scan.noncanonical_records += 1;
+                if scan.first_noncanonical.is_none() {
+                    scan.first_noncanonical = rec.noncanonical_at();
+                }
+            }
+            if verify.roundtrip {
+                scratch.clear();
+                rec.encode(&mut scratch);
+                if scratch != rec.raw && scan.first_mismatch.is_none() {
+                    scan.first_mismatch =
+                        first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
+                }
+            }
+            each(rec, &replay);
+            if verify.replay.is_some()
+                && let Err(inc) = replay.handle(rec.offset, &rec.msg)
+            {
+                inconsistencies += 1;
+                scan.first_inconsistency.get_or_insert(inc);
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        (scan.records, scan.last_tick, scan.ticks_with_records) = (records, last_tick, ticks);
+        match result {
+            Ok(_) => {}
+            Err(ReadError::Decode(e)) => scan.error = Some(e.at_tick(last_tick)),
+            Err(e) => return Err(e),
+        }
+        scan.counts = counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(i, &n)| (Message::kind_name_of(i), n))
+            .collect();
+        scan.max_cid = cids.max();
+        scan.cids = cids.len();
+        scan.inconsistencies = verify.replay.map(|_| inconsistencies);
+        scan.end = reader.end();
+        if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
+            scan.bytes_after_finish = io::copy(&mut reader.into_rest(), &mut io::sink())?;
+        }
+        Ok((header, scan))
+    }
+
+    /// What the pass found, as findings: the decode error, a re-encoding
+    /// that differs, replay inconsistencies and bytes after FINISH fail;
+    /// a truncated file and non-canonical ints warn.
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        if let Some(at) = self.first_mismatch {
+            out.push(
+                Finding::new(
+                    Severity::Fail,
+                    "roundtrip",
+                    format!("re-encoding differs from the file at byte {at} (0x{at:x})"),
+                )
+                .at(at),
+            );
+        }
+        if let Some(inc) = &self.first_inconsistency {
+            let n = self.inconsistencies.unwrap_or(1);
+            out.push(
+                Finding::new(Severity::Fail, "replay", format!("replay: {inc}"))
+                    .at(inc.offset)
+                    .in_tick(inc.tick)
+                    .times(n),
+            );
+        }
+        if let (Some(End::Finished { offset }), 1..) = (self.end, self.bytes_after_finish) {
+            out.push(
+                Finding::new(
+                    Severity::Fail,
+                    "bytes_after_finish",
+                    format!(
+                        "{} byte(s) after FINISH at byte {offset} (0x{offset:x}); DDNet writes none",
+                        self.bytes_after_finish
+                    ),
+                )
+                .at(offset),
+            );
+        }
+        if let Some(end @ End::Truncated { offset, .. }) = self.end {
+            out.push(Finding::new(Severity::Warn, "truncated", end.to_string()).at(offset));
+        }
+        if let Some(note) = self.noncanonical_note() {
+            let mut f = Finding::new(Severity::Warn, "noncanonical_int", note)
+                .times(self.noncanonical_records);
+            f.offset = self.first_noncanonical;
+            out.push(f);
+        }
+        out
+    }
+
+    /// A line on non-canonical ints, if there were any.
+    pub fn noncanonical_note(&self) -> Option<String> {
+        self.first_noncanonical.map(|at| {
+            format!(
+                "{} record(s) use non-canonical ints DDNet never writes (first at byte {at}); kept verbatim",
+                self.noncanonical_records
+            )
+        })
+    }
+}
+
+/// The teehistorian format for [`crate::check`].
+pub struct TeehistorianFormat;
+
+impl Format for TeehistorianFormat {
+    fn name(&self) -> &'static str {
+        "teehistorian"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[".teehistorian"]
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        is_teehistorian(head)
+    }
+
+    fn check(&self, source: Source, verdict: &mut Verdict) {
+        let scanned = source
+            .into_reader()
+            .map_err(ReadError::Io)
+            .and_then(|src| Scan::run(src, Verify::all()));
+        match scanned {
+            Err(ReadError::Decode(e)) => verdict.error = Some(e),
+            Err(ReadError::Io(e)) => verdict.push(Finding::new(
+                Severity::Fail,
+                "io",
+                format!("cannot read: {e}"),
+            )),
+            Ok((_, scan)) => {
+                verdict.counts.records = Some(scan.records);
+                verdict.counts.last_tick = Some(scan.last_tick);
+                verdict
+                    .counts
+                    .more
+                    .insert("ticks_with_records", scan.ticks_with_records);
+                verdict.counts.more.insert("client_ids", scan.cids as u64);
+                verdict.roundtrip = match scan.first_mismatch {
+                    Some(offset) => RoundTrip::Differs { offset },
+                    None => RoundTrip::Exact,
+                };
+                verdict.findings.extend(scan.findings());
+                verdict.summary = format!(
+                    "byte-exact; {} records replayed to tick {}",
+                    scan.records, scan.last_tick
+                );
+                verdict.error = scan.error;
+            }
+        }
+        verdict.settle();
+    }
+}

@@ -1,4 +1,12 @@
-//! Shared test helpers (compiled for unit tests only).
+//! Test helpers shared by the unit tests (`crate::testing`) and the
+//! integration tests (`tests/common` includes this file by path), so there
+//! is one seed, one quickcheck configuration and one round-trip check.
+
+#![allow(dead_code)]
+
+// `super::codec` is the crate's codec module: `crate::codec` in the library,
+// re-exported by `tests/common` for the integration tests.
+use super::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
 
 /// Seed for every quickcheck run, so failures reproduce. Override the number
 /// of cases with `QUICKCHECK_TESTS` for deeper local runs.
@@ -7,4 +15,54 @@ pub const SEED: u64 = 0x7ee0_2ac1e;
 /// A seeded quickcheck runner.
 pub fn qc() -> quickcheck::QuickCheck {
     quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(100, SEED))
+}
+
+/// The codec law for a value: it encodes to bytes that decode, using every
+/// byte, to the same value; and a strict decode of those bytes encodes
+/// back to them exactly. Returns a description of the first broken law.
+pub fn codec_law<'a, T, C>(value: &T, ctx: C, bytes: &'a mut Vec<u8>) -> Result<(), String>
+where
+    T: Codec<'a, C> + PartialEq + std::fmt::Debug,
+    C: Copy,
+{
+    *bytes = encode_to_vec(value, ctx);
+    let bytes: &'a [u8] = bytes;
+    let again: T = decode_exact(bytes, Mode::Lenient, ctx).map_err(|e| {
+        format!(
+            "{value:?} encodes to {} which does not decode: {e}",
+            hex::encode(bytes)
+        )
+    })?;
+    if &again != value {
+        return Err(format!(
+            "{value:?} encodes to {} which decodes to {again:?}",
+            hex::encode(bytes)
+        ));
+    }
+    strict_law::<T, C>(bytes, ctx)
+}
+
+/// The strict half of the law: if `bytes` decode strictly (using every
+/// byte), the value encodes back to exactly `bytes`.
+pub fn strict_law<'a, T, C>(bytes: &'a [u8], ctx: C) -> Result<(), String>
+where
+    T: Codec<'a, C> + std::fmt::Debug,
+    C: Copy,
+{
+    let mut r = Reader::new(bytes, Mode::Strict);
+    let Ok(value) = T::decode(&mut r, ctx) else {
+        return Ok(());
+    };
+    if r.remaining() != 0 {
+        return Ok(());
+    }
+    let again = encode_to_vec(&value, ctx);
+    if again != bytes {
+        return Err(format!(
+            "{} decodes strictly to {value:?}, which encodes to {}",
+            hex::encode(bytes),
+            hex::encode(&again)
+        ));
+    }
+    Ok(())
 }

@@ -1,5 +1,15 @@
 //! Helpers shared by the integration tests.
 
+/// The library's test helpers (seed, quickcheck, codec laws), the same
+/// file the unit tests use.
+#[allow(dead_code)]
+#[path = "../../src/testing.rs"]
+pub mod testing;
+
+/// For `testing`, which names the codec module relative to itself.
+#[allow(unused_imports)]
+pub use teeoracle::codec;
+
 /// Asserts `text` against the golden snapshot `name` in `snapshots/<dir>/`
 /// (reviewed with `cargo insta review`).
 #[allow(dead_code)]

@@ -55,20 +55,20 @@ const MALFORMED: &[(&str, &str)] = &[
     ),
     (
         "keyframe_huffman_no_eof",
-        "snapshot chunk payload does not decode: Huffman at byte 545",
+        "snapshot chunk payload does not decode: at byte 545 (0x221): reading huffman",
     ),
     (
         "keyframe_varint_cut",
-        "in its 30 decompressed bytes, at byte 30 (0x1e): reading varint array",
+        "byte 30 of its decompressed payload: reading varint array",
     ),
     ("keyframe_bad_offset", "item offset 6"),
     (
         "message_huffman_no_eof",
-        "message chunk payload does not decode: Huffman at byte",
+        "message chunk payload does not decode: at byte 550 (0x226): reading huffman",
     ),
     (
         "message_varint_cut",
-        "message chunk payload does not decode: in its 3 decompressed bytes",
+        "byte 3 of its decompressed payload: reading varint array",
     ),
     ("delta_before_keyframe", "delta before any snapshot"),
     ("delta_item_size_changes", "(DDNet error -206)"),

@@ -425,17 +425,18 @@ pub fn decode_payload(payload: &[u8], base: u64) -> Result<Payload<'_>, DecodeEr
 /// A payload's ints only, into reused buffers (`varints` is scratch): the
 /// replay's hot path, without [`decode_payload`]'s re-encoding check.
 /// `at` is the payload's file offset, so Huffman faults name file bytes;
-/// varint faults name a byte of the decompressed data.
+/// varint faults name the payload's file byte and the byte of the
+/// decompressed data.
 pub fn decode_payload_ints(
     payload: &[u8],
     at: u64,
     varints: &mut Vec<u8>,
     ints: &mut Vec<i32>,
-) -> Result<(), String> {
+) -> Result<(), DecodeError> {
     varints.clear();
-    huffman::decompress(payload, varints, 64 * 1024, at).map_err(|e| format!("Huffman {e}"))?;
+    huffman::decompress(payload, varints, 64 * 1024, at)?;
     crate::packer::read_ints_into(varints, ints)
-        .map_err(|e| format!("in its {} decompressed bytes, {e}", varints.len()))
+        .map_err(|e| e.inside(at, crate::codec::PayloadKind::Decompressed))
 }
 
 /// Compresses decoded ints back as their writer did.

@@ -67,7 +67,12 @@ pub enum FaultKind {
     Delta(SnapError),
     /// A container's payload that does not decode (a demo chunk's Huffman
     /// or varints): DDNet's demo player stops there.
-    Payload { chunk: &'static str, error: String },
+    Payload {
+        /// What the payload is (`snapshot`, `delta`, `message`).
+        chunk: &'static str,
+        /// Why, at the file byte of its chunk and the byte inside it.
+        error: crate::codec::DecodeError,
+    },
     /// The rebuilt snapshot's CRC is not the server's.
     CrcMismatch { expected: i32, actual: i32 },
     /// An item whose size is not its type's pre-agreed size (DDNet's

@@ -2,7 +2,6 @@
 
 /// The library's test helpers (seed, quickcheck, codec laws), the same
 /// file the unit tests use.
-#[allow(dead_code)]
 #[path = "../../src/testing.rs"]
 pub mod testing;
 

@@ -211,7 +211,7 @@ fn malformed_deltas_fail_apply_with_their_ddnet_code() {
             .unwrap_or_else(|e| panic!("{name}: the base is a valid snapshot: {e}"));
         let delta = ints(&dir.join(format!("{name}.delta.bin")));
         let err = apply(&from, &delta, &ItemSizes::ddnet_06()).unwrap_err();
-        assert_eq!(err.code, Some(code), "{name}: {err}");
+        assert_eq!(err.code(), Some(code), "{name}: {err}");
         // As a user sees it.
         let (from, delta) = (
             format!("corpus/snapshot/malformed/{name}.from.bin"),

@@ -270,6 +270,13 @@ pub trait Format: Sync {
     /// True if a file starting with `head` (its first 512 bytes, or all of
     /// it if shorter) is this format.
     fn sniff(&self, head: &[u8]) -> bool;
+    /// True if the format has magic bytes, so that [`Format::sniff`]
+    /// recognises it under any name. Formats without (raw int arrays) are
+    /// checked only in files named as them, and `sniff` only says whether
+    /// the bytes are plausible.
+    fn has_magic(&self) -> bool {
+        true
+    }
     /// Checks the whole file: fills in `verdict` (format, counts,
     /// findings, error, round trip, summary) and settles its status.
     fn check(&self, source: Source, verdict: &mut Verdict);
@@ -284,6 +291,7 @@ pub fn formats() -> &'static [&'static dyn Format] {
         &crate::session::check::CaptureFormat,
         #[cfg(feature = "archive")]
         &crate::archive::check::ArchiveFormat,
+        &crate::snapshot::check::SnapshotFormat,
     ]
 }
 
@@ -317,7 +325,12 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
         Err(e) => verdict.fail("io", format!("cannot read: {e}")),
         Ok(head) => {
             verdict.compression = source.compression();
-            let found = formats().iter().copied().find(|f| f.sniff(&head));
+            let found = formats()
+                .iter()
+                .copied()
+                .filter(|f| f.has_magic())
+                .chain(claimed.filter(|f| !f.has_magic()))
+                .find(|f| f.sniff(&head));
             match (found, claimed) {
                 (Some(format), _) => {
                     verdict.format = Some(format.name());

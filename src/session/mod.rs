@@ -17,8 +17,8 @@ pub use connection::{
 use crate::capture::{Capture, Datagram};
 use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
 use crate::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
+use crate::snapshot::ItemSizes;
 use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
-use crate::snapshot::{ItemSizes, SnapError};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -265,11 +265,10 @@ pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
                     Err(e) => Err(Fault {
                         offset,
                         tick: s.tick,
-                        kind: FaultKind::Delta(SnapError {
-                            at: 0,
-                            code: None,
-                            what: format!("unpacking the ints: {e}"),
-                        }),
+                        kind: FaultKind::Payload {
+                            chunk: "snapshot",
+                            error: e,
+                        },
                     }),
                 };
                 match fed {

@@ -2,7 +2,9 @@
 //! `CreateDelta` and `UnpackDelta` ([`DeltaCodec`]), which work on the int
 //! arrays directly so that a reused codec and snapshot allocate nothing.
 
-use super::{Item, ItemSizes, MAX_ID, MAX_ITEMS, MAX_SIZE, MAX_TYPE, SnapError, Snapshot, fail};
+use super::{
+    Item, ItemSizes, MAX_ID, MAX_ITEMS, MAX_SIZE, MAX_TYPE, SnapError, SnapFault, Snapshot, fail,
+};
 use serde::Serialize;
 
 /// One updated item of a delta.
@@ -53,25 +55,16 @@ fn header<'a>(ints: &'a [i32], sizes: &'a ItemSizes) -> Result<Header<'a>, SnapE
     if ints.len() < 3 {
         return fail(
             ints.len(),
-            None,
-            "expected num_deleted, num_updated and num_temp",
+            SnapFault::DeltaHeaderTooShort { len: ints.len() },
         );
     }
     let (num_deleted, num_updated, num_temp) = (ints[0], ints[1], ints[2]);
     if num_deleted < 0 {
-        return fail(
-            0,
-            Some(-201),
-            format!("num_deleted {num_deleted} is negative"),
-        );
+        return fail(0, SnapFault::NumDeletedNegative { num_deleted });
     }
     let end = 3 + num_deleted as usize;
     let Some(removed) = ints.get(3..end) else {
-        return fail(
-            ints.len(),
-            Some(-101),
-            format!("{num_deleted} deleted keys run past the end"),
-        );
+        return fail(ints.len(), SnapFault::DeletedKeysPastEnd { num_deleted });
     };
     Ok(Header {
         removed,
@@ -130,42 +123,30 @@ impl<'a> Updates<'a> {
     fn read(&mut self) -> Result<Update<'a>, SnapError> {
         let (ints, at) = (self.ints, self.at);
         let (Some(&type_id), Some(&id)) = (ints.get(at), ints.get(at + 1)) else {
-            return fail(at, Some(-102), "expected an item's type and id");
+            return fail(at, SnapFault::UpdateHeaderCut);
         };
         if !(0..=MAX_TYPE).contains(&type_id) {
-            return fail(
-                at,
-                Some(-202),
-                format!("type {type_id} outside 0..={MAX_TYPE}"),
-            );
+            return fail(at, SnapFault::TypeOutOfRange { type_id });
         }
         if !(0..=MAX_ID).contains(&id) {
-            return fail(at + 1, Some(-203), format!("id {id} outside 0..={MAX_ID}"));
+            return fail(at + 1, SnapFault::IdOutOfRange { id });
         }
         let mut data_at = at + 2;
         let (size, len) = match self.sizes.get(type_id) {
             Some(len) => (None, len),
             None => {
                 let Some(&size) = ints.get(data_at) else {
-                    return fail(data_at, Some(-103), "expected the item's size");
+                    return fail(data_at, SnapFault::ItemSizeMissing);
                 };
                 if !(0..=i32::MAX / 4).contains(&size) {
-                    return fail(
-                        data_at,
-                        Some(-204),
-                        format!("item size {size} out of range"),
-                    );
+                    return fail(data_at, SnapFault::ItemSizeOutOfRange { size });
                 }
                 data_at += 1;
                 (Some(size), size as usize)
             }
         };
         let Some(data) = ints.get(data_at..data_at + len) else {
-            return fail(
-                data_at,
-                Some(-205),
-                format!("{len} ints of item data run past the end"),
-            );
+            return fail(data_at, SnapFault::ItemDataPastEnd { len });
         };
         self.at = data_at + len;
         Ok(Update {
@@ -191,7 +172,8 @@ impl Delta {
             mut updates,
         } = header(ints, sizes)?;
         if ints.get(1).is_some_and(|&n| n < 0) {
-            return fail(1, None, format!("num_updated {} is negative", ints[1]));
+            let num_updated = ints[1];
+            return fail(1, SnapFault::NumUpdatedNegative { num_updated });
         }
         let mut out = Vec::new();
         while let Some(u) = updates.next_update() {
@@ -204,11 +186,8 @@ impl Delta {
             });
         }
         if updates.at < ints.len() {
-            return fail(
-                updates.at,
-                None,
-                format!("{} int(s) after the last item", ints.len() - updates.at),
-            );
+            let count = ints.len() - updates.at;
+            return fail(updates.at, SnapFault::TrailingInts { count });
         }
         Ok(Delta {
             removed: removed.to_vec(),
@@ -350,7 +329,7 @@ impl DeltaCodec {
                 if let Some(r) = run {
                     out.area.extend_from_slice(&area[r..start]);
                 }
-                return fail(0, Some(-301), "the kept items do not fit a snapshot");
+                return fail(0, SnapFault::KeptItemsDoNotFit);
             }
             run.get_or_insert(start);
             kept_at.push(out.len() as u32);
@@ -376,19 +355,13 @@ impl DeltaCodec {
                 .or_else(|| new_index.get(key));
             let slot = match in_builder {
                 Some(k) if out.item(k).data.len() != u.data.len() => {
-                    return fail(
-                        u.at,
-                        Some(-206),
-                        format!(
-                            "item {}:{} is already there with another size",
-                            u.type_id, u.id
-                        ),
-                    );
+                    let (type_id, id) = (u.type_id, u.id);
+                    return fail(u.at, SnapFault::SizeDiffersFromKept { type_id, id });
                 }
                 Some(k) => k,
                 None => {
                     if !builder_fits(out.len(), out.area().len(), u.data.len()) {
-                        return fail(u.at, Some(-302), "the new item does not fit the snapshot");
+                        return fail(u.at, SnapFault::NewItemDoesNotFit);
                     }
                     new_index.insert_first(key, out.len());
                     out.push_zeroed(key, u.data.len());
@@ -399,17 +372,13 @@ impl DeltaCodec {
             let dst = out.data_mut(slot);
             match past {
                 Some(past) if past.len() != u.data.len() => {
-                    return fail(
-                        u.at,
-                        Some(-207),
-                        format!(
-                            "item {}:{} changes size from {} to {}",
-                            u.type_id,
-                            u.id,
-                            past.len(),
-                            u.data.len()
-                        ),
-                    );
+                    let fault = SnapFault::SizeDiffersFromBase {
+                        type_id: u.type_id,
+                        id: u.id,
+                        from: past.len(),
+                        to: u.data.len(),
+                    };
+                    return fail(u.at, fault);
                 }
                 Some(past) => {
                     for ((d, p), x) in dst.iter_mut().zip(past).zip(u.data) {

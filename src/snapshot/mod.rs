@@ -9,6 +9,7 @@
 //! `UnpackDelta` and [`create`] is `CreateDelta`, down to their error codes,
 //! output order and hash-bucket limit.
 
+pub mod check;
 mod delta;
 pub mod items;
 pub mod replay;
@@ -95,15 +96,256 @@ impl Serialize for Snapshot {
     }
 }
 
-/// Why a snapshot or delta is invalid, with where (an index into the int
-/// array) and DDNet's error code where it has one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// Why a snapshot or delta is invalid: where (an index into the int
+/// array) and what, with DDNet's error code where it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapError {
     /// Index of the int where the fault was found.
     pub at: usize,
-    /// DDNet's `UnpackDelta` return code (-101..-302), if it is one of those.
-    pub code: Option<i32>,
-    pub what: String,
+    /// What is wrong.
+    pub fault: SnapFault,
+}
+
+/// The faults of snapshots (`CSnapshot::IsValid`) and deltas
+/// (`CSnapshotDelta::UnpackDelta`, whose return codes they carry).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "fault", rename_all = "snake_case")]
+pub enum SnapFault {
+    /// Fewer than the two header ints (data size, item count).
+    SnapshotTooShort {
+        /// Ints there are.
+        len: usize,
+    },
+    /// More bytes than a snapshot may have.
+    SnapshotTooLarge {
+        /// Its size in bytes.
+        bytes: usize,
+        /// `CSnapshot::MAX_SIZE`.
+        max: usize,
+    },
+    /// An item count outside `0..=MAX_ITEMS`.
+    NumItemsOutOfRange {
+        /// The count.
+        num_items: i32,
+    },
+    /// A data size that is negative or not a multiple of 4.
+    DataSizeInvalid {
+        /// The size in bytes.
+        data_size: i32,
+    },
+    /// The array is not as long as its header says.
+    SnapshotSizeMismatch {
+        /// Its size in bytes.
+        bytes: usize,
+        /// The size its header gives.
+        expected: usize,
+    },
+    /// An item offset outside the data or not a multiple of 4.
+    ItemOffsetInvalid {
+        /// The offset in bytes.
+        offset: i32,
+        /// The data size.
+        data_size: i32,
+    },
+    /// An item whose offsets give it a negative size.
+    ItemSizeNegative {
+        /// The item's index.
+        index: usize,
+        /// Its size in bytes.
+        size: i32,
+    },
+    /// Fewer than the three delta header ints.
+    DeltaHeaderTooShort {
+        /// Ints there are.
+        len: usize,
+    },
+    /// A negative number of removed items (-201).
+    NumDeletedNegative {
+        /// The number.
+        num_deleted: i32,
+    },
+    /// The removed keys run past the end (-101).
+    DeletedKeysPastEnd {
+        /// The number of keys.
+        num_deleted: i32,
+    },
+    /// A negative number of updates (only [`Delta::from_ints`] rejects it:
+    /// DDNet updates nothing).
+    NumUpdatedNegative {
+        /// The number.
+        num_updated: i32,
+    },
+    /// An update's type and id run past the end (-102).
+    UpdateHeaderCut,
+    /// A type outside `0..=MAX_TYPE` (-202).
+    TypeOutOfRange {
+        /// The type.
+        type_id: i32,
+    },
+    /// An id outside `0..=MAX_ID` (-203).
+    IdOutOfRange {
+        /// The id.
+        id: i32,
+    },
+    /// The size of an item without a pre-agreed size runs past the end (-103).
+    ItemSizeMissing,
+    /// An item size that is negative or too large (-204).
+    ItemSizeOutOfRange {
+        /// The size in ints.
+        size: i32,
+    },
+    /// An item's data runs past the end (-205).
+    ItemDataPastEnd {
+        /// Ints of data expected.
+        len: usize,
+    },
+    /// The items the delta keeps do not fit a snapshot (-301).
+    KeptItemsDoNotFit,
+    /// An update for an item already built with another size (-206).
+    SizeDiffersFromKept {
+        /// The item's type.
+        type_id: i32,
+        /// The item's id.
+        id: i32,
+    },
+    /// A new item does not fit the snapshot (-302).
+    NewItemDoesNotFit,
+    /// An update whose size differs from the base item's (-207).
+    SizeDiffersFromBase {
+        /// The item's type.
+        type_id: i32,
+        /// The item's id.
+        id: i32,
+        /// The base item's size in ints.
+        from: usize,
+        /// The update's size in ints.
+        to: usize,
+    },
+    /// Ints after the last update (only [`Delta::from_ints`] rejects them:
+    /// DDNet ignores them).
+    TrailingInts {
+        /// How many.
+        count: usize,
+    },
+}
+
+impl SnapFault {
+    /// DDNet's `UnpackDelta` return code for this fault, if it is one.
+    pub fn code(&self) -> Option<i32> {
+        Some(match self {
+            SnapFault::DeletedKeysPastEnd { .. } => -101,
+            SnapFault::UpdateHeaderCut => -102,
+            SnapFault::ItemSizeMissing => -103,
+            SnapFault::NumDeletedNegative { .. } => -201,
+            SnapFault::TypeOutOfRange { .. } => -202,
+            SnapFault::IdOutOfRange { .. } => -203,
+            SnapFault::ItemSizeOutOfRange { .. } => -204,
+            SnapFault::ItemDataPastEnd { .. } => -205,
+            SnapFault::SizeDiffersFromKept { .. } => -206,
+            SnapFault::SizeDiffersFromBase { .. } => -207,
+            SnapFault::KeptItemsDoNotFit => -301,
+            SnapFault::NewItemDoesNotFit => -302,
+            _ => return None,
+        })
+    }
+}
+
+impl SnapError {
+    /// DDNet's `UnpackDelta` return code (-101..-302), if the fault has one.
+    pub fn code(&self) -> Option<i32> {
+        self.fault.code()
+    }
+}
+
+impl Serialize for SnapError {
+    /// `{"at": 3, "code": -206, "fault": "size_differs_from_kept", ...,
+    /// "message": "..."}`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Shown<'a> {
+            at: usize,
+            code: Option<i32>,
+            #[serde(flatten)]
+            fault: &'a SnapFault,
+            message: String,
+        }
+        Shown {
+            at: self.at,
+            code: self.code(),
+            fault: &self.fault,
+            message: self.to_string(),
+        }
+        .serialize(s)
+    }
+}
+
+impl fmt::Display for SnapFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            SnapFault::SnapshotTooShort { len } => {
+                write!(f, "expected data_size and num_items, found {len} int(s)")
+            }
+            SnapFault::SnapshotTooLarge { bytes, max } => {
+                write!(f, "{bytes} bytes exceed the {max}-byte limit")
+            }
+            SnapFault::NumItemsOutOfRange { num_items } => {
+                write!(f, "num_items {num_items} outside 0..={MAX_ITEMS}")
+            }
+            SnapFault::DataSizeInvalid { data_size } => write!(
+                f,
+                "data_size {data_size} is not a non-negative multiple of 4"
+            ),
+            SnapFault::SnapshotSizeMismatch { bytes, expected } => write!(
+                f,
+                "the snapshot takes {bytes} bytes, expected {expected} from its header"
+            ),
+            SnapFault::ItemOffsetInvalid { offset, data_size } => write!(
+                f,
+                "item offset {offset} outside 0..={data_size} or unaligned"
+            ),
+            SnapFault::ItemSizeNegative { index, size } => {
+                write!(f, "item {index} has size {size}")
+            }
+            SnapFault::DeltaHeaderTooShort { len } => write!(
+                f,
+                "expected num_deleted, num_updated and num_temp, found {len} int(s)"
+            ),
+            SnapFault::NumDeletedNegative { num_deleted } => {
+                write!(f, "num_deleted {num_deleted} is negative")
+            }
+            SnapFault::DeletedKeysPastEnd { num_deleted } => {
+                write!(f, "{num_deleted} deleted keys run past the end")
+            }
+            SnapFault::NumUpdatedNegative { num_updated } => {
+                write!(f, "num_updated {num_updated} is negative")
+            }
+            SnapFault::UpdateHeaderCut => write!(f, "expected an item's type and id"),
+            SnapFault::TypeOutOfRange { type_id } => {
+                write!(f, "type {type_id} outside 0..={MAX_TYPE}")
+            }
+            SnapFault::IdOutOfRange { id } => write!(f, "id {id} outside 0..={MAX_ID}"),
+            SnapFault::ItemSizeMissing => write!(f, "expected the item's size"),
+            SnapFault::ItemSizeOutOfRange { size } => write!(f, "item size {size} out of range"),
+            SnapFault::ItemDataPastEnd { len } => {
+                write!(f, "{len} ints of item data run past the end")
+            }
+            SnapFault::KeptItemsDoNotFit => write!(f, "the kept items do not fit a snapshot"),
+            SnapFault::SizeDiffersFromKept { type_id, id } => {
+                write!(f, "item {type_id}:{id} is already there with another size")
+            }
+            SnapFault::NewItemDoesNotFit => write!(f, "the new item does not fit the snapshot"),
+            SnapFault::SizeDiffersFromBase {
+                type_id,
+                id,
+                from,
+                to,
+            } => write!(f, "item {type_id}:{id} changes size from {from} to {to}"),
+            SnapFault::TrailingInts { count } => {
+                write!(f, "{count} int(s) after the last item")
+            }
+        }
+    }
 }
 
 impl fmt::Display for SnapError {
@@ -113,9 +355,9 @@ impl fmt::Display for SnapError {
             "at int {} (byte {}): {}",
             self.at,
             self.at * 4,
-            self.what
+            self.fault
         )?;
-        if let Some(code) = self.code {
+        if let Some(code) = self.code() {
             write!(f, " (DDNet error {code})")?;
         }
         Ok(())
@@ -124,12 +366,8 @@ impl fmt::Display for SnapError {
 
 impl std::error::Error for SnapError {}
 
-fn fail<T>(at: usize, code: Option<i32>, what: impl Into<String>) -> Result<T, SnapError> {
-    Err(SnapError {
-        at,
-        code,
-        what: what.into(),
-    })
+fn fail<T>(at: usize, fault: SnapFault) -> Result<T, SnapError> {
+    Err(SnapError { at, fault })
 }
 
 impl Snapshot {
@@ -160,59 +398,47 @@ impl Snapshot {
     pub fn read_ints(&mut self, ints: &[i32]) -> Result<(), SnapError> {
         self.clear();
         if ints.len() < 2 {
-            return fail(ints.len(), None, "expected data_size and num_items");
+            return fail(ints.len(), SnapFault::SnapshotTooShort { len: ints.len() });
         }
         if ints.len() * 4 > MAX_SIZE {
             return fail(
                 0,
-                None,
-                format!("{} bytes exceed the {MAX_SIZE}-byte limit", ints.len() * 4),
+                SnapFault::SnapshotTooLarge {
+                    bytes: ints.len() * 4,
+                    max: MAX_SIZE,
+                },
             );
         }
         let (data_size, num_items) = (ints[0], ints[1]);
         if !(0..=MAX_ITEMS as i32).contains(&num_items) {
-            return fail(
-                1,
-                None,
-                format!("num_items {num_items} outside 0..={MAX_ITEMS}"),
-            );
+            return fail(1, SnapFault::NumItemsOutOfRange { num_items });
         }
         if data_size < 0 || data_size % 4 != 0 {
-            return fail(
-                0,
-                None,
-                format!("data_size {data_size} is not a non-negative multiple of 4"),
-            );
+            return fail(0, SnapFault::DataSizeInvalid { data_size });
         }
         let n = num_items as usize;
         let total = 2 + n + data_size as usize / 4;
         if ints.len() != total {
             return fail(
                 0,
-                None,
-                format!(
-                    "the snapshot takes {} bytes, expected {} from its header",
-                    ints.len() * 4,
-                    total * 4
-                ),
+                SnapFault::SnapshotSizeMismatch {
+                    bytes: ints.len() * 4,
+                    expected: total * 4,
+                },
             );
         }
         let offsets = &ints[2..2 + n];
         // As IsValid: every offset first, then every item size.
         for (i, &offset) in offsets.iter().enumerate() {
             if offset < 0 || offset > data_size || offset % 4 != 0 {
-                return fail(
-                    2 + i,
-                    None,
-                    format!("item offset {offset} outside 0..={data_size} or unaligned"),
-                );
+                return fail(2 + i, SnapFault::ItemOffsetInvalid { offset, data_size });
             }
         }
         for (i, &offset) in offsets.iter().enumerate() {
             let end = offsets.get(i + 1).copied().unwrap_or(data_size);
             let size = end - offset - 4;
             if size < 0 {
-                return fail(2 + i, None, format!("item {i} has size {size}"));
+                return fail(2 + i, SnapFault::ItemSizeNegative { index: i, size });
             }
         }
         self.starts.extend(offsets.iter().map(|&o| o as u32 / 4));

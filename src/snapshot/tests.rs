@@ -48,11 +48,13 @@ fn layout_and_validity() {
     assert_eq!(Snapshot::from_ints(&bad).unwrap_err().at, 3);
     bad = ints.clone();
     bad[0] = 28;
-    assert!(
-        Snapshot::from_ints(&bad)
-            .unwrap_err()
-            .what
-            .contains("expected")
+    assert_eq!(
+        Snapshot::from_ints(&bad).unwrap_err().fault,
+        // 11 ints; the header says 2 + 3 offsets + 28 / 4 data ints.
+        SnapFault::SnapshotSizeMismatch {
+            bytes: 44,
+            expected: 48
+        }
     );
     bad = ints.clone();
     bad[1] = 1025;
@@ -91,7 +93,7 @@ fn empty_delta_is_no_ints() {
 fn unpack_delta_error_codes() {
     let sizes = ItemSizes::ddnet_06();
     let from = snap(&[(5, 0, &[1, 2, 3])]);
-    let code = |ints: &[i32]| apply(&from, ints, &sizes).unwrap_err().code;
+    let code = |ints: &[i32]| apply(&from, ints, &sizes).unwrap_err().code();
     assert_eq!(code(&[-1, 0, 0]), Some(-201));
     assert_eq!(code(&[2, 0, 0, 1]), Some(-101));
     assert_eq!(code(&[0, 1, 0, 5]), Some(-102));
@@ -108,15 +110,15 @@ fn unpack_delta_error_codes() {
     // the kept copy is found first (-206).
     let from = snap(&[(100, 0, &[1])]);
     let e = apply(&from, &[0, 1, 0, 100, 0, 2, 1, 1], &sizes).unwrap_err();
-    assert_eq!((e.code, e.at), (Some(-206), 3));
+    assert_eq!((e.code(), e.at), (Some(-206), 3));
     // Removed from the builder but still in the base: -207.
     let e = apply(&from, &[1, 1, 0, 100 << 16, 100, 0, 2, 1, 1], &sizes).unwrap_err();
-    assert_eq!((e.code, e.at), (Some(-207), 4));
+    assert_eq!((e.code(), e.at), (Some(-207), 4));
     // The same delta value read strictly agrees on the parse errors.
     assert_eq!(
         Delta::from_ints(&[0, 1, 0, 5, 0, 1, 2], &sizes)
             .unwrap_err()
-            .code,
+            .code(),
         Some(-205)
     );
 }
@@ -128,7 +130,7 @@ fn faults_come_in_ddnets_order() {
     // wins over a parse fault in the second.
     let from = snap(&[(100, 0, &[1])]);
     let delta = [1, 2, 0, 100 << 16, 100, 0, 2, 1, 1, 5];
-    assert_eq!(apply(&from, &delta, &sizes).unwrap_err().code, Some(-207));
+    assert_eq!(apply(&from, &delta, &sizes).unwrap_err().code(), Some(-207));
     // The kept items are copied before any update is read: -301 first
     // (a base of 1025 items can only be built, not read).
     let mut full = Snapshot::new();
@@ -136,7 +138,7 @@ fn faults_come_in_ddnets_order() {
         full.push(key(5, id), &[0, 0, 0]);
     }
     assert_eq!(
-        apply(&full, &[0, 1, 0, 5], &sizes).unwrap_err().code,
+        apply(&full, &[0, 1, 0, 5], &sizes).unwrap_err().code(),
         Some(-301)
     );
     // And a new item past the builder's limits is -302.
@@ -147,7 +149,7 @@ fn faults_come_in_ddnets_order() {
     assert_eq!(
         apply(&full, &[0, 1, 0, 5, 5000, 1, 2, 3], &sizes)
             .unwrap_err()
-            .code,
+            .code(),
         Some(-302)
     );
 }

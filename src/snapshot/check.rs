@@ -56,7 +56,7 @@ impl Format for SnapshotFormat {
 
 /// The file's int32s, or why it is not a whole number of them.
 fn ints_of(bytes: &[u8]) -> Result<Vec<i32>, Finding> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         let at = (bytes.len() / 4 * 4) as u64;
         return Err(Finding::new(
             Severity::Fail,

@@ -10,7 +10,9 @@ use serde::Serialize;
 /// One updated item of a delta.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ItemDelta {
+    /// The item type.
     pub type_id: i32,
+    /// The item id.
     pub id: i32,
     /// The size field, present on the wire only for types without a
     /// pre-agreed size.
@@ -24,6 +26,7 @@ pub struct ItemDelta {
 pub struct Delta {
     /// Keys of items removed from the base, in the order given.
     pub removed: Vec<i32>,
+    /// New and changed items, in wire order.
     pub updates: Vec<ItemDelta>,
     /// The `num_temp` field: always 0 from DDNet, kept as read.
     pub num_temp: i32,
@@ -251,6 +254,7 @@ struct Place {
 }
 
 impl DeltaCodec {
+    /// A codec for this item size table.
     pub fn new(sizes: ItemSizes) -> DeltaCodec {
         DeltaCodec {
             sizes,

@@ -44,7 +44,9 @@ pub struct ItemView {
     /// e.g. "Character", "DDNetCharacter"; "ex:<uuid>" for an extended type
     /// whose UUID is not known, "unknown:<type>" for anything else unknown.
     pub type_name: Cow<'static, str>,
+    /// Object, event, or what else the type is.
     pub kind: ItemKind,
+    /// The fields of the known layout, in order.
     pub fields: Vec<Field>,
     /// Ints beyond the known layout (a newer writer appended fields), or, in
     /// a short item, the ints of an incomplete trailing packed field.
@@ -56,7 +58,9 @@ pub struct ItemView {
 /// One named field.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Field {
+    /// The field's name, as in DDNet's network description.
     pub name: &'static str,
+    /// Its value.
     pub value: Value,
 }
 
@@ -64,10 +68,12 @@ pub struct Field {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Value {
+    /// An int field.
     Int(i32),
     /// A packed string, decoded lossily if it is not valid UTF-8 (see
     /// [`ints_to_str`] for the exact bytes).
     Text(String),
+    /// A UUID (an extended type's registration).
     Uuid(uuid::Uuid),
 }
 

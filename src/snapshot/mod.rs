@@ -35,6 +35,7 @@ pub const MAX_ID: i32 = 0xffff;
 pub struct Item<'a> {
     /// `type << 16 | id`, as on the wire.
     pub key: i32,
+    /// Its data ints.
     pub data: &'a [i32],
 }
 

@@ -31,7 +31,12 @@ pub enum SnapData<'a> {
     /// A full snapshot (demo keyframe).
     Keyframe(&'a [i32]),
     /// A delta; empty for SNAPEMPTY or an empty demo delta.
-    Delta { base: Base, ints: &'a [i32] },
+    Delta {
+        /// What it applies to.
+        base: Base,
+        /// Its ints.
+        ints: &'a [i32],
+    },
 }
 
 /// One snapshot to replay.
@@ -39,7 +44,9 @@ pub enum SnapData<'a> {
 pub struct SnapInput<'a> {
     /// Where it came from (file offset or capture frame), for reports.
     pub offset: u64,
+    /// The snapshot's tick.
     pub tick: i32,
+    /// Its payload.
     pub data: SnapData<'a>,
     /// The CRC the server computed, when the container carries it.
     pub crc: Option<i32>,
@@ -49,16 +56,25 @@ pub struct SnapInput<'a> {
 /// wrong with one that was kept.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fault {
+    /// Where the snapshot came from: its chunk's file offset (demos) or
+    /// its datagram's frame number (captures).
     pub offset: u64,
+    /// The snapshot's tick.
     pub tick: i32,
+    /// What went wrong.
     pub kind: FaultKind,
 }
 
+/// The kinds of [`Fault`].
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FaultKind {
     /// The base tick is not (or no longer) in the history.
-    MissingBase { base: i32 },
+    MissingBase {
+        /// The base tick.
+        base: i32,
+    },
     /// A delta against the previous snapshot, with none before it.
     NoPrevious,
     /// The keyframe is not a valid snapshot.
@@ -74,13 +90,22 @@ pub enum FaultKind {
         error: crate::codec::DecodeError,
     },
     /// The rebuilt snapshot's CRC is not the server's.
-    CrcMismatch { expected: i32, actual: i32 },
+    CrcMismatch {
+        /// The server's CRC.
+        expected: i32,
+        /// The rebuilt snapshot's.
+        actual: i32,
+    },
     /// An item whose size is not its type's pre-agreed size (DDNet's
     /// client drops the item; the snapshot is kept for later deltas).
     InvalidItem {
+        /// The item's index in the snapshot.
         index: usize,
+        /// Its key (`type << 16 | id`).
         key: i32,
+        /// Its size in ints.
         size: usize,
+        /// Its type's size.
         expected: usize,
     },
 }
@@ -123,7 +148,9 @@ impl fmt::Display for Fault {
 /// Counts of what was fed.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ReplayCounts {
+    /// Full snapshots fed (demo keyframes).
     pub keyframes: usize,
+    /// Deltas fed.
     pub deltas: usize,
     /// Deltas with no ints (nothing changed).
     pub empty_deltas: usize,
@@ -185,6 +212,7 @@ fn report_misfits(
 }
 
 impl SnapshotHistory {
+    /// A client's machine: it keeps [`DEFAULT_HISTORY`] snapshots by tick.
     pub fn new(sizes: ItemSizes) -> SnapshotHistory {
         Self::with_limit(sizes, DEFAULT_HISTORY)
     }
@@ -212,6 +240,7 @@ impl SnapshotHistory {
         }
     }
 
+    /// What was fed so far.
     pub fn counts(&self) -> &ReplayCounts {
         &self.counts
     }

@@ -169,6 +169,12 @@ impl Delta {
     /// `UnpackDelta` where the value could not be written back: a negative
     /// update count and ints after the last update are errors here.
     pub fn from_ints(ints: &[i32], sizes: &ItemSizes) -> Result<Delta, SnapError> {
+        super::ints::decode_exact_ints(ints, sizes)
+    }
+
+    /// Reads a delta from the start of `ints`; returns it and how many ints
+    /// it took.
+    pub(super) fn read(ints: &[i32], sizes: &ItemSizes) -> Result<(Delta, usize), SnapError> {
         let Header {
             removed,
             num_temp,
@@ -188,35 +194,38 @@ impl Delta {
                 data: u.data.to_vec(),
             });
         }
-        if updates.at < ints.len() {
-            let count = ints.len() - updates.at;
-            return fail(updates.at, SnapFault::TrailingInts { count });
-        }
-        Ok(Delta {
+        let delta = Delta {
             removed: removed.to_vec(),
             updates: out,
             num_temp,
-        })
+        };
+        Ok((delta, updates.at))
     }
 
     /// The int array; an empty delta (no removals, no updates, num_temp 0)
     /// is no ints at all, as `CreateDelta` returns 0.
     pub fn to_ints(&self) -> Vec<i32> {
+        let mut out = Vec::new();
+        self.write_ints(&mut out);
+        out
+    }
+
+    /// Appends the int array to `out` (see [`Delta::to_ints`]).
+    pub fn write_ints(&self, out: &mut Vec<i32>) {
         if self.removed.is_empty() && self.updates.is_empty() && self.num_temp == 0 {
-            return Vec::new();
+            return;
         }
-        let mut out = vec![
+        out.extend([
             self.removed.len() as i32,
             self.updates.len() as i32,
             self.num_temp,
-        ];
+        ]);
         out.extend_from_slice(&self.removed);
         for u in &self.updates {
             out.extend([u.type_id, u.id]);
             out.extend(u.size);
             out.extend_from_slice(&u.data);
         }
-        out
     }
 }
 

@@ -11,11 +11,13 @@
 
 pub mod check;
 mod delta;
+mod ints;
 pub mod items;
 pub mod replay;
 mod sizes;
 
 pub use delta::{Delta, DeltaCodec, ItemDelta, apply, create, misfits};
+pub use ints::{IntCodec, IntReader, decode_exact_ints};
 pub use sizes::ItemSizes;
 
 use serde::Serialize;
@@ -389,9 +391,7 @@ impl Snapshot {
     /// Reads a snapshot from its int array, with `CSnapshot::IsValid`'s
     /// rules (the array must be exactly the snapshot).
     pub fn from_ints(ints: &[i32]) -> Result<Snapshot, SnapError> {
-        let mut snap = Snapshot::new();
-        snap.read_ints(ints)?;
-        Ok(snap)
+        decode_exact_ints(ints, ())
     }
 
     /// [`Snapshot::from_ints`] into `self`, reusing its buffers. On error

@@ -594,3 +594,38 @@ fn what_the_history_keeps_does_not_depend_on_the_delta_path() {
         assert_eq!(demo.1, client.1);
     }
 }
+
+#[test]
+fn int_codec_reads_a_snapshot_then_a_delta_from_one_array() {
+    let sizes = ItemSizes::ddnet_06();
+    let s = snap(&[(5, 0, &[1, 2]), (9, 3, &[7])]);
+    // Type 100 has no pre-agreed size: its size (2) is on the wire.
+    let d = Delta::from_ints(&[1, 1, 0, key(9, 3), 100, 0, 2, 6, 7], &sizes).unwrap();
+    let mut ints = Vec::new();
+    s.encode(&mut ints, ());
+    d.encode(&mut ints, &sizes);
+    let mut r = IntReader::new(&ints);
+    assert_eq!(Snapshot::decode(&mut r, ()).unwrap(), s);
+    assert_eq!(r.position(), s.to_ints().len());
+    assert_eq!(Delta::decode(&mut r, &sizes).unwrap(), d);
+    assert!(r.finish().is_ok());
+    // Exact decoding names the first int left over.
+    let err = decode_exact_ints::<Snapshot, _>(&ints, ()).unwrap_err();
+    assert_eq!(
+        (err.at, err.fault),
+        (
+            s.to_ints().len(),
+            SnapFault::TrailingInts {
+                count: d.to_ints().len()
+            }
+        )
+    );
+    // A fault inside names its int in the whole array.
+    let mut bad = ints.clone();
+    let type_at = s.to_ints().len() + 4;
+    bad[type_at] = -1;
+    let mut r = IntReader::new(&bad);
+    Snapshot::decode(&mut r, ()).unwrap();
+    let err = Delta::decode(&mut r, &sizes).unwrap_err();
+    assert_eq!((err.at, err.code()), (type_at, Some(-202)));
+}

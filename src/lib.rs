@@ -1,12 +1,48 @@
 //! teeoracle: a byte-exact reference oracle for the Teeworlds/DDNet binary
 //! formats.
 //!
-//! Every format sits on one small codec core ([`codec`]): a [`codec::Reader`]
-//! that knows its absolute offset, the symmetric [`codec::Codec`] trait and
-//! one [`codec::DecodeError`] that names the offset, what was being read and
-//! what was expected. Decoding then encoding real files gives their bytes
-//! back exactly; where DDNet's writer has quirks they are modelled, and
-//! unknown ids are kept as data.
+//! Decoding then encoding a real file gives its bytes back exactly; where
+//! DDNet's writer has quirks they are modelled, and unknown ids and UUIDs
+//! are kept as data. Bad input gets one [`codec::DecodeError`] naming the
+//! file byte, what was being read and what was expected; nothing panics.
+//!
+//! # Where to start
+//!
+//! - [`check`]: one pipeline per format (recognise, decode, re-encode,
+//!   replay, count) giving a [`check::Verdict`]; what `teeoracle check` runs.
+//! - [`teehistorian`]: DDNet's server input recordings: streaming readers,
+//!   a writer model, and the world-state replay.
+//! - [`demo`]: TWDEMO files: chunks, payloads, snapshot replay, DDNet's
+//!   recorder.
+//! - [`packet`] and [`session`]: 0.6 and 0.7 datagrams, chunks, messages,
+//!   and what DDNet's connection would do with each packet of a capture.
+//! - [`snapshot`]: snapshots and deltas, as DDNet builds and applies them.
+//! - [`huffman`], [`packer`]: DDNet's Huffman coder and variable-width ints.
+//! - [`codec`]: the core every format uses: [`codec::Reader`],
+//!   [`codec::Codec`], [`codec::DecodeError`].
+//! - [`schema`]: the JSON shapes the command line prints.
+//!
+//! ```
+//! use teeoracle::check::{self, Options, Source, Status};
+//!
+//! let verdict = check::check(
+//!     Source::file("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian"),
+//!     &Options::default(),
+//! );
+//! // A server that crashed: everything before the cut decodes, re-encodes
+//! // and replays; the file passes with a warning saying where it ends.
+//! assert_eq!(verdict.status, Status::Warn);
+//! assert_eq!(verdict.findings[0].code, "truncated");
+//! assert_eq!(verdict.findings[0].offset, Some(27206));
+//! ```
+//!
+//! # Features
+//!
+//! With `default-features = false` the crate is the codecs and replays
+//! only (dependencies: serde, serde_json, ron, uuid, hex). `archive` adds
+//! recording archives and reading compressed files in [`check`]; `capture`
+//! adds reading pcap and pcapng files; `cli` (the default) is the
+//! `teeoracle` command and brings both.
 
 #[cfg(feature = "archive")]
 pub mod archive;

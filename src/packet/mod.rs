@@ -147,15 +147,18 @@ pub struct PacketCtx {
 /// Why a version was chosen.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum VersionReason {
     /// Given by the caller.
+    #[serde(rename = "given")]
     Given,
     /// Connless with `byte0 & 3 == 1`: 0.7.
+    #[serde(rename = "connless_version_bits")]
     ConnlessVersionBits,
     /// Bit 0x04 of byte 0 set (0.6's unused flag, 0.7's control flag).
+    #[serde(rename = "control_bit_07")]
     ControlBit07,
     /// No 0.7 marker: DDNet treats an unknown peer as 0.6.
+    #[serde(rename = "default_06")]
     Default06,
 }
 

@@ -555,8 +555,8 @@ mod cli {
         let end = lines.last().unwrap();
         assert_eq!(end["kind"], "end");
         assert_eq!(end["port"], 18320);
-        assert_eq!(end["summary"]["datagrams"], 1158);
-        assert_eq!(end["summary"]["exact"], 1158);
+        assert_eq!(end["totals"]["datagrams"], 1158);
+        assert_eq!(end["totals"]["exact"], 1158);
         assert_eq!(end["replay"]["snapshots"], 421);
         assert_eq!(end["replay"]["rebuilt"], 421);
         let datagrams = &lines[1..lines.len() - 1];
@@ -622,7 +622,7 @@ mod cli {
         assert_eq!(doc["kind"], "pcap_check");
         assert_eq!(doc["status"], "fail");
         assert_eq!(doc["findings"][0]["code"], "no_datagrams");
-        assert!(doc["summary"].is_null());
+        assert!(doc["totals"].is_null());
     }
 
     #[test]
@@ -637,7 +637,8 @@ mod cli {
         assert_eq!(doc["roundtrip"]["status"], "exact");
         assert_eq!(doc["counts"]["records"], 1158);
         assert_eq!(doc["counts"]["more"]["port"], 18320);
-        assert_eq!(doc["summary"]["typed_messages"], 1839);
+        assert_eq!(doc["totals"]["typed_messages"], 1839);
+        assert!(doc["summary"].as_str().unwrap().starts_with("1158 datagrams byte-exact"));
         assert_eq!(doc["replay"]["crc_checked"], 250);
     }
 

@@ -824,13 +824,13 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
             struct End<'a> {
                 kind: &'static str,
                 port: u16,
-                summary: &'a session::Summary,
+                totals: &'a session::Summary,
                 replay: &'a session::ReplaySummary,
             }
             let end = End {
                 kind: "end",
                 port,
-                summary: &summary,
+                totals: &summary,
                 replay: &replayed,
             };
             write_json_line(&mut out, &end)?;
@@ -853,12 +853,13 @@ pub fn pcap_check(path: &Path, port: Option<u16>, format: ReportFormat) -> Resul
             struct Report<'a> {
                 #[serde(flatten)]
                 verdict: &'a Verdict,
-                summary: Option<&'a session::Summary>,
+                /// The session totals (`summary` is the verdict's line).
+                totals: Option<&'a session::Summary>,
                 replay: Option<&'a session::ReplaySummary>,
             }
             let report = Report {
                 verdict: &verdict,
-                summary: totals.as_ref().map(|t| &t.0),
+                totals: totals.as_ref().map(|t| &t.0),
                 replay: totals.as_ref().map(|t| &t.1),
             };
             write_json_doc(&mut out, "pcap_check", &report)?;

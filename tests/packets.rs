@@ -638,7 +638,12 @@ mod cli {
         assert_eq!(doc["counts"]["records"], 1158);
         assert_eq!(doc["counts"]["more"]["port"], 18320);
         assert_eq!(doc["totals"]["typed_messages"], 1839);
-        assert!(doc["summary"].as_str().unwrap().starts_with("1158 datagrams byte-exact"));
+        assert!(
+            doc["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("1158 datagrams byte-exact")
+        );
         assert_eq!(doc["replay"]["crc_checked"], 250);
     }
 

@@ -173,33 +173,44 @@ fn huffman_decompress(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One packet as text lines: the header line, then a line per chunk.
-/// Errors inside the payload are placed in a datagram that starts at file
-/// byte `base`.
-fn describe(packet: &Packet<'_>, contents: Option<&Contents<'_>>, base: u64) -> Vec<String> {
-    let mut lines = Vec::new();
-    match packet {
-        Packet::Connless06 { header, payload } => lines.push(format!(
+/// One packet as text lines into `out`: the header line (after `first`),
+/// then a line per chunk (after `rest`). Errors inside the payload are
+/// placed in a datagram that starts at file byte `base`.
+fn describe(
+    out: &mut String,
+    (first, rest): (&str, &str),
+    packet: &Packet<'_>,
+    contents: Option<&Contents<'_>>,
+    base: u64,
+) {
+    use std::fmt::Write as _;
+    out.push_str(first);
+    // Writing to a String cannot fail.
+    let _ = match packet {
+        Packet::Connless06 { header, payload } => writeln!(
+            out,
             "connless 0.6 {} header={} payload={} bytes: {}",
             connless_form(header).replace('_', "-"),
             hex::encode(header),
             payload.len(),
             preview(payload)
-        )),
+        ),
         Packet::Connless07 {
             token,
             response_token,
             payload,
             ..
-        } => lines.push(format!(
+        } => writeln!(
+            out,
             "connless 0.7 token={} response_token={} payload={} bytes: {}",
             hex::encode(token),
             hex::encode(response_token),
             payload.len(),
             preview(payload)
-        )),
+        ),
         Packet::Connection(p) => {
-            let mut head = format!(
+            let _ = write!(
+                out,
                 "{} {} flags=0x{:02x} ack={} chunks={}",
                 p.version,
                 if p.is_control() { "control" } else { "data" },
@@ -208,10 +219,10 @@ fn describe(packet: &Packet<'_>, contents: Option<&Contents<'_>>, base: u64) -> 
                 p.num_chunks
             );
             if p.requests_resend() {
-                head.push_str(" resend-request");
+                out.push_str(" resend-request");
             }
             if let Some(t) = p.header_token {
-                head.push_str(&format!(" header_token={}", hex::encode(t)));
+                let _ = write!(out, " header_token={}", hex::encode(t));
             }
             if let Some(c) = &p.compression {
                 let flavor = match (c.huffman.ddnet, c.huffman.legacy) {
@@ -220,88 +231,111 @@ fn describe(packet: &Packet<'_>, contents: Option<&Contents<'_>>, base: u64) -> 
                     (false, true) => "legacy",
                     (false, false) => "raw",
                 };
-                head.push_str(&format!(
+                let _ = write!(
+                    out,
                     " compressed({flavor}, {} -> {} bytes)",
                     c.raw.len(),
                     p.payload.len()
-                ));
+                );
             }
             if let Some(t) = p.token {
-                head.push_str(&format!(" token={}", hex::encode(t)));
+                let _ = write!(out, " token={}", hex::encode(t));
             }
-            lines.push(head);
+            out.push('\n');
             if let Some((id, data)) = p.control() {
-                lines.push(format!(
-                    "  control {} {}",
+                let _ = writeln!(
+                    out,
+                    "{rest}  control {} {}",
                     control_name(p.version, id),
                     preview(data)
-                ));
+                );
             }
             if let Some(contents) = contents {
                 for c in &contents.chunks {
                     let h = &c.chunk.header;
-                    let mut line = match h.seq(p.version) {
-                        Some(seq) => format!("  vital seq={seq:<4}"),
-                        None => "  chunk        ".to_string(),
+                    out.push_str(rest);
+                    let _ = match h.seq(p.version) {
+                        Some(seq) => write!(out, "  vital seq={seq:<4}"),
+                        None => write!(out, "  chunk        "),
                     };
                     if h.flags & CHUNK_RESEND != 0 {
-                        line.push_str(" resend");
+                        out.push_str(" resend");
                     }
                     if !h.is_canonical(p.version) {
-                        line.push_str(" (non-canonical header)");
+                        out.push_str(" (non-canonical header)");
                     }
-                    line.push_str(&format!(" size={:<4} {}", h.size, describe_msg(c, p, base)));
-                    lines.push(line);
+                    let _ = write!(out, " size={:<4} ", h.size);
+                    describe_msg(out, c, p, base);
+                    out.push('\n');
                 }
                 match &contents.error {
-                    Some(e) => lines.push(format!("  chunks: {}", p.locate(e.clone(), base))),
-                    None if !contents.rest.is_empty() => lines.push(format!(
-                        "  {} byte(s) after the chunks: {}",
-                        contents.rest.len(),
-                        preview(contents.rest)
-                    )),
+                    Some(e) => {
+                        let _ = writeln!(out, "{rest}  chunks: {}", p.locate(e.clone(), base));
+                    }
+                    None if !contents.rest.is_empty() => {
+                        let _ = writeln!(
+                            out,
+                            "{rest}  {} byte(s) after the chunks: {}",
+                            contents.rest.len(),
+                            preview(contents.rest)
+                        );
+                    }
                     None => {}
                 }
             }
+            Ok(())
         }
-    }
-    lines
+    };
 }
 
-fn describe_msg(c: &MessageChunk<'_>, p: &ConnPacket<'_>, base: u64) -> String {
+/// A chunk's message: its name, then its fields or body.
+fn describe_msg(out: &mut String, c: &MessageChunk<'_>, p: &ConnPacket<'_>, base: u64) {
+    use std::fmt::Write as _;
     let m = match &c.message {
         Ok(m) => m,
-        Err(e) => return format!("unreadable message: {}", p.locate(e.clone(), base)),
+        Err(e) => {
+            let _ = write!(out, "unreadable message: {}", p.locate(e.clone(), base));
+            return;
+        }
     };
     let kind = if m.header.sys { "sys" } else { "game" };
-    let name = m.header.name(p.version);
-    let mut line = match (m.header.id, name) {
-        (MsgId::Ordinal(id), Some(n)) => format!("{kind}:{id} {n}"),
-        (MsgId::Ordinal(id), None) => format!("{kind}:{id}"),
-        (MsgId::Uuid(_), Some(n)) => format!("{kind}:ex {n}"),
-        (MsgId::Uuid(u), None) => format!("{kind}:ex {u}"),
+    let _ = match (m.header.id, m.header.name(p.version)) {
+        (MsgId::Ordinal(id), Some(n)) => write!(out, "{kind}:{id} {n}"),
+        (MsgId::Ordinal(id), None) => write!(out, "{kind}:{id}"),
+        (MsgId::Uuid(_), Some(n)) => write!(out, "{kind}:ex {n}"),
+        (MsgId::Uuid(u), None) => write!(out, "{kind}:ex {u}"),
     };
-    match &m.fields {
+    let _ = match &m.fields {
         Some(Ok(fields)) => {
             for (field, value) in &fields.fields {
-                let shown = match value {
-                    Value::Bytes(b) => preview(b),
-                    other => serde_json::to_string(other).unwrap_or_default(),
+                let _ = write!(out, " {field}=");
+                let _ = match value {
+                    Value::Int(v) => write!(out, "{v}"),
+                    Value::Bytes(b) => write!(out, "{}", preview(b)),
+                    Value::Ints(ints) => {
+                        out.push('[');
+                        for (i, v) in ints.iter().enumerate() {
+                            let _ = write!(out, "{}{v}", if i > 0 { "," } else { "" });
+                        }
+                        write!(out, "]")
+                    }
+                    other => write!(out, "{}", serde_json::to_string(other).unwrap_or_default()),
                 };
-                line.push_str(&format!(" {field}={shown}"));
             }
-            if !fields.trailing.is_empty() {
-                line.push_str(&format!(" trailing={}", preview(fields.trailing)));
+            if fields.trailing.is_empty() {
+                Ok(())
+            } else {
+                write!(out, " trailing={}", preview(fields.trailing))
             }
         }
-        Some(Err(e)) => line.push_str(&format!(
+        Some(Err(e)) => write!(
+            out,
             " (does not fit its layout: {}) body={}",
             p.locate(e.clone(), base),
             preview(m.body)
-        )),
-        None => line.push_str(&format!(" body={}", preview(m.body))),
-    }
-    line
+        ),
+        None => write!(out, " body={}", preview(m.body)),
+    };
 }
 
 fn control_name(version: Version, id: u8) -> String {
@@ -637,9 +671,9 @@ pub fn packet_decode(
                     i + 1,
                     bytes.len()
                 )?;
-                for line in describe(packet, contents.as_ref(), 0) {
-                    writeln!(out, "  {line}")?;
-                }
+                let mut text = String::new();
+                describe(&mut text, ("  ", "  "), packet, contents.as_ref(), 0);
+                out.write_all(text.as_bytes())?;
                 match mismatch {
                     None => writeln!(out, "  re-encode: byte-exact")?,
                     Some(m) => writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?,
@@ -754,7 +788,12 @@ fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
     }
 }
 
-fn write_datagram_text(out: &mut impl Write, d: &Decoded<'_>) -> Result<(), Failure> {
+/// One datagram as text; `text` is a reused buffer.
+fn write_datagram_text(
+    out: &mut impl Write,
+    text: &mut String,
+    d: &Decoded<'_>,
+) -> Result<(), Failure> {
     let dir = match d.direction {
         Direction::ToServer => "->",
         Direction::ToClient => "<-",
@@ -773,11 +812,15 @@ fn write_datagram_text(out: &mut impl Write, d: &Decoded<'_>) -> Result<(), Fail
             return Ok(());
         }
     };
-    let lines = describe(p, d.contents.as_ref(), d.datagram.offset);
-    writeln!(out, "{}", lines[0])?;
-    for l in &lines[1..] {
-        writeln!(out, "         {l}")?;
-    }
+    text.clear();
+    describe(
+        text,
+        ("", "         "),
+        p,
+        d.contents.as_ref(),
+        d.datagram.offset,
+    );
+    out.write_all(text.as_bytes())?;
     if let Some(m) = d.mismatch {
         writeln!(out, "         RE-ENCODE DIFFERS at {}", mismatch_words(m))?;
     }
@@ -802,9 +845,10 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
     if let StreamFormat::Jsonl = format {
         write_stream_start(&mut out, "pcap dump", &shown(path))?;
     }
+    let mut text = String::new();
     while let Some(d) = session.next_datagram() {
         match format {
-            StreamFormat::Text => write_datagram_text(&mut out, &d)?,
+            StreamFormat::Text => write_datagram_text(&mut out, &mut text, &d)?,
             StreamFormat::Jsonl => write_json_line(&mut out, &datagram_line(&d))?,
         }
     }

@@ -19,7 +19,11 @@
 //!   legacy writer), each into one reused buffer;
 //! * `packet`: [`Packet::decode`] then [`Packet::encode`] of every datagram
 //!   (`decode_encode`), the same plus [`ConnPacket::chunks`] of every data
-//!   packet (`decode_encode_chunks`), and decoding alone (`decode`).
+//!   packet (`decode_encode_chunks`), and decoding alone (`decode`);
+//! * `session`: the whole capture of B through [`session::Session`]
+//!   (`decode_replay`): each datagram decoded once down to its message
+//!   fields, re-encoded at every layer, and replayed per connection with
+//!   its snapshots rebuilt.
 //!
 //! Everything is checked before anything is timed: teeoracle and libtw2
 //! agree on every decompressed payload; compressing it again gives the
@@ -153,19 +157,14 @@ impl Datagrams {
 }
 
 /// Appends every compressed body of a capture, with its decompressed form,
-/// to `payloads`; returns every datagram with the context
-/// `session::decode_all` reads it with.
+/// to `payloads`; returns every datagram with the context the session
+/// reads it with.
 fn load(name: &str, payloads: &mut Payloads) -> Datagrams {
     let cap = read_capture(name);
     let port = session::server_port(&cap).expect("a server port");
-    let decoded = session::decode_all(&cap, port);
-    assert_eq!(
-        decoded.len(),
-        cap.datagrams.len(),
-        "{name}: all to/from the server"
-    );
+    let mut session = session::Session::new(&cap, port);
     let mut datagrams = Datagrams::default();
-    for d in &decoded {
+    while let Some(d) = session.next_datagram() {
         let frame = d.datagram.frame;
         let packet = d
             .packet
@@ -191,6 +190,11 @@ fn load(name: &str, payloads: &mut Payloads) -> Datagrams {
             token: TokenMode::Auto,
         });
     }
+    assert_eq!(
+        datagrams.len(),
+        cap.datagrams.len(),
+        "{name}: all to/from the server"
+    );
     datagrams
 }
 
@@ -428,6 +432,26 @@ fn main() {
     });
     g.bench_function("decode", |b| {
         b.iter(|| black_box(decode_only(black_box(&datagrams))))
+    });
+    g.finish();
+
+    // The whole session of B: every datagram decoded once down to its
+    // message fields, re-encoded at every layer, and replayed (sequence
+    // numbers, snapshot reassembly and rebuilding per connection).
+    let capture = read_capture(PACKET_CAPTURE);
+    let port = session::server_port(&capture).unwrap();
+    let mut g = c.benchmark_group("session");
+    g.throughput(Throughput::ElementsAndBytes {
+        elements: capture.datagrams.len() as u64,
+        bytes: wire_len as u64,
+    })
+    .sampling_mode(SamplingMode::Flat);
+    g.bench_function("decode_replay", |b| {
+        b.iter(|| {
+            let (summary, replay) = session::Session::new(black_box(&capture), port).finish();
+            assert_eq!(summary.exact, B_DATAGRAMS);
+            black_box(replay)
+        })
     });
     g.finish();
 

@@ -60,12 +60,12 @@ fn check_passes_the_bundled_corpus() {
     // 65 teehistorian files (malformed ones, bad_magic included, as
     // expected failures: a `.teehistorian` that is not one fails), the
     // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
-    // archives, and from corpus/make_demo_corpus.py 5 edge demos and 15
-    // malformed demos as expected failures (its 22 raw snapshot/delta
-    // files are skipped), and the synthetic demo built by `demo build` (its
-    // .ron spec is skipped).
+    // archives, and from corpus/make_demo_corpus.py 5 edge demos, 15
+    // malformed demos and 11 malformed deltas (applied to their
+    // `.from.bin` bases, which are skipped) as expected failures, and the
+    // synthetic demo built by `demo build` (its .ron spec is skipped).
     assert!(
-        summary.starts_with("101 passed (17 with warnings), 0 failed,"),
+        summary.starts_with("112 passed (17 with warnings), 0 failed, 21 skipped"),
         "{summary}"
     );
 }

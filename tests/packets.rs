@@ -77,8 +77,19 @@ fn captures_match_the_independent_corpus_summary() {
         let cap = capture::read(&bytes).unwrap();
         assert!(cap.skipped.is_empty(), "{name}");
         let port = session::server_port(&cap).unwrap();
-        let decoded = session::decode_all(&cap, port);
-        let s = session::summarize(&decoded);
+        let mut session = session::Session::new(&cap, port);
+        // Every 0.6 connection packet of a DDNet 20.1 session carries the token.
+        while let Some(d) = session.next_datagram() {
+            if let Ok(Packet::Connection(p)) = &d.packet {
+                assert!(
+                    p.token.is_some(),
+                    "{name} frame {}: no token",
+                    d.datagram.frame
+                );
+                assert_eq!(d.version, Version::V06);
+            }
+        }
+        let (s, _) = session.finish();
         assert_eq!(
             (s.datagrams, s.to_server, s.to_client, s.compressed, s.peers),
             (packets, c2s, s2c, compressed, clients),
@@ -102,17 +113,6 @@ fn captures_match_the_independent_corpus_summary() {
             s.typed_messages
         );
         assert_eq!(s.typed_inexact, 0, "{name}");
-        // Every 0.6 connection packet of a DDNet 20.1 session carries the token.
-        for d in &decoded {
-            if let Ok(Packet::Connection(p)) = &d.packet {
-                assert!(
-                    p.token.is_some(),
-                    "{name} frame {}: no token",
-                    d.datagram.frame
-                );
-                assert_eq!(d.version, Version::V06);
-            }
-        }
     }
 }
 
@@ -215,12 +215,19 @@ fn malformed_packets_fail_with_their_golden_error() {
             Err(e) => format!("error: {e}"),
             Ok(p) => {
                 let exact = encode(&p) == bytes;
-                let chunks = match (&p, session::payload_error(&p)) {
-                    (_, Err(e)) => format!("payload error: {e}"),
-                    (Packet::Connection(c), Ok(())) if !c.is_control() => {
-                        let (chunks, rest) = c.chunks().unwrap();
-                        format!("{} chunk(s), {} byte(s) after", chunks.len(), rest.len())
-                    }
+                // Faults in the payload, placed in the datagram.
+                let chunks = match &p {
+                    Packet::Connection(c) => match c.contents() {
+                        Some(contents) => match contents.first_error() {
+                            Some(e) => format!("payload error: {}", c.locate(e.clone(), 0)),
+                            None => format!(
+                                "{} chunk(s), {} byte(s) after",
+                                contents.chunks.len(),
+                                contents.rest.len()
+                            ),
+                        },
+                        None => String::new(),
+                    },
                     _ => String::new(),
                 };
                 format!("decodes (re-encode exact: {exact}) {chunks}")
@@ -235,18 +242,21 @@ fn malformed_packets_fail_with_their_golden_error() {
 fn session_directions_follow_the_server_port() {
     let cap = capture::read(&corpus("ddnet-20.1/A_join_move_leave.pcap")).unwrap();
     assert_eq!(session::server_port(&cap), Some(18320));
-    let decoded = session::decode_all(&cap, 18320);
-    assert_eq!(decoded[0].direction, Direction::ToServer);
-    assert_eq!(decoded[1].direction, Direction::ToClient);
+    let mut session = session::Session::new(&cap, 18320);
+    assert_eq!(
+        session.next_datagram().unwrap().direction,
+        Direction::ToServer
+    );
+    assert_eq!(
+        session.next_datagram().unwrap().direction,
+        Direction::ToClient
+    );
 }
 
 mod properties {
     use super::*;
-    use quickcheck::{QuickCheck, TestResult};
-
-    fn qc() -> QuickCheck {
-        QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(200, 0x7ee0_2ac1e))
-    }
+    use common::testing::qc;
+    use quickcheck::TestResult;
 
     /// Whatever decodes re-encodes to exactly the bytes it came from.
     #[test]
@@ -315,8 +325,8 @@ mod replay {
             ("F_crash_truncated", vec![]),
         ] {
             let cap = capture::read(&corpus(&format!("ddnet-20.1/{name}.pcap"))).unwrap();
-            let decoded = session::decode_all(&cap, session::server_port(&cap).unwrap());
-            let (_, replayed) = session::replay(&decoded);
+            let (_, replayed) =
+                session::Session::new(&cap, session::server_port(&cap).unwrap()).finish();
             assert_eq!(
                 replayed.anomalies.into_iter().collect::<Vec<_>>(),
                 expected,
@@ -336,6 +346,7 @@ mod replay {
         };
         Datagram {
             frame,
+            offset: 0,
             time: std::time::Duration::from_millis(frame as u64),
             src: src.parse().unwrap(),
             dst: dst.parse().unwrap(),
@@ -378,9 +389,11 @@ mod replay {
                 .collect(),
             skipped: vec![],
         };
-        let decoded = session::decode_all(&cap, 8303);
-        let (verdicts, _) = session::replay(&decoded);
-        let got: Vec<Vec<Anomaly>> = verdicts.into_iter().map(|v| v.anomalies).collect();
+        let mut session = session::Session::new(&cap, 8303);
+        let mut got: Vec<Vec<Anomaly>> = Vec::new();
+        while let Some(d) = session.next_datagram() {
+            got.push(d.anomalies);
+        }
         assert_eq!(got[..3], [vec![], vec![], vec![]]);
         assert_eq!(
             got[3],
@@ -393,8 +406,8 @@ mod replay {
         assert_eq!(
             got[5],
             [Anomaly::WrongToken {
-                expected: "10a3d6a0".into(),
-                got: "01020304".into()
+                expected: t,
+                got: [1, 2, 3, 4]
             }]
         );
         assert_eq!(
@@ -406,5 +419,249 @@ mod replay {
             }]
         );
         assert_eq!(got[7], []);
+    }
+}
+
+/// The commands' JSON carries what their text shows, and their exit codes.
+mod cli {
+    use super::common::run;
+    use serde_json::Value;
+
+    const A: &str = "corpus/packet/ddnet-20.1/A_join_move_leave.pcap";
+
+    fn json(bytes: &[u8]) -> Value {
+        serde_json::from_slice(bytes).unwrap()
+    }
+
+    #[test]
+    fn packet_decode_json_has_every_layer() {
+        // A CONNECT, then a data packet with INFO (sys 1) and a game
+        // message (Cl_Say, 17) in two chunks, then one whose chunk is cut.
+        let data = "000002 4107 01 03 302e3620363236666365396137373864663464340000 0004 2201 7800 ";
+        let out = run(&[
+            "packet",
+            "decode",
+            "--format",
+            "json",
+            "10000001544b454effffffff",
+            &data.replace(' ', ""),
+            "0000014005010203",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "the cut packet fails");
+        let doc = json(&out.stdout);
+        assert_eq!(
+            (doc["kind"].as_str(), doc["schema_version"].as_u64()),
+            (Some("packet_decode"), Some(1))
+        );
+        assert_eq!(doc["failed"], true);
+        let packets = doc["packets"].as_array().unwrap();
+        assert_eq!(packets.len(), 3);
+
+        let connect = &packets[0];
+        assert_eq!(connect["bytes"], 12);
+        assert_eq!(connect["version"], "0.6");
+        assert_eq!(connect["version_reason"], "default_06");
+        assert!(
+            connect["version_reason_text"]
+                .as_str()
+                .unwrap()
+                .contains("no 0.7 marker")
+        );
+        assert_eq!(connect["packet"]["form"], "connection");
+        assert_eq!(connect["packet"]["control_message"]["name"], "CONNECT");
+        assert_eq!(connect["packet"]["token"], "ffffffff");
+        assert_eq!(connect["reencode"]["status"], "exact");
+        assert_eq!(connect["failed"], false);
+
+        let data = &packets[1]["packet"];
+        assert_eq!(
+            (data["num_chunks"].as_u64(), data["control"].as_bool()),
+            (Some(2), Some(false))
+        );
+        let chunks = data["chunks"].as_array().unwrap();
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(chunks[0]["vital"], true);
+        assert_eq!(chunks[0]["seq"], 1);
+        assert_eq!(chunks[0]["size"], 23);
+        assert_eq!(chunks[0]["canonical"], true);
+        let info = &chunks[0]["message"];
+        assert_eq!(
+            (
+                info["system"].as_bool(),
+                info["id"].as_i64(),
+                info["name"].as_str()
+            ),
+            (Some(true), Some(1), Some("INFO"))
+        );
+        assert_eq!(info["fields"]["version"], "0.6 626fce9a778df4d4");
+        assert_eq!(info["fields"]["password"], "");
+        assert_eq!(info["trailing"], "");
+        let say = &chunks[1]["message"];
+        assert_eq!(
+            (say["system"].as_bool(), say["name"].as_str()),
+            (Some(false), Some("Cl_Say"))
+        );
+        assert_eq!(say["body"], "017800");
+        assert!(say.get("fields").is_none());
+        assert_eq!(data["after_chunks"], "");
+        assert_eq!(packets[1]["failed"], false);
+
+        let cut = &packets[2];
+        assert_eq!(cut["failed"], true);
+        let e = &cut["packet"]["payload_error"];
+        assert_eq!(
+            (e["offset"].as_u64(), e["kind"].as_str()),
+            (Some(6), Some("unexpected_eof"))
+        );
+        assert_eq!(e["context"], "payload.chunk.data");
+        assert_eq!(cut["reencode"]["status"], "exact");
+    }
+
+    #[test]
+    fn packet_decode_json_reports_an_undecodable_packet() {
+        let out = run(&[
+            "packet",
+            "decode",
+            "--format",
+            "json",
+            "--version",
+            "0.7",
+            "0400",
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        let doc = json(&out.stdout);
+        let p = &doc["packets"][0];
+        assert_eq!(p["version_reason"], "given");
+        assert!(p.get("packet").is_none());
+        assert_eq!(p["error"]["context"], "packet.header.num_chunks");
+        assert_eq!(p["reencode"]["status"], "not_checked");
+        assert_eq!(p["failed"], true);
+    }
+
+    #[test]
+    fn pcap_dump_jsonl_is_a_framed_stream_with_everything_the_text_shows() {
+        let out = run(&["pcap", "dump", "--format", "jsonl", A]);
+        assert_eq!(out.status.code(), Some(0));
+        let lines: Vec<Value> = out
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(json)
+            .collect();
+        assert_eq!(lines.len(), 1158 + 2);
+        assert_eq!(lines[0]["kind"], "start");
+        assert_eq!(lines[0]["command"], "pcap dump");
+        assert_eq!(lines[0]["input"], A);
+        let end = lines.last().unwrap();
+        assert_eq!(end["kind"], "end");
+        assert_eq!(end["port"], 18320);
+        assert_eq!(end["totals"]["datagrams"], 1158);
+        assert_eq!(end["totals"]["exact"], 1158);
+        assert_eq!(end["replay"]["snapshots"], 421);
+        assert_eq!(end["replay"]["rebuilt"], 421);
+        let datagrams = &lines[1..lines.len() - 1];
+        assert!(
+            datagrams
+                .iter()
+                .all(|d| d["kind"] == "datagram" && d["failed"] == false)
+        );
+        // Frame 4: the client's clientver and INFO, as the text shows them.
+        let d = &datagrams[3];
+        assert_eq!(
+            (d["frame"].as_u64(), d["direction"].as_str()),
+            (Some(4), Some("to_server"))
+        );
+        assert_eq!(d["peer"], "127.0.0.1:34663");
+        assert_eq!(d["bytes"], 83);
+        let payload = std::fs::read(A).unwrap();
+        let at = d["offset"].as_u64().unwrap() as usize;
+        assert_eq!(
+            payload[at..at + 3],
+            [0x00, 0x00, 0x02],
+            "offset is the datagram's file byte"
+        );
+        let clientver = &d["packet"]["chunks"][0]["message"];
+        assert_eq!(clientver["name"], "clientver@ddnet.tw");
+        assert_eq!(clientver["uuid"], "8c001304-8461-3e47-8787-f672b3835bd4");
+        assert_eq!(clientver["fields"]["ddnet_version"], 20010);
+        // The snapshots the text marks with "= snapshot", with their CRC.
+        let snapshots: usize = datagrams
+            .iter()
+            .map(|d| d["snapshots"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(snapshots, 421);
+        let first = datagrams
+            .iter()
+            .find(|d| !d["snapshots"].as_array().unwrap().is_empty())
+            .unwrap();
+        let s = &first["snapshots"][0];
+        assert_eq!(
+            (
+                s["tick"].as_i64(),
+                s["parts"].as_i64(),
+                s["rebuilt"].as_bool()
+            ),
+            (Some(90), Some(1), Some(true))
+        );
+        assert!(s["crc"].is_i64());
+        assert_eq!(first["packet"]["compression"]["compressed_size"], 544);
+    }
+
+    #[test]
+    fn pcap_check_fails_on_a_port_no_datagram_uses() {
+        let out = run(&["pcap", "check", "--port", "1", A]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no datagram to or from port 1 (1158 UDP datagrams"),
+            "{stderr}"
+        );
+        let out = run(&["pcap", "check", "--port", "1", "--format", "json", A]);
+        assert_eq!(out.status.code(), Some(1));
+        let doc = json(&out.stdout);
+        assert_eq!(doc["kind"], "pcap_check");
+        assert_eq!(doc["status"], "fail");
+        assert_eq!(doc["findings"][0]["code"], "no_datagrams");
+        assert!(doc["totals"].is_null());
+    }
+
+    #[test]
+    fn pcap_check_json_has_the_totals_the_text_prints() {
+        let out = run(&["pcap", "check", "--format", "json", A]);
+        assert_eq!(out.status.code(), Some(0));
+        let doc = json(&out.stdout);
+        assert_eq!(
+            (doc["status"].as_str(), doc["format"].as_str()),
+            (Some("pass"), Some("capture"))
+        );
+        assert_eq!(doc["roundtrip"]["status"], "exact");
+        assert_eq!(doc["counts"]["records"], 1158);
+        assert_eq!(doc["counts"]["more"]["port"], 18320);
+        assert_eq!(doc["totals"]["typed_messages"], 1839);
+        assert!(
+            doc["summary"]
+                .as_str()
+                .unwrap()
+                .starts_with("1158 datagrams byte-exact")
+        );
+        assert_eq!(doc["replay"]["crc_checked"], 250);
+    }
+
+    #[test]
+    fn a_capture_that_does_not_parse_names_its_byte() {
+        let dir = std::env::temp_dir().join(format!("teeoracle-pcap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cut = dir.join("cut.pcap");
+        std::fs::write(&cut, &std::fs::read(A).unwrap()[..100]).unwrap();
+        let out = run(&["pcap", "dump", cut.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(
+                "at byte 94 (0x5e): reading a pcap packet record: the file ends inside it"
+            ),
+            "{stderr}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -36,14 +36,14 @@ fn rebuild_all(name: &str) -> Totals {
     )
     .unwrap();
     let cap = capture::read(&bytes).unwrap();
-    let decoded = session::decode_all(&cap, session::server_port(&cap).unwrap());
+    let mut session = session::Session::new(&cap, session::server_port(&cap).unwrap());
     let sizes = ItemSizes::ddnet_06();
     let mut clients: BTreeMap<SocketAddr, Client> = BTreeMap::new();
     let mut totals = Totals::default();
-    for d in decoded
-        .iter()
-        .filter(|d| d.direction == Direction::ToClient)
-    {
+    while let Some(d) = session.next_datagram() {
+        if d.direction != Direction::ToClient {
+            continue;
+        }
         let Ok(Packet::Connection(p)) = &d.packet else {
             continue;
         };
@@ -146,8 +146,8 @@ fn every_server_snapshot_rebuilds_with_the_servers_crc() {
         )
         .unwrap();
         let cap = capture::read(&bytes).unwrap();
-        let decoded = session::decode_all(&cap, session::server_port(&cap).unwrap());
-        let (_, summary) = session::replay(&decoded);
+        let (_, summary) =
+            session::Session::new(&cap, session::server_port(&cap).unwrap()).finish();
         assert!(
             !summary.anomalies.keys().any(|k| k.starts_with("snapshot_")),
             "{name}: {summary:?}"

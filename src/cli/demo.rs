@@ -127,7 +127,7 @@ pub fn dump(path: &Path) -> Result<(), Failure> {
                                 match h.id {
                                     MsgId::Ordinal(id) => format!(
                                         "{kind}:{id} {}",
-                                        msg::name(version, h.sys, id, None).unwrap_or("?")
+                                        msg::name(version, h.sys, id).unwrap_or("?")
                                     ),
                                     MsgId::Uuid(u) => {
                                         format!("{kind}:ex {}", msg::uuid_name(&u).unwrap_or("?"))

@@ -3,17 +3,24 @@
 use super::Failure;
 use super::output::{
     ReportFormat, StreamFormat, read, read_raw, shown, stdout, write_json_doc, write_json_line,
+    write_stream_start,
 };
 use clap::{Subcommand, ValueEnum};
+use serde::Serialize;
+use serde::ser::SerializeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::capture;
+use teeoracle::bytes::hex_preview as preview;
+use teeoracle::capture::{self, Datagram};
 use teeoracle::check::{Status, Verdict};
-use teeoracle::codec::{Codec, Mode, Reader, first_difference};
+use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
 use teeoracle::huffman::{self, Flavor};
-use teeoracle::packet::msg::{self, MsgId};
-use teeoracle::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
-use teeoracle::session::{self, Direction};
+use teeoracle::packet::msg::{Fields, MsgId, Value};
+use teeoracle::packet::{
+    CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
+    TokenMode, Version, VersionReason, control, detect_version, reencode,
+};
+use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
 
 #[derive(Subcommand, Debug)]
 pub enum HuffmanCommand {
@@ -44,7 +51,7 @@ pub enum HuffmanFlavor {
 #[derive(Subcommand, Debug)]
 pub enum PacketCommand {
     /// Every field of each packet, its chunks and messages, and a
-    /// byte-exact re-encode check.
+    /// byte-exact re-encode check of every layer.
     Decode {
         /// Packets as hex (spaces and colons are ignored).
         hex: Vec<String>,
@@ -55,14 +62,8 @@ pub enum PacketCommand {
         /// for an unknown peer.
         #[arg(long, value_enum, default_value_t = VersionArg::Auto)]
         version: VersionArg,
-        /// The packet was sent to the server (names messages by the
-        /// server's table).
-        #[arg(long, conflicts_with = "to_client")]
-        to_server: bool,
-        /// The packet was sent to a client.
-        #[arg(long)]
-        to_client: bool,
-        /// `text` for people, `json` for programs.
+        /// `text` for people, `json` for programs (one `packet_decode`
+        /// document).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
@@ -82,14 +83,16 @@ pub enum VersionArg {
 
 #[derive(Subcommand, Debug)]
 pub enum PcapCommand {
-    /// Decode every UDP datagram to or from the server port.
+    /// Decode every UDP datagram to or from the server port, with what
+    /// the session replay finds.
     Dump {
         /// The capture (pcap or pcapng; `-`: standard input).
         file: PathBuf,
         /// The server's UDP port (default: the port most datagrams use).
         #[arg(long)]
         port: Option<u16>,
-        /// `text`: a block per datagram; `jsonl`: a JSON object per datagram.
+        /// `text`: a block per datagram; `jsonl`: a `start` line, a
+        /// `datagram` line each, an `end` line with the totals.
         #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
         format: StreamFormat,
     },
@@ -101,7 +104,8 @@ pub enum PcapCommand {
         /// The server's UDP port (default: the port most datagrams use).
         #[arg(long)]
         port: Option<u16>,
-        /// `text` for people, `json` for programs.
+        /// `text` for people, `json` for programs (one `pcap_check`
+        /// document).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
@@ -119,16 +123,9 @@ pub fn packet(cmd: PacketCommand) -> Result<(), Failure> {
         hex,
         file,
         version,
-        to_server,
-        to_client,
         format,
     } = cmd;
-    let direction = match (to_server, to_client) {
-        (true, _) => Some(Direction::ToServer),
-        (_, true) => Some(Direction::ToClient),
-        _ => None,
-    };
-    packet_decode(&hex, &file, version, direction, format)
+    packet_decode(&hex, &file, version, format)
 }
 
 pub fn pcap(cmd: PcapCommand) -> Result<(), Failure> {
@@ -176,37 +173,44 @@ fn huffman_decompress(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-/// One packet as text lines: the header line, then a line per chunk.
-fn describe(packet: &Packet<'_>, direction: Option<Direction>) -> Vec<String> {
-    let mut lines = Vec::new();
-    match packet {
-        Packet::Connless06 { header, payload } => {
-            let form = match header {
-                [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] => "plain",
-                [b'x', b'e', ..] => "ddnet-extended",
-                _ => "unusual-header",
-            };
-            lines.push(format!(
-                "connless 0.6 {form} header={} payload={} bytes: {}",
-                hex::encode(header),
-                payload.len(),
-                preview(payload)
-            ));
-        }
+/// One packet as text lines into `out`: the header line (after `first`),
+/// then a line per chunk (after `rest`). Errors inside the payload are
+/// placed in a datagram that starts at file byte `base`.
+fn describe(
+    out: &mut String,
+    (first, rest): (&str, &str),
+    packet: &Packet<'_>,
+    contents: Option<&Contents<'_>>,
+    base: u64,
+) {
+    use std::fmt::Write as _;
+    out.push_str(first);
+    // Writing to a String cannot fail.
+    let _ = match packet {
+        Packet::Connless06 { header, payload } => writeln!(
+            out,
+            "connless 0.6 {} header={} payload={} bytes: {}",
+            connless_form(header).replace('_', "-"),
+            hex::encode(header),
+            payload.len(),
+            preview(payload)
+        ),
         Packet::Connless07 {
             token,
             response_token,
             payload,
             ..
-        } => lines.push(format!(
+        } => writeln!(
+            out,
             "connless 0.7 token={} response_token={} payload={} bytes: {}",
             hex::encode(token),
             hex::encode(response_token),
             payload.len(),
             preview(payload)
-        )),
+        ),
         Packet::Connection(p) => {
-            let mut head = format!(
+            let _ = write!(
+                out,
                 "{} {} flags=0x{:02x} ack={} chunks={}",
                 p.version,
                 if p.is_control() { "control" } else { "data" },
@@ -215,10 +219,10 @@ fn describe(packet: &Packet<'_>, direction: Option<Direction>) -> Vec<String> {
                 p.num_chunks
             );
             if p.requests_resend() {
-                head.push_str(" resend-request");
+                out.push_str(" resend-request");
             }
             if let Some(t) = p.header_token {
-                head.push_str(&format!(" header_token={}", hex::encode(t)));
+                let _ = write!(out, " header_token={}", hex::encode(t));
             }
             if let Some(c) = &p.compression {
                 let flavor = match (c.huffman.ddnet, c.huffman.legacy) {
@@ -227,117 +231,386 @@ fn describe(packet: &Packet<'_>, direction: Option<Direction>) -> Vec<String> {
                     (false, true) => "legacy",
                     (false, false) => "raw",
                 };
-                head.push_str(&format!(
+                let _ = write!(
+                    out,
                     " compressed({flavor}, {} -> {} bytes)",
                     c.raw.len(),
                     p.payload.len()
-                ));
+                );
             }
             if let Some(t) = p.token {
-                head.push_str(&format!(" token={}", hex::encode(t)));
+                let _ = write!(out, " token={}", hex::encode(t));
             }
-            lines.push(head);
+            out.push('\n');
             if let Some((id, data)) = p.control() {
-                lines.push(format!(
-                    "  control {} {}",
+                let _ = writeln!(
+                    out,
+                    "{rest}  control {} {}",
                     control_name(p.version, id),
                     preview(data)
-                ));
-            } else {
-                match p.chunks() {
-                    Ok((chunks, rest)) => {
-                        for c in &chunks {
-                            let mut line = match c.header.seq(p.version) {
-                                Some(seq) => format!("  vital seq={seq:<4}"),
-                                None => "  chunk        ".to_string(),
-                            };
-                            if c.header.flags & teeoracle::packet::CHUNK_RESEND != 0 {
-                                line.push_str(" resend");
-                            }
-                            if !c.header.is_canonical(p.version) {
-                                line.push_str(" (non-canonical header)");
-                            }
-                            line.push_str(&format!(
-                                " size={:<4} {}",
-                                c.header.size,
-                                describe_msg(c.data, p.version, direction)
-                            ));
-                            lines.push(line);
-                        }
-                        if !rest.is_empty() {
-                            lines.push(format!(
-                                "  {} byte(s) after the chunks: {}",
-                                rest.len(),
-                                preview(rest)
-                            ));
-                        }
+                );
+            }
+            if let Some(contents) = contents {
+                for c in &contents.chunks {
+                    let h = &c.chunk.header;
+                    out.push_str(rest);
+                    let _ = match h.seq(p.version) {
+                        Some(seq) => write!(out, "  vital seq={seq:<4}"),
+                        None => write!(out, "  chunk        "),
+                    };
+                    if h.flags & CHUNK_RESEND != 0 {
+                        out.push_str(" resend");
                     }
-                    Err(e) => lines.push(format!("  chunks: {e}")),
+                    if !h.is_canonical(p.version) {
+                        out.push_str(" (non-canonical header)");
+                    }
+                    let _ = write!(out, " size={:<4} ", h.size);
+                    describe_msg(out, c, p, base);
+                    out.push('\n');
+                }
+                match &contents.error {
+                    Some(e) => {
+                        let _ = writeln!(out, "{rest}  chunks: {}", p.locate(e.clone(), base));
+                    }
+                    None if !contents.rest.is_empty() => {
+                        let _ = writeln!(
+                            out,
+                            "{rest}  {} byte(s) after the chunks: {}",
+                            contents.rest.len(),
+                            preview(contents.rest)
+                        );
+                    }
+                    None => {}
                 }
             }
+            Ok(())
         }
-    }
-    lines
+    };
 }
 
-fn describe_msg(data: &[u8], version: Version, direction: Option<Direction>) -> String {
-    match msg::split(data) {
-        Ok((h, body)) => {
-            let kind = if h.sys { "sys" } else { "game" };
-            let name = match h.id {
-                MsgId::Ordinal(id) => msg::name(version, h.sys, id, direction)
-                    .map_or(format!("{kind}:{id}"), |n| format!("{kind}:{id} {n}")),
-                MsgId::Uuid(u) => msg::uuid_name(&u)
-                    .map_or(format!("{kind}:ex {u}"), |n| format!("{kind}:ex {n}")),
-            };
-            match msg::decode_sys(version, h.id, body).filter(|_| h.sys) {
-                Some(Ok(fields)) => {
-                    let mut line = name;
-                    for (field, value) in &fields.fields {
-                        let shown = match value {
-                            msg::Value::Bytes(b) => preview(b),
-                            other => serde_json::to_string(other).unwrap_or_default(),
-                        };
-                        line.push_str(&format!(" {field}={shown}"));
+/// A chunk's message: its name, then its fields or body.
+fn describe_msg(out: &mut String, c: &MessageChunk<'_>, p: &ConnPacket<'_>, base: u64) {
+    use std::fmt::Write as _;
+    let m = match &c.message {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = write!(out, "unreadable message: {}", p.locate(e.clone(), base));
+            return;
+        }
+    };
+    let kind = if m.header.sys { "sys" } else { "game" };
+    let _ = match (m.header.id, m.header.name(p.version)) {
+        (MsgId::Ordinal(id), Some(n)) => write!(out, "{kind}:{id} {n}"),
+        (MsgId::Ordinal(id), None) => write!(out, "{kind}:{id}"),
+        (MsgId::Uuid(_), Some(n)) => write!(out, "{kind}:ex {n}"),
+        (MsgId::Uuid(u), None) => write!(out, "{kind}:ex {u}"),
+    };
+    let _ = match &m.fields {
+        Some(Ok(fields)) => {
+            for (field, value) in &fields.fields {
+                let _ = write!(out, " {field}=");
+                let _ = match value {
+                    Value::Int(v) => write!(out, "{v}"),
+                    Value::Bytes(b) => write!(out, "{}", preview(b)),
+                    Value::Ints(ints) => {
+                        out.push('[');
+                        for (i, v) in ints.iter().enumerate() {
+                            let _ = write!(out, "{}{v}", if i > 0 { "," } else { "" });
+                        }
+                        write!(out, "]")
                     }
-                    if !fields.trailing.is_empty() {
-                        line.push_str(&format!(" trailing={}", preview(fields.trailing)));
-                    }
-                    line
-                }
-                Some(Err(e)) => format!(
-                    "{name} (does not fit its layout: {e}) body={}",
-                    preview(body)
-                ),
-                None => format!("{name} body={}", preview(body)),
+                    other => write!(out, "{}", serde_json::to_string(other).unwrap_or_default()),
+                };
+            }
+            if fields.trailing.is_empty() {
+                Ok(())
+            } else {
+                write!(out, " trailing={}", preview(fields.trailing))
             }
         }
-        Err(e) => format!("unreadable message: {e}"),
-    }
+        Some(Err(e)) => write!(
+            out,
+            " (does not fit its layout: {}) body={}",
+            p.locate(e.clone(), base),
+            preview(m.body)
+        ),
+        None => write!(out, " body={}", preview(m.body)),
+    };
 }
 
 fn control_name(version: Version, id: u8) -> String {
-    use teeoracle::packet::control::*;
-    let name = match (version, id) {
-        (_, KEEPALIVE) => "KEEPALIVE",
-        (_, CONNECT) => "CONNECT",
-        (Version::V06, CONNECTACCEPT) => "CONNECTACCEPT",
-        (Version::V06, ACCEPT_06) => "ACCEPT",
-        (Version::V07, ACCEPT_07) => "ACCEPT",
-        (_, CLOSE) => "CLOSE",
-        (Version::V07, TOKEN) => "TOKEN",
-        _ => return format!("unknown({id})"),
-    };
-    name.to_string()
+    control::name(version, id).map_or_else(|| format!("unknown({id})"), str::to_string)
 }
 
-use teeoracle::bytes::hex_preview as preview;
+/// The form of a 0.6 connectionless header.
+fn connless_form(header: &[u8; 6]) -> &'static str {
+    match header {
+        [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] => "plain",
+        [b'x', b'e', ..] => "ddnet_extended",
+        _ => "unusual_header",
+    }
+}
+
+/// Bytes as a lowercase hex string.
+struct Hex<'a>(&'a [u8]);
+
+impl Serialize for Hex<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(self.0))
+    }
+}
+
+/// A decoded packet in JSON (see `# packets and captures` in schema.md).
+#[derive(Serialize)]
+#[serde(tag = "form", rename_all = "snake_case")]
+enum PacketJson<'a> {
+    Connless06 {
+        header: Hex<'a>,
+        header_form: &'static str,
+        payload: Hex<'a>,
+    },
+    Connless07 {
+        byte0: u8,
+        token: Hex<'a>,
+        response_token: Hex<'a>,
+        payload: Hex<'a>,
+    },
+    Connection(ConnJson<'a>),
+}
+
+#[derive(Serialize)]
+struct ConnJson<'a> {
+    control: bool,
+    flags: u8,
+    ack: u16,
+    num_chunks: u8,
+    resend_requested: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    header_token: Option<Hex<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compression: Option<CompressionJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<Hex<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    control_message: Option<ControlJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chunks: Option<Vec<ChunkJson<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after_chunks: Option<Hex<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload_error: Option<DecodeError>,
+}
+
+#[derive(Serialize)]
+struct CompressionJson {
+    ddnet: bool,
+    legacy: bool,
+    compressed_size: usize,
+    size: usize,
+}
+
+#[derive(Serialize)]
+struct ControlJson<'a> {
+    id: u8,
+    name: Option<&'static str>,
+    data: Hex<'a>,
+}
+
+#[derive(Serialize)]
+struct ChunkJson<'a> {
+    flags: u8,
+    vital: bool,
+    resend: bool,
+    seq: Option<u16>,
+    size: u16,
+    canonical: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<MessageJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_error: Option<DecodeError>,
+}
+
+#[derive(Serialize)]
+struct MessageJson<'a> {
+    system: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uuid: Option<uuid::Uuid>,
+    name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<FieldsJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trailing: Option<Hex<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields_error: Option<DecodeError>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Hex<'a>>,
+}
+
+/// A message's fields as an object, in wire order.
+struct FieldsJson<'a>(&'a Fields<'a>);
+
+impl Serialize for FieldsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.fields.len()))?;
+        for (name, value) in &self.0.fields {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// The re-encode result: `exact`, `differs` (with where), `not_checked`.
+#[derive(Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum ReencodeJson {
+    Exact,
+    Differs { layer: Layer, offset: usize },
+    NotChecked,
+}
+
+impl ReencodeJson {
+    fn of(decoded: bool, mismatch: Option<Mismatch>) -> ReencodeJson {
+        match (decoded, mismatch) {
+            (false, _) => ReencodeJson::NotChecked,
+            (true, None) => ReencodeJson::Exact,
+            (true, Some(m)) => ReencodeJson::Differs {
+                layer: m.layer,
+                offset: m.offset,
+            },
+        }
+    }
+}
+
+/// A packet in JSON; errors inside its payload placed in a datagram that
+/// starts at file byte `base`.
+fn packet_json<'a>(
+    packet: &'a Packet<'a>,
+    contents: Option<&'a Contents<'a>>,
+    base: u64,
+) -> PacketJson<'a> {
+    match packet {
+        Packet::Connless06 { header, payload } => PacketJson::Connless06 {
+            header: Hex(header),
+            header_form: connless_form(header),
+            payload: Hex(payload),
+        },
+        Packet::Connless07 {
+            byte0,
+            token,
+            response_token,
+            payload,
+        } => PacketJson::Connless07 {
+            byte0: *byte0,
+            token: Hex(token),
+            response_token: Hex(response_token),
+            payload: Hex(payload),
+        },
+        Packet::Connection(p) => PacketJson::Connection(conn_json(p, contents, base)),
+    }
+}
+
+fn conn_json<'a>(
+    p: &'a ConnPacket<'a>,
+    contents: Option<&'a Contents<'a>>,
+    base: u64,
+) -> ConnJson<'a> {
+    let locate = |e: &DecodeError| p.locate(e.clone(), base);
+    ConnJson {
+        control: p.is_control(),
+        flags: p.flags,
+        ack: p.ack,
+        num_chunks: p.num_chunks,
+        resend_requested: p.requests_resend(),
+        header_token: p.header_token.as_ref().map(|t| Hex(t)),
+        compression: p.compression.as_ref().map(|c| CompressionJson {
+            ddnet: c.huffman.ddnet,
+            legacy: c.huffman.legacy,
+            compressed_size: c.raw.len(),
+            size: p.payload.len(),
+        }),
+        token: p.token.as_ref().map(|t| Hex(t)),
+        control_message: p.control().map(|(id, data)| ControlJson {
+            id,
+            name: control::name(p.version, id),
+            data: Hex(data),
+        }),
+        chunks: contents.map(|c| c.chunks.iter().map(|c| chunk_json(c, p, &locate)).collect()),
+        after_chunks: contents.filter(|c| c.error.is_none()).map(|c| Hex(c.rest)),
+        payload_error: contents.and_then(|c| c.error.as_ref()).map(locate),
+    }
+}
+
+fn chunk_json<'a>(
+    c: &'a MessageChunk<'a>,
+    p: &ConnPacket<'_>,
+    locate: &impl Fn(&DecodeError) -> DecodeError,
+) -> ChunkJson<'a> {
+    let h = &c.chunk.header;
+    ChunkJson {
+        flags: h.flags,
+        vital: h.vital(),
+        resend: h.flags & CHUNK_RESEND != 0,
+        seq: h.seq(p.version),
+        size: h.size,
+        canonical: h.is_canonical(p.version),
+        message: c
+            .message
+            .as_ref()
+            .ok()
+            .map(|m| message_json(m, p.version, locate)),
+        message_error: c.message.as_ref().err().map(locate),
+    }
+}
+
+fn message_json<'a>(
+    m: &'a Message<'a>,
+    version: Version,
+    locate: &impl Fn(&DecodeError) -> DecodeError,
+) -> MessageJson<'a> {
+    let (id, uuid) = match m.header.id {
+        MsgId::Ordinal(id) => (Some(id), None),
+        MsgId::Uuid(u) => (None, Some(u)),
+    };
+    let fields = match &m.fields {
+        Some(Ok(f)) => Some(f),
+        _ => None,
+    };
+    MessageJson {
+        system: m.header.sys,
+        id,
+        uuid,
+        name: m.header.name(version),
+        fields: fields.map(FieldsJson),
+        trailing: fields.map(|f| Hex(f.trailing)),
+        fields_error: match &m.fields {
+            Some(Err(e)) => Some(locate(e)),
+            _ => None,
+        },
+        body: fields.is_none().then_some(Hex(m.body)),
+    }
+}
+
+/// One packet of `packet decode --format json`.
+#[derive(Serialize)]
+struct PacketEntry<'a> {
+    bytes: usize,
+    version: Version,
+    version_reason: VersionReason,
+    version_reason_text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    packet: Option<PacketJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a DecodeError>,
+    reencode: ReencodeJson,
+    failed: bool,
+}
 
 pub fn packet_decode(
     hexes: &[String],
     file: &Option<PathBuf>,
     version: VersionArg,
-    direction: Option<Direction>,
     format: ReportFormat,
 ) -> Result<(), Failure> {
     let mut packets: Vec<Vec<u8>> = Vec::new();
@@ -353,52 +626,95 @@ pub fn packet_decode(
         return Err(Failure::Usage("give packets as hex, or --file FILE".into()));
     }
     let mut out = stdout();
-    let mut failed = false;
-    for (i, bytes) in packets.iter().enumerate() {
+    let mut any_failed = false;
+    let mut buf = Vec::new();
+    let mut decoded = Vec::with_capacity(packets.len());
+    for bytes in &packets {
         let (v, reason) = match version {
             VersionArg::V06 => (Version::V06, VersionReason::Given),
             VersionArg::V07 => (Version::V07, VersionReason::Given),
             VersionArg::Auto => detect_version(bytes),
         };
-        let reason = reason_text(reason);
         let ctx = PacketCtx {
             version: Some(v),
             token: TokenMode::Auto,
         };
-        let decoded = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
-        let packet = match decoded {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("teeoracle: error: packet {}: {e}", i + 1);
-                failed = true;
-                continue;
-            }
+        let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
+        decoded.push((v, reason, packet));
+    }
+    let mut entries = Vec::new();
+    for (i, (bytes, (v, reason, packet))) in packets.iter().zip(&decoded).enumerate() {
+        let contents = match packet {
+            Ok(Packet::Connection(p)) => p.contents(),
+            _ => None,
         };
-        let mut again = Vec::new();
-        packet.encode(&mut again, ctx);
-        let exact = first_difference(&again, bytes);
+        let mismatch = packet
+            .as_ref()
+            .ok()
+            .and_then(|p| reencode(bytes, p, contents.as_ref(), &mut buf));
+        let failed = packet.is_err()
+            || mismatch.is_some()
+            || contents.as_ref().is_some_and(|c| c.first_error().is_some());
+        any_failed |= failed;
         match format {
             ReportFormat::Text => {
+                let packet = match packet {
+                    Ok(p) => p,
+                    Err(e) => {
+                        eprintln!("teeoracle: error: packet {}: {e}", i + 1);
+                        continue;
+                    }
+                };
                 writeln!(
                     out,
                     "packet {} ({} bytes, version {v}: {reason})",
                     i + 1,
                     bytes.len()
                 )?;
-                for line in describe(&packet, direction) {
-                    writeln!(out, "  {line}")?;
-                }
-                match exact {
+                let mut text = String::new();
+                describe(&mut text, ("  ", "  "), packet, contents.as_ref(), 0);
+                out.write_all(text.as_bytes())?;
+                match mismatch {
                     None => writeln!(out, "  re-encode: byte-exact")?,
-                    Some(at) => writeln!(out, "  re-encode: DIFFERS at byte {at}")?,
+                    Some(m) => writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?,
                 }
             }
-            ReportFormat::Json => write_json_doc(&mut out, "packet", &packet)?,
+            ReportFormat::Json => entries.push((i, contents, mismatch, failed)),
         }
-        failed |= exact.is_some() || session::payload_error(&packet).is_err();
+    }
+    if let ReportFormat::Json = format {
+        #[derive(Serialize)]
+        struct Doc<'a> {
+            packets: Vec<PacketEntry<'a>>,
+            failed: bool,
+        }
+        let packets = entries
+            .iter()
+            .map(|(i, contents, mismatch, failed)| {
+                let (v, reason, packet) = &decoded[*i];
+                PacketEntry {
+                    bytes: packets[*i].len(),
+                    version: *v,
+                    version_reason: *reason,
+                    version_reason_text: reason.to_string(),
+                    packet: packet
+                        .as_ref()
+                        .ok()
+                        .map(|p| packet_json(p, contents.as_ref(), 0)),
+                    error: packet.as_ref().err(),
+                    reencode: ReencodeJson::of(packet.is_ok(), *mismatch),
+                    failed: *failed,
+                }
+            })
+            .collect();
+        let doc = Doc {
+            packets,
+            failed: any_failed,
+        };
+        write_json_doc(&mut out, "packet_decode", &doc)?;
     }
     out.flush()?;
-    if failed {
+    if any_failed {
         return Err(Failure::Bad {
             message: "a packet did not decode or re-encode exactly".into(),
             reported: true,
@@ -407,12 +723,11 @@ pub fn packet_decode(
     Ok(())
 }
 
-fn reason_text(reason: VersionReason) -> &'static str {
-    match reason {
-        VersionReason::Given => "given",
-        VersionReason::ConnlessVersionBits => "detected: connless with byte0 & 3 == 1",
-        VersionReason::ControlBit07 => "detected: bit 0x04 of byte 0 (0.7 control flag)",
-        VersionReason::Default06 => "detected: no 0.7 marker, as DDNet reads an unknown peer",
+/// "byte N" of the datagram, or "byte N of the payload".
+fn mismatch_words(m: Mismatch) -> String {
+    match m.layer {
+        Layer::Payload => format!("byte {} of the payload", m.offset),
+        _ => format!("byte {}", m.offset),
     }
 }
 
@@ -426,87 +741,144 @@ fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16
     Ok((capture, port))
 }
 
-pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result<(), Failure> {
-    let (capture, port) = load_capture(path, port)?;
-    let decoded = session::decode_all(&capture, port);
-    let (verdicts, replayed) = session::replay(&decoded);
-    let mut out = stdout();
-    for (d, verdict) in decoded.iter().zip(&verdicts) {
-        match format {
-            StreamFormat::Text => {
-                let dir = match d.direction {
-                    Direction::ToServer => "->",
-                    Direction::ToClient => "<-",
-                };
-                write!(
-                    out,
-                    "#{:<6} {:>10.6} {} {dir} ",
-                    d.datagram.frame,
-                    d.datagram.time.as_secs_f64(),
-                    d.peer
-                )?;
-                match &d.packet {
-                    Ok(p) => {
-                        let lines = describe(p, Some(d.direction));
-                        writeln!(out, "{}", lines[0])?;
-                        for l in &lines[1..] {
-                            writeln!(out, "         {l}")?;
-                        }
-                        if let Some(at) = d.mismatch {
-                            writeln!(out, "         RE-ENCODE DIFFERS at byte {at}")?;
-                        }
-                        for a in &verdict.anomalies {
-                            writeln!(out, "         ! {a}")?;
-                        }
-                        for snap in &verdict.snapshots {
-                            let crc = snap.crc.map_or(String::new(), |c| format!(", crc {c}"));
-                            writeln!(
-                                out,
-                                "         = snapshot tick {} (delta {}, {} part(s), {} bytes{crc})",
-                                snap.tick, snap.delta_tick, snap.parts, snap.size
-                            )?;
-                        }
-                    }
-                    Err(e) => writeln!(out, "ERROR {e}")?,
-                }
-            }
-            StreamFormat::Jsonl => {
-                #[derive(serde::Serialize)]
-                struct Line<'a> {
-                    kind: &'static str,
-                    frame: usize,
-                    time: f64,
-                    direction: Direction,
-                    peer: String,
-                    packet: Option<&'a Packet<'a>>,
-                    error: Option<String>,
-                    exact: bool,
-                    anomalies: &'a [session::Anomaly],
-                }
-                let line = Line {
-                    kind: "datagram",
-                    frame: d.datagram.frame,
-                    time: d.datagram.time.as_secs_f64(),
-                    direction: d.direction,
-                    peer: d.peer.to_string(),
-                    packet: d.packet.as_ref().ok(),
-                    error: d.packet.as_ref().err().map(|e| e.to_string()),
-                    exact: d.mismatch.is_none() && d.packet.is_ok(),
-                    anomalies: &verdict.anomalies,
-                };
-                write_json_line(&mut out, &line)?;
-            }
-        }
+/// One `datagram` line of `pcap dump --format jsonl`.
+#[derive(Serialize)]
+struct DatagramLine<'a> {
+    kind: &'static str,
+    frame: usize,
+    offset: u64,
+    time: f64,
+    direction: Direction,
+    peer: String,
+    version: Version,
+    version_reason: VersionReason,
+    bytes: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    packet: Option<PacketJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a DecodeError>,
+    reencode: ReencodeJson,
+    failed: bool,
+    anomalies: &'a [Anomaly],
+    snapshots: &'a [SnapshotReceived],
+}
+
+fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
+    let dg: &Datagram = d.datagram;
+    DatagramLine {
+        kind: "datagram",
+        frame: dg.frame,
+        offset: dg.offset,
+        time: dg.time.as_secs_f64(),
+        direction: d.direction,
+        peer: d.peer.to_string(),
+        version: d.version,
+        version_reason: d.version_reason,
+        bytes: dg.payload.len(),
+        packet: d
+            .packet
+            .as_ref()
+            .ok()
+            .map(|p| packet_json(p, d.contents.as_ref(), dg.offset)),
+        error: d.packet.as_ref().err(),
+        reencode: ReencodeJson::of(d.packet.is_ok(), d.mismatch),
+        failed: d.failed(),
+        anomalies: &d.anomalies,
+        snapshots: &d.snapshots,
     }
-    let summary = session::summarize(&decoded);
-    if let StreamFormat::Text = format {
-        let totals = teeoracle::bytes::key_values(&summary, &[]);
-        writeln!(out, "# {}", totals.trim_start())?;
+}
+
+/// One datagram as text; `text` is a reused buffer.
+fn write_datagram_text(
+    out: &mut impl Write,
+    text: &mut String,
+    d: &Decoded<'_>,
+) -> Result<(), Failure> {
+    let dir = match d.direction {
+        Direction::ToServer => "->",
+        Direction::ToClient => "<-",
+    };
+    write!(
+        out,
+        "#{:<6} {:>10.6} {} {dir} ",
+        d.datagram.frame,
+        d.datagram.time.as_secs_f64(),
+        d.peer
+    )?;
+    let p = match &d.packet {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(out, "ERROR {e}")?;
+            return Ok(());
+        }
+    };
+    text.clear();
+    describe(
+        text,
+        ("", "         "),
+        p,
+        d.contents.as_ref(),
+        d.datagram.offset,
+    );
+    out.write_all(text.as_bytes())?;
+    if let Some(m) = d.mismatch {
+        writeln!(out, "         RE-ENCODE DIFFERS at {}", mismatch_words(m))?;
+    }
+    for a in &d.anomalies {
+        writeln!(out, "         ! {a}")?;
+    }
+    for snap in &d.snapshots {
+        let crc = snap.crc.map_or(String::new(), |c| format!(", crc {c}"));
         writeln!(
             out,
-            "# replay:{}",
-            teeoracle::bytes::key_values(&replayed, &[])
+            "         = snapshot tick {} (delta {}, {} part(s), {} bytes{crc})",
+            snap.tick, snap.delta_tick, snap.parts, snap.size
         )?;
+    }
+    Ok(())
+}
+
+pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result<(), Failure> {
+    let (capture, port) = load_capture(path, port)?;
+    let mut session = Session::new(&capture, port);
+    let mut out = stdout();
+    if let StreamFormat::Jsonl = format {
+        write_stream_start(&mut out, "pcap dump", &shown(path))?;
+    }
+    let mut text = String::new();
+    while let Some(d) = session.next_datagram() {
+        match format {
+            StreamFormat::Text => write_datagram_text(&mut out, &mut text, &d)?,
+            StreamFormat::Jsonl => write_json_line(&mut out, &datagram_line(&d))?,
+        }
+    }
+    let (summary, replayed) = session.finish();
+    match format {
+        StreamFormat::Text => {
+            let totals = teeoracle::bytes::key_values(&summary, &[]);
+            writeln!(out, "# {}", totals.trim_start())?;
+            writeln!(
+                out,
+                "# replay:{}",
+                teeoracle::bytes::key_values(&replayed, &[])
+            )?;
+        }
+        StreamFormat::Jsonl => {
+            #[derive(Serialize)]
+            struct End<'a> {
+                kind: &'static str,
+                port: u16,
+                totals: &'a session::Summary,
+                replay: &'a session::ReplaySummary,
+            }
+            let end = End {
+                kind: "end",
+                port,
+                totals: &summary,
+                replay: &replayed,
+            };
+            write_json_line(&mut out, &end)?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -516,21 +888,22 @@ pub fn pcap_check(path: &Path, port: Option<u16>, format: ReportFormat) -> Resul
     let bytes = read(path)?;
     let mut verdict = Verdict::new(shown(path));
     verdict.format = Some("capture");
-    let totals = teeoracle::session::check::check_capture(&bytes, port, &mut verdict);
+    let totals = session::check::check_capture(&bytes, port, &mut verdict);
     verdict.settle();
     let mut out = stdout();
     match format {
         ReportFormat::Json => {
-            #[derive(serde::Serialize)]
+            #[derive(Serialize)]
             struct Report<'a> {
                 #[serde(flatten)]
                 verdict: &'a Verdict,
-                summary: Option<&'a session::Summary>,
+                /// The session totals (`summary` is the verdict's line).
+                totals: Option<&'a session::Summary>,
                 replay: Option<&'a session::ReplaySummary>,
             }
             let report = Report {
                 verdict: &verdict,
-                summary: totals.as_ref().map(|t| &t.0),
+                totals: totals.as_ref().map(|t| &t.0),
                 replay: totals.as_ref().map(|t| &t.1),
             };
             write_json_doc(&mut out, "pcap_check", &report)?;

@@ -93,16 +93,25 @@ pub fn write_json_doc(
     value: &impl Serialize,
 ) -> Result<(), Failure> {
     let doc = teeoracle::schema::Document::new(kind, value);
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(Failure::bad)?;
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(json_failure)?;
     writeln!(out)?;
     Ok(())
 }
 
 /// Writes one JSON line (the value must carry its own `kind`).
 pub fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> Result<(), Failure> {
-    serde_json::to_writer(&mut *out, value).map_err(Failure::bad)?;
+    serde_json::to_writer(&mut *out, value).map_err(json_failure)?;
     out.write_all(b"\n")?;
     Ok(())
+}
+
+/// A JSON writing error: our own output failing (a closed pipe is the
+/// reader's choice) or a value JSON cannot hold.
+fn json_failure(e: serde_json::Error) -> Failure {
+    match e.io_error_kind() {
+        Some(_) => Failure::Output(e.into()),
+        None => Failure::bad(e),
+    }
 }
 
 /// The first line of a JSON Lines stream: `{"kind":"start",

@@ -56,6 +56,9 @@ pub enum PayloadKind {
     /// The int32 array a payload unpacks to (a snapshot or delta);
     /// offsets count ints.
     Ints,
+    /// The varint-packed snapshot delta a client joins from SNAP parts
+    /// (capture sessions); offsets count its bytes.
+    SnapshotDelta,
 }
 
 /// What went wrong; each variant says what was expected.
@@ -336,6 +339,9 @@ impl fmt::Display for Inner {
                 write!(f, "byte {} of its decompressed payload", self.offset)
             }
             PayloadKind::Ints => write!(f, "int {} of its payload", self.offset),
+            PayloadKind::SnapshotDelta => {
+                write!(f, "byte {} of the snapshot delta it completes", self.offset)
+            }
         }
     }
 }

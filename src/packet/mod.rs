@@ -3,14 +3,36 @@
 //!
 //! A [`Packet`] keeps every header bit (unused flag bits included), the
 //! payload after decompression, the DDNet token, and how the payload was
-//! compressed, so that encoding reproduces the datagram exactly.
+//! compressed, so that encoding reproduces the datagram exactly. A data
+//! packet's payload is read down to its messages by [`Contents`], once;
+//! [`reencode`] checks every layer against the original bytes.
+//!
+//! ```
+//! use teeoracle::codec::{Codec, Mode, Reader};
+//! use teeoracle::packet::{Packet, PacketCtx, Version, control};
+//!
+//! // A DDNet 0.6 CONNECT with its security-token magic.
+//! let bytes = hex::decode("10000001544b454effffffff").unwrap();
+//! let packet = Packet::decode(&mut Reader::new(&bytes, Mode::Lenient), PacketCtx::default())?;
+//! let Packet::Connection(p) = &packet else { panic!("a connection packet") };
+//! assert_eq!(p.version, Version::V06);
+//! assert_eq!(p.control().map(|(id, _)| control::name(p.version, id)), Some(Some("CONNECT")));
+//! assert_eq!(p.token, Some([0xff; 4]));
+//! // Encoding gives the datagram back.
+//! let mut again = Vec::new();
+//! packet.encode(&mut again, PacketCtx::default());
+//! assert_eq!(again, bytes);
+//! # Ok::<(), teeoracle::codec::DecodeError>(())
+//! ```
 
 mod chunk;
+mod contents;
 pub mod msg;
 
 pub use chunk::{CHUNK_RESEND, CHUNK_VITAL, Chunk, ChunkHeader};
+pub use contents::{Contents, Layer, Message, MessageChunk, Mismatch, reencode};
 
-use crate::codec::{Codec, DecodeError, ErrorKind, Mode, Reader};
+use crate::codec::{Codec, DecodeError, ErrorKind, Mode, PayloadKind, Reader};
 use crate::huffman::{self, Flavor, HuffmanInfo};
 use serde::{Serialize, Serializer};
 use std::borrow::Cow;
@@ -67,16 +89,35 @@ pub mod flags {
 
 /// Control message ids.
 pub mod control {
+    use super::Version;
+
+    /// Keeps the connection alive.
     pub const KEEPALIVE: u8 = 0;
+    /// The client asks to connect.
     pub const CONNECT: u8 = 1;
-    /// 0.6 only (0.7's ACCEPT is 2).
+    /// 0.6 only: the server accepts (0.7's ACCEPT is 2).
     pub const CONNECTACCEPT: u8 = 2;
-    /// 0.6: ACCEPT is 3; 0.7: ACCEPT is 2.
+    /// 0.6: the client's ACCEPT is 3.
     pub const ACCEPT_06: u8 = 3;
+    /// 0.7: the server's ACCEPT is 2.
     pub const ACCEPT_07: u8 = 2;
+    /// Either side closes, with an optional reason.
     pub const CLOSE: u8 = 4;
-    /// 0.7 only.
+    /// 0.7 only: a token request or answer.
     pub const TOKEN: u8 = 5;
+
+    /// The name of control message `id` in `version`, if it has one.
+    pub fn name(version: Version, id: u8) -> Option<&'static str> {
+        Some(match (version, id) {
+            (_, KEEPALIVE) => "KEEPALIVE",
+            (_, CONNECT) => "CONNECT",
+            (Version::V06, CONNECTACCEPT) => "CONNECTACCEPT",
+            (Version::V06, ACCEPT_06) | (Version::V07, ACCEPT_07) => "ACCEPT",
+            (_, CLOSE) => "CLOSE",
+            (Version::V07, TOKEN) => "TOKEN",
+            _ => return None,
+        })
+    }
 }
 
 /// DDNet's `SECURITY_TOKEN_MAGIC` in 0.6 CONNECT/CONNECTACCEPT.
@@ -99,21 +140,38 @@ pub enum TokenMode {
 pub struct PacketCtx {
     /// `None`: detect as DDNet's server does for an unknown peer.
     pub version: Option<Version>,
+    /// Whether a 0.6 connection packet ends with a token.
     pub token: TokenMode,
 }
 
 /// Why a version was chosen.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum VersionReason {
     /// Given by the caller.
+    #[serde(rename = "given")]
     Given,
     /// Connless with `byte0 & 3 == 1`: 0.7.
+    #[serde(rename = "connless_version_bits")]
     ConnlessVersionBits,
     /// Bit 0x04 of byte 0 set (0.6's unused flag, 0.7's control flag).
+    #[serde(rename = "control_bit_07")]
     ControlBit07,
     /// No 0.7 marker: DDNet treats an unknown peer as 0.6.
+    #[serde(rename = "default_06")]
     Default06,
+}
+
+/// In words, e.g. "detected: bit 0x04 of byte 0 (0.7 control flag)".
+impl fmt::Display for VersionReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VersionReason::Given => "given",
+            VersionReason::ConnlessVersionBits => "detected: connless with byte0 & 3 == 1",
+            VersionReason::ControlBit07 => "detected: bit 0x04 of byte 0 (0.7 control flag)",
+            VersionReason::Default06 => "detected: no 0.7 marker, as DDNet reads an unknown peer",
+        })
+    }
 }
 
 /// A decoded datagram.
@@ -123,18 +181,24 @@ pub enum Packet<'a> {
     /// 0.6 connectionless: six header bytes (`ff` x6, or DDNet's extended
     /// `'x' 'e'` form) then the payload.
     Connless06 {
+        /// The six header bytes.
         #[serde(serialize_with = "hex_bytes")]
         header: [u8; 6],
+        /// Everything after them.
         #[serde(serialize_with = "hex_bytes")]
         payload: &'a [u8],
     },
     /// 0.7 connectionless: flags/version byte, token, response token.
     Connless07 {
+        /// Flags and version bits.
         byte0: u8,
+        /// The receiver's token.
         #[serde(serialize_with = "hex_bytes")]
         token: [u8; 4],
+        /// The sender's token.
         #[serde(serialize_with = "hex_bytes")]
         response_token: [u8; 4],
+        /// Everything after them.
         #[serde(serialize_with = "hex_bytes")]
         payload: &'a [u8],
     },
@@ -145,6 +209,7 @@ pub enum Packet<'a> {
 /// A connection-oriented packet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ConnPacket<'a> {
+    /// The protocol it was read as.
     pub version: Version,
     /// Header flags as on the wire (`byte0 >> 2`, every bit kept).
     pub flags: u8,
@@ -177,7 +242,7 @@ pub struct Compression<'a> {
     pub raw: &'a [u8],
 }
 
-impl ConnPacket<'_> {
+impl<'a> ConnPacket<'a> {
     /// The control flag is set.
     pub fn is_control(&self) -> bool {
         self.flags
@@ -208,9 +273,44 @@ impl ConnPacket<'_> {
             != 0
     }
 
-    /// The chunks of a data packet and the bytes after the last one.
+    /// The chunks of a data packet and the bytes after the last one, or
+    /// the first chunk that cannot be read ([`ConnPacket::contents`] keeps
+    /// the chunks before it and reads their messages).
     pub fn chunks(&self) -> Result<(Vec<Chunk<'_>>, &[u8]), DecodeError> {
         split_chunks(&self.payload, self.version, self.num_chunks)
+    }
+
+    /// A data packet's chunks and messages (offsets in errors count bytes
+    /// of the payload; see [`ConnPacket::locate`]); `None` for a control
+    /// packet.
+    pub fn contents(&self) -> Option<Contents<'_>> {
+        (!self.is_control()).then(|| Contents::read(&self.payload, self.version, self.num_chunks))
+    }
+
+    /// The payload, when it borrows the datagram or a caller's buffer
+    /// (always, for packets from [`Packet::decode_into`] with a buffer).
+    pub(crate) fn borrowed_payload(&self) -> Option<&'a [u8]> {
+        match self.payload {
+            Cow::Borrowed(b) => Some(b),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    /// Bytes of the header before the payload (3; 7 with 0.7's token).
+    pub fn header_len(&self) -> usize {
+        3 + self.header_token.map_or(0, |t| t.len())
+    }
+
+    /// An error whose offset counts bytes of the payload, placed in a
+    /// datagram whose first byte is at `base`: shifted past the header,
+    /// or, for a compressed payload, inside it
+    /// ([`PayloadKind::Decompressed`]) at the byte where it starts.
+    pub fn locate(&self, error: DecodeError, base: u64) -> DecodeError {
+        let at = base + self.header_len() as u64;
+        match self.compression {
+            Some(_) => error.inside(at, PayloadKind::Decompressed),
+            None => error.shifted(at),
+        }
     }
 
     /// The control message id and its data, for a control packet.
@@ -263,6 +363,40 @@ pub fn detect_version(datagram: &[u8]) -> (Version, VersionReason) {
 impl<'a> Codec<'a, PacketCtx> for Packet<'a> {
     /// Reads everything left in `r` as one datagram.
     fn decode(r: &mut Reader<'a>, ctx: PacketCtx) -> Result<Self, DecodeError> {
+        Packet::decode_into(r, ctx, None)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, _: PacketCtx) {
+        match self {
+            Packet::Connless06 { header, payload } => {
+                out.extend_from_slice(header);
+                out.extend_from_slice(payload);
+            }
+            Packet::Connless07 {
+                byte0,
+                token,
+                response_token,
+                payload,
+            } => {
+                out.push(*byte0);
+                out.extend_from_slice(token);
+                out.extend_from_slice(response_token);
+                out.extend_from_slice(payload);
+            }
+            Packet::Connection(p) => p.encode(out),
+        }
+    }
+}
+
+impl<'a> Packet<'a> {
+    /// [`Packet::decode`], decompressing into `buf` (cleared first) when it
+    /// is given, so that a caller decoding many datagrams reuses one
+    /// buffer and the packet borrows it.
+    pub(crate) fn decode_into(
+        r: &mut Reader<'a>,
+        ctx: PacketCtx,
+        buf: Option<&'a mut Vec<u8>>,
+    ) -> Result<Self, DecodeError> {
         let (base, mode) = (r.offset(), r.mode());
         let datagram = r.rest();
         let (version, _) = match ctx.version {
@@ -300,28 +434,7 @@ impl<'a> Codec<'a, PacketCtx> for Packet<'a> {
                 },
             });
         }
-        decode_connection(&mut r, version, ctx.token).map(Packet::Connection)
-    }
-
-    fn encode(&self, out: &mut Vec<u8>, _: PacketCtx) {
-        match self {
-            Packet::Connless06 { header, payload } => {
-                out.extend_from_slice(header);
-                out.extend_from_slice(payload);
-            }
-            Packet::Connless07 {
-                byte0,
-                token,
-                response_token,
-                payload,
-            } => {
-                out.push(*byte0);
-                out.extend_from_slice(token);
-                out.extend_from_slice(response_token);
-                out.extend_from_slice(payload);
-            }
-            Packet::Connection(p) => p.encode(out),
-        }
+        decode_connection(&mut r, version, ctx.token, buf).map(Packet::Connection)
     }
 }
 
@@ -329,6 +442,7 @@ fn decode_connection<'a>(
     r: &mut Reader<'a>,
     version: Version,
     token_mode: TokenMode,
+    buf: Option<&'a mut Vec<u8>>,
 ) -> Result<ConnPacket<'a>, DecodeError> {
     let b0 = r.u8("packet.header")?;
     let b1 = r.u8("packet.header")?;
@@ -351,10 +465,22 @@ fn decode_connection<'a>(
     let body = r.rest();
     let mut payload: Cow<'a, [u8]> = Cow::Borrowed(body);
     if packet.is_compressed() && !packet.is_control() {
-        let mut out = Vec::with_capacity(MAX_PAYLOAD);
-        let huffman = huffman::decompress(body, &mut out, MAX_PAYLOAD, body_at)?;
+        let huffman = match buf {
+            Some(buf) => {
+                buf.clear();
+                let huffman = huffman::decompress(body, buf, MAX_PAYLOAD, body_at)?;
+                let buf: &'a Vec<u8> = buf;
+                payload = Cow::Borrowed(buf);
+                huffman
+            }
+            None => {
+                let mut out = Vec::with_capacity(MAX_PAYLOAD);
+                let huffman = huffman::decompress(body, &mut out, MAX_PAYLOAD, body_at)?;
+                payload = Cow::Owned(out);
+                huffman
+            }
+        };
         packet.compression = Some(Compression { huffman, raw: body });
-        payload = Cow::Owned(out);
     }
     let token_len = match (version, token_mode) {
         (Version::V07, _) | (Version::V06, TokenMode::Absent) => 0,

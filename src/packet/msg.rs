@@ -1,8 +1,12 @@
 //! Messages inside chunks: `varint(id << 1 | sys)`, then for id 0 a UUID
-//! (DDNet's extended messages), then the body.
+//! (DDNet's extended messages), then the body. [`MsgHeader`] is that
+//! header as a [`Codec`]; the bodies of the system messages a session
+//! needs are read by [`Fields`], a [`Codec`] whose context is the message's
+//! [`Layout`].
 
-use crate::codec::{DecodeError, ErrorKind, Mode, Reader};
-use crate::packer::{read_int, read_uuid};
+use super::Version;
+use crate::codec::{Codec, DecodeError, ErrorKind, Mode, Reader};
+use crate::packer::{read_int, read_str, read_uuid, write_int, write_str};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -10,37 +14,75 @@ use uuid::Uuid;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum MsgId {
+    /// A numbered message, `1..65536` (0 announces a UUID).
     Ordinal(i32),
+    /// An extended message, named by its UUID.
     Uuid(Uuid),
 }
 
 /// The start of a message.
+///
+/// Decoding is lenient about over-long id varints (as DDNet is) and
+/// rejects ids outside `0..65536`; encoding writes the canonical form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct MsgHeader {
     /// A system (engine) message rather than a game message.
     pub sys: bool,
+    /// Which message.
     pub id: MsgId,
 }
 
-/// Splits chunk data into the message header and body. Lenient: an
-/// over-long id varint is accepted as DDNet accepts it.
+impl<'a> Codec<'a> for MsgHeader {
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+        let at = r.offset();
+        let raw = read_int(r, "message.id")?;
+        let (sys, id) = (raw & 1 != 0, raw >> 1);
+        if !(0..0x10000).contains(&id) {
+            return Err(DecodeError::new(
+                at,
+                "message.id",
+                ErrorKind::MessageIdOutOfRange { id },
+            ));
+        }
+        let id = if id == 0 {
+            MsgId::Uuid(read_uuid(r, "message.uuid")?)
+        } else {
+            MsgId::Ordinal(id)
+        };
+        Ok(MsgHeader { sys, id })
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
+        let id = match self.id {
+            MsgId::Ordinal(id) => id,
+            MsgId::Uuid(_) => 0,
+        };
+        write_int(out, id << 1 | i32::from(self.sys));
+        if let MsgId::Uuid(u) = self.id {
+            out.extend_from_slice(u.as_bytes());
+        }
+    }
+}
+
+impl MsgHeader {
+    /// The message's name in `version`'s tables (`NETMSG_*` without the
+    /// prefix for system messages, `NETMSGTYPE_*` style for game ones,
+    /// the registered name for extended ones), if known.
+    pub fn name(&self, version: Version) -> Option<&'static str> {
+        match self.id {
+            MsgId::Ordinal(id) => name(version, self.sys, id),
+            MsgId::Uuid(u) => uuid_name(&u),
+        }
+    }
+}
+
+/// Splits chunk data into the message header and body (offsets in errors
+/// are relative to `data`). Lenient: an over-long id varint is accepted as
+/// DDNet accepts it.
 pub fn split(data: &[u8]) -> Result<(MsgHeader, &[u8]), DecodeError> {
     let mut r = Reader::new(data, Mode::Lenient);
-    let raw = read_int(&mut r, "message.id")?;
-    let (sys, id) = (raw & 1 != 0, raw >> 1);
-    if !(0..0x10000).contains(&id) {
-        return Err(DecodeError::new(
-            0,
-            "message.id",
-            ErrorKind::MessageIdOutOfRange { id },
-        ));
-    }
-    let id = if id == 0 {
-        MsgId::Uuid(read_uuid(&mut r, "message.uuid")?)
-    } else {
-        MsgId::Ordinal(id)
-    };
-    Ok((MsgHeader { sys, id }, r.rest()))
+    let header = MsgHeader::decode(&mut r, ())?;
+    Ok((header, r.rest()))
 }
 
 /// 0.6 (DDNet) system message names by id (`NETMSG_*`).
@@ -189,19 +231,13 @@ const GAME_07: &[&str] = &[
     "Cl_Command",
 ];
 
-/// The name of a numbered message, if known. The direction is accepted for
-/// the day a table depends on it; none does yet.
-pub fn name(
-    version: super::Version,
-    sys: bool,
-    id: i32,
-    _direction: Option<crate::session::Direction>,
-) -> Option<&'static str> {
+/// The name of a numbered message, if known.
+pub fn name(version: Version, sys: bool, id: i32) -> Option<&'static str> {
     let table = match (version, sys) {
-        (super::Version::V06, true) => SYS_06,
-        (super::Version::V07, true) => SYS_07,
-        (super::Version::V06, false) => GAME_06,
-        (super::Version::V07, false) => GAME_07,
+        (Version::V06, true) => SYS_06,
+        (Version::V07, true) => SYS_07,
+        (Version::V06, false) => GAME_06,
+        (Version::V07, false) => GAME_07,
     };
     usize::try_from(id).ok().and_then(|i| table.get(i)).copied()
 }
@@ -267,7 +303,7 @@ pub fn uuid_name(uuid: &Uuid) -> Option<&'static str> {
 }
 
 /// How one field of a system message is packed.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spec {
     Int(&'static str),
     /// An int that may be missing at the very end (DDNet reads it with an
@@ -310,8 +346,8 @@ const EMPTY: &[Spec] = &[];
 
 /// Field layouts of the system messages needed to follow a session
 /// (DDNet 20.1 for 0.6, Teeworlds 0.7.5 for 0.7), by version and id.
-fn sys_layout(version: super::Version, id: i32) -> Option<&'static [Spec]> {
-    use super::Version::*;
+fn sys_layout(version: Version, id: i32) -> Option<&'static [Spec]> {
+    use Version::*;
     Some(match (version, id) {
         (V06, 1) => &[Str("version"), Str("password")],
         (V07, 1) => &[Str("version"), Str("password"), Int("client_version")],
@@ -386,104 +422,156 @@ const CLIENTVER: &[Spec] = &[
     Str("version_str"),
 ];
 
+/// The field layout of a system message: its fields in order and how
+/// each is packed. The context of the [`Fields`] codec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout(&'static [Spec]);
+
+impl Layout {
+    /// The layout of system message `id` in `version` (DDNet 20.1 for 0.6,
+    /// Teeworlds 0.7.5 for 0.7), if this crate knows it.
+    pub fn of(version: Version, id: MsgId) -> Option<Layout> {
+        match id {
+            MsgId::Ordinal(id) => sys_layout(version, id).map(Layout),
+            MsgId::Uuid(u) if uuid_name(&u) == Some("clientver@ddnet.tw") => {
+                Some(Layout(CLIENTVER))
+            }
+            MsgId::Uuid(_) => None,
+        }
+    }
+
+    /// The field names, in order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        self.0.iter().map(|spec| match *spec {
+            Int(n) | OptInt(n) | Str(n) | Sized(n) | Quarter(n) | Fixed(n, _) | Rest(n) => n,
+        })
+    }
+}
+
 /// A value of a typed message field.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Value<'a> {
+    /// A varint.
     Int(i32),
+    /// A NUL-terminated string (without the NUL).
     Text(crate::bytes::Text<'a>),
+    /// Raw bytes (a sized or fixed-length field, or the rest of the body).
     Bytes(crate::bytes::Blob<'a>),
+    /// A run of varints.
     Ints(Vec<i32>),
 }
 
-/// A system message read into named fields.
+/// A system message's body read into named fields.
+///
+/// A [`Codec`] with the message's [`Layout`] as context: decoding reads the
+/// whole body (what follows the last field is `trailing`), encoding writes
+/// canonical ints, so a strict decode re-encodes to the same bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fields<'a> {
+    /// The fields by name, in wire order. An optional int missing at the
+    /// end of the body is left out.
     pub fields: Vec<(&'static str, Value<'a>)>,
     /// Bytes after the last field.
     #[serde(serialize_with = "crate::packet::hex_bytes")]
     pub trailing: &'a [u8],
 }
 
-/// Reads a system message's body into named fields, if its layout is known.
+/// Reads a system message's body into named fields, if its layout is
+/// known. Offsets in errors are relative to `body`.
 pub fn decode_sys<'a>(
-    version: super::Version,
+    version: Version,
     id: MsgId,
     body: &'a [u8],
 ) -> Option<Result<Fields<'a>, DecodeError>> {
-    let layout = match id {
-        MsgId::Ordinal(id) => sys_layout(version, id)?,
-        MsgId::Uuid(u) if uuid_name(&u) == Some("clientver@ddnet.tw") => CLIENTVER,
-        MsgId::Uuid(_) => return None,
-    };
-    Some(decode_fields(layout, body))
+    let layout = Layout::of(version, id)?;
+    Some(Fields::decode(
+        &mut Reader::new(body, Mode::Lenient),
+        layout,
+    ))
 }
 
-fn decode_fields<'a>(layout: &[Spec], body: &'a [u8]) -> Result<Fields<'a>, DecodeError> {
-    let mut r = Reader::new(body, Mode::Lenient);
-    let mut fields: Vec<(&'static str, Value<'a>)> = Vec::with_capacity(layout.len());
-    let mut last_int = 0i32;
-    for spec in layout {
-        let (name, value) = match *spec {
-            Int(n) => (n, Value::Int(read_int(&mut r, n)?)),
-            OptInt(n) if r.remaining() == 0 => {
-                let _ = n;
-                continue;
-            }
-            OptInt(n) => (n, Value::Int(read_int(&mut r, n)?)),
-            Str(n) => (n, Value::Text(crate::packer::read_str(&mut r, n)?.into())),
-            Sized(n) => {
-                let len = usize::try_from(last_int).map_err(|_| {
-                    r.error(
-                        n,
-                        ErrorKind::NegativeLength {
-                            len: last_int.into(),
-                        },
-                    )
-                })?;
-                (n, Value::Bytes(r.take(len, n)?.into()))
-            }
-            Quarter(n) => {
-                let count = usize::try_from(last_int / 4)
-                    .unwrap_or(0)
-                    .min(r.remaining());
-                let mut ints = Vec::with_capacity(count);
-                for _ in 0..count {
-                    ints.push(read_int(&mut r, n)?);
+impl<'a> Codec<'a, Layout> for Fields<'a> {
+    /// Reads every byte left in `r`.
+    fn decode(r: &mut Reader<'a>, layout: Layout) -> Result<Self, DecodeError> {
+        let mut fields: Vec<(&'static str, Value<'a>)> = Vec::with_capacity(layout.0.len());
+        let mut last_int = 0i32;
+        for spec in layout.0 {
+            let (name, value) = match *spec {
+                Int(n) => (n, Value::Int(read_int(r, n)?)),
+                OptInt(_) if r.remaining() == 0 => continue,
+                OptInt(n) => (n, Value::Int(read_int(r, n)?)),
+                Str(n) => (n, Value::Text(read_str(r, n)?.into())),
+                Sized(n) => {
+                    let len = usize::try_from(last_int).map_err(|_| {
+                        r.error(
+                            n,
+                            ErrorKind::NegativeLength {
+                                len: last_int.into(),
+                            },
+                        )
+                    })?;
+                    (n, Value::Bytes(r.take(len, n)?.into()))
                 }
-                (n, Value::Ints(ints))
+                Quarter(n) => {
+                    // Bounded by the bytes left: every int takes one at least.
+                    let count = usize::try_from(last_int / 4)
+                        .unwrap_or(0)
+                        .min(r.remaining());
+                    let mut ints = Vec::with_capacity(count);
+                    for _ in 0..count {
+                        ints.push(read_int(r, n)?);
+                    }
+                    (n, Value::Ints(ints))
+                }
+                Fixed(n, len) => (n, Value::Bytes(r.take(len, n)?.into())),
+                Rest(n) => (n, Value::Bytes(r.rest().into())),
+            };
+            if let Value::Int(v) = value {
+                last_int = v;
             }
-            Fixed(n, len) => (n, Value::Bytes(r.take(len, n)?.into())),
-            Rest(n) => (n, Value::Bytes(r.rest().into())),
-        };
-        if let Value::Int(v) = value {
-            last_int = v;
+            fields.push((name, value));
         }
-        fields.push((name, value));
+        Ok(Fields {
+            fields,
+            trailing: r.rest(),
+        })
     }
-    Ok(Fields {
-        fields,
-        trailing: r.rest(),
-    })
-}
 
-impl Fields<'_> {
-    /// The body these fields re-encode to (canonical ints).
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: Layout) {
         for (_, value) in &self.fields {
             match value {
-                Value::Int(v) => crate::packer::write_int(out, *v),
-                Value::Text(t) => crate::packer::write_str(out, t),
+                Value::Int(v) => write_int(out, *v),
+                Value::Text(t) => write_str(out, t),
                 Value::Bytes(b) => out.extend_from_slice(b),
-                Value::Ints(v) => v.iter().for_each(|&i| crate::packer::write_int(out, i)),
+                Value::Ints(v) => v.iter().for_each(|&i| write_int(out, i)),
             }
         }
         out.extend_from_slice(self.trailing);
     }
+}
 
+impl Fields<'_> {
     /// The value of a named field.
     pub fn get(&self, name: &str) -> Option<&Value<'_>> {
         self.fields.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// The value of a named int field.
+    pub fn int(&self, name: &str) -> Option<i32> {
+        match self.get(name)? {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The value of a named bytes field.
+    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+        match self.get(name)? {
+            Value::Bytes(b) => Some(&b[..]),
+            _ => None,
+        }
     }
 }
 
@@ -499,7 +587,7 @@ mod tests {
 
     #[test]
     fn spec_ids() {
-        use super::super::Version::*;
+        use Version::*;
         // DDNet 20.1 (0.6) and Teeworlds 0.7.5 ids, from the spec (section
         // 5) and the protocol headers; unused ids keep DDNet's names.
         let sys06 = [
@@ -520,7 +608,7 @@ mod tests {
             (26, "RCON_CMD_REM"),
         ];
         for (id, n) in sys06 {
-            assert_eq!(name(V06, true, id, None), Some(n), "0.6 sys {id}");
+            assert_eq!(name(V06, true, id), Some(n), "0.6 sys {id}");
         }
         let sys07 = [
             (4, "SERVERINFO"),
@@ -534,7 +622,7 @@ mod tests {
             (30, "MAPLIST_ENTRY_REM"),
         ];
         for (id, n) in sys07 {
-            assert_eq!(name(V07, true, id, None), Some(n), "0.7 sys {id}");
+            assert_eq!(name(V07, true, id), Some(n), "0.7 sys {id}");
         }
         let game06 = [
             (7, "Unused"),
@@ -548,13 +636,155 @@ mod tests {
             (31, "Cl_ShowOthersLegacy"),
         ];
         for (id, n) in game06 {
-            assert_eq!(name(V06, false, id, None), Some(n), "0.6 game {id}");
+            assert_eq!(name(V06, false, id), Some(n), "0.6 game {id}");
         }
-        assert_eq!(name(V07, false, 24, None), Some("Cl_Say"));
+        assert_eq!(name(V07, false, 24), Some("Cl_Say"));
+        assert_eq!(name(V06, true, 27), None, "unknown ids are data, not names");
+    }
+
+    use crate::testing::{codec_law, qc, strict_law};
+    use quickcheck::{Arbitrary, Gen, TestResult};
+
+    fn verdict(law: Result<(), String>) -> TestResult {
+        match law {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
+        }
+    }
+
+    #[test]
+    fn prop_message_headers_obey_the_codec_law() {
+        fn prop(sys: bool, id: u16, uuid: u128) -> TestResult {
+            let id = match id {
+                0 => MsgId::Uuid(Uuid::from_u128(uuid)),
+                n => MsgId::Ordinal(n.into()),
+            };
+            verdict(codec_law(&MsgHeader { sys, id }, (), &mut Vec::new()))
+        }
+        qc().tests(5_000)
+            .quickcheck(prop as fn(bool, u16, u128) -> TestResult);
+        fn bytes(b: Vec<u8>) -> TestResult {
+            verdict(strict_law::<MsgHeader, ()>(&b, ()))
+        }
+        qc().tests(5_000)
+            .quickcheck(bytes as fn(Vec<u8>) -> TestResult);
+    }
+
+    #[test]
+    fn an_id_out_of_range_is_refused_where_it_starts() {
+        // id 0x10000, sys: varint 0x20001.
+        let mut bytes = vec![0xaa];
+        write_int(&mut bytes, 0x10000 << 1 | 1);
+        let mut r = Reader::at(&bytes[1..], 40, Mode::Lenient);
+        let e = MsgHeader::decode(&mut r, ()).unwrap_err();
+        assert_eq!(e.offset, 40);
+        assert_eq!(e.kind, ErrorKind::MessageIdOutOfRange { id: 0x10000 });
+    }
+
+    /// Every layout this crate knows, by version and id.
+    fn layouts() -> Vec<Layout> {
+        let clientver = crate::packer::calculate_uuid("clientver@ddnet.tw");
+        [Version::V06, Version::V07]
+            .into_iter()
+            .flat_map(|v| (0..64).filter_map(move |id| Layout::of(v, MsgId::Ordinal(id))))
+            .chain(Layout::of(Version::V06, MsgId::Uuid(clientver)))
+            .collect()
+    }
+
+    /// Values that fit `layout`: sizes match the sized fields, and nothing
+    /// trails a body whose end is optional or open.
+    fn fields_for(layout: Layout, g: &mut Gen) -> Fields<'static> {
+        let mut fields: Vec<(&'static str, Value<'static>)> = Vec::new();
+        let text = |g: &mut Gen| {
+            let bytes: Vec<u8> = Vec::<u8>::arbitrary(g)
+                .into_iter()
+                .filter(|&b| b != 0)
+                .collect();
+            bytes
+        };
+        let mut open_end = false;
+        for spec in layout.0 {
+            let value = match *spec {
+                Int(_) => Value::Int(i32::arbitrary(g)),
+                OptInt(_) if bool::arbitrary(g) => {
+                    open_end = true;
+                    continue;
+                }
+                OptInt(_) => Value::Int(i32::arbitrary(g)),
+                Str(_) => Value::Text(text(g).into()),
+                Sized(_) => {
+                    let b = Vec::<u8>::arbitrary(g);
+                    fields.last_mut().unwrap().1 = Value::Int(b.len() as i32);
+                    Value::Bytes(b.into())
+                }
+                Quarter(_) => {
+                    let ints = Vec::<i32>::arbitrary(g);
+                    let size = ints.len() as i32 * 4 + i32::from(u8::arbitrary(g) % 4);
+                    fields.last_mut().unwrap().1 = Value::Int(size);
+                    Value::Ints(ints)
+                }
+                Fixed(_, len) => Value::Bytes(
+                    (0..len)
+                        .map(|_| u8::arbitrary(g))
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
+                Rest(_) => {
+                    open_end = true;
+                    Value::Bytes(Vec::<u8>::arbitrary(g).into())
+                }
+            };
+            fields.push((spec_name(spec), value));
+        }
+        let trailing: &'static [u8] = if open_end || bool::arbitrary(g) {
+            b""
+        } else {
+            b"\x01\xfftail"
+        };
+        Fields { fields, trailing }
+    }
+
+    fn spec_name(spec: &'static Spec) -> &'static str {
+        Layout(std::slice::from_ref(spec)).names().next().unwrap()
+    }
+
+    #[test]
+    fn prop_system_message_fields_obey_the_codec_law() {
+        let all = layouts();
+        assert!(all.len() > 40, "{}", all.len());
+        let mut g = Gen::from_size_and_seed(60, crate::testing::SEED);
+        for _ in 0..40 {
+            for &layout in &all {
+                let fields = fields_for(layout, &mut g);
+                codec_law(&fields, layout, &mut Vec::new()).unwrap();
+            }
+        }
+        fn bytes(b: Vec<u8>, pick: usize) -> TestResult {
+            let layouts = layouts();
+            verdict(strict_law::<Fields<'_>, Layout>(
+                &b,
+                layouts[pick % layouts.len()],
+            ))
+        }
+        qc().tests(5_000)
+            .quickcheck(bytes as fn(Vec<u8>, usize) -> TestResult);
+    }
+
+    #[test]
+    fn a_negative_size_is_refused_at_the_sized_field() {
+        let layout = Layout::of(Version::V06, MsgId::Ordinal(7)).unwrap(); // SNAPSINGLE
+        let mut body = Vec::new();
+        for v in [100, 1, 0, -5] {
+            write_int(&mut body, v);
+        }
+        let e = decode_sys(Version::V06, MsgId::Ordinal(7), &body)
+            .unwrap()
+            .unwrap_err();
+        assert_eq!((e.offset, e.context), (body.len() as u64, "data"));
+        assert_eq!(e.kind, ErrorKind::NegativeLength { len: -5 });
         assert_eq!(
-            name(V06, true, 27, None),
-            None,
-            "unknown ids are data, not names"
+            layout.names().collect::<Vec<_>>(),
+            ["tick", "delta_tick", "crc", "part_size", "data"]
         );
     }
 }

@@ -3,9 +3,10 @@
 //! message headers), and the session replay says what real peers would
 //! have done with it.
 
-use super::{Decoded, ReplaySummary, Summary, decode_all, replay, server_port, summarize};
+use super::{Decoded, ReplaySummary, Session, Summary, server_port};
 use crate::capture::{self, is_capture};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use crate::packet::{Layer, Mismatch, Packet};
 
 /// The capture (pcap, pcapng) format.
 pub struct CaptureFormat;
@@ -40,7 +41,9 @@ impl Format for CaptureFormat {
 
 /// Checks the capture in `bytes` on the server port `port` (default: the
 /// port most datagrams use) into `verdict`, and returns the session's
-/// totals. A port no datagram uses fails: nothing would have been checked.
+/// totals. Datagrams that do not decode or re-encode exactly fail; each
+/// kind of session-replay anomaly is a note. A port no datagram uses
+/// fails: nothing would have been checked.
 pub fn check_capture(
     bytes: &[u8],
     port: Option<u16>,
@@ -49,7 +52,7 @@ pub fn check_capture(
     let capture = match capture::read(bytes) {
         Ok(c) => c,
         Err(e) => {
-            verdict.push(Finding::new(Severity::Fail, "capture", e.to_string()));
+            verdict.push(Finding::new(Severity::Fail, "capture", e.to_string()).at(e.offset));
             return None;
         }
     };
@@ -61,8 +64,23 @@ pub fn check_capture(
         ));
         return None;
     };
-    let decoded = decode_all(&capture, port);
-    if decoded.is_empty() {
+    let mut session = Session::new(&capture, port);
+    // The first datagram that does not decode, and the first that does not
+    // re-encode exactly: (file byte, message).
+    let mut first_error: Option<(u64, String)> = None;
+    let mut first_mismatch: Option<(u64, String)> = None;
+    while let Some(d) = session.next_datagram() {
+        let frame = d.datagram.frame;
+        let error = d.packet.as_ref().err().or(d.payload_error.as_ref());
+        if let (None, Some(e)) = (&first_error, error) {
+            first_error = Some((e.offset, format!("frame {frame}: {e}")));
+        }
+        if let (None, Some(m), Ok(p)) = (&first_mismatch, d.mismatch, &d.packet) {
+            first_mismatch = Some(mismatch_at(&d, p, m));
+        }
+    }
+    let (summary, replayed) = session.finish();
+    if summary.datagrams == 0 {
         verdict.push(Finding::new(
             Severity::Fail,
             "no_datagrams",
@@ -73,8 +91,6 @@ pub fn check_capture(
         ));
         return None;
     }
-    let summary = summarize(&decoded);
-    let (_, replayed) = replay(&decoded);
     verdict.counts.records = Some(summary.datagrams as u64);
     let more = &mut verdict.counts.more;
     more.insert("port", u64::from(port));
@@ -82,26 +98,21 @@ pub fn check_capture(
     more.insert("chunks", summary.chunks as u64);
     more.insert("snapshots", replayed.snapshots as u64);
     more.insert("snapshots_rebuilt", replayed.rebuilt as u64);
-    let first_bad = decoded.iter().find_map(|d: &Decoded<'_>| {
-        let frame = d.datagram.frame;
-        match (&d.packet, &d.payload_error, d.mismatch) {
-            (Err(e), _, _) => Some(("decode", format!("frame {frame}: {e}"), None)),
-            (_, Some(e), _) => Some(("decode", format!("frame {frame}: in the payload {e}"), None)),
-            (_, _, Some(at)) => Some((
-                "roundtrip",
-                format!("frame {frame}: re-encoding differs at byte {at}"),
-                Some(at),
-            )),
-            _ => None,
-        }
-    });
     verdict.roundtrip = RoundTrip::Exact;
-    if let Some((code, message, at)) = first_bad {
-        if let Some(at) = at {
-            verdict.roundtrip = RoundTrip::Differs { offset: at as u64 };
-        }
-        let bad = (summary.errors + summary.mismatched) as u64;
-        verdict.push(Finding::new(Severity::Fail, code, message).times(bad));
+    if let Some((offset, message)) = first_error {
+        verdict.push(
+            Finding::new(Severity::Fail, "decode", message)
+                .at(offset)
+                .times(summary.errors as u64),
+        );
+    }
+    if let Some((offset, message)) = first_mismatch {
+        verdict.roundtrip = RoundTrip::Differs { offset };
+        verdict.push(
+            Finding::new(Severity::Fail, "roundtrip", message)
+                .at(offset)
+                .times(summary.mismatched as u64),
+        );
     }
     for (kind, n) in &replayed.anomalies {
         verdict.push(
@@ -119,4 +130,76 @@ pub fn check_capture(
         summary.exact, summary.peers, summary.chunks
     );
     Some((summary, replayed))
+}
+
+/// The file byte and words of a datagram's first re-encoding difference.
+fn mismatch_at(d: &Decoded<'_>, packet: &Packet<'_>, m: Mismatch) -> (u64, String) {
+    let frame = d.datagram.frame;
+    let start = d.datagram.offset;
+    match (m.layer, packet) {
+        (Layer::Payload, Packet::Connection(p)) => {
+            let payload_at = start + p.header_len() as u64;
+            let offset = match p.compression {
+                Some(_) => payload_at,
+                None => payload_at + m.offset as u64,
+            };
+            (
+                offset,
+                format!(
+                    "frame {frame}: re-encoding its chunks and messages differs at byte {} of its payload",
+                    m.offset
+                ),
+            )
+        }
+        _ => (
+            start + m.offset as u64,
+            format!(
+                "frame {frame}: re-encoding differs at byte {} of the datagram",
+                m.offset
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Status;
+
+    fn corpus_a() -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_port_no_datagram_uses_fails() {
+        let mut verdict = Verdict::new("A");
+        assert_eq!(check_capture(&corpus_a(), Some(1), &mut verdict), None);
+        verdict.settle();
+        assert_eq!(verdict.status, Status::Fail);
+        assert_eq!(verdict.findings[0].code, "no_datagrams");
+    }
+
+    #[test]
+    fn a_datagram_that_does_not_decode_fails_at_its_file_byte() {
+        let mut bytes = corpus_a();
+        let capture = capture::read(&bytes).unwrap();
+        // Frame 4 is a data packet with two chunks: make the first claim
+        // more bytes than the payload has.
+        let d = &capture.datagrams[3];
+        let at = d.offset as usize + 3;
+        bytes[at] |= 0x3f;
+        let mut verdict = Verdict::new("A");
+        let (summary, _) = check_capture(&bytes, None, &mut verdict).unwrap();
+        verdict.settle();
+        assert_eq!((summary.errors, verdict.status), (1, Status::Fail));
+        let f = &verdict.findings[0];
+        assert_eq!((f.code, f.count), ("decode", Some(1)));
+        // The chunk's data starts after its 3-byte header.
+        assert_eq!(f.offset, Some(at as u64 + 3), "{}", f.message);
+        assert!(f.message.starts_with("frame 4: at byte"), "{}", f.message);
+    }
 }

@@ -7,15 +7,18 @@
 //! would judge it: wrong token (silently dropped), ack out of range
 //! (dropped), and every vital chunk as accepted, duplicate (inside the
 //! 512-wide backroom, dropped silently) or out of order (dropped, and the
-//! receiver asks for a resend). Deterministic: state changes only with the
-//! datagrams fed in, in order.
+//! receiver asks for a resend). The client also collects the snapshots it
+//! is sent and rebuilds them in its own history. Deterministic: state
+//! changes only with the datagrams fed in, in order.
 
-use super::{Decoded, Direction};
-use crate::packet::{ConnPacket, Packet, TOKEN_MAGIC, Version, control};
-use serde::Serialize;
-use std::collections::BTreeMap;
+use super::Direction;
+use crate::codec::{DecodeError, PayloadKind};
+use crate::packet::msg::MsgId;
+use crate::packet::{ConnPacket, Contents, TOKEN_MAGIC, Version, VersionReason, control};
+use crate::snapshot::ItemSizes;
+use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
+use serde::{Serialize, Serializer};
 use std::fmt;
-use std::net::SocketAddr;
 
 /// Sequence numbers are 10 bits (`NET_MAX_SEQUENCE`).
 const MAX_SEQUENCE: u16 = 1024;
@@ -33,62 +36,133 @@ pub fn is_seq_in_backroom(seq: u16, ack: u16) -> bool {
 }
 
 /// Something a real peer would do differently from accepting the packet.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Anomaly {
-    /// The packet could not be decoded at all.
-    Malformed { error: String },
+    /// The packet, or the chunks and message headers of its payload,
+    /// cannot be decoded.
+    Malformed {
+        /// Why, at its file byte.
+        error: DecodeError,
+    },
     /// The 0.6 security token (or 0.7 header token) is not the one the
     /// receiver expects: dropped silently.
-    WrongToken { expected: String, got: String },
+    WrongToken {
+        /// The token the receiver expects.
+        #[serde(serialize_with = "hex4")]
+        expected: [u8; 4],
+        /// The token the packet carries.
+        #[serde(serialize_with = "hex4")]
+        got: [u8; 4],
+    },
     /// The packet acknowledges a sequence outside `peer_ack..=own seq`:
     /// `CNetConnection::Feed` drops the whole packet.
     AckOutOfRange {
+        /// The packet's ack.
         ack: u16,
+        /// The last ack the receiver had.
         peer_ack: u16,
+        /// The receiver's own last vital sequence.
         own_seq: u16,
     },
     /// A vital chunk already received (in the backroom): dropped silently.
-    Duplicate { seq: u16, ack: u16 },
+    Duplicate {
+        /// The chunk's sequence.
+        seq: u16,
+        /// The receiver's ack.
+        ack: u16,
+    },
     /// A vital chunk ahead of the next expected one: dropped, and the
     /// receiver flags its next packet with RESEND.
-    OutOfOrder { seq: u16, expected: u16 },
+    OutOfOrder {
+        /// The chunk's sequence.
+        seq: u16,
+        /// The sequence the receiver expects.
+        expected: u16,
+    },
     /// The sender asks the receiver to resend its unacked vital chunks.
     ResendRequested,
     /// A system message whose body does not fit its layout: DDNet's
     /// unpacker fails and the message is ignored.
-    MalformedMessage { chunk: usize, error: String },
+    MalformedMessage {
+        /// Index of the chunk in the packet.
+        chunk: usize,
+        /// Why, at its file byte.
+        error: DecodeError,
+    },
     /// A SNAP part outside DDNet's limits (1..=64 parts, part < parts,
     /// size <= 900): the client ignores it.
     InvalidSnapPart {
+        /// The snapshot's tick.
         tick: i32,
+        /// The part number.
         part: i32,
+        /// The parts announced.
         num_parts: i32,
+        /// Bytes of the part.
         size: i32,
     },
     /// Parts of a snapshot for a new tick arrived before the last one was
     /// complete: the client drops the incomplete one.
     IncompleteSnapshot {
+        /// The dropped snapshot's tick.
         tick: i32,
+        /// Parts received.
         received: u32,
+        /// Parts announced.
         num_parts: i32,
     },
     /// A complete snapshot the client cannot rebuild (missing base, a
     /// delta that does not apply, a CRC that is not the server's) or that
     /// holds invalid items.
-    Snapshot(crate::snapshot::replay::Fault),
+    Snapshot {
+        /// What the snapshot replay found.
+        fault: Fault,
+    },
+}
+
+fn hex4<S: Serializer>(bytes: &[u8; 4], s: S) -> Result<S::Ok, S::Error> {
+    crate::packet::hex_bytes(bytes, s)
+}
+
+impl Anomaly {
+    /// The name it is counted under in [`super::ReplaySummary::anomalies`]
+    /// (and the `code` of its `check` finding): the JSON `kind`, except
+    /// that snapshot faults are told apart (`snapshot_missing_base`,
+    /// `snapshot_bad_delta`, `snapshot_crc_mismatch`,
+    /// `snapshot_invalid_item`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Anomaly::Malformed { .. } => "malformed",
+            Anomaly::WrongToken { .. } => "wrong_token",
+            Anomaly::AckOutOfRange { .. } => "ack_out_of_range",
+            Anomaly::Duplicate { .. } => "duplicate",
+            Anomaly::OutOfOrder { .. } => "out_of_order",
+            Anomaly::ResendRequested => "resend_requested",
+            Anomaly::MalformedMessage { .. } => "malformed_message",
+            Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
+            Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
+            Anomaly::Snapshot { fault } => match fault.kind {
+                FaultKind::MissingBase { .. } | FaultKind::NoPrevious => "snapshot_missing_base",
+                FaultKind::CrcMismatch { .. } => "snapshot_crc_mismatch",
+                FaultKind::InvalidItem { .. } => "snapshot_invalid_item",
+                _ => "snapshot_bad_delta",
+            },
+        }
+    }
 }
 
 impl fmt::Display for Anomaly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Anomaly::Malformed { error } => write!(f, "malformed: {error}"),
-            Anomaly::WrongToken { expected, got } => {
-                write!(
-                    f,
-                    "wrong token {got} (expected {expected}): a real peer drops it silently"
-                )
-            }
+            Anomaly::WrongToken { expected, got } => write!(
+                f,
+                "wrong token {} (expected {}): a real peer drops it silently",
+                hex::encode(got),
+                hex::encode(expected)
+            ),
             Anomaly::AckOutOfRange {
                 ack,
                 peer_ack,
@@ -131,7 +205,7 @@ impl fmt::Display for Anomaly {
                 f,
                 "snapshot of tick {tick} dropped incomplete ({received} of {num_parts} parts)"
             ),
-            Anomaly::Snapshot(fault) => write!(f, "snapshot: {fault}"),
+            Anomaly::Snapshot { fault } => write!(f, "snapshot: {fault}"),
         }
     }
 }
@@ -152,25 +226,54 @@ pub struct Endpoint {
     pub accepted: u64,
 }
 
-/// One connection: a client and the server.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// One connection: a client and the server, the client's snapshots, and
+/// counts of what went through it.
+#[derive(Clone, Debug, Serialize)]
 pub struct Connection {
-    pub version: Option<Version>,
+    /// The protocol, fixed by the client's first datagram.
+    pub version: Version,
+    /// Why that version.
+    pub version_reason: VersionReason,
+    /// The client's side.
     pub client: Endpoint,
+    /// The server's side.
     pub server: Endpoint,
     /// 0.6: the DDNet security token both directions carry (from
-    /// CONNECTACCEPT). 0.7: the tokens each side expects in the header.
+    /// CONNECTACCEPT).
+    #[serde(serialize_with = "opt_hex4")]
     pub token: Option<[u8; 4]>,
+    /// 0.7: the token the client expects in the header.
+    #[serde(serialize_with = "opt_hex4")]
     pub client_token: Option<[u8; 4]>,
+    /// 0.7: the token the server expects in the header.
+    #[serde(serialize_with = "opt_hex4")]
     pub server_token: Option<[u8; 4]>,
     /// The multi-part snapshot the client is collecting.
     pub snap: Option<SnapParts>,
+    /// The snapshots the client rebuilt, by tick (as its client keeps them).
+    #[serde(skip)]
+    pub history: SnapshotHistory,
+    /// Datagrams either way.
+    pub datagrams: usize,
+    /// Anomalies found in them.
+    pub anomalies: usize,
+    /// Snapshots the client received completely.
+    pub snapshots: usize,
+    /// Of those, snapshots rebuilt from their base.
+    pub rebuilt: usize,
 }
 
-/// A snapshot message sequence the client has completely received (its
-/// delta still has to be applied to the base at `tick - delta_tick`).
+fn opt_hex4<S: Serializer>(bytes: &Option<[u8; 4]>, s: S) -> Result<S::Ok, S::Error> {
+    match bytes {
+        Some(b) => crate::packet::hex_bytes(b, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// A snapshot message sequence the client has completely received.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SnapshotReceived {
+    /// Its tick.
     pub tick: i32,
     /// `tick - base tick`; the base is empty when this is `tick + 1`.
     pub delta_tick: i32,
@@ -179,105 +282,28 @@ pub struct SnapshotReceived {
     /// Bytes of the (varint-packed) delta.
     pub size: usize,
     /// The CRC the server computed over the full snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub crc: Option<i32>,
-    /// The varint-packed delta, its parts joined in order.
-    #[serde(skip)]
-    pub data: Vec<u8>,
-}
-
-/// The verdict on one datagram.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Verdict {
-    pub frame: usize,
-    pub direction: Direction,
-    pub peer: SocketAddr,
-    pub anomalies: Vec<Anomaly>,
-    /// Snapshots completed by this datagram.
-    pub snapshots: Vec<SnapshotReceived>,
+    /// The client rebuilt it (its base was there, the delta applied, the
+    /// CRC matched); if not, an [`Anomaly::Snapshot`] says why.
+    pub rebuilt: bool,
 }
 
 /// Parts of a multi-part snapshot collected so far (DDNet's client keeps a
 /// bitmask of received parts for the current tick).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SnapParts {
+    /// The snapshot's tick.
     pub tick: i32,
+    /// Parts announced.
     pub num_parts: i32,
+    /// Bit `i` set: part `i` is here.
     pub received: u64,
+    /// Bytes received.
     pub size: usize,
     /// Each part's bytes, by part number.
     #[serde(skip)]
     pub parts: Vec<Vec<u8>>,
-}
-
-/// Replays every decoded datagram of a session, in order.
-#[derive(Clone, Debug, Default)]
-pub struct SessionReplay {
-    pub connections: BTreeMap<SocketAddr, Connection>,
-}
-
-impl SessionReplay {
-    /// Judges the next datagram and updates the state.
-    pub fn feed(&mut self, d: &Decoded<'_>) -> Verdict {
-        let conn = self.connections.entry(d.peer).or_default();
-        conn.version.get_or_insert(d.version);
-        let mut anomalies = Vec::new();
-        let mut snapshots = Vec::new();
-        match &d.packet {
-            Err(e) => anomalies.push(Anomaly::Malformed {
-                error: e.to_string(),
-            }),
-            Ok(Packet::Connection(p)) => {
-                let before = anomalies.len();
-                conn.feed(p, d.direction, &mut anomalies);
-                // Snapshots go to the client; a packet its receiver drops
-                // delivers none.
-                let delivered = !anomalies[before..].iter().any(|a| {
-                    matches!(
-                        a,
-                        Anomaly::WrongToken { .. } | Anomaly::AckOutOfRange { .. }
-                    )
-                });
-                if d.direction == Direction::ToClient && delivered {
-                    conn.snapshots(p, &mut anomalies, &mut snapshots);
-                }
-            }
-            Ok(_) => {}
-        }
-        match &d.payload_error {
-            Some(e) => anomalies.push(Anomaly::Malformed {
-                error: format!("payload: {e}"),
-            }),
-            None => malformed_messages(d, &mut anomalies),
-        }
-        Verdict {
-            frame: d.datagram.frame,
-            direction: d.direction,
-            peer: d.peer,
-            anomalies,
-            snapshots,
-        }
-    }
-}
-
-/// Flags system messages that do not fit their layout.
-fn malformed_messages(d: &Decoded<'_>, anomalies: &mut Vec<Anomaly>) {
-    let Ok(Packet::Connection(p)) = &d.packet else {
-        return;
-    };
-    let Some(Ok((chunks, _))) = (!p.is_control()).then(|| p.chunks()) else {
-        return;
-    };
-    for (i, c) in chunks.iter().enumerate() {
-        if let Ok((h, body)) = crate::packet::msg::split(c.data)
-            && let (true, Some(Err(e))) =
-                (h.sys, crate::packet::msg::decode_sys(p.version, h.id, body))
-        {
-            anomalies.push(Anomaly::MalformedMessage {
-                chunk: i,
-                error: e.to_string(),
-            });
-        }
-    }
 }
 
 /// Snapshot system message ids: (SNAP, SNAPEMPTY, SNAPSINGLE).
@@ -303,103 +329,77 @@ impl SnapParts {
     }
 }
 
+/// Where a datagram lies, for the faults it causes.
+#[derive(Clone, Copy)]
+pub(crate) struct At {
+    /// File byte of the datagram.
+    pub offset: u64,
+}
+
+/// What judging one datagram found.
+#[derive(Default)]
+pub(crate) struct Judged {
+    pub anomalies: Vec<Anomaly>,
+    pub snapshots: Vec<SnapshotReceived>,
+}
+
 impl Connection {
-    /// Collects the snapshot messages of a packet sent to the client.
-    fn snapshots(
-        &mut self,
-        p: &ConnPacket<'_>,
-        anomalies: &mut Vec<Anomaly>,
-        done: &mut Vec<SnapshotReceived>,
-    ) {
-        use crate::packet::msg::{self, MsgId, Value};
-        let Some(Ok((chunks, _))) = (!p.is_control()).then(|| p.chunks()) else {
-            return;
-        };
-        let (snap, empty, single) = snap_ids(p.version);
-        for c in &chunks {
-            let Ok((h, body)) = msg::split(c.data) else {
-                continue;
-            };
-            let MsgId::Ordinal(id) = h.id else { continue };
-            if !h.sys || ![snap, empty, single].contains(&id) {
-                continue;
-            }
-            let Some(Ok(fields)) = msg::decode_sys(p.version, h.id, body) else {
-                continue;
-            };
-            let int = |name| match fields.get(name) {
-                Some(Value::Int(v)) => Some(*v),
-                _ => None,
-            };
-            let data: &[u8] = match fields.get("data") {
-                Some(Value::Bytes(b)) => b,
-                _ => &[],
-            };
-            let size = data.len();
-            let (Some(tick), Some(delta_tick)) = (int("tick"), int("delta_tick")) else {
-                continue;
-            };
-            if id == empty || id == single {
-                done.push(SnapshotReceived {
-                    tick,
-                    delta_tick,
-                    parts: i32::from(id == single),
-                    size,
-                    crc: int("crc"),
-                    data: data.to_vec(),
-                });
-                continue;
-            }
-            let (num_parts, part) = (int("num_parts").unwrap_or(0), int("part").unwrap_or(0));
-            if !(1..=64).contains(&num_parts) || !(0..num_parts).contains(&part) || size > 900 {
-                anomalies.push(Anomaly::InvalidSnapPart {
-                    tick,
-                    part,
-                    num_parts,
-                    size: size as i32,
-                });
-                continue;
-            }
-            let parts = match &mut self.snap {
-                Some(s) if s.tick == tick && s.num_parts == num_parts => s,
-                slot => {
-                    if let Some(old) = slot.take() {
-                        anomalies.push(Anomaly::IncompleteSnapshot {
-                            tick: old.tick,
-                            received: old.received.count_ones(),
-                            num_parts: old.num_parts,
-                        });
-                    }
-                    slot.insert(SnapParts {
-                        tick,
-                        num_parts,
-                        parts: vec![Vec::new(); num_parts as usize],
-                        ..SnapParts::default()
-                    })
-                }
-            };
-            parts.size += size;
-            parts.parts[part as usize] = data.to_vec();
-            parts.received |= 1 << part;
-            if parts.received.count_ones() == num_parts as u32 {
-                done.push(SnapshotReceived {
-                    tick,
-                    delta_tick,
-                    parts: num_parts,
-                    size: parts.size,
-                    crc: int("crc"),
-                    data: parts.joined(),
-                });
-                self.snap = None;
-            }
+    /// A connection whose client speaks `version`.
+    pub fn new(version: Version, version_reason: VersionReason) -> Connection {
+        Connection {
+            version,
+            version_reason,
+            client: Endpoint::default(),
+            server: Endpoint::default(),
+            token: None,
+            client_token: None,
+            server_token: None,
+            snap: None,
+            history: SnapshotHistory::new(match version {
+                Version::V06 => ItemSizes::ddnet_06(),
+                Version::V07 => ItemSizes::teeworlds_07(),
+            }),
+            datagrams: 0,
+            anomalies: 0,
+            snapshots: 0,
+            rebuilt: 0,
         }
     }
 
-    fn feed(&mut self, p: &ConnPacket<'_>, direction: Direction, anomalies: &mut Vec<Anomaly>) {
+    /// Judges a connection packet (its contents read already, for a data
+    /// packet) and, for one delivered to the client, collects and rebuilds
+    /// its snapshots.
+    pub(crate) fn feed(
+        &mut self,
+        p: &ConnPacket<'_>,
+        contents: Option<&Contents<'_>>,
+        direction: Direction,
+        at: At,
+        judged: &mut Judged,
+        ints: &mut Vec<i32>,
+    ) {
         if let Some((id, data)) = p.control() {
             self.control(p, id, data, direction);
             return;
         }
+        let Some(contents) = contents else { return };
+        if !self.sequence(p, contents, direction, &mut judged.anomalies) {
+            return; // dropped: nothing in it is delivered
+        }
+        if direction == Direction::ToClient {
+            self.snapshots(p.version, contents, at, judged, ints);
+        }
+    }
+
+    /// The receiver's token, ack and sequence checks; false if it drops
+    /// the whole packet.
+    fn sequence(
+        &mut self,
+        p: &ConnPacket<'_>,
+        contents: &Contents<'_>,
+        direction: Direction,
+        anomalies: &mut Vec<Anomaly>,
+    ) -> bool {
         // The receiver's token check comes first: a mismatch is dropped
         // before anything else is looked at.
         let expected = match p.version {
@@ -416,11 +416,8 @@ impl Connection {
         if let (Some(expected), Some(got)) = (expected, got)
             && expected != got
         {
-            anomalies.push(Anomaly::WrongToken {
-                expected: hex::encode(expected),
-                got: hex::encode(got),
-            });
-            return;
+            anomalies.push(Anomaly::WrongToken { expected, got });
+            return false;
         }
         let (sender, receiver) = match direction {
             Direction::ToServer => (&mut self.client, &mut self.server),
@@ -443,15 +440,14 @@ impl Connection {
                     peer_ack,
                     own_seq: own,
                 });
-                return;
+                return false;
             }
         }
         receiver.peer_ack = p.ack;
-        let Ok((chunks, _)) = p.chunks() else {
-            return;
-        };
-        for chunk in &chunks {
-            let Some(seq) = chunk.header.seq(p.version) else {
+        // Chunks before one that cannot be read are delivered, as DDNet's
+        // unpacker hands them out one by one.
+        for c in &contents.chunks {
+            let Some(seq) = c.chunk.header.seq(p.version) else {
                 continue; // non-vital chunks are always delivered
             };
             // The sender's own sequence: the newest it has assigned (a
@@ -474,6 +470,143 @@ impl Connection {
                 anomalies.push(Anomaly::OutOfOrder { seq, expected });
             }
         }
+        true
+    }
+
+    /// Collects the snapshot messages of a packet the client accepted and
+    /// rebuilds every snapshot it completes.
+    fn snapshots(
+        &mut self,
+        version: Version,
+        contents: &Contents<'_>,
+        at: At,
+        judged: &mut Judged,
+        ints: &mut Vec<i32>,
+    ) {
+        let (snap, empty, single) = snap_ids(version);
+        for c in &contents.chunks {
+            let Ok(m) = &c.message else { continue };
+            let MsgId::Ordinal(id) = m.header.id else {
+                continue;
+            };
+            if !m.header.sys || ![snap, empty, single].contains(&id) {
+                continue;
+            }
+            let Some(Ok(fields)) = &m.fields else {
+                continue;
+            };
+            let data = fields.bytes("data").unwrap_or(&[]);
+            let size = data.len();
+            let (Some(tick), Some(delta_tick)) = (fields.int("tick"), fields.int("delta_tick"))
+            else {
+                continue;
+            };
+            let received = |parts| SnapshotReceived {
+                tick,
+                delta_tick,
+                parts,
+                size,
+                crc: fields.int("crc"),
+                rebuilt: false,
+            };
+            if id == empty || id == single {
+                let parts = i32::from(id == single);
+                self.rebuild(received(parts), data, at, judged, ints);
+                continue;
+            }
+            let (num_parts, part) = (
+                fields.int("num_parts").unwrap_or(0),
+                fields.int("part").unwrap_or(0),
+            );
+            if !(1..=64).contains(&num_parts) || !(0..num_parts).contains(&part) || size > 900 {
+                judged.anomalies.push(Anomaly::InvalidSnapPart {
+                    tick,
+                    part,
+                    num_parts,
+                    size: size as i32,
+                });
+                continue;
+            }
+            let parts = match &mut self.snap {
+                Some(s) if s.tick == tick && s.num_parts == num_parts => s,
+                slot => {
+                    if let Some(old) = slot.take() {
+                        judged.anomalies.push(Anomaly::IncompleteSnapshot {
+                            tick: old.tick,
+                            received: old.received.count_ones(),
+                            num_parts: old.num_parts,
+                        });
+                    }
+                    slot.insert(SnapParts {
+                        tick,
+                        num_parts,
+                        parts: vec![Vec::new(); num_parts as usize],
+                        ..SnapParts::default()
+                    })
+                }
+            };
+            parts.size += size;
+            parts.parts[part as usize] = data.to_vec();
+            parts.received |= 1 << part;
+            if parts.received.count_ones() == num_parts as u32 {
+                let mut whole = received(num_parts);
+                whole.size = parts.size;
+                let joined = parts.joined();
+                self.snap = None;
+                self.rebuild(whole, &joined, at, judged, ints);
+            }
+        }
+    }
+
+    /// Applies a complete snapshot delta to its base in the client's
+    /// history.
+    fn rebuild(
+        &mut self,
+        mut received: SnapshotReceived,
+        data: &[u8],
+        at: At,
+        judged: &mut Judged,
+        ints: &mut Vec<i32>,
+    ) {
+        let (tick, crc) = (received.tick, received.crc);
+        let base_tick = tick - received.delta_tick;
+        let base = if base_tick < 0 {
+            Base::Empty
+        } else {
+            Base::Tick(base_tick)
+        };
+        let fed = match crate::packer::read_ints_into(data, ints) {
+            Ok(()) => self
+                .history
+                .feed(SnapInput {
+                    offset: at.offset,
+                    tick,
+                    data: SnapData::Delta { base, ints },
+                    crc,
+                })
+                .map(|_| ()),
+            Err(error) => Err(Fault {
+                offset: at.offset,
+                tick,
+                kind: FaultKind::Payload {
+                    chunk: "snapshot",
+                    error: error.inside(at.offset, PayloadKind::SnapshotDelta),
+                },
+            }),
+        };
+        received.rebuilt = fed.is_ok();
+        if let Err(fault) = fed {
+            judged.anomalies.push(Anomaly::Snapshot { fault });
+        }
+        judged.anomalies.extend(
+            self.history
+                .take_warnings()
+                .into_iter()
+                .map(|fault| Anomaly::Snapshot { fault }),
+        );
+        self.snapshots += 1;
+        self.rebuilt += usize::from(received.rebuilt);
+        judged.snapshots.push(received);
     }
 
     fn control(&mut self, p: &ConnPacket<'_>, id: u8, data: &[u8], direction: Direction) {

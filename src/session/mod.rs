@@ -1,24 +1,47 @@
 //! A captured session: every UDP datagram of a capture decoded as the
-//! server side would read it, with a byte-exact re-encoding check.
+//! server side would read it, once, down to its messages; a byte-exact
+//! re-encoding check of every layer; and a replay of what real peers would
+//! have done with it.
 //!
 //! The server port is given or taken as the port most datagrams use. Each
 //! peer's protocol version is fixed by its first datagram, the way DDNet's
 //! server fixes it for an unknown peer (a known peer keeps its slot's).
+//! Each peer's [`Connection`] keeps its replay state and the snapshots its
+//! client rebuilt.
+//!
+//! ```
+//! use teeoracle::{capture, session};
+//!
+//! let bytes = std::fs::read("corpus/packet/ddnet-20.1/A_join_move_leave.pcap")?;
+//! let capture = capture::read(&bytes)?;
+//! let port = session::server_port(&capture).unwrap();
+//! let mut s = session::Session::new(&capture, port);
+//! // The first datagram: the client's CONNECT.
+//! let first = s.next_datagram().unwrap();
+//! assert_eq!(first.direction, session::Direction::ToServer);
+//! assert!(first.anomalies.is_empty() && !first.failed());
+//! // The rest, for the totals.
+//! let (summary, replay) = s.finish();
+//! assert_eq!((summary.datagrams, summary.exact, summary.peers), (1158, 1158, 1));
+//! assert_eq!((replay.snapshots, replay.rebuilt), (421, 421));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #[cfg(feature = "capture")]
 pub mod check;
 mod connection;
 
 pub use connection::{
-    Anomaly, Connection, Endpoint, SessionReplay, SnapParts, SnapshotReceived, Verdict,
-    is_seq_in_backroom,
+    Anomaly, Connection, Endpoint, SnapParts, SnapshotReceived, is_seq_in_backroom,
 };
 
 use crate::capture::{Capture, Datagram};
-use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
-use crate::packet::{Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version};
-use crate::snapshot::ItemSizes;
-use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
+use crate::codec::{DecodeError, Mode, Reader};
+use crate::packet::{
+    Contents, Mismatch, Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version,
+    reencode,
+};
+use connection::{At, Judged};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -27,24 +50,48 @@ use std::net::SocketAddr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
+    /// From a client to the server port.
     ToServer,
+    /// From the server port to a client.
     ToClient,
 }
 
-/// One datagram, decoded.
+/// One datagram, decoded once and judged.
 #[derive(Debug)]
 pub struct Decoded<'a> {
+    /// The datagram as captured.
     pub datagram: &'a Datagram,
+    /// Which way it went.
     pub direction: Direction,
     /// The client's address (the peer that is not the server).
     pub peer: SocketAddr,
+    /// The protocol its peer speaks.
     pub version: Version,
+    /// Why that version (fixed by the peer's first datagram).
+    pub version_reason: VersionReason,
+    /// The packet, or why it does not decode (at its file byte).
     pub packet: Result<Packet<'a>, DecodeError>,
-    /// A data packet whose chunks or messages cannot be read (offsets in
-    /// the payload, after decompression).
+    /// A data packet's chunks and messages (offsets in its errors count
+    /// bytes of the payload; `payload_error` has the first one placed in
+    /// the file).
+    pub contents: Option<Contents<'a>>,
+    /// The first chunk or message header that cannot be read, at its file
+    /// byte (inside the decompressed payload for a compressed packet).
     pub payload_error: Option<DecodeError>,
-    /// First byte where re-encoding differs from the datagram, if any.
-    pub mismatch: Option<usize>,
+    /// Where re-encoding first differs from the datagram, if anywhere.
+    pub mismatch: Option<Mismatch>,
+    /// What a real peer would do differently from accepting it.
+    pub anomalies: Vec<Anomaly>,
+    /// Snapshots its client completed with it.
+    pub snapshots: Vec<SnapshotReceived>,
+}
+
+impl Decoded<'_> {
+    /// It does not decode, its payload cannot be read, or it does not
+    /// re-encode to its exact bytes.
+    pub fn failed(&self) -> bool {
+        self.packet.is_err() || self.payload_error.is_some() || self.mismatch.is_some()
+    }
 }
 
 /// The server port of a capture: the port most datagrams use.
@@ -60,100 +107,32 @@ pub fn server_port(capture: &Capture) -> Option<u16> {
         .map(|(port, _)| port)
 }
 
-/// Decodes every datagram to or from `port`, in capture order.
-pub fn decode_all(capture: &Capture, port: u16) -> Vec<Decoded<'_>> {
-    let mut versions: BTreeMap<SocketAddr, (Version, VersionReason)> = BTreeMap::new();
-    let mut out = Vec::with_capacity(capture.datagrams.len());
-    for d in &capture.datagrams {
-        let (direction, peer) = if d.dst.port() == port {
-            (Direction::ToServer, d.src)
-        } else if d.src.port() == port {
-            (Direction::ToClient, d.dst)
-        } else {
-            continue;
-        };
-        let (version, _) = *versions
-            .entry(peer)
-            .or_insert_with(|| detect_version(&d.payload));
-        out.push(decode_one(d, direction, peer, version));
-    }
-    out
-}
-
-fn decode_one(
-    d: &Datagram,
-    direction: Direction,
-    peer: SocketAddr,
-    version: Version,
-) -> Decoded<'_> {
-    let ctx = PacketCtx {
-        version: Some(version),
-        token: TokenMode::Auto,
-    };
-    let packet = Packet::decode(&mut Reader::new(&d.payload, Mode::Lenient), ctx);
-    let mismatch = packet.as_ref().ok().and_then(|p| {
-        let mut bytes = Vec::with_capacity(d.payload.len());
-        p.encode(&mut bytes, ctx);
-        first_difference(&bytes, &d.payload).or_else(|| chunk_mismatch(p))
-    });
-    let payload_error = packet.as_ref().ok().and_then(|p| payload_error(p).err());
-    Decoded {
-        datagram: d,
-        direction,
-        peer,
-        version,
-        packet,
-        payload_error,
-        mismatch,
-    }
-}
-
-/// Reads every chunk and message header of a data packet.
-pub fn payload_error(packet: &Packet<'_>) -> Result<(), DecodeError> {
-    let Packet::Connection(p) = packet else {
-        return Ok(());
-    };
-    if p.is_control() {
-        return Ok(());
-    }
-    let (chunks, _) = p.chunks()?;
-    for c in &chunks {
-        crate::packet::msg::split(c.data)?;
-    }
-    Ok(())
-}
-
-/// Where re-encoding a data packet's chunks differs from its payload.
-fn chunk_mismatch(packet: &Packet<'_>) -> Option<usize> {
-    let Packet::Connection(p) = packet else {
-        return None;
-    };
-    if p.is_control() {
-        return None;
-    }
-    let (chunks, rest) = p.chunks().ok()?;
-    let mut bytes = Vec::with_capacity(p.payload.len());
-    for c in &chunks {
-        c.encode(&mut bytes, p.version);
-    }
-    bytes.extend_from_slice(rest);
-    first_difference(&bytes, &p.payload)
-}
-
-/// Totals over a session.
+/// Totals over a session's datagrams.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    /// Datagrams to or from the server port.
     pub datagrams: usize,
+    /// Of those, sent to the server.
     pub to_server: usize,
+    /// Sent to a client.
     pub to_client: usize,
+    /// Distinct clients.
     pub peers: usize,
+    /// Datagrams that re-encode byte-exactly at every layer.
     pub exact: usize,
+    /// Datagrams that decode but re-encode differently.
     pub mismatched: usize,
+    /// Datagrams that do not decode, or whose payload cannot be read.
     pub errors: usize,
+    /// Control packets.
     pub control: usize,
+    /// Connectionless packets.
     pub connless: usize,
+    /// Data packets with a compressed payload.
     pub compressed: usize,
+    /// Chunks of data packets.
     pub chunks: usize,
+    /// Of those, vital chunks.
     pub vital_chunks: usize,
     /// System messages read into named fields.
     pub typed_messages: usize,
@@ -161,154 +140,240 @@ pub struct Summary {
     pub typed_inexact: usize,
 }
 
-/// Counts over decoded datagrams.
-pub fn summarize(decoded: &[Decoded<'_>]) -> Summary {
-    let mut s = Summary {
-        datagrams: decoded.len(),
-        ..Summary::default()
-    };
-    let mut peers = std::collections::BTreeSet::new();
-    for d in decoded {
-        peers.insert(d.peer);
-        match d.direction {
-            Direction::ToServer => s.to_server += 1,
-            Direction::ToClient => s.to_client += 1,
-        }
-        match &d.packet {
-            Err(_) => s.errors += 1,
-            Ok(_) if d.payload_error.is_some() => s.errors += 1,
-            Ok(p) => {
-                match d.mismatch {
-                    None => s.exact += 1,
-                    Some(_) => s.mismatched += 1,
-                }
-                match p {
-                    Packet::Connection(c) if c.is_control() => s.control += 1,
-                    Packet::Connection(c) => {
-                        s.compressed += usize::from(c.compression.is_some());
-                        if let Ok((chunks, _)) = c.chunks() {
-                            s.chunks += chunks.len();
-                            s.vital_chunks += chunks.iter().filter(|c| c.header.vital()).count();
-                            for chunk in &chunks {
-                                let Ok((h, body)) = crate::packet::msg::split(chunk.data) else {
-                                    continue;
-                                };
-                                if let (true, Some(Ok(fields))) =
-                                    (h.sys, crate::packet::msg::decode_sys(c.version, h.id, body))
-                                {
-                                    s.typed_messages += 1;
-                                    let mut again = Vec::with_capacity(body.len());
-                                    fields.encode(&mut again);
-                                    s.typed_inexact += usize::from(again != body);
-                                }
-                            }
-                        }
-                    }
-                    _ => s.connless += 1,
-                }
-            }
-        }
-    }
-    s.peers = peers.len();
-    s
-}
-
 /// What a session replay found, in totals.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ReplaySummary {
-    /// Anomalies by kind.
+    /// Anomalies by kind ([`Anomaly::kind`]).
     pub anomalies: BTreeMap<&'static str, usize>,
     /// Snapshots the clients received completely (SNAPEMPTY included).
     pub snapshots: usize,
     /// Of those, snapshots sent in more than one SNAP part.
     pub multi_part_snapshots: usize,
-    /// Snapshots rebuilt from their base, and of those, how many carried a
-    /// CRC that matched (SNAPEMPTY carries none).
+    /// Snapshots rebuilt from their base.
     pub rebuilt: usize,
+    /// Of those, how many carried a CRC, which matched (SNAPEMPTY carries
+    /// none).
     pub crc_checked: usize,
 }
 
-/// Replays a decoded session: every datagram's verdict, and the totals.
-pub fn replay(decoded: &[Decoded<'_>]) -> (Vec<Verdict>, ReplaySummary) {
-    let mut replay = SessionReplay::default();
-    let mut summary = ReplaySummary::default();
-    let mut histories: BTreeMap<SocketAddr, SnapshotHistory> = BTreeMap::new();
-    let mut ints = Vec::new();
-    let verdicts: Vec<Verdict> = decoded
-        .iter()
-        .map(|d| {
-            let mut v = replay.feed(d);
-            // Each client rebuilds the snapshots it received, in order.
-            for s in &v.snapshots {
-                let history = histories.entry(d.peer).or_insert_with(|| {
-                    SnapshotHistory::new(match d.version {
-                        Version::V06 => ItemSizes::ddnet_06(),
-                        Version::V07 => ItemSizes::teeworlds_07(),
-                    })
-                });
-                let base_tick = s.tick - s.delta_tick;
-                let base = if base_tick < 0 {
-                    Base::Empty
-                } else {
-                    Base::Tick(base_tick)
-                };
-                let offset = d.datagram.frame as u64;
-                let fed = match crate::packer::read_ints_into(&s.data, &mut ints) {
-                    Ok(()) => history
-                        .feed(SnapInput {
-                            offset,
-                            tick: s.tick,
-                            data: SnapData::Delta { base, ints: &ints },
-                            crc: s.crc,
-                        })
-                        .map(|_| ()),
-                    Err(e) => Err(Fault {
-                        offset,
-                        tick: s.tick,
-                        kind: FaultKind::Payload {
-                            chunk: "snapshot",
-                            error: e,
-                        },
-                    }),
-                };
-                match fed {
-                    Ok(()) => {
-                        summary.rebuilt += 1;
-                        summary.crc_checked += usize::from(s.crc.is_some());
-                    }
-                    Err(f) => v.anomalies.push(Anomaly::Snapshot(f)),
-                }
-                v.anomalies
-                    .extend(history.take_warnings().into_iter().map(Anomaly::Snapshot));
+/// A capture's session, decoded one datagram at a time: each datagram to or
+/// from the port is decoded once (packet, chunks, messages, fields),
+/// re-encoded, and fed to its peer's [`Connection`].
+pub struct Session<'c> {
+    datagrams: std::slice::Iter<'c, Datagram>,
+    port: u16,
+    connections: BTreeMap<SocketAddr, Connection>,
+    summary: Summary,
+    replay: ReplaySummary,
+    /// The current datagram's decompressed payload.
+    payload: Vec<u8>,
+    /// Re-encoding scratch.
+    encoded: Vec<u8>,
+    /// A snapshot delta's ints.
+    ints: Vec<i32>,
+}
+
+impl<'c> Session<'c> {
+    /// The session of the datagrams to or from `port`.
+    pub fn new(capture: &'c Capture, port: u16) -> Session<'c> {
+        Session {
+            datagrams: capture.datagrams.iter(),
+            port,
+            connections: BTreeMap::new(),
+            summary: Summary::default(),
+            replay: ReplaySummary::default(),
+            payload: Vec::with_capacity(crate::packet::MAX_PAYLOAD),
+            encoded: Vec::with_capacity(crate::packet::MAX_PACKET_SIZE),
+            ints: Vec::new(),
+        }
+    }
+
+    /// Totals so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Replay totals so far.
+    pub fn replay_summary(&self) -> &ReplaySummary {
+        &self.replay
+    }
+
+    /// Every peer's connection so far, by client address.
+    pub fn connections(&self) -> &BTreeMap<SocketAddr, Connection> {
+        &self.connections
+    }
+
+    /// Decodes the rest of the session and returns its totals.
+    pub fn finish(mut self) -> (Summary, ReplaySummary) {
+        while self.next_datagram().is_some() {}
+        (self.summary, self.replay)
+    }
+
+    /// Decodes and judges the next datagram to or from the port (in
+    /// capture order); `None` after the last one.
+    pub fn next_datagram(&mut self) -> Option<Decoded<'_>> {
+        let Session {
+            datagrams,
+            port,
+            connections,
+            summary,
+            replay,
+            payload,
+            encoded,
+            ints,
+        } = self;
+        let (d, direction, peer) = datagrams.find_map(|d| {
+            if d.dst.port() == *port {
+                Some((d, Direction::ToServer, d.src))
+            } else if d.src.port() == *port {
+                Some((d, Direction::ToClient, d.dst))
+            } else {
+                None
             }
-            v
-        })
-        .collect();
-    for v in &verdicts {
-        summary.snapshots += v.snapshots.len();
-        summary.multi_part_snapshots += v.snapshots.iter().filter(|s| s.parts > 1).count();
-    }
-    for a in verdicts.iter().flat_map(|v| &v.anomalies) {
-        let kind = match a {
-            Anomaly::Malformed { .. } => "malformed",
-            Anomaly::WrongToken { .. } => "wrong_token",
-            Anomaly::AckOutOfRange { .. } => "ack_out_of_range",
-            Anomaly::Duplicate { .. } => "duplicate",
-            Anomaly::OutOfOrder { .. } => "out_of_order",
-            Anomaly::ResendRequested => "resend_requested",
-            Anomaly::MalformedMessage { .. } => "malformed_message",
-            Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
-            Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
-            Anomaly::Snapshot(f) => match f.kind {
-                FaultKind::MissingBase { .. } | FaultKind::NoPrevious => "snapshot_missing_base",
-                FaultKind::Keyframe(_) | FaultKind::Delta(_) | FaultKind::Payload { .. } => {
-                    "snapshot_bad_delta"
-                }
-                FaultKind::CrcMismatch { .. } => "snapshot_crc_mismatch",
-                FaultKind::InvalidItem { .. } => "snapshot_invalid_item",
-            },
+        })?;
+        let conn = connections.entry(peer).or_insert_with(|| {
+            let (version, reason) = detect_version(&d.payload);
+            Connection::new(version, reason)
+        });
+        let (version, version_reason) = (conn.version, conn.version_reason);
+        let ctx = PacketCtx {
+            version: Some(version),
+            token: TokenMode::Auto,
         };
-        *summary.anomalies.entry(kind).or_insert(0) += 1;
+        let mut r = Reader::at(&d.payload, d.offset, Mode::Lenient);
+        let packet = Packet::decode_into(&mut r, ctx, Some(payload));
+        let contents = match &packet {
+            Ok(Packet::Connection(p)) if !p.is_control() => p
+                .borrowed_payload()
+                .map(|bytes| Contents::read(bytes, p.version, p.num_chunks)),
+            _ => None,
+        };
+        let payload_error = match (&packet, &contents) {
+            (Ok(Packet::Connection(p)), Some(c)) => {
+                c.first_error().map(|e| p.locate(e.clone(), d.offset))
+            }
+            _ => None,
+        };
+        let mismatch = packet
+            .as_ref()
+            .ok()
+            .and_then(|p| reencode(&d.payload, p, contents.as_ref(), encoded));
+
+        let mut judged = Judged::default();
+        let anomalies = &mut judged.anomalies;
+        match &packet {
+            Err(e) => anomalies.push(Anomaly::Malformed { error: e.clone() }),
+            Ok(Packet::Connection(p)) => {
+                let at = At { offset: d.offset };
+                conn.feed(p, contents.as_ref(), direction, at, &mut judged, ints);
+                let anomalies = &mut judged.anomalies;
+                match (&payload_error, &contents) {
+                    (Some(e), _) => anomalies.push(Anomaly::Malformed { error: e.clone() }),
+                    (None, Some(c)) => {
+                        for (i, chunk) in c.chunks.iter().enumerate() {
+                            if let Ok(m) = &chunk.message
+                                && let Some(Err(e)) = &m.fields
+                            {
+                                anomalies.push(Anomaly::MalformedMessage {
+                                    chunk: i,
+                                    error: p.locate(e.clone(), d.offset),
+                                });
+                            }
+                        }
+                    }
+                    (None, None) => {}
+                }
+            }
+            Ok(_) => {}
+        }
+        let Judged {
+            anomalies,
+            snapshots,
+        } = judged;
+        conn.datagrams += 1;
+        conn.anomalies += anomalies.len();
+
+        count(
+            summary,
+            &packet,
+            contents.as_ref(),
+            &payload_error,
+            mismatch,
+            direction,
+            encoded,
+        );
+        summary.peers = connections.len();
+        for s in &snapshots {
+            replay.snapshots += 1;
+            replay.multi_part_snapshots += usize::from(s.parts > 1);
+            replay.rebuilt += usize::from(s.rebuilt);
+            replay.crc_checked += usize::from(s.rebuilt && s.crc.is_some());
+        }
+        for a in &anomalies {
+            *replay.anomalies.entry(a.kind()).or_insert(0) += 1;
+        }
+        Some(Decoded {
+            datagram: d,
+            direction,
+            peer,
+            version,
+            version_reason,
+            packet,
+            contents,
+            payload_error,
+            mismatch,
+            anomalies,
+            snapshots,
+        })
     }
-    (verdicts, summary)
+}
+
+/// Adds one datagram to the totals.
+fn count(
+    s: &mut Summary,
+    packet: &Result<Packet<'_>, DecodeError>,
+    contents: Option<&Contents<'_>>,
+    payload_error: &Option<DecodeError>,
+    mismatch: Option<Mismatch>,
+    direction: Direction,
+    buf: &mut Vec<u8>,
+) {
+    s.datagrams += 1;
+    match direction {
+        Direction::ToServer => s.to_server += 1,
+        Direction::ToClient => s.to_client += 1,
+    }
+    let p = match packet {
+        Err(_) => {
+            s.errors += 1;
+            return;
+        }
+        Ok(_) if payload_error.is_some() => {
+            s.errors += 1;
+            return;
+        }
+        Ok(p) => p,
+    };
+    match mismatch {
+        None => s.exact += 1,
+        Some(_) => s.mismatched += 1,
+    }
+    match p {
+        Packet::Connection(c) if c.is_control() => s.control += 1,
+        Packet::Connection(c) => {
+            s.compressed += usize::from(c.compression.is_some());
+            let Some(contents) = contents else { return };
+            s.chunks += contents.chunks.len();
+            for chunk in &contents.chunks {
+                s.vital_chunks += usize::from(chunk.chunk.header.vital());
+                if let Ok(m) = &chunk.message
+                    && let Some(exact) = m.fields_exact(c.version, buf)
+                {
+                    s.typed_messages += 1;
+                    s.typed_inexact += usize::from(!exact);
+                }
+            }
+        }
+        _ => s.connless += 1,
+    }
 }

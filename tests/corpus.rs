@@ -11,7 +11,7 @@ mod common;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use teeoracle::codec::{DecodeError, Mode, first_difference};
+use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::{
     End, Header, Inconsistency, Record, Replay, ReplayConfig, SliceReader, StreamReader,
 };
@@ -76,7 +76,7 @@ fn well_formed_files_round_trip_replay_and_match_their_golden_dump() {
 
         // Byte-exact: header, every record, then whatever was not a record.
         let mut out = Vec::new();
-        header.encode(&mut out);
+        header.encode(&mut out, ());
         for rec in &records {
             rec.encode(&mut out);
         }

@@ -3,7 +3,7 @@
 //! replay to a tick, from the start or from a checkpoint.
 
 use super::log;
-use crate::codec::{DecodeError, Mode, first_difference};
+use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
 use crate::teehistorian::{
     Checkpoint, End, Header, MAX_HEADER_LEN, ReadError, Replay, ReplayConfig, StreamReader, World,
 };
@@ -206,18 +206,22 @@ pub fn read_header(src: &mut impl Read) -> Result<(Header, Vec<u8>), ReadError> 
     let mut bytes = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
-        match Header::decode(&bytes) {
-            Ok((header, len)) => {
+        let mut r = Reader::new(&bytes, Mode::Lenient);
+        let error = match Header::decode(&mut r, ()) {
+            Ok(header) => {
+                let len = r.position();
                 bytes.truncate(len);
                 return Ok((header, bytes));
             }
-            Err(e) if e.is_eof() && bytes.len() <= MAX_HEADER_LEN + 17 => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => e,
+        };
+        if !error.is_eof() || bytes.len() > MAX_HEADER_LEN + 17 {
+            return Err(error.into());
         }
         let n = src.read(&mut chunk)?;
         if n == 0 {
             // The decode error for the bytes there are.
-            return Err(Header::decode(&bytes).map(|_| ()).unwrap_err().into());
+            return Err(error.into());
         }
         bytes.extend_from_slice(&chunk[..n]);
     }

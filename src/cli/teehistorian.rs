@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
-use teeoracle::codec::{Mode, first_difference};
+use teeoracle::codec::{Codec, Mode, first_difference};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
     End, Header, HeaderInfo, Message, ReadError, Replay, ReplayConfig, StreamReader,
@@ -362,7 +362,7 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
         None => Box::new(io::sink()),
     };
     let mut buf = Vec::new();
-    header.encode(&mut buf);
+    header.encode(&mut buf, ());
     sink.write_all(&buf)?;
     let (mut records, mut verbatim, mut tick) = (0u64, 0u64, 0);
     let mut mismatch = None;

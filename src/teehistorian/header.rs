@@ -3,7 +3,7 @@
 //! The JSON is kept byte for byte (DDNet writes a fixed key order and every
 //! scalar as a string); [`HeaderInfo`] is a parsed view of it.
 
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::{Codec, DecodeError, ErrorKind, Reader};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -236,29 +236,27 @@ impl Header {
             info,
         }
     }
+}
 
-    /// Parses a header from the start of `bytes`; returns it and its length
-    /// in bytes (magic + JSON + NUL).
-    pub fn decode(bytes: &[u8]) -> Result<(Header, usize), DecodeError> {
-        let magic = bytes.get(..16).ok_or_else(|| {
-            DecodeError::new(
-                0,
-                "teehistorian.magic",
-                ErrorKind::UnexpectedEof {
-                    needed: 16,
-                    available: bytes.len(),
-                },
-            )
-        })?;
-        if magic != MAGIC.as_bytes() {
+/// Magic, the JSON text, its NUL. Decoding reads the JSON up to the first
+/// NUL (at most [`MAX_HEADER_LEN`] bytes) and parses it; the bytes are kept
+/// as they are, so every header that decodes encodes back to its bytes.
+impl<'a> Codec<'a> for Header {
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Header, DecodeError> {
+        let at = r.offset();
+        if r.take(16, "teehistorian.magic")? != MAGIC.as_bytes() {
             return Err(DecodeError::new(
-                0,
+                at,
                 "teehistorian.magic",
                 ErrorKind::BadMagic,
             ));
         }
-        let body = &bytes[16..];
-        let Some(nul) = body.iter().position(|&b| b == 0) else {
+        // Look for the NUL without consuming: a missing one is an error at
+        // the end of what was searched.
+        let mut probe = *r;
+        let body = probe.rest();
+        let searched = &body[..body.len().min(MAX_HEADER_LEN + 1)];
+        let Some(nul) = searched.iter().position(|&b| b == 0) else {
             let kind = if body.len() > MAX_HEADER_LEN {
                 ErrorKind::LengthTooLarge {
                     len: body.len() as i64,
@@ -267,25 +265,20 @@ impl Header {
             } else {
                 ErrorKind::UnterminatedString
             };
-            return Err(DecodeError::new(
-                16 + body.len().min(MAX_HEADER_LEN) as u64,
-                "teehistorian.header",
-                kind,
-            ));
+            let end = r.offset() + body.len().min(MAX_HEADER_LEN) as u64;
+            return Err(DecodeError::new(end, "teehistorian.header", kind));
         };
-        let json = &body[..nul];
-        let info = HeaderInfo::parse(json, 16)?;
-        Ok((
-            Header {
-                json: json.to_vec(),
-                info,
-            },
-            16 + nul + 1,
-        ))
+        let json_at = r.offset();
+        let json = r.take(nul, "teehistorian.header")?;
+        r.u8("teehistorian.header")?;
+        let info = HeaderInfo::parse(json, json_at)?;
+        Ok(Header {
+            json: json.to_vec(),
+            info,
+        })
     }
 
-    /// Appends magic, JSON and NUL.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
         out.extend_from_slice(MAGIC.as_bytes());
         out.extend_from_slice(&self.json);
         out.push(0);
@@ -315,7 +308,8 @@ mod tests {
     fn version_is_checked() {
         let mut bytes = MAGIC.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"version\":\"3\"}\0");
-        let err = Header::decode(&bytes).unwrap_err();
+        let err = crate::codec::decode_exact::<Header, _>(&bytes, crate::codec::Mode::Lenient, ())
+            .unwrap_err();
         assert_eq!(err.context, "teehistorian.header.version");
         assert!(err.to_string().contains("unsupported version 3"), "{err}");
     }
@@ -324,7 +318,8 @@ mod tests {
     fn json_error_offset_points_into_the_json() {
         let mut bytes = MAGIC.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"version\":\"2\",}\0");
-        let err = Header::decode(&bytes).unwrap_err();
+        let err = crate::codec::decode_exact::<Header, _>(&bytes, crate::codec::Mode::Lenient, ())
+            .unwrap_err();
         assert!(matches!(
             err.kind,
             ErrorKind::HeaderNotJson {

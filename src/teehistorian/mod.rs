@@ -16,8 +16,8 @@ pub use replay::{
     ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
 };
 pub use stream::{
-    Decoder, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter,
-    TickClock, TickError,
+    End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter, TickClock,
+    TickError,
 };
 
 /// True if `bytes` start with the teehistorian magic.

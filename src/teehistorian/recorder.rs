@@ -65,7 +65,7 @@ impl Recorder {
     /// Starts a file with `header` (DDNet `Reset`: tick 0 is implicit).
     pub fn new(header: &Header) -> Recorder {
         let mut out = Vec::new();
-        header.encode(&mut out);
+        header.encode(&mut out, ());
         Recorder {
             header_len: out.len(),
             out,

@@ -157,7 +157,7 @@ pub enum End {
 
 /// Decodes records one at a time and tracks the tick. Shared by both readers.
 #[derive(Clone, Debug)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     version: u32,
     mode: Mode,
     clock: TickClock,
@@ -166,7 +166,7 @@ pub struct Decoder {
 
 impl Decoder {
     /// A decoder for a stream of the given header version (1 or 2).
-    pub fn new(version: u32, mode: Mode) -> Self {
+    pub(crate) fn new(version: u32, mode: Mode) -> Self {
         Decoder {
             version,
             mode,
@@ -176,7 +176,7 @@ impl Decoder {
     }
 
     /// How the stream ended, once it has.
-    pub fn end(&self) -> Option<End> {
+    pub(crate) fn end(&self) -> Option<End> {
         self.end
     }
 
@@ -184,7 +184,7 @@ impl Decoder {
     /// `rec`, in place. `at_eof` says whether `buf` runs to the end of the
     /// input. Returns `Ok(false)` once the stream has ended.
     #[inline(always)]
-    pub fn next_into<'a>(
+    pub(crate) fn next_into<'a>(
         &mut self,
         buf: &'a [u8],
         base: u64,
@@ -207,7 +207,7 @@ impl Decoder {
 
     /// Like [`Decoder::next_into`], returning the record.
     #[inline(always)]
-    pub fn next<'a>(
+    pub(crate) fn next<'a>(
         &mut self,
         buf: &'a [u8],
         base: u64,
@@ -303,7 +303,7 @@ fn too_long(base: u64, len: usize) -> DecodeError {
 impl Record<'_> {
     /// An empty slot for [`Decoder::next_into`].
     #[inline(always)]
-    pub fn placeholder() -> Self {
+    pub(crate) fn placeholder() -> Self {
         Record {
             offset: 0,
             tick: 0,
@@ -326,7 +326,9 @@ pub struct SliceReader<'a> {
 impl<'a> SliceReader<'a> {
     /// Parses the header and positions the reader at the first record.
     pub fn new(bytes: &'a [u8], mode: Mode) -> Result<(Header, Self), DecodeError> {
-        let (header, len) = Header::decode(bytes)?;
+        let mut r = Reader::new(bytes, mode);
+        let header = Header::decode(&mut r, ())?;
+        let len = r.position();
         let decoder = Decoder::new(header.info.version, mode);
         Ok((
             header,
@@ -472,9 +474,10 @@ impl<R: Read> StreamReader<R> {
         // The header must fit the window: read until it decodes, or fails
         // for a reason more bytes cannot fix (bad magic, bad JSON, too long).
         let header = loop {
-            match Header::decode(&reader.buf[..reader.filled]) {
-                Ok((header, len)) => {
-                    reader.start = len;
+            let mut r = Reader::new(&reader.buf[..reader.filled], mode);
+            match Header::decode(&mut r, ()) {
+                Ok(header) => {
+                    reader.start = r.position();
                     break header;
                 }
                 Err(e) if e.is_eof() && !reader.eof => reader.fill()?,
@@ -595,7 +598,7 @@ impl<W: Write> StreamWriter<W> {
     /// Writes the header.
     pub fn new(mut out: W, header: &Header) -> io::Result<Self> {
         let mut scratch = Vec::new();
-        header.encode(&mut scratch);
+        header.encode(&mut scratch, ());
         out.write_all(&scratch)?;
         scratch.clear();
         Ok(StreamWriter { out, scratch })

@@ -152,7 +152,10 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         tick = rec.tick;
         records += 1;
         let result = match format {
-            StreamFormat::Text => writeln!(out, "{rec}").map_err(Failure::from),
+            StreamFormat::Text => rec
+                .write_text(&mut out)
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(Failure::from),
             StreamFormat::Jsonl => write_json_line(
                 &mut out,
                 &DumpRecord {

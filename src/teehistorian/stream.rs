@@ -107,22 +107,72 @@ impl Record<'_> {
     }
 }
 
-impl std::fmt::Display for Record<'_> {
-    /// One line: offset, tick, kind and fields, e.g.
-    /// `0x00000e38       0 auth_login cid=0 level=3 auth_name="default_admin"`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "0x{:08x} {:>7} {}{}",
-            self.offset,
-            self.tick,
-            self.msg.kind_name(),
-            crate::bytes::key_values(&self.msg, &["kind"])
-        )?;
+impl Record<'_> {
+    /// Writes the record's one-line text form (see its `Display`) to `out`,
+    /// without building a string: `teehistorian dump`'s hot path.
+    pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(line_start(self.offset, self.tick).as_ref())?;
+        out.write_all(self.msg.kind_name().as_bytes())?;
+        crate::bytes::write_key_values(out, &self.msg, &["kind"])?;
         if let Some(at) = self.noncanonical_at() {
-            write!(f, " (non-canonical int at byte {at}, kept verbatim)")?;
+            write!(out, " (non-canonical int at byte {at}, kept verbatim)")?;
         }
         Ok(())
+    }
+}
+
+/// `0x{offset:08x} {tick:>7} `, written by hand: `write!` costs more than
+/// the rest of a dump line.
+#[inline]
+fn line_start(offset: u64, tick: i32) -> impl AsRef<[u8]> {
+    struct Start {
+        buf: [u8; 40],
+        len: usize,
+    }
+    impl AsRef<[u8]> for Start {
+        fn as_ref(&self) -> &[u8] {
+            &self.buf[..self.len]
+        }
+    }
+    let mut buf = [b' '; 40];
+    buf[..2].copy_from_slice(b"0x");
+    let digits = (16 - offset.leading_zeros() as usize / 4).max(8);
+    for i in 0..digits {
+        buf[2 + digits - 1 - i] = b"0123456789abcdef"[(offset >> (4 * i)) as usize & 0xf];
+    }
+    // One space, then the tick right-aligned in 7 columns, then a space.
+    let mut tick_text = [0u8; 11];
+    let mut n = tick.unsigned_abs();
+    let mut at = tick_text.len();
+    loop {
+        at -= 1;
+        tick_text[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if tick < 0 {
+        at -= 1;
+        tick_text[at] = b'-';
+    }
+    let tick_len = tick_text.len() - at;
+    let tick_end = 2 + digits + 1 + tick_len.max(7);
+    buf[tick_end - tick_len..tick_end].copy_from_slice(&tick_text[at..]);
+    Start {
+        buf,
+        len: tick_end + 1,
+    }
+}
+
+impl std::fmt::Display for Record<'_> {
+    /// One line: offset, tick, kind and fields (` key=value`, values in
+    /// compact JSON), e.g.
+    /// `0x00000e38       0 auth_login cid=0 level=3 auth_name="default_admin"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut line = Vec::new();
+        self.write_text(&mut line).map_err(|_| std::fmt::Error)?;
+        f.write_str(&String::from_utf8_lossy(&line))
     }
 }
 

@@ -284,6 +284,42 @@ impl Arbitrary for ArbMessage {
     }
 }
 
+/// The text form's ` key=value` pairs are the JSON form's fields, in
+/// order, whatever the message.
+#[test]
+fn prop_text_pairs_are_the_json_fields() {
+    fn prop(ArbMessage(msg): ArbMessage) -> bool {
+        let mut pairs = String::new();
+        if let serde_json::Value::Object(map) = serde_json::to_value(&msg).unwrap() {
+            for (k, v) in map.iter().filter(|(k, _)| *k != "kind") {
+                pairs.push_str(&format!(" {k}={v}"));
+            }
+        }
+        crate::bytes::key_values(&msg, &["kind"]) == pairs
+    }
+    qc().tests(2_000).quickcheck(prop as fn(ArbMessage) -> bool);
+}
+
+#[test]
+fn dump_lines_start_with_offset_and_tick_columns() {
+    for (offset, tick) in [
+        (0, 0),
+        (0xe38, 7),
+        (u64::MAX, -1),
+        (1 << 36, i32::MIN),
+        (5, 1_234_567),
+    ] {
+        let rec = Record {
+            offset,
+            tick,
+            raw: &[],
+            msg: Message::Finish,
+            noncanonical: false,
+        };
+        assert_eq!(rec.to_string(), format!("0x{offset:08x} {tick:>7} finish"));
+    }
+}
+
 /// Panics with the broken law, if one is.
 fn law(result: Result<(), String>) -> bool {
     result.map_err(|e| panic!("{e}")).is_ok()

@@ -43,12 +43,50 @@ pub struct HeaderInfo {
     pub map_sha256: Option<String>,
     pub map_crc: Option<String>,
     pub prng_description: Option<String>,
-    /// Non-default server settings, in the writer's order.
+    /// Non-default server settings, in the writer's order (a JSON object
+    /// in that order when serialised).
+    #[serde(with = "pairs")]
     pub config: Vec<(String, String)>,
-    /// Non-default tuning (fixed-point, value x 100), in the writer's order.
+    /// Non-default tuning (fixed-point, value x 100), in the writer's order
+    /// (a JSON object in that order when serialised).
+    #[serde(with = "pairs")]
     pub tuning: Vec<(String, String)>,
     /// Every UUID name the writer had registered.
     pub uuids: Vec<String>,
+}
+
+/// Name/value pairs as a map (a JSON object), in their order.
+mod pairs {
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(pairs.len()))?;
+        for (k, v) in pairs {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        struct Pairs;
+        impl<'de> Visitor<'de> for Pairs {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(pairs)
+            }
+        }
+        d.deserialize_map(Pairs)
+    }
 }
 
 impl HeaderInfo {
@@ -288,6 +326,21 @@ impl<'a> Codec<'a> for Header {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_serialise_as_objects_in_the_writers_order() {
+        let info = HeaderInfo {
+            version: 2,
+            config: vec![("sv_b".into(), "1".into()), ("sv_a".into(), "2".into())],
+            ..HeaderInfo::default()
+        };
+        let json = serde_json::to_string(&info).unwrap();
+        assert!(
+            json.contains(r#""config":{"sv_b":"1","sv_a":"2"},"tuning":{}"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<HeaderInfo>(&json).unwrap(), info);
+    }
 
     #[test]
     fn magic_is_the_calculated_uuid() {

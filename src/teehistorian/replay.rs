@@ -29,6 +29,91 @@ pub enum Protocol {
     Seven,
 }
 
+/// A player's input, as DDNet's `CNetObj_PlayerInput` names its ten ints
+/// (the order of [`Input`] on the wire).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInput {
+    /// -1 left, 0 none, 1 right.
+    pub direction: i32,
+    /// Aim, relative to the character.
+    pub target_x: i32,
+    /// Aim, relative to the character.
+    pub target_y: i32,
+    /// 1 while jump is held.
+    pub jump: i32,
+    /// Fire presses and releases, counted.
+    pub fire: i32,
+    /// 1 while the hook is held.
+    pub hook: i32,
+    /// `PLAYERFLAG_*` bits (chatting, scoreboard, ...).
+    pub player_flags: i32,
+    /// The weapon the player asks for.
+    pub wanted_weapon: i32,
+    /// Next-weapon presses, counted.
+    pub next_weapon: i32,
+    /// Previous-weapon presses, counted.
+    pub prev_weapon: i32,
+}
+
+impl From<Input> for PlayerInput {
+    fn from(i: Input) -> Self {
+        let [
+            direction,
+            target_x,
+            target_y,
+            jump,
+            fire,
+            hook,
+            player_flags,
+            wanted_weapon,
+            next_weapon,
+            prev_weapon,
+        ] = i;
+        PlayerInput {
+            direction,
+            target_x,
+            target_y,
+            jump,
+            fire,
+            hook,
+            player_flags,
+            wanted_weapon,
+            next_weapon,
+            prev_weapon,
+        }
+    }
+}
+
+impl From<PlayerInput> for Input {
+    fn from(p: PlayerInput) -> Self {
+        [
+            p.direction,
+            p.target_x,
+            p.target_y,
+            p.jump,
+            p.fire,
+            p.hook,
+            p.player_flags,
+            p.wanted_weapon,
+            p.next_weapon,
+            p.prev_weapon,
+        ]
+    }
+}
+
+impl PlayerInput {
+    /// The input after an INPUT_DIFF: each int plus its difference,
+    /// wrapping as DDNet's ints do.
+    #[inline]
+    pub fn plus(self, diff: &Input) -> PlayerInput {
+        let mut input = Input::from(self);
+        for (v, d) in input.iter_mut().zip(diff) {
+            *v = v.wrapping_add(*d);
+        }
+        input.into()
+    }
+}
+
 /// rcon authentication of a client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Auth {
@@ -48,7 +133,7 @@ pub struct Player {
     pub x: i32,
     pub y: i32,
     /// Last recorded input (DDNet applies it in the tick after the record).
-    pub input: Option<Input>,
+    pub input: Option<PlayerInput>,
     pub team: i32,
     pub name: Option<Text<'static>>,
     pub ready: bool,
@@ -366,16 +451,14 @@ impl Replay {
                 (!was_alive).then_some(InconsistencyKind::PlayerOldAbsent { cid: *cid })
             }
             Message::InputNew { cid, input } => {
-                self.players.get_mut(*cid).input = Some(*input);
+                self.players.get_mut(*cid).input = Some((*input).into());
                 None
             }
             Message::InputDiff { cid, dinput } => {
                 let p = self.players.get_mut(*cid);
                 match &mut p.input {
                     Some(input) => {
-                        for (v, d) in input.iter_mut().zip(dinput) {
-                            *v = v.wrapping_add(*d);
-                        }
+                        *input = input.plus(dinput);
                         None
                     }
                     None => Some(InconsistencyKind::InputDiffWithoutNew { cid: *cid }),

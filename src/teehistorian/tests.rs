@@ -656,7 +656,7 @@ fn replay_reports_inconsistencies_and_goes_on() {
     replay.handle(60, &diff).unwrap();
     assert_eq!(
         replay.player(3).unwrap().input,
-        Some([i32::MIN; 10]),
+        Some(PlayerInput::from([i32::MIN; 10])),
         "wrapping add"
     );
     replay.handle(70, &Message::Finish).unwrap();

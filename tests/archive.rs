@@ -243,10 +243,14 @@ fn prop_seek_equals_full_replay() {
                     .into_iter()
                     .rev()
                     .find(|e| e.tick <= tick)
-                    .map(|e| (format!("{}/save{}.ron", i + 1, e.save), e.tick, e.offset));
+                    .map(|e| teeoracle::archive::Resumed {
+                        member: format!("{}/save{}.ron", i + 1, e.save),
+                        tick: e.tick,
+                        offset: e.offset,
+                    });
                 TestResult::from_bool(seek.from == nearest)
             }
-            (Err(ArchiveError::Request(_)), None) => TestResult::passed(),
+            (Err(ArchiveError::TickAfterEnd { .. }), None) => TestResult::passed(),
             (seek, full) => TestResult::error(format!(
                 "map {} tick {tick}: seek {:?} vs full replay {}",
                 i + 1,
@@ -540,7 +544,7 @@ fn seek_passes_over_unusable_checkpoints() {
     let (path, _) = damaged(dir.path(), "2/save3.ron", |t| t[..t.len() / 2].to_string());
     let seek = Archive::open(&path).unwrap().seek(2, 800).unwrap();
     assert_eq!(
-        seek.from.as_ref().map(|f| f.0.as_str()),
+        seek.from.as_ref().map(|f| f.member.as_str()),
         Some("2/save2.ron")
     );
     assert!(
@@ -554,7 +558,7 @@ fn seek_passes_over_unusable_checkpoints() {
     });
     let seek = Archive::open(&path).unwrap().seek(2, 800).unwrap();
     assert_eq!(
-        seek.from.as_ref().map(|f| f.0.as_str()),
+        seek.from.as_ref().map(|f| f.member.as_str()),
         Some("2/save2.ron")
     );
     assert!(
@@ -738,7 +742,8 @@ fn a_failed_pack_leaves_nothing_behind() {
         ],
         &PackOptions::default(),
     );
-    assert!(matches!(same, Err(ArchiveError::Request(m)) if m.contains("same game")));
+    assert!(matches!(same, Err(ArchiveError::SameGame { .. })));
+    assert!(same.unwrap_err().to_string().contains("same game"));
 }
 
 /// Cut or corrupted archives give reports or errors, never a panic, and a
@@ -889,7 +894,9 @@ fn cli_errors_are_one_line_with_exit_codes() {
     assert_eq!(e.status.code(), Some(2));
     assert_eq!(
         text(&e.stderr).lines().last().unwrap(),
-        "teeoracle: usage error: tick 5000 is after the end of map 2 (last tick 1049)"
+        format!(
+            "teeoracle: usage error: tick 5000 is after the end of map 2 of {g} (last tick 1049)"
+        )
     );
     let e = run(&["archive", "seek", g, "--map", "3", "--tick", "5"]);
     assert_eq!(e.status.code(), Some(2));

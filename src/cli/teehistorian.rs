@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
-use teeoracle::codec::{Codec, Mode, first_difference};
+use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
     End, Header, HeaderInfo, Message, ReadError, Replay, ReplayConfig, StreamReader,
@@ -61,6 +61,9 @@ pub enum TeehistorianCommand {
         /// Reject non-canonical ints instead of keeping their bytes.
         #[arg(long)]
         strict: bool,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
 }
 
@@ -78,7 +81,8 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             file,
             output,
             strict,
-        } => roundtrip(&file, output.as_deref(), strict),
+            format,
+        } => roundtrip(&file, output.as_deref(), strict, format),
     }
 }
 
@@ -115,7 +119,7 @@ struct EndLine<'e> {
     kind: &'static str,
     records: u64,
     end: Option<End>,
-    error: Option<&'e teeoracle::codec::DecodeError>,
+    error: Option<&'e DecodeError>,
 }
 
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
@@ -353,7 +357,30 @@ pub fn replay(
     Ok(())
 }
 
-pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(), Failure> {
+/// What `roundtrip --format json` prints.
+#[derive(Serialize)]
+struct RoundTripReport<'e> {
+    file: String,
+    /// Every record re-encoded to its bytes.
+    exact: bool,
+    /// The first byte where the re-encoding differs.
+    first_difference: Option<u64>,
+    records: u64,
+    /// Records with non-canonical ints, kept verbatim.
+    verbatim_records: u64,
+    end: Option<End>,
+    /// Bytes after FINISH, copied as they are.
+    bytes_after_finish: u64,
+    /// The decode error that stopped the round trip.
+    error: Option<&'e DecodeError>,
+}
+
+pub fn roundtrip(
+    path: &Path,
+    output: Option<&Path>,
+    strict: bool,
+    format: ReportFormat,
+) -> Result<(), Failure> {
     let mode = if strict { Mode::Strict } else { Mode::Lenient };
     let (header, mut reader) = open_teehistorian(path, mode)?;
     let mut sink: Box<dyn Write> = match output {
@@ -383,27 +410,58 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
             Err(e) => ControlFlow::Break(e),
         }
     });
-    match flow {
+    let error = match flow {
         Ok(ControlFlow::Break(e)) => return Err(e.into()),
-        Ok(ControlFlow::Continue(())) => {}
-        Err(ReadError::Decode(e)) => {
-            return Err(Failure::bad(format!(
-                "{}: {}",
-                shown(path),
-                e.at_tick(tick)
-            )));
-        }
+        Ok(ControlFlow::Continue(())) => None,
+        Err(ReadError::Decode(e)) => Some(e.at_tick(tick)),
         Err(e) => return Err(read_failure(path, e)),
-    }
+    };
     let end = reader.end();
-    let rest = io::copy(&mut reader.into_rest(), &mut sink)?;
+    let rest = if error.is_none() {
+        io::copy(&mut reader.into_rest(), &mut sink)?
+    } else {
+        0
+    };
     sink.flush()?;
+    let after_finish = if matches!(end, Some(End::Finished { .. })) {
+        rest
+    } else {
+        0
+    };
     let mut out = stdout();
-    if let Some(at) = mismatch {
-        return Err(Failure::bad(format!(
+    let failure = match (&error, mismatch) {
+        (Some(e), _) => Some(format!("{}: {e}", shown(path))),
+        (None, Some(at)) => Some(format!(
             "{}: round trip differs at byte {at} (0x{at:x})",
             shown(path)
-        )));
+        )),
+        (None, None) => None,
+    };
+    match format {
+        ReportFormat::Json => {
+            let report = RoundTripReport {
+                file: shown(path),
+                exact: failure.is_none(),
+                first_difference: mismatch,
+                records,
+                verbatim_records: verbatim,
+                end,
+                bytes_after_finish: after_finish,
+                error: error.as_ref(),
+            };
+            write_json_doc(&mut out, "teehistorian_roundtrip", &report)?;
+            out.flush()?;
+            // The document says it all; the one-line error goes to stderr.
+            return match failure {
+                Some(message) => Err(Failure::bad(message)),
+                None => Ok(()),
+            };
+        }
+        ReportFormat::Text => {
+            if let Some(message) = failure {
+                return Err(Failure::bad(message));
+            }
+        }
     }
     writeln!(
         out,
@@ -417,8 +475,11 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
             "note: {verbatim} record(s) with non-canonical ints kept verbatim"
         )?;
     }
-    if rest > 0 && matches!(end, Some(End::Finished { .. })) {
-        writeln!(out, "note: {rest} byte(s) after FINISH copied as they are")?;
+    if after_finish > 0 {
+        writeln!(
+            out,
+            "note: {after_finish} byte(s) after FINISH copied as they are"
+        )?;
     }
     out.flush()?;
     Ok(())

@@ -13,7 +13,9 @@ pub const BLOCK: u64 = 512;
 /// writes: constants, never the file system's or the clock's, so the same
 /// recordings always give the same archive bytes.
 pub const MODE: u32 = 0o644;
+/// The owner and group of every member (root).
 pub const OWNER: u64 = 0;
+/// The modification time of every member (the epoch).
 pub const MTIME: u64 = 0;
 
 /// What a member is, by its place in the layout.
@@ -30,9 +32,13 @@ pub enum Slot {
 /// The members of a map folder, in the order they are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MapMember {
+    /// `info.txt`: what the recording says.
     Info,
+    /// `toc.txt`: the checkpoints.
     Toc,
+    /// `log.txt`: the events.
     Log,
+    /// `demodata.bin`: the teehistorian file.
     Recording,
     /// `save<k>.ron`, k >= 1.
     Save(u32),

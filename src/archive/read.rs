@@ -493,6 +493,23 @@ fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), MemberPr
 impl Archive {
     /// Opens an archive to read parts of it: a bzip2 archive with a usable
     /// `index.txt` is read frame by frame; others as [`Archive::open_full`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use teeoracle::archive::Archive;
+    /// let mut archive = Archive::open(Path::new("corpus/archive/E_map_change.tar.bz2"))?;
+    /// assert!(archive.indexed());
+    /// assert_eq!(archive.map_numbers(), [1, 2]);
+    /// // The world of map 2 at tick 700: from the checkpoint before it.
+    /// let seek = archive.seek(2, 700)?;
+    /// assert_eq!(seek.world.tick, 700);
+    /// assert_eq!(seek.from.unwrap().member, "2/save2.ron");
+    /// // Verification replays every recording and checks every member.
+    /// let report = archive.verify();
+    /// assert!(!report.failed());
+    /// assert_eq!(report.totals().records, 3911);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
         Archive::open_with(path, false)
     }

@@ -187,17 +187,22 @@ fn fields(text: &str) -> Result<Vec<(usize, &str, String)>, TextError> {
 /// The top-level `info.txt`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TopInfo {
+    /// The archive format version ([`ARCHIVE_VERSION`]).
     pub version: u32,
+    /// The archive's name.
     pub name: String,
+    /// Its author.
     pub author: String,
     /// When the first map was recorded: its header's `start_time`.
     pub date: String,
+    /// Map folders.
     pub maps: u32,
     /// Checkpoint spacing in ticks (used when checkpoints are rebuilt).
     pub every: i32,
 }
 
 impl TopInfo {
+    /// The member's text.
     pub fn render(&self) -> String {
         format!(
             "# teeoracle recording archive: one folder per map, in recording order\n\
@@ -329,9 +334,13 @@ pub fn map_info(a: &Analysis) -> String {
 /// What the `info` command shows of a map's `info.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MapSummary {
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The recording's last tick.
     pub ticks: i32,
+    /// The recording's `game_uuid`.
     pub game_uuid: Option<String>,
+    /// Its `prev_game_uuid`.
     pub prev_game_uuid: Option<String>,
 }
 
@@ -388,6 +397,7 @@ pub struct TocEntry {
 
 const TOC_HEADER: &str = "# toc.txt: checkpoint, tick (the last tick it holds), byte offset in demodata.bin where the replay resumes\n";
 
+/// The text of `toc.txt`.
 pub fn render_toc(entries: &[TocEntry]) -> String {
     let mut s = String::from(TOC_HEADER);
     for e in entries {
@@ -461,10 +471,12 @@ pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, TextError> {
 pub struct SaveFile {
     /// Offset in `demodata.bin` of the first record after the checkpoint.
     pub offset: u64,
+    /// The replay there.
     pub checkpoint: Checkpoint,
 }
 
 impl SaveFile {
+    /// The member's text (RON, after a comment line).
     pub fn render(&self) -> String {
         let config = ron::ser::PrettyConfig::new().indentor("  ").new_line("\n");
         let body = ron::ser::to_string_pretty(self, config).unwrap_or_default();
@@ -491,16 +503,20 @@ impl SaveFile {
 pub struct Index {
     /// The compression the frames are in.
     pub compression: String,
+    /// Where frames start.
     pub frames: Vec<Frame>,
+    /// Where members start.
     pub members: Vec<IndexMember>,
 }
 
 /// A member in `index.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexMember {
+    /// Its name.
     pub name: String,
     /// Offset of its header block.
     pub header: u64,
+    /// Its size.
     pub size: u64,
 }
 
@@ -508,6 +524,7 @@ const INDEX_HEADER: &str = "# index.txt: where the members after this one and th
 # offsets count from the end of this member: uncompressed from after its padding, compressed from the end of its frame\n";
 
 impl Index {
+    /// The member's text.
     pub fn render(&self) -> String {
         let mut s = String::from(INDEX_HEADER);
         let _ = writeln!(s, "compression: {}", self.compression);

@@ -28,20 +28,33 @@ pub struct Header {
 pub struct HeaderInfo {
     /// Format version: 1 or 2 (2 added EX records).
     pub version: u32,
+    /// The writer's minor version (`"22"` for DDNet 20.1).
     pub version_minor: Option<String>,
+    /// `"teehistorian@ddnet.tw"`.
     pub comment: Option<String>,
+    /// This game's UUID.
     pub game_uuid: Option<String>,
     /// Present when the previous map's game handed over (map change).
     pub prev_game_uuid: Option<String>,
+    /// The server's version string.
     pub server_version: Option<String>,
+    /// When recording started, e.g. `2026-11-22T02:28:13+0000`.
     pub start_time: Option<String>,
+    /// `sv_name`.
     pub server_name: Option<String>,
+    /// `sv_port`.
     pub server_port: Option<String>,
+    /// The game type (`DDraceNetwork`).
     pub game_type: Option<String>,
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The map file's size in bytes.
     pub map_size: Option<String>,
+    /// The map file's SHA-256, hex.
     pub map_sha256: Option<String>,
+    /// The map file's CRC, hex.
     pub map_crc: Option<String>,
+    /// The server's random generator and its seed.
     pub prng_description: Option<String>,
     /// Non-default server settings, in the writer's order (a JSON object
     /// in that order when serialised).

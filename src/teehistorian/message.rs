@@ -22,16 +22,27 @@ pub const MAX_RECORD_LEN: usize = 1 << 20;
 
 /// Message ids of the base messages (`TEEHISTORIAN_*` in DDNet).
 pub mod id {
+    /// The end of the recording.
     pub const FINISH: i32 = -1;
+    /// Ticks without records.
     pub const TICK_SKIP: i32 = -2;
+    /// A character appeared.
     pub const PLAYER_NEW: i32 = -3;
+    /// A character disappeared.
     pub const PLAYER_OLD: i32 = -4;
+    /// Input changed.
     pub const INPUT_DIFF: i32 = -5;
+    /// First input of a player object.
     pub const INPUT_NEW: i32 = -6;
+    /// A game message from a client.
     pub const MESSAGE: i32 = -7;
+    /// A client joined.
     pub const JOIN: i32 = -8;
+    /// A client left.
     pub const DROP: i32 = -9;
+    /// A console command.
     pub const CONSOLE_COMMAND: i32 = -10;
+    /// An extension record (UUID, size, payload).
     pub const EX: i32 = -11;
 }
 
@@ -44,26 +55,69 @@ pub type Input = [i32; 10];
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Message<'a> {
     /// A player's position changed by (dx, dy). The message id is the cid.
-    PlayerDiff { cid: i32, dx: i32, dy: i32 },
+    PlayerDiff {
+        /// The client id.
+        cid: i32,
+        /// Change of x.
+        dx: i32,
+        /// Change of y.
+        dy: i32,
+    },
     /// The end of the recording.
     Finish,
     /// `dt` ticks without records: the next tick is the last tick + dt + 1.
-    TickSkip { dt: i32 },
+    TickSkip {
+        /// Ticks skipped.
+        dt: i32,
+    },
     /// A character appeared at (x, y).
-    PlayerNew { cid: i32, x: i32, y: i32 },
+    PlayerNew {
+        /// The client id.
+        cid: i32,
+        /// Position x.
+        x: i32,
+        /// Position y.
+        y: i32,
+    },
     /// A character disappeared.
-    PlayerOld { cid: i32 },
+    PlayerOld {
+        /// The client id.
+        cid: i32,
+    },
     /// Input changed by `dinput` (wrapping, component-wise).
-    InputDiff { cid: i32, dinput: Input },
+    InputDiff {
+        /// The client id.
+        cid: i32,
+        /// The change of each of the ten ints.
+        dinput: Input,
+    },
     /// First input of a player object.
-    InputNew { cid: i32, input: Input },
+    InputNew {
+        /// The client id.
+        cid: i32,
+        /// The ten ints.
+        input: Input,
+    },
     /// A game message as received (msg id with sys bit, then body).
     #[serde(rename = "message")]
-    NetMessage { cid: i32, data: Blob<'a> },
+    NetMessage {
+        /// The client id.
+        cid: i32,
+        /// The message's bytes.
+        data: Blob<'a>,
+    },
     /// A client joined (engine level).
-    Join { cid: i32 },
+    Join {
+        /// The client id.
+        cid: i32,
+    },
     /// A client left or was dropped.
-    Drop { cid: i32, reason: Text<'a> },
+    Drop {
+        /// The client id.
+        cid: i32,
+        /// Why, as the server said.
+        reason: Text<'a>,
+    },
     /// A console command, with its parsed arguments.
     ConsoleCommand(Box<ConsoleCommand<'a>>),
     /// An extension record.
@@ -76,10 +130,13 @@ pub enum Message<'a> {
 /// messages stay small.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ConsoleCommand<'a> {
+    /// Who ran it.
     pub cid: i32,
     /// `CFGFLAG_*` bits, e.g. 128 for a chat command, 4 for rcon.
     pub flags: i32,
+    /// The command's name.
     pub cmd: Text<'a>,
+    /// Its arguments, as parsed.
     pub args: Vec<Text<'a>>,
 }
 
@@ -87,8 +144,10 @@ pub struct ConsoleCommand<'a> {
 /// known fields (kept so the record re-encodes exactly).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ExMessage<'a> {
+    /// The extension.
     #[serde(flatten)]
     pub ex: Ex<'a>,
+    /// Payload bytes after the extension's fields (DDNet writes none).
     #[serde(skip_serializing_if = "<[u8]>::is_empty")]
     pub trailing: Blob<'a>,
 }
@@ -206,19 +265,26 @@ impl<'a> Codec<'a, Field> for Vec<Text<'a>> {
 /// Declares the known extensions once: name, variant and fields. Generates
 /// the `Ex` enum, its decoder and its encoder.
 macro_rules! extensions {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal { $($field:ident : $ty:ty),* } )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* } )*) => {
         /// An extension message (EX record payload).
+        #[non_exhaustive]
         #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
         #[serde(tag = "kind", rename_all = "snake_case")]
         pub enum Ex<'a> {
-            $( $(#[$doc])* $variant { $($field: $ty),* }, )*
+            $( $(#[$doc])* $variant { $($(#[$fdoc])* $field: $ty),* }, )*
             /// An extension this crate does not know, kept as it was.
-            UnknownEx { uuid: Uuid, data: Blob<'a> },
+            UnknownEx {
+                /// The extension's UUID.
+                uuid: Uuid,
+                /// Its payload.
+                data: Blob<'a>,
+            },
         }
 
         /// The known extension kinds, in DDNet's registration order.
+        #[non_exhaustive]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum ExKind { $($variant),* }
+        pub enum ExKind { $($(#[$doc])* $variant),* }
 
         /// Number of known extension kinds.
         const EX_KINDS: usize = [$($name),*].len();
@@ -264,45 +330,141 @@ extensions! {
     /// Test record (DDNet's unit tests only).
     Test = "teehistorian-test@ddnet.tw" {}
     /// Version of a client that never sent `clientver@ddnet.tw`.
-    DdnetverOld = "teehistorian-ddnetver-old@ddnet.tw" { cid: i32, version: i32 }
+    DdnetverOld = "teehistorian-ddnetver-old@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// Its DDNet version number.
+        version: i32
+    }
     /// A client's DDNet version and connection id.
-    Ddnetver = "teehistorian-ddnetver@ddnet.tw" { cid: i32, connection_id: Uuid, version: i32, version_str: Text<'a> }
+    Ddnetver = "teehistorian-ddnetver@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The connection's id.
+        connection_id: Uuid,
+        /// The DDNet version number (e.g. 20010).
+        version: i32,
+        /// The version as text.
+        version_str: Text<'a>
+    }
     /// rcon access held since the map start (no longer written by 20.x).
-    AuthInit = "teehistorian-auth-init@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    AuthInit = "teehistorian-auth-init@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The access level.
+        level: i32,
+        /// The account's name.
+        auth_name: Text<'a>
+    }
     /// rcon login.
-    AuthLogin = "teehistorian-auth-login@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    AuthLogin = "teehistorian-auth-login@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The access level.
+        level: i32,
+        /// The account's name.
+        auth_name: Text<'a>
+    }
     /// rcon logout.
-    AuthLogout = "teehistorian-auth-logout@ddnet.tw" { cid: i32 }
+    AuthLogout = "teehistorian-auth-logout@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// The client joining next speaks 0.6.
-    Joinver6 = "teehistorian-joinver6@ddnet.tw" { cid: i32 }
+    Joinver6 = "teehistorian-joinver6@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// The client joining next speaks 0.7.
-    Joinver7 = "teehistorian-joinver7@ddnet.tw" { cid: i32 }
+    Joinver7 = "teehistorian-joinver7@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// Two players swapped tees (PLAYER_SWITCH in DDNet's code).
-    PlayerSwap = "teehistorian-player-swap@ddnet.tw" { cid1: i32, cid2: i32 }
+    PlayerSwap = "teehistorian-player-swap@ddnet.tw" {
+        /// One client id.
+        cid1: i32,
+        /// The other.
+        cid2: i32
+    }
     /// A team was saved.
-    SaveSuccess = "teehistorian-save-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    SaveSuccess = "teehistorian-save-success@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// The save's id.
+        save_id: Uuid,
+        /// The save, as DDNet's text.
+        save: Text<'a>
+    }
     /// A team save failed.
-    SaveFailure = "teehistorian-save-failure@ddnet.tw" { team: i32 }
+    SaveFailure = "teehistorian-save-failure@ddnet.tw" {
+        /// The team.
+        team: i32
+    }
     /// A team was loaded.
-    LoadSuccess = "teehistorian-load-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    LoadSuccess = "teehistorian-load-success@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// The save's id.
+        save_id: Uuid,
+        /// The save, as DDNet's text.
+        save: Text<'a>
+    }
     /// A team load failed.
-    LoadFailure = "teehistorian-load-failure@ddnet.tw" { team: i32 }
+    LoadFailure = "teehistorian-load-failure@ddnet.tw" {
+        /// The team.
+        team: i32
+    }
     /// A player's team changed (written only on change; initial team 0).
-    PlayerTeam = "teehistorian-player-team@ddnet.tw" { cid: i32, team: i32 }
+    PlayerTeam = "teehistorian-player-team@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The new team.
+        team: i32
+    }
     /// A team entered or left practice mode.
-    TeamPractice = "teehistorian-team-practice@ddnet.tw" { team: i32, practice: i32 }
+    TeamPractice = "teehistorian-team-practice@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// 1 in practice mode, 0 not.
+        practice: i32
+    }
     /// A client said it is ready to join the game.
-    PlayerReady = "teehistorian-player-ready@ddnet.tw" { cid: i32 }
+    PlayerReady = "teehistorian-player-ready@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// A 0.6 client rejoined (note the .org domain).
-    Rejoinver6 = "teehistorian-rejoinver6@ddnet.org" { cid: i32 }
+    Rejoinver6 = "teehistorian-rejoinver6@ddnet.org" {
+        /// The client id.
+        cid: i32
+    }
     /// Opaque data from the antibot module.
-    Antibot = "teehistorian-antibot@ddnet.org" { data: Blob<'a> }
+    Antibot = "teehistorian-antibot@ddnet.org" {
+        /// The data.
+        data: Blob<'a>
+    }
     /// A player's server-side name was set or changed.
-    PlayerName = "teehistorian-player-name@ddnet.org" { cid: i32, name: Text<'a> }
+    PlayerName = "teehistorian-player-name@ddnet.org" {
+        /// The client id.
+        cid: i32,
+        /// The name.
+        name: Text<'a>
+    }
     /// A player finished, in ticks.
-    PlayerFinish = "teehistorian-player-finish@ddnet.org" { cid: i32, time: i32 }
+    PlayerFinish = "teehistorian-player-finish@ddnet.org" {
+        /// The client id.
+        cid: i32,
+        /// The time, in ticks.
+        time: i32
+    }
     /// A team finished, in ticks.
-    TeamFinish = "teehistorian-team-finish@ddnet.org" { team: i32, time: i32 }
+    TeamFinish = "teehistorian-team-finish@ddnet.org" {
+        /// The team.
+        team: i32,
+        /// The time, in ticks.
+        time: i32
+    }
 }
 
 /// UUIDs of the known extensions, computed from their names.

@@ -36,7 +36,22 @@ impl Verify {
     }
 }
 
-/// Everything one pass over a file learns.
+/// Everything one pass over a file learns: the teehistorian pipeline.
+///
+/// ```
+/// use teeoracle::check::Severity;
+/// use teeoracle::teehistorian::scan::{Scan, Verify};
+/// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian")?;
+/// let (header, scan) = Scan::run(std::io::BufReader::new(file), Verify::all())?;
+/// assert_eq!(header.info.version, 2);
+/// assert_eq!((scan.records, scan.last_tick), (3501, 1028));
+/// assert_eq!(scan.counts["player_diff"], 2046);
+/// // A recording cut by a crash: sound, with a warning.
+/// let findings = scan.findings();
+/// assert_eq!(findings.len(), 1);
+/// assert_eq!((findings[0].severity, findings[0].code), (Severity::Warn, "truncated"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Default, Serialize)]
 pub struct Scan {
     /// Records read (FINISH included).

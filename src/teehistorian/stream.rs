@@ -29,6 +29,7 @@ pub struct TickClock {
 }
 
 /// Why the clock could not advance as the message asked.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum TickError {
     /// The tick would not fit in DDNet's `int`.
@@ -199,10 +200,18 @@ impl std::fmt::Display for End {
 #[serde(tag = "end", rename_all = "snake_case")]
 pub enum End {
     /// A FINISH record at `offset`.
-    Finished { offset: u64 },
+    Finished {
+        /// Where the FINISH record is.
+        offset: u64,
+    },
     /// No FINISH: the input ends at `offset + partial`, where `offset` is the
     /// end of the last whole record and `partial` bytes of a cut record follow.
-    Truncated { offset: u64, partial: usize },
+    Truncated {
+        /// The end of the last whole record.
+        offset: u64,
+        /// Bytes of a cut record after it.
+        partial: usize,
+    },
 }
 
 /// Decodes records one at a time and tracks the tick. Shared by both readers.
@@ -365,6 +374,21 @@ impl Record<'_> {
 }
 
 /// Records of an in-memory teehistorian file, without copying.
+///
+/// ```
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::{End, Message, SliceReader};
+/// let bytes = std::fs::read("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+/// let (header, mut reader) = SliceReader::new(&bytes, Mode::Lenient)?;
+/// assert_eq!(header.info.map_name.as_deref(), Some("dm1"));
+/// let joins = reader
+///     .by_ref()
+///     .filter(|rec| matches!(rec.as_ref().map(|r| &r.msg), Ok(Message::Join { .. })))
+///     .count();
+/// assert_eq!(joins, 1);
+/// assert_eq!(reader.end(), Some(End::Finished { offset: 9196 }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SliceReader<'a> {
     bytes: &'a [u8],
@@ -461,7 +485,9 @@ impl<'a> Iterator for SliceReader<'a> {
 /// An I/O failure or a decode failure while reading a stream.
 #[derive(Debug)]
 pub enum ReadError {
+    /// Reading the input failed.
     Io(io::Error),
+    /// The bytes do not decode.
     Decode(DecodeError),
 }
 
@@ -495,6 +521,26 @@ const WINDOW_CAPACITY: usize = 2 * MAX_RECORD_SPAN;
 /// memory (a window of about 2 MiB at most).
 ///
 /// A lending reader: each record borrows the window until the next call.
+///
+/// ```
+/// use std::io::BufReader;
+/// use std::ops::ControlFlow;
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::StreamReader;
+/// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+/// let (_, mut reader) = StreamReader::new(BufReader::new(file), Mode::Lenient)?;
+/// // The records one by one ...
+/// let first = reader.next_record()?.expect("a record");
+/// assert_eq!((first.offset, first.tick, first.msg.kind_name()), (3561, 80, "tick_skip"));
+/// // ... or the rest of them in place, which is faster.
+/// let mut last_tick = 0;
+/// reader.for_each_record(|rec| {
+///     last_tick = rec.tick;
+///     ControlFlow::<()>::Continue(())
+/// })?;
+/// assert_eq!(last_tick, 932);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct StreamReader<R> {
     src: R,

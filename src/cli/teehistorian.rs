@@ -105,11 +105,13 @@ fn end_note(end: Option<End>) -> String {
 
 #[derive(Serialize)]
 struct DumpRecord<'r, 'a> {
-    // `kind` comes first, from the message.
     offset: u64,
     tick: i32,
     #[serde(flatten)]
     msg: &'r Message<'a>,
+    /// Where the record's first non-canonical int is (it is kept verbatim).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    noncanonical_at: Option<u64>,
 }
 
 /// The last line of `dump --format jsonl`: how the stream ended, or the
@@ -166,6 +168,7 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
                     offset: rec.offset,
                     tick: rec.tick,
                     msg: &rec.msg,
+                    noncanonical_at: rec.noncanonical_at(),
                 },
             ),
         };

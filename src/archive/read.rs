@@ -919,7 +919,10 @@ impl Archive {
                     Verdict::new(
                         "index.txt",
                         Status::Note,
-                        format!("{why}: the archive was read from the start"),
+                        format!(
+                            "reading {} through it: {why}: the archive was read from the start",
+                            why.member
+                        ),
                     ),
                 );
                 *self = full;

@@ -243,10 +243,14 @@ fn prop_seek_equals_full_replay() {
                     .into_iter()
                     .rev()
                     .find(|e| e.tick <= tick)
-                    .map(|e| (format!("{}/save{}.ron", i + 1, e.save), e.tick, e.offset));
+                    .map(|e| teeoracle::archive::Resumed {
+                        member: format!("{}/save{}.ron", i + 1, e.save),
+                        tick: e.tick,
+                        offset: e.offset,
+                    });
                 TestResult::from_bool(seek.from == nearest)
             }
-            (Err(ArchiveError::Request(_)), None) => TestResult::passed(),
+            (Err(ArchiveError::TickAfterEnd { .. }), None) => TestResult::passed(),
             (seek, full) => TestResult::error(format!(
                 "map {} tick {tick}: seek {:?} vs full replay {}",
                 i + 1,
@@ -540,7 +544,7 @@ fn seek_passes_over_unusable_checkpoints() {
     let (path, _) = damaged(dir.path(), "2/save3.ron", |t| t[..t.len() / 2].to_string());
     let seek = Archive::open(&path).unwrap().seek(2, 800).unwrap();
     assert_eq!(
-        seek.from.as_ref().map(|f| f.0.as_str()),
+        seek.from.as_ref().map(|f| f.member.as_str()),
         Some("2/save2.ron")
     );
     assert!(
@@ -554,7 +558,7 @@ fn seek_passes_over_unusable_checkpoints() {
     });
     let seek = Archive::open(&path).unwrap().seek(2, 800).unwrap();
     assert_eq!(
-        seek.from.as_ref().map(|f| f.0.as_str()),
+        seek.from.as_ref().map(|f| f.member.as_str()),
         Some("2/save2.ron")
     );
     assert!(
@@ -738,7 +742,8 @@ fn a_failed_pack_leaves_nothing_behind() {
         ],
         &PackOptions::default(),
     );
-    assert!(matches!(same, Err(ArchiveError::Request(m)) if m.contains("same game")));
+    assert!(matches!(same, Err(ArchiveError::SameGame { .. })));
+    assert!(same.unwrap_err().to_string().contains("same game"));
 }
 
 /// Cut or corrupted archives give reports or errors, never a panic, and a
@@ -889,7 +894,9 @@ fn cli_errors_are_one_line_with_exit_codes() {
     assert_eq!(e.status.code(), Some(2));
     assert_eq!(
         text(&e.stderr).lines().last().unwrap(),
-        "teeoracle: usage error: tick 5000 is after the end of map 2 (last tick 1049)"
+        format!(
+            "teeoracle: usage error: tick 5000 is after the end of map 2 of {g} (last tick 1049)"
+        )
     );
     let e = run(&["archive", "seek", g, "--map", "3", "--tick", "5"]);
     assert_eq!(e.status.code(), Some(2));
@@ -953,5 +960,144 @@ fn cli_errors_are_one_line_with_exit_codes() {
         text(&e.stderr).contains("at byte 0: expected a tar header"),
         "{}",
         text(&e.stderr)
+    );
+}
+
+/// Every archive command's JSON carries what its text shows.
+#[test]
+fn cli_json_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = root().join("corpus/archive/E_map_change.tar.bz2");
+    let g = golden.to_str().unwrap();
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+
+    let info = json(&["archive", "info", g, "--format", "json"]);
+    assert_eq!(
+        (&info["kind"], &info["schema_version"]),
+        (&"archive_info".into(), &1.into())
+    );
+    assert_eq!(info["compression"], "bzip2");
+    assert_eq!(info["indexed"], true);
+    assert_eq!(info["top"]["maps"], 2);
+    assert_eq!(info["maps"][1]["map_name"], "ctf1");
+    assert_eq!(
+        info["maps"][1]["prev_game_uuid"],
+        info["maps"][0]["game_uuid"]
+    );
+    let members = info["members"].as_array().unwrap();
+    assert_eq!(members[0]["name"], "info.txt");
+    assert!(members.iter().all(|m| m["size"].is_u64()));
+
+    let verify = json(&["archive", "verify", g, "--format", "json"]);
+    assert_eq!(verify["kind"], "archive_verify");
+    assert_eq!(verify["ok"], true);
+    assert_eq!(verify["totals"]["records"], 3911);
+    assert_eq!(verify["totals"]["checkpoints_agree"], 5);
+    assert_eq!(verify["maps"][1]["end"]["end"], "finished");
+    let demodata = verify["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["member"] == "2/demodata.bin")
+        .unwrap();
+    assert_eq!(demodata["status"], "ok");
+    assert!(
+        demodata.get("findings").is_none(),
+        "a sound recording has none"
+    );
+
+    let out = dir.path().join("f.tar");
+    let f = recording("F_crash_truncated");
+    let pack = json(&[
+        "archive",
+        "pack",
+        out.to_str().unwrap(),
+        "--every",
+        "10",
+        f.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(pack["kind"], "archive_pack");
+    assert_eq!(pack["compression"], "none");
+    assert_eq!(pack["every"], 500);
+    assert_eq!(
+        fs::read(&out).unwrap(),
+        fs::read(root().join("corpus/archive/F_crash_truncated.tar")).unwrap()
+    );
+    assert_eq!(pack["bytes"], fs::metadata(&out).unwrap().len());
+    let map = &pack["maps"][0];
+    assert_eq!((&map["map"], &map["checkpoints"]), (&1.into(), &2.into()));
+    assert_eq!(map["end"]["end"], "truncated");
+    assert_eq!(map["findings"][0]["code"], "truncated");
+
+    let log = run(&["archive", "log", g, "--format", "jsonl"]);
+    assert_eq!(log.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = text(&log.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["kind"], "start");
+    assert_eq!(lines[0]["command"], "archive log");
+    let end = lines.last().unwrap();
+    assert_eq!(end["kind"], "end");
+    assert_eq!(end["events"], lines.len() as u64 - 2);
+    let change = lines
+        .iter()
+        .find(|l| l["event"] == "console" && l["fields"]["cmd"] == "change_map")
+        .unwrap();
+    assert_eq!(
+        (&change["kind"], &change["map"]),
+        (&"event".into(), &1.into())
+    );
+    assert_eq!(change["fields"]["args"][0], "ctf1");
+    // The text log has one line per event, under a title per map.
+    let text_log = run(&["archive", "log", g]);
+    let events = text(&text_log.stdout)
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .count();
+    assert_eq!(events as u64, lines.len() as u64 - 2);
+}
+
+/// A recording the teehistorian pipeline finds fault with is reported by
+/// pack, verify and check through the same findings.
+#[test]
+fn recording_findings_are_the_teehistorian_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = root().join("corpus/teehistorian/malformed/player_diff_absent.teehistorian");
+    let out = dir.path().join("bad.tar");
+    let packed = pack(&out, &[input], &options(50, Compression::None)).unwrap();
+    let codes: Vec<&str> = packed.maps[0].findings.iter().map(|f| f.code).collect();
+    assert_eq!(codes, ["replay"]);
+    let report = Archive::open_full(&out).unwrap().verify();
+    let v = report
+        .verdicts
+        .iter()
+        .find(|v| v.member == "1/demodata.bin")
+        .unwrap();
+    assert_eq!(v.status, Status::Failed);
+    assert_eq!(v.findings, packed.maps[0].findings);
+    assert!(v.detail.starts_with("replay: at byte"), "{}", v.detail);
+    let verdict = teeoracle::check::check(
+        teeoracle::check::Source::bytes("bad.tar", fs::read(&out).unwrap()),
+        &Default::default(),
+    );
+    assert_eq!(verdict.status, teeoracle::check::Status::Fail);
+    let f = verdict.headline().unwrap();
+    assert_eq!(f.code, "replay");
+    assert!(
+        f.message.starts_with("1/demodata.bin: replay: "),
+        "{}",
+        f.message
     );
 }

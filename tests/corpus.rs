@@ -11,7 +11,7 @@ mod common;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use teeoracle::codec::{DecodeError, Mode, first_difference};
+use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::{
     End, Header, Inconsistency, Record, Replay, ReplayConfig, SliceReader, StreamReader,
 };
@@ -76,7 +76,7 @@ fn well_formed_files_round_trip_replay_and_match_their_golden_dump() {
 
         // Byte-exact: header, every record, then whatever was not a record.
         let mut out = Vec::new();
-        header.encode(&mut out);
+        header.encode(&mut out, ());
         for rec in &records {
             rec.encode(&mut out);
         }
@@ -544,4 +544,79 @@ fn for_each_record_matches_the_iterators() {
             assert_eq!(flow.unwrap(), ControlFlow::Break(2), "{}", path.display());
         }
     }
+}
+
+/// Runs the command line with `stdin` piped in.
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // Written from another thread: the command may fill its stdout first.
+    let writer = std::thread::spawn(move || pipe.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
+}
+
+#[test]
+fn stats_reads_standard_input_like_the_file() {
+    let rel = "corpus/teehistorian/ddnet-20.1/C_rcon_auth.teehistorian";
+    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap();
+    for format in ["text", "json"] {
+        let file = common::run(&["teehistorian", "stats", rel, "--format", format]);
+        let piped = run_with_stdin(&["teehistorian", "stats", "-", "--format", format], &bytes);
+        assert_eq!(piped.status.code(), Some(0), "{format}");
+        let (file, piped) = (
+            String::from_utf8(file.stdout).unwrap(),
+            String::from_utf8(piped.stdout).unwrap(),
+        );
+        assert!(file.contains("3947"), "{file}");
+        // The same report, but for the name the input was given.
+        match format {
+            "text" => {
+                assert_eq!(piped.lines().next(), Some("file:               -"));
+                assert!(piped.lines().skip(1).eq(file.lines().skip(1)), "{piped}");
+            }
+            _ => {
+                let mut piped: serde_json::Value = serde_json::from_str(&piped).unwrap();
+                assert_eq!(piped["file"], "-");
+                piped["file"] = rel.into();
+                assert_eq!(
+                    piped,
+                    serde_json::from_str::<serde_json::Value>(&file).unwrap()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn roundtrip_reports_in_json() {
+    let rel = "corpus/teehistorian/edge/overlong_varint.teehistorian";
+    let out = common::run(&["teehistorian", "roundtrip", rel, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "teehistorian_roundtrip");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["exact"], true);
+    assert_eq!(doc["verbatim_records"], 1);
+    assert_eq!(doc["end"]["end"], "finished");
+    assert!(doc["error"].is_null());
+    let bad = "corpus/teehistorian/malformed/unknown_message_id.teehistorian";
+    let out = common::run(&["teehistorian", "roundtrip", bad, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["exact"], false);
+    assert_eq!(doc["error"]["kind"], "unknown_message_id");
+    assert_eq!(doc["error"]["offset"], 3194);
+    assert_eq!(doc["error"]["tick"], 1);
 }

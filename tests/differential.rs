@@ -421,6 +421,7 @@ impl Ext {
                 uuid: *uuid,
                 data: data.to_vec(),
             },
+            other => panic!("an extension this test does not know yet: {other:?}"),
         }
     }
 }

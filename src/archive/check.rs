@@ -54,6 +54,7 @@ impl Format for ArchiveFormat {
         };
         match opened {
             Err(e) => verdict.push(Finding::new(Severity::Fail, "archive", e.to_string())),
+            // (`archive`: the file cannot be opened as an archive at all.)
             Ok(archive) => {
                 let r = archive.verify();
                 verdict.counts.records = Some(r.maps.iter().map(|m| m.records).sum());
@@ -66,6 +67,22 @@ impl Format for ArchiveFormat {
                     .insert("checkpoints_agree", agree as u64);
                 verdict.roundtrip = RoundTrip::NotChecked;
                 for v in &r.verdicts {
+                    // A recording's findings are the teehistorian check's,
+                    // named by the member they are in.
+                    for f in &v.findings {
+                        let mut f = f.clone();
+                        f.message = format!("{}: {}", v.member, f.message);
+                        verdict.push(f);
+                    }
+                    let worst = v.findings.iter().map(|f| f.severity).max();
+                    let said = match v.status {
+                        Status::Failed => worst == Some(Severity::Fail),
+                        Status::Warn => worst >= Some(Severity::Warn),
+                        _ => !v.findings.is_empty(),
+                    };
+                    if said {
+                        continue;
+                    }
                     let severity = match v.status {
                         Status::Ok => continue,
                         Status::Note => Severity::Note,

@@ -14,14 +14,19 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// How the tar stream of an archive is stored.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Compression {
     /// A plain tar file.
     None,
+    /// bzip2 (written and read; one stream per frame).
     Bzip2,
+    /// gzip (read only).
     Gzip,
+    /// xz (read only).
     Xz,
+    /// zstd (read only).
     Zstd,
 }
 
@@ -97,7 +102,9 @@ pub fn is_tar_header(block: &[u8]) -> bool {
 /// Where one frame starts: its first uncompressed and compressed byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame {
+    /// Offset in the uncompressed tar stream.
     pub uncompressed: u64,
+    /// Offset in the compressed file.
     pub compressed: u64,
 }
 
@@ -232,10 +239,12 @@ impl<W: Write> Write for FrameWriter<W> {
 /// A reader that counts the bytes consumed from it.
 pub struct CountingBufRead<R> {
     inner: R,
+    /// Bytes consumed so far.
     pub consumed: u64,
 }
 
 impl<R: BufRead> CountingBufRead<R> {
+    /// Counts what is consumed from `inner`.
     pub fn new(inner: R) -> Self {
         CountingBufRead { inner, consumed: 0 }
     }

@@ -1,6 +1,7 @@
 //! Tar members: the names of an archive's members, the fixed header
 //! teeoracle writes for each, and the catalogue of an existing tar file.
 
+use super::{MemberProblem, TarFault};
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Write};
@@ -12,7 +13,9 @@ pub const BLOCK: u64 = 512;
 /// writes: constants, never the file system's or the clock's, so the same
 /// recordings always give the same archive bytes.
 pub const MODE: u32 = 0o644;
+/// The owner and group of every member (root).
 pub const OWNER: u64 = 0;
+/// The modification time of every member (the epoch).
 pub const MTIME: u64 = 0;
 
 /// What a member is, by its place in the layout.
@@ -29,9 +32,13 @@ pub enum Slot {
 /// The members of a map folder, in the order they are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MapMember {
+    /// `info.txt`: what the recording says.
     Info,
+    /// `toc.txt`: the checkpoints.
     Toc,
+    /// `log.txt`: the events.
     Log,
+    /// `demodata.bin`: the teehistorian file.
     Recording,
     /// `save<k>.ron`, k >= 1.
     Save(u32),
@@ -128,16 +135,14 @@ pub fn write_end(out: &mut impl Write) -> io::Result<()> {
 
 /// The name and size in one of teeoracle's own member headers, checked
 /// as a tar reader would (checksum, regular file).
-pub fn parse_header(block: &[u8; 512]) -> Result<(String, u64), String> {
+pub fn parse_header(block: &[u8; 512]) -> Result<(String, u64), MemberProblem> {
     if !super::frames::is_tar_header(block) {
-        return Err("expected a tar header (its checksum does not match)".into());
+        return Err(MemberProblem::NotAHeader);
     }
     let header = tar::Header::from_byte_slice(block);
     let name = String::from_utf8(header.path_bytes().into_owned())
-        .map_err(|_| "expected a UTF-8 member name")?;
-    let size = header
-        .size()
-        .map_err(|e| format!("the header's size field is not a number: {e}"))?;
+        .map_err(|_| MemberProblem::NameNotUtf8)?;
+    let size = header.size().map_err(|_| MemberProblem::BadSize)?;
     Ok((name, size))
 }
 
@@ -164,7 +169,7 @@ pub struct Catalogue {
     /// Entries that are not files (links, devices), ignored.
     pub ignored: Vec<String>,
     /// Where and why the walk stopped before the end-of-archive marker.
-    pub broken: Option<String>,
+    pub broken: Option<TarFault>,
     /// The members are whole but the two zero blocks that end a tar
     /// stream are not there (cut at a member boundary?).
     pub no_end_marker: bool,
@@ -179,8 +184,9 @@ pub fn catalogue(file: File, len: u64) -> Catalogue {
     let mut archive = tar::Archive::new(file);
     let entries = match archive.entries_with_seek() {
         Ok(entries) => entries,
-        Err(e) => {
-            found.broken = Some(format!("not a tar file: {e}"));
+        Err(_) => {
+            // The tar reader cannot start: not a tar stream.
+            found.broken = Some(TarFault::NotTar);
             return found;
         }
     };
@@ -190,10 +196,8 @@ pub fn catalogue(file: File, len: u64) -> Catalogue {
     for entry in &mut entries {
         let entry = match entry {
             Ok(entry) => entry,
-            Err(e) => {
-                found.broken = Some(format!(
-                    "expected a tar header at byte {next} (0x{next:x}) of the tar stream: {e}"
-                ));
+            Err(_) => {
+                found.broken = Some(TarFault::BadHeader { at: next });
                 break;
             }
         };
@@ -220,10 +224,11 @@ pub fn catalogue(file: File, len: u64) -> Catalogue {
             truncated: end > len,
         });
         if end > len {
-            found.broken = Some(format!(
-                "the tar stream ends inside {name} (after {} of its {size} bytes)",
-                len.saturating_sub(data)
-            ));
+            found.broken = Some(TarFault::CutMember {
+                name,
+                read: len.saturating_sub(data),
+                size,
+            });
             break;
         }
     }

@@ -36,11 +36,17 @@ pub mod recording;
 pub mod text;
 
 pub use frames::Compression;
-pub use pack::{PackOptions, Packed, PackedMap, pack};
-pub use read::{Archive, MapReport, Report, SeekResult, Status, Summary, Verdict};
+pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
+pub use read::{
+    Archive, MapLine, MapReport, MemberLine, Report, Resumed, SeekResult, Status, Summary, Totals,
+    Verdict,
+};
 
+use crate::codec::DecodeError;
 use std::fmt;
-use std::path::Path;
+use std::io;
+use std::path::{Path, PathBuf};
+use text::TextError;
 
 /// DDNet's server tick rate.
 pub const TICKS_PER_SECOND: i32 = 50;
@@ -51,30 +57,450 @@ pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
 /// or checkpoint a reader loads, whatever the tar header says.
 pub const MAX_TEXT_MEMBER: u64 = 64 << 20;
 
-/// Why an archive operation failed.
+/// Why an archive operation failed. Each variant names the file (and the
+/// member) it is about; [`ArchiveError::is_request`] tells a request the
+/// archive cannot answer (a usage error) from a bad or unreadable file.
+#[non_exhaustive]
 #[derive(Debug)]
 pub enum ArchiveError {
-    /// An input (archive or recording) that cannot be read or is not what
-    /// it should be; the message names the file, the member and the byte.
-    Bad(String),
-    /// A request the archive cannot answer (no such map, a tick after the
-    /// end, an output that exists).
-    Request(String),
-    /// Writing the output or a temporary file failed.
-    Write(String),
+    /// A file could not be opened, read or written.
+    Io {
+        /// The file (an archive, a recording, an output, a temporary file's
+        /// folder).
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+    /// The file is not an archive.
+    NotAnArchive {
+        /// The file.
+        path: PathBuf,
+        /// What is there instead.
+        why: NotArchive,
+    },
+    /// A member of the archive cannot be read as stored.
+    Member {
+        /// The archive.
+        path: PathBuf,
+        /// The member's name.
+        member: String,
+        /// What is wrong with it.
+        problem: MemberProblem,
+    },
+    /// A recording that does not decode: an input of [`pack`] (`member`
+    /// is `None`) or an archive's `demodata.bin`.
+    Recording {
+        /// The recording, or the archive holding it.
+        path: PathBuf,
+        /// The member, for a recording inside an archive.
+        member: Option<String>,
+        /// Where and why decoding stopped.
+        error: DecodeError,
+    },
+    /// A map folder without its recording, the one member that cannot be
+    /// rebuilt.
+    MissingRecording {
+        /// The archive.
+        path: PathBuf,
+        /// The map folder.
+        map: u32,
+    },
+    /// There is no such map folder (a request).
+    NoSuchMap {
+        /// The archive.
+        path: PathBuf,
+        /// The map asked for.
+        map: u32,
+        /// The first and last map folders there are, if any.
+        have: Option<(u32, u32)>,
+    },
+    /// There is no such member (a request).
+    NoSuchMember {
+        /// The archive.
+        path: PathBuf,
+        /// The name asked for.
+        name: String,
+    },
+    /// A tick before the start of a recording (a request).
+    TickBeforeStart {
+        /// The tick asked for.
+        tick: i32,
+    },
+    /// A tick after the end of a map's recording (a request).
+    TickAfterEnd {
+        /// The archive.
+        path: PathBuf,
+        /// The map folder.
+        map: u32,
+        /// The tick asked for.
+        tick: i32,
+        /// The recording's last tick.
+        last_tick: i32,
+    },
+    /// An output folder that is not empty (a request).
+    NotEmpty {
+        /// The folder.
+        dir: PathBuf,
+    },
+    /// Nothing to pack (a request).
+    NoRecordings,
+    /// An output compression teeoracle reads but does not write (a request).
+    ReadOnly {
+        /// The compression asked for.
+        compression: Compression,
+    },
+    /// Two inputs of [`pack`] are the same game (a request).
+    SameGame {
+        /// The first input.
+        first: PathBuf,
+        /// The second.
+        second: PathBuf,
+        /// Their `game_uuid`.
+        game_uuid: String,
+    },
+    /// Two inputs of [`pack`] both continue a third (a request).
+    Fork {
+        /// One input.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+        /// The input both name as their `prev_game_uuid`.
+        continues: PathBuf,
+    },
+    /// The inputs' `prev_game_uuid` links form a loop (a request).
+    Loop,
+    /// An input changed while it was being packed.
+    Changed {
+        /// The input.
+        path: PathBuf,
+    },
 }
 
+/// Why a file is not an archive.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotArchive {
+    /// It starts with neither a tar header nor bzip2, gzip, xz or zstd data.
+    UnknownStart,
+    /// Its tar stream holds no file.
+    NoMembers,
+    /// Its tar stream is broken before any file.
+    Tar(TarFault),
+}
+
+/// Where a tar stream breaks.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TarFault {
+    /// The tar reader could not start.
+    NotTar,
+    /// No valid header where the next member should start.
+    BadHeader {
+        /// Offset in the (uncompressed) tar stream.
+        at: u64,
+    },
+    /// The stream ends inside a member.
+    CutMember {
+        /// The member.
+        name: String,
+        /// Bytes of it there are.
+        read: u64,
+        /// Bytes its header says.
+        size: u64,
+    },
+}
+
+/// What is wrong with a member as stored.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum MemberProblem {
+    /// Its header block is not a tar header (the checksum does not match).
+    NotAHeader,
+    /// Its name is not UTF-8.
+    NameNotUtf8,
+    /// Its header's size field is not a number.
+    BadSize,
+    /// A different member where one was expected.
+    Unexpected {
+        /// The member expected.
+        expected: String,
+        /// Its offset in the tar stream.
+        at: u64,
+        /// The member found there.
+        found: String,
+    },
+    /// `index.txt` lists it at `at` with `size` bytes; the header there
+    /// says otherwise.
+    NotWhereIndexSays {
+        /// Where index.txt puts it.
+        at: u64,
+        /// Its size as index.txt says.
+        size: u64,
+        /// The name in the header found there.
+        found: String,
+        /// The size in that header.
+        found_size: u64,
+    },
+    /// Larger than a text member may be ([`MAX_TEXT_MEMBER`]).
+    TooLarge {
+        /// Its size.
+        size: u64,
+    },
+    /// The archive ends inside it.
+    CutShort {
+        /// Bytes there are.
+        read: u64,
+        /// Bytes its header says.
+        size: u64,
+    },
+    /// The first bzip2 stream holds more than `info.txt` and `index.txt`
+    /// (recompressed?).
+    FirstFrameHoldsMore,
+    /// `index.txt` describes data of another compression.
+    IndexFor {
+        /// The compression it names.
+        compression: String,
+    },
+    /// `index.txt` puts a frame after the end of the file.
+    FrameAfterEnd {
+        /// The frame's compressed offset.
+        at: u64,
+    },
+    /// A text member that does not parse.
+    Text(TextError),
+    /// Reading it failed.
+    Io(io::Error),
+}
+
+impl ArchiveError {
+    /// True for a request the archive cannot answer (no such map, a tick
+    /// after the end, an output folder that is not empty, ...): a usage
+    /// error, not a bad file.
+    pub fn is_request(&self) -> bool {
+        matches!(
+            self,
+            ArchiveError::NoSuchMap { .. }
+                | ArchiveError::NoSuchMember { .. }
+                | ArchiveError::TickBeforeStart { .. }
+                | ArchiveError::TickAfterEnd { .. }
+                | ArchiveError::NotEmpty { .. }
+                | ArchiveError::NoRecordings
+                | ArchiveError::ReadOnly { .. }
+                | ArchiveError::SameGame { .. }
+                | ArchiveError::Fork { .. }
+                | ArchiveError::Loop
+        )
+    }
+
+    pub(crate) fn io(path: &Path, error: io::Error) -> ArchiveError {
+        ArchiveError::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+}
+
+/// One line, naming the file (and member) first.
 impl fmt::Display for ArchiveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ArchiveError::Bad(m) | ArchiveError::Request(m) | ArchiveError::Write(m) => {
-                f.write_str(m)
+            ArchiveError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            ArchiveError::NotAnArchive { path, why } => {
+                write!(f, "{}: not an archive: {why}", path.display())
+            }
+            ArchiveError::Member {
+                path,
+                member,
+                problem,
+            } => write!(f, "{}: {member}: {problem}", path.display()),
+            ArchiveError::Recording {
+                path,
+                member,
+                error,
+            } => match member {
+                Some(m) => write!(f, "{}: {m}: {error}", path.display()),
+                None => write!(f, "{}: {error}", path.display()),
+            },
+            ArchiveError::MissingRecording { path, map } => write!(
+                f,
+                "{}: {map}/demodata.bin is missing (the one member that cannot be rebuilt)",
+                path.display()
+            ),
+            ArchiveError::NoSuchMap { path, map, have } => {
+                write!(f, "{}: no map {map} (the archive has ", path.display())?;
+                match have {
+                    Some((a, b)) => write!(f, "maps {a} to {b})"),
+                    None => write!(f, "no maps)"),
+                }
+            }
+            ArchiveError::NoSuchMember { path, name } => {
+                write!(f, "{}: no member {name}", path.display())
+            }
+            ArchiveError::TickBeforeStart { tick } => {
+                write!(f, "tick {tick} is before the start (tick 0)")
+            }
+            ArchiveError::TickAfterEnd {
+                path,
+                map,
+                tick,
+                last_tick,
+            } => write!(
+                f,
+                "tick {tick} is after the end of map {map} of {} (last tick {last_tick})",
+                path.display()
+            ),
+            ArchiveError::NotEmpty { dir } => write!(f, "{} is not empty", dir.display()),
+            ArchiveError::NoRecordings => f.write_str("no recordings to pack"),
+            ArchiveError::ReadOnly { compression } => write!(
+                f,
+                "cannot write {0} archives (write bzip2 or plain tar; {0} is read only)",
+                compression.name()
+            ),
+            ArchiveError::SameGame {
+                first,
+                second,
+                game_uuid,
+            } => write!(
+                f,
+                "{} and {} are the same game (game_uuid {game_uuid})",
+                first.display(),
+                second.display()
+            ),
+            ArchiveError::Fork {
+                first,
+                second,
+                continues,
+            } => write!(
+                f,
+                "{} and {} both continue {} (prev_game_uuid)",
+                first.display(),
+                second.display(),
+                continues.display()
+            ),
+            ArchiveError::Loop => f.write_str("the recordings' prev_game_uuid links form a loop"),
+            ArchiveError::Changed { path } => {
+                write!(f, "{} changed while it was being packed", path.display())
             }
         }
     }
 }
 
 impl std::error::Error for ArchiveError {}
+
+impl fmt::Display for NotArchive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotArchive::UnknownStart => {
+                f.write_str("at byte 0: expected a tar header or bzip2, gzip, xz or zstd data")
+            }
+            NotArchive::NoMembers => f.write_str("expected a member, found none"),
+            NotArchive::Tar(fault) => fault.fmt(f),
+        }
+    }
+}
+
+impl fmt::Display for TarFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TarFault::NotTar => f.write_str("expected a tar file"),
+            TarFault::BadHeader { at } => write!(
+                f,
+                "expected a tar header at byte {at} (0x{at:x}) of the tar stream"
+            ),
+            TarFault::CutMember { name, read, size } => write!(
+                f,
+                "the tar stream ends inside {name} (after {read} of its {size} bytes)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for MemberProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemberProblem::NotAHeader => {
+                f.write_str("expected a tar header (its checksum does not match)")
+            }
+            MemberProblem::NameNotUtf8 => f.write_str("expected a UTF-8 member name"),
+            MemberProblem::BadSize => f.write_str("expected a number in the header's size field"),
+            MemberProblem::Unexpected {
+                expected,
+                at,
+                found,
+            } => write!(f, "expected {expected} at byte {at}, found {found:?}"),
+            MemberProblem::NotWhereIndexSays {
+                at,
+                size,
+                found,
+                found_size,
+            } => write!(
+                f,
+                "index.txt says it is at byte {at} ({size} bytes), found {found} ({found_size} bytes)"
+            ),
+            MemberProblem::TooLarge { size } => write!(
+                f,
+                "{size} bytes, more than the {MAX_TEXT_MEMBER} a text member may have"
+            ),
+            MemberProblem::CutShort { read, size } => {
+                write!(f, "the archive ends after {read} of its {size} bytes")
+            }
+            MemberProblem::FirstFrameHoldsMore => f.write_str(
+                "the first bzip2 stream holds more than info.txt and index.txt (recompressed?)",
+            ),
+            MemberProblem::IndexFor { compression } => {
+                write!(f, "index.txt describes {compression} data")
+            }
+            MemberProblem::FrameAfterEnd { at } => write!(
+                f,
+                "index.txt puts a frame at compressed byte {at}, after the end of the file"
+            ),
+            MemberProblem::Text(e) => e.fmt(f),
+            MemberProblem::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<TextError> for MemberProblem {
+    fn from(e: TextError) -> Self {
+        MemberProblem::Text(e)
+    }
+}
+
+impl From<io::Error> for MemberProblem {
+    fn from(e: io::Error) -> Self {
+        MemberProblem::Io(e)
+    }
+}
+
+/// How far a long operation ([`pack_with`], [`Archive::verify_with`]) is:
+/// bytes of recordings read so far, of `total`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes read so far.
+    pub done: u64,
+    /// Bytes to read in all.
+    pub total: u64,
+}
+
+/// A reader that tells `on_read` how many bytes each read returned.
+pub(crate) struct Counted<R, F> {
+    inner: R,
+    on_read: F,
+}
+
+impl<R, F: FnMut(u64)> Counted<R, F> {
+    pub(crate) fn new(inner: R, on_read: F) -> Self {
+        Counted { inner, on_read }
+    }
+}
+
+impl<R: io::Read, F: FnMut(u64)> io::Read for Counted<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.on_read)(n as u64);
+        Ok(n)
+    }
+}
 
 /// True if `path` looks like an archive: named `.tar`, `.tar.bz2`,
 /// `.tbz2`, `.tar.gz`, `.tgz`, `.tar.xz` or `.tar.zst`, or starting with

@@ -7,8 +7,10 @@ use super::recording::{Analysis, Plan, analyse, read_header};
 use super::text::{
     ARCHIVE_VERSION, Index, IndexMember, SaveFile, TocEntry, TopInfo, map_info, render_toc,
 };
-use super::{ArchiveError, DEFAULT_EVERY};
+use super::{ArchiveError, Counted, DEFAULT_EVERY, Progress};
+use crate::check::Finding;
 use crate::teehistorian::{End, HeaderInfo, ReadError};
+use serde::Serialize;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -37,46 +39,55 @@ impl Default for PackOptions {
     }
 }
 
-/// What was packed.
-#[derive(Clone, Debug)]
+/// What was packed: the report `archive pack` prints.
+#[derive(Clone, Debug, Serialize)]
 pub struct Packed {
+    /// The archive written.
+    pub out: PathBuf,
+    /// Its compression.
+    pub compression: Compression,
+    /// The checkpoint spacing, in ticks.
+    pub every: i32,
     /// In archive order (folder 1 first).
     pub maps: Vec<PackedMap>,
     /// Size of the archive file.
     pub bytes: u64,
-    /// Things worth knowing that did not stop the pack (a truncated
-    /// recording, replay inconsistencies).
-    pub warnings: Vec<String>,
 }
 
 /// One recording as packed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct PackedMap {
+    /// The map folder (1 is the first).
+    pub map: u32,
+    /// The teehistorian file it came from.
     pub input: PathBuf,
+    /// The map's name, from the recording's header.
     pub map_name: Option<String>,
+    /// The recording's size.
     pub bytes: u64,
+    /// Its records.
     pub records: u64,
+    /// Its last tick.
     pub last_tick: i32,
+    /// Checkpoints written.
     pub checkpoints: usize,
+    /// How it ended.
     pub end: Option<End>,
+    /// What the teehistorian pipeline found that did not stop the pack (a
+    /// truncated recording, replay inconsistencies), as `check` reports it.
+    pub findings: Vec<Finding>,
 }
 
+/// An input that cannot be read, or does not decode.
 fn bad_input(path: &Path, e: ReadError) -> ArchiveError {
     match e {
-        ReadError::Io(e) => ArchiveError::Bad(format!("{}: {e}", path.display())),
-        ReadError::Decode(e) => ArchiveError::Bad(format!(
-            "{}: at byte {} (0x{:x}): reading {}: {}",
-            path.display(),
-            e.offset,
-            e.offset,
-            e.context,
-            e.kind
-        )),
+        ReadError::Io(error) => ArchiveError::io(path, error),
+        ReadError::Decode(error) => ArchiveError::Recording {
+            path: path.to_path_buf(),
+            member: None,
+            error,
+        },
     }
-}
-
-fn write_failed(what: &str, e: impl std::fmt::Display) -> ArchiveError {
-    ArchiveError::Write(format!("{what}: {e}"))
 }
 
 /// Puts recordings in session order: a file whose `prev_game_uuid` is
@@ -86,13 +97,12 @@ pub fn session_order(inputs: &[(PathBuf, HeaderInfo)]) -> Result<Vec<usize>, Arc
     let uuid = |i: usize| inputs[i].1.game_uuid.as_deref();
     for i in 0..inputs.len() {
         for j in 0..i {
-            if uuid(i).is_some() && uuid(i) == uuid(j) {
-                return Err(ArchiveError::Request(format!(
-                    "{} and {} are the same game (game_uuid {})",
-                    inputs[j].0.display(),
-                    inputs[i].0.display(),
-                    uuid(i).unwrap_or_default()
-                )));
+            if let Some(game_uuid) = uuid(i).filter(|&u| Some(u) == uuid(j)) {
+                return Err(ArchiveError::SameGame {
+                    first: inputs[j].0.clone(),
+                    second: inputs[i].0.clone(),
+                    game_uuid: game_uuid.to_string(),
+                });
             }
         }
     }
@@ -104,12 +114,11 @@ pub fn session_order(inputs: &[(PathBuf, HeaderInfo)]) -> Result<Vec<usize>, Arc
     for i in 0..inputs.len() {
         if let Some(p) = prev(i) {
             if let Some(other) = next[p] {
-                return Err(ArchiveError::Request(format!(
-                    "{} and {} both continue {} (prev_game_uuid)",
-                    inputs[other].0.display(),
-                    inputs[i].0.display(),
-                    inputs[p].0.display()
-                )));
+                return Err(ArchiveError::Fork {
+                    first: inputs[other].0.clone(),
+                    second: inputs[i].0.clone(),
+                    continues: inputs[p].0.clone(),
+                });
             }
             next[p] = Some(i);
         }
@@ -123,9 +132,7 @@ pub fn session_order(inputs: &[(PathBuf, HeaderInfo)]) -> Result<Vec<usize>, Arc
         }
     }
     if order.len() < inputs.len() {
-        return Err(ArchiveError::Request(
-            "the recordings' prev_game_uuid links form a loop".into(),
-        ));
+        return Err(ArchiveError::Loop);
     }
     Ok(order)
 }
@@ -133,20 +140,34 @@ pub fn session_order(inputs: &[(PathBuf, HeaderInfo)]) -> Result<Vec<usize>, Arc
 /// Writes the archive `out` from teehistorian files (in session order, or
 /// linked by `prev_game_uuid`). Writes a temporary file next to `out` and
 /// renames it, so `out` is either complete or untouched.
+///
+/// Every recording goes through the teehistorian pipeline
+/// ([`Scan`](crate::teehistorian::scan::Scan)) once, which also takes its
+/// log and checkpoints; one that does not decode stops the pack.
 pub fn pack(out: &Path, inputs: &[PathBuf], options: &PackOptions) -> Result<Packed, ArchiveError> {
+    pack_with(out, inputs, options, &mut |_| {})
+}
+
+/// [`pack`], telling `progress` how far it is (bytes of recordings read).
+pub fn pack_with(
+    out: &Path,
+    inputs: &[PathBuf],
+    options: &PackOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Packed, ArchiveError> {
     if inputs.is_empty() {
-        return Err(ArchiveError::Request("no recordings to pack".into()));
+        return Err(ArchiveError::NoRecordings);
     }
     if !options.compression.writable() {
-        return Err(ArchiveError::Request(format!(
-            "cannot write {} archives (write bzip2 or plain tar; {} is read only)",
-            options.compression.name(),
-            options.compression.name()
-        )));
+        return Err(ArchiveError::ReadOnly {
+            compression: options.compression,
+        });
     }
     let mut headers = Vec::with_capacity(inputs.len());
+    let mut total = 0;
     for path in inputs {
-        let mut file = File::open(path).map_err(|e| bad_input(path, e.into()))?;
+        let mut file = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
+        total += file.metadata().map_or(0, |m| m.len());
         let (header, _) = read_header(&mut file).map_err(|e| bad_input(path, e))?;
         headers.push((path.clone(), header.info));
     }
@@ -155,58 +176,58 @@ pub fn pack(out: &Path, inputs: &[PathBuf], options: &PackOptions) -> Result<Pac
 
     // The body (everything after index.txt) goes to a scratch file first:
     // the index that precedes it lists where its frames start.
-    let body = tempfile::tempfile().map_err(|e| write_failed("temporary file", e))?;
+    let scratch = std::env::temp_dir();
+    let temporary = |e| ArchiveError::io(&scratch, e);
+    let body = tempfile::tempfile().map_err(temporary)?;
     let mut w = FrameWriter::new(BufWriter::new(body), options.compression);
     let mut index = Index {
         compression: options.compression.name().to_string(),
         ..Index::default()
     };
     let mut packed = Packed {
+        out: out.to_path_buf(),
+        compression: options.compression,
+        every,
         maps: Vec::new(),
         bytes: 0,
-        warnings: Vec::new(),
     };
+    let mut done = 0;
     for (folder, &i) in order.iter().enumerate() {
         let path = &inputs[i];
         let n = folder as u32 + 1;
-        let file = File::open(path).map_err(|e| bad_input(path, e.into()))?;
-        let a = analyse(
-            BufReader::with_capacity(1 << 16, file),
-            Plan::Every(every),
-            false,
-        )
-        .map_err(|e| bad_input(path, e))?;
-        if let Some(stopped) = &a.stopped {
-            return Err(ArchiveError::Bad(format!("{}: {stopped}", path.display())));
+        let file = File::open(path).map_err(|e| ArchiveError::io(path, e))?;
+        let src = Counted::new(BufReader::with_capacity(1 << 16, file), |n| {
+            done += n;
+            progress(Progress { done, total });
+        });
+        let a = analyse(src, Plan::Every(every), false).map_err(|e| bad_input(path, e))?;
+        if let Some(error) = a.scan.error.clone() {
+            return Err(ArchiveError::Recording {
+                path: path.clone(),
+                member: None,
+                error,
+            });
         }
-        for problem in &a.problems {
-            packed
-                .warnings
-                .push(format!("{}: {problem}", path.display()));
-        }
-        if let Some(end @ End::Truncated { .. }) = a.end {
-            packed.warnings.push(format!("{}: {end}", path.display()));
-        }
-        write_map(&mut w, &mut index, n, path, &a)
-            .map_err(|e| write_failed("writing the archive", e))?;
+        write_map(&mut w, &mut index, n, path, &a).map_err(|e| match e {
+            Written::Changed => ArchiveError::Changed { path: path.clone() },
+            Written::Io(e) => temporary(e),
+        })?;
         packed.maps.push(PackedMap {
+            map: n,
             input: path.clone(),
             map_name: a.header.info.map_name.clone(),
-            bytes: a.bytes,
-            records: a.records,
-            last_tick: a.last_tick,
+            bytes: a.scan.bytes,
+            records: a.scan.records,
+            last_tick: a.scan.last_tick,
             checkpoints: a.taken.len(),
-            end: a.end,
+            end: a.scan.end,
+            findings: a.scan.findings(),
         });
     }
-    members::write_end(&mut w).map_err(|e| write_failed("writing the archive", e))?;
-    let (body, frames) = w
-        .finish()
-        .map_err(|e| write_failed("writing the archive", e))?;
+    members::write_end(&mut w).map_err(temporary)?;
+    let (body, frames) = w.finish().map_err(temporary)?;
     index.frames = frames;
-    let mut body = body
-        .into_inner()
-        .map_err(|e| write_failed("writing the archive", e.error()))?;
+    let mut body = body.into_inner().map_err(|e| temporary(e.into_error()))?;
 
     let first = &headers[order[0]].1;
     let top = TopInfo {
@@ -229,6 +250,28 @@ pub fn pack(out: &Path, inputs: &[PathBuf], options: &PackOptions) -> Result<Pac
     Ok(packed)
 }
 
+/// The folder `out` is written in (its temporary file goes there).
+fn out_dir(out: &Path) -> &Path {
+    match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// Why writing a map folder failed.
+enum Written {
+    /// The input is not what was analysed.
+    Changed,
+    /// Reading the input or writing the body failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for Written {
+    fn from(e: io::Error) -> Self {
+        Written::Io(e)
+    }
+}
+
 /// Writes one map folder: info, toc, log, the recording (a frame starts
 /// after its header and at each checkpoint), the checkpoints. Every member
 /// starts a frame.
@@ -238,7 +281,8 @@ fn write_map(
     n: u32,
     path: &Path,
     a: &Analysis,
-) -> io::Result<()> {
+) -> Result<(), Written> {
+    let bytes = a.scan.bytes;
     let toc: Vec<TocEntry> = a
         .taken
         .iter()
@@ -254,22 +298,22 @@ fn write_map(
     write_indexed(w, index, slot(MapMember::Toc), render_toc(&toc).as_bytes())?;
     write_indexed(w, index, slot(MapMember::Log), a.log.as_bytes())?;
 
-    let name = start_member(w, index, slot(MapMember::Recording), a.bytes)?;
-    w.write_all(&members::header_block(&name, a.bytes)?)?;
+    let name = start_member(w, index, slot(MapMember::Recording), bytes)?;
+    w.write_all(&members::header_block(&name, bytes)?)?;
     let mut file = File::open(path)?;
     let mut copied = 0u64;
     for cut in std::iter::once(a.header_len).chain(a.taken.iter().map(|t| t.offset)) {
         copied += io::copy(&mut (&mut file).take(cut.saturating_sub(copied)), w)?;
         if copied != cut {
-            return Err(changed(path));
+            return Err(Written::Changed);
         }
         w.cut()?;
     }
-    copied += io::copy(&mut (&mut file).take(a.bytes.saturating_sub(copied)), w)?;
-    if copied != a.bytes || file.read(&mut [0])? != 0 {
-        return Err(changed(path));
+    copied += io::copy(&mut (&mut file).take(bytes.saturating_sub(copied)), w)?;
+    if copied != bytes || file.read(&mut [0])? != 0 {
+        return Err(Written::Changed);
     }
-    w.write_all(&[0; members::BLOCK as usize][..members::padding(a.bytes)])?;
+    w.write_all(&[0; members::BLOCK as usize][..members::padding(bytes)])?;
 
     for (entry, taken) in toc.iter().zip(&a.taken) {
         let save = SaveFile {
@@ -314,13 +358,6 @@ fn write_indexed(
     members::write_member(w, &name, data)
 }
 
-fn changed(path: &Path) -> io::Error {
-    io::Error::other(format!(
-        "{} changed while it was being packed",
-        path.display()
-    ))
-}
-
 /// Writes head (`info.txt`, `index.txt`, one frame) and body into a
 /// temporary file in `out`'s folder, then renames it to `out`.
 fn write_out(
@@ -330,11 +367,8 @@ fn write_out(
     body: &mut File,
     compression: Compression,
 ) -> Result<u64, ArchiveError> {
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let failed = |e: io::Error| write_failed(&out.display().to_string(), e);
+    let dir = out_dir(out);
+    let failed = |e: io::Error| ArchiveError::io(out, e);
     let mut builder = tempfile::Builder::new();
     builder.prefix(".teeoracle-pack-");
     // As `File::create` would (the umask applies), not the private mode

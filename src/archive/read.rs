@@ -5,18 +5,20 @@
 
 use super::frames::{self, Compression, CountingBufRead, Frame, read_frames_from};
 use super::members::{self, MapMember, Member, Slot, catalogue, parse_header};
-use super::recording::{
-    Analysis, Plan, analyse, describe, finish_world, read_header, replay_until,
-};
+use super::recording::{Analysis, Plan, analyse, finish_world, read_header, replay_until};
 use super::text::{
-    self, Index, MapSummary, SaveFile, TocEntry, TopInfo, map_info, parse_map_info, parse_toc,
-    render_toc,
+    self, Index, MapSummary, SaveFile, TextError, TocEntry, TopInfo, map_info, parse_map_info,
+    parse_toc, render_toc,
 };
-use super::{ArchiveError, DEFAULT_EVERY, MAX_TEXT_MEMBER, log};
+use super::{
+    ArchiveError, Counted, DEFAULT_EVERY, MAX_TEXT_MEMBER, MemberProblem, NotArchive, Progress, log,
+};
+use crate::check::Finding;
 use crate::codec::Mode;
 use crate::teehistorian::{End, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, World};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -160,10 +162,18 @@ impl Status {
 /// One line of a verification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Verdict {
-    /// A member name, or `archive` for the file as a whole.
+    /// A member name, `N/` for a map folder, or `archive` for the file as a
+    /// whole.
     pub member: String,
+    /// How it fared.
     pub status: Status,
+    /// What was found, in a line.
     pub detail: String,
+    /// For a recording (`N/demodata.bin`): what the teehistorian pipeline
+    /// found, the same findings `check` reports for the file (offsets are
+    /// the recording's own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
 }
 
 impl Verdict {
@@ -172,6 +182,7 @@ impl Verdict {
             member: member.into(),
             status,
             detail: detail.into(),
+            findings: Vec::new(),
         }
     }
 }
@@ -180,11 +191,34 @@ impl Verdict {
 enum Fault {
     /// The member cannot be used as stored (too large, cut short, not
     /// text): rebuild it.
-    Damaged(String),
+    Damaged(Damage),
     /// Reading through `index.txt` failed: read the whole archive instead.
-    Retry(String),
+    Retry(Damage),
     /// Nothing can be done.
     Fail(ArchiveError),
+}
+
+/// A member that cannot be used as stored, and why.
+struct Damage {
+    member: String,
+    problem: MemberProblem,
+}
+
+impl Damage {
+    fn into_error(self, path: &Path) -> ArchiveError {
+        ArchiveError::Member {
+            path: path.to_path_buf(),
+            member: self.member,
+            problem: self.problem,
+        }
+    }
+}
+
+/// What is wrong, without the member's name (the verdict names it).
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.problem.fmt(f)
+    }
 }
 
 impl From<ArchiveError> for Fault {
@@ -210,52 +244,114 @@ pub struct Archive {
 /// What `info` shows.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
+    /// How the file is stored.
     pub compression: Compression,
+    /// The file's size.
     pub bytes: u64,
     /// Read through `index.txt` (only the frames needed).
     pub indexed: bool,
+    /// The top-level `info.txt`.
     pub top: TopInfo,
+    /// The map folders, in order.
     pub maps: Vec<MapLine>,
-    /// Every member: name and size.
-    pub members: Vec<(String, u64)>,
+    /// Every member, in archive order.
+    pub members: Vec<MemberLine>,
     /// What had to be rebuilt or was odd.
     pub notes: Vec<String>,
+}
+
+/// A member of the archive: name and size.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MemberLine {
+    /// Its name, e.g. `1/demodata.bin`.
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 /// One map in a [`Summary`].
 #[derive(Clone, Debug, Serialize)]
 pub struct MapLine {
+    /// The map folder (1 is the first).
     pub map: u32,
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The recording's last tick.
     pub ticks: i32,
+    /// Checkpoints listed in `toc.txt` (or stored, without one).
     pub checkpoints: usize,
+    /// The recording's size (`None`: missing).
     pub recording_bytes: Option<u64>,
+    /// The recording's `game_uuid`.
     pub game_uuid: Option<String>,
+    /// Its `prev_game_uuid` (set when it continues a previous map).
     pub prev_game_uuid: Option<String>,
 }
 
 /// The result of a seek.
 #[derive(Clone, Debug)]
 pub struct SeekResult {
+    /// The world at the tick.
     pub world: World,
-    /// The checkpoint the replay resumed from: member, tick, byte offset
-    /// (`None`: from the start of the recording).
-    pub from: Option<(String, i32, u64)>,
+    /// The checkpoint the replay resumed from (`None`: from the start of
+    /// the recording).
+    pub from: Option<Resumed>,
     /// Records replayed after it.
     pub records: u64,
     /// Checkpoints not used and why, replay inconsistencies.
     pub notes: Vec<String>,
 }
 
+/// The checkpoint a seek resumed from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Resumed {
+    /// Its member, e.g. `2/save3.ron`.
+    pub member: String,
+    /// The last tick it holds.
+    pub tick: i32,
+    /// The offset in the recording where the replay resumed.
+    pub offset: u64,
+}
+
 /// What verification found.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// How the file is stored.
     pub compression: Compression,
+    /// The file's size.
     pub bytes: u64,
+    /// One per member (and for the archive as a whole), in archive order.
     pub verdicts: Vec<Verdict>,
+    /// The maps whose recording is there.
     pub maps: Vec<MapReport>,
     /// The top-level `info.txt` as it should be.
+    #[serde(skip)]
     top_text: String,
+}
+
+/// What a verification counted, for its last line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    /// Map folders with a recording.
+    pub maps: usize,
+    /// Records of all of them.
+    pub records: u64,
+    /// Checkpoints that agree with the replay.
+    pub checkpoints_agree: usize,
+    /// Members rebuilt (missing).
+    pub rebuilt: usize,
+    /// Verdicts that failed.
+    pub failed: usize,
+}
+
+impl fmt::Display for Totals {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} map(s), {} records, {} checkpoint(s) agree; {} rebuilt, {} failed",
+            self.maps, self.records, self.checkpoints_agree, self.rebuilt, self.failed
+        )
+    }
 }
 
 impl Report {
@@ -269,25 +365,40 @@ impl Report {
     pub fn remarks(&self) -> impl Iterator<Item = &Verdict> {
         self.verdicts.iter().filter(|v| v.status != Status::Ok)
     }
+
+    /// What was counted.
+    pub fn totals(&self) -> Totals {
+        let count = |s: Status| self.verdicts.iter().filter(|v| v.status == s).count();
+        Totals {
+            maps: self.maps.len(),
+            records: self.maps.iter().map(|m| m.records).sum(),
+            checkpoints_agree: self.maps.iter().map(|m| m.checkpoints_agree).sum(),
+            rebuilt: count(Status::Rebuilt),
+            failed: count(Status::Failed),
+        }
+    }
 }
 
 /// One map as verified.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct MapReport {
+    /// The map folder.
     pub map: u32,
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The recording's records.
     pub records: u64,
+    /// Its last tick.
     pub last_tick: i32,
+    /// How it ended (`None`: stopped by a decode error).
     pub end: Option<End>,
     /// Checkpoints that agree with the replay.
     pub checkpoints_agree: usize,
     /// Members as they should be: name in the folder, bytes.
+    #[serde(skip)]
     resolved: Vec<(String, Vec<u8>)>,
+    #[serde(skip)]
     recording: Option<usize>,
-}
-
-fn bad(path: &Path, what: impl std::fmt::Display) -> ArchiveError {
-    ArchiveError::Bad(format!("{}: {what}", path.display()))
 }
 
 /// One member of a frame: header, data (at most `cap` bytes), padding.
@@ -295,30 +406,28 @@ fn read_own_member(
     r: &mut impl Read,
     at: &mut u64,
     expected: Slot,
-    cap: u64,
-) -> Result<(Member, Vec<u8>), String> {
+) -> Result<(Member, Vec<u8>), MemberProblem> {
     let mut block = [0u8; 512];
-    r.read_exact(&mut block)
-        .map_err(|e| format!("reading the first bzip2 stream: {e}"))?;
+    r.read_exact(&mut block)?;
     let (name, size) = parse_header(&block)?;
     if Slot::parse(&name) != Some(expected) {
-        return Err(format!("expected {expected} at byte {at}, found {name:?}"));
+        return Err(MemberProblem::Unexpected {
+            expected: expected.to_string(),
+            at: *at,
+            found: name,
+        });
     }
-    if size > cap {
-        return Err(format!(
-            "{name} is {size} bytes, more than the {cap} allowed"
-        ));
+    if size > MAX_TEXT_MEMBER {
+        return Err(MemberProblem::TooLarge { size });
     }
     // Read as far as the data goes, not allocated up front from the header.
     let mut data = Vec::new();
     let mut pad = [0u8; 512];
-    r.take(size)
-        .read_to_end(&mut data)
-        .and_then(|n| match n as u64 == size {
-            true => r.read_exact(&mut pad[..members::padding(size)]),
-            false => Err(io::ErrorKind::UnexpectedEof.into()),
-        })
-        .map_err(|e| format!("reading {name}: {e}"))?;
+    let read = r.take(size).read_to_end(&mut data)? as u64;
+    if read != size {
+        return Err(MemberProblem::CutShort { read, size });
+    }
+    r.read_exact(&mut pad[..members::padding(size)])?;
     let member = Member {
         name,
         header: *at,
@@ -332,27 +441,27 @@ fn read_own_member(
 
 /// Members and frames of a bzip2 archive as its first frame (`info.txt`
 /// and `index.txt`) describes them.
-fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), String> {
-    let file = File::open(path).map_err(|e| e.to_string())?;
+fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), MemberProblem> {
+    let file = File::open(path)?;
     let mut src = CountingBufRead::new(BufReader::new(file));
     let mut at = 0u64;
     let (info, text) = {
         let mut head = frames::bzip2_frame(&mut src);
-        let (info, _) = read_own_member(&mut head, &mut at, Slot::TopInfo, MAX_TEXT_MEMBER)?;
-        let (index, text) = read_own_member(&mut head, &mut at, Slot::Index, MAX_TEXT_MEMBER)?;
-        if head.read(&mut [0u8]).map_err(|e| e.to_string())? != 0 {
-            return Err(
-                "the first bzip2 stream holds more than info.txt and index.txt (recompressed?)"
-                    .into(),
-            );
+        let (info, _) = read_own_member(&mut head, &mut at, Slot::TopInfo)?;
+        let (index, text) = read_own_member(&mut head, &mut at, Slot::Index)?;
+        if head.read(&mut [0u8])? != 0 {
+            return Err(MemberProblem::FirstFrameHoldsMore);
         }
         ((info, index), text)
     };
     let body_c = src.consumed;
-    let text = String::from_utf8(text).map_err(|_| "index.txt is not UTF-8 text".to_string())?;
-    let index = Index::parse(&text).map_err(|e| format!("index.txt: {e}"))?;
+    let text =
+        String::from_utf8(text).map_err(|_| TextError::whole(super::text::Expected::Utf8))?;
+    let index = Index::parse(&text)?;
     if !index.describes(Compression::Bzip2) {
-        return Err(format!("index.txt describes {} data", index.compression));
+        return Err(MemberProblem::IndexFor {
+            compression: index.compression,
+        });
     }
     let mut frames = vec![Frame {
         uncompressed: 0,
@@ -364,10 +473,9 @@ fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), String> 
             compressed: f.compressed + body_c,
         };
         if frame.compressed >= bytes {
-            return Err(format!(
-                "index.txt puts a frame at compressed byte {}, after the end of the file",
-                frame.compressed
-            ));
+            return Err(MemberProblem::FrameAfterEnd {
+                at: frame.compressed,
+            });
         }
         frames.push(frame);
     }
@@ -385,6 +493,23 @@ fn framed(path: &Path, bytes: u64) -> Result<(Vec<Member>, Vec<Frame>), String> 
 impl Archive {
     /// Opens an archive to read parts of it: a bzip2 archive with a usable
     /// `index.txt` is read frame by frame; others as [`Archive::open_full`].
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use teeoracle::archive::Archive;
+    /// let mut archive = Archive::open(Path::new("corpus/archive/E_map_change.tar.bz2"))?;
+    /// assert!(archive.indexed());
+    /// assert_eq!(archive.map_numbers(), [1, 2]);
+    /// // The world of map 2 at tick 700: from the checkpoint before it.
+    /// let seek = archive.seek(2, 700)?;
+    /// assert_eq!(seek.world.tick, 700);
+    /// assert_eq!(seek.from.unwrap().member, "2/save2.ron");
+    /// // Verification replays every recording and checks every member.
+    /// let report = archive.verify();
+    /// assert!(!report.failed());
+    /// assert_eq!(report.totals().records, 3911);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
         Archive::open_with(path, false)
     }
@@ -397,19 +522,17 @@ impl Archive {
     }
 
     fn open_with(path: &Path, full: bool) -> Result<Archive, ArchiveError> {
-        let mut file = File::open(path).map_err(|e| bad(path, e))?;
-        let bytes = file.metadata().map_err(|e| bad(path, e))?.len();
+        let io = |e| ArchiveError::io(path, e);
+        let not_an_archive = |why| ArchiveError::NotAnArchive {
+            path: path.to_path_buf(),
+            why,
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let bytes = file.metadata().map_err(io)?.len();
         let mut head = Vec::with_capacity(512);
-        (&mut file)
-            .take(512)
-            .read_to_end(&mut head)
-            .map_err(|e| bad(path, e))?;
-        let compression = Compression::detect(&head).ok_or_else(|| {
-            bad(
-                path,
-                "at byte 0: expected a tar header or bzip2, gzip, xz or zstd data (not an archive)",
-            )
-        })?;
+        (&mut file).take(512).read_to_end(&mut head).map_err(io)?;
+        let compression =
+            Compression::detect(&head).ok_or_else(|| not_an_archive(NotArchive::UnknownStart))?;
         let mut structure = Vec::new();
         if compression == Compression::Bzip2 && !full {
             match framed(path, bytes) {
@@ -437,24 +560,18 @@ impl Archive {
         let (source, tar_len, boundaries) = match compression {
             Compression::None => (Source::Plain(path.to_path_buf()), bytes, Vec::new()),
             _ => {
-                let mut tmp = NamedTempFile::new()
-                    .map_err(|e| ArchiveError::Write(format!("temporary file: {e}")))?;
+                let scratch = |e| ArchiveError::io(&std::env::temp_dir(), e);
+                let mut tmp = NamedTempFile::new().map_err(scratch)?;
                 let found = {
                     let mut out = BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
                     frames::decompress_to(path, compression, &mut out)
                         .and_then(|f| out.flush().map(|()| f))
-                        .map_err(|e| {
-                            ArchiveError::Write(format!("decompressing {}: {e}", path.display()))
-                        })?
+                        .map_err(scratch)?
                 };
                 if let Some(why) = found.error {
                     structure.push(Verdict::new("archive", Status::Failed, why));
                 }
-                let len = tmp
-                    .as_file()
-                    .metadata()
-                    .map_err(|e| ArchiveError::Write(e.to_string()))?
-                    .len();
+                let len = tmp.as_file().metadata().map_err(scratch)?.len();
                 (Source::Spool(tmp), len, found.frames)
             }
         };
@@ -463,11 +580,12 @@ impl Archive {
             Source::Spool(tmp) => tmp.reopen(),
             Source::Frames { .. } => unreachable!("not for a full read"),
         }
-        .map_err(|e| bad(path, e))?;
+        .map_err(io)?;
         let found = catalogue(tar, tar_len);
         if found.members.is_empty() {
-            let why = found.broken.unwrap_or_else(|| "no members".into());
-            return Err(bad(path, format!("not an archive: {why}")));
+            return Err(not_an_archive(
+                found.broken.map_or(NotArchive::NoMembers, NotArchive::Tar),
+            ));
         }
         for note in found.ignored {
             structure.push(Verdict::new(
@@ -477,7 +595,7 @@ impl Archive {
             ));
         }
         if let Some(why) = found.broken {
-            structure.push(Verdict::new("archive", Status::Failed, why));
+            structure.push(Verdict::new("archive", Status::Failed, why.to_string()));
         } else if found.no_end_marker {
             structure.push(Verdict::new(
                 "archive",
@@ -671,60 +789,61 @@ impl Archive {
             .rposition(|m| {
                 m.name == name || Slot::parse(&m.name).is_some_and(|s| s.to_string() == name)
             })
-            .ok_or_else(|| {
-                ArchiveError::Request(format!("{}: no member {name}", self.path.display()))
+            .ok_or_else(|| ArchiveError::NoSuchMember {
+                path: self.path.clone(),
+                name: name.to_string(),
             })
     }
 
     /// A member's bytes (at most [`MAX_TEXT_MEMBER`]).
     pub fn member_bytes(&self, name: &str) -> Result<Vec<u8>, ArchiveError> {
         let i = self.find(name)?;
-        self.read_capped(i).map_err(|f| self.fault_error(i, f))
+        self.read_capped(i).map_err(|f| self.fault_error(f))
     }
 
     /// Streams a member's bytes to `out`; returns how many there were.
     pub fn copy_member(&self, name: &str, out: &mut impl Write) -> Result<u64, ArchiveError> {
         let i = self.find(name)?;
         let m = &self.members[i];
-        let mut r = self
-            .member_reader(i, 0)
-            .map_err(|e| bad(&self.path, format!("{}: {e}", m.name)))?;
-        let n = io::copy(&mut r, out).map_err(|e| bad(&self.path, format!("{}: {e}", m.name)))?;
+        let member = |problem| ArchiveError::Member {
+            path: self.path.clone(),
+            member: m.name.clone(),
+            problem,
+        };
+        let mut r = self.member_reader(i, 0).map_err(member)?;
+        let n = io::copy(&mut r, out).map_err(|e| member(e.into()))?;
         if n != m.size {
-            return Err(bad(
-                &self.path,
-                format!(
-                    "{}: the archive ends after {n} of its {} bytes",
-                    m.name, m.size
-                ),
-            ));
+            return Err(member(MemberProblem::CutShort {
+                read: n,
+                size: m.size,
+            }));
         }
         Ok(n)
     }
 
-    fn fault_error(&self, i: usize, f: Fault) -> ArchiveError {
+    fn fault_error(&self, f: Fault) -> ArchiveError {
         match f {
-            Fault::Damaged(why) | Fault::Retry(why) => {
-                bad(&self.path, format!("{}: {why}", self.members[i].name))
-            }
+            Fault::Damaged(d) | Fault::Retry(d) => d.into_error(&self.path),
             Fault::Fail(e) => e,
         }
     }
 
     /// The data of member `i` from byte `offset` of it on. Read through
     /// `index.txt`, the member's header is checked first.
-    fn member_reader(&self, i: usize, offset: u64) -> io::Result<Box<dyn Read + Send>> {
+    fn member_reader(&self, i: usize, offset: u64) -> Result<Box<dyn Read + Send>, MemberProblem> {
         let m = &self.members[i];
         if let (Source::Frames { .. }, 0) = (&self.source, offset) {
             let mut r = self.source.read_from(m.header)?;
             let mut block = [0u8; 512];
             r.read_exact(&mut block)?;
-            let (name, size) = parse_header(&block).map_err(io::Error::other)?;
+            let (name, size) = parse_header(&block)?;
             if name != m.name || size != m.size {
-                return Err(io::Error::other(format!(
-                    "index.txt says {} ({} bytes) is at byte {}, found {name} ({size} bytes)",
-                    m.name, m.size, m.header
-                )));
+                return Err(MemberProblem::NotWhereIndexSays {
+                    at: m.header,
+                    size: m.size,
+                    found: name,
+                    found_size: size,
+                });
             }
             return Ok(Box::new(r.take(m.size)));
         }
@@ -733,45 +852,57 @@ impl Archive {
     }
 
     /// A fault reading member `i`: through the index, worth a full read.
-    fn read_fault(&self, why: String) -> Fault {
+    fn read_fault(&self, i: usize, problem: impl Into<MemberProblem>) -> Fault {
+        let damage = self.damage(i, problem);
         match self.source {
-            Source::Frames { .. } => Fault::Retry(why),
-            _ => Fault::Damaged(why),
+            Source::Frames { .. } => Fault::Retry(damage),
+            _ => Fault::Damaged(damage),
+        }
+    }
+
+    fn damage(&self, i: usize, problem: impl Into<MemberProblem>) -> Damage {
+        Damage {
+            member: self.members[i].name.clone(),
+            problem: problem.into(),
         }
     }
 
     fn read_capped(&self, i: usize) -> Result<Vec<u8>, Fault> {
         let m = &self.members[i];
         if m.size > MAX_TEXT_MEMBER {
-            return Err(Fault::Damaged(format!(
-                "{} bytes, more than the {MAX_TEXT_MEMBER} a text member may have",
-                m.size
-            )));
+            return Err(Fault::Damaged(
+                self.damage(i, MemberProblem::TooLarge { size: m.size }),
+            ));
         }
         let mut data = Vec::with_capacity(m.size.min(1 << 20) as usize);
         self.member_reader(i, 0)
-            .and_then(|mut r| r.read_to_end(&mut data))
-            .map_err(|e| self.read_fault(e.to_string()))?;
+            .and_then(|mut r| Ok(r.read_to_end(&mut data)?))
+            .map_err(|e| self.read_fault(i, e))?;
         if (data.len() as u64) < m.size {
-            return Err(self.read_fault(format!(
-                "the archive ends after {} of its {} bytes",
-                data.len(),
-                m.size
-            )));
+            return Err(self.read_fault(
+                i,
+                MemberProblem::CutShort {
+                    read: data.len() as u64,
+                    size: m.size,
+                },
+            ));
         }
         Ok(data)
     }
 
     fn read_text(&self, i: usize) -> Result<String, Fault> {
-        String::from_utf8(self.read_capped(i)?).map_err(|_| Fault::Damaged("not UTF-8 text".into()))
+        String::from_utf8(self.read_capped(i)?).map_err(|_| {
+            Fault::Damaged(self.damage(i, TextError::whole(super::text::Expected::Utf8)))
+        })
     }
 
-    /// Reads a member that may be absent: `Ok(None)` if it is.
+    /// Reads a member that may be absent: `Ok(None)` if it is; a damaged
+    /// one is `Some(Err(what is wrong))`.
     fn stored_text(&self, i: Option<usize>) -> Result<Option<Result<String, String>>, Fault> {
         let Some(i) = i else { return Ok(None) };
         match self.read_text(i) {
             Ok(text) => Ok(Some(Ok(text))),
-            Err(Fault::Damaged(why)) => Ok(Some(Err(why))),
+            Err(Fault::Damaged(why)) => Ok(Some(Err(why.to_string()))),
             Err(other) => Err(other),
         }
     }
@@ -788,56 +919,71 @@ impl Archive {
                     Verdict::new(
                         "index.txt",
                         Status::Note,
-                        format!("{why}: the archive was read from the start"),
+                        format!(
+                            "reading {} through it: {why}: the archive was read from the start",
+                            why.member
+                        ),
                     ),
                 );
                 *self = full;
-                f(self).map_err(|fault| match fault {
-                    Fault::Damaged(why) | Fault::Retry(why) => bad(&self.path, why),
-                    Fault::Fail(e) => e,
-                })
+                f(self).map_err(|fault| self.fault_error(fault))
             }
-            Err(Fault::Damaged(why)) => Err(bad(&self.path, why)),
-            Err(Fault::Fail(e)) => Err(e),
+            Err(fault) => Err(self.fault_error(fault)),
         }
     }
 
     fn map(&self, n: u32) -> Result<&MapMembers, ArchiveError> {
-        self.maps.get(&n).ok_or_else(|| {
-            let have = match (self.maps.keys().next(), self.maps.keys().last()) {
-                (Some(a), Some(b)) => format!("maps {a} to {b}"),
-                _ => "no maps".into(),
-            };
-            ArchiveError::Request(format!(
-                "{}: no map {n} (the archive has {have})",
-                self.path.display()
-            ))
+        self.maps.get(&n).ok_or_else(|| ArchiveError::NoSuchMap {
+            path: self.path.clone(),
+            map: n,
+            have: self
+                .maps
+                .keys()
+                .next()
+                .zip(self.maps.keys().last())
+                .map(|(&a, &b)| (a, b)),
         })
     }
 
-    /// Analyses map `n`'s recording.
+    /// Analyses map `n`'s recording; `on_read` hears of every read.
     fn analyse_map(
         &self,
         n: u32,
         plan: Plan<'_>,
         roundtrip: bool,
+        on_read: impl FnMut(u64),
     ) -> Result<(usize, Analysis), Fault> {
-        let rec = self.map(n)?.recording.ok_or_else(|| {
-            Fault::Fail(bad(
-                &self.path,
-                format!("{n}/demodata.bin is missing (the one member that cannot be rebuilt)"),
-            ))
-        })?;
+        let rec = self.recording(n)?;
         let reader = self
             .member_reader(rec, 0)
-            .map_err(|e| self.read_fault(e.to_string()))?;
-        match analyse(BufReader::with_capacity(1 << 16, reader), plan, roundtrip) {
+            .map_err(|e| self.read_fault(rec, e))?;
+        let src = Counted::new(BufReader::with_capacity(1 << 16, reader), on_read);
+        match analyse(src, plan, roundtrip) {
             Ok(a) => Ok((rec, a)),
-            Err(ReadError::Io(e)) => Err(self.read_fault(format!("{n}/demodata.bin: {e}"))),
-            Err(ReadError::Decode(e)) => Err(Fault::Fail(bad(
-                &self.path,
-                format!("{n}/demodata.bin: {}", describe(&e, 0)),
-            ))),
+            Err(e) => Err(self.bad_recording(rec, e)),
+        }
+    }
+
+    /// Map `n`'s recording, which must be there.
+    fn recording(&self, n: u32) -> Result<usize, Fault> {
+        self.map(n)?.recording.ok_or_else(|| {
+            Fault::Fail(ArchiveError::MissingRecording {
+                path: self.path.clone(),
+                map: n,
+            })
+        })
+    }
+
+    /// A recording (member `rec`) that cannot be read, or whose header does
+    /// not decode.
+    fn bad_recording(&self, rec: usize, e: ReadError) -> Fault {
+        match e {
+            ReadError::Io(e) => self.read_fault(rec, e),
+            ReadError::Decode(error) => Fault::Fail(ArchiveError::Recording {
+                path: self.path.clone(),
+                member: Some(self.members[rec].name.clone()),
+                error,
+            }),
         }
     }
 
@@ -859,7 +1005,7 @@ impl Archive {
             Some((_, rec)) => {
                 let mut r = self
                     .member_reader(rec, 0)
-                    .map_err(|e| self.read_fault(e.to_string()))?;
+                    .map_err(|e| self.read_fault(rec, e))?;
                 read_header(&mut r).map(|(h, _)| h.info).unwrap_or_default()
             }
             None => HeaderInfo::default(),
@@ -903,9 +1049,9 @@ impl Archive {
             let summary: MapSummary = match stored {
                 Ok(s) => s,
                 Err(why) => {
-                    let (_, a) = self.analyse_map(n, Plan::Every(top.every), false)?;
+                    let (_, a) = self.analyse_map(n, Plan::Every(top.every), false, |_| {})?;
                     notes.push(format!("{n}/info.txt {why}: rebuilt from {n}/demodata.bin"));
-                    parse_map_info(&map_info(&a)).map_err(|e| Fault::Fail(bad(&self.path, e)))?
+                    MapSummary::of(&a)
                 }
             };
             let checkpoints = match self.stored_text(mm.toc)? {
@@ -935,7 +1081,13 @@ impl Archive {
             indexed: self.indexed(),
             top,
             maps,
-            members: self.members().map(|(n, s)| (n.to_string(), s)).collect(),
+            members: self
+                .members()
+                .map(|(name, size)| MemberLine {
+                    name: name.to_string(),
+                    size,
+                })
+                .collect(),
             notes,
         })
     }
@@ -956,7 +1108,7 @@ impl Archive {
             Some(Err(e)) => format!("damaged ({e})"),
             None => "missing".into(),
         };
-        let (_, a) = self.analyse_map(n, Plan::At(&[]), false)?;
+        let (_, a) = self.analyse_map(n, Plan::At(&[]), false, |_| {})?;
         Ok((
             a.log,
             Some(format!("{n}/log.txt {why}: rebuilt from {n}/demodata.bin")),
@@ -974,16 +1126,9 @@ impl Archive {
 
     fn seek_once(&self, n: u32, tick: i32) -> Result<SeekResult, Fault> {
         let mm = self.map(n)?;
-        let rec = mm.recording.ok_or_else(|| {
-            Fault::Fail(bad(
-                &self.path,
-                format!("{n}/demodata.bin is missing (the one member that cannot be rebuilt)"),
-            ))
-        })?;
+        let rec = self.recording(n)?;
         if tick < 0 {
-            return Err(Fault::Fail(ArchiveError::Request(format!(
-                "tick {tick} is before the start"
-            ))));
+            return Err(Fault::Fail(ArchiveError::TickBeforeStart { tick }));
         }
         let size = self.members[rec].size;
         let mut notes = Vec::new();
@@ -1013,8 +1158,8 @@ impl Archive {
                 continue;
             };
             let save = match self.read_text(i) {
-                Ok(text) => SaveFile::parse(&text),
-                Err(Fault::Damaged(why)) => Err(why),
+                Ok(text) => SaveFile::parse(&text).map_err(|e| e.to_string()),
+                Err(Fault::Damaged(why)) => Err(why.to_string()),
                 Err(other) => return Err(other),
             };
             match save {
@@ -1036,25 +1181,23 @@ impl Archive {
                 Err(why) => notes.push(format!("{name} is damaged ({why}): not used")),
             }
         }
-        let bad_recording = |e: ReadError| match e {
-            ReadError::Io(e) => self.read_fault(format!("{n}/demodata.bin: {e}")),
-            ReadError::Decode(e) => Fault::Fail(bad(
-                &self.path,
-                format!("{n}/demodata.bin: {}", describe(&e, tick)),
-            )),
-        };
+        let bad_recording = |e| self.bad_recording(rec, e);
         let (_, head) = {
             let mut r = self
                 .member_reader(rec, 0)
-                .map_err(|e| self.read_fault(e.to_string()))?;
+                .map_err(|e| self.read_fault(rec, e))?;
             read_header(&mut r).map_err(bad_recording)?
         };
         let header_len = head.len() as u64;
         let (mut replay, resume_at, from) = match start {
-            Some((name, e, save)) if e.offset >= header_len => (
+            Some((member, e, save)) if e.offset >= header_len => (
                 Replay::resume(save.checkpoint),
                 e.offset,
-                Some((name, e.tick, e.offset)),
+                Some(Resumed {
+                    member,
+                    tick: e.tick,
+                    offset: e.offset,
+                }),
             ),
             _ => (Replay::new(ReplayConfig::default()), header_len, None),
         };
@@ -1067,7 +1210,7 @@ impl Archive {
             .map_or(size, |e| e.offset.min(size));
         let tail = self
             .member_reader(rec, resume_at)
-            .map_err(|e| self.read_fault(e.to_string()))?
+            .map_err(|e| self.read_fault(rec, e))?
             .take(bound - resume_at);
         // The stream reader needs a header: the recording's own, then the
         // bytes from the checkpoint on, with offsets shifted back.
@@ -1082,11 +1225,19 @@ impl Archive {
                 .iter()
                 .map(|i| format!("replay: {i}")),
         );
+        if reached.inconsistency_count > reached.inconsistencies.len() as u64 {
+            notes.push(format!(
+                "{} more inconsistencies",
+                reached.inconsistency_count - reached.inconsistencies.len() as u64
+            ));
+        }
         let world = finish_world(&replay, &reached, tick).ok_or_else(|| {
-            Fault::Fail(ArchiveError::Request(format!(
-                "tick {tick} is after the end of map {n} (last tick {})",
-                reached.last_tick
-            )))
+            Fault::Fail(ArchiveError::TickAfterEnd {
+                path: self.path.clone(),
+                map: n,
+                tick,
+                last_tick: reached.last_tick,
+            })
         })?;
         Ok(SeekResult {
             world,
@@ -1101,24 +1252,21 @@ impl Archive {
     /// equal (slow: the whole recording up to `tick`).
     pub fn replay_from_start(&mut self, n: u32, tick: i32) -> Result<World, ArchiveError> {
         self.retrying(|a| {
-            let rec = a
-                .map(n)?
-                .recording
-                .ok_or_else(|| Fault::Fail(bad(&a.path, format!("{n}/demodata.bin is missing"))))?;
-            let r = a
-                .member_reader(rec, 0)
-                .map_err(|e| a.read_fault(e.to_string()))?;
-            match super::recording::world_at(BufReader::with_capacity(1 << 16, r), tick) {
-                Ok(Some(world)) => Ok(world),
-                Ok(None) => Err(Fault::Fail(ArchiveError::Request(format!(
-                    "tick {tick} is after the end of map {n}"
-                )))),
-                Err(ReadError::Io(e)) => Err(a.read_fault(e.to_string())),
-                Err(ReadError::Decode(e)) => Err(Fault::Fail(bad(
-                    &a.path,
-                    format!("{n}/demodata.bin: {}", describe(&e, tick)),
-                ))),
-            }
+            let rec = a.recording(n)?;
+            let r = a.member_reader(rec, 0).map_err(|e| a.read_fault(rec, e))?;
+            let bad_recording = |e| a.bad_recording(rec, e);
+            let src = BufReader::with_capacity(1 << 16, r);
+            let (_, mut reader) = StreamReader::new(src, Mode::Lenient).map_err(bad_recording)?;
+            let mut replay = Replay::new(ReplayConfig::default());
+            let reached = replay_until(&mut reader, 0, &mut replay, tick).map_err(bad_recording)?;
+            finish_world(&replay, &reached, tick).ok_or_else(|| {
+                Fault::Fail(ArchiveError::TickAfterEnd {
+                    path: a.path.clone(),
+                    map: n,
+                    tick,
+                    last_tick: reached.last_tick,
+                })
+            })
         })
     }
 
@@ -1130,12 +1278,29 @@ impl Archive {
     ///
     /// [`unpack`]: Archive::unpack
     pub fn verify(&self) -> Report {
+        self.verify_with(&mut |_| {})
+    }
+
+    /// [`Archive::verify`], telling `progress` how far it is (bytes of
+    /// recordings read).
+    pub fn verify_with(&self, progress: &mut dyn FnMut(Progress)) -> Report {
+        let total = self
+            .maps
+            .values()
+            .filter_map(|mm| mm.recording)
+            .map(|i| self.members[i].size)
+            .sum();
+        let mut done = 0;
+        let mut on_read = |n| {
+            done += n;
+            progress(Progress { done, total });
+        };
         let mut verdicts = self.structure.clone();
         let (top, note) = match self.top_info() {
             Ok(t) => t,
             Err(f) => {
                 let why = match f {
-                    Fault::Damaged(w) | Fault::Retry(w) => w,
+                    Fault::Damaged(w) | Fault::Retry(w) => format!("{}: {w}", w.member),
                     Fault::Fail(e) => e.to_string(),
                 };
                 verdicts.push(Verdict::new("archive", Status::Failed, why));
@@ -1197,7 +1362,8 @@ impl Archive {
         let mut maps = Vec::new();
         let mut previous_game: Option<String> = None;
         for &n in self.maps.keys() {
-            let (mut v, report, game) = self.verify_map(n, top.every, previous_game.as_deref());
+            let (mut v, report, game) =
+                self.verify_map(n, top.every, previous_game.as_deref(), &mut on_read);
             verdicts.append(&mut v);
             maps.extend(report);
             previous_game = game;
@@ -1218,6 +1384,7 @@ impl Archive {
         n: u32,
         every: i32,
         previous_game: Option<&str>,
+        on_read: &mut dyn FnMut(u64),
     ) -> (Vec<Verdict>, Option<MapReport>, Option<String>) {
         let mm = &self.maps[&n];
         let name = |m: MapMember| Slot::Map(n, m).to_string();
@@ -1232,13 +1399,15 @@ impl Archive {
         };
         let text_of = |i: Option<usize>| match self.stored_text(i) {
             Ok(t) => t,
-            Err(Fault::Damaged(why) | Fault::Retry(why)) => Some(Err(why)),
+            Err(Fault::Damaged(why) | Fault::Retry(why)) => Some(Err(why.to_string())),
             Err(Fault::Fail(e)) => Some(Err(e.to_string())),
         };
         // The checkpoints the archive claims: toc.txt, or else the saves'
         // own offsets.
         let toc_raw = text_of(mm.toc);
-        let stored_toc = toc_raw.clone().map(|t| t.and_then(|t| parse_toc(&t)));
+        let stored_toc = toc_raw
+            .clone()
+            .map(|t| t.and_then(|t| parse_toc(&t).map_err(|e| e.to_string())));
         let stored_saves: BTreeMap<u32, (Result<SaveFile, String>, Vec<u8>)> = mm
             .saves
             .iter()
@@ -1247,7 +1416,7 @@ impl Archive {
                 let parsed = raw
                     .as_ref()
                     .map_err(Clone::clone)
-                    .and_then(|t| SaveFile::parse(t));
+                    .and_then(|t| SaveFile::parse(t).map_err(|e| e.to_string()));
                 (k, (parsed, raw.map(String::into_bytes).unwrap_or_default()))
             })
             .collect();
@@ -1275,11 +1444,11 @@ impl Archive {
         } else {
             Plan::At(&offsets)
         };
-        let a = match self.analyse_map(n, plan, true) {
+        let a = match self.analyse_map(n, plan, true, on_read) {
             Ok((_, a)) => a,
             Err(f) => {
                 let why = match f {
-                    Fault::Damaged(w) | Fault::Retry(w) => w,
+                    Fault::Damaged(w) | Fault::Retry(w) => w.to_string(),
                     Fault::Fail(e) => e.to_string(),
                 };
                 v.push(Verdict::new(
@@ -1296,21 +1465,27 @@ impl Archive {
             (Some(p), Some(q)) if p == q => format!(", continues map {}", n - 1),
             _ => String::new(),
         };
-        let recording = if a.bytes < size || self.members[rec].truncated {
+        // The recording's verdict is what the teehistorian pipeline found.
+        let findings = a.scan.findings();
+        let problems: Vec<String> = a.problems().map(|f| f.message).collect();
+        let mut recording = if a.scan.bytes < size || self.members[rec].truncated {
             Verdict::new(
                 name(MapMember::Recording),
                 Status::Failed,
-                format!("the archive ends after {} of its {size} bytes", a.bytes),
+                format!(
+                    "the archive ends after {} of its {size} bytes",
+                    a.scan.bytes
+                ),
             )
-        } else if !a.problems.is_empty() {
+        } else if !problems.is_empty() {
             Verdict::new(
                 name(MapMember::Recording),
                 Status::Failed,
-                a.problems.join("; "),
+                problems.join("; "),
             )
         } else {
-            let end = a.end.map_or(String::new(), |e| e.to_string());
-            let status = match a.end {
+            let end = a.scan.end.map_or(String::new(), |e| e.to_string());
+            let status = match a.scan.end {
                 Some(End::Truncated { .. }) => Status::Warn,
                 _ => Status::Ok,
             };
@@ -1319,10 +1494,11 @@ impl Archive {
                 status,
                 format!(
                     "{} bytes, {} records, last tick {}, byte-exact, replays cleanly, {end}{continues}",
-                    a.bytes, a.records, a.last_tick
+                    a.scan.bytes, a.scan.records, a.scan.last_tick
                 ),
             )
         };
+        recording.findings = findings;
         let (info_verdict, info_text) =
             compare_text(&name(MapMember::Info), text_of(mm.info), map_info(&a), n);
         let (log_verdict, log_text) =
@@ -1370,7 +1546,12 @@ impl Archive {
         } else {
             for e in &listed {
                 let member = name(MapMember::Save(e.save));
-                if let Some((_, why)) = a.missed.iter().find(|(o, _)| *o == e.offset) {
+                if let Some(why) = a
+                    .missed
+                    .iter()
+                    .find(|m| m.offset == e.offset)
+                    .map(|m| m.why)
+                {
                     toc_faults.push(format!("save{}.ron at byte {}: {why}", e.save, e.offset));
                     if stored_saves.contains_key(&e.save) {
                         sv.push(Verdict::new(
@@ -1504,9 +1685,9 @@ impl Archive {
         let report = MapReport {
             map: n,
             map_name: a.header.info.map_name.clone(),
-            records: a.records,
-            last_tick: a.last_tick,
-            end: a.end,
+            records: a.scan.records,
+            last_tick: a.scan.last_tick,
+            end: a.scan.end,
             checkpoints_agree: agree,
             resolved,
             recording: Some(rec),
@@ -1520,14 +1701,13 @@ impl Archive {
     /// [`verify`](Archive::verify) resolves it (rebuilt where missing or
     /// wrong). `index.txt` describes the packed file only and is left out.
     pub fn unpack(&self, dir: &Path) -> Result<Report, ArchiveError> {
-        let failed = |p: &Path, e: io::Error| ArchiveError::Write(format!("{}: {e}", p.display()));
+        let failed = |p: &Path, e: io::Error| ArchiveError::io(p, e);
         if dir.exists() {
             let mut entries = fs::read_dir(dir).map_err(|e| failed(dir, e))?;
             if entries.next().is_some() {
-                return Err(ArchiveError::Request(format!(
-                    "{} is not empty",
-                    dir.display()
-                )));
+                return Err(ArchiveError::NotEmpty {
+                    dir: dir.to_path_buf(),
+                });
             }
         }
         let report = self.verify();
@@ -1546,7 +1726,11 @@ impl Archive {
                 let mut out = BufWriter::new(file);
                 let mut r = self
                     .member_reader(rec, 0)
-                    .map_err(|e| bad(&self.path, format!("{}: {e}", self.members[rec].name)))?;
+                    .map_err(|problem| ArchiveError::Member {
+                        path: self.path.clone(),
+                        member: self.members[rec].name.clone(),
+                        problem,
+                    })?;
                 io::copy(&mut r, &mut out).map_err(|e| failed(&path, e))?;
                 out.flush().map_err(|e| failed(&path, e))?;
             }

@@ -3,11 +3,15 @@
 //! replay to a tick, from the start or from a checkpoint.
 
 use super::log;
-use crate::codec::{DecodeError, Mode, first_difference};
+use crate::check::{Finding, Severity};
+use crate::codec::{Codec, Mode, Reader};
+use crate::teehistorian::scan::{Scan, Verify};
 use crate::teehistorian::{
-    Checkpoint, End, Header, MAX_HEADER_LEN, ReadError, Replay, ReplayConfig, StreamReader, World,
+    Checkpoint, Header, Inconsistency, MAX_HEADER_LEN, ReadError, Replay, ReplayConfig,
+    StreamReader, World,
 };
-use std::io::{self, Read};
+use std::fmt;
+use std::io::Read;
 use std::ops::ControlFlow;
 
 /// Which checkpoints a pass takes.
@@ -26,6 +30,7 @@ pub enum Plan<'a> {
 pub struct Taken {
     /// Offset of the first record not yet replayed.
     pub offset: u64,
+    /// The replay before that record.
     pub checkpoint: Checkpoint,
 }
 
@@ -36,92 +41,126 @@ impl Taken {
     }
 }
 
-/// Everything one pass learns about a recording.
-#[derive(Clone, Debug)]
+/// An offset of [`Plan::At`] where no record starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Missed {
+    /// The offset.
+    pub offset: u64,
+    /// What is there instead.
+    pub why: NotARecord,
+}
+
+/// What is at an offset where no record starts.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotARecord {
+    /// The header (the offset is 0).
+    Header,
+    /// The inside of the header.
+    InsideHeader,
+    /// The inside of the record starting at `record`.
+    InsideRecord {
+        /// Where that record starts.
+        record: u64,
+    },
+    /// Nothing: the last record ends at `end`, before the offset.
+    AfterLastRecord {
+        /// Where the last record ends.
+        end: u64,
+    },
+}
+
+impl fmt::Display for NotARecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotARecord::Header => f.write_str("not where a record starts (the header is there)"),
+            NotARecord::InsideHeader => {
+                f.write_str("not where a record starts (inside the header)")
+            }
+            NotARecord::InsideRecord { record } => write!(
+                f,
+                "not where a record starts (inside the record at byte {record})"
+            ),
+            NotARecord::AfterLastRecord { end } => {
+                write!(f, "after the last record (which ends at byte {end})")
+            }
+        }
+    }
+}
+
+/// Everything one pass learns about a recording: the teehistorian
+/// pipeline's [`Scan`] (counts, how it ended, findings), and what the
+/// archive derives from the same pass: the log and the checkpoints.
+#[derive(Debug)]
 pub struct Analysis {
+    /// The recording's header.
     pub header: Header,
     /// Offset of the first record.
     pub header_len: u64,
-    /// Length of the recording in bytes.
-    pub bytes: u64,
-    pub records: u64,
-    pub last_tick: i32,
-    /// How the record stream ended (`None` after a decode error).
-    pub end: Option<End>,
-    /// Bytes after FINISH (DDNet never writes any).
-    pub after_finish: u64,
+    /// The pass over the records: counts, end, decode error, findings.
+    pub scan: Scan,
     /// `log.txt`.
     pub log: String,
+    /// The checkpoints taken.
     pub taken: Vec<Taken>,
-    /// Offsets of [`Plan::At`] where no record starts, with the reason.
-    pub missed: Vec<(u64, String)>,
-    /// The decode error that stopped the pass, if one did.
-    pub stopped: Option<String>,
-    /// What is wrong with the recording: a decode error (the pass stopped
-    /// there), a re-encoding that differs, replay inconsistencies, bytes
-    /// after FINISH. Empty for a sound recording.
-    pub problems: Vec<String>,
+    /// Offsets of [`Plan::At`] where no record starts.
+    pub missed: Vec<Missed>,
 }
 
-/// How a replay reports a decode error: one line with the byte offset.
-pub fn describe(e: &DecodeError, tick: i32) -> String {
-    format!(
-        "at byte {} (0x{:x}), tick {tick}: reading {}: {}",
-        e.offset, e.offset, e.context, e.kind
-    )
+impl Analysis {
+    /// What is wrong with the recording (the failing findings: a decode
+    /// error, a re-encoding that differs, replay inconsistencies, bytes
+    /// after FINISH). Empty for a sound recording.
+    pub fn problems(&self) -> impl Iterator<Item = Finding> {
+        self.scan
+            .findings()
+            .into_iter()
+            .filter(|f| f.severity == Severity::Fail)
+    }
 }
 
-/// Replays `src` (a whole recording) once. With `roundtrip`, every record
+/// Runs the teehistorian pipeline ([`Scan`], with a replay that keeps its
+/// history) over `src`, a whole recording, taking the log and the
+/// checkpoints `plan` asks for on the way. With `roundtrip`, every record
 /// is also re-encoded and compared with its bytes. Fails only if the
-/// header cannot be read; a fault later stops the pass and is listed in
-/// [`Analysis::problems`].
+/// header cannot be read or on an I/O error; a decode error later stops
+/// the pass and is the scan's `error`.
 pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analysis, ReadError> {
-    let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
-    let header_len = header.json.len() as u64 + 17;
-    let mut replay = Replay::new(ReplayConfig::default());
-    let mut out = Analysis {
-        header,
-        header_len,
-        bytes: 0,
-        records: 0,
-        last_tick: 0,
-        end: None,
-        after_finish: 0,
-        log: String::new(),
-        taken: Vec::new(),
-        missed: Vec::new(),
-        stopped: None,
-        problems: Vec::new(),
+    let verify = Verify {
+        roundtrip,
+        replay: Some(ReplayConfig::default()),
     };
     let (mut at, mut next_multiple) = match plan {
         Plan::Every(every) => (&[][..], Some(i64::from(every.max(1)))),
         Plan::At(offsets) => (offsets, None),
     };
     let every = next_multiple.unwrap_or(1);
-    let (mut next_offset, mut prev_offset) = (header_len, None::<u64>);
-    let (mut inconsistencies, mut first_inconsistency) = (0u64, None);
-    let (mut mismatch, mut scratch) = (None, Vec::new());
+    let (mut taken, mut missed) = (Vec::new(), Vec::new());
+    let (mut prev_offset, mut records_end) = (None::<u64>, None::<u64>);
     let mut events = log::EventLog::default();
-    let flow = reader.for_each_record(|rec| {
+    let (header, scan) = Scan::run_with(src, verify, |rec, replay| {
         while let Some((&o, rest)) = at.split_first() {
             if o > rec.offset {
                 break;
             }
             if o == rec.offset {
-                out.taken.push(Taken {
+                taken.push(Taken {
                     offset: o,
                     checkpoint: replay.checkpoint(),
                 });
             } else {
-                out.missed.push((o, not_a_boundary(o, prev_offset)));
+                missed.push(Missed {
+                    offset: o,
+                    why: not_a_boundary(o, prev_offset),
+                });
             }
             at = rest;
         }
         if let Some(multiple) = next_multiple
             && i64::from(rec.tick) > multiple
         {
-            if out.records > 0 {
-                out.taken.push(Taken {
+            if prev_offset.is_some() {
+                taken.push(Taken {
                     offset: rec.offset,
                     checkpoint: replay.checkpoint(),
                 });
@@ -130,72 +169,36 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
             // this tick (a TICK_SKIP may jump over several).
             next_multiple = Some((i64::from(rec.tick) + every - 1) / every * every);
         }
-        events.record(rec.tick, &rec.msg, &replay);
-        if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
-            inconsistencies += 1;
-            first_inconsistency.get_or_insert(inc);
-        }
-        if roundtrip && mismatch.is_none() {
-            scratch.clear();
-            rec.encode(&mut scratch);
-            mismatch = first_difference(&scratch, rec.raw).map(|i| rec.offset + i as u64);
-        }
-        out.records += 1;
-        out.last_tick = rec.tick;
+        events.record(rec.tick, &rec.msg, replay);
         prev_offset = Some(rec.offset);
-        next_offset = rec.offset + rec.raw.len() as u64;
-        ControlFlow::<()>::Continue(())
-    });
-    match flow {
-        Ok(_) => {}
-        Err(ReadError::Decode(e)) => {
-            let line = describe(&e, out.last_tick);
-            out.problems.push(line.clone());
-            out.stopped = Some(line);
-        }
-        Err(e @ ReadError::Io(_)) => return Err(e),
-    }
+        records_end = Some(rec.offset + rec.raw.len() as u64);
+    })?;
+    let header_len = 16 + header.json.len() as u64 + 1;
+    let records_end = records_end.unwrap_or(header_len);
     for &o in at {
-        let why = if o < next_offset {
+        let why = if o < records_end {
             not_a_boundary(o, prev_offset)
         } else {
-            format!("after the last record (which ends at byte {next_offset})")
+            NotARecord::AfterLastRecord { end: records_end }
         };
-        out.missed.push((o, why));
+        missed.push(Missed { offset: o, why });
     }
-    out.end = reader.end();
-    let rest = io::copy(&mut reader.into_rest(), &mut io::sink())?;
-    out.bytes = next_offset + rest;
-    out.log = events.finish(out.last_tick, out.end);
-    if let Some(End::Finished { .. }) = out.end {
-        out.after_finish = rest;
-    }
-    if let Some(at) = mismatch {
-        out.problems.push(format!(
-            "re-encoding differs from the recording at byte {at} (0x{at:x})"
-        ));
-    }
-    if let Some(inc) = first_inconsistency {
-        let more = match inconsistencies {
-            1 => String::new(),
-            n => format!(" ({} more)", n - 1),
-        };
-        out.problems.push(format!("replay: {inc}{more}"));
-    }
-    if let (Some(End::Finished { offset }), 1..) = (out.end, out.after_finish) {
-        out.problems.push(format!(
-            "{} byte(s) after FINISH at byte {offset} (0x{offset:x})",
-            out.after_finish
-        ));
-    }
-    Ok(out)
+    let log = events.finish(scan.last_tick, scan.end);
+    Ok(Analysis {
+        header,
+        header_len,
+        scan,
+        log,
+        taken,
+        missed,
+    })
 }
 
-fn not_a_boundary(offset: u64, prev: Option<u64>) -> String {
+fn not_a_boundary(offset: u64, prev: Option<u64>) -> NotARecord {
     match prev {
-        Some(p) => format!("not where a record starts (inside the record at byte {p})"),
-        None if offset == 0 => "not where a record starts (the header is there)".into(),
-        None => "not where a record starts (inside the header)".into(),
+        Some(record) => NotARecord::InsideRecord { record },
+        None if offset == 0 => NotARecord::Header,
+        None => NotARecord::InsideHeader,
     }
 }
 
@@ -206,18 +209,22 @@ pub fn read_header(src: &mut impl Read) -> Result<(Header, Vec<u8>), ReadError> 
     let mut bytes = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
-        match Header::decode(&bytes) {
-            Ok((header, len)) => {
+        let mut r = Reader::new(&bytes, Mode::Lenient);
+        let error = match Header::decode(&mut r, ()) {
+            Ok(header) => {
+                let len = r.position();
                 bytes.truncate(len);
                 return Ok((header, bytes));
             }
-            Err(e) if e.is_eof() && bytes.len() <= MAX_HEADER_LEN + 17 => {}
-            Err(e) => return Err(e.into()),
+            Err(e) => e,
+        };
+        if !error.is_eof() || bytes.len() > MAX_HEADER_LEN + 17 {
+            return Err(error.into());
         }
         let n = src.read(&mut chunk)?;
         if n == 0 {
             // The decode error for the bytes there are.
-            return Err(Header::decode(&bytes).map(|_| ()).unwrap_err().into());
+            return Err(error.into());
         }
         bytes.extend_from_slice(&chunk[..n]);
     }
@@ -233,8 +240,10 @@ pub struct Reached {
     /// A record after the target tick was seen (the target is inside the
     /// recording, not after its end).
     pub past: bool,
-    /// Replay inconsistencies, as lines (at most 10, then a count).
-    pub inconsistencies: Vec<String>,
+    /// The first replay inconsistencies (at most 10).
+    pub inconsistencies: Vec<Inconsistency>,
+    /// How many there were.
+    pub inconsistency_count: u64,
 }
 
 /// Replays the records of `reader` into `replay` up to and including tick
@@ -251,7 +260,6 @@ pub fn replay_until<R: Read>(
         last_tick: replay.tick(),
         ..Reached::default()
     };
-    let mut count = 0u64;
     let flow = reader.for_each_record(|rec| {
         // The reader's own tick restarts at 0 when it resumes; the replay's
         // clock (restored from the checkpoint) knows the real one.
@@ -260,9 +268,9 @@ pub fn replay_until<R: Read>(
             return ControlFlow::Break(());
         }
         if let Err(inc) = replay.handle(rec.offset + shift, &rec.msg) {
-            count += 1;
+            reached.inconsistency_count += 1;
             if reached.inconsistencies.len() < 10 {
-                reached.inconsistencies.push(inc.to_string());
+                reached.inconsistencies.push(inc);
             }
         }
         reached.records += 1;
@@ -272,16 +280,12 @@ pub fn replay_until<R: Read>(
     match flow {
         Ok(ControlFlow::Break(())) => reached.past = true,
         Ok(ControlFlow::Continue(())) => {}
-        Err(ReadError::Decode(mut e)) => {
-            e = DecodeError::new(e.offset + shift, e.context, e.kind.clone());
-            return Err(ReadError::Decode(e));
+        Err(ReadError::Decode(e)) => {
+            return Err(ReadError::Decode(
+                e.shifted(shift).at_tick(reached.last_tick),
+            ));
         }
         Err(e) => return Err(e),
-    }
-    if count > 10 {
-        reached
-            .inconsistencies
-            .push(format!("{} more inconsistencies", count - 10));
     }
     Ok(reached)
 }
@@ -331,10 +335,10 @@ mod tests {
     fn checkpoints_every_n_ticks_hold_every_tick_up_to_the_multiple() {
         let bytes = recording();
         let a = analyse(&bytes[..], Plan::Every(10), true).unwrap();
-        assert!(a.problems.is_empty(), "{:?}", a.problems);
+        assert_eq!(a.problems().count(), 0, "{:?}", a.scan.findings());
         let ticks: Vec<i32> = a.taken.iter().map(Taken::tick).collect();
         assert_eq!(ticks, [10, 20, 30]);
-        assert_eq!(a.bytes, bytes.len() as u64);
+        assert_eq!(a.scan.bytes, bytes.len() as u64);
         // Checkpoints at those offsets again give the same states.
         let offsets: Vec<u64> = a.taken.iter().map(|t| t.offset).collect();
         let again = analyse(&bytes[..], Plan::At(&offsets), false).unwrap();
@@ -343,14 +347,15 @@ mod tests {
         let off = analyse(&bytes[..], Plan::At(&[offsets[0] + 1, 1 << 40]), false).unwrap();
         assert_eq!(off.missed.len(), 2);
         assert!(
-            off.missed[0].1.contains("inside the record"),
+            matches!(off.missed[0].why, NotARecord::InsideRecord { record } if record < offsets[0] + 1),
             "{:?}",
             off.missed
         );
-        assert!(
-            off.missed[1].1.contains("after the last record"),
-            "{:?}",
-            off.missed
+        assert_eq!(
+            off.missed[1].why,
+            NotARecord::AfterLastRecord {
+                end: bytes.len() as u64
+            }
         );
     }
 

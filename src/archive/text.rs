@@ -6,7 +6,133 @@ use super::frames::{Compression, Frame};
 use super::recording::Analysis;
 use crate::teehistorian::Checkpoint;
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
+
+/// Why a text member does not parse: where, what was expected there and
+/// what was found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TextError {
+    /// The 1-based line at fault, when one line is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// What the member should have there, e.g. `` `key: value` ``.
+    pub expected: Expected,
+    /// What is there instead (the line or the value), when something is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+}
+
+/// What a text member should have had.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "expected", rename_all = "snake_case")]
+pub enum Expected {
+    /// A line shaped as described (`` `key: value` ``, `` `save<k>.ron TICK
+    /// OFFSET` ``, ...).
+    Shape {
+        /// The shape.
+        shape: &'static str,
+    },
+    /// A JSON string (a value that starts with a quote).
+    JsonString,
+    /// A non-negative number for `key`.
+    Number {
+        /// The key.
+        key: &'static str,
+    },
+    /// A line with `key:`, which is missing.
+    Key {
+        /// The key.
+        key: &'static str,
+    },
+    /// The archive version this crate reads.
+    Version {
+        /// That version.
+        supported: u32,
+    },
+    /// Entries in ascending order.
+    Ascending {
+        /// Which entries.
+        what: &'static str,
+    },
+    /// Each checkpoint listed once.
+    ListedOnce,
+    /// The first member and frame at offset 0.
+    StartAtZero,
+    /// A checkpoint in RON (`found` is the RON reader's complaint).
+    Checkpoint,
+    /// A line break at the end of the last line.
+    WholeLastLine,
+    /// Game time matching the tick, an event name, ticks never going back.
+    LogLine,
+    /// UTF-8 text.
+    Utf8,
+}
+
+impl TextError {
+    /// An error on line `line`.
+    fn at(line: usize, expected: Expected, found: impl Into<String>) -> TextError {
+        TextError {
+            line: Some(line),
+            expected,
+            found: Some(found.into()),
+        }
+    }
+
+    /// An error about the member as a whole.
+    pub(crate) fn whole(expected: Expected) -> TextError {
+        TextError {
+            line: None,
+            expected,
+            found: None,
+        }
+    }
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Shape { shape } => f.write_str(shape),
+            Expected::JsonString => f.write_str("a JSON string"),
+            Expected::Number { key } => write!(f, "a number for {key}"),
+            Expected::Key { key } => write!(f, "a `{key}:` line"),
+            Expected::Version { supported } => write!(
+                f,
+                "archive version {supported} (the version this teeoracle reads)"
+            ),
+            Expected::Ascending { what } => write!(f, "{what} in ascending order"),
+            Expected::ListedOnce => f.write_str("each checkpoint listed once"),
+            Expected::StartAtZero => f.write_str("the first member and frame at offset 0"),
+            Expected::Checkpoint => f.write_str("a checkpoint in RON"),
+            Expected::WholeLastLine => f.write_str("a line break after the last line"),
+            Expected::LogLine => f.write_str(
+                "a log line (game time matching its tick, an event name, ticks never going back)",
+            ),
+            Expected::Utf8 => f.write_str("UTF-8 text"),
+        }
+    }
+}
+
+/// `line N: expected WHAT, found WHAT` (each part when known).
+impl fmt::Display for TextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        write!(f, "expected {}", self.expected)?;
+        if let Some(found) = &self.found {
+            write!(f, ", found {found}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for TextError {}
+
+/// How a found line or value is shown: quoted, escaped.
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
 
 /// The archive format version in the top-level `info.txt`.
 pub const ARCHIVE_VERSION: u32 = 1;
@@ -23,9 +149,9 @@ fn value(s: &str) -> String {
     }
 }
 
-fn parse_value(s: &str) -> Result<String, String> {
+fn parse_value(n: usize, s: &str) -> Result<String, TextError> {
     if s.starts_with('"') {
-        serde_json::from_str(s).map_err(|e| format!("expected a JSON string: {e}"))
+        serde_json::from_str(s).map_err(|_| TextError::at(n, Expected::JsonString, quoted(s)))
     } else {
         Ok(s.to_string())
     }
@@ -34,7 +160,7 @@ fn parse_value(s: &str) -> Result<String, String> {
 /// The `key: value` lines of a text, with their line numbers; comments
 /// (`#`), blank lines and section titles (`[...]`) are skipped, and
 /// everything from `[settings]` on (JSON) is left out.
-fn fields(text: &str) -> Result<Vec<(usize, &str, String)>, String> {
+fn fields(text: &str) -> Result<Vec<(usize, &str, String)>, TextError> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
@@ -44,14 +170,16 @@ fn fields(text: &str) -> Result<Vec<(usize, &str, String)>, String> {
         if line.is_empty() || line.starts_with('#') || line.starts_with('[') {
             continue;
         }
-        let (key, v) = line
-            .split_once(": ")
-            .ok_or_else(|| format!("line {n}: expected `key: value`, found {line:?}"))?;
-        out.push((
-            n,
-            key,
-            parse_value(v).map_err(|e| format!("line {n}: {e}"))?,
-        ));
+        let (key, v) = line.split_once(": ").ok_or_else(|| {
+            TextError::at(
+                n,
+                Expected::Shape {
+                    shape: "`key: value`",
+                },
+                quoted(line),
+            )
+        })?;
+        out.push((n, key, parse_value(n, v)?));
     }
     Ok(out)
 }
@@ -59,17 +187,22 @@ fn fields(text: &str) -> Result<Vec<(usize, &str, String)>, String> {
 /// The top-level `info.txt`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TopInfo {
+    /// The archive format version ([`ARCHIVE_VERSION`]).
     pub version: u32,
+    /// The archive's name.
     pub name: String,
+    /// Its author.
     pub author: String,
     /// When the first map was recorded: its header's `start_time`.
     pub date: String,
+    /// Map folders.
     pub maps: u32,
     /// Checkpoint spacing in ticks (used when checkpoints are rebuilt).
     pub every: i32,
 }
 
 impl TopInfo {
+    /// The member's text.
     pub fn render(&self) -> String {
         format!(
             "# teeoracle recording archive: one folder per map, in recording order\n\
@@ -83,7 +216,8 @@ impl TopInfo {
         )
     }
 
-    pub fn parse(text: &str) -> Result<TopInfo, String> {
+    /// Parses the member; later versions' extra keys are ignored.
+    pub fn parse(text: &str) -> Result<TopInfo, TextError> {
         let mut info = TopInfo {
             version: 0,
             name: String::new(),
@@ -94,25 +228,26 @@ impl TopInfo {
         };
         let mut seen = [false; 3];
         for (n, key, v) in fields(text)? {
-            let number = |s: &str| {
+            let number = |key, s: &str| {
                 s.parse::<u32>()
-                    .map_err(|_| format!("line {n}: expected a number for {key}, found {s:?}"))
+                    .map_err(|_| TextError::at(n, Expected::Number { key }, quoted(s)))
             };
             match key {
                 "version" => {
-                    info.version = number(&v)?;
+                    info.version = number("version", &v)?;
                     seen[0] = true;
                 }
                 "name" => info.name = v,
                 "author" => info.author = v,
                 "date" => info.date = v,
                 "maps" => {
-                    info.maps = number(&v)?;
+                    info.maps = number("maps", &v)?;
                     seen[1] = true;
                 }
                 "checkpoint_every" => {
                     let ticks = v.strip_suffix(" ticks").unwrap_or(&v);
-                    info.every = number(ticks)?.clamp(1, i32::MAX as u32) as i32;
+                    info.every =
+                        number("checkpoint_every", ticks)?.clamp(1, i32::MAX as u32) as i32;
                     seen[2] = true;
                 }
                 _ => {} // later versions may add fields
@@ -120,14 +255,17 @@ impl TopInfo {
         }
         for (present, key) in seen.iter().zip(["version", "maps", "checkpoint_every"]) {
             if !present {
-                return Err(format!("expected a `{key}:` line"));
+                return Err(TextError::whole(Expected::Key { key }));
             }
         }
         if info.version != ARCHIVE_VERSION {
-            return Err(format!(
-                "archive version {} (this teeoracle reads version {ARCHIVE_VERSION})",
-                info.version
-            ));
+            return Err(TextError {
+                line: None,
+                expected: Expected::Version {
+                    supported: ARCHIVE_VERSION,
+                },
+                found: Some(format!("version {}", info.version)),
+            });
         }
         Ok(info)
     }
@@ -165,15 +303,16 @@ pub fn map_info(a: &Analysis) -> String {
     line(&mut s, "map_crc", h.map_crc.as_ref());
     line(&mut s, "map_size", h.map_size.as_ref());
     let end = a
+        .scan
         .end
         .map_or("stopped by a decode error".into(), |e| e.to_string());
     let _ = write!(
         s,
         "\n[length]\nticks: {}\nseconds: {}\nrecords: {}\nbytes: {}\nend: {end}\n",
-        a.last_tick,
-        seconds(a.last_tick),
-        a.records,
-        a.bytes
+        a.scan.last_tick,
+        seconds(a.scan.last_tick),
+        a.scan.records,
+        a.scan.bytes
     );
     let pairs = |pairs: &[(String, String)]| {
         serde_json::Value::Object(
@@ -195,14 +334,31 @@ pub fn map_info(a: &Analysis) -> String {
 /// What the `info` command shows of a map's `info.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MapSummary {
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The recording's last tick.
     pub ticks: i32,
+    /// The recording's `game_uuid`.
     pub game_uuid: Option<String>,
+    /// Its `prev_game_uuid`.
     pub prev_game_uuid: Option<String>,
 }
 
+impl MapSummary {
+    /// The summary of a recording, as its `info.txt` gives it.
+    pub fn of(a: &Analysis) -> MapSummary {
+        let h = &a.header.info;
+        MapSummary {
+            map_name: h.map_name.clone(),
+            ticks: a.scan.last_tick,
+            game_uuid: h.game_uuid.clone(),
+            prev_game_uuid: h.prev_game_uuid.clone(),
+        }
+    }
+}
+
 /// Reads the summary back from a map's `info.txt`.
-pub fn parse_map_info(text: &str) -> Result<MapSummary, String> {
+pub fn parse_map_info(text: &str) -> Result<MapSummary, TextError> {
     let mut summary = MapSummary {
         map_name: None,
         ticks: -1,
@@ -215,17 +371,15 @@ pub fn parse_map_info(text: &str) -> Result<MapSummary, String> {
             "game_uuid" => summary.game_uuid = Some(v),
             "prev_game_uuid" => summary.prev_game_uuid = Some(v),
             "ticks" => {
-                summary.ticks = v
-                    .parse()
-                    .ok()
-                    .filter(|&t: &i32| t >= 0)
-                    .ok_or_else(|| format!("line {n}: expected a tick count, found {v:?}"))?;
+                summary.ticks = v.parse().ok().filter(|&t: &i32| t >= 0).ok_or_else(|| {
+                    TextError::at(n, Expected::Number { key: "ticks" }, quoted(&v))
+                })?;
             }
             _ => {}
         }
     }
     if summary.ticks < 0 {
-        return Err("expected a `ticks:` line".into());
+        return Err(TextError::whole(Expected::Key { key: "ticks" }));
     }
     Ok(summary)
 }
@@ -243,6 +397,7 @@ pub struct TocEntry {
 
 const TOC_HEADER: &str = "# toc.txt: checkpoint, tick (the last tick it holds), byte offset in demodata.bin where the replay resumes\n";
 
+/// The text of `toc.txt`.
 pub fn render_toc(entries: &[TocEntry]) -> String {
     let mut s = String::from(TOC_HEADER);
     for e in entries {
@@ -253,14 +408,22 @@ pub fn render_toc(entries: &[TocEntry]) -> String {
 
 /// Parses `toc.txt`: entries in ascending offset (and tick) order, each
 /// save named once.
-pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, String> {
+pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, TextError> {
     let mut entries: Vec<TocEntry> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = || format!("line {n}: expected `save<k>.ron TICK OFFSET`, found {line:?}");
+        let bad = || {
+            TextError::at(
+                n,
+                Expected::Shape {
+                    shape: "`save<k>.ron TICK OFFSET`",
+                },
+                quoted(line),
+            )
+        };
         let mut parts = line.split(' ');
         let (Some(name), Some(tick), Some(offset), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -280,13 +443,23 @@ pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, String> {
         if let Some(prev) = entries.last()
             && (entry.offset <= prev.offset || entry.tick < prev.tick)
         {
-            return Err(format!(
-                "line {n}: checkpoints must be in ascending order (byte {} tick {} after byte {} tick {})",
-                entry.offset, entry.tick, prev.offset, prev.tick
+            return Err(TextError::at(
+                n,
+                Expected::Ascending {
+                    what: "checkpoints",
+                },
+                format!(
+                    "byte {} tick {} after byte {} tick {}",
+                    entry.offset, entry.tick, prev.offset, prev.tick
+                ),
             ));
         }
         if entries.iter().any(|e| e.save == save) {
-            return Err(format!("line {n}: save{save}.ron is listed twice"));
+            return Err(TextError::at(
+                n,
+                Expected::ListedOnce,
+                format!("save{save}.ron a second time"),
+            ));
         }
         entries.push(entry);
     }
@@ -298,10 +471,12 @@ pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, String> {
 pub struct SaveFile {
     /// Offset in `demodata.bin` of the first record after the checkpoint.
     pub offset: u64,
+    /// The replay there.
     pub checkpoint: Checkpoint,
 }
 
 impl SaveFile {
+    /// The member's text (RON, after a comment line).
     pub fn render(&self) -> String {
         let config = ron::ser::PrettyConfig::new().indentor("  ").new_line("\n");
         let body = ron::ser::to_string_pretty(self, config).unwrap_or_default();
@@ -311,8 +486,13 @@ impl SaveFile {
         )
     }
 
-    pub fn parse(text: &str) -> Result<SaveFile, String> {
-        ron::from_str(text).map_err(|e| format!("expected a checkpoint in RON: {e}"))
+    /// Parses a checkpoint member.
+    pub fn parse(text: &str) -> Result<SaveFile, TextError> {
+        ron::from_str(text).map_err(|e| TextError {
+            line: Some(e.span.start.line),
+            expected: Expected::Checkpoint,
+            found: Some(e.code.to_string()),
+        })
     }
 }
 
@@ -323,16 +503,20 @@ impl SaveFile {
 pub struct Index {
     /// The compression the frames are in.
     pub compression: String,
+    /// Where frames start.
     pub frames: Vec<Frame>,
+    /// Where members start.
     pub members: Vec<IndexMember>,
 }
 
 /// A member in `index.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexMember {
+    /// Its name.
     pub name: String,
     /// Offset of its header block.
     pub header: u64,
+    /// Its size.
     pub size: u64,
 }
 
@@ -340,6 +524,7 @@ const INDEX_HEADER: &str = "# index.txt: where the members after this one and th
 # offsets count from the end of this member: uncompressed from after its padding, compressed from the end of its frame\n";
 
 impl Index {
+    /// The member's text.
     pub fn render(&self) -> String {
         let mut s = String::from(INDEX_HEADER);
         let _ = writeln!(s, "compression: {}", self.compression);
@@ -368,15 +553,16 @@ impl Index {
         s
     }
 
-    pub fn parse(text: &str) -> Result<Index, String> {
+    /// Parses the member, strictly: every line known, everything in order.
+    pub fn parse(text: &str) -> Result<Index, TextError> {
         let mut index = Index::default();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let bad = |what: &str| format!("line {n}: expected {what}, found {line:?}");
-            let num = |s: Option<&str>, what: &str| {
+            let bad = |shape| TextError::at(n, Expected::Shape { shape }, quoted(line));
+            let num = |s: Option<&str>, what: &'static str| {
                 s.and_then(|s| s.parse::<u64>().ok())
                     .ok_or_else(|| bad(what))
             };
@@ -396,7 +582,11 @@ impl Index {
                     && (frame.uncompressed <= prev.uncompressed
                         || frame.compressed <= prev.compressed)
                 {
-                    return Err(format!("line {n}: frames must be in ascending order"));
+                    return Err(TextError::at(
+                        n,
+                        Expected::Ascending { what: "frames" },
+                        quoted(line),
+                    ));
                 }
                 index.frames.push(frame);
             } else if let Some(rest) = line.strip_prefix("member ") {
@@ -411,7 +601,11 @@ impl Index {
                 if let Some(prev) = index.members.last()
                     && header <= prev.header
                 {
-                    return Err(format!("line {n}: members must be in ascending order"));
+                    return Err(TextError::at(
+                        n,
+                        Expected::Ascending { what: "members" },
+                        quoted(line),
+                    ));
                 }
                 index.members.push(IndexMember {
                     name: name.to_string(),
@@ -423,7 +617,7 @@ impl Index {
             }
         }
         if index.compression.is_empty() {
-            return Err("expected a `compression:` line".into());
+            return Err(TextError::whole(Expected::Key { key: "compression" }));
         }
         if index.members.first().is_some_and(|m| m.header != 0)
             || index.frames.first().is_some_and(|f| {
@@ -433,7 +627,7 @@ impl Index {
                 }
             })
         {
-            return Err("expected the first member and frame at offset 0".into());
+            return Err(TextError::whole(Expected::StartAtZero));
         }
         Ok(index)
     }
@@ -461,12 +655,18 @@ mod tests {
         let text = info.render();
         assert!(text.contains("date: 2026-11-22T02:30:41+0000\n"), "{text}");
         assert_eq!(TopInfo::parse(&text), Ok(info));
-        assert!(
-            TopInfo::parse("version: 2\nmaps: 1\ncheckpoint_every: 5 ticks\n")
-                .unwrap_err()
-                .contains("archive version 2")
+        let e = TopInfo::parse("version: 2\nmaps: 1\ncheckpoint_every: 5 ticks\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "expected archive version 1 (the version this teeoracle reads), found version 2"
         );
-        assert!(TopInfo::parse("version: 1\n").unwrap_err().contains("maps"));
+        let e = TopInfo::parse("version: 1\n").unwrap_err();
+        assert_eq!(e.expected, Expected::Key { key: "maps" });
+        let e = TopInfo::parse("version: 1\nmaps: x\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2: expected a number for maps, found \"x\""
+        );
     }
 
     #[test]

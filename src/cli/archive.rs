@@ -1,13 +1,20 @@
 //! `teeoracle archive ...` and the archive check shared with `check`.
 
 use super::Failure;
-use super::output::{StateFormat, stdout, write_state};
+use super::output::{
+    Counter, ReportFormat, StateFormat, StreamFormat, counter, shown, stdout, write_json_doc,
+    write_json_line, write_state, write_stream_start,
+};
 use clap::Subcommand;
+use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use teeoracle::archive::log::LogEvent;
 use teeoracle::archive::{
-    self, Archive, ArchiveError, Compression, PackOptions, Report, Status, TICKS_PER_SECOND,
+    self, Archive, ArchiveError, Compression, PackOptions, Progress, Report, Status,
+    TICKS_PER_SECOND,
 };
+use teeoracle::check::Severity;
 
 #[derive(Subcommand, Debug)]
 pub enum ArchiveCommand {
@@ -28,11 +35,17 @@ pub enum ArchiveCommand {
         /// Its author (default: the first recording's server version).
         #[arg(long)]
         author: Option<String>,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
     /// Top-level info, maps and members.
     Info {
         /// The archive.
         archive: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
     /// Extract into DIR (empty or absent), rebuilding missing or damaged
     /// members.
@@ -64,6 +77,9 @@ pub enum ArchiveCommand {
     Verify {
         /// The archive.
         archive: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
     /// The event log (log.txt) of every map, or of one.
     Log {
@@ -72,14 +88,18 @@ pub enum ArchiveCommand {
         /// Only this map folder (1 is the first map).
         #[arg(long)]
         map: Option<u32>,
+        /// `text`: the log.txt lines; `jsonl`: one JSON object per event.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
     },
 }
 
 impl From<ArchiveError> for Failure {
     fn from(e: ArchiveError) -> Self {
-        match e {
-            ArchiveError::Request(m) => Failure::Usage(m),
-            ArchiveError::Bad(m) | ArchiveError::Write(m) => Failure::bad(m),
+        if e.is_request() {
+            Failure::Usage(e.to_string())
+        } else {
+            Failure::bad(e)
         }
     }
 }
@@ -92,8 +112,9 @@ pub fn run(cmd: ArchiveCommand) -> Result<(), Failure> {
             every,
             name,
             author,
-        } => pack(&out, &files, every, name, author),
-        ArchiveCommand::Info { archive } => info(&archive),
+            format,
+        } => pack(&out, &files, every, name, author, format),
+        ArchiveCommand::Info { archive, format } => info(&archive, format),
         ArchiveCommand::Unpack { archive, dir } => unpack(&archive, &dir),
         ArchiveCommand::Seek {
             archive,
@@ -102,8 +123,34 @@ pub fn run(cmd: ArchiveCommand) -> Result<(), Failure> {
             format,
             check,
         } => seek(&archive, map, tick, format, check),
-        ArchiveCommand::Verify { archive } => verify(&archive),
-        ArchiveCommand::Log { archive, map } => log(&archive, map),
+        ArchiveCommand::Verify { archive, format } => verify(&archive, format),
+        ArchiveCommand::Log {
+            archive,
+            map,
+            format,
+        } => log(&archive, map, format),
+    }
+}
+
+/// A progress bar over the bytes of recordings a long operation reads,
+/// counted in MiB (the shared counter counts whole units).
+#[derive(Default)]
+struct BytesBar {
+    bar: Option<Counter>,
+    shown: u64,
+}
+
+impl BytesBar {
+    const MIB: u64 = 1 << 20;
+
+    fn update(&mut self, p: Progress) {
+        let bar = self
+            .bar
+            .get_or_insert_with(|| counter(p.total.div_ceil(Self::MIB), "MiB of recordings"));
+        while self.shown < p.done / Self::MIB {
+            bar.tick("");
+            self.shown += 1;
+        }
     }
 }
 
@@ -131,6 +178,7 @@ fn pack(
     every: f64,
     name: Option<String>,
     author: Option<String>,
+    format: ReportFormat,
 ) -> Result<(), Failure> {
     let ticks = (every * f64::from(TICKS_PER_SECOND)).round();
     if !(1.0..=f64::from(i32::MAX)).contains(&ticks) {
@@ -144,41 +192,65 @@ fn pack(
         name,
         author,
     };
-    let packed = archive::pack(out, files, &options)?;
-    for w in &packed.warnings {
-        eprintln!("teeoracle: warning: {w}");
-    }
+    let mut bar = BytesBar::default();
+    let packed = archive::pack_with(out, files, &options, &mut |p| bar.update(p))?;
+    drop(bar);
     let mut o = stdout();
-    writeln!(
-        o,
-        "packed {} map(s) into {} ({} bytes, {}, a checkpoint every {} ticks)",
-        packed.maps.len(),
-        out.display(),
-        packed.bytes,
-        options.compression.name(),
-        options.every
-    )?;
-    for (i, m) in packed.maps.iter().enumerate() {
-        writeln!(
-            o,
-            "  {}/  {:<12} {:>9} bytes {:>8} records  last tick {:>7}  {:>4} checkpoint(s)  {}",
-            i + 1,
-            m.map_name.as_deref().unwrap_or("-"),
-            m.bytes,
-            m.records,
-            m.last_tick,
-            m.checkpoints,
-            m.input.display()
-        )?;
+    match format {
+        ReportFormat::Json => write_json_doc(&mut o, "archive_pack", &packed)?,
+        ReportFormat::Text => {
+            for m in &packed.maps {
+                for f in m.findings.iter().filter(|f| f.severity >= Severity::Warn) {
+                    eprintln!("teeoracle: warning: {}: {}", m.input.display(), f.message);
+                }
+            }
+            writeln!(
+                o,
+                "packed {} map(s) into {} ({} bytes, {}, a checkpoint every {} ticks)",
+                packed.maps.len(),
+                out.display(),
+                packed.bytes,
+                packed.compression.name(),
+                packed.every
+            )?;
+            for m in &packed.maps {
+                writeln!(
+                    o,
+                    "  {}/  {:<12} {:>9} bytes {:>8} records  last tick {:>7}  {:>4} checkpoint(s)  {}",
+                    m.map,
+                    m.map_name.as_deref().unwrap_or("-"),
+                    m.bytes,
+                    m.records,
+                    m.last_tick,
+                    m.checkpoints,
+                    m.input.display()
+                )?;
+            }
+        }
     }
     o.flush()?;
     Ok(())
 }
 
-fn info(path: &Path) -> Result<(), Failure> {
+fn info(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     let mut a = Archive::open(path)?;
     let s = a.summary()?;
     let mut o = stdout();
+    if format == ReportFormat::Json {
+        #[derive(Serialize)]
+        struct Info<'s> {
+            archive: String,
+            #[serde(flatten)]
+            summary: &'s archive::Summary,
+        }
+        let doc = Info {
+            archive: shown(path),
+            summary: &s,
+        };
+        write_json_doc(&mut o, "archive_info", &doc)?;
+        o.flush()?;
+        return Ok(());
+    }
     let how = if s.indexed {
         "read through index.txt"
     } else {
@@ -228,8 +300,8 @@ fn info(path: &Path) -> Result<(), Failure> {
         previous = m.game_uuid.as_deref();
     }
     writeln!(o, "members:     {}", s.members.len())?;
-    for (name, size) in &s.members {
-        writeln!(o, "  {size:>10}  {name}")?;
+    for m in &s.members {
+        writeln!(o, "  {:>10}  {}", m.size, m.name)?;
     }
     o.flush()?;
     for note in &s.notes {
@@ -242,10 +314,7 @@ fn seek(path: &Path, map: u32, tick: i32, format: StateFormat, check: bool) -> R
     let mut a = Archive::open(path)?;
     let s = a.seek(map, tick)?;
     if check && a.replay_from_start(map, tick)? != s.world {
-        let from = s
-            .from
-            .as_ref()
-            .map_or("the replay", |(save, _, _)| save.as_str());
+        let from = s.from.as_ref().map_or("the replay", |r| r.member.as_str());
         return Err(Failure::bad(format!(
             "{}: map {map} at tick {tick}: {from} disagrees with a replay from the start (run `teeoracle archive verify`)",
             path.display()
@@ -255,9 +324,9 @@ fn seek(path: &Path, map: u32, tick: i32, format: StateFormat, check: bool) -> R
         eprintln!("teeoracle: warning: {}: {note}", path.display());
     }
     match &s.from {
-        Some((save, t, offset)) => eprintln!(
-            "teeoracle: note: map {map} from {save} (tick {t}, byte {offset}), then {} record(s)",
-            s.records
+        Some(r) => eprintln!(
+            "teeoracle: note: map {map} from {} (tick {}, byte {}), then {} record(s)",
+            r.member, r.tick, r.offset, s.records
         ),
         None => eprintln!(
             "teeoracle: note: map {map} from the start, {} record(s)",
@@ -291,24 +360,35 @@ fn print_report(o: &mut impl Write, path: &Path, r: &Report, all: bool) -> Resul
     Ok(())
 }
 
-/// Counts for the last line of `verify` and the note of `check`.
-fn totals(r: &Report) -> String {
-    let count = |s: Status| r.verdicts.iter().filter(|v| v.status == s).count();
-    let records: u64 = r.maps.iter().map(|m| m.records).sum();
-    let agree: usize = r.maps.iter().map(|m| m.checkpoints_agree).sum();
-    format!(
-        "{} map(s), {records} records, {agree} checkpoint(s) agree; {} rebuilt, {} failed",
-        r.maps.len(),
-        count(Status::Rebuilt),
-        count(Status::Failed)
-    )
-}
-
-fn verify(path: &Path) -> Result<(), Failure> {
-    let r = Archive::open_full(path)?.verify();
+fn verify(path: &Path, format: ReportFormat) -> Result<(), Failure> {
+    let archive = Archive::open_full(path)?;
+    let mut bar = BytesBar::default();
+    let r = archive.verify_with(&mut |p| bar.update(p));
+    drop(bar);
     let mut o = stdout();
-    print_report(&mut o, path, &r, true)?;
-    writeln!(o, "{}", totals(&r))?;
+    match format {
+        ReportFormat::Json => {
+            #[derive(Serialize)]
+            struct Verified<'r> {
+                archive: String,
+                ok: bool,
+                #[serde(flatten)]
+                report: &'r Report,
+                totals: archive::Totals,
+            }
+            let doc = Verified {
+                archive: shown(path),
+                ok: !r.failed(),
+                report: &r,
+                totals: r.totals(),
+            };
+            write_json_doc(&mut o, "archive_verify", &doc)?;
+        }
+        ReportFormat::Text => {
+            print_report(&mut o, path, &r, true)?;
+            writeln!(o, "{}", r.totals())?;
+        }
+    }
     o.flush()?;
     if r.failed() {
         return Err(Failure::Bad {
@@ -323,7 +403,7 @@ fn unpack(path: &Path, dir: &Path) -> Result<(), Failure> {
     let r = Archive::open_full(path)?.unpack(dir)?;
     let mut o = stdout();
     print_report(&mut o, path, &r, false)?;
-    writeln!(o, "unpacked into {}: {}", dir.display(), totals(&r))?;
+    writeln!(o, "unpacked into {}: {}", dir.display(), r.totals())?;
     o.flush()?;
     if r.failed() {
         return Err(Failure::Bad {
@@ -334,22 +414,79 @@ fn unpack(path: &Path, dir: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn log(path: &Path, map: Option<u32>) -> Result<(), Failure> {
+fn log(path: &Path, map: Option<u32>, format: StreamFormat) -> Result<(), Failure> {
     let mut a = Archive::open(path)?;
     let maps = match map {
         Some(n) => vec![n],
         None => a.map_numbers(),
     };
     let mut o = stdout();
-    for n in &maps {
-        let (text, note) = a.log(*n)?;
-        if let Some(note) = note {
-            eprintln!("teeoracle: note: {}: {note}", path.display());
+    if format == StreamFormat::Jsonl {
+        write_stream_start(&mut o, "archive log", &shown(path))?;
+    }
+    let mut events = 0u64;
+    for &n in &maps {
+        let (text, note) = a.log(n)?;
+        match format {
+            StreamFormat::Text => {
+                if let Some(note) = &note {
+                    eprintln!("teeoracle: note: {}: {note}", path.display());
+                }
+                if map.is_none() {
+                    writeln!(o, "# map {n}")?;
+                }
+                o.write_all(text.as_bytes())?;
+            }
+            StreamFormat::Jsonl => {
+                #[derive(Serialize)]
+                struct Line<'e> {
+                    kind: &'static str,
+                    map: u32,
+                    #[serde(flatten)]
+                    event: &'e LogEvent,
+                }
+                #[derive(Serialize)]
+                struct Note<'n> {
+                    kind: &'static str,
+                    map: u32,
+                    message: &'n str,
+                }
+                if let Some(message) = &note {
+                    let line = Note {
+                        kind: "note",
+                        map: n,
+                        message,
+                    };
+                    write_json_line(&mut o, &line)?;
+                }
+                for event in archive::log::events(&text) {
+                    let event = event.map_err(|e| {
+                        Failure::bad(format!("{}: {n}/log.txt: {e}", path.display()))
+                    })?;
+                    let line = Line {
+                        kind: "event",
+                        map: n,
+                        event: &event,
+                    };
+                    write_json_line(&mut o, &line)?;
+                    events += 1;
+                }
+            }
         }
-        if map.is_none() {
-            writeln!(o, "# map {n}")?;
+    }
+    if format == StreamFormat::Jsonl {
+        #[derive(Serialize)]
+        struct End {
+            kind: &'static str,
+            maps: usize,
+            events: u64,
         }
-        o.write_all(text.as_bytes())?;
+        let end = End {
+            kind: "end",
+            maps: maps.len(),
+            events,
+        };
+        write_json_line(&mut o, &end)?;
     }
     o.flush()?;
     Ok(())

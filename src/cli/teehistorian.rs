@@ -12,7 +12,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
-use teeoracle::codec::{Mode, first_difference};
+use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
     End, Header, HeaderInfo, Message, ReadError, Replay, ReplayConfig, StreamReader,
@@ -61,6 +61,9 @@ pub enum TeehistorianCommand {
         /// Reject non-canonical ints instead of keeping their bytes.
         #[arg(long)]
         strict: bool,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
 }
 
@@ -78,7 +81,8 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             file,
             output,
             strict,
-        } => roundtrip(&file, output.as_deref(), strict),
+            format,
+        } => roundtrip(&file, output.as_deref(), strict, format),
     }
 }
 
@@ -101,11 +105,13 @@ fn end_note(end: Option<End>) -> String {
 
 #[derive(Serialize)]
 struct DumpRecord<'r, 'a> {
-    // `kind` comes first, from the message.
     offset: u64,
     tick: i32,
     #[serde(flatten)]
     msg: &'r Message<'a>,
+    /// Where the record's first non-canonical int is (it is kept verbatim).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    noncanonical_at: Option<u64>,
 }
 
 /// The last line of `dump --format jsonl`: how the stream ended, or the
@@ -115,7 +121,7 @@ struct EndLine<'e> {
     kind: &'static str,
     records: u64,
     end: Option<End>,
-    error: Option<&'e teeoracle::codec::DecodeError>,
+    error: Option<&'e DecodeError>,
 }
 
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
@@ -152,13 +158,17 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         tick = rec.tick;
         records += 1;
         let result = match format {
-            StreamFormat::Text => writeln!(out, "{rec}").map_err(Failure::from),
+            StreamFormat::Text => rec
+                .write_text(&mut out)
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(Failure::from),
             StreamFormat::Jsonl => write_json_line(
                 &mut out,
                 &DumpRecord {
                     offset: rec.offset,
                     tick: rec.tick,
                     msg: &rec.msg,
+                    noncanonical_at: rec.noncanonical_at(),
                 },
             ),
         };
@@ -350,7 +360,30 @@ pub fn replay(
     Ok(())
 }
 
-pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(), Failure> {
+/// What `roundtrip --format json` prints.
+#[derive(Serialize)]
+struct RoundTripReport<'e> {
+    file: String,
+    /// Every record re-encoded to its bytes.
+    exact: bool,
+    /// The first byte where the re-encoding differs.
+    first_difference: Option<u64>,
+    records: u64,
+    /// Records with non-canonical ints, kept verbatim.
+    verbatim_records: u64,
+    end: Option<End>,
+    /// Bytes after FINISH, copied as they are.
+    bytes_after_finish: u64,
+    /// The decode error that stopped the round trip.
+    error: Option<&'e DecodeError>,
+}
+
+pub fn roundtrip(
+    path: &Path,
+    output: Option<&Path>,
+    strict: bool,
+    format: ReportFormat,
+) -> Result<(), Failure> {
     let mode = if strict { Mode::Strict } else { Mode::Lenient };
     let (header, mut reader) = open_teehistorian(path, mode)?;
     let mut sink: Box<dyn Write> = match output {
@@ -362,7 +395,7 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
         None => Box::new(io::sink()),
     };
     let mut buf = Vec::new();
-    header.encode(&mut buf);
+    header.encode(&mut buf, ());
     sink.write_all(&buf)?;
     let (mut records, mut verbatim, mut tick) = (0u64, 0u64, 0);
     let mut mismatch = None;
@@ -380,27 +413,58 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
             Err(e) => ControlFlow::Break(e),
         }
     });
-    match flow {
+    let error = match flow {
         Ok(ControlFlow::Break(e)) => return Err(e.into()),
-        Ok(ControlFlow::Continue(())) => {}
-        Err(ReadError::Decode(e)) => {
-            return Err(Failure::bad(format!(
-                "{}: {}",
-                shown(path),
-                e.at_tick(tick)
-            )));
-        }
+        Ok(ControlFlow::Continue(())) => None,
+        Err(ReadError::Decode(e)) => Some(e.at_tick(tick)),
         Err(e) => return Err(read_failure(path, e)),
-    }
+    };
     let end = reader.end();
-    let rest = io::copy(&mut reader.into_rest(), &mut sink)?;
+    let rest = if error.is_none() {
+        io::copy(&mut reader.into_rest(), &mut sink)?
+    } else {
+        0
+    };
     sink.flush()?;
+    let after_finish = if matches!(end, Some(End::Finished { .. })) {
+        rest
+    } else {
+        0
+    };
     let mut out = stdout();
-    if let Some(at) = mismatch {
-        return Err(Failure::bad(format!(
+    let failure = match (&error, mismatch) {
+        (Some(e), _) => Some(format!("{}: {e}", shown(path))),
+        (None, Some(at)) => Some(format!(
             "{}: round trip differs at byte {at} (0x{at:x})",
             shown(path)
-        )));
+        )),
+        (None, None) => None,
+    };
+    match format {
+        ReportFormat::Json => {
+            let report = RoundTripReport {
+                file: shown(path),
+                exact: failure.is_none(),
+                first_difference: mismatch,
+                records,
+                verbatim_records: verbatim,
+                end,
+                bytes_after_finish: after_finish,
+                error: error.as_ref(),
+            };
+            write_json_doc(&mut out, "teehistorian_roundtrip", &report)?;
+            out.flush()?;
+            // The document says it all; the one-line error goes to stderr.
+            return match failure {
+                Some(message) => Err(Failure::bad(message)),
+                None => Ok(()),
+            };
+        }
+        ReportFormat::Text => {
+            if let Some(message) = failure {
+                return Err(Failure::bad(message));
+            }
+        }
     }
     writeln!(
         out,
@@ -414,8 +478,11 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, strict: bool) -> Result<(),
             "note: {verbatim} record(s) with non-canonical ints kept verbatim"
         )?;
     }
-    if rest > 0 && matches!(end, Some(End::Finished { .. })) {
-        writeln!(out, "note: {rest} byte(s) after FINISH copied as they are")?;
+    if after_finish > 0 {
+        writeln!(
+            out,
+            "note: {after_finish} byte(s) after FINISH copied as they are"
+        )?;
     }
     out.flush()?;
     Ok(())

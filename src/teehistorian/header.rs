@@ -3,7 +3,7 @@
 //! The JSON is kept byte for byte (DDNet writes a fixed key order and every
 //! scalar as a string); [`HeaderInfo`] is a parsed view of it.
 
-use crate::codec::{DecodeError, ErrorKind};
+use crate::codec::{Codec, DecodeError, ErrorKind, Reader};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -28,27 +28,78 @@ pub struct Header {
 pub struct HeaderInfo {
     /// Format version: 1 or 2 (2 added EX records).
     pub version: u32,
+    /// The writer's minor version (`"22"` for DDNet 20.1).
     pub version_minor: Option<String>,
+    /// `"teehistorian@ddnet.tw"`.
     pub comment: Option<String>,
+    /// This game's UUID.
     pub game_uuid: Option<String>,
     /// Present when the previous map's game handed over (map change).
     pub prev_game_uuid: Option<String>,
+    /// The server's version string.
     pub server_version: Option<String>,
+    /// When recording started, e.g. `2026-11-22T02:28:13+0000`.
     pub start_time: Option<String>,
+    /// `sv_name`.
     pub server_name: Option<String>,
+    /// `sv_port`.
     pub server_port: Option<String>,
+    /// The game type (`DDraceNetwork`).
     pub game_type: Option<String>,
+    /// The map's name.
     pub map_name: Option<String>,
+    /// The map file's size in bytes.
     pub map_size: Option<String>,
+    /// The map file's SHA-256, hex.
     pub map_sha256: Option<String>,
+    /// The map file's CRC, hex.
     pub map_crc: Option<String>,
+    /// The server's random generator and its seed.
     pub prng_description: Option<String>,
-    /// Non-default server settings, in the writer's order.
+    /// Non-default server settings, in the writer's order (a JSON object
+    /// in that order when serialised).
+    #[serde(with = "pairs")]
     pub config: Vec<(String, String)>,
-    /// Non-default tuning (fixed-point, value x 100), in the writer's order.
+    /// Non-default tuning (fixed-point, value x 100), in the writer's order
+    /// (a JSON object in that order when serialised).
+    #[serde(with = "pairs")]
     pub tuning: Vec<(String, String)>,
     /// Every UUID name the writer had registered.
     pub uuids: Vec<String>,
+}
+
+/// Name/value pairs as a map (a JSON object), in their order.
+mod pairs {
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(pairs.len()))?;
+        for (k, v) in pairs {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+        struct Pairs;
+        impl<'de> Visitor<'de> for Pairs {
+            type Value = Vec<(String, String)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry()? {
+                    pairs.push(pair);
+                }
+                Ok(pairs)
+            }
+        }
+        d.deserialize_map(Pairs)
+    }
 }
 
 impl HeaderInfo {
@@ -236,29 +287,27 @@ impl Header {
             info,
         }
     }
+}
 
-    /// Parses a header from the start of `bytes`; returns it and its length
-    /// in bytes (magic + JSON + NUL).
-    pub fn decode(bytes: &[u8]) -> Result<(Header, usize), DecodeError> {
-        let magic = bytes.get(..16).ok_or_else(|| {
-            DecodeError::new(
-                0,
-                "teehistorian.magic",
-                ErrorKind::UnexpectedEof {
-                    needed: 16,
-                    available: bytes.len(),
-                },
-            )
-        })?;
-        if magic != MAGIC.as_bytes() {
+/// Magic, the JSON text, its NUL. Decoding reads the JSON up to the first
+/// NUL (at most [`MAX_HEADER_LEN`] bytes) and parses it; the bytes are kept
+/// as they are, so every header that decodes encodes back to its bytes.
+impl<'a> Codec<'a> for Header {
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Header, DecodeError> {
+        let at = r.offset();
+        if r.take(16, "teehistorian.magic")? != MAGIC.as_bytes() {
             return Err(DecodeError::new(
-                0,
+                at,
                 "teehistorian.magic",
                 ErrorKind::BadMagic,
             ));
         }
-        let body = &bytes[16..];
-        let Some(nul) = body.iter().position(|&b| b == 0) else {
+        // Look for the NUL without consuming: a missing one is an error at
+        // the end of what was searched.
+        let mut probe = *r;
+        let body = probe.rest();
+        let searched = &body[..body.len().min(MAX_HEADER_LEN + 1)];
+        let Some(nul) = searched.iter().position(|&b| b == 0) else {
             let kind = if body.len() > MAX_HEADER_LEN {
                 ErrorKind::LengthTooLarge {
                     len: body.len() as i64,
@@ -267,25 +316,20 @@ impl Header {
             } else {
                 ErrorKind::UnterminatedString
             };
-            return Err(DecodeError::new(
-                16 + body.len().min(MAX_HEADER_LEN) as u64,
-                "teehistorian.header",
-                kind,
-            ));
+            let end = r.offset() + body.len().min(MAX_HEADER_LEN) as u64;
+            return Err(DecodeError::new(end, "teehistorian.header", kind));
         };
-        let json = &body[..nul];
-        let info = HeaderInfo::parse(json, 16)?;
-        Ok((
-            Header {
-                json: json.to_vec(),
-                info,
-            },
-            16 + nul + 1,
-        ))
+        let json_at = r.offset();
+        let json = r.take(nul, "teehistorian.header")?;
+        r.u8("teehistorian.header")?;
+        let info = HeaderInfo::parse(json, json_at)?;
+        Ok(Header {
+            json: json.to_vec(),
+            info,
+        })
     }
 
-    /// Appends magic, JSON and NUL.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
         out.extend_from_slice(MAGIC.as_bytes());
         out.extend_from_slice(&self.json);
         out.push(0);
@@ -295,6 +339,21 @@ impl Header {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_serialise_as_objects_in_the_writers_order() {
+        let info = HeaderInfo {
+            version: 2,
+            config: vec![("sv_b".into(), "1".into()), ("sv_a".into(), "2".into())],
+            ..HeaderInfo::default()
+        };
+        let json = serde_json::to_string(&info).unwrap();
+        assert!(
+            json.contains(r#""config":{"sv_b":"1","sv_a":"2"},"tuning":{}"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<HeaderInfo>(&json).unwrap(), info);
+    }
 
     #[test]
     fn magic_is_the_calculated_uuid() {
@@ -315,7 +374,8 @@ mod tests {
     fn version_is_checked() {
         let mut bytes = MAGIC.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"version\":\"3\"}\0");
-        let err = Header::decode(&bytes).unwrap_err();
+        let err = crate::codec::decode_exact::<Header, _>(&bytes, crate::codec::Mode::Lenient, ())
+            .unwrap_err();
         assert_eq!(err.context, "teehistorian.header.version");
         assert!(err.to_string().contains("unsupported version 3"), "{err}");
     }
@@ -324,7 +384,8 @@ mod tests {
     fn json_error_offset_points_into_the_json() {
         let mut bytes = MAGIC.as_bytes().to_vec();
         bytes.extend_from_slice(b"{\"version\":\"2\",}\0");
-        let err = Header::decode(&bytes).unwrap_err();
+        let err = crate::codec::decode_exact::<Header, _>(&bytes, crate::codec::Mode::Lenient, ())
+            .unwrap_err();
         assert!(matches!(
             err.kind,
             ErrorKind::HeaderNotJson {

@@ -22,16 +22,27 @@ pub const MAX_RECORD_LEN: usize = 1 << 20;
 
 /// Message ids of the base messages (`TEEHISTORIAN_*` in DDNet).
 pub mod id {
+    /// The end of the recording.
     pub const FINISH: i32 = -1;
+    /// Ticks without records.
     pub const TICK_SKIP: i32 = -2;
+    /// A character appeared.
     pub const PLAYER_NEW: i32 = -3;
+    /// A character disappeared.
     pub const PLAYER_OLD: i32 = -4;
+    /// Input changed.
     pub const INPUT_DIFF: i32 = -5;
+    /// First input of a player object.
     pub const INPUT_NEW: i32 = -6;
+    /// A game message from a client.
     pub const MESSAGE: i32 = -7;
+    /// A client joined.
     pub const JOIN: i32 = -8;
+    /// A client left.
     pub const DROP: i32 = -9;
+    /// A console command.
     pub const CONSOLE_COMMAND: i32 = -10;
+    /// An extension record (UUID, size, payload).
     pub const EX: i32 = -11;
 }
 
@@ -44,26 +55,69 @@ pub type Input = [i32; 10];
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Message<'a> {
     /// A player's position changed by (dx, dy). The message id is the cid.
-    PlayerDiff { cid: i32, dx: i32, dy: i32 },
+    PlayerDiff {
+        /// The client id.
+        cid: i32,
+        /// Change of x.
+        dx: i32,
+        /// Change of y.
+        dy: i32,
+    },
     /// The end of the recording.
     Finish,
     /// `dt` ticks without records: the next tick is the last tick + dt + 1.
-    TickSkip { dt: i32 },
+    TickSkip {
+        /// Ticks skipped.
+        dt: i32,
+    },
     /// A character appeared at (x, y).
-    PlayerNew { cid: i32, x: i32, y: i32 },
+    PlayerNew {
+        /// The client id.
+        cid: i32,
+        /// Position x.
+        x: i32,
+        /// Position y.
+        y: i32,
+    },
     /// A character disappeared.
-    PlayerOld { cid: i32 },
+    PlayerOld {
+        /// The client id.
+        cid: i32,
+    },
     /// Input changed by `dinput` (wrapping, component-wise).
-    InputDiff { cid: i32, dinput: Input },
+    InputDiff {
+        /// The client id.
+        cid: i32,
+        /// The change of each of the ten ints.
+        dinput: Input,
+    },
     /// First input of a player object.
-    InputNew { cid: i32, input: Input },
+    InputNew {
+        /// The client id.
+        cid: i32,
+        /// The ten ints.
+        input: Input,
+    },
     /// A game message as received (msg id with sys bit, then body).
     #[serde(rename = "message")]
-    NetMessage { cid: i32, data: Blob<'a> },
+    NetMessage {
+        /// The client id.
+        cid: i32,
+        /// The message's bytes.
+        data: Blob<'a>,
+    },
     /// A client joined (engine level).
-    Join { cid: i32 },
+    Join {
+        /// The client id.
+        cid: i32,
+    },
     /// A client left or was dropped.
-    Drop { cid: i32, reason: Text<'a> },
+    Drop {
+        /// The client id.
+        cid: i32,
+        /// Why, as the server said.
+        reason: Text<'a>,
+    },
     /// A console command, with its parsed arguments.
     ConsoleCommand(Box<ConsoleCommand<'a>>),
     /// An extension record.
@@ -76,10 +130,13 @@ pub enum Message<'a> {
 /// messages stay small.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ConsoleCommand<'a> {
+    /// Who ran it.
     pub cid: i32,
     /// `CFGFLAG_*` bits, e.g. 128 for a chat command, 4 for rcon.
     pub flags: i32,
+    /// The command's name.
     pub cmd: Text<'a>,
+    /// Its arguments, as parsed.
     pub args: Vec<Text<'a>>,
 }
 
@@ -87,8 +144,10 @@ pub struct ConsoleCommand<'a> {
 /// known fields (kept so the record re-encodes exactly).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ExMessage<'a> {
+    /// The extension.
     #[serde(flatten)]
     pub ex: Ex<'a>,
+    /// Payload bytes after the extension's fields (DDNet writes none).
     #[serde(skip_serializing_if = "<[u8]>::is_empty")]
     pub trailing: Blob<'a>,
 }
@@ -108,54 +167,57 @@ impl<'a> From<ConsoleCommand<'a>> for Message<'a> {
     }
 }
 
-/// A field of a message: how it is read and written.
-trait Field<'a>: Sized {
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError>;
-    fn write(&self, out: &mut Vec<u8>);
-}
+/// The name a message field is read under (`"teehistorian.join.cid"`): the
+/// context of the field types' [`Codec`], named in their decode errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Field(pub(crate) &'static str);
 
-impl<'a> Field<'a> for i32 {
-    #[inline]
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+/// A varint.
+impl<'a> Codec<'a, Field> for i32 {
+    #[inline(always)]
+    fn decode(r: &mut Reader<'a>, Field(context): Field) -> Result<Self, DecodeError> {
         read_int(r, context)
     }
-    #[inline]
-    fn write(&self, out: &mut Vec<u8>) {
+    #[inline(always)]
+    fn encode(&self, out: &mut Vec<u8>, _: Field) {
         write_int(out, *self)
     }
 }
 
-impl<'a> Field<'a> for Uuid {
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+/// 16 raw bytes.
+impl<'a> Codec<'a, Field> for Uuid {
+    fn decode(r: &mut Reader<'a>, Field(context): Field) -> Result<Self, DecodeError> {
         read_uuid(r, context)
     }
-    fn write(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: Field) {
         out.extend_from_slice(self.as_bytes())
     }
 }
 
-impl<'a> Field<'a> for Text<'a> {
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+/// A NUL-terminated string.
+impl<'a> Codec<'a, Field> for Text<'a> {
+    fn decode(r: &mut Reader<'a>, Field(context): Field) -> Result<Self, DecodeError> {
         read_str(r, context).map(Text::from)
     }
-    fn write(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: Field) {
         write_str(out, self)
     }
 }
 
 /// An opaque payload: everything up to the end of the enclosing body.
-impl<'a> Field<'a> for Blob<'a> {
-    fn read(r: &mut Reader<'a>, _: &'static str) -> Result<Self, DecodeError> {
+impl<'a> Codec<'a, Field> for Blob<'a> {
+    fn decode(r: &mut Reader<'a>, _: Field) -> Result<Self, DecodeError> {
         Ok(Blob::from(r.rest()))
     }
-    fn write(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: Field) {
         out.extend_from_slice(self)
     }
 }
 
-impl<'a> Field<'a> for Input {
+/// Ten varints.
+impl<'a> Codec<'a, Field> for Input {
     #[inline(always)]
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+    fn decode(r: &mut Reader<'a>, Field(context): Field) -> Result<Self, DecodeError> {
         // Input diffs are mostly ten one-byte ints: decode them at once.
         if let Some(bytes) = r.peek_array::<10>()
             && bytes.iter().all(|b| b & 0x80 == 0)
@@ -173,7 +235,7 @@ impl<'a> Field<'a> for Input {
         }
         Ok(input)
     }
-    fn write(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, _: Field) {
         for v in self {
             write_int(out, *v);
         }
@@ -181,21 +243,21 @@ impl<'a> Field<'a> for Input {
 }
 
 /// A counted list of strings (console arguments).
-impl<'a> Field<'a> for Vec<Text<'a>> {
-    fn read(r: &mut Reader<'a>, context: &'static str) -> Result<Self, DecodeError> {
+impl<'a> Codec<'a, Field> for Vec<Text<'a>> {
+    fn decode(r: &mut Reader<'a>, field: Field) -> Result<Self, DecodeError> {
         // Every argument takes at least its NUL byte, so the count is bounded
         // by the record limit; nothing is allocated up front from it.
-        let n = read_len(r, MAX_RECORD_LEN, context)?;
+        let n = read_len(r, MAX_RECORD_LEN, field.0)?;
         let mut args = Vec::with_capacity(n.min(16));
         for _ in 0..n {
-            args.push(Text::read(r, context)?);
+            args.push(Text::decode(r, field)?);
         }
         Ok(args)
     }
-    fn write(&self, out: &mut Vec<u8>) {
+    fn encode(&self, out: &mut Vec<u8>, field: Field) {
         write_int(out, self.len() as i32);
         for a in self {
-            a.write(out);
+            a.encode(out, field);
         }
     }
 }
@@ -203,19 +265,26 @@ impl<'a> Field<'a> for Vec<Text<'a>> {
 /// Declares the known extensions once: name, variant and fields. Generates
 /// the `Ex` enum, its decoder and its encoder.
 macro_rules! extensions {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal { $($field:ident : $ty:ty),* } )*) => {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal { $($(#[$fdoc:meta])* $field:ident : $ty:ty),* } )*) => {
         /// An extension message (EX record payload).
+        #[non_exhaustive]
         #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
         #[serde(tag = "kind", rename_all = "snake_case")]
         pub enum Ex<'a> {
-            $( $(#[$doc])* $variant { $($field: $ty),* }, )*
+            $( $(#[$doc])* $variant { $($(#[$fdoc])* $field: $ty),* }, )*
             /// An extension this crate does not know, kept as it was.
-            UnknownEx { uuid: Uuid, data: Blob<'a> },
+            UnknownEx {
+                /// The extension's UUID.
+                uuid: Uuid,
+                /// Its payload.
+                data: Blob<'a>,
+            },
         }
 
         /// The known extension kinds, in DDNet's registration order.
+        #[non_exhaustive]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum ExKind { $($variant),* }
+        pub enum ExKind { $($(#[$doc])* $variant),* }
 
         /// Number of known extension kinds.
         const EX_KINDS: usize = [$($name),*].len();
@@ -242,14 +311,14 @@ macro_rules! extensions {
             fn decode_fields(kind: ExKind, r: &mut Reader<'a>) -> Result<Self, DecodeError> {
                 Ok(match kind {
                     $(ExKind::$variant => Ex::$variant {
-                        $($field: Field::read(r, concat!("teehistorian.ex.", $name, ".", stringify!($field)))?,)*
+                        $($field: Codec::decode(r, Field(concat!("teehistorian.ex.", $name, ".", stringify!($field))))?,)*
                     },)*
                 })
             }
 
             fn encode_fields(&self, out: &mut Vec<u8>) {
                 match self {
-                    $(Ex::$variant { $($field),* } => { $(Field::write($field, out);)* })*
+                    $(Ex::$variant { $($field),* } => { $(Codec::encode($field, out, Field(""));)* })*
                     Ex::UnknownEx { data, .. } => out.extend_from_slice(data),
                 }
             }
@@ -261,45 +330,141 @@ extensions! {
     /// Test record (DDNet's unit tests only).
     Test = "teehistorian-test@ddnet.tw" {}
     /// Version of a client that never sent `clientver@ddnet.tw`.
-    DdnetverOld = "teehistorian-ddnetver-old@ddnet.tw" { cid: i32, version: i32 }
+    DdnetverOld = "teehistorian-ddnetver-old@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// Its DDNet version number.
+        version: i32
+    }
     /// A client's DDNet version and connection id.
-    Ddnetver = "teehistorian-ddnetver@ddnet.tw" { cid: i32, connection_id: Uuid, version: i32, version_str: Text<'a> }
+    Ddnetver = "teehistorian-ddnetver@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The connection's id.
+        connection_id: Uuid,
+        /// The DDNet version number (e.g. 20010).
+        version: i32,
+        /// The version as text.
+        version_str: Text<'a>
+    }
     /// rcon access held since the map start (no longer written by 20.x).
-    AuthInit = "teehistorian-auth-init@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    AuthInit = "teehistorian-auth-init@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The access level.
+        level: i32,
+        /// The account's name.
+        auth_name: Text<'a>
+    }
     /// rcon login.
-    AuthLogin = "teehistorian-auth-login@ddnet.tw" { cid: i32, level: i32, auth_name: Text<'a> }
+    AuthLogin = "teehistorian-auth-login@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The access level.
+        level: i32,
+        /// The account's name.
+        auth_name: Text<'a>
+    }
     /// rcon logout.
-    AuthLogout = "teehistorian-auth-logout@ddnet.tw" { cid: i32 }
+    AuthLogout = "teehistorian-auth-logout@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// The client joining next speaks 0.6.
-    Joinver6 = "teehistorian-joinver6@ddnet.tw" { cid: i32 }
+    Joinver6 = "teehistorian-joinver6@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// The client joining next speaks 0.7.
-    Joinver7 = "teehistorian-joinver7@ddnet.tw" { cid: i32 }
+    Joinver7 = "teehistorian-joinver7@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// Two players swapped tees (PLAYER_SWITCH in DDNet's code).
-    PlayerSwap = "teehistorian-player-swap@ddnet.tw" { cid1: i32, cid2: i32 }
+    PlayerSwap = "teehistorian-player-swap@ddnet.tw" {
+        /// One client id.
+        cid1: i32,
+        /// The other.
+        cid2: i32
+    }
     /// A team was saved.
-    SaveSuccess = "teehistorian-save-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    SaveSuccess = "teehistorian-save-success@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// The save's id.
+        save_id: Uuid,
+        /// The save, as DDNet's text.
+        save: Text<'a>
+    }
     /// A team save failed.
-    SaveFailure = "teehistorian-save-failure@ddnet.tw" { team: i32 }
+    SaveFailure = "teehistorian-save-failure@ddnet.tw" {
+        /// The team.
+        team: i32
+    }
     /// A team was loaded.
-    LoadSuccess = "teehistorian-load-success@ddnet.tw" { team: i32, save_id: Uuid, save: Text<'a> }
+    LoadSuccess = "teehistorian-load-success@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// The save's id.
+        save_id: Uuid,
+        /// The save, as DDNet's text.
+        save: Text<'a>
+    }
     /// A team load failed.
-    LoadFailure = "teehistorian-load-failure@ddnet.tw" { team: i32 }
+    LoadFailure = "teehistorian-load-failure@ddnet.tw" {
+        /// The team.
+        team: i32
+    }
     /// A player's team changed (written only on change; initial team 0).
-    PlayerTeam = "teehistorian-player-team@ddnet.tw" { cid: i32, team: i32 }
+    PlayerTeam = "teehistorian-player-team@ddnet.tw" {
+        /// The client id.
+        cid: i32,
+        /// The new team.
+        team: i32
+    }
     /// A team entered or left practice mode.
-    TeamPractice = "teehistorian-team-practice@ddnet.tw" { team: i32, practice: i32 }
+    TeamPractice = "teehistorian-team-practice@ddnet.tw" {
+        /// The team.
+        team: i32,
+        /// 1 in practice mode, 0 not.
+        practice: i32
+    }
     /// A client said it is ready to join the game.
-    PlayerReady = "teehistorian-player-ready@ddnet.tw" { cid: i32 }
+    PlayerReady = "teehistorian-player-ready@ddnet.tw" {
+        /// The client id.
+        cid: i32
+    }
     /// A 0.6 client rejoined (note the .org domain).
-    Rejoinver6 = "teehistorian-rejoinver6@ddnet.org" { cid: i32 }
+    Rejoinver6 = "teehistorian-rejoinver6@ddnet.org" {
+        /// The client id.
+        cid: i32
+    }
     /// Opaque data from the antibot module.
-    Antibot = "teehistorian-antibot@ddnet.org" { data: Blob<'a> }
+    Antibot = "teehistorian-antibot@ddnet.org" {
+        /// The data.
+        data: Blob<'a>
+    }
     /// A player's server-side name was set or changed.
-    PlayerName = "teehistorian-player-name@ddnet.org" { cid: i32, name: Text<'a> }
+    PlayerName = "teehistorian-player-name@ddnet.org" {
+        /// The client id.
+        cid: i32,
+        /// The name.
+        name: Text<'a>
+    }
     /// A player finished, in ticks.
-    PlayerFinish = "teehistorian-player-finish@ddnet.org" { cid: i32, time: i32 }
+    PlayerFinish = "teehistorian-player-finish@ddnet.org" {
+        /// The client id.
+        cid: i32,
+        /// The time, in ticks.
+        time: i32
+    }
     /// A team finished, in ticks.
-    TeamFinish = "teehistorian-team-finish@ddnet.org" { team: i32, time: i32 }
+    TeamFinish = "teehistorian-team-finish@ddnet.org" {
+        /// The team.
+        team: i32,
+        /// The time, in ticks.
+        time: i32
+    }
 }
 
 /// UUIDs of the known extensions, computed from their names.
@@ -466,7 +631,7 @@ impl<'a> Message<'a> {
     /// common variants own nothing: for them this skips the (out-of-line)
     /// drop glue, which otherwise dominates the decode loop.
     #[inline(always)]
-    pub fn clear(slot: &mut Message<'a>) {
+    pub(crate) fn clear(slot: &mut Message<'a>) {
         let old = std::mem::replace(slot, Message::Finish);
         if old.may_own() {
             drop(old);
@@ -478,16 +643,26 @@ impl<'a> Message<'a> {
     /// Decodes one message into `out`, in place: on the hot path this avoids
     /// building the message in a temporary and copying it.
     #[inline(always)]
-    pub fn decode_into(r: &mut Reader<'a>, out: &mut Message<'a>) -> Result<(), DecodeError> {
+    pub(crate) fn decode_into(
+        r: &mut Reader<'a>,
+        out: &mut Message<'a>,
+    ) -> Result<(), DecodeError> {
         Message::clear(out);
         let at = r.offset();
         let msg_id = read_int(r, "teehistorian.message_id")?;
         // `out` holds FINISH now; `put` overwrites it without drop glue.
         let put = |out: &mut Message<'a>, msg| std::mem::forget(std::mem::replace(out, msg));
+        // Every field goes through its `Codec`, named for errors.
+        fn field<'a, T: Codec<'a, Field>>(
+            r: &mut Reader<'a>,
+            name: &'static str,
+        ) -> Result<T, DecodeError> {
+            T::decode(r, Field(name))
+        }
         if msg_id >= 0 {
             let (dx, dy) = (
-                read_int(r, "teehistorian.player_diff.dx")?,
-                read_int(r, "teehistorian.player_diff.dy")?,
+                field(r, "teehistorian.player_diff.dx")?,
+                field(r, "teehistorian.player_diff.dy")?,
             );
             put(
                 out,
@@ -504,39 +679,39 @@ impl<'a> Message<'a> {
             id::TICK_SKIP => put(
                 out,
                 Message::TickSkip {
-                    dt: read_int(r, "teehistorian.tick_skip.dt")?,
+                    dt: field(r, "teehistorian.tick_skip.dt")?,
                 },
             ),
             id::PLAYER_NEW => put(
                 out,
                 Message::PlayerNew {
-                    cid: read_int(r, "teehistorian.player_new.cid")?,
-                    x: read_int(r, "teehistorian.player_new.x")?,
-                    y: read_int(r, "teehistorian.player_new.y")?,
+                    cid: field(r, "teehistorian.player_new.cid")?,
+                    x: field(r, "teehistorian.player_new.x")?,
+                    y: field(r, "teehistorian.player_new.y")?,
                 },
             ),
             id::PLAYER_OLD => put(
                 out,
                 Message::PlayerOld {
-                    cid: read_int(r, "teehistorian.player_old.cid")?,
+                    cid: field(r, "teehistorian.player_old.cid")?,
                 },
             ),
             id::INPUT_DIFF => put(
                 out,
                 Message::InputDiff {
-                    cid: read_int(r, "teehistorian.input_diff.cid")?,
-                    dinput: Input::read(r, "teehistorian.input_diff.dinput")?,
+                    cid: field(r, "teehistorian.input_diff.cid")?,
+                    dinput: field(r, "teehistorian.input_diff.dinput")?,
                 },
             ),
             id::INPUT_NEW => put(
                 out,
                 Message::InputNew {
-                    cid: read_int(r, "teehistorian.input_new.cid")?,
-                    input: Input::read(r, "teehistorian.input_new.input")?,
+                    cid: field(r, "teehistorian.input_new.cid")?,
+                    input: field(r, "teehistorian.input_new.input")?,
                 },
             ),
             id::MESSAGE => {
-                let cid = read_int(r, "teehistorian.message.cid")?;
+                let cid = field(r, "teehistorian.message.cid")?;
                 let len = read_len(r, MAX_RECORD_LEN, "teehistorian.message.msg_size")?;
                 let data = r.take(len, "teehistorian.message.msg")?;
                 put(
@@ -550,24 +725,19 @@ impl<'a> Message<'a> {
             id::JOIN => put(
                 out,
                 Message::Join {
-                    cid: read_int(r, "teehistorian.join.cid")?,
+                    cid: field(r, "teehistorian.join.cid")?,
                 },
             ),
             id::DROP => put(
                 out,
                 Message::Drop {
-                    cid: read_int(r, "teehistorian.drop.cid")?,
-                    reason: Text::read(r, "teehistorian.drop.reason")?,
+                    cid: field(r, "teehistorian.drop.cid")?,
+                    reason: field(r, "teehistorian.drop.reason")?,
                 },
             ),
             id::CONSOLE_COMMAND => put(
                 out,
-                Message::ConsoleCommand(Box::new(ConsoleCommand {
-                    cid: read_int(r, "teehistorian.console_command.cid")?,
-                    flags: read_int(r, "teehistorian.console_command.flags")?,
-                    cmd: Text::read(r, "teehistorian.console_command.cmd")?,
-                    args: Vec::read(r, "teehistorian.console_command.args")?,
-                })),
+                Message::ConsoleCommand(Box::new(ConsoleCommand::decode(r, ())?)),
             ),
             id::EX => put(out, Message::Ex(Box::new(ExMessage::decode(r, ())?))),
             unknown => {
@@ -582,6 +752,8 @@ impl<'a> Message<'a> {
     }
 }
 
+/// A whole record: the message id (for PLAYER_DIFF, the client id), then
+/// the message's fields.
 impl<'a> Codec<'a> for Message<'a> {
     #[inline(always)]
     fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
@@ -592,66 +764,90 @@ impl<'a> Codec<'a> for Message<'a> {
 
     #[inline]
     fn encode(&self, out: &mut Vec<u8>, _: ()) {
+        // The fields' encoders do not use the name (it is for errors).
+        let f = Field("");
         match self {
             Message::PlayerDiff { cid, dx, dy } => {
-                write_int(out, *cid);
-                write_int(out, *dx);
-                write_int(out, *dy);
+                cid.encode(out, f);
+                dx.encode(out, f);
+                dy.encode(out, f);
             }
             Message::Finish => write_int(out, id::FINISH),
             Message::TickSkip { dt } => {
                 write_int(out, id::TICK_SKIP);
-                write_int(out, *dt);
+                dt.encode(out, f);
             }
             Message::PlayerNew { cid, x, y } => {
                 write_int(out, id::PLAYER_NEW);
-                write_int(out, *cid);
-                write_int(out, *x);
-                write_int(out, *y);
+                cid.encode(out, f);
+                x.encode(out, f);
+                y.encode(out, f);
             }
             Message::PlayerOld { cid } => {
                 write_int(out, id::PLAYER_OLD);
-                write_int(out, *cid);
+                cid.encode(out, f);
             }
             Message::InputDiff { cid, dinput } => {
                 write_int(out, id::INPUT_DIFF);
-                write_int(out, *cid);
-                dinput.write(out);
+                cid.encode(out, f);
+                dinput.encode(out, f);
             }
             Message::InputNew { cid, input } => {
                 write_int(out, id::INPUT_NEW);
-                write_int(out, *cid);
-                input.write(out);
+                cid.encode(out, f);
+                input.encode(out, f);
             }
             Message::NetMessage { cid, data } => {
                 write_int(out, id::MESSAGE);
-                write_int(out, *cid);
+                cid.encode(out, f);
                 write_int(out, data.len() as i32);
-                out.extend_from_slice(data);
+                data.encode(out, f);
             }
             Message::Join { cid } => {
                 write_int(out, id::JOIN);
-                write_int(out, *cid);
+                cid.encode(out, f);
             }
             Message::Drop { cid, reason } => {
                 write_int(out, id::DROP);
-                write_int(out, *cid);
-                reason.write(out);
+                cid.encode(out, f);
+                reason.encode(out, f);
             }
             Message::ConsoleCommand(c) => {
                 write_int(out, id::CONSOLE_COMMAND);
-                write_int(out, c.cid);
-                write_int(out, c.flags);
-                c.cmd.write(out);
-                c.args.write(out);
+                c.encode(out, ());
             }
-            Message::Ex(ex) => ex.encode(out, ()),
+            Message::Ex(ex) => {
+                write_int(out, id::EX);
+                ex.encode(out, ());
+            }
         }
     }
 }
 
+/// A CONSOLE_COMMAND record after its message id: cid, flags, command,
+/// then the counted arguments.
+impl<'a> Codec<'a> for ConsoleCommand<'a> {
+    fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
+        Ok(ConsoleCommand {
+            cid: i32::decode(r, Field("teehistorian.console_command.cid"))?,
+            flags: i32::decode(r, Field("teehistorian.console_command.flags"))?,
+            cmd: Text::decode(r, Field("teehistorian.console_command.cmd"))?,
+            args: Vec::decode(r, Field("teehistorian.console_command.args"))?,
+        })
+    }
+
+    fn encode(&self, out: &mut Vec<u8>, _: ()) {
+        let f = Field("");
+        self.cid.encode(out, f);
+        self.flags.encode(out, f);
+        self.cmd.encode(out, f);
+        self.args.encode(out, f);
+    }
+}
+
+/// An EX record after its message id: UUID, payload size, payload (the
+/// extension's fields, then any bytes after them).
 impl<'a> Codec<'a> for ExMessage<'a> {
-    /// Reads an EX record after its message id: UUID, size, payload.
     fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
         let uuid = read_uuid(r, "teehistorian.ex.uuid")?;
         let size = read_len(r, MAX_RECORD_LEN, "teehistorian.ex.size")?;
@@ -673,12 +869,15 @@ impl<'a> Codec<'a> for ExMessage<'a> {
     }
 
     fn encode(&self, out: &mut Vec<u8>, _: ()) {
-        write_int(out, id::EX);
         out.extend_from_slice(self.ex.uuid().as_bytes());
-        let mut payload = Vec::new();
-        self.ex.encode_fields(&mut payload);
-        payload.extend_from_slice(&self.trailing);
-        write_int(out, payload.len() as i32);
-        out.extend_from_slice(&payload);
+        // The size goes before the payload but is known only after it:
+        // write the payload, append the size, and rotate it into place.
+        let start = out.len();
+        self.ex.encode_fields(out);
+        out.extend_from_slice(&self.trailing);
+        let size = out.len() - start;
+        write_int(out, size as i32);
+        let size_len = out.len() - start - size;
+        out[start..].rotate_right(size_len);
     }
 }

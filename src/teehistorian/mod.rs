@@ -12,12 +12,12 @@ pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};
 pub use message::{ConsoleCommand, Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
 pub use recorder::{Recorder, RecorderError};
 pub use replay::{
-    Auth, Checkpoint, ConsoleEntry, Inconsistency, InconsistencyKind, Player, Protocol, Replay,
-    ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
+    Auth, Checkpoint, ConsoleEntry, Inconsistency, InconsistencyKind, Player, PlayerInput,
+    Protocol, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
 };
 pub use stream::{
-    Decoder, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter,
-    TickClock, TickError,
+    End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter, TickClock,
+    TickError,
 };
 
 /// True if `bytes` start with the teehistorian magic.

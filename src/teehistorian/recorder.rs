@@ -15,11 +15,17 @@ use std::fmt;
 const INITIAL_MAX_CID: i32 = 128;
 
 /// A call the DDNet writer would reject with an assertion.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RecorderError {
     /// Player records must come in strictly ascending cid order in a tick.
-    PlayerOrder { cid: i32, previous: i32 },
-    /// Client ids are non-negative.
+    PlayerOrder {
+        /// The client id recorded.
+        cid: i32,
+        /// The client id recorded before it in the same tick.
+        previous: i32,
+    },
+    /// Client ids (and teams) are non-negative.
     NegativeCid(i32),
 }
 
@@ -48,6 +54,27 @@ struct PrevPlayer {
 }
 
 /// Records a teehistorian file into memory.
+///
+/// ```
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::{Header, HeaderInfo, Message, Protocol, Recorder, SliceReader};
+/// let header = Header::from_info(HeaderInfo { version: 2, ..HeaderInfo::default() });
+/// let mut rec = Recorder::new(&header);
+/// rec.tick(1);
+/// rec.record_player_join(0, Protocol::Six);
+/// rec.record_player(0, 100, 200)?; // PLAYER_NEW
+/// rec.tick(2);
+/// rec.record_player(0, 101, 200)?; // PLAYER_DIFF, in an implicit tick
+/// rec.finish();
+/// let bytes = rec.into_bytes();
+/// let (_, reader) = SliceReader::new(&bytes, Mode::Strict)?;
+/// let kinds: Vec<_> = reader.map(|r| r.map(|r| (r.tick, r.msg.kind_name()))).collect::<Result<_, _>>()?;
+/// assert_eq!(
+///     kinds,
+///     [(1, "tick_skip"), (1, "joinver6"), (1, "join"), (1, "player_new"), (2, "player_diff"), (2, "finish")]
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Recorder {
     out: Vec<u8>,
@@ -65,7 +92,7 @@ impl Recorder {
     /// Starts a file with `header` (DDNet `Reset`: tick 0 is implicit).
     pub fn new(header: &Header) -> Recorder {
         let mut out = Vec::new();
-        header.encode(&mut out);
+        header.encode(&mut out, ());
         Recorder {
             header_len: out.len(),
             out,

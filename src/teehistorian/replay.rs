@@ -29,33 +29,130 @@ pub enum Protocol {
     Seven,
 }
 
+/// A player's input, as DDNet's `CNetObj_PlayerInput` names its ten ints
+/// (the order of [`Input`] on the wire).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerInput {
+    /// -1 left, 0 none, 1 right.
+    pub direction: i32,
+    /// Aim, relative to the character.
+    pub target_x: i32,
+    /// Aim, relative to the character.
+    pub target_y: i32,
+    /// 1 while jump is held.
+    pub jump: i32,
+    /// Fire presses and releases, counted.
+    pub fire: i32,
+    /// 1 while the hook is held.
+    pub hook: i32,
+    /// `PLAYERFLAG_*` bits (chatting, scoreboard, ...).
+    pub player_flags: i32,
+    /// The weapon the player asks for.
+    pub wanted_weapon: i32,
+    /// Next-weapon presses, counted.
+    pub next_weapon: i32,
+    /// Previous-weapon presses, counted.
+    pub prev_weapon: i32,
+}
+
+impl From<Input> for PlayerInput {
+    fn from(i: Input) -> Self {
+        let [
+            direction,
+            target_x,
+            target_y,
+            jump,
+            fire,
+            hook,
+            player_flags,
+            wanted_weapon,
+            next_weapon,
+            prev_weapon,
+        ] = i;
+        PlayerInput {
+            direction,
+            target_x,
+            target_y,
+            jump,
+            fire,
+            hook,
+            player_flags,
+            wanted_weapon,
+            next_weapon,
+            prev_weapon,
+        }
+    }
+}
+
+impl From<PlayerInput> for Input {
+    fn from(p: PlayerInput) -> Self {
+        [
+            p.direction,
+            p.target_x,
+            p.target_y,
+            p.jump,
+            p.fire,
+            p.hook,
+            p.player_flags,
+            p.wanted_weapon,
+            p.next_weapon,
+            p.prev_weapon,
+        ]
+    }
+}
+
+impl PlayerInput {
+    /// The input after an INPUT_DIFF: each int plus its difference,
+    /// wrapping as DDNet's ints do.
+    #[inline]
+    pub fn plus(self, diff: &Input) -> PlayerInput {
+        let mut input = Input::from(self);
+        for (v, d) in input.iter_mut().zip(diff) {
+            *v = v.wrapping_add(*d);
+        }
+        input.into()
+    }
+}
+
 /// rcon authentication of a client.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Auth {
+    /// The access level.
     pub level: i32,
+    /// The account's name.
     pub name: Text<'static>,
 }
 
 /// What the recording says about one client id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
+    /// The client id.
     pub cid: i32,
     /// Joined (JOIN) and not dropped since.
     pub connected: bool,
     /// The character exists (PLAYER_NEW, no PLAYER_OLD since).
     pub alive: bool,
-    /// Last known position of the character.
+    /// Last known position of the character: x.
     pub x: i32,
+    /// Last known position of the character: y.
     pub y: i32,
     /// Last recorded input (DDNet applies it in the tick after the record).
-    pub input: Option<Input>,
+    pub input: Option<PlayerInput>,
+    /// The team (PLAYER_TEAM; 0 until one says otherwise).
     pub team: i32,
+    /// The name (PLAYER_NAME).
     pub name: Option<Text<'static>>,
+    /// Said it is ready (PLAYER_READY) and not dropped since.
     pub ready: bool,
+    /// The protocol it joined with.
     pub protocol: Option<Protocol>,
+    /// Its DDNet version number (DDNETVER, DDNETVER_OLD).
     pub ddnet_version: Option<i32>,
+    /// Its DDNet version as text (DDNETVER).
     pub ddnet_version_str: Option<Text<'static>>,
+    /// Its connection id (DDNETVER).
     pub connection_id: Option<Uuid>,
+    /// Its rcon login, if logged in.
     pub auth: Option<Auth>,
     /// Reason of the last DROP.
     pub drop_reason: Option<Text<'static>>,
@@ -89,7 +186,9 @@ impl Player {
 /// What the recording says about one team.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Team {
+    /// The team.
     pub team: i32,
+    /// In practice mode (TEAM_PRACTICE).
     pub practice: bool,
     /// Finish times in ticks (TEAM_FINISH), in order.
     pub finish_times: Vec<i32>,
@@ -98,11 +197,16 @@ pub struct Team {
 /// A save or load of a team.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaveEvent {
+    /// When.
     pub tick: i32,
+    /// The team.
     pub team: i32,
+    /// Which record.
     #[serde(rename = "kind")]
     pub what: SaveKind,
+    /// The save's id (successes only).
     pub save_id: Option<Uuid>,
+    /// The save, as DDNet's text (successes only).
     pub save: Option<Text<'static>>,
 }
 
@@ -110,40 +214,56 @@ pub struct SaveEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SaveKind {
+    /// SAVE_SUCCESS.
     SaveSuccess,
+    /// SAVE_FAILURE.
     SaveFailure,
+    /// LOAD_SUCCESS.
     LoadSuccess,
+    /// LOAD_FAILURE.
     LoadFailure,
 }
 
 /// A console command, as recorded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsoleEntry {
+    /// When.
     pub tick: i32,
+    /// Who ran it (negative: the server or the game).
     pub cid: i32,
+    /// `CFGFLAG_*` bits.
     pub flags: i32,
+    /// The command.
     pub cmd: Text<'static>,
+    /// Its arguments.
     pub args: Vec<Text<'static>>,
 }
 
 /// Two players swapping tees.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SwapEvent {
+    /// When.
     pub tick: i32,
+    /// One client id.
     pub cid1: i32,
+    /// The other.
     pub cid2: i32,
 }
 
 /// The world as the recording describes it at a tick.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct World {
+    /// The tick (for a replay stopped at a tick, that tick).
     pub tick: i32,
+    /// FINISH was read.
     pub finished: bool,
     /// Every client id seen so far, by id.
     pub players: Vec<Player>,
     /// Teams with non-default state, by id.
     pub teams: Vec<Team>,
+    /// Saves and loads in order (empty if history is off).
     pub saves: Vec<SaveEvent>,
+    /// Swaps in order (empty if history is off).
     pub swaps: Vec<SwapEvent>,
     /// Console commands in order (empty if history is off).
     pub console: Vec<ConsoleEntry>,
@@ -194,27 +314,48 @@ pub struct Inconsistency {
     pub offset: u64,
     /// Tick of the message.
     pub tick: i32,
+    /// What is wrong (JSON: `kind` and its fields, beside the offset).
+    #[serde(flatten)]
     pub kind: InconsistencyKind,
 }
 
 /// The kinds of [`Inconsistency`].
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum InconsistencyKind {
     /// PLAYER_DIFF for a cid whose character does not exist.
-    PlayerDiffAbsent { cid: i32 },
+    PlayerDiffAbsent {
+        /// The client id.
+        cid: i32,
+    },
     /// PLAYER_NEW for a cid whose character already exists.
-    PlayerNewPresent { cid: i32 },
+    PlayerNewPresent {
+        /// The client id.
+        cid: i32,
+    },
     /// PLAYER_OLD for a cid whose character does not exist.
-    PlayerOldAbsent { cid: i32 },
+    PlayerOldAbsent {
+        /// The client id.
+        cid: i32,
+    },
     /// INPUT_DIFF before any INPUT_NEW for the cid.
-    InputDiffWithoutNew { cid: i32 },
+    InputDiffWithoutNew {
+        /// The client id.
+        cid: i32,
+    },
     /// A negative client id where only players can be meant.
-    NegativeCid { cid: i32 },
+    NegativeCid {
+        /// The client id.
+        cid: i32,
+    },
     /// The tick does not fit in an `int`.
     TickOverflow,
     /// TICK_SKIP with a negative dt.
-    NegativeTickSkip { dt: i32 },
+    NegativeTickSkip {
+        /// The skip.
+        dt: i32,
+    },
     /// A message after FINISH.
     AfterFinish,
 }
@@ -275,6 +416,24 @@ impl Default for ReplayConfig {
 
 /// The replay state machine. Serialisable, so a replay can be checkpointed
 /// and resumed.
+///
+/// ```
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::{Replay, ReplayConfig, SliceReader};
+/// let bytes = std::fs::read("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+/// let (_, reader) = SliceReader::new(&bytes, Mode::Lenient)?;
+/// let mut replay = Replay::new(ReplayConfig::default());
+/// for rec in reader {
+///     let rec = rec?;
+///     replay.handle(rec.offset, &rec.msg)?; // an inconsistency is an error here
+/// }
+/// let world = replay.world();
+/// assert!(world.finished);
+/// let alice = replay.player(0).unwrap();
+/// assert_eq!(alice.name.as_ref().unwrap().to_string(), "\"alice\"");
+/// assert!(!alice.connected);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Replay {
     config: ReplayConfig,
@@ -290,8 +449,11 @@ pub struct Replay {
 /// A resumable snapshot of a replay: the world plus the tick clock.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Checkpoint {
+    /// The replay's settings.
     pub config: ReplayConfig,
+    /// The tick clock (the tick, and the cid order within it).
     pub clock: TickClock,
+    /// The world.
     pub world: World,
 }
 
@@ -366,16 +528,14 @@ impl Replay {
                 (!was_alive).then_some(InconsistencyKind::PlayerOldAbsent { cid: *cid })
             }
             Message::InputNew { cid, input } => {
-                self.players.get_mut(*cid).input = Some(*input);
+                self.players.get_mut(*cid).input = Some((*input).into());
                 None
             }
             Message::InputDiff { cid, dinput } => {
                 let p = self.players.get_mut(*cid);
                 match &mut p.input {
                     Some(input) => {
-                        for (v, d) in input.iter_mut().zip(dinput) {
-                            *v = v.wrapping_add(*d);
-                        }
+                        *input = input.plus(dinput);
                         None
                     }
                     None => Some(InconsistencyKind::InputDiffWithoutNew { cid: *cid }),

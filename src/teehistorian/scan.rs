@@ -3,13 +3,16 @@
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
-use super::{StreamReader, is_teehistorian};
+use super::{MAGIC, StreamReader, is_teehistorian};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use crate::codec::{DecodeError, Mode, first_difference};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read};
 use std::ops::ControlFlow;
+
+/// The magic's length: the header's JSON starts after it.
+const MAGIC_LEN: u64 = MAGIC.as_bytes().len() as u64;
 
 /// What to do besides counting.
 #[derive(Clone, Copy, Debug, Default)]
@@ -33,7 +36,22 @@ impl Verify {
     }
 }
 
-/// Everything one pass over a file learns.
+/// Everything one pass over a file learns: the teehistorian pipeline.
+///
+/// ```
+/// use teeoracle::check::Severity;
+/// use teeoracle::teehistorian::scan::{Scan, Verify};
+/// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian")?;
+/// let (header, scan) = Scan::run(std::io::BufReader::new(file), Verify::all())?;
+/// assert_eq!(header.info.version, 2);
+/// assert_eq!((scan.records, scan.last_tick), (3501, 1028));
+/// assert_eq!(scan.counts["player_diff"], 2046);
+/// // A recording cut by a crash: sound, with a warning.
+/// let findings = scan.findings();
+/// assert_eq!(findings.len(), 1);
+/// assert_eq!((findings[0].severity, findings[0].code), (Severity::Warn, "truncated"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Default, Serialize)]
 pub struct Scan {
     /// Records read (FINISH included).
@@ -50,6 +68,9 @@ pub struct Scan {
     pub cids: usize,
     /// How the stream ended (`None` after a decode error).
     pub end: Option<End>,
+    /// Bytes read: the whole input (header, records, and whatever follows
+    /// them or could not be decoded).
+    pub bytes: u64,
     /// Bytes after FINISH (DDNet never writes any).
     pub bytes_after_finish: u64,
     /// Records using non-canonical ints, kept verbatim.
@@ -129,7 +150,10 @@ impl Scan {
         let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
         // Hot counters live in locals, not in `scan`, so they stay in registers.
         let (mut records, mut last_tick, mut ticks) = (0u64, 0i32, 0u64);
+        let header_len = MAGIC_LEN + header.json.len() as u64 + 1;
+        let mut next_offset = header_len;
         let result = reader.for_each_record(|rec| {
+            next_offset = rec.offset + rec.raw.len() as u64;
             ticks += u64::from(records == 0 || rec.tick != last_tick);
             records += 1;
             last_tick = rec.tick;
@@ -180,17 +204,25 @@ impl Scan {
         scan.cids = cids.len();
         scan.inconsistencies = verify.replay.map(|_| inconsistencies);
         scan.end = reader.end();
+        let rest = io::copy(&mut reader.into_rest(), &mut io::sink())?;
+        scan.bytes = next_offset + rest;
         if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
-            scan.bytes_after_finish = io::copy(&mut reader.into_rest(), &mut io::sink())?;
+            scan.bytes_after_finish = rest;
         }
         Ok((header, scan))
     }
 
-    /// What the pass found, as findings: the decode error, a re-encoding
-    /// that differs, replay inconsistencies and bytes after FINISH fail;
-    /// a truncated file and non-canonical ints warn.
+    /// What the pass found, as findings (codes in the schema's `check`
+    /// section): the decode error (`decode`), a re-encoding that differs,
+    /// replay inconsistencies and bytes after FINISH fail; a truncated
+    /// file and non-canonical ints warn.
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
+        if let Some(e) = &self.error {
+            let mut f = Finding::new(Severity::Fail, "decode", e.to_string()).at(e.offset);
+            f.tick = e.tick;
+            out.push(f);
+        }
         if let Some(at) = self.first_mismatch {
             out.push(
                 Finding::new(

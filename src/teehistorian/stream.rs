@@ -29,6 +29,7 @@ pub struct TickClock {
 }
 
 /// Why the clock could not advance as the message asked.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum TickError {
     /// The tick would not fit in DDNet's `int`.
@@ -107,22 +108,72 @@ impl Record<'_> {
     }
 }
 
-impl std::fmt::Display for Record<'_> {
-    /// One line: offset, tick, kind and fields, e.g.
-    /// `0x00000e38       0 auth_login cid=0 level=3 auth_name="default_admin"`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "0x{:08x} {:>7} {}{}",
-            self.offset,
-            self.tick,
-            self.msg.kind_name(),
-            crate::bytes::key_values(&self.msg, &["kind"])
-        )?;
+impl Record<'_> {
+    /// Writes the record's one-line text form (see its `Display`) to `out`,
+    /// without building a string: `teehistorian dump`'s hot path.
+    pub fn write_text(&self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(line_start(self.offset, self.tick).as_ref())?;
+        out.write_all(self.msg.kind_name().as_bytes())?;
+        crate::bytes::write_key_values(out, &self.msg, &["kind"])?;
         if let Some(at) = self.noncanonical_at() {
-            write!(f, " (non-canonical int at byte {at}, kept verbatim)")?;
+            write!(out, " (non-canonical int at byte {at}, kept verbatim)")?;
         }
         Ok(())
+    }
+}
+
+/// `0x{offset:08x} {tick:>7} `, written by hand: `write!` costs more than
+/// the rest of a dump line.
+#[inline]
+fn line_start(offset: u64, tick: i32) -> impl AsRef<[u8]> {
+    struct Start {
+        buf: [u8; 40],
+        len: usize,
+    }
+    impl AsRef<[u8]> for Start {
+        fn as_ref(&self) -> &[u8] {
+            &self.buf[..self.len]
+        }
+    }
+    let mut buf = [b' '; 40];
+    buf[..2].copy_from_slice(b"0x");
+    let digits = (16 - offset.leading_zeros() as usize / 4).max(8);
+    for i in 0..digits {
+        buf[2 + digits - 1 - i] = b"0123456789abcdef"[(offset >> (4 * i)) as usize & 0xf];
+    }
+    // One space, then the tick right-aligned in 7 columns, then a space.
+    let mut tick_text = [0u8; 11];
+    let mut n = tick.unsigned_abs();
+    let mut at = tick_text.len();
+    loop {
+        at -= 1;
+        tick_text[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if tick < 0 {
+        at -= 1;
+        tick_text[at] = b'-';
+    }
+    let tick_len = tick_text.len() - at;
+    let tick_end = 2 + digits + 1 + tick_len.max(7);
+    buf[tick_end - tick_len..tick_end].copy_from_slice(&tick_text[at..]);
+    Start {
+        buf,
+        len: tick_end + 1,
+    }
+}
+
+impl std::fmt::Display for Record<'_> {
+    /// One line: offset, tick, kind and fields (` key=value`, values in
+    /// compact JSON), e.g.
+    /// `0x00000e38       0 auth_login cid=0 level=3 auth_name="default_admin"`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut line = Vec::new();
+        self.write_text(&mut line).map_err(|_| std::fmt::Error)?;
+        f.write_str(&String::from_utf8_lossy(&line))
     }
 }
 
@@ -149,15 +200,23 @@ impl std::fmt::Display for End {
 #[serde(tag = "end", rename_all = "snake_case")]
 pub enum End {
     /// A FINISH record at `offset`.
-    Finished { offset: u64 },
+    Finished {
+        /// Where the FINISH record is.
+        offset: u64,
+    },
     /// No FINISH: the input ends at `offset + partial`, where `offset` is the
     /// end of the last whole record and `partial` bytes of a cut record follow.
-    Truncated { offset: u64, partial: usize },
+    Truncated {
+        /// The end of the last whole record.
+        offset: u64,
+        /// Bytes of a cut record after it.
+        partial: usize,
+    },
 }
 
 /// Decodes records one at a time and tracks the tick. Shared by both readers.
 #[derive(Clone, Debug)]
-pub struct Decoder {
+pub(crate) struct Decoder {
     version: u32,
     mode: Mode,
     clock: TickClock,
@@ -166,7 +225,7 @@ pub struct Decoder {
 
 impl Decoder {
     /// A decoder for a stream of the given header version (1 or 2).
-    pub fn new(version: u32, mode: Mode) -> Self {
+    pub(crate) fn new(version: u32, mode: Mode) -> Self {
         Decoder {
             version,
             mode,
@@ -176,7 +235,7 @@ impl Decoder {
     }
 
     /// How the stream ended, once it has.
-    pub fn end(&self) -> Option<End> {
+    pub(crate) fn end(&self) -> Option<End> {
         self.end
     }
 
@@ -184,7 +243,7 @@ impl Decoder {
     /// `rec`, in place. `at_eof` says whether `buf` runs to the end of the
     /// input. Returns `Ok(false)` once the stream has ended.
     #[inline(always)]
-    pub fn next_into<'a>(
+    pub(crate) fn next_into<'a>(
         &mut self,
         buf: &'a [u8],
         base: u64,
@@ -207,7 +266,7 @@ impl Decoder {
 
     /// Like [`Decoder::next_into`], returning the record.
     #[inline(always)]
-    pub fn next<'a>(
+    pub(crate) fn next<'a>(
         &mut self,
         buf: &'a [u8],
         base: u64,
@@ -303,7 +362,7 @@ fn too_long(base: u64, len: usize) -> DecodeError {
 impl Record<'_> {
     /// An empty slot for [`Decoder::next_into`].
     #[inline(always)]
-    pub fn placeholder() -> Self {
+    pub(crate) fn placeholder() -> Self {
         Record {
             offset: 0,
             tick: 0,
@@ -315,6 +374,21 @@ impl Record<'_> {
 }
 
 /// Records of an in-memory teehistorian file, without copying.
+///
+/// ```
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::{End, Message, SliceReader};
+/// let bytes = std::fs::read("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+/// let (header, mut reader) = SliceReader::new(&bytes, Mode::Lenient)?;
+/// assert_eq!(header.info.map_name.as_deref(), Some("dm1"));
+/// let joins = reader
+///     .by_ref()
+///     .filter(|rec| matches!(rec.as_ref().map(|r| &r.msg), Ok(Message::Join { .. })))
+///     .count();
+/// assert_eq!(joins, 1);
+/// assert_eq!(reader.end(), Some(End::Finished { offset: 9196 }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct SliceReader<'a> {
     bytes: &'a [u8],
@@ -326,7 +400,9 @@ pub struct SliceReader<'a> {
 impl<'a> SliceReader<'a> {
     /// Parses the header and positions the reader at the first record.
     pub fn new(bytes: &'a [u8], mode: Mode) -> Result<(Header, Self), DecodeError> {
-        let (header, len) = Header::decode(bytes)?;
+        let mut r = Reader::new(bytes, mode);
+        let header = Header::decode(&mut r, ())?;
+        let len = r.position();
         let decoder = Decoder::new(header.info.version, mode);
         Ok((
             header,
@@ -409,7 +485,9 @@ impl<'a> Iterator for SliceReader<'a> {
 /// An I/O failure or a decode failure while reading a stream.
 #[derive(Debug)]
 pub enum ReadError {
+    /// Reading the input failed.
     Io(io::Error),
+    /// The bytes do not decode.
     Decode(DecodeError),
 }
 
@@ -443,6 +521,26 @@ const WINDOW_CAPACITY: usize = 2 * MAX_RECORD_SPAN;
 /// memory (a window of about 2 MiB at most).
 ///
 /// A lending reader: each record borrows the window until the next call.
+///
+/// ```
+/// use std::io::BufReader;
+/// use std::ops::ControlFlow;
+/// use teeoracle::codec::Mode;
+/// use teeoracle::teehistorian::StreamReader;
+/// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian")?;
+/// let (_, mut reader) = StreamReader::new(BufReader::new(file), Mode::Lenient)?;
+/// // The records one by one ...
+/// let first = reader.next_record()?.expect("a record");
+/// assert_eq!((first.offset, first.tick, first.msg.kind_name()), (3561, 80, "tick_skip"));
+/// // ... or the rest of them in place, which is faster.
+/// let mut last_tick = 0;
+/// reader.for_each_record(|rec| {
+///     last_tick = rec.tick;
+///     ControlFlow::<()>::Continue(())
+/// })?;
+/// assert_eq!(last_tick, 932);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct StreamReader<R> {
     src: R,
@@ -472,9 +570,10 @@ impl<R: Read> StreamReader<R> {
         // The header must fit the window: read until it decodes, or fails
         // for a reason more bytes cannot fix (bad magic, bad JSON, too long).
         let header = loop {
-            match Header::decode(&reader.buf[..reader.filled]) {
-                Ok((header, len)) => {
-                    reader.start = len;
+            let mut r = Reader::new(&reader.buf[..reader.filled], mode);
+            match Header::decode(&mut r, ()) {
+                Ok(header) => {
+                    reader.start = r.position();
                     break header;
                 }
                 Err(e) if e.is_eof() && !reader.eof => reader.fill()?,
@@ -595,7 +694,7 @@ impl<W: Write> StreamWriter<W> {
     /// Writes the header.
     pub fn new(mut out: W, header: &Header) -> io::Result<Self> {
         let mut scratch = Vec::new();
-        header.encode(&mut scratch);
+        header.encode(&mut scratch, ());
         out.write_all(&scratch)?;
         scratch.clear();
         Ok(StreamWriter { out, scratch })

@@ -34,18 +34,14 @@ impl Compression {
     /// The compression of a file starting with `head` (its first 512 bytes
     /// or fewer), or `None` if it is neither compressed nor a tar file.
     pub fn detect(head: &[u8]) -> Option<Compression> {
-        if head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]) {
-            Some(Compression::Bzip2)
-        } else if head.starts_with(&[0x1f, 0x8b]) {
-            Some(Compression::Gzip)
-        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
-            Some(Compression::Xz)
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-            Some(Compression::Zstd)
-        } else if head.len() >= 512 && is_tar_header(&head[..512]) {
-            Some(Compression::None)
-        } else {
-            None
+        use crate::check::Compression as Magic;
+        match Magic::detect(head) {
+            Some(Magic::Bzip2) => Some(Compression::Bzip2),
+            Some(Magic::Gzip) => Some(Compression::Gzip),
+            Some(Magic::Xz) => Some(Compression::Xz),
+            Some(Magic::Zstd) => Some(Compression::Zstd),
+            None if head.len() >= 512 && is_tar_header(&head[..512]) => Some(Compression::None),
+            None => None,
         }
     }
 

@@ -56,6 +56,10 @@ pub enum PayloadKind {
     /// The int32 array a payload unpacks to (a snapshot or delta);
     /// offsets count ints.
     Ints,
+    /// The bytes of the int32 array a payload unpacks to, little-endian
+    /// (a demo message's data, as DDNet's player hands it on); offsets
+    /// count bytes.
+    Data,
 }
 
 /// What went wrong; each variant says what was expected.
@@ -336,6 +340,7 @@ impl fmt::Display for Inner {
                 write!(f, "byte {} of its decompressed payload", self.offset)
             }
             PayloadKind::Ints => write!(f, "int {} of its payload", self.offset),
+            PayloadKind::Data => write!(f, "byte {} of its unpacked data", self.offset),
         }
     }
 }

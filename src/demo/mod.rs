@@ -30,6 +30,8 @@ mod header;
 mod recorder;
 mod rerecord;
 pub mod spec;
+#[cfg(test)]
+mod tests;
 
 pub use chunk::{Chunk, ChunkContext, ChunkKind, MAX_PAYLOAD, MAX_TICK, Payload, SizeForm};
 pub use events::{Event, EventKind, Events, MAX_FAULTS, SnapshotReplay};

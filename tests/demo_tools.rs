@@ -223,17 +223,17 @@ fn build_errors_name_the_field() {
         (
             "bad_message.json",
             format!(r#"{{{head}, "events": [{{"message": "06 0g"}}]}}"#),
-            r#"events[0].message: bad hex "06 0g": 'g' is not a hex digit"#,
+            r#"events[0].message: bad hex: 'g' (digit 3) is not a hex digit"#,
         ),
         (
             "bad_sha.ron",
             "(map_name: \"x\", map_crc: \"00000000\", map_sha256: \"abcd\")".into(),
-            r#"map_sha256: expected 64 hex digits, got 4 in "abcd""#,
+            "map_sha256: expected 64 hex digits, found 4",
         ),
         (
             "bad_crc.ron",
             "(map_name: \"x\", map_crc: \"0000000\")".into(),
-            r#"map_crc: bad hex "0000000": an odd number of hex digits (7)"#,
+            "map_crc: bad hex: an odd number of hex digits",
         ),
         (
             "tick_and_message.json",
@@ -243,7 +243,7 @@ fn build_errors_name_the_field() {
         (
             "bad_huffman.ron",
             "(map_name: \"x\", map_crc: \"00000000\", huffman: \"zlib\")".into(),
-            r#"huffman: expected "ddnet" or "legacy", got "zlib""#,
+            r#"huffman: expected "ddnet" or "legacy""#,
         ),
         (
             "markers_too_close.ron",
@@ -303,4 +303,39 @@ fn build_warns_about_ticks_readers_reject() {
     );
     // Written anyway: a marker the readers refuse.
     assert!(teeoracle::demo::Demo::decode(&built.bytes).is_err());
+}
+
+/// Spec errors are data: the field, and what it was expected to hold.
+#[test]
+fn spec_errors_are_structured() {
+    use teeoracle::demo::spec::{Problem, SpecError, SpecField};
+    let spec = DemoSpec::from_ron(
+        r#"(map_name: "x", map_crc: "00000000", markers: [10, 20],
+           events: [(tick: 1, items: [(type: 70000, id: 0)])])"#,
+    )
+    .unwrap();
+    match spec.build(&[]) {
+        Err(SpecError::Field { field, problem }) => {
+            assert_eq!(field, SpecField::ItemType { event: 0, item: 0 });
+            assert_eq!(
+                problem,
+                Problem::Range {
+                    found: 70000,
+                    max: 32767
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let spec =
+        DemoSpec::from_ron(r#"(map_name: "x", map_crc: "00000000", markers: [10, 20])"#).unwrap();
+    let err = spec.build(&[]).unwrap_err();
+    assert!(matches!(
+        err,
+        SpecError::Field {
+            field: SpecField::Marker { index: 1 },
+            problem: Problem::MarkerRefused { tick: 20 },
+        }
+    ));
+    assert!(matches!(DemoSpec::from_json("{"), Err(SpecError::Json(_))));
 }

@@ -154,7 +154,7 @@ fn build_reproduces_the_synthetic_demo() {
     assert!(
         stdout
             .trim_end()
-            .ends_with("1 passed (0 with warnings), 0 failed, 1 skipped"),
+            .ends_with("3 passed (0 with warnings), 0 failed, 3 skipped"),
         "{stdout}"
     );
 
@@ -338,4 +338,17 @@ fn spec_errors_are_structured() {
         }
     ));
     assert!(matches!(DemoSpec::from_json("{"), Err(SpecError::Json(_))));
+}
+
+/// The chat demos of `corpus/demo/synthetic/` are their specs built.
+#[test]
+fn build_reproduces_the_chat_demos() {
+    for name in ["chat", "chat_07"] {
+        let spec = root(&format!("corpus/demo/synthetic/{name}.ron"));
+        let spec = DemoSpec::from_ron(&std::fs::read_to_string(spec).unwrap()).unwrap();
+        let built = spec.build(&[]).unwrap();
+        assert_eq!(built.warnings, Vec::<String>::new(), "{name}");
+        let want = std::fs::read(root(&format!("corpus/demo/synthetic/{name}.demo"))).unwrap();
+        assert!(built.bytes == want, "{name}");
+    }
 }

@@ -352,3 +352,185 @@ fn build_reproduces_the_chat_demos() {
         assert!(built.bytes == want, "{name}");
     }
 }
+
+fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+    text(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+/// `demo dump --format jsonl`: the start line, the header, one line per
+/// chunk with its payload and decoded message, the end line; the same
+/// from standard input.
+#[test]
+fn dump_jsonl_has_a_line_per_chunk() {
+    let out = run(&["demo", "dump", "--format", "jsonl", MINIMAL]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds[..2], ["start", "header"]);
+    assert_eq!(kinds[kinds.len() - 1], "end");
+    assert_eq!(kinds.iter().filter(|k| **k == "chunk").count(), 8);
+    assert_eq!(lines[0]["command"], "demo dump");
+    assert_eq!(lines[1]["map_name"], "dm1");
+    assert_eq!(lines[1]["recorded_by"], "server");
+    assert_eq!(lines[1]["timeline_markers"], serde_json::json!([102]));
+    let first = &lines[2];
+    assert_eq!(
+        (
+            &first["chunk"],
+            &first["tick"],
+            &first["keyframe"],
+            &first["form"]
+        ),
+        (
+            &"tick".into(),
+            &100.into(),
+            &true.into(),
+            &"absolute".into()
+        )
+    );
+    let chat = lines.iter().find(|l| l["chunk"] == "message").unwrap();
+    assert_eq!(chat["offset"], 537);
+    assert_eq!(chat["size_form"], "inline");
+    assert_eq!(chat["writer"], "ddnet");
+    assert_eq!(chat["message"]["class"], "game");
+    assert_eq!(chat["message"]["id"], 3);
+    assert_eq!(chat["message"]["name"], "Sv_Chat");
+    // Team 0, client -1, "hi", zero padding to the int.
+    assert_eq!(chat["message"]["body"], "00406869000000");
+    assert_eq!(lines.last().unwrap()["chunks"], 8);
+
+    let bytes = std::fs::read(root(MINIMAL)).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(["demo", "dump", "--format", "jsonl", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    let piped = json_lines(&piped.stdout);
+    assert_eq!(piped[0]["input"], "-");
+    assert_eq!(piped[1..], lines[1..]);
+}
+
+/// System messages come with their fields; a payload that does not
+/// decode is a line with its error (file byte, byte inside), and the
+/// dump exits 1 after the end line.
+#[test]
+fn dump_jsonl_decodes_system_messages_and_reports_bad_payloads() {
+    let out = run(&["demo", "dump", "--format", "jsonl", A]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    let sys = lines
+        .iter()
+        .find(|l| l["message"]["class"] == "sys" && l["message"]["fields"].is_object())
+        .expect("a system message with fields");
+    assert!(sys["message"]["name"].is_string(), "{sys}");
+
+    let out = run(&[
+        "demo",
+        "dump",
+        "--format",
+        "jsonl",
+        "corpus/demo/malformed/message_varint_cut.demo",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out.stdout);
+    let bad = &lines[lines.len() - 2];
+    assert_eq!(bad["writer"], "undecodable");
+    assert_eq!(bad["error"]["offset"], 547);
+    assert_eq!(bad["error"]["inner"]["offset"], 3);
+    assert_eq!(bad["error"]["tick"], 0);
+    assert_eq!(lines.last().unwrap()["undecodable_payloads"], 1);
+    assert!(text(&out.stderr).contains("at byte 547 (0x223), byte 3 of its decompressed payload"));
+}
+
+/// `demo stats`, `roundtrip` and `rerecord` as JSON documents carry what
+/// their text shows.
+#[test]
+fn stats_roundtrip_and_rerecord_as_json() {
+    let out = run(&["demo", "stats", A]);
+    let stats_text = text(&out.stdout);
+    assert!(stats_text.contains("  chunks:            "), "{stats_text}");
+    assert!(!stats_text.starts_with('('), "text, not RON: {stats_text}");
+    let out = run(&["demo", "stats", "--format", "json", A]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["kind"], "demo_stats");
+    assert_eq!(stats["schema_version"], 1);
+    assert_eq!(stats["header"]["map_name"], "dm1");
+    assert_eq!(stats["snapshots"]["ticks"], 1055);
+    assert_eq!(stats["snapshots"]["counts"]["deltas"], 329);
+    assert_eq!(stats["snapshots"]["messages"], 2198);
+    assert_eq!(stats["verbatim_payloads"], 0);
+    assert!(stats_text.contains("1055 tick markers, 5 keyframes, 329 deltas, 2198 messages"));
+
+    let out = run(&["demo", "roundtrip", "--format", "json", A]);
+    assert_eq!(out.status.code(), Some(0));
+    let rt: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rt["kind"], "demo_roundtrip");
+    assert_eq!(rt["exact"], true);
+    assert_eq!(rt["first_difference"], serde_json::Value::Null);
+    assert!(rt["chunks"].as_u64().unwrap() > 3000);
+
+    let out = run(&["demo", "rerecord", "--format", "json", B]);
+    assert_eq!(out.status.code(), Some(0));
+    let rr: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rr["kind"], "demo_rerecord");
+    assert_eq!(rr["result"], "equivalent");
+    assert_eq!(rr["identical"], false);
+    assert!(rr["deltas_reordered"].as_u64().unwrap() > 0);
+    assert_eq!(rr["difference_count"], 0);
+}
+
+/// A flipped byte in the embedded map, in the SHA-256 item or in the
+/// header's map CRC fails `check` (`map_checksum`), naming DDNet's rule;
+/// a header string DDNet refuses fails it too (`header`).
+#[test]
+fn check_fails_a_demo_whose_map_checksums_do_not_match() {
+    let bytes = std::fs::read(root(A)).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let map_at = offsets[0] as usize - demo.map.len();
+    let dir = temp_dir("map-checksum");
+    let check = |name: &str, at: usize, xor: u8| {
+        let mut corrupt = bytes.clone();
+        corrupt[at] ^= xor;
+        let path = dir.join(format!("{name}.demo"));
+        std::fs::write(&path, &corrupt).unwrap();
+        let out = run(&["check", "--format", "json", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0]["findings"].clone()
+    };
+    for (name, at, offset, says) in [
+        ("map", map_at + 1000, 452, "refuses a map whose SHA-256"),
+        ("sha256", 452 + 7, 452, "refuses a map whose SHA-256"),
+        ("crc", 141, 140, "match maps by it"),
+    ] {
+        let findings = check(name, at, 0x01);
+        let f = &findings[0];
+        assert_eq!(f["severity"], "fail", "{name}: {findings}");
+        assert_eq!(f["code"], "map_checksum", "{name}: {findings}");
+        assert_eq!(f["offset"], offset, "{name}: {findings}");
+        assert!(f["message"].as_str().unwrap().contains(says), "{name}: {f}");
+    }
+    // The map flipped: its CRC-32 no longer matches either.
+    assert_eq!(
+        check("map", map_at + 1000, 0x01).as_array().unwrap().len(),
+        2
+    );
+    // The map name's "m" made a byte that is not UTF-8.
+    let findings = check("name", 72 + 1, 0x80);
+    assert_eq!(findings[0]["code"], "header", "{findings}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("map_name")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

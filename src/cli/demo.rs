@@ -536,7 +536,7 @@ fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {
     writeln!(
         out,
         "  recorded:          by the {}, {}, {} s long",
-        plain(&h.kind),
+        plain(&h.recorded_by),
         plain(&h.timestamp),
         h.length_seconds
     )?;

@@ -187,22 +187,7 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
     if demo.map.is_empty() {
         return;
     }
-    let crc = crc32fast::hash(demo.map);
-    if crc != demo.header.map_crc {
-        verdict.push(
-            Finding::new(
-                Severity::Fail,
-                "map_checksum",
-                format!(
-                    "the header's map CRC {:08x} is not the embedded map's CRC-32 {crc:08x}: \
-                     DDNet's recorder writes the CRC of the map it embeds, and clients \
-                     without the SHA-256 item match maps by it",
-                    demo.header.map_crc
-                ),
-            )
-            .at(140),
-        );
-    }
+    // The SHA-256 first: it is what DDNet's client checks.
     if let Some(want) = demo.map_sha256 {
         let got: [u8; 32] = Sha256::digest(demo.map).into();
         if got != want.0 {
@@ -221,5 +206,21 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
                 .at(at),
             );
         }
+    }
+    let crc = crc32fast::hash(demo.map);
+    if crc != demo.header.map_crc {
+        verdict.push(
+            Finding::new(
+                Severity::Fail,
+                "map_checksum",
+                format!(
+                    "the header's map CRC {:08x} is not the embedded map's CRC-32 {crc:08x}: \
+                     DDNet's recorder writes the CRC of the map it embeds, and clients \
+                     without the SHA-256 item match maps by it",
+                    demo.header.map_crc
+                ),
+            )
+            .at(140),
+        );
     }
 }

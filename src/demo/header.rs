@@ -317,8 +317,9 @@ pub struct HeaderInfo {
     pub map_size: u32,
     /// The map's CRC-32, 8 lowercase hex digits.
     pub map_crc: String,
-    /// `server` or `client`.
-    pub kind: Text<'static>,
+    /// Who recorded it: `server` or `client` (the header's type field;
+    /// not called `kind`, which every JSON line has).
+    pub recorded_by: Text<'static>,
     /// Length in seconds.
     pub length_seconds: u32,
     /// When the recording started.

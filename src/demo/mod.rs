@@ -144,7 +144,7 @@ impl<'a> Demo<'a> {
             map_name: text(h.map_name.bytes()),
             map_size: h.map_size,
             map_crc: format!("{:08x}", h.map_crc),
-            kind: text(h.kind.bytes()),
+            recorded_by: text(h.kind.bytes()),
             length_seconds: h.length,
             timestamp: text(h.timestamp.bytes()),
             timeline_markers: self.timeline.map_or(Vec::new(), |t| t.markers().to_vec()),

@@ -85,6 +85,7 @@ impl<const N: usize> fmt::Debug for FixedStr<N> {
 }
 
 /// Why a header string field is not one DDNet's demo player accepts.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "fault", rename_all = "snake_case")]
 pub enum FieldFault {

@@ -20,6 +20,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![warn(missing_docs)]
+
 use crate::codec::{Codec, DecodeError, Mode, Reader};
 use uuid::Uuid;
 

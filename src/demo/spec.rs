@@ -49,6 +49,7 @@ pub struct DemoSpec {
     /// Teeworlds 0.7's item sizes.
     #[serde(default = "default_net_version")]
     pub net_version: String,
+    /// The map's name.
     pub map_name: String,
     /// 8 hex digits, as `demo dump` shows it.
     pub map_crc: String,
@@ -72,16 +73,19 @@ pub struct DemoSpec {
     /// Timeline marker ticks.
     #[serde(default)]
     pub markers: Vec<i32>,
+    /// Snapshots and messages, in order.
     #[serde(default)]
-    pub events: Vec<Event>,
+    pub events: Vec<SpecEvent>,
 }
 
 /// A snapshot recorded at `tick` (`items`, default none), or a message.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Event {
+pub struct SpecEvent {
+    /// The snapshot's tick.
     #[serde(default)]
     pub tick: Option<i32>,
+    /// The snapshot's items, in order.
     #[serde(default)]
     pub items: Option<Vec<SpecItem>>,
     /// A message's raw bytes (message id and fields, packed) as hex;
@@ -94,9 +98,12 @@ pub struct Event {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SpecItem {
+    /// The item type (`type` in the spec).
     #[serde(rename = "type")]
     pub type_id: i32,
+    /// The item id.
     pub id: i32,
+    /// The item's ints.
     #[serde(default)]
     pub data: Vec<i32>,
 }
@@ -104,10 +111,14 @@ pub struct SpecItem {
 /// A built demo.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Built {
+    /// The demo file.
     pub bytes: Vec<u8>,
-    /// What is written but not what DDNet would write (one line each).
+    /// What is written but not what DDNet would write (one line each,
+    /// for people).
     pub warnings: Vec<String>,
+    /// Snapshots recorded.
     pub snapshots: usize,
+    /// Messages recorded.
     pub messages: usize,
 }
 

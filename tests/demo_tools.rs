@@ -534,3 +534,25 @@ fn check_fails_a_demo_whose_map_checksums_do_not_match() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A flip sweep over a real demo's embedded map and SHA-256 item: every
+/// flipped byte fails `check` with `map_checksum` (before the map was
+/// verified, every one of them passed).
+#[test]
+fn every_flip_in_the_map_fails_check() {
+    use teeoracle::check::{self, Options, Source, Status};
+    let bytes = std::fs::read(root("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo")).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let end = offsets[0] as usize;
+    let sha = end - demo.map.len() - 32;
+    let mut flips = 0;
+    for at in (sha..end).step_by(97) {
+        let mut corrupt = bytes.clone();
+        corrupt[at] ^= 0x01;
+        let v = check::check(Source::bytes("x.demo", corrupt), &Options::default());
+        assert_eq!(v.status, Status::Fail, "byte {at}: {:?}", v.findings);
+        assert_eq!(v.findings[0].code, "map_checksum", "byte {at}");
+        flips += 1;
+    }
+    assert!(flips > 55, "{flips}");
+}

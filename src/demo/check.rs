@@ -1,6 +1,8 @@
 //! The demo format for [`crate::check`]: decode, re-encode with every
-//! payload recompressed, replay every snapshot, and re-record through
-//! DDNet's recorder model.
+//! payload recompressed, check what DDNet's player checks before playing
+//! (the header's strings, the embedded map against its CRC-32 and SHA-256
+//! item), replay every snapshot, and re-record through DDNet's recorder
+//! model.
 
 use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};

@@ -251,15 +251,6 @@ impl<'a> Payload<'a> {
         Some(out)
     }
 
-    /// The Huffman writer that makes these bytes (`None` for a payload
-    /// kept as it was).
-    pub fn flavor(&self) -> Option<Flavor> {
-        match self {
-            Payload::Ints { flavor, .. } => Some(*flavor),
-            _ => None,
-        }
-    }
-
     /// Appends the payload's bytes; `varints` is scratch.
     pub(crate) fn write(&self, varints: &mut Vec<u8>, out: &mut Vec<u8>) {
         match self {

@@ -247,14 +247,7 @@ fn item_sizes(header: &Header) -> crate::snapshot::ItemSizes {
 /// A message's bytes from its payload's ints (little-endian, as DDNet
 /// stores them), so they keep their zero padding to 4 bytes.
 pub fn payload_bytes(ints: &[i32]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(4 * ints.len());
-    payload_bytes_into(ints, &mut out);
-    out
-}
-
-/// [`payload_bytes`] appended to `out`.
-pub(crate) fn payload_bytes_into(ints: &[i32], out: &mut Vec<u8>) {
-    out.extend(ints.iter().flat_map(|v| v.to_le_bytes()));
+    ints.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// True if `bytes` start with the demo magic.

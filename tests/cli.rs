@@ -62,10 +62,10 @@ fn check_passes_the_bundled_corpus() {
     // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
     // archives, and from corpus/make_demo_corpus.py 5 edge demos and 15
     // malformed demos as expected failures (its 22 raw snapshot/delta
-    // files are skipped), and the synthetic demo built by `demo build` (its
-    // .ron spec is skipped).
+    // files are skipped), and the 3 synthetic demos built by `demo build`
+    // (their .ron specs are skipped).
     assert!(
-        summary.starts_with("101 passed (17 with warnings), 0 failed,"),
+        summary.starts_with("103 passed (17 with warnings), 0 failed,"),
         "{summary}"
     );
 }

@@ -8,7 +8,7 @@
 
 use crate::codec::{Codec, DecodeError, ErrorKind, PayloadKind, Reader};
 use crate::huffman::{self, Flavor, HuffmanInfo};
-use crate::packer::{read_ints_into, varint_len, write_ints};
+use crate::packer::{read_ints_into, write_ints};
 use serde::Serialize;
 
 /// Ticks at or above this are invalid (`MAX_TICK`).
@@ -284,36 +284,38 @@ pub(crate) fn compress_ints(
 
 /// True if `varints`, which decode to `ints`, are their canonical
 /// varints. Each varint is at least as long as its canonical form, so the
-/// lengths add up only if every one is canonical (one branch-free pass);
-/// then only a 5-byte form can still differ, in the ignored high bits of
-/// its fifth byte.
+/// lengths add up only if every one is canonical (a pass that
+/// vectorises); then only a 5-byte form can still differ, in the ignored
+/// high bits of its fifth byte, which the lengths locate (a second,
+/// branch-free pass, when there are 5-byte forms).
 fn canonical(varints: &[u8], ints: &[i32]) -> bool {
-    // 32-bit sums (a payload has at most 64 KiB of ints) vectorise wider.
-    let (mut len, mut long) = (0u32, 0u32);
-    for &v in ints {
-        let m = (v ^ (v >> 31)) as u32;
-        len += 1
-            + u32::from(m >= 0x40)
+    let len = |m: u32| {
+        1 + u32::from(m >= 0x40)
             + u32::from(m >= 0x2000)
             + u32::from(m >= 0x10_0000)
-            + u32::from(m >= 0x800_0000);
+            + u32::from(m >= 0x800_0000)
+    };
+    // 32-bit sums (a payload has at most 64 KiB of ints) vectorise wider.
+    let (mut total, mut long) = (0u32, 0u32);
+    for &v in ints {
+        let m = (v ^ (v >> 31)) as u32;
+        total += len(m);
         long += u32::from(m >= 0x800_0000);
     }
-    if len as usize != varints.len() {
+    if total as usize != varints.len() {
         return false;
     }
     if long == 0 {
         return true;
     }
-    let mut at = 0;
+    let (mut at, mut pad) = (0usize, 0u8);
     for &v in ints {
-        let n = usize::from(varint_len(v));
-        if n == 5 && varints[at + 4] & 0xf0 != 0 {
-            return false;
-        }
-        at += n;
+        let m = (v ^ (v >> 31)) as u32;
+        at += len(m) as usize;
+        let last = varints.get(at - 1).copied().unwrap_or(0);
+        pad |= last & u8::from(m >= 0x800_0000).wrapping_neg() & 0xf0;
     }
-    true
+    pad == 0
 }
 
 /// One chunk of the stream.

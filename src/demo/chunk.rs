@@ -555,3 +555,39 @@ impl<'a> Codec<'a, ChunkContext> for Chunk<'a> {
         self.write(&mut Vec::new(), &mut Vec::new(), out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::encode_to_vec;
+    use crate::packer::VarInt;
+
+    /// Varints written in the given forms: (value, bytes, ignored bits).
+    fn forms(forms: &[(i32, u8, u8)]) -> (Vec<u8>, Vec<i32>) {
+        let mut out = Vec::new();
+        for &(v, len, pad) in forms {
+            out.extend(encode_to_vec(&VarInt::with_form(v, len, pad), ()));
+        }
+        (out, forms.iter().map(|f| f.0).collect())
+    }
+
+    #[test]
+    fn canonical_varints_are_told_from_every_other_form() {
+        let big = 0x0800_0000;
+        for (case, want) in [
+            (vec![(1, 1, 0), (-64, 1, 0), (64, 2, 0)], true),
+            (vec![(big, 5, 0), (-big - 1, 5, 0), (3, 1, 0)], true),
+            (vec![(1, 2, 0)], false),
+            (vec![(64, 3, 0), (1, 1, 0)], false),
+            (vec![(7, 5, 0)], false),
+            (vec![(big, 5, 0x10)], false),
+            (vec![(1, 1, 0), (big, 5, 0x80), (2, 1, 0)], false),
+        ] {
+            let (varints, ints) = forms(&case);
+            let mut decoded = Vec::new();
+            read_ints_into(&varints, &mut decoded).unwrap();
+            assert_eq!(decoded, ints, "{case:?}");
+            assert_eq!(canonical(&varints, &ints), want, "{case:?}");
+        }
+    }
+}

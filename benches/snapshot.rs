@@ -16,7 +16,7 @@
 //!   keeps the layout).
 //! * `demo_replay` (and `demo_replay_<name>` for two other demos): the
 //!   whole file read from bytes and every snapshot rebuilt: teeoracle's
-//!   `Demo::decode` + `replay_snapshots`, and libtw2's demo `Reader` with
+//!   streaming player (`demo::Events`), and libtw2's demo `Reader` with
 //!   `RawSnap::read` / `Delta::read` + `RawSnap::read_with_delta`, the same
 //!   work done the libtw2 way.
 //!
@@ -32,7 +32,7 @@ use libtw2_snapshot::snap::{Delta as Lt2Delta, RawSnap};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
-use teeoracle::demo::Demo;
+use teeoracle::demo::{Demo, EventKind, Events};
 use teeoracle::snapshot::{DeltaCodec, ItemSizes, Snapshot};
 
 const DEMO: &str = "corpus/demo/ddnet-bench/Multeasymap_bench.demo";
@@ -85,13 +85,17 @@ fn libtw2_replay(bytes: &[u8], sizes: &ItemSizes) -> (usize, i64) {
     (n, crcs)
 }
 
+/// teeoracle's streaming player over the file's bytes (`demo::Events`):
+/// each payload decoded into reused buffers, as a replay does.
 fn teeoracle_replay(bytes: &[u8]) -> (usize, i64) {
-    let (demo, offsets) = Demo::decode(bytes).unwrap();
+    let mut events = Events::new(bytes).unwrap();
     let (mut n, mut crcs) = (0, 0i64);
-    demo.replay_snapshots(&offsets, |_, _, s| {
-        n += 1;
-        crcs += i64::from(s.crc());
-    });
+    while let Some(event) = events.next().unwrap() {
+        if let EventKind::Snapshot(s) = event.kind {
+            n += 1;
+            crcs += i64::from(s.crc());
+        }
+    }
     (n, crcs)
 }
 

@@ -154,7 +154,7 @@ fn build_reproduces_the_synthetic_demo() {
     assert!(
         stdout
             .trim_end()
-            .ends_with("1 passed (0 with warnings), 0 failed, 1 skipped"),
+            .ends_with("3 passed (0 with warnings), 0 failed, 3 skipped"),
         "{stdout}"
     );
 
@@ -223,17 +223,17 @@ fn build_errors_name_the_field() {
         (
             "bad_message.json",
             format!(r#"{{{head}, "events": [{{"message": "06 0g"}}]}}"#),
-            r#"events[0].message: bad hex "06 0g": 'g' is not a hex digit"#,
+            r#"events[0].message: bad hex: 'g' (digit 3) is not a hex digit"#,
         ),
         (
             "bad_sha.ron",
             "(map_name: \"x\", map_crc: \"00000000\", map_sha256: \"abcd\")".into(),
-            r#"map_sha256: expected 64 hex digits, got 4 in "abcd""#,
+            "map_sha256: expected 64 hex digits, found 4",
         ),
         (
             "bad_crc.ron",
             "(map_name: \"x\", map_crc: \"0000000\")".into(),
-            r#"map_crc: bad hex "0000000": an odd number of hex digits (7)"#,
+            "map_crc: bad hex: an odd number of hex digits",
         ),
         (
             "tick_and_message.json",
@@ -243,7 +243,7 @@ fn build_errors_name_the_field() {
         (
             "bad_huffman.ron",
             "(map_name: \"x\", map_crc: \"00000000\", huffman: \"zlib\")".into(),
-            r#"huffman: expected "ddnet" or "legacy", got "zlib""#,
+            r#"huffman: expected "ddnet" or "legacy""#,
         ),
         (
             "markers_too_close.ron",
@@ -303,4 +303,256 @@ fn build_warns_about_ticks_readers_reject() {
     );
     // Written anyway: a marker the readers refuse.
     assert!(teeoracle::demo::Demo::decode(&built.bytes).is_err());
+}
+
+/// Spec errors are data: the field, and what it was expected to hold.
+#[test]
+fn spec_errors_are_structured() {
+    use teeoracle::demo::spec::{Problem, SpecError, SpecField};
+    let spec = DemoSpec::from_ron(
+        r#"(map_name: "x", map_crc: "00000000", markers: [10, 20],
+           events: [(tick: 1, items: [(type: 70000, id: 0)])])"#,
+    )
+    .unwrap();
+    match spec.build(&[]) {
+        Err(SpecError::Field { field, problem }) => {
+            assert_eq!(field, SpecField::ItemType { event: 0, item: 0 });
+            assert_eq!(
+                problem,
+                Problem::Range {
+                    found: 70000,
+                    max: 32767
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let spec =
+        DemoSpec::from_ron(r#"(map_name: "x", map_crc: "00000000", markers: [10, 20])"#).unwrap();
+    let err = spec.build(&[]).unwrap_err();
+    assert!(matches!(
+        err,
+        SpecError::Field {
+            field: SpecField::Marker { index: 1 },
+            problem: Problem::MarkerRefused { tick: 20 },
+        }
+    ));
+    assert!(matches!(DemoSpec::from_json("{"), Err(SpecError::Json(_))));
+}
+
+/// The chat demos of `corpus/demo/synthetic/` are their specs built.
+#[test]
+fn build_reproduces_the_chat_demos() {
+    for name in ["chat", "chat_07"] {
+        let spec = root(&format!("corpus/demo/synthetic/{name}.ron"));
+        let spec = DemoSpec::from_ron(&std::fs::read_to_string(spec).unwrap()).unwrap();
+        let built = spec.build(&[]).unwrap();
+        assert_eq!(built.warnings, Vec::<String>::new(), "{name}");
+        let want = std::fs::read(root(&format!("corpus/demo/synthetic/{name}.demo"))).unwrap();
+        assert!(built.bytes == want, "{name}");
+    }
+}
+
+fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+    text(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect()
+}
+
+/// `demo dump --format jsonl`: the start line, the header, one line per
+/// chunk with its payload and decoded message, the end line; the same
+/// from standard input.
+#[test]
+fn dump_jsonl_has_a_line_per_chunk() {
+    let out = run(&["demo", "dump", "--format", "jsonl", MINIMAL]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds[..2], ["start", "header"]);
+    assert_eq!(kinds[kinds.len() - 1], "end");
+    assert_eq!(kinds.iter().filter(|k| **k == "chunk").count(), 8);
+    assert_eq!(lines[0]["command"], "demo dump");
+    assert_eq!(lines[1]["map_name"], "dm1");
+    assert_eq!(lines[1]["recorded_by"], "server");
+    assert_eq!(lines[1]["timeline_markers"], serde_json::json!([102]));
+    let first = &lines[2];
+    assert_eq!(
+        (
+            &first["chunk"],
+            &first["tick"],
+            &first["keyframe"],
+            &first["form"]
+        ),
+        (
+            &"tick".into(),
+            &100.into(),
+            &true.into(),
+            &"absolute".into()
+        )
+    );
+    let chat = lines.iter().find(|l| l["chunk"] == "message").unwrap();
+    assert_eq!(chat["offset"], 537);
+    assert_eq!(chat["size_form"], "inline");
+    assert_eq!(chat["writer"], "ddnet");
+    assert_eq!(chat["message"]["class"], "game");
+    assert_eq!(chat["message"]["id"], 3);
+    assert_eq!(chat["message"]["name"], "Sv_Chat");
+    // Team 0, client -1, "hi", zero padding to the int.
+    assert_eq!(chat["message"]["body"], "00406869000000");
+    assert_eq!(lines.last().unwrap()["chunks"], 8);
+
+    let bytes = std::fs::read(root(MINIMAL)).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(["demo", "dump", "--format", "jsonl", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    let piped = json_lines(&piped.stdout);
+    assert_eq!(piped[0]["input"], "-");
+    assert_eq!(piped[1..], lines[1..]);
+}
+
+/// System messages come with their fields; a payload that does not
+/// decode is a line with its error (file byte, byte inside), and the
+/// dump exits 1 after the end line.
+#[test]
+fn dump_jsonl_decodes_system_messages_and_reports_bad_payloads() {
+    let out = run(&["demo", "dump", "--format", "jsonl", A]);
+    assert_eq!(out.status.code(), Some(0));
+    let lines = json_lines(&out.stdout);
+    let sys = lines
+        .iter()
+        .find(|l| l["message"]["class"] == "sys" && l["message"]["fields"].is_object())
+        .expect("a system message with fields");
+    assert!(sys["message"]["name"].is_string(), "{sys}");
+
+    let out = run(&[
+        "demo",
+        "dump",
+        "--format",
+        "jsonl",
+        "corpus/demo/malformed/message_varint_cut.demo",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out.stdout);
+    let bad = &lines[lines.len() - 2];
+    assert_eq!(bad["writer"], "undecodable");
+    assert_eq!(bad["error"]["offset"], 547);
+    assert_eq!(bad["error"]["inner"]["offset"], 3);
+    assert_eq!(bad["error"]["tick"], 0);
+    assert_eq!(lines.last().unwrap()["undecodable_payloads"], 1);
+    assert!(text(&out.stderr).contains("at byte 547 (0x223), byte 3 of its decompressed payload"));
+}
+
+/// `demo stats`, `roundtrip` and `rerecord` as JSON documents carry what
+/// their text shows.
+#[test]
+fn stats_roundtrip_and_rerecord_as_json() {
+    let out = run(&["demo", "stats", A]);
+    let stats_text = text(&out.stdout);
+    assert!(stats_text.contains("  chunks:            "), "{stats_text}");
+    assert!(!stats_text.starts_with('('), "text, not RON: {stats_text}");
+    let out = run(&["demo", "stats", "--format", "json", A]);
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["kind"], "demo_stats");
+    assert_eq!(stats["schema_version"], 1);
+    assert_eq!(stats["header"]["map_name"], "dm1");
+    assert_eq!(stats["snapshots"]["ticks"], 1055);
+    assert_eq!(stats["snapshots"]["counts"]["deltas"], 329);
+    assert_eq!(stats["snapshots"]["messages"], 2198);
+    assert_eq!(stats["verbatim_payloads"], 0);
+    assert!(stats_text.contains("1055 tick markers, 5 keyframes, 329 deltas, 2198 messages"));
+
+    let out = run(&["demo", "roundtrip", "--format", "json", A]);
+    assert_eq!(out.status.code(), Some(0));
+    let rt: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rt["kind"], "demo_roundtrip");
+    assert_eq!(rt["exact"], true);
+    assert_eq!(rt["first_difference"], serde_json::Value::Null);
+    assert!(rt["chunks"].as_u64().unwrap() > 3000);
+
+    let out = run(&["demo", "rerecord", "--format", "json", B]);
+    assert_eq!(out.status.code(), Some(0));
+    let rr: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rr["kind"], "demo_rerecord");
+    assert_eq!(rr["result"], "equivalent");
+    assert_eq!(rr["identical"], false);
+    assert!(rr["deltas_reordered"].as_u64().unwrap() > 0);
+    assert_eq!(rr["difference_count"], 0);
+}
+
+/// A flipped byte in the embedded map, in the SHA-256 item or in the
+/// header's map CRC fails `check` (`map_checksum`), naming DDNet's rule;
+/// a header string DDNet refuses fails it too (`header`).
+#[test]
+fn check_fails_a_demo_whose_map_checksums_do_not_match() {
+    let bytes = std::fs::read(root(A)).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let map_at = offsets[0] as usize - demo.map.len();
+    let dir = temp_dir("map-checksum");
+    let check = |name: &str, at: usize, xor: u8| {
+        let mut corrupt = bytes.clone();
+        corrupt[at] ^= xor;
+        let path = dir.join(format!("{name}.demo"));
+        std::fs::write(&path, &corrupt).unwrap();
+        let out = run(&["check", "--format", "json", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0]["findings"].clone()
+    };
+    for (name, at, offset, says) in [
+        ("map", map_at + 1000, 452, "refuses a map whose SHA-256"),
+        ("sha256", 452 + 7, 452, "refuses a map whose SHA-256"),
+        ("crc", 141, 140, "match maps by it"),
+    ] {
+        let findings = check(name, at, 0x01);
+        let f = &findings[0];
+        assert_eq!(f["severity"], "fail", "{name}: {findings}");
+        assert_eq!(f["code"], "map_checksum", "{name}: {findings}");
+        assert_eq!(f["offset"], offset, "{name}: {findings}");
+        assert!(f["message"].as_str().unwrap().contains(says), "{name}: {f}");
+    }
+    // The map flipped: its CRC-32 no longer matches either.
+    assert_eq!(
+        check("map", map_at + 1000, 0x01).as_array().unwrap().len(),
+        2
+    );
+    // The map name's "m" made a byte that is not UTF-8.
+    let findings = check("name", 72 + 1, 0x80);
+    assert_eq!(findings[0]["code"], "header", "{findings}");
+    assert!(
+        findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("map_name")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A flip sweep over a real demo's embedded map and SHA-256 item: every
+/// flipped byte fails `check` with `map_checksum` (before the map was
+/// verified, every one of them passed).
+#[test]
+fn every_flip_in_the_map_fails_check() {
+    use teeoracle::check::{self, Options, Source, Status};
+    let bytes = std::fs::read(root("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo")).unwrap();
+    let (demo, offsets) = Demo::decode(&bytes).unwrap();
+    let end = offsets[0] as usize;
+    let sha = end - demo.map.len() - 32;
+    let mut flips = 0;
+    for at in (sha..end).step_by(97) {
+        let mut corrupt = bytes.clone();
+        corrupt[at] ^= 0x01;
+        let v = check::check(Source::bytes("x.demo", corrupt), &Options::default());
+        assert_eq!(v.status, Status::Fail, "byte {at}: {:?}", v.findings);
+        assert_eq!(v.findings[0].code, "map_checksum", "byte {at}");
+        flips += 1;
+    }
+    assert!(flips > 55, "{flips}");
 }

@@ -1,12 +1,21 @@
 //! `teeoracle demo ...`.
 
 use super::Failure;
-use super::output::{ReportFormat, read, shown, stdout, write_json_doc, write_ron};
+use super::output::{
+    ReportFormat, StreamFormat, read, shown, stdout, write_json_doc, write_json_line,
+    write_stream_start,
+};
 use clap::Subcommand;
+use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::codec::first_difference;
-use teeoracle::demo::{Chunk, ChunkKind, Demo, SnapshotReplay, decode_payload, payload_bytes};
+use teeoracle::bytes::{Blob, key_values};
+use teeoracle::codec::{DecodeError, PayloadKind, encode_to_vec, first_difference};
+use teeoracle::demo::{
+    Chunk, ChunkKind, Demo, HeaderInfo, Payload, RerecordReport, SizeForm, SnapshotReplay,
+    payload_bytes,
+};
+use teeoracle::huffman::Flavor;
 use teeoracle::packet::Version;
 use teeoracle::packet::msg::{self, MsgId};
 
@@ -16,6 +25,10 @@ pub enum DemoCommand {
     Dump {
         /// The demo file (`-`: standard input).
         file: PathBuf,
+        /// `text`: a line per chunk; `jsonl`: a JSON object per chunk,
+        /// with its decompressed payload and decoded message.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
     },
     /// Header, chunk counts, snapshot replay.
     Stats {
@@ -33,6 +46,9 @@ pub enum DemoCommand {
         /// Write the re-encoded demo here.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
     /// The full snapshot at a tick (the last one at or before it).
     Snapshot {
@@ -54,6 +70,9 @@ pub enum DemoCommand {
         /// Write the re-recorded demo here.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
     /// Write a synthetic demo from a spec (.ron or .json): header fields,
     /// timeline markers, snapshots and messages.
@@ -68,17 +87,21 @@ pub enum DemoCommand {
 
 pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
     match cmd {
-        DemoCommand::Dump { file } => dump(&file),
+        DemoCommand::Dump { file, format } => dump(&file, format),
         DemoCommand::Stats { file, format } => stats(&file, format),
-        DemoCommand::Roundtrip { file, output } => roundtrip(&file, output.as_deref()),
+        DemoCommand::Roundtrip {
+            file,
+            output,
+            format,
+        } => roundtrip(&file, output.as_deref(), format),
         DemoCommand::Snapshot { file, at, format } => super::snapshot::demo_at(&file, at, format),
-        DemoCommand::Rerecord { file, output } => rerecord(&file, output.as_deref()),
+        DemoCommand::Rerecord {
+            file,
+            output,
+            format,
+        } => rerecord(&file, output.as_deref(), format),
         DemoCommand::Build { spec, output } => build(&spec, &output),
     }
-}
-
-fn load(path: &Path) -> Result<Vec<u8>, Failure> {
-    read(path)
 }
 
 /// Decodes a demo; a failure names the file and the offset.
@@ -87,144 +110,560 @@ fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Fail
 }
 
 fn version_of(demo: &Demo<'_>) -> Version {
-    if demo.header.net_version().starts_with("0.7") {
+    if demo.header.is_07() {
         Version::V07
     } else {
         Version::V06
     }
 }
 
-pub fn dump(path: &Path) -> Result<(), Failure> {
-    let bytes = load(path)?;
-    let (demo, offsets) = decode(path, &bytes)?;
-    let version = version_of(&demo);
+fn writer_name(flavor: Flavor) -> &'static str {
+    match flavor {
+        Flavor::Ddnet => "ddnet",
+        Flavor::Legacy => "legacy",
+    }
+}
+
+/// One line of `demo dump --format jsonl` per chunk.
+#[derive(Serialize)]
+struct ChunkLine<'c> {
+    kind: &'static str,
+    index: usize,
+    offset: u64,
+    /// The tick in force: the marker's own, or the last marker's.
+    tick: Option<i32>,
+    #[serde(flatten)]
+    chunk: ChunkFields<'c>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "chunk", rename_all = "snake_case")]
+enum ChunkFields<'c> {
+    Tick {
+        /// The marker byte, as hex.
+        byte: String,
+        keyframe: bool,
+        /// `absolute` or `relative`.
+        form: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        delta: Option<u8>,
+    },
+    #[serde(untagged)]
+    Data(Box<DataFields<'c>>),
+}
+
+#[derive(Serialize)]
+struct DataFields<'c> {
+    /// `snapshot`, `message`, `delta` or `unknown` (type 0).
+    chunk: ChunkKind,
+    size_form: SizeForm,
+    /// Payload bytes in the file.
+    size: u64,
+    /// `ddnet` or `legacy` (the Huffman writer that gives these bytes),
+    /// `verbatim` (kept as written) or `undecodable`.
+    writer: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trailing: Option<Blob<'c>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ints: Option<usize>,
+    /// The decompressed payload (the varints), as hex.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<Blob<'static>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<MessageInfo<'c>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'c DecodeError>,
+}
+
+/// A message chunk's message, decoded as far as teeoracle knows it.
+#[derive(Serialize)]
+struct MessageInfo<'m> {
+    /// `sys` or `game`.
+    class: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uuid: Option<String>,
+    name: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trailing: Option<Blob<'m>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Blob<'m>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<DecodeError>,
+}
+
+impl MessageInfo<'_> {
+    /// The message in `data` (a message chunk's unpacked data), whose
+    /// payload is at file byte `at`.
+    fn of(data: &[u8], at: u64, version: Version) -> MessageInfo<'_> {
+        let (h, body) = match msg::split(data) {
+            Ok(x) => x,
+            Err(e) => {
+                return MessageInfo {
+                    class: "unreadable",
+                    id: None,
+                    uuid: None,
+                    name: None,
+                    fields: None,
+                    trailing: None,
+                    body: Some(Blob::from(data)),
+                    error: Some(e.inside(at, PayloadKind::Data)),
+                };
+            }
+        };
+        let (id, uuid, name) = match h.id {
+            MsgId::Ordinal(id) => (Some(id), None, msg::name(version, h.sys, id)),
+            MsgId::Uuid(u) => (None, Some(u.to_string()), msg::uuid_name(&u)),
+        };
+        let mut info = MessageInfo {
+            class: if h.sys { "sys" } else { "game" },
+            id,
+            uuid,
+            name,
+            fields: None,
+            trailing: None,
+            body: None,
+            error: None,
+        };
+        match h
+            .sys
+            .then(|| msg::decode_sys(version, h.id, body))
+            .flatten()
+        {
+            Some(Ok(f)) => {
+                let fields = f.fields.iter().map(|(name, value)| {
+                    let value = serde_json::to_value(value).unwrap_or_default();
+                    (name.to_string(), value)
+                });
+                info.fields = Some(fields.collect());
+                info.trailing = (!f.trailing.is_empty()).then(|| Blob::from(f.trailing));
+            }
+            Some(Err(e)) => {
+                // The body's offsets are inside the data, after the id.
+                let shift = (data.len() - body.len()) as u64;
+                info.body = Some(Blob::from(body));
+                info.error = Some(e.shifted(shift).inside(at, PayloadKind::Data));
+            }
+            None => info.body = Some(Blob::from(body)),
+        }
+        info
+    }
+
+    /// The message as text: `sys:9 SNAP_EMPTY`, `game:3 SV_CHAT`.
+    fn text(&self) -> String {
+        let name = self.name.unwrap_or("?");
+        match (self.id, &self.uuid, &self.error) {
+            (_, _, Some(e)) if self.class == "unreadable" => format!("unreadable message: {e}"),
+            (Some(id), _, _) => format!("{}:{id} {name}", self.class),
+            (None, _, _) => format!("{}:ex {name}", self.class),
+        }
+    }
+}
+
+/// The last line of `demo dump --format jsonl`.
+#[derive(Serialize)]
+struct EndLine<'e> {
+    kind: &'static str,
+    chunks: usize,
+    /// Bytes of a chunk cut by the end of the file.
+    truncated_bytes: Option<usize>,
+    /// Chunk payloads that do not decode.
+    undecodable_payloads: usize,
+    /// The error that stopped the decoding, if any.
+    error: Option<&'e DecodeError>,
+}
+
+/// The file span of each chunk's payload: (offset, bytes).
+fn payload_spans(demo: &Demo<'_>, offsets: &[u64], file_len: usize) -> Vec<(u64, u64)> {
+    let end = (file_len - demo.truncated.map_or(0, <[u8]>::len)) as u64;
+    let ends = offsets.iter().skip(1).copied().chain([end]);
+    demo.chunks
+        .iter()
+        .zip(offsets.iter().zip(ends))
+        .map(|(c, (&from, to))| {
+            let head = match c {
+                Chunk::Tick { .. } => to - from,
+                Chunk::Data { form, .. } => form.header_len(),
+            };
+            (from + head, to - from - head)
+        })
+        .collect()
+}
+
+pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
     let mut out = stdout();
-    writeln!(
-        out,
-        "#{}",
-        teeoracle::bytes::key_values(&demo.info(), &["timeline_markers"])
-    )?;
-    for (chunk, offset) in demo.chunks.iter().zip(&offsets) {
-        match chunk {
-            Chunk::Tick { .. } => {
-                let marker = chunk.tick_marker_text().unwrap_or_default();
-                writeln!(out, "0x{offset:08x} {marker}")?;
+    if format == StreamFormat::Jsonl {
+        write_stream_start(&mut out, "demo dump", &shown(path))?;
+    }
+    let (demo, offsets) = match Demo::decode(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            if format == StreamFormat::Jsonl {
+                write_json_line(
+                    &mut out,
+                    &EndLine {
+                        kind: "end",
+                        chunks: 0,
+                        truncated_bytes: None,
+                        undecodable_payloads: 0,
+                        error: Some(&e),
+                    },
+                )?;
+            }
+            out.flush()?;
+            return Err(Failure::bad(format!("{}: {e}", shown(path))));
+        }
+    };
+    let version = version_of(&demo);
+    let info = demo.info();
+    match format {
+        StreamFormat::Text => writeln!(out, "#{}", key_values(&info, &["timeline_markers"]))?,
+        StreamFormat::Jsonl => {
+            #[derive(Serialize)]
+            struct HeaderLine<'h> {
+                kind: &'static str,
+                #[serde(flatten)]
+                info: &'h HeaderInfo,
+            }
+            let kind = "header";
+            write_json_line(&mut out, &HeaderLine { kind, info: &info })?;
+        }
+    }
+    let spans = payload_spans(&demo, &offsets, bytes.len());
+    let mut tick = None;
+    let mut first_fault: Option<&DecodeError> = None;
+    let mut undecodable = 0;
+    for (index, (chunk, (&offset, &(at, size)))) in demo
+        .chunks
+        .iter()
+        .zip(offsets.iter().zip(&spans))
+        .enumerate()
+    {
+        tick = chunk.tick_after(tick);
+        let (kind, form, payload) = match chunk {
+            Chunk::Tick {
+                byte,
+                keyframe,
+                delta,
+                ..
+            } => {
+                match format {
+                    StreamFormat::Text => {
+                        let marker = chunk.tick_marker_text().unwrap_or_default();
+                        writeln!(out, "0x{offset:08x} {marker}")?;
+                    }
+                    StreamFormat::Jsonl => {
+                        let fields = ChunkFields::Tick {
+                            byte: format!("{byte:02x}"),
+                            keyframe: *keyframe,
+                            form: if delta.is_some() {
+                                "relative"
+                            } else {
+                                "absolute"
+                            },
+                            delta: *delta,
+                        };
+                        write_json_line(
+                            &mut out,
+                            &ChunkLine {
+                                kind: "chunk",
+                                index,
+                                offset,
+                                tick,
+                                chunk: fields,
+                            },
+                        )?;
+                    }
+                }
+                continue;
             }
             Chunk::Data {
                 kind,
-                payload,
                 form,
-                ..
-            } => {
-                let p = decode_payload(payload, *offset)
-                    .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
-                let what = match kind {
-                    ChunkKind::Message => {
-                        let data = payload_bytes(&p.ints);
-                        match msg::split(&data) {
-                            Ok((h, _)) => {
-                                let kind = if h.sys { "sys" } else { "game" };
-                                match h.id {
-                                    MsgId::Ordinal(id) => format!(
-                                        "{kind}:{id} {}",
-                                        msg::name(version, h.sys, id).unwrap_or("?")
-                                    ),
-                                    MsgId::Uuid(u) => {
-                                        format!("{kind}:ex {}", msg::uuid_name(&u).unwrap_or("?"))
-                                    }
-                                }
-                            }
-                            Err(e) => format!("unreadable message: {e}"),
-                        }
+                payload,
+            } => (*kind, *form, payload),
+        };
+        let message = match (kind, payload.ints()) {
+            (ChunkKind::Message, Some(ints)) => Some(payload_bytes(ints)),
+            _ => None,
+        };
+        let message = message.as_deref().map(|d| MessageInfo::of(d, at, version));
+        if let Some(e) = payload.error() {
+            undecodable += 1;
+            first_fault.get_or_insert(e);
+        }
+        let writer = match payload {
+            Payload::Ints { flavor, .. } => writer_name(*flavor),
+            Payload::Verbatim { .. } => "verbatim",
+            Payload::Undecodable { .. } => "undecodable",
+        };
+        match format {
+            StreamFormat::Text => {
+                let what = match (payload, kind, &message) {
+                    (Payload::Undecodable { error, .. }, _, _) => {
+                        format!("payload does not decode: {error}")
                     }
-                    ChunkKind::Snapshot => format!("{} ints", p.ints.len()),
-                    ChunkKind::Delta => format!("{} ints", p.ints.len()),
-                    ChunkKind::Unknown => "unknown chunk type".into(),
+                    (_, _, Some(m)) => m.text(),
+                    (p, ChunkKind::Unknown, _) => format!(
+                        "{} ints (type 0: no known writer makes it)",
+                        p.ints().map_or(0, <[i32]>::len)
+                    ),
+                    (p, _, _) => format!("{} ints", p.ints().map_or(0, <[i32]>::len)),
+                };
+                let kept = match payload {
+                    Payload::Verbatim { .. } => " (kept as written)",
+                    Payload::Ints { trailing, .. } if !trailing.is_empty() => {
+                        " (bytes after the Huffman end)"
+                    }
+                    _ => "",
                 };
                 writeln!(
                     out,
-                    "0x{offset:08x} {kind:?} {} bytes ({form:?}) {what}",
-                    payload.len()
+                    "0x{offset:08x} {} {size} bytes ({}){kept} {what}",
+                    kind.name(),
+                    form.name()
+                )?;
+            }
+            StreamFormat::Jsonl => {
+                let trailing = match payload {
+                    Payload::Ints { trailing, .. } if !trailing.is_empty() => {
+                        Some(Blob::from(*trailing))
+                    }
+                    _ => None,
+                };
+                let fields = DataFields {
+                    chunk: kind,
+                    size_form: form,
+                    size,
+                    writer,
+                    trailing,
+                    ints: payload.ints().map(<[i32]>::len),
+                    payload: payload.decompressed().map(Blob::from),
+                    message,
+                    error: payload.error(),
+                };
+                write_json_line(
+                    &mut out,
+                    &ChunkLine {
+                        kind: "chunk",
+                        index,
+                        offset,
+                        tick,
+                        chunk: ChunkFields::Data(Box::new(fields)),
+                    },
                 )?;
             }
         }
     }
-    if let Some(t) = demo.truncated {
-        writeln!(
-            out,
-            "# truncated: the last {} byte(s) are a cut chunk",
-            t.len()
-        )?;
+    let truncated = demo.truncated.map(<[u8]>::len);
+    match format {
+        StreamFormat::Text => {
+            if let Some(n) = truncated {
+                writeln!(out, "# truncated: the last {n} byte(s) are a cut chunk")?;
+            }
+        }
+        StreamFormat::Jsonl => write_json_line(
+            &mut out,
+            &EndLine {
+                kind: "end",
+                chunks: demo.chunks.len(),
+                truncated_bytes: truncated,
+                undecodable_payloads: undecodable,
+                error: None,
+            },
+        )?,
     }
     out.flush()?;
-    Ok(())
+    match first_fault {
+        Some(e) => Err(Failure::bad(format!(
+            "{}: {undecodable} chunk payload(s) do not decode; the first: {e}",
+            shown(path)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `demo stats`: everything `--format text` shows.
+#[derive(Serialize)]
+struct Stats {
+    file: String,
+    header: HeaderInfo,
+    /// Chunks in all (tick markers and data chunks).
+    chunks: usize,
+    /// Chunk payloads kept as written (no writer gives them back from
+    /// their ints, or they do not decode).
+    verbatim_payloads: usize,
+    snapshots: SnapshotReplay,
+    truncated_bytes: Option<usize>,
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let bytes = load(path)?;
+    let bytes = read(path)?;
     let (demo, offsets) = decode(path, &bytes)?;
     let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
-    #[derive(serde::Serialize)]
-    struct Stats {
-        file: String,
-        header: teeoracle::demo::HeaderInfo,
-        chunks: usize,
-        snapshots: SnapshotReplay,
-        truncated_bytes: Option<usize>,
-    }
     let stats = Stats {
-        file: shown(path).to_string(),
+        file: shown(path),
         header: demo.info(),
         chunks: demo.chunks.len(),
+        verbatim_payloads: demo.verbatim_payloads(),
         snapshots: replay,
         truncated_bytes: demo.truncated.map(<[u8]>::len),
     };
     let mut out = stdout();
     match format {
         ReportFormat::Json => write_json_doc(&mut out, "demo_stats", &stats)?,
-        // TODO(demo): a text form for people (this is RON).
-        ReportFormat::Text => write_ron(&mut out, &stats)?,
+        ReportFormat::Text => write_stats_text(&mut out, &stats)?,
     }
     out.flush()?;
     Ok(())
 }
 
-pub fn roundtrip(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
-    let bytes = load(path)?;
+fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {
+    let h = &s.header;
+    let r = &s.snapshots;
+    let c = &r.counts;
+    let plain = |t: &teeoracle::bytes::Text<'_>| String::from_utf8_lossy(t).into_owned();
+    writeln!(out, "{}", s.file)?;
+    writeln!(
+        out,
+        "  version:           {} (net version {})",
+        h.version, h.net_version
+    )?;
+    writeln!(
+        out,
+        "  recorded:          by the {}, {}, {} s long",
+        plain(&h.recorded_by),
+        plain(&h.timestamp),
+        h.length_seconds
+    )?;
+    writeln!(
+        out,
+        "  map:               {}, {} bytes embedded",
+        h.map_name, h.map_size
+    )?;
+    writeln!(out, "  map CRC-32:        {}", h.map_crc)?;
+    if let Some(sha) = &h.map_sha256 {
+        writeln!(out, "  map SHA-256:       {sha}")?;
+    }
+    let markers: Vec<String> = h.timeline_markers.iter().map(i32::to_string).collect();
+    match markers.is_empty() {
+        true => writeln!(out, "  timeline markers:  none")?,
+        false => writeln!(out, "  timeline markers:  ticks {}", markers.join(", "))?,
+    }
+    writeln!(
+        out,
+        "  chunks:            {}: {} tick markers, {} keyframes, {} deltas, {} messages",
+        s.chunks, r.ticks, c.keyframes, c.deltas, r.messages
+    )?;
+    match r.last_tick {
+        Some(t) => writeln!(out, "  last tick:         {t}")?,
+        None => writeln!(out, "  last tick:         none")?,
+    }
+    writeln!(
+        out,
+        "  snapshots:         {} keyframes and {} deltas applied ({} empty), {} dropped, \
+         {} invalid items; {} items in the last",
+        c.keyframes, c.deltas, c.empty_deltas, c.dropped, c.invalid_items, r.last_items
+    )?;
+    writeln!(
+        out,
+        "  messages:          {}, {} unreadable",
+        r.messages, r.unreadable_messages
+    )?;
+    writeln!(out, "  verbatim payloads: {}", s.verbatim_payloads)?;
+    match s.truncated_bytes {
+        Some(n) => writeln!(
+            out,
+            "  truncated:         the last {n} byte(s) are a cut chunk"
+        )?,
+        None => writeln!(out, "  truncated:         no")?,
+    }
+    writeln!(out, "  faults:            {}", r.faults.len())?;
+    for f in &r.faults {
+        writeln!(out, "    {f}")?;
+    }
+    Ok(())
+}
+
+/// `demo roundtrip --format json`.
+#[derive(Serialize)]
+struct RoundtripReport {
+    file: String,
+    chunks: usize,
+    /// True if re-encoding gives the file byte for byte.
+    exact: bool,
+    /// The first differing byte, if any.
+    first_difference: Option<u64>,
+    /// Payloads kept as written (see `demo stats`).
+    verbatim_payloads: usize,
+}
+
+pub fn roundtrip(path: &Path, output: Option<&Path>, format: ReportFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
     let (demo, _) = decode(path, &bytes)?;
-    let mut again = Vec::with_capacity(bytes.len());
-    let verbatim = demo.encode(&mut again);
+    let again = encode_to_vec(&demo, ());
     if let Some(o) = output {
         std::fs::write(o, &again)
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
     }
-    if let Some(at) = first_difference(&again, &bytes) {
-        return Err(Failure::bad(format!(
-            "{}: round trip differs at byte {at} (0x{at:x})",
-            shown(path)
-        )));
-    }
+    let differs = first_difference(&again, &bytes).map(|at| at as u64);
+    let report = RoundtripReport {
+        file: shown(path),
+        chunks: demo.chunks.len(),
+        exact: differs.is_none(),
+        first_difference: differs,
+        verbatim_payloads: demo.verbatim_payloads(),
+    };
     let mut out = stdout();
-    writeln!(
-        out,
-        "{}: round trip byte-exact ({} chunks, every payload recompressed)",
-        shown(path),
-        demo.chunks.len()
-    )?;
-    if verbatim > 0 {
-        writeln!(
-            out,
-            "note: {verbatim} chunk payload(s) could not be decoded and were kept as they were"
-        )?;
+    match format {
+        ReportFormat::Json => write_json_doc(&mut out, "demo_roundtrip", &report)?,
+        ReportFormat::Text => {
+            if differs.is_none() {
+                writeln!(
+                    out,
+                    "{}: round trip byte-exact ({} chunks, every payload recompressed)",
+                    report.file, report.chunks
+                )?;
+            }
+            if report.verbatim_payloads > 0 {
+                writeln!(
+                    out,
+                    "note: {} chunk payload(s) kept as written (no writer gives them back, \
+                     or they do not decode)",
+                    report.verbatim_payloads
+                )?;
+            }
+        }
     }
     out.flush()?;
-    Ok(())
+    match differs {
+        Some(at) => Err(Failure::bad(format!(
+            "{}: round trip differs at byte {at} (0x{at:x})",
+            shown(path)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// `demo rerecord --format json`: the report and its result.
+#[derive(Serialize)]
+struct RerecordDoc<'r> {
+    file: String,
+    #[serde(flatten)]
+    report: &'r RerecordReport,
+    /// `identical`, `equivalent` (nothing differs but reordered deltas or
+    /// stale timeline slots) or `differs`.
+    result: &'static str,
 }
 
 /// `demo rerecord`: the file re-recorded through DDNet's recorder, and
 /// what differs.
-pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
-    let bytes = load(path)?;
+pub fn rerecord(path: &Path, output: Option<&Path>, format: ReportFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
     let done = teeoracle::demo::rerecord(&bytes)
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
     if let Some(o) = output {
@@ -232,7 +671,42 @@ pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
             .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", o.display())))?;
     }
     let r = &done.report;
+    let result = match (r.equivalent(), r.identical) {
+        (true, true) => "identical",
+        (true, false) => "equivalent",
+        (false, _) => "differs",
+    };
     let mut out = stdout();
+    match format {
+        ReportFormat::Json => {
+            let doc = RerecordDoc {
+                file: shown(path),
+                report: r,
+                result,
+            };
+            write_json_doc(&mut out, "demo_rerecord", &doc)?;
+        }
+        ReportFormat::Text => write_rerecord_text(&mut out, path, r)?,
+    }
+    out.flush()?;
+    match r.differences.first() {
+        Some(d) => Err(Failure::bad(format!(
+            "{}: differs from DDNet's recorder at byte {} (0x{:x}): {} ({} difference(s))",
+            shown(path),
+            d.offset,
+            d.offset,
+            d.what,
+            r.difference_count
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn write_rerecord_text(
+    out: &mut impl Write,
+    path: &Path,
+    r: &RerecordReport,
+) -> Result<(), Failure> {
     writeln!(
         out,
         "{}: re-recorded through DDNet's demo recorder (Huffman writer: {})",
@@ -302,18 +776,7 @@ pub fn rerecord(path: &Path, output: Option<&Path>) -> Result<(), Failure> {
         (false, _) => "differs: DDNet's recorder would not write this file".to_string(),
     };
     writeln!(out, "result: {verdict}")?;
-    out.flush()?;
-    match r.differences.first() {
-        Some(d) => Err(Failure::bad(format!(
-            "{}: differs from DDNet's recorder at byte {} (0x{:x}): {} ({} difference(s))",
-            shown(path),
-            d.offset,
-            d.offset,
-            d.what,
-            r.difference_count
-        ))),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// `demo build`: a synthetic demo from a RON or JSON spec.

@@ -282,23 +282,27 @@ pub fn delta_apply(
 }
 
 pub fn demo_at(file: &Path, at: i32, format: ItemsFormat) -> Result<(), Failure> {
+    use teeoracle::demo::{EventKind, Events};
     let bytes = super::output::read(file)?;
-    let (demo, offsets) = teeoracle::demo::Demo::decode(&bytes)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
-    let proto = if demo.header.net_version().starts_with("0.7") {
+    let bad = |e: teeoracle::codec::DecodeError| Failure::bad(format!("{}: {e}", shown(file)));
+    let mut events = Events::new(&bytes).map_err(bad)?;
+    let proto = if events.header().is_07() {
         Protocol::V07
     } else {
         Protocol::V06
     };
-    let mut found: Option<(i32, Snapshot)> = None;
-    let replayed = demo.replay_snapshots(&offsets, |_, tick, snap| {
-        if tick <= at {
-            let slot = found.get_or_insert_with(|| (tick, Snapshot::new()));
-            slot.0 = tick;
-            slot.1.clone_from(snap);
+    let (mut found, mut last_tick): (Option<(i32, Snapshot)>, i32) = (None, -1);
+    while let Some(event) = events.next().map_err(bad)? {
+        match event.kind {
+            EventKind::Tick { .. } => last_tick = event.tick,
+            EventKind::Snapshot(snap) if event.tick <= at => {
+                let slot = found.get_or_insert_with(|| (event.tick, Snapshot::new()));
+                slot.0 = event.tick;
+                slot.1.clone_from(snap);
+            }
+            _ => {}
         }
-    });
-    let last_tick = replayed.last_tick.unwrap_or(-1);
+    }
     if at > last_tick {
         return Err(Failure::Usage(format!(
             "tick {at} is after the end of {} (last tick {last_tick})",

@@ -59,6 +59,10 @@ pub enum PayloadKind {
     /// The varint-packed snapshot delta a client joins from SNAP parts
     /// (capture sessions); offsets count its bytes.
     SnapshotDelta,
+    /// The bytes of the int32 array a payload unpacks to, little-endian
+    /// (a demo message's data, as DDNet's player hands it on); offsets
+    /// count bytes.
+    Data,
 }
 
 /// What went wrong; each variant says what was expected.
@@ -342,6 +346,7 @@ impl fmt::Display for Inner {
             PayloadKind::SnapshotDelta => {
                 write!(f, "byte {} of the snapshot delta it completes", self.offset)
             }
+            PayloadKind::Data => write!(f, "byte {} of its unpacked data", self.offset),
         }
     }
 }

@@ -1,11 +1,14 @@
 //! The demo format for [`crate::check`]: decode, re-encode with every
-//! payload recompressed, replay every snapshot, and re-record through
-//! DDNet's recorder model.
+//! payload recompressed, check what DDNet's player checks before playing
+//! (the header's strings, the embedded map against its CRC-32 and SHA-256
+//! item), replay every snapshot, and re-record through DDNet's recorder
+//! model.
 
-use super::{Demo, MAX_FAULTS, is_demo, rerecord};
+use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
-use crate::codec::first_difference;
+use crate::codec::{encode_to_vec, first_difference};
 use crate::snapshot::replay::FaultKind;
+use sha2::{Digest, Sha256};
 
 /// The demo format.
 pub struct DemoFormat;
@@ -44,12 +47,26 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
             return;
         }
     };
-    let mut again = Vec::with_capacity(bytes.len());
-    demo.encode(&mut again);
+    let again = encode_to_vec(&demo, ());
     verdict.roundtrip = match first_difference(&again, bytes) {
         Some(at) => RoundTrip::Differs { offset: at as u64 },
         None => RoundTrip::Exact,
     };
+    for (name, offset, fault) in demo.header.string_fields() {
+        if let Some(fault) = fault {
+            verdict.push(
+                Finding::new(
+                    Severity::Fail,
+                    "header",
+                    format!(
+                        "header field {name}: {fault}; DDNet's demo player refuses such a header"
+                    ),
+                )
+                .at(offset),
+            );
+        }
+    }
+    check_map(&demo, verdict);
     let r = demo.replay_snapshots(&offsets, |_, _, _| {});
     verdict.counts.records = Some(demo.chunks.len() as u64);
     verdict.counts.last_tick = r.last_tick;
@@ -155,4 +172,57 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         "byte-exact; {} keyframes, {} deltas applied, {} messages; re-recorded: {recorder}",
         r.counts.keyframes, r.counts.deltas, r.messages
     );
+}
+
+/// The embedded map against the checksums the header carries, which
+/// DDNet's recorder computes from the same map file: its CRC-32 (zlib's,
+/// over the whole file) and, in version 6, the SHA-256 item. A demo
+/// without an embedded map has nothing to check.
+///
+/// DDNet's client plays a demo with the map it finds under the demo's map
+/// name whose SHA-256 is the item's (or, without the item, whose CRC is
+/// the header's), extracting the embedded map when it has none: an
+/// embedded map whose SHA-256 is not the item's is refused, and the demo
+/// does not play. The CRC is what clients without the SHA-256 (versions
+/// before 6, Teeworlds) match maps by.
+fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
+    if demo.map.is_empty() {
+        return;
+    }
+    // The SHA-256 first: it is what DDNet's client checks.
+    if let Some(want) = demo.map_sha256 {
+        let got: [u8; 32] = Sha256::digest(demo.map).into();
+        if got != want.0 {
+            let at = (HEADER_LEN + TIMELINE_LEN + 16) as u64;
+            verdict.push(
+                Finding::new(
+                    Severity::Fail,
+                    "map_checksum",
+                    format!(
+                        "the SHA-256 item {want} is not the embedded map's SHA-256 {}: \
+                         DDNet's client refuses a map whose SHA-256 is not the demo's, \
+                         so the demo does not play",
+                        hex::encode(got)
+                    ),
+                )
+                .at(at),
+            );
+        }
+    }
+    let crc = crc32fast::hash(demo.map);
+    if crc != demo.header.map_crc {
+        verdict.push(
+            Finding::new(
+                Severity::Fail,
+                "map_checksum",
+                format!(
+                    "the header's map CRC {:08x} is not the embedded map's CRC-32 {crc:08x}: \
+                     DDNet's recorder writes the CRC of the map it embeds, and clients \
+                     without the SHA-256 item match maps by it",
+                    demo.header.map_crc
+                ),
+            )
+            .at(140),
+        );
+    }
 }

@@ -16,17 +16,19 @@
 //! snapshots, the recorder gives the same ticks, keyframes and messages,
 //! but a delta's updates can come in another order.
 
-use super::{HEADER_LEN, SHA256_UUID, TIMELINE_LEN};
-use crate::huffman::{self, Flavor};
-use crate::packer::write_ints;
+use super::chunk::write_data_chunk;
+use super::{
+    Chunk, ChunkKind, FixedStr, Header, MAX_TIMELINE_MARKERS, MapSha256, Payload, SizeForm,
+    Timeline,
+};
+use crate::codec::Codec;
+use crate::huffman::Flavor;
 use crate::snapshot::{DeltaCodec, ItemSizes, Snapshot};
 
 /// Ticks per second.
 const TICK_SPEED: i32 = 50;
 /// A keyframe when more ticks than this passed since the last one.
 const KEYFRAME_INTERVAL: i32 = TICK_SPEED * 5;
-/// Most timeline markers a demo holds.
-pub const MAX_TIMELINE_MARKERS: usize = 64;
 /// DDNet's chunk buffers: larger data is not written.
 const MAX_CHUNK: usize = 64 * 1024;
 
@@ -36,8 +38,11 @@ pub struct DemoStart<'a> {
     /// 6 for DDNet; 5 (Teeworlds 0.7) and 3 or 4 (0.6) change the tick
     /// markers and what follows the header.
     pub version: u8,
+    /// The game's network version.
     pub net_version: &'a str,
+    /// The map's name.
     pub map_name: &'a str,
+    /// CRC-32 of the map file.
     pub map_crc: u32,
     /// Written after the timeline markers from version 6 on.
     pub map_sha256: Option<[u8; 32]>,
@@ -52,11 +57,42 @@ pub struct DemoStart<'a> {
     pub flavor: Flavor,
 }
 
-/// Writes a demo into memory; [`DemoRecorder::finish`] returns the file.
+/// Writes a demo into memory as DDNet's `CDemoRecorder` does;
+/// [`DemoRecorder::finish`] returns the file. The header, tick markers
+/// and payloads are the demo's wire types, encoded by their [`Codec`].
+///
+/// ```
+/// use teeoracle::demo::{Chunk, Demo, DemoRecorder, DemoStart};
+/// use teeoracle::huffman::Flavor;
+/// use teeoracle::snapshot::{ItemSizes, Snapshot};
+/// let start = DemoStart {
+///     version: 6,
+///     net_version: "0.6 626fce9a778df4d4",
+///     map_name: "dm1",
+///     map_crc: 0xf2159e6e,
+///     map_sha256: None,
+///     map: &[],
+///     kind: "server",
+///     timestamp: "2024-05-01_12-00-00",
+///     flavor: Flavor::Ddnet,
+/// };
+/// let mut recorder = DemoRecorder::new(&start, ItemSizes::ddnet_06());
+/// let mut snap = Snapshot::new();
+/// snap.push(9 << 16, &[0; 22]); // a Character
+/// recorder.record_snapshot(100, &snap);
+/// recorder.record_message(&[0x06, 0x00, 0x40, b'h', b'i', 0]);
+/// let bytes = recorder.finish();
+///
+/// let (demo, _) = Demo::decode(&bytes)?;
+/// assert!(matches!(demo.chunks[0], Chunk::Tick { tick: 100, keyframe: true, .. }));
+/// assert_eq!(demo.chunks.len(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct DemoRecorder {
     out: Vec<u8>,
-    version: u8,
+    header: Header,
+    timeline: Option<Timeline>,
     flavor: Flavor,
     codec: DeltaCodec,
     /// As in DDNet: -1 for "none yet" (a first tick below 0 stays unset).
@@ -72,18 +108,6 @@ pub struct DemoRecorder {
     payload: Vec<u8>,
 }
 
-/// Copies `s` into a zeroed C string field as `str_copy` does: up to the
-/// first NUL, at most the field less one byte, and a UTF-8 character cut
-/// by that limit left out (`str_utf8_fix_truncation`).
-fn c_string(field: &mut [u8], s: &str) {
-    let s = s.split('\0').next().unwrap_or_default();
-    let mut n = s.len().min(field.len() - 1);
-    while !s.is_char_boundary(n) {
-        n -= 1;
-    }
-    field[..n].copy_from_slice(&s.as_bytes()[..n]);
-}
-
 impl DemoRecorder {
     /// `Start`: the header (length 0 for now), the zeroed timeline markers,
     /// the SHA-256 item and the map. A map too large for the header's
@@ -93,27 +117,30 @@ impl DemoRecorder {
             Ok(_) => start.map,
             Err(_) => &[],
         };
-        let mut header = [0u8; HEADER_LEN];
-        header[..7].copy_from_slice(super::MAGIC);
-        header[7] = start.version;
-        c_string(&mut header[8..72], start.net_version);
-        c_string(&mut header[72..136], start.map_name);
-        header[136..140].copy_from_slice(&(map.len() as u32).to_be_bytes());
-        header[140..144].copy_from_slice(&start.map_crc.to_be_bytes());
-        c_string(&mut header[144..152], start.kind);
-        c_string(&mut header[156..176], start.timestamp);
-        let mut out = header.to_vec();
-        if start.version >= 4 {
-            out.extend_from_slice(&[0; TIMELINE_LEN]);
+        let header = Header {
+            version: start.version,
+            net_version: FixedStr::new(start.net_version),
+            map_name: FixedStr::new(start.map_name),
+            map_size: map.len() as u32,
+            map_crc: start.map_crc,
+            kind: FixedStr::new(start.kind),
+            length: 0,
+            timestamp: FixedStr::new(start.timestamp),
+        };
+        let timeline = (start.version >= 4).then(Timeline::default);
+        let mut out = Vec::new();
+        header.encode(&mut out, ());
+        if let Some(t) = &timeline {
+            t.encode(&mut out, ());
         }
         if let (Some(sha), true) = (start.map_sha256, start.version >= 6) {
-            out.extend_from_slice(SHA256_UUID.as_bytes());
-            out.extend_from_slice(&sha);
+            MapSha256(sha).encode(&mut out, ());
         }
         out.extend_from_slice(map);
         DemoRecorder {
             out,
-            version: start.version,
+            header,
+            timeline,
             flavor: start.flavor,
             codec: DeltaCodec::new(sizes),
             last_keyframe: -1,
@@ -133,14 +160,14 @@ impl DemoRecorder {
             self.tick_marker(tick, true);
             self.ints.clear();
             snap.write_ints(&mut self.ints);
-            self.chunk(1);
+            self.chunk(ChunkKind::Snapshot);
             self.last_keyframe = tick;
             self.last.clone_from(snap);
         } else {
             self.tick_marker(tick, false);
             self.codec.create(&self.last, snap, &mut self.ints);
             if !self.ints.is_empty() {
-                self.chunk(3);
+                self.chunk(ChunkKind::Delta);
                 self.last.clone_from(snap);
             }
         }
@@ -156,7 +183,7 @@ impl DemoRecorder {
             b[..c.len()].copy_from_slice(c);
             i32::from_le_bytes(b)
         }));
-        self.chunk(2)
+        self.chunk(ChunkKind::Message)
     }
 
     /// `AddDemoMarker(tick)`: at most 64, at least a second apart. False
@@ -183,16 +210,15 @@ impl DemoRecorder {
     /// header; returns the file.
     pub fn finish(mut self) -> Vec<u8> {
         let length = self.last_tick_marker.wrapping_sub(self.first_tick) / TICK_SPEED;
-        self.out[152..156].copy_from_slice(&length.to_be_bytes());
-        if self.version >= 4 {
-            let at = HEADER_LEN;
-            let count = self.markers.len() as u32;
-            self.out[at..at + 4].copy_from_slice(&count.to_be_bytes());
-            for (i, m) in self.markers.iter().enumerate() {
-                let at = at + 4 + 4 * i;
-                self.out[at..at + 4].copy_from_slice(&m.to_be_bytes());
-            }
+        self.header.length = length as u32;
+        let mut prefix = Vec::new();
+        self.header.encode(&mut prefix, ());
+        if let Some(t) = &mut self.timeline {
+            t.count = self.markers.len() as i32;
+            t.slots[..self.markers.len()].copy_from_slice(&self.markers);
+            t.encode(&mut prefix, ());
         }
+        self.out[..prefix.len()].copy_from_slice(&prefix);
         self.out
     }
 
@@ -202,45 +228,49 @@ impl DemoRecorder {
     /// version 5 repeats) is not caught: its low bits land in the byte, and
     /// such a file does not read back as written.
     fn tick_marker(&mut self, tick: i32, keyframe: bool) {
-        let (limit, flag) = match self.version >= 5 {
+        let (limit, flag) = match self.header.version >= 5 {
             true => (0x1f, 0x20),
             false => (0x3f, 0),
         };
         let d = tick.wrapping_sub(self.last_tick_marker);
-        if self.last_tick_marker == -1 || d > limit || keyframe {
-            self.out.push(if keyframe { 0xc0 } else { 0x80 });
-            self.out.extend_from_slice(&tick.to_be_bytes());
+        let marker = if self.last_tick_marker == -1 || d > limit || keyframe {
+            Chunk::Tick {
+                byte: if keyframe { 0xc0 } else { 0x80 },
+                tick,
+                keyframe,
+                delta: None,
+            }
         } else {
-            self.out.push((0x80 | flag | d) as u8);
-        }
+            Chunk::Tick {
+                byte: (0x80 | flag | d) as u8,
+                tick,
+                keyframe,
+                delta: Some(d as u8),
+            }
+        };
+        marker.write(&mut self.varints, &mut self.payload, &mut self.out);
         self.last_tick_marker = tick;
         if self.first_tick < 0 {
             self.first_tick = tick;
         }
     }
 
-    /// `Write`: `self.ints` as a chunk of `kind`. False, and nothing
-    /// written, where DDNet's 64 KiB buffers would not hold it.
-    fn chunk(&mut self, kind: u8) -> bool {
-        self.varints.clear();
-        write_ints(&mut self.varints, &self.ints);
+    /// `Write`: `self.ints` as a chunk of `kind`, its size in the smallest
+    /// form. False, and nothing written, where DDNet's 64 KiB buffers
+    /// would not hold it.
+    fn chunk(&mut self, kind: ChunkKind) -> bool {
+        let payload = Payload::new(std::mem::take(&mut self.ints), self.flavor);
         self.payload.clear();
-        huffman::compress(&self.varints, self.flavor, &mut self.payload);
+        payload.write(&mut self.varints, &mut self.payload);
+        if let Payload::Ints { ints, .. } = payload {
+            self.ints = ints;
+        }
         let fits = |n: usize| n <= MAX_CHUNK;
         if !fits(4 * self.ints.len()) || !fits(self.varints.len()) || !fits(self.payload.len()) {
             return false;
         }
-        let size = self.payload.len();
-        let head = (kind & 3) << 5;
-        match size {
-            0..30 => self.out.push(head | size as u8),
-            30..256 => self.out.extend_from_slice(&[head | 30, size as u8]),
-            // 65536 wraps to 0, as DDNet's byte stores do.
-            _ => self
-                .out
-                .extend_from_slice(&[head | 31, size as u8, (size >> 8) as u8]),
-        }
-        self.out.extend_from_slice(&self.payload);
+        let form = SizeForm::smallest(self.payload.len());
+        write_data_chunk(&mut self.out, kind, form, &self.payload);
         true
     }
 }

@@ -17,11 +17,10 @@
 //! uninitialised (DDNet zeroes them since); that is noted, not a
 //! difference.
 
-use super::{
-    Chunk, ChunkKind, Demo, DemoRecorder, DemoStart, HEADER_LEN, TIMELINE_LEN, decode_payload,
-    payload_bytes,
-};
-use crate::codec::{DecodeError, first_difference};
+use super::chunk::compress_ints;
+use super::header::HEADER_FIELDS;
+use super::{Chunk, ChunkKind, Demo, DemoRecorder, DemoStart, HEADER_LEN, Payload, payload_bytes};
+use crate::codec::{DecodeError, encode_to_vec, first_difference};
 use crate::huffman::Flavor;
 use crate::snapshot::replay::FaultKind;
 use crate::snapshot::{Delta, ItemSizes, Snapshot};
@@ -37,6 +36,7 @@ pub const MAX_DIFFERENCES: usize = 100;
 pub struct Difference {
     /// Byte offset in the file.
     pub offset: u64,
+    /// What differs, as a line for people (the report's text).
     pub what: String,
 }
 
@@ -47,14 +47,17 @@ pub struct RerecordReport {
     pub flavor: &'static str,
     /// Chunks of the file compared with the re-recorded ones.
     pub chunks: usize,
-    /// Identical tick markers, keyframes, messages and deltas.
+    /// Identical tick markers.
     pub ticks: usize,
+    /// Identical keyframe (snapshot) chunks.
     pub keyframes: usize,
+    /// Identical message chunks.
     pub messages: usize,
+    /// Identical delta chunks.
     pub deltas_exact: usize,
-    /// Deltas with the same updates in another order, and the offset of
-    /// the first.
+    /// Deltas with the same updates in another order.
     pub deltas_reordered: usize,
+    /// The offset of the first reordered delta.
     pub first_reordered: Option<u64>,
     /// The unused timeline marker slots are not zero in the file.
     pub stale_timeline_slots: bool,
@@ -96,19 +99,28 @@ pub struct Rerecorded {
     /// The file as DDNet's recorder writes it (for a cut file, what it had
     /// written when it was killed).
     pub bytes: Vec<u8>,
+    /// How it compares with the file.
     pub report: RerecordReport,
 }
 
 impl Demo<'_> {
     /// The Huffman writer that made the chunks: from the first payload
     /// that tells (one whose bits end on a byte boundary, where only one
-    /// writer gives its bytes). `None` if no payload tells.
+    /// writer gives its bytes: the two writers' outputs differ). `None`
+    /// if no payload tells.
     pub fn huffman_flavor(&self) -> Option<Flavor> {
+        let mut varints = Vec::new();
         self.chunks.iter().find_map(|c| match c {
-            Chunk::Data { payload, .. } => {
-                let h = decode_payload(payload, 0).ok()?.huffman;
-                let (a, b) = (h.flavor(Flavor::Ddnet), h.flavor(Flavor::Legacy));
-                a.filter(|_| a == b)
+            Chunk::Data {
+                payload: Payload::Ints { ints, flavor, .. },
+                ..
+            } => {
+                let [ddnet, legacy] = [Flavor::Ddnet, Flavor::Legacy].map(|f| {
+                    let mut out = Vec::new();
+                    compress_ints(ints, f, &mut varints, &mut out);
+                    out
+                });
+                (ddnet != legacy).then_some(*flavor)
             }
             _ => None,
         })
@@ -119,18 +131,19 @@ impl Demo<'_> {
     /// no payload tells).
     pub fn recorder(&self) -> DemoRecorder {
         let h = &self.header;
-        let sha = self
-            .sha256_item
-            .and_then(|i| <[u8; 32]>::try_from(&i[16..]).ok());
-        let (net_version, map_name, kind, timestamp) =
-            (h.net_version(), h.map_name(), h.kind(), h.timestamp());
+        let (net_version, map_name, kind, timestamp) = (
+            h.net_version.text(),
+            h.map_name.text(),
+            h.kind.text(),
+            h.timestamp.text(),
+        );
         DemoRecorder::new(
             &DemoStart {
-                version: h.version(),
+                version: h.version,
                 net_version: &net_version,
                 map_name: &map_name,
-                map_crc: h.map_crc(),
-                map_sha256: sha,
+                map_crc: h.map_crc,
+                map_sha256: self.map_sha256.map(|s| s.0),
                 map: self.map,
                 kind: &kind,
                 timestamp: &timestamp,
@@ -144,9 +157,8 @@ impl Demo<'_> {
 /// The update set of a delta chunk: removed keys, and (key, data) updates.
 type Updates = (BTreeSet<i32>, BTreeSet<(i32, Vec<i32>)>);
 
-fn updates(payload: &[u8], sizes: &ItemSizes) -> Option<Updates> {
-    let ints = decode_payload(payload, 0).ok()?.ints;
-    let delta = Delta::from_ints(&ints, sizes).ok()?;
+fn updates(payload: &Payload<'_>, sizes: &ItemSizes) -> Option<Updates> {
+    let delta = Delta::from_ints(payload.ints()?, sizes).ok()?;
     let set = delta
         .updates
         .iter()
@@ -154,19 +166,6 @@ fn updates(payload: &[u8], sizes: &ItemSizes) -> Option<Updates> {
         .collect();
     Some((delta.removed.iter().copied().collect(), set))
 }
-
-/// The header fields, for naming a difference.
-const HEADER_FIELDS: &[(&str, usize, usize)] = &[
-    ("magic", 0, 7),
-    ("version", 7, 8),
-    ("net_version", 8, 72),
-    ("map_name", 72, 136),
-    ("map_size", 136, 140),
-    ("map_crc", 140, 144),
-    ("kind", 144, 152),
-    ("length", 152, 156),
-    ("timestamp", 156, 176),
-];
 
 fn chunk_name(c: &Chunk<'_>) -> &'static str {
     match c {
@@ -222,8 +221,8 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
                     ..
                 } => {
                     // An undecodable payload is a replay fault, reported.
-                    if let Ok(p) = decode_payload(payload, 0)
-                        && !recorder.record_message(&payload_bytes(&p.ints))
+                    if let Some(ints) = payload.ints()
+                        && !recorder.record_message(&payload_bytes(ints))
                     {
                         report.differ(offset, "a message DDNet's recorder drops (over 64 KiB)");
                     }
@@ -248,7 +247,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
     }
     let info = demo.info();
     for (k, &m) in info.timeline_markers.iter().enumerate() {
-        if !recorder.add_marker(m as i32) {
+        if !recorder.add_marker(m) {
             report.differ(
                 (HEADER_LEN + 4 + 4 * k) as u64,
                 format!("timeline marker {k} (tick {m}): DDNet's recorder refuses it"),
@@ -272,7 +271,8 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
     // The unused timeline slots, copied over for the comparison.
     let mut patched = ours_file.clone();
     if let Some(t) = demo.timeline {
-        let timeline = HEADER_LEN..HEADER_LEN + TIMELINE_LEN;
+        let t = encode_to_vec(&t, ());
+        let timeline = HEADER_LEN..HEADER_LEN + t.len();
         let used = 4 + 4 * info.timeline_markers.len();
         if let Some(at) = first_difference(&patched[timeline.start..][..used], &t[..used]) {
             report.differ(
@@ -280,9 +280,9 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
                 "the timeline markers (count and ticks)",
             );
         }
-        if patched[timeline.clone()] != *t {
+        if patched[timeline.clone()] != t {
             report.stale_timeline_slots = true;
-            patched[timeline].copy_from_slice(t);
+            patched[timeline].copy_from_slice(&t);
         }
     }
     let (again, _) = match Demo::decode(&patched) {
@@ -296,8 +296,12 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
             return Ok(done(ours_file, report));
         }
     };
+    let (ours_header, their_header) = (
+        encode_to_vec(&again.header, ()),
+        encode_to_vec(&demo.header, ()),
+    );
     for &(name, from, to) in HEADER_FIELDS {
-        let (a, b) = (&again.header.raw[from..to], &demo.header.raw[from..to]);
+        let (a, b) = (&ours_header[from..to], &their_header[from..to]);
         if a != b {
             report.differ(
                 from as u64,
@@ -309,8 +313,8 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
             );
         }
     }
-    let prefix = (HEADER_LEN + demo.timeline.map_or(0, <[u8]>::len)) as u64;
-    if again.sha256_item != demo.sha256_item {
+    let prefix = (HEADER_LEN + demo.timeline.map_or(0, |_| super::TIMELINE_LEN)) as u64;
+    if again.map_sha256 != demo.map_sha256 {
         report.differ(prefix, "the SHA-256 item");
     }
     if again.map != demo.map {

@@ -49,6 +49,7 @@ pub struct DemoSpec {
     /// Teeworlds 0.7's item sizes.
     #[serde(default = "default_net_version")]
     pub net_version: String,
+    /// The map's name.
     pub map_name: String,
     /// 8 hex digits, as `demo dump` shows it.
     pub map_crc: String,
@@ -72,16 +73,19 @@ pub struct DemoSpec {
     /// Timeline marker ticks.
     #[serde(default)]
     pub markers: Vec<i32>,
+    /// Snapshots and messages, in order.
     #[serde(default)]
-    pub events: Vec<Event>,
+    pub events: Vec<SpecEvent>,
 }
 
 /// A snapshot recorded at `tick` (`items`, default none), or a message.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Event {
+pub struct SpecEvent {
+    /// The snapshot's tick.
     #[serde(default)]
     pub tick: Option<i32>,
+    /// The snapshot's items, in order.
     #[serde(default)]
     pub items: Option<Vec<SpecItem>>,
     /// A message's raw bytes (message id and fields, packed) as hex;
@@ -94,9 +98,12 @@ pub struct Event {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SpecItem {
+    /// The item type (`type` in the spec).
     #[serde(rename = "type")]
     pub type_id: i32,
+    /// The item id.
     pub id: i32,
+    /// The item's ints.
     #[serde(default)]
     pub data: Vec<i32>,
 }
@@ -104,38 +111,222 @@ pub struct SpecItem {
 /// A built demo.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Built {
+    /// The demo file.
     pub bytes: Vec<u8>,
-    /// What is written but not what DDNet would write (one line each).
+    /// What is written but not what DDNet would write (one line each,
+    /// for people).
     pub warnings: Vec<String>,
+    /// Snapshots recorded.
     pub snapshots: usize,
+    /// Messages recorded.
     pub messages: usize,
 }
 
-fn hex_field(field: &str, text: &str, len: Option<usize>) -> Result<Vec<u8>, String> {
-    let bytes =
-        crate::bytes::parse_hex(text).map_err(|why| format!("{field}: bad hex {text:?}: {why}"))?;
+/// Why a spec does not build.
+#[non_exhaustive]
+#[derive(Debug)]
+pub enum SpecError {
+    /// Not RON of the spec's shape (the parser's error, with where).
+    Ron(ron::error::SpannedError),
+    /// Not JSON of the spec's shape (the parser's error, with where).
+    Json(serde_json::Error),
+    /// A field whose value does not do.
+    Field {
+        /// Which field.
+        field: SpecField,
+        /// What was expected of it.
+        problem: Problem,
+    },
+}
+
+/// A field of a spec, as its path (`events[3].message`).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecField {
+    /// `map_crc`.
+    MapCrc,
+    /// `map_sha256`.
+    MapSha256,
+    /// `huffman`.
+    Huffman,
+    /// `events[index]` as a whole.
+    Event {
+        /// The event's index.
+        index: usize,
+    },
+    /// `events[index].message`.
+    Message {
+        /// The event's index.
+        index: usize,
+    },
+    /// `events[event].items[item].type`.
+    ItemType {
+        /// The event's index.
+        event: usize,
+        /// The item's index.
+        item: usize,
+    },
+    /// `events[event].items[item].id`.
+    ItemId {
+        /// The event's index.
+        event: usize,
+        /// The item's index.
+        item: usize,
+    },
+    /// `markers[index]`.
+    Marker {
+        /// The marker's index.
+        index: usize,
+    },
+}
+
+/// What a spec field was expected to hold.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// Hex digits (spaces and colons between them are ignored).
+    Hex(hex::FromHexError),
+    /// This many hex digits.
+    HexDigits {
+        /// Digits expected.
+        expected: usize,
+        /// Digits found.
+        found: usize,
+    },
+    /// `"ddnet"` or `"legacy"`.
+    Flavor,
+    /// A number in `0..=max`.
+    Range {
+        /// The number found.
+        found: i64,
+        /// The largest allowed.
+        max: i64,
+    },
+    /// A message DDNet's recorder writes (at most `max` bytes).
+    MessageTooLarge {
+        /// Its bytes.
+        len: usize,
+        /// The most DDNet's recorder writes.
+        max: usize,
+    },
+    /// A snapshot (`tick`, `items`) or a message (`message`), not both.
+    TickAndMessage,
+    /// `items` only with a `tick`.
+    ItemsWithoutTick,
+    /// A snapshot (`tick`, `items`) or a message (`message`), not nothing.
+    EmptyEvent,
+    /// A marker DDNet's recorder takes: at most 64, ticks >= 0, each at
+    /// least 50 ticks after the one before.
+    MarkerRefused {
+        /// The marker's tick.
+        tick: i32,
+    },
+}
+
+impl std::fmt::Display for SpecField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecField::MapCrc => write!(f, "map_crc"),
+            SpecField::MapSha256 => write!(f, "map_sha256"),
+            SpecField::Huffman => write!(f, "huffman"),
+            SpecField::Event { index } => write!(f, "events[{index}]"),
+            SpecField::Message { index } => write!(f, "events[{index}].message"),
+            SpecField::ItemType { event, item } => write!(f, "events[{event}].items[{item}].type"),
+            SpecField::ItemId { event, item } => write!(f, "events[{event}].items[{item}].id"),
+            SpecField::Marker { index } => write!(f, "markers[{index}]"),
+        }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Hex(hex::FromHexError::InvalidHexCharacter { c, index }) => {
+                write!(f, "bad hex: {c:?} (digit {index}) is not a hex digit")
+            }
+            Problem::Hex(hex::FromHexError::OddLength) => {
+                write!(f, "bad hex: an odd number of hex digits")
+            }
+            Problem::Hex(e) => write!(f, "bad hex: {e}"),
+            Problem::HexDigits { expected, found } => {
+                write!(f, "expected {expected} hex digits, found {found}")
+            }
+            Problem::Flavor => write!(f, "expected \"ddnet\" or \"legacy\""),
+            Problem::Range { found, max } => write!(f, "expected 0..={max}, found {found}"),
+            Problem::MessageTooLarge { len, max } => write!(
+                f,
+                "{len} bytes: DDNet's recorder drops a message over {max} bytes"
+            ),
+            Problem::TickAndMessage => write!(
+                f,
+                "both `tick` and `message`; an event is a snapshot (tick, items) or a message (message)"
+            ),
+            Problem::ItemsWithoutTick => write!(f, "`items` without `tick`"),
+            Problem::EmptyEvent => write!(
+                f,
+                "empty; an event is a snapshot (tick, items) or a message (message)"
+            ),
+            Problem::MarkerRefused { tick } => write!(
+                f,
+                "tick {tick} refused by DDNet's recorder (at most {}, ticks >= 0, each at \
+                 least 50 ticks after the one before)",
+                super::MAX_TIMELINE_MARKERS
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for SpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpecError::Ron(e) => write!(f, "{e}"),
+            SpecError::Json(e) => write!(f, "{e}"),
+            SpecError::Field { field, problem } => write!(f, "{field}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn fail<T>(field: SpecField, problem: Problem) -> Result<T, SpecError> {
+    Err(SpecError::Field { field, problem })
+}
+
+/// Hex as a person writes it (spaces and colons between digits are
+/// ignored), of `len` bytes if given.
+fn hex_field(field: SpecField, text: &str, len: Option<usize>) -> Result<Vec<u8>, SpecError> {
+    let digits: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != ':')
+        .collect();
+    let bytes = match hex::decode(&digits) {
+        Ok(b) => b,
+        Err(e) => return fail(field, Problem::Hex(e)),
+    };
     match len {
-        Some(n) if bytes.len() != n => Err(format!(
-            "{field}: expected {} hex digits, got {} in {text:?}",
-            2 * n,
-            2 * bytes.len()
-        )),
+        Some(n) if bytes.len() != n => fail(
+            field,
+            Problem::HexDigits {
+                expected: 2 * n,
+                found: digits.len(),
+            },
+        ),
         _ => Ok(bytes),
     }
 }
 
 impl DemoSpec {
     /// Reads a RON spec (`Option` fields need no `Some(..)`).
-    pub fn from_ron(text: &str) -> Result<DemoSpec, String> {
+    pub fn from_ron(text: &str) -> Result<DemoSpec, SpecError> {
         ron::Options::default()
             .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
             .from_str(text)
-            .map_err(|e| e.to_string())
+            .map_err(SpecError::Ron)
     }
 
     /// Reads a JSON spec.
-    pub fn from_json(text: &str) -> Result<DemoSpec, String> {
-        serde_json::from_str(text).map_err(|e| e.to_string())
+    pub fn from_json(text: &str) -> Result<DemoSpec, SpecError> {
+        serde_json::from_str(text).map_err(SpecError::Json)
     }
 
     /// The map file to read, if any (relative to the spec file).
@@ -145,13 +336,13 @@ impl DemoSpec {
 
     /// Records the demo, with `map` as the embedded map. Errors name the
     /// field (`events[3].message: ...`).
-    pub fn build(&self, map: &[u8]) -> Result<Built, String> {
+    pub fn build(&self, map: &[u8]) -> Result<Built, SpecError> {
         let mut warnings = Vec::new();
-        let crc = hex_field("map_crc", &self.map_crc, Some(4))?;
+        let crc = hex_field(SpecField::MapCrc, &self.map_crc, Some(4))?;
         let map_crc = u32::from_be_bytes(crc.try_into().unwrap_or_default());
         let map_sha256 = match &self.map_sha256 {
             Some(s) => {
-                let b = hex_field("map_sha256", s, Some(32))?;
+                let b = hex_field(SpecField::MapSha256, s, Some(32))?;
                 Some(<[u8; 32]>::try_from(b).unwrap_or_default())
             }
             None => None,
@@ -159,11 +350,7 @@ impl DemoSpec {
         let flavor = match self.huffman.as_str() {
             "ddnet" => Flavor::Ddnet,
             "legacy" => Flavor::Legacy,
-            other => {
-                return Err(format!(
-                    "huffman: expected \"ddnet\" or \"legacy\", got {other:?}"
-                ));
-            }
+            _ => return fail(SpecField::Huffman, Problem::Flavor),
         };
         if !(3..=6).contains(&self.version) {
             warnings.push(format!(
@@ -223,15 +410,17 @@ impl DemoSpec {
                     }
                     snap.clear();
                     for (j, item) in items.iter().flatten().enumerate() {
-                        let at = format!("{at}.items[{j}]");
+                        let (event, at) = (i, format!("{at}.items[{j}]"));
                         if !(0..=MAX_TYPE).contains(&item.type_id) {
-                            return Err(format!(
-                                "{at}.type: {} outside 0..={MAX_TYPE}",
-                                item.type_id
-                            ));
+                            let found = i64::from(item.type_id);
+                            let max = i64::from(MAX_TYPE);
+                            let field = SpecField::ItemType { event, item: j };
+                            return fail(field, Problem::Range { found, max });
                         }
                         if !(0..=MAX_ID).contains(&item.id) {
-                            return Err(format!("{at}.id: {} outside 0..={MAX_ID}", item.id));
+                            let (found, max) = (i64::from(item.id), i64::from(MAX_ID));
+                            let field = SpecField::ItemId { event, item: j };
+                            return fail(field, Problem::Range { found, max });
                         }
                         let key = item.type_id << 16 | item.id;
                         if let Some(size) = sizes.get(item.type_id)
@@ -265,38 +454,31 @@ impl DemoSpec {
                     snapshots += 1;
                 }
                 (None, None, Some(hex)) => {
-                    let data = hex_field(&format!("{at}.message"), hex, None)?;
+                    let field = SpecField::Message { index: i };
+                    let data = hex_field(field, hex, None)?;
                     if !recorder.record_message(&data) {
-                        return Err(format!(
-                            "{at}.message: {} bytes, DDNet's recorder drops a message this large",
-                            data.len()
-                        ));
+                        let (len, max) = (data.len(), super::MAX_PAYLOAD);
+                        return fail(field, Problem::MessageTooLarge { len, max });
                     }
                     messages += 1;
                 }
                 (Some(_), _, Some(_)) => {
-                    return Err(format!(
-                        "{at}: both `tick` and `message`; an event is a snapshot \
-                         (tick, items) or a message (message)"
-                    ));
+                    return fail(SpecField::Event { index: i }, Problem::TickAndMessage);
                 }
                 (None, Some(_), _) => {
-                    return Err(format!("{at}: `items` without `tick`"));
+                    return fail(SpecField::Event { index: i }, Problem::ItemsWithoutTick);
                 }
                 (None, None, None) => {
-                    return Err(format!(
-                        "{at}: empty; an event is a snapshot (tick, items) or a message (message)"
-                    ));
+                    return fail(SpecField::Event { index: i }, Problem::EmptyEvent);
                 }
             }
         }
         for (k, &m) in self.markers.iter().enumerate() {
             if !recorder.add_marker(m) {
-                return Err(format!(
-                    "markers[{k}]: tick {m} refused by DDNet's recorder (at most {}, \
-                     ticks >= 0, each at least 50 ticks after the one before)",
-                    super::MAX_TIMELINE_MARKERS
-                ));
+                return fail(
+                    SpecField::Marker { index: k },
+                    Problem::MarkerRefused { tick: m },
+                );
             }
         }
         Ok(Built {

@@ -1,0 +1,470 @@
+//! The codec laws for the demo wire types, over arbitrary values and
+//! bytes, and every corpus demo round-tripped through them.
+
+use super::chunk::compress_ints;
+use super::*;
+use crate::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
+use crate::huffman::Flavor;
+use crate::testing::{codec_law, qc, strict_law};
+use quickcheck::{Arbitrary, Gen, TestResult};
+
+fn bytes(g: &mut Gen, max: usize) -> Vec<u8> {
+    (0..usize::arbitrary(g) % (max + 1))
+        .map(|_| u8::arbitrary(g))
+        .collect()
+}
+
+fn array<const N: usize>(g: &mut Gen) -> [u8; N] {
+    std::array::from_fn(|_| u8::arbitrary(g))
+}
+
+fn header(g: &mut Gen, map_size: u32) -> Header {
+    Header {
+        version: 3 + u8::arbitrary(g) % 4,
+        net_version: FixedStr(array(g)),
+        map_name: FixedStr(array(g)),
+        map_size,
+        map_crc: u32::arbitrary(g),
+        kind: FixedStr(array(g)),
+        length: u32::arbitrary(g),
+        timestamp: FixedStr(array(g)),
+    }
+}
+
+fn timeline(g: &mut Gen) -> Timeline {
+    Timeline {
+        count: i32::arbitrary(g),
+        slots: std::array::from_fn(|_| i32::arbitrary(g)),
+    }
+}
+
+/// What one chunk is made of, owned, so that a [`Chunk`] can borrow it.
+#[derive(Clone, Debug)]
+enum ChunkCase {
+    Tick {
+        byte: u8,
+        tick: i32,
+        delta: Option<u8>,
+    },
+    /// A payload as a writer makes it.
+    Ints {
+        kind: ChunkKind,
+        form: SizeForm,
+        ints: Vec<i32>,
+        flavor: Flavor,
+        trailing: Vec<u8>,
+    },
+    /// Bytes as they come: they may not decode, or decode to a payload
+    /// no writer gives back.
+    Raw {
+        kind: ChunkKind,
+        form: SizeForm,
+        raw: Vec<u8>,
+    },
+}
+
+fn kind(g: &mut Gen) -> ChunkKind {
+    *g.choose(&[
+        ChunkKind::Snapshot,
+        ChunkKind::Message,
+        ChunkKind::Delta,
+        ChunkKind::Unknown,
+    ])
+    .unwrap_or(&ChunkKind::Message)
+}
+
+/// A size form that holds `len` bytes.
+fn form(g: &mut Gen, len: usize) -> SizeForm {
+    let forms: Vec<SizeForm> = [SizeForm::Inline, SizeForm::OneByte, SizeForm::TwoBytes]
+        .into_iter()
+        .filter(|f| f.holds(len))
+        .collect();
+    *g.choose(&forms).unwrap_or(&SizeForm::TwoBytes)
+}
+
+impl ChunkCase {
+    /// An arbitrary chunk after a marker at `tick` in a file of `version`.
+    fn arbitrary(g: &mut Gen, version: u8, tick: Option<i32>) -> ChunkCase {
+        match u8::arbitrary(g) % 3 {
+            0 => {
+                let keyframe = if bool::arbitrary(g) { 0x40 } else { 0 };
+                let room = tick.map(|t| MAX_TICK as i32 - 1 - t);
+                match (room, version >= 5) {
+                    (Some(room), true) if room >= 31 && bool::arbitrary(g) => {
+                        let d = u8::arbitrary(g) % 32;
+                        let byte = 0x80 | keyframe | 0x20 | d;
+                        let tick = tick.unwrap_or_default() + i32::from(d);
+                        ChunkCase::Tick {
+                            byte,
+                            tick,
+                            delta: Some(d),
+                        }
+                    }
+                    (Some(room), false) if room >= 63 && bool::arbitrary(g) => {
+                        let d = 1 + u8::arbitrary(g) % 63;
+                        let byte = 0x80 | keyframe | d;
+                        let tick = tick.unwrap_or_default() + i32::from(d);
+                        ChunkCase::Tick {
+                            byte,
+                            tick,
+                            delta: Some(d),
+                        }
+                    }
+                    // Absolute: from version 5 the low bits are free.
+                    (_, new) => ChunkCase::Tick {
+                        byte: 0x80 | keyframe | if new { u8::arbitrary(g) & 0x1f } else { 0 },
+                        tick: (u32::arbitrary(g) % MAX_TICK as u32) as i32,
+                        delta: None,
+                    },
+                }
+            }
+            1 => {
+                let ints: Vec<i32> = Vec::arbitrary(g);
+                let mut flavor = *g.choose(&[Flavor::Ddnet, Flavor::Legacy]).unwrap();
+                let [ddnet, legacy] = [Flavor::Ddnet, Flavor::Legacy].map(|f| {
+                    let mut out = Vec::new();
+                    compress_ints(&ints, f, &mut Vec::new(), &mut out);
+                    out
+                });
+                // Where both writers give the bytes, decoding names DDNet's;
+                // after a DDNet stream on a byte boundary, a zero byte is
+                // read as the legacy writer's.
+                if ddnet == legacy {
+                    flavor = Flavor::Ddnet;
+                }
+                let mut trailing = bytes(g, 4);
+                if let Some(b) = trailing.first_mut()
+                    && flavor == Flavor::Ddnet
+                    && *b == 0
+                {
+                    *b = 1;
+                }
+                let len = legacy.len() + trailing.len();
+                ChunkCase::Ints {
+                    kind: kind(g),
+                    form: form(g, len),
+                    ints,
+                    flavor,
+                    trailing,
+                }
+            }
+            _ => {
+                let raw = bytes(g, 40);
+                ChunkCase::Raw {
+                    kind: kind(g),
+                    form: form(g, raw.len()),
+                    raw,
+                }
+            }
+        }
+    }
+
+    /// The chunk, as decoding at `at` after a marker at `tick` gives it.
+    fn chunk(&self, at: u64, tick: Option<i32>) -> Chunk<'_> {
+        match self {
+            ChunkCase::Tick { byte, tick, delta } => Chunk::Tick {
+                byte: *byte,
+                tick: *tick,
+                keyframe: byte & 0x40 != 0,
+                delta: *delta,
+            },
+            ChunkCase::Ints {
+                kind,
+                form,
+                ints,
+                flavor,
+                trailing,
+            } => Chunk::Data {
+                kind: *kind,
+                form: *form,
+                payload: Payload::Ints {
+                    ints: ints.clone(),
+                    flavor: *flavor,
+                    trailing,
+                },
+            },
+            ChunkCase::Raw { kind, form, raw } => Chunk::Data {
+                kind: *kind,
+                form: *form,
+                payload: Payload::read(
+                    raw,
+                    at + form.header_len(),
+                    tick,
+                    &mut chunk::Scratch::default(),
+                ),
+            },
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ArbChunk {
+    ctx: ChunkContext,
+    case: ChunkCase,
+}
+
+impl Arbitrary for ArbChunk {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let version = 3 + u8::arbitrary(g) % 4;
+        let tick = Option::<u32>::arbitrary(g).map(|t| (t % MAX_TICK as u32) as i32);
+        ArbChunk {
+            ctx: ChunkContext { version, tick },
+            case: ChunkCase::arbitrary(g, version, tick),
+        }
+    }
+}
+
+#[test]
+fn prop_chunks_obey_the_codec_law() {
+    fn prop(c: ArbChunk) -> Result<(), String> {
+        codec_law(&c.case.chunk(0, c.ctx.tick), c.ctx, &mut Vec::new())
+    }
+    qc().tests(2_000)
+        .quickcheck(prop as fn(ArbChunk) -> Result<(), String>);
+}
+
+#[test]
+fn prop_chunk_bytes_obey_the_strict_law() {
+    fn prop(version: u8, tick: Option<u16>, bytes: Vec<u8>) -> Result<(), String> {
+        let ctx = ChunkContext {
+            version: 3 + version % 4,
+            tick: tick.map(i32::from),
+        };
+        strict_law::<Chunk<'_>, _>(&bytes, ctx)
+    }
+    qc().tests(3_000)
+        .quickcheck(prop as fn(u8, Option<u16>, Vec<u8>) -> Result<(), String>);
+}
+
+#[derive(Clone, Debug)]
+struct ArbPrefix {
+    header: Header,
+    timeline: Timeline,
+    sha: Option<[u8; 32]>,
+}
+
+impl Arbitrary for ArbPrefix {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let map_size = u32::arbitrary(g);
+        ArbPrefix {
+            header: header(g, map_size),
+            timeline: timeline(g),
+            sha: bool::arbitrary(g).then(|| array(g)),
+        }
+    }
+}
+
+#[test]
+fn prop_header_timeline_and_sha256_item_obey_the_codec_law() {
+    fn prop(p: ArbPrefix) -> Result<(), String> {
+        codec_law(&p.header, (), &mut Vec::new())?;
+        codec_law(&p.timeline, (), &mut Vec::new())?;
+        match p.sha {
+            Some(sha) => codec_law(&MapSha256(sha), (), &mut Vec::new()),
+            None => Ok(()),
+        }
+    }
+    qc().tests(500)
+        .quickcheck(prop as fn(ArbPrefix) -> Result<(), String>);
+}
+
+#[test]
+fn prop_header_bytes_obey_the_strict_law() {
+    fn prop(version: u8, rest: Vec<u8>) -> Result<(), String> {
+        let mut bytes = MAGIC.to_vec();
+        bytes.push(version % 8);
+        bytes.extend(rest.iter().cycle().take(HEADER_LEN - 8));
+        bytes.resize(HEADER_LEN, 0);
+        strict_law::<Header, _>(&bytes, ())?;
+        strict_law::<Timeline, _>(&rest.repeat(TIMELINE_LEN), ())
+    }
+    qc().tests(500)
+        .quickcheck(prop as fn(u8, Vec<u8>) -> Result<(), String>);
+}
+
+/// A whole file: a prefix and chunks whose ticks follow each other, and
+/// maybe a cut chunk at the end.
+#[derive(Clone, Debug)]
+struct ArbDemo {
+    header: Header,
+    timeline: Option<Timeline>,
+    sha: Option<[u8; 32]>,
+    map: Vec<u8>,
+    chunks: Vec<ChunkCase>,
+    cut: Option<usize>,
+}
+
+impl Arbitrary for ArbDemo {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let map = bytes(g, 64);
+        let header = header(g, map.len() as u32);
+        let version = header.version;
+        let mut tick = None;
+        let chunks: Vec<ChunkCase> = (0..usize::arbitrary(g) % 12)
+            .map(|_| {
+                let case = ChunkCase::arbitrary(g, version, tick);
+                if let ChunkCase::Tick { tick: t, .. } = case {
+                    tick = Some(t);
+                }
+                case
+            })
+            .collect();
+        ArbDemo {
+            timeline: (version >= 4).then(|| timeline(g)),
+            sha: (version >= 6 && bool::arbitrary(g)).then(|| array(g)),
+            header,
+            map,
+            cut: bool::arbitrary(g).then(|| usize::arbitrary(g)),
+            chunks,
+        }
+    }
+}
+
+impl ArbDemo {
+    /// The demo, and the bytes its cut chunk is made from (kept here so
+    /// that the demo can borrow them).
+    fn demo<'a>(&'a self, cut_from: &'a mut Vec<u8>) -> Demo<'a> {
+        let mut at = (HEADER_LEN
+            + self.timeline.map_or(0, |_| TIMELINE_LEN)
+            + self.sha.map_or(0, |_| 48)
+            + self.map.len()) as u64;
+        let mut tick = None;
+        let mut chunks = Vec::new();
+        for case in &self.chunks {
+            let chunk = case.chunk(at, tick);
+            at += encode_to_vec(&chunk, ChunkContext::default()).len() as u64;
+            tick = chunk.tick_after(tick);
+            chunks.push(chunk);
+        }
+        // A cut chunk: the start of a last one that takes two bytes or
+        // more.
+        let truncated = self.cut.and_then(|n| {
+            *cut_from = encode_to_vec(chunks.last()?, ChunkContext::default());
+            let len = cut_from.len().checked_sub(1).filter(|&l| l > 0)?;
+            chunks.pop();
+            Some(&cut_from[..1 + n % len])
+        });
+        Demo {
+            header: self.header.clone(),
+            timeline: self.timeline,
+            map_sha256: self.sha.map(MapSha256),
+            map: &self.map,
+            chunks,
+            truncated,
+        }
+    }
+}
+
+#[test]
+fn prop_demos_obey_the_codec_law() {
+    fn prop(d: ArbDemo) -> TestResult {
+        // A map that starts with the SHA-256 item's UUID reads as the item.
+        if d.sha.is_none() && d.map.starts_with(SHA256_UUID.as_bytes()) {
+            return TestResult::discard();
+        }
+        let mut cut = Vec::new();
+        let demo = d.demo(&mut cut);
+        match codec_law(&demo, (), &mut Vec::new()) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
+        }
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(ArbDemo) -> TestResult);
+}
+
+#[test]
+fn prop_demo_bytes_obey_the_strict_law() {
+    static PREFIX: std::sync::LazyLock<Vec<u8>> = std::sync::LazyLock::new(|| {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/demo/edge/unknown_chunk_type.demo"
+        );
+        let bytes = std::fs::read(path).unwrap_or_default();
+        bytes[..bytes.len().min(518)].to_vec()
+    });
+    fn prop(tail: Vec<u8>) -> Result<(), String> {
+        let mut bytes = PREFIX.clone();
+        bytes.extend_from_slice(&tail);
+        strict_law::<Demo<'_>, _>(&bytes, ())
+    }
+    assert_eq!(
+        PREFIX.len(),
+        518,
+        "the edge demo's header, timeline, item and map"
+    );
+    qc().tests(2_000)
+        .quickcheck(prop as fn(Vec<u8>) -> Result<(), String>);
+}
+
+/// Every corpus demo (and the shared upstream ones, when present) decodes
+/// through the codec and encodes back to its bytes, its payloads
+/// recompressed; the streaming player and the decoded demo's replay agree.
+#[test]
+fn corpus_demos_round_trip_through_the_codec() {
+    let mut paths = Vec::new();
+    for dir in [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/demo"),
+        "/work/shared/corpus/upstream",
+    ] {
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "demo") {
+                    paths.push(p);
+                }
+            }
+        }
+    }
+    paths.sort();
+    let mut checked = 0;
+    for path in paths {
+        let name = path.display();
+        let bytes = std::fs::read(&path).unwrap_or_default();
+        let Ok((demo, offsets)) = Demo::decode(&bytes) else {
+            assert!(name.to_string().contains("malformed"), "{name}");
+            continue;
+        };
+        let again: Demo<'_> = decode_exact(&bytes, Mode::Lenient, ()).unwrap();
+        assert_eq!(again, demo, "{name}");
+        assert!(encode_to_vec(&demo, ()) == bytes, "{name}");
+        assert_eq!(strict_law::<Demo<'_>, _>(&bytes, ()), Ok(()), "{name}");
+
+        let mut replayed = 0;
+        let replay = demo.replay_snapshots(&offsets, |_, _, _| replayed += 1);
+        let mut events = Events::new(&bytes).unwrap();
+        let (mut snapshots, mut faults) = (0, 0);
+        while let Some(e) = events.next().unwrap() {
+            match e.kind {
+                EventKind::Snapshot(_) => snapshots += 1,
+                EventKind::Fault(_) => faults += 1,
+                _ => {}
+            }
+        }
+        assert_eq!(events.counts(), replay.counts, "{name}");
+        assert_eq!(events.truncated(), demo.truncated, "{name}");
+        assert_eq!(snapshots, replayed, "{name}");
+        assert_eq!(faults, replay.faults.len(), "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 14, "{checked} demos");
+}
+
+#[test]
+fn a_chunk_ends_where_its_size_says() {
+    let bytes = [0x40 | 3, 0xaa, 0xbb, 0xcc, 0xdd];
+    let mut r = Reader::new(&bytes, Mode::Strict);
+    let chunk = Chunk::decode(&mut r, ChunkContext::default()).unwrap();
+    assert_eq!(r.remaining(), 1);
+    assert!(matches!(
+        chunk,
+        Chunk::Data {
+            kind: ChunkKind::Message,
+            form: SizeForm::Inline,
+            ..
+        }
+    ));
+}

@@ -4,7 +4,7 @@
 //! item), replay every snapshot, and re-record through DDNet's recorder
 //! model.
 
-use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord};
+use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord_decoded};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::snapshot::replay::FaultKind;
@@ -67,7 +67,8 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         }
     }
     check_map(&demo, verdict);
-    let r = demo.replay_snapshots(&offsets, |_, _, _| {});
+    // One replay feeds the re-recording and gives the counts and faults.
+    let (rerecorded, r) = rerecord_decoded(&demo, &offsets, bytes);
     verdict.counts.records = Some(demo.chunks.len() as u64);
     verdict.counts.last_tick = r.last_tick;
     let more = &mut verdict.counts.more;
@@ -134,39 +135,38 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
             format!("only the first {MAX_FAULTS} replay faults are listed"),
         ));
     }
-    let recorder = match rerecord(bytes) {
-        Err(e) => format!("not re-recorded: {e}"),
-        Ok(done) => {
-            let rr = done.report;
-            if rr.identical {
-                "identical".to_string()
-            } else if rr.equivalent() {
-                let mut why = Vec::new();
-                if rr.deltas_reordered > 0 {
-                    why.push(format!("{} deltas reordered", rr.deltas_reordered));
-                }
-                if rr.stale_timeline_slots {
-                    why.push("unused timeline slots not zero".into());
-                }
-                format!("equivalent ({})", why.join(", "))
-            } else {
-                if let Some(d) = rr.differences.first() {
-                    verdict.push(
-                        Finding::new(
-                            Severity::Warn,
-                            "rerecord",
-                            format!(
-                                "not what DDNet's recorder writes: {} difference(s), first at byte {}: {}",
-                                rr.difference_count, d.offset, d.what
-                            ),
-                        )
-                        .at(d.offset)
-                        .times(rr.difference_count as u64),
-                    );
-                }
-                "differs".to_string()
-            }
+    let rr = &rerecorded.report;
+    let replay_failed = verdict.findings.iter().any(|f| f.code == "replay");
+    let recorder = if rr.identical {
+        "identical".to_string()
+    } else if rr.equivalent() {
+        let mut why = Vec::new();
+        if rr.deltas_reordered > 0 {
+            why.push(format!("{} deltas reordered", rr.deltas_reordered));
         }
+        if rr.stale_timeline_slots {
+            why.push("unused timeline slots not zero".into());
+        }
+        format!("equivalent ({})", why.join(", "))
+    } else if replay_failed {
+        // The replay's own finding says why; re-recording only repeats it.
+        "differs (the replay fails)".to_string()
+    } else {
+        if let Some(d) = rr.differences.first() {
+            verdict.push(
+                Finding::new(
+                    Severity::Warn,
+                    "rerecord",
+                    format!(
+                        "not what DDNet's recorder writes: {} difference(s), first at byte {}: {}",
+                        rr.difference_count, d.offset, d.what
+                    ),
+                )
+                .at(d.offset)
+                .times(rr.difference_count as u64),
+            );
+        }
+        "differs".to_string()
     };
     verdict.summary = format!(
         "byte-exact; {} keyframes, {} deltas applied, {} messages; re-recorded: {recorder}",

@@ -42,7 +42,9 @@ pub use header::{
     TIMELINE_LEN, Timeline, VERSIONS,
 };
 pub use recorder::{DemoRecorder, DemoStart};
-pub use rerecord::{Difference, MAX_DIFFERENCES, RerecordReport, Rerecorded, rerecord};
+pub use rerecord::{
+    Difference, MAX_DIFFERENCES, RerecordReport, Rerecorded, rerecord, rerecord_decoded,
+};
 
 /// `demoitem-sha256@ddnet.tw` (versions >= 6).
 pub const SHA256_UUID: Uuid = Uuid::from_u128(0x6be6da4a_cebd_380c_9b5b_1289c842d780);

@@ -19,7 +19,10 @@
 
 use super::chunk::compress_ints;
 use super::header::HEADER_FIELDS;
-use super::{Chunk, ChunkKind, Demo, DemoRecorder, DemoStart, HEADER_LEN, Payload, payload_bytes};
+use super::{
+    Chunk, ChunkKind, Demo, DemoRecorder, DemoStart, HEADER_LEN, Payload, SnapshotReplay,
+    payload_bytes,
+};
 use crate::codec::{DecodeError, encode_to_vec, first_difference};
 use crate::huffman::Flavor;
 use crate::snapshot::replay::FaultKind;
@@ -191,6 +194,17 @@ fn tick_text(c: &Chunk<'_>) -> String {
 /// Fails only if the file does not decode.
 pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
     let (demo, offsets) = Demo::decode(bytes)?;
+    Ok(rerecord_decoded(&demo, &offsets, bytes).0)
+}
+
+/// [`rerecord`] of a demo already decoded from `bytes` (with the chunk
+/// offsets [`Demo::decode`] gave); also returns the snapshot replay the
+/// re-recording is fed from, so that a caller needs no second one.
+pub fn rerecord_decoded(
+    demo: &Demo<'_>,
+    offsets: &[u64],
+    bytes: &[u8],
+) -> (Rerecorded, SnapshotReplay) {
     let sizes = demo.item_sizes();
     let mut report = RerecordReport::default();
 
@@ -208,7 +222,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
                     next: Option<&Snapshot>,
                     recorder: &mut DemoRecorder,
                     report: &mut RerecordReport| {
-        let pending = demo.chunks.iter().zip(&offsets).enumerate();
+        let pending = demo.chunks.iter().zip(offsets).enumerate();
         for (i, (chunk, &offset)) in pending.take(upto).skip(fed) {
             match chunk {
                 Chunk::Tick { tick, .. } => match next.filter(|_| i + 1 == upto) {
@@ -235,7 +249,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
         }
         fed = upto.max(fed);
     };
-    let replay = demo.replay_snapshots(&offsets, |i, _, s| {
+    let replay = demo.replay_snapshots(offsets, |i, _, s| {
         feed(i, Some(s), &mut recorder, &mut report);
         feed(i + 1, None, &mut recorder, &mut report);
     });
@@ -293,7 +307,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
                 e.offset,
                 format!("the re-recorded file does not decode ({e})"),
             );
-            return Ok(done(ours_file, report));
+            return (done(ours_file, report), replay);
         }
     };
     let (ours_header, their_header) = (
@@ -396,7 +410,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
                         chunk_name(ours)
                     ),
                 );
-                return Ok(done(ours_file, report));
+                return (done(ours_file, report), replay);
             }
         }
     }
@@ -416,7 +430,7 @@ pub fn rerecord(bytes: &[u8]) -> Result<Rerecorded, DecodeError> {
     {
         report.differ(at as u64, "the bytes");
     }
-    Ok(done(ours_file, report))
+    (done(ours_file, report), replay)
 }
 
 /// The result, its differences listed by offset.

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! teeoracle: a byte-exact reference oracle for the Teeworlds/DDNet binary
 //! formats.
 //!

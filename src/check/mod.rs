@@ -23,7 +23,7 @@
 
 mod source;
 
-pub use source::{Compression, Source};
+pub use source::{Compression, HEAD_LEN, Source};
 
 use crate::codec::DecodeError;
 use serde::Serialize;

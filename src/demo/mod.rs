@@ -20,8 +20,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
-
 use crate::codec::{Codec, DecodeError, Mode, Reader};
 use uuid::Uuid;
 

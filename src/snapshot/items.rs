@@ -41,8 +41,8 @@ pub enum ItemKind {
 /// One item, with its fields named.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ItemView {
-    /// e.g. "Character", "DDNetCharacter"; "ex:<uuid>" for an extended type
-    /// whose UUID is not known, "unknown:<type>" for anything else unknown.
+    /// e.g. "Character", "DDNetCharacter"; `ex:<uuid>` for an extended type
+    /// whose UUID is not known, `unknown:<type>` for anything else unknown.
     pub type_name: Cow<'static, str>,
     /// Object, event, or what else the type is.
     pub kind: ItemKind,

@@ -27,6 +27,7 @@ pub enum Protocol {
 
 /// What an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ItemKind {
     /// Persistent state (a netobj).
     Object,
@@ -46,13 +47,19 @@ pub struct ItemView {
     pub type_name: Cow<'static, str>,
     /// Object, event, or what else the type is.
     pub kind: ItemKind,
-    /// The fields of the known layout, in order.
+    /// The fields of the known layout, in order (serialised as an object
+    /// from field name to value, in that order).
+    #[serde(serialize_with = "fields_by_name")]
     pub fields: Vec<Field>,
     /// Ints beyond the known layout (a newer writer appended fields), or, in
     /// a short item, the ints of an incomplete trailing packed field.
     pub extra: Vec<i32>,
     /// The item has fewer ints than the known layout (an older writer).
     pub short: bool,
+}
+
+fn fields_by_name<S: serde::Serializer>(fields: &[Field], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(fields.iter().map(|f| (f.name, &f.value)))
 }
 
 /// One named field.

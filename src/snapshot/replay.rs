@@ -61,14 +61,16 @@ pub struct Fault {
     pub offset: u64,
     /// The snapshot's tick.
     pub tick: i32,
-    /// What went wrong.
+    /// What went wrong (serialised as `kind` and, where it has data,
+    /// `detail`).
+    #[serde(flatten)]
     pub kind: FaultKind,
 }
 
 /// The kinds of [`Fault`].
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum FaultKind {
     /// The base tick is not (or no longer) in the history.
     MissingBase {

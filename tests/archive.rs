@@ -1,11 +1,14 @@
-//! Recording archives: golden archives of the corpus recordings (bytes and
-//! text members), seeking against a full replay, pack/unpack round trips,
-//! rebuilding lost members, damage reports, other compressions, atomic and
-//! deterministic writing, the command line.
+//! Recording archives: the stored ones verify, seeking against a full
+//! replay, pack/unpack round trips, rebuilding lost members, damage
+//! reports, other compressions, atomic and deterministic writing, the
+//! command line. The stored archives' bytes and the archives' text members
+//! are goldens in `tests/golden.rs`.
 
 mod common;
 
-use quickcheck::{QuickCheck, TestResult};
+use common::root;
+use common::testing::qc;
+use quickcheck::TestResult;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -18,16 +21,8 @@ use teeoracle::archive::{Archive, ArchiveError, Compression, PackOptions, Status
 
 const DDNET: &str = "corpus/teehistorian/ddnet-20.1";
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn recording(name: &str) -> PathBuf {
     root().join(DDNET).join(format!("{name}.teehistorian"))
-}
-
-fn qc() -> QuickCheck {
-    QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(100, 0x7ee0_2ac1e))
 }
 
 fn options(every: i32, compression: Compression) -> PackOptions {
@@ -38,123 +33,31 @@ fn options(every: i32, compression: Compression) -> PackOptions {
     }
 }
 
-/// An archive stored in `corpus/archive/`, and how it is made.
-struct Golden {
-    file: &'static str,
-    /// Given out of order on purpose: prev_game_uuid puts E's maps right.
-    inputs: &'static [&'static str],
-    every: i32,
-    compression: Compression,
-}
-
-const GOLDEN: &[Golden] = &[
-    Golden {
-        file: "E_map_change.tar.bz2",
-        inputs: &["E_map_change.2_ctf1", "E_map_change.1_dm1"],
-        every: 250,
-        compression: Compression::Bzip2,
-    },
-    Golden {
-        file: "F_crash_truncated.tar",
-        inputs: &["F_crash_truncated"],
-        every: 500,
-        compression: Compression::None,
-    },
-];
-
-fn pack_golden(g: &Golden, out: &Path) {
-    let inputs: Vec<PathBuf> = g.inputs.iter().map(|n| recording(n)).collect();
-    pack(out, &inputs, &options(g.every, g.compression)).unwrap();
-}
-
-/// Packing the corpus recordings today gives the stored golden archives
-/// byte for byte (`TEEORACLE_BLESS=1` rewrites them after a reviewed
-/// format change).
-#[test]
-fn golden_archives_are_reproduced_byte_for_byte() {
-    let dir = tempfile::tempdir().unwrap();
-    for g in GOLDEN {
-        let fresh = dir.path().join(g.file);
-        pack_golden(g, &fresh);
-        let stored_path = root().join("corpus/archive").join(g.file);
-        if std::env::var_os("TEEORACLE_BLESS").is_some() {
-            fs::copy(&fresh, &stored_path).unwrap();
-        }
-        let (fresh, stored) = (fs::read(&fresh).unwrap(), fs::read(&stored_path).unwrap());
-        let at = fresh.iter().zip(&stored).position(|(a, b)| a != b);
-        assert!(
-            fresh == stored,
-            "{}: packing gives other bytes (first difference at {at:?}, {} vs {} bytes)",
-            g.file,
-            fresh.len(),
-            stored.len()
-        );
-    }
-}
-
-/// The text members of an archive, one after the other, for a snapshot.
-fn text_members(path: &Path) -> String {
-    let mut archive = Archive::open(path).unwrap();
-    let mut out = String::from("== members ==\n");
-    let members: Vec<(String, u64)> = archive.members().map(|(n, s)| (n.to_string(), s)).collect();
-    for (name, size) in &members {
-        out.push_str(&format!("{size:>8}  {name}\n"));
-    }
-    for (name, _) in &members {
-        if name.ends_with(".txt") {
-            let text = String::from_utf8(archive.member_bytes(name).unwrap()).unwrap();
-            out.push_str(&format!("\n== {name} ==\n{text}"));
-        }
-    }
-    let summary = archive.summary().unwrap();
-    assert!(summary.notes.is_empty(), "{:?}", summary.notes);
-    out
+/// The archives stored in `corpus/archive/` (packed from the corpus
+/// recordings: `tests/golden.rs` checks that packing gives their bytes).
+fn stored_archives() -> Vec<PathBuf> {
+    let stored: Vec<PathBuf> = common::corpus_files("archive")
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".tar"))
+        .collect();
+    assert_eq!(stored.len(), 2, "E and F");
+    stored
 }
 
 #[test]
-fn golden_archives_text_members() {
-    for g in GOLDEN {
-        let path = root().join("corpus/archive").join(g.file);
-        let name = g.file.split('.').next().unwrap();
-        common::snapshot("archive", name, &text_members(&path));
-    }
-}
-
-/// The other real recordings, packed here (not stored) and snapshotted.
-#[test]
-fn corpus_recordings_text_members() {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, every) in [
-        ("A_join_move_leave", 1500),
-        ("B_eight_bots_dm1", 1500),
-        ("C_rcon_auth", 500),
-    ] {
-        let out = dir.path().join(format!("{name}.tar.bz2"));
-        pack(
-            &out,
-            &[recording(name)],
-            &options(every, Compression::Bzip2),
-        )
-        .unwrap();
-        common::snapshot("archive", name, &text_members(&out));
-    }
-}
-
-#[test]
-fn golden_archives_verify_cleanly() {
-    for g in GOLDEN {
-        let path = root().join("corpus/archive").join(g.file);
+fn stored_archives_verify_cleanly() {
+    for path in stored_archives() {
+        let file = path.file_name().unwrap().to_str().unwrap();
         let report = Archive::open_full(&path).unwrap().verify();
         let remarks: Vec<_> = report.remarks().collect();
         // F is a crashed server's recording: a warning, nothing else.
-        let expected_warnings = usize::from(g.file.starts_with('F'));
+        let expected_warnings = usize::from(file.starts_with('F'));
         assert!(
             remarks.len() == expected_warnings && remarks.iter().all(|v| v.status == Status::Warn),
-            "{}: {remarks:#?}",
-            g.file
+            "{file}: {remarks:#?}"
         );
         let agree: usize = report.maps.iter().map(|m| m.checkpoints_agree).sum();
-        assert_eq!(agree, if g.file.starts_with('E') { 5 } else { 2 });
+        assert_eq!(agree, if file.starts_with('E') { 5 } else { 2 }, "{file}");
     }
 }
 
@@ -267,15 +170,10 @@ fn prop_seek_equals_full_replay() {
 #[test]
 fn pack_then_unpack_returns_the_recordings() {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = Vec::new();
-    for sub in ["ddnet-20.1", "ddnet-unit-tests", "edge"] {
-        let mut these: Vec<PathBuf> = fs::read_dir(root().join("corpus/teehistorian").join(sub))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        these.sort();
-        files.extend(these);
-    }
+    let files: Vec<PathBuf> = ["ddnet-20.1", "ddnet-unit-tests", "edge"]
+        .iter()
+        .flat_map(|sub| common::corpus_files(&format!("teehistorian/{sub}")))
+        .collect();
     assert!(files.len() > 45, "{}", files.len());
     for (k, file) in files.iter().enumerate() {
         let compression = if k % 2 == 0 {
@@ -328,21 +226,13 @@ fn write_tar(path: &Path, members_list: &[(String, Vec<u8>)]) {
 
 /// Every file under `dir`, relative path and bytes, in name order.
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-                out.push((rel, fs::read(&p).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
+    common::files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            (rel, fs::read(&p).unwrap())
+        })
+        .collect()
 }
 
 /// Removing any member but a recording still verifies, says it rebuilt

@@ -9,7 +9,6 @@ mod common;
 use common::run;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 const A_TH: &str = "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian";
 const F_TH: &str = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian";
@@ -132,32 +131,11 @@ fn deny_warnings_fails_a_file_that_passes_with_a_warning() {
     assert!(text(&out.stdout).starts_with("status") && text(&out.stdout).contains("FAIL"));
 }
 
-/// Runs the binary with `input` on its standard input.
-fn run_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread: the child may print before it has read it all.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
 #[test]
 fn dash_is_standard_input_and_compressed_files_are_read_through() {
     let bytes = read(A_TH);
     let from_file = run(&["check", A_TH, "--format", "json"]);
-    let from_stdin = run_stdin(&["check", "-", "--format", "json"], &bytes);
+    let from_stdin = common::run_stdin(&["check", "-", "--format", "json"], &bytes);
     assert_eq!(
         from_stdin.status.code(),
         Some(0),
@@ -180,7 +158,7 @@ fn dash_is_standard_input_and_compressed_files_are_read_through() {
     std::fs::write(&gz, &gz_bytes).unwrap();
     for out in [
         run(&["check", gz.to_str().unwrap(), "--format", "json"]),
-        run_stdin(&["check", "-", "--format", "json"], &gz_bytes),
+        common::run_stdin(&["check", "-", "--format", "json"], &gz_bytes),
     ] {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
         let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -197,7 +175,7 @@ fn dash_is_standard_input_and_compressed_files_are_read_through() {
     std::fs::remove_dir_all(&dir).unwrap();
 
     // The per-format commands read `-` too.
-    let out = run_stdin(&["teehistorian", "stats", "-", "--format", "json"], &bytes);
+    let out = common::run_stdin(&["teehistorian", "stats", "-", "--format", "json"], &bytes);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["records"], 970);

@@ -4,7 +4,8 @@
 //! `corpus/teehistorian/ddnet-unit-tests/` were built from DDNet's test
 //! source (see `corpus/README.md`), not by this crate.
 
-use std::path::Path;
+mod common;
+
 use teeoracle::codec::Mode;
 use teeoracle::teehistorian::{Ex, Protocol, Recorder, SliceReader};
 use uuid::Uuid;
@@ -212,12 +213,7 @@ fn drive(test: &str, th: &mut Recorder) {
 
 #[test]
 fn recorder_reproduces_every_ddnet_writer_test() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/teehistorian/ddnet-unit-tests");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    names.sort();
+    let names = common::corpus_files("teehistorian/ddnet-unit-tests");
     assert_eq!(
         names.len(),
         31,

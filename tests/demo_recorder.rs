@@ -16,18 +16,14 @@
 //! The comparison is `teeoracle::demo::rerecord`, which `teeoracle demo
 //! rerecord` runs too.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 use teeoracle::demo::RerecordReport;
 
 fn demos() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo");
-    let mut out = Vec::new();
-    for dir in ["ddnet-20.1", "ddnet-bench"] {
-        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
-            out.push(entry.unwrap().path());
-        }
-    }
-    out.sort();
+    let mut out = common::corpus_files("demo/ddnet-20.1");
+    out.extend(common::corpus_files("demo/ddnet-bench"));
     out
 }
 
@@ -96,29 +92,14 @@ fn rerecording_real_demos_gives_their_bytes() {
 /// captures), where the shared corpus is present.
 #[test]
 fn rerecording_upstream_demos() {
-    let root = [
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/upstream"),
-        PathBuf::from("/work/shared/corpus/upstream"),
-    ]
-    .into_iter()
-    .find(|p| p.is_dir());
-    let Some(root) = root else {
+    let Some(root) = common::upstream_corpus() else {
         eprintln!("no upstream corpus at ../shared/corpus/upstream: skipped");
         return;
     };
-    let mut files = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "demo") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files: Vec<PathBuf> = common::files_under(&root)
+        .into_iter()
+        .filter(|p| common::has_ext(p, "demo"))
+        .collect();
     // DDNet's 2 bench demos, 4 web viewer samples, 6 Teeworlds/DDNet
     // client demos (0.6 and 0.7).
     assert_eq!(files.len(), 12, "{files:?}");

@@ -168,30 +168,6 @@ fn build_reproduces_the_synthetic_demo() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// What the synthetic demo holds, as `demo dump` and `demo snapshot` show
-/// it (reviewed against the spec: header defaults and fields, markers, a
-/// keyframe at 100, a delta at 101, only a marker at 102, the chat
-/// message, a keyframe at 352).
-#[test]
-fn synthetic_demo_golden_dump() {
-    let out = run(&["demo", "dump", MINIMAL]);
-    assert_eq!(out.status.code(), Some(0));
-    let mut dump = text(&out.stdout);
-    // `dump` leaves the timeline markers out of its header line.
-    let out = run(&["demo", "stats", MINIMAL, "--format", "json"]);
-    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    dump += &format!(
-        "# timeline_markers={}\n",
-        stats["header"]["timeline_markers"]
-    );
-    for at in ["100", "101", "102", "352"] {
-        let out = run(&["demo", "snapshot", MINIMAL, "--at", at]);
-        assert_eq!(out.status.code(), Some(0));
-        dump += &text(&out.stdout);
-    }
-    common::snapshot("demo", "synthetic__minimal.demo", &dump);
-}
-
 /// Bad specs fail naming the field; wrong-size items only warn.
 #[test]
 fn build_errors_name_the_field() {

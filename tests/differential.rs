@@ -39,8 +39,10 @@
 //!   one; the bytes it leaves unread tell the two apart, and must equal
 //!   teeoracle's `End::Truncated::partial`.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use teehistorian::{Chunk, Error as ThError, ErrorKind as ThErrorKind, Th};
 use teeoracle::codec::Mode;
@@ -567,34 +569,16 @@ fn check(bytes: &[u8], known: Option<&Known>) -> Result<(), String> {
     Ok(())
 }
 
-/// Every `*.teehistorian` file under `dir`, sorted, skipping `malformed/`.
-fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n != "malformed") {
-                corpus_files(&path, out);
-            }
-        } else if path.extension().is_some_and(|e| e == "teehistorian") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn teeoracle_agrees_with_teehistorian_crate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/teehistorian");
-    let mut files = Vec::new();
-    corpus_files(&root, &mut files);
-    assert!(
-        !files.is_empty(),
-        "no corpus files under {}",
-        root.display()
-    );
+    let root = common::root().join("corpus/teehistorian");
+    // Every `*.teehistorian` file, but those in `malformed/`.
+    let files: Vec<PathBuf> = common::corpus_files("teehistorian")
+        .into_iter()
+        .filter(|p| {
+            common::has_ext(p, "teehistorian") && !p.parent().unwrap().ends_with("malformed")
+        })
+        .collect();
 
     let mut seen_known = Vec::new();
     let mut failures = Vec::new();

@@ -6,7 +6,7 @@
 //! For every demo under `corpus/demo/` (recursively, but not under a
 //! `malformed/` folder: those are for the error paths, not for agreement),
 //! and under the shared upstream corpus when it is present (see
-//! [`upstream_root`]):
+//! `common::upstream_corpus`):
 //!
 //! * Chunk layer: libtw2's `demo::Reader::read_chunk` and teeoracle's
 //!   `Demo::decode` must give the same chunk sequence: tick markers (tick and
@@ -52,6 +52,8 @@
 //! Known disagreements are listed in `KNOWN`; any other one fails the test,
 //! and so does a listed one that no longer happens. The test counts what it
 //! compared and checks the counts, so it cannot pass on an empty corpus.
+
+mod common;
 
 use libtw2_demo::RawChunk;
 use libtw2_packer::Unpacker;
@@ -130,40 +132,15 @@ const KNOWN: &[(&str, &str, &str)] = &[
 const CORPUS_DEMOS: usize = 16;
 
 fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo")
-}
-
-/// The shared upstream corpus (real demos from other projects; its README
-/// gives their provenance), if this machine has it: `$TEEORACLE_UPSTREAM`,
-/// else `../shared/corpus/upstream` beside the repository (as in CI), else
-/// `/work/shared/corpus/upstream`. Without it the upstream part is skipped.
-fn upstream_root() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("TEEORACLE_UPSTREAM").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/upstream")),
-        Some(PathBuf::from("/work/shared/corpus/upstream")),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
+    common::root().join("corpus/demo")
 }
 
 /// Every `.demo` below `root`, sorted, skipping `malformed/` folders.
 fn demos_under(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "malformed") {
-                    walk(&path, out);
-                }
-            } else if path.extension().is_some_and(|e| e == "demo") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, &mut out);
-    out.sort();
-    out
+    common::files_under(root)
+        .into_iter()
+        .filter(|p| common::has_ext(p, "demo") && !p.parent().unwrap().ends_with("malformed"))
+        .collect()
 }
 
 /// Varint bytes to ints with libtw2's unpacker, as `RawSnap::read` does:
@@ -592,7 +569,7 @@ fn check_counts(prefix: &str, c: &Counts, demos: usize) {
 #[test]
 fn demos_agree_with_libtw2() {
     let (corpus, mut found) = compare_all("corpus", &corpus_root());
-    let upstream = upstream_root().map(|root| {
+    let upstream = common::upstream_corpus().map(|root| {
         let (counts, f) = compare_all("upstream", &root);
         found.extend(f);
         (counts, demos_under(&root).len())

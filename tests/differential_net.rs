@@ -53,6 +53,8 @@
 //! unlisted disagreement fails, and so does a listed one that no longer
 //! happens. On the captures there are none: all their datagrams agree.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -70,17 +72,8 @@ use teeoracle::packet::{
 };
 use teeoracle::session;
 
-/// The project's quickcheck seed, so failures reproduce.
-const SEED: u64 = 0x7ee0_2ac1e;
-
 fn qc(tests: u64) -> QuickCheck {
-    QuickCheck::new()
-        .rng(Gen::from_size_and_seed(100, SEED))
-        .tests(tests)
-}
-
-fn manifest() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    common::testing::qc().tests(tests)
 }
 
 /// A capture and the Huffman writer its sender used.
@@ -90,16 +83,12 @@ struct Source {
     writer: Flavor,
 }
 
+/// The `.pcap` files below `dir`, sorted.
 fn pcaps_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
-        .collect();
-    out.sort();
-    out
+    common::files_under(dir)
+        .into_iter()
+        .filter(|p| common::has_ext(p, "pcap"))
+        .collect()
 }
 
 fn file_name(p: &Path) -> &str {
@@ -109,15 +98,13 @@ fn file_name(p: &Path) -> &str {
 /// Every capture, read once for all tests.
 static SOURCES: LazyLock<Vec<Source>> = LazyLock::new(|| {
     let mut files = Vec::new();
-    for p in pcaps_in(&manifest().join("corpus/packet/ddnet-20.1")) {
+    for p in pcaps_in(&common::root().join("corpus/packet/ddnet-20.1")) {
         files.push((format!("ddnet-20.1/{}", file_name(&p)), p, Flavor::Ddnet));
     }
     assert_eq!(files.len(), 5, "the bundled DDNet 20.1 captures");
-    let upstream = manifest().join("../shared/corpus/upstream/teeworlds-traffic-dumps");
-    if let Ok(dirs) = std::fs::read_dir(&upstream) {
-        let mut dirs: Vec<PathBuf> = dirs.map(|e| e.unwrap().path()).collect();
-        dirs.sort();
-        for p in dirs.iter().flat_map(|d| pcaps_in(d)) {
+    let upstream = common::upstream_corpus().map(|u| u.join("teeworlds-traffic-dumps"));
+    if let Some(upstream) = upstream.filter(|u| u.is_dir()) {
+        for p in pcaps_in(&upstream) {
             files.push((format!("upstream/{}", file_name(&p)), p, Flavor::Legacy));
         }
     }
@@ -257,7 +244,7 @@ fn huffman_capture_payloads_agree_with_libtw2() {
 #[test]
 fn huffman_libtw2_vectors_agree() {
     let cases =
-        std::fs::read_to_string(manifest().join("corpus/huffman/libtw2/test_cases")).unwrap();
+        std::fs::read_to_string(common::root().join("corpus/huffman/libtw2/test_cases")).unwrap();
     let (mut n, mut extra_byte) = (0, 0);
     for line in cases.lines() {
         let (plain, compressed) = line.split_once('#').unwrap();
@@ -1074,8 +1061,8 @@ fn packets_of_captures_agree_with_libtw2() {
 
 #[test]
 fn handmade_datagrams_agree_with_libtw2_except_listed() {
-    let list =
-        std::fs::read_to_string(manifest().join("corpus/packet/malformed/packets.txt")).unwrap();
+    let list = std::fs::read_to_string(common::root().join("corpus/packet/malformed/packets.txt"))
+        .unwrap();
     let mut datagrams: Vec<(&str, String, Option<Version>, Vec<u8>)> = Vec::new();
     for line in list
         .lines()

@@ -1,5 +1,7 @@
 //! The packet layer over the bundled captures (`corpus/packet`), DDNet's
-//! golden handshake bytes, malformed datagrams, and round-trip properties.
+//! golden handshake bytes, and round-trip properties. What each malformed
+//! datagram of `corpus/packet/malformed/packets.txt` decodes to is a golden
+//! in `tests/golden.rs`.
 
 mod common;
 
@@ -189,53 +191,6 @@ fn ddnet_07_handshake_golden_bytes() {
         );
         assert_eq!(encode(&p), bytes);
     }
-}
-
-#[test]
-fn malformed_packets_fail_with_their_golden_error() {
-    let list = String::from_utf8(corpus("malformed/packets.txt")).unwrap();
-    let mut report = String::new();
-    for line in list
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let (name, version) = (fields[0], fields[1]);
-        let bytes = if fields[2] == "{1401" {
-            vec![0; 1401]
-        } else {
-            hex::decode(fields[2]).unwrap()
-        };
-        let version = match version {
-            "0.6" => Some(Version::V06),
-            "0.7" => Some(Version::V07),
-            _ => None,
-        };
-        let outcome = match decode(&bytes, version) {
-            Err(e) => format!("error: {e}"),
-            Ok(p) => {
-                let exact = encode(&p) == bytes;
-                // Faults in the payload, placed in the datagram.
-                let chunks = match &p {
-                    Packet::Connection(c) => match c.contents() {
-                        Some(contents) => match contents.first_error() {
-                            Some(e) => format!("payload error: {}", c.locate(e.clone(), 0)),
-                            None => format!(
-                                "{} chunk(s), {} byte(s) after",
-                                contents.chunks.len(),
-                                contents.rest.len()
-                            ),
-                        },
-                        None => String::new(),
-                    },
-                    _ => String::new(),
-                };
-                format!("decodes (re-encode exact: {exact}) {chunks}")
-            }
-        };
-        report.push_str(&format!("{name}: {outcome}\n"));
-    }
-    common::snapshot("packet", "malformed", &report);
 }
 
 #[test]

@@ -9,6 +9,10 @@ pub mod testing;
 #[allow(unused_imports)]
 pub use teeoracle::codec;
 
+use std::path::{Path, PathBuf};
+use teeoracle::codec::{encode_to_vec, first_difference};
+use teeoracle::demo::{Demo, SnapshotReplay};
+
 /// Asserts `text` against the golden snapshot `name` in `snapshots/<dir>/`
 /// (reviewed with `cargo insta review`).
 #[allow(dead_code)]
@@ -23,6 +27,78 @@ pub fn snapshot(dir: &str, name: &str, text: &str) {
     });
 }
 
+/// The crate root: the corpus and the snapshots are below it.
+#[allow(dead_code)]
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file below `dir`, in path order (each folder's entries sorted,
+/// sub-folders walked in place): the one corpus walker.
+#[allow(dead_code)]
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    let mut out = Vec::new();
+    for p in entries {
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every file below `corpus/<sub>`, in path order; a folder with none
+/// fails, so a lost folder is noticed.
+#[allow(dead_code)]
+pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
+    let files = files_under(&root().join("corpus").join(sub));
+    assert!(!files.is_empty(), "no files under corpus/{sub}");
+    files
+}
+
+/// True if `path`'s file name ends with `ext` (without the dot).
+#[allow(dead_code)]
+pub fn has_ext(path: &Path, ext: &str) -> bool {
+    path.extension().is_some_and(|e| e == ext)
+}
+
+/// The shared upstream corpus (real files from other projects; its
+/// README gives their provenance), if this machine has it:
+/// `$TEEORACLE_UPSTREAM`, else `../shared/corpus/upstream` beside the
+/// repository (as in CI), else `/work/shared/corpus/upstream`. Tests
+/// without it skip their upstream part.
+#[allow(dead_code)]
+pub fn upstream_corpus() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("TEEORACLE_UPSTREAM").map(PathBuf::from),
+        Some(root().join("../shared/corpus/upstream")),
+        Some(PathBuf::from("/work/shared/corpus/upstream")),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
+}
+
+/// A demo decoded, with what every sound one passes: every payload
+/// decodes, it re-encodes to exactly its bytes, and its snapshots replay
+/// without a fault. The one round-trip check of the demo tests.
+#[allow(dead_code)]
+pub fn sound_demo<'a>(name: &str, bytes: &'a [u8]) -> (Demo<'a>, SnapshotReplay) {
+    let (demo, offsets) = Demo::decode(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(demo.verbatim_payloads(), 0, "{name}: every payload decodes");
+    let again = encode_to_vec(&demo, ());
+    if let Some(at) = first_difference(&again, bytes) {
+        panic!("{name}: the re-encoding differs at byte {at}");
+    }
+    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
+    assert_eq!(replay.faults, [], "{name}");
+    (demo, replay)
+}
+
 /// Runs the `teeoracle` binary from the crate root (for tests that call
 /// the command line; not every test crate does).
 #[allow(dead_code)]
@@ -32,6 +108,31 @@ pub fn run(args: &[&str]) -> std::process::Output {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap()
+}
+
+/// [`run`] with `input` on its standard input.
+#[allow(dead_code)]
+pub fn run_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: the child may print before it has read it all
+    // (or stop reading: then the write fails, and its output says why).
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }
 
 /// The captures of `corpus/packet/ddnet-20.1/` (without `.pcap`).

@@ -280,9 +280,7 @@ fn teehistorian_fault(path: &Path) -> Result<String, String> {
         Err(e) => return Err(e.to_string()),
         Ok((_, scan)) => scan,
     };
-    if let Some(mut e) = scan.error {
-        // The golden names the byte; the verdict has the tick too.
-        e.tick = None;
+    if let Some(e) = scan.error {
         return Ok(format!("decode error: {e}"));
     }
     if let Some(inc) = scan.first_inconsistency {

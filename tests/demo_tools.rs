@@ -442,7 +442,7 @@ fn stats_roundtrip_and_rerecord_as_json() {
     assert_eq!(stats["snapshots"]["ticks"], 1055);
     assert_eq!(stats["snapshots"]["counts"]["deltas"], 329);
     assert_eq!(stats["snapshots"]["messages"], 2198);
-    assert_eq!(stats["verbatim_payloads"], 0);
+    assert_eq!(stats["chunks"], 3587);
     assert!(stats_text.contains("1055 tick markers, 5 keyframes, 329 deltas, 2198 messages"));
 
     let out = run(&["demo", "roundtrip", "--format", "json", A]);

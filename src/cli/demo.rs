@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use teeoracle::bytes::{Blob, key_values};
 use teeoracle::codec::{DecodeError, PayloadKind, encode_to_vec, first_difference};
 use teeoracle::demo::{
-    Chunk, ChunkKind, Demo, HeaderInfo, Payload, RerecordReport, SizeForm, SnapshotReplay,
+    Chunk, ChunkKind, Demo, Events, HeaderInfo, Payload, RerecordReport, SizeForm, SnapshotReplay,
     payload_bytes,
 };
 use teeoracle::huffman::Flavor;
@@ -494,24 +494,22 @@ struct Stats {
     header: HeaderInfo,
     /// Chunks in all (tick markers and data chunks).
     chunks: usize,
-    /// Chunk payloads kept as written (no writer gives them back from
-    /// their ints, or they do not decode).
-    verbatim_payloads: usize,
     snapshots: SnapshotReplay,
     truncated_bytes: Option<usize>,
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     let bytes = read(path)?;
-    let (demo, offsets) = decode(path, &bytes)?;
-    let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
+    // Streamed: the player's counts need no decoded copy of the demo.
+    let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
+    let mut events = Events::new(&bytes).map_err(failed)?;
+    let replay = events.replay().map_err(failed)?;
     let stats = Stats {
         file: shown(path),
-        header: demo.info(),
-        chunks: demo.chunks.len(),
-        verbatim_payloads: demo.verbatim_payloads(),
+        header: events.info(),
+        chunks: events.chunks(),
         snapshots: replay,
-        truncated_bytes: demo.truncated.map(<[u8]>::len),
+        truncated_bytes: events.truncated().map(<[u8]>::len),
     };
     let mut out = stdout();
     match format {
@@ -574,7 +572,6 @@ fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {
         "  messages:          {}, {} unreadable",
         r.messages, r.unreadable_messages
     )?;
-    writeln!(out, "  verbatim payloads: {}", s.verbatim_payloads)?;
     match s.truncated_bytes {
         Some(n) => writeln!(
             out,

@@ -313,6 +313,28 @@ impl<'a> Events<'a> {
     pub fn counts(&self) -> ReplayCounts {
         self.player.counts()
     }
+
+    /// Chunks read so far (all of them, after the last event).
+    pub fn chunks(&self) -> usize {
+        self.index
+    }
+
+    /// What the header says (as [`Demo::info`]).
+    pub fn info(&self) -> super::HeaderInfo {
+        let p = &self.prefix;
+        super::HeaderInfo::of(&p.header, p.timeline.as_ref(), p.map_sha256.as_ref())
+    }
+
+    /// Plays the rest of the demo and sums it up, as
+    /// [`Demo::replay_snapshots`] does, in constant memory.
+    pub fn replay(&mut self) -> Result<SnapshotReplay, DecodeError> {
+        let mut summary = SnapshotReplay::default();
+        while let Some(e) = self.next()? {
+            summary.count(&e);
+        }
+        summary.finish(&self.player);
+        Ok(summary)
+    }
 }
 
 /// What replaying a demo's snapshots gives.
@@ -355,20 +377,10 @@ impl Demo<'_> {
     ) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
         let mut player = Player::new(self.item_sizes());
-        let mut tell = |summary: &mut SnapshotReplay, e: Event<'_>| match e.kind {
-            EventKind::Tick { .. } => {
-                summary.ticks += 1;
-                summary.last_tick = Some(e.tick);
-            }
-            EventKind::Message(_) => summary.messages += 1,
-            EventKind::Snapshot(snap) => {
-                summary.last_items = snap.len();
+        let mut tell = |summary: &mut SnapshotReplay, e: Event<'_>| {
+            summary.count(&e);
+            if let EventKind::Snapshot(snap) = e.kind {
                 on_snapshot(e.index, e.tick, snap);
-            }
-            EventKind::Fault(f) => {
-                if summary.faults.len() < MAX_FAULTS {
-                    summary.faults.push(f.clone());
-                }
             }
         };
         for (index, (chunk, &offset)) in self.chunks.iter().zip(offsets).enumerate() {
@@ -392,10 +404,34 @@ impl Demo<'_> {
                 }
             }
         }
-        // Messages that do not decode came as faults.
-        summary.unreadable_messages = player.payload_faults.messages;
-        summary.messages += summary.unreadable_messages;
-        summary.counts = player.counts();
+        summary.finish(&player);
         summary
+    }
+}
+
+impl SnapshotReplay {
+    /// Counts one event.
+    fn count(&mut self, e: &Event<'_>) {
+        match e.kind {
+            EventKind::Tick { .. } => {
+                self.ticks += 1;
+                self.last_tick = Some(e.tick);
+            }
+            EventKind::Message(_) => self.messages += 1,
+            EventKind::Snapshot(snap) => self.last_items = snap.len(),
+            EventKind::Fault(f) => {
+                if self.faults.len() < MAX_FAULTS {
+                    self.faults.push(f.clone());
+                }
+            }
+        }
+    }
+
+    /// The player's totals, after the last event.
+    fn finish(&mut self, player: &Player) {
+        // Messages that do not decode came as faults.
+        self.unreadable_messages = player.payload_faults.messages;
+        self.messages += self.unreadable_messages;
+        self.counts = player.counts();
     }
 }

@@ -330,3 +330,22 @@ pub struct HeaderInfo {
     /// The SHA-256 item's digest, 64 lowercase hex digits (version 6).
     pub map_sha256: Option<String>,
 }
+
+impl HeaderInfo {
+    /// What these parts of a demo say.
+    pub fn of(h: &Header, timeline: Option<&Timeline>, map_sha256: Option<&MapSha256>) -> Self {
+        let text = |b: &[u8]| Text::from(b.to_vec());
+        HeaderInfo {
+            version: h.version,
+            net_version: text(h.net_version.bytes()),
+            map_name: text(h.map_name.bytes()),
+            map_size: h.map_size,
+            map_crc: format!("{:08x}", h.map_crc),
+            recorded_by: text(h.kind.bytes()),
+            length_seconds: h.length,
+            timestamp: text(h.timestamp.bytes()),
+            timeline_markers: timeline.map_or(Vec::new(), |t| t.markers().to_vec()),
+            map_sha256: map_sha256.map(|s| s.to_string()),
+        }
+    }
+}

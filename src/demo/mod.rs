@@ -138,20 +138,11 @@ impl<'a> Demo<'a> {
 
     /// What the header says.
     pub fn info(&self) -> HeaderInfo {
-        let h = &self.header;
-        let text = |b: &[u8]| crate::bytes::Text::from(b.to_vec());
-        HeaderInfo {
-            version: h.version,
-            net_version: text(h.net_version.bytes()),
-            map_name: text(h.map_name.bytes()),
-            map_size: h.map_size,
-            map_crc: format!("{:08x}", h.map_crc),
-            recorded_by: text(h.kind.bytes()),
-            length_seconds: h.length,
-            timestamp: text(h.timestamp.bytes()),
-            timeline_markers: self.timeline.map_or(Vec::new(), |t| t.markers().to_vec()),
-            map_sha256: self.map_sha256.map(|s| s.to_string()),
-        }
+        HeaderInfo::of(
+            &self.header,
+            self.timeline.as_ref(),
+            self.map_sha256.as_ref(),
+        )
     }
 
     /// The item size table the demo's net version uses (0.7 demos use

@@ -123,7 +123,9 @@ fn errors_are_one_line_with_offset_and_tick() {
 #[test]
 fn bad_usage_exits_2() {
     assert_eq!(run(&["teehistorian", "dump"]).status.code(), Some(2));
-    assert_eq!(run(&["check", "/no/such/path"]).status.code(), Some(2));
+    // A path that does not exist is a file that cannot be read, as in
+    // every command.
+    assert_eq!(run(&["check", "/no/such/path"]).status.code(), Some(1));
     let a = corpus("ddnet-20.1/A_join_move_leave.teehistorian");
     let out = run(&[
         "teehistorian",

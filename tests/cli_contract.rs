@@ -58,7 +58,8 @@ fn a_named_file_nothing_recognises_fails_and_a_misnamed_one_too() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stdout).contains("not a file of any format teeoracle checks"));
     // A .demo (found by walking a folder) whose bytes are a teehistorian
-    // file is checked as what it is; one whose bytes are nothing fails.
+    // file is checked as what it is and fails for its name; one whose
+    // bytes are nothing fails.
     std::fs::write(dir.join("looks.demo"), read(A_TH)).unwrap();
     std::fs::write(dir.join("broken.demo"), b"TWDEMX\0\x06garbage").unwrap();
     let out = run(&["check", dir.to_str().unwrap(), "--format", "json"]);
@@ -71,8 +72,13 @@ fn a_named_file_nothing_recognises_fails_and_a_misnamed_one_too() {
             .find(|f| f["path"].as_str().unwrap().ends_with(n))
             .unwrap()
     };
-    assert_eq!(by_name("looks.demo")["format"], "teehistorian");
-    assert_eq!(by_name("looks.demo")["status"], "pass");
+    let looks = by_name("looks.demo");
+    assert_eq!(
+        (&looks["format"], &looks["status"]),
+        (&"teehistorian".into(), &"fail".into())
+    );
+    assert_eq!(looks["findings"][0]["code"], "not_this_format");
+    assert_eq!(looks["counts"]["records"], 970);
     let broken = by_name("broken.demo");
     assert_eq!(
         (&broken["format"], &broken["status"]),
@@ -108,7 +114,7 @@ fn check_json_and_jsonl_carry_kind_and_schema_version() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["start", "file", "file", "totals"]);
+    assert_eq!(kinds, ["start", "file", "file", "end"]);
     assert_eq!(lines[0]["schema_version"], 1);
     assert_eq!(
         lines[2],
@@ -169,9 +175,25 @@ fn dash_is_standard_input_and_compressed_files_are_read_through() {
         );
         assert_eq!(f["counts"], a["files"][0]["counts"]);
     }
-    // A cut gzip stream is an error naming the file, never a pass.
+    // A cut gzip stream fails, but what it holds before the cut is still
+    // decoded, counted and replayed, and the error names the byte of the
+    // decompressed data where the input stops.
     std::fs::write(&gz, &gz_bytes[..gz_bytes.len() / 2]).unwrap();
-    assert_eq!(run(&["check", gz.to_str().unwrap()]).status.code(), Some(1));
+    let out = run(&["check", gz.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &c["files"][0];
+    assert_eq!(
+        (&f["format"], &f["status"]),
+        (&"teehistorian".into(), &"fail".into())
+    );
+    let records = f["counts"]["records"].as_u64().unwrap();
+    assert!(records > 100 && records < 970, "{f}");
+    assert_eq!(
+        (&f["error"]["kind"], &f["error"]["cause"]),
+        (&"read_failed".into(), &"cut".into())
+    );
+    assert!(f["error"]["offset"].as_u64().unwrap() > 3000, "{f}");
     std::fs::remove_dir_all(&dir).unwrap();
 
     // The per-format commands read `-` too.

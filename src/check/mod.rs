@@ -142,6 +142,18 @@ pub enum RoundTrip {
     NotChecked,
 }
 
+impl RoundTrip {
+    /// A few words for a summary: `byte-exact`, `re-encoding differs at
+    /// byte N`, `not re-encoded`.
+    pub fn words(&self) -> String {
+        match self {
+            RoundTrip::Exact => "byte-exact".into(),
+            RoundTrip::Differs { offset } => format!("re-encoding differs at byte {offset}"),
+            RoundTrip::NotChecked => "not re-encoded".into(),
+        }
+    }
+}
+
 /// What a check counted. `records` and `last_tick` are shown as columns;
 /// everything else a format counts is in `more`, by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -299,19 +311,28 @@ pub fn formats() -> &'static [&'static dyn Format] {
 /// ending such as `.gz`).
 pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
     let name = name.to_ascii_lowercase();
-    formats()
-        .iter()
-        .copied()
-        .filter_map(|f| {
-            let ext = f
-                .extensions()
-                .iter()
-                .filter(|e| name.ends_with(*e))
-                .max_by_key(|e| e.len())?;
-            Some((ext.len(), f))
-        })
-        .max_by_key(|&(len, _)| len)
-        .map(|(_, f)| f)
+    let by_ending = |name: &str| {
+        formats()
+            .iter()
+            .copied()
+            .filter_map(|f| {
+                let ext = f
+                    .extensions()
+                    .iter()
+                    .filter(|e| name.ends_with(*e))
+                    .max_by_key(|e| e.len())?;
+                Some((ext.len(), f))
+            })
+            .max_by_key(|&(len, _)| len)
+            .map(|(_, f)| f)
+    };
+    // `x.tar.bz2` is an archive by its whole ending; `x.demo.gz` a demo.
+    by_ending(&name).or_else(|| {
+        let inner = [".gz", ".bz2", ".xz", ".zst"]
+            .iter()
+            .find_map(|c| name.strip_suffix(c))?;
+        by_ending(inner)
+    })
 }
 
 /// Checks one file: recognises its format by its bytes (through any
@@ -322,7 +343,11 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     verdict.expected_failure = source.in_malformed_folder();
     let claimed = claimed_by_name(source.name());
     match source.head().map(<[u8]>::to_vec) {
-        Err(e) => verdict.fail("io", format!("cannot read: {e}")),
+        Err(e) => {
+            verdict.format = claimed.map(|f| f.name());
+            verdict.compression = source.compression();
+            verdict.fail("io", format!("cannot read: {e}"));
+        }
         Ok(head) => {
             verdict.compression = source.compression();
             let found = formats()
@@ -332,9 +357,19 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
                 .chain(claimed.filter(|f| !f.has_magic()))
                 .find(|f| f.sniff(&head));
             match (found, claimed) {
-                (Some(format), _) => {
+                (Some(format), claimed) => {
                     verdict.format = Some(format.name());
                     format.check(source, &mut verdict);
+                    // Checked as what it is, and failed for its name: a
+                    // tool that trusts the name would misread it.
+                    if let Some(claimed) = claimed.filter(|c| c.name() != format.name()) {
+                        let message = format!(
+                            "named as a {} file, but its bytes are a {} file",
+                            claimed.name(),
+                            format.name()
+                        );
+                        verdict.fail("not_this_format", message);
+                    }
                 }
                 (None, Some(format)) => {
                     verdict.format = Some(format.name());

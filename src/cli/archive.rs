@@ -23,7 +23,7 @@ pub enum ArchiveCommand {
     Pack {
         /// The archive to write (.tar.bz2, or .tar).
         out: PathBuf,
-        /// The teehistorian files of the session.
+        /// The teehistorian files of the session (`-`: standard input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Checkpoint spacing in seconds of game time.
@@ -41,7 +41,7 @@ pub enum ArchiveCommand {
     },
     /// Top-level info, maps and members.
     Info {
-        /// The archive.
+        /// The archive (`-`: standard input).
         archive: PathBuf,
         /// `text` for people, `json` for programs.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -50,21 +50,22 @@ pub enum ArchiveCommand {
     /// Extract into DIR (empty or absent), rebuilding missing or damaged
     /// members.
     Unpack {
-        /// The archive.
+        /// The archive (`-`: standard input).
         archive: PathBuf,
         /// The folder to extract into (empty or absent).
         dir: PathBuf,
     },
     /// World state of a map at a tick, from the nearest earlier checkpoint.
     Seek {
-        /// The archive.
+        /// The archive (`-`: standard input).
         archive: PathBuf,
         /// Map folder number (1 is the first map).
         #[arg(long, default_value_t = 1)]
         map: u32,
-        /// The tick; one after the map's last tick is a usage error.
-        #[arg(long)]
-        tick: i32,
+        /// The tick (as `--at` of `teehistorian replay`); one after the
+        /// map's last tick is a usage error.
+        #[arg(long, visible_alias = "tick")]
+        at: i32,
         /// `ron` for people and Rust, `json` for programs.
         #[arg(long, value_enum, default_value_t = StateFormat::Ron)]
         format: StateFormat,
@@ -75,7 +76,7 @@ pub enum ArchiveCommand {
     },
     /// Check every member against the recordings; exit 1 if any is wrong.
     Verify {
-        /// The archive.
+        /// The archive (`-`: standard input).
         archive: PathBuf,
         /// `text` for people, `json` for programs.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -83,7 +84,7 @@ pub enum ArchiveCommand {
     },
     /// The event log (log.txt) of every map, or of one.
     Log {
-        /// The archive.
+        /// The archive (`-`: standard input).
         archive: PathBuf,
         /// Only this map folder (1 is the first map).
         #[arg(long)]
@@ -105,6 +106,23 @@ impl From<ArchiveError> for Failure {
 }
 
 pub fn run(cmd: ArchiveCommand) -> Result<(), Failure> {
+    // An archive is read by seeking: `-` is spooled to a temporary file
+    // first, kept until the command is done.
+    let mut spooled = Vec::new();
+    let mut seekable = |path: PathBuf| -> Result<PathBuf, Failure> {
+        if path != Path::new("-") {
+            return Ok(path);
+        }
+        let mut tmp = tempfile::Builder::new()
+            .prefix("teeoracle-stdin-")
+            .tempfile()
+            .map_err(|e| Failure::bad(format!("a temporary file for standard input: {e}")))?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut tmp)
+            .map_err(|e| Failure::bad(format!("-: {e}")))?;
+        let kept = tmp.path().to_path_buf();
+        spooled.push(tmp);
+        Ok(kept)
+    };
     match cmd {
         ArchiveCommand::Pack {
             out,
@@ -113,22 +131,28 @@ pub fn run(cmd: ArchiveCommand) -> Result<(), Failure> {
             name,
             author,
             format,
-        } => pack(&out, &files, every, name, author, format),
-        ArchiveCommand::Info { archive, format } => info(&archive, format),
-        ArchiveCommand::Unpack { archive, dir } => unpack(&archive, &dir),
+        } => {
+            let files = files
+                .into_iter()
+                .map(&mut seekable)
+                .collect::<Result<Vec<_>, _>>()?;
+            pack(&out, &files, every, name, author, format)
+        }
+        ArchiveCommand::Info { archive, format } => info(&seekable(archive)?, format),
+        ArchiveCommand::Unpack { archive, dir } => unpack(&seekable(archive)?, &dir),
         ArchiveCommand::Seek {
             archive,
             map,
-            tick,
+            at,
             format,
             check,
-        } => seek(&archive, map, tick, format, check),
-        ArchiveCommand::Verify { archive, format } => verify(&archive, format),
+        } => seek(&seekable(archive)?, map, at, format, check),
+        ArchiveCommand::Verify { archive, format } => verify(&seekable(archive)?, format),
         ArchiveCommand::Log {
             archive,
             map,
             format,
-        } => log(&archive, map, format),
+        } => log(&seekable(archive)?, map, format),
     }
 }
 
@@ -426,7 +450,12 @@ fn log(path: &Path, map: Option<u32>, format: StreamFormat) -> Result<(), Failur
     }
     let mut events = 0u64;
     for &n in &maps {
-        let (text, note) = a.log(n)?;
+        // A map the archive listed but cannot give is a damaged archive,
+        // not a bad request.
+        let (text, note) = a.log(n).map_err(|e| match map {
+            None => Failure::bad(e),
+            Some(_) => e.into(),
+        })?;
         match format {
             StreamFormat::Text => {
                 if let Some(note) = &note {

@@ -32,7 +32,8 @@ pub enum CheckFormat {
     Text,
     /// One JSON document of kind `check`.
     Json,
-    /// A `start` line, one `file` line per file, a `totals` line.
+    /// A `start` line, one `file` line per file, an `end` line with the
+    /// totals.
     Jsonl,
 }
 
@@ -87,15 +88,15 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         }
         CheckFormat::Jsonl => {
             #[derive(Serialize)]
-            struct TotalsLine<'a> {
+            struct EndLine<'a> {
                 kind: &'static str,
                 #[serde(flatten)]
                 totals: &'a Totals,
             }
             write_json_line(
                 &mut out,
-                &TotalsLine {
-                    kind: "totals",
+                &EndLine {
+                    kind: "end",
                     totals: &totals,
                 },
             )?;
@@ -143,19 +144,28 @@ impl<'a> FileLine<'a> {
 }
 
 /// Files below `path`, in name order; `named` for a file given as an
-/// argument (not found by walking a folder).
+/// argument (not found by walking a folder). Links to folders met while
+/// walking are not followed (a link to `..` would walk forever).
 fn collect(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), Failure> {
-    let meta = fs::metadata(path)
-        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?;
+    let cannot = |what: &str, e: std::io::Error| {
+        Failure::bad(format!("cannot {what} {}: {e}", path.display()))
+    };
+    let meta = match named {
+        true => fs::metadata(path),
+        false => fs::symlink_metadata(path),
+    }
+    .map_err(|e| cannot("read", e))?;
     if meta.is_dir() {
         let mut entries: Vec<PathBuf> = fs::read_dir(path)
-            .map_err(|e| Failure::Usage(format!("cannot list {}: {e}", path.display())))?
+            .map_err(|e| cannot("list", e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
         entries.sort();
         for entry in entries {
             collect(&entry, false, files)?;
         }
+    } else if meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        // A link to a folder, met while walking: left out.
     } else {
         files.push((path.to_path_buf(), named));
     }

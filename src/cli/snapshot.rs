@@ -204,10 +204,10 @@ pub fn print_snapshot(
     let mut out = stdout();
     match format {
         ItemsFormat::Text => {
+            let tick = shown.tick.map_or("-".to_string(), |t| t.to_string());
             writeln!(
                 out,
-                "# tick={:?} crc={} size={} items={}",
-                shown.tick,
+                "# tick={tick} crc={} size={} items={}",
                 shown.crc,
                 shown.size,
                 shown.items.len()

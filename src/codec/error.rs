@@ -140,6 +140,13 @@ pub enum ErrorKind {
         /// The length.
         len: i64,
     },
+    /// The input itself failed part-way (a cut or corrupt compressed
+    /// stream): everything before `offset` (in the decompressed data) was
+    /// read.
+    ReadFailed {
+        /// Why.
+        cause: ReadFault,
+    },
     /// A length field larger than the format (or this reader) allows.
     LengthTooLarge {
         /// The length.
@@ -147,6 +154,33 @@ pub enum ErrorKind {
         /// The largest allowed.
         max: usize,
     },
+}
+
+/// Why an input failed part-way.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadFault {
+    /// The compressed data is corrupt.
+    Corrupt,
+    /// The compressed data ends early.
+    Cut,
+    /// Another I/O failure.
+    Other,
+}
+
+impl ReadFault {
+    /// The fault an I/O error is (decompressors report corrupt data as
+    /// `InvalidData` and a cut stream as `UnexpectedEof`).
+    pub fn of(e: &std::io::Error) -> ReadFault {
+        match e.kind() {
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+                ReadFault::Corrupt
+            }
+            std::io::ErrorKind::UnexpectedEof => ReadFault::Cut,
+            _ => ReadFault::Other,
+        }
+    }
 }
 
 /// The non-canonical forms a strict decoder rejects.
@@ -328,6 +362,14 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::NegativeLength { len } => {
                 write!(f, "expected a non-negative length, found {len}")
+            }
+            ErrorKind::ReadFailed { cause } => {
+                let why = match cause {
+                    ReadFault::Corrupt => "the compressed data is corrupt",
+                    ReadFault::Cut => "the compressed data ends early",
+                    ReadFault::Other => "an I/O error",
+                };
+                write!(f, "expected more input, but it stops here: {why}")
             }
             ErrorKind::LengthTooLarge { len, max } => {
                 write!(f, "length {len} exceeds the limit of {max} bytes")

@@ -5,7 +5,9 @@
 mod error;
 mod reader;
 
-pub use error::{DecodeError, ErrorDetails, ErrorKind, Inner, NonCanonical, PayloadKind};
+pub use error::{
+    DecodeError, ErrorDetails, ErrorKind, Inner, NonCanonical, PayloadKind, ReadFault,
+};
 pub use reader::{Mode, Reader};
 
 /// A value with one wire form: `decode` reads it, `encode` writes it back.

@@ -169,8 +169,11 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         "differs".to_string()
     };
     verdict.summary = format!(
-        "byte-exact; {} keyframes, {} deltas applied, {} messages; re-recorded: {recorder}",
-        r.counts.keyframes, r.counts.deltas, r.messages
+        "{}; {} keyframes, {} deltas applied, {} messages; re-recorded: {recorder}",
+        verdict.roundtrip.words(),
+        r.counts.keyframes,
+        r.counts.deltas,
+        r.messages
     );
 }
 

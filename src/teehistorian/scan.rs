@@ -204,7 +204,12 @@ impl Scan {
         scan.cids = cids.len();
         scan.inconsistencies = verify.replay.map(|_| inconsistencies);
         scan.end = reader.end();
-        let rest = io::copy(&mut reader.into_rest(), &mut io::sink())?;
+        let rest = match io::copy(&mut reader.into_rest(), &mut io::sink()) {
+            Ok(n) => n,
+            // The source failed part-way: its error is the scan's already.
+            Err(_) if scan.error.is_some() => 0,
+            Err(e) => return Err(e.into()),
+        };
         scan.bytes = next_offset + rest;
         if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
             scan.bytes_after_finish = rest;
@@ -319,9 +324,15 @@ impl Format for TeehistorianFormat {
                     None => RoundTrip::Exact,
                 };
                 verdict.findings.extend(scan.findings());
+                let stopped = match scan.error {
+                    Some(_) => ", then a decode error",
+                    None => "",
+                };
                 verdict.summary = format!(
-                    "byte-exact; {} records replayed to tick {}",
-                    scan.records, scan.last_tick
+                    "{}; {} records replayed to tick {}{stopped}",
+                    verdict.roundtrip.words(),
+                    scan.records,
+                    scan.last_tick
                 );
                 verdict.error = scan.error;
             }

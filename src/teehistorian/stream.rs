@@ -8,7 +8,7 @@
 
 use super::header::Header;
 use super::message::{MAX_RECORD_LEN, Message};
-use crate::codec::{Codec, DecodeError, ErrorKind, Mode, Reader};
+use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
@@ -550,6 +550,9 @@ pub struct StreamReader<R> {
     /// File offset of `buf[0]`.
     base: u64,
     eof: bool,
+    /// The source failed (a cut or corrupt compressed stream): what came
+    /// before is decoded first, then this is the error.
+    stopped: Option<io::Error>,
     decoder: Decoder,
     failed: bool,
 }
@@ -564,6 +567,7 @@ impl<R: Read> StreamReader<R> {
             filled: 0,
             base: 0,
             eof: false,
+            stopped: None,
             decoder: Decoder::new(2, mode),
             failed: false,
         };
@@ -576,8 +580,8 @@ impl<R: Read> StreamReader<R> {
                     reader.start = r.position();
                     break header;
                 }
-                Err(e) if e.is_eof() && !reader.eof => reader.fill()?,
-                Err(e) => return Err(e.into()),
+                Err(e) if e.is_eof() && !reader.eof => reader.fill(),
+                Err(e) => return Err(reader.stopped.take().map_or(e.into(), ReadError::Io)),
             }
         };
         reader.decoder = Decoder::new(header.info.version, mode);
@@ -586,7 +590,7 @@ impl<R: Read> StreamReader<R> {
 
     /// Moves unread bytes to the front and reads until the window is full
     /// (growing it up to [`WINDOW_CAPACITY`]) or the input ends.
-    fn fill(&mut self) -> io::Result<()> {
+    fn fill(&mut self) {
         if self.start > 0 {
             self.buf.copy_within(self.start..self.filled, 0);
             self.base += self.start as u64;
@@ -605,10 +609,14 @@ impl<R: Read> StreamReader<R> {
                 }
                 Ok(n) => self.filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // Kept for after the bytes read so far are decoded.
+                    self.stopped = Some(e);
+                    self.eof = true;
+                    break;
+                }
             }
         }
-        Ok(())
     }
 
     /// The next record, or `None` once the stream has ended (see [`end`]).
@@ -652,7 +660,7 @@ impl<R: Read> StreamReader<R> {
         // fails for lack of bytes is really cut (or really too long).
         while !self.eof && self.filled - self.start < MAX_RECORD_SPAN {
             let before = self.filled - self.start;
-            self.fill()?;
+            self.fill();
             if self.filled - self.start == before && !self.eof {
                 break;
             }
@@ -660,6 +668,16 @@ impl<R: Read> StreamReader<R> {
         let window = &self.buf[self.start..self.filled];
         let offset = self.base + self.start as u64;
         match self.decoder.next_into(window, offset, self.eof, rec) {
+            Ok(false) if self.stopped.is_some() => {
+                // Every whole record before the failure was handed out.
+                self.failed = true;
+                let at = self.base + self.filled as u64;
+                let cause = self
+                    .stopped
+                    .take()
+                    .map_or(ReadFault::Other, |e| ReadFault::of(&e));
+                Err(DecodeError::new(at, "input", ErrorKind::ReadFailed { cause }).into())
+            }
             Ok(more) => {
                 self.start += rec.raw.len();
                 Ok(more)

@@ -40,7 +40,8 @@
 //! # Features
 //!
 //! With `default-features = false` the crate is the codecs and replays
-//! only (dependencies: serde, serde_json, ron, uuid, hex). `archive` adds
+//! only (dependencies: serde, serde_json, ron, uuid, hex, and sha2 and
+//! crc32fast for demo map checksums). `archive` adds
 //! recording archives and reading compressed files in [`check`]; `capture`
 //! adds reading pcap and pcapng files; `cli` (the default) is the
 //! `teeoracle` command and brings both.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub const HEAD_LEN: usize = 512;
 
 /// A compression a checked file was read through.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Compression {

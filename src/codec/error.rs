@@ -184,6 +184,7 @@ impl ReadFault {
 }
 
 /// The non-canonical forms a strict decoder rejects.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "form", rename_all = "snake_case")]
 pub enum NonCanonical {

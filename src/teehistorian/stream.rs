@@ -483,6 +483,7 @@ impl<'a> Iterator for SliceReader<'a> {
 }
 
 /// An I/O failure or a decode failure while reading a stream.
+#[non_exhaustive]
 #[derive(Debug)]
 pub enum ReadError {
     /// Reading the input failed.

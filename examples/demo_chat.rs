@@ -8,20 +8,17 @@
 //! full snapshot after each keyframe or delta, in file order. Players are
 //! the snapshot's client info items (`ClientInfo` in 0.6 demos, the demo's
 //! own `De_ClientInfo` in 0.7 ones), named through `snapshot::items`;
-//! chat is the `Sv_Chat` game message, whose fields are read with the
-//! packer (0.6: team, client id, text; 0.7: mode, client id, target id,
-//! text; client -1 is the server).
+//! chat is the `Sv_Chat` game message, read into named fields by
+//! [`Message::read_padded`] (0.6: team, client_id, message; 0.7: mode,
+//! client_id, target_id, message; client -1 is the server).
 
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use teeoracle::codec::{Mode, Reader};
 use teeoracle::demo::{EventKind, Events, payload_bytes};
-use teeoracle::packer::{read_int, read_str};
-use teeoracle::packet::Version;
-use teeoracle::packet::msg::{self, MsgId};
+use teeoracle::packet::{Message, Version};
 use teeoracle::snapshot::Snapshot;
 use teeoracle::snapshot::items::{self, Protocol, Value};
 
@@ -49,21 +46,19 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), Box<dyn Error>> {
             }
             EventKind::Message(ints) => {
                 let data = payload_bytes(ints);
-                let Ok((header, body)) = msg::split(&data) else {
+                let Ok((m, _padding)) = Message::read_padded(&data, 0, version) else {
                     continue;
                 };
-                let chat = matches!(header.id, MsgId::Ordinal(id)
-                    if !header.sys && msg::name(version, false, id) == Some("Sv_Chat"));
-                if !chat {
+                let (false, Some("Sv_Chat"), Some(Ok(fields))) =
+                    (m.header.sys, m.name(), &m.fields)
+                else {
                     continue;
-                }
-                let mut r = Reader::new(body, Mode::Lenient);
-                let _team_or_mode = read_int(&mut r, "chat.team")?;
-                let client = read_int(&mut r, "chat.client_id")?;
-                if sixup {
-                    let _target = read_int(&mut r, "chat.target_id")?;
-                }
-                let text = String::from_utf8_lossy(read_str(&mut r, "chat.message")?);
+                };
+                let (Some(client), Some(text)) = (fields.int("client_id"), fields.text("message"))
+                else {
+                    continue;
+                };
+                let text = String::from_utf8_lossy(text);
                 let who = match client {
                     -1 => "***".to_string(),
                     c => players

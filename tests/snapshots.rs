@@ -59,7 +59,7 @@ fn rebuild_all(name: &str) -> Totals {
             if !h.sys {
                 continue;
             }
-            let fields = msg::decode_sys(p.version, h.id, body).unwrap().unwrap();
+            let fields = msg::decode_body(p.version, &h, body).unwrap().unwrap();
             let int = |n| match fields.get(n) {
                 Some(Value::Int(v)) => *v,
                 _ => panic!("{n}"),

@@ -16,8 +16,7 @@ use teeoracle::demo::{
     payload_bytes,
 };
 use teeoracle::huffman::Flavor;
-use teeoracle::packet::Version;
-use teeoracle::packet::msg::{self, MsgId};
+use teeoracle::packet::{Message, Version};
 
 #[derive(Subcommand, Debug)]
 pub enum DemoCommand {
@@ -170,96 +169,21 @@ struct DataFields<'c> {
     #[serde(skip_serializing_if = "Option::is_none")]
     payload: Option<Blob<'static>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<MessageInfo<'c>>,
+    message: Option<Message<'c>>,
+    /// Instead of `message`: its header cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_error: Option<DecodeError>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'c DecodeError>,
 }
 
-/// A message chunk's message, decoded as far as teeoracle knows it.
-#[derive(Serialize)]
-struct MessageInfo<'m> {
-    /// `sys` or `game`.
-    class: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uuid: Option<String>,
-    name: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fields: Option<serde_json::Map<String, serde_json::Value>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trailing: Option<Blob<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    body: Option<Blob<'m>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<DecodeError>,
-}
-
-impl MessageInfo<'_> {
-    /// The message in `data` (a message chunk's unpacked data), whose
-    /// payload is at file byte `at`.
-    fn of(data: &[u8], at: u64, version: Version) -> MessageInfo<'_> {
-        let (h, body) = match msg::split(data) {
-            Ok(x) => x,
-            Err(e) => {
-                return MessageInfo {
-                    class: "unreadable",
-                    id: None,
-                    uuid: None,
-                    name: None,
-                    fields: None,
-                    trailing: None,
-                    body: Some(Blob::from(data)),
-                    error: Some(e.inside(at, PayloadKind::Data)),
-                };
-            }
-        };
-        let (id, uuid, name) = match h.id {
-            MsgId::Ordinal(id) => (Some(id), None, msg::name(version, h.sys, id)),
-            MsgId::Uuid(u) => (None, Some(u.to_string()), msg::uuid_name(&u)),
-        };
-        let mut info = MessageInfo {
-            class: if h.sys { "sys" } else { "game" },
-            id,
-            uuid,
-            name,
-            fields: None,
-            trailing: None,
-            body: None,
-            error: None,
-        };
-        match h
-            .sys
-            .then(|| msg::decode_sys(version, h.id, body))
-            .flatten()
-        {
-            Some(Ok(f)) => {
-                let fields = f.fields.iter().map(|(name, value)| {
-                    let value = serde_json::to_value(value).unwrap_or_default();
-                    (name.to_string(), value)
-                });
-                info.fields = Some(fields.collect());
-                info.trailing = (!f.trailing.is_empty()).then(|| Blob::from(f.trailing));
-            }
-            Some(Err(e)) => {
-                // The body's offsets are inside the data, after the id.
-                let shift = (data.len() - body.len()) as u64;
-                info.body = Some(Blob::from(body));
-                info.error = Some(e.shifted(shift).inside(at, PayloadKind::Data));
-            }
-            None => info.body = Some(Blob::from(body)),
-        }
-        info
-    }
-
-    /// The message as text: `sys:9 SNAP_EMPTY`, `game:3 SV_CHAT`.
-    fn text(&self) -> String {
-        let name = self.name.unwrap_or("?");
-        match (self.id, &self.uuid, &self.error) {
-            (_, _, Some(e)) if self.class == "unreadable" => format!("unreadable message: {e}"),
-            (Some(id), _, _) => format!("{}:{id} {name}", self.class),
-            (None, _, _) => format!("{}:ex {name}", self.class),
-        }
+/// The message in `data` (a message chunk's unpacked data, zero-padded,
+/// whose payload is at file byte `at`), errors placed in the file.
+fn read_message(data: &[u8], at: u64, version: Version) -> Result<Message<'_>, DecodeError> {
+    let inside = |e: &DecodeError| e.clone().inside(at, PayloadKind::Data);
+    match Message::read_padded(data, 0, version) {
+        Ok((m, _)) => Ok(m.located(inside)),
+        Err(e) => Err(inside(&e)),
     }
 }
 
@@ -391,7 +315,7 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
             (ChunkKind::Message, Some(ints)) => Some(payload_bytes(ints)),
             _ => None,
         };
-        let message = message.as_deref().map(|d| MessageInfo::of(d, at, version));
+        let message = message.as_deref().map(|d| read_message(d, at, version));
         if let Some(e) = payload.error() {
             undecodable += 1;
             first_fault.get_or_insert(e);
@@ -407,7 +331,8 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
                     (Payload::Undecodable { error, .. }, _, _) => {
                         format!("payload does not decode: {error}")
                     }
-                    (_, _, Some(m)) => m.text(),
+                    (_, _, Some(Ok(m))) => m.to_string(),
+                    (_, _, Some(Err(e))) => format!("unreadable message: {e}"),
                     (p, ChunkKind::Unknown, _) => format!(
                         "{} ints (type 0: no known writer makes it)",
                         p.ints().map_or(0, <[i32]>::len)
@@ -443,7 +368,8 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
                     trailing,
                     ints: payload.ints().map(<[i32]>::len),
                     payload: payload.decompressed().map(Blob::from),
-                    message,
+                    message_error: message.as_ref().and_then(|m| m.as_ref().err().cloned()),
+                    message: message.and_then(Result::ok),
                     error: payload.error(),
                 };
                 write_json_line(

@@ -7,7 +7,6 @@ use super::output::{
 };
 use clap::{Subcommand, ValueEnum};
 use serde::Serialize;
-use serde::ser::SerializeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
@@ -15,7 +14,6 @@ use teeoracle::capture::{self, Datagram};
 use teeoracle::check::{Status, Verdict};
 use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
 use teeoracle::huffman::{self, Flavor};
-use teeoracle::packet::msg::{Fields, MsgId, Value};
 use teeoracle::packet::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
     TokenMode, Version, VersionReason, control, detect_version, reencode,
@@ -288,53 +286,12 @@ fn describe(
     };
 }
 
-/// A chunk's message: its name, then its fields or body.
+/// A chunk's message, or why its header cannot be read.
 fn describe_msg(out: &mut String, c: &MessageChunk<'_>, p: &ConnPacket<'_>, base: u64) {
     use std::fmt::Write as _;
-    let m = match &c.message {
-        Ok(m) => m,
-        Err(e) => {
-            let _ = write!(out, "unreadable message: {}", p.locate(e.clone(), base));
-            return;
-        }
-    };
-    let kind = if m.header.sys { "sys" } else { "game" };
-    let _ = match (m.header.id, m.header.name(p.version)) {
-        (MsgId::Ordinal(id), Some(n)) => write!(out, "{kind}:{id} {n}"),
-        (MsgId::Ordinal(id), None) => write!(out, "{kind}:{id}"),
-        (MsgId::Uuid(_), Some(n)) => write!(out, "{kind}:ex {n}"),
-        (MsgId::Uuid(u), None) => write!(out, "{kind}:ex {u}"),
-    };
-    let _ = match &m.fields {
-        Some(Ok(fields)) => {
-            for (field, value) in &fields.fields {
-                let _ = write!(out, " {field}=");
-                let _ = match value {
-                    Value::Int(v) => write!(out, "{v}"),
-                    Value::Bytes(b) => write!(out, "{}", preview(b)),
-                    Value::Ints(ints) => {
-                        out.push('[');
-                        for (i, v) in ints.iter().enumerate() {
-                            let _ = write!(out, "{}{v}", if i > 0 { "," } else { "" });
-                        }
-                        write!(out, "]")
-                    }
-                    other => write!(out, "{}", serde_json::to_string(other).unwrap_or_default()),
-                };
-            }
-            if fields.trailing.is_empty() {
-                Ok(())
-            } else {
-                write!(out, " trailing={}", preview(fields.trailing))
-            }
-        }
-        Some(Err(e)) => write!(
-            out,
-            " (does not fit its layout: {}) body={}",
-            p.locate(e.clone(), base),
-            preview(m.body)
-        ),
-        None => write!(out, " body={}", preview(m.body)),
+    let _ = match &c.message {
+        Ok(m) => write!(out, "{}", m.located(|e| p.locate(e.clone(), base))),
+        Err(e) => write!(out, "unreadable message: {}", p.locate(e.clone(), base)),
     };
 }
 
@@ -425,40 +382,9 @@ struct ChunkJson<'a> {
     size: u16,
     canonical: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<MessageJson<'a>>,
+    message: Option<Message<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message_error: Option<DecodeError>,
-}
-
-#[derive(Serialize)]
-struct MessageJson<'a> {
-    system: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uuid: Option<uuid::Uuid>,
-    name: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fields: Option<FieldsJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trailing: Option<Hex<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fields_error: Option<DecodeError>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    body: Option<Hex<'a>>,
-}
-
-/// A message's fields as an object, in wire order.
-struct FieldsJson<'a>(&'a Fields<'a>);
-
-impl Serialize for FieldsJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.fields.len()))?;
-        for (name, value) in &self.0.fields {
-            map.serialize_entry(name, value)?;
-        }
-        map.end()
-    }
 }
 
 /// The re-encode result: `exact`, `differs` (with where), `not_checked`.
@@ -555,40 +481,8 @@ fn chunk_json<'a>(
         seq: h.seq(p.version),
         size: h.size,
         canonical: h.is_canonical(p.version),
-        message: c
-            .message
-            .as_ref()
-            .ok()
-            .map(|m| message_json(m, p.version, locate)),
+        message: c.message.as_ref().ok().map(|m| m.located(locate)),
         message_error: c.message.as_ref().err().map(locate),
-    }
-}
-
-fn message_json<'a>(
-    m: &'a Message<'a>,
-    version: Version,
-    locate: &impl Fn(&DecodeError) -> DecodeError,
-) -> MessageJson<'a> {
-    let (id, uuid) = match m.header.id {
-        MsgId::Ordinal(id) => (Some(id), None),
-        MsgId::Uuid(u) => (None, Some(u)),
-    };
-    let fields = match &m.fields {
-        Some(Ok(f)) => Some(f),
-        _ => None,
-    };
-    MessageJson {
-        system: m.header.sys,
-        id,
-        uuid,
-        name: m.header.name(version),
-        fields: fields.map(FieldsJson),
-        trailing: fields.map(|f| Hex(f.trailing)),
-        fields_error: match &m.fields {
-            Some(Err(e)) => Some(locate(e)),
-            _ => None,
-        },
-        body: fields.is_none().then_some(Hex(m.body)),
     }
 }
 

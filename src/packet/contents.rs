@@ -3,8 +3,9 @@
 //! layout is known. [`reencode`] writes all of it back and says where the
 //! result first differs from the datagram.
 
-use super::msg::{Fields, Layout, MsgHeader};
+use super::msg::{Fields, Layout, MsgHeader, MsgId, Rejected};
 use super::{Chunk, Packet, PacketCtx, Version};
+use crate::bytes::{Blob, hex_preview};
 use crate::codec::{Codec, DecodeError, Mode, Reader, first_difference};
 use serde::Serialize;
 
@@ -33,17 +34,118 @@ pub struct MessageChunk<'a> {
     pub message: Result<Message<'a>, DecodeError>,
 }
 
-/// A message: its header, its body and, for a system message whose layout
-/// is known, the body read into fields.
+/// A message: its header, its body and, when its layout is known, the
+/// body read into fields.
+///
+/// The one view of a message everywhere teeoracle shows one: its JSON
+/// (`Serialize`; the MESSAGE shape of `src/schema.md`) and its text
+/// (`Display`: `game:3 Sv_Chat team=0 client_id=-1 message="hi"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message<'a> {
+    /// The protocol version whose tables name and read it.
+    pub version: Version,
     /// The id and whether it is a system message.
     pub header: MsgHeader,
     /// The bytes after the header.
     pub body: &'a [u8],
-    /// The body's fields (system messages with a known [`Layout`] only),
-    /// or why the body does not fit the layout.
+    /// The body's fields (messages with a known [`Layout`] only), or why
+    /// the body does not fit the layout.
     pub fields: Option<Result<Fields<'a>, DecodeError>>,
+}
+
+impl<'a> Message<'a> {
+    /// Reads the message in chunk data that starts at payload offset `at`.
+    pub fn read(data: &'a [u8], at: u64, version: Version) -> Result<Message<'a>, DecodeError> {
+        let mut r = Reader::at(data, at, Mode::Lenient);
+        let header = MsgHeader::decode(&mut r, ())?;
+        let body_at = r.offset();
+        let body = r.rest();
+        let fields = Layout::of(version, &header)
+            .map(|layout| Fields::decode(&mut Reader::at(body, body_at, Mode::Lenient), layout));
+        Ok(Message {
+            version,
+            header,
+            body,
+            fields,
+        })
+    }
+
+    /// Reads a demo's message: `data` is the message zero-padded to a
+    /// multiple of 4 bytes (the recorder pads it to pack it as ints), and
+    /// the padding is not recorded. Takes the shortest zero tail (at most
+    /// 3 bytes) whose removal leaves a body that fits its layout exactly;
+    /// with none, the whole of `data` (the tail then shows as trailing
+    /// bytes or in the body). Returns the message and the padding length.
+    ///
+    /// A layout that ends open (every int left, an optional int) cannot
+    /// tell padding from trailing zero values: it gets the shortest reading.
+    pub fn read_padded(
+        data: &'a [u8],
+        at: u64,
+        version: Version,
+    ) -> Result<(Message<'a>, usize), DecodeError> {
+        let zeros = data.iter().rev().take(3).take_while(|&&b| b == 0).count();
+        let mut buf = Vec::new();
+        for padding in (1..=zeros).rev() {
+            let Ok(m) = Message::read(&data[..data.len() - padding], at, version) else {
+                continue;
+            };
+            let fits = matches!(&m.fields, Some(Ok(f)) if f.trailing.is_empty());
+            if fits && m.fields_exact(version, &mut buf) == Some(true) {
+                return Ok((m, padding));
+            }
+        }
+        Message::read(data, at, version).map(|m| (m, 0))
+    }
+
+    /// Appends the header and the fields (or the body as it is, when it
+    /// was not read into fields).
+    pub fn encode(&self, out: &mut Vec<u8>, version: Version) {
+        self.header.encode(out, ());
+        match self.typed(version) {
+            Some((fields, layout)) => fields.encode(out, layout),
+            None => out.extend_from_slice(self.body),
+        }
+    }
+
+    /// Whether the fields re-encode to exactly the body (`None` when the
+    /// body was not read into fields). `buf` is scratch.
+    pub fn fields_exact(&self, version: Version, buf: &mut Vec<u8>) -> Option<bool> {
+        let (fields, layout) = self.typed(version)?;
+        buf.clear();
+        fields.encode(buf, layout);
+        Some(buf[..] == *self.body)
+    }
+
+    /// The message's name in its version's tables, if known.
+    pub fn name(&self) -> Option<&'static str> {
+        self.header.name(self.version)
+    }
+
+    /// The field DDNet's generated unpacker refuses as out of range, if
+    /// the fields were read and one is.
+    pub fn rejected(&self) -> Option<Rejected> {
+        let (fields, layout) = self.typed(self.version)?;
+        layout.rejected(fields)
+    }
+
+    /// The same message with the error of a body that does not fit its
+    /// layout placed by `locate` (e.g. in a datagram or file).
+    pub fn located(&self, locate: impl Fn(&DecodeError) -> DecodeError) -> Message<'a> {
+        let mut m = self.clone();
+        if let Some(Err(e)) = &mut m.fields {
+            *e = locate(e);
+        }
+        m
+    }
+
+    /// The fields that were read, with their layout.
+    fn typed(&self, version: Version) -> Option<(&Fields<'a>, Layout)> {
+        match &self.fields {
+            Some(Ok(fields)) => Some((fields, Layout::of(version, &self.header)?)),
+            _ => None,
+        }
+    }
 }
 
 impl<'a> Contents<'a> {
@@ -99,49 +201,68 @@ impl<'a> Contents<'a> {
     }
 }
 
-impl<'a> Message<'a> {
-    /// Reads the message in chunk data that starts at payload offset `at`.
-    pub fn read(data: &'a [u8], at: u64, version: Version) -> Result<Message<'a>, DecodeError> {
-        let mut r = Reader::at(data, at, Mode::Lenient);
-        let header = MsgHeader::decode(&mut r, ())?;
-        let body_at = r.offset();
-        let body = r.rest();
-        let fields = header
-            .sys
-            .then(|| Layout::of(version, header.id))
-            .flatten()
-            .map(|layout| Fields::decode(&mut Reader::at(body, body_at, Mode::Lenient), layout));
-        Ok(Message {
-            header,
-            body,
-            fields,
-        })
-    }
-
-    /// Appends the header and the fields (or the body as it is, when it
-    /// was not read into fields).
-    pub fn encode(&self, out: &mut Vec<u8>, version: Version) {
-        self.header.encode(out, ());
-        match self.typed(version) {
-            Some((fields, layout)) => fields.encode(out, layout),
-            None => out.extend_from_slice(self.body),
+impl Serialize for Message<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("system", &self.header.sys)?;
+        match self.header.id {
+            MsgId::Ordinal(id) => map.serialize_entry("id", &id)?,
+            MsgId::Uuid(u) => map.serialize_entry("uuid", &u)?,
         }
-    }
-
-    /// Whether the fields re-encode to exactly the body (`None` when the
-    /// body was not read into fields). `buf` is scratch.
-    pub fn fields_exact(&self, version: Version, buf: &mut Vec<u8>) -> Option<bool> {
-        let (fields, layout) = self.typed(version)?;
-        buf.clear();
-        fields.encode(buf, layout);
-        Some(buf[..] == *self.body)
-    }
-
-    /// The fields that were read, with their layout.
-    fn typed(&self, version: Version) -> Option<(&Fields<'a>, Layout)> {
+        map.serialize_entry("name", &self.name())?;
         match &self.fields {
-            Some(Ok(fields)) => Some((fields, Layout::of(version, self.header.id)?)),
-            _ => None,
+            Some(Ok(fields)) => {
+                map.serialize_entry("fields", fields)?;
+                if !fields.trailing.is_empty() {
+                    map.serialize_entry("trailing", &Blob::from(fields.trailing))?;
+                }
+                if let Some(r) = self.rejected() {
+                    map.serialize_entry("rejected", &r)?;
+                }
+            }
+            Some(Err(e)) => {
+                map.serialize_entry("fields_error", e)?;
+                map.serialize_entry("body", &Blob::from(self.body))?;
+            }
+            None => map.serialize_entry("body", &Blob::from(self.body))?,
+        }
+        map.end()
+    }
+}
+
+impl std::fmt::Display for Message<'_> {
+    /// `sys:1 INFO version="0.6 626fce9a778df4d4" password=""`, then
+    /// `trailing=HEX` or `rejected: FIELD=V is outside MIN..=MAX`; an
+    /// unknown layout shows `body=HEX`, a body that does not fit its
+    /// layout `(does not fit its layout: ERROR) body=HEX`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = if self.header.sys { "sys" } else { "game" };
+        match (self.header.id, self.name()) {
+            (MsgId::Ordinal(id), Some(n)) => write!(f, "{kind}:{id} {n}")?,
+            (MsgId::Ordinal(id), None) => write!(f, "{kind}:{id}")?,
+            (MsgId::Uuid(_), Some(n)) => write!(f, "{kind}:ex {n}")?,
+            (MsgId::Uuid(u), None) => write!(f, "{kind}:ex {u}")?,
+        }
+        match &self.fields {
+            Some(Ok(fields)) => {
+                for (name, value) in &fields.fields {
+                    write!(f, " {name}={value}")?;
+                }
+                if !fields.trailing.is_empty() {
+                    write!(f, " trailing={}", hex_preview(fields.trailing))?;
+                }
+                match self.rejected() {
+                    Some(r) => write!(f, " (DDNet rejects it: {r})"),
+                    None => Ok(()),
+                }
+            }
+            Some(Err(e)) => write!(
+                f,
+                " (does not fit its layout: {e}) body={}",
+                hex_preview(self.body)
+            ),
+            None => write!(f, " body={}", hex_preview(self.body)),
         }
     }
 }
@@ -198,7 +319,7 @@ pub fn reencode(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::msg::{MsgId, Value};
+    use crate::packet::msg::Value;
     use crate::packet::{CHUNK_VITAL, ChunkHeader};
     use crate::testing::{codec_law, qc, strict_law};
     use quickcheck::TestResult;

@@ -302,14 +302,20 @@ pub fn uuid_name(uuid: &Uuid) -> Option<&'static str> {
     UUIDS.iter().find(|(u, _)| u == uuid).map(|&(_, n)| n)
 }
 
-/// How one field of a system message is packed.
+/// How one field of a message is packed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Spec {
     Int(&'static str),
+    /// An int DDNet's generated unpacker accepts only in `min..=max`
+    /// (`NetIntRange`, `NetBool`, `NetEnum`, `NetTickStrict`; a `NetFlag`
+    /// of flags `0..=max` is the same test).
+    Range(&'static str, i32, i32),
     /// An int that may be missing at the very end (DDNet reads it with an
     /// error check or `GetIntOrDefault`).
     OptInt(&'static str),
     Str(&'static str),
+    /// A string that may be missing at the very end.
+    OptStr(&'static str),
     /// Raw bytes whose length is the previous int field.
     Sized(&'static str),
     /// `previous int / 4` ints (INPUT's data).
@@ -318,9 +324,29 @@ enum Spec {
     Fixed(&'static str, usize),
     /// Everything left.
     Rest(&'static str),
+    /// Every int left (tune params, teams, a game message's parameters).
+    Ints(&'static str),
+    /// `len` ints, each in `min..=max` (`NetArray` of ints or bools).
+    Array(&'static str, usize, i32, i32),
+    /// `len` strings (`NetArray` of strings).
+    StrArray(&'static str, usize),
+    /// As many strings as the previous int field says.
+    Strs(&'static str),
+    /// Every string left.
+    RestStrs(&'static str),
 }
 
 use Spec::*;
+
+/// DDNet 20.1's `MAX_CLIENTS` (0.6) and Teeworlds 0.7.5's (0.7).
+const CLIENTS_06: i32 = 128;
+const CLIENTS_07: i32 = 64;
+/// `MAX_TICK` (DDNet's `NetTickStrict` is `0..=MAX_TICK`).
+const MAX_TICK: i32 = 0x6fff_ffff;
+/// `NUM_EMOTICONS - 1`, `NUM_WEAPONS - 1`: the same in both versions.
+const LAST_EMOTICON: i32 = 15;
+const LAST_WEAPON: i32 = 5;
+const LAST_CLIENT_06: i32 = CLIENTS_06 - 1;
 
 const SNAP: &[Spec] = &[
     Int("tick"),
@@ -342,6 +368,8 @@ const SNAPSINGLE: &[Spec] = &[
 const INPUTTIMING: &[Spec] = &[Int("intended_tick"), Int("time_left")];
 const RCON_CMD_ADD: &[Spec] = &[Str("name"), Str("help"), Str("params")];
 const NAME: &[Spec] = &[Str("name")];
+const MESSAGE: &[Spec] = &[Str("message")];
+const DESCRIPTION: &[Spec] = &[Str("description")];
 const EMPTY: &[Spec] = &[];
 
 /// Field layouts of the system messages needed to follow a session
@@ -415,36 +443,462 @@ fn sys_layout(version: Version, id: i32) -> Option<&'static [Spec]> {
     })
 }
 
-/// `clientver@ddnet.tw`: the one extended system message a session needs.
-const CLIENTVER: &[Spec] = &[
-    Fixed("connection_id", 16),
-    Int("ddnet_version"),
-    Str("version_str"),
+const PLAYER_INFO_06: &[Spec] = &[
+    Str("name"),
+    Str("clan"),
+    Int("country"),
+    Str("skin"),
+    Range("use_custom_color", 0, 1),
+    Int("color_body"),
+    Int("color_feet"),
 ];
 
-/// The field layout of a system message: its fields in order and how
-/// each is packed. The context of the [`Fields`] codec.
+/// DDNet 20.1's game messages (`datasrc/network.py`), by id: the fields
+/// its generated `SecureUnpackMsg` reads, then what the game code reads
+/// after them (tune params, teams, the legacy DDNet version).
+fn game_layout_06(id: i32) -> Option<&'static [Spec]> {
+    const C: i32 = LAST_CLIENT_06;
+    Some(match id {
+        1 | 2 => MESSAGE,
+        3 => &[
+            Range("team", -2, 3),
+            Range("client_id", -1, C),
+            Str("message"),
+        ],
+        4 => &[
+            Range("killer", 0, C),
+            Range("victim", 0, C),
+            Range("weapon", -3, LAST_WEAPON),
+            Int("mode_special"),
+        ],
+        // `NUM_SOUNDS`: the 41 sound sets of DDNet's content.py.
+        5 => &[Range("sound_id", 0, 40)],
+        6 => &[Ints("tune_params")],
+        7 | 8 | 11 | 22 | 29 => EMPTY,
+        9 => &[Range("weapon", 0, LAST_WEAPON)],
+        10 => &[
+            Range("client_id", 0, C),
+            Range("emoticon", 0, LAST_EMOTICON),
+        ],
+        12 => &[Range("num_options", 1, 15), StrArray("descriptions", 15)],
+        13 | 14 => DESCRIPTION,
+        15 => &[
+            Range("timeout", 0, i32::MAX),
+            Str("description"),
+            Str("reason"),
+        ],
+        16 => &[
+            Range("yes", 0, CLIENTS_06),
+            Range("no", 0, CLIENTS_06),
+            Range("pass", 0, CLIENTS_06),
+            Range("total", 0, CLIENTS_06),
+        ],
+        17 => &[Range("team", 0, 1), Str("message")],
+        18 => &[Range("team", -1, 1)],
+        19 => &[Range("spectator_id", -1, C)],
+        20 | 21 => PLAYER_INFO_06,
+        23 => &[Range("emoticon", 0, LAST_EMOTICON)],
+        24 => &[Range("vote", -1, 1)],
+        25 => &[Str("type"), Str("value"), Str("reason")],
+        // The server reads a DDNet version after it, if there is one.
+        26 => &[OptInt("ddnet_version")],
+        27 => &[Int("time"), Int("check"), Range("finish", 0, 1)],
+        28 => &[Int("server_time_best"), Int("player_time_best")],
+        30 => &[Ints("teams")],
+        31 => &[Range("show", 0, 1)],
+        _ => return None,
+    })
+}
+
+const SKIN_07: &[Spec] = &[
+    StrArray("skin_part_names", 6),
+    Array("use_custom_colors", 6, 0, 1),
+    Array("skin_part_colors", 6, i32::MIN, i32::MAX),
+];
+
+/// Teeworlds 0.7.5's game messages (`datasrc/network.py`; DDNet's
+/// `datasrc/seven` has the same fields), by id, with what the game code
+/// reads after the generated fields.
+fn game_layout_07(id: i32) -> Option<&'static [Spec]> {
+    const C: i32 = CLIENTS_07 - 1;
+    Some(match id {
+        1 | 2 => MESSAGE,
+        3 => &[
+            Range("mode", 0, 3),
+            Range("client_id", -1, C),
+            Range("target_id", -1, C),
+            Str("message"),
+        ],
+        4 => &[
+            Range("client_id", -1, C),
+            Range("team", -1, 1),
+            Range("silent", 0, 1),
+            Int("cooldown_tick"),
+        ],
+        5 => &[
+            Range("killer", -2, C),
+            Range("victim", 0, C),
+            Range("weapon", -3, LAST_WEAPON),
+            Int("mode_special"),
+        ],
+        6 => &[Ints("tune_params")],
+        // A count, then that many projectiles' ints.
+        7 => &[Ints("data")],
+        8 | 11 | 28 | 29 => EMPTY,
+        9 => &[Range("weapon", 0, LAST_WEAPON)],
+        10 => &[
+            Range("client_id", 0, C),
+            Range("emoticon", 0, LAST_EMOTICON),
+        ],
+        12 => &[Int("num_options"), Strs("descriptions")],
+        13 | 14 => DESCRIPTION,
+        15 => &[
+            Range("client_id", -1, C),
+            Range("type", 0, 6),
+            Range("timeout", 0, 60),
+            Str("description"),
+            Str("reason"),
+        ],
+        16 => &[
+            Range("yes", 0, CLIENTS_07),
+            Range("no", 0, CLIENTS_07),
+            Range("pass", 0, CLIENTS_07),
+            Range("total", 0, CLIENTS_07),
+        ],
+        17 => &[
+            Range("kick_vote", 0, 1),
+            Range("kick_min", 0, CLIENTS_07),
+            Range("spec_vote", 0, 1),
+            Range("team_lock", 0, 1),
+            Range("team_balance", 0, 1),
+            Range("player_slots", 0, CLIENTS_07),
+        ],
+        18 => &[
+            Range("client_id", 0, C),
+            Range("local", 0, 1),
+            Range("team", -1, 1),
+            Str("name"),
+            Str("clan"),
+            Int("country"),
+            StrArray("skin_part_names", 6),
+            Array("use_custom_colors", 6, 0, 1),
+            Array("skin_part_colors", 6, i32::MIN, i32::MAX),
+            Range("silent", 0, 1),
+        ],
+        19 => &[
+            Range("game_flags", 0, 15),
+            Range("score_limit", 0, i32::MAX),
+            Range("time_limit", 0, i32::MAX),
+            Range("match_num", 0, i32::MAX),
+            Range("match_current", 0, i32::MAX),
+        ],
+        20 => &[
+            Range("client_id", 0, C),
+            Str("reason"),
+            Range("silent", 0, 1),
+        ],
+        // The game message's id, then its parameters.
+        21 => &[Int("game_msg_id"), Ints("params")],
+        22 => &[Str("name"), Range("client_id", -1, C), Range("team", -1, 1)],
+        23 => &[Str("name"), Range("client_id", -1, C), Str("reason")],
+        24 => &[Range("mode", 0, 3), Range("target", -1, C), Str("message")],
+        25 => &[Range("team", -1, 1)],
+        26 => &[Range("spec_mode", 0, 3), Range("spectator_id", -1, C)],
+        27 => &[
+            Str("name"),
+            Str("clan"),
+            Int("country"),
+            StrArray("skin_part_names", 6),
+            Array("use_custom_colors", 6, 0, 1),
+            Array("skin_part_colors", 6, i32::MIN, i32::MAX),
+        ],
+        30 => &[Range("emoticon", 0, LAST_EMOTICON)],
+        31 => &[Range("vote", -1, 1)],
+        32 => &[
+            Str("type"),
+            Str("value"),
+            Str("reason"),
+            Range("force", 0, 1),
+        ],
+        33 => &[
+            Range("client_id", 0, C),
+            StrArray("skin_part_names", 6),
+            Array("use_custom_colors", 6, 0, 1),
+            Array("skin_part_colors", 6, i32::MIN, i32::MAX),
+        ],
+        34 => SKIN_07,
+        35 => &[
+            Range("client_id", 0, C),
+            Range("time", -1, i32::MAX),
+            Int("diff"),
+            Range("record_personal", 0, 1),
+            OptInt("record_server"),
+        ],
+        36 => &[Int("diff")],
+        37 => &[Str("name"), Str("args_format"), Str("help_text")],
+        38 => NAME,
+        39 => &[Str("name"), Str("arguments")],
+        _ => return None,
+    })
+}
+
+/// DDNet's extended messages with a known layout: the registered name,
+/// whether it is a system message, and its fields. System ones from
+/// `protocol_ex_msgs.h` as the server and client pack them; game ones
+/// from `datasrc/network.py`'s `NetMessageEx`.
+const EX: &[(&str, bool, &[Spec])] = &[
+    ("rcon-type@ddnet.tw", true, &[Int("username_required")]),
+    (
+        "map-details@ddnet.tw",
+        true,
+        &[
+            Str("name"),
+            Fixed("sha256", 32),
+            Int("crc"),
+            Int("size"),
+            OptStr("url"),
+        ],
+    ),
+    (
+        "capabilities@ddnet.tw",
+        true,
+        &[Int("version"), Int("flags")],
+    ),
+    (
+        "clientver@ddnet.tw",
+        true,
+        &[
+            Fixed("connection_id", 16),
+            Int("ddnet_version"),
+            Str("version_str"),
+        ],
+    ),
+    ("ping@ddnet.tw", true, &[Fixed("id", 16)]),
+    ("pong@ddnet.tw", true, &[Fixed("id", 16)]),
+    (
+        "checksum-request@ddnet.tw",
+        true,
+        &[Fixed("id", 16), Int("start"), Int("length")],
+    ),
+    (
+        "checksum-response@ddnet.tw",
+        true,
+        &[Fixed("id", 16), Fixed("sha256", 32)],
+    ),
+    (
+        "checksum-error@ddnet.tw",
+        true,
+        &[Fixed("id", 16), Int("error")],
+    ),
+    ("redirect@ddnet.org", true, &[Int("port")]),
+    ("rcon-cmd-group-start@ddnet.org", true, &[Int("count")]),
+    ("rcon-cmd-group-end@ddnet.org", true, EMPTY),
+    ("map-reload@ddnet.org", true, EMPTY),
+    ("reconnect@ddnet.org", true, EMPTY),
+    ("sv-maplist-add@ddnet.org", true, &[RestStrs("names")]),
+    ("sv-maplist-start@ddnet.org", true, &[Int("count")]),
+    ("sv-maplist-end@ddnet.org", true, EMPTY),
+    ("my-own-message@heinrich5991.de", false, &[Int("test")]),
+    (
+        "show-distance@netmsg.ddnet.tw",
+        false,
+        &[Int("x"), Int("y")],
+    ),
+    ("showothers@netmsg.ddnet.tw", false, &[Range("show", 0, 2)]),
+    (
+        "camera-info@netmsg.ddnet.org",
+        false,
+        &[Int("zoom"), Int("deadzone"), Int("follow_factor")],
+    ),
+    ("teamsstate@netmsg.ddnet.tw", false, &[Ints("teams")]),
+    (
+        "ddrace-time@netmsg.ddnet.tw",
+        false,
+        &[Int("time"), Int("check"), Range("finish", 0, 1)],
+    ),
+    (
+        "record@netmsg.ddnet.tw",
+        false,
+        &[Int("server_time_best"), Int("player_time_best")],
+    ),
+    (
+        "killmsgteam@netmsg.ddnet.tw",
+        false,
+        &[
+            Range("team", 0, LAST_CLIENT_06),
+            Range("first", -1, LAST_CLIENT_06),
+        ],
+    ),
+    ("yourvote@netmsg.ddnet.org", false, &[Range("voted", -1, 1)]),
+    (
+        "racefinish@netmsg.ddnet.org",
+        false,
+        &[
+            Range("client_id", 0, LAST_CLIENT_06),
+            Int("time"),
+            Int("diff"),
+            Range("record_personal", 0, 1),
+            OptInt("record_server"),
+        ],
+    ),
+    (
+        "commandinfo@netmsg.ddnet.org",
+        false,
+        &[Str("name"), Str("args_format"), Str("help_text")],
+    ),
+    ("commandinfo-remove@netmsg.ddnet.org", false, NAME),
+    ("sv-vote-option-group-start@netmsg.ddnet.org", false, EMPTY),
+    ("sv-vote-option-group-end@netmsg.ddnet.org", false, EMPTY),
+    ("sv-commandinfo-group-start@netmsg.ddnet.org", false, EMPTY),
+    ("sv-commandinfo-group-end@netmsg.ddnet.org", false, EMPTY),
+    (
+        "change-info-cooldown@netmsg.ddnet.org",
+        false,
+        &[Range("wait_until", 0, MAX_TICK)],
+    ),
+    (
+        "map-sound-global@netmsg.ddnet.org",
+        false,
+        &[Int("sound_id")],
+    ),
+    (
+        "preinput@netmsg.ddnet.org",
+        false,
+        &[
+            Int("direction"),
+            Int("target_x"),
+            Int("target_y"),
+            Int("jump"),
+            Int("fire"),
+            Int("hook"),
+            Int("wanted_weapon"),
+            Int("next_weapon"),
+            Int("prev_weapon"),
+            Range("owner", 0, LAST_CLIENT_06),
+            Range("intended_tick", 0, MAX_TICK),
+        ],
+    ),
+    (
+        "save-code@netmsg.ddnet.org",
+        false,
+        &[
+            Range("state", 0, 4),
+            Str("error"),
+            Str("save_requester"),
+            Str("server_name"),
+            Str("generated_code"),
+            Str("code"),
+            Str("team_members"),
+        ],
+    ),
+    ("server-alert@netmsg.ddnet.org", false, MESSAGE),
+    ("moderator-alert@netmsg.ddnet.org", false, MESSAGE),
+    (
+        "enable-spectator-count@netmsg.ddnet.org",
+        false,
+        &[Range("enable", 0, 1)],
+    ),
+    ("map-info@netmsg.ddnet.org", false, DESCRIPTION),
+];
+
+/// The field layout of a message: its fields in order and how each is
+/// packed. The context of the [`Fields`] codec.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout(&'static [Spec]);
 
 impl Layout {
-    /// The layout of system message `id` in `version` (DDNet 20.1 for 0.6,
-    /// Teeworlds 0.7.5 for 0.7), if this crate knows it.
-    pub fn of(version: Version, id: MsgId) -> Option<Layout> {
-        match id {
-            MsgId::Ordinal(id) => sys_layout(version, id).map(Layout),
-            MsgId::Uuid(u) if uuid_name(&u) == Some("clientver@ddnet.tw") => {
-                Some(Layout(CLIENTVER))
+    /// The layout of the message `header` names in `version`, if this
+    /// crate knows it: system messages a session needs and every game
+    /// message (DDNet 20.1 for 0.6, Teeworlds 0.7.5 for 0.7), and DDNet's
+    /// extended messages (by UUID, system or game as DDNet sends them).
+    pub fn of(version: Version, header: &MsgHeader) -> Option<Layout> {
+        let specs = match (header.sys, header.id) {
+            (true, MsgId::Ordinal(id)) => sys_layout(version, id),
+            (false, MsgId::Ordinal(id)) => match version {
+                Version::V06 => game_layout_06(id),
+                Version::V07 => game_layout_07(id),
+            },
+            (sys, MsgId::Uuid(u)) => {
+                let name = uuid_name(&u)?;
+                EX.iter()
+                    .find(|&&(n, s, _)| n == name && s == sys)
+                    .map(|&(_, _, specs)| specs)
             }
-            MsgId::Uuid(_) => None,
-        }
+        };
+        specs.map(Layout)
     }
 
     /// The field names, in order.
     pub fn names(self) -> impl Iterator<Item = &'static str> {
-        self.0.iter().map(|spec| match *spec {
-            Int(n) | OptInt(n) | Str(n) | Sized(n) | Quarter(n) | Fixed(n, _) | Rest(n) => n,
+        self.0.iter().map(|spec| spec_name(spec))
+    }
+
+    /// The first field DDNet's generated unpacker refuses as out of its
+    /// range (it then drops the message), if any. DDNet checks the fields
+    /// in order after reading them all.
+    pub fn rejected(self, fields: &Fields<'_>) -> Option<Rejected> {
+        self.0.iter().find_map(|spec| {
+            let (field, min, max) = match *spec {
+                Range(n, min, max) | Array(n, _, min, max) => (n, min, max),
+                _ => return None,
+            };
+            let out = |&value: &i32| {
+                (!(min..=max).contains(&value)).then_some(Rejected {
+                    field,
+                    value,
+                    min,
+                    max,
+                })
+            };
+            match fields.get(field)? {
+                Value::Int(v) => out(v),
+                Value::Ints(v) => v.iter().find_map(out),
+                _ => None,
+            }
         })
+    }
+}
+
+fn spec_name(spec: &Spec) -> &'static str {
+    match *spec {
+        Int(n)
+        | Range(n, ..)
+        | OptInt(n)
+        | Str(n)
+        | OptStr(n)
+        | Sized(n)
+        | Quarter(n)
+        | Fixed(n, _)
+        | Rest(n)
+        | Ints(n)
+        | Array(n, ..)
+        | StrArray(n, _)
+        | Strs(n)
+        | RestStrs(n) => n,
+    }
+}
+
+/// A field whose value DDNet's generated unpacker refuses: it drops the
+/// message ("invalid range" in its log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Rejected {
+    /// The field's name.
+    pub field: &'static str,
+    /// Its value.
+    pub value: i32,
+    /// The smallest value accepted.
+    pub min: i32,
+    /// The largest value accepted.
+    pub max: i32,
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}={} is outside {}..={}",
+            self.field, self.value, self.min, self.max
+        )
     }
 }
 
@@ -455,37 +909,69 @@ impl Layout {
 pub enum Value<'a> {
     /// A varint.
     Int(i32),
-    /// A NUL-terminated string (without the NUL).
+    /// A NUL-terminated string (without the NUL), its bytes as sent.
     Text(crate::bytes::Text<'a>),
     /// Raw bytes (a sized or fixed-length field, or the rest of the body).
     Bytes(crate::bytes::Blob<'a>),
     /// A run of varints.
     Ints(Vec<i32>),
+    /// A run of strings.
+    Texts(Vec<crate::bytes::Text<'a>>),
 }
 
-/// A system message's body read into named fields.
+impl std::fmt::Display for Value<'_> {
+    /// Ints as numbers, strings as JSON strings (or `{"hex":...}`), raw
+    /// bytes as a hex preview, runs as `[...]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Bytes(b) => f.write_str(&crate::bytes::hex_preview(b)),
+            Value::Ints(ints) => {
+                f.write_str("[")?;
+                for (i, v) in ints.iter().enumerate() {
+                    write!(f, "{}{v}", if i > 0 { "," } else { "" })?;
+                }
+                f.write_str("]")
+            }
+            text => f.write_str(&serde_json::to_string(text).unwrap_or_default()),
+        }
+    }
+}
+
+/// A message's body read into named fields.
 ///
 /// A [`Codec`] with the message's [`Layout`] as context: decoding reads the
 /// whole body (what follows the last field is `trailing`), encoding writes
 /// canonical ints, so a strict decode re-encodes to the same bytes.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fields<'a> {
-    /// The fields by name, in wire order. An optional int missing at the
+    /// The fields by name, in wire order. An optional field missing at the
     /// end of the body is left out.
     pub fields: Vec<(&'static str, Value<'a>)>,
     /// Bytes after the last field.
-    #[serde(serialize_with = "crate::packet::hex_bytes")]
     pub trailing: &'a [u8],
 }
 
-/// Reads a system message's body into named fields, if its layout is
-/// known. Offsets in errors are relative to `body`.
-pub fn decode_sys<'a>(
+impl Serialize for Fields<'_> {
+    /// An object of the fields by name, in wire order.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.fields.len()))?;
+        for (name, value) in &self.fields {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+/// Reads a message's body into named fields, if its layout is known.
+/// Offsets in errors are relative to `body`.
+pub fn decode_body<'a>(
     version: Version,
-    id: MsgId,
+    header: &MsgHeader,
     body: &'a [u8],
 ) -> Option<Result<Fields<'a>, DecodeError>> {
-    let layout = Layout::of(version, id)?;
+    let layout = Layout::of(version, header)?;
     Some(Fields::decode(
         &mut Reader::new(body, Mode::Lenient),
         layout,
@@ -499,10 +985,10 @@ impl<'a> Codec<'a, Layout> for Fields<'a> {
         let mut last_int = 0i32;
         for spec in layout.0 {
             let (name, value) = match *spec {
-                Int(n) => (n, Value::Int(read_int(r, n)?)),
-                OptInt(_) if r.remaining() == 0 => continue,
+                Int(n) | Range(n, ..) => (n, Value::Int(read_int(r, n)?)),
+                OptInt(_) | OptStr(_) if r.remaining() == 0 => continue,
                 OptInt(n) => (n, Value::Int(read_int(r, n)?)),
-                Str(n) => (n, Value::Text(read_str(r, n)?.into())),
+                Str(n) | OptStr(n) => (n, Value::Text(read_str(r, n)?.into())),
                 Sized(n) => {
                     let len = usize::try_from(last_int).map_err(|_| {
                         r.error(
@@ -527,6 +1013,44 @@ impl<'a> Codec<'a, Layout> for Fields<'a> {
                 }
                 Fixed(n, len) => (n, Value::Bytes(r.take(len, n)?.into())),
                 Rest(n) => (n, Value::Bytes(r.rest().into())),
+                Ints(n) => {
+                    let mut ints = Vec::with_capacity(r.remaining());
+                    while r.remaining() > 0 {
+                        ints.push(read_int(r, n)?);
+                    }
+                    (n, Value::Ints(ints))
+                }
+                Array(n, len, ..) => {
+                    let mut ints = Vec::with_capacity(len);
+                    for _ in 0..len {
+                        ints.push(read_int(r, n)?);
+                    }
+                    (n, Value::Ints(ints))
+                }
+                StrArray(n, len) => {
+                    let mut texts = Vec::with_capacity(len);
+                    for _ in 0..len {
+                        texts.push(read_str(r, n)?.into());
+                    }
+                    (n, Value::Texts(texts))
+                }
+                Strs(n) => {
+                    // Each string takes a byte at least: a count beyond the
+                    // bytes left fails within that many steps.
+                    let count = usize::try_from(last_int).unwrap_or(0);
+                    let mut texts = Vec::with_capacity(count.min(r.remaining()));
+                    for _ in 0..count {
+                        texts.push(read_str(r, n)?.into());
+                    }
+                    (n, Value::Texts(texts))
+                }
+                RestStrs(n) => {
+                    let mut texts = Vec::new();
+                    while r.remaining() > 0 {
+                        texts.push(read_str(r, n)?.into());
+                    }
+                    (n, Value::Texts(texts))
+                }
             };
             if let Value::Int(v) = value {
                 last_int = v;
@@ -546,6 +1070,7 @@ impl<'a> Codec<'a, Layout> for Fields<'a> {
                 Value::Text(t) => write_str(out, t),
                 Value::Bytes(b) => out.extend_from_slice(b),
                 Value::Ints(v) => v.iter().for_each(|&i| write_int(out, i)),
+                Value::Texts(v) => v.iter().for_each(|t| write_str(out, t)),
             }
         }
         out.extend_from_slice(self.trailing);
@@ -570,6 +1095,14 @@ impl Fields<'_> {
     pub fn bytes(&self, name: &str) -> Option<&[u8]> {
         match self.get(name)? {
             Value::Bytes(b) => Some(&b[..]),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a named string field, as sent.
+    pub fn text(&self, name: &str) -> Option<&[u8]> {
+        match self.get(name)? {
+            Value::Text(t) => Some(&t[..]),
             _ => None,
         }
     }
@@ -681,37 +1214,46 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::MessageIdOutOfRange { id: 0x10000 });
     }
 
-    /// Every layout this crate knows, by version and id.
+    /// Every layout this crate knows: system and game messages by version
+    /// and id, and the extended ones.
     fn layouts() -> Vec<Layout> {
-        let clientver = crate::packer::calculate_uuid("clientver@ddnet.tw");
-        [Version::V06, Version::V07]
-            .into_iter()
-            .flat_map(|v| (0..64).filter_map(move |id| Layout::of(v, MsgId::Ordinal(id))))
-            .chain(Layout::of(Version::V06, MsgId::Uuid(clientver)))
-            .collect()
+        let ordinal = [Version::V06, Version::V07].into_iter().flat_map(|v| {
+            (0..64).flat_map(move |id| {
+                [true, false].into_iter().filter_map(move |sys| {
+                    let id = MsgId::Ordinal(id);
+                    Layout::of(v, &MsgHeader { sys, id })
+                })
+            })
+        });
+        let ex = EX.iter().map(|&(name, sys, _)| {
+            let id = MsgId::Uuid(crate::packer::calculate_uuid(name));
+            Layout::of(Version::V06, &MsgHeader { sys, id }).unwrap()
+        });
+        ordinal.chain(ex).collect()
     }
 
-    /// Values that fit `layout`: sizes match the sized fields, and nothing
-    /// trails a body whose end is optional or open.
+    /// Values that fit `layout`: sizes and counts match the fields they
+    /// size, and nothing trails a body whose end is optional or open.
     fn fields_for(layout: Layout, g: &mut Gen) -> Fields<'static> {
         let mut fields: Vec<(&'static str, Value<'static>)> = Vec::new();
-        let text = |g: &mut Gen| {
+        let text = |g: &mut Gen| -> crate::bytes::Text<'static> {
             let bytes: Vec<u8> = Vec::<u8>::arbitrary(g)
                 .into_iter()
                 .filter(|&b| b != 0)
                 .collect();
-            bytes
+            bytes.into()
         };
+        let texts = |g: &mut Gen, n: usize| (0..n).map(|_| text(g)).collect::<Vec<_>>();
         let mut open_end = false;
         for spec in layout.0 {
             let value = match *spec {
-                Int(_) => Value::Int(i32::arbitrary(g)),
-                OptInt(_) if bool::arbitrary(g) => {
+                Int(_) | Range(..) => Value::Int(i32::arbitrary(g)),
+                OptInt(_) | OptStr(_) if bool::arbitrary(g) => {
                     open_end = true;
                     continue;
                 }
                 OptInt(_) => Value::Int(i32::arbitrary(g)),
-                Str(_) => Value::Text(text(g).into()),
+                Str(_) | OptStr(_) => Value::Text(text(g)),
                 Sized(_) => {
                     let b = Vec::<u8>::arbitrary(g);
                     fields.last_mut().unwrap().1 = Value::Int(b.len() as i32);
@@ -733,6 +1275,22 @@ mod tests {
                     open_end = true;
                     Value::Bytes(Vec::<u8>::arbitrary(g).into())
                 }
+                Ints(_) => {
+                    open_end = true;
+                    Value::Ints(Vec::<i32>::arbitrary(g))
+                }
+                Array(_, len, ..) => Value::Ints((0..len).map(|_| i32::arbitrary(g)).collect()),
+                StrArray(_, len) => Value::Texts(texts(g, len)),
+                Strs(_) => {
+                    let n = usize::from(u8::arbitrary(g) % 8);
+                    fields.last_mut().unwrap().1 = Value::Int(n as i32);
+                    Value::Texts(texts(g, n))
+                }
+                RestStrs(_) => {
+                    open_end = true;
+                    let n = usize::from(u8::arbitrary(g) % 8);
+                    Value::Texts(texts(g, n))
+                }
             };
             fields.push((spec_name(spec), value));
         }
@@ -744,14 +1302,10 @@ mod tests {
         Fields { fields, trailing }
     }
 
-    fn spec_name(spec: &'static Spec) -> &'static str {
-        Layout(std::slice::from_ref(spec)).names().next().unwrap()
-    }
-
     #[test]
-    fn prop_system_message_fields_obey_the_codec_law() {
+    fn prop_message_fields_obey_the_codec_law() {
         let all = layouts();
-        assert!(all.len() > 40, "{}", all.len());
+        assert!(all.len() > 150, "{}", all.len());
         let mut g = Gen::from_size_and_seed(60, crate::testing::SEED);
         for _ in 0..40 {
             for &layout in &all {
@@ -772,12 +1326,16 @@ mod tests {
 
     #[test]
     fn a_negative_size_is_refused_at_the_sized_field() {
-        let layout = Layout::of(Version::V06, MsgId::Ordinal(7)).unwrap(); // SNAPSINGLE
+        let header = MsgHeader {
+            sys: true,
+            id: MsgId::Ordinal(7), // SNAPSINGLE
+        };
+        let layout = Layout::of(Version::V06, &header).unwrap();
         let mut body = Vec::new();
         for v in [100, 1, 0, -5] {
             write_int(&mut body, v);
         }
-        let e = decode_sys(Version::V06, MsgId::Ordinal(7), &body)
+        let e = decode_body(Version::V06, &header, &body)
             .unwrap()
             .unwrap_err();
         assert_eq!((e.offset, e.context), (body.len() as u64, "data"));

@@ -13,9 +13,10 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
 use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
+use teeoracle::packet::{self, Version};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
-    End, Header, HeaderInfo, Message, ReadError, Replay, ReplayConfig, StreamReader,
+    End, Header, HeaderInfo, Message, ReadError, Record, Replay, ReplayConfig, StreamReader,
 };
 
 #[derive(Subcommand, Debug)]
@@ -112,6 +113,24 @@ struct DumpRecord<'r, 'a> {
     /// Where the record's first non-canonical int is (it is kept verbatim).
     #[serde(skip_serializing_if = "Option::is_none")]
     noncanonical_at: Option<u64>,
+    /// A `message` record's data read as the message a client sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decoded: Option<packet::Message<'r>>,
+    /// Instead of `decoded`: the message's id cannot be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decoded_error: Option<DecodeError>,
+}
+
+/// A `message` record's data read as a 0.6 client-to-server message (what
+/// DDNet's server records), errors at their file byte; `None` for other
+/// records. Only for display: the dump's own decoding stays as it is.
+fn client_message<'r>(rec: &'r Record<'_>) -> Option<Result<packet::Message<'r>, DecodeError>> {
+    let Message::NetMessage { data, .. } = &rec.msg else {
+        return None;
+    };
+    // The data ends the record.
+    let at = rec.offset + (rec.raw.len() - data.len()) as u64;
+    Some(packet::Message::read(data, at, Version::V06))
 }
 
 /// The last line of `dump --format jsonl`: how the stream ended, or the
@@ -160,17 +179,27 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         let result = match format {
             StreamFormat::Text => rec
                 .write_text(&mut out)
+                .and_then(|()| match client_message(rec) {
+                    Some(Ok(m)) => write!(out, " -> {m}"),
+                    Some(Err(e)) => write!(out, " -> unreadable message: {e}"),
+                    None => Ok(()),
+                })
                 .and_then(|()| out.write_all(b"\n"))
                 .map_err(Failure::from),
-            StreamFormat::Jsonl => write_json_line(
-                &mut out,
-                &DumpRecord {
-                    offset: rec.offset,
-                    tick: rec.tick,
-                    msg: &rec.msg,
-                    noncanonical_at: rec.noncanonical_at(),
-                },
-            ),
+            StreamFormat::Jsonl => {
+                let decoded = client_message(rec);
+                write_json_line(
+                    &mut out,
+                    &DumpRecord {
+                        offset: rec.offset,
+                        tick: rec.tick,
+                        msg: &rec.msg,
+                        noncanonical_at: rec.noncanonical_at(),
+                        decoded_error: decoded.as_ref().and_then(|d| d.as_ref().err().cloned()),
+                        decoded: decoded.and_then(Result::ok),
+                    },
+                )
+            }
         };
         match result {
             Ok(()) => ControlFlow::Continue(()),

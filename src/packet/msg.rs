@@ -550,7 +550,9 @@ fn game_layout_07(id: i32) -> Option<&'static [Spec]> {
             Range("client_id", 0, C),
             Range("emoticon", 0, LAST_EMOTICON),
         ],
-        12 => &[Int("num_options"), Strs("descriptions")],
+        // DDNet sends its 0.6 message to 0.7 clients too: 15 strings, the
+        // unused ones empty; Teeworlds sends `num_options` strings.
+        12 => &[Int("num_options"), Strs("descriptions"), RestStrs("unused")],
         13 | 14 => DESCRIPTION,
         15 => &[
             Range("client_id", -1, C),

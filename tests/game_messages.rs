@@ -311,3 +311,43 @@ fn libtw2_reads_the_same_fields() {
     used(FEWER, 1);
     used(REFUSED, 2);
 }
+
+/// The first message of each kind (system ones too: a session's whole
+/// vocabulary) in a capture, as text and JSON, in capture order.
+fn first_of_each_kind(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    let capture = capture::read(&bytes).unwrap();
+    let mut s = Session::new(&capture, session::server_port(&capture).unwrap());
+    let mut seen = Vec::new();
+    let mut out = String::new();
+    while let Some(d) = s.next_datagram() {
+        let Some(contents) = &d.contents else {
+            continue;
+        };
+        for c in &contents.chunks {
+            let Ok(m) = &c.message else { continue };
+            if !seen.contains(&m.header) {
+                seen.push(m.header);
+                let json = serde_json::to_string(m).unwrap();
+                out.push_str(&format!("{:?} {m}\n  {json}\n", d.direction));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn golden_messages_06() {
+    let path = common::root().join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap");
+    common::snapshot("packet", "messages_06_A", &first_of_each_kind(&path));
+}
+
+#[test]
+fn golden_messages_07() {
+    let Some(up) = common::upstream_corpus() else {
+        return;
+    };
+    let dir = up.join("teeworlds-traffic-dumps/075_tw_dm1_join_chat_walk_disconnect");
+    let text = first_of_each_kind(&dir.join("075_tw_dm1_join_chat_walk_disconnect.pcap"));
+    common::snapshot("packet", "messages_07_tw_dm1", &text);
+}

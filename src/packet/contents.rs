@@ -360,6 +360,22 @@ mod tests {
     }
 
     #[test]
+    fn a_demo_message_loses_its_int_padding() {
+        // Sv_Chat (game 3) team 0, client -1, "hi": 6 bytes, padded to 8.
+        let data = [3 << 1, 0x00, 0x40, b'h', b'i', 0, 0, 0];
+        let (m, padding) = Message::read_padded(&data, 0, Version::V06).unwrap();
+        assert_eq!(padding, 2);
+        assert_eq!(
+            m.to_string(),
+            r#"game:3 Sv_Chat team=0 client_id=-1 message="hi""#
+        );
+        // An unknown id cannot tell: nothing is taken away.
+        let data = [27 << 1 | 1, 1, 0, 0]; // sys 27: unknown in 0.6
+        let (m, padding) = Message::read_padded(&data, 0, Version::V06).unwrap();
+        assert_eq!((padding, m.body), (0, &data[1..]));
+    }
+
+    #[test]
     fn a_cut_chunk_keeps_the_chunks_before_it() {
         let p = payload(true);
         let c = Contents::read(&p, Version::V06, 2);

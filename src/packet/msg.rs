@@ -1326,6 +1326,89 @@ mod tests {
             .quickcheck(bytes as fn(Vec<u8>, usize) -> TestResult);
     }
 
+    /// A message's body read by its layout.
+    fn read(version: Version, sys: bool, id: i32, body: &[u8]) -> Fields<'_> {
+        let header = MsgHeader {
+            sys,
+            id: MsgId::Ordinal(id),
+        };
+        decode_body(version, &header, body).unwrap().unwrap()
+    }
+
+    #[test]
+    fn game_messages_read_by_name() {
+        // 0.6 Sv_Chat: team 0, client -1, "hi".
+        let chat = read(Version::V06, false, 3, b"\x00\x40hi\0");
+        assert_eq!(
+            (
+                chat.int("team"),
+                chat.int("client_id"),
+                chat.text("message")
+            ),
+            (Some(0), Some(-1), Some(&b"hi"[..]))
+        );
+        // 0.7 Sv_Chat has a mode and a target before the text.
+        let chat = read(Version::V07, false, 3, b"\x01\x00\x40hi\0");
+        assert_eq!(chat.int("target_id"), Some(-1));
+        // Strings keep their bytes, control characters included.
+        let say = read(Version::V06, false, 17, b"\x00a\x07b\0");
+        assert_eq!(say.text("message"), Some(&b"a\x07b"[..]));
+    }
+
+    #[test]
+    fn an_out_of_range_field_is_named_as_ddnet_rejects_it() {
+        let header = MsgHeader {
+            sys: false,
+            id: MsgId::Ordinal(23), // Cl_Emoticon
+        };
+        let layout = Layout::of(Version::V06, &header).unwrap();
+        let ok = read(Version::V06, false, 23, &[15]);
+        assert_eq!(layout.rejected(&ok), None);
+        let bad = read(Version::V06, false, 23, &[16]);
+        let r = layout.rejected(&bad).unwrap();
+        assert_eq!(r.to_string(), "emoticon=16 is outside 0..=15");
+        // 0.7 Cl_StartInfo: a use_custom_colors entry of 2.
+        let header = MsgHeader {
+            sys: false,
+            id: MsgId::Ordinal(27),
+        };
+        let mut body = b"a\0b\0".to_vec();
+        write_int(&mut body, 0);
+        (0..6).for_each(|_| body.extend(b"s\0"));
+        for v in [1, 0, 2, 0, 0, 0, 5, 5, 5, 5, 5, 5] {
+            write_int(&mut body, v);
+        }
+        let fields = decode_body(Version::V07, &header, &body).unwrap().unwrap();
+        let layout = Layout::of(Version::V07, &header).unwrap();
+        let r = layout.rejected(&fields).unwrap();
+        assert_eq!(
+            (r.field, r.value, r.min, r.max),
+            ("use_custom_colors", 2, 0, 1)
+        );
+    }
+
+    #[test]
+    fn every_game_id_with_a_name_has_a_layout() {
+        for (version, table) in [(Version::V06, GAME_06), (Version::V07, GAME_07)] {
+            for id in 1..table.len() as i32 {
+                let header = MsgHeader {
+                    sys: false,
+                    id: MsgId::Ordinal(id),
+                };
+                assert!(Layout::of(version, &header).is_some(), "{version} {id}");
+            }
+        }
+        let unknown = MsgHeader {
+            sys: false,
+            id: MsgId::Ordinal(GAME_06.len() as i32),
+        };
+        assert_eq!(
+            Layout::of(Version::V06, &unknown),
+            None,
+            "unknown ids stay raw"
+        );
+    }
+
     #[test]
     fn a_negative_size_is_refused_at_the_sized_field() {
         let header = MsgHeader {

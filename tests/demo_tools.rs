@@ -371,11 +371,15 @@ fn dump_jsonl_has_a_line_per_chunk() {
     assert_eq!(chat["offset"], 537);
     assert_eq!(chat["size_form"], "inline");
     assert_eq!(chat["writer"], "ddnet");
-    assert_eq!(chat["message"]["class"], "game");
+    assert_eq!(chat["message"]["system"], false);
     assert_eq!(chat["message"]["id"], 3);
     assert_eq!(chat["message"]["name"], "Sv_Chat");
-    // Team 0, client -1, "hi", zero padding to the int.
-    assert_eq!(chat["message"]["body"], "00406869000000");
+    // Team 0, client -1, "hi"; the zero padding to the int is not a field.
+    assert_eq!(
+        chat["message"]["fields"],
+        serde_json::json!({"team": 0, "client_id": -1, "message": "hi"})
+    );
+    assert!(chat["message"].get("trailing").is_none(), "{chat}");
     assert_eq!(lines.last().unwrap()["chunks"], 8);
 
     let bytes = std::fs::read(root(MINIMAL)).unwrap();
@@ -394,7 +398,7 @@ fn dump_jsonl_has_a_line_per_chunk() {
     assert_eq!(piped[1..], lines[1..]);
 }
 
-/// System messages come with their fields; a payload that does not
+/// Messages come with their fields; a payload that does not
 /// decode is a line with its error (file byte, byte inside), and the
 /// dump exits 1 after the end line.
 #[test]
@@ -404,7 +408,7 @@ fn dump_jsonl_decodes_system_messages_and_reports_bad_payloads() {
     let lines = json_lines(&out.stdout);
     let sys = lines
         .iter()
-        .find(|l| l["message"]["class"] == "sys" && l["message"]["fields"].is_object())
+        .find(|l| l["message"]["system"] == true && l["message"]["fields"].is_object())
         .expect("a system message with fields");
     assert!(sys["message"]["name"].is_string(), "{sys}");
 

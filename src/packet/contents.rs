@@ -1,5 +1,5 @@
 //! A data packet's payload read down to its messages, once: every chunk,
-//! the message header in it, and the fields of the system messages whose
+//! the message header in it, and the fields of the messages whose
 //! layout is known. [`reencode`] writes all of it back and says where the
 //! result first differs from the datagram.
 

@@ -1,8 +1,9 @@
 //! Messages inside chunks: `varint(id << 1 | sys)`, then for id 0 a UUID
 //! (DDNet's extended messages), then the body. [`MsgHeader`] is that
-//! header as a [`Codec`]; the bodies of the system messages a session
-//! needs are read by [`Fields`], a [`Codec`] whose context is the message's
-//! [`Layout`].
+//! header as a [`Codec`]; bodies are read by [`Fields`], a [`Codec`] whose
+//! context is the message's [`Layout`], from one table per protocol: the
+//! system messages a session needs, every game message of DDNet 20.1
+//! (0.6) and Teeworlds 0.7.5 (0.7), and DDNet's extended messages.
 
 use super::Version;
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, Reader};

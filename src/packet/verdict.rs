@@ -143,7 +143,8 @@ impl fmt::Display for Rule {
                  holds 1400, so it is never read as sent (net_udp_recv, UnpackPacket)"
             }
             Rule::TooShort07 => {
-                "read as 0.7 and shorter than the 7-byte 0.7 header with its token (UnpackPacket)"
+                "shorter than the 7-byte 0.7 header with its token; DDNet reads a 0.6 \
+                 packet with the unused flag bit (byte 0 bit 0x04) as 0.7 (UnpackPacket)"
             }
             Rule::ConnlessTooShort => {
                 "connectionless packet shorter than its header, 6 bytes in 0.6 \
@@ -261,10 +262,11 @@ pub struct Verdicts {
     pub teeworlds_0_7_5: Option<Verdict>,
 }
 
-/// "ddnet: read as ..." and, when given, "; teeworlds 0.7.5: read as ...".
+/// "ddnet 20.1: read as ..." and, when given, "; teeworlds 0.7.5: read as
+/// ...".
 impl fmt::Display for Verdicts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ddnet: {}", self.ddnet)?;
+        write!(f, "ddnet 20.1: {}", self.ddnet)?;
         if let Some(tw) = &self.teeworlds_0_7_5 {
             write!(f, "; teeworlds 0.7.5: {tw}")?;
         }

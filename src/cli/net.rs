@@ -788,6 +788,7 @@ struct DatagramLine<'a> {
     version: Version,
     version_reason: VersionReason,
     bytes: usize,
+    verdict: Verdicts,
     #[serde(skip_serializing_if = "Option::is_none")]
     packet: Option<PacketJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -810,6 +811,7 @@ fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
         version: d.version,
         version_reason: d.version_reason,
         bytes: dg.payload.len(),
+        verdict: d.verdict,
         packet: d
             .packet
             .as_ref()
@@ -844,7 +846,7 @@ fn write_datagram_text(
         Ok(p) => p,
         Err(e) => {
             writeln!(out, "ERROR {e}")?;
-            return Ok(());
+            return write_drops(out, &d.verdict);
         }
     };
     text.clear();
@@ -859,6 +861,7 @@ fn write_datagram_text(
     if let Some(m) = d.mismatch {
         writeln!(out, "         RE-ENCODE DIFFERS at {}", mismatch_words(m))?;
     }
+    write_drops(out, &d.verdict)?;
     for a in &d.anomalies {
         writeln!(out, "         ! {a}")?;
     }
@@ -869,6 +872,18 @@ fn write_datagram_text(
             "         = snapshot tick {} (delta {}, {} part(s), {} bytes{crc})",
             snap.tick, snap.delta_tick, snap.parts, snap.size
         )?;
+    }
+    Ok(())
+}
+
+/// A line per implementation that drops the datagram (the JSON line has
+/// every verdict; accepting is the rule, so the text shows only drops).
+fn write_drops(out: &mut impl Write, v: &Verdicts) -> Result<(), Failure> {
+    if v.ddnet_drops() {
+        writeln!(out, "         x ddnet 20.1: {}", v.ddnet)?;
+    }
+    if let Some(tw) = v.teeworlds_0_7_5.filter(|tw| !tw.accepted()) {
+        writeln!(out, "         x teeworlds 0.7.5: {tw}")?;
     }
     Ok(())
 }

@@ -25,7 +25,9 @@
 //! - a stored archive: packing its recordings today gives its bytes
 //!   ([`STORED`]; `TEEORACLE_BLESS=1` rewrites it after a reviewed format
 //!   change), and its text members;
-//! - `packet/malformed/packets.txt`: what each datagram decodes to.
+//! - `packet/malformed/packets.txt`: what each datagram decodes to;
+//!   `packet/ddnet-verdicts/datagrams.txt`: what DDNet 20.1 (and, for
+//!   0.7, Teeworlds 0.7.5) does with each datagram.
 //!
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
@@ -44,7 +46,7 @@ use teeoracle::archive::{Archive, Compression, PackOptions, pack};
 use teeoracle::check::{self, Options, Source, Status};
 use teeoracle::codec::{Codec, Mode, Reader, encode_to_vec};
 use teeoracle::demo::{Chunk, Demo};
-use teeoracle::packet::{Packet, PacketCtx, TokenMode, Version};
+use teeoracle::packet::{Packet, PacketCtx, TokenMode, Verdicts, Version};
 use teeoracle::snapshot::replay::FaultKind;
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{End, Header, ReadError};
@@ -201,6 +203,9 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
         }
         ["packet", "malformed", "packets.txt"] => {
             vec![("packet", "malformed".into(), malformed_packets(path))]
+        }
+        ["packet", "ddnet-verdicts", "datagrams.txt"] => {
+            vec![("packet", "ddnet_verdicts".into(), ddnet_verdicts(path))]
         }
         _ => vec![],
     }
@@ -574,24 +579,8 @@ fn archive_text(path: &Path) -> Result<String, String> {
 /// whether it re-encodes exactly and its payload's chunks or first fault,
 /// placed in the datagram.
 fn malformed_packets(path: &Path) -> Result<String, String> {
-    let list = String::from_utf8(read(path)?).map_err(|e| e.to_string())?;
     let mut report = String::new();
-    for line in list
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let [name, version, hex, ..] = line.split_whitespace().collect::<Vec<_>>()[..] else {
-            return Err(format!("not `name version hex`: {line}"));
-        };
-        let bytes = match hex {
-            "{1401" => vec![0; 1401],
-            _ => hex::decode(hex).map_err(|e| format!("{name}: {e}"))?,
-        };
-        let version = match version {
-            "0.6" => Some(Version::V06),
-            "0.7" => Some(Version::V07),
-            _ => None,
-        };
+    for (name, version, bytes) in datagram_list(path)? {
         let ctx = PacketCtx {
             version,
             token: TokenMode::Auto,
@@ -618,6 +607,55 @@ fn malformed_packets(path: &Path) -> Result<String, String> {
             }
         };
         writeln!(report, "{name}: {outcome}").unwrap();
+    }
+    Ok(report)
+}
+
+/// A list of datagrams, a line each: name, version (`0.6`, `0.7`, else
+/// detected), hex (or `{1401 zero bytes}`); `#` starts a comment line.
+type DatagramList = Vec<(String, Option<Version>, Vec<u8>)>;
+
+fn datagram_list(path: &Path) -> Result<DatagramList, String> {
+    let list = String::from_utf8(read(path)?).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for line in list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let [name, version, hex, ..] = line.split_whitespace().collect::<Vec<_>>()[..] else {
+            return Err(format!("not `name version hex`: {line}"));
+        };
+        let bytes = match hex {
+            "{1401" => vec![0; 1401],
+            _ => hex::decode(hex).map_err(|e| format!("{name}: {e}"))?,
+        };
+        let version = match version {
+            "0.6" => Some(Version::V06),
+            "0.7" => Some(Version::V07),
+            _ => None,
+        };
+        out.push((name.to_string(), version, bytes));
+    }
+    Ok(out)
+}
+
+/// Each datagram's verdicts, as `packet decode` gives them: a line per
+/// implementation, with the rule's code and sentence.
+fn ddnet_verdicts(path: &Path) -> Result<String, String> {
+    let mut report = String::new();
+    for (name, version, bytes) in datagram_list(path)? {
+        let version = version.ok_or_else(|| format!("{name}: give the peer's version"))?;
+        let ctx = PacketCtx {
+            version: Some(version),
+            token: TokenMode::Auto,
+        };
+        let packet = Packet::decode(&mut Reader::new(&bytes, Mode::Lenient), ctx).ok();
+        let v = Verdicts::of(&bytes, version, packet.as_ref());
+        writeln!(report, "{name} ({version}, {} bytes):", bytes.len()).unwrap();
+        writeln!(report, "  ddnet 20.1: {}", v.ddnet).unwrap();
+        if let Some(tw) = v.teeworlds_0_7_5 {
+            writeln!(report, "  teeworlds 0.7.5: {tw}").unwrap();
+        }
     }
     Ok(report)
 }

@@ -494,6 +494,86 @@ mod cli {
         assert_eq!(p["error"]["context"], "packet.header.num_chunks");
         assert_eq!(p["reencode"]["status"], "not_checked");
         assert_eq!(p["failed"], true);
+        // Undecodable, and judged all the same.
+        assert_eq!(p["verdict"]["ddnet"]["rule"], "too_short");
+        assert_eq!(p["verdict"]["teeworlds_0_7_5"]["rule"], "too_short_07");
+    }
+
+    #[test]
+    fn packet_decode_shows_the_verdicts_in_text_and_json() {
+        // A control packet without its control byte: decoded and exact,
+        // and dropped by DDNet.
+        let out = run(&["packet", "decode", "100000"]);
+        assert_eq!(out.status.code(), Some(0), "a drop is not a decode failure");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("ddnet 20.1: read as 0.6, dropped (control_without_byte): control packet without a control byte (IsValidConnectionOrientedPacket)"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("teeworlds"),
+            "no 0.7.5 verdict for 0.6: {text}"
+        );
+        // A 0.7 connless packet with version bits 0: DDNet reads it as 0.6.
+        let out = run(&[
+            "packet",
+            "decode",
+            "--format",
+            "json",
+            "--version",
+            "0.7",
+            "20aabbccdd11223344",
+        ]);
+        let v = &json(&out.stdout)["packets"][0]["verdict"];
+        assert_eq!(
+            v["ddnet"],
+            serde_json::json!({"read_as": "0.6", "accepted": true})
+        );
+        assert_eq!(v["teeworlds_0_7_5"]["rule"], "connless_version_bits");
+    }
+
+    #[test]
+    fn packet_decode_token_forces_the_0_6_token() {
+        // A DDNet CONNECT: the guess finds the token; `no` keeps it in the
+        // control data.
+        let connect = "10000001544b454effffffff";
+        let token = |arg: &str| {
+            let out = run(&[
+                "packet", "decode", "--format", "json", "--token", arg, connect,
+            ]);
+            assert_eq!(out.status.code(), Some(0));
+            json(&out.stdout)["packets"][0]["packet"]["token"].clone()
+        };
+        assert_eq!(token("auto"), "ffffffff");
+        assert_eq!(token("yes"), "ffffffff");
+        assert_eq!(token("no"), Value::Null);
+        // A KEEPALIVE with 4 bytes after it: a token unless told otherwise.
+        let keepalive = |arg: &str| {
+            let out = run(&[
+                "packet",
+                "decode",
+                "--format",
+                "json",
+                "--token",
+                arg,
+                "1000000011223344",
+            ]);
+            let p = json(&out.stdout)["packets"][0]["packet"].clone();
+            (p["control_message"]["data"].clone(), p["token"].clone())
+        };
+        assert_eq!(keepalive("auto"), ("".into(), "11223344".into()));
+        assert_eq!(keepalive("no"), ("11223344".into(), Value::Null));
+        // Too short for a token: the decode fails, naming it.
+        let out = run(&[
+            "packet", "decode", "--format", "json", "--token", "yes", "100000",
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            json(&out.stdout)["packets"][0]["error"]["context"],
+            "packet.token"
+        );
+        let out = run(&["packet", "decode", "--token", "maybe", "100000"]);
+        assert_eq!(out.status.code(), Some(2));
     }
 
     #[test]

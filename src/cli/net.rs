@@ -16,7 +16,7 @@ use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
 use teeoracle::huffman::{self, Flavor};
 use teeoracle::packet::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
-    TokenMode, Version, VersionReason, control, detect_version, reencode,
+    TokenMode, Verdicts, Version, VersionReason, control, detect_version, reencode,
 };
 use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
 
@@ -60,6 +60,11 @@ pub enum PacketCommand {
         /// for an unknown peer.
         #[arg(long, value_enum, default_value_t = VersionArg::Auto)]
         version: VersionArg,
+        /// Whether a 0.6 connection packet ends with DDNet's security
+        /// token; `auto` guesses it from the packet's structure. Ignored
+        /// for 0.7.
+        #[arg(long, value_enum, default_value_t = TokenArg::Auto)]
+        token: TokenArg,
         /// `text` for people, `json` for programs (one `packet_decode`
         /// document).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -76,6 +81,16 @@ pub enum VersionArg {
     #[value(name = "0.7")]
     V07,
     /// As DDNet's server detects an unknown peer.
+    Auto,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum TokenArg {
+    /// The connection uses DDNet's token.
+    Yes,
+    /// A vanilla connection: no token.
+    No,
+    /// Guess from the packet's structure.
     Auto,
 }
 
@@ -121,9 +136,15 @@ pub fn packet(cmd: PacketCommand) -> Result<(), Failure> {
         hex,
         file,
         version,
+        token,
         format,
     } = cmd;
-    packet_decode(&hex, &file, version, format)
+    let token = match token {
+        TokenArg::Yes => TokenMode::Present,
+        TokenArg::No => TokenMode::Absent,
+        TokenArg::Auto => TokenMode::Auto,
+    };
+    packet_decode(&hex, &file, version, token, format)
 }
 
 pub fn pcap(cmd: PcapCommand) -> Result<(), Failure> {
@@ -493,6 +514,7 @@ struct PacketEntry<'a> {
     version: Version,
     version_reason: VersionReason,
     version_reason_text: String,
+    verdict: Verdicts,
     #[serde(skip_serializing_if = "Option::is_none")]
     packet: Option<PacketJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -505,6 +527,7 @@ pub fn packet_decode(
     hexes: &[String],
     file: &Option<PathBuf>,
     version: VersionArg,
+    token: TokenMode,
     format: ReportFormat,
 ) -> Result<(), Failure> {
     let mut packets: Vec<Vec<u8>> = Vec::new();
@@ -531,13 +554,14 @@ pub fn packet_decode(
         };
         let ctx = PacketCtx {
             version: Some(v),
-            token: TokenMode::Auto,
+            token,
         };
         let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
-        decoded.push((v, reason, packet));
+        let verdict = Verdicts::of(bytes, v, packet.as_ref().ok());
+        decoded.push((v, reason, packet, verdict));
     }
     let mut entries = Vec::new();
-    for (i, (bytes, (v, reason, packet))) in packets.iter().zip(&decoded).enumerate() {
+    for (i, (bytes, (v, reason, packet, verdict))) in packets.iter().zip(&decoded).enumerate() {
         let contents = match packet {
             Ok(Packet::Connection(p)) => p.contents(),
             _ => None,
@@ -552,26 +576,27 @@ pub fn packet_decode(
         any_failed |= failed;
         match format {
             ReportFormat::Text => {
-                let packet = match packet {
-                    Ok(p) => p,
-                    Err(e) => {
-                        eprintln!("teeoracle: error: packet {}: {e}", i + 1);
-                        continue;
-                    }
-                };
                 writeln!(
                     out,
                     "packet {} ({} bytes, version {v}: {reason})",
                     i + 1,
                     bytes.len()
                 )?;
-                let mut text = String::new();
-                describe(&mut text, ("  ", "  "), packet, contents.as_ref(), 0);
-                out.write_all(text.as_bytes())?;
-                match mismatch {
-                    None => writeln!(out, "  re-encode: byte-exact")?,
-                    Some(m) => writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?,
+                match packet {
+                    Ok(packet) => {
+                        let mut text = String::new();
+                        describe(&mut text, ("  ", "  "), packet, contents.as_ref(), 0);
+                        out.write_all(text.as_bytes())?;
+                        match mismatch {
+                            None => writeln!(out, "  re-encode: byte-exact")?,
+                            Some(m) => {
+                                writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?
+                            }
+                        }
+                    }
+                    Err(e) => eprintln!("teeoracle: error: packet {}: {e}", i + 1),
                 }
+                write_verdicts(&mut out, "  ", verdict)?;
             }
             ReportFormat::Json => entries.push((i, contents, mismatch, failed)),
         }
@@ -585,12 +610,13 @@ pub fn packet_decode(
         let packets = entries
             .iter()
             .map(|(i, contents, mismatch, failed)| {
-                let (v, reason, packet) = &decoded[*i];
+                let (v, reason, packet, verdict) = &decoded[*i];
                 PacketEntry {
                     bytes: packets[*i].len(),
                     version: *v,
                     version_reason: *reason,
                     version_reason_text: reason.to_string(),
+                    verdict: *verdict,
                     packet: packet
                         .as_ref()
                         .ok()
@@ -613,6 +639,15 @@ pub fn packet_decode(
             message: "a packet did not decode or re-encode exactly".into(),
             reported: true,
         });
+    }
+    Ok(())
+}
+
+/// A line per implementation's verdict, after `indent`.
+fn write_verdicts(out: &mut impl Write, indent: &str, v: &Verdicts) -> std::io::Result<()> {
+    writeln!(out, "{indent}ddnet 20.1: {}", v.ddnet)?;
+    if let Some(tw) = &v.teeworlds_0_7_5 {
+        writeln!(out, "{indent}teeworlds 0.7.5: {tw}")?;
     }
     Ok(())
 }
@@ -647,6 +682,7 @@ struct DatagramLine<'a> {
     version: Version,
     version_reason: VersionReason,
     bytes: usize,
+    verdict: Verdicts,
     #[serde(skip_serializing_if = "Option::is_none")]
     packet: Option<PacketJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -669,6 +705,7 @@ fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
         version: d.version,
         version_reason: d.version_reason,
         bytes: dg.payload.len(),
+        verdict: d.verdict,
         packet: d
             .packet
             .as_ref()
@@ -703,7 +740,7 @@ fn write_datagram_text(
         Ok(p) => p,
         Err(e) => {
             writeln!(out, "ERROR {e}")?;
-            return Ok(());
+            return write_drops(out, &d.verdict);
         }
     };
     text.clear();
@@ -718,6 +755,7 @@ fn write_datagram_text(
     if let Some(m) = d.mismatch {
         writeln!(out, "         RE-ENCODE DIFFERS at {}", mismatch_words(m))?;
     }
+    write_drops(out, &d.verdict)?;
     for a in &d.anomalies {
         writeln!(out, "         ! {a}")?;
     }
@@ -728,6 +766,18 @@ fn write_datagram_text(
             "         = snapshot tick {} (delta {}, {} part(s), {} bytes{crc})",
             snap.tick, snap.delta_tick, snap.parts, snap.size
         )?;
+    }
+    Ok(())
+}
+
+/// A line per implementation that drops the datagram (the JSON line has
+/// every verdict; accepting is the rule, so the text shows only drops).
+fn write_drops(out: &mut impl Write, v: &Verdicts) -> Result<(), Failure> {
+    if v.ddnet_drops() {
+        writeln!(out, "         x ddnet 20.1: {}", v.ddnet)?;
+    }
+    if let Some(tw) = v.teeworlds_0_7_5.filter(|tw| !tw.accepted()) {
+        writeln!(out, "         x teeworlds 0.7.5: {tw}")?;
     }
     Ok(())
 }

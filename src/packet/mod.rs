@@ -28,9 +28,11 @@
 mod chunk;
 mod contents;
 pub mod msg;
+mod verdict;
 
 pub use chunk::{CHUNK_RESEND, CHUNK_VITAL, Chunk, ChunkHeader};
 pub use contents::{Contents, Layer, Message, MessageChunk, Mismatch, reencode};
+pub use verdict::{Rule, Verdict, Verdicts};
 
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, PayloadKind, Reader};
 use crate::huffman::{self, Flavor, HuffmanInfo};

@@ -3,7 +3,7 @@
 //! message headers), and the session replay says what real peers would
 //! have done with it.
 
-use super::{Decoded, ReplaySummary, Session, Summary, server_port};
+use super::{Decoded, Direction, ReplaySummary, Session, Summary, server_port};
 use crate::capture::{self, is_capture};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use crate::packet::{Layer, Mismatch, Packet};
@@ -39,6 +39,10 @@ impl Format for CaptureFormat {
     }
 }
 
+/// Dropped datagrams listed one by one; past these, one finding counts
+/// the rest, so that a flood does not flood the report.
+const LISTED_DROPS: usize = 100;
+
 /// Checks the capture in `bytes` on the server port `port` (default: the
 /// port most datagrams use) into `verdict`, and returns the session's
 /// totals. Datagrams that do not decode or re-encode exactly fail; each
@@ -69,7 +73,14 @@ pub fn check_capture(
     // re-encode exactly: (file byte, message).
     let mut first_error: Option<(u64, String)> = None;
     let mut first_mismatch: Option<(u64, String)> = None;
+    // Datagrams DDNet drops. A warning, not a failure: the capture is what
+    // a peer really sent, and decoding it is sound; a drop says the peer
+    // sent something DDNet ignores, which a person should look at.
+    let mut drops = Vec::new();
     while let Some(d) = session.next_datagram() {
+        if d.verdict.ddnet_drops() && drops.len() < LISTED_DROPS {
+            drops.push(drop_finding(&d));
+        }
         let frame = d.datagram.frame;
         let error = d.packet.as_ref().err().or(d.payload_error.as_ref());
         if let (None, Some(e)) = (&first_error, error) {
@@ -114,6 +125,24 @@ pub fn check_capture(
                 .times(summary.mismatched as u64),
         );
     }
+    verdict
+        .counts
+        .more
+        .insert("dropped", summary.dropped as u64);
+    for finding in drops {
+        verdict.push(finding);
+    }
+    if summary.dropped > LISTED_DROPS {
+        let rest = summary.dropped - LISTED_DROPS;
+        verdict.push(
+            Finding::new(
+                Severity::Warn,
+                "ddnet_drop",
+                format!("{rest} more datagrams DDNet 20.1 drops"),
+            )
+            .times(rest as u64),
+        );
+    }
     for (kind, n) in &replayed.anomalies {
         verdict.push(
             Finding::new(
@@ -126,10 +155,28 @@ pub fn check_capture(
     }
     let anomalies: usize = replayed.anomalies.values().sum();
     verdict.summary = format!(
-        "{} datagrams byte-exact ({} peers, {} chunks, {anomalies} replay anomalies)",
-        summary.exact, summary.peers, summary.chunks
+        "{} datagrams byte-exact ({} peers, {} chunks, {} dropped by DDNet, {anomalies} replay anomalies)",
+        summary.exact, summary.peers, summary.chunks, summary.dropped
     );
     Some((summary, replayed))
+}
+
+/// A datagram DDNet drops: its frame, direction and the rule, at its first
+/// byte.
+fn drop_finding(d: &Decoded<'_>) -> Finding {
+    let dir = match d.direction {
+        Direction::ToServer => "to server",
+        Direction::ToClient => "to client",
+    };
+    Finding::new(
+        Severity::Warn,
+        "ddnet_drop",
+        format!(
+            "frame {} ({dir}, {}): ddnet 20.1 {}",
+            d.datagram.frame, d.peer, d.verdict.ddnet
+        ),
+    )
+    .at(d.datagram.offset)
 }
 
 /// The file byte and words of a datagram's first re-encoding difference.
@@ -172,6 +219,62 @@ mod tests {
                 .join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap"),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn datagrams_ddnet_drops_are_warnings_and_never_reach_the_replay() {
+        let bytes = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus/packet/ddnet-verdicts/dropped_06.pcap"),
+        )
+        .unwrap();
+        let mut verdict = Verdict::new("dropped_06");
+        let (summary, replay) = check_capture(&bytes, None, &mut verdict).unwrap();
+        verdict.settle();
+        assert_eq!(verdict.status, Status::Warn);
+        assert_eq!((summary.exact, summary.dropped), (9, 7));
+        assert_eq!(verdict.counts.more["dropped"], 7);
+        // Frame 7 acks a sequence the server never sent: replayed, it would
+        // be an ack out of range.
+        assert!(replay.anomalies.is_empty(), "{:?}", replay.anomalies);
+        let drops: Vec<_> = verdict
+            .findings
+            .iter()
+            .filter(|f| f.code == "ddnet_drop")
+            .map(|f| (f.severity, f.message.split(": ").next().unwrap()))
+            .collect();
+        let frames: Vec<_> = (2..=8)
+            .map(|n| {
+                (
+                    Severity::Warn,
+                    format!("frame {n} (to server, 127.0.0.1:40000)"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            drops,
+            frames
+                .iter()
+                .map(|(s, m)| (*s, m.as_str()))
+                .collect::<Vec<_>>()
+        );
+        let rules: Vec<_> = verdict
+            .findings
+            .iter()
+            .filter_map(|f| f.message.split(['(', ')']).nth(3))
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                "control_without_byte",
+                "control_with_chunks",
+                "compressed_control",
+                "no_chunks",
+                "unknown_flags",
+                "unknown_flags",
+                "too_short_07"
+            ]
+        );
     }
 
     #[test]

@@ -38,8 +38,8 @@ pub use connection::{
 use crate::capture::{Capture, Datagram};
 use crate::codec::{DecodeError, Mode, Reader};
 use crate::packet::{
-    Contents, Mismatch, Packet, PacketCtx, TokenMode, Version, VersionReason, detect_version,
-    reencode,
+    Contents, Mismatch, Packet, PacketCtx, TokenMode, Verdicts, Version, VersionReason,
+    detect_version, reencode,
 };
 use connection::{At, Judged};
 use serde::Serialize;
@@ -71,6 +71,9 @@ pub struct Decoded<'a> {
     pub version_reason: VersionReason,
     /// The packet, or why it does not decode (at its file byte).
     pub packet: Result<Packet<'a>, DecodeError>,
+    /// What DDNet (and, for 0.7, Teeworlds 0.7.5) does with it. A datagram
+    /// DDNet drops is not replayed: its connection never sees it.
+    pub verdict: Verdicts,
     /// A data packet's chunks and messages (offsets in its errors count
     /// bytes of the payload; `payload_error` has the first one placed in
     /// the file).
@@ -124,6 +127,9 @@ pub struct Summary {
     pub mismatched: usize,
     /// Datagrams that do not decode, or whose payload cannot be read.
     pub errors: usize,
+    /// Datagrams DDNet 20.1 drops ([`Decoded::verdict`]); decoded and
+    /// counted like the rest, but not replayed.
+    pub dropped: usize,
     /// Control packets.
     pub control: usize,
     /// Connectionless packets.
@@ -258,11 +264,15 @@ impl<'c> Session<'c> {
             .as_ref()
             .ok()
             .and_then(|p| reencode(&d.payload, p, contents.as_ref(), encoded));
+        let verdict = Verdicts::of(&d.payload, version, packet.as_ref().ok());
+        summary.dropped += usize::from(verdict.ddnet_drops());
 
         let mut judged = Judged::default();
         let anomalies = &mut judged.anomalies;
         match &packet {
             Err(e) => anomalies.push(Anomaly::Malformed { error: e.clone() }),
+            // DDNet drops it before its connection sees it.
+            Ok(_) if verdict.ddnet_drops() => {}
             Ok(Packet::Connection(p)) => {
                 let at = At { offset: d.offset };
                 conn.feed(p, contents.as_ref(), direction, at, &mut judged, ints);
@@ -319,6 +329,7 @@ impl<'c> Session<'c> {
             version,
             version_reason,
             packet,
+            verdict,
             contents,
             payload_error,
             mismatch,

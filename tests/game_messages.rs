@@ -101,7 +101,8 @@ fn from_capture(path: &Path, bytes: &[u8], out: &mut Vec<Sample>) {
     };
     let mut s = Session::new(&capture, port);
     while let Some(d) = s.next_datagram() {
-        let Some(contents) = &d.contents else {
+        // DDNet never reads the messages of a datagram it drops.
+        let Some(contents) = d.contents.as_ref().filter(|_| d.verdict.ddnet.accepted()) else {
             continue;
         };
         for c in &contents.chunks {

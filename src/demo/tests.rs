@@ -351,6 +351,7 @@ impl ArbDemo {
             map: &self.map,
             chunks,
             truncated,
+            damage: None,
         }
     }
 }

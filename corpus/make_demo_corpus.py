@@ -148,7 +148,7 @@ def fixed(text, size):
     return text + bytes(size - len(text))
 
 
-def header(version=6, map_data=MAP, map_size=None, magic=b"TWDEMO\0"):
+def header(version=6, map_data=MAP, map_size=None, magic=b"TWDEMO\0", length=0):
     """CDemoHeader (176 bytes), the timeline markers (none), the SHA-256
     item and the map."""
     h = (
@@ -160,8 +160,8 @@ def header(version=6, map_data=MAP, map_size=None, magic=b"TWDEMO\0"):
         + struct.pack(">I", zlib.crc32(MAP))
         + fixed(b"server", 8)
         # The length Stop writes, (last tick - first tick) / 50 seconds: 0
-        # for the few ticks of these files.
-        + struct.pack(">I", 0)
+        # for the few ticks of most of these files.
+        + struct.pack(">I", length)
         + fixed(b"2024-05-01_12-00-00", 20)
     )
     assert len(h) == 176
@@ -302,6 +302,14 @@ def malformed_demos():
         # ints left for it: UnpackDelta -205.
         "delta_static_item_cut": header() + KEYFRAME
         + tick_plus(1) + delta_chunk([0, 1, 0, 5, 0, 32, -16]),
+        # 200 good ticks (a keyframe at tick 1, the flag moving at ticks 2
+        # to 200; the header's length is Stop's (200 - 1) / 50 = 3 s), then
+        # the marker of tick 201 replaced by the absolute tick MAX_TICK,
+        # and the delta that followed it: the reader keeps the 200 ticks.
+        "tick_out_of_range_at_201": header(length=3) + tick(1, keyframe=True)
+        + snap_chunk(BASE_ITEMS)
+        + b"".join(tick_plus(1) + delta_chunk(MOVE_FLAG) for _ in range(2, 201))
+        + tick(MAX_TICK) + delta_chunk(MOVE_FLAG),
     }
 
 

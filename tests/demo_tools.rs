@@ -148,13 +148,15 @@ fn build_reproduces_the_synthetic_demo() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.contains("pass    demo") && stdout.contains("minimal.ron   unrecognised format"),
+        stdout.contains("pass    demo")
+            && (stdout.lines())
+                .any(|l| l.contains("minimal.ron ") && l.ends_with("unrecognised format")),
         "{stdout}"
     );
     assert!(
         stdout
             .trim_end()
-            .ends_with("3 passed (0 with warnings), 0 failed, 3 skipped"),
+            .ends_with("5 passed (2 with warnings), 0 failed, 5 skipped"),
         "{stdout}"
     );
 
@@ -316,10 +318,11 @@ fn spec_errors_are_structured() {
     assert!(matches!(DemoSpec::from_json("{"), Err(SpecError::Json(_))));
 }
 
-/// The chat demos of `corpus/demo/synthetic/` are their specs built.
+/// The chat demos of `corpus/demo/synthetic/`, and their unfinished
+/// versions, are their specs built.
 #[test]
 fn build_reproduces_the_chat_demos() {
-    for name in ["chat", "chat_07"] {
+    for name in ["chat", "chat_07", "unfinished", "unfinished_07"] {
         let spec = root(&format!("corpus/demo/synthetic/{name}.ron"));
         let spec = DemoSpec::from_ron(&std::fs::read_to_string(spec).unwrap()).unwrap();
         let built = spec.build(&[]).unwrap();
@@ -535,4 +538,122 @@ fn every_flip_in_the_map_fails_check() {
         flips += 1;
     }
     assert!(flips > 55, "{flips}");
+}
+
+const DAMAGED: &str = "corpus/demo/malformed/tick_out_of_range_at_201.demo";
+/// Where its tick 201 marker is, and the error every command ends with.
+const DAMAGE: &str = "at byte 2337 (0x921), tick 200: reading demo.tick_marker: \
+                      expected a tick in 0..1879048191, found 1879048191";
+
+/// A demo whose tick 201 marker is out of range: every command that reads
+/// it gives the 200 ticks before it, then the one error, and exits 1.
+#[test]
+fn a_damaged_demo_keeps_its_prefix_in_every_command() {
+    let out = run(&["demo", "dump", DAMAGED]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains(DAMAGE), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let ticks: Vec<&str> = (stdout.lines())
+        .filter(|l| l.starts_with("0x") && l.contains(" tick "))
+        .collect();
+    assert_eq!(ticks.len(), 200);
+    assert!(
+        ticks[0].ends_with("tick 1 (absolute) keyframe"),
+        "{}",
+        ticks[0]
+    );
+    assert!(ticks[199].ends_with("tick 200 (+1)"), "{}", ticks[199]);
+    let last = stdout.lines().last().unwrap();
+    assert_eq!(last, format!("# stopped: {DAMAGE}"));
+
+    let out = run(&["demo", "dump", "--format", "jsonl", DAMAGED]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 1 + 1 + 400 + 1, "start, header, chunks, end");
+    let end = lines.last().unwrap();
+    assert_eq!(end["kind"], "end");
+    assert_eq!(end["chunks"], 400);
+    assert_eq!(end["error"]["offset"], 2337);
+    assert_eq!(end["error"]["tick"], 200);
+    assert_eq!(end["error"]["found"], 0x6fff_ffff);
+
+    let out = run(&["demo", "stats", "--format", "json", DAMAGED]);
+    assert_eq!(out.status.code(), Some(1));
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["chunks"], 400);
+    assert_eq!(stats["snapshots"]["ticks"], 200);
+    assert_eq!(stats["snapshots"]["last_tick"], 200);
+    assert_eq!(stats["snapshots"]["counts"]["deltas"], 199);
+    assert_eq!(stats["error"]["message"], DAMAGE);
+
+    let out = run(&["demo", "roundtrip", "--format", "json", DAMAGED]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&report["exact"], &report["chunks"]),
+        (&true.into(), &400.into())
+    );
+    assert_eq!(report["error"]["offset"], 2337);
+
+    // check: the prefix checked and counted, the damage the one failure.
+    let out = run(&["check", "--format", "json", DAMAGED]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &doc["files"][0];
+    assert_eq!(file["status"], "xfail");
+    assert_eq!(file["counts"]["records"], 400);
+    assert_eq!(file["counts"]["last_tick"], 200);
+    assert_eq!(file["error"]["offset"], 2337);
+    let findings = file["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(
+        (&findings[0]["code"], &findings[0]["offset"]),
+        (&"decode".into(), &2337.into())
+    );
+}
+
+/// A demo whose recorder was never stopped: `check` warns, and `demo
+/// rerecord` finds it identical to what DDNet's recorder had written
+/// before `Stop`; the same file stopped (`minimal.demo`) differs from it
+/// only in the header's length and timeline markers.
+#[test]
+fn an_unfinished_demo_is_what_the_recorder_wrote_before_stop() {
+    let unfinished = std::fs::read(root("corpus/demo/synthetic/unfinished.demo")).unwrap();
+    let stopped = std::fs::read(root(MINIMAL)).unwrap();
+    let differ: Vec<usize> = (0..stopped.len())
+        .filter(|&i| unfinished[i] != stopped[i])
+        .collect();
+    assert_eq!(unfinished.len(), stopped.len());
+    assert_eq!(
+        differ,
+        [155, 179, 183],
+        "the length (5 s), the marker count and its tick"
+    );
+    let (demo, _) = Demo::decode(&unfinished).unwrap();
+    assert_eq!(demo.unfinished(), Some(5));
+    assert_eq!(Demo::decode(&stopped).unwrap().0.unfinished(), None);
+
+    for file in [
+        "corpus/demo/synthetic/unfinished.demo",
+        "corpus/demo/synthetic/unfinished_07.demo",
+    ] {
+        let out = run(&["demo", "rerecord", "--format", "json", file]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", text(&out.stdout));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            (&doc["result"], &doc["unfinished"]),
+            (&"identical".into(), &true.into())
+        );
+
+        let out = run(&["check", "--format", "json", file]);
+        assert_eq!(out.status.code(), Some(0));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let verdict = &doc["files"][0];
+        assert_eq!(verdict["status"], "warn");
+        assert_eq!(verdict["findings"][0]["code"], "unfinished");
+        assert_eq!(verdict["findings"][0]["offset"], 152);
+
+        let out = run(&["demo", "stats", "--format", "json", file]);
+        let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(stats["unfinished_seconds"].as_u64() > Some(0), "{stats}");
+    }
 }

@@ -387,6 +387,11 @@ const MADE_FOR: &[(&str, &str)] = &[
         "expected a tick in 0..1879048191, found 1879048191",
     ),
     (
+        "tick_out_of_range_at_201.demo",
+        "400 chunk(s) read, then a decode error: at byte 2337 (0x921), tick 200: \
+         reading demo.tick_marker: expected a tick in 0..1879048191, found 1879048191",
+    ),
+    (
         "keyframe_huffman_no_eof.demo",
         "snapshot chunk payload does not decode: at byte 545 (0x221), tick 0: reading huffman",
     ),
@@ -408,13 +413,18 @@ const MADE_FOR: &[(&str, &str)] = &[
     ("delta_static_item_cut.demo", "(DDNet error -205)"),
 ];
 
-/// The first thing wrong with a malformed demo: its decode error, or the
-/// first snapshot its replay drops. It must say what the file was made
-/// for.
+/// The first thing wrong with a malformed demo: its decode error (after
+/// how many chunks, for a damaged chunk), or the first snapshot its replay
+/// drops. It must say what the file was made for.
 fn demo_fault(path: &Path) -> Result<String, String> {
     let bytes = read(path)?;
-    let fault = match Demo::decode(&bytes) {
+    let fault = match Demo::decode_partial(&bytes) {
         Err(e) => format!("decode error: {e}"),
+        Ok((demo, _)) if demo.damage.is_some() => {
+            let e = demo.damage.map(|d| d.error).ok_or("no damage")?;
+            let n = demo.chunks.len();
+            format!("{n} chunk(s) read, then a decode error: {e}")
+        }
         Ok((demo, offsets)) => {
             let replay = demo.replay_snapshots(&offsets, |_, _, _| {});
             let f = replay

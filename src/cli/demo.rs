@@ -103,9 +103,10 @@ pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
     }
 }
 
-/// Decodes a demo; a failure names the file and the offset.
+/// Decodes a demo up to a damaged chunk, if there is one; a failure (a
+/// fault before the chunks) names the file and the offset.
 fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Failure> {
-    Demo::decode(bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
+    Demo::decode_partial(bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
 fn version_of(demo: &Demo<'_>) -> Version {
@@ -202,7 +203,9 @@ struct EndLine<'e> {
 
 /// The file span of each chunk's payload: (offset, bytes).
 fn payload_spans(demo: &Demo<'_>, offsets: &[u64], file_len: usize) -> Vec<(u64, u64)> {
-    let end = (file_len - demo.truncated.map_or(0, <[u8]>::len)) as u64;
+    let tail =
+        demo.truncated.map_or(0, <[u8]>::len) + demo.damage.as_ref().map_or(0, |d| d.rest.len());
+    let end = (file_len - tail) as u64;
     let ends = offsets.iter().skip(1).copied().chain([end]);
     demo.chunks
         .iter()
@@ -223,7 +226,8 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     if format == StreamFormat::Jsonl {
         write_stream_start(&mut out, "demo dump", &shown(path))?;
     }
-    let (demo, offsets) = match Demo::decode(&bytes) {
+    // Everything before a damaged chunk is dumped, then the damage.
+    let (demo, offsets) = match Demo::decode_partial(&bytes) {
         Ok(d) => d,
         Err(e) => {
             if format == StreamFormat::Jsonl {
@@ -386,10 +390,17 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         }
     }
     let truncated = demo.truncated.map(<[u8]>::len);
+    let damage = demo.damage.as_ref().map(|d| &d.error);
     match format {
         StreamFormat::Text => {
             if let Some(n) = truncated {
                 writeln!(out, "# truncated: the last {n} byte(s) are a cut chunk")?;
+            }
+            if let Some(n) = demo.unfinished() {
+                writeln!(out, "# unfinished: {}", unfinished_note(n))?;
+            }
+            if let Some(e) = damage {
+                writeln!(out, "# stopped: {e}")?;
             }
         }
         StreamFormat::Jsonl => write_json_line(
@@ -399,18 +410,28 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
                 chunks: demo.chunks.len(),
                 truncated_bytes: truncated,
                 undecodable_payloads: undecodable,
-                error: None,
+                error: damage,
             },
         )?,
     }
     out.flush()?;
-    match first_fault {
-        Some(e) => Err(Failure::bad(format!(
+    match (damage, first_fault) {
+        (Some(e), _) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
+        (None, Some(e)) => Err(Failure::bad(format!(
             "{}: {undecodable} chunk payload(s) do not decode; the first: {e}",
             shown(path)
         ))),
-        None => Ok(()),
+        (None, None) => Ok(()),
     }
+}
+
+/// What `demo dump`, `stats`, `roundtrip` and `rerecord` say of a demo whose
+/// recorder was never stopped ([`Demo::unfinished`]).
+fn unfinished_note(seconds: u32) -> String {
+    format!(
+        "the recorder was never stopped (the header's length is 0 and it has no timeline \
+         markers; Stop writes {seconds} s for these ticks)"
+    )
 }
 
 /// `demo stats`: everything `--format text` shows.
@@ -422,6 +443,12 @@ struct Stats {
     chunks: usize,
     snapshots: SnapshotReplay,
     truncated_bytes: Option<usize>,
+    /// The recorder was never stopped: the seconds `Stop` would have
+    /// written, or `None`.
+    unfinished_seconds: Option<u32>,
+    /// The damaged chunk that stopped the reading; everything before it
+    /// was counted.
+    error: Option<DecodeError>,
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
@@ -429,13 +456,15 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     // Streamed: the player's counts need no decoded copy of the demo.
     let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
     let mut events = Events::new(&bytes).map_err(failed)?;
-    let replay = events.replay().map_err(failed)?;
+    let replay = events.replay();
     let stats = Stats {
         file: shown(path),
         header: events.info(),
         chunks: events.chunks(),
         snapshots: replay,
         truncated_bytes: events.truncated().map(<[u8]>::len),
+        unfinished_seconds: events.unfinished(),
+        error: events.error().cloned(),
     };
     let mut out = stdout();
     match format {
@@ -443,7 +472,10 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
         ReportFormat::Text => write_stats_text(&mut out, &stats)?,
     }
     out.flush()?;
-    Ok(())
+    match stats.error {
+        Some(e) => Err(failed(e)),
+        None => Ok(()),
+    }
 }
 
 fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {
@@ -505,16 +537,23 @@ fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {
         )?,
         None => writeln!(out, "  truncated:         no")?,
     }
+    match s.unfinished_seconds {
+        Some(n) => writeln!(out, "  unfinished:        {}", unfinished_note(n))?,
+        None => writeln!(out, "  unfinished:        no")?,
+    }
     writeln!(out, "  faults:            {}", r.faults.len())?;
     for f in &r.faults {
         writeln!(out, "    {f}")?;
+    }
+    if let Some(e) = &s.error {
+        writeln!(out, "  stopped:           {e}")?;
     }
     Ok(())
 }
 
 /// `demo roundtrip --format json`.
 #[derive(Serialize)]
-struct RoundtripReport {
+struct RoundtripReport<'r> {
     file: String,
     chunks: usize,
     /// True if re-encoding gives the file byte for byte.
@@ -523,6 +562,12 @@ struct RoundtripReport {
     first_difference: Option<u64>,
     /// Payloads kept as written (see `demo stats`).
     verbatim_payloads: usize,
+    /// The recorder was never stopped: the seconds `Stop` would have
+    /// written, or `None`.
+    unfinished_seconds: Option<u32>,
+    /// The damaged chunk that stopped the reading: the chunks before it
+    /// were round-tripped, the bytes from it on kept as they are.
+    error: Option<&'r DecodeError>,
 }
 
 pub fn roundtrip(path: &Path, output: Option<&Path>, format: ReportFormat) -> Result<(), Failure> {
@@ -540,17 +585,26 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, format: ReportFormat) -> Re
         exact: differs.is_none(),
         first_difference: differs,
         verbatim_payloads: demo.verbatim_payloads(),
+        unfinished_seconds: demo.unfinished(),
+        error: demo.damage.as_ref().map(|d| &d.error),
     };
     let mut out = stdout();
     match format {
         ReportFormat::Json => write_json_doc(&mut out, "demo_roundtrip", &report)?,
         ReportFormat::Text => {
+            let upto = match report.error {
+                Some(e) => format!(" up to the damaged chunk at byte {}", e.offset),
+                None => String::new(),
+            };
             if differs.is_none() {
                 writeln!(
                     out,
-                    "{}: round trip byte-exact ({} chunks, every payload recompressed)",
+                    "{}: round trip byte-exact{upto} ({} chunks, every payload recompressed)",
                     report.file, report.chunks
                 )?;
+            }
+            if let Some(n) = report.unfinished_seconds {
+                writeln!(out, "note: unfinished: {}", unfinished_note(n))?;
             }
             if report.verbatim_payloads > 0 {
                 writeln!(
@@ -563,12 +617,13 @@ pub fn roundtrip(path: &Path, output: Option<&Path>, format: ReportFormat) -> Re
         }
     }
     out.flush()?;
-    match differs {
-        Some(at) => Err(Failure::bad(format!(
+    match (differs, report.error) {
+        (Some(at), _) => Err(Failure::bad(format!(
             "{}: round trip differs at byte {at} (0x{at:x})",
             shown(path)
         ))),
-        None => Ok(()),
+        (None, Some(e)) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
+        (None, None) => Ok(()),
     }
 }
 
@@ -660,6 +715,12 @@ fn write_rerecord_text(
         writeln!(
             out,
             "cut chunk: the last {n} byte(s), not re-recorded (compared with what the recorder had written)"
+        )?;
+    }
+    if r.unfinished {
+        writeln!(
+            out,
+            "unfinished: the recorder was never stopped (the header's length is 0 and it has no timeline markers): compared with what it had written before Stop"
         )?;
     }
     writeln!(out, "differences: {}", r.difference_count)?;

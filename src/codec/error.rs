@@ -120,7 +120,9 @@ pub enum ErrorKind {
     RelativeTickFirst,
     /// A tick outside the valid range (demo: `0..MAX_TICK`).
     TickOutOfRange {
-        /// The tick.
+        /// The tick (`found` in JSON: the error's own `tick` is the tick
+        /// in force before the marker).
+        #[serde(rename = "found")]
         tick: i64,
         /// The first invalid tick.
         max: i64,

@@ -10,6 +10,9 @@ use crate::codec::{encode_to_vec, first_difference};
 use crate::snapshot::replay::FaultKind;
 use sha2::{Digest, Sha256};
 
+/// The header's length field, which `Stop` fills in.
+const LENGTH_OFFSET: u64 = 152;
+
 /// The demo format.
 pub struct DemoFormat;
 
@@ -40,7 +43,8 @@ impl Format for DemoFormat {
 }
 
 fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
-    let (demo, offsets) = match Demo::decode(bytes) {
+    // A damaged chunk stops the reading; everything before it is checked.
+    let (demo, offsets) = match Demo::decode_partial(bytes) {
         Ok(d) => d,
         Err(e) => {
             verdict.error = Some(e);
@@ -85,6 +89,19 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
                 format!("truncated: the last {} byte(s) are a cut chunk", cut.len()),
             )
             .at(at),
+        );
+    }
+    if let Some(seconds) = demo.unfinished() {
+        verdict.push(
+            Finding::new(
+                Severity::Warn,
+                "unfinished",
+                format!(
+                    "unfinished: the recorder was never stopped: the header's length is 0 and \
+                     it has no timeline markers, where Stop writes {seconds} s for these ticks"
+                ),
+            )
+            .at(LENGTH_OFFSET),
         );
     }
     // Faults in file order: dropped snapshots and unreadable messages fail,
@@ -168,13 +185,21 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         }
         "differs".to_string()
     };
+    let (stopped, upto) = match &demo.damage {
+        Some(d) => (
+            format!(", then a damaged chunk at byte {}", d.error.offset),
+            " up to it",
+        ),
+        None => (String::new(), ""),
+    };
     verdict.summary = format!(
-        "{}; {} keyframes, {} deltas applied, {} messages; re-recorded: {recorder}",
+        "{}; {} keyframes, {} deltas applied, {} messages{stopped}; re-recorded{upto}: {recorder}",
         verdict.roundtrip.words(),
         r.counts.keyframes,
         r.counts.deltas,
         r.messages
     );
+    verdict.error = demo.damage.map(|d| d.error);
 }
 
 /// The embedded map against the checksums the header carries, which

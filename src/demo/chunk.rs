@@ -402,11 +402,19 @@ pub(crate) enum Frame<'a> {
 }
 
 /// Reads one chunk's framing: the one chunk reader, shared by
-/// [`Chunk::read`] and the streaming player.
+/// [`Chunk::read`] and the streaming player. A fault names the tick in
+/// force, if there is one.
 pub(crate) fn read_frame<'a>(
     r: &mut Reader<'a>,
     ctx: ChunkContext,
 ) -> Result<Frame<'a>, DecodeError> {
+    read_framing(r, ctx).map_err(|e| match ctx.tick {
+        Some(t) => e.at_tick(t),
+        None => e,
+    })
+}
+
+fn read_framing<'a>(r: &mut Reader<'a>, ctx: ChunkContext) -> Result<Frame<'a>, DecodeError> {
     let at = r.offset();
     let byte = r.u8("demo.chunk")?;
     if byte & 0x80 != 0 {

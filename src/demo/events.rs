@@ -211,7 +211,10 @@ pub struct Events<'a> {
     ctx: ChunkContext,
     index: usize,
     truncated: Option<&'a [u8]>,
-    failed: bool,
+    /// The damaged chunk's error, once met: nothing follows it.
+    error: Option<DecodeError>,
+    /// The first tick marker's tick.
+    first_tick: Option<i32>,
     scratch: Scratch,
     player: Player,
 }
@@ -233,7 +236,8 @@ impl<'a> Events<'a> {
             ctx,
             index: 0,
             truncated: None,
-            failed: false,
+            error: None,
+            first_tick: None,
             scratch: Scratch::default(),
             player,
         })
@@ -265,16 +269,35 @@ impl<'a> Events<'a> {
         self.truncated
     }
 
+    /// After the last event: the damaged chunk that stopped the reading,
+    /// as [`Demo::damage`]'s error; every event before it was given.
+    pub fn error(&self) -> Option<&DecodeError> {
+        self.error.as_ref()
+    }
+
+    /// After the last event: [`Demo::unfinished`] (the recorder was never
+    /// stopped; the seconds `Stop` would have written).
+    pub fn unfinished(&self) -> Option<u32> {
+        let p = &self.prefix;
+        super::unfinished(
+            &p.header,
+            p.timeline.as_ref(),
+            self.first_tick?,
+            self.ctx.tick?,
+        )
+    }
+
     /// The next event; `Ok(None)` after the last chunk (or a cut one).
     /// An error is a fault of the chunk framing that DDNet's reader stops
     /// at too (a tick marker out of range, or relative before any
-    /// absolute one); nothing follows it.
+    /// absolute one), after every event before it; nothing follows it
+    /// ([`Events::error`] keeps it).
     #[allow(clippy::should_implement_trait)] // a lending iterator
     pub fn next(&mut self) -> Result<Option<Event<'_>>, DecodeError> {
         if self.player.has_pending() {
             return Ok(self.player.next_pending());
         }
-        if self.failed || self.r.remaining() == 0 {
+        if self.error.is_some() || self.r.remaining() == 0 {
             return Ok(None);
         }
         let start = self.r;
@@ -287,8 +310,8 @@ impl<'a> Events<'a> {
                 return Ok(None);
             }
             Err(e) => {
-                self.failed = true;
-                return Err(e);
+                self.r = start;
+                return Err(self.error.insert(e).clone());
             }
         };
         let index = self.index;
@@ -296,6 +319,7 @@ impl<'a> Events<'a> {
         let step = match frame {
             Frame::Tick { tick, keyframe, .. } => {
                 self.ctx.tick = Some(tick);
+                self.first_tick.get_or_insert(tick);
                 Step::Tick { tick, keyframe }
             }
             Frame::Data { kind, raw, at, .. } => {
@@ -326,14 +350,15 @@ impl<'a> Events<'a> {
     }
 
     /// Plays the rest of the demo and sums it up, as
-    /// [`Demo::replay_snapshots`] does, in constant memory.
-    pub fn replay(&mut self) -> Result<SnapshotReplay, DecodeError> {
+    /// [`Demo::replay_snapshots`] does, in constant memory: up to a
+    /// damaged chunk, if there is one ([`Events::error`]).
+    pub fn replay(&mut self) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
-        while let Some(e) = self.next()? {
+        while let Ok(Some(e)) = self.next() {
             summary.count(&e);
         }
         summary.finish(&self.player);
-        Ok(summary)
+        summary
     }
 }
 

@@ -62,6 +62,22 @@ pub struct Demo<'a> {
     pub chunks: Vec<Chunk<'a>>,
     /// A chunk cut short by the end of the file (a crashed recorder).
     pub truncated: Option<&'a [u8]>,
+    /// A damaged chunk that stopped the reading ([`Demo::decode_partial`]
+    /// only): the chunks before it are [`Demo::chunks`].
+    pub damage: Option<Damage<'a>>,
+}
+
+/// Where a demo's chunks stop being readable: a chunk whose framing DDNet's
+/// reader stops at too (a tick marker out of range, or relative before any
+/// absolute one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Damage<'a> {
+    /// Why: the damaged chunk's file byte, the tick in force before it,
+    /// and what was expected.
+    pub error: DecodeError,
+    /// The bytes from the damaged chunk to the end of the file, kept as
+    /// they are (encoding writes them back).
+    pub rest: &'a [u8],
 }
 
 /// Offsets of each chunk in the file, for reports.
@@ -73,7 +89,8 @@ impl<'a> Demo<'a> {
     /// keeps the cut bytes in [`Demo::truncated`]; a payload that does not
     /// decode is kept ([`Payload::Undecodable`]). Errors are faults of the
     /// framing (header, map size, tick markers), which DDNet's reader
-    /// refuses too.
+    /// refuses too; [`Demo::decode_partial`] keeps the chunks before a
+    /// damaged one.
     ///
     /// ```
     /// use teeoracle::demo::{Chunk, Demo};
@@ -90,6 +107,29 @@ impl<'a> Demo<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode(bytes: &'a [u8]) -> Result<(Demo<'a>, ChunkOffsets), DecodeError> {
+        let (demo, offsets) = Demo::decode_partial(bytes)?;
+        match demo.damage {
+            Some(d) => Err(d.error),
+            None => Ok((demo, offsets)),
+        }
+    }
+
+    /// [`Demo::decode`], keeping everything before a damaged chunk: the
+    /// chunks read so far, and the damage in [`Demo::damage`] (its error
+    /// and the bytes from the chunk on). Fails only on a fault before the
+    /// chunks (header, timeline markers, map).
+    ///
+    /// ```
+    /// use teeoracle::demo::Demo;
+    /// let bytes = std::fs::read("corpus/demo/malformed/tick_out_of_range_at_201.demo")?;
+    /// let (demo, _) = Demo::decode_partial(&bytes)?;
+    /// let damage = demo.damage.as_ref().expect("a damaged tick marker");
+    /// assert_eq!(demo.chunks.len(), 400); // 200 ticks, each with its snapshot
+    /// assert_eq!(damage.error.tick, Some(200));
+    /// assert!(Demo::decode(&bytes).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_partial(bytes: &'a [u8]) -> Result<(Demo<'a>, ChunkOffsets), DecodeError> {
         let mut offsets = Vec::new();
         let demo = Demo::read(&mut Reader::new(bytes, Mode::Lenient), &mut offsets)?;
         Ok((demo, offsets))
@@ -109,7 +149,7 @@ impl<'a> Demo<'a> {
             tick: None,
         };
         let mut scratch = chunk::Scratch::default();
-        let mut truncated = None;
+        let (mut truncated, mut damage) = (None, None);
         while r.remaining() > 0 {
             let start = *r;
             match Chunk::read(r, ctx, &mut scratch) {
@@ -123,7 +163,12 @@ impl<'a> Demo<'a> {
                     truncated = Some(r.rest());
                     break;
                 }
-                Err(e) => return Err(e),
+                Err(error) => {
+                    *r = start;
+                    let rest = r.rest();
+                    damage = Some(Damage { error, rest });
+                    break;
+                }
             }
         }
         Ok(Demo {
@@ -133,6 +178,7 @@ impl<'a> Demo<'a> {
             map,
             chunks,
             truncated,
+            damage,
         })
     }
 
@@ -143,6 +189,22 @@ impl<'a> Demo<'a> {
             self.timeline.as_ref(),
             self.map_sha256.as_ref(),
         )
+    }
+
+    /// `Some(seconds)` if the recorder was never stopped: the header is
+    /// as `Start` wrote it (length 0, no timeline markers) though its tick
+    /// markers span `seconds` (at least one), which `Stop` would have
+    /// written. DDNet 16.4 and Teeworlds 0.7.5 servers leave such files
+    /// at shutdown; a demo shorter than a second cannot be told apart and
+    /// is taken as stopped.
+    pub fn unfinished(&self) -> Option<u32> {
+        let mut ticks = self.chunks.iter().filter_map(|c| match c {
+            Chunk::Tick { tick, .. } => Some(*tick),
+            Chunk::Data { .. } => None,
+        });
+        let first = ticks.next()?;
+        let last = ticks.next_back().unwrap_or(first);
+        unfinished(&self.header, self.timeline.as_ref(), first, last)
     }
 
     /// The item size table the demo's net version uses (0.7 demos use
@@ -172,7 +234,11 @@ impl<'a> Demo<'a> {
 impl<'a> Codec<'a> for Demo<'a> {
     /// Reads a whole demo, as [`Demo::decode`] does (without the offsets).
     fn decode(r: &mut Reader<'a>, _: ()) -> Result<Self, DecodeError> {
-        Demo::read(r, &mut Vec::new())
+        let demo = Demo::read(r, &mut Vec::new())?;
+        match demo.damage {
+            Some(d) => Err(d.error),
+            None => Ok(demo),
+        }
     }
 
     /// Writes the demo back: every payload compressed from its ints by its
@@ -191,6 +257,7 @@ impl<'a> Codec<'a> for Demo<'a> {
             c.write(&mut varints, &mut payload, out);
         }
         out.extend(self.truncated.iter().copied().flatten());
+        out.extend(self.damage.iter().flat_map(|d| d.rest));
     }
 }
 
@@ -224,6 +291,24 @@ fn read_prefix<'a>(r: &mut Reader<'a>) -> Result<Prefix<'a>, DecodeError> {
         map_sha256,
         map,
     })
+}
+
+/// True if the header's length and timeline markers are as `Start` wrote
+/// them: the recorder was not stopped (or stopped within a second).
+pub(crate) fn as_started(header: &Header, timeline: Option<&Timeline>) -> bool {
+    header.length == 0 && timeline.is_none_or(|t| t.count == 0)
+}
+
+/// [`Demo::unfinished`] for a demo whose tick markers run from `first` to
+/// `last`.
+pub(crate) fn unfinished(
+    header: &Header,
+    timeline: Option<&Timeline>,
+    first: i32,
+    last: i32,
+) -> Option<u32> {
+    let length = recorder::stop_length(first, last);
+    (as_started(header, timeline) && length != 0).then_some(length)
 }
 
 /// The item size table of a demo with this header.

@@ -32,6 +32,12 @@ const KEYFRAME_INTERVAL: i32 = TICK_SPEED * 5;
 /// DDNet's chunk buffers: larger data is not written.
 const MAX_CHUNK: usize = 64 * 1024;
 
+/// The length `Stop` writes: whole seconds from the first tick marker to
+/// the last (wrapping, as DDNet's ints do).
+pub(crate) fn stop_length(first: i32, last: i32) -> u32 {
+    (last.wrapping_sub(first) / TICK_SPEED) as u32
+}
+
 /// What `CDemoRecorder::Start` writes into the header.
 #[derive(Clone, Debug)]
 pub struct DemoStart<'a> {
@@ -209,8 +215,7 @@ impl DemoRecorder {
     /// `Stop`: the length in seconds and the timeline markers go into the
     /// header; returns the file.
     pub fn finish(mut self) -> Vec<u8> {
-        let length = self.last_tick_marker.wrapping_sub(self.first_tick) / TICK_SPEED;
-        self.header.length = length as u32;
+        self.header.length = stop_length(self.first_tick, self.last_tick_marker);
         let mut prefix = Vec::new();
         self.header.encode(&mut prefix, ());
         if let Some(t) = &mut self.timeline {

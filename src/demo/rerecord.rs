@@ -68,13 +68,17 @@ pub struct RerecordReport {
     /// killed): not re-recorded, the rest is compared with what the
     /// recorder had written.
     pub truncated: Option<usize>,
+    /// The recorder was never stopped ([`Demo::unfinished`]): the file is
+    /// compared with what the recorder had written before `Stop`, which
+    /// fills in the header's length and timeline markers.
+    pub unfinished: bool,
     /// Everything else that differs (the first [`MAX_DIFFERENCES`] found,
     /// by offset).
     pub differences: Vec<Difference>,
     /// How many differences there are in all.
     pub difference_count: usize,
     /// The re-recorded file is the file, byte for byte (up to the cut
-    /// chunk, if any).
+    /// or damaged chunk, if any).
     pub identical: bool,
 }
 
@@ -268,17 +272,17 @@ pub fn rerecord_decoded(
             );
         }
     }
-    // A killed recorder never stopped: its file is what it had written,
-    // up to the chunk it was cut in.
-    let (ours_file, their_file) = match demo.truncated {
-        Some(cut) => {
-            report.truncated = Some(cut.len());
-            (
-                recorder.written().to_vec(),
-                &bytes[..bytes.len() - cut.len()],
-            )
-        }
-        None => (recorder.finish(), bytes),
+    // A recorder that never stopped (killed, or shut down without Stop)
+    // left its header as Start wrote it: its file is what it had written,
+    // up to a chunk it was cut in. A damaged file is compared up to the
+    // damaged chunk.
+    report.truncated = demo.truncated.map(<[u8]>::len);
+    report.unfinished = demo.unfinished().is_some();
+    let tail = report.truncated.unwrap_or(0) + demo.damage.as_ref().map_or(0, |d| d.rest.len());
+    let their_file = &bytes[..bytes.len() - tail];
+    let ours_file = match super::as_started(&demo.header, demo.timeline.as_ref()) {
+        true => recorder.written().to_vec(),
+        false => recorder.finish(),
     };
     report.identical = ours_file == their_file;
 

@@ -37,6 +37,9 @@ fn default_timestamp() -> String {
 fn default_huffman() -> String {
     "ddnet".into()
 }
+fn default_stopped() -> bool {
+    true
+}
 
 /// The demo: header fields, markers and events.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -73,6 +76,12 @@ pub struct DemoSpec {
     /// Timeline marker ticks.
     #[serde(default)]
     pub markers: Vec<i32>,
+    /// `true` (default): the recorder is stopped, which fills in the
+    /// header's length and timeline markers. `false`: the file as a
+    /// recorder that was never stopped leaves it (DDNet 16.4 and Teeworlds
+    /// 0.7.5 servers at shutdown): length 0, no timeline markers.
+    #[serde(default = "default_stopped")]
+    pub stopped: bool,
     /// Snapshots and messages, in order.
     #[serde(default)]
     pub events: Vec<SpecEvent>,
@@ -481,8 +490,15 @@ impl DemoSpec {
                 );
             }
         }
+        if !self.stopped && !self.markers.is_empty() {
+            warnings.push("markers: not written, as the recorder is never stopped".into());
+        }
+        let bytes = match self.stopped {
+            true => recorder.finish(),
+            false => recorder.written().to_vec(),
+        };
         Ok(Built {
-            bytes: recorder.finish(),
+            bytes,
             warnings,
             snapshots,
             messages,

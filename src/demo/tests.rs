@@ -351,6 +351,7 @@ impl ArbDemo {
             map: &self.map,
             chunks,
             truncated,
+            damage: None,
         }
     }
 }
@@ -468,4 +469,59 @@ fn a_chunk_ends_where_its_size_says() {
             ..
         }
     ));
+}
+
+/// Any demo followed by a damaged chunk (an absolute tick marker out of
+/// range, then anything): both readers keep every chunk before it, then
+/// give the one error at the marker's byte, naming the tick in force; the
+/// bytes from the marker on are kept, so the file encodes back.
+#[test]
+fn prop_a_damaged_chunk_keeps_the_chunks_before_it() {
+    fn prop(d: ArbDemo, tick: u32, junk: Vec<u8>) -> TestResult {
+        if d.sha.is_none() && d.map.starts_with(SHA256_UUID.as_bytes()) {
+            return TestResult::discard();
+        }
+        let mut cut = Vec::new();
+        let mut demo = d.demo(&mut cut);
+        demo.truncated = None;
+        let sound = encode_to_vec(&demo, ());
+        let mut bytes = sound.clone();
+        let bad = i64::from(tick).max(MAX_TICK) as u32;
+        bytes.push(0x80);
+        bytes.extend_from_slice(&bad.to_be_bytes());
+        bytes.extend_from_slice(&junk);
+        let last_tick = demo.chunks.iter().fold(None, |t, c| c.tick_after(t));
+
+        let (got, offsets) = match Demo::decode_partial(&bytes) {
+            Ok(x) => x,
+            Err(e) => return TestResult::error(e.to_string()),
+        };
+        let Some(damage) = &got.damage else {
+            return TestResult::error("no damage");
+        };
+        let checks = [
+            (got.chunks == demo.chunks, "the chunks before it"),
+            (offsets.len() == demo.chunks.len(), "their offsets"),
+            (damage.error.offset == sound.len() as u64, "the offset"),
+            (damage.error.tick == last_tick, "the tick in force"),
+            (damage.rest == &bytes[sound.len()..], "the rest kept"),
+            (encode_to_vec(&got, ()) == bytes, "encodes back"),
+            (Demo::decode(&bytes).is_err(), "decode fails"),
+        ];
+        if let Some((_, what)) = checks.iter().find(|c| !c.0) {
+            return TestResult::error(*what);
+        }
+        // The streaming reader: the same chunks, then the same error.
+        let mut events = match Events::new(&bytes) {
+            Ok(e) => e,
+            Err(e) => return TestResult::error(e.to_string()),
+        };
+        let replay = events.replay();
+        let streamed = (events.chunks(), events.error());
+        TestResult::from_bool(
+            streamed == (demo.chunks.len(), Some(&damage.error)) && replay.last_tick == last_tick,
+        )
+    }
+    qc().tests(500)
+        .quickcheck(prop as fn(ArbDemo, u32, Vec<u8>) -> TestResult);
 }

@@ -342,7 +342,7 @@ mod replay {
                 .enumerate()
                 .map(|(i, (s, b))| datagram(i + 1, s, b))
                 .collect(),
-            skipped: vec![],
+            ..Capture::default()
         };
         let mut session = session::Session::new(&cap, 8303);
         let mut got: Vec<Vec<Anomaly>> = Vec::new();

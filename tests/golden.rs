@@ -25,7 +25,9 @@
 //! - a stored archive: packing its recordings today gives its bytes
 //!   ([`STORED`]; `TEEORACLE_BLESS=1` rewrites it after a reviewed format
 //!   change), and its text members;
-//! - `packet/malformed/packets.txt`: what each datagram decodes to.
+//! - `packet/malformed/packets.txt`: what each datagram decodes to;
+//! - a damaged capture (`packet/malformed/`, `packet/edge/`): `pcap check`
+//!   and the `end` line of `pcap dump --format jsonl`.
 //!
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
@@ -199,6 +201,11 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
             let name = file.split('.').next().unwrap_or(file).to_string();
             vec![("archive", name, stored_archive(path, file))]
         }
+        ["packet", dir @ ("malformed" | "edge"), file]
+            if file.ends_with(".pcap") || file.ends_with(".pcapng") =>
+        {
+            vec![("packet", snap(dir, file), capture_stop(path))]
+        }
         ["packet", "malformed", "packets.txt"] => {
             vec![("packet", "malformed".into(), malformed_packets(path))]
         }
@@ -212,7 +219,7 @@ fn cli(args: &[&str]) -> Result<String, String> {
     if out.status.code() != Some(0) {
         return Err(format!(
             "{args:?}: exit {:?}: {}",
-            out.status.code(),
+            out.status.code().map_or("none".into(), |c| c.to_string()),
             String::from_utf8_lossy(&out.stderr)
         ));
     }
@@ -573,6 +580,39 @@ fn archive_text(path: &Path) -> Result<String, String> {
 /// Each datagram of the list (name, version, hex): its decode error, or
 /// whether it re-encodes exactly and its payload's chunks or first fault,
 /// placed in the datagram.
+/// A damaged capture as the command line shows it: `pcap check` (the
+/// totals of the frames before the damage, then where and why reading
+/// stopped, and the exit code), and the `end` line of `pcap dump --format
+/// jsonl` (the same as data).
+fn capture_stop(path: &Path) -> Result<String, String> {
+    let mut text = String::new();
+    for args in [
+        &["pcap", "check", arg(path)][..],
+        &["pcap", "dump", "--format", "jsonl", arg(path)],
+    ] {
+        let out = common::run(args);
+        let stdout = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+        let shown = match args[1] {
+            "dump" => {
+                let end = stdout.lines().last().unwrap_or_default();
+                let end: serde_json::Value =
+                    serde_json::from_str(end).map_err(|e| e.to_string())?;
+                pretty(&end)
+            }
+            _ => stdout,
+        };
+        let _ = writeln!(
+            text,
+            "$ teeoracle {}\nexit {}\n{}\n{}",
+            args.join(" "),
+            out.status.code().map_or("none".into(), |c| c.to_string()),
+            shown.trim_end(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    Ok(text)
+}
+
 fn malformed_packets(path: &Path) -> Result<String, String> {
     let list = String::from_utf8(read(path)?).map_err(|e| e.to_string())?;
     let mut report = String::new();

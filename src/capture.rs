@@ -2,8 +2,11 @@
 //! loopback, Linux cooked and raw IP link types), in capture order.
 //!
 //! File and frame parsing is done by the `pcap-file` and `etherparse`
-//! crates; this module only picks out the UDP payloads and where in the
-//! file each one lies.
+//! crates; this module picks out the UDP payloads and where in the file
+//! each one lies, and where a damaged file stops being readable: every
+//! frame before a record or block that cannot be read is kept, then the
+//! record's first byte and what is wrong with it (a length no writer makes,
+//! or a file that ends inside it).
 
 use crate::codec::DecodeError;
 #[cfg(feature = "capture")]
@@ -12,6 +15,10 @@ use crate::codec::ErrorKind;
 use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 #[cfg(feature = "capture")]
 use pcap_file::pcap::{PcapParser, RawPcapPacket};
+#[cfg(feature = "capture")]
+use pcap_file::pcapng::blocks::interface_description::{
+    InterfaceDescriptionBlock as Interface, InterfaceDescriptionOption,
+};
 #[cfg(feature = "capture")]
 use pcap_file::pcapng::{Block, PcapNgParser};
 #[cfg(feature = "capture")]
@@ -216,17 +223,16 @@ pub fn read(bytes: &[u8]) -> Result<Capture, DecodeError> {
                 }
             };
             // The parser keeps the current section's interfaces.
-            let link = |id: u32| {
-                parser
-                    .interfaces()
-                    .get(id as usize)
-                    .map_or(DataLink::ETHERNET, |i| i.linktype)
-            };
+            let interface = |id: u32| parser.interfaces().get(id as usize);
+            let link = |i: Option<&Interface>| i.map_or(DataLink::ETHERNET, |i| i.linktype);
             match block {
                 Block::EnhancedPacket(p) => {
-                    push(&mut capture, link(p.interface_id), p.timestamp, &p.data)
+                    let i = interface(p.interface_id);
+                    push(&mut capture, link(i), pcapng_time(p.timestamp, i), &p.data)
                 }
-                Block::SimplePacket(p) => push(&mut capture, link(0), Duration::ZERO, &p.data),
+                Block::SimplePacket(p) => {
+                    push(&mut capture, link(interface(0)), Duration::ZERO, &p.data)
+                }
                 _ => {}
             }
             rest = next;
@@ -259,6 +265,34 @@ pub fn read(bytes: &[u8]) -> Result<Capture, DecodeError> {
         }
     }
     Ok(capture)
+}
+
+/// The time of a pcapng enhanced packet. `pcap-file` hands its 64-bit
+/// timestamp over as nanoseconds; its unit is the interface's
+/// `if_tsresol` (`10^-n` s, or `2^-n` s with the top bit set; by default
+/// microseconds).
+#[cfg(feature = "capture")]
+fn pcapng_time(raw: Duration, interface: Option<&Interface>) -> Duration {
+    let resolution = interface
+        .and_then(|i| {
+            i.options.iter().find_map(|o| match o {
+                InterfaceDescriptionOption::IfTsResol(r) => Some(*r),
+                _ => None,
+            })
+        })
+        .unwrap_or(6);
+    let exponent = u32::from(resolution & 0x7f);
+    let per_second = match resolution & 0x80 {
+        0 => 10u128.checked_pow(exponent),
+        _ => 2u128.checked_pow(exponent),
+    };
+    // Exact: the crate made the Duration from the u64 ticks.
+    let ticks = raw.as_nanos();
+    match per_second {
+        Some(n) => Duration::new((ticks / n) as u64, ((ticks % n) * 1_000_000_000 / n) as u32),
+        // Units too small for a u128: under a nanosecond since 1970.
+        None => Duration::ZERO,
+    }
 }
 
 /// The pcap record at the start of `rest`: what follows it, its timestamp
@@ -613,6 +647,35 @@ mod tests {
                 .collect()
         };
         assert_eq!(payloads(&capture), payloads(&pcap));
+    }
+
+    #[test]
+    fn pcapng_times_follow_the_interface_resolution() {
+        let ticks = Duration::from_nanos(1_795_314_494_781_141);
+        let with = |r: Option<u8>| {
+            let options = r
+                .map(InterfaceDescriptionOption::IfTsResol)
+                .into_iter()
+                .collect();
+            pcapng_time(
+                ticks,
+                Some(&Interface {
+                    linktype: DataLink::ETHERNET,
+                    snaplen: 0,
+                    options,
+                }),
+            )
+        };
+        // Microseconds by default; the corpus files say nanoseconds.
+        assert_eq!(with(None), Duration::new(1_795_314_494, 781_141_000));
+        assert_eq!(with(Some(9)), ticks);
+        assert_eq!(pcapng_time(ticks, None), with(Some(6)));
+        // 2^-10 s: 1_795_314_494_781_141 / 1024 s.
+        assert_eq!(
+            with(Some(0x8a)),
+            Duration::new(1_753_236_811_309, 708_007_812)
+        );
+        assert_eq!(with(Some(100)), Duration::ZERO);
     }
 
     #[test]

@@ -59,14 +59,15 @@ fn check_passes_the_bundled_corpus() {
     let summary = stdout.lines().last().unwrap();
     // 65 teehistorian files (malformed ones, bad_magic included, as
     // expected failures: a `.teehistorian` that is not one fails), the
-    // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
+    // 5 captures and from corpus/make_capture_corpus.py 2 cut ones (with
+    // warnings) and 2 damaged ones (expected failures), 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
     // archives, and from corpus/make_demo_corpus.py 5 edge demos, 15
     // malformed demos and 11 malformed deltas (applied to their
     // `.from.bin` bases, which are skipped) as expected failures, and the
-    // 3 synthetic demos built by `demo build` (their .ron specs are
-    // skipped).
+    // 3 synthetic demos built by `demo build` (their .ron specs and the
+    // generator scripts are skipped).
     assert!(
-        summary.starts_with("114 passed (17 with warnings), 0 failed, 23 skipped"),
+        summary.starts_with("118 passed (19 with warnings), 0 failed, 24 skipped"),
         "{summary}"
     );
 }

@@ -296,9 +296,10 @@ fn pcapng_time(raw: Duration, interface: Option<&Interface>) -> Duration {
 }
 
 /// The pcap record at the start of `rest`: what follows it, its timestamp
-/// and the record; or the context and kind of its fault. `pcap-file` frames it; its fields are checked here as
-/// libpcap does: only a captured length over the file's snapshot length
-/// is refused (an original length over it is what `tcpdump -s` writes).
+/// and the record; or the context and kind of its fault. `pcap-file`
+/// frames it; its fields are checked here: only a captured length over the
+/// file's snapshot length is refused (an original length over it is what
+/// `tcpdump -s` writes, and libpcap does not check timestamps).
 #[cfg(feature = "capture")]
 fn pcap_record<'a>(
     parser: &PcapParser,

@@ -59,15 +59,17 @@ fn check_passes_the_bundled_corpus() {
     let summary = stdout.lines().last().unwrap();
     // 65 teehistorian files (malformed ones, bad_magic included, as
     // expected failures: a `.teehistorian` that is not one fails), the
-    // 5 captures, 8 demos (our 6 and DDNet's 2 bench demos), the 2 golden
-    // archives, and from corpus/make_demo_corpus.py 5 edge demos, 16
-    // malformed demos and 11 malformed deltas (applied to their
-    // `.from.bin` bases, which are skipped) as expected failures, the
-    // 5 synthetic demos built by `demo build` (2 of them unfinished, which
-    // warn; their .ron specs are skipped), and the capture of datagrams
-    // DDNet drops (a warning; its datagram list and generator are skipped).
+    // 5 captures and from corpus/make_capture_corpus.py 2 cut ones (with
+    // warnings) and 2 damaged ones (expected failures), 8 demos (our 6 and
+    // DDNet's 2 bench demos), the 2 golden archives, and from
+    // corpus/make_demo_corpus.py 5 edge demos, 16 malformed demos and 11
+    // malformed deltas (applied to their `.from.bin` bases, which are
+    // skipped) as expected failures, the 5 synthetic demos built by `demo
+    // build` (2 of them unfinished, which warn; their .ron specs are
+    // skipped), and the capture of datagrams DDNet drops (a warning; its
+    // datagram list and the generator scripts are skipped).
     assert!(
-        summary.starts_with("118 passed (20 with warnings), 0 failed, 27 skipped"),
+        summary.starts_with("122 passed (22 with warnings), 0 failed, 28 skipped"),
         "{summary}"
     );
 }

@@ -28,6 +28,8 @@
 //! - `packet/malformed/packets.txt`: what each datagram decodes to;
 //!   `packet/ddnet-verdicts/datagrams.txt`: what DDNet 20.1 (and, for
 //!   0.7, Teeworlds 0.7.5) does with each datagram.
+//! - a damaged capture (`packet/malformed/`, `packet/edge/`): `pcap check`
+//!   and the `end` line of `pcap dump --format jsonl`.
 //!
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
@@ -201,6 +203,11 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
             let name = file.split('.').next().unwrap_or(file).to_string();
             vec![("archive", name, stored_archive(path, file))]
         }
+        ["packet", dir @ ("malformed" | "edge"), file]
+            if file.ends_with(".pcap") || file.ends_with(".pcapng") =>
+        {
+            vec![("packet", snap(dir, file), capture_stop(path))]
+        }
         ["packet", "malformed", "packets.txt"] => {
             vec![("packet", "malformed".into(), malformed_packets(path))]
         }
@@ -217,7 +224,7 @@ fn cli(args: &[&str]) -> Result<String, String> {
     if out.status.code() != Some(0) {
         return Err(format!(
             "{args:?}: exit {:?}: {}",
-            out.status.code(),
+            out.status.code().map_or("none".into(), |c| c.to_string()),
             String::from_utf8_lossy(&out.stderr)
         ));
     }
@@ -584,6 +591,39 @@ fn archive_text(path: &Path) -> Result<String, String> {
 }
 
 // packets
+
+/// A damaged capture as the command line shows it: `pcap check` (the
+/// totals of the frames before the damage, then where and why reading
+/// stopped, and the exit code), and the `end` line of `pcap dump --format
+/// jsonl` (the same as data).
+fn capture_stop(path: &Path) -> Result<String, String> {
+    let mut text = String::new();
+    for args in [
+        &["pcap", "check", arg(path)][..],
+        &["pcap", "dump", "--format", "jsonl", arg(path)],
+    ] {
+        let out = common::run(args);
+        let stdout = String::from_utf8(out.stdout).map_err(|e| e.to_string())?;
+        let shown = match args[1] {
+            "dump" => {
+                let end = stdout.lines().last().unwrap_or_default();
+                let end: serde_json::Value =
+                    serde_json::from_str(end).map_err(|e| e.to_string())?;
+                pretty(&end)
+            }
+            _ => stdout,
+        };
+        let _ = writeln!(
+            text,
+            "$ teeoracle {}\nexit {}\n{}\n{}",
+            args.join(" "),
+            out.status.code().map_or("none".into(), |c| c.to_string()),
+            shown.trim_end(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    Ok(text)
+}
 
 /// Each datagram of the list (name, version, hex): its decode error, or
 /// whether it re-encodes exactly and its payload's chunks or first fault,

@@ -234,8 +234,12 @@ impl Verdict {
                 .at(offset),
             );
         }
+        // A capture reports its unreadable record as `capture`.
         if let Some(e) = &self.error
-            && !self.findings.iter().any(|f| f.code == "decode")
+            && !self
+                .findings
+                .iter()
+                .any(|f| matches!(f.code, "decode" | "capture"))
         {
             let mut f = Finding::new(Severity::Fail, "decode", e.to_string()).at(e.offset);
             f.tick = e.tick;

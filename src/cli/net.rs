@@ -666,7 +666,12 @@ fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16
         capture::read(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
     let port = port
         .or_else(|| session::server_port(&capture))
-        .ok_or_else(|| Failure::bad(format!("{}: no UDP datagrams", shown(path))))?;
+        .ok_or_else(|| {
+            let why = capture
+                .stop_note()
+                .map_or_else(String::new, |n| format!("; {n}"));
+            Failure::bad(format!("{}: no UDP datagrams{why}", shown(path)))
+        })?;
     Ok((capture, port))
 }
 
@@ -806,6 +811,9 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
                 "# replay:{}",
                 teeoracle::bytes::key_values(&replayed, &[])
             )?;
+            if let Some(note) = capture.stop_note() {
+                writeln!(out, "# stopped: {note}")?;
+            }
         }
         StreamFormat::Jsonl => {
             #[derive(Serialize)]
@@ -814,18 +822,28 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
                 port: u16,
                 totals: &'a session::Summary,
                 replay: &'a session::ReplaySummary,
+                frames: usize,
+                truncated: bool,
+                error: Option<&'a DecodeError>,
             }
             let end = End {
                 kind: "end",
                 port,
                 totals: &summary,
                 replay: &replayed,
+                frames: capture.frames(),
+                truncated: capture.truncated(),
+                error: capture.error.as_ref(),
             };
             write_json_line(&mut out, &end)?;
         }
     }
     out.flush()?;
-    Ok(())
+    // A cut last record is how a killed writer leaves a capture: not a fault.
+    match capture.stop_note() {
+        Some(note) if !capture.truncated() => Err(Failure::bad(format!("{}: {note}", shown(path)))),
+        _ => Ok(()),
+    }
 }
 
 pub fn pcap_check(path: &Path, port: Option<u16>, format: ReportFormat) -> Result<(), Failure> {
@@ -861,11 +879,14 @@ pub fn pcap_check(path: &Path, port: Option<u16>, format: ReportFormat) -> Resul
         }
     }
     out.flush()?;
-    match verdict
-        .headline()
-        .filter(|_| verdict.status == Status::Fail)
-    {
-        Some(f) => Err(Failure::bad(format!("{}: {}", shown(path), f.message))),
+    match verdict.headline() {
+        Some(f) if verdict.status == Status::Fail => {
+            Err(Failure::bad(format!("{}: {}", shown(path), f.message)))
+        }
+        Some(f) => {
+            eprintln!("teeoracle: warning: {}: {}", shown(path), f.message);
+            Ok(())
+        }
         None => Ok(()),
     }
 }

@@ -156,6 +156,37 @@ pub enum ErrorKind {
         /// The largest allowed.
         max: usize,
     },
+    /// A pcap record that says it holds more bytes than the file's
+    /// snapshot length lets any record hold.
+    OverSnapshotLength {
+        /// The record's captured length.
+        len: u32,
+        /// The file header's snapshot length.
+        snaplen: u32,
+    },
+    /// A pcapng block length that is not a multiple of 4 of at least 12.
+    BadBlockLength {
+        /// The length.
+        len: u32,
+    },
+    /// A pcapng block whose length differs at its start and its end.
+    BlockLengthsDiffer {
+        /// The length at its start.
+        start: u32,
+        /// The length at its end.
+        end: u32,
+    },
+    /// Capture contents the `pcap-file` crate refuses (a pcapng block's
+    /// fields or options that do not fit it).
+    InvalidCaptureField {
+        /// What is wrong, as `pcap-file` words it.
+        field: &'static str,
+    },
+    /// A pcapng packet of an interface its section does not describe.
+    UnknownInterface {
+        /// The interface id.
+        id: u32,
+    },
 }
 
 /// Why an input failed part-way.
@@ -377,6 +408,23 @@ impl fmt::Display for ErrorKind {
             ErrorKind::LengthTooLarge { len, max } => {
                 write!(f, "length {len} exceeds the limit of {max} bytes")
             }
+            ErrorKind::OverSnapshotLength { len, snaplen } => write!(
+                f,
+                "captured length {len} is over the file's snapshot length {snaplen}"
+            ),
+            ErrorKind::BadBlockLength { len } => write!(
+                f,
+                "expected a block length that is a multiple of 4 and at least 12, found {len}"
+            ),
+            ErrorKind::BlockLengthsDiffer { start, end } => write!(
+                f,
+                "the block length is {start} at its start but {end} at its end"
+            ),
+            ErrorKind::InvalidCaptureField { field } => write!(f, "invalid field: {field}"),
+            ErrorKind::UnknownInterface { id } => write!(
+                f,
+                "a packet of interface {id}, which the section does not describe"
+            ),
         }
     }
 }

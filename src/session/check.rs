@@ -57,9 +57,19 @@ pub fn check_capture(
         Ok(c) => c,
         Err(e) => {
             verdict.push(Finding::new(Severity::Fail, "capture", e.to_string()).at(e.offset));
+            verdict.error = Some(e);
             return None;
         }
     };
+    // Reading stopped early: the frames before are checked all the same.
+    if let (Some(e), Some(note)) = (&capture.error, capture.stop_note()) {
+        if capture.truncated() {
+            verdict.push(Finding::new(Severity::Warn, "truncated", note).at(e.offset));
+        } else {
+            verdict.push(Finding::new(Severity::Fail, "capture", note).at(e.offset));
+            verdict.error = Some(e.clone());
+        }
+    }
     let Some(port) = port.or_else(|| server_port(&capture)) else {
         verdict.push(Finding::new(
             Severity::Fail,
@@ -154,8 +164,13 @@ pub fn check_capture(
         );
     }
     let anomalies: usize = replayed.anomalies.values().sum();
+    let stopped = match &capture.error {
+        Some(e) if capture.truncated() => format!("; cut at byte {}", e.offset),
+        Some(e) => format!("; unreadable from byte {}", e.offset),
+        None => String::new(),
+    };
     verdict.summary = format!(
-        "{} datagrams byte-exact ({} peers, {} chunks, {} dropped by DDNet, {anomalies} replay anomalies)",
+        "{} datagrams byte-exact ({} peers, {} chunks, {} dropped by DDNet, {anomalies} replay anomalies){stopped}",
         summary.exact, summary.peers, summary.chunks, summary.dropped
     );
     Some((summary, replayed))
@@ -219,6 +234,58 @@ mod tests {
                 .join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap"),
         )
         .unwrap()
+    }
+
+    fn corpus(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("corpus/packet")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_damaged_record_fails_at_its_file_byte_after_the_frames_before_it() {
+        let mut verdict = Verdict::new("record_501_bad_length.pcap");
+        let bytes = corpus("malformed/record_501_bad_length.pcap");
+        let (summary, _) = check_capture(&bytes, None, &mut verdict).unwrap();
+        verdict.settle();
+        assert_eq!(
+            (summary.datagrams, summary.exact, verdict.counts.records),
+            (500, 500, Some(500))
+        );
+        assert_eq!(verdict.status, Status::Fail);
+        // One finding: the stop, as `capture` (not again as `decode`).
+        let [f] = &verdict.findings[..] else {
+            panic!("{:?}", verdict.findings)
+        };
+        assert_eq!((f.code, f.offset), ("capture", Some(60087)));
+        assert!(
+            f.message
+                .starts_with("cannot read the record after frame 500: at byte 60087 (0xeab7)"),
+            "{}",
+            f.message
+        );
+        assert_eq!(verdict.error.as_ref().map(|e| e.offset), Some(60087));
+    }
+
+    #[test]
+    fn a_cut_last_record_warns_as_a_truncated_recording_does() {
+        for (name, at) in [
+            ("edge/cut_in_record_501.pcap", 60087),
+            ("edge/cut_in_block_501.pcapng", 68868),
+        ] {
+            let mut verdict = Verdict::new(name);
+            let (summary, _) = check_capture(&corpus(name), None, &mut verdict).unwrap();
+            verdict.settle();
+            assert_eq!((summary.datagrams, verdict.status), (500, Status::Warn));
+            let [f] = &verdict.findings[..] else {
+                panic!("{:?}", verdict.findings)
+            };
+            assert_eq!((f.code, f.offset), ("truncated", Some(at)), "{name}");
+            assert_eq!(verdict.error, None);
+        }
     }
 
     #[test]

@@ -1,0 +1,72 @@
+//! The damaged captures written by `corpus/make_capture_corpus.py`: the
+//! committed files are the generator's output, byte for byte. What each
+//! one reads as (the frames before the damage, then where and why reading
+//! stopped) is in its golden (`tests/golden.rs`), and in the unit tests of
+//! `src/capture.rs`.
+
+mod common;
+
+use std::process::Command;
+use teeoracle::codec::first_difference;
+
+/// The files the generator writes, under `corpus/`.
+const MADE: &[&str] = &[
+    "packet/malformed/record_501_bad_length.pcap",
+    "packet/edge/cut_in_record_501.pcap",
+    "packet/malformed/block_501_bad_length.pcapng",
+    "packet/edge/cut_in_block_501.pcapng",
+];
+
+/// The generator is not needed to run the tests, but the committed files
+/// must be exactly what it writes (skipped without python3).
+#[test]
+fn committed_files_match_the_generator() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("python3 not found: skipping the generator comparison");
+        return;
+    }
+    let out_dir =
+        std::env::temp_dir().join(format!("teeoracle-capture-corpus-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let status = Command::new("python3")
+        .arg(common::root().join("corpus/make_capture_corpus.py"))
+        .arg(&out_dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the generator failed");
+    for rel in MADE {
+        let a = std::fs::read(out_dir.join(rel)).unwrap();
+        let b = std::fs::read(common::root().join("corpus").join(rel)).unwrap();
+        assert!(
+            a == b,
+            "{rel}: differs from the generator's output at byte {:?}",
+            first_difference(&a, &b)
+        );
+    }
+    std::fs::remove_dir_all(&out_dir).unwrap();
+}
+
+/// A damaged record fails `pcap dump` too, after every datagram before it
+/// was printed; a cut last record does not.
+#[test]
+fn pcap_dump_prints_the_frames_before_the_damage() {
+    for (file, code) in [
+        ("corpus/packet/malformed/record_501_bad_length.pcap", 1),
+        ("corpus/packet/edge/cut_in_record_501.pcap", 0),
+    ] {
+        let out = common::run(&["pcap", "dump", file]);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(code), "{file}");
+        let datagrams = stdout
+            .lines()
+            .filter(|l| l.starts_with('#') && !l.starts_with("# "))
+            .count();
+        assert_eq!(datagrams, 500, "{file}");
+        let last = stdout.lines().last().unwrap();
+        assert!(
+            last.starts_with("# stopped: ")
+                && last.contains("after frame 500: at byte 60087 (0xeab7)"),
+            "{file}: {last}"
+        );
+    }
+}

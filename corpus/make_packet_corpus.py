@@ -26,6 +26,9 @@ DATAGRAMS = [
     # an ack out of range; DDNet drops it first.
     ("080501000122", "unknown_flags"),
     ("040000", "too_short_07"),  # 0.6's unused bit: read as 0.7
+    # Accepted, but its Cl_Emoticon (emoticon 16) is out of the range
+    # DDNet's unpacker takes: the message is dropped, not the datagram.
+    ("00000100022e10", None),
     ("10000000", None),  # KEEPALIVE
 ]
 

@@ -83,13 +83,23 @@ pub enum Anomaly {
     },
     /// The sender asks the receiver to resend its unacked vital chunks.
     ResendRequested,
-    /// A system message whose body does not fit its layout: DDNet's
-    /// unpacker fails and the message is ignored.
+    /// A message whose body does not fit its layout: DDNet's unpacker
+    /// fails and the message is ignored.
     MalformedMessage {
         /// Index of the chunk in the packet.
         chunk: usize,
         /// Why, at its file byte.
         error: DecodeError,
+    },
+    /// A message whose fields read, but one of them is outside the range
+    /// DDNet's generated unpacker accepts: DDNet drops the message.
+    RejectedMessage {
+        /// Index of the chunk in the packet.
+        chunk: usize,
+        /// The message's name, if known.
+        name: Option<&'static str>,
+        /// The field, its value and the range.
+        rejected: crate::packet::msg::Rejected,
     },
     /// A SNAP part outside DDNet's limits (1..=64 parts, part < parts,
     /// size <= 900): the client ignores it.
@@ -141,6 +151,7 @@ impl Anomaly {
             Anomaly::OutOfOrder { .. } => "out_of_order",
             Anomaly::ResendRequested => "resend_requested",
             Anomaly::MalformedMessage { .. } => "malformed_message",
+            Anomaly::RejectedMessage { .. } => "rejected_message",
             Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
             Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
             Anomaly::Snapshot { fault } => match fault.kind {
@@ -183,11 +194,17 @@ impl fmt::Display for Anomaly {
             ),
             Anomaly::ResendRequested => write!(f, "the sender requests a resend"),
             Anomaly::MalformedMessage { chunk, error } => {
-                write!(
-                    f,
-                    "chunk {chunk}: system message does not fit its layout: {error}"
-                )
+                write!(f, "chunk {chunk}: message does not fit its layout: {error}")
             }
+            Anomaly::RejectedMessage {
+                chunk,
+                name,
+                rejected,
+            } => write!(
+                f,
+                "chunk {chunk}: {} {rejected}: DDNet drops the message",
+                name.unwrap_or("message")
+            ),
             Anomaly::InvalidSnapPart {
                 tick,
                 part,

@@ -140,7 +140,7 @@ pub struct Summary {
     pub chunks: usize,
     /// Of those, vital chunks.
     pub vital_chunks: usize,
-    /// System messages read into named fields.
+    /// Messages (system, game and extended) read into named fields.
     pub typed_messages: usize,
     /// Typed messages whose fields do not re-encode to the exact body.
     pub typed_inexact: usize,
@@ -281,12 +281,17 @@ impl<'c> Session<'c> {
                     (Some(e), _) => anomalies.push(Anomaly::Malformed { error: e.clone() }),
                     (None, Some(c)) => {
                         for (i, chunk) in c.chunks.iter().enumerate() {
-                            if let Ok(m) = &chunk.message
-                                && let Some(Err(e)) = &m.fields
-                            {
+                            let Ok(m) = &chunk.message else { continue };
+                            if let Some(Err(e)) = &m.fields {
                                 anomalies.push(Anomaly::MalformedMessage {
                                     chunk: i,
                                     error: p.locate(e.clone(), d.offset),
+                                });
+                            } else if let Some(rejected) = m.rejected() {
+                                anomalies.push(Anomaly::RejectedMessage {
+                                    chunk: i,
+                                    name: m.name(),
+                                    rejected,
                                 });
                             }
                         }

@@ -460,20 +460,11 @@ mod tests {
     use super::*;
 
     fn corpus_a() -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap"),
-        )
-        .unwrap()
+        crate::testing::corpus("packet/ddnet-20.1/A_join_move_leave.pcap")
     }
 
     fn corpus(name: &str) -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("corpus/packet")
-                .join(name),
-        )
-        .unwrap()
+        crate::testing::corpus(&format!("packet/{name}"))
     }
 
     /// `bytes` read: its error's offset, context and kind, and the frames

@@ -17,6 +17,14 @@ pub fn qc() -> quickcheck::QuickCheck {
     quickcheck::QuickCheck::new().rng(quickcheck::Gen::from_size_and_seed(100, SEED))
 }
 
+/// The bytes of a file of the bundled corpus, by its path below `corpus/`.
+pub fn corpus(rel: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// The codec law for a value: it encodes to bytes that decode, using every
 /// byte, to the same value; and a strict decode of those bytes encodes
 /// back to them exactly. Returns a description of the first broken law.

@@ -6,9 +6,6 @@
 
 mod common;
 
-use std::process::Command;
-use teeoracle::codec::first_difference;
-
 /// The files the generator writes, under `corpus/`.
 const MADE: &[&str] = &[
     "packet/malformed/record_501_bad_length.pcap",
@@ -21,29 +18,10 @@ const MADE: &[&str] = &[
 /// must be exactly what it writes (skipped without python3).
 #[test]
 fn committed_files_match_the_generator() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("python3 not found: skipping the generator comparison");
-        return;
+    let made: Vec<_> = MADE.iter().map(std::path::PathBuf::from).collect();
+    if let Some(out_dir) = common::check_corpus_generator("make_capture_corpus.py", &made) {
+        std::fs::remove_dir_all(&out_dir).unwrap();
     }
-    let out_dir =
-        std::env::temp_dir().join(format!("teeoracle-capture-corpus-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
-    let status = Command::new("python3")
-        .arg(common::root().join("corpus/make_capture_corpus.py"))
-        .arg(&out_dir)
-        .status()
-        .unwrap();
-    assert!(status.success(), "the generator failed");
-    for rel in MADE {
-        let a = std::fs::read(out_dir.join(rel)).unwrap();
-        let b = std::fs::read(common::root().join("corpus").join(rel)).unwrap();
-        assert!(
-            a == b,
-            "{rel}: differs from the generator's output at byte {:?}",
-            first_difference(&a, &b)
-        );
-    }
-    std::fs::remove_dir_all(&out_dir).unwrap();
 }
 
 /// A damaged record fails `pcap dump` too, after every datagram before it

@@ -8,8 +8,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use teeoracle::codec::first_difference;
 
 /// `check` reports each malformed demo as an expected failure (the bad
 /// magic one too: it is named `.demo` and is not one).
@@ -37,25 +35,10 @@ fn tree(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The generator is not needed to run the tests, but the committed files
-/// must be exactly what it writes (skipped without python3).
+/// must be exactly what it writes (skipped without python3), and it writes
+/// nothing else into these folders.
 #[test]
 fn committed_files_match_the_generator() {
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("python3 not found: skipping the generator comparison");
-        return;
-    }
-    let out_dir =
-        std::env::temp_dir().join(format!("teeoracle-demo-corpus-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
-    let status = Command::new("python3")
-        // No __pycache__ for its shared module inside corpus/.
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .arg(common::root().join("corpus/make_demo_corpus.py"))
-        .arg(&out_dir)
-        .status()
-        .unwrap();
-    assert!(status.success(), "the generator failed");
-    let generated = tree(&out_dir);
     let mut committed = Vec::new();
     for folder in ["demo/edge", "demo/malformed", "snapshot/malformed"] {
         let base = common::root().join("corpus");
@@ -66,16 +49,9 @@ fn committed_files_match_the_generator() {
         );
     }
     committed.sort();
-    assert_eq!(generated, committed, "the same files");
-    for rel in &generated {
-        let a = std::fs::read(out_dir.join(rel)).unwrap();
-        let b = std::fs::read(common::root().join("corpus").join(rel)).unwrap();
-        assert!(
-            a == b,
-            "{}: differs from the generator's output at byte {:?}",
-            rel.display(),
-            first_difference(&a, &b)
-        );
-    }
+    let Some(out_dir) = common::check_corpus_generator("make_demo_corpus.py", &committed) else {
+        return;
+    };
+    assert_eq!(tree(&out_dir), committed, "the same files");
     std::fs::remove_dir_all(&out_dir).unwrap();
 }

@@ -229,20 +229,11 @@ mod tests {
     use crate::check::Status;
 
     fn corpus_a() -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap"),
-        )
-        .unwrap()
+        crate::testing::corpus("packet/ddnet-20.1/A_join_move_leave.pcap")
     }
 
     fn corpus(name: &str) -> Vec<u8> {
-        std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("corpus/packet")
-                .join(name),
-        )
-        .unwrap()
+        crate::testing::corpus(&format!("packet/{name}"))
     }
 
     #[test]
@@ -290,11 +281,7 @@ mod tests {
 
     #[test]
     fn datagrams_ddnet_drops_are_warnings_and_never_reach_the_replay() {
-        let bytes = std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("corpus/packet/ddnet-verdicts/dropped_06.pcap"),
-        )
-        .unwrap();
+        let bytes = corpus("ddnet-verdicts/dropped_06.pcap");
         let mut verdict = Verdict::new("dropped_06");
         let (summary, replay) = check_capture(&bytes, None, &mut verdict).unwrap();
         verdict.settle();

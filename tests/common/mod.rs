@@ -149,3 +149,39 @@ pub const CAPTURES: [&str; 5] = [
     "E_map_change",
     "F_crash_truncated",
 ];
+
+/// Runs a corpus generator script (`corpus/SCRIPT`, Python standard library
+/// only) into a fresh temporary folder and checks that each of `made`
+/// (paths relative to `corpus/`) is byte for byte the committed file.
+/// Returns the folder, for further checks; `None` (with a line) without
+/// python3: the generators are not needed to run the tests.
+#[allow(dead_code)]
+pub fn check_corpus_generator(script: &str, made: &[PathBuf]) -> Option<PathBuf> {
+    use std::process::Command;
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("python3 not found: skipping the comparison with {script}");
+        return None;
+    }
+    let stem = script.trim_end_matches(".py");
+    let out_dir = std::env::temp_dir().join(format!("teeoracle-{stem}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let status = Command::new("python3")
+        // No __pycache__ for a shared module inside corpus/.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .arg(root().join("corpus").join(script))
+        .arg(&out_dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{script} failed");
+    for rel in made {
+        let a = std::fs::read(out_dir.join(rel)).unwrap();
+        let b = std::fs::read(root().join("corpus").join(rel)).unwrap();
+        assert!(
+            a == b,
+            "{}: differs from {script}'s output at byte {:?}",
+            rel.display(),
+            first_difference(&a, &b)
+        );
+    }
+    Some(out_dir)
+}

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
 use teeoracle::capture::{self, Datagram};
 use teeoracle::check::{Status, Verdict};
-use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
+use teeoracle::codec::{Codec, DecodeError, Mode, Reader, encode_to_vec};
 use teeoracle::huffman::{self, Flavor};
 use teeoracle::packet::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
@@ -69,6 +69,17 @@ pub enum PacketCommand {
         /// document).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
+    },
+    /// The inverse of `decode --format json`: datagrams from its JSON (the
+    /// document, or one entry of its `packets`), messages by fields or
+    /// body; written raw (one packet) or as a hex line each.
+    Encode {
+        /// The JSON (`-`: standard input).
+        json: PathBuf,
+        /// One line of hex per packet (the form `decode` takes) instead
+        /// of the raw bytes of the one packet.
+        #[arg(long)]
+        hex: bool,
     },
 }
 
@@ -132,13 +143,16 @@ pub fn huffman(cmd: HuffmanCommand) -> Result<(), Failure> {
 }
 
 pub fn packet(cmd: PacketCommand) -> Result<(), Failure> {
-    let PacketCommand::Decode {
-        hex,
-        file,
-        version,
-        token,
-        format,
-    } = cmd;
+    let (hex, file, version, token, format) = match cmd {
+        PacketCommand::Decode {
+            hex,
+            file,
+            version,
+            token,
+            format,
+        } => (hex, file, version, token, format),
+        PacketCommand::Encode { json, hex } => return packet_encode(&json, hex),
+    };
     let token = match token {
         TokenArg::Yes => TokenMode::Present,
         TokenArg::No => TokenMode::Absent,
@@ -366,7 +380,7 @@ struct ConnJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     header_token: Option<Hex<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    compression: Option<CompressionJson>,
+    compression: Option<CompressionJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     token: Option<Hex<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -380,11 +394,17 @@ struct ConnJson<'a> {
 }
 
 #[derive(Serialize)]
-struct CompressionJson {
+struct CompressionJson<'a> {
     ddnet: bool,
     legacy: bool,
     compressed_size: usize,
     size: usize,
+    /// Bytes after the Huffman stream (DDNet ignores them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trailing: Option<Hex<'a>>,
+    /// The compressed bytes, when no writer reproduces them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    raw: Option<Hex<'a>>,
 }
 
 #[derive(Serialize)]
@@ -402,6 +422,12 @@ struct ChunkJson<'a> {
     seq: Option<u16>,
     size: u16,
     canonical: bool,
+    /// A non-canonical header's bytes (hex), as stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    header: Option<String>,
+    /// The chunk's data, when its message does not re-encode to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Hex<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<Message<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -476,6 +502,13 @@ fn conn_json<'a>(
             legacy: c.huffman.legacy,
             compressed_size: c.raw.len(),
             size: p.payload.len(),
+            trailing: (c.huffman.trailing > 0)
+                .then(|| Hex(&c.raw[c.raw.len() - c.huffman.trailing..])),
+            raw: c
+                .huffman
+                .flavor(Flavor::Ddnet)
+                .is_none()
+                .then_some(Hex(c.raw)),
         }),
         token: p.token.as_ref().map(|t| Hex(t)),
         control_message: p.control().map(|(id, data)| ControlJson {
@@ -484,7 +517,7 @@ fn conn_json<'a>(
             data: Hex(data),
         }),
         chunks: contents.map(|c| c.chunks.iter().map(|c| chunk_json(c, p, &locate)).collect()),
-        after_chunks: contents.filter(|c| c.error.is_none()).map(|c| Hex(c.rest)),
+        after_chunks: contents.map(|c| Hex(c.rest)),
         payload_error: contents.and_then(|c| c.error.as_ref()).map(locate),
     }
 }
@@ -495,6 +528,14 @@ fn chunk_json<'a>(
     locate: &impl Fn(&DecodeError) -> DecodeError,
 ) -> ChunkJson<'a> {
     let h = &c.chunk.header;
+    let exact = match &c.message {
+        Ok(m) => {
+            let mut buf = Vec::with_capacity(c.chunk.data.len());
+            m.encode(&mut buf, p.version);
+            buf == c.chunk.data
+        }
+        Err(_) => false,
+    };
     ChunkJson {
         flags: h.flags,
         vital: h.vital(),
@@ -502,6 +543,8 @@ fn chunk_json<'a>(
         seq: h.seq(p.version),
         size: h.size,
         canonical: h.is_canonical(p.version),
+        header: (!h.is_canonical(p.version)).then(|| hex::encode(encode_to_vec(h, p.version))),
+        data: (!exact).then_some(Hex(c.chunk.data)),
         message: c.message.as_ref().ok().map(|m| m.located(locate)),
         message_error: c.message.as_ref().err().map(locate),
     }
@@ -640,6 +683,33 @@ pub fn packet_decode(
             reported: true,
         });
     }
+    Ok(())
+}
+
+/// `packet encode`: the datagrams a `packet_decode` JSON describes.
+fn packet_encode(path: &Path, hex: bool) -> Result<(), Failure> {
+    let text = read_raw(path)?;
+    let text = std::str::from_utf8(&text)
+        .map_err(|e| Failure::bad(format!("{}: not UTF-8 text: {e}", shown(path))))?;
+    let datagrams = teeoracle::packet::spec::encode_str(text)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+    let mut out = stdout();
+    match (hex, &datagrams[..]) {
+        (true, _) => {
+            for d in &datagrams {
+                writeln!(out, "{}", hex::encode(d))?;
+            }
+        }
+        (false, [one]) => out.write_all(one)?,
+        (false, _) => {
+            return Err(Failure::Usage(format!(
+                "{}: {} packets: give --hex for a line each",
+                shown(path),
+                datagrams.len()
+            )));
+        }
+    }
+    out.flush()?;
     Ok(())
 }
 

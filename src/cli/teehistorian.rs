@@ -66,6 +66,15 @@ pub enum TeehistorianCommand {
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
+    /// Write a synthetic teehistorian file from a spec (.ron or .json):
+    /// header fields, then records by kind (see `teehistorian::spec`).
+    Build {
+        /// The spec: RON or JSON, by its extension.
+        spec: PathBuf,
+        /// Where to write the file.
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+    },
 }
 
 pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
@@ -84,7 +93,40 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             strict,
             format,
         } => roundtrip(&file, output.as_deref(), strict, format),
+        TeehistorianCommand::Build { spec, output } => build(&spec, &output),
     }
+}
+
+/// `teehistorian build`: a synthetic file from a RON or JSON spec.
+fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
+    use teeoracle::teehistorian::spec::TeehistorianSpec;
+    let parse = match spec_path.extension().and_then(|e| e.to_str()) {
+        Some("ron") => TeehistorianSpec::from_ron,
+        Some("json") => TeehistorianSpec::from_json,
+        _ => {
+            return Err(Failure::Usage(format!(
+                "{}: a spec is a .ron or .json file",
+                shown(spec_path)
+            )));
+        }
+    };
+    let text = std::fs::read_to_string(spec_path)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
+    let built = parse(&text)
+        .and_then(|spec| spec.build())
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
+    std::fs::write(output, &built.bytes)
+        .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", output.display())))?;
+    let mut out = stdout();
+    writeln!(
+        out,
+        "{}: {} bytes, {} record(s)",
+        output.display(),
+        built.bytes.len(),
+        built.records
+    )?;
+    out.flush()?;
+    Ok(())
 }
 
 /// A stream error as a failure naming the file.

@@ -28,6 +28,7 @@
 mod chunk;
 mod contents;
 pub mod msg;
+pub mod spec;
 mod verdict;
 
 pub use chunk::{CHUNK_RESEND, CHUNK_VITAL, Chunk, ChunkHeader};

@@ -1111,6 +1111,165 @@ impl Fields<'_> {
     }
 }
 
+impl MsgHeader {
+    /// The header of the message called `name` in `version`'s tables
+    /// (only system or only game messages when `sys` is given): numbered
+    /// messages first, then DDNet's extended ones (whose system bit, when
+    /// not given, is the one DDNet sends them with).
+    pub(crate) fn by_name(version: Version, sys: Option<bool>, name: &str) -> Option<MsgHeader> {
+        let numbered = [true, false]
+            .into_iter()
+            .filter(|&s| sys.is_none_or(|want| want == s))
+            .find_map(|s| {
+                (1..)
+                    .map_while(|id| self::name(version, s, id).map(|n| (id, n)))
+                    .find(|&(_, n)| n == name)
+                    .map(|(id, _)| MsgHeader {
+                        sys: s,
+                        id: MsgId::Ordinal(id),
+                    })
+            });
+        numbered.or_else(|| {
+            let (uuid, _) = UUIDS.iter().find(|&&(_, n)| n == name)?;
+            let sys = sys.or_else(|| EX.iter().find(|e| e.0 == name).map(|e| e.1))?;
+            Some(MsgHeader {
+                sys,
+                id: MsgId::Uuid(*uuid),
+            })
+        })
+    }
+}
+
+/// A message field's JSON value that does not do: the field and what was
+/// expected of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FieldProblem {
+    /// The field's name (the JSON key).
+    pub field: String,
+    /// What was expected, in words.
+    pub expected: String,
+}
+
+impl Layout {
+    /// The fields of a body from their JSON (an object by name, the shape
+    /// [`Fields`] serialises to), in wire order, for [`Fields::encode`].
+    /// A missing optional field is left out; lengths that the reader takes
+    /// from an earlier int (`Sized`, `Strs`) or from the layout must agree.
+    pub(crate) fn fields_from_json(
+        self,
+        map: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Vec<(&'static str, Value<'static>)>, FieldProblem> {
+        if let Some(key) = map.keys().find(|k| !self.names().any(|n| n == k.as_str())) {
+            let names: Vec<&str> = self.names().collect();
+            return Err(FieldProblem {
+                field: key.clone(),
+                expected: format!(
+                    "a field of this message's layout ({})",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            });
+        }
+        let mut fields = Vec::with_capacity(self.0.len());
+        let mut last_int = 0i32;
+        for spec in self.0 {
+            let field = spec_name(spec);
+            let problem = |expected: String| FieldProblem {
+                field: field.to_string(),
+                expected,
+            };
+            let Some(json) = map.get(field) else {
+                match spec {
+                    OptInt(_) | OptStr(_) => continue,
+                    _ => return Err(problem("present: the layout has no default for it".into())),
+                }
+            };
+            let counted = |n: usize, what: &str| match n {
+                n if n == usize::try_from(last_int).unwrap_or(0) => Ok(()),
+                n => Err(problem(format!(
+                    "{} {what}, as the int before it says; found {n}",
+                    last_int.max(0)
+                ))),
+            };
+            let exactly = |n: usize, len: usize, what: &str| match n == len {
+                true => Ok(()),
+                false => Err(problem(format!("{len} {what}; found {n}"))),
+            };
+            let value = match *spec {
+                Int(_) | Range(..) | OptInt(_) => Value::Int(json_int(json).map_err(problem)?),
+                Str(_) | OptStr(_) => Value::Text(json_text(json).map_err(problem)?),
+                Sized(_) | Fixed(..) | Rest(_) => {
+                    let bytes = crate::bytes::Blob::deserialize(json)
+                        .map_err(|e| problem(format!("hex bytes ({e})")))?;
+                    match *spec {
+                        Sized(_) => counted(bytes.len(), "bytes")?,
+                        Fixed(_, len) => exactly(bytes.len(), len, "bytes")?,
+                        _ => {}
+                    }
+                    Value::Bytes(bytes)
+                }
+                Quarter(_) | Ints(_) | Array(..) => {
+                    let ints = json_array(json, json_int).map_err(problem)?;
+                    if let Array(_, len, ..) = *spec {
+                        exactly(ints.len(), len, "ints")?;
+                    }
+                    Value::Ints(ints)
+                }
+                StrArray(..) | Strs(_) | RestStrs(_) => {
+                    let texts = json_array(json, json_text).map_err(problem)?;
+                    match *spec {
+                        StrArray(_, len) => exactly(texts.len(), len, "strings")?,
+                        Strs(_) => counted(texts.len(), "strings")?,
+                        _ => {}
+                    }
+                    Value::Texts(texts)
+                }
+            };
+            if let Value::Int(v) = value {
+                last_int = v;
+            }
+            fields.push((field, value));
+        }
+        Ok(fields)
+    }
+}
+
+use serde::Deserialize as _;
+
+fn json_int(json: &serde_json::Value) -> Result<i32, String> {
+    json.as_i64()
+        .and_then(|v| i32::try_from(v).ok())
+        .ok_or_else(|| format!("an int (-2147483648..=2147483647), found {json}"))
+}
+
+/// A string's bytes: a JSON string, or `{"hex": ...}`; no NUL inside
+/// (it ends a string on the wire).
+fn json_text(json: &serde_json::Value) -> Result<crate::bytes::Text<'static>, String> {
+    let text = crate::bytes::Text::deserialize(json)
+        .map_err(|_| format!("a string or {{\"hex\": ...}}, found {json}"))?;
+    match text.contains(&0) {
+        true => Err("a string without a NUL byte (a NUL ends it on the wire)".into()),
+        false => Ok(text),
+    }
+}
+
+fn json_array<T>(
+    json: &serde_json::Value,
+    each: fn(&serde_json::Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    let items = json
+        .as_array()
+        .ok_or_else(|| format!("an array, found {json}"))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| each(v).map_err(|e| format!("[{i}]: {e}")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@ mod message;
 mod recorder;
 mod replay;
 pub mod scan;
+pub mod spec;
 mod stream;
 
 pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};

@@ -310,6 +310,50 @@ impl Recorder {
         Ok(())
     }
 
+    /// Writes `msg` as it is, in the current tick, opening the tick as
+    /// DDNet's writer would (a player record by its implicit-tick rule);
+    /// a TICK_SKIP is written as given and moves to the tick it names.
+    /// The player state the other calls compare with follows the record.
+    pub(crate) fn record_as_is(&mut self, msg: &Message<'_>) -> Result<(), RecorderError> {
+        match *msg {
+            Message::TickSkip { dt } => {
+                self.write(msg);
+                self.tick = self.last_written_tick.wrapping_add(dt).wrapping_add(1);
+                self.last_written_tick = self.tick;
+                self.tick_written = true;
+                self.prev_max_cid = self.max_cid;
+                self.max_cid = -1;
+                return Ok(());
+            }
+            Message::PlayerNew { cid, .. }
+            | Message::PlayerDiff { cid, .. }
+            | Message::PlayerOld { cid } => self.ensure_tick_written_player_data(cid)?,
+            Message::Finish => {}
+            _ => self.ensure_tick_written(),
+        }
+        self.write(msg);
+        match *msg {
+            Message::PlayerNew { cid, x, y } => {
+                let p = self.player(cid)?;
+                (p.alive, p.x, p.y) = (true, x, y);
+            }
+            Message::PlayerDiff { cid, dx, dy } => {
+                let p = self.player(cid)?;
+                (p.x, p.y) = (p.x.wrapping_add(dx), p.y.wrapping_add(dy));
+            }
+            Message::PlayerOld { cid } => self.player(cid)?.alive = false,
+            Message::InputNew { cid, input } => self.player(cid)?.input = input,
+            Message::InputDiff { cid, dinput } => {
+                let p = self.player(cid)?;
+                for (v, d) in p.input.iter_mut().zip(dinput) {
+                    *v = v.wrapping_add(d);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// FINISH.
     pub fn finish(&mut self) {
         self.write(&Message::Finish);

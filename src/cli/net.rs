@@ -321,7 +321,6 @@ fn control_name(version: Version, id: u8) -> String {
     control::name(version, id).map_or_else(|| format!("unknown({id})"), str::to_string)
 }
 
-
 pub fn packet_decode(
     hexes: &[String],
     file: &Option<PathBuf>,

@@ -276,11 +276,12 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
         Unit::DeltaApply => {
             let (base, delta) = split(input)?;
             let base = snapshot(base)?;
-            let snap = apply(&base, &ints(delta)?, &ItemSizes::ddnet_06()).map_err(|e| {
-                match e.fault.code() {
-                    Some(code) => Rejection(format!("DDNet error code {code}: {e}")),
-                    None => reject(e),
-                }
+            let snap = apply(&base, &ints(delta)?, &ItemSizes::ddnet_06()).map_err(|e| match e
+                .fault
+                .code()
+            {
+                Some(code) => Rejection(format!("DDNet error code {code}: {e}")),
+                None => reject(e),
             })?;
             Ok(snapshot_value(&snap))
         }
@@ -363,7 +364,7 @@ fn snapshot_value(snap: &Snapshot) -> Value {
 }
 
 fn ints(bytes: &[u8]) -> Result<Vec<i32>, Rejection> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(Rejection(format!(
             "{} bytes is not a whole number of int32s",
             bytes.len()

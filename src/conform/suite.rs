@@ -1,7 +1,7 @@
 //! The built-in suite: cases from vectors written here and from every
 //! corpus file, in a fixed order.
 
-use super::{Case, Class, Unit, join};
+use super::{Case, Unit, join};
 use crate::packet::{Version, detect_version};
 use crate::snapshot::{ItemSizes, Snapshot, create};
 use std::collections::BTreeSet;
@@ -86,15 +86,30 @@ fn vectors() -> Vec<Case> {
         "80808080f1",
         "a fifth byte's high bits, which DDNet masks off",
     );
-    add(Varint, "padding_bits", "bfffffff7f", "bits past the 32nd, ignored");
+    add(
+        Varint,
+        "padding_bits",
+        "bfffffff7f",
+        "bits past the 32nd, ignored",
+    );
     add(Varint, "cut", "80", "a varint cut by the end of the input");
-    add(Varint, "cut_after_four", "80808080", "cut before its fifth byte");
+    add(
+        Varint,
+        "cut_after_four",
+        "80808080",
+        "cut before its fifth byte",
+    );
     add(Str, "empty", "00", "the empty string");
     add(Str, "two", "6869006f6b00", "two strings");
     add(Str, "utf8", "c3a900", "UTF-8 text");
     add(Str, "not_utf8", "ff00", "bytes that are not UTF-8 are kept");
     add(Str, "unterminated", "6869", "a string without its NUL");
-    add(Huffman, "empty_ddnet", "", "no bytes: not even the end symbol");
+    add(
+        Huffman,
+        "empty_ddnet",
+        "",
+        "no bytes: not even the end symbol",
+    );
     add(Huffman, "eof_only", "b10c", "only the end symbol");
     cases
 }
@@ -107,7 +122,9 @@ fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
-        let name = path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
@@ -317,7 +334,7 @@ fn ints_bytes(ints: &[i32]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conform::{Expected, Op};
+    use crate::conform::{Class, Expected, Op};
 
     #[test]
     fn vectors_are_classified() {
@@ -326,10 +343,16 @@ mod tests {
         assert_eq!(find("varint/vectors/zero").class, Class::MustAccept);
         let fifth = find("varint/vectors/fifth_byte_high_bits");
         assert_eq!(fifth.class, Class::DdnetQuirk);
-        assert_eq!(fifth.expected, Expected::Json(serde_json::json!({"ints": [1 << 27]})));
+        assert_eq!(
+            fifth.expected,
+            Expected::Json(serde_json::json!({"ints": [1 << 27]}))
+        );
         assert_eq!(find("varint/vectors/cut").class, Class::MustReject);
         assert_eq!(find("string/vectors/unterminated").class, Class::MustReject);
         let enc = find("varint/vectors/overlong_zero.encode");
-        assert_eq!((enc.op, &enc.expected), (Op::Encode, &Expected::Bytes(vec![0])));
+        assert_eq!(
+            (enc.op, &enc.expected),
+            (Op::Encode, &Expected::Bytes(vec![0]))
+        );
     }
 }

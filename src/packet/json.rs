@@ -215,7 +215,6 @@ fn chunk_json<'a>(
     }
 }
 
-
 /// One packet of `packet decode --format json` (a PACKET_ENTRY).
 #[derive(Serialize)]
 pub struct PacketEntry<'a> {
@@ -263,8 +262,7 @@ pub fn entry_value(
         _ => None,
     };
     let mismatch = reencode(bytes, &packet, contents.as_ref(), &mut Vec::new());
-    let failed =
-        mismatch.is_some() || contents.as_ref().is_some_and(|c| c.first_error().is_some());
+    let failed = mismatch.is_some() || contents.as_ref().is_some_and(|c| c.first_error().is_some());
     let entry = PacketEntry {
         bytes: bytes.len(),
         version,
@@ -278,4 +276,3 @@ pub fn entry_value(
     };
     Ok(serde_json::to_value(&entry).expect("packet JSON is plain data"))
 }
-

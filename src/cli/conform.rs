@@ -677,11 +677,13 @@ fn judge<'c>(case: &'c Case, unit: &UnitInfo, answer: Answer) -> Outcome<'c> {
                 return o;
             };
             let mut o = Outcome::new(case, Verdict::WrongValue);
+            let (context, actual_context) = &d.context;
+            let actual_context = actual_context.as_ref().unwrap_or(&Value::Null);
+            o.diff = Some(diff_text(&pretty(context), &pretty(actual_context)));
             o.path = Some(d.path);
             o.expected = d.expected;
             o.actual = d.actual;
             o.not_compared = not_compared;
-            o.diff = Some(diff_text(&pretty(want), &pretty(&got)));
             o
         }
     }

@@ -78,6 +78,9 @@ pub struct Difference {
     pub expected: Option<Value>,
     /// The adapter's value there (`None`: the key is missing).
     pub actual: Option<Value>,
+    /// The expected and the adapter's values of the object or array that
+    /// holds `path` (the roots for the root): a small, readable context.
+    pub context: (Value, Option<Value>),
 }
 
 /// Compares `actual` with `expected` on the paths `fields` covers (all of
@@ -90,6 +93,7 @@ pub fn compare(
 ) -> (Option<Difference>, usize) {
     let mut walk = Walk {
         fields,
+        stack: Vec::new(),
         segs: Vec::new(),
         path: String::new(),
         not_compared: 0,
@@ -98,8 +102,10 @@ pub fn compare(
     (diff, walk.not_compared)
 }
 
-struct Walk<'f> {
+struct Walk<'f, 'v> {
     fields: Option<&'f FieldSet>,
+    /// The containers above the current node: expected, actual.
+    stack: Vec<(&'v Value, Option<&'v Value>)>,
     /// The path as pattern segments (array indices as `[]`).
     segs: Vec<Seg>,
     /// The path as shown.
@@ -107,8 +113,8 @@ struct Walk<'f> {
     not_compared: usize,
 }
 
-impl Walk<'_> {
-    fn node(&mut self, expected: &Value, actual: Option<&Value>) -> Option<Difference> {
+impl<'v> Walk<'_, 'v> {
+    fn node(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
         let (covered, below) = match self.fields {
             None => (true, false),
             Some(f) => f.cover(&self.segs),
@@ -123,7 +129,8 @@ impl Walk<'_> {
         match (expected, actual) {
             (Value::Object(e), Some(Value::Object(a))) => {
                 for (k, ev) in e {
-                    if let Some(d) = self.child_key(k, |w| w.node(ev, a.get(k))) {
+                    let parent = (expected, actual);
+                    if let Some(d) = self.child_key(parent, k, |w| w.node(ev, a.get(k))) {
                         return Some(d);
                     }
                 }
@@ -131,7 +138,8 @@ impl Walk<'_> {
             }
             (Value::Array(e), Some(Value::Array(a))) if e.len() == a.len() => {
                 for (i, ev) in e.iter().enumerate() {
-                    if let Some(d) = self.child_index(i, |w| w.node(ev, a.get(i))) {
+                    let parent = (expected, actual);
+                    if let Some(d) = self.child_index(parent, i, |w| w.node(ev, a.get(i))) {
                         return Some(d);
                     }
                 }
@@ -144,25 +152,28 @@ impl Walk<'_> {
     }
 
     /// Every part of the two values must be equal, extra keys included.
-    fn strict(&mut self, expected: &Value, actual: Option<&Value>) -> Option<Difference> {
+    fn strict(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
         match (expected, actual) {
             (Value::Object(e), Some(Value::Object(a))) => {
+                let parent = (expected, actual);
                 for (k, ev) in e {
-                    if let Some(d) = self.child_key(k, |w| w.strict(ev, a.get(k))) {
+                    if let Some(d) = self.child_key(parent, k, |w| w.strict(ev, a.get(k))) {
                         return Some(d);
                     }
                 }
                 let extra = a.iter().find(|(k, _)| !e.contains_key(*k));
-                extra.and_then(|(k, av)| self.child_key(k, |w| w.differ(None, Some(av))))
+                extra.and_then(|(k, av)| self.child_key(parent, k, |w| w.differ(None, Some(av))))
             }
             (Value::Array(e), Some(Value::Array(a))) => {
+                let parent = (expected, actual);
                 for (i, ev) in e.iter().enumerate() {
-                    if let Some(d) = self.child_index(i, |w| w.strict(ev, a.get(i))) {
+                    if let Some(d) = self.child_index(parent, i, |w| w.strict(ev, a.get(i))) {
                         return Some(d);
                     }
                 }
                 let extra = a.get(e.len());
-                extra.and_then(|av| self.child_index(e.len(), |w| w.differ(None, Some(av))))
+                let n = e.len();
+                extra.and_then(|av| self.child_index(parent, n, |w| w.differ(None, Some(av))))
             }
             (e, Some(a)) if e == a => None,
             (e, a) => self.differ(Some(e), a),
@@ -170,14 +181,25 @@ impl Walk<'_> {
     }
 
     fn differ(&self, expected: Option<&Value>, actual: Option<&Value>) -> Option<Difference> {
+        let context = match self.stack.last() {
+            Some((e, a)) => ((*e).clone(), a.cloned()),
+            None => (expected.cloned().unwrap_or(Value::Null), actual.cloned()),
+        };
         Some(Difference {
             path: self.path.clone(),
             expected: expected.cloned(),
             actual: actual.cloned(),
+            context,
         })
     }
 
-    fn child_key<T>(&mut self, key: &str, f: impl FnOnce(&mut Self) -> T) -> T {
+    fn child_key<T>(
+        &mut self,
+        parent: (&'v Value, Option<&'v Value>),
+        key: &str,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.stack.push(parent);
         let len = self.path.len();
         if !self.path.is_empty() {
             self.path.push('.');
@@ -186,16 +208,24 @@ impl Walk<'_> {
         self.segs.push(Seg::Key(key.to_string()));
         let out = f(self);
         self.segs.pop();
+        self.stack.pop();
         self.path.truncate(len);
         out
     }
 
-    fn child_index<T>(&mut self, i: usize, f: impl FnOnce(&mut Self) -> T) -> T {
+    fn child_index<T>(
+        &mut self,
+        parent: (&'v Value, Option<&'v Value>),
+        i: usize,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.stack.push(parent);
         let len = self.path.len();
         let _ = write!(self.path, "[{i}]");
         self.segs.push(Seg::Elem);
         let out = f(self);
         self.segs.pop();
+        self.stack.pop();
         self.path.truncate(len);
         out
     }

@@ -52,6 +52,7 @@ pub mod bytes;
 pub mod capture;
 pub mod check;
 pub mod codec;
+pub mod conform;
 pub mod demo;
 pub mod huffman;
 pub mod packer;

@@ -6,6 +6,7 @@
 
 mod archive;
 mod check;
+mod conform;
 mod demo;
 mod net;
 mod output;
@@ -57,6 +58,10 @@ enum Command {
     /// checkpoints for seeking.
     #[command(subcommand)]
     Archive(archive::ArchiveCommand),
+    /// Conformance: check another implementation's adapter against the
+    /// suite, export the suite, print expected JSON.
+    #[command(subcommand)]
+    Conform(conform::ConformCommand),
 }
 
 /// Why a command failed.
@@ -112,6 +117,7 @@ pub fn main() -> i32 {
         Command::Demo(cmd) => demo::run(cmd),
         Command::Snapshot(cmd) => snapshot::run(cmd),
         Command::Archive(cmd) => archive::run(cmd),
+        Command::Conform(cmd) => conform::run(cmd),
     };
     match result {
         Ok(()) => 0,

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
 use teeoracle::capture::{self, Datagram};
 use teeoracle::check::{Status, Verdict};
-use teeoracle::codec::{Codec, DecodeError, Mode, Reader, encode_to_vec};
+use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
 use teeoracle::huffman::{self, Flavor};
+use teeoracle::packet::json::{self, PacketEntry, PacketJson, ReencodeJson};
 use teeoracle::packet::{
-    CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
+    CHUNK_RESEND, ConnPacket, Contents, Layer, MessageChunk, Mismatch, Packet, PacketCtx,
     TokenMode, Verdicts, Version, VersionReason, control, detect_version, reencode,
 };
 use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
@@ -223,7 +224,7 @@ fn describe(
         Packet::Connless06 { header, payload } => writeln!(
             out,
             "connless 0.6 {} header={} payload={} bytes: {}",
-            connless_form(header).replace('_', "-"),
+            json::connless_form(header).replace('_', "-"),
             hex::encode(header),
             payload.len(),
             preview(payload)
@@ -334,238 +335,6 @@ fn control_name(version: Version, id: u8) -> String {
     control::name(version, id).map_or_else(|| format!("unknown({id})"), str::to_string)
 }
 
-/// The form of a 0.6 connectionless header.
-fn connless_form(header: &[u8; 6]) -> &'static str {
-    match header {
-        [0xff, 0xff, 0xff, 0xff, 0xff, 0xff] => "plain",
-        [b'x', b'e', ..] => "ddnet_extended",
-        _ => "unusual_header",
-    }
-}
-
-/// Bytes as a lowercase hex string.
-struct Hex<'a>(&'a [u8]);
-
-impl Serialize for Hex<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&hex::encode(self.0))
-    }
-}
-
-/// A decoded packet in JSON (see `# packets and captures` in schema.md).
-#[derive(Serialize)]
-#[serde(tag = "form", rename_all = "snake_case")]
-enum PacketJson<'a> {
-    Connless06 {
-        header: Hex<'a>,
-        header_form: &'static str,
-        payload: Hex<'a>,
-    },
-    Connless07 {
-        byte0: u8,
-        token: Hex<'a>,
-        response_token: Hex<'a>,
-        payload: Hex<'a>,
-    },
-    Connection(ConnJson<'a>),
-}
-
-#[derive(Serialize)]
-struct ConnJson<'a> {
-    control: bool,
-    flags: u8,
-    ack: u16,
-    num_chunks: u8,
-    resend_requested: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    header_token: Option<Hex<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    compression: Option<CompressionJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    token: Option<Hex<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    control_message: Option<ControlJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    chunks: Option<Vec<ChunkJson<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    after_chunks: Option<Hex<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    payload_error: Option<DecodeError>,
-}
-
-#[derive(Serialize)]
-struct CompressionJson<'a> {
-    ddnet: bool,
-    legacy: bool,
-    compressed_size: usize,
-    size: usize,
-    /// Bytes after the Huffman stream (DDNet ignores them).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trailing: Option<Hex<'a>>,
-    /// The compressed bytes, when no writer reproduces them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    raw: Option<Hex<'a>>,
-}
-
-#[derive(Serialize)]
-struct ControlJson<'a> {
-    id: u8,
-    name: Option<&'static str>,
-    data: Hex<'a>,
-}
-
-#[derive(Serialize)]
-struct ChunkJson<'a> {
-    flags: u8,
-    vital: bool,
-    resend: bool,
-    seq: Option<u16>,
-    size: u16,
-    canonical: bool,
-    /// A non-canonical header's bytes (hex), as stored.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    header: Option<String>,
-    /// The chunk's data, when its message does not re-encode to it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<Hex<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<Message<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message_error: Option<DecodeError>,
-}
-
-/// The re-encode result: `exact`, `differs` (with where), `not_checked`.
-#[derive(Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-enum ReencodeJson {
-    Exact,
-    Differs { layer: Layer, offset: usize },
-    NotChecked,
-}
-
-impl ReencodeJson {
-    fn of(decoded: bool, mismatch: Option<Mismatch>) -> ReencodeJson {
-        match (decoded, mismatch) {
-            (false, _) => ReencodeJson::NotChecked,
-            (true, None) => ReencodeJson::Exact,
-            (true, Some(m)) => ReencodeJson::Differs {
-                layer: m.layer,
-                offset: m.offset,
-            },
-        }
-    }
-}
-
-/// A packet in JSON; errors inside its payload placed in a datagram that
-/// starts at file byte `base`.
-fn packet_json<'a>(
-    packet: &'a Packet<'a>,
-    contents: Option<&'a Contents<'a>>,
-    base: u64,
-) -> PacketJson<'a> {
-    match packet {
-        Packet::Connless06 { header, payload } => PacketJson::Connless06 {
-            header: Hex(header),
-            header_form: connless_form(header),
-            payload: Hex(payload),
-        },
-        Packet::Connless07 {
-            byte0,
-            token,
-            response_token,
-            payload,
-        } => PacketJson::Connless07 {
-            byte0: *byte0,
-            token: Hex(token),
-            response_token: Hex(response_token),
-            payload: Hex(payload),
-        },
-        Packet::Connection(p) => PacketJson::Connection(conn_json(p, contents, base)),
-    }
-}
-
-fn conn_json<'a>(
-    p: &'a ConnPacket<'a>,
-    contents: Option<&'a Contents<'a>>,
-    base: u64,
-) -> ConnJson<'a> {
-    let locate = |e: &DecodeError| p.locate(e.clone(), base);
-    ConnJson {
-        control: p.is_control(),
-        flags: p.flags,
-        ack: p.ack,
-        num_chunks: p.num_chunks,
-        resend_requested: p.requests_resend(),
-        header_token: p.header_token.as_ref().map(|t| Hex(t)),
-        compression: p.compression.as_ref().map(|c| CompressionJson {
-            ddnet: c.huffman.ddnet,
-            legacy: c.huffman.legacy,
-            compressed_size: c.raw.len(),
-            size: p.payload.len(),
-            trailing: (c.huffman.trailing > 0)
-                .then(|| Hex(&c.raw[c.raw.len() - c.huffman.trailing..])),
-            raw: c
-                .huffman
-                .flavor(Flavor::Ddnet)
-                .is_none()
-                .then_some(Hex(c.raw)),
-        }),
-        token: p.token.as_ref().map(|t| Hex(t)),
-        control_message: p.control().map(|(id, data)| ControlJson {
-            id,
-            name: control::name(p.version, id),
-            data: Hex(data),
-        }),
-        chunks: contents.map(|c| c.chunks.iter().map(|c| chunk_json(c, p, &locate)).collect()),
-        after_chunks: contents.map(|c| Hex(c.rest)),
-        payload_error: contents.and_then(|c| c.error.as_ref()).map(locate),
-    }
-}
-
-fn chunk_json<'a>(
-    c: &'a MessageChunk<'a>,
-    p: &ConnPacket<'_>,
-    locate: &impl Fn(&DecodeError) -> DecodeError,
-) -> ChunkJson<'a> {
-    let h = &c.chunk.header;
-    let exact = match &c.message {
-        Ok(m) => {
-            let mut buf = Vec::with_capacity(c.chunk.data.len());
-            m.encode(&mut buf, p.version);
-            buf == c.chunk.data
-        }
-        Err(_) => false,
-    };
-    ChunkJson {
-        flags: h.flags,
-        vital: h.vital(),
-        resend: h.flags & CHUNK_RESEND != 0,
-        seq: h.seq(p.version),
-        size: h.size,
-        canonical: h.is_canonical(p.version),
-        header: (!h.is_canonical(p.version)).then(|| hex::encode(encode_to_vec(h, p.version))),
-        data: (!exact).then_some(Hex(c.chunk.data)),
-        message: c.message.as_ref().ok().map(|m| m.located(locate)),
-        message_error: c.message.as_ref().err().map(locate),
-    }
-}
-
-/// One packet of `packet decode --format json`.
-#[derive(Serialize)]
-struct PacketEntry<'a> {
-    bytes: usize,
-    version: Version,
-    version_reason: VersionReason,
-    version_reason_text: String,
-    verdict: Verdicts,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    packet: Option<PacketJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a DecodeError>,
-    reencode: ReencodeJson,
-    failed: bool,
-}
-
 pub fn packet_decode(
     hexes: &[String],
     file: &Option<PathBuf>,
@@ -663,7 +432,7 @@ pub fn packet_decode(
                     packet: packet
                         .as_ref()
                         .ok()
-                        .map(|p| packet_json(p, contents.as_ref(), 0)),
+                        .map(|p| PacketJson::new(p, contents.as_ref(), 0)),
                     error: packet.as_ref().err(),
                     reencode: ReencodeJson::of(packet.is_ok(), *mismatch),
                     failed: *failed,
@@ -785,7 +554,7 @@ fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
             .packet
             .as_ref()
             .ok()
-            .map(|p| packet_json(p, d.contents.as_ref(), dg.offset)),
+            .map(|p| PacketJson::new(p, d.contents.as_ref(), dg.offset)),
         error: d.packet.as_ref().err(),
         reencode: ReencodeJson::of(d.packet.is_ok(), d.mismatch),
         failed: d.failed(),

@@ -6,7 +6,7 @@ use super::output::{read_raw, shown, stdout, write_json_doc, write_ron};
 use clap::{Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::snapshot::items::{ItemView, Protocol, view};
+use teeoracle::snapshot::items::{Protocol, SnapshotJson};
 use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
 
 #[derive(Subcommand, Debug)]
@@ -173,34 +173,7 @@ pub fn print_snapshot(
     protocol: Protocol,
     format: ItemsFormat,
 ) -> Result<(), Failure> {
-    #[derive(serde::Serialize)]
-    struct Shown<'a> {
-        tick: Option<i32>,
-        crc: i32,
-        size: usize,
-        items: Vec<ShownItem<'a>>,
-    }
-    #[derive(serde::Serialize)]
-    struct ShownItem<'a> {
-        type_id: i32,
-        id: i32,
-        view: ItemView,
-        data: &'a [i32],
-    }
-    let shown = Shown {
-        tick,
-        crc: snap.crc(),
-        size: snap.size(),
-        items: snap
-            .items()
-            .map(|i| ShownItem {
-                type_id: i.type_id(),
-                id: i.id(),
-                view: view(snap, &i, protocol),
-                data: i.data,
-            })
-            .collect(),
-    };
+    let shown = SnapshotJson::new(snap, tick, protocol);
     let mut out = stdout();
     match format {
         ItemsFormat::Text => {

@@ -27,6 +27,7 @@
 
 mod chunk;
 mod contents;
+pub mod json;
 pub mod msg;
 pub mod spec;
 mod verdict;

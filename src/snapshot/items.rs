@@ -119,6 +119,54 @@ pub fn ex_name(uuid: &uuid::Uuid) -> Option<&'static str> {
     Some(EX[i].0)
 }
 
+/// A snapshot as `snapshot dump --format json` prints it (schema.md,
+/// `# snapshots`): tick, CRC, size, and the items in wire order with their
+/// typed views and raw ints.
+#[derive(Serialize)]
+pub struct SnapshotJson<'a> {
+    /// The snapshot's tick, when it has one (`null` for a file).
+    pub tick: Option<i32>,
+    /// DDNet's snapshot CRC.
+    pub crc: i32,
+    /// Its size in bytes.
+    pub size: usize,
+    /// The items in wire order.
+    pub items: Vec<ItemJson<'a>>,
+}
+
+/// One item of [`SnapshotJson`].
+#[derive(Serialize)]
+pub struct ItemJson<'a> {
+    /// The item's type.
+    pub type_id: i32,
+    /// Its id.
+    pub id: i32,
+    /// Its fields, named by the `protocol`'s tables.
+    pub view: ItemView,
+    /// Its raw ints.
+    pub data: &'a [i32],
+}
+
+impl<'a> SnapshotJson<'a> {
+    /// `snap` at `tick`, items named by `protocol`'s tables.
+    pub fn new(snap: &'a Snapshot, tick: Option<i32>, protocol: Protocol) -> Self {
+        SnapshotJson {
+            tick,
+            crc: snap.crc(),
+            size: snap.size(),
+            items: snap
+                .items()
+                .map(|i| ItemJson {
+                    type_id: i.type_id(),
+                    id: i.id(),
+                    view: view(snap, &i, protocol),
+                    data: i.data,
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Names the fields of `item`. `snap` is the snapshot it belongs to, needed
 /// to resolve extended types through their registration items.
 pub fn view(snap: &Snapshot, item: &Item, protocol: Protocol) -> ItemView {

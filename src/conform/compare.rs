@@ -1,0 +1,284 @@
+//! Comparing an adapter's JSON with the expected JSON by structure, on the
+//! paths the adapter declares.
+
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The JSON paths an adapter emits (`fields` in its `info`): keys joined
+/// by `.`, `[]` for every element, `*` for any one key. A path covers
+/// everything below it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldSet {
+    patterns: Vec<Vec<Seg>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    AnyKey,
+    Elem,
+}
+
+impl FieldSet {
+    /// The set of `paths` (`a.b`, `a[].c`, `a.*`).
+    pub fn parse<S: AsRef<str>>(paths: &[S]) -> FieldSet {
+        let patterns = paths
+            .iter()
+            .map(|p| {
+                let mut segs = Vec::new();
+                for part in p.as_ref().split('.').filter(|s| !s.is_empty()) {
+                    let key = part.trim_end_matches("[]");
+                    match key {
+                        "*" => segs.push(Seg::AnyKey),
+                        "" => {}
+                        k => segs.push(Seg::Key(k.to_string())),
+                    }
+                    for _ in 0..(part.len() - key.len()) / 2 {
+                        segs.push(Seg::Elem);
+                    }
+                }
+                segs
+            })
+            .collect();
+        FieldSet { patterns }
+    }
+
+    /// Whether some pattern covers `path` (is a prefix of it), and whether
+    /// some pattern lies below it.
+    fn cover(&self, path: &[Seg]) -> (bool, bool) {
+        let (mut covered, mut below) = (false, false);
+        for p in &self.patterns {
+            let n = p.len().min(path.len());
+            if !p[..n].iter().zip(&path[..n]).all(|(p, s)| seg_match(p, s)) {
+                continue;
+            }
+            if p.len() <= path.len() {
+                covered = true;
+            } else {
+                below = true;
+            }
+        }
+        (covered, below)
+    }
+}
+
+fn seg_match(pattern: &Seg, seg: &Seg) -> bool {
+    match (pattern, seg) {
+        (Seg::AnyKey, Seg::Key(_)) => true,
+        (a, b) => a == b,
+    }
+}
+
+/// The first place two JSON values differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    /// The path (`packet.chunks[2].size`; `""` for the root).
+    pub path: String,
+    /// The expected value there (`None`: the key should not be there).
+    pub expected: Option<Value>,
+    /// The adapter's value there (`None`: the key is missing).
+    pub actual: Option<Value>,
+    /// The expected and the adapter's values of the object or array that
+    /// holds `path` (the roots for the root): a small, readable context.
+    pub context: (Value, Option<Value>),
+}
+
+/// Compares `actual` with `expected` on the paths `fields` covers (all of
+/// them when `None`): the first difference, in the expected value's order,
+/// and how many leaves of `expected` were not compared.
+pub fn compare(
+    expected: &Value,
+    actual: &Value,
+    fields: Option<&FieldSet>,
+) -> (Option<Difference>, usize) {
+    let mut walk = Walk {
+        fields,
+        stack: Vec::new(),
+        segs: Vec::new(),
+        path: String::new(),
+        not_compared: 0,
+    };
+    let diff = walk.node(expected, Some(actual));
+    (diff, walk.not_compared)
+}
+
+struct Walk<'f, 'v> {
+    fields: Option<&'f FieldSet>,
+    /// The containers above the current node: expected, actual.
+    stack: Vec<(&'v Value, Option<&'v Value>)>,
+    /// The path as pattern segments (array indices as `[]`).
+    segs: Vec<Seg>,
+    /// The path as shown.
+    path: String,
+    not_compared: usize,
+}
+
+impl<'v> Walk<'_, 'v> {
+    fn node(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
+        let (covered, below) = match self.fields {
+            None => (true, false),
+            Some(f) => f.cover(&self.segs),
+        };
+        if covered {
+            return self.strict(expected, actual);
+        }
+        if !below {
+            self.not_compared += leaves(expected);
+            return None;
+        }
+        match (expected, actual) {
+            (Value::Object(e), Some(Value::Object(a))) => {
+                for (k, ev) in e {
+                    let parent = (expected, actual);
+                    if let Some(d) = self.child_key(parent, k, |w| w.node(ev, a.get(k))) {
+                        return Some(d);
+                    }
+                }
+                None
+            }
+            (Value::Array(e), Some(Value::Array(a))) if e.len() == a.len() => {
+                for (i, ev) in e.iter().enumerate() {
+                    let parent = (expected, actual);
+                    if let Some(d) = self.child_index(parent, i, |w| w.node(ev, a.get(i))) {
+                        return Some(d);
+                    }
+                }
+                None
+            }
+            // A container whose shape differs (or is missing) above a
+            // covered path: the difference is here.
+            _ => self.differ(Some(expected), actual),
+        }
+    }
+
+    /// Every part of the two values must be equal, extra keys included.
+    fn strict(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
+        match (expected, actual) {
+            (Value::Object(e), Some(Value::Object(a))) => {
+                let parent = (expected, actual);
+                for (k, ev) in e {
+                    if let Some(d) = self.child_key(parent, k, |w| w.strict(ev, a.get(k))) {
+                        return Some(d);
+                    }
+                }
+                let extra = a.iter().find(|(k, _)| !e.contains_key(*k));
+                extra.and_then(|(k, av)| self.child_key(parent, k, |w| w.differ(None, Some(av))))
+            }
+            (Value::Array(e), Some(Value::Array(a))) => {
+                let parent = (expected, actual);
+                for (i, ev) in e.iter().enumerate() {
+                    if let Some(d) = self.child_index(parent, i, |w| w.strict(ev, a.get(i))) {
+                        return Some(d);
+                    }
+                }
+                let extra = a.get(e.len());
+                let n = e.len();
+                extra.and_then(|av| self.child_index(parent, n, |w| w.differ(None, Some(av))))
+            }
+            (e, Some(a)) if e == a => None,
+            (e, a) => self.differ(Some(e), a),
+        }
+    }
+
+    fn differ(&self, expected: Option<&Value>, actual: Option<&Value>) -> Option<Difference> {
+        let context = match self.stack.last() {
+            Some((e, a)) => ((*e).clone(), a.cloned()),
+            None => (expected.cloned().unwrap_or(Value::Null), actual.cloned()),
+        };
+        Some(Difference {
+            path: self.path.clone(),
+            expected: expected.cloned(),
+            actual: actual.cloned(),
+            context,
+        })
+    }
+
+    fn child_key<T>(
+        &mut self,
+        parent: (&'v Value, Option<&'v Value>),
+        key: &str,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.stack.push(parent);
+        let len = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('.');
+        }
+        self.path.push_str(key);
+        self.segs.push(Seg::Key(key.to_string()));
+        let out = f(self);
+        self.segs.pop();
+        self.stack.pop();
+        self.path.truncate(len);
+        out
+    }
+
+    fn child_index<T>(
+        &mut self,
+        parent: (&'v Value, Option<&'v Value>),
+        i: usize,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        self.stack.push(parent);
+        let len = self.path.len();
+        let _ = write!(self.path, "[{i}]");
+        self.segs.push(Seg::Elem);
+        let out = f(self);
+        self.segs.pop();
+        self.stack.pop();
+        self.path.truncate(len);
+        out
+    }
+}
+
+/// The scalars in a value (an empty container counts as one).
+fn leaves(v: &Value) -> usize {
+    match v {
+        Value::Object(m) if !m.is_empty() => m.values().map(leaves).sum(),
+        Value::Array(a) if !a.is_empty() => a.iter().map(leaves).sum(),
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn first_difference_in_expected_order() {
+        let e = json!({"a": 1, "b": [1, 2, 3], "c": {"d": "x"}});
+        let a = json!({"a": 1, "b": [1, 5, 3], "c": {"d": "y"}});
+        let (d, n) = compare(&e, &a, None);
+        let d = d.unwrap();
+        assert_eq!(d.path, "b[1]");
+        assert_eq!((d.expected, d.actual), (Some(json!(2)), Some(json!(5))));
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn extra_and_missing_keys() {
+        let e = json!({"a": 1});
+        let (d, _) = compare(&e, &json!({"a": 1, "z": 2}), None);
+        assert_eq!(d.unwrap().path, "z");
+        let (d, _) = compare(&e, &json!({}), None);
+        assert_eq!(d.unwrap().actual, None);
+        let (d, _) = compare(&json!([1]), &json!([1, 2]), None);
+        assert_eq!(d.unwrap().path, "[1]");
+    }
+
+    #[test]
+    fn fields_restrict_the_comparison() {
+        let e = json!({"p": {"flags": 1, "ack": 2, "chunks": [{"size": 3, "seq": 4}]}});
+        let a = json!({"p": {"flags": 1, "ack": 9, "chunks": [{"size": 3}], "mine": 0}});
+        let f = FieldSet::parse(&["p.flags", "p.chunks[].size"]);
+        let (d, n) = compare(&e, &a, Some(&f));
+        assert_eq!(d, None);
+        // ack and seq were left out.
+        assert_eq!(n, 2);
+        let f = FieldSet::parse(&["p.*"]);
+        assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "p.ack");
+        let f = FieldSet::parse(&["p.chunks[]"]);
+        assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "p.chunks[0].seq");
+    }
+}

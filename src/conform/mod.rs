@@ -1,0 +1,406 @@
+//! The conformance suite: what another implementation of these formats
+//! must print for each input, as cases it can be checked against.
+//!
+//! An implementation provides an adapter program (the contract is the
+//! `# conform` section of [`crate::schema`]); `teeoracle conform run`
+//! feeds it the [`Case`]s of a [`Suite`] and compares its JSON with
+//! [`expect`]'s, restricted to the paths it declares ([`compare`]).
+//! Every unit's JSON is made by the same types the command line prints.
+
+mod compare;
+mod suite;
+
+pub use compare::{Difference, FieldSet, compare};
+pub use suite::{SEED, SUITE_VERSION, Suite};
+
+use crate::codec::{Mode, Reader};
+use crate::huffman::{self, Flavor};
+use crate::packer;
+use crate::packet::{TokenMode, Version, VersionReason, json as packet_json};
+use crate::snapshot::items::{Protocol, SnapshotJson};
+use crate::snapshot::{ItemSizes, Snapshot, apply, create};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::fmt;
+
+/// What an adapter may implement: one format layer each.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// DDNet's variable-width ints.
+    Varint,
+    /// NUL-terminated strings.
+    String,
+    /// DDNet's Huffman coder.
+    Huffman,
+    /// A 0.6 datagram.
+    Packet06,
+    /// A 0.7 datagram.
+    Packet07,
+    /// A snapshot (little-endian int32s).
+    Snapshot,
+    /// DDNet's UnpackDelta.
+    DeltaApply,
+    /// DDNet's CreateDelta.
+    DeltaCreate,
+    /// A demo file.
+    Demo,
+    /// A teehistorian file.
+    Teehistorian,
+}
+
+impl Unit {
+    /// Every unit, in report order.
+    pub const ALL: [Unit; 10] = [
+        Unit::Varint,
+        Unit::String,
+        Unit::Huffman,
+        Unit::Packet06,
+        Unit::Packet07,
+        Unit::Snapshot,
+        Unit::DeltaApply,
+        Unit::DeltaCreate,
+        Unit::Demo,
+        Unit::Teehistorian,
+    ];
+
+    /// The unit's name in the contract (`packet06`, `delta_apply`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Varint => "varint",
+            Unit::String => "string",
+            Unit::Huffman => "huffman",
+            Unit::Packet06 => "packet06",
+            Unit::Packet07 => "packet07",
+            Unit::Snapshot => "snapshot",
+            Unit::DeltaApply => "delta_apply",
+            Unit::DeltaCreate => "delta_create",
+            Unit::Demo => "demo",
+            Unit::Teehistorian => "teehistorian",
+        }
+    }
+
+    /// The unit named `name`.
+    pub fn from_name(name: &str) -> Option<Unit> {
+        Unit::ALL.into_iter().find(|u| u.name() == name)
+    }
+
+    /// Whether teeoracle encodes this unit's JSON to bytes ([`encode`]).
+    pub fn encodes(self) -> bool {
+        matches!(self, Unit::Varint | Unit::String | Unit::Huffman)
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which way a case goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Bytes to JSON.
+    Decode,
+    /// JSON to bytes.
+    Encode,
+}
+
+/// What DDNet does with a case's input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// DDNet reads it; the output must be the expected one.
+    MustAccept,
+    /// DDNet refuses it; the adapter must reject it.
+    MustReject,
+    /// DDNet accepts something odd; the output must be what DDNet does.
+    DdnetQuirk,
+}
+
+/// Why teeoracle (as DDNet) refuses an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection(pub String);
+
+impl fmt::Display for Rejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn reject(e: impl fmt::Display) -> Rejection {
+    Rejection(e.to_string())
+}
+
+/// A case's input.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// Bytes to decode.
+    Bytes(Vec<u8>),
+    /// JSON to encode.
+    Json(Value),
+}
+
+/// What a case must give.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expected {
+    /// This JSON (decode).
+    Json(Value),
+    /// These bytes (encode).
+    Bytes(Vec<u8>),
+    /// A rejection.
+    Reject,
+}
+
+/// One conformance case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    /// `UNIT/SOURCE/NAME`, stable across runs; encode cases end in
+    /// `.encode`.
+    pub id: String,
+    /// The unit it tests.
+    pub unit: Unit,
+    /// Decode or encode.
+    pub op: Op,
+    /// What DDNet does with it.
+    pub class: Class,
+    /// One line saying what the case is about.
+    pub reason: String,
+    /// The input.
+    pub input: Input,
+    /// The expected result.
+    pub expected: Expected,
+}
+
+impl Case {
+    /// A decode case of `unit` for `input`, expected and classified by
+    /// teeoracle: `reason` says where it comes from; a quirk's reason is
+    /// added to it.
+    pub fn decode(id: String, unit: Unit, input: Vec<u8>, reason: &str) -> Case {
+        let (class, expected, why) = match expect(unit, &input) {
+            Ok(v) => match quirk(unit, &input, &v) {
+                Some(q) => (Class::DdnetQuirk, Expected::Json(v), q.to_string()),
+                None => (Class::MustAccept, Expected::Json(v), String::new()),
+            },
+            Err(r) => (Class::MustReject, Expected::Reject, r.0),
+        };
+        let reason = if why.is_empty() {
+            reason.to_string()
+        } else {
+            format!("{reason}: {why}")
+        };
+        Case {
+            id,
+            unit,
+            op: Op::Decode,
+            class,
+            reason,
+            input: Input::Bytes(input),
+            expected,
+        }
+    }
+
+    /// The encode case of an accepted decode case of a unit that encodes:
+    /// its expected JSON in, teeoracle's bytes for it out.
+    pub fn encode_of(&self) -> Option<Case> {
+        let Expected::Json(v) = &self.expected else {
+            return None;
+        };
+        if self.op != Op::Decode || !self.unit.encodes() {
+            return None;
+        }
+        let bytes = encode(self.unit, v).ok()?;
+        let Input::Bytes(input) = &self.input else {
+            return None;
+        };
+        let (class, reason) = if &bytes == input {
+            (Class::MustAccept, "encodes back to the decoded bytes")
+        } else {
+            (Class::MustAccept, "encodes to the canonical form")
+        };
+        Some(Case {
+            id: format!("{}.encode", self.id),
+            unit: self.unit,
+            op: Op::Encode,
+            class,
+            reason: reason.to_string(),
+            input: Input::Json(v.clone()),
+            expected: Expected::Bytes(bytes),
+        })
+    }
+}
+
+/// The unit's canonical JSON for `input` (what `teeoracle conform expect`
+/// prints and an adapter's `decode` must print), or why DDNet refuses it.
+pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
+    match unit {
+        Unit::Varint => {
+            let ints = packer::read_ints(input).map_err(reject)?;
+            Ok(json!({ "ints": ints }))
+        }
+        Unit::String => {
+            let mut r = Reader::new(input, Mode::Lenient);
+            let mut strings = Vec::new();
+            while r.remaining() > 0 {
+                let s = packer::read_str(&mut r, "string").map_err(reject)?;
+                strings.push(crate::bytes::Text::from(s));
+            }
+            Ok(json!({ "strings": strings }))
+        }
+        Unit::Huffman => {
+            let mut raw = Vec::new();
+            let info = huffman::decompress(input, &mut raw, usize::MAX, 0).map_err(reject)?;
+            let flavor = match info.flavor(Flavor::Ddnet) {
+                Some(_) if info.trailing > 0 => "none",
+                Some(Flavor::Ddnet) => "ddnet",
+                Some(Flavor::Legacy) => "legacy",
+                None => "none",
+            };
+            Ok(json!({ "hex": hex::encode(raw), "flavor": flavor }))
+        }
+        Unit::Packet06 | Unit::Packet07 => {
+            let version = if unit == Unit::Packet06 {
+                Version::V06
+            } else {
+                Version::V07
+            };
+            packet_json::entry_value(input, version, VersionReason::Given, TokenMode::Auto)
+                .map_err(reject)
+        }
+        Unit::Snapshot => {
+            let snap = snapshot(input)?;
+            Ok(snapshot_value(&snap))
+        }
+        Unit::DeltaApply => {
+            let (base, delta) = split(input)?;
+            let base = snapshot(base)?;
+            let snap = apply(&base, &ints(delta)?, &ItemSizes::ddnet_06()).map_err(|e| match e
+                .fault
+                .code()
+            {
+                Some(code) => Rejection(format!("DDNet error code {code}: {e}")),
+                None => reject(e),
+            })?;
+            Ok(snapshot_value(&snap))
+        }
+        Unit::DeltaCreate => {
+            let (from, to) = split(input)?;
+            let delta = create(&snapshot(from)?, &snapshot(to)?, &ItemSizes::ddnet_06());
+            let bytes: Vec<u8> = delta.iter().flat_map(|v| v.to_le_bytes()).collect();
+            Ok(json!({ "hex": hex::encode(bytes) }))
+        }
+        Unit::Demo | Unit::Teehistorian => Err(Rejection(format!(
+            "{unit}: teeoracle does not make this unit's conformance JSON yet"
+        ))),
+    }
+}
+
+/// Why an accepted input is a DDNet quirk rather than plain data, if it is.
+fn quirk(unit: Unit, input: &[u8], value: &Value) -> Option<&'static str> {
+    match unit {
+        Unit::Varint | Unit::String => {
+            let canonical = encode(unit, value).ok()?;
+            (canonical != input).then_some(match unit {
+                Unit::Varint => "over-long forms or padding bits, read as DDNet reads them",
+                _ => "non-canonical",
+            })
+        }
+        Unit::Huffman => match value["flavor"].as_str() {
+            Some("legacy") => Some("the legacy writer's extra zero byte"),
+            Some("none") => Some("padding bits or bytes after the end, ignored by DDNet"),
+            _ => None,
+        },
+        Unit::Packet06 | Unit::Packet07 => {
+            (value["failed"] == true).then_some("DDNet reads it, but not every layer is canonical")
+        }
+        _ => None,
+    }
+}
+
+/// Teeoracle's bytes for a unit's JSON (what an adapter's `encode` must
+/// write), for the units that encode ([`Unit::encodes`]).
+pub fn encode(unit: Unit, value: &Value) -> Result<Vec<u8>, Rejection> {
+    let mut out = Vec::new();
+    match unit {
+        Unit::Varint => {
+            let ints: Vec<i32> = field(value, "ints")?;
+            packer::write_ints(&mut out, &ints);
+        }
+        Unit::String => {
+            let strings: Vec<crate::bytes::Text<'static>> = field(value, "strings")?;
+            for s in &strings {
+                if s.0.contains(&0) {
+                    return Err(Rejection("a string holds a NUL byte".into()));
+                }
+                packer::write_str(&mut out, &s.0);
+            }
+        }
+        Unit::Huffman => {
+            let raw: String = field(value, "hex")?;
+            let raw = hex::decode(raw).map_err(reject)?;
+            let flavor = match value.get("flavor").and_then(Value::as_str) {
+                None | Some("ddnet") => Flavor::Ddnet,
+                Some("legacy") => Flavor::Legacy,
+                Some(f) => return Err(Rejection(format!("no writer flavor {f:?}"))),
+            };
+            huffman::compress(&raw, flavor, &mut out);
+        }
+        _ => return Err(Rejection(format!("teeoracle does not encode {unit}"))),
+    }
+    Ok(out)
+}
+
+fn field<T: serde::de::DeserializeOwned>(value: &Value, name: &str) -> Result<T, Rejection> {
+    let v = value
+        .get(name)
+        .ok_or_else(|| Rejection(format!("no `{name}` field")))?;
+    T::deserialize(v).map_err(|e| Rejection(format!("`{name}`: {e}")))
+}
+
+fn snapshot_value(snap: &Snapshot) -> Value {
+    serde_json::to_value(SnapshotJson::new(snap, None, Protocol::V06)).expect("plain data")
+}
+
+fn ints(bytes: &[u8]) -> Result<Vec<i32>, Rejection> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(Rejection(format!(
+            "{} bytes is not a whole number of int32s",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+fn snapshot(bytes: &[u8]) -> Result<Snapshot, Rejection> {
+    Snapshot::from_ints(&ints(bytes)?).map_err(reject)
+}
+
+/// A two-part input: u32 LE length N, N bytes, the rest.
+fn split(input: &[u8]) -> Result<(&[u8], &[u8]), Rejection> {
+    let (len, rest) = input
+        .split_first_chunk::<4>()
+        .ok_or_else(|| Rejection("no 4-byte length of the first part".into()))?;
+    let len = u32::from_le_bytes(*len) as usize;
+    if len > rest.len() {
+        return Err(Rejection(format!(
+            "the first part's length {len} is past the end ({} bytes)",
+            rest.len()
+        )));
+    }
+    Ok(rest.split_at(len))
+}
+
+/// A two-part input ([`Unit::DeltaApply`], [`Unit::DeltaCreate`]): the
+/// first part's u32 LE length, the first part, the second.
+pub fn join(first: &[u8], second: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + first.len() + second.len());
+    out.extend_from_slice(&(first.len() as u32).to_le_bytes());
+    out.extend_from_slice(first);
+    out.extend_from_slice(second);
+    out
+}

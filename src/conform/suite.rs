@@ -1,0 +1,358 @@
+//! The built-in suite: cases from vectors written here and from every
+//! corpus file, in a fixed order.
+
+use super::{Case, Unit, join};
+use crate::packet::{Version, detect_version};
+use crate::snapshot::{ItemSizes, Snapshot, create};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The suite's version: raised whenever its cases change.
+pub const SUITE_VERSION: u32 = 1;
+
+/// The seed of the generated cases in the suite.
+pub const SEED: u64 = 0;
+
+/// Datagrams taken from the start of each capture (then only those with a
+/// message not seen before), and the most taken from one capture.
+const CAPTURE_HEAD: usize = 12;
+const CAPTURE_MAX: usize = 64;
+
+/// Snapshots taken from each demo.
+const DEMO_SNAPSHOTS: usize = 3;
+
+/// A suite of cases, in run order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Suite {
+    /// [`SUITE_VERSION`] (or an exported suite's).
+    pub version: u32,
+    /// [`SEED`] (or an exported suite's).
+    pub seed: u64,
+    /// The cases, in run order.
+    pub cases: Vec<Case>,
+}
+
+impl Suite {
+    /// The built-in suite: the vectors here, the files under each of
+    /// `corpora` (a `corpus/` folder, or the shared upstream corpus), and
+    /// `extra` cases (the generators'). Each decode case of a unit that
+    /// encodes also gives its encode case. Cases are in unit order, then
+    /// id order; an id met twice keeps its first case.
+    pub fn builtin(corpora: &[PathBuf], extra: Vec<Case>) -> Suite {
+        let mut cases = vectors();
+        for root in corpora {
+            from_corpus(root, &mut cases);
+        }
+        cases.extend(extra);
+        let encodes: Vec<Case> = cases.iter().filter_map(Case::encode_of).collect();
+        cases.extend(encodes);
+        cases.sort_by(|a, b| (a.unit, &a.id).cmp(&(b.unit, &b.id)));
+        cases.dedup_by(|b, a| a.id == b.id);
+        Suite {
+            version: SUITE_VERSION,
+            seed: SEED,
+            cases,
+        }
+    }
+
+    /// Keeps only the cases of `units` (all when empty).
+    pub fn only(mut self, units: &[Unit]) -> Suite {
+        if !units.is_empty() {
+            self.cases.retain(|c| units.contains(&c.unit));
+        }
+        self
+    }
+}
+
+/// Hand-written vectors for the small units.
+fn vectors() -> Vec<Case> {
+    let mut cases = Vec::new();
+    let mut add = |unit: Unit, name: &str, hex: &str, reason: &str| {
+        let id = format!("{unit}/vectors/{name}");
+        let bytes = hex::decode(hex).expect("vector hex");
+        cases.push(Case::decode(id, unit, bytes, reason));
+    };
+    use Unit::{Huffman, String as Str, Varint};
+    add(Varint, "zero", "00", "0 in one byte");
+    add(Varint, "small", "3f7f", "63 and -64: the one-byte limits");
+    add(Varint, "two_bytes", "8001", "64: the first two-byte value");
+    add(Varint, "negative", "c001", "-65: a negative two-byte value");
+    add(Varint, "max", "bfffffff0f", "i32::MAX in five bytes");
+    add(Varint, "min", "ffffffff0f", "i32::MIN in five bytes");
+    add(Varint, "overlong_zero", "8000", "0 written in two bytes");
+    add(
+        Varint,
+        "fifth_byte_high_bits",
+        "80808080f1",
+        "a fifth byte's high bits, which DDNet masks off",
+    );
+    add(
+        Varint,
+        "padding_bits",
+        "bfffffff7f",
+        "bits past the 32nd, ignored",
+    );
+    add(Varint, "cut", "80", "a varint cut by the end of the input");
+    add(
+        Varint,
+        "cut_after_four",
+        "80808080",
+        "cut before its fifth byte",
+    );
+    add(Str, "empty", "00", "the empty string");
+    add(Str, "two", "6869006f6b00", "two strings");
+    add(Str, "utf8", "c3a900", "UTF-8 text");
+    add(Str, "not_utf8", "ff00", "bytes that are not UTF-8 are kept");
+    add(Str, "unterminated", "6869", "a string without its NUL");
+    add(
+        Huffman,
+        "empty_ddnet",
+        "",
+        "no bytes: not even the end symbol",
+    );
+    add(Huffman, "eof_only", "b10c", "only the end symbol");
+    cases
+}
+
+/// Cases from the files under a corpus folder: every file of a unit
+/// teeoracle makes JSON for, in path order.
+fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
+    for path in files_under(root) {
+        let Ok(rel) = path.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        if name == "test_cases" && rel.contains("huffman") {
+            huffman_vectors(&rel, &bytes, cases);
+        } else if name == "packets.txt" || name == "datagrams.txt" {
+            packet_vectors(&rel, &bytes, cases);
+        } else if name.ends_with(".pcap") || name.ends_with(".pcapng") {
+            capture_cases(&rel, &bytes, cases);
+        } else if let Some(stem) = name.strip_suffix(".delta.bin") {
+            let from = path.with_file_name(format!("{stem}.from.bin"));
+            if let Ok(from) = std::fs::read(from) {
+                let id = format!("delta_apply/{}", id_part(&rel));
+                let input = join(&from, &bytes);
+                let reason = format!("{rel} applied to its .from.bin");
+                cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
+            }
+        } else if name.ends_with(".demo") {
+            demo_snapshots(&rel, &bytes, cases);
+        }
+    }
+}
+
+/// Every file below `dir`, in path order.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    let mut out = Vec::new();
+    for p in entries {
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A path made safe for an id and a file name: letters, digits, `_-.`
+/// and `/` between parts.
+fn id_part(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' | '.' | '/' => c,
+            _ => '_',
+        })
+        .collect()
+}
+
+/// libtw2's Huffman vectors: `RAW#COMPRESSED` a line, bytes as spaced hex.
+fn huffman_vectors(rel: &str, text: &[u8], cases: &mut Vec<Case>) {
+    let text = String::from_utf8_lossy(text);
+    for (i, line) in text.lines().enumerate() {
+        let Some((_, compressed)) = line.split_once('#') else {
+            continue;
+        };
+        let Ok(bytes) = crate::bytes::parse_hex(compressed) else {
+            continue;
+        };
+        let id = format!("huffman/{}/{}", id_part(rel), i + 1);
+        let reason = format!("{rel} line {}", i + 1);
+        cases.push(Case::decode(id, Unit::Huffman, bytes, &reason));
+    }
+}
+
+/// `NAME VERSION HEX` lines (`{N zero bytes}` for long ones), `#` comments.
+fn packet_vectors(rel: &str, text: &[u8], cases: &mut Vec<Case>) {
+    let text = String::from_utf8_lossy(text);
+    let folder = rel.rsplit_once('/').map_or(rel, |(d, _)| d);
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.splitn(3, char::is_whitespace);
+        let (Some(name), Some(version), Some(data)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let data = data.trim();
+        let bytes = match data
+            .strip_prefix('{')
+            .and_then(|d| d.strip_suffix(" zero bytes}"))
+        {
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) if n <= 1 << 16 => vec![0; n],
+                _ => continue,
+            },
+            None => match crate::bytes::parse_hex(data) {
+                Ok(b) => b,
+                Err(_) => continue,
+            },
+        };
+        let unit = match version {
+            "0.6" => Unit::Packet06,
+            "0.7" => Unit::Packet07,
+            _ => packet_unit(detect_version(&bytes).0),
+        };
+        let id = format!("{unit}/{}/{}", id_part(folder), id_part(name));
+        cases.push(Case::decode(id, unit, bytes, &format!("{rel}: {name}")));
+    }
+}
+
+fn packet_unit(v: Version) -> Unit {
+    match v {
+        Version::V06 => Unit::Packet06,
+        _ => Unit::Packet07,
+    }
+}
+
+/// The first datagrams of a capture, then each one whose messages were
+/// not seen before (by version, form and message ids), up to a bound.
+fn capture_cases(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
+    let Ok(capture) = crate::capture::read(bytes) else {
+        return;
+    };
+    let mut seen = BTreeSet::new();
+    let mut taken = 0;
+    for (i, d) in capture.datagrams.iter().enumerate() {
+        if taken == CAPTURE_MAX {
+            break;
+        }
+        let unit = packet_unit(detect_version(&d.payload).0);
+        let case = Case::decode(
+            format!("{unit}/capture/{}/frame{}", id_part(rel), d.frame),
+            unit,
+            d.payload.clone(),
+            &format!("{rel} frame {}", d.frame),
+        );
+        let key = message_key(unit, &case);
+        if seen.insert(key) || i < CAPTURE_HEAD {
+            cases.push(case);
+            taken += 1;
+        }
+    }
+}
+
+/// What kind of datagram a case is: its unit, form, control id and its
+/// chunks' message ids.
+fn message_key(unit: Unit, case: &Case) -> String {
+    let super::Expected::Json(v) = &case.expected else {
+        return format!("{unit} rejected");
+    };
+    let p = &v["packet"];
+    let mut key = format!("{unit} {} {}", p["form"], p["control_message"]["id"]);
+    if let Some(chunks) = p["chunks"].as_array() {
+        for c in chunks {
+            let m = &c["message"];
+            key.push_str(&format!(" {}:{}{}", m["system"], m["id"], m["uuid"]));
+        }
+    }
+    key
+}
+
+/// The first snapshots of a demo: a snapshot case each, and delta cases
+/// between consecutive ones (created, then applied).
+fn demo_snapshots(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
+    use crate::demo::{EventKind, Events};
+    let Ok(mut events) = Events::new(bytes) else {
+        return;
+    };
+    if events.header().is_07() {
+        // The expected JSON names items by the 0.6/DDNet tables.
+        return;
+    }
+    let mut snaps: Vec<(i32, Snapshot)> = Vec::new();
+    while snaps.len() < DEMO_SNAPSHOTS {
+        match events.next() {
+            Ok(Some(e)) => {
+                if let EventKind::Snapshot(s) = e.kind {
+                    snaps.push((e.tick, s.clone()));
+                }
+            }
+            _ => break,
+        }
+    }
+    let rel = id_part(rel);
+    let sizes = ItemSizes::ddnet_06();
+    let mut prev: Option<&(i32, Snapshot)> = None;
+    for snap in &snaps {
+        let (tick, s) = snap;
+        let ints = ints_bytes(&s.to_ints());
+        let reason = format!("{rel}: the snapshot of tick {tick}");
+        let id = format!("snapshot/demo/{rel}/tick{tick}");
+        cases.push(Case::decode(id, Unit::Snapshot, ints.clone(), &reason));
+        let (from_tick, from) = prev.map_or((-1, Snapshot::new()), |(t, s)| (*t, s.clone()));
+        let from_bytes = ints_bytes(&from.to_ints());
+        let reason = format!("{rel}: from tick {from_tick} to tick {tick}");
+        let id = format!("delta_create/demo/{rel}/tick{tick}");
+        let input = join(&from_bytes, &ints);
+        cases.push(Case::decode(id, Unit::DeltaCreate, input, &reason));
+        let delta = ints_bytes(&create(&from, s, &sizes));
+        let id = format!("delta_apply/demo/{rel}/tick{tick}");
+        let input = join(&from_bytes, &delta);
+        cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
+        prev = Some(snap);
+    }
+}
+
+fn ints_bytes(ints: &[i32]) -> Vec<u8> {
+    ints.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::{Class, Expected, Op};
+
+    #[test]
+    fn vectors_are_classified() {
+        let suite = Suite::builtin(&[], Vec::new());
+        let find = |id: &str| suite.cases.iter().find(|c| c.id == id).unwrap();
+        assert_eq!(find("varint/vectors/zero").class, Class::MustAccept);
+        let fifth = find("varint/vectors/fifth_byte_high_bits");
+        assert_eq!(fifth.class, Class::DdnetQuirk);
+        assert_eq!(
+            fifth.expected,
+            Expected::Json(serde_json::json!({"ints": [1 << 27]}))
+        );
+        assert_eq!(find("varint/vectors/cut").class, Class::MustReject);
+        assert_eq!(find("string/vectors/unterminated").class, Class::MustReject);
+        let enc = find("varint/vectors/overlong_zero.encode");
+        assert_eq!(
+            (enc.op, &enc.expected),
+            (Op::Encode, &Expected::Bytes(vec![0]))
+        );
+    }
+}

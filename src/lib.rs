@@ -53,6 +53,7 @@ pub mod capture;
 pub mod check;
 pub mod codec;
 pub mod demo;
+pub mod generate;
 pub mod huffman;
 pub mod packer;
 pub mod packet;

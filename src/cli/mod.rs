@@ -7,6 +7,7 @@
 mod archive;
 mod check;
 mod demo;
+mod generate;
 mod net;
 mod output;
 mod snapshot;
@@ -57,6 +58,10 @@ enum Command {
     /// checkpoints for seeking.
     #[command(subcommand)]
     Archive(archive::ArchiveCommand),
+    /// Seeded conformance cases of a unit: files, expected JSON, manifest.
+    Gen(generate::GenArgs),
+    /// Malformed variants of a real file, each judged by teeoracle.
+    Mutate(generate::MutateArgs),
 }
 
 /// Why a command failed.
@@ -112,6 +117,8 @@ pub fn main() -> i32 {
         Command::Demo(cmd) => demo::run(cmd),
         Command::Snapshot(cmd) => snapshot::run(cmd),
         Command::Archive(cmd) => archive::run(cmd),
+        Command::Gen(args) => generate::gen_cmd(args),
+        Command::Mutate(args) => generate::mutate_cmd(args),
     };
     match result {
         Ok(()) => 0,

@@ -37,7 +37,7 @@ pub(crate) fn message(rng: &mut Rng, version: Version) -> Vec<u8> {
     let header = loop {
         let sys = rng.one_in(3);
         let id = if rng.one_in(6) {
-            let name: &str = rng.pick(UUID_MESSAGES);
+            let name = *rng.pick::<&str>(UUID_MESSAGES);
             MsgId::Uuid(crate::packer::calculate_uuid(name))
         } else {
             MsgId::Ordinal(rng.int(1, 40))

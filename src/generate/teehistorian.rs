@@ -161,7 +161,7 @@ fn record(rng: &mut Rng, edge: bool, finish: bool) -> (Vec<u8>, i32) {
             let p = players[i];
             if !p.alive {
                 players.swap_remove(i);
-                let reason: &str = rng.pick(&["", "Kicked", "Timeout"]);
+                let reason = *rng.pick::<&str>(&["", "Kicked", "Timeout"]);
                 rec.record_player_drop(p.cid, reason);
             }
         }

@@ -196,3 +196,37 @@ fn valid_snapshots_and_deltas_read_by_libtw2() {
     }
     assert_eq!(warn.len(), 0, "{warn:?}");
 }
+
+/// Mutants of real files: deterministic, distinct, and each labelled with
+/// what teeoracle says of it (rejected ones at their fault).
+#[test]
+fn mutants_of_real_files_carry_their_verdict() {
+    for (unit, path) in [
+        (
+            Unit::Teehistorian,
+            "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian",
+        ),
+        (Unit::Packet06, ""),
+    ] {
+        let bytes = if path.is_empty() {
+            generate::cases(unit, SEED, 1, Kind::Valid).remove(0).bytes
+        } else {
+            std::fs::read(common::root().join(path)).unwrap()
+        };
+        let (a, _) = generate::mutate(unit, &bytes, 5, 25);
+        let (b, _) = generate::mutate(unit, &bytes, 5, 25);
+        assert_eq!(a, b);
+        assert!(a.len() >= 20, "{unit}: {} mutants", a.len());
+        let rejected = a
+            .iter()
+            .filter(|m| m.case.class == Class::MustReject)
+            .count();
+        assert!(rejected > 0, "{unit}: no mutant rejected");
+        for m in &a {
+            assert_ne!(m.case.bytes, bytes);
+            assert_eq!(judge(unit, &m.case.bytes), m.judgement, "{}", m.case.name);
+            assert_eq!(m.case.expected_fault, m.judgement.fault);
+            assert_eq!(m.case.class == Class::MustReject, !m.judgement.accepted);
+        }
+    }
+}

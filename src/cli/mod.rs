@@ -8,6 +8,7 @@ mod archive;
 mod check;
 mod conform;
 mod demo;
+mod generate;
 mod net;
 mod output;
 mod snapshot;
@@ -62,6 +63,10 @@ enum Command {
     /// suite, export the suite, print expected JSON.
     #[command(subcommand)]
     Conform(conform::ConformCommand),
+    /// Seeded conformance cases of a unit: files, expected JSON, manifest.
+    Gen(generate::GenArgs),
+    /// Malformed variants of a real file, each judged by teeoracle.
+    Mutate(generate::MutateArgs),
 }
 
 /// Why a command failed.
@@ -118,6 +123,8 @@ pub fn main() -> i32 {
         Command::Snapshot(cmd) => snapshot::run(cmd),
         Command::Archive(cmd) => archive::run(cmd),
         Command::Conform(cmd) => conform::run(cmd),
+        Command::Gen(args) => generate::gen_cmd(args),
+        Command::Mutate(args) => generate::mutate_cmd(args),
     };
     match result {
         Ok(()) => 0,

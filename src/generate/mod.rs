@@ -1,0 +1,420 @@
+//! Seeded generators of conformance cases, and mutants of real files.
+//!
+//! [`cases`] makes files of one [`Unit`] from a seed: the same bytes on
+//! every run and machine. Every file is written by the crate's own
+//! encoders (the teehistorian [`Recorder`](crate::teehistorian::Recorder),
+//! packet and chunk codecs, [`Snapshot`](crate::snapshot::Snapshot) and
+//! delta creation, `demo build` specs), then judged by [`judge`], the same
+//! pipeline `teeoracle check` runs (or, for packets, what `packet decode`
+//! runs), so a case's class and expected fault are what teeoracle says.
+//! [`mutate()`] makes malformed variants of a real file the same way.
+//!
+//! ```
+//! use teeoracle::generate::{self, Kind, Unit};
+//! let a = generate::cases(Unit::Packet06, 7, 3, Kind::Valid);
+//! let b = generate::cases(Unit::Packet06, 7, 3, Kind::Valid);
+//! assert_eq!(a, b);
+//! assert!(a.iter().all(|c| generate::judge(c.unit, &c.bytes).accepted));
+//! ```
+
+pub mod demo;
+pub mod mutate;
+pub mod packet;
+pub mod snapshot;
+pub mod teehistorian;
+
+pub use mutate::{Mutant, Mutation, mutate};
+
+use crate::check::{self, Options, Source, Status};
+use crate::codec::{DecodeError, Mode, Reader};
+use serde::Serialize;
+use std::fmt;
+
+/// A small seeded generator: SplitMix64 (Steele, Lea and Flood, 2014).
+///
+/// Our own ten lines rather than a crate's, so that its output cannot
+/// change with a dependency's version: a seed names the same suite
+/// forever. Never seeded from the clock.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The generator of case `index` of `unit` and `kind` from `seed`:
+    /// independent of how many cases are made, so `--count 10` gives the
+    /// first ten of `--count 100`.
+    pub fn for_case(seed: u64, unit: Unit, kind: Kind, index: u64) -> Rng {
+        let mut r = Rng(seed);
+        let a = r.next_u64() ^ (unit as u64).wrapping_mul(0x9e37_79b9);
+        let mut r = Rng(a);
+        let b = r.next_u64() ^ (kind as u64).wrapping_mul(0x85eb_ca6b);
+        let mut r = Rng(b);
+        Rng(r.next_u64() ^ index)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 for `n == 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        // Multiply-shift: no modulo bias worth mentioning for small n.
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// A number in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo) as u64 + 1) as i64
+    }
+
+    /// An i32 in `lo..=hi`.
+    pub fn int(&mut self, lo: i32, hi: i32) -> i32 {
+        self.range(lo.into(), hi.into()) as i32
+    }
+
+    /// True one time in `n`.
+    pub fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+
+    /// One of `items`.
+    pub fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+
+    /// Between `lo` and `hi` random bytes.
+    pub fn some_bytes(&mut self, lo: usize, hi: usize) -> Vec<u8> {
+        let n = self.range(lo as i64, hi as i64) as usize;
+        self.bytes(n)
+    }
+
+    /// An int with an interesting size: small, one of the varint length
+    /// boundaries, or any.
+    pub fn any_int(&mut self) -> i32 {
+        const EDGES: &[i32] = &[
+            0,
+            1,
+            -1,
+            63,
+            64,
+            -64,
+            -65,
+            8191,
+            8192,
+            1_048_575,
+            1_048_576,
+            i32::MAX,
+            i32::MIN,
+        ];
+        match self.below(4) {
+            0 => *self.pick(EDGES),
+            1 => self.next_u64() as i32,
+            _ => self.int(-100, 100),
+        }
+    }
+
+    /// A short printable ASCII text (no NUL).
+    pub fn text(&mut self, max: usize) -> String {
+        let n = self.below(max as u64 + 1) as usize;
+        (0..n).map(|_| self.int(0x20, 0x7e) as u8 as char).collect()
+    }
+}
+
+/// A format the generators make files of (the conformance units).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// A teehistorian file.
+    Teehistorian,
+    /// A 0.6 datagram (DDNet's dialect).
+    Packet06,
+    /// A 0.7 datagram.
+    Packet07,
+    /// A raw snapshot (little-endian int32s).
+    Snapshot,
+    /// A delta applied to a base: u32 LE length of BASE, BASE, DELTA
+    /// (both int32 LE arrays).
+    DeltaApply,
+    /// A demo file.
+    Demo,
+}
+
+impl Unit {
+    /// Every unit, in order.
+    pub const ALL: [Unit; 6] = [
+        Unit::Teehistorian,
+        Unit::Packet06,
+        Unit::Packet07,
+        Unit::Snapshot,
+        Unit::DeltaApply,
+        Unit::Demo,
+    ];
+
+    /// Its name, as on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Teehistorian => "teehistorian",
+            Unit::Packet06 => "packet06",
+            Unit::Packet07 => "packet07",
+            Unit::Snapshot => "snapshot",
+            Unit::DeltaApply => "delta_apply",
+            Unit::Demo => "demo",
+        }
+    }
+
+    /// The unit named `name`.
+    pub fn from_name(name: &str) -> Option<Unit> {
+        Unit::ALL.into_iter().find(|u| u.name() == name)
+    }
+
+    /// The file name ending its files get, which `check` recognises
+    /// them by (`.bin` for units `check` has no format for).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Unit::Teehistorian => ".teehistorian",
+            Unit::Snapshot => ".snapshot.bin",
+            Unit::Demo => ".demo",
+            Unit::Packet06 | Unit::Packet07 | Unit::DeltaApply => ".bin",
+        }
+    }
+}
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What kind of cases to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Files as DDNet writes them.
+    Valid,
+    /// Valid files at the limits: largest sizes and ids, odd but accepted
+    /// forms (over-long ints, trailing bytes: DDNet quirks).
+    Edge,
+    /// Files teeoracle (and DDNet) rejects, each at a stated byte.
+    Malformed,
+}
+
+impl Kind {
+    /// Its name, as on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Valid => "valid",
+            Kind::Edge => "edge",
+            Kind::Malformed => "malformed",
+        }
+    }
+}
+
+/// What an implementation must do with a case (the conformance classes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Read it, giving the expected JSON.
+    MustAccept,
+    /// Reject it.
+    MustReject,
+    /// DDNet accepts something odd (an over-long int, trailing bytes);
+    /// the expected JSON is what DDNet reads.
+    DdnetQuirk,
+}
+
+/// Where and why a file is rejected.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Fault {
+    /// The file byte.
+    pub offset: u64,
+    /// The decode error's kind (`unexpected_eof`, `bad_magic`, ...), or
+    /// the failing finding's code when the fault is not a decode error.
+    pub kind: String,
+}
+
+impl Fault {
+    /// The fault a decode error names.
+    pub fn of(e: &DecodeError) -> Fault {
+        let kind = serde_json::to_value(&e.kind)
+            .ok()
+            .and_then(|v| v.get("kind")?.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        Fault {
+            offset: e.offset,
+            kind,
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.kind, self.offset)
+    }
+}
+
+/// One generated file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Generated {
+    /// A stable name (`valid-0003`), unique within a unit, kind and seed.
+    pub name: String,
+    /// Its unit.
+    pub unit: Unit,
+    /// The file.
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// What an implementation must do with it.
+    pub class: Class,
+    /// Why, in one line.
+    pub reason: String,
+    /// For a rejected file: where and why, as teeoracle reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_fault: Option<Fault>,
+}
+
+/// `count` cases of `unit` and `kind` from `seed`. Deterministic; case `i`
+/// does not depend on `count`.
+pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> {
+    (0..count as u64)
+        .map(|i| {
+            let mut rng = Rng::for_case(seed, unit, kind, i);
+            let (bytes, reason, quirk, fault) = match unit {
+                Unit::Teehistorian => teehistorian::generate(&mut rng, kind),
+                Unit::Packet06 => packet::generate(&mut rng, kind, crate::packet::Version::V06),
+                Unit::Packet07 => packet::generate(&mut rng, kind, crate::packet::Version::V07),
+                Unit::Snapshot => snapshot::generate_snapshot(&mut rng, kind),
+                Unit::DeltaApply => snapshot::generate_delta(&mut rng, kind),
+                Unit::Demo => demo::generate(&mut rng, kind),
+            }
+            .into_parts();
+            let class = match (&fault, quirk) {
+                (Some(_), _) => Class::MustReject,
+                (None, true) => Class::DdnetQuirk,
+                (None, false) => Class::MustAccept,
+            };
+            Generated {
+                name: format!("{}-{i:04}", kind.name()),
+                unit,
+                bytes,
+                class,
+                reason,
+                expected_fault: fault,
+            }
+        })
+        .collect()
+}
+
+/// What one generator made: the bytes, a reason, whether it relies on a
+/// DDNet quirk, and the fault it was built to have.
+pub(crate) struct Made {
+    bytes: Vec<u8>,
+    reason: String,
+    quirk: bool,
+    fault: Option<Fault>,
+}
+
+impl Made {
+    fn valid(bytes: Vec<u8>, reason: impl Into<String>) -> Made {
+        Made {
+            bytes,
+            reason: reason.into(),
+            quirk: false,
+            fault: None,
+        }
+    }
+
+    fn quirk(bytes: Vec<u8>, reason: impl Into<String>) -> Made {
+        Made {
+            quirk: true,
+            ..Made::valid(bytes, reason)
+        }
+    }
+
+    fn malformed(bytes: Vec<u8>, reason: impl Into<String>, offset: u64, kind: &str) -> Made {
+        Made {
+            fault: Some(Fault {
+                offset,
+                kind: kind.into(),
+            }),
+            ..Made::valid(bytes, reason)
+        }
+    }
+
+    fn into_parts(self) -> (Vec<u8>, String, bool, Option<Fault>) {
+        (self.bytes, self.reason, self.quirk, self.fault)
+    }
+}
+
+/// What teeoracle says about a file of a unit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Judgement {
+    /// It reads (pass or warn), and for a packet DDNet does not drop it.
+    pub accepted: bool,
+    /// The check's status (`pass`, `warn`, `fail`) or, for packets and
+    /// deltas, `pass`/`fail` from their decoders.
+    pub status: Status,
+    /// Where reading failed, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// Every finding's code, in the check's order (for packets: the
+    /// failing layer, and DDNet's drop rule as `ddnet_drop:RULE`).
+    pub findings: Vec<String>,
+}
+
+/// Judges `bytes` as a file of `unit`: through [`check::check`] for the
+/// formats it knows (teehistorian, demo, snapshot), through the packet
+/// decoder, payload reader, re-encoder and DDNet's verdict for packets, and
+/// through DDNet's delta unpacking for deltas.
+pub fn judge(unit: Unit, bytes: &[u8]) -> Judgement {
+    match unit {
+        Unit::Teehistorian | Unit::Demo | Unit::Snapshot => {
+            let name = format!("case{}", unit.extension());
+            let v = check::check(
+                Source::bytes(name, bytes.to_vec()),
+                &Options {
+                    named: true,
+                    ..Options::default()
+                },
+            );
+            let fault = match (&v.error, v.status) {
+                (Some(e), _) => Some(Fault::of(e)),
+                (None, Status::Fail) => v.headline().map(|f| Fault {
+                    offset: f.offset.unwrap_or(0),
+                    kind: f.code.into(),
+                }),
+                _ => None,
+            };
+            Judgement {
+                accepted: matches!(v.status, Status::Pass | Status::Warn),
+                status: v.status,
+                fault,
+                findings: v.findings.iter().map(|f| f.code.to_owned()).collect(),
+            }
+        }
+        Unit::Packet06 => packet::judge(bytes, crate::packet::Version::V06),
+        Unit::Packet07 => packet::judge(bytes, crate::packet::Version::V07),
+        Unit::DeltaApply => snapshot::judge_delta(bytes),
+    }
+}
+
+/// A reader over `bytes` in lenient mode (DDNet's).
+fn lenient(bytes: &[u8]) -> Reader<'_> {
+    Reader::new(bytes, Mode::Lenient)
+}

@@ -1,0 +1,188 @@
+//! Malformed variants of a real file: cut, a bit flipped, an int made
+//! larger, an int written over-long, bytes after the end. Each is judged
+//! by [`judge`] before it is returned, so its class and expected fault are
+//! what teeoracle says; a mutant teeoracle still accepts (a flipped bit in
+//! a chat message's text) is kept and labelled so, never dropped.
+
+use super::{Class, Generated, Judgement, Rng, Unit, judge};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// How a mutant was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "op")]
+pub enum Mutation {
+    /// The file cut to its first `offset` bytes.
+    Truncate {
+        /// Bytes kept.
+        offset: u64,
+    },
+    /// Bit `bit` of the byte at `offset` flipped.
+    Flip {
+        /// The byte.
+        offset: u64,
+        /// The bit (0 = least significant).
+        bit: u8,
+    },
+    /// The int at `offset` made larger: a little-endian int32 of an int
+    /// array gets `by` added; in a varint format the low six bits of the
+    /// byte are set (the largest one-byte length with the same sign).
+    Inflate {
+        /// The int's first byte.
+        offset: u64,
+        /// What was added (int arrays), or 0.
+        by: i32,
+    },
+    /// The byte at `offset`, if a one-byte varint, written in two bytes
+    /// (`b | 0x80, 0x00`): the same value to DDNet's reader, or, if the
+    /// byte was not a varint, one more byte of something else.
+    Overlong {
+        /// The byte.
+        offset: u64,
+    },
+    /// `len` random bytes appended.
+    Append {
+        /// How many.
+        len: u64,
+    },
+}
+
+/// One mutant: the case (bytes, class, reason, expected fault), how it
+/// was made, and what teeoracle said about it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mutant {
+    /// The case.
+    #[serde(flatten)]
+    pub case: Generated,
+    /// How it was made.
+    pub mutation: Mutation,
+    /// What teeoracle said.
+    pub judgement: Judgement,
+}
+
+/// Up to `count` distinct mutants of `bytes` (a file of `unit`) from
+/// `seed`, in the order made. Returns them and how many draws were
+/// skipped because they repeated an earlier mutant's bytes or the
+/// original's.
+pub fn mutate(unit: Unit, bytes: &[u8], seed: u64, count: usize) -> (Vec<Mutant>, usize) {
+    let mut rng = Rng::new(seed);
+    let mut seen = BTreeSet::new();
+    seen.insert(bytes.to_vec());
+    let mut mutants = Vec::with_capacity(count);
+    let mut skipped = 0;
+    // Bounded: a tiny file has few distinct mutants.
+    for _ in 0..count.saturating_mul(4).max(16) {
+        if mutants.len() == count {
+            break;
+        }
+        let (mutation, out) = one(&mut rng, unit, bytes);
+        if !seen.insert(out.clone()) {
+            skipped += 1;
+            continue;
+        }
+        let judgement = judge(unit, &out);
+        let (class, reason) = match (judgement.accepted, &judgement.fault) {
+            (false, Some(f)) => (Class::MustReject, format!("{} ({})", words(mutation), f)),
+            (false, None) => (Class::MustReject, words(mutation)),
+            (true, _) if judgement.findings.is_empty() => (
+                Class::MustAccept,
+                format!(
+                    "{}: still valid (the change is invisible to a reader)",
+                    words(mutation)
+                ),
+            ),
+            (true, _) => (
+                Class::DdnetQuirk,
+                format!(
+                    "{}: still read, with {}",
+                    words(mutation),
+                    judgement.findings.join(", ")
+                ),
+            ),
+        };
+        mutants.push(Mutant {
+            case: Generated {
+                name: format!("mutant-{:04}", mutants.len()),
+                unit,
+                bytes: out,
+                class,
+                reason,
+                expected_fault: judgement.fault.clone(),
+            },
+            mutation,
+            judgement,
+        });
+    }
+    (mutants, skipped)
+}
+
+fn words(m: Mutation) -> String {
+    match m {
+        Mutation::Truncate { offset } => format!("cut after {offset} bytes"),
+        Mutation::Flip { offset, bit } => format!("bit {bit} of byte {offset} flipped"),
+        Mutation::Inflate { offset, by: 0 } => format!("the int at byte {offset} made larger"),
+        Mutation::Inflate { offset, by } => format!("the int at byte {offset} increased by {by}"),
+        Mutation::Overlong { offset } => format!("byte {offset} written as a 2-byte varint"),
+        Mutation::Append { len } => format!("{len} bytes after the end"),
+    }
+}
+
+/// Formats whose files are little-endian int32 arrays.
+fn int_array(unit: Unit) -> bool {
+    matches!(unit, Unit::Snapshot | Unit::DeltaApply)
+}
+
+fn one(rng: &mut Rng, unit: Unit, bytes: &[u8]) -> (Mutation, Vec<u8>) {
+    let mut out = bytes.to_vec();
+    let len = bytes.len() as u64;
+    if len == 0 {
+        let n = rng.int(1, 16) as u64;
+        out.extend(rng.bytes(n as usize));
+        return (Mutation::Append { len: n }, out);
+    }
+    let at = rng.below(len);
+    let mutation = match rng.below(5) {
+        0 => {
+            out.truncate(at as usize);
+            Mutation::Truncate { offset: at }
+        }
+        1 => {
+            let bit = rng.below(8) as u8;
+            out[at as usize] ^= 1 << bit;
+            Mutation::Flip { offset: at, bit }
+        }
+        2 if int_array(unit) && len >= 4 => {
+            // The header ints (sizes and counts) most of the time.
+            let ints = len / 4;
+            let i = if rng.one_in(2) {
+                rng.below(ints.min(3))
+            } else {
+                rng.below(ints)
+            };
+            let o = (i * 4) as usize;
+            let bits = rng.int(2, 20);
+            let by = rng.int(1, 1 << bits);
+            let v = i32::from_le_bytes([out[o], out[o + 1], out[o + 2], out[o + 3]]);
+            out[o..o + 4].copy_from_slice(&v.wrapping_add(by).to_le_bytes());
+            Mutation::Inflate {
+                offset: o as u64,
+                by,
+            }
+        }
+        2 => {
+            out[at as usize] |= 0x3f;
+            Mutation::Inflate { offset: at, by: 0 }
+        }
+        3 => {
+            let b = out[at as usize];
+            out.splice(at as usize..=at as usize, [b | 0x80, 0x00]);
+            Mutation::Overlong { offset: at }
+        }
+        _ => {
+            let n = rng.int(1, 16) as u64;
+            out.extend(rng.bytes(n as usize));
+            Mutation::Append { len: n }
+        }
+    };
+    (mutation, out)
+}

@@ -153,7 +153,28 @@ fn builtin(corpus: &[PathBuf]) -> Suite {
     } else {
         corpus.to_vec()
     };
-    Suite::builtin(&roots, Vec::new())
+    Suite::builtin(&roots, generated())
+}
+
+/// Generated cases per unit and kind in the built-in suite.
+const GENERATED_PER_KIND: usize = 20;
+
+/// The generators' cases for the suite, from its seed: each is expected
+/// and classed by teeoracle like every other case, with the generator's
+/// reason.
+fn generated() -> Vec<Case> {
+    use teeoracle::generate::{self, Kind};
+    let mut cases = Vec::new();
+    for unit in generate::UNITS {
+        for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
+            for g in generate::cases(unit, teeoracle::conform::SEED, GENERATED_PER_KIND, kind) {
+                let id = format!("{unit}/gen/{}", g.name);
+                let reason = format!("generated: {}", g.reason);
+                cases.push(Case::decode(id, unit, g.bytes, &reason));
+            }
+        }
+    }
+    cases
 }
 
 // ---- the reference adapter ----

@@ -5,7 +5,6 @@ use super::output::read_raw;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use teeoracle::generate::{self, Generated, Kind, Mutant, Unit};
 
 /// `teeoracle gen`.
@@ -56,13 +55,15 @@ enum KindArg {
 }
 
 fn unit_arg(name: &str) -> Result<Unit, Failure> {
-    Unit::from_name(name).ok_or_else(|| {
-        let names: Vec<_> = Unit::ALL.iter().map(|u| u.name()).collect();
-        Failure::Usage(format!(
-            "unknown unit {name:?}; one of {}",
-            names.join(", ")
-        ))
-    })
+    Unit::from_name(name)
+        .filter(|u| generate::UNITS.contains(u))
+        .ok_or_else(|| {
+            let names: Vec<_> = generate::UNITS.iter().map(|u| u.name()).collect();
+            Failure::Usage(format!(
+                "unknown unit {name:?}; one of {}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// One line of `manifest.json`.
@@ -88,7 +89,7 @@ struct Manifest<'a> {
     source: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     skipped_duplicates: Option<usize>,
-    expected_from: &'static str,
+    expected_from: String,
     cases: Vec<Entry<'a>>,
 }
 
@@ -101,7 +102,7 @@ pub fn gen_cmd(args: GenArgs) -> Result<(), Failure> {
     };
     let cases = generate::cases(unit, args.seed, args.count, kind);
     std::fs::create_dir_all(&args.output)?;
-    let expected = expected_all(unit, &cases)?;
+    let expected = expected_all(unit, &cases);
     let mut entries = Vec::with_capacity(cases.len());
     for (c, json) in cases.iter().zip(expected) {
         entries.push(write_case(&args.output, c, json, None)?);
@@ -135,7 +136,7 @@ pub fn mutate_cmd(args: MutateArgs) -> Result<(), Failure> {
     let (mutants, skipped) = generate::mutate(unit, &bytes, args.seed, args.count);
     std::fs::create_dir_all(&args.output)?;
     let cases: Vec<Generated> = mutants.iter().map(|m| m.case.clone()).collect();
-    let expected = expected_all(unit, &cases)?;
+    let expected = expected_all(unit, &cases);
     let mut entries = Vec::with_capacity(mutants.len());
     for ((m, c), json) in mutants.iter().zip(&cases).zip(expected) {
         entries.push(write_case(&args.output, c, json, Some(m))?);
@@ -185,7 +186,7 @@ fn write_case<'c>(
     expected: Option<serde_json::Value>,
     mutant: Option<&Mutant>,
 ) -> Result<Entry<'c>, Failure> {
-    let file = format!("{}{}", c.name, c.unit.extension());
+    let file = format!("{}{}", c.name, generate::extension(c.unit));
     std::fs::write(dir.join(&file), &c.bytes)?;
     let expected = match expected {
         Some(json) => {
@@ -220,83 +221,20 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The command whose JSON is a case's expected output.
-fn expected_from(unit: Unit) -> &'static str {
-    match unit {
-        Unit::Packet06 => "teeoracle packet decode --version 0.6 --format json: packets[0]",
-        Unit::Packet07 => "teeoracle packet decode --version 0.7 --format json: packets[0]",
-        Unit::Teehistorian => "teeoracle teehistorian dump --format jsonl: the lines",
-        Unit::Demo => "teeoracle demo dump --format jsonl: the lines",
-        Unit::Snapshot => "teeoracle snapshot dump --format json",
-        _ => "none yet",
-    }
+/// Where the expected JSON comes from.
+fn expected_from(unit: Unit) -> String {
+    format!("teeoracle conform expect {unit}")
 }
 
-/// The expected JSON of each case teeoracle reads: what the CLI prints
-/// for it (see [`expected_from`]). A stand-in until the conformance
-/// harness's canonical JSON (`conform expect`) replaces it; that is the
-/// one place to change.
-fn expected_all(
-    unit: Unit,
-    cases: &[Generated],
-) -> Result<Vec<Option<serde_json::Value>>, Failure> {
-    let exe = std::env::current_exe()?;
-    let tmp = tempfile::tempdir()?;
-    let mut out = Vec::with_capacity(cases.len());
-    for c in cases {
-        if c.class == generate::Class::MustReject {
-            out.push(None);
-            continue;
-        }
-        let file = tmp.path().join(format!("case{}", unit.extension()));
-        std::fs::write(&file, &c.bytes)?;
-        let f = file.display().to_string();
-        let hex = hex::encode(&c.bytes);
-        let argv: Vec<&str> = match unit {
-            Unit::Packet06 => vec![
-                "packet",
-                "decode",
-                "--version",
-                "0.6",
-                "--format",
-                "json",
-                &hex,
-            ],
-            Unit::Packet07 => vec![
-                "packet",
-                "decode",
-                "--version",
-                "0.7",
-                "--format",
-                "json",
-                &hex,
-            ],
-            Unit::Teehistorian => vec!["teehistorian", "dump", &f, "--format", "jsonl"],
-            Unit::Demo => vec!["demo", "dump", &f, "--format", "jsonl"],
-            Unit::Snapshot => vec!["snapshot", "dump", &f, "--format", "json"],
-            _ => {
-                out.push(None);
-                continue;
-            }
-        };
-        let run = Command::new(&exe).args(&argv).output()?;
-        let text = String::from_utf8_lossy(&run.stdout);
-        let json = match unit {
-            Unit::Teehistorian | Unit::Demo => serde_json::Value::Array(
-                text.lines()
-                    .filter_map(|l| serde_json::from_str(l).ok())
-                    .collect(),
-            ),
-            _ => {
-                let doc: serde_json::Value = serde_json::from_str(&text)
-                    .map_err(|e| Failure::bad(format!("{}: {e}: {}", c.name, argv.join(" "))))?;
-                match unit {
-                    Unit::Packet06 | Unit::Packet07 => doc["packets"][0].clone(),
-                    _ => doc,
-                }
-            }
-        };
-        out.push(Some(json));
-    }
-    Ok(out)
+/// The expected JSON of each case teeoracle reads: the unit's canonical
+/// conformance JSON (`conform expect`), so generated files are
+/// conformance cases as they are.
+fn expected_all(unit: Unit, cases: &[Generated]) -> Vec<Option<serde_json::Value>> {
+    cases
+        .iter()
+        .map(|c| match c.class {
+            generate::Class::MustReject => None,
+            _ => teeoracle::conform::expect(unit, &c.bytes).ok(),
+        })
+        .collect()
 }

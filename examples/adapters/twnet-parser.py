@@ -122,7 +122,9 @@ def packet(data, ver):
     }
     if ver == "0.7":
         out["header_token"] = head.token.hex()
-    elif pck.is_ddnet:
+    elif pck.is_ddnet and head.token:
+        # The library keeps DDNet's CONNECT token inside its CONNECT message
+        # (`TKEN` and ff ff ff ff), not as the packet's token: none is known.
         out["token"] = head.token.hex()
     if flags.control:
         if not pck.messages:

@@ -6,10 +6,10 @@
 //! teeoracle conform run --decoder target/release/examples/adapter_libtw2 --encoder target/release/examples/adapter_libtw2
 //! ```
 //!
-//! - `huffman`: `decompress` gives the raw bytes (libtw2 does not say which
-//!   writer made a stream, so `flavor` is not emitted); encode has both of
-//!   libtw2's writers: `compress` (DDNet >= 20.0) and `compress_bug` (the
-//!   legacy writer with its extra zero byte).
+//! - `huffman`: `decompress` gives the raw bytes; `flavor` is the first of
+//!   libtw2's two writers that makes exactly the input from them, `compress`
+//!   (DDNet >= 20.0) then `compress_bug` (the legacy writer with its extra
+//!   zero byte), else `none`; encode uses the writer asked for.
 //! - `packet06`, `packet07`: `protocol::Packet::read` (0.6, stateless token
 //!   heuristic `token_hint = None`, as for a packet outside a connection) and
 //!   `protocol7::Packet::read`, then `ChunksIter` over the payload. libtw2
@@ -50,7 +50,25 @@ const PACKET_FIELDS: &[&str] = &[
 
 fn huffman_decode(input: &[u8]) -> Result<Value, String> {
     let raw = libtw2_huffman::decompress(input).map_err(|e| format!("{e:?}"))?;
-    Ok(json!({"hex": hex::encode(raw)}))
+    // The writer that makes exactly these bytes, by libtw2's own two writers.
+    let flavor = if libtw2_huffman::compress(&raw) == input {
+        "ddnet"
+    } else if compress_bug(&raw)? == input {
+        "legacy"
+    } else {
+        "none"
+    };
+    Ok(json!({"hex": hex::encode(raw), "flavor": flavor}))
+}
+
+/// libtw2's legacy writer (with the extra zero byte).
+fn compress_bug(raw: &[u8]) -> Result<Vec<u8>, String> {
+    // At most 3 bytes per symbol, plus the EOF code and the extra byte.
+    let mut out = Vec::with_capacity(raw.len() * 3 + 4);
+    TEEWORLDS
+        .compress_bug(raw, &mut out)
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(out)
 }
 
 fn huffman_encode(input: &Value) -> Result<Vec<u8>, String> {
@@ -61,14 +79,7 @@ fn huffman_encode(input: &Value) -> Result<Vec<u8>, String> {
         .unwrap_or("ddnet")
     {
         "ddnet" => Ok(libtw2_huffman::compress(&raw)),
-        "legacy" => {
-            // At most 3 bytes per symbol, plus the EOF code and the extra byte.
-            let mut out = Vec::with_capacity(raw.len() * 3 + 4);
-            TEEWORLDS
-                .compress_bug(&raw, &mut out)
-                .map_err(|e| format!("{e:?}"))?;
-            Ok(out)
-        }
+        "legacy" => compress_bug(&raw),
         other => Err(format!("no writer for flavor {other:?}")),
     }
 }
@@ -211,7 +222,7 @@ fn main() -> ExitCode {
                 name: "huffman",
                 decode: Some(huffman_decode),
                 encode: Some(huffman_encode),
-                fields: Some(&["hex"]),
+                fields: None,
             },
             Unit {
                 name: "packet06",

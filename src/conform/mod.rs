@@ -266,8 +266,20 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
             } else {
                 Version::V07
             };
-            packet_json::entry_value(input, version, VersionReason::Given, TokenMode::Auto)
-                .map_err(reject)
+            let v = packet_json::entry_value(input, version, VersionReason::Given, TokenMode::Auto)
+                .map_err(reject)?;
+            // What DDNet drops, it never reads: the case is a rejection
+            // (its rule is the reason), as an implementation that agrees
+            // with DDNet rejects it.
+            let ddnet = &v["verdict"]["ddnet"];
+            match ddnet["accepted"].as_bool() {
+                Some(false) => Err(Rejection(format!(
+                    "DDNet 20.1 drops it ({}): {}",
+                    ddnet["rule"].as_str().unwrap_or("?"),
+                    ddnet["reason"].as_str().unwrap_or("?")
+                ))),
+                _ => Ok(v),
+            }
         }
         Unit::Snapshot => {
             let snap = snapshot(input)?;

@@ -86,6 +86,13 @@ impl Unit {
         Unit::ALL.into_iter().find(|u| u.name() == name)
     }
 
+    /// Whether teeoracle makes this unit's expected JSON ([`expect`]) yet:
+    /// not for demos and teehistorian files, whose dump JSON still lives
+    /// in the command line.
+    pub fn expected_by_teeoracle(self) -> bool {
+        !matches!(self, Unit::Demo | Unit::Teehistorian)
+    }
+
     /// Whether teeoracle encodes this unit's JSON to bytes ([`encode`]).
     pub fn encodes(self) -> bool {
         matches!(self, Unit::Varint | Unit::String | Unit::Huffman)

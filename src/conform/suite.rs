@@ -15,7 +15,9 @@ pub const SEED: u64 = 0;
 
 /// Datagrams taken from the start of each capture (then only those with a
 /// message not seen before), and the most taken from one capture.
+#[cfg(feature = "capture")]
 const CAPTURE_HEAD: usize = 12;
+#[cfg(feature = "capture")]
 const CAPTURE_MAX: usize = 64;
 
 /// Snapshots taken from each demo.
@@ -252,6 +254,11 @@ fn packet_unit(v: Version) -> Unit {
 
 /// The first datagrams of a capture, then each one whose messages were
 /// not seen before (by version, form and message ids), up to a bound.
+/// Without the `capture` feature, captures give no cases.
+#[cfg(not(feature = "capture"))]
+fn capture_cases(_: &str, _: &[u8], _: &mut Vec<Case>) {}
+
+#[cfg(feature = "capture")]
 fn capture_cases(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
     let Ok(capture) = crate::capture::read(bytes) else {
         return;
@@ -279,6 +286,7 @@ fn capture_cases(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
 
 /// What kind of datagram a case is: its unit, form, control id and its
 /// chunks' message ids.
+#[cfg(feature = "capture")]
 fn message_key(unit: Unit, case: &Case) -> String {
     let super::Expected::Json(v) = &case.expected else {
         return format!("{unit} rejected");

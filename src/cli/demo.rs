@@ -2,7 +2,7 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StreamFormat, read, shown, stdout, write_json_doc, write_json_line,
+    ReportFormat, StreamFormat, read, read_spec, shown, stdout, write_json_doc, write_json_line,
     write_stream_start,
 };
 use clap::Subcommand;
@@ -766,20 +766,7 @@ fn write_rerecord_text(
 /// `demo build`: a synthetic demo from a RON or JSON spec.
 pub fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
     use teeoracle::demo::spec::DemoSpec;
-    let ext = spec_path.extension().and_then(|e| e.to_str());
-    let parse = match ext {
-        Some("ron") => DemoSpec::from_ron,
-        Some("json") => DemoSpec::from_json,
-        _ => {
-            return Err(Failure::Usage(format!(
-                "{}: a spec is a .ron or .json file",
-                shown(spec_path)
-            )));
-        }
-    };
-    let text = std::fs::read_to_string(spec_path)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
-    let spec = parse(&text).map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
+    let spec = read_spec(spec_path, DemoSpec::from_ron, DemoSpec::from_json)?;
     let map = match spec.map_path() {
         Some(rel) => {
             let p = spec_path.parent().unwrap_or(Path::new("")).join(rel);

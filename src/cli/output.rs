@@ -85,6 +85,28 @@ pub fn read_raw(path: &Path) -> Result<Vec<u8>, Failure> {
     result.map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
+/// A RON or JSON spec file (by its extension) read by that format's
+/// parser: a bad spec is a bad file (exit 1), another extension bad usage.
+pub fn read_spec<T, E: std::fmt::Display>(
+    path: &Path,
+    from_ron: fn(&str) -> Result<T, E>,
+    from_json: fn(&str) -> Result<T, E>,
+) -> Result<T, Failure> {
+    let parse = match path.extension().and_then(|e| e.to_str()) {
+        Some("ron") => from_ron,
+        Some("json") => from_json,
+        _ => {
+            return Err(Failure::Usage(format!(
+                "{}: a spec is a .ron or .json file",
+                shown(path)
+            )));
+        }
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+    parse(&text).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
+}
+
 /// Writes one JSON document: `kind`, `schema_version`, then the value's
 /// fields (pretty-printed).
 pub fn write_json_doc(

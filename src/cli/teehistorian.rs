@@ -2,8 +2,8 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StateFormat, StreamFormat, open, shown, stdout, write_json_doc, write_json_line,
-    write_state, write_stream_start,
+    ReportFormat, StateFormat, StreamFormat, open, read_spec, shown, stdout, write_json_doc,
+    write_json_line, write_state, write_stream_start,
 };
 use clap::Subcommand;
 use serde::Serialize;
@@ -100,20 +100,13 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
 /// `teehistorian build`: a synthetic file from a RON or JSON spec.
 fn build(spec_path: &Path, output: &Path) -> Result<(), Failure> {
     use teeoracle::teehistorian::spec::TeehistorianSpec;
-    let parse = match spec_path.extension().and_then(|e| e.to_str()) {
-        Some("ron") => TeehistorianSpec::from_ron,
-        Some("json") => TeehistorianSpec::from_json,
-        _ => {
-            return Err(Failure::Usage(format!(
-                "{}: a spec is a .ron or .json file",
-                shown(spec_path)
-            )));
-        }
-    };
-    let text = std::fs::read_to_string(spec_path)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
-    let built = parse(&text)
-        .and_then(|spec| spec.build())
+    let spec = read_spec(
+        spec_path,
+        TeehistorianSpec::from_ron,
+        TeehistorianSpec::from_json,
+    )?;
+    let built = spec
+        .build()
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(spec_path))))?;
     std::fs::write(output, &built.bytes)
         .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", output.display())))?;

@@ -122,14 +122,9 @@ fn encode_err(json: &Value) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
-#[test]
-fn messages_by_name_and_fields_encode_as_decode_reads_them() {
-    let entry = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0, "ack": 5,
-        "chunks": [
-            {"flags": 1, "seq": 7, "message": {"name": "INFO",
-                "fields": {"version": "0.6 626fce9a778df4d4", "password": ""}}},
-            {"flags": 0, "seq": null,
-                "message": {"name": "Cl_Say", "fields": {"team": 1, "message": "x"}}}]}});
+/// `entry` through `packet encode --hex`, then `packet decode --format
+/// json --token no`: the decoded document.
+fn encode_then_decode(entry: &Value) -> Value {
     let out = run_stdin(
         &["packet", "encode", "--hex", "-"],
         entry.to_string().as_bytes(),
@@ -150,7 +145,18 @@ fn messages_by_name_and_fields_encode_as_decode_reads_them() {
         hex.trim(),
     ]);
     assert!(out.status.success());
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn messages_by_name_and_fields_encode_as_decode_reads_them() {
+    let entry = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0, "ack": 5,
+        "chunks": [
+            {"flags": 1, "seq": 7, "message": {"name": "INFO",
+                "fields": {"version": "0.6 626fce9a778df4d4", "password": ""}}},
+            {"flags": 0, "seq": null,
+                "message": {"name": "Cl_Say", "fields": {"team": 1, "message": "x"}}}]}});
+    let doc = encode_then_decode(&entry);
     let p = &doc["packets"][0]["packet"];
     assert_eq!(p["ack"], 5);
     assert_eq!(p["num_chunks"], 2);
@@ -162,26 +168,7 @@ fn messages_by_name_and_fields_encode_as_decode_reads_them() {
     let mut compressed = entry.clone();
     compressed["packet"]["flags"] = json!(32);
     compressed["packet"]["compression"] = json!({"legacy": true});
-    let out = run_stdin(
-        &["packet", "encode", "--hex", "-"],
-        compressed.to_string().as_bytes(),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let hex = String::from_utf8(out.stdout).unwrap();
-    let out = run(&[
-        "packet",
-        "decode",
-        "--format",
-        "json",
-        "--token",
-        "no",
-        hex.trim(),
-    ]);
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = encode_then_decode(&compressed);
     assert_eq!(doc["packets"][0]["packet"]["compression"]["legacy"], true);
     assert_eq!(doc["packets"][0]["packet"]["chunks"], p["chunks"]);
 }

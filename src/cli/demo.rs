@@ -9,14 +9,11 @@ use clap::Subcommand;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::bytes::{Blob, key_values};
-use teeoracle::codec::{DecodeError, PayloadKind, encode_to_vec, first_difference};
+use teeoracle::bytes::key_values;
+use teeoracle::codec::{DecodeError, encode_to_vec, first_difference};
 use teeoracle::demo::{
-    Chunk, ChunkKind, Demo, Events, HeaderInfo, Payload, RerecordReport, SizeForm, SnapshotReplay,
-    payload_bytes,
+    Chunk, ChunkKind, Demo, Events, HeaderInfo, Payload, RerecordReport, SnapshotReplay, json,
 };
-use teeoracle::huffman::Flavor;
-use teeoracle::packet::{Message, Version};
 
 #[derive(Subcommand, Debug)]
 pub enum DemoCommand {
@@ -109,117 +106,6 @@ fn decode<'a>(path: &Path, bytes: &'a [u8]) -> Result<(Demo<'a>, Vec<u64>), Fail
     Demo::decode_partial(bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
-fn version_of(demo: &Demo<'_>) -> Version {
-    if demo.header.is_07() {
-        Version::V07
-    } else {
-        Version::V06
-    }
-}
-
-fn writer_name(flavor: Flavor) -> &'static str {
-    match flavor {
-        Flavor::Ddnet => "ddnet",
-        Flavor::Legacy => "legacy",
-    }
-}
-
-/// One line of `demo dump --format jsonl` per chunk.
-#[derive(Serialize)]
-struct ChunkLine<'c> {
-    kind: &'static str,
-    index: usize,
-    offset: u64,
-    /// The tick in force: the marker's own, or the last marker's.
-    tick: Option<i32>,
-    #[serde(flatten)]
-    chunk: ChunkFields<'c>,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "chunk", rename_all = "snake_case")]
-enum ChunkFields<'c> {
-    Tick {
-        /// The marker byte, as hex.
-        byte: String,
-        keyframe: bool,
-        /// `absolute` or `relative`.
-        form: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        delta: Option<u8>,
-    },
-    #[serde(untagged)]
-    Data(Box<DataFields<'c>>),
-}
-
-#[derive(Serialize)]
-struct DataFields<'c> {
-    /// `snapshot`, `message`, `delta` or `unknown` (type 0).
-    chunk: ChunkKind,
-    size_form: SizeForm,
-    /// Payload bytes in the file.
-    size: u64,
-    /// `ddnet` or `legacy` (the Huffman writer that gives these bytes),
-    /// `verbatim` (kept as written) or `undecodable`.
-    writer: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trailing: Option<Blob<'c>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ints: Option<usize>,
-    /// The decompressed payload (the varints), as hex.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    payload: Option<Blob<'static>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<Message<'c>>,
-    /// Instead of `message`: its header cannot be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message_error: Option<DecodeError>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'c DecodeError>,
-}
-
-/// The message in `data` (a message chunk's unpacked data, zero-padded,
-/// whose payload is at file byte `at`), errors placed in the file.
-fn read_message(data: &[u8], at: u64, version: Version) -> Result<Message<'_>, DecodeError> {
-    let inside = |e: &DecodeError| e.clone().inside(at, PayloadKind::Data);
-    match Message::read_padded(data, 0, version) {
-        Ok((m, _)) => Ok(m.located(inside)),
-        Err(e) => Err(inside(&e)),
-    }
-}
-
-/// The last line of `demo dump --format jsonl`.
-#[derive(Serialize)]
-struct EndLine<'e> {
-    kind: &'static str,
-    chunks: usize,
-    /// Bytes of a chunk cut by the end of the file.
-    truncated_bytes: Option<usize>,
-    /// Chunk payloads that do not decode.
-    undecodable_payloads: usize,
-    /// The error that stopped the decoding, if any.
-    error: Option<&'e DecodeError>,
-}
-
-/// The file span of each chunk's payload: (offset, bytes).
-fn payload_spans(demo: &Demo<'_>, offsets: &[u64], file_len: usize) -> Vec<(u64, u64)> {
-    let tail =
-        demo.truncated.map_or(0, <[u8]>::len) + demo.damage.as_ref().map_or(0, |d| d.rest.len());
-    let end = (file_len - tail) as u64;
-    let ends = offsets.iter().skip(1).copied().chain([end]);
-    demo.chunks
-        .iter()
-        .zip(offsets.iter().zip(ends))
-        .map(|(c, (&from, to))| {
-            let head = match c {
-                Chunk::Tick { .. } => to - from,
-                Chunk::Data { form, .. } => form.header_len(),
-            };
-            (from + head, to - from - head)
-        })
-        .collect()
-}
-
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     let bytes = read(path)?;
     let mut out = stdout();
@@ -231,198 +117,95 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         Ok(d) => d,
         Err(e) => {
             if format == StreamFormat::Jsonl {
-                write_json_line(
-                    &mut out,
-                    &EndLine {
-                        kind: "end",
-                        chunks: 0,
-                        truncated_bytes: None,
-                        undecodable_payloads: 0,
-                        error: Some(&e),
-                    },
-                )?;
+                write_json_line(&mut out, &json::EndLine::unreadable(&e))?;
             }
             out.flush()?;
             return Err(Failure::bad(format!("{}: {e}", shown(path))));
         }
     };
-    let version = version_of(&demo);
     let info = demo.info();
     match format {
         StreamFormat::Text => writeln!(out, "#{}", key_values(&info, &["timeline_markers"]))?,
-        StreamFormat::Jsonl => {
-            #[derive(Serialize)]
-            struct HeaderLine<'h> {
-                kind: &'static str,
-                #[serde(flatten)]
-                info: &'h HeaderInfo,
-            }
-            let kind = "header";
-            write_json_line(&mut out, &HeaderLine { kind, info: &info })?;
-        }
+        StreamFormat::Jsonl => write_json_line(&mut out, &json::HeaderLine::new(&info))?,
     }
-    let spans = payload_spans(&demo, &offsets, bytes.len());
-    let mut tick = None;
-    let mut first_fault: Option<&DecodeError> = None;
-    let mut undecodable = 0;
-    for (index, (chunk, (&offset, &(at, size)))) in demo
-        .chunks
-        .iter()
-        .zip(offsets.iter().zip(&spans))
-        .enumerate()
-    {
-        tick = chunk.tick_after(tick);
-        let (kind, form, payload) = match chunk {
-            Chunk::Tick {
-                byte,
-                keyframe,
-                delta,
-                ..
-            } => {
-                match format {
-                    StreamFormat::Text => {
-                        let marker = chunk.tick_marker_text().unwrap_or_default();
-                        writeln!(out, "0x{offset:08x} {marker}")?;
-                    }
-                    StreamFormat::Jsonl => {
-                        let fields = ChunkFields::Tick {
-                            byte: format!("{byte:02x}"),
-                            keyframe: *keyframe,
-                            form: if delta.is_some() {
-                                "relative"
-                            } else {
-                                "absolute"
-                            },
-                            delta: *delta,
-                        };
-                        write_json_line(
-                            &mut out,
-                            &ChunkLine {
-                                kind: "chunk",
-                                index,
-                                offset,
-                                tick,
-                                chunk: fields,
-                            },
-                        )?;
-                    }
-                }
-                continue;
+    let mut first_fault = None;
+    let end = json::for_each_chunk(&demo, &offsets, bytes.len(), |entry| {
+        if let Chunk::Data { payload, .. } = entry.chunk {
+            if first_fault.is_none() {
+                first_fault = payload.error().cloned();
             }
-            Chunk::Data {
-                kind,
-                form,
-                payload,
-            } => (*kind, *form, payload),
-        };
-        let message = match (kind, payload.ints()) {
-            (ChunkKind::Message, Some(ints)) => Some(payload_bytes(ints)),
-            _ => None,
-        };
-        let message = message.as_deref().map(|d| read_message(d, at, version));
-        if let Some(e) = payload.error() {
-            undecodable += 1;
-            first_fault.get_or_insert(e);
         }
-        let writer = match payload {
-            Payload::Ints { flavor, .. } => writer_name(*flavor),
-            Payload::Verbatim { .. } => "verbatim",
-            Payload::Undecodable { .. } => "undecodable",
-        };
         match format {
-            StreamFormat::Text => {
-                let what = match (payload, kind, &message) {
-                    (Payload::Undecodable { error, .. }, _, _) => {
-                        format!("payload does not decode: {error}")
-                    }
-                    (_, _, Some(Ok(m))) => m.to_string(),
-                    (_, _, Some(Err(e))) => format!("unreadable message: {e}"),
-                    (p, ChunkKind::Unknown, _) => format!(
-                        "{} ints (type 0: no known writer makes it)",
-                        p.ints().map_or(0, <[i32]>::len)
-                    ),
-                    (p, _, _) => format!("{} ints", p.ints().map_or(0, <[i32]>::len)),
-                };
-                let kept = match payload {
-                    Payload::Verbatim { .. } => " (kept as written)",
-                    Payload::Ints { trailing, .. } if !trailing.is_empty() => {
-                        " (bytes after the Huffman end)"
-                    }
-                    _ => "",
-                };
-                writeln!(
-                    out,
-                    "0x{offset:08x} {} {size} bytes ({}){kept} {what}",
-                    kind.name(),
-                    form.name()
-                )?;
-            }
-            StreamFormat::Jsonl => {
-                let trailing = match payload {
-                    Payload::Ints { trailing, .. } if !trailing.is_empty() => {
-                        Some(Blob::from(*trailing))
-                    }
-                    _ => None,
-                };
-                let fields = DataFields {
-                    chunk: kind,
-                    size_form: form,
-                    size,
-                    writer,
-                    trailing,
-                    ints: payload.ints().map(<[i32]>::len),
-                    payload: payload.decompressed().map(Blob::from),
-                    message_error: message.as_ref().and_then(|m| m.as_ref().err().cloned()),
-                    message: message.and_then(Result::ok),
-                    error: payload.error(),
-                };
-                write_json_line(
-                    &mut out,
-                    &ChunkLine {
-                        kind: "chunk",
-                        index,
-                        offset,
-                        tick,
-                        chunk: ChunkFields::Data(Box::new(fields)),
-                    },
-                )?;
-            }
+            StreamFormat::Text => write_chunk_text(&mut out, entry),
+            StreamFormat::Jsonl => write_json_line(&mut out, &entry.line()),
         }
-    }
-    let truncated = demo.truncated.map(<[u8]>::len);
-    let damage = demo.damage.as_ref().map(|d| &d.error);
+    })?;
     match format {
         StreamFormat::Text => {
-            if let Some(n) = truncated {
+            if let Some(n) = end.truncated_bytes {
                 writeln!(out, "# truncated: the last {n} byte(s) are a cut chunk")?;
             }
             if let Some(n) = demo.unfinished() {
                 writeln!(out, "# unfinished: {}", unfinished_note(n))?;
             }
-            if let Some(e) = damage {
+            if let Some(e) = end.error {
                 writeln!(out, "# stopped: {e}")?;
             }
         }
-        StreamFormat::Jsonl => write_json_line(
-            &mut out,
-            &EndLine {
-                kind: "end",
-                chunks: demo.chunks.len(),
-                truncated_bytes: truncated,
-                undecodable_payloads: undecodable,
-                error: damage,
-            },
-        )?,
+        StreamFormat::Jsonl => write_json_line(&mut out, &end)?,
     }
     out.flush()?;
-    match (damage, first_fault) {
+    match (end.error, first_fault) {
         (Some(e), _) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
         (None, Some(e)) => Err(Failure::bad(format!(
-            "{}: {undecodable} chunk payload(s) do not decode; the first: {e}",
-            shown(path)
+            "{}: {} chunk payload(s) do not decode; the first: {e}",
+            shown(path),
+            end.undecodable_payloads
         ))),
         (None, None) => Ok(()),
     }
+}
+
+/// One chunk's line of `demo dump --format text`.
+fn write_chunk_text(out: &mut impl Write, entry: &json::ChunkEntry<'_, '_>) -> Result<(), Failure> {
+    let offset = entry.offset;
+    let (kind, form, payload) = match entry.chunk {
+        Chunk::Tick { .. } => {
+            let marker = entry.chunk.tick_marker_text().unwrap_or_default();
+            writeln!(out, "0x{offset:08x} {marker}")?;
+            return Ok(());
+        }
+        Chunk::Data {
+            kind,
+            form,
+            payload,
+        } => (*kind, *form, payload),
+    };
+    let what = match (payload, kind, &entry.message) {
+        (Payload::Undecodable { error, .. }, _, _) => {
+            format!("payload does not decode: {error}")
+        }
+        (_, _, Some(Ok(m))) => m.to_string(),
+        (_, _, Some(Err(e))) => format!("unreadable message: {e}"),
+        (p, ChunkKind::Unknown, _) => format!(
+            "{} ints (type 0: no known writer makes it)",
+            p.ints().map_or(0, <[i32]>::len)
+        ),
+        (p, _, _) => format!("{} ints", p.ints().map_or(0, <[i32]>::len)),
+    };
+    let kept = match payload {
+        Payload::Verbatim { .. } => " (kept as written)",
+        Payload::Ints { trailing, .. } if !trailing.is_empty() => " (bytes after the Huffman end)",
+        _ => "",
+    };
+    writeln!(
+        out,
+        "0x{offset:08x} {} {} bytes ({}){kept} {what}",
+        kind.name(),
+        entry.size,
+        form.name()
+    )?;
+    Ok(())
 }
 
 /// What `demo dump`, `stats`, `roundtrip` and `rerecord` say of a demo whose

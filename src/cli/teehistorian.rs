@@ -13,10 +13,9 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::key_values;
 use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
-use teeoracle::packet::{self, Version};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
-    End, Header, HeaderInfo, Message, ReadError, Record, Replay, ReplayConfig, StreamReader,
+    End, Header, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, json,
 };
 
 #[derive(Subcommand, Debug)]
@@ -139,45 +138,6 @@ fn end_note(end: Option<End>) -> String {
     end.map_or("stopped by an error".into(), |e| e.to_string())
 }
 
-#[derive(Serialize)]
-struct DumpRecord<'r, 'a> {
-    offset: u64,
-    tick: i32,
-    #[serde(flatten)]
-    msg: &'r Message<'a>,
-    /// Where the record's first non-canonical int is (it is kept verbatim).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    noncanonical_at: Option<u64>,
-    /// A `message` record's data read as the message a client sent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    decoded: Option<packet::Message<'r>>,
-    /// Instead of `decoded`: the message's id cannot be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    decoded_error: Option<DecodeError>,
-}
-
-/// A `message` record's data read as a 0.6 client-to-server message (what
-/// DDNet's server records), errors at their file byte; `None` for other
-/// records. Only for display: the dump's own decoding stays as it is.
-fn client_message<'r>(rec: &'r Record<'_>) -> Option<Result<packet::Message<'r>, DecodeError>> {
-    let Message::NetMessage { data, .. } = &rec.msg else {
-        return None;
-    };
-    // The data ends the record.
-    let at = rec.offset + (rec.raw.len() - data.len()) as u64;
-    Some(packet::Message::read(data, at, Version::V06))
-}
-
-/// The last line of `dump --format jsonl`: how the stream ended, or the
-/// error that stopped it.
-#[derive(Serialize)]
-struct EndLine<'e> {
-    kind: &'static str,
-    records: u64,
-    end: Option<End>,
-    error: Option<&'e DecodeError>,
-}
-
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
     let mut out = stdout();
@@ -190,21 +150,8 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
             writeln!(out, "# offset      tick kind fields")?;
         }
         StreamFormat::Jsonl => {
-            #[derive(Serialize)]
-            struct HeaderLine<'h> {
-                kind: &'static str,
-                offset: u64,
-                json_len: usize,
-                info: &'h HeaderInfo,
-            }
             write_stream_start(&mut out, "teehistorian dump", &shown(path))?;
-            let line = HeaderLine {
-                kind: "header",
-                offset: 0,
-                json_len,
-                info: &header.info,
-            };
-            write_json_line(&mut out, &line)?;
+            write_json_line(&mut out, &json::HeaderLine::new(&header))?;
         }
     }
     let (mut tick, mut records) = (0, 0u64);
@@ -214,27 +161,14 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         let result = match format {
             StreamFormat::Text => rec
                 .write_text(&mut out)
-                .and_then(|()| match client_message(rec) {
+                .and_then(|()| match json::client_message(rec) {
                     Some(Ok(m)) => write!(out, " -> {m}"),
                     Some(Err(e)) => write!(out, " -> unreadable message: {e}"),
                     None => Ok(()),
                 })
                 .and_then(|()| out.write_all(b"\n"))
                 .map_err(Failure::from),
-            StreamFormat::Jsonl => {
-                let decoded = client_message(rec);
-                write_json_line(
-                    &mut out,
-                    &DumpRecord {
-                        offset: rec.offset,
-                        tick: rec.tick,
-                        msg: &rec.msg,
-                        noncanonical_at: rec.noncanonical_at(),
-                        decoded_error: decoded.as_ref().and_then(|d| d.as_ref().err().cloned()),
-                        decoded: decoded.and_then(Result::ok),
-                    },
-                )
-            }
+            StreamFormat::Jsonl => write_json_line(&mut out, &json::RecordLine::new(rec)),
         };
         match result {
             Ok(()) => ControlFlow::Continue(()),
@@ -253,15 +187,9 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
             None => writeln!(out, "# end: {}", end_note(end))?,
             Some(e) => writeln!(out, "# stopped: {e}")?,
         },
-        StreamFormat::Jsonl => write_json_line(
-            &mut out,
-            &EndLine {
-                kind: "end",
-                records,
-                end,
-                error: error.as_ref(),
-            },
-        )?,
+        StreamFormat::Jsonl => {
+            write_json_line(&mut out, &json::EndLine::new(records, end, error.as_ref()))?
+        }
     }
     out.flush()?;
     match error {

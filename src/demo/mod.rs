@@ -27,6 +27,7 @@ pub mod check;
 mod chunk;
 mod events;
 mod header;
+pub mod json;
 mod recorder;
 mod rerecord;
 pub mod spec;

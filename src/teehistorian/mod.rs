@@ -2,6 +2,7 @@
 //! model and the replay state machine.
 
 mod header;
+pub mod json;
 mod message;
 mod recorder;
 mod replay;

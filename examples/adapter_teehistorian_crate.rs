@@ -9,8 +9,7 @@
 //! `Th::parse` and `header()` (an error there is a rejection), then
 //! `next_chunk()` until its `Eos` chunk (it would read on past it), `Err(Eof)`
 //! (a cut stream: the bytes it leaves unread are the cut record) or another
-//! error (the records before it are kept and `end.end` is `null`, as
-//! teeoracle keeps the prefix of a damaged stream). Each chunk is mapped to
+//! error (a rejection: the stream is damaged). Each chunk is mapped to
 //! teeoracle's record; what the crate does not give is left out: record
 //! offsets and ticks (it has no tick counter), the parsed header (its raw
 //! JSON's length is `json_len`), message records' decoded form.
@@ -161,7 +160,8 @@ fn decode(bytes: &[u8]) -> Result<Value, String> {
         Some(Error::Eof) => {
             json!({"end": "truncated", "offset": offset, "partial": bytes.len() - offset})
         }
-        Some(_) => Value::Null,
+        // A record that does not read: the file is not one DDNet writes.
+        Some(e) => return Err(format!("after {} records: {e}", records.len())),
     };
     Ok(json!({
         "header": {"kind": "header", "json_len": json_len},

@@ -11,7 +11,7 @@ as UNEXPLAINED and makes the exit code 1, so a new finding cannot slip into
 the README unexplained. Only the standard library is used.
 
 The notes file is a JSON list of
-`{"adapter": NAME, "unit": UNIT, "result": RESULT, "path": PREFIX,
+`{"adapter": NAME or [NAME, ...], "unit": UNIT, "result": RESULT, "path": PREFIX,
   "ids": [PART OF A CASE ID, ...], "detail": PART OF THE DETAIL,
   "note": "whose bug and why"}` (`path`, `ids` and `detail` optional); the
 first entry that matches a finding explains it.
@@ -33,7 +33,8 @@ def group_path(path):
 
 def explain(notes, adapter, case):
     for n in notes:
-        if n["adapter"] != adapter or n["unit"] != case["unit"]:
+        names = n["adapter"] if isinstance(n["adapter"], list) else [n["adapter"]]
+        if adapter not in names or n["unit"] != case["unit"]:
             continue
         if n["result"] != case["result"]:
             continue

@@ -185,10 +185,10 @@ def decode(data):
             if records[-1]["kind"] == "finish":
                 end = {"end": "finished"}
                 break
-    except teehistorian_py.TeehistorianError:
-        # The stream stopped at a fault: the records before it are kept, as
-        # teeoracle keeps them, and `end` is null like its decode error.
-        end = None
+    except teehistorian_py.TeehistorianError as e:
+        # A record that does not read: the file is not one DDNet writes.
+        # (A cut file ends the iteration without an error.)
+        raise Rejected(f"after {len(records)} records: {e}") from e
     return {
         "header": header,
         "records": records,

@@ -165,10 +165,7 @@ const GENERATED_PER_KIND: usize = 20;
 fn generated() -> Vec<Case> {
     use teeoracle::generate::{self, Kind};
     let mut cases = Vec::new();
-    for unit in generate::UNITS
-        .into_iter()
-        .filter(|u| u.expected_by_teeoracle())
-    {
+    for unit in generate::UNITS {
         for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
             for g in generate::cases(unit, teeoracle::conform::SEED, GENERATED_PER_KIND, kind) {
                 let id = format!("{unit}/gen/{}", g.name);
@@ -182,18 +179,13 @@ fn generated() -> Vec<Case> {
 
 // ---- the reference adapter ----
 
-fn reference_units() -> impl Iterator<Item = Unit> {
-    Unit::ALL
-        .into_iter()
-        .filter(|u| !matches!(u, Unit::Demo | Unit::Teehistorian))
-}
-
 fn adapter(op: &str, unit: Option<Unit>) -> Result<(), Failure> {
     let mut out = stdout();
     let need_unit = || unit.ok_or_else(|| Failure::Usage(format!("`adapter {op}` needs a UNIT")));
     match op {
         "info" => {
-            let units: BTreeMap<&str, UnitInfo> = reference_units()
+            let units: BTreeMap<&str, UnitInfo> = Unit::ALL
+                .into_iter()
                 .map(|u| {
                     let info = UnitInfo {
                         decode: true,

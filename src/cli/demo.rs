@@ -26,6 +26,17 @@ pub enum DemoCommand {
         #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
         format: StreamFormat,
     },
+    /// What DDNet's demo player meets, one line each: tick markers,
+    /// messages (decoded), the full snapshot after each keyframe or delta,
+    /// and faults. It stops where DDNet's player stops.
+    Events {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// `text`: a line per event; `jsonl`: a JSON object per event,
+        /// snapshots with every item.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
+    },
     /// Header, chunk counts, snapshot replay.
     Stats {
         /// The demo file (`-`: standard input).
@@ -84,6 +95,7 @@ pub enum DemoCommand {
 pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
     match cmd {
         DemoCommand::Dump { file, format } => dump(&file, format),
+        DemoCommand::Events { file, format } => events(&file, format),
         DemoCommand::Stats { file, format } => stats(&file, format),
         DemoCommand::Roundtrip {
             file,
@@ -164,6 +176,64 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
         ))),
         (None, None) => Ok(()),
     }
+}
+
+pub fn events(path: &Path, format: StreamFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
+    let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
+    let mut events = Events::new(&bytes).map_err(failed)?;
+    let mut out = stdout();
+    let info = events.info();
+    match format {
+        StreamFormat::Text => writeln!(out, "#{}", key_values(&info, &["timeline_markers"]))?,
+        StreamFormat::Jsonl => {
+            write_stream_start(&mut out, "demo events", &shown(path))?;
+            write_json_line(&mut out, &json::HeaderLine::new(&info))?;
+        }
+    }
+    let end = json::for_each_event(&mut events, |line| match format {
+        StreamFormat::Text => write_event_text(&mut out, line),
+        StreamFormat::Jsonl => write_json_line(&mut out, line),
+    })?;
+    match format {
+        StreamFormat::Text => {
+            if let Some(n) = end.truncated_bytes {
+                writeln!(out, "# truncated: the last {n} byte(s) are a cut chunk")?;
+            }
+            if let Some(n) = end.unfinished_seconds {
+                writeln!(out, "# unfinished: {}", unfinished_note(n))?;
+            }
+            if let Some(e) = &end.error {
+                writeln!(out, "# stopped: {e}")?;
+            }
+        }
+        StreamFormat::Jsonl => write_json_line(&mut out, &end)?,
+    }
+    out.flush()?;
+    match end.error {
+        Some(e) => Err(failed(e)),
+        None => Ok(()),
+    }
+}
+
+/// One event's line of `demo events --format text`.
+fn write_event_text(out: &mut impl Write, line: &json::EventLine<'_>) -> Result<(), Failure> {
+    write!(out, "0x{:08x} tick {} ", line.offset, line.tick)?;
+    match line.what() {
+        json::EventWhat::Tick { keyframe: true } => writeln!(out, "tick marker (keyframe)")?,
+        json::EventWhat::Tick { keyframe: false } => writeln!(out, "tick marker")?,
+        json::EventWhat::Message(Ok(m)) => writeln!(out, "message {m}")?,
+        json::EventWhat::Message(Err(e)) => writeln!(out, "unreadable message: {e}")?,
+        json::EventWhat::Snapshot(s) => writeln!(
+            out,
+            "snapshot: {} items, {} bytes, crc {}",
+            s.items.len(),
+            s.size,
+            s.crc
+        )?,
+        json::EventWhat::Fault(f) => writeln!(out, "fault: {f}")?,
+    }
+    Ok(())
 }
 
 /// One chunk's line of `demo dump --format text`.

@@ -62,6 +62,36 @@ impl FieldSet {
     }
 }
 
+impl FieldSet {
+    /// The parts of `v` (found at `path`) that the set covers.
+    fn project(&self, v: &Value, path: &mut Vec<Seg>) -> Value {
+        let (covered, _) = self.cover(path);
+        if covered {
+            return v.clone();
+        }
+        match v {
+            Value::Object(m) => {
+                let mut out = serde_json::Map::new();
+                for (k, x) in m {
+                    path.push(Seg::Key(k.clone()));
+                    if matches!(self.cover(path), (true, _) | (_, true)) {
+                        out.insert(k.clone(), self.project(x, path));
+                    }
+                    path.pop();
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => {
+                path.push(Seg::Elem);
+                let out = a.iter().map(|x| self.project(x, path)).collect();
+                path.pop();
+                Value::Array(out)
+            }
+            other => other.clone(),
+        }
+    }
+}
+
 fn seg_match(pattern: &Seg, seg: &Seg) -> bool {
     match (pattern, seg) {
         (Seg::AnyKey, Seg::Key(_)) => true,
@@ -136,14 +166,18 @@ impl<'v> Walk<'_, 'v> {
                 }
                 None
             }
-            (Value::Array(e), Some(Value::Array(a))) if e.len() == a.len() => {
+            // Element by element: a missing or extra element is the
+            // difference at its index, not the whole array.
+            (Value::Array(e), Some(Value::Array(a))) => {
+                let parent = (expected, actual);
                 for (i, ev) in e.iter().enumerate() {
-                    let parent = (expected, actual);
                     if let Some(d) = self.child_index(parent, i, |w| w.node(ev, a.get(i))) {
                         return Some(d);
                     }
                 }
-                None
+                let n = e.len();
+                let extra = a.get(n);
+                extra.and_then(|av| self.child_index(parent, n, |w| w.differ(None, Some(av))))
             }
             // A container whose shape differs (or is missing) above a
             // covered path: the difference is here.
@@ -181,9 +215,18 @@ impl<'v> Walk<'_, 'v> {
     }
 
     fn differ(&self, expected: Option<&Value>, actual: Option<&Value>) -> Option<Difference> {
+        // The expected side of the context shows only what is compared.
+        let parent = &self.segs[..self.segs.len().saturating_sub(1)];
+        let shown = |v: &Value, at: &[Seg]| match self.fields {
+            Some(f) => f.project(v, &mut at.to_vec()),
+            None => v.clone(),
+        };
         let context = match self.stack.last() {
-            Some((e, a)) => ((*e).clone(), a.cloned()),
-            None => (expected.cloned().unwrap_or(Value::Null), actual.cloned()),
+            Some((e, a)) => (shown(e, parent), a.cloned()),
+            None => (
+                expected.map_or(Value::Null, |e| shown(e, &self.segs)),
+                actual.cloned(),
+            ),
         };
         Some(Difference {
             path: self.path.clone(),
@@ -280,5 +323,22 @@ mod tests {
         assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "p.ack");
         let f = FieldSet::parse(&["p.chunks[]"]);
         assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "p.chunks[0].seq");
+    }
+
+    #[test]
+    fn a_missing_element_is_the_difference_and_context_shows_compared_fields() {
+        let e = json!({"h": {"x": 1, "y": 2}, "r": [{"k": 1, "o": 5}, {"k": 2, "o": 6}]});
+        let a = json!({"h": {"x": 1}, "r": [{"k": 1}]});
+        let f = FieldSet::parse(&["h.x", "r[].k"]);
+        let d = compare(&e, &a, Some(&f)).0.unwrap();
+        assert_eq!(d.path, "r[1]");
+        assert_eq!(
+            (d.expected, d.actual),
+            (Some(json!({"k": 2, "o": 6})), None)
+        );
+        // The context is the array, without the fields not compared.
+        assert_eq!(d.context.0, json!([{"k": 1}, {"k": 2}]));
+        let a = json!({"h": {"x": 1}, "r": [{"k": 1}, {"k": 2}, {"k": 3}]});
+        assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "r[2]");
     }
 }

@@ -14,14 +14,17 @@ pub use compare::{Difference, FieldSet, compare};
 pub use suite::{SEED, SUITE_VERSION, Suite};
 
 use crate::codec::{Mode, Reader};
+use crate::demo::{Events, json as demo_json};
 use crate::huffman::{self, Flavor};
 use crate::packer;
 use crate::packet::{TokenMode, Version, VersionReason, json as packet_json};
 use crate::snapshot::items::{Protocol, SnapshotJson};
 use crate::snapshot::{ItemSizes, Snapshot, apply, create};
+use crate::teehistorian::{Replay, ReplayConfig, SliceReader, json as th_json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// What an adapter may implement: one format layer each.
 #[non_exhaustive]
@@ -84,13 +87,6 @@ impl Unit {
     /// The unit named `name`.
     pub fn from_name(name: &str) -> Option<Unit> {
         Unit::ALL.into_iter().find(|u| u.name() == name)
-    }
-
-    /// Whether teeoracle makes this unit's expected JSON ([`expect`]) yet:
-    /// not for demos and teehistorian files, whose dump JSON still lives
-    /// in the command line.
-    pub fn expected_by_teeoracle(self) -> bool {
-        !matches!(self, Unit::Demo | Unit::Teehistorian)
     }
 
     /// Whether teeoracle encodes this unit's JSON to bytes ([`encode`]).
@@ -310,10 +306,56 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
             let bytes: Vec<u8> = delta.iter().flat_map(|v| v.to_le_bytes()).collect();
             Ok(json!({ "hex": hex::encode(bytes) }))
         }
-        Unit::Demo | Unit::Teehistorian => Err(Rejection(format!(
-            "{unit}: teeoracle does not make this unit's conformance JSON yet"
-        ))),
+        Unit::Demo => demo_document(input),
+        Unit::Teehistorian => teehistorian_document(input),
     }
+}
+
+/// A demo as DDNet's player plays it: the `header`, `events` and `end`
+/// lines of `demo events --format jsonl`.
+fn demo_document(input: &[u8]) -> Result<Value, Rejection> {
+    let mut events = Events::new(input)
+        .map_err(|e| Rejection(format!("DDNet's demo player does not load it: {e}")))?;
+    let header = to_value(&demo_json::HeaderLine::new(&events.info()));
+    let mut lines = Vec::new();
+    let end = demo_json::for_each_event(&mut events, |line| {
+        lines.push(to_value(line));
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let end = match end {
+        Ok(end) => end,
+        Err(never) => match never {},
+    };
+    Ok(json!({ "header": header, "events": lines, "end": to_value(&end) }))
+}
+
+/// A teehistorian file: the `header`, `records` and `end` lines of
+/// `teehistorian dump --format jsonl`, and the `world` of `teehistorian
+/// replay --format json` after the last record.
+fn teehistorian_document(input: &[u8]) -> Result<Value, Rejection> {
+    let (header, mut reader) = SliceReader::new(input, Mode::Lenient).map_err(reject)?;
+    let mut replay = Replay::new(ReplayConfig::default());
+    let mut records = Vec::new();
+    let ControlFlow::Continue(()) = reader
+        .for_each_record(|rec| {
+            records.push(to_value(&th_json::RecordLine::new(rec)));
+            // An inconsistency (a player who never joined) is the
+            // writer's, not the format's: the world goes on.
+            let _ = replay.handle(rec.offset, &rec.msg);
+            ControlFlow::<std::convert::Infallible>::Continue(())
+        })
+        .map_err(reject)?;
+    let end = th_json::EndLine::new(records.len() as u64, reader.end(), None);
+    Ok(json!({
+        "header": to_value(&th_json::HeaderLine::new(&header)),
+        "records": records,
+        "end": to_value(&end),
+        "world": to_value(&replay.world()),
+    }))
+}
+
+fn to_value(v: &impl Serialize) -> Value {
+    serde_json::to_value(v).expect("plain data")
 }
 
 /// Why an accepted input is a DDNet quirk rather than plain data, if it is.
@@ -333,6 +375,30 @@ fn quirk(unit: Unit, input: &[u8], value: &Value) -> Option<&'static str> {
         },
         Unit::Packet06 | Unit::Packet07 => {
             (value["failed"] == true).then_some("DDNet reads it, but not every layer is canonical")
+        }
+        Unit::Demo => {
+            let end = &value["end"];
+            if !end["error"].is_null() {
+                Some("damaged: DDNet's player plays the events before the damage, then stops")
+            } else if !end["truncated_bytes"].is_null() {
+                Some(
+                    "a chunk cut by the end of the file (a killed recorder): DDNet's player stops before it",
+                )
+            } else {
+                None
+            }
+        }
+        Unit::Teehistorian => {
+            let records = value["records"].as_array()?;
+            if records.iter().any(|r| r.get("noncanonical_at").is_some()) {
+                Some("over-long ints, read as DDNet reads them and kept as written")
+            } else if records.iter().any(|r| r.get("trailing").is_some()) {
+                Some("bytes after an extension's fields, which DDNet's reader skips")
+            } else if value["end"]["end"]["end"] == "truncated" {
+                Some("no FINISH (a killed server): the records before the cut")
+            } else {
+                None
+            }
         }
         _ => None,
     }

@@ -23,6 +23,13 @@ const CAPTURE_MAX: usize = 64;
 /// Snapshots taken from each demo.
 const DEMO_SNAPSHOTS: usize = 3;
 
+/// The largest file that is one case as a whole. A longer demo gives the
+/// chunks of its first [`DEMO_HEAD`] bytes instead (every event of a real
+/// one is tens of megabytes of JSON).
+const WHOLE_FILE_MAX: usize = 1 << 16;
+/// Chunk bytes in the head of a long demo.
+const DEMO_HEAD: u64 = 1 << 14;
+
 /// A suite of cases, in run order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Suite {
@@ -157,7 +164,11 @@ fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
                 cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
             }
         } else if name.ends_with(".demo") {
+            demo_case(&rel, &bytes, cases);
             demo_snapshots(&rel, &bytes, cases);
+        } else if name.ends_with(".teehistorian") && bytes.len() <= WHOLE_FILE_MAX {
+            let id = format!("teehistorian/{}", id_part(&rel));
+            cases.push(Case::decode(id, Unit::Teehistorian, bytes, &rel));
         }
     }
 }
@@ -300,6 +311,38 @@ fn message_key(unit: Unit, case: &Case) -> String {
         }
     }
     key
+}
+
+/// A demo's case: the whole file, or for a long one its head (the header,
+/// map and the chunks before the first tick marker past [`DEMO_HEAD`]
+/// bytes of chunks: still a demo DDNet's player plays to its end).
+fn demo_case(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
+    let id = format!("demo/{}", id_part(rel));
+    if bytes.len() <= WHOLE_FILE_MAX {
+        cases.push(Case::decode(id, Unit::Demo, bytes.to_vec(), rel));
+        return;
+    }
+    let Ok((demo, offsets)) = crate::demo::Demo::decode_partial(bytes) else {
+        // Not a demo DDNet loads: the whole file is the rejection case.
+        cases.push(Case::decode(id, Unit::Demo, bytes.to_vec(), rel));
+        return;
+    };
+    let Some(&first) = offsets.first() else {
+        return;
+    };
+    let cut = demo
+        .chunks
+        .iter()
+        .zip(&offsets)
+        .find(|(c, at)| **at - first >= DEMO_HEAD && matches!(c, crate::demo::Chunk::Tick { .. }))
+        .map_or(bytes.len(), |(_, &at)| at as usize);
+    let reason = format!("{rel}: its first {} bytes of chunks", cut as u64 - first);
+    cases.push(Case::decode(
+        format!("{id}/head"),
+        Unit::Demo,
+        bytes[..cut].to_vec(),
+        &reason,
+    ));
 }
 
 /// The first snapshots of a demo: a snapshot case each, and delta cases

@@ -1,11 +1,16 @@
 //! Demos in JSON: the lines of `demo dump --format jsonl` (schema.md,
-//! `# demo`), shared by the command line and the conformance harness.
+//! `# demo`) and `demo events --format jsonl`, shared by the command line
+//! and the conformance harness.
 
-use super::{Chunk, ChunkKind, Demo, HeaderInfo, Payload, SizeForm, payload_bytes};
+use super::{
+    Chunk, ChunkKind, Demo, EventKind, Events, HeaderInfo, Payload, SizeForm, payload_bytes,
+};
 use crate::bytes::Blob;
 use crate::codec::{DecodeError, PayloadKind};
 use crate::huffman::Flavor;
 use crate::packet::{Message, Version};
+use crate::snapshot::items::{Protocol, SnapshotJson};
+use crate::snapshot::replay::{Fault, FaultKind};
 use serde::Serialize;
 
 /// The `header` line: the HEADER's fields.
@@ -247,11 +252,181 @@ pub fn for_each_chunk<'d, 'a, E>(
 }
 
 /// The message in `data` (a message chunk's unpacked data, zero-padded,
-/// whose payload is at file byte `at`), errors placed in the file.
+/// whose payload is at file byte `at`; for events, the chunk's offset),
+/// errors placed in the file.
 fn read_message(data: &[u8], at: u64, version: Version) -> Result<Message<'_>, DecodeError> {
     let inside = |e: &DecodeError| e.clone().inside(at, PayloadKind::Data);
     match Message::read_padded(data, 0, version) {
         Ok((m, _)) => Ok(m.located(inside)),
         Err(e) => Err(inside(&e)),
+    }
+}
+
+/// One line of `demo events --format jsonl`: what DDNet's demo player
+/// meets, in file order.
+#[derive(Serialize)]
+pub struct EventLine<'e> {
+    /// `tick`, `message`, `snapshot` or `fault`.
+    pub kind: &'static str,
+    /// The chunk's index among the demo's chunks.
+    pub index: usize,
+    /// The chunk's file offset.
+    pub offset: u64,
+    /// The tick of the last tick marker (-1 before the first one).
+    pub tick: i32,
+    #[serde(flatten)]
+    fields: EventFields<'e>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventFields<'e> {
+    Tick {
+        keyframe: bool,
+    },
+    Message {
+        /// The message as the server sent it (id, then fields), with the
+        /// zero padding the demo keeps, as hex.
+        data: Blob<'e>,
+        #[serde(flatten)]
+        message: ReadMessage<'e>,
+    },
+    Snapshot {
+        snapshot: SnapshotJson<'e>,
+    },
+    Fault {
+        fault: &'e Fault,
+    },
+}
+
+/// A message event's message: `message`, or `message_error` when its
+/// header cannot be read.
+#[derive(Serialize)]
+enum ReadMessage<'e> {
+    #[serde(rename = "message")]
+    Read(Message<'e>),
+    #[serde(rename = "message_error")]
+    Unreadable(DecodeError),
+}
+
+/// The last line of `demo events --format jsonl`.
+#[derive(Serialize)]
+pub struct EventsEnd {
+    kind: &'static str,
+    /// Events given.
+    pub events: u64,
+    /// Chunks read.
+    pub chunks: usize,
+    /// Bytes of a chunk cut by the end of the file.
+    pub truncated_bytes: Option<usize>,
+    /// The recorder was never stopped: the seconds `Stop` would have
+    /// written.
+    pub unfinished_seconds: Option<u32>,
+    /// What stopped the player before the end of the file: a chunk whose
+    /// framing is damaged, or (the last event, a `fault`) a payload that
+    /// does not decode.
+    pub error: Option<DecodeError>,
+}
+
+/// Plays `events` as DDNet's demo player does and calls `f` with each
+/// event's line; then gives the `end` line. The player stops at a payload
+/// that does not decode (DDNet's `CDemoPlayer::DoTick` stops the demo
+/// there): its `fault` line is the last. Stops at the first error `f`
+/// returns.
+pub fn for_each_event<E>(
+    events: &mut Events<'_>,
+    mut f: impl FnMut(&EventLine<'_>) -> Result<(), E>,
+) -> Result<EventsEnd, E> {
+    let (version, protocol) = if events.header().is_07() {
+        (Version::V07, Protocol::V07)
+    } else {
+        (Version::V06, Protocol::V06)
+    };
+    let mut count = 0;
+    let mut stopped = None;
+    loop {
+        let event = match events.next() {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        };
+        count += 1;
+        let bytes;
+        let (kind, fields) = match event.kind {
+            EventKind::Tick { keyframe } => ("tick", EventFields::Tick { keyframe }),
+            EventKind::Message(ints) => {
+                bytes = payload_bytes(ints);
+                let message = match read_message(&bytes, event.offset, version) {
+                    Ok(m) => ReadMessage::Read(m),
+                    Err(e) => ReadMessage::Unreadable(e),
+                };
+                let data = Blob::from(&bytes[..]);
+                let fields = EventFields::Message { data, message };
+                ("message", fields)
+            }
+            EventKind::Snapshot(snap) => {
+                let snapshot = SnapshotJson::new(snap, Some(event.tick), protocol);
+                ("snapshot", EventFields::Snapshot { snapshot })
+            }
+            EventKind::Fault(fault) => {
+                if let FaultKind::Payload { error, .. } = &fault.kind {
+                    stopped = Some(error.clone());
+                }
+                ("fault", EventFields::Fault { fault })
+            }
+        };
+        f(&EventLine {
+            kind,
+            index: event.index,
+            offset: event.offset,
+            tick: event.tick,
+            fields,
+        })?;
+        if stopped.is_some() {
+            break;
+        }
+    }
+    Ok(EventsEnd {
+        kind: "end",
+        events: count,
+        chunks: events.chunks(),
+        truncated_bytes: events.truncated().map(<[u8]>::len),
+        unfinished_seconds: events.unfinished(),
+        error: stopped,
+    })
+}
+
+/// What an [`EventLine`] is, for text output.
+pub enum EventWhat<'l, 'e> {
+    /// A tick marker.
+    Tick {
+        /// A keyframe follows.
+        keyframe: bool,
+    },
+    /// A message, or why its header does not read.
+    Message(Result<&'l Message<'e>, &'l DecodeError>),
+    /// The full snapshot.
+    Snapshot(&'l SnapshotJson<'e>),
+    /// A fault.
+    Fault(&'l Fault),
+}
+
+impl<'e> EventLine<'e> {
+    /// What the line is.
+    pub fn what(&self) -> EventWhat<'_, 'e> {
+        match &self.fields {
+            EventFields::Tick { keyframe } => EventWhat::Tick {
+                keyframe: *keyframe,
+            },
+            EventFields::Message { message, .. } => EventWhat::Message(match message {
+                ReadMessage::Read(m) => Ok(m),
+                ReadMessage::Unreadable(e) => Err(e),
+            }),
+            EventFields::Snapshot { snapshot } => EventWhat::Snapshot(snapshot),
+            EventFields::Fault { fault } => EventWhat::Fault(fault),
+        }
     }
 }

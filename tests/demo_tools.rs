@@ -657,3 +657,50 @@ fn an_unfinished_demo_is_what_the_recorder_wrote_before_stop() {
         assert!(stats["unfinished_seconds"].as_u64() > Some(0), "{stats}");
     }
 }
+
+/// `demo events --format jsonl`: what DDNet's player meets, counted like
+/// `demo stats` counts it; a payload that does not decode is the last
+/// event (the player stops there) and the command fails.
+#[test]
+fn events_are_what_the_player_meets() {
+    let demo = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
+    let out = run(&["demo", "events", "--format", "jsonl", demo]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let stats = run(&["demo", "stats", "--format", "json", demo]);
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let count = |kind: &str| lines.iter().filter(|l| l["kind"] == kind).count();
+    let replay = &stats["snapshots"];
+    assert_eq!(count("tick"), replay["ticks"].as_u64().unwrap() as usize);
+    assert_eq!(
+        count("message"),
+        replay["messages"].as_u64().unwrap() as usize
+    );
+    let c = &replay["counts"];
+    let applied = c["keyframes"].as_u64().unwrap() + c["deltas"].as_u64().unwrap()
+        - c["dropped"].as_u64().unwrap();
+    assert_eq!(count("snapshot") as u64, applied, "{c}");
+    assert_eq!(lines[0]["command"], "demo events");
+    let end = lines.last().unwrap();
+    assert_eq!(end["events"].as_u64().unwrap() as usize, lines.len() - 3);
+    assert_eq!(end["error"], serde_json::Value::Null);
+    // The last snapshot is `demo snapshot` at the last tick.
+    let last = lines
+        .iter()
+        .rev()
+        .find(|l| l["kind"] == "snapshot")
+        .unwrap();
+    let tick = last["tick"].to_string();
+    let at = run(&["demo", "snapshot", demo, "--at", &tick, "--format", "json"]);
+    let at: serde_json::Value = serde_json::from_slice(&at.stdout).unwrap();
+    assert_eq!(at["items"], last["snapshot"]["items"]);
+
+    let damaged = "corpus/demo/malformed/message_huffman_no_eof.demo";
+    let out = run(&["demo", "events", "--format", "jsonl", damaged]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&out.stdout);
+    let n = lines.len();
+    assert_eq!(lines[n - 2]["kind"], "fault");
+    assert_eq!(lines[n - 2]["fault"]["kind"], "payload");
+    assert_eq!(lines[n - 1]["error"]["offset"], 550);
+}

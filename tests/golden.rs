@@ -336,7 +336,7 @@ fn demo_stats(path: &Path) -> Result<String, String> {
     Ok(text)
 }
 
-/// `demo dump` and what the replay counted.
+/// `demo dump`, what the replay counted, and `demo events`.
 fn demo_edge(path: &Path) -> Result<String, String> {
     let bytes = read(path)?;
     let (demo, offsets) = Demo::decode(&bytes).map_err(|e| e.to_string())?;
@@ -356,6 +356,8 @@ fn demo_edge(path: &Path) -> Result<String, String> {
         r.last_items
     )
     .unwrap();
+    // What DDNet's player meets: snapshots, messages and faults in order.
+    text += &cli(&["demo", "events", arg(path)])?;
     Ok(text)
 }
 

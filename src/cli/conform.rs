@@ -36,7 +36,8 @@ pub enum ConformCommand {
         #[arg(long)]
         suite: Option<PathBuf>,
         /// The corpus folder of the built-in suite (default: `corpus`
-        /// and `../shared/corpus/upstream` when they exist).
+        /// and `../shared/corpus/upstream` when they exist, here or in
+        /// the source tree teeoracle was built from).
         #[arg(long)]
         corpus: Vec<PathBuf>,
         /// `text`, `json` (a `conform_run` document) or `junit` (XML).
@@ -141,15 +142,30 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
 }
 
 /// The built-in suite from `corpus` folders (default: `corpus` and the
-/// shared upstream corpus beside it, when they exist). Generated cases
-/// join here when the generators give them.
+/// shared upstream corpus beside it, when they exist, in the current
+/// folder or else in the source tree teeoracle was built from), and the
+/// generated cases.
 fn builtin(corpus: &[PathBuf]) -> Suite {
     let roots = if corpus.is_empty() {
-        ["corpus", "../shared/corpus/upstream"]
-            .into_iter()
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir())
-            .collect()
+        let default = |base: &Path| -> Vec<PathBuf> {
+            ["corpus", "../shared/corpus/upstream"]
+                .into_iter()
+                .map(|p| base.join(p))
+                .filter(|p| p.is_dir())
+                .collect()
+        };
+        let here = default(Path::new(""));
+        let roots = match here.is_empty() {
+            true => default(Path::new(env!("CARGO_MANIFEST_DIR"))),
+            false => here,
+        };
+        if roots.is_empty() {
+            eprintln!(
+                "teeoracle: note: no corpus folder found, so the suite has only its \
+                 vectors and generated cases (--corpus DIR names one)"
+            );
+        }
+        roots
     } else {
         corpus.to_vec()
     };

@@ -91,7 +91,10 @@ impl Unit {
 
     /// Whether teeoracle encodes this unit's JSON to bytes ([`encode`]).
     pub fn encodes(self) -> bool {
-        matches!(self, Unit::Varint | Unit::String | Unit::Huffman)
+        matches!(
+            self,
+            Unit::Varint | Unit::String | Unit::Huffman | Unit::Packet06 | Unit::Packet07
+        )
     }
 }
 
@@ -182,13 +185,7 @@ impl Case {
     /// teeoracle: `reason` says where it comes from; a quirk's reason is
     /// added to it.
     pub fn decode(id: String, unit: Unit, input: Vec<u8>, reason: &str) -> Case {
-        let (class, expected, why) = match expect(unit, &input) {
-            Ok(v) => match quirk(unit, &input, &v) {
-                Some(q) => (Class::DdnetQuirk, Expected::Json(v), q.to_string()),
-                None => (Class::MustAccept, Expected::Json(v), String::new()),
-            },
-            Err(r) => (Class::MustReject, Expected::Reject, r.0),
-        };
+        let (class, expected, why) = classify(unit, &input);
         let reason = if why.is_empty() {
             reason.to_string()
         } else {
@@ -232,6 +229,19 @@ impl Case {
             input: Input::Json(v.clone()),
             expected: Expected::Bytes(bytes),
         })
+    }
+}
+
+/// What DDNet does with `input` as a file of `unit`: the class, the
+/// expected result, and for a quirk or a rejection why (else empty). The
+/// one rule for every case, generated ones included.
+pub fn classify(unit: Unit, input: &[u8]) -> (Class, Expected, String) {
+    match expect(unit, input) {
+        Ok(v) => match quirk(unit, input, &v) {
+            Some(q) => (Class::DdnetQuirk, Expected::Json(v), q.to_string()),
+            None => (Class::MustAccept, Expected::Json(v), String::new()),
+        },
+        Err(r) => (Class::MustReject, Expected::Reject, r.0),
     }
 }
 
@@ -431,6 +441,17 @@ pub fn encode(unit: Unit, value: &Value) -> Result<Vec<u8>, Rejection> {
                 Some(f) => return Err(Rejection(format!("no writer flavor {f:?}"))),
             };
             huffman::compress(&raw, flavor, &mut out);
+        }
+        Unit::Packet06 | Unit::Packet07 => {
+            // `packet encode`: the exact inverse of the decode JSON.
+            let mut datagrams = crate::packet::spec::encode(value).map_err(reject)?;
+            if datagrams.len() != 1 {
+                return Err(Rejection(format!(
+                    "{} datagrams, expected one",
+                    datagrams.len()
+                )));
+            }
+            out = datagrams.swap_remove(0);
         }
         _ => return Err(Rejection(format!("teeoracle does not encode {unit}"))),
     }

@@ -105,15 +105,15 @@ pub(crate) fn generate(rng: &mut Rng, kind: Kind) -> Made {
     match kind {
         Kind::Malformed if rng.one_in(2) => {
             bytes[rng.below(7) as usize] ^= 1 << rng.below(8);
-            Made::malformed(bytes, "a bit flipped in the magic", 0, "not_this_format")
+            Made::faulty(bytes, "a bit flipped in the magic", 0, "not_this_format")
         }
         Kind::Malformed => {
             bytes[7] = rng.int(7, 255) as u8;
-            Made::malformed(bytes, "an unknown format version", 7, "unsupported_version")
+            Made::faulty(bytes, "an unknown format version", 7, "unsupported_version")
         }
         _ if spec.huffman == "legacy" => {
             reason.push_str(", by the legacy Huffman writer");
-            Made::quirk(bytes, reason)
+            Made::valid(bytes, reason)
         }
         _ => Made::valid(bytes, reason),
     }

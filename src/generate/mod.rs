@@ -233,7 +233,8 @@ pub struct Generated {
     pub class: Class,
     /// Why, in one line.
     pub reason: String,
-    /// For a rejected file: where and why, as teeoracle reports it.
+    /// Where and why teeoracle's decoder stops, as it reports it: for a
+    /// rejected file, or a quirk DDNet reads around (a packet's cut chunk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_fault: Option<Fault>,
 }
@@ -244,7 +245,7 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
     (0..count as u64)
         .map_while(|i| {
             let mut rng = Rng::for_case(seed, unit, kind, i);
-            let (bytes, reason, quirk, fault) = match unit {
+            let (bytes, reason, fault) = match unit {
                 Unit::Teehistorian => teehistorian::generate(&mut rng, kind),
                 Unit::Packet06 => packet::generate(&mut rng, kind, crate::packet::Version::V06),
                 Unit::Packet07 => packet::generate(&mut rng, kind, crate::packet::Version::V07),
@@ -254,11 +255,8 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
                 _ => return None,
             }
             .into_parts();
-            let class = match (&fault, quirk) {
-                (Some(_), _) => Class::MustReject,
-                (None, true) => Class::DdnetQuirk,
-                (None, false) => Class::MustAccept,
-            };
+            // The suite's rule, so a case has one class wherever it is.
+            let (class, _, _) = crate::conform::classify(unit, &bytes);
             Some(Generated {
                 name: format!("{}-{i:04}", kind.name()),
                 unit,
@@ -271,12 +269,12 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
         .collect()
 }
 
-/// What one generator made: the bytes, a reason, whether it relies on a
-/// DDNet quirk, and the fault it was built to have.
+/// What one generator made: the bytes, a reason, and where teeoracle
+/// must find the fault it was built to have (the class is the suite's,
+/// [`crate::conform::classify`]).
 pub(crate) struct Made {
     bytes: Vec<u8>,
     reason: String,
-    quirk: bool,
     fault: Option<Fault>,
 }
 
@@ -285,19 +283,11 @@ impl Made {
         Made {
             bytes,
             reason: reason.into(),
-            quirk: false,
             fault: None,
         }
     }
 
-    fn quirk(bytes: Vec<u8>, reason: impl Into<String>) -> Made {
-        Made {
-            quirk: true,
-            ..Made::valid(bytes, reason)
-        }
-    }
-
-    fn malformed(bytes: Vec<u8>, reason: impl Into<String>, offset: u64, kind: &str) -> Made {
+    fn faulty(bytes: Vec<u8>, reason: impl Into<String>, offset: u64, kind: &str) -> Made {
         Made {
             fault: Some(Fault {
                 offset,
@@ -307,8 +297,8 @@ impl Made {
         }
     }
 
-    fn into_parts(self) -> (Vec<u8>, String, bool, Option<Fault>) {
-        (self.bytes, self.reason, self.quirk, self.fault)
+    fn into_parts(self) -> (Vec<u8>, String, Option<Fault>) {
+        (self.bytes, self.reason, self.fault)
     }
 }
 

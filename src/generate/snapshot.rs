@@ -82,7 +82,7 @@ pub(crate) fn generate_snapshot(rng: &mut Rng, kind: Kind) -> Made {
             match rng.below(2) {
                 0 => {
                     ints[0] += rng.int(1, 100) * 4;
-                    Made::malformed(
+                    Made::faulty(
                         le_bytes(&ints),
                         "data size larger than the items",
                         0,
@@ -91,7 +91,7 @@ pub(crate) fn generate_snapshot(rng: &mut Rng, kind: Kind) -> Made {
                 }
                 _ => {
                     ints[1] = rng.int(MAX_ITEMS as i32 + 1, i32::MAX);
-                    Made::malformed(le_bytes(&ints), "more items than MAX_ITEMS", 4, "snapshot")
+                    Made::faulty(le_bytes(&ints), "more items than MAX_ITEMS", 4, "snapshot")
                 }
             }
         }
@@ -140,7 +140,7 @@ pub(crate) fn generate_delta(rng: &mut Rng, kind: Kind) -> Made {
     // A removed item announced, and the delta ends before its key.
     let at = (file.len() + 3 * 4) as u64;
     file.extend(le_bytes(&[1, 0, 0]));
-    Made::malformed(
+    Made::faulty(
         file,
         "a delta announcing a removed key it does not hold",
         at,

@@ -284,7 +284,7 @@ fn edge(rng: &mut Rng) -> Made {
             }));
             crate::codec::Codec::encode(&msg, &mut bytes, ());
             crate::codec::Codec::encode(&Message::Finish, &mut bytes, ());
-            Made::quirk(
+            Made::valid(
                 bytes,
                 "a known extension with bytes after its fields (DDNet skips them)",
             )
@@ -293,7 +293,7 @@ fn edge(rng: &mut Rng) -> Made {
             // DDNet's varint reader takes up to five bytes for any value.
             let (mut bytes, _) = record(rng, false, false);
             crate::codec::Codec::encode(&VarInt::with_form(id::FINISH, 5, 0), &mut bytes, ());
-            Made::quirk(bytes, "FINISH written as a 5-byte varint (DDNet reads it)")
+            Made::valid(bytes, "FINISH written as a 5-byte varint (DDNet reads it)")
         }
     }
 }
@@ -305,7 +305,7 @@ fn malformed(rng: &mut Rng) -> Made {
         0 => {
             let at = rng.below(16) as usize;
             bytes[at] ^= 1 << rng.below(8);
-            Made::malformed(
+            Made::faulty(
                 bytes,
                 "a bit flipped in the magic UUID",
                 0,
@@ -315,7 +315,7 @@ fn malformed(rng: &mut Rng) -> Made {
         1 => {
             let at = bytes.len() as u64;
             write_int(&mut bytes, rng.int(-64, -12));
-            Made::malformed(
+            Made::faulty(
                 bytes,
                 "a message id below EX (-11), whose length is unknown",
                 at,
@@ -329,7 +329,7 @@ fn malformed(rng: &mut Rng) -> Made {
             let at = bytes.len() as u64;
             write_int(&mut bytes, rng.int(i32::MIN, -1));
             bytes.extend(rng.some_bytes(0, 8));
-            Made::malformed(
+            Made::faulty(
                 bytes,
                 "an extension with a negative payload length",
                 at,

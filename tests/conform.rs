@@ -20,6 +20,7 @@ fn main() {
         Trial::test("reference_adapter_passes_every_case", reference_passes),
         Trial::test("export_runs_like_the_builtin_suite", export_matches),
         Trial::test("wrong_adapter_findings", wrong_findings),
+        Trial::test("separate_encoder_in_junit", separate_encoder_junit),
     ];
     libtest_mimic::run(&Arguments::from_args(), tests).exit();
 }
@@ -375,4 +376,73 @@ fn unmasked_varints(mut bytes: &[u8]) -> Vec<i32> {
         out.push(if sign { !(v as i32) } else { v as i32 });
     }
     out
+}
+
+/// `--encoder` runs the encode cases on another adapter than the decode
+/// ones; JUnit XML has a test case per case and a failure per finding.
+fn separate_encoder_junit() -> Result<(), libtest_mimic::Failed> {
+    let wrong = format!(
+        "{} wrong-adapter",
+        std::env::current_exe().unwrap().display()
+    );
+    let reference = reference();
+    let run = |format: &str| {
+        let args = [
+            "conform",
+            "run",
+            "--decoder",
+            &reference,
+            "--encoder",
+            &wrong,
+            "--unit",
+            "huffman",
+            "--format",
+            format,
+        ];
+        Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    };
+    let json = run("json");
+    assert_eq!(json.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    // Decoding is the reference's: every decode case passes; encoding is
+    // the wrong adapter's: its legacy encode cases lose their zero byte.
+    let failed: Vec<&str> = cases
+        .iter()
+        .filter(|c| c["result"] != "pass")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert!(!failed.is_empty());
+    for c in cases {
+        let legacy = c["op"] == "encode" && legacy_case(c["id"].as_str().unwrap());
+        let expected = if legacy { "wrong_value" } else { "pass" };
+        assert_eq!(c["result"], expected, "{c:#}");
+    }
+    let junit = run("junit");
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = String::from_utf8(junit.stdout).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), cases.len());
+    assert_eq!(xml.matches("<failure").count(), failed.len());
+    assert!(xml.contains(&format!(
+        r#"<testsuite name="huffman" tests="{}" failures="{}" skipped="0">"#,
+        cases.len(),
+        failed.len()
+    )));
+    for id in failed {
+        // Each failure sits in its own case's element.
+        let at = xml.find(&format!(r#"name="{id}">"#)).unwrap();
+        assert!(
+            xml[at..]
+                .split("</testcase>")
+                .next()
+                .unwrap()
+                .contains("<failure")
+        );
+    }
+    Ok(())
 }

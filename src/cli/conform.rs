@@ -407,7 +407,8 @@ struct Adapter {
 
 impl Adapter {
     fn start(cmd: &str, timeout: Duration) -> Result<Adapter, Failure> {
-        let argv: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+        let argv = shlex::split(cmd)
+            .ok_or_else(|| Failure::Usage(format!("adapter command `{cmd}`: unbalanced quotes")))?;
         if argv.is_empty() {
             return Err(Failure::Usage("an empty adapter command".into()));
         }

@@ -142,10 +142,10 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     }
     let mut first_fault = None;
     let end = json::for_each_chunk(&demo, &offsets, bytes.len(), |entry| {
-        if let Chunk::Data { payload, .. } = entry.chunk {
-            if first_fault.is_none() {
-                first_fault = payload.error().cloned();
-            }
+        if let Chunk::Data { payload, .. } = entry.chunk
+            && first_fault.is_none()
+        {
+            first_fault = payload.error().cloned();
         }
         match format {
             StreamFormat::Text => write_chunk_text(&mut out, entry),

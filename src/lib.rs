@@ -56,6 +56,7 @@ pub mod conform;
 pub mod demo;
 pub mod generate;
 pub mod huffman;
+pub mod log;
 pub mod packer;
 pub mod packet;
 pub mod schema;

@@ -48,8 +48,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use text::TextError;
 
-/// DDNet's server tick rate.
-pub const TICKS_PER_SECOND: i32 = 50;
+pub use crate::log::TICKS_PER_SECOND;
 /// Default checkpoint spacing: 30 seconds of game time.
 pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
 

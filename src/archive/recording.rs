@@ -137,7 +137,7 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
     let every = next_multiple.unwrap_or(1);
     let (mut taken, mut missed) = (Vec::new(), Vec::new());
     let (mut prev_offset, mut records_end) = (None::<u64>, None::<u64>);
-    let mut events = log::EventLog::default();
+    let mut events = crate::teehistorian::log::EventLog::default();
     let (header, scan) = Scan::run_with(src, verify, |rec, replay| {
         while let Some((&o, rest)) = at.split_first() {
             if o > rec.offset {
@@ -183,7 +183,7 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
         };
         missed.push(Missed { offset: o, why });
     }
-    let log = events.finish(scan.last_tick, scan.end);
+    let log = format!("{}{}", log::LOG_HEADER, events.finish(scan.last_tick, scan.end));
     Ok(Analysis {
         header,
         header_len,

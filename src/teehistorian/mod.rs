@@ -3,6 +3,7 @@
 
 mod header;
 pub mod json;
+pub mod log;
 mod message;
 mod recorder;
 mod replay;

@@ -23,12 +23,15 @@ pub const TICKS_PER_SECOND: i32 = 50;
 pub const HEADER: &str =
     "# tick, game time (m:ss.cc at 50 ticks/s), event, fields (key=JSON value)\n";
 
-/// Game time of a tick, `m:ss.cc` (minutes grow past 59).
+/// Game time of a tick, `m:ss.cc` (minutes grow past 59); a negative
+/// tick (a demo's messages before its first tick marker) gets a `-`.
 pub fn game_time(tick: i32) -> String {
-    let tps = TICKS_PER_SECOND;
-    let (seconds, rest) = (tick.div_euclid(tps), tick.rem_euclid(tps));
+    let tps = i64::from(TICKS_PER_SECOND);
+    let sign = if tick < 0 { "-" } else { "" };
+    let tick = i64::from(tick).abs();
+    let (seconds, rest) = (tick / tps, tick % tps);
     format!(
-        "{}:{:02}.{:02}",
+        "{sign}{}:{:02}.{:02}",
         seconds / 60,
         seconds % 60,
         rest * 100 / tps
@@ -77,5 +80,7 @@ mod tests {
         assert_eq!(game_time(478), "0:09.56");
         assert_eq!(game_time(50 * 61 + 1), "1:01.02");
         assert_eq!(game_time(50 * 3600), "60:00.00");
+        assert_eq!(game_time(-1), "-0:00.02");
+        assert_eq!(game_time(i32::MIN), "-715827:52.96");
     }
 }

@@ -372,3 +372,98 @@ fn snapshot_delta_create_then_apply_via_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `teehistorian log` and `demo log`: the event-line format of an
+/// archive's `log.txt`, for a teehistorian file and a demo of the same
+/// kind of session (reviewed by hand), and its jsonl form.
+#[test]
+fn event_logs_of_teehistorian_and_demo() {
+    let header = "# tick, game time (m:ss.cc at 50 ticks/s), event, fields (key=JSON value)\n";
+    let th = run(&[
+        "teehistorian",
+        "log",
+        "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian",
+    ]);
+    assert_eq!(th.status.code(), Some(0), "{}", text(&th.stderr));
+    let expected = [
+        r#"     80   0:01.60 join cid=0 protocol="0.6""#,
+        r#"     80   0:01.60 name cid=0 name="alice""#,
+        r#"     80   0:01.60 ready cid=0 name="alice""#,
+        r#"     80   0:01.60 version cid=0 version=20010 version_str="DDNet 20.1" connection_id="a0687d25-b844-33ea-ac13-1eaaad45dae4""#,
+        r#"     81   0:01.62 spawn cid=0 x=1584 y=304"#,
+        r#"    330   0:06.60 console cid=0 name="alice" flags=128 cmd="rules" args=[]"#,
+        r#"    931   0:18.62 drop cid=0 name="alice" reason="""#,
+        r#"    932   0:18.64 despawn cid=0 x=1174 y=689"#,
+        r#"    932   0:18.64 end how="finish""#,
+    ];
+    assert_eq!(
+        text(&th.stdout),
+        format!("{header}{}\n", expected.join("\n"))
+    );
+
+    let demo = run(&["demo", "log", "corpus/demo/synthetic/chat.demo"]);
+    assert_eq!(demo.status.code(), Some(0), "{}", text(&demo.stderr));
+    let chat = |tick: &str, time: &str, cid: i32, msg: &str| {
+        format!(
+            r#"{tick} {time} message msg="Sv_Chat" id=3 system=false fields={{"team":0,"client_id":{cid},"message":"{msg}"}}"#
+        )
+    };
+    let expected = [
+        r#"    100   0:02.00 item_add type="PlayerInfo" id=0"#.to_string(),
+        r#"    100   0:02.00 item_add type="ClientInfo" id=0"#.to_string(),
+        chat(
+            "    100",
+            "  0:02.00",
+            -1,
+            "'alice' entered and joined the game",
+        ),
+        r#"    150   0:03.00 item_add type="PlayerInfo" id=1"#.to_string(),
+        r#"    150   0:03.00 item_add type="ClientInfo" id=1"#.to_string(),
+        chat(
+            "    150",
+            "  0:03.00",
+            -1,
+            "'bob' entered and joined the game",
+        ),
+        chat("    151", "  0:03.02", 0, "hello bob"),
+        chat("    151", "  0:03.02", 1, "hi alice, gg"),
+        r#"    200   0:04.00 item_remove type="PlayerInfo" id=0"#.to_string(),
+        r#"    200   0:04.00 item_remove type="ClientInfo" id=0"#.to_string(),
+        chat("    200", "  0:04.00", -1, "'alice' has left the game"),
+    ];
+    assert_eq!(
+        text(&demo.stdout),
+        format!("{header}{}\n", expected.join("\n"))
+    );
+
+    let jsonl = run(&[
+        "demo",
+        "log",
+        "--format",
+        "jsonl",
+        "corpus/demo/synthetic/chat.demo",
+    ]);
+    let lines: Vec<serde_json::Value> = text(&jsonl.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["command"], "demo log");
+    assert_eq!(lines.len(), expected.len() + 2);
+    assert_eq!(lines[3]["event"], "message");
+    assert_eq!(lines[3]["fields"]["fields"]["client_id"], -1);
+    assert_eq!(lines.last().unwrap()["events"], expected.len());
+
+    // A damaged demo: the events before the damage, then how it stopped.
+    let damaged = run(&[
+        "demo",
+        "log",
+        "corpus/demo/malformed/message_huffman_no_eof.demo",
+    ]);
+    assert_eq!(damaged.status.code(), Some(1));
+    let out = text(&damaged.stdout);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains(r#"end how="stopped" error="at byte 550"#),
+        "{last}"
+    );
+}

@@ -183,7 +183,11 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
         };
         missed.push(Missed { offset: o, why });
     }
-    let log = format!("{}{}", log::LOG_HEADER, events.finish(scan.last_tick, scan.end));
+    let log = format!(
+        "{}{}",
+        log::LOG_HEADER,
+        events.finish(scan.last_tick, scan.end)
+    );
     Ok(Analysis {
         header,
         header_len,

@@ -2,8 +2,8 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StreamFormat, read, read_spec, shown, stdout, write_json_doc, write_json_line,
-    write_stream_start,
+    ReportFormat, StreamFormat, read, read_spec, shown, stdout, write_event_log, write_json_doc,
+    write_json_line, write_stream_start,
 };
 use clap::Subcommand;
 use serde::Serialize;
@@ -34,6 +34,15 @@ pub enum DemoCommand {
         file: PathBuf,
         /// `text`: a line per event; `jsonl`: a JSON object per event,
         /// snapshots with every item.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
+    },
+    /// The demo's events, one per line (the format of `teehistorian log`):
+    /// messages, snapshot items appearing and leaving, faults.
+    Log {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// `text`: the log lines; `jsonl`: a JSON object per event.
         #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
         format: StreamFormat,
     },
@@ -96,6 +105,7 @@ pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
     match cmd {
         DemoCommand::Dump { file, format } => dump(&file, format),
         DemoCommand::Events { file, format } => events(&file, format),
+        DemoCommand::Log { file, format } => log(&file, format),
         DemoCommand::Stats { file, format } => stats(&file, format),
         DemoCommand::Roundtrip {
             file,
@@ -211,6 +221,20 @@ pub fn events(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     }
     out.flush()?;
     match end.error {
+        Some(e) => Err(failed(e)),
+        None => Ok(()),
+    }
+}
+
+pub fn log(path: &Path, format: StreamFormat) -> Result<(), Failure> {
+    let bytes = read(path)?;
+    let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
+    let mut events = Events::new(&bytes).map_err(failed)?;
+    let (lines, error) = teeoracle::demo::log::lines(&mut events);
+    let mut out = stdout();
+    write_event_log(&mut out, format, "demo log", &shown(path), &lines)?;
+    out.flush()?;
+    match error {
         Some(e) => Err(failed(e)),
         None => Ok(()),
     }

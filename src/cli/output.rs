@@ -281,3 +281,58 @@ impl Drop for Counter {
         }
     }
 }
+
+/// Writes an event log ([`teeoracle::log`]): `text` is the lines as the
+/// format has them, under the column comment; `jsonl` is a `start` line,
+/// one `event` line per line (read back as `archive log` reads its
+/// `log.txt`) and an `end` line with the count.
+pub fn write_event_log(
+    out: &mut impl Write,
+    format: StreamFormat,
+    command: &str,
+    input: &str,
+    lines: &str,
+) -> Result<(), Failure> {
+    match format {
+        StreamFormat::Text => {
+            out.write_all(teeoracle::log::HEADER.as_bytes())?;
+            out.write_all(lines.as_bytes())?;
+        }
+        StreamFormat::Jsonl => {
+            #[derive(Serialize)]
+            struct Event<'e> {
+                kind: &'static str,
+                #[serde(flatten)]
+                event: &'e teeoracle::archive::log::LogEvent,
+            }
+            #[derive(Serialize)]
+            struct End {
+                kind: &'static str,
+                events: usize,
+            }
+            write_stream_start(out, command, input)?;
+            let mut events = 0;
+            for event in teeoracle::archive::log::events(lines) {
+                // The lines were made here: one that does not read back is
+                // this program's bug, reported as such.
+                let event = event.map_err(|e| Failure::bad(format!("{input}: event log: {e}")))?;
+                write_json_line(
+                    out,
+                    &Event {
+                        kind: "event",
+                        event: &event,
+                    },
+                )?;
+                events += 1;
+            }
+            write_json_line(
+                out,
+                &End {
+                    kind: "end",
+                    events,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -2,8 +2,8 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StateFormat, StreamFormat, open, read_spec, shown, stdout, write_json_doc,
-    write_json_line, write_state, write_stream_start,
+    ReportFormat, StateFormat, StreamFormat, open, read_spec, shown, stdout, write_event_log,
+    write_json_doc, write_json_line, write_state, write_stream_start,
 };
 use clap::Subcommand;
 use serde::Serialize;
@@ -25,6 +25,15 @@ pub enum TeehistorianCommand {
         /// The teehistorian file (`-`: standard input, streamed).
         file: PathBuf,
         /// `text`: a line per record; `jsonl`: a JSON object per record.
+        #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
+        format: StreamFormat,
+    },
+    /// The recording's events, one per line (the format of an archive's
+    /// `log.txt`): joins, names, drops, console commands, extensions.
+    Log {
+        /// The teehistorian file (`-`: standard input, streamed).
+        file: PathBuf,
+        /// `text`: the log lines; `jsonl`: a JSON object per event.
         #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
         format: StreamFormat,
     },
@@ -79,6 +88,7 @@ pub enum TeehistorianCommand {
 pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
     match cmd {
         TeehistorianCommand::Dump { file, format } => dump(&file, format),
+        TeehistorianCommand::Log { file, format } => log(&file, format),
         TeehistorianCommand::Stats { file, format } => stats(&file, format),
         TeehistorianCommand::Replay {
             file,
@@ -136,6 +146,33 @@ fn open_teehistorian(
 
 fn end_note(end: Option<End>) -> String {
     end.map_or("stopped by an error".into(), |e| e.to_string())
+}
+
+pub fn log(path: &Path, format: StreamFormat) -> Result<(), Failure> {
+    let (_, mut reader) = open_teehistorian(path, Mode::Lenient)?;
+    let mut replay = Replay::new(ReplayConfig::default());
+    let mut events = teeoracle::teehistorian::log::EventLog::default();
+    let mut last_tick = 0;
+    let flow = reader.for_each_record(|rec| {
+        events.record(rec.tick, &rec.msg, &replay);
+        // An inconsistency is the writer's; the log goes on, as in archives.
+        let _ = replay.handle(rec.offset, &rec.msg);
+        last_tick = rec.tick;
+        ControlFlow::<std::convert::Infallible>::Continue(())
+    });
+    let error = match flow {
+        Ok(_) => None,
+        Err(ReadError::Decode(e)) => Some(e.at_tick(last_tick)),
+        Err(e) => return Err(read_failure(path, e)),
+    };
+    let lines = events.finish(last_tick, reader.end());
+    let mut out = stdout();
+    write_event_log(&mut out, format, "teehistorian log", &shown(path), &lines)?;
+    out.flush()?;
+    match error {
+        Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
+        None => Ok(()),
+    }
 }
 
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {

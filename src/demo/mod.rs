@@ -28,6 +28,7 @@ mod chunk;
 mod events;
 mod header;
 pub mod json;
+pub mod log;
 mod recorder;
 mod rerecord;
 pub mod spec;

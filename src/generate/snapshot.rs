@@ -1,6 +1,6 @@
 //! Snapshots and deltas: items of DDNet's 0.6 types with their sizes and
 //! of types without a pre-agreed size, made by [`Snapshot`] and
-//! [`create`](crate::snapshot::create).
+//! [`create`].
 
 use super::{Fault, Judgement, Kind, Made, Rng};
 use crate::check::Status;

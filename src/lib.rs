@@ -54,6 +54,7 @@ pub mod check;
 pub mod codec;
 pub mod conform;
 pub mod demo;
+pub mod diff;
 pub mod generate;
 pub mod huffman;
 pub mod log;

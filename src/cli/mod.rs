@@ -8,6 +8,7 @@ mod archive;
 mod check;
 mod conform;
 mod demo;
+mod diff;
 mod generate;
 mod net;
 mod output;
@@ -67,6 +68,10 @@ enum Command {
     Gen(generate::GenArgs),
     /// Malformed variants of a real file, each judged by teeoracle.
     Mutate(generate::MutateArgs),
+    /// Compare two recordings by meaning (teehistorian or demo): header
+    /// fields, then per tick the events; exit 0 same, 1 different, 2
+    /// error.
+    Diff(diff::DiffArgs),
 }
 
 /// Why a command failed.
@@ -79,6 +84,9 @@ pub enum Failure {
     Bad { message: String, reported: bool },
     /// Writing our own output failed.
     Output(io::Error),
+    /// An input that could not be read where exit 1 means something else
+    /// (`diff`: different), so it is exit 2.
+    Unreadable(String),
 }
 
 impl Failure {
@@ -125,6 +133,7 @@ pub fn main() -> i32 {
         Command::Conform(cmd) => conform::run(cmd),
         Command::Gen(args) => generate::gen_cmd(args),
         Command::Mutate(args) => generate::mutate_cmd(args),
+        Command::Diff(args) => diff::run(args),
     };
     match result {
         Ok(()) => 0,
@@ -137,6 +146,10 @@ pub fn main() -> i32 {
                 eprintln!("teeoracle: error: {message}");
             }
             1
+        }
+        Err(Failure::Unreadable(msg)) => {
+            eprintln!("teeoracle: error: {msg}");
+            2
         }
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,

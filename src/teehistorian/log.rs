@@ -40,21 +40,12 @@ use crate::teehistorian::{End, Ex, Message, Protocol, Replay};
 use std::collections::BTreeSet;
 
 /// Builds the event lines of a recording, record by record.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct EventLog {
     text: String,
     /// Clients that joined and have not been named since: the name the
     /// replay still holds for their slot is their predecessor's.
     unnamed: BTreeSet<i32>,
-}
-
-impl Default for EventLog {
-    fn default() -> Self {
-        EventLog {
-            text: String::new(),
-            unnamed: BTreeSet::new(),
-        }
-    }
 }
 
 impl EventLog {

@@ -1,0 +1,203 @@
+//! `teeoracle diff OLD NEW`: two recordings compared by meaning
+//! ([`teeoracle::diff`]).
+
+use super::Failure;
+use super::output::{ReportFormat, read, shown, stdout, write_json_doc};
+use clap::Args;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use teeoracle::diff::{self, Change, DemoTicks, Options, Report, TeehistorianTicks, Ticks};
+use teeoracle::log::game_time;
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The old recording (teehistorian or demo).
+    old: PathBuf,
+    /// The new recording, of the same format.
+    new: PathBuf,
+    /// Leave out a header field or an event category (repeatable; added
+    /// to the defaults: game_uuid, prev_game_uuid, start_time for
+    /// teehistorian, timestamp for demos).
+    #[arg(long)]
+    ignore: Vec<String>,
+    /// Compare only these categories (repeatable; `header` for the
+    /// header): record kinds, `message`, `fault`, `item` or `item:TYPE`.
+    #[arg(long)]
+    only: Vec<String>,
+    /// `text` for people (the first divergence, a summary), `json` for
+    /// programs (every difference).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+}
+
+/// Differences listed in the text form; JSON has all of them.
+const TEXT_LISTED: usize = 20;
+
+pub fn run(args: DiffArgs) -> Result<(), Failure> {
+    let (old, new) = (read(&args.old)?, read(&args.new)?);
+    let options = Options {
+        ignore: args.ignore.clone(),
+        only: args.only.clone(),
+    };
+    // A file that cannot be compared is an error (2): 1 means different.
+    let broken = |path: &Path, e: &dyn std::fmt::Display| {
+        Failure::Unreadable(format!("{}: {e}", shown(path)))
+    };
+    let th = |b: &[u8]| b.starts_with(teeoracle::teehistorian::MAGIC.as_bytes());
+    let (format, report) = if th(&old) && th(&new) {
+        let (ho, mut o) = TeehistorianTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
+        let (hn, mut n) = TeehistorianTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
+        let r = compare(
+            &ho,
+            &hn,
+            diff::TEEHISTORIAN_IGNORED,
+            &mut o,
+            &mut n,
+            &options,
+            &args,
+        )?;
+        ("teehistorian", r)
+    } else if teeoracle::demo::is_demo(&old) && teeoracle::demo::is_demo(&new) {
+        let (ho, mut o) = DemoTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
+        let (hn, mut n) = DemoTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
+        let r = compare(
+            &ho,
+            &hn,
+            diff::DEMO_IGNORED,
+            &mut o,
+            &mut n,
+            &options,
+            &args,
+        )?;
+        ("demo", r)
+    } else {
+        return Err(Failure::Usage(format!(
+            "{} and {} are not two teehistorian files or two demos",
+            shown(&args.old),
+            shown(&args.new)
+        )));
+    };
+    let mut out = stdout();
+    match args.format {
+        ReportFormat::Json => {
+            #[derive(Serialize)]
+            struct Doc<'r> {
+                old: String,
+                new: String,
+                format: &'static str,
+                same: bool,
+                #[serde(flatten)]
+                report: &'r Report,
+            }
+            let doc = Doc {
+                old: shown(&args.old),
+                new: shown(&args.new),
+                format,
+                same: report.same(),
+                report: &report,
+            };
+            write_json_doc(&mut out, "diff", &doc)?;
+        }
+        ReportFormat::Text => write_text(&mut out, &args, format, &report)?,
+    }
+    out.flush()?;
+    if report.same() {
+        Ok(())
+    } else {
+        Err(Failure::reported(format!(
+            "{} and {} differ",
+            shown(&args.old),
+            shown(&args.new)
+        )))
+    }
+}
+
+fn compare(
+    old_header: &serde_json::Value,
+    new_header: &serde_json::Value,
+    ignored: &[&str],
+    old: &mut dyn Ticks,
+    new: &mut dyn Ticks,
+    options: &Options,
+    args: &DiffArgs,
+) -> Result<Report, Failure> {
+    diff::compare(old_header, new_header, ignored, old, new, options).map_err(|(in_old, e)| {
+        let path = if in_old { &args.old } else { &args.new };
+        Failure::Unreadable(format!("{}: {e}", shown(path)))
+    })
+}
+
+fn write_text(
+    out: &mut impl Write,
+    args: &DiffArgs,
+    format: &str,
+    r: &Report,
+) -> Result<(), Failure> {
+    let (old, new) = (shown(&args.old), shown(&args.new));
+    let n = r.header.len() + r.differences.len();
+    writeln!(
+        out,
+        "{old} -> {new} ({format}, {} and {} ticks): {}",
+        r.ticks.0,
+        r.ticks.1,
+        match n {
+            0 => "the same".to_string(),
+            1 => "1 difference".to_string(),
+            n => format!("{n} differences"),
+        }
+    )?;
+    for c in &r.header {
+        writeln!(out, "header {}: {} -> {}", c.field, c.old, c.new)?;
+    }
+    let Some(first) = r.differences.first() else {
+        return Ok(());
+    };
+    let after = r
+        .last_equal_tick
+        .map_or(String::new(), |t| format!(", after tick {t} alike"));
+    writeln!(
+        out,
+        "first divergence at tick {} ({}){after}:",
+        first.tick,
+        game_time(first.tick)
+    )?;
+    for (tick, e) in &r.context {
+        writeln!(out, "  {tick:>7}   {}", e.text())?;
+    }
+    for d in r.differences.iter().take(TEXT_LISTED) {
+        if let Some(o) = &d.old {
+            writeln!(out, "  {:>7} - {}", d.tick, o.text())?;
+        }
+        if let Some(n) = &d.new {
+            writeln!(out, "  {:>7} + {}", d.tick, n.text())?;
+        }
+        if d.change == Change::Changed {
+            for f in &d.fields {
+                writeln!(out, "            {}: {} -> {}", f.field, f.old, f.new)?;
+            }
+        }
+    }
+    if r.differences.len() > TEXT_LISTED {
+        writeln!(
+            out,
+            "  ... {} more (--format json lists every one)",
+            r.differences.len() - TEXT_LISTED
+        )?;
+    }
+    writeln!(out, "summary:")?;
+    for (category, c) in &r.summary {
+        let mut parts = Vec::new();
+        for (n, word) in [
+            (c.added, "added"),
+            (c.removed, "removed"),
+            (c.changed, "changed"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        writeln!(out, "  {category}: {}", parts.join(", "))?;
+    }
+    Ok(())
+}

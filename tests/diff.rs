@@ -1,0 +1,246 @@
+//! `teeoracle diff`: a recording against itself is the same; against a
+//! copy with one planted change (a position, a chat text, a removed
+//! snapshot item, a dropped message) exactly that change is reported, at
+//! its tick.
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use teeoracle::demo::spec::DemoSpec;
+use teeoracle::teehistorian::spec::TeehistorianSpec;
+
+fn root(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// `diff --format json` of two files: exit code and report.
+fn diff(old: &Path, new: &Path) -> (i32, Value) {
+    let out = common::run(&[
+        "diff",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    (out.status.code().unwrap(), report)
+}
+
+/// Every recording file under `dir`, recursively, but not malformed ones.
+fn recordings(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() && !p.ends_with("malformed") {
+            recordings(&p, out);
+        } else if p
+            .extension()
+            .is_some_and(|e| e == "teehistorian" || e == "demo")
+        {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_recording_is_the_same_as_itself() {
+    let mut files = Vec::new();
+    recordings(&root("corpus/teehistorian"), &mut files);
+    recordings(&root("corpus/demo"), &mut files);
+    assert!(files.len() > 40, "{}", files.len());
+    for f in &files {
+        let (code, report) = diff(f, f);
+        assert_eq!(code, 0, "{}: {report:#}", f.display());
+        assert_eq!(report["same"], true);
+        assert!(report["ticks"][0].as_u64().unwrap() > 0 || report["ticks"][0] == 0);
+    }
+}
+
+/// Writes `bytes` to a temporary file named `name`.
+fn temp(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// The one difference of a report (asserting there is exactly one).
+fn only_difference(code: i32, report: &Value) -> &Value {
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["header"], serde_json::json!([]), "{report:#}");
+    let diffs = report["differences"].as_array().unwrap();
+    assert_eq!(diffs.len(), 1, "{report:#}");
+    &diffs[0]
+}
+
+fn demo(spec: &str) -> Vec<u8> {
+    DemoSpec::from_ron(spec).unwrap().build(&[]).unwrap().bytes
+}
+
+#[test]
+fn one_planted_change_in_a_demo_is_one_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(root("corpus/demo/synthetic/chat.ron")).unwrap();
+    let original = temp(&dir, "chat.demo", &demo(&spec));
+    let planted = |name: &str, from: &str, to: &str| {
+        assert_eq!(spec.matches(from).count(), 1, "{from}");
+        temp(&dir, name, &demo(&spec.replacen(from, to, 1)))
+    };
+
+    // A chat text: "hello bob" -> "hallo bob".
+    let text = planted("text.demo", "06 00 00 68 65 6c", "06 00 00 68 61 6c");
+    let (code, report) = diff(&original, &text);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&151.into(), &"message".into(), &"changed".into())
+    );
+    assert_eq!(d["fields"][0]["field"], "fields.message");
+    assert_eq!(
+        (&d["fields"][0]["old"], &d["fields"][0]["new"]),
+        (&"hello bob".into(), &"hallo bob".into())
+    );
+
+    // A dropped message.
+    let dropped = planted(
+        "dropped.demo",
+        "        (message: \"06 00 01 68 69 20 61 6c 69 63 65 2c 20 67 67 00\"),\n",
+        "",
+    );
+    let (code, report) = diff(&original, &dropped);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&151.into(), &"message".into(), &"removed".into())
+    );
+    assert_eq!(d["old"]["fields"]["fields"]["message"], "hi alice, gg");
+
+    // A removed snapshot item: PlayerInfo 0 at tick 151 only.
+    let at_151 = spec.find("(tick: 151").unwrap();
+    let item = "            (type: 10, id: 0, data: [1, 0, 0, 0, 0]),\n";
+    let cut = at_151 + spec[at_151..].find(item).unwrap();
+    let removed_spec = format!("{}{}", &spec[..cut], &spec[cut + item.len()..]);
+    let removed = temp(&dir, "removed.demo", &demo(&removed_spec));
+    let (code, report) = diff(&original, &removed);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&151.into(), &"item:PlayerInfo".into(), &"removed".into())
+    );
+    assert_eq!(d["old"]["key"], "PlayerInfo:0");
+
+    // A field of an item (its latency) at tick 150.
+    let at_150 = spec.find("(tick: 150").unwrap();
+    let item = "(type: 10, id: 1, data: [0, 1, 0, 0, 0])";
+    let at = at_150 + spec[at_150..].find(item).unwrap();
+    let changed_spec = format!(
+        "{}(type: 10, id: 1, data: [0, 1, 0, 0, 9]){}",
+        &spec[..at],
+        &spec[at + item.len()..]
+    );
+    let changed = temp(&dir, "changed.demo", &demo(&changed_spec));
+    let (code, report) = diff(&original, &changed);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&150.into(), &"item:PlayerInfo".into(), &"changed".into())
+    );
+    assert_eq!(d["fields"].as_array().unwrap().len(), 1, "{d:#}");
+    assert_eq!(
+        (&d["fields"][0]["old"], &d["fields"][0]["new"]),
+        (&0.into(), &9.into())
+    );
+
+    // The text form names the first divergence and the summary.
+    let out = common::run(&["diff", original.to_str().unwrap(), text.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        shown.contains("first divergence at tick 151 (0:03.02)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("fields.message: \"hello bob\" -> \"hallo bob\""),
+        "{shown}"
+    );
+    assert!(shown.contains("  message: 1 changed"), "{shown}");
+}
+
+#[test]
+fn one_planted_change_in_a_teehistorian_file_is_one_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = std::fs::read_to_string(root("corpus/teehistorian/synthetic/session.ron")).unwrap();
+    let build = |s: &str| {
+        TeehistorianSpec::from_ron(s)
+            .unwrap()
+            .build()
+            .unwrap()
+            .bytes
+    };
+    let original = temp(&dir, "session.teehistorian", &build(&spec));
+
+    // A position: one player_diff's dx.
+    let from = "player_diff(cid: 0, dx: 8, dy: 0)";
+    assert_eq!(spec.matches(from).count(), 1);
+    let moved = temp(
+        &dir,
+        "moved.teehistorian",
+        &build(&spec.replacen(from, "player_diff(cid: 0, dx: 9, dy: 0)", 1)),
+    );
+    let (code, report) = diff(&original, &moved);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&3.into(), &"player_diff".into(), &"changed".into())
+    );
+    assert_eq!(d["fields"][0]["field"], "dx");
+
+    // A chat text in a message record.
+    let from = "\"message\": \"hello\"";
+    let chat = temp(
+        &dir,
+        "chat.teehistorian",
+        &build(&spec.replacen(from, "\"message\": \"hellp\"", 1)),
+    );
+    let (code, report) = diff(&original, &chat);
+    let d = only_difference(code, &report);
+    assert_eq!((&d["tick"], &d["category"]), (&3.into(), &"message".into()));
+    let fields: Vec<&str> = d["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert!(fields.contains(&"decoded.fields.message"), "{fields:?}");
+
+    // A dropped console command.
+    let from = "        console_command(cid: 0, flags: 128, cmd: \"team\", args: [\"1\"]),\n";
+    let dropped = temp(
+        &dir,
+        "dropped.teehistorian",
+        &build(&spec.replacen(from, "", 1)),
+    );
+    let (code, report) = diff(&original, &dropped);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["tick"], &d["category"], &d["change"]),
+        (&4.into(), &"console_command".into(), &"removed".into())
+    );
+}
+
+#[test]
+fn different_formats_and_unreadable_files_are_errors() {
+    let th = root("corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian");
+    let demo = root("corpus/demo/ddnet-20.1/A_join_move_leave.demo");
+    let out = common::run(&["diff", th.to_str().unwrap(), demo.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let bad = root("corpus/demo/malformed/version_2.demo");
+    let out = common::run(&["diff", demo.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version_2.demo"));
+}

@@ -244,3 +244,63 @@ fn different_formats_and_unreadable_files_are_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("version_2.demo"));
 }
+
+/// A saved `check --format json` report is a baseline: the same files
+/// check the same; a changed file is named with what changed, by `check
+/// --baseline` and by `diff` of two reports.
+#[test]
+fn check_reports_compare_as_baselines() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["chat.demo", "minimal.demo"] {
+        std::fs::copy(
+            root("corpus/demo/synthetic").join(name),
+            dir.path().join(name),
+        )
+        .unwrap();
+    }
+    let folder = dir.path().to_str().unwrap();
+    let base = common::run(&["check", "--format", "json", folder]);
+    assert_eq!(base.status.code(), Some(0));
+    let base_path = temp(&dir, "base.json", &base.stdout);
+    // The saved report is a new file in the folder (listed as skipped).
+    let again = common::run(&["check", folder, "--baseline", base_path.to_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert_eq!(again.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("1 file(s) differ") && shown.contains("new "),
+        "{shown}"
+    );
+
+    // Baseline the folder with the report in it, then cut a demo.
+    let base = common::run(&["check", "--format", "json", folder]);
+    let base_path = temp(&dir, "base.json", &base.stdout);
+    let same = common::run(&["check", folder, "--baseline", base_path.to_str().unwrap()]);
+    assert_eq!(
+        same.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&same.stdout)
+    );
+    let chat = dir.path().join("chat.demo");
+    let bytes = std::fs::read(&chat).unwrap();
+    std::fs::write(&chat, &bytes[..bytes.len() - 5]).unwrap();
+    let cut = common::run(&["check", folder, "--baseline", base_path.to_str().unwrap()]);
+    let shown = String::from_utf8_lossy(&cut.stdout).into_owned();
+    assert_eq!(cut.status.code(), Some(1), "{shown}");
+    assert!(shown.contains("1 file(s) differ"), "{shown}");
+    assert!(
+        shown.contains("changed ") && shown.contains("chat.demo"),
+        "{shown}"
+    );
+    assert!(shown.contains("status: \"pass\" -> \"warn\""), "{shown}");
+
+    let now = common::run(&["check", "--format", "json", folder]);
+    let now_path = temp(&dir, "now.json", &now.stdout);
+    let (code, report) = diff(&base_path, &now_path);
+    assert_eq!(code, 1);
+    assert_eq!(report["format"], "check_report");
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{report:#}");
+    assert!(files[0]["path"].as_str().unwrap().ends_with("chat.demo"));
+    assert_eq!(files[0]["change"], "changed");
+}

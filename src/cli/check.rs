@@ -24,6 +24,11 @@ pub struct CheckArgs {
     /// non-canonical ints).
     #[arg(long)]
     deny_warnings: bool,
+    /// A saved `check --format json` report: after checking, name every
+    /// file whose verdict, findings, counts or summary changed (or that
+    /// is new or gone), and exit 1 if any did.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -72,20 +77,24 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     }
     drop(progress);
     let totals = Totals::of(&verdicts);
+    #[derive(Serialize)]
+    struct Report<'a> {
+        files: &'a [Verdict],
+        totals: &'a Totals,
+    }
+    let document = Report {
+        files: &verdicts,
+        totals: &totals,
+    };
+    // Read before any output: a baseline that does not read is a usage
+    // error, not a verdict.
+    let baseline = match &args.baseline {
+        Some(path) => Some(super::diff::read_check_report(path)?),
+        None => None,
+    };
     match args.format {
         CheckFormat::Text => report(&mut out, &verdicts, &totals)?,
-        CheckFormat::Json => {
-            #[derive(Serialize)]
-            struct Report<'a> {
-                files: &'a [Verdict],
-                totals: &'a Totals,
-            }
-            let report = Report {
-                files: &verdicts,
-                totals: &totals,
-            };
-            write_json_doc(&mut out, "check", &report)?;
-        }
+        CheckFormat::Json => write_json_doc(&mut out, "check", &document)?,
         CheckFormat::Jsonl => {
             #[derive(Serialize)]
             struct EndLine<'a> {
@@ -103,6 +112,30 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         }
     }
     out.flush()?;
+    if let (Some(base), Some(path)) = (baseline, &args.baseline) {
+        let now = serde_json::to_value(teeoracle::schema::Document::new("check", &document))
+            .map_err(|e| Failure::bad(format!("the report as JSON: {e}")))?;
+        let changes = teeoracle::diff::compare_check_reports(&base, &now);
+        // The table's place in text; stderr beside a JSON document.
+        let mut lines = String::new();
+        super::diff::write_file_changes(
+            &mut lines,
+            &path.display().to_string(),
+            "this run",
+            &changes,
+        );
+        match args.format {
+            CheckFormat::Text => write!(out, "{lines}")?,
+            _ => eprint!("{lines}"),
+        }
+        out.flush()?;
+        if !changes.is_empty() {
+            return Err(Failure::reported(format!(
+                "{} file(s) differ from the baseline",
+                changes.len()
+            )));
+        }
+    }
     if totals.failed > 0 {
         return Err(Failure::reported(format!(
             "{} file(s) failed",

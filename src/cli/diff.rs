@@ -7,7 +7,9 @@ use clap::Args;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::diff::{self, Change, DemoTicks, Options, Report, TeehistorianTicks, Ticks};
+use teeoracle::diff::{
+    self, Change, DemoTicks, FileChange, Options, Report, TeehistorianTicks, Ticks,
+};
 use teeoracle::log::game_time;
 
 #[derive(Args, Debug)]
@@ -44,6 +46,9 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     let broken = |path: &Path, e: &dyn std::fmt::Display| {
         Failure::Unreadable(format!("{}: {e}", shown(path)))
     };
+    if let (Some(a), Some(b)) = (check_report(&old), check_report(&new)) {
+        return reports(&args, &a, &b);
+    }
     let th = |b: &[u8]| b.starts_with(teeoracle::teehistorian::MAGIC.as_bytes());
     let (format, report) = if th(&old) && th(&new) {
         let (ho, mut o) = TeehistorianTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
@@ -200,4 +205,82 @@ fn write_text(
         writeln!(out, "  {category}: {}", parts.join(", "))?;
     }
     Ok(())
+}
+
+/// `bytes` as a `check --format json` document, if they are one.
+fn check_report(bytes: &[u8]) -> Option<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    (v["kind"] == "check").then_some(v)
+}
+
+/// A saved `check --format json` report (`check --baseline`).
+pub fn read_check_report(path: &Path) -> Result<serde_json::Value, Failure> {
+    check_report(&read(path)?).ok_or_else(|| {
+        Failure::Usage(format!(
+            "{}: not a `check --format json` report",
+            shown(path)
+        ))
+    })
+}
+
+/// The text form of two reports' differences, file by file.
+pub fn write_file_changes(out: &mut String, old: &str, new: &str, changes: &[FileChange]) {
+    use std::fmt::Write as _;
+    let _ = match changes.len() {
+        0 => writeln!(out, "{old} -> {new} (check reports): the same"),
+        n => writeln!(out, "{old} -> {new} (check reports): {n} file(s) differ"),
+    };
+    for c in changes {
+        let word = match c.change {
+            Change::Added => "new",
+            Change::Removed => "gone",
+            Change::Changed => "changed",
+        };
+        let _ = writeln!(out, "  {word} {}", c.path);
+        for f in &c.fields {
+            let _ = writeln!(out, "      {}: {} -> {}", f.field, f.old, f.new);
+        }
+    }
+}
+
+/// `diff` of two `check` reports: which files changed verdict, findings,
+/// counts or summary.
+fn reports(
+    args: &DiffArgs,
+    old: &serde_json::Value,
+    new: &serde_json::Value,
+) -> Result<(), Failure> {
+    let changes = diff::compare_check_reports(old, new);
+    let (a, b) = (shown(&args.old), shown(&args.new));
+    let mut out = stdout();
+    match args.format {
+        ReportFormat::Json => {
+            #[derive(Serialize)]
+            struct Doc<'c> {
+                old: String,
+                new: String,
+                format: &'static str,
+                same: bool,
+                files: &'c [FileChange],
+            }
+            let doc = Doc {
+                old: a.clone(),
+                new: b.clone(),
+                format: "check_report",
+                same: changes.is_empty(),
+                files: &changes,
+            };
+            write_json_doc(&mut out, "diff", &doc)?;
+        }
+        ReportFormat::Text => {
+            let mut text = String::new();
+            write_file_changes(&mut text, &a, &b, &changes);
+            out.write_all(text.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    match changes.is_empty() {
+        true => Ok(()),
+        false => Err(Failure::reported(format!("{a} and {b} differ"))),
+    }
 }

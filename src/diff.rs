@@ -660,33 +660,35 @@ impl Ticks for DemoTicks<'_> {
 }
 
 impl DemoTicks<'_> {
-    /// A snapshot's items as keyed events: `TYPE:ID`, the named fields
-    /// (the raw ints for a type without a table).
+    /// A snapshot's items as keyed events.
     fn items(&self, snap: Option<&Snapshot>) -> BTreeMap<String, Event> {
-        let mut items = BTreeMap::new();
-        let Some(snap) = snap else {
-            return items;
-        };
-        let json = SnapshotJson::new(snap, None, self.protocol);
-        for item in &json.items {
-            let view = serde_json::to_value(&item.view).unwrap_or_default();
-            let named = view["fields"].as_object().is_some_and(|f| !f.is_empty());
-            let fields = if named {
-                view["fields"].clone()
-            } else {
-                serde_json::json!({ "data": item.data })
-            };
-            let name = &item.view.type_name;
-            let key = format!("{name}:{}", item.id);
-            let event = Event {
-                category: format!("item:{name}"),
-                key: Some(key.clone()),
-                fields,
-            };
-            items.insert(key, event);
-        }
-        items
+        snap.map_or_else(BTreeMap::new, |s| keyed_items(s, self.protocol, ""))
     }
+}
+
+/// A snapshot's items as keyed events: `PREFIX TYPE:ID`, the named
+/// fields (the raw ints for a type without a table).
+fn keyed_items(snap: &Snapshot, protocol: Protocol, prefix: &str) -> BTreeMap<String, Event> {
+    let mut items = BTreeMap::new();
+    let json = SnapshotJson::new(snap, None, protocol);
+    for item in &json.items {
+        let view = serde_json::to_value(&item.view).unwrap_or_default();
+        let named = view["fields"].as_object().is_some_and(|f| !f.is_empty());
+        let fields = if named {
+            view["fields"].clone()
+        } else {
+            serde_json::json!({ "data": item.data })
+        };
+        let name = &item.view.type_name;
+        let key = format!("{prefix}{name}:{}", item.id);
+        let event = Event {
+            category: format!("item:{name}"),
+            key: Some(key.clone()),
+            fields,
+        };
+        items.insert(key, event);
+    }
+    items
 }
 
 /// How one file's verdict differs between two `check --format json`
@@ -745,4 +747,223 @@ pub fn compare_check_reports(old: &Value, new: &Value) -> Vec<FileChange> {
         });
     }
     out
+}
+
+/// A capture read tick by tick, as the server and its clients took it:
+/// every connection's messages in both directions (clients numbered by
+/// first appearance, `c2s:NAME`/`s2c:NAME`; resent duplicates, snapshot
+/// parts and keepalives left out), its control messages, datagrams DDNet
+/// drops (`drop`, with the rule) and message anomalies; and the snapshots
+/// each client rebuilt, items keyed `cN TYPE:ID`. A tick is the newest
+/// snapshot tick any client has received (-1 before the first): tokens,
+/// acks, sequence numbers and resend timing are not compared.
+#[cfg(feature = "capture")]
+pub struct CaptureTicks<'c> {
+    session: crate::session::Session<'c>,
+    clients: BTreeMap<std::net::SocketAddr, usize>,
+    /// Decoded but not yet given: (tick, event or a client's snapshot).
+    queue: VecDeque<(i32, Queued)>,
+    tick: i32,
+    done: bool,
+    /// Each client's snapshot in force (shared, so keeping the state
+    /// before a tick costs a pointer per client), and before the tick.
+    in_force: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
+    before: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
+    events: Vec<Event>,
+    new_items: bool,
+    raw: Vec<u8>,
+}
+
+#[cfg(feature = "capture")]
+enum Queued {
+    Event(Event),
+    Snapshot(usize, std::rc::Rc<(Snapshot, Protocol)>),
+}
+
+#[cfg(feature = "capture")]
+impl<'c> CaptureTicks<'c> {
+    /// The capture's datagrams to and from `port` (see
+    /// [`crate::session::server_port`]).
+    pub fn new(capture: &'c crate::capture::Capture, port: u16) -> Self {
+        CaptureTicks {
+            session: crate::session::Session::new(capture, port),
+            clients: BTreeMap::new(),
+            queue: VecDeque::new(),
+            tick: -1,
+            done: false,
+            in_force: BTreeMap::new(),
+            before: BTreeMap::new(),
+            events: Vec::new(),
+            new_items: false,
+            raw: Vec::new(),
+        }
+    }
+
+    /// Decodes the next datagram into the queue; false at the end.
+    fn feed(&mut self) -> bool {
+        use crate::session::{Anomaly, Direction};
+        let Some(d) = self.session.next_datagram() else {
+            return false;
+        };
+        let n = self.clients.len();
+        let client = *self.clients.entry(d.peer).or_insert(n);
+        let dir = match d.direction {
+            Direction::ToServer => "c2s",
+            Direction::ToClient => "s2c",
+        };
+        let mut events = Vec::new();
+        let event = |category: String, mut fields: Value| {
+            if let Value::Object(m) = &mut fields {
+                m.shift_insert(0, "client".into(), client.into());
+            }
+            Event {
+                category,
+                key: None,
+                fields,
+            }
+        };
+        if let Some(rule) = d.verdict.ddnet.dropped {
+            let fields = serde_json::json!({ "direction": dir, "rule": rule.code() });
+            events.push(event("drop".into(), fields));
+        } else if let Ok(packet) = &d.packet {
+            let json = crate::packet::json::PacketJson::new(packet, d.contents.as_ref(), 0);
+            let v = serde_json::to_value(&json).unwrap_or_default();
+            let control = &v["control_message"];
+            if let Some(name) = control["name"].as_str().filter(|n| *n != "KEEPALIVE") {
+                let fields = serde_json::json!({ "direction": dir, "data": control["data"] });
+                events.push(event(format!("control:{name}"), fields));
+            }
+            let duplicates: Vec<u16> = d
+                .anomalies
+                .iter()
+                .filter_map(|a| match a {
+                    Anomaly::Duplicate { seq, .. } => Some(*seq),
+                    _ => None,
+                })
+                .collect();
+            for chunk in v["chunks"].as_array().into_iter().flatten() {
+                let seq = chunk["seq"].as_u64().map(|s| s as u16);
+                let resent = chunk["vital"] == true && seq.is_some_and(|s| duplicates.contains(&s));
+                let mut message = chunk["message"].clone();
+                let name = message["name"].as_str().unwrap_or("unknown").to_string();
+                if resent || matches!(name.as_str(), "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") {
+                    continue;
+                }
+                if let Value::Object(m) = &mut message {
+                    m.shift_remove("name");
+                }
+                events.push(event(format!("{dir}:{name}"), message));
+            }
+            for a in &d.anomalies {
+                let kind = a.kind();
+                if matches!(
+                    kind,
+                    "malformed_message" | "rejected_message" | "wrong_token"
+                ) {
+                    let fields = serde_json::json!({ "direction": dir, "anomaly": a.to_string() });
+                    events.push(event(format!("anomaly:{kind}"), fields));
+                }
+            }
+        }
+        let received: Vec<(i32, bool)> = d.snapshots.iter().map(|s| (s.tick, s.rebuilt)).collect();
+        let (peer, version) = (d.peer, d.version);
+        let mut tick = self.tick;
+        let mut items = Vec::new();
+        for (t, rebuilt) in received {
+            tick = tick.max(t);
+            let snap = self
+                .session
+                .connections()
+                .get(&peer)
+                .and_then(|c| c.history.get(t));
+            if let (true, Some(snap)) = (rebuilt, snap) {
+                let protocol = match version {
+                    Version::V06 => Protocol::V06,
+                    _ => Protocol::V07,
+                };
+                items.push((t, std::rc::Rc::new((snap.clone(), protocol))));
+            }
+        }
+        self.tick = tick;
+        for e in events {
+            self.queue.push_back((tick, Queued::Event(e)));
+        }
+        for (t, snap) in items {
+            self.queue
+                .push_back((t.max(tick), Queued::Snapshot(client, snap)));
+        }
+        true
+    }
+}
+
+#[cfg(feature = "capture")]
+impl Ticks for CaptureTicks<'_> {
+    fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
+        // Read until the queue holds a later tick than its first (ticks
+        // only grow) or the capture ends.
+        while !self.done
+            && self
+                .queue
+                .back()
+                .is_none_or(|(t, _)| Some(t) == self.queue.front().map(|(f, _)| f))
+        {
+            self.done = !self.feed();
+        }
+        let Some(&(tick, _)) = self.queue.front() else {
+            return Ok(None);
+        };
+        self.before = self.in_force.clone();
+        self.events.clear();
+        self.new_items = false;
+        self.raw.clear();
+        while let Some((t, q)) = self.queue.front() {
+            if *t != tick {
+                break;
+            }
+            match q {
+                Queued::Event(e) => {
+                    self.raw.extend(e.category.as_bytes());
+                    self.raw.extend(e.fields.to_string().as_bytes());
+                    self.events.push(e.clone());
+                }
+                Queued::Snapshot(client, snap) => {
+                    self.raw.extend((*client as u32).to_le_bytes());
+                    self.raw
+                        .extend(snap.0.to_ints().iter().flat_map(|v| v.to_le_bytes()));
+                    self.in_force.insert(*client, snap.clone());
+                    self.new_items = true;
+                }
+            }
+            self.queue.pop_front();
+        }
+        Ok(Some(tick))
+    }
+
+    fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    fn content(&self) -> TickContent {
+        TickContent {
+            events: self.events.clone(),
+            items: capture_items(&self.in_force),
+            new_items: self.new_items,
+        }
+    }
+
+    fn items_before(&self) -> BTreeMap<String, Event> {
+        capture_items(&self.before)
+    }
+}
+
+/// Every client's snapshot items, keyed `cN TYPE:ID`.
+#[cfg(feature = "capture")]
+fn capture_items(
+    snapshots: &BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
+) -> BTreeMap<String, Event> {
+    let mut items = BTreeMap::new();
+    for (client, snap) in snapshots {
+        items.extend(keyed_items(&snap.0, snap.1, &format!("c{client} ")));
+    }
+    items
 }

@@ -8,13 +8,14 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::diff::{
-    self, Change, DemoTicks, FileChange, Options, Report, TeehistorianTicks, Ticks,
+    self, CaptureTicks, Change, DemoTicks, FileChange, Options, Report, TeehistorianTicks, Ticks,
 };
 use teeoracle::log::game_time;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The old recording (teehistorian or demo).
+    /// The old recording (teehistorian, demo or capture), or a saved
+    /// `check --format json` report.
     old: PathBuf,
     /// The new recording, of the same format.
     new: PathBuf,
@@ -27,6 +28,10 @@ pub struct DiffArgs {
     /// header): record kinds, `message`, `fault`, `item` or `item:TYPE`.
     #[arg(long)]
     only: Vec<String>,
+    /// Captures: the server's UDP port (default: the port most datagrams
+    /// use, in each file).
+    #[arg(long)]
+    port: Option<u16>,
     /// `text` for people (the first divergence, a summary), `json` for
     /// programs (every difference).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -76,9 +81,25 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
             &args,
         )?;
         ("demo", r)
+    } else if teeoracle::capture::is_capture(&old) && teeoracle::capture::is_capture(&new) {
+        let read = |bytes: &[u8], path: &Path| {
+            let capture = teeoracle::capture::read(bytes).map_err(|e| broken(path, &e))?;
+            let port = match args.port {
+                Some(p) => p,
+                None => teeoracle::session::server_port(&capture)
+                    .ok_or_else(|| broken(path, &"no UDP datagram to take the server port from"))?,
+            };
+            Ok::<_, Failure>((capture, port))
+        };
+        let (co, po) = read(&old, &args.old)?;
+        let (cn, pn) = read(&new, &args.new)?;
+        let (mut o, mut n) = (CaptureTicks::new(&co, po), CaptureTicks::new(&cn, pn));
+        let empty = serde_json::json!({});
+        let r = compare(&empty, &empty, &[], &mut o, &mut n, &options, &args)?;
+        ("capture", r)
     } else {
         return Err(Failure::Usage(format!(
-            "{} and {} are not two teehistorian files or two demos",
+            "{} and {} are not two teehistorian files, two demos or two captures",
             shown(&args.old),
             shown(&args.new)
         )));

@@ -339,3 +339,26 @@ fn one_planted_change_in_a_capture_is_one_difference() {
     );
     assert!(d["tick"].as_i64().unwrap() > 0);
 }
+
+/// Archives compare map by map: the same archive is the same; another
+/// session differs in map 1, and its map 2 is only in the old one.
+#[test]
+fn archives_compare_map_by_map() {
+    let e = root("corpus/archive/E_map_change.tar.bz2");
+    let f = root("corpus/archive/F_crash_truncated.tar");
+    let (code, report) = diff(&e, &e);
+    assert_eq!(
+        (code, &report["format"], &report["same"]),
+        (0, &"archive".into(), &true.into())
+    );
+    assert_eq!(report["maps"].as_array().unwrap().len(), 2);
+    let (code, report) = diff(&e, &f);
+    assert_eq!(code, 1);
+    let maps = report["maps"].as_array().unwrap();
+    assert_eq!(
+        (&maps[0]["present"], &maps[0]["same"]),
+        (&"both".into(), &false.into())
+    );
+    assert!(!maps[0]["differences"].as_array().unwrap().is_empty());
+    assert_eq!(maps[1]["present"], "old_only");
+}

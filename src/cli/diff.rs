@@ -42,6 +42,14 @@ pub struct DiffArgs {
 const TEXT_LISTED: usize = 20;
 
 pub fn run(args: DiffArgs) -> Result<(), Failure> {
+    let archive = |p: &Path| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        name.and_then(|n| teeoracle::check::claimed_by_name(&n))
+            .is_some_and(|f| f.name() == "archive")
+    };
+    if archive(&args.old) && archive(&args.new) {
+        return archives(&args);
+    }
     let (old, new) = (read(&args.old)?, read(&args.new)?);
     let options = Options {
         ignore: args.ignore.clone(),
@@ -303,5 +311,118 @@ fn reports(
     match changes.is_empty() {
         true => Ok(()),
         false => Err(Failure::reported(format!("{a} and {b} differ"))),
+    }
+}
+
+/// `diff` of two recording archives: each map's teehistorian recording,
+/// map by map (by number); a map only one archive has is named.
+fn archives(args: &DiffArgs) -> Result<(), Failure> {
+    use teeoracle::archive::Archive;
+    let open =
+        |p: &Path| Archive::open(p).map_err(|e| Failure::Unreadable(format!("{}: {e}", shown(p))));
+    let (a, b) = (open(&args.old)?, open(&args.new)?);
+    let options = Options {
+        ignore: args.ignore.clone(),
+        only: args.only.clone(),
+    };
+    let (ma, mb) = (a.map_numbers(), b.map_numbers());
+    let mut maps: Vec<u32> = ma.iter().chain(&mb).copied().collect();
+    maps.sort_unstable();
+    maps.dedup();
+    #[derive(Serialize)]
+    struct MapDiff {
+        map: u32,
+        /// `both`, `old_only` or `new_only`.
+        present: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        same: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none", flatten)]
+        report: Option<Report>,
+    }
+    let mut out_maps = Vec::new();
+    for n in maps {
+        let present = match (ma.contains(&n), mb.contains(&n)) {
+            (true, true) => "both",
+            (true, false) => "old_only",
+            _ => "new_only",
+        };
+        let report = if present == "both" {
+            let member = format!("{n}/demodata.bin");
+            let bytes = |ar: &Archive, p: &Path| {
+                ar.member_bytes(&member)
+                    .map_err(|e| Failure::Unreadable(format!("{}: {member}: {e}", shown(p))))
+            };
+            let (x, y) = (bytes(&a, &args.old)?, bytes(&b, &args.new)?);
+            let broken = |p: &Path, e: &dyn std::fmt::Display| {
+                Failure::Unreadable(format!("{}: {member}: {e}", shown(p)))
+            };
+            let (ho, mut o) = TeehistorianTicks::new(&x).map_err(|e| broken(&args.old, &e))?;
+            let (hn, mut n) = TeehistorianTicks::new(&y).map_err(|e| broken(&args.new, &e))?;
+            Some(compare(
+                &ho,
+                &hn,
+                diff::TEEHISTORIAN_IGNORED,
+                &mut o,
+                &mut n,
+                &options,
+                args,
+            )?)
+        } else {
+            None
+        };
+        out_maps.push(MapDiff {
+            map: n,
+            present,
+            same: report.as_ref().map(Report::same),
+            report,
+        });
+    }
+    let same = out_maps.iter().all(|m| m.same == Some(true));
+    let mut out = stdout();
+    match args.format {
+        ReportFormat::Json => {
+            #[derive(Serialize)]
+            struct Doc<'m> {
+                old: String,
+                new: String,
+                format: &'static str,
+                same: bool,
+                maps: &'m [MapDiff],
+            }
+            let doc = Doc {
+                old: shown(&args.old),
+                new: shown(&args.new),
+                format: "archive",
+                same,
+                maps: &out_maps,
+            };
+            write_json_doc(&mut out, "diff", &doc)?;
+        }
+        ReportFormat::Text => {
+            for m in &out_maps {
+                writeln!(out, "# map {}", m.map)?;
+                match &m.report {
+                    Some(r) => write_text(&mut out, args, "teehistorian", r)?,
+                    None => writeln!(
+                        out,
+                        "only in {}",
+                        if m.present == "old_only" {
+                            shown(&args.old)
+                        } else {
+                            shown(&args.new)
+                        }
+                    )?,
+                }
+            }
+        }
+    }
+    out.flush()?;
+    match same {
+        true => Ok(()),
+        false => Err(Failure::reported(format!(
+            "{} and {} differ",
+            shown(&args.old),
+            shown(&args.new)
+        ))),
     }
 }

@@ -48,6 +48,7 @@
 
 #[cfg(feature = "archive")]
 pub mod archive;
+pub mod bot;
 pub mod bytes;
 pub mod capture;
 pub mod check;

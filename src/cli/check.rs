@@ -42,6 +42,18 @@ pub enum CheckFormat {
     Jsonl,
 }
 
+impl CheckArgs {
+    /// `check PATHS` with the defaults (a text table).
+    pub fn of(paths: Vec<PathBuf>) -> CheckArgs {
+        CheckArgs {
+            paths,
+            format: CheckFormat::Text,
+            deny_warnings: false,
+            baseline: None,
+        }
+    }
+}
+
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("corpus")]

@@ -12,6 +12,7 @@ mod diff;
 mod generate;
 mod net;
 mod output;
+mod record;
 mod snapshot;
 mod teehistorian;
 
@@ -72,6 +73,10 @@ enum Command {
     /// fields, then per tick the events; exit 0 same, 1 different, 2
     /// error.
     Diff(diff::DiffArgs),
+    /// Run a real server (DDNet) through a scenario of bots, on loopback in
+    /// a network namespace; keep its recordings, the bots' traffic
+    /// (pcapng) and log in a folder, and check them.
+    Record(record::RecordArgs),
 }
 
 /// Why a command failed.
@@ -134,6 +139,7 @@ pub fn main() -> i32 {
         Command::Gen(args) => generate::gen_cmd(args),
         Command::Mutate(args) => generate::mutate_cmd(args),
         Command::Diff(args) => diff::run(args),
+        Command::Record(args) => record::run(args),
     };
     match result {
         Ok(()) => 0,

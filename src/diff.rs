@@ -28,7 +28,12 @@ use similar::{DiffOp, capture_diff_slices};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Header fields that change on every run, left out by default.
-pub const TEEHISTORIAN_IGNORED: &[&str] = &["game_uuid", "prev_game_uuid", "start_time"];
+pub const TEEHISTORIAN_IGNORED: &[&str] = &[
+    "game_uuid",
+    "prev_game_uuid",
+    "start_time",
+    "prng_description",
+];
 /// The demo header's recording time, left out by default.
 pub const DEMO_IGNORED: &[&str] = &["timestamp"];
 
@@ -150,11 +155,37 @@ pub struct Options {
     pub only: Vec<String>,
 }
 
+/// Timing a run's network decides, left out of demos and captures by
+/// default: INPUTTIMING messages (how early an input arrived) and each
+/// player's measured latency.
+pub const TIMING_IGNORED: &[&str] = &["INPUTTIMING", "PlayerInfo.latency"];
+
+/// Whether `name` names `category`: the whole category, its kind before
+/// `:` (`item`, `message`, `s2c`) or its name after it (`PlayerInfo`,
+/// `INPUTTIMING`).
+fn names(name: &str, category: &str) -> bool {
+    let (kind, rest) = category.split_once(':').unwrap_or((category, ""));
+    name == category || name == kind || (!rest.is_empty() && name == rest)
+}
+
 impl Options {
     fn wants(&self, category: &str) -> bool {
-        let base = category.split(':').next().unwrap_or(category);
-        let named = |list: &[String]| list.iter().any(|n| n == category || n == base);
+        let named = |list: &[String]| list.iter().any(|n| names(n, category));
         !named(&self.ignore) && (self.only.is_empty() || named(&self.only))
+    }
+
+    /// `event` without the fields `--ignore CATEGORY.FIELD` leaves out.
+    fn strip(&self, event: &Event) -> Event {
+        let mut event = event.clone();
+        for entry in &self.ignore {
+            if let Some((category, field)) = entry.rsplit_once('.')
+                && names(category, &event.category)
+                && let Value::Object(m) = &mut event.fields
+            {
+                m.shift_remove(field);
+            }
+        }
+        event
     }
 }
 
@@ -272,7 +303,7 @@ fn tick_diff(
         events
             .iter()
             .filter(|e| options.wants(&e.category))
-            .cloned()
+            .map(|e| options.strip(e))
             .collect()
     };
     let (a, b) = (wanted(&old.events), wanted(&new.events));
@@ -346,11 +377,12 @@ fn tick_diff(
     let keys: std::collections::BTreeSet<&String> =
         old.items.keys().chain(new.items.keys()).collect();
     for key in keys {
-        let d = match (old.items.get(key), new.items.get(key)) {
+        let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
+        let d = match (strip(old.items.get(key)), strip(new.items.get(key))) {
             (Some(o), Some(n)) if o == n => continue,
-            (Some(o), Some(n)) => changed(tick, o, n),
-            (Some(o), None) => one_sided(tick, Change::Removed, o),
-            (None, Some(n)) => one_sided(tick, Change::Added, n),
+            (Some(o), Some(n)) => changed(tick, &o, &n),
+            (Some(o), None) => one_sided(tick, Change::Removed, &o),
+            (None, Some(n)) => one_sided(tick, Change::Added, &n),
             (None, None) => continue,
         };
         if options.wants(&d.category) {
@@ -623,12 +655,21 @@ impl Ticks for DemoTicks<'_> {
     fn content(&self) -> TickContent {
         let mut events = Vec::new();
         for bytes in &self.messages {
-            let fields = match NetMessage::read_padded(bytes, 0, self.version) {
-                Ok((m, _)) => serde_json::to_value(&m).unwrap_or_default(),
-                Err(_) => serde_json::json!({ "data": hex::encode(bytes) }),
+            let (category, fields) = match NetMessage::read_padded(bytes, 0, self.version) {
+                Ok((m, _)) => {
+                    let name = m.name().map_or("unknown".to_string(), str::to_string);
+                    (
+                        format!("message:{name}"),
+                        serde_json::to_value(&m).unwrap_or_default(),
+                    )
+                }
+                Err(_) => (
+                    "message".into(),
+                    serde_json::json!({ "data": hex::encode(bytes) }),
+                ),
             };
             events.push(Event {
-                category: "message".into(),
+                category,
                 key: None,
                 fields,
             });

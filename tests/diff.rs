@@ -105,7 +105,7 @@ fn one_planted_change_in_a_demo_is_one_difference() {
     let d = only_difference(code, &report);
     assert_eq!(
         (&d["tick"], &d["category"], &d["change"]),
-        (&151.into(), &"message".into(), &"changed".into())
+        (&151.into(), &"message:Sv_Chat".into(), &"changed".into())
     );
     assert_eq!(d["fields"][0]["field"], "fields.message");
     assert_eq!(
@@ -123,7 +123,7 @@ fn one_planted_change_in_a_demo_is_one_difference() {
     let d = only_difference(code, &report);
     assert_eq!(
         (&d["tick"], &d["category"], &d["change"]),
-        (&151.into(), &"message".into(), &"removed".into())
+        (&151.into(), &"message:Sv_Chat".into(), &"removed".into())
     );
     assert_eq!(d["old"]["fields"]["fields"]["message"], "hi alice, gg");
 
@@ -141,12 +141,13 @@ fn one_planted_change_in_a_demo_is_one_difference() {
     );
     assert_eq!(d["old"]["key"], "PlayerInfo:0");
 
-    // A field of an item (its latency) at tick 150.
+    // A field of an item (the score) at tick 150; its latency would be
+    // left out by default (network timing).
     let at_150 = spec.find("(tick: 150").unwrap();
     let item = "(type: 10, id: 1, data: [0, 1, 0, 0, 0])";
     let at = at_150 + spec[at_150..].find(item).unwrap();
     let changed_spec = format!(
-        "{}(type: 10, id: 1, data: [0, 1, 0, 0, 9]){}",
+        "{}(type: 10, id: 1, data: [0, 1, 0, 9, 0]){}",
         &spec[..at],
         &spec[at + item.len()..]
     );
@@ -163,6 +164,18 @@ fn one_planted_change_in_a_demo_is_one_difference() {
         (&0.into(), &9.into())
     );
 
+    // Network timing (a player's latency) is left out by default.
+    let latency_spec = changed_spec.replacen("[0, 1, 0, 9, 0]", "[0, 1, 0, 0, 9]", 1);
+    let latency = temp(&dir, "latency.demo", &demo(&latency_spec));
+    assert_eq!(diff(&original, &latency).0, 0);
+    let out = common::run(&[
+        "diff",
+        original.to_str().unwrap(),
+        latency.to_str().unwrap(),
+        "--no-default-ignores",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+
     // The text form names the first divergence and the summary.
     let out = common::run(&["diff", original.to_str().unwrap(), text.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -175,7 +188,7 @@ fn one_planted_change_in_a_demo_is_one_difference() {
         shown.contains("fields.message: \"hello bob\" -> \"hallo bob\""),
         "{shown}"
     );
-    assert!(shown.contains("  message: 1 changed"), "{shown}");
+    assert!(shown.contains("  message:Sv_Chat: 1 changed"), "{shown}");
 }
 
 #[test]

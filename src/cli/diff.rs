@@ -19,15 +19,20 @@ pub struct DiffArgs {
     old: PathBuf,
     /// The new recording, of the same format.
     new: PathBuf,
-    /// Leave out a header field or an event category (repeatable; added
-    /// to the defaults: game_uuid, prev_game_uuid, start_time for
-    /// teehistorian, timestamp for demos).
+    /// Leave out a header field, an event category (`item:Character`, or
+    /// just its kind `item` or name `Character`) or a category's field
+    /// (`PlayerInfo.latency`); repeatable, added to the defaults.
     #[arg(long)]
     ignore: Vec<String>,
     /// Compare only these categories (repeatable; `header` for the
     /// header): record kinds, `message`, `fault`, `item` or `item:TYPE`.
     #[arg(long)]
     only: Vec<String>,
+    /// Compare what is left out by default too: the header fields that
+    /// change every run, and network timing in demos and captures
+    /// (INPUTTIMING messages, PlayerInfo.latency).
+    #[arg(long)]
+    no_default_ignores: bool,
     /// Captures: the server's UDP port (default: the port most datagrams
     /// use, in each file).
     #[arg(long)]
@@ -70,6 +75,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
             &ho,
             &hn,
             diff::TEEHISTORIAN_IGNORED,
+            false,
             &mut o,
             &mut n,
             &options,
@@ -83,6 +89,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
             &ho,
             &hn,
             diff::DEMO_IGNORED,
+            true,
             &mut o,
             &mut n,
             &options,
@@ -103,7 +110,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
         let (cn, pn) = read(&new, &args.new)?;
         let (mut o, mut n) = (CaptureTicks::new(&co, po), CaptureTicks::new(&cn, pn));
         let empty = serde_json::json!({});
-        let r = compare(&empty, &empty, &[], &mut o, &mut n, &options, &args)?;
+        let r = compare(&empty, &empty, &[], true, &mut o, &mut n, &options, &args)?;
         ("capture", r)
     } else {
         return Err(Failure::Usage(format!(
@@ -147,16 +154,32 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     }
 }
 
+/// Compares with the format's default ignores (header fields that change
+/// every run; `timing`: network timing) unless told not to.
+#[allow(clippy::too_many_arguments)]
 fn compare(
     old_header: &serde_json::Value,
     new_header: &serde_json::Value,
     ignored: &[&str],
+    timing: bool,
     old: &mut dyn Ticks,
     new: &mut dyn Ticks,
     options: &Options,
     args: &DiffArgs,
 ) -> Result<Report, Failure> {
-    diff::compare(old_header, new_header, ignored, old, new, options).map_err(|(in_old, e)| {
+    let mut options = options.clone();
+    let ignored = match args.no_default_ignores {
+        true => &[][..],
+        false => {
+            if timing {
+                options
+                    .ignore
+                    .extend(diff::TIMING_IGNORED.iter().map(|s| s.to_string()));
+            }
+            ignored
+        }
+    };
+    diff::compare(old_header, new_header, ignored, old, new, &options).map_err(|(in_old, e)| {
         let path = if in_old { &args.old } else { &args.new };
         Failure::Unreadable(format!("{}: {e}", shown(path)))
     })
@@ -362,6 +385,7 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
                 &ho,
                 &hn,
                 diff::TEEHISTORIAN_IGNORED,
+                false,
                 &mut o,
                 &mut n,
                 &options,

@@ -153,6 +153,9 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Only these categories (and `header` for the header), when given.
     pub only: Vec<String>,
+    /// Compare tick numbers as they are, without moving the new file's
+    /// to match the old one's first tick.
+    pub no_align: bool,
 }
 
 /// Timing a run's network decides, left out of demos and captures by
@@ -205,6 +208,10 @@ pub struct Report {
     pub last_equal_tick: Option<i32>,
     /// Ticks read from each file.
     pub ticks: (u64, u64),
+    /// How many ticks later the new file's first tick is than the old
+    /// one's: its ticks are moved back by this much to be compared (0
+    /// with `no_align`). Differences name ticks by the old file's count.
+    pub tick_shift: i32,
 }
 
 impl Report {
@@ -240,9 +247,24 @@ pub fn compare(
     let mut context: VecDeque<(i32, Event)> = VecDeque::new();
     let mut a = old.next_tick().map_err(|e| (true, e))?;
     let mut b = new.next_tick().map_err(|e| (false, e))?;
+    let mut shift = None;
     loop {
+        // Two runs of a server start counting at different moments: the
+        // new file's ticks are moved so that both first ticks (not
+        // counting a demo's messages before its first marker) match.
+        if shift.is_none()
+            && !options.no_align
+            && let (Some(x), Some(y)) = (a, b)
+            && x >= 0
+            && y >= 0
+        {
+            shift = Some(y - x);
+            report.tick_shift = y - x;
+        }
+        let s = shift.unwrap_or(0);
+        let b_aligned = b.map(|y| if y >= 0 { y - s } else { y });
         // Which file the next tick is from: both, the old, the new.
-        let (from_old, from_new, tick) = match (a, b) {
+        let (from_old, from_new, tick) = match (a, b_aligned) {
             (None, None) => break,
             (Some(x), Some(y)) if x == y => (true, true, x),
             (Some(x), Some(y)) if x < y => (true, false, x),

@@ -28,6 +28,11 @@ pub struct DiffArgs {
     /// header): record kinds, `message`, `fault`, `item` or `item:TYPE`.
     #[arg(long)]
     only: Vec<String>,
+    /// Compare tick numbers as they are (by default the new file's ticks
+    /// are moved so both first ticks match: two runs of a server start
+    /// counting at different moments).
+    #[arg(long)]
+    no_align: bool,
     /// Compare what is left out by default too: the header fields that
     /// change every run, and network timing in demos and captures
     /// (INPUTTIMING messages, PlayerInfo.latency).
@@ -59,6 +64,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     let options = Options {
         ignore: args.ignore.clone(),
         only: args.only.clone(),
+        no_align: args.no_align,
     };
     // A file that cannot be compared is an error (2): 1 means different.
     let broken = |path: &Path, e: &dyn std::fmt::Display| {
@@ -204,6 +210,16 @@ fn write_text(
             n => format!("{n} differences"),
         }
     )?;
+    if r.tick_shift != 0 {
+        writeln!(
+            out,
+            "{new}'s ticks are {} to align the first ticks; ticks below are {old}'s",
+            match r.tick_shift {
+                s if s > 0 => format!("{s} later"),
+                s => format!("{} earlier", -s),
+            }
+        )?;
+    }
     for c in &r.header {
         writeln!(out, "header {}: {} -> {}", c.field, c.old, c.new)?;
     }
@@ -347,6 +363,7 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
     let options = Options {
         ignore: args.ignore.clone(),
         only: args.only.clone(),
+        no_align: args.no_align,
     };
     let (ma, mb) = (a.map_numbers(), b.map_numbers());
     let mut maps: Vec<u32> = ma.iter().chain(&mb).copied().collect();

@@ -112,30 +112,42 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
 /// so the server binds every address of a namespace that has no other).
 fn reexec_in_namespace(args: &RecordArgs) -> Result<(), Failure> {
     let me = std::env::current_exe()?;
-    let mut cmd = Command::new("unshare");
-    cmd.arg("-n").arg(me).arg("record");
-    cmd.arg("--server").arg(&args.server);
-    cmd.arg("--scenario").arg(&args.scenario);
-    cmd.arg("--output").arg(&args.output);
-    cmd.arg("--seed").arg(args.seed.to_string());
-    cmd.arg("--in-namespace");
-    let status = cmd.status().map_err(|e| {
-        Failure::bad(format!(
-            "record needs `unshare -n` (util-linux) to run the server on loopback only: {e}"
-        ))
-    })?;
-    match status.code() {
-        // The recordings are written; check them.
-        Some(0) => super::check::run(super::check::CheckArgs::of(vec![args.output.clone()])),
-        // Nothing started: `unshare` itself refused.
-        _ if !args.output.join("server.log").exists() => Err(Failure::reported(
-            "record: no network namespace (`unshare -n` needs root; or run under `unshare -rn`)",
-        )),
-        code => Err(Failure::reported(format!(
-            "record failed (exit {})",
-            code.map_or("by a signal".into(), |c| c.to_string())
-        ))),
+    // As root a network namespace is plain; otherwise a user namespace
+    // maps this user to root inside it (where the distribution allows).
+    let mut last = None;
+    for flags in [&["-n"][..], &["-r", "-n"][..]] {
+        let mut cmd = Command::new("unshare");
+        cmd.args(flags).arg(&me).arg("record");
+        cmd.arg("--server").arg(&args.server);
+        cmd.arg("--scenario").arg(&args.scenario);
+        cmd.arg("--output").arg(&args.output);
+        cmd.arg("--seed").arg(args.seed.to_string());
+        cmd.arg("--in-namespace");
+        let status = cmd.status().map_err(|e| {
+            Failure::bad(format!(
+                "record needs `unshare` (util-linux) to run the server on loopback only: {e}"
+            ))
+        })?;
+        let started = args.output.join("server.log").exists();
+        match status.code() {
+            // The recordings are written; check them.
+            Some(0) => {
+                return super::check::run(super::check::CheckArgs::of(vec![args.output.clone()]));
+            }
+            _ if started => {
+                return Err(Failure::reported(format!(
+                    "record failed (exit {})",
+                    status.code().map_or("by a signal".into(), |c| c.to_string())
+                )));
+            }
+            // Nothing started: this `unshare` was refused; try the next.
+            code => last = code,
+        }
     }
+    Err(Failure::reported(format!(
+        "record: no network namespace: neither `unshare -n` (root) nor `unshare -rn` \
+         (user namespaces) works here (exit {last:?})"
+    )))
 }
 
 fn start_server(

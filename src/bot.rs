@@ -103,6 +103,12 @@ impl Bot {
         self.control("CONNECT", b"TKEN");
     }
 
+    /// Stops answering without a word (the server times the client out).
+    pub fn go_silent(&mut self) {
+        self.phase = Phase::Closed;
+        self.out.clear();
+    }
+
     /// Leaves with `reason` (nothing more is sent after it).
     pub fn leave(&mut self, reason: &str) {
         if self.phase != Phase::Closed && self.phase != Phase::Idle {
@@ -223,7 +229,8 @@ impl Bot {
         let name = m["name"].as_str().unwrap_or_default();
         let system = m["system"] == true;
         match (system, name) {
-            (true, "MAP_CHANGE") if self.phase == Phase::Connected => {
+            // The first map, or a map change while in the game.
+            (true, "MAP_CHANGE") if matches!(self.phase, Phase::Connected | Phase::InGame) => {
                 self.queued
                     .push((true, json!({"system": true, "name": "READY", "fields": {}})));
                 self.phase = Phase::Loading;

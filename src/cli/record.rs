@@ -48,6 +48,18 @@ struct Scenario {
     /// Record a server demo through the remote console (`record`).
     #[serde(default)]
     demo: bool,
+    /// Remote console commands the first bot runs: (second, command),
+    /// e.g. `change_map dm1`.
+    #[serde(default)]
+    rcon: Vec<(f64, String)>,
+    /// Server settings added to teeoracle's own, e.g. `conn_timeout 5`
+    /// (DDNet drops a silent client after 100 s by default).
+    #[serde(default)]
+    server_config: Vec<String>,
+    /// Kill the server (SIGKILL) at this second: its files end cut, as a
+    /// crashed server's do.
+    #[serde(default)]
+    kill_server: Option<f64>,
     bots: Vec<BotPlan>,
 }
 
@@ -64,6 +76,9 @@ struct BotPlan {
     /// Chat lines: (second, text).
     #[serde(default)]
     say: Vec<(f64, String)>,
+    /// Stop answering at this second (the server times it out).
+    #[serde(default)]
+    silent: Option<f64>,
 }
 
 /// The port the server listens on inside the namespace.
@@ -99,8 +114,8 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)?;
     let home = tempfile::tempdir()?;
     let log = std::fs::File::create(args.output.join("server.log"))?;
-    let mut server = start_server(&args.server, home.path(), scenario.map.as_deref(), log)?;
-    let result = drive(&scenario, args.seed, &args.output);
+    let mut server = start_server(&args.server, home.path(), &scenario, log)?;
+    let result = drive(&scenario, args.seed, &args.output, &mut server);
     stop(&mut server);
     result?;
     collect(home.path(), &args.output, &args.scenario)?;
@@ -137,7 +152,9 @@ fn reexec_in_namespace(args: &RecordArgs) -> Result<(), Failure> {
             _ if started => {
                 return Err(Failure::reported(format!(
                     "record failed (exit {})",
-                    status.code().map_or("by a signal".into(), |c| c.to_string())
+                    status
+                        .code()
+                        .map_or("by a signal".into(), |c| c.to_string())
                 )));
             }
             // Nothing started: this `unshare` was refused; try the next.
@@ -153,14 +170,18 @@ fn reexec_in_namespace(args: &RecordArgs) -> Result<(), Failure> {
 fn start_server(
     binary: &Path,
     home: &Path,
-    map: Option<&str>,
+    scenario: &Scenario,
     log: std::fs::File,
 ) -> Result<Child, Failure> {
     let mut config = format!(
         "sv_register 0; sv_port {PORT}; sv_tee_historian 1; sv_rcon_password {RCON_PASSWORD}"
     );
-    if let Some(map) = map {
+    if let Some(map) = &scenario.map {
         config.push_str(&format!("; sv_map \"{map}\""));
+    }
+    for line in &scenario.server_config {
+        config.push_str("; ");
+        config.push_str(line);
     }
     let err = log.try_clone()?;
     Command::new(binary)
@@ -177,8 +198,12 @@ fn start_server(
 
 /// Stops the server as an operator would (SIGINT), then for good.
 fn stop(server: &mut Child) {
+    if let Ok(Some(_)) = server.try_wait() {
+        return; // killed by the scenario
+    }
     let _ = Command::new("kill")
         .args(["-INT", &server.id().to_string()])
+        .stderr(Stdio::null())
         .status();
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
@@ -199,7 +224,12 @@ struct Running<'p> {
     said: usize,
 }
 
-fn drive(scenario: &Scenario, seed: u64, out: &Path) -> Result<(), Failure> {
+fn drive(
+    scenario: &Scenario,
+    seed: u64,
+    out: &Path,
+    server_process: &mut Child,
+) -> Result<(), Failure> {
     let server = SocketAddr::from((Ipv4Addr::LOCALHOST, PORT));
     let mut capture = Pcapng::create(&out.join("bots.pcapng"))?;
     let mut bots = Vec::new();
@@ -218,9 +248,14 @@ fn drive(scenario: &Scenario, seed: u64, out: &Path) -> Result<(), Failure> {
     let end = start + Duration::from_secs_f64(scenario.seconds);
     let mut next = start;
     let mut buf = [0u8; 2048];
-    let mut demo_started = false;
+    let (mut logged_in, mut demo_started, mut rcon_done) = (false, false, 0);
     while Instant::now() < end {
         let t = start.elapsed().as_secs_f64();
+        if scenario.kill_server.is_some_and(|k| t >= k) {
+            let _ = server_process.kill();
+            let _ = server_process.wait();
+            break;
+        }
         for (i, r) in bots.iter_mut().enumerate() {
             let me = r.socket.local_addr()?;
             while let Ok((n, from)) = r.socket.recv_from(&mut buf) {
@@ -231,10 +266,22 @@ fn drive(scenario: &Scenario, seed: u64, out: &Path) -> Result<(), Failure> {
                 r.bot.connect();
             }
             if r.bot.phase() == Phase::InGame {
-                if i == 0 && scenario.demo && !demo_started {
+                // The first bot is the operator: it logs in to the remote
+                // console, starts the demo and runs the scenario's commands.
+                if i == 0 && !logged_in && (scenario.demo || !scenario.rcon.is_empty()) {
                     r.bot.rcon_login(RCON_PASSWORD);
-                    r.bot.rcon("record teeoracle");
-                    demo_started = true;
+                    logged_in = true;
+                    if scenario.demo {
+                        r.bot.rcon("record teeoracle");
+                        demo_started = true;
+                    }
+                }
+                while let Some((at, cmd)) = scenario.rcon.get(rcon_done).filter(|_| i == 0) {
+                    if t < *at {
+                        break;
+                    }
+                    r.bot.rcon(cmd);
+                    rcon_done += 1;
                 }
                 while let Some((at, text)) = r.plan.say.get(r.said) {
                     if t < *at {
@@ -244,7 +291,9 @@ fn drive(scenario: &Scenario, seed: u64, out: &Path) -> Result<(), Failure> {
                     r.said += 1;
                 }
             }
-            if r.plan.leave.is_some_and(|l| t >= l) {
+            if r.plan.silent.is_some_and(|q| t >= q) {
+                r.bot.go_silent();
+            } else if r.plan.leave.is_some_and(|l| t >= l) {
                 if i == 0 && demo_started {
                     r.bot.rcon("stoprecord");
                     r.bot.tick(false);

@@ -27,15 +27,36 @@ use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
 use std::collections::{BTreeMap, VecDeque};
 
-/// Header fields that change on every run, left out by default.
-pub const TEEHISTORIAN_IGNORED: &[&str] = &[
-    "game_uuid",
-    "prev_game_uuid",
-    "start_time",
-    "prng_description",
-];
-/// The demo header's recording time, left out by default.
-pub const DEMO_IGNORED: &[&str] = &["timestamp"];
+/// What a format leaves out by default: header fields that change on
+/// every run, and whether network timing ([`TIMING_IGNORED`]) is too.
+#[derive(Clone, Copy, Debug)]
+pub struct Defaults {
+    /// Header fields.
+    pub header: &'static [&'static str],
+    /// Network timing events and fields.
+    pub timing: bool,
+}
+
+/// Teehistorian: the game's UUIDs, its start time and PRNG seed.
+pub const TEEHISTORIAN: Defaults = Defaults {
+    header: &[
+        "game_uuid",
+        "prev_game_uuid",
+        "start_time",
+        "prng_description",
+    ],
+    timing: false,
+};
+/// Demos: the recording time, and network timing.
+pub const DEMO: Defaults = Defaults {
+    header: &["timestamp"],
+    timing: true,
+};
+/// Captures: network timing.
+pub const CAPTURE: Defaults = Defaults {
+    header: &[],
+    timing: true,
+};
 
 /// Equal events shown before the first difference.
 const CONTEXT: usize = 3;

@@ -78,12 +78,9 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
         let (ho, mut o) = TeehistorianTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
         let (hn, mut n) = TeehistorianTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
         let r = compare(
-            &ho,
-            &hn,
-            diff::TEEHISTORIAN_IGNORED,
-            false,
-            &mut o,
-            &mut n,
+            (&ho, &mut o),
+            (&hn, &mut n),
+            diff::TEEHISTORIAN,
             &options,
             &args,
         )?;
@@ -91,16 +88,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     } else if teeoracle::demo::is_demo(&old) && teeoracle::demo::is_demo(&new) {
         let (ho, mut o) = DemoTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
         let (hn, mut n) = DemoTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
-        let r = compare(
-            &ho,
-            &hn,
-            diff::DEMO_IGNORED,
-            true,
-            &mut o,
-            &mut n,
-            &options,
-            &args,
-        )?;
+        let r = compare((&ho, &mut o), (&hn, &mut n), diff::DEMO, &options, &args)?;
         ("demo", r)
     } else if teeoracle::capture::is_capture(&old) && teeoracle::capture::is_capture(&new) {
         let read = |bytes: &[u8], path: &Path| {
@@ -116,7 +104,13 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
         let (cn, pn) = read(&new, &args.new)?;
         let (mut o, mut n) = (CaptureTicks::new(&co, po), CaptureTicks::new(&cn, pn));
         let empty = serde_json::json!({});
-        let r = compare(&empty, &empty, &[], true, &mut o, &mut n, &options, &args)?;
+        let r = compare(
+            (&empty, &mut o),
+            (&empty, &mut n),
+            diff::CAPTURE,
+            &options,
+            &args,
+        )?;
         ("capture", r)
     } else {
         return Err(Failure::Usage(format!(
@@ -160,16 +154,12 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     }
 }
 
-/// Compares with the format's default ignores (header fields that change
-/// every run; `timing`: network timing) unless told not to.
-#[allow(clippy::too_many_arguments)]
+/// Compares two recordings (each its header's JSON and its ticks) with
+/// the format's `defaults` left out unless told not to.
 fn compare(
-    old_header: &serde_json::Value,
-    new_header: &serde_json::Value,
-    ignored: &[&str],
-    timing: bool,
-    old: &mut dyn Ticks,
-    new: &mut dyn Ticks,
+    (old_header, old): (&serde_json::Value, &mut dyn Ticks),
+    (new_header, new): (&serde_json::Value, &mut dyn Ticks),
+    defaults: diff::Defaults,
     options: &Options,
     args: &DiffArgs,
 ) -> Result<Report, Failure> {
@@ -177,12 +167,12 @@ fn compare(
     let ignored = match args.no_default_ignores {
         true => &[][..],
         false => {
-            if timing {
+            if defaults.timing {
                 options
                     .ignore
                     .extend(diff::TIMING_IGNORED.iter().map(|s| s.to_string()));
             }
-            ignored
+            defaults.header
         }
     };
     diff::compare(old_header, new_header, ignored, old, new, &options).map_err(|(in_old, e)| {
@@ -399,12 +389,9 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
             let (ho, mut o) = TeehistorianTicks::new(&x).map_err(|e| broken(&args.old, &e))?;
             let (hn, mut n) = TeehistorianTicks::new(&y).map_err(|e| broken(&args.new, &e))?;
             Some(compare(
-                &ho,
-                &hn,
-                diff::TEEHISTORIAN_IGNORED,
-                false,
-                &mut o,
-                &mut n,
+                (&ho, &mut o),
+                (&hn, &mut n),
+                diff::TEEHISTORIAN,
                 &options,
                 args,
             )?)

@@ -1,11 +1,14 @@
-//! A bot: a sans-IO DDNet 0.6 client (with DDNet's security token), for
+//! A bot: a sans-IO 0.6 client (with DDNet's security token) or 0.7
+//! client (Teeworlds 0.7.5's tokens), for
 //! `teeoracle record`. It is fed the server's datagrams and the time, and
 //! gives the datagrams to send; it has no socket and no clock. Every
 //! datagram it sends is made by the crate's own packet encoder
 //! ([`crate::packet::spec`]), every one it receives read by its decoder.
 //!
 //! What it does, as DDNet 16.4's and 20.1's servers expect of a client:
-//! CONNECT (`TKEN`), ACCEPT with the server's token, INFO; READY on
+//! CONNECT (`TKEN`), ACCEPT with the server's token, INFO (0.7, as
+//! Teeworlds 0.7.5 expects: TOKEN with its own token, CONNECT with the
+//! server's, then INFO on ACCEPT); READY on
 //! MAP_CHANGE (a bot needs no map: the server does not check); on
 //! CON_READY its start info and ENTERGAME; then an INPUT every tick,
 //! acknowledging the newest snapshot; chat lines when asked; CLOSE to
@@ -21,6 +24,10 @@ use std::collections::VecDeque;
 
 /// The 0.6 network version string DDNet's clients send.
 pub const NET_VERSION: &str = "0.6 626fce9a778df4d4";
+/// The 0.7 network version string Teeworlds 0.7.5's client sends.
+pub const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
+/// Teeworlds 0.7.5's client version (INFO's last field).
+const CLIENT_VERSION_07: i32 = 0x0705;
 
 /// Where a bot is in its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,7 +49,11 @@ pub enum Phase {
 /// One bot.
 pub struct Bot {
     name: String,
+    version: Version,
     phase: Phase,
+    /// 0.7: the token this client chose (the server puts it in the
+    /// header of what it sends).
+    own_token: [u8; 4],
     /// The server's token for this connection (from CONNECTACCEPT).
     token: [u8; 4],
     /// The last vital sequence sent.
@@ -65,9 +76,13 @@ pub struct Bot {
 
 impl Bot {
     /// A bot called `name`, moving as `seed` says.
-    pub fn new(name: &str, seed: u64) -> Bot {
+    pub fn new(name: &str, version: Version, seed: u64) -> Bot {
+        let mut rng = Rng::new(seed);
+        let own_token = (rng.next_u64() as u32).to_be_bytes();
         Bot {
             name: name.to_string(),
+            version,
+            own_token,
             phase: Phase::Idle,
             token: [0xff; 4],
             seq: 0,
@@ -76,7 +91,7 @@ impl Bot {
             queued: Vec::new(),
             out: VecDeque::new(),
             input: [0; 10],
-            rng: Rng::new(seed),
+            rng,
             closed_by_server: None,
             waited: 0,
         }
@@ -100,7 +115,17 @@ impl Bot {
     /// Starts connecting.
     pub fn connect(&mut self) {
         self.phase = Phase::Connecting;
-        self.control("CONNECT", b"TKEN");
+        self.hello();
+    }
+
+    /// The first datagram: 0.6 CONNECT with DDNet's `TKEN`; 0.7 TOKEN
+    /// with this client's token, padded to 512 bytes as Teeworlds' client
+    /// pads it.
+    fn hello(&mut self) {
+        match self.version {
+            Version::V06 => self.control("CONNECT", b"TKEN"),
+            _ => self.control("TOKEN", &padded(self.own_token)),
+        }
     }
 
     /// Stops answering without a word (the server times the client out).
@@ -119,15 +144,22 @@ impl Bot {
 
     /// Says `text` in chat (sent with the next tick).
     pub fn say(&mut self, text: &str) {
-        let msg =
-            json!({"system": false, "name": "Cl_Say", "fields": {"team": 0, "message": text}});
+        let fields = match self.version {
+            Version::V06 => json!({"team": 0, "message": text}),
+            // Mode 1: to everyone.
+            _ => json!({"mode": 1, "target": -1, "message": text}),
+        };
+        let msg = json!({"system": false, "name": "Cl_Say", "fields": fields});
         self.queued.push((true, msg));
     }
 
     /// Logs in to the remote console (DDNet's RCON_AUTH: name, password).
     pub fn rcon_login(&mut self, password: &str) {
-        let msg = json!({"system": true, "name": "RCON_AUTH",
-            "fields": {"name": "", "password": password, "send_cmds": 0}});
+        let fields = match self.version {
+            Version::V06 => json!({"name": "", "password": password, "send_cmds": 0}),
+            _ => json!({"password": password}),
+        };
+        let msg = json!({"system": true, "name": "RCON_AUTH", "fields": fields});
         self.queued.push((true, msg));
     }
 
@@ -148,7 +180,7 @@ impl Bot {
         if self.phase == Phase::Connecting {
             self.waited += 1;
             if self.waited.is_multiple_of(50) {
-                self.control("CONNECT", b"TKEN");
+                self.hello();
             }
         }
         if self.phase == Phase::InGame {
@@ -173,7 +205,7 @@ impl Bot {
     /// A datagram from the server.
     pub fn receive(&mut self, datagram: &[u8]) {
         let ctx = PacketCtx {
-            version: Some(Version::V06),
+            version: Some(self.version),
             token: TokenMode::Present,
         };
         let Ok(packet) = Packet::decode(&mut Reader::new(datagram, Mode::Lenient), ctx) else {
@@ -183,16 +215,31 @@ impl Bot {
             return;
         };
         if let Some((id, data)) = p.control() {
+            let v06 = self.version == Version::V06;
             match id {
-                // CONNECTACCEPT: the server's token is the packet's.
-                2 if self.phase == Phase::Connecting => {
-                    if let Some(t) = p.token {
-                        self.token = t;
+                // 0.7 TOKEN: the server's token; now CONNECT with it.
+                5 if !v06 && self.phase == Phase::Connecting => {
+                    if let Some(t) = data.first_chunk::<4>() {
+                        self.token = *t;
+                        self.control("CONNECT", &padded(self.own_token));
                     }
-                    self.control("ACCEPT", b"");
+                }
+                // 0.6 CONNECTACCEPT (the server's token is the packet's),
+                // 0.7 ACCEPT.
+                2 if self.phase == Phase::Connecting => {
+                    if v06 {
+                        if let Some(t) = p.token {
+                            self.token = t;
+                        }
+                        self.control("ACCEPT", b"");
+                    }
                     self.phase = Phase::Connected;
-                    let info = json!({"system": true, "name": "INFO",
-                        "fields": {"version": NET_VERSION, "password": ""}});
+                    let fields = match self.version {
+                        Version::V06 => json!({"version": NET_VERSION, "password": ""}),
+                        _ => json!({"version": NET_VERSION_07, "password": "",
+                            "client_version": CLIENT_VERSION_07}),
+                    };
+                    let info = json!({"system": true, "name": "INFO", "fields": fields});
                     self.queued.push((true, info));
                     self.flush();
                 }
@@ -237,9 +284,16 @@ impl Bot {
                 self.flush();
             }
             (true, "CON_READY") if self.phase == Phase::Loading => {
-                let info = json!({"system": false, "name": "Cl_StartInfo", "fields": {
-                    "name": self.name, "clan": "teeoracle", "country": -1, "skin": "default",
-                    "use_custom_color": 0, "color_body": 0, "color_feet": 0}});
+                let fields = match self.version {
+                    Version::V06 => json!({"name": self.name, "clan": "teeoracle",
+                        "country": -1, "skin": "default", "use_custom_color": 0,
+                        "color_body": 0, "color_feet": 0}),
+                    _ => json!({"name": self.name, "clan": "teeoracle", "country": -1,
+                        "skin_part_names": ["standard", "", "", "standard", "standard", "standard"],
+                        "use_custom_colors": [0, 0, 0, 0, 0, 0],
+                        "skin_part_colors": [0, 0, 0, 0, 0, 0]}),
+                };
+                let info = json!({"system": false, "name": "Cl_StartInfo", "fields": fields});
                 self.queued.push((true, info));
                 self.queued.push((
                     true,
@@ -287,25 +341,50 @@ impl Bot {
             chunks
                 .push(json!({"flags": if vital { 1 } else { 0 }, "seq": seq, "message": message}));
         }
-        let packet = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0,
-            "ack": self.ack, "token": hex::encode(self.token), "chunks": chunks}});
-        self.send(&packet);
+        let mut packet = json!({"form": "connection", "flags": 0, "ack": self.ack,
+            "chunks": chunks});
+        self.send(&mut packet);
     }
 
     fn control(&mut self, name: &str, data: &[u8]) {
-        let packet = json!({"version": "0.6", "packet": {"form": "connection", "control": true,
-            "flags": 4, "ack": self.ack, "num_chunks": 0, "token": hex::encode(self.token),
-            "control_message": {"name": name, "data": hex::encode(data)}}});
-        self.send(&packet);
+        let flags = match self.version {
+            Version::V06 => 4,
+            _ => 1,
+        };
+        let mut packet = json!({"form": "connection", "control": true, "flags": flags,
+            "ack": self.ack, "num_chunks": 0,
+            "control_message": {"name": name, "data": hex::encode(data)}});
+        self.send(&mut packet);
     }
 
-    fn send(&mut self, packet: &Value) {
+    /// Sends a connection packet: 0.6 with DDNet's token at the end, 0.7
+    /// with the server's token in the header.
+    fn send(&mut self, packet: &mut Value) {
+        let token = json!(hex::encode(self.token));
+        let version = match self.version {
+            Version::V06 => {
+                packet["token"] = token;
+                "0.6"
+            }
+            _ => {
+                packet["header_token"] = token;
+                "0.7"
+            }
+        };
+        let entry = json!({"version": version, "packet": packet});
         // Built from the crate's own tables: a failure is this module's
         // bug, and the datagram is not sent.
-        if let Ok(mut datagrams) = spec::encode(packet) {
+        if let Ok(mut datagrams) = spec::encode(&entry) {
             self.out.extend(datagrams.drain(..));
         }
     }
+}
+
+/// A 0.7 token padded to 512 bytes (TOKEN and CONNECT).
+fn padded(token: [u8; 4]) -> Vec<u8> {
+    let mut data = vec![0; 512];
+    data[..4].copy_from_slice(&token);
+    data
 }
 
 #[cfg(test)]
@@ -314,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_bot_connects_as_ddnet_expects() {
-        let mut bot = Bot::new("alice", 1);
+        let mut bot = Bot::new("alice", Version::V06, 1);
         bot.connect();
         // CONNECT: control, token ffffffff, `TKEN`.
         assert_eq!(

@@ -11,12 +11,11 @@ mod common;
 use std::path::Path;
 
 const SERVER: &str = "/usr/games/DDNet-Server";
+const TEEWORLDS: &str = "/usr/games/teeworlds-server";
 
-fn can_record() -> Result<(), String> {
-    if !Path::new(SERVER).exists() {
-        return Err(format!(
-            "{SERVER} is not installed (apt-get install ddnet-server ddnet-data)"
-        ));
+fn can_record(server: &str) -> Result<(), String> {
+    if !Path::new(server).exists() {
+        return Err(format!("{server} is not installed (see .ci/run)"));
     }
     let ns = std::process::Command::new("unshare")
         .args(["-n", "true"])
@@ -29,31 +28,9 @@ fn can_record() -> Result<(), String> {
 
 #[test]
 fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
-    if let Err(why) = can_record() {
-        eprintln!("SKIPPED: {why}");
+    let Some((out, shown, _dir)) = record(SERVER, "join_move_leave.ron") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/record/join_move_leave.ron");
-    let run = common::run(&[
-        "record",
-        "--server",
-        SERVER,
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--seed",
-        "1",
-    ]);
-    let shown = String::from_utf8_lossy(&run.stdout).into_owned();
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{shown}{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    };
     // Three recordings, all passing `check`.
     assert!(shown.contains("3 passed"), "{shown}");
     for file in [
@@ -96,4 +73,87 @@ fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
     // The bots' capture: both connections, nothing DDNet drops.
     let pcap = common::run(&["pcap", "check", out.join("bots.pcapng").to_str().unwrap()]);
     assert_eq!(pcap.status.code(), Some(0));
+}
+
+/// Runs `scenario` on `server` into a temporary folder: the folder, what
+/// `record` printed, and the folder's owner; `None` (with the reason
+/// printed) where it cannot run.
+fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, tempfile::TempDir)> {
+    if let Err(why) = can_record(server) {
+        eprintln!("SKIPPED: {why}");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/record")
+        .join(scenario);
+    let run = common::run(&[
+        "record",
+        "--server",
+        server,
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--seed",
+        "1",
+    ]);
+    let shown = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{shown}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Some((out, shown, dir))
+}
+
+/// Teeworlds 0.7.5 with 0.7 bots: no teehistorian; its demo (version 4,
+/// net version 0.7) and the bots' capture check clean, and the server was
+/// shut down over the remote console.
+#[test]
+fn a_scenario_recorded_on_teeworlds_0_7_5_checks_clean() {
+    let Some((out, shown, _dir)) = record(TEEWORLDS, "teeworlds_07.ron") else {
+        return;
+    };
+    assert!(
+        shown.contains("2 passed (0 with warnings), 0 failed"),
+        "{shown}"
+    );
+    let stats = common::run(&[
+        "demo",
+        "stats",
+        out.join("teeoracle.demo").to_str().unwrap(),
+    ]);
+    let stats = String::from_utf8_lossy(&stats.stdout).into_owned();
+    assert!(
+        stats.contains("version:           4 (net version \"0.7 802f1be60a05665f\")"),
+        "{stats}"
+    );
+    let log = std::fs::read_to_string(out.join("server.log")).unwrap();
+    assert!(log.contains("rcon='shutdown'"), "{log}");
+    assert!(log.contains("hello from alice"), "{log}");
+}
+
+/// A 0.7 bot beside a 0.6 one on DDNet (its "sixup" clients).
+#[test]
+fn a_07_client_beside_a_06_one_on_ddnet() {
+    let Some((out, shown, _dir)) = record(SERVER, "mixed_06_07.ron") else {
+        return;
+    };
+    assert!(
+        shown.contains("2 passed (0 with warnings), 0 failed"),
+        "{shown}"
+    );
+    let log = std::fs::read_to_string(out.join("server.log")).unwrap();
+    assert!(log.contains("sixup=1") && log.contains("sixup=0"), "{log}");
+    let th = common::run(&[
+        "teehistorian",
+        "log",
+        out.join("server.teehistorian").to_str().unwrap(),
+    ]);
+    let th = String::from_utf8_lossy(&th.stdout).into_owned();
+    assert!(th.contains(r#"join cid=1 protocol="0.7""#), "{th}");
+    assert!(th.contains(r#"join cid=0 protocol="0.6""#), "{th}");
 }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 use teeoracle::bot::{Bot, Phase};
+use teeoracle::packet::Version;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -79,6 +80,39 @@ struct BotPlan {
     /// Stop answering at this second (the server times it out).
     #[serde(default)]
     silent: Option<f64>,
+    /// `"0.6"` (DDNet's, with its token) or `"0.7"`; default: 0.6 on a
+    /// DDNet server, 0.7 on Teeworlds'.
+    #[serde(default)]
+    protocol: Option<String>,
+}
+
+/// Which server it is, by the binary's name: Teeworlds 0.7.5 has no
+/// teehistorian, reads its settings from `autoexec.cfg` in its data
+/// folder and has no SIGINT handler (it is stopped with rcon `shutdown`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flavor {
+    Ddnet,
+    Teeworlds,
+}
+
+impl Flavor {
+    fn of(binary: &Path) -> Flavor {
+        let name = binary
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase());
+        match name.is_some_and(|n| n.contains("teeworlds")) {
+            true => Flavor::Teeworlds,
+            false => Flavor::Ddnet,
+        }
+    }
+
+    /// The server's data folder under `$XDG_DATA_HOME`.
+    fn data(self) -> &'static str {
+        match self {
+            Flavor::Ddnet => "ddnet",
+            Flavor::Teeworlds => "teeworlds",
+        }
+    }
 }
 
 /// The port the server listens on inside the namespace.
@@ -114,11 +148,12 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
     std::fs::create_dir_all(&args.output)?;
     let home = tempfile::tempdir()?;
     let log = std::fs::File::create(args.output.join("server.log"))?;
-    let mut server = start_server(&args.server, home.path(), &scenario, log)?;
-    let result = drive(&scenario, args.seed, &args.output, &mut server);
+    let flavor = Flavor::of(&args.server);
+    let mut server = start_server(&args.server, flavor, home.path(), &scenario, log)?;
+    let result = drive(&scenario, flavor, args.seed, &args.output, &mut server);
     stop(&mut server);
     result?;
-    collect(home.path(), &args.output, &args.scenario)?;
+    collect(home.path(), flavor, &args.output, &args.scenario)?;
     Ok(())
 }
 
@@ -169,13 +204,15 @@ fn reexec_in_namespace(args: &RecordArgs) -> Result<(), Failure> {
 
 fn start_server(
     binary: &Path,
+    flavor: Flavor,
     home: &Path,
     scenario: &Scenario,
     log: std::fs::File,
 ) -> Result<Child, Failure> {
-    let mut config = format!(
-        "sv_register 0; sv_port {PORT}; sv_tee_historian 1; sv_rcon_password {RCON_PASSWORD}"
-    );
+    let mut config = format!("sv_register 0; sv_port {PORT}; sv_rcon_password {RCON_PASSWORD}");
+    if flavor == Flavor::Ddnet {
+        config.push_str("; sv_tee_historian 1");
+    }
     if let Some(map) = &scenario.map {
         config.push_str(&format!("; sv_map \"{map}\""));
     }
@@ -184,6 +221,11 @@ fn start_server(
         config.push_str(line);
     }
     let err = log.try_clone()?;
+    let data = home.join("share").join(flavor.data());
+    if flavor == Flavor::Teeworlds {
+        std::fs::create_dir_all(&data)?;
+        std::fs::write(data.join("autoexec.cfg"), config.replace("; ", "\n") + "\n")?;
+    }
     Command::new(binary)
         .arg(config)
         .current_dir(home)
@@ -226,6 +268,7 @@ struct Running<'p> {
 
 fn drive(
     scenario: &Scenario,
+    flavor: Flavor,
     seed: u64,
     out: &Path,
     server_process: &mut Child,
@@ -236,7 +279,17 @@ fn drive(
     for (i, plan) in scenario.bots.iter().enumerate() {
         let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
         socket.set_nonblocking(true)?;
-        let bot = Bot::new(&plan.name, seed.wrapping_add(i as u64));
+        let version = match (plan.protocol.as_deref(), flavor) {
+            (Some("0.7"), _) | (None, Flavor::Teeworlds) => Version::V07,
+            (Some("0.6"), _) | (None, Flavor::Ddnet) => Version::V06,
+            (Some(other), _) => {
+                return Err(Failure::Usage(format!(
+                    "bot {}: protocol {other:?} (expected \"0.6\" or \"0.7\")",
+                    plan.name
+                )));
+            }
+        };
+        let bot = Bot::new(&plan.name, version, seed.wrapping_add(i as u64));
         bots.push(Running {
             bot,
             socket,
@@ -267,8 +320,10 @@ fn drive(
             }
             if r.bot.phase() == Phase::InGame {
                 // The first bot is the operator: it logs in to the remote
-                // console, starts the demo and runs the scenario's commands.
-                if i == 0 && !logged_in && (scenario.demo || !scenario.rcon.is_empty()) {
+                // console, starts the demo, runs the scenario's commands
+                // (and stops a Teeworlds server at the end).
+                let needs_rcon = scenario.demo || !scenario.rcon.is_empty();
+                if i == 0 && !logged_in && (needs_rcon || flavor == Flavor::Teeworlds) {
                     r.bot.rcon_login(RCON_PASSWORD);
                     logged_in = true;
                     if scenario.demo {
@@ -313,6 +368,18 @@ fn drive(
             std::thread::sleep(wait);
         }
     }
+    // Teeworlds 0.7.5 has no SIGINT handler: the operator shuts it down.
+    if flavor == Flavor::Teeworlds
+        && let Some(op) = bots.first_mut()
+        && logged_in
+        && op.bot.phase() == Phase::InGame
+    {
+        if demo_started {
+            op.bot.rcon("stoprecord");
+        }
+        op.bot.rcon("shutdown");
+        op.bot.tick(false);
+    }
     for r in &mut bots {
         r.bot.leave("");
         let me = r.socket.local_addr()?;
@@ -327,8 +394,8 @@ fn drive(
 /// The server's recordings into `out`, and the scenario beside them. A
 /// single teehistorian file is named `server.teehistorian` (its own name
 /// is the game's random UUID), so two runs' folders compare file by file.
-fn collect(home: &Path, out: &Path, scenario: &Path) -> Result<(), Failure> {
-    let data = home.join("share/ddnet");
+fn collect(home: &Path, flavor: Flavor, out: &Path, scenario: &Path) -> Result<(), Failure> {
+    let data = home.join("share").join(flavor.data());
     for folder in ["teehistorian", "demos"] {
         let Ok(entries) = std::fs::read_dir(data.join(folder)) else {
             continue;

@@ -70,6 +70,27 @@ fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
             || demo.contains(r#""message":"hello from alice""#),
         "{demo}"
     );
+    // The capture's times are the run's (pcapng's default resolution is
+    // microseconds; the writer's nanoseconds are declared).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let dump = common::run(&[
+        "pcap",
+        "dump",
+        "--format",
+        "jsonl",
+        out.join("bots.pcapng").to_str().unwrap(),
+    ]);
+    let first = String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let time = first["time"].as_f64().unwrap();
+    assert!((now - 120.0..=now).contains(&time), "{time} vs {now}");
     // The bots' capture: both connections, nothing DDNet drops.
     let pcap = common::run(&["pcap", "check", out.join("bots.pcapng").to_str().unwrap()]);
     assert_eq!(pcap.status.code(), Some(0));

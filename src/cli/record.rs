@@ -425,14 +425,18 @@ struct Pcapng {
 
 impl Pcapng {
     fn create(path: &Path) -> Result<Pcapng, Failure> {
-        use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+        use pcap_file::pcapng::blocks::interface_description::{
+            InterfaceDescriptionBlock, InterfaceDescriptionOption,
+        };
         let file = std::io::BufWriter::new(std::fs::File::create(path)?);
         let bad = |e: pcap_file::PcapError| Failure::bad(format!("{}: {e}", path.display()));
         let mut writer = pcap_file::pcapng::PcapNgWriter::new(file).map_err(bad)?;
         let idb = InterfaceDescriptionBlock {
             linktype: pcap_file::DataLink::RAW,
             snaplen: 0,
-            options: Vec::new(),
+            // pcap-file writes timestamps in nanoseconds; the default
+            // resolution is microseconds.
+            options: vec![InterfaceDescriptionOption::IfTsResol(9)],
         };
         writer.write_pcapng_block(idb).map_err(bad)?;
         Ok(Pcapng { writer })

@@ -121,6 +121,8 @@ const PORT: u16 = 8303;
 const RCON_PASSWORD: &str = "teeoracle";
 /// A game tick.
 const TICK: Duration = Duration::from_millis(20);
+/// Datagrams a bot reads per step at most (a server sends a few per tick).
+const MAX_RECEIVED_PER_STEP: usize = 256;
 
 pub fn run(args: RecordArgs) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&args.scenario)
@@ -311,7 +313,11 @@ fn drive(
         }
         for (i, r) in bots.iter_mut().enumerate() {
             let me = r.socket.local_addr()?;
-            while let Ok((n, from)) = r.socket.recv_from(&mut buf) {
+            // What arrived since the last step, bounded per step.
+            for _ in 0..MAX_RECEIVED_PER_STEP {
+                let Ok((n, from)) = r.socket.recv_from(&mut buf) else {
+                    break;
+                };
                 capture.packet(from, me, &buf[..n])?;
                 r.bot.receive(&buf[..n]);
             }

@@ -40,6 +40,9 @@ pub enum MapMember {
     Log,
     /// `demodata.bin`: the teehistorian file.
     Recording,
+    /// `history.ron`: the recording's history lists, which checkpoints
+    /// share.
+    History,
     /// `save<k>.ron`, k >= 1.
     Save(u32),
 }
@@ -64,6 +67,7 @@ impl Slot {
             "toc.txt" => MapMember::Toc,
             "log.txt" => MapMember::Log,
             "demodata.bin" => MapMember::Recording,
+            "history.ron" => MapMember::History,
             _ => MapMember::Save(positive(file.strip_prefix("save")?.strip_suffix(".ron")?)?),
         };
         Some(Slot::Map(n, member))
@@ -88,6 +92,7 @@ impl fmt::Display for MapMember {
             MapMember::Toc => f.write_str("toc.txt"),
             MapMember::Log => f.write_str("log.txt"),
             MapMember::Recording => f.write_str("demodata.bin"),
+            MapMember::History => f.write_str("history.ron"),
             MapMember::Save(k) => write!(f, "save{k}.ron"),
         }
     }

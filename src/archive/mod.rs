@@ -38,8 +38,8 @@ pub mod text;
 pub use frames::Compression;
 pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
 pub use read::{
-    Archive, MapLine, MapReport, MemberLine, Report, Resumed, SeekResult, Status, Summary, Totals,
-    Verdict,
+    Archive, MapLine, MapReport, MemberLine, OpenOptions, Report, Resumed, SeekResult, Status,
+    Summary, Totals, Verdict,
 };
 
 use crate::codec::DecodeError;
@@ -51,6 +51,22 @@ use text::TextError;
 pub use crate::log::TICKS_PER_SECOND;
 /// Default checkpoint spacing: 30 seconds of game time.
 pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
+
+/// How many times its own size a compressed archive may decompress to
+/// ([`default_max_decompressed`]); real archives are 2 to 3 times.
+pub const DECOMPRESSION_RATIO: u64 = 64;
+/// The least [`default_max_decompressed`] allows.
+pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
+
+/// The cap on how many bytes reading an archive of `bytes` bytes
+/// decompresses (and spools to a temporary file), and on the size of any
+/// one member: [`DECOMPRESSION_RATIO`] times the file, at least
+/// [`MIN_MAX_DECOMPRESSED`]. No field of the archive decides it.
+pub fn default_max_decompressed(bytes: u64) -> u64 {
+    bytes
+        .saturating_mul(DECOMPRESSION_RATIO)
+        .max(MIN_MAX_DECOMPRESSED)
+}
 
 /// Largest text member (`info.txt`, `toc.txt`, `log.txt`, `index.txt`)
 /// or checkpoint a reader loads, whatever the tar header says.
@@ -172,6 +188,17 @@ pub enum ArchiveError {
     Changed {
         /// The input.
         path: PathBuf,
+    },
+    /// The archive decompresses to more than the cap, or a member is
+    /// larger than it.
+    OverCap {
+        /// The archive.
+        path: PathBuf,
+        /// The member being decompressed when the cap was reached, or the
+        /// member larger than the cap (`None`: between members).
+        member: Option<String>,
+        /// The cap, in bytes.
+        cap: u64,
     },
 }
 
@@ -377,6 +404,17 @@ impl fmt::Display for ArchiveError {
                 continues.display()
             ),
             ArchiveError::Loop => f.write_str("the recordings' prev_game_uuid links form a loop"),
+            ArchiveError::OverCap { path, member, cap } => {
+                write!(f, "{}: ", path.display())?;
+                if let Some(m) = member {
+                    write!(f, "{m}: ")?;
+                }
+                write!(
+                    f,
+                    "decompresses past {cap} bytes, the cap ({DECOMPRESSION_RATIO} times the archive's size, at least {} MiB): not read; --max-decompressed raises it",
+                    MIN_MAX_DECOMPRESSED >> 20
+                )
+            }
             ArchiveError::Changed { path } => {
                 write!(f, "{} changed while it was being packed", path.display())
             }

@@ -5,7 +5,8 @@ use super::frames::{Compression, FrameWriter};
 use super::members::{self, MapMember, Slot};
 use super::recording::{Analysis, Plan, analyse, read_header};
 use super::text::{
-    ARCHIVE_VERSION, Index, IndexMember, SaveFile, TocEntry, TopInfo, map_info, render_toc,
+    ARCHIVE_VERSION, Index, IndexMember, SaveFile, TocEntry, TopInfo, map_info, render_history,
+    render_toc,
 };
 use super::{ArchiveError, Counted, DEFAULT_EVERY, Progress};
 use crate::check::Finding;
@@ -273,7 +274,7 @@ impl From<io::Error> for Written {
 }
 
 /// Writes one map folder: info, toc, log, the recording (a frame starts
-/// after its header and at each checkpoint), the checkpoints. Every member
+/// after its header and at each checkpoint), the history, the checkpoints. Every member
 /// starts a frame.
 fn write_map(
     w: &mut FrameWriter<BufWriter<File>>,
@@ -315,16 +316,18 @@ fn write_map(
     }
     w.write_all(&[0; members::BLOCK as usize][..members::padding(bytes)])?;
 
+    write_indexed(
+        w,
+        index,
+        slot(MapMember::History),
+        render_history(&a.history).as_bytes(),
+    )?;
     for (entry, taken) in toc.iter().zip(&a.taken) {
-        let save = SaveFile {
-            offset: taken.offset,
-            checkpoint: taken.checkpoint.clone(),
-        };
         write_indexed(
             w,
             index,
             slot(MapMember::Save(entry.save)),
-            save.render().as_bytes(),
+            SaveFile::of(taken).render().as_bytes(),
         )?;
     }
     Ok(())

@@ -5,10 +5,11 @@
 use super::log;
 use crate::check::{Finding, Severity};
 use crate::codec::{Codec, Mode, Reader};
+use crate::log::TICKS_PER_SECOND;
 use crate::teehistorian::scan::{Scan, Verify};
 use crate::teehistorian::{
-    Checkpoint, Header, Inconsistency, MAX_HEADER_LEN, ReadError, Replay, ReplayConfig,
-    StreamReader, World,
+    Checkpoint, Header, History, HistoryLen, Inconsistency, MAX_HEADER_LEN, ReadError, Replay,
+    ReplayConfig, StreamReader, World,
 };
 use std::fmt;
 use std::io::Read;
@@ -30,8 +31,11 @@ pub enum Plan<'a> {
 pub struct Taken {
     /// Offset of the first record not yet replayed.
     pub offset: u64,
-    /// The replay before that record.
+    /// The replay before that record, without its history lists.
     pub checkpoint: Checkpoint,
+    /// How long the history lists were there: the recording's
+    /// [`Analysis::history`] cut to these lengths completes the world.
+    pub history: HistoryLen,
 }
 
 impl Taken {
@@ -41,19 +45,34 @@ impl Taken {
     }
 }
 
-/// An offset of [`Plan::At`] where no record starts.
+/// The smallest checkpoint spacing a pass uses, in ticks (one second):
+/// a smaller one, asked for or read from an archive, is raised to it.
+pub const MIN_EVERY: i32 = TICKS_PER_SECOND;
+
+/// An offset of [`Plan::At`] where no checkpoint was taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Missed {
     /// The offset.
     pub offset: u64,
-    /// What is there instead.
+    /// Why not.
     pub why: NotARecord,
 }
 
-/// What is at an offset where no record starts.
+/// Why no checkpoint was taken at an offset: no record starts there, or
+/// it is too close to the previous checkpoint.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotARecord {
+    /// A record starts there, but fewer bytes of records separate it from
+    /// the previous checkpoint than the checkpoint would weigh
+    /// ([`Replay::weight`]): such checkpoints are never written, and taking
+    /// them would let a table of contents make a pass quadratic.
+    TooClose {
+        /// Where the previous checkpoint is (or the first record).
+        previous: u64,
+        /// The checkpoint's weight there.
+        weight: u64,
+    },
     /// The header (the offset is 0).
     Header,
     /// The inside of the header.
@@ -73,6 +92,10 @@ pub enum NotARecord {
 impl fmt::Display for NotARecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            NotARecord::TooClose { previous, weight } => write!(
+                f,
+                "too close to byte {previous} (the previous checkpoint, or the first record) for a checkpoint of about {weight} bytes: checkpoints are at least their own size apart"
+            ),
             NotARecord::Header => f.write_str("not where a record starts (the header is there)"),
             NotARecord::InsideHeader => {
                 f.write_str("not where a record starts (inside the header)")
@@ -101,6 +124,9 @@ pub struct Analysis {
     pub scan: Scan,
     /// `log.txt`.
     pub log: String,
+    /// The history lists at the end of the recording, which every
+    /// checkpoint shares.
+    pub history: History,
     /// The checkpoints taken.
     pub taken: Vec<Taken>,
     /// Offsets of [`Plan::At`] where no record starts.
@@ -121,7 +147,15 @@ impl Analysis {
 
 /// Runs the teehistorian pipeline ([`Scan`], with a replay that keeps its
 /// history) over `src`, a whole recording, taking the log and the
-/// checkpoints `plan` asks for on the way. With `roundtrip`, every record
+/// checkpoints `plan` asks for on the way.
+///
+/// Whatever the plan, a checkpoint is taken only where the bytes of
+/// records since the previous one (or since the first record) are at least
+/// its [`weight`](Replay::weight): checkpoints together weigh at most the
+/// recording, however dense the plan or large the world. A checkpoint put
+/// off for that is taken at the first record where the rule holds, and
+/// what it costs a seek is the few bytes it was put off by. `Every` spacing
+/// is at least [`MIN_EVERY`]. With `roundtrip`, every record
 /// is also re-encoded and compared with its bytes. Fails only if the
 /// header cannot be read or on an I/O error; a decode error later stops
 /// the pass and is the scan's `error`.
@@ -131,22 +165,37 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
         replay: Some(ReplayConfig::default()),
     };
     let (mut at, mut next_multiple) = match plan {
-        Plan::Every(every) => (&[][..], Some(i64::from(every.max(1)))),
+        Plan::Every(every) => (&[][..], Some(i64::from(every.max(MIN_EVERY)))),
         Plan::At(offsets) => (offsets, None),
     };
     let every = next_multiple.unwrap_or(1);
     let (mut taken, mut missed) = (Vec::new(), Vec::new());
     let (mut prev_offset, mut records_end) = (None::<u64>, None::<u64>);
+    // Where the previous checkpoint is (the first record before any).
+    let mut last_taken = None::<u64>;
     let mut events = crate::teehistorian::log::EventLog::default();
-    let (header, scan) = Scan::run_with(src, verify, |rec, replay| {
+    let take = |offset, replay: &Replay| {
+        let (checkpoint, history) = replay.checkpoint_sharing_history();
+        Taken {
+            offset,
+            checkpoint,
+            history,
+        }
+    };
+    let (header, scan, replay) = Scan::run_with(src, verify, |rec, replay| {
         while let Some((&o, rest)) = at.split_first() {
             if o > rec.offset {
                 break;
             }
-            if o == rec.offset {
-                taken.push(Taken {
+            let previous = *last_taken.get_or_insert(rec.offset);
+            let weight = replay.weight();
+            if o == rec.offset && o - previous >= weight {
+                taken.push(take(o, replay));
+                last_taken = Some(o);
+            } else if o == rec.offset {
+                missed.push(Missed {
                     offset: o,
-                    checkpoint: replay.checkpoint(),
+                    why: NotARecord::TooClose { previous, weight },
                 });
             } else {
                 missed.push(Missed {
@@ -156,14 +205,14 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
             }
             at = rest;
         }
+        let previous = *last_taken.get_or_insert(rec.offset);
         if let Some(multiple) = next_multiple
             && i64::from(rec.tick) > multiple
+            && rec.offset - previous >= replay.weight()
         {
             if prev_offset.is_some() {
-                taken.push(Taken {
-                    offset: rec.offset,
-                    checkpoint: replay.checkpoint(),
-                });
+                taken.push(take(rec.offset, replay));
+                last_taken = Some(rec.offset);
             }
             // The next checkpoint follows the first multiple at or after
             // this tick (a TICK_SKIP may jump over several).
@@ -193,6 +242,7 @@ pub fn analyse(src: impl Read, plan: Plan<'_>, roundtrip: bool) -> Result<Analys
         header_len,
         scan,
         log,
+        history: replay.history(),
         taken,
         missed,
     })
@@ -321,15 +371,18 @@ mod tests {
     use super::*;
     use crate::teehistorian::Recorder;
 
+    /// 200 ticks of one player moving, with a chat message every tick
+    /// (about 14 bytes a tick).
     fn recording() -> Vec<u8> {
         let header = Header::from_info(crate::teehistorian::HeaderInfo {
             version: 2,
             ..Default::default()
         });
         let mut rec = Recorder::new(&header);
-        for tick in 1..=40 {
+        for tick in 1..=200 {
             rec.tick(tick);
             rec.record_player(0, tick, 0).unwrap();
+            rec.record_player_message(0, b"0123456789");
         }
         rec.finish();
         rec.into_bytes()
@@ -338,10 +391,36 @@ mod tests {
     #[test]
     fn checkpoints_every_n_ticks_hold_every_tick_up_to_the_multiple() {
         let bytes = recording();
-        let a = analyse(&bytes[..], Plan::Every(10), true).unwrap();
+        let a = analyse(&bytes[..], Plan::Every(50), true).unwrap();
         assert_eq!(a.problems().count(), 0, "{:?}", a.scan.findings());
         let ticks: Vec<i32> = a.taken.iter().map(Taken::tick).collect();
-        assert_eq!(ticks, [10, 20, 30]);
+        assert_eq!(ticks, [50, 100, 150]);
+        // A spacing below a second is raised to a second.
+        let dense = analyse(&bytes[..], Plan::Every(1), false).unwrap();
+        assert_eq!(dense.taken, a.taken);
+        // With less in each tick, a checkpoint waits until the bytes since
+        // the previous one cover its weight (the world and a player: 384).
+        let lean = {
+            let header = Header::from_info(crate::teehistorian::HeaderInfo {
+                version: 2,
+                ..Default::default()
+            });
+            let mut rec = Recorder::new(&header);
+            for tick in 1..=200 {
+                rec.tick(tick);
+                rec.record_player(0, tick, 0).unwrap();
+            }
+            rec.finish();
+            rec.into_bytes()
+        };
+        let a_lean = analyse(&lean[..], Plan::Every(50), false).unwrap();
+        let ticks: Vec<i32> = a_lean.taken.iter().map(Taken::tick).collect();
+        assert_eq!(ticks, [128]);
+        let mut previous = a_lean.header_len;
+        for t in &a_lean.taken {
+            assert!(t.offset - previous >= 384, "{} {previous}", t.offset);
+            previous = t.offset;
+        }
         assert_eq!(a.scan.bytes, bytes.len() as u64);
         // Checkpoints at those offsets again give the same states.
         let offsets: Vec<u64> = a.taken.iter().map(|t| t.offset).collect();
@@ -366,15 +445,19 @@ mod tests {
     #[test]
     fn resuming_from_a_checkpoint_equals_the_full_replay() {
         let bytes = recording();
-        let a = analyse(&bytes[..], Plan::Every(10), false).unwrap();
+        let a = analyse(&bytes[..], Plan::Every(50), false).unwrap();
         let t = &a.taken[1];
-        for until in [t.tick(), t.tick() + 5, 40] {
+        for until in [t.tick(), t.tick() + 5, 200] {
             let mut src = &bytes[..];
             let (_, head) = read_header(&mut src).unwrap();
             let tail = &bytes[t.offset as usize..];
             let resumed = [&head[..], tail].concat();
             let (_, mut reader) = StreamReader::new(&resumed[..], Mode::Lenient).unwrap();
-            let mut replay = Replay::resume(t.checkpoint.clone());
+            let mut checkpoint = t.checkpoint.clone();
+            checkpoint
+                .world
+                .set_history(a.history.prefix(t.history).unwrap());
+            let mut replay = Replay::resume(checkpoint);
             let reached =
                 replay_until(&mut reader, t.offset - a.header_len, &mut replay, until).unwrap();
             assert_eq!(
@@ -382,6 +465,6 @@ mod tests {
                 world_at(&bytes[..], until).unwrap()
             );
         }
-        assert_eq!(world_at(&bytes[..], 41).unwrap(), None);
+        assert_eq!(world_at(&bytes[..], 201).unwrap(), None);
     }
 }

@@ -3,8 +3,8 @@
 //! deterministically and parses strictly, so a damaged one is noticed.
 
 use super::frames::{Compression, Frame};
-use super::recording::Analysis;
-use crate::teehistorian::Checkpoint;
+use super::recording::{Analysis, Taken};
+use crate::teehistorian::{Checkpoint, History, HistoryLen};
 use serde::{Deserialize, Serialize};
 use std::fmt::{self, Write as _};
 
@@ -61,6 +61,8 @@ pub enum Expected {
     StartAtZero,
     /// A checkpoint in RON (`found` is the RON reader's complaint).
     Checkpoint,
+    /// `history.ron`'s RON.
+    History,
     /// A line break at the end of the last line.
     WholeLastLine,
     /// Game time matching the tick, an event name, ticks never going back.
@@ -104,6 +106,7 @@ impl fmt::Display for Expected {
             Expected::ListedOnce => f.write_str("each checkpoint listed once"),
             Expected::StartAtZero => f.write_str("the first member and frame at offset 0"),
             Expected::Checkpoint => f.write_str("a checkpoint in RON"),
+            Expected::History => f.write_str("the history lists in RON"),
             Expected::WholeLastLine => f.write_str("a line break after the last line"),
             Expected::LogLine => f.write_str(
                 "a log line (game time matching its tick, an event name, ticks never going back)",
@@ -135,7 +138,7 @@ fn quoted(s: &str) -> String {
 }
 
 /// The archive format version in the top-level `info.txt`.
-pub const ARCHIVE_VERSION: u32 = 1;
+pub const ARCHIVE_VERSION: u32 = 2;
 
 /// A `key: value` value on one line: as it is, or as a JSON string when
 /// it would not survive that (line breaks, control bytes, edge spaces, a
@@ -466,34 +469,73 @@ pub fn parse_toc(text: &str) -> Result<Vec<TocEntry>, TextError> {
     Ok(entries)
 }
 
-/// A checkpoint member: the replay state and where it resumes.
+/// A checkpoint member: the replay state and where it resumes. Its
+/// world's history lists are empty: it shares the map's `history.ron`,
+/// cut to `history`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SaveFile {
     /// Offset in `demodata.bin` of the first record after the checkpoint.
     pub offset: u64,
-    /// The replay there.
+    /// How much of `history.ron` the world holds.
+    pub history: HistoryLen,
+    /// The replay there, without its history.
     pub checkpoint: Checkpoint,
 }
 
+/// RON as the archive writes it: two-space indent, `\n`.
+fn ron_text<T: Serialize>(value: &T) -> String {
+    let config = ron::ser::PrettyConfig::new().indentor("  ").new_line("\n");
+    ron::ser::to_string_pretty(value, config).unwrap_or_default()
+}
+
+fn parse_ron<T: serde::de::DeserializeOwned>(
+    text: &str,
+    expected: Expected,
+) -> Result<T, TextError> {
+    ron::from_str(text).map_err(|e| TextError {
+        line: Some(e.span.start.line),
+        expected,
+        found: Some(e.code.to_string()),
+    })
+}
+
 impl SaveFile {
+    /// The member for a checkpoint taken in a pass.
+    pub fn of(taken: &Taken) -> SaveFile {
+        SaveFile {
+            offset: taken.offset,
+            history: taken.history,
+            checkpoint: taken.checkpoint.clone(),
+        }
+    }
+
     /// The member's text (RON, after a comment line).
     pub fn render(&self) -> String {
-        let config = ron::ser::PrettyConfig::new().indentor("  ").new_line("\n");
-        let body = ron::ser::to_string_pretty(self, config).unwrap_or_default();
         format!(
-            "// teeoracle checkpoint: the replay after every record before byte {} of demodata.bin\n{body}\n",
-            self.offset
+            "// teeoracle checkpoint: the replay after every record before byte {} of demodata.bin (its history: history.ron, cut to these lengths)\n{}\n",
+            self.offset,
+            ron_text(self)
         )
     }
 
     /// Parses a checkpoint member.
     pub fn parse(text: &str) -> Result<SaveFile, TextError> {
-        ron::from_str(text).map_err(|e| TextError {
-            line: Some(e.span.start.line),
-            expected: Expected::Checkpoint,
-            found: Some(e.code.to_string()),
-        })
+        parse_ron(text, Expected::Checkpoint)
     }
+}
+
+/// `history.ron`: the history lists of the whole recording (saves and
+/// loads, swaps, console commands), which every checkpoint shares.
+pub fn render_history(history: &History) -> String {
+    format!(
+        "// teeoracle history: every save, swap and console command of demodata.bin\n{}\n",
+        ron_text(history)
+    )
+}
+
+/// Parses `history.ron`.
+pub fn parse_history(text: &str) -> Result<History, TextError> {
+    parse_ron(text, Expected::History)
 }
 
 /// `index.txt`: where the members after it and the compressed frames
@@ -655,12 +697,12 @@ mod tests {
         let text = info.render();
         assert!(text.contains("date: 2026-11-22T02:30:41+0000\n"), "{text}");
         assert_eq!(TopInfo::parse(&text), Ok(info));
-        let e = TopInfo::parse("version: 2\nmaps: 1\ncheckpoint_every: 5 ticks\n").unwrap_err();
+        let e = TopInfo::parse("version: 1\nmaps: 1\ncheckpoint_every: 5 ticks\n").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "expected archive version 1 (the version this teeoracle reads), found version 2"
+            "expected archive version 2 (the version this teeoracle reads), found version 1"
         );
-        let e = TopInfo::parse("version: 1\n").unwrap_err();
+        let e = TopInfo::parse("version: 2\n").unwrap_err();
         assert_eq!(e.expected, Expected::Key { key: "maps" });
         let e = TopInfo::parse("version: 1\nmaps: x\n").unwrap_err();
         assert_eq!(

@@ -43,6 +43,8 @@ pub enum ArchiveCommand {
     Info {
         /// The archive (`-`: standard input).
         archive: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
         /// `text` for people, `json` for programs.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
@@ -52,6 +54,8 @@ pub enum ArchiveCommand {
     Unpack {
         /// The archive (`-`: standard input).
         archive: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
         /// The folder to extract into (empty or absent).
         dir: PathBuf,
     },
@@ -59,6 +63,8 @@ pub enum ArchiveCommand {
     Seek {
         /// The archive (`-`: standard input).
         archive: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
         /// Map folder number (1 is the first map).
         #[arg(long, default_value_t = 1)]
         map: u32,
@@ -78,6 +84,8 @@ pub enum ArchiveCommand {
     Verify {
         /// The archive (`-`: standard input).
         archive: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
         /// `text` for people, `json` for programs.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
@@ -86,6 +94,8 @@ pub enum ArchiveCommand {
     Log {
         /// The archive (`-`: standard input).
         archive: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
         /// Only this map folder (1 is the first map).
         #[arg(long)]
         map: Option<u32>,
@@ -93,6 +103,41 @@ pub enum ArchiveCommand {
         #[arg(long, value_enum, default_value_t = StreamFormat::Text)]
         format: StreamFormat,
     },
+}
+
+/// How an archive is read.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct ReadArgs {
+    /// The most bytes the archive may decompress to, and the largest
+    /// member (default: 64 times the archive's size, at least 64 MiB).
+    /// Takes a K, M or G suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_decompressed: Option<u64>,
+}
+
+impl ReadArgs {
+    fn open(self, path: &Path, full: bool) -> Result<Archive, ArchiveError> {
+        let options = archive::OpenOptions {
+            full,
+            max_decompressed: self.max_decompressed,
+        };
+        Archive::open_with(path, &options)
+    }
+}
+
+/// `123`, `64K`, `512M`, `4G`.
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, shift) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 30),
+        _ => (s, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("expected a number of bytes (with K, M or G), found {s:?}"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s} is too large"))
 }
 
 impl From<ArchiveError> for Failure {
@@ -138,21 +183,46 @@ pub fn run(cmd: ArchiveCommand) -> Result<(), Failure> {
                 .collect::<Result<Vec<_>, _>>()?;
             pack(&out, &files, every, name, author, format)
         }
-        ArchiveCommand::Info { archive, format } => info(&seekable(archive)?, format),
-        ArchiveCommand::Unpack { archive, dir } => unpack(&seekable(archive)?, &dir),
+        ArchiveCommand::Info {
+            archive,
+            read,
+            format,
+        } => {
+            let path = seekable(archive)?;
+            info(&path, read.open(&path, false)?, format)
+        }
+        ArchiveCommand::Unpack { archive, read, dir } => {
+            let path = seekable(archive)?;
+            unpack(&path, read.open(&path, true)?, &dir)
+        }
         ArchiveCommand::Seek {
             archive,
+            read,
             map,
             at,
             format,
             check,
-        } => seek(&seekable(archive)?, map, at, format, check),
-        ArchiveCommand::Verify { archive, format } => verify(&seekable(archive)?, format),
+        } => {
+            let path = seekable(archive)?;
+            seek(&path, read.open(&path, false)?, map, at, format, check)
+        }
+        ArchiveCommand::Verify {
+            archive,
+            read,
+            format,
+        } => {
+            let path = seekable(archive)?;
+            verify(&path, read.open(&path, true)?, format)
+        }
         ArchiveCommand::Log {
             archive,
+            read,
             map,
             format,
-        } => log(&seekable(archive)?, map, format),
+        } => {
+            let path = seekable(archive)?;
+            log(&path, read.open(&path, false)?, map, format)
+        }
     }
 }
 
@@ -256,8 +326,7 @@ fn pack(
     Ok(())
 }
 
-fn info(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let mut a = Archive::open(path)?;
+fn info(path: &Path, mut a: Archive, format: ReportFormat) -> Result<(), Failure> {
     let s = a.summary()?;
     let mut o = stdout();
     if format == ReportFormat::Json {
@@ -334,8 +403,14 @@ fn info(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     Ok(())
 }
 
-fn seek(path: &Path, map: u32, tick: i32, format: StateFormat, check: bool) -> Result<(), Failure> {
-    let mut a = Archive::open(path)?;
+fn seek(
+    path: &Path,
+    mut a: Archive,
+    map: u32,
+    tick: i32,
+    format: StateFormat,
+    check: bool,
+) -> Result<(), Failure> {
     let s = a.seek(map, tick)?;
     if check && a.replay_from_start(map, tick)? != s.world {
         let from = s.from.as_ref().map_or("the replay", |r| r.member.as_str());
@@ -384,8 +459,7 @@ fn print_report(o: &mut impl Write, path: &Path, r: &Report, all: bool) -> Resul
     Ok(())
 }
 
-fn verify(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let archive = Archive::open_full(path)?;
+fn verify(path: &Path, archive: Archive, format: ReportFormat) -> Result<(), Failure> {
     let mut bar = BytesBar::default();
     let r = archive.verify_with(&mut |p| bar.update(p));
     drop(bar);
@@ -423,8 +497,8 @@ fn verify(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     Ok(())
 }
 
-fn unpack(path: &Path, dir: &Path) -> Result<(), Failure> {
-    let r = Archive::open_full(path)?.unpack(dir)?;
+fn unpack(path: &Path, archive: Archive, dir: &Path) -> Result<(), Failure> {
+    let r = archive.unpack(dir)?;
     let mut o = stdout();
     print_report(&mut o, path, &r, false)?;
     writeln!(o, "unpacked into {}: {}", dir.display(), r.totals())?;
@@ -438,8 +512,7 @@ fn unpack(path: &Path, dir: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn log(path: &Path, map: Option<u32>, format: StreamFormat) -> Result<(), Failure> {
-    let mut a = Archive::open(path)?;
+fn log(path: &Path, mut a: Archive, map: Option<u32>, format: StreamFormat) -> Result<(), Failure> {
     let maps = match map {
         Some(n) => vec![n],
         None => a.map_numbers(),

@@ -15,8 +15,8 @@ pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};
 pub use message::{ConsoleCommand, Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
 pub use recorder::{Recorder, RecorderError};
 pub use replay::{
-    Auth, Checkpoint, ConsoleEntry, Inconsistency, InconsistencyKind, Player, PlayerInput,
-    Protocol, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
+    Auth, Checkpoint, ConsoleEntry, History, HistoryLen, Inconsistency, InconsistencyKind, Player,
+    PlayerInput, Protocol, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
 };
 pub use stream::{
     End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter, TickClock,

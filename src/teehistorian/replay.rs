@@ -269,11 +269,84 @@ pub struct World {
     pub console: Vec<ConsoleEntry>,
 }
 
+/// The lists of a [`World`] that only ever grow: saves and loads, swaps,
+/// console commands. Checkpoints in an archive share them: each keeps only
+/// their lengths ([`HistoryLen`]), so checkpoints do not grow with the
+/// recording.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct History {
+    /// Saves and loads in order.
+    pub saves: Vec<SaveEvent>,
+    /// Swaps in order.
+    pub swaps: Vec<SwapEvent>,
+    /// Console commands in order.
+    pub console: Vec<ConsoleEntry>,
+}
+
+/// How long each list of a [`History`] is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryLen {
+    /// Saves and loads.
+    pub saves: usize,
+    /// Swaps.
+    pub swaps: usize,
+    /// Console commands.
+    pub console: usize,
+}
+
+impl History {
+    /// Its lengths.
+    pub fn len(&self) -> HistoryLen {
+        HistoryLen {
+            saves: self.saves.len(),
+            swaps: self.swaps.len(),
+            console: self.console.len(),
+        }
+    }
+
+    /// Nothing in it.
+    pub fn is_empty(&self) -> bool {
+        self.len() == HistoryLen::default()
+    }
+
+    /// The first `len` entries of each list; `None` if a list is shorter.
+    pub fn prefix(&self, len: HistoryLen) -> Option<History> {
+        Some(History {
+            saves: self.saves.get(..len.saves)?.to_vec(),
+            swaps: self.swaps.get(..len.swaps)?.to_vec(),
+            console: self.console.get(..len.console)?.to_vec(),
+        })
+    }
+}
+
+impl World {
+    /// Moves the history lists out (leaving them empty).
+    pub fn take_history(&mut self) -> History {
+        History {
+            saves: std::mem::take(&mut self.saves),
+            swaps: std::mem::take(&mut self.swaps),
+            console: std::mem::take(&mut self.console),
+        }
+    }
+
+    /// Puts history lists in (replacing what is there).
+    pub fn set_history(&mut self, history: History) {
+        let History {
+            saves,
+            swaps,
+            console,
+        } = history;
+        (self.saves, self.swaps, self.console) = (saves, swaps, console);
+    }
+}
+
 /// Players by client id: dense for ordinary ids, a map beyond.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Players {
     dense: Vec<Option<Player>>,
     sparse: BTreeMap<i32, Player>,
+    /// How many there are.
+    count: usize,
 }
 
 impl Players {
@@ -292,9 +365,19 @@ impl Players {
                 if self.dense.len() <= i {
                     self.dense.resize(i + 1, None);
                 }
-                self.dense[i].get_or_insert_with(|| Player::new(cid))
+                let count = &mut self.count;
+                self.dense[i].get_or_insert_with(|| {
+                    *count += 1;
+                    Player::new(cid)
+                })
             }
-            _ => self.sparse.entry(cid).or_insert_with(|| Player::new(cid)),
+            _ => {
+                let count = &mut self.count;
+                self.sparse.entry(cid).or_insert_with(|| {
+                    *count += 1;
+                    Player::new(cid)
+                })
+            }
         }
     }
 
@@ -444,7 +527,17 @@ pub struct Replay {
     saves: Vec<SaveEvent>,
     swaps: Vec<SwapEvent>,
     console: Vec<ConsoleEntry>,
+    /// Bytes of text and list entries the world has gained (see
+    /// [`Replay::weight`]).
+    grown: u64,
 }
+
+/// What [`Replay::weight`] counts for an empty world, a player, a team,
+/// and a list entry beside its text: about what each takes in memory.
+const WORLD_WEIGHT: u64 = 128;
+const PLAYER_WEIGHT: u64 = 256;
+const TEAM_WEIGHT: u64 = 64;
+const ENTRY_WEIGHT: u64 = 48;
 
 /// A resumable snapshot of a replay: the world plus the tick clock.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -469,6 +562,24 @@ impl Replay {
     /// The tick of the last message handled.
     pub fn tick(&self) -> i32 {
         self.clock.tick()
+    }
+
+    /// An estimate of the size in bytes of the world without its
+    /// [`History`] (in memory, and about a quarter of its RON text):
+    /// the world, players and teams at a fixed size, and every text and finish time
+    /// the recording gave them (a text replaced still counts). It never
+    /// shrinks, and a record adds at most its own length plus a constant,
+    /// so it bounds what [`Replay::checkpoint_sharing_history`] costs.
+    pub fn weight(&self) -> u64 {
+        WORLD_WEIGHT
+            + self.players.count as u64 * PLAYER_WEIGHT
+            + self.teams.len() as u64 * TEAM_WEIGHT
+            + self.grown
+    }
+
+    /// Counts text or a list entry the world gained.
+    fn grow(&mut self, text: usize) {
+        self.grown += ENTRY_WEIGHT + text as u64;
     }
 
     /// The tick `msg` would belong to, without handling it.
@@ -553,6 +664,7 @@ impl Replay {
                 p.ready = false;
                 p.auth = None;
                 p.drop_reason = Some(reason.clone().into_owned());
+                self.grow(reason.len());
                 None
             }
             Message::ConsoleCommand(c) => {
@@ -605,6 +717,7 @@ impl Replay {
                 p.ddnet_version = Some(*version);
                 p.ddnet_version_str = Some(version_str.clone().into_owned());
                 p.connection_id = Some(*connection_id);
+                self.grow(version_str.len());
             }
             Ex::AuthInit {
                 cid,
@@ -620,6 +733,7 @@ impl Replay {
                     level: *level,
                     name: auth_name.clone().into_owned(),
                 });
+                self.grow(auth_name.len());
             }
             Ex::AuthLogout { cid } => self.players.get_mut(*cid).auth = None,
             Ex::Joinver6 { cid } | Ex::Rejoinver6 { cid } => {
@@ -640,9 +754,16 @@ impl Replay {
             Ex::PlayerReady { cid } => self.players.get_mut(*cid).ready = true,
             Ex::PlayerName { cid, name } => {
                 self.players.get_mut(*cid).name = Some(name.clone().into_owned());
+                self.grow(name.len());
             }
-            Ex::PlayerFinish { cid, time } => self.players.get_mut(*cid).finish_times.push(*time),
-            Ex::TeamFinish { team, time } => self.team_mut(*team).finish_times.push(*time),
+            Ex::PlayerFinish { cid, time } => {
+                self.players.get_mut(*cid).finish_times.push(*time);
+                self.grow(0);
+            }
+            Ex::TeamFinish { team, time } => {
+                self.team_mut(*team).finish_times.push(*time);
+                self.grow(0);
+            }
             Ex::SaveSuccess {
                 team,
                 save_id,
@@ -678,11 +799,24 @@ impl Replay {
 
     /// The world as of the last message handled.
     pub fn world(&self) -> World {
+        let mut world = self.world_without_history();
+        world.set_history(self.history());
+        world
+    }
+
+    fn world_without_history(&self) -> World {
         World {
             tick: self.clock.tick(),
             finished: self.finished,
             players: self.players.iter().cloned().collect(),
             teams: self.teams.values().cloned().collect(),
+            ..World::default()
+        }
+    }
+
+    /// The history lists so far.
+    pub fn history(&self) -> History {
+        History {
             saves: self.saves.clone(),
             swaps: self.swaps.clone(),
             console: self.console.clone(),
@@ -698,6 +832,23 @@ impl Replay {
         }
     }
 
+    /// [`Replay::checkpoint`] without the history lists (the world's are
+    /// empty), and their lengths: what an archive's checkpoint holds. It
+    /// costs about [`Replay::weight`], whatever the history.
+    pub fn checkpoint_sharing_history(&self) -> (Checkpoint, HistoryLen) {
+        let len = HistoryLen {
+            saves: self.saves.len(),
+            swaps: self.swaps.len(),
+            console: self.console.len(),
+        };
+        let checkpoint = Checkpoint {
+            config: self.config,
+            clock: self.clock,
+            world: self.world_without_history(),
+        };
+        (checkpoint, len)
+    }
+
     /// Continues a replay from a checkpoint.
     pub fn resume(checkpoint: Checkpoint) -> Replay {
         let Checkpoint {
@@ -710,7 +861,7 @@ impl Replay {
             let cid = p.cid;
             *players.get_mut(cid) = p;
         }
-        Replay {
+        let mut replay = Replay {
             config,
             clock,
             finished: world.finished,
@@ -719,6 +870,37 @@ impl Replay {
             saves: world.saves,
             swaps: world.swaps,
             console: world.console,
+            grown: 0,
+        };
+        replay.grown = replay.regrown();
+        replay
+    }
+
+    /// What [`Replay::grow`] would have counted for the world as it is.
+    fn regrown(&self) -> u64 {
+        let text = |t: &Option<Text<'static>>| t.as_ref().map_or(0, |t| t.len());
+        let mut texts = 0;
+        let mut entries = 0;
+        for p in self.players.iter() {
+            for (set, len) in [
+                (p.name.is_some(), text(&p.name)),
+                (p.drop_reason.is_some(), text(&p.drop_reason)),
+                (p.ddnet_version_str.is_some(), text(&p.ddnet_version_str)),
+                (
+                    p.auth.is_some(),
+                    p.auth.as_ref().map_or(0, |a| a.name.len()),
+                ),
+            ] {
+                entries += usize::from(set);
+                texts += len;
+            }
+            entries += p.finish_times.len();
         }
+        entries += self
+            .teams
+            .values()
+            .map(|t| t.finish_times.len())
+            .sum::<usize>();
+        entries as u64 * ENTRY_WEIGHT + texts as u64
     }
 }

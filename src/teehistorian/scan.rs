@@ -132,17 +132,18 @@ impl Scan {
     /// I/O error; a decode error later stops the pass and is kept in
     /// [`Scan::error`].
     pub fn run(src: impl Read, verify: Verify) -> Result<(Header, Scan), ReadError> {
-        Scan::run_with(src, verify, |_, _| {})
+        Scan::run_with(src, verify, |_, _| {}).map(|(header, scan, _)| (header, scan))
     }
 
     /// [`Scan::run`], calling `each` with every record and the replay as it
     /// was before the record (for callers that derive more from a pass:
-    /// the archive's log and checkpoints).
+    /// the archive's log and checkpoints). Also returns the replay at the
+    /// end.
     pub fn run_with(
         src: impl Read,
         verify: Verify,
         mut each: impl FnMut(&Record<'_>, &Replay),
-    ) -> Result<(Header, Scan), ReadError> {
+    ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
         let mut scan = Scan::default();
         let mut replay = Replay::new(verify.replay.unwrap_or_default());
@@ -214,7 +215,7 @@ impl Scan {
         if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
             scan.bytes_after_finish = rest;
         }
-        Ok((header, scan))
+        Ok((header, scan, replay))
     }
 
     /// What the pass found, as findings (codes in the schema's `check`

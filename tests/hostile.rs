@@ -1,0 +1,251 @@
+//! Bounded resources on hostile input: every file of `corpus/hostile/` goes
+//! through every library call behind a command that reads it (`check`,
+//! `archive info`, `verify`, `seek`, `log`, `unpack`, `pack`), and none may
+//! hold more than [`PEAK_BOUND`] bytes at once or take longer than
+//! [`TIME_BOUND`] (a bound on runaway work, far above what each needs; the
+//! speed targets live in the benches).
+//!
+//! Memory is measured by a global allocator that counts live bytes and
+//! keeps their peak. The tests take turns (a lock), so the peak of each
+//! call is its own.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use teeoracle::archive::{self, Archive, ArchiveError, PackOptions};
+use teeoracle::check::{self, Options, Source, Status};
+
+/// The most bytes any call may hold at once.
+const PEAK_BOUND: usize = 32 << 20;
+/// The longest any call may take (in an unoptimised test build).
+const TIME_BOUND: Duration = Duration::from_secs(60);
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is passed on to the system allocator unchanged; the
+// counters are plain atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            grew(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn hostile(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/hostile")
+        .join(name)
+}
+
+/// Held by the test that is measuring.
+static TURN: Mutex<()> = Mutex::new(());
+
+fn my_turn() -> MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs `f`, checks its peak memory and time, and returns what it gave.
+fn bounded<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    let before = LIVE.load(Ordering::Relaxed);
+    let start = Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+    eprintln!("{what}: peak {} KiB, {took:?}", peak >> 10);
+    assert!(
+        peak < PEAK_BOUND,
+        "{what}: held {peak} bytes at once (bound {PEAK_BOUND})"
+    );
+    assert!(took < TIME_BOUND, "{what}: took {took:?}");
+    out
+}
+
+/// Every archive command's library call on `path`; returns the verify
+/// report's failure and the open error, if any.
+fn archive_commands(path: &Path) -> Result<bool, ArchiveError> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    bounded(&format!("archive info {name}"), || {
+        Archive::open(path)?.summary().map(drop)
+    })?;
+    let failed = bounded(&format!("archive verify {name}"), || {
+        Ok::<_, ArchiveError>(Archive::open_full(path)?.verify().failed())
+    })?;
+    let mut a = Archive::open(path)?;
+    for n in a.map_numbers() {
+        bounded(&format!("archive log {name} map {n}"), || {
+            a.log(n).map(drop)
+        })?;
+        for tick in [0, 900, 2999] {
+            bounded(
+                &format!("archive seek {name} map {n} tick {tick}"),
+                || match a.seek(n, tick) {
+                    Ok(_) | Err(ArchiveError::TickAfterEnd { .. }) => Ok(()),
+                    Err(e) => Err(e),
+                },
+            )?;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    bounded(&format!("archive unpack {name}"), || {
+        Archive::open_full(path)?
+            .unpack(&dir.path().join("out"))
+            .map(drop)
+    })?;
+    Ok(failed)
+}
+
+fn check_file(path: &Path) -> Status {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    bounded(&format!("check {name}"), || {
+        check::check(Source::file(path), &Options::default()).status
+    })
+}
+
+#[test]
+fn an_archive_asking_for_a_checkpoint_every_tick() {
+    let _turn = my_turn();
+    let path = hostile("checkpoint_every_1.tar.bz2");
+    assert_eq!(archive_commands(&path).unwrap(), false);
+    assert_eq!(check_file(&path), Status::Warn);
+    // The spacing is raised to a second: 3,000 ticks give 59 checkpoints
+    // (the last multiple is not followed by a record), not 3,000.
+    let report = Archive::open_full(&path).unwrap().verify();
+    let saves = report
+        .verdicts
+        .iter()
+        .filter(|v| v.member.contains("/save"))
+        .count();
+    assert_eq!(saves, 59, "{:#?}", report.verdicts);
+}
+
+#[test]
+fn a_table_of_contents_listing_every_record() {
+    let _turn = my_turn();
+    let path = hostile("malformed/toc_every_record.tar.bz2");
+    assert!(archive_commands(&path).unwrap());
+    // Under malformed/: `check` passes it by failing it.
+    assert_eq!(check_file(&path), Status::Xfail);
+    let report = Archive::open_full(&path).unwrap().verify();
+    let toc = report
+        .verdicts
+        .iter()
+        .find(|v| v.member == "1/toc.txt")
+        .unwrap();
+    assert!(
+        toc.detail.contains("too close to byte"),
+        "{}",
+        &toc.detail[..200]
+    );
+}
+
+#[test]
+fn checkpoints_listing_tens_of_megabytes_of_players() {
+    let _turn = my_turn();
+    for name in [
+        "malformed/saves_60mb.tar.bz2",
+        "malformed/saves_6x10mb.tar.bz2",
+    ] {
+        let path = hostile(name);
+        assert!(archive_commands(&path).unwrap(), "{name}");
+        assert_eq!(check_file(&path), Status::Xfail, "{name}");
+        let report = Archive::open_full(&path).unwrap().verify();
+        let save = report
+            .verdicts
+            .iter()
+            .find(|v| v.member == "1/save1.ron" && v.status == archive::Status::Failed)
+            .unwrap();
+        assert!(
+            save.detail.contains("more than a checkpoint at byte"),
+            "{}",
+            save.detail
+        );
+    }
+}
+
+#[test]
+fn a_member_of_a_gibibyte_of_zeros() {
+    let _turn = my_turn();
+    let path = hostile("malformed/zeros_1gib.tar.bz2");
+    let e = archive_commands(&path).unwrap_err();
+    let cap = archive::MIN_MAX_DECOMPRESSED;
+    assert!(
+        matches!(&e, ArchiveError::OverCap { member: Some(m), cap: c, .. } if m == "1/zeros.bin" && *c == cap),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("--max-decompressed raises it"),
+        "{e}"
+    );
+    assert_eq!(check_file(&path), Status::Xfail);
+    // Raised, the cap lets the archive through (the member is ignored).
+    let options = archive::OpenOptions {
+        full: true,
+        max_decompressed: Some(2 << 30),
+    };
+    let report = bounded("archive verify zeros_1gib (cap 2 GiB)", || {
+        Archive::open_with(&path, &options).unwrap().verify()
+    });
+    assert!(!report.failed());
+}
+
+#[test]
+fn packing_twelve_thousand_console_commands() {
+    let _turn = my_turn();
+    let input = hostile("console_12000.teehistorian");
+    assert_eq!(check_file(&input), Status::Pass);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("console.tar");
+    let options = PackOptions {
+        compression: archive::Compression::None,
+        ..PackOptions::default()
+    };
+    let packed = bounded("archive pack console_12000", || {
+        archive::pack(&out, &[input.clone()], &options).unwrap()
+    });
+    // A checkpoint every 30 s, each without the history it shares.
+    assert_eq!(packed.maps[0].checkpoints, 399);
+    let size = std::fs::metadata(&out).unwrap().len();
+    assert!(size < 8 << 20, "{size} bytes");
+    assert!(!archive_commands(&out).unwrap());
+    // Seeking late in the recording starts at the last checkpoint and
+    // still gives the whole history.
+    let seek = Archive::open(&out).unwrap().seek(1, 599_000).unwrap();
+    assert_eq!(seek.from.unwrap().member, "1/save399.ron");
+    assert_eq!(seek.world.console.len(), 11_980);
+    assert_eq!(
+        seek.world,
+        Archive::open(&out)
+            .unwrap()
+            .replay_from_start(1, 599_000)
+            .unwrap()
+    );
+}

@@ -134,7 +134,7 @@ fn check_file(path: &Path) -> Status {
 fn an_archive_asking_for_a_checkpoint_every_tick() {
     let _turn = my_turn();
     let path = hostile("checkpoint_every_1.tar.bz2");
-    assert_eq!(archive_commands(&path).unwrap(), false);
+    assert!(!archive_commands(&path).unwrap());
     assert_eq!(check_file(&path), Status::Warn);
     // The spacing is raised to a second: 3,000 ticks give 59 checkpoints
     // (the last multiple is not followed by a record), not 3,000.
@@ -229,7 +229,7 @@ fn packing_twelve_thousand_console_commands() {
         ..PackOptions::default()
     };
     let packed = bounded("archive pack console_12000", || {
-        archive::pack(&out, &[input.clone()], &options).unwrap()
+        archive::pack(&out, std::slice::from_ref(&input), &options).unwrap()
     });
     // A checkpoint every 30 s, each without the history it shares.
     assert_eq!(packed.maps[0].checkpoints, 399);

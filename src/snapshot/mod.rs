@@ -61,6 +61,16 @@ impl Item<'_> {
 /// Ints before the first item (an offset table not starting at 0, which
 /// DDNet accepts and never writes) are kept, so such a snapshot re-encodes
 /// exactly.
+///
+/// Two items may share a key, as in DDNet 20.1, which neither refuses them
+/// (`CSnapshot::IsValid`, `CSnapshotBuilder::NewItemRaw`) nor sees past
+/// the first: every lookup by key here takes the first item with it, as
+/// `GetItemIndex`, `GetItemIndexHashed` and the builder's
+/// `FindItemIndexByKey` do. So [`create`] diffs every item against the
+/// first base item with its key and [`apply`] updates the first item with
+/// it, and with duplicates `apply(from, create(from, to))` is not `to`, in
+/// DDNet as here (`tests/snapshots.rs` checks these rules against a plain
+/// model of them).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {
     /// Index in `area` of each item's key.

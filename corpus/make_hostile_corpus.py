@@ -90,6 +90,18 @@ def zeros_archive(name, size):
         f.write(out)
 
 
+def zeros_after(name, head, size):
+    """`head`, then `size` zero bytes, compressed with bzip2 piece by piece."""
+    comp = bz2.BZ2Compressor(9)
+    out = bytearray(comp.compress(head))
+    block = b"\0" * (1 << 20)
+    for _ in range(size >> 20):
+        out += comp.compress(block)
+    out += comp.flush()
+    with open(os.path.join(ROOT, name), "wb") as f:
+        f.write(out)
+
+
 def real_save():
     """save2.ron of map 2 of the golden archive E: a real checkpoint."""
     with tarfile.open(E_ARCHIVE, "r:bz2") as tar:
@@ -146,6 +158,13 @@ def main():
     )
     # A member of 1 GiB of zeros.
     zeros_archive(MALFORMED + "zeros_1gib.tar.bz2", 1 << 30)
+    # A compressed recording and a compressed demo that go on with 1 GiB of
+    # zeros (zeros are PLAYER_DIFF records of cid 0 to a teehistorian
+    # reader).
+    zeros_after(MALFORMED + "zeros_1gib.teehistorian.bz2", header(), 1 << 30)
+    demo = os.path.join(os.path.dirname(ROOT), "demo", "synthetic", "unfinished.demo")
+    with open(demo, "rb") as f:
+        zeros_after(MALFORMED + "zeros_1gib.demo.bz2", f.read(), 1 << 30)
 
 
 if __name__ == "__main__":

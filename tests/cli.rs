@@ -71,12 +71,12 @@ fn check_passes_the_bundled_corpus() {
     // synthetic teehistorian file built by `teehistorian build` (its .ron
     // spec is skipped), and the teehistorian file and bots' capture of a
     // DDNet 16.4 run of `teeoracle record`, the bots' capture of a
-    // Teeworlds 0.7.5 run (the scenarios are skipped), and the 6 files of
+    // Teeworlds 0.7.5 run (the scenarios are skipped), and the 8 files of
     // corpus/hostile/ (the archive asking for a checkpoint every tick warns
-    // of its missing members; 4 archives under malformed/ fail as expected;
-    // their generator is skipped).
+    // of its missing members; 4 archives and 2 compressed files under
+    // malformed/ fail as expected; their generator is skipped).
     assert!(
-        summary.starts_with("132 passed (23 with warnings), 0 failed, 35 skipped"),
+        summary.starts_with("134 passed (23 with warnings), 0 failed, 35 skipped"),
         "{summary}"
     );
 }

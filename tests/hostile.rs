@@ -74,6 +74,11 @@ fn my_turn() -> MutexGuard<'static, ()> {
 
 /// Runs `f`, checks its peak memory and time, and returns what it gave.
 fn bounded<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    bounded_by(what, PEAK_BOUND, f)
+}
+
+/// [`bounded`] with another memory bound.
+fn bounded_by<T>(what: &str, bound: usize, f: impl FnOnce() -> T) -> T {
     PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
     let before = LIVE.load(Ordering::Relaxed);
     let start = Instant::now();
@@ -82,8 +87,8 @@ fn bounded<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
     eprintln!("{what}: peak {} KiB, {took:?}", peak >> 10);
     assert!(
-        peak < PEAK_BOUND,
-        "{what}: held {peak} bytes at once (bound {PEAK_BOUND})"
+        peak < bound,
+        "{what}: held {peak} bytes at once (bound {bound})"
     );
     assert!(took < TIME_BOUND, "{what}: took {took:?}");
     out
@@ -248,4 +253,46 @@ fn packing_twelve_thousand_console_commands() {
             .replay_from_start(1, 599_000)
             .unwrap()
     );
+}
+
+/// A compressed recording and a compressed demo that go on with a GiB of
+/// zeros: reading stops at the decompression cap, with a message naming
+/// it. The recording is streamed; the demo is read into memory (up to the
+/// cap, its buffer growing a quarter at a time), and a raised cap lets
+/// more of it through.
+#[test]
+fn compressed_files_that_decompress_to_a_gibibyte() {
+    let _turn = my_turn();
+    let cap = teeoracle::check::MIN_MAX_DECOMPRESSED as usize;
+    for (name, bound) in [
+        ("malformed/zeros_1gib.teehistorian.bz2", PEAK_BOUND),
+        ("malformed/zeros_1gib.demo.bz2", cap + cap / 4 + (8 << 20)),
+    ] {
+        let path = hostile(name);
+        let verdict = bounded_by(&format!("check {name}"), bound, || {
+            check::check(Source::file(&path), &Options::default())
+        });
+        assert_eq!(verdict.status, Status::Xfail, "{name}");
+        let message = &verdict.findings[0].message;
+        assert!(
+            message.contains(&format!("decompresses past {cap} bytes")),
+            "{name}: {message}"
+        );
+        if name.ends_with(".teehistorian.bz2") {
+            continue;
+        }
+        // Raised, the cap lets more through.
+        let options = Options {
+            max_decompressed: Some(2 * cap as u64),
+            ..Options::default()
+        };
+        let raised = check::check(Source::file(&path), &options);
+        assert!(
+            raised.findings[0]
+                .message
+                .contains(&format!("decompresses past {} bytes", 2 * cap)),
+            "{name}: {:?}",
+            raised.findings
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! The archive format for [`crate::check`]: every member verified against
 //! its recordings ([`Archive::verify`]).
 
-use super::{Archive, Status, frames::is_tar_header};
+use super::{Archive, OpenOptions, Status, frames::is_tar_header};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use std::io;
 
@@ -27,8 +27,12 @@ impl Format for ArchiveFormat {
         // The archive reader seeks: a file is read in place (through its
         // own compression), anything else is spooled to a temporary file.
         let spooled;
+        let options = OpenOptions {
+            full: true,
+            max_decompressed: source.max_decompressed(),
+        };
         let opened = match source.path() {
-            Some(path) => Archive::open_full(path),
+            Some(path) => Archive::open_with(path, &options),
             None => {
                 let spool = || -> io::Result<tempfile::NamedTempFile> {
                     let mut tmp = tempfile::NamedTempFile::new()?;
@@ -38,7 +42,7 @@ impl Format for ArchiveFormat {
                 match spool() {
                     Ok(tmp) => {
                         spooled = tmp;
-                        Archive::open_full(spooled.path())
+                        Archive::open_with(spooled.path(), &options)
                     }
                     Err(e) => {
                         verdict.push(Finding::new(

@@ -52,21 +52,7 @@ pub use crate::log::TICKS_PER_SECOND;
 /// Default checkpoint spacing: 30 seconds of game time.
 pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
 
-/// How many times its own size a compressed archive may decompress to
-/// ([`default_max_decompressed`]); real archives are 2 to 3 times.
-pub const DECOMPRESSION_RATIO: u64 = 64;
-/// The least [`default_max_decompressed`] allows.
-pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
-
-/// The cap on how many bytes reading an archive of `bytes` bytes
-/// decompresses (and spools to a temporary file), and on the size of any
-/// one member: [`DECOMPRESSION_RATIO`] times the file, at least
-/// [`MIN_MAX_DECOMPRESSED`]. No field of the archive decides it.
-pub fn default_max_decompressed(bytes: u64) -> u64 {
-    bytes
-        .saturating_mul(DECOMPRESSION_RATIO)
-        .max(MIN_MAX_DECOMPRESSED)
-}
+pub use crate::check::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed};
 
 /// Largest text member (`info.txt`, `toc.txt`, `log.txt`, `index.txt`)
 /// or checkpoint a reader loads, whatever the tar header says.

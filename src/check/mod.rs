@@ -23,7 +23,10 @@
 
 mod source;
 
-pub use source::{Compression, HEAD_LEN, Source};
+pub use source::{
+    Compression, DECOMPRESSION_RATIO, HEAD_LEN, MIN_MAX_DECOMPRESSED, Source,
+    default_max_decompressed,
+};
 
 use crate::codec::DecodeError;
 use serde::Serialize;
@@ -274,6 +277,9 @@ pub struct Options {
     /// The file was named on purpose (not found by walking a folder): a
     /// file nothing recognises fails instead of being skipped.
     pub named: bool,
+    /// The cap on a compressed file's decompressed bytes (`None`:
+    /// [`default_max_decompressed`] of its size).
+    pub max_decompressed: Option<u64>,
 }
 
 /// One format `check` knows.
@@ -343,6 +349,9 @@ pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
 /// compression), runs that format's check, and applies `options` and the
 /// `malformed/` expectation. Never panics; I/O errors are failures.
 pub fn check(mut source: Source, options: &Options) -> Verdict {
+    if options.max_decompressed.is_some() {
+        source.set_max_decompressed(options.max_decompressed);
+    }
     let mut verdict = Verdict::new(source.name());
     verdict.expected_failure = source.in_malformed_folder();
     let claimed = claimed_by_name(source.name());

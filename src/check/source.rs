@@ -5,9 +5,27 @@
 
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How many leading bytes formats are recognised by.
 pub const HEAD_LEN: usize = 512;
+
+/// How many times its own size a compressed file may decompress to
+/// ([`default_max_decompressed`]); real recordings are 2 to 3 times.
+pub const DECOMPRESSION_RATIO: u64 = 64;
+/// The least [`default_max_decompressed`] allows.
+pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
+
+/// The cap on how many bytes a compressed file of `bytes` bytes (a checked
+/// file, an archive) is decompressed to: [`DECOMPRESSION_RATIO`] times its
+/// size, at least [`MIN_MAX_DECOMPRESSED`]. No field of the file decides
+/// it; `--max-decompressed` raises it.
+pub fn default_max_decompressed(bytes: u64) -> u64 {
+    bytes
+        .saturating_mul(DECOMPRESSION_RATIO)
+        .max(MIN_MAX_DECOMPRESSED)
+}
 
 /// A compression a checked file was read through.
 #[non_exhaustive]
@@ -68,6 +86,8 @@ pub struct Source {
     compression: Option<Compression>,
     /// The decoded stream after `head`.
     rest: Option<BoxRead>,
+    /// The cap on decompressed bytes (`None`: the default).
+    max_decompressed: Option<u64>,
 }
 
 impl Source {
@@ -104,7 +124,19 @@ impl Source {
             head: None,
             compression: None,
             rest: None,
+            max_decompressed: None,
         }
+    }
+
+    /// Sets the cap on decompressed bytes (`None`: the default,
+    /// [`default_max_decompressed`] of the compressed size).
+    pub fn set_max_decompressed(&mut self, cap: Option<u64>) {
+        self.max_decompressed = cap;
+    }
+
+    /// The cap set by [`Source::set_max_decompressed`].
+    pub fn max_decompressed(&self) -> Option<u64> {
+        self.max_decompressed
     }
 
     /// The name shown for it.
@@ -136,20 +168,44 @@ impl Source {
     /// Its first (up to [`HEAD_LEN`]) bytes, decompressed.
     pub fn head(&mut self) -> io::Result<&[u8]> {
         if self.head.is_none() {
-            let mut raw: BoxRead = match self.origin.take() {
+            // The compressed size, where it is known before reading.
+            let (mut raw, size): (BoxRead, Option<u64>) = match self.origin.take() {
                 Some(Origin::File(p)) => {
                     let file = std::fs::File::open(&p)?;
+                    let size = file.metadata()?.len();
                     self.origin = Some(Origin::File(p));
-                    Box::new(io::BufReader::with_capacity(1 << 16, file))
+                    let buffered = io::BufReader::with_capacity(1 << 16, file);
+                    (Box::new(buffered), Some(size))
                 }
-                Some(Origin::Stdin) => Box::new(io::BufReader::with_capacity(1 << 16, io::stdin())),
-                Some(Origin::Bytes(b)) => Box::new(Cursor::new(b)),
+                Some(Origin::Stdin) => {
+                    let buffered = io::BufReader::with_capacity(1 << 16, io::stdin());
+                    (Box::new(buffered), None)
+                }
+                Some(Origin::Bytes(b)) => {
+                    let size = b.len() as u64;
+                    (Box::new(Cursor::new(b)), Some(size))
+                }
                 None => return Err(io::Error::other("the source was already read")),
             };
             let raw_head = read_up_to(&mut raw, HEAD_LEN)?;
             let joined: BoxRead = Box::new(Cursor::new(raw_head.clone()).chain(raw));
             let (mut decoded, compression) = match Compression::detect(&raw_head) {
-                Some(c) if cfg!(feature = "archive") => (decoder(c, joined), Some(c)),
+                Some(c) if cfg!(feature = "archive") => {
+                    // Standard input's size is known only as it is read:
+                    // the cap follows what has been read so far.
+                    let read = Arc::new(AtomicU64::new(0));
+                    let counted = Box::new(CountRead {
+                        inner: joined,
+                        read: read.clone(),
+                    });
+                    let capped = CapRead {
+                        inner: decoder(c, counted),
+                        produced: 0,
+                        cap: self.max_decompressed.or(size.map(default_max_decompressed)),
+                        read,
+                    };
+                    (Box::new(capped) as BoxRead, Some(c))
+                }
                 _ => (joined, None),
             };
             self.compression = compression;
@@ -167,11 +223,59 @@ impl Source {
         Ok(Box::new(Cursor::new(head).chain(rest)))
     }
 
-    /// The whole content, decompressed, in memory.
+    /// The whole content, decompressed, in memory. The buffer grows by a
+    /// quarter at a time (not doubling), so a file cut off by its cap
+    /// never held much more than the cap.
     pub fn into_bytes(self) -> io::Result<Vec<u8>> {
-        let mut out = Vec::new();
-        self.into_reader()?.read_to_end(&mut out)?;
-        Ok(out)
+        let mut src = self.into_reader()?;
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            if out.len() == out.capacity() {
+                out.reserve_exact((out.len() / 4).max(1 << 16));
+            }
+            let spare = out.capacity() - out.len();
+            let n = (&mut src).take(spare as u64).read_to_end(&mut out)?;
+            if n == 0 {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// Counts the bytes read through it.
+struct CountRead {
+    inner: BoxRead,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for CountRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A decompressed stream that fails once it passes its cap: `cap`, or
+/// [`default_max_decompressed`] of the compressed bytes read so far.
+struct CapRead {
+    inner: BoxRead,
+    produced: u64,
+    cap: Option<u64>,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for CapRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.produced += n as u64;
+        let cap = self
+            .cap
+            .unwrap_or_else(|| default_max_decompressed(self.read.load(Ordering::Relaxed)));
+        if self.produced > cap {
+            return Err(crate::codec::DecompressionCap { cap }.into_io());
+        }
+        Ok(n)
     }
 }
 

@@ -111,7 +111,7 @@ pub struct ReadArgs {
     /// The most bytes the archive may decompress to, and the largest
     /// member (default: 64 times the archive's size, at least 64 MiB).
     /// Takes a K, M or G suffix (powers of 1024).
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
     max_decompressed: Option<u64>,
 }
 
@@ -123,21 +123,6 @@ impl ReadArgs {
         };
         Archive::open_with(path, &options)
     }
-}
-
-/// `123`, `64K`, `512M`, `4G`.
-fn parse_bytes(s: &str) -> Result<u64, String> {
-    let (digits, shift) = match s.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&s[..i], 10),
-        Some((i, 'M' | 'm')) => (&s[..i], 20),
-        Some((i, 'G' | 'g')) => (&s[..i], 30),
-        _ => (s, 0),
-    };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("expected a number of bytes (with K, M or G), found {s:?}"))?;
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("{s} is too large"))
 }
 
 impl From<ArchiveError> for Failure {

@@ -29,6 +29,11 @@ pub struct CheckArgs {
     /// is new or gone), and exit 1 if any did.
     #[arg(long)]
     baseline: Option<PathBuf>,
+    /// The most bytes a compressed file (or archive) may decompress to
+    /// (default: 64 times its size, at least 64 MiB). Takes a K, M or G
+    /// suffix (powers of 1024).
+    #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
+    max_decompressed: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,6 +55,7 @@ impl CheckArgs {
             format: CheckFormat::Text,
             deny_warnings: false,
             baseline: None,
+            max_decompressed: None,
         }
     }
 }
@@ -78,6 +84,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         let options = Options {
             deny_warnings: args.deny_warnings,
             named,
+            max_decompressed: args.max_decompressed,
         };
         progress.tick(&path.display().to_string());
         let verdict = check::check(Source::arg(&path), &options);

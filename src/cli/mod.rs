@@ -118,6 +118,21 @@ impl From<io::Error> for Failure {
 }
 
 /// Runs the command line and returns the process exit code.
+/// A number of bytes on the command line: `123`, `64K`, `512M`, `4G`.
+pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (digits, shift) = match s.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&s[..i], 10),
+        Some((i, 'M' | 'm')) => (&s[..i], 20),
+        Some((i, 'G' | 'g')) => (&s[..i], 30),
+        _ => (s, 0),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("expected a number of bytes (with K, M or G), found {s:?}"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s} is too large"))
+}
+
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -200,12 +200,52 @@ pub enum ReadFault {
     Cut,
     /// Another I/O failure.
     Other,
+    /// Decompressing went past the cap ([`DecompressionCap`]).
+    OverCap {
+        /// The cap, in bytes.
+        cap: u64,
+    },
+}
+
+/// The error a capped decompressing reader fails with (inside an
+/// `io::Error` of kind `FileTooLarge`): it decompressed past `cap` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecompressionCap {
+    /// The cap, in bytes.
+    pub cap: u64,
+}
+
+impl fmt::Display for DecompressionCap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "it decompresses past {} bytes, the cap ({} times the file's size, at least {} MiB; --max-decompressed raises it)",
+            self.cap,
+            crate::check::DECOMPRESSION_RATIO,
+            crate::check::MIN_MAX_DECOMPRESSED >> 20
+        )
+    }
+}
+
+impl std::error::Error for DecompressionCap {}
+
+impl DecompressionCap {
+    /// The `io::Error` to fail with.
+    pub fn into_io(self) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::FileTooLarge, self)
+    }
 }
 
 impl ReadFault {
     /// The fault an I/O error is (decompressors report corrupt data as
     /// `InvalidData` and a cut stream as `UnexpectedEof`).
     pub fn of(e: &std::io::Error) -> ReadFault {
+        if let Some(c) = e
+            .get_ref()
+            .and_then(|i| i.downcast_ref::<DecompressionCap>())
+        {
+            return ReadFault::OverCap { cap: c.cap };
+        }
         match e.kind() {
             std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
                 ReadFault::Corrupt
@@ -402,6 +442,10 @@ impl fmt::Display for ErrorKind {
                     ReadFault::Corrupt => "the compressed data is corrupt",
                     ReadFault::Cut => "the compressed data ends early",
                     ReadFault::Other => "an I/O error",
+                    ReadFault::OverCap { cap } => {
+                        let cap = DecompressionCap { cap: *cap };
+                        return write!(f, "expected more input, but it stops here: {cap}");
+                    }
                 };
                 write!(f, "expected more input, but it stops here: {why}")
             }

@@ -6,7 +6,8 @@ mod error;
 mod reader;
 
 pub use error::{
-    DecodeError, ErrorDetails, ErrorKind, Inner, NonCanonical, PayloadKind, ReadFault,
+    DecodeError, DecompressionCap, ErrorDetails, ErrorKind, Inner, NonCanonical, PayloadKind,
+    ReadFault,
 };
 pub use reader::{Mode, Reader};
 

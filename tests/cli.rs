@@ -74,9 +74,10 @@ fn check_passes_the_bundled_corpus() {
     // Teeworlds 0.7.5 run (the scenarios are skipped), and the 8 files of
     // corpus/hostile/ (the archive asking for a checkpoint every tick warns
     // of its missing members; 4 archives and 2 compressed files under
-    // malformed/ fail as expected; their generator is skipped).
+    // malformed/ fail as expected; their generator is skipped), and the
+    // inputs the fuzzers found (corpus/fuzz/, each a damaged file).
     assert!(
-        summary.starts_with("134 passed (23 with warnings), 0 failed, 35 skipped"),
+        summary.starts_with("135 passed (23 with warnings), 0 failed, 35 skipped"),
         "{summary}"
     );
 }

@@ -586,7 +586,9 @@ impl Connection {
         ints: &mut Vec<i32>,
     ) {
         let (tick, crc) = (received.tick, received.crc);
-        let base_tick = tick - received.delta_tick;
+        // DDNet 20.1 client.cpp:2067 subtracts two ints off the wire; they
+        // wrap (found by the `session` fuzz target).
+        let base_tick = tick.wrapping_sub(received.delta_tick);
         let base = if base_tick < 0 {
             Base::Empty
         } else {

@@ -3,7 +3,7 @@
 
 use super::frames::{Compression, FrameWriter};
 use super::members::{self, MapMember, Slot};
-use super::recording::{Analysis, Plan, analyse, read_header};
+use super::recording::{Analysis, MIN_EVERY, Plan, analyse, read_header};
 use super::text::{
     ARCHIVE_VERSION, Index, IndexMember, SaveFile, TocEntry, TopInfo, map_info, render_history,
     render_toc,
@@ -173,7 +173,9 @@ pub fn pack_with(
         headers.push((path.clone(), header.info));
     }
     let order = session_order(&headers)?;
-    let every = options.every.max(1);
+    // A pass takes checkpoints at least a second apart: say so in the
+    // archive.
+    let every = options.every.max(MIN_EVERY);
 
     // The body (everything after index.txt) goes to a scratch file first:
     // the index that precedes it lists where its frames start.

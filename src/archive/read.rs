@@ -5,7 +5,9 @@
 
 use super::frames::{self, Compression, CountingBufRead, Frame, read_frames_from};
 use super::members::{self, MapMember, Member, Slot, catalogue, parse_header};
-use super::recording::{Analysis, Plan, analyse, finish_world, read_header, replay_until};
+use super::recording::{
+    Analysis, MIN_EVERY, Plan, analyse, finish_world, read_header, replay_until,
+};
 use super::text::{
     self, Index, MapSummary, SaveFile, TextError, TocEntry, TopInfo, map_info, parse_history,
     parse_map_info, parse_toc, render_history, render_toc,
@@ -1466,6 +1468,16 @@ impl Archive {
             .render(),
         };
         verdicts.push(top_verdict);
+        if top.every < MIN_EVERY {
+            verdicts.push(Verdict::new(
+                "info.txt",
+                Status::Note,
+                format!(
+                    "checkpoint_every: {} ticks is less than a second: checkpoints are rebuilt {MIN_EVERY} ticks apart",
+                    top.every
+                ),
+            ));
+        }
         // Folders are numbered 1, 2, ...: the first number not there, by
         // walking the folders (a name like 4000000000/ costs nothing).
         let gap = (1..)

@@ -473,3 +473,14 @@ fn event_logs_of_teehistorian_and_demo() {
         "{last}"
     );
 }
+
+/// Files are checked in parallel, and the report is the same, in the same
+/// order, whatever the number of threads.
+#[test]
+fn check_output_does_not_depend_on_the_number_of_jobs() {
+    let one = run(&["check", "corpus", "--format", "jsonl", "--jobs", "1"]);
+    let four = run(&["check", "corpus", "--format", "jsonl", "--jobs", "4"]);
+    assert_eq!(one.status.code(), Some(0));
+    assert_eq!(text(&one.stdout), text(&four.stdout));
+    assert!(text(&one.stdout).lines().count() > 100);
+}

@@ -34,6 +34,10 @@ pub struct CheckArgs {
     /// suffix (powers of 1024).
     #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
     max_decompressed: Option<u64>,
+    /// Files checked at once (default: one per core). The output is in
+    /// the same order whatever the number.
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -56,6 +60,7 @@ impl CheckArgs {
             deny_warnings: false,
             baseline: None,
             max_decompressed: None,
+            jobs: None,
         }
     }
 }
@@ -80,20 +85,26 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     }
     let mut progress = counter(files.len() as u64, "files");
     let mut verdicts = Vec::with_capacity(files.len());
-    for (path, named) in files {
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let check_one = |(path, named): &(PathBuf, bool)| {
         let options = Options {
             deny_warnings: args.deny_warnings,
-            named,
+            named: *named,
             max_decompressed: args.max_decompressed,
         };
-        progress.tick(&path.display().to_string());
-        let verdict = check::check(Source::arg(&path), &options);
+        check::check(Source::arg(path), &options)
+    };
+    in_order(&files, jobs, check_one, |i, verdict| {
+        progress.tick(&files[i].0.display().to_string());
         if args.format == CheckFormat::Jsonl {
             write_json_line(&mut out, &FileLine::of(&verdict))?;
             out.flush()?;
         }
         verdicts.push(verdict);
-    }
+        Ok::<(), Failure>(())
+    })?;
     drop(progress);
     let totals = Totals::of(&verdicts);
     #[derive(Serialize)]
@@ -168,6 +179,57 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// Runs `work` on every item on `jobs` threads and hands the results to
+/// `each` in the items' order, as soon as each is next: the output is the
+/// same whatever the threads' timing.
+fn in_order<T: Sync, R: Send, E>(
+    items: &[T],
+    jobs: usize,
+    work: impl Fn(&T) -> R + Sync,
+    mut each: impl FnMut(usize, R) -> Result<(), E>,
+) -> Result<(), E> {
+    let jobs = jobs.clamp(1, items.len().max(1));
+    if jobs == 1 {
+        for (i, item) in items.iter().enumerate() {
+            each(i, work(item))?;
+        }
+        return Ok(());
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Results ahead of the next one wait here; the channel is bounded so
+    // that a slow file does not let the others pile up without end.
+    let (send, receive) = std::sync::mpsc::sync_channel::<(usize, R)>(jobs * 4);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let (send, next, work) = (send.clone(), &next, &work);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    if send.send((i, work(item))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (i, r) in receive {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&due) {
+                if let Err(e) = each(due, r) {
+                    // Stop the workers: nothing more will be taken.
+                    next.store(items.len(), std::sync::atomic::Ordering::Relaxed);
+                    return Err(e);
+                }
+                due += 1;
+            }
+        }
+        Ok(())
+    })
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {

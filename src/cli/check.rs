@@ -96,7 +96,12 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         };
         check::check(Source::arg(path), &options)
     };
-    in_order(&files, jobs, check_one, |i, verdict| {
+    // The largest files first, so that no large one is left for last
+    // while the other threads idle.
+    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    let mut schedule: Vec<usize> = (0..files.len()).collect();
+    schedule.sort_by_key(|&i| std::cmp::Reverse(size(&files[i].0)));
+    in_order(&files, &schedule, jobs, check_one, |i, verdict| {
         progress.tick(&files[i].0.display().to_string());
         if args.format == CheckFormat::Jsonl {
             write_json_line(&mut out, &FileLine::of(&verdict))?;
@@ -181,11 +186,13 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `work` on every item on `jobs` threads and hands the results to
-/// `each` in the items' order, as soon as each is next: the output is the
-/// same whatever the threads' timing.
+/// Runs `work` on every item on `jobs` threads, taking them in the order
+/// `schedule` lists their indices, and hands the results to `each` in the
+/// items' order, as soon as each is next: the output is the same whatever
+/// the schedule and the threads' timing.
 fn in_order<T: Sync, R: Send, E>(
     items: &[T],
+    schedule: &[usize],
     jobs: usize,
     work: impl Fn(&T) -> R + Sync,
     mut each: impl FnMut(usize, R) -> Result<(), E>,
@@ -206,9 +213,9 @@ fn in_order<T: Sync, R: Send, E>(
             let (send, next, work) = (send.clone(), &next, &work);
             scope.spawn(move || {
                 loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    if send.send((i, work(item))).is_err() {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&i) = schedule.get(k) else { break };
+                    if send.send((i, work(&items[i]))).is_err() {
                         break;
                     }
                 }
@@ -222,7 +229,7 @@ fn in_order<T: Sync, R: Send, E>(
             while let Some(r) = waiting.remove(&due) {
                 if let Err(e) = each(due, r) {
                     // Stop the workers: nothing more will be taken.
-                    next.store(items.len(), std::sync::atomic::Ordering::Relaxed);
+                    next.store(schedule.len(), std::sync::atomic::Ordering::Relaxed);
                     return Err(e);
                 }
                 due += 1;

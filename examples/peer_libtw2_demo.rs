@@ -8,7 +8,9 @@ use libtw2_snapshot::snap::{Delta, RawSnap};
 use teeoracle::snapshot::ItemSizes;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: peer_libtw2_demo FILE");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: peer_libtw2_demo FILE");
     let bytes = std::fs::read(&path).expect("the file reads");
     let sizes = ItemSizes::ddnet_06();
     let mut warn: Vec<libtw2_demo::Warning> = Vec::new();
@@ -27,7 +29,11 @@ fn main() {
             libtw2_demo::RawChunk::SnapshotDelta(b) => {
                 let mut p = libtw2_packer::Unpacker::new(b);
                 delta
-                    .read(&mut w, |t| sizes.get(i32::from(t)).map(|s| s as u32), &mut p)
+                    .read(
+                        &mut w,
+                        |t| sizes.get(i32::from(t)).map(|s| s as u32),
+                        &mut p,
+                    )
                     .expect("a delta");
                 next.read_with_delta(&mut w, &current, &delta)
                     .expect("the delta applies");

@@ -7,7 +7,9 @@
 use teehistorian::{Chunk, Th, ThBufReader};
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: peer_teehistorian FILE");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: peer_teehistorian FILE");
     let file = std::fs::File::open(&path).expect("the file opens");
     let mut th = Th::parse(ThBufReader::new(file)).expect("a teehistorian header");
     let mut chunks = 0u64;

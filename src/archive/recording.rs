@@ -374,6 +374,11 @@ mod tests {
     /// 200 ticks of one player moving, with a chat message every tick
     /// (about 14 bytes a tick).
     fn recording() -> Vec<u8> {
+        moving(true)
+    }
+
+    /// 200 ticks of one player moving, and chatting in each if `chat`.
+    fn moving(chat: bool) -> Vec<u8> {
         let header = Header::from_info(crate::teehistorian::HeaderInfo {
             version: 2,
             ..Default::default()
@@ -382,7 +387,9 @@ mod tests {
         for tick in 1..=200 {
             rec.tick(tick);
             rec.record_player(0, tick, 0).unwrap();
-            rec.record_player_message(0, b"0123456789");
+            if chat {
+                rec.record_player_message(0, b"0123456789");
+            }
         }
         rec.finish();
         rec.into_bytes()
@@ -400,19 +407,7 @@ mod tests {
         assert_eq!(dense.taken, a.taken);
         // With less in each tick, a checkpoint waits until the bytes since
         // the previous one cover its weight (the world and a player: 384).
-        let lean = {
-            let header = Header::from_info(crate::teehistorian::HeaderInfo {
-                version: 2,
-                ..Default::default()
-            });
-            let mut rec = Recorder::new(&header);
-            for tick in 1..=200 {
-                rec.tick(tick);
-                rec.record_player(0, tick, 0).unwrap();
-            }
-            rec.finish();
-            rec.into_bytes()
-        };
+        let lean = moving(false);
         let a_lean = analyse(&lean[..], Plan::Every(50), false).unwrap();
         let ticks: Vec<i32> = a_lean.taken.iter().map(Taken::tick).collect();
         assert_eq!(ticks, [128]);

@@ -101,15 +101,22 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     let mut schedule: Vec<usize> = (0..files.len()).collect();
     schedule.sort_by_key(|&i| std::cmp::Reverse(size(&files[i].0)));
-    in_order(&files, &schedule, jobs, check_one, |i, verdict| {
-        progress.tick(&files[i].0.display().to_string());
-        if args.format == CheckFormat::Jsonl {
-            write_json_line(&mut out, &FileLine::of(&verdict))?;
-            out.flush()?;
-        }
-        verdicts.push(verdict);
-        Ok::<(), Failure>(())
-    })?;
+    super::in_order(
+        &files,
+        &schedule,
+        jobs,
+        || (),
+        |(), f| check_one(f),
+        |i, verdict| {
+            progress.tick(&files[i].0.display().to_string());
+            if args.format == CheckFormat::Jsonl {
+                write_json_line(&mut out, &FileLine::of(&verdict))?;
+                out.flush()?;
+            }
+            verdicts.push(verdict);
+            Ok::<(), Failure>(())
+        },
+    )?;
     drop(progress);
     let totals = Totals::of(&verdicts);
     #[derive(Serialize)]
@@ -184,59 +191,6 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
-}
-
-/// Runs `work` on every item on `jobs` threads, taking them in the order
-/// `schedule` lists their indices, and hands the results to `each` in the
-/// items' order, as soon as each is next: the output is the same whatever
-/// the schedule and the threads' timing.
-fn in_order<T: Sync, R: Send, E>(
-    items: &[T],
-    schedule: &[usize],
-    jobs: usize,
-    work: impl Fn(&T) -> R + Sync,
-    mut each: impl FnMut(usize, R) -> Result<(), E>,
-) -> Result<(), E> {
-    let jobs = jobs.clamp(1, items.len().max(1));
-    if jobs == 1 {
-        for (i, item) in items.iter().enumerate() {
-            each(i, work(item))?;
-        }
-        return Ok(());
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // Results ahead of the next one wait here; the channel is bounded so
-    // that a slow file does not let the others pile up without end.
-    let (send, receive) = std::sync::mpsc::sync_channel::<(usize, R)>(jobs * 4);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            let (send, next, work) = (send.clone(), &next, &work);
-            scope.spawn(move || {
-                loop {
-                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&i) = schedule.get(k) else { break };
-                    if send.send((i, work(&items[i]))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(send);
-        let mut waiting = std::collections::BTreeMap::new();
-        let mut due = 0;
-        for (i, r) in receive {
-            waiting.insert(i, r);
-            while let Some(r) = waiting.remove(&due) {
-                if let Err(e) = each(due, r) {
-                    // Stop the workers: nothing more will be taken.
-                    next.store(schedule.len(), std::sync::atomic::Ordering::Relaxed);
-                    return Err(e);
-                }
-                due += 1;
-            }
-        }
-        Ok(())
-    })
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {

@@ -12,7 +12,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use teeoracle::conform::{
     Case, Class, Expected, FieldSet, Input, Op, Rejection, Suite, Unit, compare, encode, expect,
@@ -754,40 +753,25 @@ fn run_cases<'c>(
     timeout: Duration,
     jobs: usize,
 ) -> Vec<Outcome<'c>> {
-    let next = Arc::new(Mutex::new(0usize));
-    let results: Mutex<Vec<Option<Outcome<'c>>>> =
-        Mutex::new((0..suite.cases.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            let next = Arc::clone(&next);
-            let results = &results;
-            s.spawn(move || {
-                let mut batches: [Option<Batch>; 2] = [None, None];
-                loop {
-                    let i = {
-                        let mut n = next.lock().expect("not poisoned");
-                        *n += 1;
-                        *n - 1
-                    };
-                    let Some(case) = suite.cases.get(i) else {
-                        break;
-                    };
-                    let (adapter, slot) = match case.op {
-                        Op::Decode => (decoder, 0),
-                        Op::Encode => (encoder, 1),
-                    };
-                    let outcome = run_case(case, adapter, &mut batches[slot], timeout);
-                    results.lock().expect("not poisoned")[i] = Some(outcome);
-                }
-            });
-        }
+    let order: Vec<usize> = (0..suite.cases.len()).collect();
+    let mut outcomes = Vec::with_capacity(suite.cases.len());
+    // One batch adapter process per thread and direction.
+    let batches = || -> [Option<Batch>; 2] { [None, None] };
+    let run = |batches: &mut [Option<Batch>; 2], case: &'c Case| {
+        let (adapter, slot) = match case.op {
+            Op::Decode => (decoder, 0),
+            Op::Encode => (encoder, 1),
+        };
+        run_case(case, adapter, &mut batches[slot], timeout)
+    };
+    let collected = super::in_order(&suite.cases, &order, jobs, batches, run, |_, o| {
+        outcomes.push(o);
+        Ok::<(), std::convert::Infallible>(())
     });
-    results
-        .into_inner()
-        .expect("not poisoned")
-        .into_iter()
-        .map(|o| o.expect("every case ran"))
-        .collect()
+    match collected {
+        Ok(()) => outcomes,
+        Err(never) => match never {},
+    }
 }
 
 fn run_case<'c>(

@@ -28,7 +28,6 @@
 //! --benches` runs each benchmark once on a few ticks.
 
 use criterion::{Criterion, SamplingMode, Throughput};
-use libtw2_snapshot::snap::{Delta as Lt2Delta, RawSnap};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
@@ -50,40 +49,9 @@ fn snapshots(bytes: &[u8]) -> Vec<Snapshot> {
     out
 }
 
-/// libtw2's reader and snapshot layer over the whole file: the number of
-/// snapshots rebuilt and the sum of their CRCs.
-fn libtw2_replay(bytes: &[u8], sizes: &ItemSizes) -> (usize, i64) {
-    let mut warn: Vec<libtw2_demo::Warning> = Vec::new();
-    let mut reader = libtw2_demo::Reader::new(std::io::Cursor::new(bytes), &mut warn).unwrap();
-    let (mut current, mut next) = (RawSnap::empty(), RawSnap::empty());
-    let mut delta = Lt2Delta::new();
-    let mut buf = Vec::new();
-    let mut w: Vec<libtw2_snapshot::format::Warning> = Vec::new();
-    let (mut n, mut crcs) = (0, 0i64);
-    while let Some(chunk) = reader.read_chunk(&mut warn).unwrap() {
-        match chunk {
-            libtw2_demo::RawChunk::Snapshot(b) => {
-                next.read(&mut w, &mut buf, b).unwrap();
-            }
-            libtw2_demo::RawChunk::SnapshotDelta(b) => {
-                let mut p = libtw2_packer::Unpacker::new(b);
-                delta
-                    .read(
-                        &mut w,
-                        |t| sizes.get(i32::from(t)).map(|s| s as u32),
-                        &mut p,
-                    )
-                    .unwrap();
-                next.read_with_delta(&mut w, &current, &delta).unwrap();
-            }
-            _ => continue,
-        }
-        std::mem::swap(&mut current, &mut next);
-        n += 1;
-        crcs += i64::from(current.crc());
-    }
-    (n, crcs)
-}
+#[path = "../examples/peer_libtw2_demo.rs"]
+mod peer;
+use peer::libtw2_replay;
 
 /// teeoracle's streaming player over the file's bytes (`demo::Events`):
 /// each payload decoded into reused buffers, as a replay does.

@@ -156,7 +156,8 @@ pub fn session(data: &[u8]) {
 }
 
 /// Snapshots and deltas: the input is a snapshot's ints, then a delta's.
-/// A snapshot that reads writes back the same ints; `unpack_in_place`
+/// A snapshot that reads writes back the same ints and its CRC is its
+/// items' data summed; `unpack_in_place`
 /// gives what `unpack` gives whenever it takes the delta, and leaves the
 /// snapshot alone when it declines; a delta made by `create` between two
 /// snapshots applies (to the items of `to`, in DDNet's order, when no key
@@ -181,6 +182,17 @@ pub fn snapshot(data: &[u8]) {
         from.to_ints(),
         snap_ints,
         "the snapshot re-encodes differently"
+    );
+    // `CSnapshot::Crc`: the items' data, summed (keys and ints before the
+    // first item are not data).
+    let data_sum = from
+        .items()
+        .flat_map(|i| i.data.iter())
+        .fold(0i32, |a, &v| a.wrapping_add(v));
+    assert_eq!(
+        from.crc(),
+        data_sum,
+        "the CRC is not the items' data summed"
     );
     let mut codec = DeltaCodec::new(sizes.clone());
     let mut unpacked = Snapshot::new();

@@ -549,7 +549,9 @@ impl Snapshot {
 
     /// `CSnapshot::Crc`: the wrapping sum of every data int, keys excluded.
     pub fn crc(&self) -> i32 {
-        let lead = self.starts.first().map_or(0, |&s| s as usize);
+        // Ints before the first item (or all of them, if there is none)
+        // are no item's data.
+        let lead = self.starts.first().map_or(self.area.len(), |&s| s as usize);
         let sum = |ints: &[i32]| ints.iter().fold(0u32, |a, &v| a.wrapping_add(v as u32));
         let keys = self
             .starts

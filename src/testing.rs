@@ -25,6 +25,28 @@ pub fn corpus(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Every file below `corpus/dir`, at any depth, in path order.
+pub fn corpus_files(dir: &str) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("corpus")
+            .join(dir),
+    ];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The codec law for a value: it encodes to bytes that decode, using every
 /// byte, to the same value; and a strict decode of those bytes encodes
 /// back to them exactly. Returns a description of the first broken law.

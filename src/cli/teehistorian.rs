@@ -269,8 +269,12 @@ impl<'h> HeaderSummary<'h> {
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let (header, scan) =
-        Scan::run(open(path)?, Verify::default()).map_err(|e| read_failure(path, e))?;
+    let counted = match plain_file(path) {
+        // A large one is counted on every core.
+        Some(file) => Scan::count_file(&file, cores()),
+        None => Scan::run(open(path)?, Verify::default()),
+    };
+    let (header, scan) = counted.map_err(|e| read_failure(path, e))?;
     let mut out = stdout();
     match format {
         ReportFormat::Json => {
@@ -325,6 +329,23 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
         Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
         None => Ok(()),
     }
+}
+
+/// `path` opened, if it is a regular file holding an uncompressed
+/// teehistorian stream (anything else goes through [`open`]).
+fn plain_file(path: &Path) -> Option<File> {
+    use std::io::Read;
+    let mut file = File::open(path).ok().filter(|_| path != Path::new("-"))?;
+    let mut magic = [0; 16];
+    let plain = file.metadata().ok()?.is_file()
+        && file.read_exact(&mut magic).is_ok()
+        && teeoracle::teehistorian::is_teehistorian(&magic);
+    plain.then(|| File::open(path).ok()).flatten()
+}
+
+/// Cores to use.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 pub fn replay(

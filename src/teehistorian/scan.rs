@@ -11,8 +11,26 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
+#[cfg(unix)]
+mod split;
+
+/// Files at least this large are counted on several threads.
+const SPLIT_MIN: u64 = 16 << 20;
+/// At most this many threads count one file: each holds a window of up to
+/// 2 MiB.
+const MAX_PARTS: usize = 4;
+/// Bytes each part after the first decodes before it counts, to find the
+/// record boundaries (a misaligned decode falls into step within a few
+/// records; where it does not, the file is counted again in one pass).
+const LEAD: u64 = 64 << 10;
+
 /// The magic's length: the header's JSON starts after it.
 const MAGIC_LEN: u64 = MAGIC.as_bytes().len() as u64;
+
+/// Where the first record starts: after the magic, the JSON and its NUL.
+fn header_len(header: &Header) -> u64 {
+    MAGIC_LEN + header.json.len() as u64 + 1
+}
 
 /// What to do besides counting.
 #[derive(Clone, Copy, Debug, Default)]
@@ -124,9 +142,70 @@ impl CidSet {
         self.low.iter().filter(|&&seen| seen).count() + self.high.len()
     }
 
+    /// Adds the ids of `other`.
+    fn union(&mut self, other: &CidSet) {
+        for (seen, &also) in self.low.iter_mut().zip(&other.low) {
+            *seen |= also;
+        }
+        self.high.extend(&other.high);
+    }
+
     fn max(&self) -> Option<i32> {
         let low = self.low.iter().rposition(|&seen| seen);
         self.high.last().copied().or(low.map(|c| c as i32))
+    }
+}
+
+/// The counters every record moves, kept in locals of the pass (not in
+/// [`Scan`]) so they stay in registers.
+struct Tally {
+    counts: [u64; Message::KINDS],
+    cids: CidSet,
+    records: u64,
+    last_tick: i32,
+    ticks: u64,
+    /// Where the next record starts.
+    next_offset: u64,
+    noncanonical_records: u64,
+    first_noncanonical: Option<u64>,
+}
+
+impl Tally {
+    /// A tally of records from file offset `start` on.
+    fn new(start: u64) -> Self {
+        Tally {
+            counts: [0; Message::KINDS],
+            cids: CidSet::default(),
+            records: 0,
+            last_tick: 0,
+            ticks: 0,
+            next_offset: start,
+            noncanonical_records: 0,
+            first_noncanonical: None,
+        }
+    }
+
+    /// Counts a record.
+    #[inline(always)]
+    fn add(&mut self, rec: &Record<'_>) {
+        self.next_offset = rec.offset + rec.raw.len() as u64;
+        self.ticks += u64::from(self.records == 0 || rec.tick != self.last_tick);
+        self.records += 1;
+        self.last_tick = rec.tick;
+        self.counts[rec.msg.kind_index()] += 1;
+        if let Some(cid) = rec.msg.player_record_cid() {
+            self.cids.insert(cid); // the common case, without the general match
+        } else {
+            for cid in rec.msg.cids().into_iter().flatten() {
+                self.cids.insert(cid);
+            }
+        }
+        if rec.noncanonical {
+            self.noncanonical_records += 1;
+            if self.first_noncanonical.is_none() {
+                self.first_noncanonical = rec.noncanonical_at();
+            }
+        }
     }
 }
 
@@ -137,6 +216,20 @@ impl Scan {
     /// [`Scan::error`].
     pub fn run(src: impl Read, verify: Verify) -> Result<(Header, Scan), ReadError> {
         Scan::run_with(src, verify, |_, _| {}).map(|(header, scan, _)| (header, scan))
+    }
+
+    /// [`Scan::run`] with [`Verify::default`] (counting only) over an
+    /// uncompressed teehistorian file: a file of 16 MiB or more on up to
+    /// `threads` threads (at most 4), with the same result. Memory stays
+    /// bounded: a window of up to 2 MiB per thread.
+    pub fn count_file(file: &std::fs::File, threads: usize) -> Result<(Header, Scan), ReadError> {
+        let meta = file.metadata()?;
+        #[cfg(unix)]
+        if threads > 1 && meta.is_file() && meta.len() >= SPLIT_MIN {
+            return split::count(file, meta.len(), threads.min(MAX_PARTS), LEAD);
+        }
+        let _ = meta;
+        Scan::run(io::BufReader::new(file), Verify::default())
     }
 
     /// [`Scan::run`], calling `each` with every record and the replay as it
@@ -150,32 +243,11 @@ impl Scan {
     ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
         let mut scan = Scan::default();
+        let mut tally = Tally::new(header_len(&header));
         let mut replay = Replay::new(verify.replay.unwrap_or_default());
-        let (mut counts, mut cids) = ([0u64; Message::KINDS], CidSet::default());
         let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
-        // Hot counters live in locals, not in `scan`, so they stay in registers.
-        let (mut records, mut last_tick, mut ticks) = (0u64, 0i32, 0u64);
-        let header_len = MAGIC_LEN + header.json.len() as u64 + 1;
-        let mut next_offset = header_len;
         let result = reader.for_each_record(|rec| {
-            next_offset = rec.offset + rec.raw.len() as u64;
-            ticks += u64::from(records == 0 || rec.tick != last_tick);
-            records += 1;
-            last_tick = rec.tick;
-            counts[rec.msg.kind_index()] += 1;
-            if let Some(cid) = rec.msg.player_record_cid() {
-                cids.insert(cid); // the common case, without the general match
-            } else {
-                for cid in rec.msg.cids().into_iter().flatten() {
-                    cids.insert(cid);
-                }
-            }
-            if rec.noncanonical {
-                scan.noncanonical_records += 1;
-                if scan.first_noncanonical.is_none() {
-                    scan.first_noncanonical = rec.noncanonical_at();
-                }
-            }
+            tally.add(rec);
             if verify.roundtrip {
                 scratch.clear();
                 rec.encode(&mut scratch);
@@ -194,21 +266,13 @@ impl Scan {
             }
             ControlFlow::<()>::Continue(())
         });
-        (scan.records, scan.last_tick, scan.ticks_with_records) = (records, last_tick, ticks);
+        scan.inconsistencies = verify.replay.map(|_| inconsistencies);
+        scan.take(&tally);
         match result {
             Ok(_) => {}
-            Err(ReadError::Decode(e)) => scan.error = Some(e.at_tick(last_tick)),
+            Err(ReadError::Decode(e)) => scan.error = Some(e.at_tick(tally.last_tick)),
             Err(e) => return Err(e),
         }
-        scan.counts = counts
-            .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(i, &n)| (Message::kind_name_of(i), n))
-            .collect();
-        scan.max_cid = cids.max();
-        scan.cids = cids.len();
-        scan.inconsistencies = verify.replay.map(|_| inconsistencies);
         scan.end = reader.end();
         let rest = match io::copy(&mut reader.into_rest(), &mut io::sink()) {
             Ok(n) => n,
@@ -216,11 +280,33 @@ impl Scan {
             Err(_) if scan.error.is_some() => 0,
             Err(e) => return Err(e.into()),
         };
-        scan.bytes = next_offset + rest;
-        if scan.error.is_none() && matches!(scan.end, Some(End::Finished { .. })) {
-            scan.bytes_after_finish = rest;
-        }
+        scan.end_at(tally.next_offset, rest);
         Ok((header, scan, replay))
+    }
+
+    /// Takes the counts of a whole pass.
+    fn take(&mut self, tally: &Tally) {
+        (self.records, self.last_tick, self.ticks_with_records) =
+            (tally.records, tally.last_tick, tally.ticks);
+        self.counts = tally
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(i, &n)| (Message::kind_name_of(i), n))
+            .collect();
+        self.max_cid = tally.cids.max();
+        self.cids = tally.cids.len();
+        self.noncanonical_records = tally.noncanonical_records;
+        self.first_noncanonical = tally.first_noncanonical;
+    }
+
+    /// Notes the bytes read: the records up to `records_end`, then `rest`.
+    fn end_at(&mut self, records_end: u64, rest: u64) {
+        self.bytes = records_end + rest;
+        if self.error.is_none() && matches!(self.end, Some(End::Finished { .. })) {
+            self.bytes_after_finish = rest;
+        }
     }
 
     /// What the pass found, as findings (codes in the schema's `check`

@@ -39,6 +39,21 @@ pub enum TickError {
 }
 
 impl TickClock {
+    /// A clock at `tick` whose previous player record in the tick had
+    /// `last_player_cid`.
+    pub(crate) fn at(tick: i32, last_player_cid: Option<i32>) -> Self {
+        TickClock {
+            tick,
+            last_player_cid,
+        }
+    }
+
+    /// The previous player record's cid in the current tick (`None`: none
+    /// yet, which counts as +infinity).
+    pub(crate) fn last_player_cid(&self) -> Option<i32> {
+        self.last_player_cid
+    }
+
     /// The tick of the most recent message.
     #[inline]
     pub fn tick(&self) -> i32 {
@@ -415,6 +430,18 @@ impl<'a> SliceReader<'a> {
         ))
     }
 
+    /// A reader of the records of `bytes` from `pos` on, as if a record
+    /// started there, of a stream with header version `version`; offsets
+    /// are positions in `bytes`.
+    pub(crate) fn resume(bytes: &'a [u8], pos: usize, version: u32, mode: Mode) -> Self {
+        SliceReader {
+            bytes,
+            pos,
+            decoder: Decoder::new(version, mode),
+            failed: false,
+        }
+    }
+
     /// How the stream ended (after the iterator returned `None`).
     pub fn end(&self) -> Option<End> {
         self.decoder.end()
@@ -587,6 +614,25 @@ impl<R: Read> StreamReader<R> {
         };
         reader.decoder = Decoder::new(header.info.version, mode);
         Ok((header, reader))
+    }
+
+    /// A reader of the records in `src`, whose first byte is at file offset
+    /// `base`, of a stream with header version `version`, with a clock at
+    /// tick 0 that knows no previous record: for reading a file from a
+    /// record boundary it did not reach by reading (a file split among
+    /// threads).
+    pub(crate) fn resume(src: R, base: u64, version: u32, mode: Mode) -> Self {
+        StreamReader {
+            src,
+            buf: vec![0; 64 * 1024],
+            start: 0,
+            filled: 0,
+            base,
+            eof: false,
+            stopped: None,
+            decoder: Decoder::new(version, mode),
+            failed: false,
+        }
     }
 
     /// Moves unread bytes to the front and reads until the window is full

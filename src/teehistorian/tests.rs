@@ -123,7 +123,7 @@ fn tick_clock_follows_ddnet() {
 
 /// Arbitrary messages of every kind, with owned bytes.
 #[derive(Clone, Debug)]
-struct ArbMessage(Message<'static>);
+pub(crate) struct ArbMessage(pub(crate) Message<'static>);
 
 fn text(g: &mut Gen) -> Text<'static> {
     let bytes: Vec<u8> = Vec::<u8>::arbitrary(g)
@@ -477,7 +477,7 @@ fn header_errors_name_the_file_byte() {
     assert_eq!(err.offset, bytes.len() as u64 - 1, "{err}");
 }
 
-fn file(messages: &[Message<'_>]) -> Vec<u8> {
+pub(crate) fn file(messages: &[Message<'_>]) -> Vec<u8> {
     let mut out = Vec::new();
     Header::from_info(HeaderInfo {
         version: 2,

@@ -25,9 +25,9 @@ use std::os::unix::fs::FileExt;
 use std::sync::mpsc::{Receiver, channel};
 
 /// Reads `file` from `pos` on, by position, so threads share one file.
-struct At<'f> {
-    file: &'f File,
-    pos: u64,
+pub(super) struct At<'f> {
+    pub(super) file: &'f File,
+    pub(super) pos: u64,
 }
 
 impl Read for At<'_> {
@@ -377,11 +377,10 @@ mod tests {
         );
     }
 
-    /// A file as large as the ones split in use (the records of a real
-    /// recording over and over, 17 MB), with the lead-in in use: it splits
-    /// into as many parts as asked, and counts as in one pass.
-    #[test]
-    fn a_large_file_splits_with_the_lead_in_in_use() {
+    /// A file as large as the ones split in use: the records of a real
+    /// recording over and over (17 MB; replayed, the repeats are
+    /// inconsistent: players join twice).
+    fn large_file() -> Vec<u8> {
         let bytes = crate::testing::corpus("teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian");
         let (header, _) = SliceReader::new(&bytes, Mode::Strict).unwrap();
         let start = header_len(&header) as usize;
@@ -391,12 +390,39 @@ mod tests {
             large.extend_from_slice(&bytes[start..finish]);
         }
         large.push(bytes[finish]);
+        large
+    }
+
+    /// With the lead-in in use, a large file splits into as many parts as
+    /// asked, and counts as in one pass.
+    #[test]
+    fn a_large_file_splits_with_the_lead_in_in_use() {
+        let large = large_file();
         for parts in [2, 4] {
             assert_eq!(
                 split_agrees(&large, parts, super::super::LEAD),
                 Some((true, parts))
             );
         }
+    }
+
+    /// `check`'s two passes on two threads (re-encoding, replay) give the
+    /// one pass's result, inconsistencies included.
+    #[test]
+    fn a_large_file_verifies_on_two_threads_as_in_one_pass() {
+        let large = large_file();
+        let path = std::env::temp_dir().join(format!("teeoracle-verify-{}", std::process::id()));
+        std::fs::write(&path, &large).unwrap();
+        let two = Scan::verify_file(&File::open(&path).unwrap(), 2);
+        std::fs::remove_file(&path).unwrap();
+        let (_, two) = two.unwrap();
+        let (_, one) = Scan::run(&large[..], Verify::all()).unwrap();
+        assert!(
+            one.inconsistencies.unwrap() > 0,
+            "a case with inconsistencies"
+        );
+        let json = |scan: &Scan| serde_json::to_string(scan).unwrap();
+        assert_eq!(json(&two), json(&one));
     }
 
     /// Arbitrary records, and arbitrary bytes after a header: the same.

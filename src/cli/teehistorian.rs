@@ -205,7 +205,11 @@ pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
                 })
                 .and_then(|()| out.write_all(b"\n"))
                 .map_err(Failure::from),
-            StreamFormat::Jsonl => write_json_line(&mut out, &json::RecordLine::new(rec)),
+            StreamFormat::Jsonl => match json::RecordLine::write_common(rec, &mut out) {
+                Ok(true) => Ok(()),
+                Ok(false) => write_json_line(&mut out, &json::RecordLine::new(rec)),
+                Err(e) => Err(e.into()),
+            },
         };
         match result {
             Ok(()) => ControlFlow::Continue(()),

@@ -15,8 +15,6 @@ use crate::snapshot::replay::{
 use crate::snapshot::{ItemSizes, Snapshot};
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::ops::Range;
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 
 /// One thing the player meets, and where.
 #[derive(Debug)]
@@ -219,68 +217,6 @@ pub struct Events<'a> {
     first_tick: Option<i32>,
     scratch: Scratch,
     player: Player,
-    /// While [`Events::replay`] runs: the payloads unpacked ahead.
-    ahead: Option<Ahead>,
-}
-
-/// Payloads unpacked (Huffman, then varints) on a second thread, in chunk
-/// order, ahead of the player that applies them.
-struct Ahead {
-    batches: Receiver<Batch>,
-    /// Used batches go back to be filled again.
-    used: Sender<Batch>,
-    batch: Batch,
-    /// The next payload of `batch`.
-    next: usize,
-}
-
-/// Unpacked payloads: for each, what unpacking gave and where its ints are.
-#[derive(Default)]
-struct Batch {
-    payloads: Vec<(Result<(), DecodeError>, Range<usize>)>,
-    ints: Vec<i32>,
-}
-
-/// Payloads per batch: enough that the channel costs little per payload.
-const BATCH: usize = 32;
-
-/// Unpacks the payload of every data chunk from `r` on, in order, as
-/// [`Events::next`] would, into batches sent to `out` (reusing the ones
-/// that come back on `used`), until the chunks end or `out` is closed.
-fn unpack_ahead(
-    mut r: Reader<'_>,
-    mut ctx: ChunkContext,
-    out: &SyncSender<Batch>,
-    used: &Receiver<Batch>,
-) {
-    let mut scratch = Scratch::default();
-    let mut batch = Batch::default();
-    while r.remaining() > 0 {
-        // The framing as `next` reads it; a fault ends both.
-        let Ok(frame) = read_frame(&mut r, ctx) else {
-            break;
-        };
-        match frame {
-            Frame::Tick { tick, .. } => ctx.tick = Some(tick),
-            Frame::Data { raw, at, .. } => {
-                let unpacked = unpack(raw, at, ctx.tick, &mut scratch).map(|_| ());
-                let start = batch.ints.len();
-                if unpacked.is_ok() {
-                    batch.ints.extend_from_slice(&scratch.ints);
-                }
-                batch.payloads.push((unpacked, start..batch.ints.len()));
-                if batch.payloads.len() == BATCH {
-                    let mut next = used.try_recv().unwrap_or_default();
-                    next.payloads.clear();
-                    next.ints.clear();
-                    if out.send(std::mem::replace(&mut batch, next)).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-    let _ = out.send(batch);
 }
 
 impl<'a> Events<'a> {
@@ -304,7 +240,6 @@ impl<'a> Events<'a> {
             first_tick: None,
             scratch: Scratch::default(),
             player,
-            ahead: None,
         })
     }
 
@@ -387,40 +322,13 @@ impl<'a> Events<'a> {
                 self.first_tick.get_or_insert(tick);
                 Step::Tick { tick, keyframe }
             }
-            Frame::Data { kind, raw, at, .. } => match &mut self.ahead {
-                Some(ahead) => {
-                    if ahead.next == ahead.batch.payloads.len() {
-                        // Both threads read the same chunks: a batch comes
-                        // for every data chunk read here.
-                        let batch = ahead.batches.recv().unwrap_or_default();
-                        let used = std::mem::replace(&mut ahead.batch, batch);
-                        let _ = ahead.used.send(used);
-                        ahead.next = 0;
-                    }
-                    match ahead.batch.payloads.get(ahead.next) {
-                        Some((unpacked, range)) => {
-                            ahead.next += 1;
-                            Step::Data {
-                                kind,
-                                ints: unpacked.clone().map(|()| &ahead.batch.ints[range.clone()]),
-                            }
-                        }
-                        // Never: the second thread stopped early. Unpacked here.
-                        None => Step::Data {
-                            kind,
-                            ints: unpack(raw, at, self.ctx.tick, &mut self.scratch)
-                                .map(|_| self.scratch.ints.as_slice()),
-                        },
-                    }
+            Frame::Data { kind, raw, at, .. } => {
+                let unpacked = unpack(raw, at, self.ctx.tick, &mut self.scratch);
+                Step::Data {
+                    kind,
+                    ints: unpacked.map(|_| self.scratch.ints.as_slice()),
                 }
-                None => {
-                    let unpacked = unpack(raw, at, self.ctx.tick, &mut self.scratch);
-                    Step::Data {
-                        kind,
-                        ints: unpacked.map(|_| self.scratch.ints.as_slice()),
-                    }
-                }
-            },
+            }
         };
         Ok(Some(self.player.step(index, offset, step)))
     }
@@ -446,26 +354,9 @@ impl<'a> Events<'a> {
     /// damaged chunk, if there is one ([`Events::error`]).
     pub fn replay(&mut self) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
-        // The payloads are unpacked on a second thread, ahead of the
-        // player: the chunk framing says where each one is, and each
-        // unpacks alone. Same events, in the same order.
-        let (r, ctx) = (self.r, self.ctx);
-        std::thread::scope(|s| {
-            let (out, batches) = sync_channel(4);
-            let (used, returned) = channel();
-            s.spawn(move || unpack_ahead(r, ctx, &out, &returned));
-            self.ahead = Some(Ahead {
-                batches,
-                used,
-                batch: Batch::default(),
-                next: 0,
-            });
-            while let Ok(Some(e)) = self.next() {
-                summary.count(&e);
-            }
-            // Closes the channel: the second thread stops.
-            self.ahead = None;
-        });
+        while let Ok(Some(e)) = self.next() {
+            summary.count(&e);
+        }
         summary.finish(&self.player);
         summary
     }
@@ -567,38 +458,5 @@ impl SnapshotReplay {
         self.unreadable_messages = player.payload_faults.messages;
         self.messages += self.unreadable_messages;
         self.counts = player.counts();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// [`Events::replay`], with the payloads unpacked ahead on a second
-    /// thread, sums up what the player gives unpacking each payload
-    /// itself, on every corpus demo (damaged and cut ones included).
-    #[test]
-    fn unpacking_ahead_changes_nothing() {
-        let mut demos = 0;
-        for path in crate::testing::corpus_files("demo") {
-            let bytes = std::fs::read(&path).unwrap();
-            let Ok(mut here) = Events::new(&bytes) else {
-                continue;
-            };
-            let mut summary = SnapshotReplay::default();
-            while let Ok(Some(e)) = here.next() {
-                summary.count(&e);
-            }
-            summary.finish(&here.player);
-            let mut ahead = Events::new(&bytes).unwrap();
-            let replayed = ahead.replay();
-            let name = path.display();
-            assert_eq!(replayed, summary, "{name}");
-            assert_eq!(ahead.chunks(), here.chunks(), "{name}");
-            assert_eq!(ahead.error(), here.error(), "{name}");
-            assert_eq!(ahead.truncated(), here.truncated(), "{name}");
-            demos += 1;
-        }
-        assert!(demos >= 25, "{demos} demos");
     }
 }

@@ -280,6 +280,8 @@ pub struct Options {
     /// The cap on a compressed file's decompressed bytes (`None`:
     /// [`default_max_decompressed`] of its size).
     pub max_decompressed: Option<u64>,
+    /// Threads one large file may be checked on (0 and 1: one).
+    pub threads: usize,
 }
 
 /// One format `check` knows.
@@ -352,6 +354,7 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     if options.max_decompressed.is_some() {
         source.set_max_decompressed(options.max_decompressed);
     }
+    source.set_threads(options.threads);
     let mut verdict = Verdict::new(source.name());
     verdict.expected_failure = source.in_malformed_folder();
     let claimed = claimed_by_name(source.name());

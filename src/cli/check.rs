@@ -93,6 +93,8 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             deny_warnings: args.deny_warnings,
             named: *named,
             max_decompressed: args.max_decompressed,
+            // A large file takes the cores `-j` gives.
+            threads: jobs,
         };
         check::check(Source::arg(path), &options)
     };

@@ -412,11 +412,6 @@ impl Scan {
     }
 }
 
-/// Cores to use.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-}
-
 /// The teehistorian format for [`crate::check`].
 pub struct TeehistorianFormat;
 
@@ -434,13 +429,15 @@ impl Format for TeehistorianFormat {
     }
 
     fn check(&self, source: Source, verdict: &mut Verdict) {
-        // An uncompressed file on disk: a large one is checked on two threads.
+        // An uncompressed file on disk: a large one is checked on two
+        // threads, if it may use them.
         let file = match (source.path(), source.compression()) {
             (Some(path), None) => std::fs::File::open(path).ok(),
             _ => None,
         };
+        let threads = source.threads();
         let scanned = match file {
-            Some(file) => Scan::verify_file(&file, cores()),
+            Some(file) => Scan::verify_file(&file, threads),
             None => source
                 .into_reader()
                 .map_err(ReadError::Io)

@@ -34,8 +34,9 @@ pub struct CheckArgs {
     /// suffix (powers of 1024).
     #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
     max_decompressed: Option<u64>,
-    /// Files checked at once (default: one per core). The output is in
-    /// the same order whatever the number.
+    /// Files checked at once, and threads a large teehistorian file is
+    /// checked on (default: one per core). The output is in the same order
+    /// whatever the number.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
 }

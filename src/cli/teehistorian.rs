@@ -338,13 +338,14 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
 /// `path` opened, if it is a regular file holding an uncompressed
 /// teehistorian stream (anything else goes through [`open`]).
 fn plain_file(path: &Path) -> Option<File> {
-    use std::io::Read;
+    use std::io::{Read, Seek};
     let mut file = File::open(path).ok().filter(|_| path != Path::new("-"))?;
     let mut magic = [0; 16];
     let plain = file.metadata().ok()?.is_file()
         && file.read_exact(&mut magic).is_ok()
-        && teeoracle::teehistorian::is_teehistorian(&magic);
-    plain.then(|| File::open(path).ok()).flatten()
+        && teeoracle::teehistorian::is_teehistorian(&magic)
+        && file.rewind().is_ok();
+    plain.then_some(file)
 }
 
 /// Cores to use.

@@ -86,9 +86,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     }
     let mut progress = counter(files.len() as u64, "files");
     let mut verdicts = Vec::with_capacity(files.len());
-    let jobs = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let jobs = args.jobs.unwrap_or_else(super::output::cores);
     let check_one = |(path, named): &(PathBuf, bool)| {
         let options = Options {
             deny_warnings: args.deny_warnings,

@@ -38,6 +38,11 @@ pub enum StateFormat {
     Json,
 }
 
+/// The cores to use by default (`check -j`, a large file's threads).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 /// Buffered standard output.
 pub fn stdout() -> BufWriter<StdoutLock<'static>> {
     BufWriter::with_capacity(1 << 16, io::stdout().lock())

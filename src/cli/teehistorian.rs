@@ -275,7 +275,7 @@ impl<'h> HeaderSummary<'h> {
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
     let counted = match plain_file(path) {
         // A large one is counted on every core.
-        Some(file) => Scan::count_file(&file, cores()),
+        Some(file) => Scan::count_file(&file, super::output::cores()),
         None => Scan::run(open(path)?, Verify::default()),
     };
     let (header, scan) = counted.map_err(|e| read_failure(path, e))?;
@@ -346,11 +346,6 @@ fn plain_file(path: &Path) -> Option<File> {
         && teeoracle::teehistorian::is_teehistorian(&magic)
         && file.rewind().is_ok();
     plain.then_some(file)
-}
-
-/// Cores to use.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 pub fn replay(

@@ -24,6 +24,14 @@ const MAX_PARTS: usize = 4;
 /// records; where it does not, the file is counted again in one pass).
 const LEAD: u64 = 64 << 10;
 
+/// The length of `file`, if it is a regular file large enough for
+/// `threads` (more than one) to be worth starting.
+#[cfg(unix)]
+fn worth_threads(file: &std::fs::File, threads: usize) -> io::Result<Option<u64>> {
+    let meta = file.metadata()?;
+    Ok((threads > 1 && meta.is_file() && meta.len() >= SPLIT_MIN).then_some(meta.len()))
+}
+
 /// The magic's length: the header's JSON starts after it.
 const MAGIC_LEN: u64 = MAGIC.as_bytes().len() as u64;
 
@@ -223,12 +231,10 @@ impl Scan {
     /// `threads` threads (at most 4), with the same result. Memory stays
     /// bounded: a window of up to 2 MiB per thread.
     pub fn count_file(file: &std::fs::File, threads: usize) -> Result<(Header, Scan), ReadError> {
-        let meta = file.metadata()?;
         #[cfg(unix)]
-        if threads > 1 && meta.is_file() && meta.len() >= SPLIT_MIN {
-            return split::count(file, meta.len(), threads.min(MAX_PARTS), LEAD);
+        if let Some(len) = worth_threads(file, threads)? {
+            return split::count(file, len, threads.min(MAX_PARTS), LEAD);
         }
-        let _ = meta;
         Scan::run(io::BufReader::new(file), Verify::default())
     }
 
@@ -238,9 +244,8 @@ impl Scan {
     /// threads, with the same result (both read the same records and stop
     /// at the same place).
     pub fn verify_file(file: &std::fs::File, threads: usize) -> Result<(Header, Scan), ReadError> {
-        let meta = file.metadata()?;
         #[cfg(unix)]
-        if threads > 1 && meta.is_file() && meta.len() >= SPLIT_MIN {
+        if worth_threads(file, threads)?.is_some() {
             let all = Verify::all();
             let pass = |verify| Scan::run(split::At { file, pos: 0 }, verify);
             let (encoded, replayed) = std::thread::scope(|s| {
@@ -265,7 +270,6 @@ impl Scan {
             scan.first_inconsistency = replayed.first_inconsistency;
             return Ok((header, scan));
         }
-        let _ = meta;
         Scan::run(io::BufReader::new(file), Verify::all())
     }
 

@@ -9,19 +9,19 @@
 //! [`compress`] can reproduce it exactly.
 
 use crate::codec::{DecodeError, ErrorKind};
-use std::sync::LazyLock;
 
 /// Symbols: the 256 byte values and the end-of-stream marker.
 const NUM_SYMBOLS: usize = 257;
 /// The end-of-stream symbol.
 const EOF_SYMBOL: usize = 256;
-/// Bits resolved by one table lookup while decoding.
-const LUT_BITS: u32 = 12;
-/// Bits after `LUT_BITS` that the second table level resolves: the longest
-/// code has `LUT_BITS + LONG_BITS` bits (checked when the tables are built).
-const LONG_BITS: u32 = 3;
-/// Most symbols one fast-table entry yields.
-const MULTI: u32 = 3;
+/// The longest code's length (checked when the tables are built): one
+/// lookup of a window this wide decodes any code.
+const MAX_CODE_BITS: u32 = 15;
+/// Mask of a `MAX_CODE_BITS` window.
+const WINDOW: u64 = (1 << MAX_CODE_BITS) - 1;
+/// Most symbols one fast-table entry yields; its 64-bit store writes 8
+/// bytes (the last one its count).
+const MULTI: usize = 7;
 
 /// DDNet's `CHuffman::ms_aFreqTable` for the 256 byte values; the EOF
 /// symbol has frequency 1.
@@ -95,132 +95,127 @@ impl HuffmanInfo {
 struct Tree {
     /// Children of internal nodes `NUM_SYMBOLS..`: `[leaf 0 bit, leaf 1 bit]`.
     #[cfg_attr(not(test), allow(dead_code))]
-    children: Vec<[u16; 2]>,
+    children: [[u16; 2]; NUM_SYMBOLS - 1],
     /// Code of each symbol: bits (first bit in bit 0) and length.
     #[cfg_attr(not(test), allow(dead_code))]
     codes: [(u32, u8); NUM_SYMBOLS],
-    /// For every `LUT_BITS`-bit window: the symbol and code length, or for
-    /// longer codes the internal node reached after `LUT_BITS` bits.
-    lut: Vec<LutEntry>,
     /// `codes` packed for the compressor: bits in 0..16, length in 16..32.
     packed: [u32; NUM_SYMBOLS],
-    /// For every `LUT_BITS`-bit window, for the fast decoder: the byte
-    /// symbols (up to `MULTI`) whose codes fit in the window one after the
-    /// other (bits 8..32, first in 8..16), their number (bits 6..8) and
-    /// their total length (bits 0..6). Number 0: the first code is longer
-    /// than the window, and bits 16..32 are its offset in `long`.
-    multi: [u32; 1 << LUT_BITS],
-    /// For each node reached after `LUT_BITS` bits, `1 << LONG_BITS`
-    /// entries, one per value of the next bits: symbol (bits 8..24) and
-    /// whole code length (bits 0..8).
-    long: Vec<u32>,
+    /// For every `MAX_CODE_BITS`-bit window: its first symbol (bits 4..16)
+    /// and that symbol's code length (bits 0..4).
+    first: [u16; 1 << MAX_CODE_BITS],
+    /// For every window, for the fast decoder: the total length of the
+    /// byte symbols (up to `MULTI`) whose codes fit in it one after the
+    /// other; 0 if the first symbol is EOF. Kept apart from `bytes`, and
+    /// nothing else in the byte, so the lookup that the next window waits
+    /// on reads a small table and shifts by what it reads.
+    steps: [u8; 1 << MAX_CODE_BITS],
+    /// For every window: those byte symbols (the first in bits 0..8) and,
+    /// in bits 56..64, their number.
+    bytes: [u64; 1 << MAX_CODE_BITS],
 }
 
-#[derive(Clone, Copy, Default)]
-struct LutEntry {
-    /// A symbol if `len > 0`, else an internal node.
-    node: u16,
-    len: u8,
-}
-
-static TREE: LazyLock<Tree> = LazyLock::new(Tree::build);
+/// Built by the compiler: no process pays for it at start (a table built
+/// at first use was a tenth of `demo stats` on a small demo).
+static TREE: Tree = Tree::build();
 
 impl Tree {
-    fn build() -> Tree {
-        // (frequency, node id); DDNet bubble-sorts by descending frequency,
-        // which is stable, then merges the two last (lowest) entries, the
-        // new node taking the second-last slot.
-        let mut left: Vec<(u32, u16)> = (0..NUM_SYMBOLS)
-            .map(|i| (FREQUENCIES.get(i).copied().unwrap_or(1), i as u16))
-            .collect();
-        let mut children = Vec::with_capacity(NUM_SYMBOLS - 1);
-        while let [.., _, _] = left[..] {
-            left.sort_by_key(|&(freq, _)| std::cmp::Reverse(freq));
-            let (Some(a), Some(b)) = (left.pop(), left.last_mut()) else {
-                break;
-            };
-            let id = (NUM_SYMBOLS + children.len()) as u16;
-            children.push([a.1, b.1]);
-            *b = (a.0.wrapping_add(b.0), id);
+    const fn build() -> Tree {
+        // (frequency, node id); DDNet sorts by descending frequency,
+        // stably, then merges the two last (lowest) entries, the new node
+        // taking the second-last slot.
+        let mut left = [(1u32, 0u16); NUM_SYMBOLS];
+        let mut n = 0;
+        while n < NUM_SYMBOLS {
+            if n < FREQUENCIES.len() {
+                left[n].0 = FREQUENCIES[n];
+            }
+            left[n].1 = n as u16;
+            n += 1;
         }
-        let root = (NUM_SYMBOLS + children.len() - 1) as u16;
+        let mut children = [[0u16; 2]; NUM_SYMBOLS - 1];
+        let mut made = 0;
+        while n > 1 {
+            // A stable insertion sort: only the last merged node is out of
+            // place, so it is linear.
+            let mut i = 1;
+            while i < n {
+                let item = left[i];
+                let mut j = i;
+                while j > 0 && left[j - 1].0 < item.0 {
+                    left[j] = left[j - 1];
+                    j -= 1;
+                }
+                left[j] = item;
+                i += 1;
+            }
+            let (a, b) = (left[n - 1], left[n - 2]);
+            children[made] = [a.1, b.1];
+            left[n - 2] = (a.0.wrapping_add(b.0), (NUM_SYMBOLS + made) as u16);
+            made += 1;
+            n -= 1;
+        }
         let mut codes = [(0u32, 0u8); NUM_SYMBOLS];
-        // Depth-first: bit 1 for the second child, first bit in bit 0.
-        let mut stack = vec![(root, 0u32, 0u8)];
-        while let Some((node, bits, depth)) = stack.pop() {
+        // Depth-first from the root: bit 1 for the second child, first bit
+        // in bit 0. The stack holds at most one node per level and one.
+        let mut stack = [(0u16, 0u32, 0u8); NUM_SYMBOLS];
+        stack[0].0 = (NUM_SYMBOLS + made - 1) as u16;
+        let mut depth_of_stack = 1;
+        while depth_of_stack > 0 {
+            depth_of_stack -= 1;
+            let (node, bits, depth) = stack[depth_of_stack];
             if (node as usize) < NUM_SYMBOLS {
+                assert!(depth as u32 <= MAX_CODE_BITS, "one window holds every code");
                 codes[node as usize] = (bits, depth);
             } else {
                 let [zero, one] = children[node as usize - NUM_SYMBOLS];
-                stack.push((zero, bits, depth + 1));
-                stack.push((one, bits | 1 << depth, depth + 1));
+                stack[depth_of_stack] = (zero, bits, depth + 1);
+                stack[depth_of_stack + 1] = (one, bits | 1 << depth, depth + 1);
+                depth_of_stack += 2;
             }
         }
-        let mut lut = vec![LutEntry::default(); 1 << LUT_BITS];
-        for (window, entry) in lut.iter_mut().enumerate() {
-            let mut node = root;
-            let mut len = 0u8;
-            while node as usize >= NUM_SYMBOLS && (len as u32) < LUT_BITS {
-                node = children[node as usize - NUM_SYMBOLS][(window >> len) & 1];
-                len += 1;
+        let mut packed = [0u32; NUM_SYMBOLS];
+        // Each code fills the windows that start with it.
+        let mut first = [0u16; 1 << MAX_CODE_BITS];
+        let mut symbol = 0;
+        while symbol < NUM_SYMBOLS {
+            let (bits, len) = codes[symbol];
+            packed[symbol] = bits | (len as u32) << 16;
+            let mut rest = 0;
+            while rest < 1 << (MAX_CODE_BITS - len as u32) {
+                first[bits as usize | rest << len] = (symbol as u16) << 4 | len as u16;
+                rest += 1;
             }
-            *entry = if (node as usize) < NUM_SYMBOLS {
-                LutEntry { node, len }
-            } else {
-                LutEntry { node, len: 0 }
-            };
+            symbol += 1;
         }
-        assert!(
-            codes
-                .iter()
-                .all(|&(_, len)| u32::from(len) <= LUT_BITS + LONG_BITS),
-            "two table levels decode every code"
-        );
-        let packed = codes.map(|(bits, len)| bits | u32::from(len) << 16);
-        let mut multi = [0u32; 1 << LUT_BITS];
-        let mut long = Vec::new();
-        let mut long_at = std::collections::BTreeMap::new();
-        for (window, m) in multi.iter_mut().enumerate() {
-            let first = lut[window];
-            if first.len == 0 {
-                let node = first.node;
-                let at = *long_at.entry(node).or_insert_with(|| {
-                    let at = long.len() as u32;
-                    for rest in 0..1usize << LONG_BITS {
-                        let (mut node, mut len) = (node as usize, LUT_BITS);
-                        while node >= NUM_SYMBOLS {
-                            let bit = (rest >> (len - LUT_BITS)) & 1;
-                            node = children[node - NUM_SYMBOLS][bit] as usize;
-                            len += 1;
-                        }
-                        long.push((node as u32) << 8 | len);
-                    }
-                    at
-                });
-                *m = at << 16;
-                continue;
-            }
-            // EOF (15 bits) is never inside a window: only byte symbols.
-            let (mut syms, mut count, mut len) = (0u32, 0u32, 0u32);
+        // The byte symbols whose codes fill each window one after the
+        // other, as far as its bits go.
+        let mut steps = [0u8; 1 << MAX_CODE_BITS];
+        let mut bytes = [0u64; 1 << MAX_CODE_BITS];
+        let mut window = 0;
+        while window < 1 << MAX_CODE_BITS {
+            let (mut count, mut len) = (0, 0);
             while count < MULTI {
-                let next = lut[window >> len];
-                if next.len == 0 || len + u32::from(next.len) > LUT_BITS {
+                let f = first[window >> len];
+                let (symbol, code_len) = ((f >> 4) as u64, (f & 15) as u32);
+                if symbol == EOF_SYMBOL as u64 || len + code_len > MAX_CODE_BITS {
                     break;
                 }
-                debug_assert!((next.node as usize) < EOF_SYMBOL);
-                syms |= u32::from(next.node) << (8 * count);
+                bytes[window] |= symbol << (8 * count);
                 count += 1;
-                len += u32::from(next.len);
+                len += code_len;
             }
-            *m = syms << 8 | count << 6 | len;
+            bytes[window] |= (count as u64) << 56;
+            steps[window] = len as u8;
+            window += 1;
         }
         Tree {
             children,
             codes,
-            lut,
             packed,
-            multi,
-            long,
+            first,
+            steps,
+            bytes,
         }
     }
 }
@@ -236,7 +231,7 @@ pub fn compress_parts(parts: &[&[u8]], flavor: Flavor, out: &mut Vec<u8>) {
     /// Codes added between two stores: 7 pending bits and three codes of at
     /// most 15 bits fit the 64-bit accumulator.
     const GROUP: usize = 3;
-    let tree = &*TREE;
+    let tree = &TREE;
     let start = out.len();
     let len: usize = parts.iter().map(|p| p.len()).sum();
     // At most 15 bits a symbol (checked at build), EOF and the last byte
@@ -300,7 +295,7 @@ pub fn decompress(
     max_out: usize,
     base: u64,
 ) -> Result<HuffmanInfo, DecodeError> {
-    let tree = &*TREE;
+    let tree = &TREE;
     let total_bits = input.len() * 8;
     let bits = Bits::new(input);
     let mut pos = 0usize; // next bit to read
@@ -309,63 +304,62 @@ pub fn decompress(
     let mut buf = [0u8; 256];
     let mut used = 0usize;
     loop {
-        // Fast: four lookups per 8-byte load while 8 whole bytes are
-        // readable at `pos / 8` (57 bits or more: every bit the lookups may
-        // take, 3 * LUT_BITS + the longest code, is input), `max_out` is
-        // far and `buf` has room.
-        'fast: while let Some(bytes) = input.get(pos / 8..pos / 8 + 8) {
-            if out.len() - start_len + used + 4 * MULTI as usize > max_out
-                || used > buf.len() - 4 * MULTI as usize - 1
-            {
-                break;
-            }
-            let mut w = u64::from_le_bytes(bytes.try_into().unwrap()) >> (pos % 8);
-            for _ in 0..4 {
-                let e = tree.multi[(w & ((1 << LUT_BITS) - 1)) as usize];
-                let count = (e >> 6 & 3) as usize;
-                if count == 0 {
-                    // A long code: the second level, then load again.
-                    let (symbol, len) = tree.long_code(e, w);
-                    pos += len;
-                    if symbol == EOF_SYMBOL {
-                        out.extend_from_slice(&buf[..used]);
-                        return Ok(stream_info(input, pos));
-                    }
-                    buf[used] = symbol as u8;
-                    used += 1;
-                    continue 'fast;
-                }
-                buf[used..used + 4].copy_from_slice(&(e >> 8).to_le_bytes());
-                used += count;
-                w >>= e & 63;
-                pos += (e & 63) as usize;
-            }
-        }
-        // Near the end: one lookup per load while its bits are all input.
-        while pos + LUT_BITS as usize <= total_bits
-            && out.len() - start_len + used + MULTI as usize <= max_out
-            && used <= buf.len() - 4
+        // Fast: three lookups per refill of the bit buffer `acc` while
+        // every bit they may take (3 * MAX_CODE_BITS) is input, `max_out`
+        // is far and `buf` has room. A refill leaves at least 56 bits in
+        // `acc`, and its load does not wait on the lookups before it (`at`
+        // moves by the bytes the refill before it added), so only a shift
+        // and an OR are on the chain from lookup to lookup. Each lookup
+        // reads the small `steps` table, which the next one waits on, and
+        // stores up to `MULTI` symbols at once.
+        let mut at = pos / 8;
+        let mut acc = bits.word(at) >> (pos % 8);
+        let mut have = 64 - pos % 8;
+        at += 8;
+        while at * 8 - have + 3 * MAX_CODE_BITS as usize <= total_bits
+            && out.len() - start_len + used + 3 * MULTI <= max_out
+            && used <= buf.len() - 3 * MULTI - 1
         {
-            let e = tree.multi[(bits.peek(pos) & ((1 << LUT_BITS) - 1)) as usize];
-            if e >> 6 & 3 == 0 {
+            for _ in 0..3 {
+                let i = (acc & WINDOW) as usize;
+                let step = tree.steps[i];
+                if step == 0 {
+                    // EOF, within the bits checked to be input.
+                    out.extend_from_slice(&buf[..used]);
+                    return Ok(stream_info(input, at * 8 - have + MAX_CODE_BITS as usize));
+                }
+                let b = tree.bytes[i];
+                buf[used..used + 8].copy_from_slice(&b.to_le_bytes());
+                used += (b >> 56) as usize;
+                acc >>= step;
+                have -= usize::from(step);
+            }
+            acc |= bits.word(at) << have;
+            at += (63 - have) >> 3;
+            have |= 56;
+        }
+        pos = at * 8 - have;
+        // Near the end: one lookup per load while its bits are all input.
+        while pos + MAX_CODE_BITS as usize <= total_bits
+            && out.len() - start_len + used + MULTI <= max_out
+            && used <= buf.len() - 8
+        {
+            let i = (bits.peek(pos) & WINDOW) as usize;
+            let step = tree.steps[i];
+            if step == 0 {
                 break;
             }
-            buf[used..used + 4].copy_from_slice(&(e >> 8).to_le_bytes());
-            used += (e >> 6 & 3) as usize;
-            pos += (e & 63) as usize;
+            let b = tree.bytes[i];
+            buf[used..used + 8].copy_from_slice(&b.to_le_bytes());
+            used += (b >> 56) as usize;
+            pos += usize::from(step);
         }
         out.extend_from_slice(&buf[..used]);
         used = 0;
-        // One symbol, carefully: long codes near the end, EOF, the end of
-        // the input, the output bound.
-        let window = bits.peek(pos);
-        let index = (window & ((1 << LUT_BITS) - 1)) as usize;
-        let entry = tree.lut[index];
-        let (symbol, len) = if entry.len > 0 {
-            (entry.node as usize, entry.len as usize)
-        } else {
-            tree.long_code(tree.multi[index], window)
-        };
+        // One symbol, carefully: EOF, the end of the input, the output
+        // bound.
+        let f = tree.first[(bits.peek(pos) & WINDOW) as usize];
+        let (symbol, len) = (usize::from(f >> 4), usize::from(f & 15));
         if pos + len > total_bits {
             return Err(DecodeError::new(
                 base + input.len() as u64,
@@ -395,29 +389,18 @@ pub fn decompress(
     Ok(stream_info(input, pos))
 }
 
-impl Tree {
-    /// Symbol and code length of a long code, from its `multi` entry and
-    /// the window it was looked up with.
-    #[inline]
-    fn long_code(&self, entry: u32, window: u64) -> (usize, usize) {
-        let rest = (window >> LUT_BITS) as usize & ((1 << LONG_BITS) - 1);
-        let l = self.long[(entry >> 16) as usize + rest];
-        ((l >> 8) as usize, (l & 0xff) as usize)
-    }
-}
-
 /// The input as a bit stream, zero past its end.
 struct Bits<'a> {
     input: &'a [u8],
-    /// The input from `tail_start` on (its last 8 bytes at most),
-    /// zero-padded.
-    tail: [u8; 16],
+    /// The input from `tail_start` on (its last 8 bytes at most), then
+    /// zeros: enough for a word read at any byte up to 7 past the end.
+    tail: [u8; 24],
     tail_start: usize,
 }
 
 impl<'a> Bits<'a> {
     fn new(input: &'a [u8]) -> Self {
-        let mut tail = [0u8; 16];
+        let mut tail = [0u8; 24];
         let tail_start = match input.last_chunk::<8>() {
             Some(last) => {
                 tail[..8].copy_from_slice(last);
@@ -438,12 +421,18 @@ impl<'a> Bits<'a> {
     /// At least 57 bits from bit `pos` on (LSB-first), `pos` up to the end.
     #[inline]
     fn peek(&self, pos: usize) -> u64 {
-        let byte = pos / 8;
+        self.word(pos / 8) >> (pos % 8)
+    }
+
+    /// The 8 bytes from `byte` on, little-endian, `byte` at most 7 past
+    /// the end.
+    #[inline]
+    fn word(&self, byte: usize) -> u64 {
         let bytes = match self.input.get(byte..byte + 8) {
             Some(b) => b,
             None => &self.tail[byte - self.tail_start..byte - self.tail_start + 8],
         };
-        u64::from_le_bytes(bytes.try_into().unwrap()) >> (pos % 8)
+        u64::from_le_bytes(bytes.try_into().unwrap())
     }
 }
 
@@ -622,7 +611,7 @@ mod tests {
 
     /// The bit-at-a-time compressor this module had first.
     fn compress_ref(input: &[u8], flavor: Flavor, out: &mut Vec<u8>) {
-        let tree = &*TREE;
+        let tree = &TREE;
         out.reserve(input.len() + 4);
         let mut acc: u64 = 0;
         let mut count: u32 = 0;
@@ -656,26 +645,20 @@ mod tests {
         max_out: usize,
         base: u64,
     ) -> Result<HuffmanInfo, DecodeError> {
-        let tree = &*TREE;
+        let tree = &TREE;
         let mut bits = BitReader::new(input);
         let start_len = out.len();
         loop {
             bits.refill();
-            let entry = tree.lut[(bits.buf & ((1 << LUT_BITS) - 1)) as usize];
-            let (symbol, len) = if entry.len > 0 {
-                (entry.node as usize, u32::from(entry.len))
-            } else {
-                // A code longer than the table: walk on bit by bit (codes are
-                // at most 15 bits, all in the buffer after a refill).
-                let mut node = entry.node as usize;
-                let mut len = LUT_BITS;
-                while node >= NUM_SYMBOLS {
-                    let bit = (bits.buf >> len & 1) as usize;
-                    node = tree.children[node - NUM_SYMBOLS][bit] as usize;
-                    len += 1;
-                }
-                (node, len)
-            };
+            // Bit by bit from the root (codes are at most 15 bits, all in
+            // the buffer after a refill).
+            let (mut node, mut len) = (NUM_SYMBOLS + tree.children.len() - 1, 0u32);
+            while node >= NUM_SYMBOLS {
+                let bit = (bits.buf >> len & 1) as usize;
+                node = tree.children[node - NUM_SYMBOLS][bit] as usize;
+                len += 1;
+            }
+            let symbol = node;
             if len > bits.available {
                 // The buffer was padded with zeros past the end of the input.
                 return Err(DecodeError::new(

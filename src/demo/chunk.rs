@@ -251,6 +251,11 @@ impl<'a> Payload<'a> {
         Some(out)
     }
 
+    /// Appends the payload's bytes as the file holds them (compressed).
+    pub fn write_raw(&self, out: &mut Vec<u8>) {
+        self.write(&mut Vec::new(), out)
+    }
+
     /// Appends the payload's bytes; `varints` is scratch.
     pub(crate) fn write(&self, varints: &mut Vec<u8>, out: &mut Vec<u8>) {
         match self {

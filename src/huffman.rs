@@ -308,17 +308,18 @@ pub fn decompress(
         // every bit they may take (3 * MAX_CODE_BITS) is input, `max_out`
         // is far and `buf` has room. A refill leaves at least 56 bits in
         // `acc`, and its load does not wait on the lookups before it (`at`
-        // moves by the bytes the refill before it added), so only a shift
-        // and an OR are on the chain from lookup to lookup. Each lookup
+        // moves by the bytes the refill before it added), so it adds only a
+        // shift and an OR to the chain from lookup to lookup. Each lookup
         // reads the small `steps` table, which the next one waits on, and
-        // stores up to `MULTI` symbols at once.
+        // stores 8 bytes of `bytes` at once: up to `MULTI` symbols, then
+        // their count, which only says how far `used` moves.
         let mut at = pos / 8;
         let mut acc = bits.word(at) >> (pos % 8);
         let mut have = 64 - pos % 8;
         at += 8;
         while at * 8 - have + 3 * MAX_CODE_BITS as usize <= total_bits
             && out.len() - start_len + used + 3 * MULTI <= max_out
-            && used <= buf.len() - 3 * MULTI - 1
+            && used < buf.len() - 3 * MULTI
         {
             for _ in 0..3 {
                 let i = (acc & WINDOW) as usize;

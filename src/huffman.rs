@@ -9,6 +9,7 @@
 //! [`compress`] can reproduce it exactly.
 
 use crate::codec::{DecodeError, ErrorKind};
+use std::cell::RefCell;
 
 /// Symbols: the 256 byte values and the end-of-stream marker.
 const NUM_SYMBOLS: usize = 257;
@@ -295,65 +296,231 @@ pub fn decompress(
     max_out: usize,
     base: u64,
 ) -> Result<HuffmanInfo, DecodeError> {
+    let bits = Bits::new(input);
+    let start_len = out.len();
+    // Every symbol takes a bit, so with room for one byte per bit no
+    // output bound is met and the halves can be decoded side by side.
+    let pos = if (SPLIT_MIN..=SPLIT_MAX).contains(&input.len()) && max_out >= 8 * input.len() {
+        decode_halves(input, &bits, out).unwrap_or(0)
+    } else {
+        0
+    };
+    decode_from(input, &bits, out, start_len, max_out, base, pos)
+}
+
+/// Inputs this long and longer, up to `SPLIT_MAX`, are decoded as two
+/// halves side by side.
+const SPLIT_MIN: usize = 64;
+/// The longest input decoded in halves (their buffer is 8 bytes per input
+/// byte and more).
+const SPLIT_MAX: usize = 8 * 1024;
+/// Lookups of the second half whose starts are kept to meet the first.
+const MEET_WITHIN: usize = 64;
+
+/// Decodes the two halves of `input` side by side, each lookup chain
+/// hiding the other's latency. The second half starts at a guessed bit,
+/// its middle byte: codes fall into step within a few symbols, so the
+/// first half's decoding, carried on past the middle one symbol at a time,
+/// soon lands on a lookup start of the second's, and from there both read
+/// the same symbols. Appends to `out` what the first decodes up to there
+/// and what the second decodes after it, and returns where the second
+/// stopped (EOF or the last bits, left for [`decode_from`]). `None`, with
+/// `out` as it was, if the halves do not meet within [`MEET_WITHIN`]
+/// lookups or the first half ends early; the caller decodes from the
+/// start then, so the result is always the one-stream result.
+fn decode_halves(input: &[u8], bits: &Bits, out: &mut Vec<u8>) -> Option<usize> {
+    thread_local! {
+        /// The halves' output, kept from call to call: filling new room
+        /// with zeros every time cost more than the copy out.
+        static HALVES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    HALVES.with_borrow_mut(|halves| decode_halves_into(input, bits, out, halves))
+}
+
+/// [`decode_halves`] with `halves` for the halves' output.
+fn decode_halves_into(
+    input: &[u8],
+    bits: &Bits,
+    out: &mut Vec<u8>,
+    halves: &mut Vec<u8>,
+) -> Option<usize> {
     let tree = &TREE;
     let total_bits = input.len() * 8;
-    let bits = Bits::new(input);
-    let mut pos = 0usize; // next bit to read
-    let start_len = out.len();
+    let middle = input.len() / 2 * 8;
+    // The first half writes at most a symbol per bit up to the middle, 3
+    // lookups past it, then `MEET_WITHIN` lookups' bits symbol by symbol;
+    // the second at most a symbol per bit after the middle; each store
+    // writes 8 bytes.
+    let room_a = middle + 3 * MAX_CODE_BITS as usize + MEET_WITHIN * MAX_CODE_BITS as usize + 8;
+    let room_b = total_bits - middle + 8;
+    if halves.len() < room_a + room_b {
+        halves.resize(room_a + room_b, 0);
+    }
+    let (a_out, b_out) = halves.split_at_mut(room_a);
+    let (mut a, mut b) = (Refill::at(bits, 0), Refill::at(bits, middle));
+    let (mut na, mut nb) = (0usize, 0usize);
+    // The second half's first lookups: where each starts, and how much it
+    // had written.
+    let mut starts = [(0usize, 0usize); MEET_WITHIN];
+    let mut kept = 0;
+    let mut a_done = false;
+    let mut b_done = false;
+    while !(a_done && b_done) {
+        if !a_done {
+            for _ in 0..3 {
+                if !a.lookup(a_out, &mut na) {
+                    // EOF before the middle: the stream ends there.
+                    return None;
+                }
+            }
+            a.refill(bits);
+            a_done = a.pos() >= middle;
+        }
+        if !b_done {
+            for _ in 0..3 {
+                if kept < MEET_WITHIN {
+                    starts[kept] = (b.pos(), nb);
+                    kept += 1;
+                }
+                if !b.lookup(b_out, &mut nb) {
+                    b_done = true;
+                    break;
+                }
+            }
+            b.refill(bits);
+            b_done |= b.pos() + 3 * MAX_CODE_BITS as usize > total_bits;
+        }
+    }
+    // The first half on, one symbol at a time, to a lookup start of the
+    // second's.
+    let mut pos = a.pos();
+    let mut next = 0;
+    let meet = loop {
+        while next < kept && starts[next].0 < pos {
+            next += 1;
+        }
+        if next == kept || na == room_a {
+            break None;
+        }
+        if starts[next].0 == pos {
+            break Some(starts[next].1);
+        }
+        let f = tree.first[(bits.peek(pos) & WINDOW) as usize];
+        if usize::from(f >> 4) == EOF_SYMBOL {
+            break None;
+        }
+        a_out[na] = (f >> 4) as u8;
+        na += 1;
+        pos += usize::from(f & 15);
+    };
+    let meet = meet?;
+    out.extend_from_slice(&a_out[..na]);
+    out.extend_from_slice(&b_out[meet..nb]);
+    Some(b.pos())
+}
+
+/// The bits from a position on, for the fast table: 56 or more after a
+/// refill, whose load does not wait on the lookups before it (`at` moves
+/// by the bytes the refill before it added), so it adds only a shift and
+/// an OR to the chain from lookup to lookup.
+struct Refill {
+    acc: u64,
+    /// Bits in `acc`.
+    have: usize,
+    /// The next byte to load.
+    at: usize,
+}
+
+impl Refill {
+    /// The buffer from bit `pos` on.
+    #[inline]
+    fn at(bits: &Bits, pos: usize) -> Refill {
+        Refill {
+            acc: bits.word(pos / 8) >> (pos % 8),
+            have: 64 - pos % 8,
+            at: pos / 8 + 8,
+        }
+    }
+
+    /// The next bit's position.
+    #[inline]
+    fn pos(&self) -> usize {
+        self.at * 8 - self.have
+    }
+
+    /// One lookup of the fast table: stores 8 bytes at `out[*n..]`, up to
+    /// `MULTI` symbols and then their count (which only says how far `*n`
+    /// moves), and takes their bits. `false`, having done nothing, if the
+    /// next symbol is EOF. The lookup the next one waits on reads the small
+    /// `steps` table.
+    #[inline(always)]
+    fn lookup(&mut self, out: &mut [u8], n: &mut usize) -> bool {
+        let i = (self.acc & WINDOW) as usize;
+        let step = TREE.steps[i];
+        if step == 0 {
+            return false;
+        }
+        let e = TREE.bytes[i];
+        out[*n..*n + 8].copy_from_slice(&e.to_le_bytes());
+        *n += (e >> 56) as usize;
+        self.acc >>= step;
+        self.have -= usize::from(step);
+        true
+    }
+
+    /// At least 56 bits again.
+    #[inline]
+    fn refill(&mut self, bits: &Bits) {
+        self.acc |= bits.word(self.at) << self.have;
+        self.at += (63 - self.have) >> 3;
+        self.have |= 56;
+    }
+}
+
+/// [`decompress`] from bit `pos` on, `out` holding what the bits before it
+/// decoded to (from `start_len` on).
+fn decode_from(
+    input: &[u8],
+    bits: &Bits,
+    out: &mut Vec<u8>,
+    start_len: usize,
+    max_out: usize,
+    base: u64,
+    mut pos: usize,
+) -> Result<HuffmanInfo, DecodeError> {
+    let tree = &TREE;
+    let total_bits = input.len() * 8;
     // Symbols decoded by the table loops, not yet appended to `out`.
     let mut buf = [0u8; 256];
     let mut used = 0usize;
     loop {
-        // Fast: three lookups per refill of the bit buffer `acc` while
-        // every bit they may take (3 * MAX_CODE_BITS) is input, `max_out`
-        // is far and `buf` has room. A refill leaves at least 56 bits in
-        // `acc`, and its load does not wait on the lookups before it (`at`
-        // moves by the bytes the refill before it added), so it adds only a
-        // shift and an OR to the chain from lookup to lookup. Each lookup
-        // reads the small `steps` table, which the next one waits on, and
-        // stores 8 bytes of `bytes` at once: up to `MULTI` symbols, then
-        // their count, which only says how far `used` moves.
-        let mut at = pos / 8;
-        let mut acc = bits.word(at) >> (pos % 8);
-        let mut have = 64 - pos % 8;
-        at += 8;
-        while at * 8 - have + 3 * MAX_CODE_BITS as usize <= total_bits
+        // Fast: three lookups per refill while every bit they may take
+        // (3 * MAX_CODE_BITS) is input, `max_out` is far and `buf` has room.
+        let mut r = Refill::at(bits, pos);
+        while r.pos() + 3 * MAX_CODE_BITS as usize <= total_bits
             && out.len() - start_len + used + 3 * MULTI <= max_out
             && used < buf.len() - 3 * MULTI
         {
             for _ in 0..3 {
-                let i = (acc & WINDOW) as usize;
-                let step = tree.steps[i];
-                if step == 0 {
+                if !r.lookup(&mut buf, &mut used) {
                     // EOF, within the bits checked to be input.
                     out.extend_from_slice(&buf[..used]);
-                    return Ok(stream_info(input, at * 8 - have + MAX_CODE_BITS as usize));
+                    return Ok(stream_info(input, r.pos() + MAX_CODE_BITS as usize));
                 }
-                let b = tree.bytes[i];
-                buf[used..used + 8].copy_from_slice(&b.to_le_bytes());
-                used += (b >> 56) as usize;
-                acc >>= step;
-                have -= usize::from(step);
             }
-            acc |= bits.word(at) << have;
-            at += (63 - have) >> 3;
-            have |= 56;
+            r.refill(bits);
         }
-        pos = at * 8 - have;
+        pos = r.pos();
         // Near the end: one lookup per load while its bits are all input.
         while pos + MAX_CODE_BITS as usize <= total_bits
             && out.len() - start_len + used + MULTI <= max_out
             && used <= buf.len() - 8
         {
-            let i = (bits.peek(pos) & WINDOW) as usize;
-            let step = tree.steps[i];
-            if step == 0 {
+            let mut r = Refill::at(bits, pos);
+            if !r.lookup(&mut buf, &mut used) {
                 break;
             }
-            let b = tree.bytes[i];
-            buf[used..used + 8].copy_from_slice(&b.to_le_bytes());
-            used += (b >> 56) as usize;
-            pos += usize::from(step);
+            pos = r.pos();
         }
         out.extend_from_slice(&buf[..used]);
         used = 0;
@@ -772,6 +939,74 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Inputs long enough to be decoded in halves: plain data repeated up
+    /// to a few KiB, cut anywhere, or arbitrary bytes; the halves decoder
+    /// must give the one-stream result, errors included.
+    #[test]
+    fn prop_halves_same_as_reference() {
+        fn prop(plain: Vec<u8>, repeat: u8, cut: u16, noise: Vec<u8>, legacy: bool) -> bool {
+            let flavor = if legacy {
+                Flavor::Legacy
+            } else {
+                Flavor::Ddnet
+            };
+            let long: Vec<u8> = plain
+                .iter()
+                .copied()
+                .cycle()
+                .take(plain.len() * usize::from(repeat % 40))
+                .collect();
+            let mut c = compress_to_vec(&long, flavor);
+            let whole = c.clone();
+            c.truncate(c.len() - usize::from(cut) % (c.len() + 1) / 8);
+            let noise: Vec<u8> = noise
+                .iter()
+                .copied()
+                .cycle()
+                .take(noise.len() * 8)
+                .collect();
+            [whole, c, noise].iter().all(|input| {
+                let (mut a, mut b) = (vec![9u8], vec![9u8]);
+                let ra = decompress(input, &mut a, usize::MAX, 3);
+                let rb = decompress_ref(input, &mut b, usize::MAX, 3);
+                format!("{ra:?}") == format!("{rb:?}") && a == b
+            })
+        }
+        qc().tests(2_000)
+            .quickcheck(prop as fn(Vec<u8>, u8, u16, Vec<u8>, bool) -> bool);
+    }
+
+    /// On real payloads the halves meet (else they would only cost), and
+    /// what they decode is the one-stream result.
+    #[test]
+    fn halves_meet_on_real_payloads() {
+        let bytes = crate::testing::corpus("demo/ddnet-20.1/B_eight_bots_dm1.demo");
+        let (demo, _) = crate::demo::Demo::decode(&bytes).unwrap();
+        let (mut tried, mut met) = (0, 0);
+        for chunk in &demo.chunks {
+            let crate::demo::Chunk::Data { payload, .. } = chunk else {
+                continue;
+            };
+            let mut raw = Vec::new();
+            payload.write_raw(&mut raw);
+            if !(SPLIT_MIN..=SPLIT_MAX).contains(&raw.len()) {
+                continue;
+            }
+            tried += 1;
+            let mut halves = Vec::new();
+            if decode_halves(&raw, &Bits::new(&raw), &mut halves).is_some() {
+                met += 1;
+            }
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ra = decompress(&raw, &mut a, usize::MAX, 0);
+            let rb = decompress_ref(&raw, &mut b, usize::MAX, 0);
+            assert_eq!(format!("{ra:?}"), format!("{rb:?}"));
+            assert_eq!(a, b);
+        }
+        assert!(tried > 1000, "{tried} payloads long enough");
+        assert!(met * 100 >= tried * 99, "{met} of {tried} met");
     }
 
     #[test]

@@ -275,8 +275,19 @@ impl SnapshotHistory {
     /// [`DeltaCodec::unpack_in_place`] can; what is kept is the same either
     /// way.
     pub fn feed(&mut self, input: SnapInput<'_>) -> Result<&Snapshot, Fault> {
-        if let (SnapData::Delta { base, ints }, None) = (input.data, input.crc)
-            && base == Base::Previous
+        // Whether the delta was tried on the kept snapshot in place.
+        let tried_in_place = matches!(
+            (input.data, input.crc),
+            (
+                SnapData::Delta {
+                    base: Base::Previous,
+                    ..
+                },
+                None
+            )
+        ) && self.limit == 1;
+        if let SnapData::Delta { ints, .. } = input.data
+            && tried_in_place
             && self.feed_in_place(input.offset, input.tick, ints)
         {
             return Ok(&self.entries.back().expect("just updated").1);
@@ -312,6 +323,12 @@ impl SnapshotHistory {
                     ),
                 };
                 let result = match from {
+                    Ok(from)
+                        if !tried_in_place
+                            && copy_in_place(&mut self.codec, from, ints, &mut out) =>
+                    {
+                        Ok(())
+                    }
                     Ok(from) => self
                         .codec
                         .unpack(from, ints, &mut out)
@@ -347,9 +364,6 @@ impl SnapshotHistory {
     /// Applies a delta to the only kept snapshot in place, if it is the
     /// last fed, the tick is later and the codec can.
     fn feed_in_place(&mut self, offset: u64, tick: i32, ints: &[i32]) -> bool {
-        if self.limit != 1 {
-            return false;
-        }
         let Some((t, snap)) = self.entries.back_mut() else {
             return false;
         };
@@ -404,6 +418,19 @@ impl SnapshotHistory {
             }
         }
     }
+}
+
+/// `base` with `delta` applied, into `out`, as a copy of the base changed
+/// in place (most deltas only change items: cheaper than building afresh,
+/// and the same snapshot); `false` where the codec cannot.
+fn copy_in_place(
+    codec: &mut DeltaCodec,
+    base: &Snapshot,
+    delta: &[i32],
+    out: &mut Snapshot,
+) -> bool {
+    out.clone_from(base);
+    codec.unpack_in_place(out, delta)
 }
 
 fn lookup(entries: &VecDeque<(i32, Snapshot)>, tick: i32) -> Option<&Snapshot> {

@@ -185,6 +185,8 @@ pub struct SnapshotHistory {
     warnings: Vec<Fault>,
     /// The snapshot fed last has invalid items.
     last_misfits: bool,
+    /// Some snapshot fed had invalid items.
+    misfits_seen: bool,
 }
 
 /// Counts and reports `snap`'s invalid items (at the input's offset and
@@ -239,6 +241,7 @@ impl SnapshotHistory {
             counts: ReplayCounts::default(),
             warnings: Vec::new(),
             last_misfits: false,
+            misfits_seen: false,
         }
     }
 
@@ -298,6 +301,7 @@ impl SnapshotHistory {
             kind,
         };
         let mut out = self.spare.pop().unwrap_or_default();
+        let mut in_place = false;
         let (result, base_tick) = match input.data {
             SnapData::Keyframe(ints) => {
                 self.counts.keyframes += 1;
@@ -327,6 +331,7 @@ impl SnapshotHistory {
                         if !tried_in_place
                             && copy_in_place(&mut self.codec, from, ints, &mut out) =>
                     {
+                        in_place = true;
                         Ok(())
                     }
                     Ok(from) => self
@@ -354,9 +359,12 @@ impl SnapshotHistory {
             self.spare.push(out);
             return Err(f);
         }
+        // Changed in place, a snapshot has invalid items only if its base
+        // had (see `feed_in_place`): with none fed yet, none to look for.
         let at = (input.offset, input.tick);
-        self.last_misfits =
-            report_misfits(&out, &self.codec, at, &mut self.counts, &mut self.warnings);
+        self.last_misfits = (self.misfits_seen || !in_place)
+            && report_misfits(&out, &self.codec, at, &mut self.counts, &mut self.warnings);
+        self.misfits_seen |= self.last_misfits;
         self.keep(input.tick, base_tick, out);
         Ok(self.get(input.tick).expect("just kept"))
     }

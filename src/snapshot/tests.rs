@@ -335,6 +335,21 @@ fn history_reports_items_of_the_wrong_size() {
         w[0].to_string(),
         "offset 40 tick 1: item 0 (5:0) has 2 ints, its type has 3"
     );
+    // A delta that keeps the item (applied to a copy in place) keeps the
+    // fault, and it is reported again at its tick.
+    h.feed(SnapInput {
+        offset: 50,
+        tick: 2,
+        data: SnapData::Delta {
+            base: Base::Tick(1),
+            ints: &[],
+        },
+        crc: None,
+    })
+    .unwrap();
+    let w = h.take_warnings();
+    assert_eq!((w.len(), w[0].tick), (1, 2), "{w:?}");
+    assert_eq!(h.counts().invalid_items, 2);
 }
 
 /// A snapshot with unique keys whose items have their type's static size.

@@ -383,12 +383,15 @@ fn decode_halves_into(
                     kept += 1;
                 }
                 if !b.lookup(b_out, &mut nb) {
+                    // EOF: left for `decode_from`.
                     b_done = true;
                     break;
                 }
             }
-            b.refill(bits);
-            b_done |= b.pos() + 3 * MAX_CODE_BITS as usize > total_bits;
+            if !b_done {
+                b.refill(bits);
+                b_done = b.pos() + 3 * MAX_CODE_BITS as usize > total_bits;
+            }
         }
     }
     // The first half on, one symbol at a time, to a lookup start of the
@@ -468,7 +471,8 @@ impl Refill {
         true
     }
 
-    /// At least 56 bits again.
+    /// At least 56 bits again; only after a lookup has taken some (a
+    /// full buffer would shift a word by all its bits).
     #[inline]
     fn refill(&mut self, bits: &Bits) {
         self.acc |= bits.word(self.at) << self.have;

@@ -1,6 +1,6 @@
 //! DDNet's Huffman coder (`src/engine/shared/huffman.cpp`), byte-exact.
 //!
-//! The tree is built at first use from DDNet's frequency table exactly as
+//! The tree is built by the compiler from DDNet's frequency table exactly as
 //! `CHuffman::ConstructTree` builds it; no code table is typed in. Codes are
 //! written LSB-first. Two writers exist: DDNet >= 20.0 emits a final partial
 //! byte only if bits remain; the legacy writer (vanilla 0.6/0.7, DDNet <=

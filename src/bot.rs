@@ -10,10 +10,17 @@
 //! Teeworlds 0.7.5 expects: TOKEN with its own token, CONNECT with the
 //! server's, then INFO on ACCEPT); READY on
 //! MAP_CHANGE (a bot needs no map: the server does not check); on
-//! CON_READY its start info and ENTERGAME; then an INPUT every tick,
-//! acknowledging the newest snapshot; chat lines when asked; CLOSE to
-//! leave. Vital chunks are numbered from 1 and every packet acknowledges
-//! the server's last in-order vital chunk.
+//! CON_READY its start info and ENTERGAME; then, once a snapshot of the
+//! map has come, an INPUT for every server tick, sent ahead with the tick
+//! it is meant for ([`Bot::send_inputs`]: DDNet keeps an input until its
+//! intended tick, so it is applied on exactly that tick), acknowledging
+//! the newest snapshot of the current map (a MAP_CHANGE starts the
+//! acknowledged tick and the inputs anew: ticks restart with the map);
+//! chat lines when asked; CLOSE to leave. Vital chunks are numbered from
+//! 1 and every packet acknowledges the server's last in-order vital chunk.
+//!
+//! Movement ([`movement`]) is a function of the seed and the tick only,
+//! so two runs of a scenario send the same inputs for the same ticks.
 
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
@@ -60,13 +67,17 @@ pub struct Bot {
     seq: u16,
     /// The last in-order vital sequence received.
     ack: u16,
-    /// The newest snapshot tick received.
+    /// The newest snapshot tick received on the current map (-1: none
+    /// yet, as DDNet's client says).
     snap_tick: i32,
+    /// The next server tick an input is to be sent for (on this map).
+    next_input: Option<i32>,
+    /// Map changes seen while in the game (not the first map).
+    map_changes: u32,
     /// Messages to send with the next packet: (vital, message JSON).
     queued: Vec<(bool, Value)>,
     out: VecDeque<Vec<u8>>,
     input: [i32; 10],
-    rng: Rng,
     /// Why the server closed the connection, if it did.
     closed_by_server: Option<String>,
     /// Ticks spent connecting (CONNECT is sent again every second: the
@@ -87,11 +98,12 @@ impl Bot {
             token: [0xff; 4],
             seq: 0,
             ack: 0,
-            snap_tick: 0,
+            snap_tick: -1,
+            next_input: None,
+            map_changes: 0,
             queued: Vec::new(),
             out: VecDeque::new(),
             input: [0; 10],
-            rng,
             closed_by_server: None,
             waited: 0,
         }
@@ -102,9 +114,15 @@ impl Bot {
         self.phase
     }
 
-    /// The newest snapshot tick it received.
+    /// The newest snapshot tick it received on the current map (-1:
+    /// none yet).
     pub fn snap_tick(&self) -> i32 {
         self.snap_tick
+    }
+
+    /// How many times the map changed while it was in the game.
+    pub fn map_changes(&self) -> u32 {
+        self.map_changes
     }
 
     /// The server's reason, if the server closed the connection.
@@ -174,31 +192,49 @@ impl Bot {
         self.out.pop_front()
     }
 
-    /// One game tick passed: an in-game bot moves (`moving`, seeded) and
-    /// sends its input; queued messages go out.
-    pub fn tick(&mut self, moving: bool) {
+    /// Time passes (called every 20 ms or so): a connecting bot says
+    /// hello again every 50 calls (the server may not be listening yet);
+    /// queued messages go out.
+    pub fn keepalive(&mut self) {
         if self.phase == Phase::Connecting {
             self.waited += 1;
             if self.waited.is_multiple_of(50) {
                 self.hello();
             }
         }
-        if self.phase == Phase::InGame {
-            if moving {
-                self.steer();
-            }
-            let input = json!({
+        self.flush();
+    }
+
+    /// Sends, with the queued messages, an INPUT for every server tick from
+    /// the last one sent up to `lead` ticks past the newest snapshot, each
+    /// with its intended tick, so that the server applies each on exactly
+    /// that tick. `input` gives the input for a server tick. Nothing is
+    /// sent before the map's first snapshot.
+    pub fn send_inputs(&mut self, lead: i32, input: impl Fn(i32) -> [i32; 10]) {
+        if self.phase != Phase::InGame || self.snap_tick < 0 {
+            self.flush();
+            return;
+        }
+        let last = self.snap_tick + lead;
+        let first = self.next_input.unwrap_or(self.snap_tick + 1);
+        // At most two seconds' worth at once: a gap longer than that is
+        // skipped (the server uses the previous input meanwhile).
+        let first = first.max(last - 100);
+        for tick in first..=last {
+            self.input = input(tick);
+            let message = json!({
                 "system": true,
                 "name": "INPUT",
                 "fields": {
                     "ack_tick": self.snap_tick,
-                    "intended_tick": self.snap_tick + 1,
+                    "intended_tick": tick,
                     "size": 40,
                     "input": self.input,
                 }
             });
-            self.queued.push((false, input));
+            self.queued.push((false, message));
         }
+        self.next_input = Some(self.next_input.map_or(last + 1, |n| n.max(last + 1)));
         self.flush();
     }
 
@@ -278,6 +314,13 @@ impl Bot {
         match (system, name) {
             // The first map, or a map change while in the game.
             (true, "MAP_CHANGE") if matches!(self.phase, Phase::Connected | Phase::InGame) => {
+                // Ticks restart with the map: nothing of the previous
+                // one is acknowledged or scheduled.
+                if self.phase == Phase::InGame {
+                    self.map_changes += 1;
+                }
+                self.snap_tick = -1;
+                self.next_input = None;
                 self.queued
                     .push((true, json!({"system": true, "name": "READY", "fields": {}})));
                 self.phase = Phase::Loading;
@@ -302,27 +345,13 @@ impl Bot {
                 self.phase = Phase::InGame;
                 self.flush();
             }
-            (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") => {
+            (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
                 if let Some(t) = m["fields"]["tick"].as_i64() {
-                    self.snap_tick = self.snap_tick.max(t as i32);
+                    self.snap_tick = self.snap_tick.max(t.clamp(-1, i64::from(i32::MAX)) as i32);
                 }
             }
             _ => {}
         }
-    }
-
-    /// Seeded movement: now and then a new direction, a jump, a hook at a
-    /// new target.
-    fn steer(&mut self) {
-        if self.rng.one_in(25) {
-            self.input[0] = self.rng.int(-1, 1); // direction
-        }
-        if self.rng.one_in(10) {
-            self.input[1] = self.rng.int(-300, 300); // target x
-            self.input[2] = self.rng.int(-300, 300); // target y
-        }
-        self.input[3] = i32::from(self.rng.one_in(30)); // jump
-        self.input[5] = i32::from(self.rng.one_in(40)); // hook
     }
 
     /// Sends the queued messages in one packet.
@@ -380,6 +409,25 @@ impl Bot {
     }
 }
 
+/// A bot's input for scenario tick `tick`, moving as `seed` says: a
+/// direction held for half a second, a target held for a fifth, now and
+/// then a jump or a hook. A function of the seed and the tick only.
+pub fn movement(seed: u64, tick: u32) -> [i32; 10] {
+    let mixed = Rng::new(seed).next_u64();
+    let draw = |what: u64, slot: u32| {
+        let key = what.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ u64::from(slot);
+        Rng::new(Rng::new(mixed ^ key).next_u64())
+    };
+    let mut input = [0; 10];
+    input[0] = draw(1, tick / 25).int(-1, 1); // direction
+    let mut target = draw(2, tick / 10);
+    input[1] = target.int(-300, 300); // target x
+    input[2] = target.int(-300, 300); // target y
+    input[3] = i32::from(draw(3, tick).one_in(30)); // jump
+    input[5] = i32::from(draw(4, tick).one_in(40)); // hook
+    input
+}
+
 /// A 0.7 token padded to 512 bytes (TOKEN and CONNECT).
 fn padded(token: [u8; 4]) -> Vec<u8> {
     let mut data = vec![0; 512];
@@ -415,5 +463,149 @@ mod tests {
             "00000141070103302e3620363236666365396137373864663464340000ee2b3b76"
         );
         assert_eq!(bot.poll_transmit(), None);
+    }
+
+    /// A server datagram (0.6, with a token) carrying `messages` as vital
+    /// chunks numbered from `first_seq`.
+    fn from_server(first_seq: u16, messages: &[Value]) -> Vec<u8> {
+        let chunks: Vec<Value> = messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| json!({"flags": 1, "seq": first_seq + i as u16, "message": m}))
+            .collect();
+        let entry = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0,
+            "ack": 0, "token": "ee2b3b76", "chunks": chunks}});
+        spec::encode(&entry).unwrap().remove(0)
+    }
+
+    fn map_change(name: &str) -> Value {
+        json!({"system": true, "name": "MAP_CHANGE",
+            "fields": {"name": name, "crc": 1, "size": 2}})
+    }
+
+    fn snap_empty(tick: i32) -> Value {
+        json!({"system": true, "name": "SNAPEMPTY",
+            "fields": {"tick": tick, "delta_tick": -1}})
+    }
+
+    /// The INPUT messages' (ack_tick, intended_tick) in what the bot sent.
+    fn inputs_sent(bot: &mut Bot) -> Vec<(i64, i64)> {
+        let mut found = Vec::new();
+        while let Some(d) = bot.poll_transmit() {
+            let ctx = PacketCtx {
+                version: Some(Version::V06),
+                token: TokenMode::Present,
+            };
+            let packet = Packet::decode(&mut Reader::new(&d, Mode::Strict), ctx).unwrap();
+            let Packet::Connection(p) = &packet else {
+                continue;
+            };
+            let contents = p.contents();
+            let v = serde_json::to_value(PacketJson::new(&packet, contents.as_ref(), 0)).unwrap();
+            for chunk in v["chunks"].as_array().into_iter().flatten() {
+                let m = &chunk["message"];
+                if m["name"] == "INPUT" {
+                    let f = &m["fields"];
+                    found.push((
+                        f["ack_tick"].as_i64().unwrap(),
+                        f["intended_tick"].as_i64().unwrap(),
+                    ));
+                }
+            }
+        }
+        found
+    }
+
+    /// A bot in the game on its first map (vital chunks 1 and 2 used).
+    fn in_game() -> Bot {
+        let mut bot = Bot::new("alice", Version::V06, 1);
+        bot.connect();
+        bot.receive(&hex::decode("10000002544b454eee2b3b76").unwrap());
+        bot.receive(&from_server(1, &[map_change("dm1")]));
+        bot.receive(&from_server(
+            2,
+            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
+        ));
+        assert_eq!(bot.phase(), Phase::InGame, "the bot did not enter the game");
+        while bot.poll_transmit().is_some() {}
+        bot
+    }
+
+    #[test]
+    fn after_a_map_change_the_bot_acknowledges_the_new_maps_ticks() {
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[snap_empty(900)]));
+        bot.send_inputs(2, |_| [0; 10]);
+        assert_eq!(
+            inputs_sent(&mut bot),
+            vec![(900, 901), (900, 902)],
+            "inputs on the first map"
+        );
+        // The map changes; its ticks start again, far below 900.
+        bot.receive(&from_server(4, &[map_change("ctf1")]));
+        assert_eq!(bot.snap_tick(), -1, "the old map's tick was kept");
+        assert_eq!(bot.map_changes(), 1, "the map change was not counted");
+        bot.receive(&from_server(
+            5,
+            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
+        ));
+        while bot.poll_transmit().is_some() {}
+        bot.send_inputs(2, |_| [0; 10]);
+        assert_eq!(
+            inputs_sent(&mut bot),
+            vec![],
+            "inputs before a snapshot of the new map"
+        );
+        bot.receive(&from_server(6, &[snap_empty(10)]));
+        bot.send_inputs(2, |_| [0; 10]);
+        assert_eq!(
+            inputs_sent(&mut bot),
+            vec![(10, 11), (10, 12)],
+            "the INPUTs after the map change must acknowledge its tick 10"
+        );
+    }
+
+    #[test]
+    fn every_tick_gets_one_input_sent_ahead_with_its_intended_tick() {
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[snap_empty(100)]));
+        bot.send_inputs(3, |_| [0; 10]);
+        // Snapshots every other tick (DDNet's default), then one lost.
+        bot.receive(&from_server(4, &[snap_empty(102)]));
+        bot.send_inputs(3, |_| [0; 10]);
+        bot.receive(&from_server(5, &[snap_empty(108)]));
+        bot.send_inputs(3, |_| [0; 10]);
+        // An old snapshot arriving late changes nothing.
+        bot.receive(&from_server(6, &[snap_empty(104)]));
+        bot.send_inputs(3, |_| [0; 10]);
+        let sent = inputs_sent(&mut bot);
+        let intended: Vec<i64> = sent.iter().map(|s| s.1).collect();
+        assert_eq!(
+            intended,
+            (101..=111).collect::<Vec<_>>(),
+            "each tick once, in order, 3 ahead: {sent:?}"
+        );
+        assert_eq!(
+            sent.last().map(|s| s.0),
+            Some(108),
+            "ack of the newest: {sent:?}"
+        );
+    }
+
+    #[test]
+    fn movement_depends_on_the_seed_and_the_tick_only() {
+        let a: Vec<_> = (0..500).map(|t| movement(7, t)).collect();
+        let b: Vec<_> = (0..500).rev().map(|t| movement(7, t)).collect();
+        let b: Vec<_> = b.into_iter().rev().collect();
+        assert_eq!(a, b, "movement depends on the order it is asked in");
+        let other: Vec<_> = (0..500).map(|t| movement(8, t)).collect();
+        assert_ne!(a, other, "two seeds move alike");
+        let jumps = a.iter().filter(|i| i[3] == 1).count();
+        let turns = a.windows(2).filter(|w| w[0][0] != w[1][0]).count();
+        assert!((5..=40).contains(&jumps), "{jumps} jumps in 500 ticks");
+        assert!(
+            (3..=20).contains(&turns),
+            "{turns} changes of direction in 500 ticks"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! jsonl` (schema.md, `# teehistorian`), shared by the command line and
 //! the conformance harness.
 
-use super::{End, Header, HeaderInfo, Message, Record};
+use super::{End, Header, HeaderInfo, Message, Protocol, Record};
 use crate::codec::DecodeError;
 use crate::packet::{self, Version};
 use serde::Serialize;
@@ -38,6 +38,10 @@ pub struct RecordLine<'r, 'a> {
     /// Where the record's first non-canonical int is (it is kept verbatim).
     #[serde(skip_serializing_if = "Option::is_none")]
     noncanonical_at: Option<u64>,
+    /// A `message` record's protocol: its client's, whose table `decoded`
+    /// is read with (`"0.6"` or `"0.7"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol: Option<Version>,
     /// A `message` record's data read as the message a client sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     decoded: Option<packet::Message<'r>>,
@@ -59,6 +63,7 @@ impl<'r, 'a> RecordLine<'r, 'a> {
             tick: rec.tick,
             msg: &rec.msg,
             noncanonical_at: rec.noncanonical_at(),
+            protocol: client_version(rec),
             decoded,
             decoded_error,
         }
@@ -161,16 +166,35 @@ impl Line {
     }
 }
 
-/// A `message` record's data read as a 0.6 client-to-server message (what
-/// DDNet's server records), errors at their file byte; `None` for other
-/// records. Only for display: the record's own decoding stays as it is.
+/// A `message` record's data read as the message its client sent to the
+/// server (what DDNet's server records: the chunk data as received), with
+/// the tables of the protocol that client joined with ([`Record::protocol`]:
+/// 0.7 after its JOINVER7, else 0.6), errors at their file byte; `None` for
+/// other records. Only for display: the record's own decoding stays as it
+/// is.
+///
+/// Each protocol numbers its client and server messages in one table, and
+/// DDNet's server unpacks whatever id a client sends with that table
+/// (`CNetObjHandler::SecureUnpackMsg` knows every message, then
+/// `CGameContext::OnMessage` ignores what is not a client's): a client that
+/// sends a server message's id is shown with that name, as DDNet reads it.
 pub fn client_message<'r>(rec: &'r Record<'_>) -> Option<Result<packet::Message<'r>, DecodeError>> {
     let Message::NetMessage { data, .. } = &rec.msg else {
         return None;
     };
+    let version = client_version(rec)?;
     // The data ends the record.
     let at = rec.offset + (rec.raw.len() - data.len()) as u64;
-    Some(packet::Message::read(data, at, Version::V06))
+    Some(packet::Message::read(data, at, version))
+}
+
+/// The protocol a `message` record is read with.
+fn client_version(rec: &Record<'_>) -> Option<Version> {
+    match (&rec.msg, rec.protocol) {
+        (Message::NetMessage { .. }, Some(Protocol::Seven)) => Some(Version::V07),
+        (Message::NetMessage { .. }, _) => Some(Version::V06),
+        _ => None,
+    }
 }
 
 /// The `end` line: how the stream ended, or the error that stopped it.

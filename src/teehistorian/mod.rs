@@ -19,8 +19,8 @@ pub use replay::{
     PlayerInput, Protocol, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
 };
 pub use stream::{
-    End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader, StreamWriter, TickClock,
-    TickError,
+    ClientProtocols, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader,
+    StreamWriter, TickClock, TickError,
 };
 
 /// True if `bytes` start with the teehistorian magic.

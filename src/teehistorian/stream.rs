@@ -7,7 +7,8 @@
 //! truncated as a crashed server leaves it).
 
 use super::header::Header;
-use super::message::{MAX_RECORD_LEN, Message};
+use super::message::{Ex, MAX_RECORD_LEN, Message};
+use super::replay::Protocol;
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader};
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -98,6 +99,10 @@ pub struct Record<'a> {
     /// The message uses a non-canonical int (lenient mode only), so it
     /// re-encodes only from `raw`; [`Record::noncanonical_at`] says where.
     pub noncanonical: bool,
+    /// For a MESSAGE record, the protocol its client joined with as the
+    /// stream so far says ([`ClientProtocols`]): which protocol's table its
+    /// data is read with. `None` for every other record.
+    pub protocol: Option<Protocol>,
 }
 
 impl Record<'_> {
@@ -236,6 +241,7 @@ pub(crate) struct Decoder {
     mode: Mode,
     clock: TickClock,
     end: Option<End>,
+    clients: ClientProtocols,
 }
 
 impl Decoder {
@@ -246,6 +252,7 @@ impl Decoder {
             mode,
             clock: TickClock::default(),
             end: None,
+            clients: ClientProtocols::default(),
         }
     }
 
@@ -273,6 +280,7 @@ impl Decoder {
             return self.cut_or_fail(e, buf.len(), base, at_eof);
         }
         rec.tick = self.accept(&rec.msg, base, r.position())?;
+        rec.protocol = self.clients.observe(&rec.msg);
         rec.offset = base;
         rec.raw = r.since(0);
         rec.noncanonical = r.noncanonical().is_some();
@@ -295,10 +303,12 @@ impl Decoder {
             Ok(msg) => msg,
             Err(e) => return self.cut_or_fail(e, buf.len(), base, at_eof).map(|_| None),
         };
+        let tick = self.accept(&msg, base, r.position())?;
         Ok(Some(Record {
-            tick: self.accept(&msg, base, r.position())?,
+            tick,
             offset: base,
             raw: r.since(0),
+            protocol: self.clients.observe(&msg),
             msg,
             noncanonical: r.noncanonical().is_some(),
         }))
@@ -384,6 +394,69 @@ impl Record<'_> {
             raw: &[],
             msg: Message::Finish,
             noncanonical: false,
+            protocol: None,
+        }
+    }
+}
+
+/// Which protocol each client joined with, followed record by record, so
+/// that a MESSAGE record (always what a client sent to the server) is read
+/// with the table of its client's protocol.
+///
+/// DDNet's `CTeeHistorian::RecordPlayerJoin` writes JOINVER6 or JOINVER7
+/// right before every JOIN (also for the clients already connected when a
+/// new file starts at a map change), and the message recorded by
+/// `CGameContext::OnMessage` is the chunk data as the client sent it: a 0.7
+/// client's ids and fields are 0.7's (DDNet translates them only after
+/// recording). So: JOINVER7 makes the cid 0.7 and JOINVER6 makes it 0.6
+/// until its DROP; a JOIN with no JOINVER before it (files older than the
+/// JOINVER records, when DDNet spoke only 0.6) and a cid never seen are
+/// 0.6. A rejoin (PLAYER_REJOIN, REJOINVER6) keeps the protocol, as
+/// DDNet's `ClientRejoinCallback` keeps `m_Sixup`.
+///
+/// Bounded: DDNet's `MAX_CLIENTS` (128) cids in one bit set; a cid outside
+/// `0..128` (a hand-made or damaged file) is data, read as 0.6 and never
+/// remembered. A reader resumed in the middle of a file (a file split
+/// among threads) starts knowing every client as 0.6.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClientProtocols {
+    /// Bit `cid` set: the client joined with 0.7.
+    seven: u128,
+}
+
+impl ClientProtocols {
+    /// The protocol `cid` joined with, as the records so far say.
+    pub fn of(&self, cid: i32) -> Protocol {
+        match u32::try_from(cid) {
+            Ok(c) if c < 128 && self.seven >> c & 1 == 1 => Protocol::Seven,
+            _ => Protocol::Six,
+        }
+    }
+
+    /// Follows `msg`; for a MESSAGE record, its client's protocol.
+    #[inline]
+    pub fn observe(&mut self, msg: &Message<'_>) -> Option<Protocol> {
+        match msg {
+            Message::NetMessage { cid, .. } => return Some(self.of(*cid)),
+            Message::Drop { cid, .. } => self.set(*cid, false),
+            Message::Ex(m) => match m.ex {
+                Ex::Joinver7 { cid } => self.set(cid, true),
+                Ex::Joinver6 { cid } => self.set(cid, false),
+                _ => {}
+            },
+            _ => {}
+        }
+        None
+    }
+
+    fn set(&mut self, cid: i32, seven: bool) {
+        if let Ok(c @ 0..128) = u32::try_from(cid) {
+            let bit = 1u128 << c;
+            if seven {
+                self.seven |= bit;
+            } else {
+                self.seven &= !bit;
+            }
         }
     }
 }

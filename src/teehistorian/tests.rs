@@ -315,6 +315,7 @@ fn dump_lines_start_with_offset_and_tick_columns() {
             raw: &[],
             msg: Message::Finish,
             noncanonical: false,
+            protocol: None,
         };
         assert_eq!(rec.to_string(), format!("0x{offset:08x} {tick:>7} finish"));
     }
@@ -735,6 +736,8 @@ fn prop_common_json_lines_are_serdes() {
             offset: u64::from(offset) << 8, // up to 1 TB
             tick,
             raw: &raw,
+            protocol: matches!(msg, Message::NetMessage { .. })
+                .then_some(crate::teehistorian::Protocol::Six),
             msg,
             noncanonical: false,
         };
@@ -756,4 +759,119 @@ fn prop_common_json_lines_are_serdes() {
     }
     qc().tests(5_000)
         .quickcheck(prop as fn(ArbMessage, u32, i32) -> bool);
+}
+
+/// A MESSAGE record is read with the tables of the protocol its client
+/// joined with: 0.7 from its JOINVER7 until its DROP, else 0.6; a cid
+/// outside DDNet's 128 is data (0.6, never remembered), not a panic.
+#[test]
+fn client_protocols_follow_joinver_and_drop() {
+    let ex = |ex| {
+        Message::Ex(Box::new(ExMessage {
+            ex,
+            trailing: Blob::from(&b""[..]),
+        }))
+    };
+    let msg = |cid| Message::NetMessage {
+        cid,
+        data: Blob::from(&[0x3c, 0x02][..]),
+    };
+    let mut p = ClientProtocols::default();
+    let six = Some(Protocol::Six);
+    let seven = Some(Protocol::Seven);
+    let steps: Vec<(Message<'static>, Option<Protocol>)> = vec![
+        (msg(4), six),
+        (ex(Ex::Joinver7 { cid: 4 }), None),
+        (Message::Join { cid: 4 }, None),
+        (msg(4), seven),
+        (msg(3), six),
+        (ex(Ex::Rejoinver6 { cid: 4 }), None),
+        (msg(4), seven),
+        (
+            Message::Drop {
+                cid: 4,
+                reason: Text::from(&b""[..]),
+            },
+            None,
+        ),
+        (msg(4), six),
+        (ex(Ex::Joinver7 { cid: 127 }), None),
+        (msg(127), seven),
+        (ex(Ex::Joinver6 { cid: 127 }), None),
+        (msg(127), six),
+        (ex(Ex::Joinver7 { cid: 128 }), None),
+        (ex(Ex::Joinver7 { cid: -1 }), None),
+        (ex(Ex::Joinver7 { cid: i32::MIN }), None),
+        (msg(128), six),
+        (msg(-1), six),
+        (msg(i32::MAX), six),
+    ];
+    for (i, (m, want)) in steps.iter().enumerate() {
+        assert_eq!(p.observe(m), *want, "step {i}: {m:?}");
+    }
+    assert_eq!(
+        p,
+        ClientProtocols::default(),
+        "nothing out of range is kept"
+    );
+}
+
+/// DDNet 16.4 with a 0.6 bot ("six", cid 0) and a 0.7 bot ("seven", cid 1)
+/// (`record` of `corpus/record/mixed_06_07.ron`): the 0.7 bot's
+/// Cl_StartInfo is 0.7's id 27 (0.6's Sv_DDRaceTimeLegacy), and no
+/// MESSAGE record, which is always what a client sent, reads as a server's
+/// message.
+#[test]
+fn a_07_clients_messages_are_read_with_07s_tables() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/teehistorian/ddnet-16.4/mixed_06_07.teehistorian"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    let (_, reader) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+    let mut seen = Vec::new();
+    let mut joined7 = false;
+    for rec in reader {
+        let rec = rec.unwrap();
+        if let Message::Ex(m) = &rec.msg {
+            joined7 |= matches!(m.ex, Ex::Joinver7 { cid: 1 });
+        }
+        let Some(m) = json::client_message(&rec) else {
+            assert_eq!(rec.protocol, None, "{rec}");
+            continue;
+        };
+        let m = m.unwrap();
+        let Message::NetMessage { cid, .. } = rec.msg else {
+            unreachable!()
+        };
+        let text = m.to_string();
+        assert!(
+            !text.contains(" Sv_"),
+            "a client's message read as a server's: {rec} -> {text}"
+        );
+        let line = serde_json::to_value(json::RecordLine::new(&rec)).unwrap();
+        seen.push((cid, joined7, line["protocol"].clone(), text));
+    }
+    let want = [
+        (
+            0,
+            false,
+            serde_json::json!("0.6"),
+            r#"game:20 Cl_StartInfo name="six" clan="teeoracle" country=-1 skin="default" use_custom_color=0 color_body=0 color_feet=0"#,
+        ),
+        (
+            1,
+            true,
+            serde_json::json!("0.7"),
+            r#"game:27 Cl_StartInfo name="seven" clan="teeoracle" country=-1 skin_part_names=["standard","","","standard","standard","standard"] use_custom_colors=[0,0,0,0,0,0] skin_part_colors=[0,0,0,0,0,0]"#,
+        ),
+    ];
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(c, j, p, t)| (c, j, p, t.to_string()))
+        .collect();
+    assert_eq!(
+        seen, want,
+        "the MESSAGE records as read (cid, after joinver7, protocol, text)"
+    );
 }

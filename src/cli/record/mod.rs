@@ -1,207 +1,240 @@
 //! `teeoracle record`: a real server driven by bots ([`teeoracle::bot`])
 //! through a scenario, on loopback inside a network namespace of its own;
 //! the server's recordings, the bots' own traffic as pcapng, the server
-//! log and the scenario land in one folder, then `check` runs on it.
+//! log and the scenario land in one folder, then every file is checked.
+//!
+//! The exit code is the verdict: 0 when the server ran the whole scenario,
+//! every bot joined (or was refused as the scenario expects), every file
+//! passed and the capture replays without a snapshot anomaly; 1 with one
+//! sentence per problem otherwise; 2, before anything starts, for a
+//! scenario, server binary or output folder that cannot be used.
+//!
+//! SIGINT and SIGTERM stop the run in order: the in-namespace process
+//! (which gets the signal from the terminal, or from the outer process
+//! that forwards it) stops the demo and the server, collects what the
+//! server wrote, closes the capture and removes the temporary home; the
+//! outer process waits for it.
+
+mod pcapng;
+mod scenario;
+mod session;
 
 use super::Failure;
-use super::output::shown;
+use super::output::{ReportFormat, shown, stdout, write_json_doc};
 use clap::Args;
-use serde::Deserialize;
-use std::io::Write;
-use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use scenario::{Flavor, Scenario};
+use serde::Serialize;
+use session::{BotOutcome, Outcome, PORT, RCON_PASSWORD, Session};
+use std::io::{Read, Seek, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant, SystemTime};
-use teeoracle::bot::{Bot, Phase};
-use teeoracle::packet::Version;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use teeoracle::check::{self, Options, Status, Totals, Verdict};
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// The server binary (DDNet's `DDNet-Server`, e.g. `/usr/games/DDNet-Server`
-    /// or your own build's).
+    /// or your own build's; Teeworlds' `teeworlds-server`).
     #[arg(long)]
     server: PathBuf,
     /// The scenario: a RON file (see `corpus/record/`).
     #[arg(long)]
     scenario: PathBuf,
-    /// The folder to write (created; must be empty or new).
+    /// The folder to write (created; it must be empty or new unless
+    /// `--force`).
     #[arg(short, long)]
     output: PathBuf,
-    /// Bot behaviour seed (the same bots' inputs for the same seed; the
-    /// server's timing still varies).
+    /// Write into a folder that holds files (files of the same names are
+    /// replaced).
+    #[arg(long)]
+    force: bool,
+    /// Bot behaviour seed: the same bots' inputs on the same ticks for the
+    /// same seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Output: the files' table and each bot's story (`text`), or one
+    /// JSON document of kind `record`.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
     /// Internal: already inside the network namespace.
     #[arg(long, hide = true)]
     in_namespace: bool,
 }
 
-/// A scenario: bots joining, moving, chatting and leaving, in seconds
-/// from the start.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Scenario {
-    /// The map (default: the server's).
-    #[serde(default)]
-    map: Option<String>,
-    /// How long the run lasts, at most 600 s.
-    seconds: f64,
-    /// Record a server demo through the remote console (`record`).
-    #[serde(default)]
-    demo: bool,
-    /// Remote console commands the first bot runs: (second, command),
-    /// e.g. `change_map dm1`.
-    #[serde(default)]
-    rcon: Vec<(f64, String)>,
-    /// Server settings added to teeoracle's own, e.g. `conn_timeout 5`
-    /// (DDNet drops a silent client after 100 s by default).
-    #[serde(default)]
-    server_config: Vec<String>,
-    /// Kill the server (SIGKILL) at this second: its files end cut, as a
-    /// crashed server's do.
-    #[serde(default)]
-    kill_server: Option<f64>,
-    bots: Vec<BotPlan>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BotPlan {
-    name: String,
-    #[serde(default)]
-    join: f64,
-    #[serde(default)]
-    leave: Option<f64>,
-    #[serde(default)]
-    moves: bool,
-    /// Chat lines: (second, text).
-    #[serde(default)]
-    say: Vec<(f64, String)>,
-    /// Stop answering at this second (the server times it out).
-    #[serde(default)]
-    silent: Option<f64>,
-    /// `"0.6"` (DDNet's, with its token) or `"0.7"`; default: 0.6 on a
-    /// DDNet server, 0.7 on Teeworlds'.
-    #[serde(default)]
-    protocol: Option<String>,
-}
-
-/// Which server it is, by the binary's name: Teeworlds 0.7.5 has no
-/// teehistorian, reads its settings from `autoexec.cfg` in its data
-/// folder and has no SIGINT handler (it is stopped with rcon `shutdown`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Flavor {
-    Ddnet,
-    Teeworlds,
-}
-
-impl Flavor {
-    fn of(binary: &Path) -> Flavor {
-        let name = binary
-            .file_name()
-            .map(|n| n.to_string_lossy().to_lowercase());
-        match name.is_some_and(|n| n.contains("teeworlds")) {
-            true => Flavor::Teeworlds,
-            false => Flavor::Ddnet,
-        }
-    }
-
-    /// The server's data folder under `$XDG_DATA_HOME`.
-    fn data(self) -> &'static str {
-        match self {
-            Flavor::Ddnet => "ddnet",
-            Flavor::Teeworlds => "teeworlds",
-        }
-    }
-}
-
-/// The port the server listens on inside the namespace.
-const PORT: u16 = 8303;
-/// The remote console password the scenario's first bot uses.
-const RCON_PASSWORD: &str = "teeoracle";
-/// A game tick.
-const TICK: Duration = Duration::from_millis(20);
-/// Datagrams a bot reads per step at most (a server sends a few per tick).
-const MAX_RECEIVED_PER_STEP: usize = 256;
-
 pub fn run(args: RecordArgs) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(&args.scenario)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(&args.scenario))))?;
-    let scenario: Scenario = ron::from_str(&text)
+    // Everything that can be known before anything starts.
+    let scenario = Scenario::read(&args.scenario)?;
+    let flavor = Flavor::of(&args.server);
+    let versions = scenario
+        .validate(flavor, &args.server)
         .map_err(|e| Failure::Usage(format!("{}: {e}", shown(&args.scenario))))?;
-    if !(0.0..=600.0).contains(&scenario.seconds) || scenario.bots.len() > 128 {
-        return Err(Failure::Usage(format!(
-            "{}: at most 600 seconds and 128 bots",
-            shown(&args.scenario)
-        )));
+    usable_server(&args.server)?;
+    usable_output(&args.output, args.force)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .map_err(|e| Failure::bad(format!("record: cannot handle SIGINT: {e}")))?;
     }
     if !args.in_namespace {
-        return reexec_in_namespace(&args);
+        return reexec_in_namespace(&args, &stop);
     }
     // Inside: only loopback, brought up here.
     let up = Command::new("ip")
         .args(["link", "set", "lo", "up"])
+        .stderr(Stdio::null())
         .status();
     if !up.is_ok_and(|s| s.success()) {
         return Err(Failure::bad(
-            "record: cannot bring up loopback in the namespace",
+            "record: cannot bring up loopback in the network namespace (`ip` from iproute2 is needed)",
         ));
     }
-    std::fs::create_dir_all(&args.output)?;
+    std::fs::create_dir_all(&args.output)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(&args.output))))?;
     let home = tempfile::tempdir()?;
-    let log = std::fs::File::create(args.output.join("server.log"))?;
-    let flavor = Flavor::of(&args.server);
-    let mut server = start_server(&args.server, flavor, home.path(), &scenario, log)?;
-    let result = drive(&scenario, flavor, args.seed, &args.output, &mut server);
-    stop(&mut server);
-    result?;
-    collect(home.path(), flavor, &args.output, &args.scenario)?;
+    let log_path = args.output.join("server.log");
+    let log = std::fs::File::create(&log_path)?;
+    let mut server = match start_server(&args.server, flavor, home.path(), &scenario, log) {
+        Ok(server) => server,
+        Err(e) => {
+            let _ = std::fs::remove_file(&log_path);
+            return Err(Failure::bad(format!(
+                "record: cannot start the server {}: {e}",
+                shown(&args.server)
+            )));
+        }
+    };
+    let session = Session::new(&scenario, &versions, flavor, args.seed, &args.output, &stop);
+    let outcome = match session {
+        Ok(s) => s.run(&mut server),
+        Err(e) => Err(e),
+    };
+    let stopped = stop_server(&mut server);
+    let files = collect(home.path(), flavor, &args.output, &args.scenario);
+    let outcome = outcome.map_err(|e| Failure::bad(format!("record: {e}")))?;
+    let files =
+        files.map_err(|e| Failure::bad(format!("record: collecting the server's files: {e}")))?;
+    drop(home);
+    judge(
+        &args,
+        scenario.seconds,
+        &outcome,
+        stopped,
+        &files,
+        &log_path,
+    )
+}
+
+/// The server binary must be an executable file: checked before anything
+/// is made.
+fn usable_server(server: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(server)
+        .map_err(|e| Failure::Usage(format!("--server {}: {e}", shown(server))))?;
+    if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+        return Err(Failure::Usage(format!(
+            "--server {}: not an executable file",
+            shown(server)
+        )));
+    }
     Ok(())
 }
 
-/// Runs this same command again inside `unshare -n` (a namespace with
-/// only loopback: DDNet 16.4 and Teeworlds 0.7.5 cannot bind 127.0.0.1,
-/// so the server binds every address of a namespace that has no other).
-fn reexec_in_namespace(args: &RecordArgs) -> Result<(), Failure> {
-    let me = std::env::current_exe()?;
-    // As root a network namespace is plain; otherwise a user namespace
-    // maps this user to root inside it (where the distribution allows).
-    let mut last = None;
-    for flags in [&["-n"][..], &["-r", "-n"][..]] {
-        let mut cmd = Command::new("unshare");
-        cmd.args(flags).arg(&me).arg("record");
-        cmd.arg("--server").arg(&args.server);
-        cmd.arg("--scenario").arg(&args.scenario);
-        cmd.arg("--output").arg(&args.output);
-        cmd.arg("--seed").arg(args.seed.to_string());
-        cmd.arg("--in-namespace");
-        let status = cmd.status().map_err(|e| {
-            Failure::bad(format!(
-                "record needs `unshare` (util-linux) to run the server on loopback only: {e}"
-            ))
-        })?;
-        let started = args.output.join("server.log").exists();
-        match status.code() {
-            // The recordings are written; check them.
-            Some(0) => {
-                return super::check::run(super::check::CheckArgs::of(vec![args.output.clone()]));
-            }
-            _ if started => {
-                return Err(Failure::reported(format!(
-                    "record failed (exit {})",
-                    status
-                        .code()
-                        .map_or("by a signal".into(), |c| c.to_string())
+/// The output folder must be new or empty, unless `force`.
+fn usable_output(out: &Path, force: bool) -> Result<(), Failure> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if !force && entries.next().is_some() {
+                return Err(Failure::Usage(format!(
+                    "-o {}: the folder holds files; name a new or empty folder, or add --force \
+                     to write into it (files of the same names are replaced)",
+                    shown(out)
                 )));
             }
-            // Nothing started: this `unshare` was refused; try the next.
-            code => last = code,
+            Ok(())
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(Failure::Usage(format!("-o {}: {e}", shown(out)))),
     }
-    Err(Failure::reported(format!(
-        "record: no network namespace: neither `unshare -n` (root) nor `unshare -rn` \
-         (user namespaces) works here (exit {last:?})"
-    )))
+}
+
+/// Runs this same command again inside a network namespace (`unshare -n`
+/// as root, else `unshare -rn`: a user namespace mapping this user to
+/// root), and waits for it: a signal that reaches only this process is
+/// passed on, and the inner one cleans up.
+fn reexec_in_namespace(args: &RecordArgs, stop: &AtomicBool) -> Result<(), Failure> {
+    let me = std::env::current_exe()?;
+    let Some(flags) = namespace_flags() else {
+        return Err(Failure::bad(
+            "record: no network namespace can be made here: neither `unshare -n` (as root) \
+             nor `unshare -rn` (user namespaces) works, and record runs a server only on a \
+             loopback of its own (install util-linux, run as root, or allow unprivileged \
+             user namespaces)",
+        ));
+    };
+    let mut cmd = Command::new("unshare");
+    cmd.args(flags).arg(&me).arg("record");
+    cmd.arg("--server").arg(&args.server);
+    cmd.arg("--scenario").arg(&args.scenario);
+    cmd.arg("--output").arg(&args.output);
+    cmd.arg("--seed").arg(args.seed.to_string());
+    cmd.arg("--format").arg(match args.format {
+        ReportFormat::Text => "text",
+        ReportFormat::Json => "json",
+    });
+    if args.force {
+        cmd.arg("--force");
+    }
+    cmd.arg("--in-namespace");
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Failure::bad(format!("record: cannot run `unshare`: {e}")))?;
+    let mut forwarded: Option<Instant> = None;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if stop.load(Ordering::SeqCst) && forwarded.is_none() {
+            signal(child.id(), "TERM");
+            forwarded = Some(Instant::now());
+        }
+        // The inner process is bounded; this bounds the wait for it too.
+        if forwarded.is_some_and(|f| f.elapsed() > Duration::from_secs(60)) {
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    match status.code() {
+        Some(0) => Ok(()),
+        // Bad usage, already said by the inner process.
+        Some(2) => std::process::exit(2),
+        _ => Err(Failure::reported("record failed")),
+    }
+}
+
+/// The `unshare` flags that make a network namespace here, tried quietly.
+fn namespace_flags() -> Option<&'static [&'static str]> {
+    [&["-n"][..], &["-r", "-n"][..]].into_iter().find(|flags| {
+        Command::new("unshare")
+            .args(*flags)
+            .arg("true")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// Sends SIGname to `pid` (through kill(1): no libc here).
+fn signal(pid: u32, name: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .stderr(Stdio::null())
+        .status();
 }
 
 fn start_server(
@@ -210,8 +243,12 @@ fn start_server(
     home: &Path,
     scenario: &Scenario,
     log: std::fs::File,
-) -> Result<Child, Failure> {
-    let mut config = format!("sv_register 0; sv_port {PORT}; sv_rcon_password {RCON_PASSWORD}");
+) -> std::io::Result<Child> {
+    // Snapshots every tick (sv_high_bandwidth): the bots' clock moves
+    // every tick.
+    let mut config = format!(
+        "sv_register 0; sv_port {PORT}; sv_rcon_password {RCON_PASSWORD}; sv_high_bandwidth 1"
+    );
     if flavor == Flavor::Ddnet {
         config.push_str("; sv_tee_historian 1");
     }
@@ -236,247 +273,420 @@ fn start_server(
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(err)
+        // Its own process group: a Ctrl-C at the terminal reaches
+        // teeoracle, which stops the server in order.
+        .process_group(0)
         .spawn()
-        .map_err(|e| Failure::bad(format!("{}: {e}", binary.display())))
+}
+
+/// How the server ended when it was stopped.
+enum Stopped {
+    /// It had already ended (the scenario killed it, or it exited).
+    Before,
+    /// SIGINT (or rcon `shutdown`) stopped it, with this status.
+    Cleanly(ExitStatus),
+    /// It did not stop within 10 s of SIGINT and was killed.
+    Killed,
 }
 
 /// Stops the server as an operator would (SIGINT), then for good.
-fn stop(server: &mut Child) {
+fn stop_server(server: &mut Child) -> Stopped {
     if let Ok(Some(_)) = server.try_wait() {
-        return; // killed by the scenario
+        return Stopped::Before;
     }
-    let _ = Command::new("kill")
-        .args(["-INT", &server.id().to_string()])
-        .stderr(Stdio::null())
-        .status();
+    signal(server.id(), "INT");
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
-        if let Ok(Some(_)) = server.try_wait() {
-            return;
+        if let Ok(Some(status)) = server.try_wait() {
+            return Stopped::Cleanly(status);
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
     let _ = server.kill();
     let _ = server.wait();
+    Stopped::Killed
 }
 
-/// One bot, its socket and its plan.
-struct Running<'p> {
-    bot: Bot,
-    socket: UdpSocket,
-    plan: &'p BotPlan,
-    said: usize,
-}
-
-fn drive(
-    scenario: &Scenario,
+/// The server's recordings into `out`, and the scenario beside them: the
+/// files written, in the order they are checked. Teehistorian files are
+/// named by role, not by the game's random UUID: `server.teehistorian`
+/// when there is one, else `server-1.teehistorian`, `server-2...` in the
+/// order the server started them, so two runs' folders compare file by
+/// file.
+fn collect(
+    home: &Path,
     flavor: Flavor,
-    seed: u64,
     out: &Path,
-    server_process: &mut Child,
-) -> Result<(), Failure> {
-    let server = SocketAddr::from((Ipv4Addr::LOCALHOST, PORT));
-    let mut capture = Pcapng::create(&out.join("bots.pcapng"))?;
-    let mut bots = Vec::new();
-    for (i, plan) in scenario.bots.iter().enumerate() {
-        let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
-        socket.set_nonblocking(true)?;
-        let version = match (plan.protocol.as_deref(), flavor) {
-            (Some("0.7"), _) | (None, Flavor::Teeworlds) => Version::V07,
-            (Some("0.6"), _) | (None, Flavor::Ddnet) => Version::V06,
-            (Some(other), _) => {
-                return Err(Failure::Usage(format!(
-                    "bot {}: protocol {other:?} (expected \"0.6\" or \"0.7\")",
-                    plan.name
-                )));
-            }
-        };
-        let bot = Bot::new(&plan.name, version, seed.wrapping_add(i as u64));
-        bots.push(Running {
-            bot,
-            socket,
-            plan,
-            said: 0,
-        });
-    }
-    let start = Instant::now();
-    let end = start + Duration::from_secs_f64(scenario.seconds);
-    let mut next = start;
-    let mut buf = [0u8; 2048];
-    let (mut logged_in, mut demo_started, mut rcon_done) = (false, false, 0);
-    while Instant::now() < end {
-        let t = start.elapsed().as_secs_f64();
-        if scenario.kill_server.is_some_and(|k| t >= k) {
-            let _ = server_process.kill();
-            let _ = server_process.wait();
-            break;
-        }
-        for (i, r) in bots.iter_mut().enumerate() {
-            let me = r.socket.local_addr()?;
-            // What arrived since the last step, bounded per step.
-            for _ in 0..MAX_RECEIVED_PER_STEP {
-                let Ok((n, from)) = r.socket.recv_from(&mut buf) else {
-                    break;
-                };
-                capture.packet(from, me, &buf[..n])?;
-                r.bot.receive(&buf[..n]);
-            }
-            if r.bot.phase() == Phase::Idle && t >= r.plan.join {
-                r.bot.connect();
-            }
-            if r.bot.phase() == Phase::InGame {
-                // The first bot is the operator: it logs in to the remote
-                // console, starts the demo, runs the scenario's commands
-                // (and stops a Teeworlds server at the end).
-                let needs_rcon = scenario.demo || !scenario.rcon.is_empty();
-                if i == 0 && !logged_in && (needs_rcon || flavor == Flavor::Teeworlds) {
-                    r.bot.rcon_login(RCON_PASSWORD);
-                    logged_in = true;
-                    if scenario.demo {
-                        r.bot.rcon("record teeoracle");
-                        demo_started = true;
-                    }
-                }
-                while let Some((at, cmd)) = scenario.rcon.get(rcon_done).filter(|_| i == 0) {
-                    if t < *at {
-                        break;
-                    }
-                    r.bot.rcon(cmd);
-                    rcon_done += 1;
-                }
-                while let Some((at, text)) = r.plan.say.get(r.said) {
-                    if t < *at {
-                        break;
-                    }
-                    r.bot.say(text);
-                    r.said += 1;
-                }
-            }
-            if r.plan.silent.is_some_and(|q| t >= q) {
-                r.bot.go_silent();
-            } else if r.plan.leave.is_some_and(|l| t >= l) {
-                if i == 0 && demo_started {
-                    r.bot.rcon("stoprecord");
-                    r.bot.tick(false);
-                    demo_started = false;
-                }
-                r.bot.leave("");
-            } else {
-                r.bot.tick(r.plan.moves);
-            }
-            while let Some(d) = r.bot.poll_transmit() {
-                capture.packet(me, server, &d)?;
-                let _ = r.socket.send_to(&d, server);
-            }
-        }
-        next += TICK;
-        if let Some(wait) = next.checked_duration_since(Instant::now()) {
-            std::thread::sleep(wait);
-        }
-    }
-    // Teeworlds 0.7.5 has no SIGINT handler: the operator shuts it down.
-    if flavor == Flavor::Teeworlds
-        && let Some(op) = bots.first_mut()
-        && logged_in
-        && op.bot.phase() == Phase::InGame
-    {
-        if demo_started {
-            op.bot.rcon("stoprecord");
-        }
-        op.bot.rcon("shutdown");
-        op.bot.tick(false);
-    }
-    for r in &mut bots {
-        r.bot.leave("");
-        let me = r.socket.local_addr()?;
-        while let Some(d) = r.bot.poll_transmit() {
-            capture.packet(me, server, &d)?;
-            let _ = r.socket.send_to(&d, server);
-        }
-    }
-    capture.finish()
-}
-
-/// The server's recordings into `out`, and the scenario beside them. A
-/// single teehistorian file is named `server.teehistorian` (its own name
-/// is the game's random UUID), so two runs' folders compare file by file.
-fn collect(home: &Path, flavor: Flavor, out: &Path, scenario: &Path) -> Result<(), Failure> {
+    scenario: &Path,
+) -> std::io::Result<Vec<PathBuf>> {
     let data = home.join("share").join(flavor.data());
-    for folder in ["teehistorian", "demos"] {
+    let mut written = vec![out.join("bots.pcapng")];
+    let files_in = |folder: &str| -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(data.join(folder)) else {
-            continue;
+            return Vec::new();
         };
         let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.retain(|f| f.is_file());
         files.sort();
-        let single = files.len() == 1 && folder == "teehistorian";
-        for f in &files {
-            let name = match (single, f.file_name()) {
-                (true, _) => "server.teehistorian".into(),
-                (false, Some(name)) => name.to_owned(),
-                (false, None) => continue,
-            };
-            std::fs::copy(f, out.join(name))?;
+        files
+    };
+    let histories = in_start_order(files_in("teehistorian"));
+    let single = histories.len() == 1;
+    for (i, f) in histories.iter().enumerate() {
+        let name = match single {
+            true => "server.teehistorian".to_string(),
+            false => format!("server-{}.teehistorian", i + 1),
+        };
+        std::fs::copy(f, out.join(&name))?;
+        written.push(out.join(name));
+    }
+    for f in files_in("demos") {
+        if let Some(name) = f.file_name() {
+            std::fs::copy(&f, out.join(name))?;
+            written.push(out.join(name));
         }
     }
     std::fs::copy(scenario, out.join("scenario.ron"))?;
+    written.sort();
+    Ok(written)
+}
+
+/// Teehistorian files in the order the server started them: along the
+/// header's `prev_game_uuid` chain where it has one, else by `start_time`,
+/// then by when each was last written.
+fn in_start_order(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    struct File {
+        path: PathBuf,
+        uuid: String,
+        prev: String,
+        start: String,
+        modified: Option<std::time::SystemTime>,
+    }
+    let mut read: Vec<File> = files
+        .into_iter()
+        .map(|path| {
+            let header = header_of(&path).unwrap_or_default();
+            let field = |k: &str| header[k].as_str().unwrap_or_default().to_string();
+            File {
+                uuid: field("game_uuid"),
+                prev: field("prev_game_uuid"),
+                start: field("start_time"),
+                modified: std::fs::metadata(&path).and_then(|m| m.modified()).ok(),
+                path,
+            }
+        })
+        .collect();
+    read.sort_by(|a, b| (&a.start, a.modified).cmp(&(&b.start, b.modified)));
+    // Along the chain: each file after the one whose game it follows.
+    let mut ordered: Vec<File> = Vec::new();
+    while !read.is_empty() {
+        let next = ordered
+            .last()
+            .and_then(|last| {
+                read.iter()
+                    .position(|f| !f.prev.is_empty() && f.prev == last.uuid)
+            })
+            .or_else(|| {
+                // A file that follows none of those left, else the first.
+                read.iter()
+                    .position(|f| !read.iter().any(|g| !g.uuid.is_empty() && g.uuid == f.prev))
+            })
+            .unwrap_or(0);
+        ordered.push(read.remove(next));
+    }
+    ordered.into_iter().map(|f| f.path).collect()
+}
+
+/// A teehistorian file's JSON header (after the 16-byte magic, up to its
+/// NUL), read from at most its first 64 KiB.
+fn header_of(path: &Path) -> Option<serde_json::Value> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let json = bytes.get(16..)?;
+    let end = json.iter().position(|&b| b == 0)?;
+    serde_json::from_slice(&json[..end]).ok()
+}
+
+/// The name of signal `n`.
+fn signal_name(n: i32) -> String {
+    let name = match n {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return format!("signal {n}"),
+    };
+    format!("{name} (signal {n})")
+}
+
+/// How a process ended, in words.
+fn ended(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with code {c}"),
+        (None, Some(s)) => format!(
+            "died from {}{}",
+            signal_name(s),
+            if status.core_dumped() {
+                ", core dumped"
+            } else {
+                ""
+            }
+        ),
+        (None, None) => "ended".into(),
+    }
+}
+
+/// The server log's lines worth showing with a failure: those that say
+/// something failed, else its last lines. Read from its last 256 KiB.
+fn log_lines(log: &Path) -> Vec<String> {
+    let mut text = String::new();
+    if let Ok(mut f) = std::fs::File::open(log) {
+        let len = f.metadata().map_or(0, |m| m.len());
+        let _ = f.seek(std::io::SeekFrom::Start(len.saturating_sub(256 * 1024)));
+        let mut bytes = Vec::new();
+        let _ = f.read_to_end(&mut bytes);
+        text = String::from_utf8_lossy(&bytes).into_owned();
+    }
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let bad: Vec<String> = lines
+        .iter()
+        .filter(|l| {
+            let l = l.to_lowercase();
+            // Not the optional config files every fresh home lacks.
+            !l.contains(".cfg")
+                && ["fail", "error", "couldn't", "could not", "cannot", "unable"]
+                    .iter()
+                    .any(|w| l.contains(w))
+        })
+        .take(8)
+        .map(|l| l.to_string())
+        .collect();
+    if !bad.is_empty() {
+        return bad;
+    }
+    lines[lines.len().saturating_sub(5)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// A `record --format json` document.
+#[derive(Serialize)]
+struct Report<'a> {
+    files: &'a [Verdict],
+    totals: &'a Totals,
+    bots: &'a [BotOutcome],
+    /// The scenario clock at the end (ticks from the first snapshot).
+    end_tick: u32,
+    /// Why the run failed: one sentence each (empty: it passed).
+    problems: &'a [String],
+    /// The server log's lines that go with the problems.
+    server_log: &'a [String],
+}
+
+/// Checks the files, names every problem, prints the report: the verdict.
+fn judge(
+    args: &RecordArgs,
+    seconds: f64,
+    outcome: &Outcome,
+    stopped: Stopped,
+    files: &[PathBuf],
+    log: &Path,
+) -> Result<(), Failure> {
+    let mut problems: Vec<String> = Vec::new();
+    let mut show_log = false;
+    if outcome.interrupted {
+        problems.push(format!(
+            "interrupted: the server was stopped and what it wrote is in {}",
+            shown(&args.output)
+        ));
+    }
+    if let Some((status, second)) = outcome.server_exited {
+        problems.push(format!(
+            "the server {} {second:.1} s after it started, before the scenario ended",
+            ended(status)
+        ));
+        show_log = true;
+    }
+    if outcome.never_answered {
+        problems.push(format!(
+            "the server never answered: no bot had a snapshot within 15 s (port {PORT} on loopback)"
+        ));
+        show_log = true;
+    }
+    if outcome.timed_out {
+        problems.push(format!(
+            "the scenario did not reach its end within its {seconds} s and 30 s more \
+             (its clock stopped at tick {}: the server's ticks stalled)",
+            outcome.end_tick
+        ));
+        show_log = true;
+    }
+    match stopped {
+        Stopped::Killed => {
+            problems.push("the server did not stop within 10 s of SIGINT and was killed".into());
+            show_log = true;
+        }
+        Stopped::Cleanly(status) if !status.success() && !outcome.interrupted => {
+            problems.push(format!("the server {} when it was stopped", ended(status)));
+            show_log = true;
+        }
+        _ => {}
+    }
+    let log_text = std::fs::read_to_string(log).unwrap_or_default();
+    if let Some(line) = log_text
+        .lines()
+        .find(|l| l.to_lowercase().contains("failed to load map"))
+    {
+        problems.push(format!(
+            "the server failed to load its map: {}",
+            line.trim()
+        ));
+        show_log = true;
+    }
+    // Only when the server was up: a dead server's bots are its story.
+    if !show_log && !outcome.interrupted {
+        problems.extend(outcome.bots.iter().filter_map(BotOutcome::problem));
+    }
+    // The files, checked in process.
+    let mut verdicts = Vec::new();
+    if !outcome.interrupted {
+        let options = Options {
+            threads: 1,
+            ..Options::default()
+        };
+        for f in files {
+            let mut v = check::check(check::Source::arg(f), &options);
+            v.path = shown(f);
+            verdicts.push(v);
+        }
+    }
+    let totals = Totals::of(&verdicts);
+    for v in &verdicts {
+        if v.status == Status::Fail {
+            problems.push(format!("{} failed its check", v.path));
+        }
+        let mut anomalies: Vec<(&str, u64)> = Vec::new();
+        for f in v
+            .findings
+            .iter()
+            .filter(|f| f.code.starts_with("snapshot_"))
+        {
+            let n = f.count.unwrap_or(1);
+            match anomalies.iter_mut().find(|(c, _)| *c == f.code) {
+                Some((_, total)) => *total += n,
+                None => anomalies.push((f.code, n)),
+            }
+        }
+        if !anomalies.is_empty() {
+            let listed: Vec<String> = anomalies.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            problems.push(format!(
+                "{} has snapshot anomalies: {} (a recording of teeoracle's bots must have none)",
+                v.path,
+                listed.join(", ")
+            ));
+        }
+    }
+    let server_log = if show_log { log_lines(log) } else { Vec::new() };
+    let mut out = stdout();
+    match args.format {
+        ReportFormat::Json => write_json_doc(
+            &mut out,
+            "record",
+            &Report {
+                files: &verdicts,
+                totals: &totals,
+                bots: &outcome.bots,
+                end_tick: outcome.end_tick,
+                problems: &problems,
+                server_log: &server_log,
+            },
+        )?,
+        ReportFormat::Text => {
+            if !verdicts.is_empty() {
+                table(&mut out, &verdicts, &totals)?;
+                writeln!(out)?;
+            }
+            let width = outcome.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);
+            writeln!(
+                out,
+                "bots (ticks of the scenario clock, 50 a second from the first snapshot):"
+            )?;
+            for b in &outcome.bots {
+                writeln!(out, "  {:<width$}  {}", b.name, b.line())?;
+            }
+        }
+    }
+    out.flush()?;
+    drop(out);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    for p in &problems {
+        eprintln!("teeoracle: record failed: {p}");
+    }
+    if !server_log.is_empty() {
+        eprintln!("  the server log ({}) says:", shown(log));
+        for l in &server_log {
+            eprintln!("    {l}");
+        }
+    }
+    Err(Failure::reported("record failed"))
+}
+
+/// The files' table, as `check` prints it.
+fn table(out: &mut impl Write, verdicts: &[Verdict], totals: &Totals) -> Result<(), Failure> {
+    let width = verdicts
+        .iter()
+        .map(|v| v.path.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    writeln!(
+        out,
+        "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  note",
+        "status", "format", "records", "last_tick", "file"
+    )?;
+    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    for v in verdicts {
+        let note = match v.status {
+            Status::Pass | Status::Skip => v.summary.clone(),
+            _ => v
+                .findings
+                .iter()
+                .filter(|f| f.severity >= check::Severity::Warn)
+                .map(|f| f.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        writeln!(
+            out,
+            "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {}",
+            v.status.word(),
+            v.format.unwrap_or("-"),
+            dash(v.counts.records.map(|n| n.to_string())),
+            dash(v.counts.last_tick.map(|n| n.to_string())),
+            v.path,
+            note
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} passed ({} with warnings), {} failed, {} skipped",
+        totals.passed, totals.warned, totals.failed, totals.skipped
+    )?;
     Ok(())
-}
-
-/// A pcapng file of IPv4/UDP datagrams (link type RAW), written as they
-/// pass.
-struct Pcapng {
-    writer: pcap_file::pcapng::PcapNgWriter<std::io::BufWriter<std::fs::File>>,
-}
-
-impl Pcapng {
-    fn create(path: &Path) -> Result<Pcapng, Failure> {
-        use pcap_file::pcapng::blocks::interface_description::{
-            InterfaceDescriptionBlock, InterfaceDescriptionOption,
-        };
-        let file = std::io::BufWriter::new(std::fs::File::create(path)?);
-        let bad = |e: pcap_file::PcapError| Failure::bad(format!("{}: {e}", path.display()));
-        let mut writer = pcap_file::pcapng::PcapNgWriter::new(file).map_err(bad)?;
-        let idb = InterfaceDescriptionBlock {
-            linktype: pcap_file::DataLink::RAW,
-            snaplen: 0,
-            // pcap-file writes timestamps in nanoseconds; the default
-            // resolution is microseconds.
-            options: vec![InterfaceDescriptionOption::IfTsResol(9)],
-        };
-        writer.write_pcapng_block(idb).map_err(bad)?;
-        Ok(Pcapng { writer })
-    }
-
-    fn packet(&mut self, from: SocketAddr, to: SocketAddr, payload: &[u8]) -> Result<(), Failure> {
-        use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-        let (SocketAddr::V4(from), SocketAddr::V4(to)) = (from, to) else {
-            return Ok(());
-        };
-        let builder = etherparse::PacketBuilder::ipv4(from.ip().octets(), to.ip().octets(), 64)
-            .udp(from.port(), to.port());
-        let mut data = Vec::with_capacity(builder.size(payload.len()));
-        builder
-            .write(&mut data, payload)
-            .map_err(|e| Failure::bad(format!("pcapng: {e}")))?;
-        let timestamp = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .unwrap_or_default();
-        let block = EnhancedPacketBlock {
-            interface_id: 0,
-            timestamp,
-            original_len: data.len() as u32,
-            data: data.into(),
-            options: Vec::new(),
-        };
-        self.writer
-            .write_pcapng_block(block)
-            .map_err(|e| Failure::bad(format!("pcapng: {e}")))?;
-        Ok(())
-    }
-
-    fn finish(self) -> Result<(), Failure> {
-        self.writer.into_inner().flush()?;
-        Ok(())
-    }
 }

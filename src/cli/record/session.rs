@@ -1,0 +1,553 @@
+//! One run inside the network namespace: the server started in a
+//! temporary home, the bots driven through the scenario on the server's
+//! ticks, the server stopped, its files collected.
+//!
+//! The clock: every action is scheduled at a scenario tick, counted from
+//! the first snapshot of the first map (the bots with the earliest join
+//! connect before it, as soon as the server answers). A snapshot of
+//! server tick `t` puts the clock at `offset + (t - base)`, where `base`
+//! is the map's first snapshot tick and `offset` the clock's value when
+//! that map began. Actions are sent as soon as the snapshot that makes
+//! them due arrives (the server reads them before its next tick), and
+//! inputs are sent ahead with their intended tick.
+
+use super::pcapng::Pcapng;
+use super::scenario::{BotPlan, Flavor, Scenario, ticks};
+use serde::Serialize;
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
+use std::path::Path;
+use std::process::{Child, ExitStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use teeoracle::bot::{Bot, Phase, movement};
+use teeoracle::packet::Version;
+
+/// The port the server listens on inside the namespace.
+pub const PORT: u16 = 8303;
+/// The remote console password the scenario's first bot uses.
+pub const RCON_PASSWORD: &str = "teeoracle";
+/// How often the sockets are read.
+const STEP: Duration = Duration::from_millis(2);
+/// How often connecting bots are kept going (a game tick).
+const KEEPALIVE: Duration = Duration::from_millis(20);
+/// Inputs are sent this many ticks ahead of the newest snapshot.
+const LEAD: i32 = 2;
+/// Datagrams a bot reads per step at most (a server sends a few per tick).
+const MAX_RECEIVED_PER_STEP: usize = 256;
+/// A server that has sent no snapshot by then never answered.
+const ANSWER_WITHIN: Duration = Duration::from_secs(15);
+/// Wall time a run may take beyond its scenario's seconds.
+const GRACE: Duration = Duration::from_secs(30);
+
+/// What became of one bot, in scenario ticks.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BotOutcome {
+    pub name: String,
+    pub protocol: &'static str,
+    /// When it entered the game.
+    pub joined: Option<u32>,
+    /// When it said CLOSE.
+    pub left: Option<u32>,
+    /// When it stopped answering (the scenario's `silent`).
+    pub silent: Option<u32>,
+    /// The server's reason, when it closed the connection before the bot
+    /// was in the game.
+    pub refused: Option<String>,
+    /// When and why the server closed the connection of a bot in the game.
+    pub dropped: Option<(u32, String)>,
+    /// The refusal the scenario expects, if any.
+    pub expect_refused: Option<String>,
+}
+
+impl BotOutcome {
+    /// What happened, in a line.
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        match (&self.refused, self.joined) {
+            (Some(reason), _) => parts.push(format!("refused ({reason})")),
+            (None, Some(t)) => parts.push(format!("joined at tick {t}")),
+            (None, None) => parts.push("never entered the game".into()),
+        }
+        if let Some(t) = self.silent {
+            parts.push(format!("went silent at tick {t}"));
+        }
+        if let Some((t, reason)) = &self.dropped {
+            parts.push(format!("dropped at tick {t} ({reason})"));
+        }
+        if let Some(t) = self.left {
+            parts.push(format!("left at tick {t}"));
+        }
+        if let Some(e) = &self.expect_refused {
+            parts.push(format!("expected to be refused ({e})"));
+        }
+        parts.join(", ")
+    }
+
+    /// Why this bot fails the run, if it does.
+    pub fn problem(&self) -> Option<String> {
+        let name = &self.name;
+        match (&self.expect_refused, &self.refused) {
+            (Some(e), Some(r)) if r.contains(e.as_str()) => None,
+            (Some(e), Some(r)) => Some(format!(
+                "bot {name} was refused with \"{r}\", not the expected \"{e}\""
+            )),
+            (Some(e), None) => Some(format!(
+                "bot {name} was expected to be refused (\"{e}\") but {}",
+                if self.joined.is_some() {
+                    "joined"
+                } else {
+                    "was not refused"
+                }
+            )),
+            (None, Some(r)) => Some(format!("the server refused bot {name}: \"{r}\"")),
+            (None, None) => match (&self.dropped, self.joined) {
+                (Some((t, r)), _) => Some(format!(
+                    "the server dropped bot {name} at tick {t}: \"{r}\""
+                )),
+                (None, None) => Some(format!("bot {name} never entered the game")),
+                (None, Some(_)) => None,
+            },
+        }
+    }
+}
+
+/// How the run went.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub bots: Vec<BotOutcome>,
+    /// The server exited by itself before the scenario ended: how, and at
+    /// which wall second of the run.
+    pub server_exited: Option<(ExitStatus, f64)>,
+    /// The scenario's `kill_server` did it.
+    pub killed_by_scenario: bool,
+    /// No snapshot came within [`ANSWER_WITHIN`].
+    pub never_answered: bool,
+    /// The scenario did not reach its end within its seconds and
+    /// [`GRACE`] (the server's ticks stalled).
+    pub timed_out: bool,
+    /// SIGINT or SIGTERM came.
+    pub interrupted: bool,
+    /// The scenario clock at the end.
+    pub end_tick: u32,
+}
+
+/// One bot, its socket and its plan.
+struct Running<'p> {
+    bot: Bot,
+    socket: UdpSocket,
+    plan: &'p BotPlan,
+    seed: u64,
+    /// The global map index when it connected.
+    map_base: u32,
+    join_tick: u32,
+    said: usize,
+    outcome: BotOutcome,
+}
+
+impl Running<'_> {
+    /// The map (global index) the bot is on.
+    fn map(&self) -> u32 {
+        self.map_base + self.bot.map_changes()
+    }
+}
+
+/// The scenario clock.
+struct Clock {
+    /// When it last moved.
+    advanced: Instant,
+    /// The map it counts on (0: the first).
+    map: u32,
+    /// That map's first snapshot tick, once one came.
+    base: Option<i32>,
+    /// The clock when that map began.
+    offset: u32,
+    /// Now, once the first snapshot came.
+    now: Option<u32>,
+}
+
+impl Clock {
+    /// The scenario tick of server tick `t` on the current map.
+    fn at(&self, t: i32) -> u32 {
+        let base = self.base.unwrap_or(t);
+        self.offset
+            .saturating_add(t.saturating_sub(base).max(0) as u32)
+    }
+}
+
+pub struct Session<'a> {
+    scenario: &'a Scenario,
+    flavor: Flavor,
+    stop: &'a AtomicBool,
+    server_addr: SocketAddr,
+    capture: Pcapng,
+    bots: Vec<Running<'a>>,
+    clock: Clock,
+    /// The map the server is on (global index): the highest any bot saw.
+    map: u32,
+    logged_in: bool,
+    demo_running: bool,
+    rcon_done: usize,
+    started: Instant,
+    last_keepalive: Instant,
+    first_join: f64,
+}
+
+impl<'a> Session<'a> {
+    pub fn new(
+        scenario: &'a Scenario,
+        versions: &[Version],
+        flavor: Flavor,
+        seed: u64,
+        out: &Path,
+        stop: &'a AtomicBool,
+    ) -> std::io::Result<Session<'a>> {
+        let capture = Pcapng::create(&out.join("bots.pcapng"))?;
+        let first_join = scenario
+            .bots
+            .iter()
+            .map(|b| b.join)
+            .fold(f64::INFINITY, f64::min);
+        let mut bots = Vec::new();
+        for (i, (plan, &version)) in scenario.bots.iter().zip(versions).enumerate() {
+            let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
+            socket.set_nonblocking(true)?;
+            let seed = seed.wrapping_add(i as u64);
+            bots.push(Running {
+                bot: Bot::new(&plan.name, version, seed),
+                socket,
+                plan,
+                seed,
+                map_base: 0,
+                join_tick: ticks(plan.join),
+                said: 0,
+                outcome: BotOutcome {
+                    name: plan.name.clone(),
+                    protocol: if version == Version::V06 {
+                        "0.6"
+                    } else {
+                        "0.7"
+                    },
+                    expect_refused: plan.expect_refused.clone(),
+                    ..BotOutcome::default()
+                },
+            });
+        }
+        let now = Instant::now();
+        Ok(Session {
+            scenario,
+            flavor,
+            stop,
+            server_addr: SocketAddr::from((Ipv4Addr::LOCALHOST, PORT)),
+            capture,
+            bots,
+            clock: Clock {
+                advanced: now,
+                map: 0,
+                base: None,
+                offset: 0,
+                now: None,
+            },
+            map: 0,
+            logged_in: false,
+            demo_running: false,
+            rcon_done: 0,
+            started: now,
+            last_keepalive: now,
+            first_join,
+        })
+    }
+
+    /// Plays the scenario, stops the demo, lets the bots leave and stops
+    /// the server; the capture is closed on a block boundary whatever
+    /// happened.
+    pub fn run(mut self, server: &mut Child) -> std::io::Result<Outcome> {
+        let mut outcome = Outcome::default();
+        let result = self.play(server, &mut outcome);
+        let ended = result.and_then(|()| self.wind_down(server, &outcome));
+        outcome.end_tick = self.clock.now.unwrap_or(0);
+        outcome.bots = self.bots.iter().map(|r| r.outcome.clone()).collect();
+        let closed = self.capture.finish();
+        ended.and(closed)?;
+        Ok(outcome)
+    }
+
+    fn play(&mut self, server: &mut Child, outcome: &mut Outcome) -> std::io::Result<()> {
+        let end_tick = ticks(self.scenario.seconds);
+        let kill_tick = self.scenario.kill_server.map(ticks);
+        let deadline = self.started + Duration::from_secs_f64(self.scenario.seconds) + GRACE;
+        for i in 0..self.bots.len() {
+            if self.bots[i].plan.join <= self.first_join {
+                self.bots[i].bot.connect();
+            }
+        }
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                outcome.interrupted = true;
+                return Ok(());
+            }
+            if let Some(status) = server.try_wait()? {
+                outcome.server_exited = Some((status, self.started.elapsed().as_secs_f64()));
+                return Ok(());
+            }
+            let before = self.clock.now;
+            self.step(true)?;
+            let now = self.clock.now;
+            if now.is_none() && self.started.elapsed() > ANSWER_WITHIN {
+                outcome.never_answered = true;
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                outcome.timed_out = true;
+                return Ok(());
+            }
+            if let (Some(now), true) = (now, now != before) {
+                if kill_tick.is_some_and(|k| now >= k) {
+                    let _ = server.kill();
+                    let _ = server.wait();
+                    outcome.killed_by_scenario = true;
+                    return Ok(());
+                }
+                if now >= end_tick {
+                    return Ok(());
+                }
+            }
+            std::thread::sleep(STEP);
+        }
+    }
+
+    /// The end of a run: the demo stopped (and given a few ticks to be
+    /// written), the bots gone, the server stopped.
+    fn wind_down(&mut self, server: &mut Child, outcome: &Outcome) -> std::io::Result<()> {
+        let alive = outcome.server_exited.is_none() && !outcome.killed_by_scenario;
+        let operator_in = self
+            .bots
+            .first()
+            .is_some_and(|r| r.bot.phase() == Phase::InGame);
+        if alive && self.demo_running && operator_in {
+            self.bots[0].bot.rcon("stoprecord");
+            self.demo_running = false;
+            self.pump(Duration::from_millis(300))?;
+        }
+        let teeworlds = self.flavor == Flavor::Teeworlds;
+        let now = self.clock.now.unwrap_or(0);
+        for (i, r) in self.bots.iter_mut().enumerate() {
+            // Teeworlds 0.7.5 has no SIGINT handler: the operator stays to
+            // shut it down over the remote console.
+            if teeworlds && i == 0 && self.logged_in && alive {
+                continue;
+            }
+            if !matches!(r.bot.phase(), Phase::Idle | Phase::Closed) {
+                r.bot.leave("");
+                if r.outcome.joined.is_some() {
+                    r.outcome.left.get_or_insert(now);
+                }
+            }
+        }
+        self.transmit()?;
+        if alive {
+            self.pump(Duration::from_millis(200))?;
+        }
+        if teeworlds && alive && self.logged_in && operator_in {
+            self.bots[0].bot.rcon("shutdown");
+            self.bots[0].bot.keepalive();
+            self.transmit()?;
+            let until = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < until && server.try_wait()?.is_none() {
+                self.pump(Duration::from_millis(50))?;
+            }
+            if self.bots[0].bot.phase() != Phase::Closed {
+                self.bots[0].bot.leave("");
+                self.bots[0].outcome.left.get_or_insert(now);
+                self.transmit()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps without the scenario's actions for `time`.
+    fn pump(&mut self, time: Duration) -> std::io::Result<()> {
+        let until = Instant::now() + time;
+        while Instant::now() < until {
+            self.step(false)?;
+            std::thread::sleep(STEP);
+        }
+        Ok(())
+    }
+
+    /// Reads what arrived, moves the clock, does what is due (with
+    /// `scenario`), sends inputs and what the bots have to say.
+    fn step(&mut self, scenario: bool) -> std::io::Result<()> {
+        let mut buf = [0u8; 2048];
+        for r in &mut self.bots {
+            let me = r.socket.local_addr()?;
+            for _ in 0..MAX_RECEIVED_PER_STEP {
+                let Ok((n, from)) = r.socket.recv_from(&mut buf) else {
+                    break;
+                };
+                self.capture.packet(from, me, &buf[..n])?;
+                r.bot.receive(&buf[..n]);
+            }
+        }
+        let now = self.clock.now;
+        for r in &mut self.bots {
+            if r.bot.phase() == Phase::InGame && r.outcome.joined.is_none() {
+                r.outcome.joined = Some(now.unwrap_or(0));
+            }
+            let gone = r.outcome.left.is_some() || r.outcome.silent.is_some();
+            if r.bot.phase() == Phase::Closed
+                && !gone
+                && r.outcome.refused.is_none()
+                && r.outcome.dropped.is_none()
+                && let Some(reason) = r.bot.closed_by_server()
+            {
+                match r.outcome.joined {
+                    None => r.outcome.refused = Some(reason.to_string()),
+                    Some(_) => r.outcome.dropped = Some((now.unwrap_or(0), reason.to_string())),
+                }
+            }
+        }
+        // The map the server is on, and the newest snapshot of it.
+        self.map = self
+            .bots
+            .iter()
+            .map(Running::map)
+            .max()
+            .unwrap_or(0)
+            .max(self.map);
+        let newest = self
+            .bots
+            .iter()
+            .filter(|r| r.map() == self.map && r.bot.phase() == Phase::InGame)
+            .map(|r| r.bot.snap_tick())
+            .max()
+            .filter(|&t| t >= 0);
+        let mut advanced = false;
+        // With no bot connected the server sends nothing: the clock goes
+        // on with the wall clock from where the last snapshot left it.
+        let anyone = self
+            .bots
+            .iter()
+            .any(|r| !matches!(r.bot.phase(), Phase::Idle | Phase::Closed));
+        if let (false, Some(last)) = (anyone, self.clock.now) {
+            let since = self.clock.advanced.elapsed().as_millis() / 20;
+            let at = last.saturating_add(u32::try_from(since).unwrap_or(u32::MAX));
+            if at > last {
+                self.clock.now = Some(at);
+                self.clock.advanced = Instant::now();
+                advanced = true;
+            }
+        }
+        if let Some(t) = newest {
+            if self.clock.base.is_none() || self.clock.map != self.map {
+                self.clock.offset = self.clock.now.map_or(0, |n| n + 1);
+                self.clock.base = Some(t);
+                self.clock.map = self.map;
+            }
+            let at = self.clock.at(t);
+            if self.clock.now.is_none_or(|n| at > n) {
+                self.clock.now = Some(at);
+                self.clock.advanced = Instant::now();
+                advanced = true;
+            }
+        }
+        // The operator logs in to the remote console as soon as it is in
+        // the game, and starts the demo.
+        let needs_rcon = self.scenario.demo
+            || !self.scenario.rcon.is_empty()
+            || self.flavor == Flavor::Teeworlds;
+        if let Some(op) = self.bots.first_mut()
+            && !self.logged_in
+            && needs_rcon
+            && op.bot.phase() == Phase::InGame
+        {
+            op.bot.rcon_login(RCON_PASSWORD);
+            self.logged_in = true;
+            if self.scenario.demo {
+                op.bot.rcon("record teeoracle");
+                self.demo_running = true;
+            }
+        }
+        if advanced && scenario {
+            self.actions();
+        }
+        let clock = &self.clock;
+        let map = self.map;
+        for r in &mut self.bots {
+            if r.map() != map {
+                continue;
+            }
+            let (moves, seed) = (r.plan.moves, r.seed);
+            r.bot.send_inputs(LEAD, |t| match moves {
+                true => movement(seed, clock.at(t)),
+                false => [0; 10],
+            });
+        }
+        if self.last_keepalive.elapsed() >= KEEPALIVE {
+            self.last_keepalive = Instant::now();
+            for r in &mut self.bots {
+                r.bot.keepalive();
+            }
+        }
+        self.transmit()
+    }
+
+    /// What the scenario has due at the clock's tick.
+    fn actions(&mut self) {
+        let Some(now) = self.clock.now else {
+            return;
+        };
+        let map = self.map;
+        for (i, r) in self.bots.iter_mut().enumerate() {
+            if r.bot.phase() == Phase::Idle && r.join_tick <= now {
+                r.map_base = map;
+                r.bot.connect();
+            }
+            if r.bot.phase() == Phase::InGame {
+                if i == 0 {
+                    while let Some((at, cmd)) = self.scenario.rcon.get(self.rcon_done) {
+                        if ticks(*at) > now {
+                            break;
+                        }
+                        r.bot.rcon(cmd);
+                        self.rcon_done += 1;
+                    }
+                }
+                while let Some((at, text)) = r.plan.say.get(r.said) {
+                    if ticks(*at) > now {
+                        break;
+                    }
+                    r.bot.say(text);
+                    r.said += 1;
+                }
+            }
+            if r.outcome.silent.is_none() && r.plan.silent.is_some_and(|q| ticks(q) <= now) {
+                r.bot.go_silent();
+                r.outcome.silent = Some(now);
+            } else if r.outcome.left.is_none()
+                && r.outcome.silent.is_none()
+                && r.plan.leave.is_some_and(|l| ticks(l) <= now)
+                && !matches!(r.bot.phase(), Phase::Idle | Phase::Closed)
+            {
+                if i == 0 && self.demo_running {
+                    r.bot.rcon("stoprecord");
+                    r.bot.keepalive();
+                    self.demo_running = false;
+                }
+                r.bot.leave("");
+                r.outcome.left = Some(now);
+            }
+        }
+    }
+
+    /// Sends what the bots have to send, into the capture too.
+    fn transmit(&mut self) -> std::io::Result<()> {
+        for r in &mut self.bots {
+            let me = r.socket.local_addr()?;
+            while let Some(d) = r.bot.poll_transmit() {
+                self.capture.packet(me, self.server_addr, &d)?;
+                let _ = r.socket.send_to(&d, self.server_addr);
+            }
+        }
+        Ok(())
+    }
+}

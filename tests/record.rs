@@ -104,12 +104,31 @@ fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, t
         eprintln!("SKIPPED: {why}");
         return None;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus/record")
         .join(scenario);
-    let run = common::run(&[
+    let (out, run, dir) = record_with(server, &scenario, &[]);
+    let shown = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{shown}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Some((out, shown, dir))
+}
+
+/// Runs `record` with `scenario` on `server` into `run/` of a new
+/// temporary folder, with `extra` arguments: the folder, the output, the
+/// temporary folder.
+fn record_with(
+    server: &str,
+    scenario: &Path,
+    extra: &[&str],
+) -> (std::path::PathBuf, std::process::Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut args = vec![
         "record",
         "--server",
         server,
@@ -119,15 +138,282 @@ fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, t
         out.to_str().unwrap(),
         "--seed",
         "1",
-    ]);
-    let shown = String::from_utf8_lossy(&run.stdout).into_owned();
+    ];
+    args.extend_from_slice(extra);
+    let run = common::run(&args);
+    (out, run, dir)
+}
+
+/// A scenario file written from `text` into a new temporary folder.
+fn scenario_file(text: &str) -> (std::path::PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scenario.ron");
+    std::fs::write(&path, text).unwrap();
+    (path, dir)
+}
+
+/// What a run printed, both streams.
+fn printed(run: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    )
+}
+
+/// One bot that joins and leaves within four seconds.
+const SHORT: &str =
+    r#"(seconds: 4.0, bots: [(name: "solo", join: 0.5, leave: Some(3.5), moves: true)])"#;
+
+#[test]
+fn a_server_that_exits_at_once_fails_the_run() {
+    if let Err(why) = can_record("/bin/false") {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, _s) = scenario_file(SHORT);
+    let (_, run, _dir) = record_with("/bin/false", &scenario, &[]);
+    let said = printed(&run);
+    assert_eq!(run.status.code(), Some(1), "/bin/false passed:\n{said}");
+    assert!(
+        said.contains("record failed: the server exited with code 1"),
+        "no sentence about the server's exit:\n{said}"
+    );
+}
+
+#[test]
+fn a_server_that_dies_from_a_signal_fails_the_run_naming_it() {
+    if let Err(why) = can_record("/bin/sh") {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, dir) = scenario_file(SHORT);
+    let crash = dir.path().join("crashing-server");
+    std::fs::write(&crash, "#!/bin/sh\nsleep 2\nkill -SEGV $$\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&crash, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (_, run, _dir) = record_with(crash.to_str().unwrap(), &scenario, &[]);
+    let said = printed(&run);
+    assert_eq!(run.status.code(), Some(1), "a crash passed:\n{said}");
+    assert!(
+        said.contains("the server died from SIGSEGV (signal 11)"),
+        "the signal is not named:\n{said}"
+    );
+}
+
+#[test]
+fn a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    if !Path::new("/usr/share/games/ddnet/data/maps").is_dir() {
+        eprintln!("SKIPPED: Debian's ddnet-data maps are not installed");
+        return;
+    }
+    for (text, expected) in [
+        (
+            r#"(seconds: 4.0, map: Some("no such map"), bots: [(name: "a")])"#,
+            r#"map: no map "no such map""#,
+        ),
+        (
+            r#"(seconds: 4.0, rcon: [(1.0, "change_map nowhere")], bots: [(name: "a")])"#,
+            r#"no map "nowhere""#,
+        ),
+        (
+            r#"(seconds: 4.0, bots: [(name: "a", protocol: Some("0.8"))])"#,
+            r#"protocol "0.8""#,
+        ),
+        (r#"(seconds: 4000.0, bots: [(name: "a")])"#, "seconds: 4000"),
+        (
+            r#"(seconds: 4.0, bots: [(name: "a", leave: Some(9.0))])"#,
+            "leave: second 9 is not within",
+        ),
+    ] {
+        let (scenario, _s) = scenario_file(text);
+        let (out, run, _dir) = record_with(SERVER, &scenario, &[]);
+        let said = printed(&run);
+        assert_eq!(run.status.code(), Some(2), "{text}:\n{said}");
+        assert!(
+            said.contains(expected),
+            "{text}: expected {expected:?} in\n{said}"
+        );
+        assert!(!out.exists(), "{text}: the output folder was made");
+    }
+    // A server binary that is not there: nothing made either.
+    let (scenario, _s) = scenario_file(SHORT);
+    let (out, run, _dir) = record_with("/nonexistent/DDNet-Server", &scenario, &[]);
+    assert_eq!(run.status.code(), Some(2), "{}", printed(&run));
+    assert!(!out.exists(), "a missing server left {}", out.display());
+}
+
+#[test]
+fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    // DDNet's default sv_max_clients_per_ip is 4; all bots are 127.0.0.1.
+    let (scenario, _s) = scenario_file(
+        r#"(seconds: 3.0, bots: [(name: "b1", join: 0.5), (name: "b2", join: 0.6),
+            (name: "b3", join: 0.7), (name: "b4", join: 0.8), (name: "fifth", join: 0.9)])"#,
+    );
+    let (_, run, _dir) = record_with(SERVER, &scenario, &[]);
+    let said = printed(&run);
+    assert_eq!(run.status.code(), Some(1), "a refused bot passed:\n{said}");
+    assert!(
+        said.contains(
+            r#"record failed: the server refused bot fifth: "Only 4 players with the same IP are allowed""#
+        ),
+        "no sentence naming the bot and the reason:\n{said}"
+    );
+    assert!(
+        said.contains("b4     joined at tick"),
+        "the bots' summary:\n{said}"
+    );
+    // Declared, the same refusal passes.
+    let (scenario, _s) = scenario_file(
+        r#"(seconds: 3.0, bots: [(name: "b1", join: 0.5), (name: "b2", join: 0.6),
+            (name: "b3", join: 0.7), (name: "b4", join: 0.8),
+            (name: "fifth", join: 0.9, expect_refused: Some("Only 4 players"))])"#,
+    );
+    let (_, run, _dir) = record_with(SERVER, &scenario, &["--format", "json"]);
+    let said = printed(&run);
     assert_eq!(
         run.status.code(),
         Some(0),
-        "{shown}{}",
-        String::from_utf8_lossy(&run.stderr)
+        "an expected refusal failed:\n{said}"
     );
-    Some((out, shown, dir))
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(doc["kind"], "record", "{said}");
+    assert_eq!(
+        doc["bots"][4]["refused"], "Only 4 players with the same IP are allowed",
+        "{said}"
+    );
+    assert_eq!(doc["problems"], serde_json::json!([]), "{said}");
+}
+
+#[test]
+fn a_folder_that_holds_files_is_refused_unless_forced() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, _s) = scenario_file(SHORT);
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("server.teehistorian");
+    std::fs::write(&old, b"an earlier run's file").unwrap();
+    let base = [
+        "record",
+        "--server",
+        SERVER,
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "-o",
+        dir.path().to_str().unwrap(),
+    ];
+    let run = common::run(&base);
+    assert_eq!(run.status.code(), Some(2), "{}", printed(&run));
+    assert!(printed(&run).contains("--force"), "{}", printed(&run));
+    assert_eq!(
+        std::fs::read(&old).unwrap(),
+        b"an earlier run's file",
+        "the earlier file was touched"
+    );
+    let run = common::run(&[&base[..], &["--force"]].concat());
+    assert_eq!(run.status.code(), Some(0), "--force: {}", printed(&run));
+    assert_ne!(
+        std::fs::read(&old).unwrap(),
+        b"an earlier run's file",
+        "--force did not write the new recording"
+    );
+}
+
+/// Two map changes: the bots acknowledge only the current map's ticks, so
+/// the capture replays without one snapshot anomaly; each map has its
+/// teehistorian file, named by its place.
+#[test]
+fn two_map_changes_leave_no_snapshot_anomaly() {
+    let Some((out, shown, _dir)) = record(SERVER, "two_map_changes.ron") else {
+        return;
+    };
+    for name in ["server-1", "server-2", "server-3"] {
+        let file = out.join(format!("{name}.teehistorian"));
+        assert!(file.exists(), "no {}:\n{shown}", file.display());
+    }
+    let check = common::run(&["check", "--format", "json", out.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    let capture = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["format"] == "capture")
+        .expect("no capture checked");
+    let anomalies: Vec<&serde_json::Value> = capture["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["code"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("snapshot_")
+        })
+        .collect();
+    assert!(anomalies.is_empty(), "snapshot anomalies: {anomalies:?}");
+    let summary = capture["summary"].as_str().unwrap_or_default();
+    assert!(
+        !summary.contains("replay anomalies") || summary.contains(" 0 replay anomalies"),
+        "{summary}"
+    );
+}
+
+/// SIGINT to the whole process group, as a terminal's Ctrl-C: the server
+/// is stopped in order, its files are collected and end clean.
+#[test]
+fn ctrl_c_keeps_what_the_server_wrote() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let scenario = common::root().join("corpus/record/join_move_leave.ron");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(["record", "--server", SERVER, "--scenario"])
+        .arg(&scenario)
+        .arg("-o")
+        .arg(&out)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let group = format!("-{}", child.id());
+    std::process::Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    let run = child.wait_with_output().unwrap();
+    let said = printed(&run);
+    assert_eq!(run.status.code(), Some(1), "{said}");
+    assert!(said.contains("interrupted"), "{said}");
+    let th = out.join("server.teehistorian");
+    let log = common::run(&["teehistorian", "log", th.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&log.stdout).into_owned();
+    assert!(
+        log.contains(r#"end how="finish""#),
+        "the teehistorian file is cut:\n{log}"
+    );
+    let check = common::run(&["check", out.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", printed(&check));
+    assert!(
+        printed(&check).contains("3 passed (0 with warnings), 0 failed"),
+        "{}",
+        printed(&check)
+    );
 }
 
 /// Teeworlds 0.7.5 with 0.7 bots: no teehistorian; its demo (version 4,

@@ -76,6 +76,8 @@ impl BotOutcome {
         }
         if let Some(t) = self.left {
             parts.push(format!("left at tick {t}"));
+        } else if self.joined.is_some() && self.dropped.is_none() && self.silent.is_none() {
+            parts.push("in the game to the end".into());
         }
         if let Some(e) = &self.expect_refused {
             parts.push(format!("expected to be refused ({e})"));
@@ -189,6 +191,9 @@ pub struct Session<'a> {
     rcon_done: usize,
     started: Instant,
     last_keepalive: Instant,
+    /// The scenario is over: the bots leave and the server is stopped,
+    /// whose goodbyes are no drops.
+    over: bool,
     first_join: f64,
 }
 
@@ -253,6 +258,7 @@ impl<'a> Session<'a> {
             rcon_done: 0,
             started: now,
             last_keepalive: now,
+            over: false,
             first_join,
         })
     }
@@ -318,6 +324,7 @@ impl<'a> Session<'a> {
     /// The end of a run: the demo stopped (and given a few ticks to be
     /// written), the bots gone, the server stopped.
     fn wind_down(&mut self, server: &mut Child, outcome: &Outcome) -> std::io::Result<()> {
+        self.over = true;
         let alive = outcome.server_exited.is_none() && !outcome.killed_by_scenario;
         let operator_in = self
             .bots
@@ -396,6 +403,7 @@ impl<'a> Session<'a> {
             let gone = r.outcome.left.is_some() || r.outcome.silent.is_some();
             if r.bot.phase() == Phase::Closed
                 && !gone
+                && !self.over
                 && r.outcome.refused.is_none()
                 && r.outcome.dropped.is_none()
                 && let Some(reason) = r.bot.closed_by_server()

@@ -181,7 +181,7 @@ fn one_planted_change_in_a_demo_is_one_difference() {
     assert_eq!(out.status.code(), Some(1));
     let shown = String::from_utf8(out.stdout).unwrap();
     assert!(
-        shown.contains("first divergence at tick 151 (0:03.02)"),
+        shown.contains("first difference at tick 151 (0:03.02); alike up to tick 150"),
         "{shown}"
     );
     assert!(

@@ -9,6 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::diff::{
     self, CaptureTicks, Change, DemoTicks, FileChange, Options, Report, TeehistorianTicks, Ticks,
+    folder,
 };
 use teeoracle::log::game_time;
 
@@ -33,11 +34,21 @@ pub struct DiffArgs {
     /// counting at different moments).
     #[arg(long)]
     no_align: bool,
-    /// Compare what is left out by default too: the header fields that
-    /// change every run, and network timing in demos and captures
-    /// (INPUTTIMING messages, PlayerInfo.latency).
+    /// Compare what is left out by default too: what changes on every
+    /// run of one scenario (header start times and game UUIDs, DDNet's
+    /// connection UUIDs, remote-console time prefixes, connection tokens)
+    /// and network timing in demos and captures (INPUTTIMING messages,
+    /// PlayerInfo.latency). The text output's first line lists them.
     #[arg(long)]
     no_default_ignores: bool,
+    /// Compare one thing left out by default (a name from the `ignored`
+    /// line: `start_time`, `RCON_LINE.time`, ...); repeatable.
+    #[arg(long, value_name = "NAME")]
+    keep: Vec<String>,
+    /// Differences kept in full (listed by `--format json`); the rest are
+    /// counted per category. Bounds memory whatever the files' length.
+    #[arg(long, value_name = "N", default_value_t = diff::MAX_DIFFERENCES)]
+    max_differences: usize,
     /// Captures: the server's UDP port (default: the port most datagrams
     /// use, in each file).
     #[arg(long)]
@@ -48,8 +59,11 @@ pub struct DiffArgs {
     format: ReportFormat,
 }
 
-/// Differences listed in the text form; JSON has all of them.
+/// Differences listed in the text form; JSON has all those kept.
 const TEXT_LISTED: usize = 20;
+/// Bytes of a file read to tell its kind in a folder (a teehistorian
+/// header is far shorter).
+const KIND_PREFIX: u64 = 1 << 20;
 
 pub fn run(args: DiffArgs) -> Result<(), Failure> {
     let archive = |p: &Path| {
@@ -60,65 +74,14 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     if archive(&args.old) && archive(&args.new) {
         return archives(&args);
     }
+    if args.old.is_dir() && args.new.is_dir() {
+        return folders(&args);
+    }
     let (old, new) = (read(&args.old)?, read(&args.new)?);
-    let options = Options {
-        ignore: args.ignore.clone(),
-        only: args.only.clone(),
-        no_align: args.no_align,
-    };
-    // A file that cannot be compared is an error (2): 1 means different.
-    let broken = |path: &Path, e: &dyn std::fmt::Display| {
-        Failure::Unreadable(format!("{}: {e}", shown(path)))
-    };
     if let (Some(a), Some(b)) = (check_report(&old), check_report(&new)) {
         return reports(&args, &a, &b);
     }
-    let th = |b: &[u8]| b.starts_with(teeoracle::teehistorian::MAGIC.as_bytes());
-    let (format, report) = if th(&old) && th(&new) {
-        let (ho, mut o) = TeehistorianTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
-        let (hn, mut n) = TeehistorianTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
-        let r = compare(
-            (&ho, &mut o),
-            (&hn, &mut n),
-            diff::TEEHISTORIAN,
-            &options,
-            &args,
-        )?;
-        ("teehistorian", r)
-    } else if teeoracle::demo::is_demo(&old) && teeoracle::demo::is_demo(&new) {
-        let (ho, mut o) = DemoTicks::new(&old).map_err(|e| broken(&args.old, &e))?;
-        let (hn, mut n) = DemoTicks::new(&new).map_err(|e| broken(&args.new, &e))?;
-        let r = compare((&ho, &mut o), (&hn, &mut n), diff::DEMO, &options, &args)?;
-        ("demo", r)
-    } else if teeoracle::capture::is_capture(&old) && teeoracle::capture::is_capture(&new) {
-        let read = |bytes: &[u8], path: &Path| {
-            let capture = teeoracle::capture::read(bytes).map_err(|e| broken(path, &e))?;
-            let port = match args.port {
-                Some(p) => p,
-                None => teeoracle::session::server_port(&capture)
-                    .ok_or_else(|| broken(path, &"no UDP datagram to take the server port from"))?,
-            };
-            Ok::<_, Failure>((capture, port))
-        };
-        let (co, po) = read(&old, &args.old)?;
-        let (cn, pn) = read(&new, &args.new)?;
-        let (mut o, mut n) = (CaptureTicks::new(&co, po), CaptureTicks::new(&cn, pn));
-        let empty = serde_json::json!({});
-        let r = compare(
-            (&empty, &mut o),
-            (&empty, &mut n),
-            diff::CAPTURE,
-            &options,
-            &args,
-        )?;
-        ("capture", r)
-    } else {
-        return Err(Failure::Usage(format!(
-            "{} and {} are not two teehistorian files, two demos or two captures",
-            shown(&args.old),
-            shown(&args.new)
-        )));
-    };
+    let (format, report) = compare_files((&args.old, &old), (&args.new, &new), &args)?;
     let mut out = stdout();
     match args.format {
         ReportFormat::Json => {
@@ -140,7 +103,15 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
             };
             write_json_doc(&mut out, "diff", &doc)?;
         }
-        ReportFormat::Text => write_text(&mut out, &args, format, &report)?,
+        ReportFormat::Text => {
+            write_ignored(&mut out, &report)?;
+            write_text(
+                &mut out,
+                (&shown(&args.old), &shown(&args.new)),
+                format,
+                &report,
+            )?
+        }
     }
     out.flush()?;
     if report.same() {
@@ -154,44 +125,120 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
     }
 }
 
-/// Compares two recordings (each its header's JSON and its ticks) with
-/// the format's `defaults` left out unless told not to.
+/// The options `args` give, with `defaults` left out unless kept.
+fn options(args: &DiffArgs, defaults: diff::Defaults) -> Options {
+    Options {
+        ignore: args.ignore.clone(),
+        only: args.only.clone(),
+        no_align: args.no_align,
+        max_differences: args.max_differences,
+        ..Options::default()
+    }
+    .with_defaults(defaults, &args.keep, args.no_default_ignores)
+}
+
+/// Compares two recordings of one format (their bytes read whole): the
+/// format's name and the report. Not two recordings of one format is a
+/// usage error; one that does not read is an error (exit 2).
+fn compare_files(
+    (old_path, old): (&Path, &[u8]),
+    (new_path, new): (&Path, &[u8]),
+    args: &DiffArgs,
+) -> Result<(&'static str, Report), Failure> {
+    // A file that cannot be compared is an error (2): 1 means different.
+    let broken = |path: &Path, e: &dyn std::fmt::Display| {
+        Failure::Unreadable(format!("{}: {e}", shown(path)))
+    };
+    let paths = (old_path, new_path);
+    let th = |b: &[u8]| b.starts_with(teeoracle::teehistorian::MAGIC.as_bytes());
+    if th(old) && th(new) {
+        let (ho, mut o) = TeehistorianTicks::new(old).map_err(|e| broken(old_path, &e))?;
+        let (hn, mut n) = TeehistorianTicks::new(new).map_err(|e| broken(new_path, &e))?;
+        let options = options(args, diff::TEEHISTORIAN);
+        let r = compare((&ho, &mut o), (&hn, &mut n), &options, paths)?;
+        Ok(("teehistorian", r))
+    } else if teeoracle::demo::is_demo(old) && teeoracle::demo::is_demo(new) {
+        let (ho, mut o) = DemoTicks::new(old).map_err(|e| broken(old_path, &e))?;
+        let (hn, mut n) = DemoTicks::new(new).map_err(|e| broken(new_path, &e))?;
+        let options = options(args, diff::DEMO);
+        let r = compare((&ho, &mut o), (&hn, &mut n), &options, paths)?;
+        Ok(("demo", r))
+    } else if teeoracle::capture::is_capture(old) && teeoracle::capture::is_capture(new) {
+        let read = |bytes: &[u8], path: &Path| {
+            let capture = teeoracle::capture::read(bytes).map_err(|e| broken(path, &e))?;
+            let port = match args.port {
+                Some(p) => p,
+                None => teeoracle::session::server_port(&capture)
+                    .ok_or_else(|| broken(path, &"no UDP datagram to take the server port from"))?,
+            };
+            Ok::<_, Failure>((capture, port))
+        };
+        let (co, po) = read(old, old_path)?;
+        let (cn, pn) = read(new, new_path)?;
+        let (mut o, mut n) = (CaptureTicks::new(&co, po), CaptureTicks::new(&cn, pn));
+        let empty = serde_json::json!({});
+        let options = options(args, diff::CAPTURE);
+        let r = compare((&empty, &mut o), (&empty, &mut n), &options, paths)?;
+        Ok(("capture", r))
+    } else {
+        Err(Failure::Usage(format!(
+            "{} and {} are not two teehistorian files, two demos or two captures",
+            shown(old_path),
+            shown(new_path)
+        )))
+    }
+}
+
+/// Compares two recordings (each its header's JSON and its ticks).
 fn compare(
     (old_header, old): (&serde_json::Value, &mut dyn Ticks),
     (new_header, new): (&serde_json::Value, &mut dyn Ticks),
-    defaults: diff::Defaults,
     options: &Options,
-    args: &DiffArgs,
+    (old_path, new_path): (&Path, &Path),
 ) -> Result<Report, Failure> {
-    let mut options = options.clone();
-    let ignored = match args.no_default_ignores {
-        true => &[][..],
-        false => {
-            if defaults.timing {
-                options
-                    .ignore
-                    .extend(diff::TIMING_IGNORED.iter().map(|s| s.to_string()));
-            }
-            defaults.header
-        }
-    };
-    diff::compare(old_header, new_header, ignored, old, new, &options).map_err(|(in_old, e)| {
-        let path = if in_old { &args.old } else { &args.new };
+    diff::compare(old_header, new_header, old, new, options).map_err(|(in_old, e)| {
+        let path = if in_old { old_path } else { new_path };
         Failure::Unreadable(format!("{}: {e}", shown(path)))
     })
 }
 
+/// The first line of the text form: what was left out by default.
+fn write_ignored(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    if r.ignored.is_empty() {
+        writeln!(out, "ignored by default: nothing (--no-default-ignores)")
+    } else {
+        writeln!(
+            out,
+            "ignored by default (--keep NAME or --no-default-ignores to compare): {}",
+            r.ignored.join(", ")
+        )
+    }
+}
+
+/// A tick as the text names it: `tick T (m:ss.cc)`, with its map when
+/// the file has several.
+fn at(r: &Report, segment: u32, tick: i32) -> String {
+    let map = match r.segments.0.max(r.segments.1) > 1 {
+        true => format!("map {}, ", segment + 1),
+        false => String::new(),
+    };
+    format!("{map}tick {tick} ({})", game_time(tick))
+}
+
 fn write_text(
     out: &mut impl Write,
-    args: &DiffArgs,
+    (old, new): (&str, &str),
     format: &str,
     r: &Report,
 ) -> Result<(), Failure> {
-    let (old, new) = (shown(&args.old), shown(&args.new));
-    let n = r.header.len() + r.differences.len();
+    let n = r.header.len() as u64 + r.total_differences;
+    let maps = match r.segments.0.max(r.segments.1) > 1 {
+        true => format!(", {} and {} maps", r.segments.0, r.segments.1),
+        false => String::new(),
+    };
     writeln!(
         out,
-        "{old} -> {new} ({format}, {} and {} ticks): {}",
+        "{old} -> {new} ({format}, {} and {} ticks{maps}): {}",
         r.ticks.0,
         r.ticks.1,
         match n {
@@ -200,30 +247,71 @@ fn write_text(
             n => format!("{n} differences"),
         }
     )?;
-    if r.tick_shift != 0 {
+    let shift = |s: i32| match s {
+        s if s > 0 => format!("{s} later"),
+        s => format!("{} earlier", -s),
+    };
+    if !r.segment_shifts.is_empty() {
+        for (i, &s) in r
+            .segment_shifts
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| **s != 0)
+        {
+            writeln!(
+                out,
+                "map {}: {new}'s ticks are {} to align the first ticks; ticks below are {old}'s",
+                i + 1,
+                shift(s)
+            )?;
+        }
+    } else if r.tick_shift != 0 {
         writeln!(
             out,
             "{new}'s ticks are {} to align the first ticks; ticks below are {old}'s",
-            match r.tick_shift {
-                s if s > 0 => format!("{s} later"),
-                s => format!("{} earlier", -s),
-            }
+            shift(r.tick_shift)
         )?;
     }
     for c in &r.header {
         writeln!(out, "header {}: {} -> {}", c.field, c.old, c.new)?;
     }
+    if let Some(m) = &r.movement
+        && let Some(f) = &m.first
+    {
+        let pos =
+            |p: Option<(i32, i32)>| p.map_or("absent".to_string(), |(x, y)| format!("({x},{y})"));
+        writeln!(
+            out,
+            "first divergence: {}, {} {}, position {} -> {}",
+            at(r, f.segment, f.tick),
+            f.word,
+            f.id,
+            pos(f.old),
+            pos(f.new)
+        )?;
+        writeln!(
+            out,
+            "movement: {} {} moved differently, at {} tick{}",
+            m.characters,
+            match m.characters {
+                1 => "character",
+                _ => "characters",
+            },
+            m.ticks,
+            if m.ticks == 1 { "" } else { "s" }
+        )?;
+    }
     let Some(first) = r.differences.first() else {
         return Ok(());
     };
-    let after = r
-        .last_equal_tick
-        .map_or(String::new(), |t| format!(", after tick {t} alike"));
+    let since = match r.last_equal_tick {
+        None => "the files differ from their first tick".to_string(),
+        Some(t) => format!("alike up to {}", at(r, r.last_equal_segment, t)),
+    };
     writeln!(
         out,
-        "first divergence at tick {} ({}){after}:",
-        first.tick,
-        game_time(first.tick)
+        "first difference at {}; {since}:",
+        at(r, first.segment, first.tick)
     )?;
     for (tick, e) in &r.context {
         writeln!(out, "  {tick:>7}   {}", e.text())?;
@@ -241,11 +329,21 @@ fn write_text(
             }
         }
     }
-    if r.differences.len() > TEXT_LISTED {
+    let listed = r.differences.len().min(TEXT_LISTED) as u64;
+    if r.total_differences > listed {
+        let kept = r.differences.len() as u64;
+        let json = match kept < r.total_differences {
+            true => format!("--format json lists the first {kept}; --max-differences N keeps more"),
+            false => "--format json lists every one".to_string(),
+        };
+        writeln!(out, "  ... {} more ({json})", r.total_differences - listed)?;
+    }
+    if r.unaligned_ticks > 0 {
         writeln!(
             out,
-            "  ... {} more (--format json lists every one)",
-            r.differences.len() - TEXT_LISTED
+            "{} tick(s) held more than {} events and were compared as sets, not aligned",
+            r.unaligned_ticks,
+            diff::ALIGN_WINDOW
         )?;
     }
     writeln!(out, "summary:")?;
@@ -263,6 +361,142 @@ fn write_text(
         writeln!(out, "  {category}: {}", parts.join(", "))?;
     }
     Ok(())
+}
+
+/// Every file under `dir` (recursively, in name order) with its path
+/// relative to `dir` and its kind (from its first [`KIND_PREFIX`] bytes).
+fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let list = std::fs::read_dir(&d)
+            .map_err(|e| Failure::Usage(format!("cannot list {}: {e}", shown(&d))))?;
+        for entry in list.flatten() {
+            let p = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => files.push(p),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for p in files {
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(&p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        let mut head = Vec::new();
+        if let Ok(f) = std::fs::File::open(&p) {
+            use std::io::Read;
+            let _ = f.take(KIND_PREFIX).read_to_end(&mut head);
+        }
+        let kind = folder::kind_of(&head);
+        out.push((p, folder::Entry { path: rel, kind }));
+    }
+    Ok(out)
+}
+
+/// `diff OLD_DIR NEW_DIR`: recordings paired by role
+/// ([`teeoracle::diff::folder`]), each pair compared.
+fn folders(args: &DiffArgs) -> Result<(), Failure> {
+    let (ea, eb) = (folder_entries(&args.old)?, folder_entries(&args.new)?);
+    let entries =
+        |v: &[(PathBuf, folder::Entry)]| v.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>();
+    let (pairs, unpaired) = folder::pair(&entries(&ea), &entries(&eb));
+    let full = |v: &[(PathBuf, folder::Entry)], rel: &str| {
+        v.iter()
+            .find(|(_, e)| e.path == rel)
+            .map(|(p, _)| p.clone())
+            .unwrap_or_default()
+    };
+    #[derive(Serialize)]
+    struct PairDiff {
+        #[serde(flatten)]
+        pair: folder::Pair,
+        format: &'static str,
+        same: bool,
+        #[serde(flatten)]
+        report: Report,
+    }
+    let mut done = Vec::new();
+    for pair in pairs {
+        let (pa, pb) = (full(&ea, &pair.old), full(&eb, &pair.new));
+        // One pair's files at a time in memory.
+        let (old, new) = (read(&pa)?, read(&pb)?);
+        let (format, report) = compare_files((&pa, &old), (&pb, &new), args)?;
+        done.push(PairDiff {
+            pair,
+            format,
+            same: report.same(),
+            report,
+        });
+    }
+    let same = unpaired.is_empty() && done.iter().all(|p| p.same);
+    let mut out = stdout();
+    let (a, b) = (shown(&args.old), shown(&args.new));
+    match args.format {
+        ReportFormat::Json => {
+            #[derive(Serialize)]
+            struct Doc<'p> {
+                old: String,
+                new: String,
+                format: &'static str,
+                same: bool,
+                pairs: &'p [PairDiff],
+                unpaired: &'p [folder::Unpaired],
+            }
+            let doc = Doc {
+                old: a.clone(),
+                new: b.clone(),
+                format: "folder",
+                same,
+                pairs: &done,
+                unpaired: &unpaired,
+            };
+            write_json_doc(&mut out, "diff", &doc)?;
+        }
+        ReportFormat::Text => {
+            if let Some(first) = done.first() {
+                write_ignored(&mut out, &first.report)?;
+            }
+            writeln!(
+                out,
+                "{a} -> {b} (folders): {} pair(s) by role, {} differ; {} unpaired",
+                done.len(),
+                done.iter().filter(|p| !p.same).count(),
+                unpaired.len()
+            )?;
+            for p in &done {
+                writeln!(
+                    out,
+                    "  {:<7} {}: {} <-> {}",
+                    if p.same { "same" } else { "differ" },
+                    p.pair.role,
+                    p.pair.old,
+                    p.pair.new
+                )?;
+            }
+            for u in &unpaired {
+                let dir = if u.side == "old" { &a } else { &b };
+                writeln!(out, "  only in {dir}: {} ({})", u.path, u.role)?;
+            }
+            for p in done.iter().filter(|p| !p.same) {
+                writeln!(out, "\n# {}", p.pair.role)?;
+                let (x, y) = (format!("{a}/{}", p.pair.old), format!("{b}/{}", p.pair.new));
+                write_text(&mut out, (&x, &y), p.format, &p.report)?;
+            }
+        }
+    }
+    out.flush()?;
+    match same {
+        true => Ok(()),
+        false => Err(Failure::reported(format!("{a} and {b} differ"))),
+    }
 }
 
 /// `bytes` as a `check --format json` document, if they are one.
@@ -350,11 +584,7 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
     let open =
         |p: &Path| Archive::open(p).map_err(|e| Failure::Unreadable(format!("{}: {e}", shown(p))));
     let (a, b) = (open(&args.old)?, open(&args.new)?);
-    let options = Options {
-        ignore: args.ignore.clone(),
-        only: args.only.clone(),
-        no_align: args.no_align,
-    };
+    let options = options(args, diff::TEEHISTORIAN);
     let (ma, mb) = (a.map_numbers(), b.map_numbers());
     let mut maps: Vec<u32> = ma.iter().chain(&mb).copied().collect();
     maps.sort_unstable();
@@ -391,9 +621,8 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
             Some(compare(
                 (&ho, &mut o),
                 (&hn, &mut n),
-                diff::TEEHISTORIAN,
                 &options,
-                args,
+                (&args.old, &args.new),
             )?)
         } else {
             None
@@ -430,7 +659,12 @@ fn archives(args: &DiffArgs) -> Result<(), Failure> {
             for m in &out_maps {
                 writeln!(out, "# map {}", m.map)?;
                 match &m.report {
-                    Some(r) => write_text(&mut out, args, "teehistorian", r)?,
+                    Some(r) => write_text(
+                        &mut out,
+                        (&shown(&args.old), &shown(&args.new)),
+                        "teehistorian",
+                        r,
+                    )?,
                     None => writeln!(
                         out,
                         "only in {}",

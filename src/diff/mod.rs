@@ -1,43 +1,73 @@
 //! Comparing two recordings by meaning (`teeoracle diff`): header fields,
 //! then tick by tick what happened, not bytes or offsets.
 //!
-//! Both files are read as a sequence of ticks ([`Ticks`]). Ticks are
-//! matched by number; a tick only one file has is all added or all
-//! removed. Inside a matched tick the events are aligned with the
-//! `similar` crate (one inserted event is one difference, not a cascade)
-//! and keyed items (a demo's snapshot items) are matched by key, so a
-//! difference is an event added, removed or changed, with the fields that
-//! changed. A tick whose raw bytes are the same in both files is equal
-//! without being decoded further (the fast path for identical stretches).
+//! The engine is here; each format is read as a sequence of ticks
+//! ([`Ticks`]) by its adapter: [`TeehistorianTicks`], [`DemoTicks`],
+//! `CaptureTicks`. Folders of recordings are paired by role in [`folder`];
+//! two `check` reports compare in [`compare_check_reports`].
 //!
-//! Two `check --format json` reports compare file by file
-//! ([`compare_check_reports`]): a saved report is a baseline.
+//! Ticks are matched by (segment, number): a segment is one map (a
+//! capture starts a new one at each MAP_CHANGE, where ticks restart). A
+//! tick only one file has is all added or all removed. Inside a matched
+//! tick the events are aligned with the `similar` crate (one inserted event
+//! is one difference, not a cascade) when the tick holds at most
+//! [`ALIGN_WINDOW`] events; a larger one is compared as two multisets
+//! (what only one side has), never aligned. Keyed items (a demo's snapshot
+//! items) are matched by key. A tick whose raw bytes are the same in both
+//! files is equal without being decoded further.
+//!
+//! Memory is bounded whatever the files' length: only the first
+//! [`Options::max_differences`] differences are kept in full, the rest are
+//! counted per category; the adapters hold one tick at a time.
+//!
+//! Characters' positions (teehistorian PLAYER_NEW/PLAYER_DIFF, demo and
+//! capture Character items) are compared at every matched tick: the first
+//! one that moved differently, and how many characters and ticks are
+//! affected ([`Movement`]).
+
+mod capture;
+mod demo;
+pub mod folder;
+mod reports;
+mod teehistorian;
+
+#[cfg(feature = "capture")]
+pub use capture::CaptureTicks;
+pub use demo::DemoTicks;
+pub use reports::{FileChange, compare_check_reports};
+pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;
-use crate::codec::{DecodeError, Mode};
-use crate::demo::{EventKind, Events, payload_bytes};
-use crate::packet::{Message as NetMessage, Version};
+use crate::codec::DecodeError;
 use crate::snapshot::Snapshot;
 use crate::snapshot::items::{Protocol, SnapshotJson};
-use crate::snapshot::replay::{Fault, FaultKind};
-use crate::teehistorian::json::RecordLine;
-use crate::teehistorian::{Message, Record, SliceReader};
 use serde::Serialize;
 use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// What a format leaves out by default: header fields that change on
-/// every run, and whether network timing ([`TIMING_IGNORED`]) is too.
+/// What a format leaves out by default: what changes on every run of the
+/// same scenario on the same build (wall-clock times, random UUIDs and
+/// tokens) and network timing. Each name is one `--keep` takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Defaults {
-    /// Header fields.
+    /// Header fields (top-level names).
     pub header: &'static [&'static str],
-    /// Network timing events and fields.
-    pub timing: bool,
+    /// Event categories and `CATEGORY.FIELD`s, and the special names
+    /// [`RCON_TIME`] and [`TOKENS`].
+    pub events: &'static [&'static str],
 }
 
-/// Teehistorian: the game's UUIDs, its start time and PRNG seed.
+/// The time prefix of a remote-console line (`2026-11-22 02:32:38 I
+/// server: ...`, `[2024-01-01 12:00:00][server]: ...`): compared without
+/// it.
+pub const RCON_TIME: &str = "RCON_LINE.time";
+/// Connection tokens in control messages (0.7 TOKEN and CONNECT, 0.6
+/// DDNet's CONNECT/CONNECTACCEPT security token): random per connection.
+pub const TOKENS: &str = "control.token";
+
+/// Teehistorian: the game's UUIDs, its start time and PRNG seed, and each
+/// DDNet client's random connection UUID.
 pub const TEEHISTORIAN: Defaults = Defaults {
     header: &[
         "game_uuid",
@@ -45,21 +75,41 @@ pub const TEEHISTORIAN: Defaults = Defaults {
         "start_time",
         "prng_description",
     ],
-    timing: false,
+    events: &["ddnetver.connection_id"],
 };
 /// Demos: the recording time, and network timing.
 pub const DEMO: Defaults = Defaults {
     header: &["timestamp"],
-    timing: true,
+    events: &["INPUTTIMING", "PlayerInfo.latency"],
 };
-/// Captures: network timing.
+/// Captures: network timing, remote-console time prefixes, connection
+/// tokens. (Timestamps, addresses, packet-header tokens, acks and
+/// sequence numbers are never compared.)
 pub const CAPTURE: Defaults = Defaults {
     header: &[],
-    timing: true,
+    events: &["INPUTTIMING", "PlayerInfo.latency", RCON_TIME, TOKENS],
 };
+
+impl Defaults {
+    /// Every name, header first.
+    pub fn names(&self) -> Vec<String> {
+        self.header
+            .iter()
+            .chain(self.events)
+            .map(|s| s.to_string())
+            .collect()
+    }
+}
 
 /// Equal events shown before the first difference.
 const CONTEXT: usize = 3;
+/// Differences kept in full by default ([`Options::max_differences`]).
+pub const MAX_DIFFERENCES: usize = 1000;
+/// The most events (both sides together) a tick may hold to be aligned;
+/// a larger tick is compared as two multisets.
+pub const ALIGN_WINDOW: usize = 4096;
+/// The most characters tracked for [`Movement::characters`].
+const MAX_CHARACTERS: usize = 1 << 16;
 
 /// One thing a recording says at a tick.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -98,10 +148,18 @@ pub struct TickContent {
     pub new_items: bool,
 }
 
+/// Characters' positions after a tick, by id (client id or item id).
+pub type Positions = BTreeMap<i32, (i32, i32)>;
+
 /// A recording read tick by tick.
 pub trait Ticks {
     /// Moves to the next tick and gives its number; `None` after the last.
     fn next_tick(&mut self) -> Result<Option<i32>, DecodeError>;
+    /// The current tick's segment (map): 0 unless the format has several
+    /// maps in one file. Never decreases.
+    fn segment(&self) -> u32 {
+        0
+    }
     /// The raw bytes that make the current tick: equal bytes mean equal
     /// content.
     fn raw(&self) -> &[u8];
@@ -111,6 +169,15 @@ pub trait Ticks {
     /// the other file's new ones at a tick only that file has).
     fn items_before(&self) -> BTreeMap<String, Event> {
         BTreeMap::new()
+    }
+    /// Characters' positions after the current tick, if the format has
+    /// them.
+    fn positions(&self) -> Option<&Positions> {
+        None
+    }
+    /// What a position's id is (`cid`, `character`).
+    fn character_word(&self) -> &'static str {
+        "character"
     }
 }
 
@@ -140,6 +207,8 @@ pub struct FieldChange {
 /// One difference.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Difference {
+    /// The segment (map) of the tick: 0 for the first.
+    pub segment: u32,
     /// The tick.
     pub tick: i32,
     /// The event's category.
@@ -167,16 +236,32 @@ pub struct Counts {
 }
 
 /// What to compare.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
-    /// Header fields and event categories left out (added to the
-    /// format's default list).
+    /// Header fields and event categories left out by the user.
     pub ignore: Vec<String>,
+    /// The format's defaults in effect (left out too, and listed in the
+    /// report as `ignored`): [`Defaults::names`] but those kept.
+    pub defaults: Vec<String>,
     /// Only these categories (and `header` for the header), when given.
     pub only: Vec<String>,
     /// Compare tick numbers as they are, without moving the new file's
     /// to match the old one's first tick.
     pub no_align: bool,
+    /// Differences kept in full; the rest are only counted.
+    pub max_differences: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            ignore: Vec::new(),
+            defaults: Vec::new(),
+            only: Vec::new(),
+            no_align: false,
+            max_differences: MAX_DIFFERENCES,
+        }
+    }
 }
 
 /// Timing a run's network decides, left out of demos and captures by
@@ -193,15 +278,39 @@ fn names(name: &str, category: &str) -> bool {
 }
 
 impl Options {
-    fn wants(&self, category: &str) -> bool {
-        let named = |list: &[String]| list.iter().any(|n| names(n, category));
-        !named(&self.ignore) && (self.only.is_empty() || named(&self.only))
+    /// The options with `defaults`' names but `keep` (all of them unless
+    /// `no_default_ignores`).
+    pub fn with_defaults(mut self, defaults: Defaults, keep: &[String], none: bool) -> Self {
+        self.defaults = match none {
+            true => Vec::new(),
+            false => defaults
+                .names()
+                .into_iter()
+                .filter(|n| !keep.iter().any(|k| k == n))
+                .collect(),
+        };
+        self
     }
 
-    /// `event` without the fields `--ignore CATEGORY.FIELD` leaves out.
+    fn left_out(&self) -> impl Iterator<Item = &String> {
+        self.ignore.iter().chain(&self.defaults)
+    }
+
+    fn wants(&self, category: &str) -> bool {
+        let ignored = self.left_out().any(|n| names(n, category));
+        !ignored && (self.only.is_empty() || self.only.iter().any(|n| names(n, category)))
+    }
+
+    fn has_default(&self, name: &str) -> bool {
+        self.defaults.iter().any(|d| d == name)
+    }
+
+    /// `event` without the fields left out (`CATEGORY.FIELD`), a
+    /// remote-console line without its time prefix, a control message
+    /// without its token.
     fn strip(&self, event: &Event) -> Event {
         let mut event = event.clone();
-        for entry in &self.ignore {
+        for entry in self.left_out() {
             if let Some((category, field)) = entry.rsplit_once('.')
                 && names(category, &event.category)
                 && let Value::Object(m) = &mut event.fields
@@ -209,96 +318,233 @@ impl Options {
                 m.shift_remove(field);
             }
         }
+        if self.has_default(RCON_TIME)
+            && names("RCON_LINE", &event.category)
+            && let Some(Value::String(line)) = event.fields.pointer_mut("/fields/line")
+        {
+            let rest = strip_time_prefix(line).to_string();
+            *line = rest;
+        }
+        if self.has_default(TOKENS)
+            && let Some(name) = event.category.strip_prefix("control:")
+            && matches!(name, "TOKEN" | "CONNECT" | "CONNECTACCEPT")
+            && let Value::Object(m) = &mut event.fields
+        {
+            m.shift_remove("data");
+        }
         event
     }
+}
+
+/// `line` without a leading log time (`YYYY-MM-DD HH:MM:SS ` or
+/// `[YYYY-MM-DD HH:MM:SS]`).
+pub fn strip_time_prefix(line: &str) -> &str {
+    let b = line.as_bytes();
+    let stamp = |s: &[u8]| {
+        s.len() >= 19
+            && s[..19].iter().enumerate().all(|(i, c)| match i {
+                4 | 7 => *c == b'-',
+                10 => *c == b' ',
+                13 | 16 => *c == b':',
+                _ => c.is_ascii_digit(),
+            })
+    };
+    if b.first() == Some(&b'[') && stamp(&b[1..]) && b.get(20) == Some(&b']') {
+        return &line[21..];
+    }
+    if stamp(b) {
+        return line[19..].strip_prefix(' ').unwrap_or(&line[19..]);
+    }
+    line
+}
+
+/// The first character that moved differently.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FirstMove {
+    /// Its segment.
+    pub segment: u32,
+    /// The tick.
+    pub tick: i32,
+    /// What its id is (`cid`, `character`).
+    pub word: &'static str,
+    /// The id.
+    pub id: i32,
+    /// Its position in the old file (`null`: not there).
+    pub old: Option<(i32, i32)>,
+    /// Its position in the new file.
+    pub new: Option<(i32, i32)>,
+}
+
+/// How differently characters moved, at ticks both files have.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Movement {
+    /// The first difference of a position.
+    pub first: Option<FirstMove>,
+    /// Characters whose position differed at any tick.
+    pub characters: u64,
+    /// Ticks at which any position differed.
+    pub ticks: u64,
+    #[serde(skip)]
+    seen: BTreeSet<i32>,
 }
 
 /// The comparison of two recordings.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
+    /// What was left out by default (`--keep NAME` brings one back).
+    pub ignored: Vec<String>,
     /// Header fields that differ (`category` `header`).
     pub header: Vec<FieldChange>,
-    /// Every difference, in tick order.
+    /// The first differences (at most `max_differences`), in tick order.
     pub differences: Vec<Difference>,
+    /// How many differences there are in all (`differences` holds the
+    /// first ones).
+    pub total_differences: u64,
     /// Counts per category (`header` included).
     pub summary: BTreeMap<String, Counts>,
+    /// Ticks whose events were too many to align (compared as multisets).
+    pub unaligned_ticks: u64,
+    /// Characters' positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movement: Option<Movement>,
     /// The equal events just before the first difference in its tick
     /// (tick, event).
     pub context: Vec<(i32, Event)>,
-    /// The last tick both files have alike before the first difference.
+    /// The last tick both files have alike before the first difference
+    /// (segment, tick).
     pub last_equal_tick: Option<i32>,
+    /// Its segment.
+    pub last_equal_segment: u32,
     /// Ticks read from each file.
     pub ticks: (u64, u64),
+    /// Segments (maps) read from each file.
+    pub segments: (u32, u32),
     /// How many ticks later the new file's first tick is than the old
     /// one's: its ticks are moved back by this much to be compared (0
     /// with `no_align`). Differences name ticks by the old file's count.
     pub tick_shift: i32,
+    /// The same for every segment, when there are several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub segment_shifts: Vec<i32>,
 }
 
 impl Report {
     /// Whether the recordings mean the same.
     pub fn same(&self) -> bool {
-        self.header.is_empty() && self.differences.is_empty()
+        self.header.is_empty() && self.total_differences == 0
+    }
+
+    fn count(&mut self, category: &str, change: Change) {
+        self.total_differences += 1;
+        let counts = match self.summary.get_mut(category) {
+            Some(c) => c,
+            None => self.summary.entry(category.to_string()).or_default(),
+        };
+        match change {
+            Change::Added => counts.added += 1,
+            Change::Removed => counts.removed += 1,
+            Change::Changed => counts.changed += 1,
+        }
     }
 }
 
-/// Compares two recordings' headers (`old` and `new` as JSON objects,
-/// `ignored` the format's default list) and ticks.
+/// Reading position and context of a comparison.
+struct State<'o> {
+    options: &'o Options,
+    report: Report,
+    segment: u32,
+    context: VecDeque<(i32, Event)>,
+}
+
+impl State<'_> {
+    /// Counts a difference, and keeps it (made by `make`) if there is
+    /// room.
+    fn push(&mut self, category: &str, change: Change, make: impl FnOnce() -> Difference) {
+        self.report.count(category, change);
+        if self.report.differences.len() < self.options.max_differences {
+            let mut d = make();
+            d.segment = self.segment;
+            self.report.differences.push(d);
+        }
+    }
+}
+
+/// Compares two recordings' headers (`old` and `new` as JSON objects) and
+/// ticks.
 pub fn compare(
     old_header: &Value,
     new_header: &Value,
-    ignored: &[&str],
     old: &mut dyn Ticks,
     new: &mut dyn Ticks,
     options: &Options,
 ) -> Result<Report, (bool, DecodeError)> {
-    let mut report = Report::default();
+    let mut st = State {
+        options,
+        report: Report {
+            ignored: options.defaults.clone(),
+            ..Report::default()
+        },
+        segment: 0,
+        context: VecDeque::new(),
+    };
     if options.wants("header") {
         let mut header = Vec::new();
         field_changes("", old_header, new_header, &mut header);
         header.retain(|c| {
             let top = c.field.split('.').next().unwrap_or_default();
-            !ignored.contains(&top) && !options.ignore.iter().any(|i| i == top || i == &c.field)
+            !options.left_out().any(|i| i == top || i == &c.field)
         });
         if !header.is_empty() {
-            report.summary.entry("header".into()).or_default().changed = header.len() as u64;
+            st.report
+                .summary
+                .entry("header".into())
+                .or_default()
+                .changed = header.len() as u64;
         }
-        report.header = header;
+        st.report.header = header;
     }
-    let mut context: VecDeque<(i32, Event)> = VecDeque::new();
     let mut a = old.next_tick().map_err(|e| (true, e))?;
     let mut b = new.next_tick().map_err(|e| (false, e))?;
-    let mut shift = None;
+    // The shift of each segment, once both files have a tick of it.
+    let mut shifts: BTreeMap<u32, i32> = BTreeMap::new();
+    let mut movement = Movement::default();
+    let mut tracked = false;
+    let (mut seg_a, mut seg_b) = (None, None);
     loop {
+        let (sa, sb) = (old.segment(), new.segment());
+        if a.is_some() {
+            seg_a = Some(sa);
+        }
+        if b.is_some() {
+            seg_b = Some(sb);
+        }
         // Two runs of a server start counting at different moments: the
-        // new file's ticks are moved so that both first ticks (not
-        // counting a demo's messages before its first marker) match.
-        if shift.is_none()
-            && !options.no_align
+        // new file's ticks are moved so that both first ticks of a
+        // segment (not counting a demo's messages before its first
+        // marker) match.
+        if !options.no_align
+            && sa == sb
+            && !shifts.contains_key(&sa)
             && let (Some(x), Some(y)) = (a, b)
             && x >= 0
             && y >= 0
         {
-            shift = Some(y - x);
-            report.tick_shift = y - x;
+            shifts.insert(sa, y - x);
         }
-        let s = shift.unwrap_or(0);
-        let b_aligned = b.map(|y| if y >= 0 { y - s } else { y });
+        let s = shifts.get(&sb).copied().unwrap_or(0);
+        let b_aligned = b.map(|y| (sb, if y >= 0 { y - s } else { y }));
+        let a_at = a.map(|x| (sa, x));
         // Which file the next tick is from: both, the old, the new.
-        let (from_old, from_new, tick) = match (a, b_aligned) {
+        let (from_old, from_new, (segment, tick)) = match (a_at, b_aligned) {
             (None, None) => break,
             (Some(x), Some(y)) if x == y => (true, true, x),
             (Some(x), Some(y)) if x < y => (true, false, x),
             (Some(x), None) => (true, false, x),
             (_, Some(y)) => (false, true, y),
         };
-        let before = report.differences.len();
-        if from_old && from_new && old.raw() == new.raw() {
-            // Equal: not decoded further.
-            if before == 0 {
-                report.last_equal_tick = Some(tick);
-            }
-        } else {
+        st.segment = segment;
+        let before = st.report.total_differences;
+        if !(from_old && from_new && old.raw() == new.raw()) {
             // The file without this tick still has its items in force.
             let idle = |t: &dyn Ticks| TickContent {
                 items: t.items_before(),
@@ -306,22 +552,80 @@ pub fn compare(
             };
             let o = if from_old { old.content() } else { idle(old) };
             let n = if from_new { new.content() } else { idle(new) };
-            context.clear();
-            tick_diff(tick, &o, &n, options, &mut report, &mut context);
+            st.context.clear();
+            tick_diff(tick, &o, &n, &mut st);
         }
-        if before == 0 && !report.differences.is_empty() {
-            report.context = context.drain(..).collect();
+        if before == 0 {
+            if st.report.total_differences == 0 {
+                st.report.last_equal_tick = Some(tick);
+                st.report.last_equal_segment = segment;
+            } else {
+                st.report.context = st.context.drain(..).collect();
+            }
+        }
+        if from_old
+            && from_new
+            && let (Some(p), Some(q)) = (old.positions(), new.positions())
+        {
+            tracked = true;
+            if p != q {
+                moved(&mut movement, segment, tick, old.character_word(), p, q);
+            }
         }
         if from_old {
-            report.ticks.0 += 1;
+            st.report.ticks.0 += 1;
             a = old.next_tick().map_err(|e| (true, e))?;
         }
         if from_new {
-            report.ticks.1 += 1;
+            st.report.ticks.1 += 1;
             b = new.next_tick().map_err(|e| (false, e))?;
         }
     }
+    let mut report = st.report;
+    report.segments = (seg_a.map_or(0, |s| s + 1), seg_b.map_or(0, |s| s + 1));
+    report.tick_shift = shifts.get(&0).copied().unwrap_or(0);
+    if shifts.len() > 1 || shifts.keys().any(|&s| s > 0) {
+        let last = report.segments.0.max(report.segments.1);
+        report.segment_shifts = (0..last)
+            .map(|s| shifts.get(&s).copied().unwrap_or(0))
+            .collect();
+    }
+    if tracked {
+        report.movement = Some(movement);
+    }
     Ok(report)
+}
+
+/// Notes the characters whose positions differ between `p` and `q`.
+fn moved(
+    m: &mut Movement,
+    segment: u32,
+    tick: i32,
+    word: &'static str,
+    p: &Positions,
+    q: &Positions,
+) {
+    m.ticks += 1;
+    let ids: BTreeSet<&i32> = p.keys().chain(q.keys()).collect();
+    for &id in ids {
+        let (x, y) = (p.get(&id).copied(), q.get(&id).copied());
+        if x == y {
+            continue;
+        }
+        if m.first.is_none() {
+            m.first = Some(FirstMove {
+                segment,
+                tick,
+                word,
+                id,
+                old: x,
+                new: y,
+            });
+        }
+        if m.seen.len() < MAX_CHARACTERS && m.seen.insert(id) {
+            m.characters += 1;
+        }
+    }
 }
 
 /// Keeps the last [`CONTEXT`] events seen before any difference.
@@ -334,14 +638,8 @@ fn remember(context: &mut VecDeque<(i32, Event)>, tick: i32, content: &[Event]) 
     }
 }
 
-fn tick_diff(
-    tick: i32,
-    old: &TickContent,
-    new: &TickContent,
-    options: &Options,
-    report: &mut Report,
-    context: &mut VecDeque<(i32, Event)>,
-) {
+fn tick_diff(tick: i32, old: &TickContent, new: &TickContent, st: &mut State) {
+    let options = st.options;
     let wanted = |events: &[Event]| -> Vec<Event> {
         events
             .iter()
@@ -357,34 +655,69 @@ fn tick_diff(
             .collect()
     };
     let (ka, kb) = (keys(&a), keys(&b));
-    let push = |report: &mut Report, d: Difference| {
-        let counts = report.summary.entry(d.category.clone()).or_default();
-        match d.change {
-            Change::Added => counts.added += 1,
-            Change::Removed => counts.removed += 1,
-            Change::Changed => counts.changed += 1,
+    if ka.len() + kb.len() > ALIGN_WINDOW {
+        multiset_diff(tick, &a, &ka, &b, &kb, st);
+    } else {
+        aligned_diff(tick, &a, &ka, &b, &kb, st);
+    }
+    // Keyed items, by key, where either file has new ones.
+    if !old.new_items && !new.new_items {
+        return;
+    }
+    let keys: BTreeSet<&String> = old.items.keys().chain(new.items.keys()).collect();
+    for key in keys {
+        let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
+        let (o, n) = (strip(old.items.get(key)), strip(new.items.get(key)));
+        let (category, change) = match (&o, &n) {
+            (Some(o), Some(n)) if o == n => continue,
+            (Some(o), Some(_)) => (&o.category, Change::Changed),
+            (Some(o), None) => (&o.category, Change::Removed),
+            (None, Some(n)) => (&n.category, Change::Added),
+            (None, None) => continue,
+        };
+        if options.wants(category) {
+            let category = category.clone();
+            st.push(&category, change, || match (&o, &n) {
+                (Some(o), Some(n)) => changed(tick, o, n),
+                (Some(o), None) => one_sided(tick, Change::Removed, o),
+                (_, n) => one_sided(tick, Change::Added, n.as_ref().unwrap_or(&empty_event())),
+            });
         }
-        report.differences.push(d);
-    };
-    for op in capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+    }
+}
+
+fn empty_event() -> Event {
+    Event {
+        category: String::new(),
+        key: None,
+        fields: Value::Null,
+    }
+}
+
+fn aligned_diff(tick: i32, a: &[Event], ka: &[String], b: &[Event], kb: &[String], st: &mut State) {
+    for op in capture_diff_slices(similar::Algorithm::Myers, ka, kb) {
         match op {
             DiffOp::Equal { old_index, len, .. } => {
-                if report.differences.is_empty() {
-                    remember(context, tick, &a[old_index..old_index + len]);
+                if st.report.total_differences == 0 {
+                    remember(&mut st.context, tick, &a[old_index..old_index + len]);
                 }
             }
             DiffOp::Delete {
                 old_index, old_len, ..
             } => {
                 for e in &a[old_index..old_index + old_len] {
-                    push(report, one_sided(tick, Change::Removed, e));
+                    st.push(&e.category, Change::Removed, || {
+                        one_sided(tick, Change::Removed, e)
+                    });
                 }
             }
             DiffOp::Insert {
                 new_index, new_len, ..
             } => {
                 for e in &b[new_index..new_index + new_len] {
-                    push(report, one_sided(tick, Change::Added, e));
+                    st.push(&e.category, Change::Added, || {
+                        one_sided(tick, Change::Added, e)
+                    });
                 }
             }
             DiffOp::Replace {
@@ -398,38 +731,63 @@ fn tick_diff(
                     &b[new_index..new_index + new_len],
                 );
                 for i in 0..old_len.max(new_len) {
-                    let d = match (olds.get(i), news.get(i)) {
-                        (Some(o), Some(n)) if o.category == n.category => changed(tick, o, n),
-                        (Some(o), Some(n)) => {
-                            push(report, one_sided(tick, Change::Removed, o));
-                            one_sided(tick, Change::Added, n)
+                    match (olds.get(i), news.get(i)) {
+                        (Some(o), Some(n)) if o.category == n.category => {
+                            st.push(&o.category, Change::Changed, || changed(tick, o, n));
                         }
-                        (Some(o), None) => one_sided(tick, Change::Removed, o),
-                        (None, Some(n)) => one_sided(tick, Change::Added, n),
-                        (None, None) => continue,
-                    };
-                    push(report, d);
+                        (o, n) => {
+                            if let Some(o) = o {
+                                st.push(&o.category, Change::Removed, || {
+                                    one_sided(tick, Change::Removed, o)
+                                });
+                            }
+                            if let Some(n) = n {
+                                st.push(&n.category, Change::Added, || {
+                                    one_sided(tick, Change::Added, n)
+                                });
+                            }
+                        }
+                    }
                 }
             }
         }
     }
-    // Keyed items, by key, where either file has new ones.
-    if !old.new_items && !new.new_items {
-        return;
+}
+
+/// A tick too large to align: what only one side has, as removed and
+/// added events (each side's order kept).
+fn multiset_diff(
+    tick: i32,
+    a: &[Event],
+    ka: &[String],
+    b: &[Event],
+    kb: &[String],
+    st: &mut State,
+) {
+    st.report.unaligned_ticks += 1;
+    let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+    for k in kb {
+        *counts.entry(k).or_default() += 1;
     }
-    let keys: std::collections::BTreeSet<&String> =
-        old.items.keys().chain(new.items.keys()).collect();
-    for key in keys {
-        let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
-        let d = match (strip(old.items.get(key)), strip(new.items.get(key))) {
-            (Some(o), Some(n)) if o == n => continue,
-            (Some(o), Some(n)) => changed(tick, &o, &n),
-            (Some(o), None) => one_sided(tick, Change::Removed, &o),
-            (None, Some(n)) => one_sided(tick, Change::Added, &n),
-            (None, None) => continue,
-        };
-        if options.wants(&d.category) {
-            push(report, d);
+    // Old events the new side lacks.
+    for (e, k) in a.iter().zip(ka) {
+        match counts.get_mut(k.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => st.push(&e.category, Change::Removed, || {
+                one_sided(tick, Change::Removed, e)
+            }),
+        }
+    }
+    let mut left: BTreeMap<&str, i64> = BTreeMap::new();
+    for k in ka {
+        *left.entry(k).or_default() += 1;
+    }
+    for (e, k) in b.iter().zip(kb) {
+        match left.get_mut(k.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => st.push(&e.category, Change::Added, || {
+                one_sided(tick, Change::Added, e)
+            }),
         }
     }
 }
@@ -440,6 +798,7 @@ fn one_sided(tick: i32, change: Change, e: &Event) -> Difference {
         _ => (None, Some(e.clone())),
     };
     Difference {
+        segment: 0,
         tick,
         category: e.category.clone(),
         change,
@@ -453,6 +812,7 @@ fn changed(tick: i32, old: &Event, new: &Event) -> Difference {
     let mut fields = Vec::new();
     field_changes("", &old.fields, &new.fields, &mut fields);
     Difference {
+        segment: 0,
         tick,
         category: old.category.clone(),
         change: Change::Changed,
@@ -493,266 +853,13 @@ fn field_changes(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange
     }
 }
 
-/// A teehistorian file read tick by tick: its records but `tick_skip`
-/// (the tick numbers say it), without offsets.
-pub struct TeehistorianTicks<'a> {
-    reader: SliceReader<'a>,
-    next: Option<Record<'a>>,
-    records: Vec<Record<'a>>,
-    raw: Vec<u8>,
-}
-
-impl<'a> TeehistorianTicks<'a> {
-    /// Reads the header of `bytes`; the header's JSON as [`compare`]
-    /// takes it.
-    pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
-        let (header, reader) = SliceReader::new(bytes, Mode::Lenient)?;
-        let value = serde_json::to_value(&header.info).unwrap_or_default();
-        let ticks = TeehistorianTicks {
-            reader,
-            next: None,
-            records: Vec::new(),
-            raw: Vec::new(),
-        };
-        Ok((value, ticks))
-    }
-}
-
-impl Ticks for TeehistorianTicks<'_> {
-    fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
-        self.records.clear();
-        self.raw.clear();
-        let first = match self.next.take() {
-            Some(r) => r,
-            None => match self.reader.next() {
-                Some(r) => r?,
-                None => return Ok(None),
-            },
-        };
-        let tick = first.tick;
-        self.push(first);
-        while let Some(rec) = self.reader.next() {
-            let rec = rec?;
-            if rec.tick != tick {
-                self.next = Some(rec);
-                break;
-            }
-            self.push(rec);
-        }
-        Ok(Some(tick))
-    }
-
-    fn raw(&self) -> &[u8] {
-        &self.raw
-    }
-
-    fn content(&self) -> TickContent {
-        let events = self
-            .records
-            .iter()
-            .filter(|r| !matches!(r.msg, Message::TickSkip { .. }))
-            .map(|r| {
-                let mut v = serde_json::to_value(RecordLine::new(r)).unwrap_or_default();
-                let category = v["kind"].as_str().unwrap_or_default().to_string();
-                if let Value::Object(m) = &mut v {
-                    for k in ["offset", "tick", "kind", "noncanonical_at"] {
-                        m.shift_remove(k);
-                    }
-                }
-                Event {
-                    category,
-                    key: None,
-                    fields: v,
-                }
-            })
-            .collect();
-        TickContent {
-            events,
-            ..TickContent::default()
-        }
-    }
-}
-
-impl<'a> TeehistorianTicks<'a> {
-    fn push(&mut self, rec: Record<'a>) {
-        if !matches!(rec.msg, Message::TickSkip { .. }) {
-            self.raw.extend_from_slice(rec.raw);
-        }
-        self.records.push(rec);
-    }
-}
-
-/// A demo read tick by tick, as DDNet's player meets it: each tick
-/// marker's messages and the snapshot after it (items keyed `TYPE:ID`,
-/// with their named fields), and faults. It stops where the player stops.
-pub struct DemoTicks<'a> {
-    events: Events<'a>,
-    version: Version,
-    protocol: Protocol,
-    /// The tick marker that starts the next tick, once read.
-    next: Option<i32>,
-    started: bool,
-    done: bool,
-    messages: Vec<Vec<u8>>,
-    /// The snapshot in force before the current tick, and the one the
-    /// current tick brought, if any.
-    before: Option<Snapshot>,
-    snapshot: Option<Snapshot>,
-    faults: Vec<Fault>,
-    raw: Vec<u8>,
-}
-
-impl<'a> DemoTicks<'a> {
-    /// Reads what comes before the chunks; the header's JSON as
-    /// [`compare`] takes it.
-    pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
-        let events = Events::new(bytes)?;
-        let value = serde_json::to_value(events.info()).unwrap_or_default();
-        let (version, protocol) = if events.header().is_07() {
-            (Version::V07, Protocol::V07)
-        } else {
-            (Version::V06, Protocol::V06)
-        };
-        let ticks = DemoTicks {
-            events,
-            version,
-            protocol,
-            next: None,
-            started: false,
-            done: false,
-            messages: Vec::new(),
-            before: None,
-            snapshot: None,
-            faults: Vec::new(),
-            raw: Vec::new(),
-        };
-        Ok((value, ticks))
-    }
-}
-
-impl Ticks for DemoTicks<'_> {
-    fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
-        self.messages.clear();
-        if let Some(s) = self.snapshot.take() {
-            self.before = Some(s);
-        }
-        self.faults.clear();
-        self.raw.clear();
-        if self.done {
-            return Ok(None);
-        }
-        // Events before the first tick marker belong to tick -1.
-        let mut tick = match self.next.take() {
-            Some(t) => t,
-            None if !self.started => -1,
-            None => return Ok(None),
-        };
-        self.started = true;
-        let mut any = tick != -1;
-        loop {
-            let Some(event) = self.events.next()? else {
-                self.done = true;
-                break;
-            };
-            match event.kind {
-                EventKind::Tick { .. } if any => {
-                    self.next = Some(event.tick);
-                    break;
-                }
-                EventKind::Tick { .. } => {
-                    tick = event.tick;
-                    any = true;
-                }
-                EventKind::Message(ints) => {
-                    let bytes = payload_bytes(ints);
-                    self.raw.extend_from_slice(&bytes);
-                    self.messages.push(bytes);
-                    any = true;
-                }
-                EventKind::Snapshot(snap) => {
-                    self.raw
-                        .extend(snap.to_ints().iter().flat_map(|v| v.to_le_bytes()));
-                    self.snapshot = Some(snap.clone());
-                    any = true;
-                }
-                EventKind::Fault(fault) => {
-                    self.raw.extend_from_slice(fault.to_string().as_bytes());
-                    self.faults.push(fault.clone());
-                    any = true;
-                    // DDNet's player stops at a payload that does not
-                    // decode (as `demo::json::for_each_event`).
-                    if matches!(fault.kind, FaultKind::Payload { .. }) {
-                        self.done = true;
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(any.then_some(tick))
-    }
-
-    fn raw(&self) -> &[u8] {
-        &self.raw
-    }
-
-    fn content(&self) -> TickContent {
-        let mut events = Vec::new();
-        for bytes in &self.messages {
-            let (category, fields) = match NetMessage::read_padded(bytes, 0, self.version) {
-                Ok((m, _)) => {
-                    let name = m.name().map_or("unknown".to_string(), str::to_string);
-                    (
-                        format!("message:{name}"),
-                        serde_json::to_value(&m).unwrap_or_default(),
-                    )
-                }
-                Err(_) => (
-                    "message".into(),
-                    serde_json::json!({ "data": hex::encode(bytes) }),
-                ),
-            };
-            events.push(Event {
-                category,
-                key: None,
-                fields,
-            });
-        }
-        for fault in &self.faults {
-            let mut fields = serde_json::to_value(fault).unwrap_or_default();
-            if let Value::Object(m) = &mut fields {
-                m.shift_remove("offset");
-                m.shift_remove("tick");
-            }
-            events.push(Event {
-                category: "fault".into(),
-                key: None,
-                fields,
-            });
-        }
-        let new_items = self.snapshot.is_some();
-        let items = self.items(self.snapshot.as_ref().or(self.before.as_ref()));
-        TickContent {
-            events,
-            items,
-            new_items,
-        }
-    }
-
-    fn items_before(&self) -> BTreeMap<String, Event> {
-        self.items(self.before.as_ref())
-    }
-}
-
-impl DemoTicks<'_> {
-    /// A snapshot's items as keyed events.
-    fn items(&self, snap: Option<&Snapshot>) -> BTreeMap<String, Event> {
-        snap.map_or_else(BTreeMap::new, |s| keyed_items(s, self.protocol, ""))
-    }
-}
-
 /// A snapshot's items as keyed events: `PREFIX TYPE:ID`, the named
 /// fields (the raw ints for a type without a table).
-fn keyed_items(snap: &Snapshot, protocol: Protocol, prefix: &str) -> BTreeMap<String, Event> {
+pub(crate) fn keyed_items(
+    snap: &Snapshot,
+    protocol: Protocol,
+    prefix: &str,
+) -> BTreeMap<String, Event> {
     let mut items = BTreeMap::new();
     let json = SnapshotJson::new(snap, None, protocol);
     for item in &json.items {
@@ -775,279 +882,56 @@ fn keyed_items(snap: &Snapshot, protocol: Protocol, prefix: &str) -> BTreeMap<St
     items
 }
 
-/// How one file's verdict differs between two `check --format json`
-/// reports (a baseline and a new run).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FileChange {
-    /// The file's path as the reports name it.
-    pub path: String,
-    /// Added (only the new report has it), removed or changed.
-    pub change: Change,
-    /// For a change: what differs (`status`, `findings`, `counts.records`,
-    /// `summary`, ...).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<FieldChange>,
-}
+/// The Character item's type in each protocol, and where its x and y are.
+const CHARACTER_06: i32 = 9;
+const CHARACTER_07: i32 = 10;
 
-/// Compares two `check` documents file by file (by path, in path order):
-/// which files changed verdict, findings, counts or summary.
-pub fn compare_check_reports(old: &Value, new: &Value) -> Vec<FileChange> {
-    let files = |doc: &Value| -> BTreeMap<String, Value> {
-        doc["files"]
-            .as_array()
-            .map(|files| {
-                files
-                    .iter()
-                    .map(|f| {
-                        (
-                            f["path"].as_str().unwrap_or_default().to_string(),
-                            f.clone(),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+/// Every Character item's position (`x`, `y` of its core), by item id.
+pub(crate) fn character_positions(snap: &Snapshot, protocol: Protocol, out: &mut Positions) {
+    out.clear();
+    let wanted = match protocol {
+        Protocol::V06 => CHARACTER_06,
+        Protocol::V07 => CHARACTER_07,
     };
-    let (a, b) = (files(old), files(new));
-    let paths: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let mut out = Vec::new();
-    for path in paths {
-        let (change, fields) = match (a.get(path), b.get(path)) {
-            (Some(x), Some(y)) => {
-                let mut fields = Vec::new();
-                field_changes("", x, y, &mut fields);
-                if fields.is_empty() {
-                    continue;
-                }
-                (Change::Changed, fields)
-            }
-            (Some(_), None) => (Change::Removed, Vec::new()),
-            (None, _) => (Change::Added, Vec::new()),
-        };
-        out.push(FileChange {
-            path: path.clone(),
-            change,
-            fields,
-        });
-    }
-    out
-}
-
-/// A capture read tick by tick, as the server and its clients took it:
-/// every connection's messages in both directions (clients numbered by
-/// first appearance, `c2s:NAME`/`s2c:NAME`; resent duplicates, snapshot
-/// parts and keepalives left out), its control messages, datagrams DDNet
-/// drops (`drop`, with the rule) and message anomalies; and the snapshots
-/// each client rebuilt, items keyed `cN TYPE:ID`. A tick is the newest
-/// snapshot tick any client has received (-1 before the first): tokens,
-/// acks, sequence numbers and resend timing are not compared.
-#[cfg(feature = "capture")]
-pub struct CaptureTicks<'c> {
-    session: crate::session::Session<'c>,
-    clients: BTreeMap<std::net::SocketAddr, usize>,
-    /// Decoded but not yet given: (tick, event or a client's snapshot).
-    queue: VecDeque<(i32, Queued)>,
-    tick: i32,
-    done: bool,
-    /// Each client's snapshot in force (shared, so keeping the state
-    /// before a tick costs a pointer per client), and before the tick.
-    in_force: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
-    before: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
-    events: Vec<Event>,
-    new_items: bool,
-    raw: Vec<u8>,
-}
-
-#[cfg(feature = "capture")]
-enum Queued {
-    Event(Event),
-    Snapshot(usize, std::rc::Rc<(Snapshot, Protocol)>),
-}
-
-#[cfg(feature = "capture")]
-impl<'c> CaptureTicks<'c> {
-    /// The capture's datagrams to and from `port` (see
-    /// [`crate::session::server_port`]).
-    pub fn new(capture: &'c crate::capture::Capture, port: u16) -> Self {
-        CaptureTicks {
-            session: crate::session::Session::new(capture, port),
-            clients: BTreeMap::new(),
-            queue: VecDeque::new(),
-            tick: -1,
-            done: false,
-            in_force: BTreeMap::new(),
-            before: BTreeMap::new(),
-            events: Vec::new(),
-            new_items: false,
-            raw: Vec::new(),
-        }
-    }
-
-    /// Decodes the next datagram into the queue; false at the end.
-    fn feed(&mut self) -> bool {
-        use crate::session::{Anomaly, Direction};
-        let Some(d) = self.session.next_datagram() else {
-            return false;
-        };
-        let n = self.clients.len();
-        let client = *self.clients.entry(d.peer).or_insert(n);
-        let dir = match d.direction {
-            Direction::ToServer => "c2s",
-            Direction::ToClient => "s2c",
-        };
-        let mut events = Vec::new();
-        let event = |category: String, mut fields: Value| {
-            if let Value::Object(m) = &mut fields {
-                m.shift_insert(0, "client".into(), client.into());
-            }
-            Event {
-                category,
-                key: None,
-                fields,
-            }
-        };
-        if let Some(rule) = d.verdict.ddnet.dropped {
-            let fields = serde_json::json!({ "direction": dir, "rule": rule.code() });
-            events.push(event("drop".into(), fields));
-        } else if let Ok(packet) = &d.packet {
-            let json = crate::packet::json::PacketJson::new(packet, d.contents.as_ref(), 0);
-            let v = serde_json::to_value(&json).unwrap_or_default();
-            let control = &v["control_message"];
-            if let Some(name) = control["name"].as_str().filter(|n| *n != "KEEPALIVE") {
-                let fields = serde_json::json!({ "direction": dir, "data": control["data"] });
-                events.push(event(format!("control:{name}"), fields));
-            }
-            let duplicates: Vec<u16> = d
-                .anomalies
-                .iter()
-                .filter_map(|a| match a {
-                    Anomaly::Duplicate { seq, .. } => Some(*seq),
-                    _ => None,
-                })
-                .collect();
-            for chunk in v["chunks"].as_array().into_iter().flatten() {
-                let seq = chunk["seq"].as_u64().map(|s| s as u16);
-                let resent = chunk["vital"] == true && seq.is_some_and(|s| duplicates.contains(&s));
-                let mut message = chunk["message"].clone();
-                let name = message["name"].as_str().unwrap_or("unknown").to_string();
-                if resent || matches!(name.as_str(), "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") {
-                    continue;
-                }
-                if let Value::Object(m) = &mut message {
-                    m.shift_remove("name");
-                }
-                events.push(event(format!("{dir}:{name}"), message));
-            }
-            for a in &d.anomalies {
-                let kind = a.kind();
-                if matches!(
-                    kind,
-                    "malformed_message" | "rejected_message" | "wrong_token"
-                ) {
-                    let fields = serde_json::json!({ "direction": dir, "anomaly": a.to_string() });
-                    events.push(event(format!("anomaly:{kind}"), fields));
-                }
-            }
-        }
-        let received: Vec<(i32, bool)> = d.snapshots.iter().map(|s| (s.tick, s.rebuilt)).collect();
-        let (peer, version) = (d.peer, d.version);
-        let mut tick = self.tick;
-        let mut items = Vec::new();
-        for (t, rebuilt) in received {
-            tick = tick.max(t);
-            let snap = self
-                .session
-                .connections()
-                .get(&peer)
-                .and_then(|c| c.history.get(t));
-            if let (true, Some(snap)) = (rebuilt, snap) {
-                let protocol = match version {
-                    Version::V06 => Protocol::V06,
-                    _ => Protocol::V07,
-                };
-                items.push((t, std::rc::Rc::new((snap.clone(), protocol))));
-            }
-        }
-        self.tick = tick;
-        for e in events {
-            self.queue.push_back((tick, Queued::Event(e)));
-        }
-        for (t, snap) in items {
-            self.queue
-                .push_back((t.max(tick), Queued::Snapshot(client, snap)));
-        }
-        true
-    }
-}
-
-#[cfg(feature = "capture")]
-impl Ticks for CaptureTicks<'_> {
-    fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
-        // Read until the queue holds a later tick than its first (ticks
-        // only grow) or the capture ends.
-        while !self.done
-            && self
-                .queue
-                .back()
-                .is_none_or(|(t, _)| Some(t) == self.queue.front().map(|(f, _)| f))
+    for item in snap.items() {
+        if item.type_id() == wanted
+            && let (Some(&x), Some(&y)) = (item.data.get(1), item.data.get(2))
         {
-            self.done = !self.feed();
+            out.insert(item.id(), (x, y));
         }
-        let Some(&(tick, _)) = self.queue.front() else {
-            return Ok(None);
-        };
-        self.before = self.in_force.clone();
-        self.events.clear();
-        self.new_items = false;
-        self.raw.clear();
-        while let Some((t, q)) = self.queue.front() {
-            if *t != tick {
-                break;
-            }
-            match q {
-                Queued::Event(e) => {
-                    self.raw.extend(e.category.as_bytes());
-                    self.raw.extend(e.fields.to_string().as_bytes());
-                    self.events.push(e.clone());
-                }
-                Queued::Snapshot(client, snap) => {
-                    self.raw.extend((*client as u32).to_le_bytes());
-                    self.raw
-                        .extend(snap.0.to_ints().iter().flat_map(|v| v.to_le_bytes()));
-                    self.in_force.insert(*client, snap.clone());
-                    self.new_items = true;
-                }
-            }
-            self.queue.pop_front();
-        }
-        Ok(Some(tick))
-    }
-
-    fn raw(&self) -> &[u8] {
-        &self.raw
-    }
-
-    fn content(&self) -> TickContent {
-        TickContent {
-            events: self.events.clone(),
-            items: capture_items(&self.in_force),
-            new_items: self.new_items,
-        }
-    }
-
-    fn items_before(&self) -> BTreeMap<String, Event> {
-        capture_items(&self.before)
     }
 }
 
-/// Every client's snapshot items, keyed `cN TYPE:ID`.
-#[cfg(feature = "capture")]
-fn capture_items(
-    snapshots: &BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
-) -> BTreeMap<String, Event> {
-    let mut items = BTreeMap::new();
-    for (client, snap) in snapshots {
-        items.extend(keyed_items(&snap.0, snap.1, &format!("c{client} ")));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_prefixes_are_stripped() {
+        assert_eq!(
+            strip_time_prefix("2026-11-22 02:32:38 I server: ClientId=0 authed"),
+            "I server: ClientId=0 authed"
+        );
+        assert_eq!(
+            strip_time_prefix("[2024-01-01 12:00:00][server]: hi"),
+            "[server]: hi"
+        );
+        assert_eq!(
+            strip_time_prefix("Wrong password 1/30."),
+            "Wrong password 1/30."
+        );
+        assert_eq!(strip_time_prefix("2026-11-22"), "2026-11-22");
+        assert_eq!(strip_time_prefix("é"), "é");
     }
-    items
+
+    #[test]
+    fn character_types_are_the_tables_character() {
+        use crate::snapshot::items::view;
+        for (protocol, t) in [(Protocol::V06, CHARACTER_06), (Protocol::V07, CHARACTER_07)] {
+            let data = [0i32; 22];
+            let snap = Snapshot::from_items([((t << 16) | 3, &data[..])]);
+            let v = view(&snap, &snap.item(0), protocol);
+            assert_eq!(v.type_name, "Character", "{protocol:?} type {t}");
+        }
+    }
 }

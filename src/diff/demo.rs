@@ -1,0 +1,187 @@
+//! The demo adapter: a demo read tick by tick.
+
+use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
+use crate::codec::DecodeError;
+use crate::demo::{EventKind, Events, payload_bytes};
+use crate::packet::{Message as NetMessage, Version};
+use crate::snapshot::Snapshot;
+use crate::snapshot::items::Protocol;
+use crate::snapshot::replay::{Fault, FaultKind};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A demo read tick by tick, as DDNet's player meets it: each tick
+/// marker's messages and the snapshot after it (items keyed `TYPE:ID`,
+/// with their named fields), and faults. It stops where the player stops.
+pub struct DemoTicks<'a> {
+    events: Events<'a>,
+    version: Version,
+    protocol: Protocol,
+    /// The tick marker that starts the next tick, once read.
+    next: Option<i32>,
+    started: bool,
+    done: bool,
+    messages: Vec<Vec<u8>>,
+    /// The snapshot in force before the current tick, and the one the
+    /// current tick brought, if any.
+    before: Option<Snapshot>,
+    snapshot: Option<Snapshot>,
+    faults: Vec<Fault>,
+    raw: Vec<u8>,
+    /// Characters' positions in the snapshot in force.
+    positions: Positions,
+}
+
+impl<'a> DemoTicks<'a> {
+    /// Reads what comes before the chunks; the header's JSON as
+    /// [`compare`] takes it.
+    pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
+        let events = Events::new(bytes)?;
+        let value = serde_json::to_value(events.info()).unwrap_or_default();
+        let (version, protocol) = if events.header().is_07() {
+            (Version::V07, Protocol::V07)
+        } else {
+            (Version::V06, Protocol::V06)
+        };
+        let ticks = DemoTicks {
+            events,
+            version,
+            protocol,
+            next: None,
+            started: false,
+            done: false,
+            messages: Vec::new(),
+            before: None,
+            snapshot: None,
+            faults: Vec::new(),
+            raw: Vec::new(),
+            positions: Positions::new(),
+        };
+        Ok((value, ticks))
+    }
+}
+
+impl Ticks for DemoTicks<'_> {
+    fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
+        self.messages.clear();
+        if let Some(s) = self.snapshot.take() {
+            self.before = Some(s);
+        }
+        self.faults.clear();
+        self.raw.clear();
+        if self.done {
+            return Ok(None);
+        }
+        // Events before the first tick marker belong to tick -1.
+        let mut tick = match self.next.take() {
+            Some(t) => t,
+            None if !self.started => -1,
+            None => return Ok(None),
+        };
+        self.started = true;
+        let mut any = tick != -1;
+        loop {
+            let Some(event) = self.events.next()? else {
+                self.done = true;
+                break;
+            };
+            match event.kind {
+                EventKind::Tick { .. } if any => {
+                    self.next = Some(event.tick);
+                    break;
+                }
+                EventKind::Tick { .. } => {
+                    tick = event.tick;
+                    any = true;
+                }
+                EventKind::Message(ints) => {
+                    let bytes = payload_bytes(ints);
+                    self.raw.extend_from_slice(&bytes);
+                    self.messages.push(bytes);
+                    any = true;
+                }
+                EventKind::Snapshot(snap) => {
+                    self.raw
+                        .extend(snap.to_ints().iter().flat_map(|v| v.to_le_bytes()));
+                    character_positions(snap, self.protocol, &mut self.positions);
+                    self.snapshot = Some(snap.clone());
+                    any = true;
+                }
+                EventKind::Fault(fault) => {
+                    self.raw.extend_from_slice(fault.to_string().as_bytes());
+                    self.faults.push(fault.clone());
+                    any = true;
+                    // DDNet's player stops at a payload that does not
+                    // decode (as `demo::json::for_each_event`).
+                    if matches!(fault.kind, FaultKind::Payload { .. }) {
+                        self.done = true;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(any.then_some(tick))
+    }
+
+    fn raw(&self) -> &[u8] {
+        &self.raw
+    }
+
+    fn content(&self) -> TickContent {
+        let mut events = Vec::new();
+        for bytes in &self.messages {
+            let (category, fields) = match NetMessage::read_padded(bytes, 0, self.version) {
+                Ok((m, _)) => {
+                    let name = m.name().map_or("unknown".to_string(), str::to_string);
+                    (
+                        format!("message:{name}"),
+                        serde_json::to_value(&m).unwrap_or_default(),
+                    )
+                }
+                Err(_) => (
+                    "message".into(),
+                    serde_json::json!({ "data": hex::encode(bytes) }),
+                ),
+            };
+            events.push(Event {
+                category,
+                key: None,
+                fields,
+            });
+        }
+        for fault in &self.faults {
+            let mut fields = serde_json::to_value(fault).unwrap_or_default();
+            if let Value::Object(m) = &mut fields {
+                m.shift_remove("offset");
+                m.shift_remove("tick");
+            }
+            events.push(Event {
+                category: "fault".into(),
+                key: None,
+                fields,
+            });
+        }
+        let new_items = self.snapshot.is_some();
+        let items = self.items(self.snapshot.as_ref().or(self.before.as_ref()));
+        TickContent {
+            events,
+            items,
+            new_items,
+        }
+    }
+
+    fn positions(&self) -> Option<&Positions> {
+        Some(&self.positions)
+    }
+
+    fn items_before(&self) -> BTreeMap<String, Event> {
+        self.items(self.before.as_ref())
+    }
+}
+
+impl DemoTicks<'_> {
+    /// A snapshot's items as keyed events.
+    fn items(&self, snap: Option<&Snapshot>) -> BTreeMap<String, Event> {
+        snap.map_or_else(BTreeMap::new, |s| keyed_items(s, self.protocol, ""))
+    }
+}

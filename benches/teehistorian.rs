@@ -25,7 +25,8 @@
 //! Environment:
 //! * `TEEORACLE_BENCH_MB=N` sets the stream size in MB;
 //! * `TEEORACLE_BENCH_WRITE=PATH` writes the generated file to PATH and
-//!   exits without benchmarking (e.g. for `teeoracle teehistorian stats`).
+//!   exits without benchmarking (e.g. for `teeoracle teehistorian stats`);
+//! * `TEEORACLE_BENCH_SEED=N` varies the stream (default 0: the one above).
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::collections::BTreeMap;
@@ -297,7 +298,13 @@ fn generate(target_len: usize) -> Stream {
         ..Default::default()
     });
     let mut rec = Recorder::new(&header);
-    let mut rng = Rng(0x7ee0_0ac1_e5ee_d001);
+    // `TEEORACLE_BENCH_SEED=N` gives another stream of the same shape
+    // (two different recordings, e.g. to measure `teeoracle diff`).
+    let seed = std::env::var("TEEORACLE_BENCH_SEED")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut rng = Rng(0x7ee0_0ac1_e5ee_d001 ^ seed);
     let mut tees: Vec<Tee> = (0..PLAYERS).map(Tee::new).collect();
     let mut next_uid = 1u32;
     let join = |rec: &mut Recorder, rng: &mut Rng, t: &mut Tee, uid: &mut u32, tick: i32| {

@@ -208,15 +208,26 @@ impl Bot {
     /// Sends, with the queued messages, an INPUT for every server tick from
     /// the last one sent up to `lead` ticks past the newest snapshot, each
     /// with its intended tick, so that the server applies each on exactly
-    /// that tick. `input` gives the input for a server tick. Nothing is
-    /// sent before the map's first snapshot.
-    pub fn send_inputs(&mut self, lead: i32, input: impl Fn(i32) -> [i32; 10]) {
+    /// that tick. `input` gives the input for a server tick; none is sent
+    /// for a tick before `from`, nor before the map's first snapshot.
+    pub fn send_inputs(&mut self, lead: i32, from: i32, input: impl Fn(i32) -> [i32; 10]) {
         if self.phase != Phase::InGame || self.snap_tick < 0 {
             self.flush();
             return;
         }
         let last = self.snap_tick + lead;
-        let first = self.next_input.unwrap_or(self.snap_tick + 1);
+        let first = self.next_input.unwrap_or(self.snap_tick + 1).max(from);
+        // The first input goes out at once, however far ahead its tick:
+        // it acknowledges a snapshot, so the server sends one every tick
+        // from then on (before it, one every 10).
+        let last = match self.next_input {
+            None if from > last && from < i32::MAX => first,
+            _ => last,
+        };
+        if first > last {
+            self.flush();
+            return;
+        }
         // At most two seconds' worth at once: a gap longer than that is
         // skipped (the server uses the previous input meanwhile).
         let first = first.max(last - 100);
@@ -234,7 +245,7 @@ impl Bot {
             });
             self.queued.push((false, message));
         }
-        self.next_input = Some(self.next_input.map_or(last + 1, |n| n.max(last + 1)));
+        self.next_input = Some(last + 1);
         self.flush();
     }
 
@@ -535,7 +546,7 @@ mod tests {
     fn after_a_map_change_the_bot_acknowledges_the_new_maps_ticks() {
         let mut bot = in_game();
         bot.receive(&from_server(3, &[snap_empty(900)]));
-        bot.send_inputs(2, |_| [0; 10]);
+        bot.send_inputs(2, 0, |_| [0; 10]);
         assert_eq!(
             inputs_sent(&mut bot),
             vec![(900, 901), (900, 902)],
@@ -550,14 +561,14 @@ mod tests {
             &[json!({"system": true, "name": "CON_READY", "fields": {}})],
         ));
         while bot.poll_transmit().is_some() {}
-        bot.send_inputs(2, |_| [0; 10]);
+        bot.send_inputs(2, 0, |_| [0; 10]);
         assert_eq!(
             inputs_sent(&mut bot),
             vec![],
             "inputs before a snapshot of the new map"
         );
         bot.receive(&from_server(6, &[snap_empty(10)]));
-        bot.send_inputs(2, |_| [0; 10]);
+        bot.send_inputs(2, 0, |_| [0; 10]);
         assert_eq!(
             inputs_sent(&mut bot),
             vec![(10, 11), (10, 12)],
@@ -569,15 +580,15 @@ mod tests {
     fn every_tick_gets_one_input_sent_ahead_with_its_intended_tick() {
         let mut bot = in_game();
         bot.receive(&from_server(3, &[snap_empty(100)]));
-        bot.send_inputs(3, |_| [0; 10]);
+        bot.send_inputs(3, 0, |_| [0; 10]);
         // Snapshots every other tick (DDNet's default), then one lost.
         bot.receive(&from_server(4, &[snap_empty(102)]));
-        bot.send_inputs(3, |_| [0; 10]);
+        bot.send_inputs(3, 0, |_| [0; 10]);
         bot.receive(&from_server(5, &[snap_empty(108)]));
-        bot.send_inputs(3, |_| [0; 10]);
+        bot.send_inputs(3, 0, |_| [0; 10]);
         // An old snapshot arriving late changes nothing.
         bot.receive(&from_server(6, &[snap_empty(104)]));
-        bot.send_inputs(3, |_| [0; 10]);
+        bot.send_inputs(3, 0, |_| [0; 10]);
         let sent = inputs_sent(&mut bot);
         let intended: Vec<i64> = sent.iter().map(|s| s.1).collect();
         assert_eq!(
@@ -589,6 +600,26 @@ mod tests {
             sent.last().map(|s| s.0),
             Some(108),
             "ack of the newest: {sent:?}"
+        );
+    }
+
+    #[test]
+    fn no_input_is_sent_for_a_tick_before_from() {
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[snap_empty(100)]));
+        bot.send_inputs(3, 110, |_| [0; 10]);
+        // The first one at once (it acknowledges the snapshot), then each
+        // in its time.
+        assert_eq!(inputs_sent(&mut bot), vec![(100, 110)], "the first input");
+        bot.receive(&from_server(4, &[snap_empty(106)]));
+        bot.send_inputs(3, 110, |_| [0; 10]);
+        assert_eq!(inputs_sent(&mut bot), vec![], "inputs before their time");
+        bot.receive(&from_server(5, &[snap_empty(108)]));
+        bot.send_inputs(3, 110, |_| [0; 10]);
+        assert_eq!(
+            inputs_sent(&mut bot),
+            vec![(108, 111)],
+            "the next input is for tick 111"
         );
     }
 

@@ -2,14 +2,18 @@
 //! temporary home, the bots driven through the scenario on the server's
 //! ticks, the server stopped, its files collected.
 //!
-//! The clock: every action is scheduled at a scenario tick, counted from
-//! the first snapshot of the first map (the bots with the earliest join
-//! connect before it, as soon as the server answers). A snapshot of
-//! server tick `t` puts the clock at `offset + (t - base)`, where `base`
-//! is the map's first snapshot tick and `offset` the clock's value when
-//! that map began. Actions are sent as soon as the snapshot that makes
-//! them due arrives (the server reads them before its next tick), and
-//! inputs are sent ahead with their intended tick.
+//! The clock: every action is scheduled at a scenario tick. The bots with
+//! the earliest join connect at once (as soon as the server answers);
+//! scenario tick 0 is the server tick at which the first of them was
+//! accepted, which is the first tick of the teehistorian file (found by
+//! placing that moment on the server's tick grid, which the arrival
+//! times of the first 2 snapshots give). A snapshot of server tick `t`
+//! puts the clock at `offset + (t - base)`: on the first map `offset` is
+//! 0 and `base` that tick; a map change restarts the server's ticks, so
+//! `base` becomes 0 and `offset` the clock's next tick. Actions are sent
+//! as soon as the snapshot that makes them due arrives (the server reads
+//! them before its next tick), and inputs are sent ahead with their
+//! intended tick.
 
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, ticks};
@@ -28,10 +32,23 @@ pub const PORT: u16 = 8303;
 pub const RCON_PASSWORD: &str = "teeoracle";
 /// How often the sockets are read.
 const STEP: Duration = Duration::from_millis(2);
+/// How often while a bot is in its handshake.
+const QUICK_STEP: Duration = Duration::from_micros(200);
+/// A game tick.
+const TICK: Duration = Duration::from_millis(20);
 /// How often connecting bots are kept going (a game tick).
-const KEEPALIVE: Duration = Duration::from_millis(20);
-/// Inputs are sent this many ticks ahead of the newest snapshot.
-const LEAD: i32 = 2;
+const KEEPALIVE: Duration = TICK;
+/// Snapshots that place the server's tick grid before the clock starts
+/// (one every 10 ticks until a bot sends input).
+const GRID_SAMPLES: u32 = 2;
+/// Inputs are sent this many ticks ahead of the newest snapshot (more
+/// than the 10 ticks between snapshots before the first input).
+const LEAD: i32 = 12;
+/// A bot's first input is for this many ticks after it entered the game
+/// (its first snapshot has come by then, whenever it came).
+const FIRST_INPUT: u32 = 12;
+/// No input is sent for a scenario tick before this one (2 s).
+const FIRST_INPUT_OF_RUN: u32 = 100;
 /// Datagrams a bot reads per step at most (a server sends a few per tick).
 const MAX_RECEIVED_PER_STEP: usize = 256;
 /// A server that has sent no snapshot by then never answered.
@@ -142,6 +159,8 @@ struct Running<'p> {
     /// The global map index when it connected.
     map_base: u32,
     join_tick: u32,
+    /// The scenario tick it last entered the game at.
+    entered: Option<u32>,
     said: usize,
     outcome: BotOutcome,
 }
@@ -191,6 +210,12 @@ pub struct Session<'a> {
     rcon_done: usize,
     started: Instant,
     last_keepalive: Instant,
+    /// When the first bot's connection was accepted.
+    first_accept: Option<Instant>,
+    /// The first map's tick 0 as the snapshots place it (the earliest
+    /// arrival less the ticks, over [`GRID_SAMPLES`] snapshots or more).
+    tick_zero: Option<Instant>,
+    grid_samples: u32,
     /// The scenario is over: the bots leave and the server is stopped,
     /// whose goodbyes are no drops.
     over: bool,
@@ -224,6 +249,7 @@ impl<'a> Session<'a> {
                 seed,
                 map_base: 0,
                 join_tick: ticks(plan.join),
+                entered: None,
                 said: 0,
                 outcome: BotOutcome {
                     name: plan.name.clone(),
@@ -259,6 +285,9 @@ impl<'a> Session<'a> {
             started: now,
             last_keepalive: now,
             over: false,
+            first_accept: None,
+            tick_zero: None,
+            grid_samples: 0,
             first_join,
         })
     }
@@ -317,7 +346,13 @@ impl<'a> Session<'a> {
                     return Ok(());
                 }
             }
-            std::thread::sleep(STEP);
+            // A bot in its handshake is answered at once, so that a join
+            // keeps to the tick it was scheduled at.
+            let handshake = self
+                .bots
+                .iter()
+                .any(|r| matches!(r.bot.phase(), Phase::Connected | Phase::Loading));
+            std::thread::sleep(if handshake { QUICK_STEP } else { STEP });
         }
     }
 
@@ -392,13 +427,32 @@ impl<'a> Session<'a> {
                     break;
                 };
                 self.capture.packet(from, me, &buf[..n])?;
+                let (phase, snap) = (r.bot.phase(), r.bot.snap_tick());
                 r.bot.receive(&buf[..n]);
+                let at = Instant::now();
+                if phase == Phase::Connecting && r.bot.phase() != Phase::Connecting {
+                    self.first_accept.get_or_insert(at);
+                }
+                // The first map's tick grid, from when its snapshots come.
+                if r.map() == 0 && r.bot.snap_tick() > snap {
+                    let tick = TICK * u32::try_from(r.bot.snap_tick()).unwrap_or(0);
+                    if let Some(start) = at.checked_sub(tick) {
+                        self.tick_zero = Some(self.tick_zero.map_or(start, |z| z.min(start)));
+                        self.grid_samples += 1;
+                    }
+                }
             }
         }
         let now = self.clock.now;
         for r in &mut self.bots {
             if r.bot.phase() == Phase::InGame && r.outcome.joined.is_none() {
                 r.outcome.joined = Some(now.unwrap_or(0));
+            }
+            // Entered the game (again, after a map change): when.
+            if r.bot.phase() != Phase::InGame {
+                r.entered = None;
+            } else if r.entered.is_none() {
+                r.entered = Some(now.unwrap_or(0));
             }
             let gone = r.outcome.left.is_some() || r.outcome.silent.is_some();
             if r.bot.phase() == Phase::Closed
@@ -445,12 +499,25 @@ impl<'a> Session<'a> {
                 advanced = true;
             }
         }
-        if let Some(t) = newest {
-            if self.clock.base.is_none() || self.clock.map != self.map {
-                self.clock.offset = self.clock.now.map_or(0, |n| n + 1);
-                self.clock.base = Some(t);
-                self.clock.map = self.map;
-            }
+        // The clock's zero: the server tick at which the first bot's
+        // connection was accepted (the first tick of the teehistorian
+        // file), placed on the tick grid once enough snapshots came.
+        if self.clock.base.is_none()
+            && self.grid_samples >= GRID_SAMPLES
+            && let (Some(accepted), Some(zero)) = (self.first_accept, self.tick_zero)
+        {
+            let since = accepted.saturating_duration_since(zero);
+            let tick = since.as_millis() / TICK.as_millis();
+            self.clock.base = Some(i32::try_from(tick).unwrap_or(i32::MAX));
+        }
+        // A new map starts its ticks again: the clock goes on from the
+        // tick the map changed at.
+        if self.clock.map != self.map {
+            self.clock.offset = self.clock.now.map_or(0, |n| n + 1);
+            self.clock.base = Some(0);
+            self.clock.map = self.map;
+        }
+        if let Some(t) = newest.filter(|_| self.clock.base.is_some()) {
             let at = self.clock.at(t);
             if self.clock.now.is_none_or(|n| at > n) {
                 self.clock.now = Some(at);
@@ -484,8 +551,20 @@ impl<'a> Session<'a> {
             if r.map() != map {
                 continue;
             }
+            // No input before the clock is set; then none before a tick
+            // that does not depend on when the snapshots came: the
+            // bot's first inputs are for [`FIRST_INPUT`] ticks after it
+            // entered (or the map began), and never before
+            // [`FIRST_INPUT_OF_RUN`] (the clock is set before then).
+            let Some(base) = clock.base else {
+                r.bot.send_inputs(LEAD, i32::MAX, |_| [0; 10]);
+                continue;
+            };
+            let entered = r.entered.unwrap_or(0).max(clock.offset);
+            let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
+            let from = base.saturating_add(i32::try_from(from - clock.offset).unwrap_or(i32::MAX));
             let (moves, seed) = (r.plan.moves, r.seed);
-            r.bot.send_inputs(LEAD, |t| match moves {
+            r.bot.send_inputs(LEAD, from, |t| match moves {
                 true => movement(seed, clock.at(t)),
                 false => [0; 10],
             });

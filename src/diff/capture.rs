@@ -109,6 +109,7 @@ impl<'c> CaptureTicks<'c> {
                 category,
                 key: None,
                 fields,
+                ident: None,
             }
         };
         if let Some(rule) = d.verdict.ddnet.dropped {
@@ -278,7 +279,7 @@ impl Ticks for CaptureTicks<'_> {
         Some(&self.positions)
     }
 
-    fn content(&self) -> TickContent {
+    fn content(&self, _detail: &dyn Fn(&str) -> bool) -> TickContent {
         TickContent {
             events: self.events.clone(),
             items: capture_items(&self.in_force),

@@ -127,7 +127,7 @@ impl Ticks for DemoTicks<'_> {
         &self.raw
     }
 
-    fn content(&self) -> TickContent {
+    fn content(&self, _detail: &dyn Fn(&str) -> bool) -> TickContent {
         let mut events = Vec::new();
         for bytes in &self.messages {
             let (category, fields) = match NetMessage::read_padded(bytes, 0, self.version) {
@@ -147,6 +147,7 @@ impl Ticks for DemoTicks<'_> {
                 category,
                 key: None,
                 fields,
+                ident: None,
             });
         }
         for fault in &self.faults {
@@ -159,6 +160,7 @@ impl Ticks for DemoTicks<'_> {
                 category: "fault".into(),
                 key: None,
                 fields,
+                ident: None,
             });
         }
         let new_items = self.snapshot.is_some();

@@ -107,7 +107,7 @@ const CONTEXT: usize = 3;
 pub const MAX_DIFFERENCES: usize = 1000;
 /// The most events (both sides together) a tick may hold to be aligned;
 /// a larger tick is compared as two multisets.
-pub const ALIGN_WINDOW: usize = 4096;
+pub const ALIGN_WINDOW: usize = 1024;
 /// The most characters tracked for [`Movement::characters`].
 const MAX_CHARACTERS: usize = 1 << 16;
 
@@ -120,11 +120,26 @@ pub struct Event {
     /// A snapshot item's `TYPE:ID`; `None` for events in sequence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    /// Its fields.
+    /// Its fields (`null` when the adapter was not asked for them: see
+    /// [`Ticks::content`]).
     pub fields: Value,
+    /// What identifies it instead of its fields when those were not made
+    /// (a teehistorian record's bytes).
+    #[serde(skip)]
+    pub ident: Option<Vec<u8>>,
 }
 
 impl Event {
+    /// An event in sequence with its fields.
+    pub fn new(category: String, fields: Value) -> Event {
+        Event {
+            category,
+            key: None,
+            fields,
+            ident: None,
+        }
+    }
+
     /// One line: the category, the key, the fields as ` key=value`.
     pub fn text(&self) -> String {
         let key = self
@@ -163,8 +178,10 @@ pub trait Ticks {
     /// The raw bytes that make the current tick: equal bytes mean equal
     /// content.
     fn raw(&self) -> &[u8];
-    /// What happened at the current tick.
-    fn content(&self) -> TickContent;
+    /// What happened at the current tick. An adapter may leave out the
+    /// fields of events whose category `detail` refuses, giving their
+    /// `ident` instead (bytes that are equal exactly when the fields are).
+    fn content(&self, detail: &dyn Fn(&str) -> bool) -> TickContent;
     /// The keyed events in force before the current tick (compared with
     /// the other file's new ones at a tick only that file has).
     fn items_before(&self) -> BTreeMap<String, Event> {
@@ -301,6 +318,18 @@ impl Options {
         !ignored && (self.only.is_empty() || self.only.iter().any(|n| names(n, category)))
     }
 
+    /// Whether a field of `category` is left out (so its events need
+    /// their fields to be compared).
+    fn field_ignored(&self, category: &str) -> bool {
+        self.has_default(RCON_TIME) && names("RCON_LINE", category)
+            || self.has_default(TOKENS) && category.starts_with("control:")
+            || self.left_out().any(|entry| {
+                entry
+                    .rsplit_once('.')
+                    .is_some_and(|(c, _)| names(c, category))
+            })
+    }
+
     fn has_default(&self, name: &str) -> bool {
         self.defaults.iter().any(|d| d == name)
     }
@@ -310,6 +339,14 @@ impl Options {
     /// without its token.
     fn strip(&self, event: &Event) -> Event {
         let mut event = event.clone();
+        self.strip_in_place(&mut event);
+        event
+    }
+
+    fn strip_in_place(&self, event: &mut Event) {
+        if event.fields.is_null() {
+            return;
+        }
         for entry in self.left_out() {
             if let Some((category, field)) = entry.rsplit_once('.')
                 && names(category, &event.category)
@@ -332,7 +369,6 @@ impl Options {
         {
             m.shift_remove("data");
         }
-        event
     }
 }
 
@@ -550,10 +586,22 @@ pub fn compare(
                 items: t.items_before(),
                 ..TickContent::default()
             };
-            let o = if from_old { old.content() } else { idle(old) };
-            let n = if from_new { new.content() } else { idle(new) };
+            // Fields are made while differences are kept in full, and
+            // where a field is left out; past that, equality is enough.
+            let room = st.report.differences.len() < options.max_differences;
+            let detail = |c: &str| room || options.field_ignored(c);
+            let o = if from_old {
+                old.content(&detail)
+            } else {
+                idle(old)
+            };
+            let n = if from_new {
+                new.content(&detail)
+            } else {
+                idle(new)
+            };
             st.context.clear();
-            tick_diff(tick, &o, &n, &mut st);
+            tick_diff(tick, o, n, &mut st);
         }
         if before == 0 {
             if st.report.total_differences == 0 {
@@ -638,23 +686,43 @@ fn remember(context: &mut VecDeque<(i32, Event)>, tick: i32, content: &[Event]) 
     }
 }
 
-fn tick_diff(tick: i32, old: &TickContent, new: &TickContent, st: &mut State) {
+fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut State) {
     let options = st.options;
-    let wanted = |events: &[Event]| -> Vec<Event> {
+    let wanted = |events: &mut Vec<Event>| -> Vec<Event> {
+        let mut out = std::mem::take(events);
+        out.retain(|e| options.wants(&e.category));
+        for e in &mut out {
+            options.strip_in_place(e);
+        }
+        out
+    };
+    let (a, b) = (wanted(&mut old.events), wanted(&mut new.events));
+    // Each distinct event (category and fields, or ident) as a number.
+    let text = |events: &[Event]| -> Vec<Option<String>> {
         events
             .iter()
-            .filter(|e| options.wants(&e.category))
-            .map(|e| options.strip(e))
+            .map(|e| e.ident.is_none().then(|| e.fields.to_string()))
             .collect()
     };
-    let (a, b) = (wanted(&old.events), wanted(&new.events));
-    let keys = |events: &[Event]| -> Vec<String> {
-        events
-            .iter()
-            .map(|e| format!("{} {}", e.category, e.fields))
-            .collect()
-    };
-    let (ka, kb) = (keys(&a), keys(&b));
+    let (ta, tb) = (text(&a), text(&b));
+    let mut seen: BTreeMap<(&str, &[u8]), u32> = BTreeMap::new();
+    let mut ka = Vec::with_capacity(a.len());
+    for (e, t) in a.iter().zip(&ta) {
+        let bytes = t
+            .as_deref()
+            .map_or(e.ident.as_deref().unwrap_or_default(), str::as_bytes);
+        let n = seen.len() as u32;
+        ka.push(*seen.entry((e.category.as_str(), bytes)).or_insert(n));
+    }
+    let mut kb = Vec::with_capacity(b.len());
+    for (e, t) in b.iter().zip(&tb) {
+        let bytes = t
+            .as_deref()
+            .map_or(e.ident.as_deref().unwrap_or_default(), str::as_bytes);
+        let n = seen.len() as u32;
+        kb.push(*seen.entry((e.category.as_str(), bytes)).or_insert(n));
+    }
+    drop(seen);
     if ka.len() + kb.len() > ALIGN_WINDOW {
         multiset_diff(tick, &a, &ka, &b, &kb, st);
     } else {
@@ -687,14 +755,10 @@ fn tick_diff(tick: i32, old: &TickContent, new: &TickContent, st: &mut State) {
 }
 
 fn empty_event() -> Event {
-    Event {
-        category: String::new(),
-        key: None,
-        fields: Value::Null,
-    }
+    Event::new(String::new(), Value::Null)
 }
 
-fn aligned_diff(tick: i32, a: &[Event], ka: &[String], b: &[Event], kb: &[String], st: &mut State) {
+fn aligned_diff(tick: i32, a: &[Event], ka: &[u32], b: &[Event], kb: &[u32], st: &mut State) {
     for op in capture_diff_slices(similar::Algorithm::Myers, ka, kb) {
         match op {
             DiffOp::Equal { old_index, len, .. } => {
@@ -756,34 +820,27 @@ fn aligned_diff(tick: i32, a: &[Event], ka: &[String], b: &[Event], kb: &[String
 
 /// A tick too large to align: what only one side has, as removed and
 /// added events (each side's order kept).
-fn multiset_diff(
-    tick: i32,
-    a: &[Event],
-    ka: &[String],
-    b: &[Event],
-    kb: &[String],
-    st: &mut State,
-) {
+fn multiset_diff(tick: i32, a: &[Event], ka: &[u32], b: &[Event], kb: &[u32], st: &mut State) {
     st.report.unaligned_ticks += 1;
-    let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut counts: BTreeMap<u32, i64> = BTreeMap::new();
     for k in kb {
-        *counts.entry(k).or_default() += 1;
+        *counts.entry(*k).or_default() += 1;
     }
     // Old events the new side lacks.
     for (e, k) in a.iter().zip(ka) {
-        match counts.get_mut(k.as_str()) {
+        match counts.get_mut(k) {
             Some(n) if *n > 0 => *n -= 1,
             _ => st.push(&e.category, Change::Removed, || {
                 one_sided(tick, Change::Removed, e)
             }),
         }
     }
-    let mut left: BTreeMap<&str, i64> = BTreeMap::new();
+    let mut left: BTreeMap<u32, i64> = BTreeMap::new();
     for k in ka {
-        *left.entry(k).or_default() += 1;
+        *left.entry(*k).or_default() += 1;
     }
     for (e, k) in b.iter().zip(kb) {
-        match left.get_mut(k.as_str()) {
+        match left.get_mut(k) {
             Some(n) if *n > 0 => *n -= 1,
             _ => st.push(&e.category, Change::Added, || {
                 one_sided(tick, Change::Added, e)
@@ -876,6 +933,7 @@ pub(crate) fn keyed_items(
             category: format!("item:{name}"),
             key: Some(key.clone()),
             fields,
+            ident: None,
         };
         items.insert(key, event);
     }

@@ -67,24 +67,25 @@ impl Ticks for TeehistorianTicks<'_> {
         &self.raw
     }
 
-    fn content(&self) -> TickContent {
+    fn content(&self, detail: &dyn Fn(&str) -> bool) -> TickContent {
         let events = self
             .records
             .iter()
             .filter(|r| !matches!(r.msg, Message::TickSkip { .. }))
             .map(|r| {
+                let category = r.msg.kind_name();
+                if !detail(category) {
+                    let mut e = Event::new(category.to_string(), Value::Null);
+                    e.ident = Some(r.raw.to_vec());
+                    return e;
+                }
                 let mut v = serde_json::to_value(RecordLine::new(r)).unwrap_or_default();
-                let category = v["kind"].as_str().unwrap_or_default().to_string();
                 if let Value::Object(m) = &mut v {
                     for k in ["offset", "tick", "kind", "noncanonical_at"] {
                         m.shift_remove(k);
                     }
                 }
-                Event {
-                    category,
-                    key: None,
-                    fields: v,
-                }
+                Event::new(category.to_string(), v)
             })
             .collect();
         TickContent {

@@ -622,7 +622,7 @@ fn judge(
             let width = outcome.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);
             writeln!(
                 out,
-                "bots (ticks of the scenario clock, 50 a second from the first snapshot):"
+                "bots (ticks of the scenario clock, 50 a second from the first bot's accept):"
             )?;
             for b in &outcome.bots {
                 writeln!(out, "  {:<width$}  {}", b.name, b.line())?;

@@ -375,3 +375,333 @@ fn archives_compare_map_by_map() {
     assert!(!maps[0]["differences"].as_array().unwrap().is_empty());
     assert_eq!(maps[1]["present"], "old_only");
 }
+
+/// A small teehistorian recording made through the crate's own
+/// [`Recorder`]: `players` characters walk for `ticks` ticks (`step(cid,
+/// tick)` is each one's x), each with a DDNet connection UUID; the
+/// wall-clock fields come from `clock` (start time, game UUIDs, the
+/// connection UUIDs' seed).
+fn recording(players: i32, ticks: i32, clock: u64, step: impl Fn(i32, i32) -> i32) -> Vec<u8> {
+    use teeoracle::teehistorian::{Ex, Header, HeaderInfo, Protocol, Recorder};
+    let uuid = |n: u64| uuid::Uuid::from_u64_pair(clock, n).to_string();
+    let header = Header::from_info(HeaderInfo {
+        version: 2,
+        game_uuid: Some(uuid(1)),
+        prev_game_uuid: Some(uuid(2)),
+        server_version: Some("DDNet 16.4".into()),
+        start_time: Some(format!("2025-01-01 00:00:{:02} +0000", clock % 60)),
+        server_name: Some("test".into()),
+        map_name: Some("dm1".into()),
+        prng_description: Some(format!("seed {clock}")),
+        ..Default::default()
+    });
+    let mut rec = Recorder::new(&header);
+    rec.tick(1);
+    for cid in 0..players {
+        rec.record_player_join(cid, Protocol::Six);
+        rec.record_ex(Ex::Ddnetver {
+            cid,
+            connection_id: uuid::Uuid::from_u64_pair(clock, 100 + cid as u64),
+            version: 16040,
+            version_str: "DDNet 16.4".into(),
+        });
+    }
+    for tick in 2..ticks + 2 {
+        rec.tick(tick);
+        for cid in 0..players {
+            rec.record_player(cid, step(cid, tick), 1000 + 64 * cid)
+                .unwrap();
+        }
+    }
+    rec.finish();
+    rec.into_bytes()
+}
+
+/// Two runs of one scenario differ only in wall-clock things (start time,
+/// game UUIDs, PRNG description, connection UUIDs): the diff is empty, and
+/// says what it left out; `--keep` and `--no-default-ignores` bring them
+/// back.
+#[test]
+fn two_runs_differing_only_in_wall_clock_fields_are_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let walk = |cid: i32, tick: i32| 100 * cid + 2 * tick;
+    let a = temp(&dir, "a.teehistorian", &recording(4, 50, 1, walk));
+    let b = temp(&dir, "b.teehistorian", &recording(4, 50, 2, walk));
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let (code, report) = diff(&a, &b);
+    assert_eq!(code, 0, "wall-clock fields were compared: {report:#}");
+    assert_eq!(report["same"], true, "{report:#}");
+    let ignored: Vec<&str> = report["ignored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for name in ["start_time", "game_uuid", "ddnetver.connection_id"] {
+        assert!(ignored.contains(&name), "{name} not in {ignored:?}");
+    }
+    let out = common::run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with("ignored by default") && l.contains("start_time")),
+        "the first line does not list what was ignored: {text}"
+    );
+
+    let kept = common::run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--keep",
+        "start_time",
+    ]);
+    let text = String::from_utf8_lossy(&kept.stdout).into_owned();
+    assert_eq!(kept.status.code(), Some(1), "{text}");
+    assert!(text.contains("header start_time:"), "{text}");
+    assert!(
+        !text.contains("game_uuid:"),
+        "only start_time was kept: {text}"
+    );
+    let all = common::run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--no-default-ignores",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(all.status.code(), Some(1), "{report:#}");
+    assert_eq!(
+        report["summary"]["ddnetver"]["changed"], 4,
+        "each connection UUID differs: {report:#}"
+    );
+}
+
+/// A real change stands out: one character walks differently from tick 20
+/// on; the headline names the tick, the cid and both positions, and the
+/// movement summary counts one character and the ticks it differed.
+#[test]
+fn a_character_that_moves_differently_is_the_headline() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = temp(
+        &dir,
+        "a.teehistorian",
+        &recording(3, 40, 1, |cid, tick| 100 * cid + 2 * tick),
+    );
+    let b = temp(
+        &dir,
+        "b.teehistorian",
+        &recording(3, 40, 1, |cid, tick| {
+            100 * cid + 2 * tick + if cid == 2 && tick >= 20 { tick - 19 } else { 0 }
+        }),
+    );
+    let (code, report) = diff(&a, &b);
+    assert_eq!(code, 1, "{report:#}");
+    let m = &report["movement"];
+    assert_eq!(
+        (&m["first"]["tick"], &m["first"]["id"]),
+        (&20.into(), &2.into()),
+        "{m:#}"
+    );
+    assert_eq!(m["first"]["old"], serde_json::json!([240, 1128]), "{m:#}");
+    assert_eq!(m["first"]["new"], serde_json::json!([241, 1128]), "{m:#}");
+    assert_eq!(
+        (&m["characters"], &m["ticks"]),
+        (&1.into(), &22.into()),
+        "{m:#}"
+    );
+    let out = common::run(&["diff", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "first divergence: tick 20 (0:00.40), cid 2, position (240,1128) -> (241,1128)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("movement: 1 character moved differently, at 22 ticks"),
+        "{text}"
+    );
+}
+
+/// Two recordings that differ everywhere: the report keeps the first
+/// `--max-differences` in full and counts every one.
+#[test]
+fn differences_past_the_bound_are_counted_not_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = temp(&dir, "a.teehistorian", &recording(8, 200, 1, |c, t| c + t));
+    let b = temp(
+        &dir,
+        "b.teehistorian",
+        &recording(8, 200, 1, |c, t| c + 3 * t),
+    );
+    let out = common::run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--format",
+        "json",
+        "--max-differences",
+        "10",
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let kept = report["differences"].as_array().unwrap().len();
+    assert_eq!(kept, 10, "{report:#}");
+    // Every tick from 3 on moves each of the 8 characters differently.
+    let total = report["total_differences"].as_u64().unwrap();
+    assert_eq!(
+        report["summary"]["player_diff"]["changed"]
+            .as_u64()
+            .unwrap(),
+        8 * 199,
+        "{:#}",
+        report["summary"]
+    );
+    assert!(total >= 8 * 199, "{total}");
+    // The default keeps the same count.
+    let (_, all) = diff(&a, &b);
+    assert_eq!(all["total_differences"].as_u64(), Some(total));
+    assert_eq!(all["summary"], report["summary"]);
+    let out = common::run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--max-differences",
+        "10",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("--format json lists the first 10; --max-differences N keeps more"),
+        "{text}"
+    );
+}
+
+/// `diff OLD_DIR NEW_DIR` pairs teehistorian files by their server order
+/// (the prev_game_uuid chain), whatever their names, and says which
+/// pairs it made and what is unpaired.
+#[test]
+fn folders_pair_recordings_by_content_not_names() {
+    use teeoracle::teehistorian::{Header, HeaderInfo, Recorder};
+    let file = |uuid: &str, prev: Option<&str>, map: &str, walk: i32| {
+        let header = Header::from_info(HeaderInfo {
+            version: 2,
+            game_uuid: Some(uuid.into()),
+            prev_game_uuid: prev.map(str::to_string),
+            start_time: Some("2025-01-01 00:00:00 +0000".into()),
+            map_name: Some(map.into()),
+            ..Default::default()
+        });
+        let mut rec = Recorder::new(&header);
+        for tick in 1..20 {
+            rec.tick(tick);
+            rec.record_player(0, walk * tick, 0).unwrap();
+        }
+        rec.finish();
+        rec.into_bytes()
+    };
+    let old = tempfile::tempdir().unwrap();
+    let new = tempfile::tempdir().unwrap();
+    let u = |n: u8| format!("00000000-0000-4000-8000-0000000000{n:02}");
+    // Old: UUID-named files, written in a shuffled order.
+    std::fs::write(
+        old.path().join("f3.teehistorian"),
+        file(&u(3), Some(&u(2)), "ctf1", 1),
+    )
+    .unwrap();
+    std::fs::write(
+        old.path().join("a1.teehistorian"),
+        file(&u(2), Some(&u(1)), "dm2", 1),
+    )
+    .unwrap();
+    std::fs::write(
+        old.path().join("c7.teehistorian"),
+        file(&u(1), None, "dm1", 1),
+    )
+    .unwrap();
+    std::fs::copy(
+        root("corpus/demo/synthetic/chat.demo"),
+        old.path().join("teeoracle.demo"),
+    )
+    .unwrap();
+    std::fs::write(old.path().join("server.log"), "log").unwrap();
+    // New: named by role; the second map's character walks differently.
+    std::fs::write(
+        new.path().join("server-1.teehistorian"),
+        file(&u(11), None, "dm1", 1),
+    )
+    .unwrap();
+    std::fs::write(
+        new.path().join("server-2.teehistorian"),
+        file(&u(12), Some(&u(11)), "dm2", 2),
+    )
+    .unwrap();
+    std::fs::write(
+        new.path().join("server-3.teehistorian"),
+        file(&u(13), Some(&u(12)), "ctf1", 1),
+    )
+    .unwrap();
+    let (code, report) = diff(old.path(), new.path());
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(report["format"], "folder");
+    let pairs: Vec<(String, String, String, bool)> = report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["role"].as_str().unwrap().to_string(),
+                p["old"].as_str().unwrap().to_string(),
+                p["new"].as_str().unwrap().to_string(),
+                p["same"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let want =
+        |r: &str, o: &str, n: &str, same: bool| (r.to_string(), o.to_string(), n.to_string(), same);
+    assert_eq!(
+        pairs,
+        [
+            want(
+                "teehistorian #1",
+                "c7.teehistorian",
+                "server-1.teehistorian",
+                true
+            ),
+            want(
+                "teehistorian #2",
+                "a1.teehistorian",
+                "server-2.teehistorian",
+                false
+            ),
+            want(
+                "teehistorian #3",
+                "f3.teehistorian",
+                "server-3.teehistorian",
+                true
+            ),
+        ],
+        "{report:#}"
+    );
+    let unpaired = report["unpaired"].as_array().unwrap();
+    assert_eq!(unpaired.len(), 1, "{report:#}");
+    assert_eq!(
+        (&unpaired[0]["side"], &unpaired[0]["path"]),
+        (&"old".into(), &"teeoracle.demo".into())
+    );
+    let out = common::run(&[
+        "diff",
+        old.path().to_str().unwrap(),
+        new.path().to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("teehistorian #2: a1.teehistorian <-> server-2.teehistorian"),
+        "{text}"
+    );
+    assert!(text.contains("only in "), "{text}");
+}

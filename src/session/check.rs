@@ -3,10 +3,11 @@
 //! message headers), and the session replay says what real peers would
 //! have done with it.
 
-use super::{Decoded, Direction, ReplaySummary, Session, Summary, server_port};
+use super::{Anomaly, Decoded, Direction, ReplaySummary, Session, Summary, server_port};
 use crate::capture::{self, is_capture};
 use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use crate::packet::{Layer, Mismatch, Packet};
+use std::collections::BTreeMap;
 
 /// The capture (pcap, pcapng) format.
 pub struct CaptureFormat;
@@ -46,8 +47,9 @@ const LISTED_DROPS: usize = 100;
 /// Checks the capture in `bytes` on the server port `port` (default: the
 /// port most datagrams use) into `verdict`, and returns the session's
 /// totals. Datagrams that do not decode or re-encode exactly fail; each
-/// kind of session-replay anomaly is a note. A port no datagram uses
-/// fails: nothing would have been checked.
+/// kind of session-replay anomaly is one finding with its count and first
+/// occurrence, as serious as [`anomaly_severity`] says. A port no datagram
+/// uses fails: nothing would have been checked.
 pub fn check_capture(
     bytes: &[u8],
     port: Option<u16>,
@@ -87,7 +89,12 @@ pub fn check_capture(
     // a peer really sent, and decoding it is sound; a drop says the peer
     // sent something DDNet ignores, which a person should look at.
     let mut drops = Vec::new();
+    // Each kind of replay anomaly's first occurrence.
+    let mut firsts: BTreeMap<&'static str, First> = BTreeMap::new();
     while let Some(d) = session.next_datagram() {
+        for a in &d.anomalies {
+            firsts.entry(a.kind()).or_insert_with(|| First::of(&d, a));
+        }
         if d.verdict.ddnet_drops() && drops.len() < LISTED_DROPS {
             drops.push(drop_finding(&d));
         }
@@ -154,14 +161,23 @@ pub fn check_capture(
         );
     }
     for (kind, n) in &replayed.anomalies {
-        verdict.push(
-            Finding::new(
-                Severity::Note,
-                kind,
-                format!("session replay: {n} x {kind}"),
-            )
-            .times(*n as u64),
-        );
+        let mut finding = Finding::new(
+            anomaly_severity(kind),
+            kind,
+            format!("session replay: {n} x {kind}"),
+        )
+        .times(*n as u64);
+        if let Some(first) = firsts.get(kind) {
+            finding.message += &format!(
+                "; first at frame {} ({}, {}): {}",
+                first.frame, first.direction, first.peer, first.text
+            );
+            finding = finding.at(first.offset);
+            if let Some(tick) = first.tick {
+                finding = finding.in_tick(tick);
+            }
+        }
+        verdict.push(finding);
     }
     let anomalies: usize = replayed.anomalies.values().sum();
     let stopped = match &capture.error {
@@ -174,6 +190,47 @@ pub fn check_capture(
         summary.exact, summary.peers, summary.chunks, summary.dropped
     );
     Some((summary, replayed))
+}
+
+/// How serious a kind of session-replay anomaly is. Snapshot anomalies
+/// are warnings (a client would not have rebuilt what the server meant:
+/// explained by what the capture misses or by the client's own bug), but
+/// a CRC mismatch nothing explains (the client had the base and every
+/// part, the delta applied, only the CRC differs) fails: the server, or
+/// teeoracle, computed the snapshot wrong. Everything else a real peer
+/// copes with (duplicates, resends, drops) is a note.
+pub fn anomaly_severity(kind: &str) -> Severity {
+    match kind {
+        "snapshot_crc_mismatch" => Severity::Fail,
+        k if k.starts_with("snapshot_") => Severity::Warn,
+        _ => Severity::Note,
+    }
+}
+
+/// Where a kind of anomaly first happened.
+struct First {
+    frame: usize,
+    offset: u64,
+    tick: Option<i32>,
+    direction: &'static str,
+    peer: std::net::SocketAddr,
+    text: String,
+}
+
+impl First {
+    fn of(d: &Decoded<'_>, a: &Anomaly) -> First {
+        First {
+            frame: d.datagram.frame,
+            offset: d.datagram.offset,
+            tick: a.tick(),
+            direction: match d.direction {
+                Direction::ToServer => "to server",
+                Direction::ToClient => "to client",
+            },
+            peer: d.peer,
+            text: a.to_string(),
+        }
+    }
 }
 
 /// A datagram DDNet drops: its frame, direction and the rule, at its first
@@ -336,6 +393,59 @@ mod tests {
                 "too_short_07"
             ]
         );
+    }
+
+    /// Three of teeoracle's bots on DDNet 16.4 across a map change
+    /// (`record/map_change_timeout_kill.ron`, with a bot that kept acking
+    /// the old map's last tick, 194). Replayed on one snapshot history
+    /// across the map change, each delta on the new map's tick 194 is
+    /// applied to the old map's: CRC mismatches, a failure. A new history
+    /// at MAP_CHANGE
+    /// makes them missing bases the client's own ack explains: warnings
+    /// with their first occurrence, no failure.
+    #[test]
+    fn snapshot_anomalies_warn_with_their_first_occurrence() {
+        let mut verdict = Verdict::new("old_map_ack");
+        let (_, replay) =
+            check_capture(&corpus("ddnet-16.4/old_map_ack.pcapng"), None, &mut verdict).unwrap();
+        verdict.settle();
+        assert_eq!(verdict.status, Status::Warn, "{:#?}", verdict.findings);
+        let snapshot: Vec<_> = verdict
+            .findings
+            .iter()
+            .filter(|f| f.code.starts_with("snapshot_"))
+            .map(|f| (f.code, f.severity, f.count, f.offset, f.tick))
+            .collect();
+        assert_eq!(
+            snapshot,
+            [
+                (
+                    "snapshot_missing_base",
+                    Severity::Warn,
+                    Some(806),
+                    Some(285820),
+                    Some(194)
+                ),
+                (
+                    "snapshot_old_map_ack",
+                    Severity::Warn,
+                    Some(3),
+                    Some(77472),
+                    Some(194)
+                ),
+            ]
+        );
+        let missing = &verdict.findings[0];
+        assert!(
+            missing.message.starts_with(
+                "session replay: 806 x snapshot_missing_base; first at frame 1431 (to client, 127.0.0.1:53762): snapshot: offset 285820 tick 194: delta against tick 194"
+            ) && missing.message.ends_with(
+                "(the client acknowledged tick 194 from the map before the last MAP_CHANGE (its bug))"
+            ),
+            "{}",
+            missing.message
+        );
+        assert_eq!(replay.anomalies.get("snapshot_crc_mismatch"), None);
     }
 
     #[test]

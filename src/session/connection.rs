@@ -129,7 +129,101 @@ pub enum Anomaly {
     Snapshot {
         /// What the snapshot replay found.
         fault: Fault,
+        /// What the capture shows that explains it, if anything.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<Cause>,
     },
+    /// After a MAP_CHANGE, the client acknowledges (INPUT's `ack_tick`) a
+    /// tick it rebuilt on the map before and not on this one. DDNet's
+    /// client purges its snapshots when the map changes (`CClient::LoadMap`,
+    /// `OnEnterGame`) and acknowledges -1 until the new map's first
+    /// snapshot, and DDNet's server purges its own per-client snapshots
+    /// (`CClient::Reset`) and restarts its ticks: such an ack is the
+    /// client's bug, and a delta the server then sends on the new map's
+    /// tick of that number cannot be rebuilt. Counted once per acked tick.
+    OldMapAck {
+        /// The acknowledged tick.
+        tick: i32,
+    },
+}
+
+/// What the capture shows on a connection that explains a snapshot fault
+/// other than a server's or teeoracle's error.
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
+pub enum Cause {
+    /// Since the client's CONNECT or last MAP_CHANGE, the capture showed
+    /// something missing toward the client before this snapshot: a
+    /// datagram the capture (and perhaps the client) never had may have
+    /// changed the client's snapshots.
+    Gap {
+        /// File byte of the datagram where it showed.
+        offset: u64,
+        /// What was missing.
+        gap: Gap,
+    },
+    /// The delta's base is a tick the client acknowledged from the map
+    /// before ([`Anomaly::OldMapAck`]): the client's bug.
+    OldMapAck {
+        /// The tick.
+        tick: i32,
+    },
+}
+
+/// Something a capture shows missing toward a client.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "gap", rename_all = "snake_case")]
+pub enum Gap {
+    /// A vital chunk ahead of the next expected sequence: the ones
+    /// between were never seen.
+    VitalSequence {
+        /// The chunk's sequence.
+        seq: u16,
+        /// The sequence expected.
+        expected: u16,
+    },
+    /// A multi-part snapshot that never completed.
+    SnapshotPart {
+        /// Its tick.
+        tick: i32,
+    },
+    /// A delta on a base tick the client does not have (and did not
+    /// acknowledge from an old map): the capture never showed it, or the
+    /// client lost it.
+    SnapshotBase {
+        /// The snapshot's tick.
+        tick: i32,
+        /// The missing base tick.
+        base: i32,
+    },
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cause::Gap { offset, gap } => {
+                write!(f, "after a gap in the capture at byte {offset}: ")?;
+                match gap {
+                    Gap::VitalSequence { seq, expected } => {
+                        write!(f, "vital seq {seq} where {expected} was expected")
+                    }
+                    Gap::SnapshotPart { tick } => {
+                        write!(f, "snapshot of tick {tick} never complete")
+                    }
+                    Gap::SnapshotBase { tick, base } => write!(
+                        f,
+                        "snapshot of tick {tick} on base {base}, which the client did not have"
+                    ),
+                }
+            }
+            Cause::OldMapAck { tick } => write!(
+                f,
+                "the client acknowledged tick {tick} from the map before the last MAP_CHANGE (its bug)"
+            ),
+        }
+    }
 }
 
 fn hex4<S: Serializer>(bytes: &[u8; 4], s: S) -> Result<S::Ok, S::Error> {
@@ -140,8 +234,10 @@ impl Anomaly {
     /// The name it is counted under in [`super::ReplaySummary::anomalies`]
     /// (and the `code` of its `check` finding): the JSON `kind`, except
     /// that snapshot faults are told apart (`snapshot_missing_base`,
-    /// `snapshot_bad_delta`, `snapshot_crc_mismatch`,
-    /// `snapshot_invalid_item`).
+    /// `snapshot_bad_delta`, `snapshot_invalid_item`, and
+    /// `snapshot_crc_mismatch` for a CRC mismatch nothing in the capture
+    /// explains, `snapshot_crc_mismatch_after_gap` for one after a
+    /// [`Cause::Gap`]) and `OldMapAck` is `snapshot_old_map_ack`.
     pub fn kind(&self) -> &'static str {
         match self {
             Anomaly::Malformed { .. } => "malformed",
@@ -154,12 +250,27 @@ impl Anomaly {
             Anomaly::RejectedMessage { .. } => "rejected_message",
             Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
             Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
-            Anomaly::Snapshot { fault } => match fault.kind {
-                FaultKind::MissingBase { .. } | FaultKind::NoPrevious => "snapshot_missing_base",
-                FaultKind::CrcMismatch { .. } => "snapshot_crc_mismatch",
-                FaultKind::InvalidItem { .. } => "snapshot_invalid_item",
+            Anomaly::Snapshot { fault, cause } => match (&fault.kind, cause) {
+                (FaultKind::MissingBase { .. } | FaultKind::NoPrevious, _) => {
+                    "snapshot_missing_base"
+                }
+                (FaultKind::CrcMismatch { .. }, None) => "snapshot_crc_mismatch",
+                (FaultKind::CrcMismatch { .. }, Some(_)) => "snapshot_crc_mismatch_after_gap",
+                (FaultKind::InvalidItem { .. }, _) => "snapshot_invalid_item",
                 _ => "snapshot_bad_delta",
             },
+            Anomaly::OldMapAck { .. } => "snapshot_old_map_ack",
+        }
+    }
+
+    /// The tick it concerns, if it concerns a snapshot.
+    pub fn tick(&self) -> Option<i32> {
+        match self {
+            Anomaly::InvalidSnapPart { tick, .. }
+            | Anomaly::IncompleteSnapshot { tick, .. }
+            | Anomaly::OldMapAck { tick } => Some(*tick),
+            Anomaly::Snapshot { fault, .. } => Some(fault.tick),
+            _ => None,
         }
     }
 }
@@ -222,7 +333,17 @@ impl fmt::Display for Anomaly {
                 f,
                 "snapshot of tick {tick} dropped incomplete ({received} of {num_parts} parts)"
             ),
-            Anomaly::Snapshot { fault } => write!(f, "snapshot: {fault}"),
+            Anomaly::Snapshot { fault, cause } => {
+                write!(f, "snapshot: {fault}")?;
+                match cause {
+                    Some(c) => write!(f, " ({c})"),
+                    None => Ok(()),
+                }
+            }
+            Anomaly::OldMapAck { tick } => write!(
+                f,
+                "the client acknowledges tick {tick}, which it rebuilt on the map before the last MAP_CHANGE and not on this one (DDNet's client purges its snapshots at a map change and acknowledges -1 until the first new one): the client's bug"
+            ),
         }
     }
 }
@@ -278,7 +399,27 @@ pub struct Connection {
     pub snapshots: usize,
     /// Of those, snapshots rebuilt from their base.
     pub rebuilt: usize,
+    /// MAP_CHANGE messages the client accepted (each starts a new
+    /// snapshot history).
+    pub map_changes: usize,
+    /// The ticks the client kept when the map last changed.
+    #[serde(skip)]
+    old_map_ticks: Vec<i32>,
+    /// Old-map ticks the client acknowledged since (at most
+    /// [`MAX_OLD_MAP_ACKS`] kept).
+    #[serde(skip)]
+    old_map_acks: Vec<i32>,
+    /// The first thing the capture showed missing toward the client since
+    /// its CONNECT or the last MAP_CHANGE.
+    #[serde(skip)]
+    gap: Option<(u64, Gap)>,
+    /// Per chunk of the packet being fed: delivered to its receiver.
+    #[serde(skip)]
+    delivered: Vec<bool>,
 }
+
+/// Distinct old-map ticks remembered as acknowledged, per map.
+const MAX_OLD_MAP_ACKS: usize = 64;
 
 fn opt_hex4<S: Serializer>(bytes: &Option<[u8; 4]>, s: S) -> Result<S::Ok, S::Error> {
     match bytes {
@@ -331,6 +472,36 @@ fn snap_ids(version: Version) -> (i32, i32, i32) {
     }
 }
 
+/// MAP_CHANGE's system message id (the same in both versions).
+const MAP_CHANGE: i32 = 2;
+
+/// INPUT's system message id.
+fn input_id(version: Version) -> i32 {
+    match version {
+        Version::V06 => 16,
+        Version::V07 => 20,
+    }
+}
+
+/// A client's empty snapshot history, with its version's item sizes.
+fn new_history(version: Version) -> SnapshotHistory {
+    SnapshotHistory::new(match version {
+        Version::V06 => ItemSizes::ddnet_06(),
+        Version::V07 => ItemSizes::teeworlds_07(),
+    })
+}
+
+/// The system message id of a chunk's message, if it is one.
+fn sys_id(c: &crate::packet::MessageChunk<'_>) -> Option<i32> {
+    match &c.message {
+        Ok(m) if m.header.sys => match m.header.id {
+            MsgId::Ordinal(id) => Some(id),
+            MsgId::Uuid(_) => None,
+        },
+        _ => None,
+    }
+}
+
 impl SnapParts {
     /// The parts joined as DDNet's client joins them: part `i` at byte
     /// `i * 900`, the whole as long as the last part ends. (A short middle
@@ -372,15 +543,39 @@ impl Connection {
             client_token: None,
             server_token: None,
             snap: None,
-            history: SnapshotHistory::new(match version {
-                Version::V06 => ItemSizes::ddnet_06(),
-                Version::V07 => ItemSizes::teeworlds_07(),
-            }),
+            history: new_history(version),
             datagrams: 0,
             anomalies: 0,
             snapshots: 0,
             rebuilt: 0,
+            map_changes: 0,
+            old_map_ticks: Vec::new(),
+            old_map_acks: Vec::new(),
+            gap: None,
+            delivered: Vec::new(),
         }
+    }
+
+    /// The client starts a new snapshot history: at its CONNECT (a new
+    /// session) and when it accepts a MAP_CHANGE (DDNet's client purges
+    /// its snapshot storage and any parts collected; the server restarts
+    /// its ticks and purges its own). What the capture missed before no
+    /// longer matters.
+    fn new_snapshot_history(&mut self, map_change: bool) {
+        self.old_map_ticks = if map_change {
+            self.history.ticks().collect()
+        } else {
+            Vec::new()
+        };
+        self.history = new_history(self.version);
+        self.snap = None;
+        self.old_map_acks.clear();
+        self.gap = None;
+    }
+
+    /// Notes the first gap since the history started.
+    fn gap(&mut self, at: At, gap: Gap) {
+        self.gap.get_or_insert((at.offset, gap));
     }
 
     /// Judges a connection packet (its contents read already, for a data
@@ -400,11 +595,43 @@ impl Connection {
             return;
         }
         let Some(contents) = contents else { return };
-        if !self.sequence(p, contents, direction, &mut judged.anomalies) {
+        if !self.sequence(p, contents, direction, at, &mut judged.anomalies) {
             return; // dropped: nothing in it is delivered
         }
-        if direction == Direction::ToClient {
-            self.snapshots(p.version, contents, at, judged, ints);
+        match direction {
+            Direction::ToClient => self.snapshots(p.version, contents, at, judged, ints),
+            Direction::ToServer => self.acks(p.version, contents, &mut judged.anomalies),
+        }
+    }
+
+    /// Follows the client's INPUT acks: an ack of a tick it rebuilt on the
+    /// map before and not on this one is [`Anomaly::OldMapAck`].
+    fn acks(&mut self, version: Version, contents: &Contents<'_>, anomalies: &mut Vec<Anomaly>) {
+        if self.old_map_ticks.is_empty() {
+            return;
+        }
+        for c in &contents.chunks {
+            if sys_id(c) != Some(input_id(version)) {
+                continue;
+            }
+            let Ok(m) = &c.message else { continue };
+            let Some(Ok(fields)) = &m.fields else {
+                continue;
+            };
+            let Some(tick) = fields.int("ack_tick") else {
+                continue;
+            };
+            if tick < 0
+                || self.history.get(tick).is_some()
+                || !self.old_map_ticks.contains(&tick)
+                || self.old_map_acks.contains(&tick)
+            {
+                continue;
+            }
+            if self.old_map_acks.len() < MAX_OLD_MAP_ACKS {
+                self.old_map_acks.push(tick);
+            }
+            anomalies.push(Anomaly::OldMapAck { tick });
         }
     }
 
@@ -415,8 +642,11 @@ impl Connection {
         p: &ConnPacket<'_>,
         contents: &Contents<'_>,
         direction: Direction,
+        at: At,
         anomalies: &mut Vec<Anomaly>,
     ) -> bool {
+        self.delivered.clear();
+        self.delivered.resize(contents.chunks.len(), true);
         // The receiver's token check comes first: a mismatch is dropped
         // before anything else is looked at.
         let expected = match p.version {
@@ -463,10 +693,12 @@ impl Connection {
         receiver.peer_ack = p.ack;
         // Chunks before one that cannot be read are delivered, as DDNet's
         // unpacker hands them out one by one.
-        for c in &contents.chunks {
+        let mut gap = None;
+        for (i, c) in contents.chunks.iter().enumerate() {
             let Some(seq) = c.chunk.header.seq(p.version) else {
                 continue; // non-vital chunks are always delivered
             };
+            self.delivered[i] = false;
             // The sender's own sequence: the newest it has assigned (a
             // resend carries an older one).
             if !sender.synced || !is_seq_in_backroom(seq, sender.seq) {
@@ -478,6 +710,7 @@ impl Connection {
                 receiver.ack = seq;
                 receiver.synced = true;
                 receiver.accepted += 1;
+                self.delivered[i] = true;
             } else if is_seq_in_backroom(seq, receiver.ack) {
                 anomalies.push(Anomaly::Duplicate {
                     seq,
@@ -485,7 +718,13 @@ impl Connection {
                 });
             } else {
                 anomalies.push(Anomaly::OutOfOrder { seq, expected });
+                if direction == Direction::ToClient {
+                    gap.get_or_insert(Gap::VitalSequence { seq, expected });
+                }
             }
+        }
+        if let Some(gap) = gap {
+            self.gap(at, gap);
         }
         true
     }
@@ -501,7 +740,13 @@ impl Connection {
         ints: &mut Vec<i32>,
     ) {
         let (snap, empty, single) = snap_ids(version);
-        for c in &contents.chunks {
+        for (i, c) in contents.chunks.iter().enumerate() {
+            if sys_id(c) == Some(MAP_CHANGE) && c.chunk.header.vital() && self.delivered[i] {
+                // DDNet's client reads MAP_CHANGE only from a vital chunk.
+                self.map_changes += 1;
+                self.new_snapshot_history(true);
+                continue;
+            }
             let Ok(m) = &c.message else { continue };
             let MsgId::Ordinal(id) = m.header.id else {
                 continue;
@@ -553,6 +798,8 @@ impl Connection {
                             received: old.received.count_ones(),
                             num_parts: old.num_parts,
                         });
+                        self.gap
+                            .get_or_insert((at.offset, Gap::SnapshotPart { tick: old.tick }));
                     }
                     slot.insert(SnapParts {
                         tick,
@@ -615,14 +862,33 @@ impl Connection {
         };
         received.rebuilt = fed.is_ok();
         if let Err(fault) = fed {
-            judged.anomalies.push(Anomaly::Snapshot { fault });
+            let cause = match fault.kind {
+                // The base the server used is the new map's tick of the
+                // number the client acknowledged from the old map.
+                FaultKind::MissingBase { base } if self.old_map_acks.contains(&base) => {
+                    Some(Cause::OldMapAck { tick: base })
+                }
+                FaultKind::MissingBase { base } => {
+                    // Missing itself: what is missing explains later faults.
+                    self.gap(at, Gap::SnapshotBase { tick, base });
+                    None
+                }
+                _ => self.gap.map(|(offset, gap)| Cause::Gap { offset, gap }),
+            };
+            judged.anomalies.push(Anomaly::Snapshot { fault, cause });
         }
-        judged.anomalies.extend(
-            self.history
-                .take_warnings()
-                .into_iter()
-                .map(|fault| Anomaly::Snapshot { fault }),
-        );
+        let gap = self.gap.map(|(offset, gap)| Cause::Gap { offset, gap });
+        judged
+            .anomalies
+            .extend(
+                self.history
+                    .take_warnings()
+                    .into_iter()
+                    .map(|fault| Anomaly::Snapshot {
+                        fault,
+                        cause: gap.clone(),
+                    }),
+            );
         self.snapshots += 1;
         self.rebuilt += usize::from(received.rebuilt);
         judged.snapshots.push(received);
@@ -636,6 +902,7 @@ impl Connection {
             (_, control::CONNECT, Direction::ToServer) => {
                 self.client = Endpoint::default();
                 self.server = Endpoint::default();
+                self.new_snapshot_history(false);
                 self.client.synced = true;
                 self.server.synced = true;
                 if p.version == Version::V07 {

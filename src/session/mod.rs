@@ -32,7 +32,7 @@ pub mod check;
 mod connection;
 
 pub use connection::{
-    Anomaly, Connection, Endpoint, SnapParts, SnapshotReceived, is_seq_in_backroom,
+    Anomaly, Cause, Connection, Endpoint, Gap, SnapParts, SnapshotReceived, is_seq_in_backroom,
 };
 
 use crate::capture::{Capture, Datagram};
@@ -391,5 +391,193 @@ fn count(
             }
         }
         _ => s.connless += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::{Capture, Datagram};
+    use crate::codec::encode_to_vec;
+    use crate::packet::{CHUNK_VITAL, ChunkHeader};
+
+    const TOKEN: [u8; 4] = [0x10, 0xa3, 0xd6, 0xa0];
+
+    /// A 0.6 data packet (ack 0, no compression) of `chunks`, each
+    /// `(seq if vital, message bytes)`, with the connection's token.
+    fn data(chunks: &[(Option<u16>, Vec<u8>)]) -> Vec<u8> {
+        let mut p = vec![0, 0, chunks.len() as u8];
+        for (seq, body) in chunks {
+            let flags = if seq.is_some() { CHUNK_VITAL } else { 0 };
+            p.extend(encode_to_vec(
+                &ChunkHeader::new(Version::V06, flags, body.len() as u16, *seq),
+                Version::V06,
+            ));
+            p.extend(body);
+        }
+        p.extend(TOKEN);
+        p
+    }
+
+    /// SNAPSINGLE of `tick` on `base` (-1: the empty snapshot) with an
+    /// empty delta (no items: its snapshot's CRC is 0) and `crc`.
+    fn snap(tick: i32, base: i32, crc: i32) -> (Option<u16>, Vec<u8>) {
+        let mut body = vec![7 << 1 | 1];
+        for v in [tick, tick - base, crc, 3, 0, 0, 0] {
+            crate::packer::write_int(&mut body, v);
+        }
+        (None, body)
+    }
+
+    /// The kinds of anomalies of each datagram of a made-up 0.6 session:
+    /// `(to the server, bytes)`, after CONNECT and CONNECTACCEPT.
+    fn kinds(packets: Vec<(bool, Vec<u8>)>) -> Vec<Vec<(&'static str, String)>> {
+        let mut all = vec![
+            (true, hex::decode("10000001544b454effffffff").unwrap()),
+            (false, hex::decode("10000002544b454e10a3d6a0").unwrap()),
+        ];
+        all.extend(packets);
+        let (server, client) = ("127.0.0.1:8303", "127.0.0.1:40000");
+        let cap = Capture {
+            format: "pcap",
+            datagrams: all
+                .into_iter()
+                .enumerate()
+                .map(|(i, (to_server, payload))| {
+                    let (src, dst) = if to_server {
+                        (client, server)
+                    } else {
+                        (server, client)
+                    };
+                    Datagram {
+                        frame: i + 1,
+                        offset: 1000 * (i as u64 + 1),
+                        time: std::time::Duration::ZERO,
+                        src: src.parse().unwrap(),
+                        dst: dst.parse().unwrap(),
+                        payload,
+                    }
+                })
+                .collect(),
+            ..Capture::default()
+        };
+        let mut s = Session::new(&cap, 8303);
+        let mut out = Vec::new();
+        while let Some(d) = s.next_datagram() {
+            out.push(
+                d.anomalies
+                    .iter()
+                    .map(|a| (a.kind(), a.to_string()))
+                    .collect(),
+            );
+        }
+        out.drain(..2);
+        out
+    }
+
+    #[test]
+    fn a_crc_mismatch_fails_unless_the_capture_shows_a_gap_before_it() {
+        let got = kinds(vec![
+            (false, data(&[snap(10, -1, 0)])),              // rebuilt
+            (false, data(&[snap(11, 10, 5)])),              // CRC 5, the rebuilt one has 0
+            (false, data(&[(Some(1), vec![14 << 1 | 1])])), // READY, seq 1
+            (false, data(&[(Some(3), vec![14 << 1 | 1])])), // seq 2 never seen
+            (false, data(&[snap(12, 10, 5)])),
+        ]);
+        let codes: Vec<Vec<&str>> = got
+            .iter()
+            .map(|d| d.iter().map(|(k, _)| *k).collect())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                vec![],
+                vec!["snapshot_crc_mismatch"],
+                vec![],
+                vec!["out_of_order"],
+                vec!["snapshot_crc_mismatch_after_gap"],
+            ],
+            "{got:#?}"
+        );
+        assert!(
+            got[4][0].1.ends_with(
+                "(after a gap in the capture at byte 6000: vital seq 3 where 2 was expected)"
+            ),
+            "{}",
+            got[4][0].1
+        );
+        assert_eq!(
+            check::anomaly_severity("snapshot_crc_mismatch"),
+            crate::check::Severity::Fail
+        );
+        for kind in [
+            "snapshot_crc_mismatch_after_gap",
+            "snapshot_missing_base",
+            "snapshot_bad_delta",
+            "snapshot_invalid_item",
+            "snapshot_old_map_ack",
+        ] {
+            assert_eq!(
+                check::anomaly_severity(kind),
+                crate::check::Severity::Warn,
+                "{kind}"
+            );
+        }
+        assert_eq!(
+            check::anomaly_severity("duplicate"),
+            crate::check::Severity::Note
+        );
+    }
+
+    /// DDNet's client purges its snapshots at MAP_CHANGE and its server
+    /// restarts ticks and purges its own: no base of the map before is
+    /// ever used, and the client that acknowledges one is at fault.
+    #[test]
+    fn a_map_change_starts_a_new_snapshot_history() {
+        // MAP_CHANGE "x", crc 0, size 0.
+        let map_change = (Some(1), vec![2 << 1 | 1, b'x', 0, 0, 0]);
+        // INPUT acking `tick`, intended tick 20, 10 ints of zeros.
+        let input = |tick: u8| {
+            let mut body = vec![16 << 1 | 1, tick, 20, 40];
+            body.extend([0; 10]);
+            data(&[(None, body)])
+        };
+        let got = kinds(vec![
+            (false, data(&[snap(10, -1, 0)])),              // rebuilt
+            (false, data(&[(Some(3), vec![14 << 1 | 1])])), // a gap, on the old map
+            (false, data(&[map_change])),
+            (true, input(10)),                // the old map's tick
+            (true, input(10)),                // counted once
+            (false, data(&[snap(3, 10, 0)])), // the new map's 10 is not there
+            (false, data(&[snap(4, -1, 0)])), // rebuilt
+            (false, data(&[snap(5, 4, 5)])),  // the gap was on the old map
+            (true, input(4)),
+        ]);
+        let codes: Vec<Vec<&str>> = got
+            .iter()
+            .map(|d| d.iter().map(|(k, _)| *k).collect())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                vec![],
+                vec!["out_of_order"],
+                vec![],
+                vec!["snapshot_old_map_ack"],
+                vec![],
+                vec!["snapshot_missing_base"],
+                vec![],
+                vec!["snapshot_crc_mismatch"],
+                vec![],
+            ],
+            "{got:#?}"
+        );
+        assert!(
+            got[5][0].1.ends_with(
+                "(the client acknowledged tick 10 from the map before the last MAP_CHANGE (its bug))"
+            ),
+            "{}",
+            got[5][0].1
+        );
     }
 }

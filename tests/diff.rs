@@ -705,3 +705,40 @@ fn folders_pair_recordings_by_content_not_names() {
     );
     assert!(text.contains("only in "), "{text}");
 }
+
+/// A capture's diff is per map: ticks restart at each MAP_CHANGE, so a
+/// capture of two maps reads as two segments, and a change on the second
+/// map is named there (by its own tick), not merged into the first map's
+/// last tick.
+#[test]
+fn a_capture_is_compared_map_by_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = root("corpus/packet/ddnet-20.1/E_map_change.pcap");
+    let (code, report) = diff(&original, &original);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["segments"], serde_json::json!([2, 2]), "{report:#}");
+    // The remote-console command list is sent again on the second map:
+    // change the last copy of one of its help texts.
+    let mut bytes = std::fs::read(&original).unwrap();
+    let text = b"Gives a laser to you";
+    let at = bytes.windows(text.len()).rposition(|w| w == text).unwrap();
+    bytes[at] = b'L';
+    let changed = temp(&dir, "changed.pcap", &bytes);
+    let (code, report) = diff(&original, &changed);
+    let d = only_difference(code, &report);
+    assert_eq!(
+        (&d["segment"], &d["category"], &d["change"]),
+        (&1.into(), &"s2c:RCON_CMD_ADD".into(), &"changed".into()),
+        "{d:#}"
+    );
+    let out = common::run(&[
+        "diff",
+        original.to_str().unwrap(),
+        changed.to_str().unwrap(),
+    ]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        shown.contains("first difference at map 2, tick "),
+        "{shown}"
+    );
+}

@@ -160,9 +160,14 @@ impl<'c> CaptureTicks<'c> {
         }
         let received: Vec<(i32, bool)> = d.snapshots.iter().map(|s| (s.tick, s.rebuilt)).collect();
         let (peer, version) = (d.peer, d.version);
-        let mut seg = self.client_segment.get(&client).copied().unwrap_or(0);
+        // A client's segment: the MAP_CHANGEs it received but the first
+        // (the map it joined), so segment 0 is the first map.
+        let mut seg = self.client_segment.get(&client).copied();
         if map_change {
-            seg = seg.saturating_add(1);
+            seg = Some(seg.map_or(0, |s| s.saturating_add(1)));
+        }
+        let seg = seg.unwrap_or(0);
+        if map_change {
             self.client_segment.insert(client, seg);
             if seg > self.segment {
                 self.segment = seg;

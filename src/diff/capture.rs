@@ -40,11 +40,11 @@ pub struct CaptureTicks<'c> {
     queue: VecDeque<((u32, i32), Queued)>,
     /// The current segment and tick (of what was fed), and the segment
     /// each client is in (MAP_CHANGEs it received).
-    segment: u32,
+    fed_segment: u32,
     tick: i32,
     client_segment: BTreeMap<usize, u32>,
     /// The segment of the tick last given.
-    given_segment: u32,
+    segment_given: u32,
     positions: Positions,
     done: bool,
     /// Each client's snapshot in force (shared, so keeping the state
@@ -73,10 +73,10 @@ impl<'c> CaptureTicks<'c> {
             session: crate::session::Session::new(capture, port),
             clients: BTreeMap::new(),
             queue: VecDeque::new(),
-            segment: 0,
+            fed_segment: 0,
             tick: -1,
             client_segment: BTreeMap::new(),
-            given_segment: 0,
+            segment_given: 0,
             positions: Positions::new(),
             done: false,
             in_force: BTreeMap::new(),
@@ -169,16 +169,16 @@ impl<'c> CaptureTicks<'c> {
         let seg = seg.unwrap_or(0);
         if map_change {
             self.client_segment.insert(client, seg);
-            if seg > self.segment {
-                self.segment = seg;
+            if seg > self.fed_segment {
+                self.fed_segment = seg;
                 self.tick = -1;
             }
-            let at = (self.segment, self.tick);
+            let at = (self.fed_segment, self.tick);
             self.queue.push_back((at, Queued::Forget(client)));
         }
         // A client behind the others (still on the previous map) does not
         // move the tick.
-        let current = seg >= self.segment;
+        let current = seg >= self.fed_segment;
         let mut tick = self.tick;
         let mut items = Vec::new();
         for (t, rebuilt) in received {
@@ -199,7 +199,7 @@ impl<'c> CaptureTicks<'c> {
             }
         }
         self.tick = tick;
-        let at = (self.segment, tick);
+        let at = (self.fed_segment, tick);
         for e in events {
             self.queue.push_back((at, Queued::Event(e)));
         }
@@ -227,7 +227,7 @@ impl Ticks for CaptureTicks<'_> {
             return Ok(None);
         };
         let (segment, tick) = at;
-        self.given_segment = segment;
+        self.segment_given = segment;
         self.before = self.in_force.clone();
         self.events.clear();
         self.new_items = false;
@@ -273,7 +273,7 @@ impl Ticks for CaptureTicks<'_> {
     }
 
     fn segment(&self) -> u32 {
-        self.given_segment
+        self.segment_given
     }
 
     fn raw(&self) -> &[u8] {

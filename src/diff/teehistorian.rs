@@ -106,10 +106,10 @@ impl Ticks for TeehistorianTicks<'_> {
 impl<'a> TeehistorianTicks<'a> {
     fn push(&mut self, rec: Record<'a>) {
         match rec.msg {
-            Message::PlayerNew { cid, x, y } => {
-                if self.positions.len() < MAX_TRACKED || self.positions.contains_key(&cid) {
-                    self.positions.insert(cid, (x, y));
-                }
+            Message::PlayerNew { cid, x, y }
+                if self.positions.len() < MAX_TRACKED || self.positions.contains_key(&cid) =>
+            {
+                self.positions.insert(cid, (x, y));
             }
             Message::PlayerDiff { cid, dx, dy } => {
                 if let Some(p) = self.positions.get_mut(&cid) {

@@ -25,26 +25,52 @@ pub fn corpus(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Every file below `corpus/dir`, at any depth, in path order.
-pub fn corpus_files(dir: &str) -> Vec<std::path::PathBuf> {
+/// The crate root: the corpus and the snapshots are below it.
+pub fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every file below `dir`, in path order (each folder's entries sorted,
+/// sub-folders walked in place): the one corpus walker of the tests.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .path()
+        })
+        .collect();
+    entries.sort();
     let mut out = Vec::new();
-    let mut dirs = vec![
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("corpus")
-            .join(dir),
-    ];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                out.push(path);
-            }
+    for p in entries {
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
         }
     }
-    out.sort();
     out
+}
+
+/// Every file below `corpus/sub`, in path order; a folder with none
+/// fails, so a lost folder is noticed.
+pub fn corpus_files(sub: &str) -> Vec<std::path::PathBuf> {
+    let files = files_under(&root().join("corpus").join(sub));
+    assert!(!files.is_empty(), "no files under corpus/{sub}");
+    files
+}
+
+/// The shared upstream corpus (real files from other projects; its
+/// README gives their provenance), if this machine has it:
+/// `$TEEORACLE_UPSTREAM`, else `../shared/corpus/upstream` beside the
+/// repository (as in CI). A newcomer's clone has none: tests skip their
+/// upstream part (`tests/golden.rs` says so in one line of its output).
+pub fn upstream_corpus() -> Option<std::path::PathBuf> {
+    let candidates = [
+        std::env::var_os("TEEORACLE_UPSTREAM").map(std::path::PathBuf::from),
+        Some(root().join("../shared/corpus/upstream")),
+    ];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
 }
 
 /// The codec law for a value: it encodes to bytes that decode, using every

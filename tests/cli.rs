@@ -21,9 +21,22 @@ fn snapshot(name: &str, text: &str) {
     common::snapshot("cli", name, text);
 }
 
+/// The text report of `check`: one row per file, its status and note,
+/// and the summary line; exit 0 when every file passes or is an expected
+/// failure. (The whole corpus's verdicts, totals included, are checked in
+/// process by `tests/golden.rs` against `snapshots/cli/check_corpus.snap`,
+/// and its `check_json` case runs the command line over all of it once.)
 #[test]
-fn check_passes_the_bundled_corpus() {
-    let out = run(&["check"]);
+fn check_text_report_rows_and_summary() {
+    let out = run(&[
+        "check",
+        "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian",
+        "corpus/teehistorian/malformed/unknown_message_id.teehistorian",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+        "corpus/demo/ddnet-bench/Multeasymap_bench.demo",
+        "corpus/demo/edge/unknown_chunk_type.demo",
+    ]);
     let stdout = text(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -31,54 +44,40 @@ fn check_passes_the_bundled_corpus() {
         "{stdout}\n{}",
         text(&out.stderr)
     );
-    assert!(
-        stdout.contains("truncated at byte 27206"),
-        "F is passed with a visible warning"
-    );
-    assert!(
-        stdout.contains("xfail"),
-        "malformed files are expected failures"
-    );
-    // Demos are also re-recorded through DDNet's recorder model.
     let row = |name: &str| {
         stdout
             .lines()
             .find(|l| l.contains(name))
-            .unwrap()
+            .unwrap_or_else(|| panic!("no row for {name}:\n{stdout}"))
             .to_string()
     };
-    assert!(row("A_join_move_leave.demo").ends_with("re-recorded: identical"));
     assert!(
-        row("B_eight_bots_dm1.demo").ends_with("re-recorded: equivalent (253 deltas reordered)")
+        row("F_crash_truncated").contains("truncated at byte 27206"),
+        "F is passed with a visible warning:\n{stdout}"
     );
-    assert!(row("Multeasymap_bench.demo").contains("unused timeline slots not zero"));
     assert!(
-        row("unknown_chunk_type.demo")
-            .contains("a type-0 chunk, which DDNet's recorder never writes")
+        row("unknown_message_id").starts_with("xfail"),
+        "malformed files are expected failures:\n{stdout}"
     );
-    let summary = stdout.lines().last().unwrap();
-    // 65 teehistorian files (malformed ones, bad_magic included, as
-    // expected failures: a `.teehistorian` that is not one fails), the
-    // 5 captures and from corpus/make_capture_corpus.py 2 cut ones (with
-    // warnings) and 2 damaged ones (expected failures), 8 demos (our 6 and
-    // DDNet's 2 bench demos), the 2 golden archives, and from
-    // corpus/make_demo_corpus.py 5 edge demos, 16 malformed demos and 11
-    // malformed deltas (applied to their `.from.bin` bases, which are
-    // skipped) as expected failures, the 5 synthetic demos built by `demo
-    // build` (2 of them unfinished, which warn; their .ron specs are
-    // skipped), and the capture of datagrams DDNet drops (a warning; its
-    // datagram list and the generator scripts are skipped), and the
-    // synthetic teehistorian file built by `teehistorian build` (its .ron
-    // spec is skipped), and the teehistorian file and bots' capture of a
-    // DDNet 16.4 run of `teeoracle record`, the bots' capture of a
-    // Teeworlds 0.7.5 run (the scenarios are skipped), and the 8 files of
-    // corpus/hostile/ (the archive asking for a checkpoint every tick warns
-    // of its missing members; 4 archives and 2 compressed files under
-    // malformed/ fail as expected; their generator is skipped), and the
-    // inputs the fuzzers found (corpus/fuzz/: a damaged capture and a
-    // damaged archive, and a snapshot input in the fuzz layout, skipped).
+    // Demos are also re-recorded through DDNet's recorder model.
+    let a = row("A_join_move_leave.demo");
+    assert!(a.ends_with("re-recorded: identical"), "{a}");
+    let b = row("B_eight_bots_dm1.demo");
     assert!(
-        summary.starts_with("136 passed (23 with warnings), 0 failed, 38 skipped"),
+        b.ends_with("re-recorded: equivalent (253 deltas reordered)"),
+        "{b}"
+    );
+    let bench = row("Multeasymap_bench.demo");
+    assert!(bench.contains("unused timeline slots not zero"), "{bench}");
+    let chunk = row("unknown_chunk_type.demo");
+    assert!(
+        chunk.contains("a type-0 chunk, which DDNet's recorder never writes"),
+        "{chunk}"
+    );
+    let summary = stdout.lines().last().unwrap_or_default();
+    // The expected failure counts as passed; F and the type-0 chunk warn.
+    assert!(
+        summary.starts_with("6 passed (2 with warnings), 0 failed, 0 skipped"),
         "{summary}"
     );
 }
@@ -479,9 +478,17 @@ fn event_logs_of_teehistorian_and_demo() {
 /// order, whatever the number of threads.
 #[test]
 fn check_output_does_not_depend_on_the_number_of_jobs() {
-    let one = run(&["check", "corpus", "--format", "jsonl", "--jobs", "1"]);
-    let four = run(&["check", "corpus", "--format", "jsonl", "--jobs", "4"]);
-    assert_eq!(one.status.code(), Some(0));
-    assert_eq!(text(&one.stdout), text(&four.stdout));
-    assert!(text(&one.stdout).lines().count() > 100);
+    // The teehistorian folder: over 60 files of every kind (passing,
+    // warning, expected failures), so any ordering by finish time shows.
+    let dir = "corpus/teehistorian";
+    let one = run(&["check", dir, "--format", "jsonl", "--jobs", "1"]);
+    let four = run(&["check", dir, "--format", "jsonl", "--jobs", "4"]);
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_eq!(
+        text(&one.stdout),
+        text(&four.stdout),
+        "--jobs 1 and --jobs 4 report differently"
+    );
+    let lines = text(&one.stdout).lines().count();
+    assert!(lines > 60, "only {lines} lines");
 }

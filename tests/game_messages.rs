@@ -314,8 +314,12 @@ fn libtw2_reads_the_same_fields() {
             );
         }
     };
-    used(FEWER, 1);
-    used(REFUSED, 2);
+    // The listed messages come from the shared upstream corpus (older
+    // servers, Teeworlds 0.7): without it they cannot be seen.
+    if common::upstream_corpus().is_some() {
+        used(FEWER, 1);
+        used(REFUSED, 2);
+    }
 }
 
 /// The first message of each kind (system ones too: a session's whole

@@ -77,7 +77,10 @@ fn main() {
             trials.push(Trial::test(name, move || shared_file_passes(&path)));
         }
     } else {
-        println!("note: no shared corpus at ../shared/corpus: its files are checked in CI only");
+        println!(
+            "note: no shared corpus at ../shared/corpus (a bare clone): its files, and the \
+             upstream parts of the other tests, are checked in CI only"
+        );
     }
     libtest_mimic::run(&args, trials).exit();
 }

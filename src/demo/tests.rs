@@ -403,25 +403,12 @@ fn prop_demo_bytes_obey_the_strict_law() {
 /// recompressed; the streaming player and the decoded demo's replay agree.
 #[test]
 fn corpus_demos_round_trip_through_the_codec() {
-    let mut paths = Vec::new();
-    for dir in [
-        concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/demo"),
-        // The shared corpus beside the repository (CI); absent elsewhere.
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/upstream"),
-    ] {
-        let mut stack = vec![std::path::PathBuf::from(dir)];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "demo") {
-                    paths.push(p);
-                }
-            }
-        }
+    let mut paths = crate::testing::corpus_files("demo");
+    // The shared corpus beside the repository (CI); absent in a bare clone.
+    if let Some(upstream) = crate::testing::upstream_corpus() {
+        paths.extend(crate::testing::files_under(&upstream));
     }
-    paths.sort();
+    paths.retain(|p| p.extension().is_some_and(|x| x == "demo"));
     let mut checked = 0;
     for path in paths {
         let name = path.display();
@@ -432,7 +419,10 @@ fn corpus_demos_round_trip_through_the_codec() {
         };
         let again: Demo<'_> = decode_exact(&bytes, Mode::Lenient, ()).unwrap();
         assert_eq!(again, demo, "{name}");
-        assert!(encode_to_vec(&demo, ()) == bytes, "{name}");
+        assert!(
+            encode_to_vec(&demo, ()) == bytes,
+            "{name}: the re-encoding differs"
+        );
         assert_eq!(strict_law::<Demo<'_>, _>(&bytes, ()), Ok(()), "{name}");
 
         let mut replayed = 0;

@@ -27,65 +27,15 @@ pub fn snapshot(dir: &str, name: &str, text: &str) {
     });
 }
 
-/// The crate root: the corpus and the snapshots are below it.
-#[allow(dead_code)]
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Every file below `dir`, in path order (each folder's entries sorted,
-/// sub-folders walked in place): the one corpus walker.
-#[allow(dead_code)]
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    let mut out = Vec::new();
-    for p in entries {
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// Every file below `corpus/<sub>`, in path order; a folder with none
-/// fails, so a lost folder is noticed.
-#[allow(dead_code)]
-pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
-    let files = files_under(&root().join("corpus").join(sub));
-    assert!(!files.is_empty(), "no files under corpus/{sub}");
-    files
-}
+/// The corpus walkers and the crate root, from the library's test
+/// helpers (one copy for the unit and the integration tests).
+#[allow(unused_imports)]
+pub use testing::{corpus_files, files_under, root, upstream_corpus};
 
 /// True if `path`'s file name ends with `ext` (without the dot).
 #[allow(dead_code)]
 pub fn has_ext(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e == ext)
-}
-
-/// The shared upstream corpus (real files from other projects; its
-/// README gives their provenance), if this machine has it:
-/// `$TEEORACLE_UPSTREAM`, else `../shared/corpus/upstream` beside the
-/// repository (as in CI). Tests without it skip their upstream part and
-/// say so.
-#[allow(dead_code)]
-pub fn upstream_corpus() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("TEEORACLE_UPSTREAM").map(PathBuf::from),
-        Some(root().join("../shared/corpus/upstream")),
-    ];
-    let found = candidates.into_iter().flatten().find(|p| p.is_dir());
-    if found.is_none() {
-        println!(
-            "note: no shared upstream corpus (../shared/corpus/upstream): its part is skipped"
-        );
-    }
-    found
 }
 
 /// A demo decoded, with what every sound one passes: every payload

@@ -742,3 +742,93 @@ fn a_capture_is_compared_map_by_map() {
         "{shown}"
     );
 }
+
+/// `check --baseline` pairs a folder's recordings by role, as `diff
+/// OLD_DIR NEW_DIR` does: a run whose files have other names (the game's
+/// random UUIDs) and whose folder has another name is the same as its
+/// baseline, and a change on the second map is named by that role.
+#[test]
+fn check_baselines_pair_recordings_by_role() {
+    use teeoracle::teehistorian::{Header, HeaderInfo, Recorder};
+    // `ticks` decides the verdict's counts, which a baseline compares.
+    let file = |uuid: &str, prev: Option<&str>, ticks: i32| {
+        let header = Header::from_info(HeaderInfo {
+            version: 2,
+            game_uuid: Some(uuid.into()),
+            prev_game_uuid: prev.map(str::to_string),
+            start_time: Some("2025-01-01 00:00:00 +0000".into()),
+            map_name: Some("dm1".into()),
+            ..Default::default()
+        });
+        let mut rec = Recorder::new(&header);
+        for tick in 1..ticks {
+            rec.tick(tick);
+            rec.record_player(0, tick, 0).unwrap();
+        }
+        rec.finish();
+        rec.into_bytes()
+    };
+    let u = |n: u8| format!("00000000-0000-4000-8000-0000000000{n:02}");
+    let top = tempfile::tempdir().unwrap();
+    let (old, same, changed) = (
+        top.path().join("old"),
+        top.path().join("same"),
+        top.path().join("changed"),
+    );
+    for d in [&old, &same, &changed] {
+        std::fs::create_dir(d).unwrap();
+    }
+    // The old run: named by role. The new runs: named by UUID, in an
+    // order their names do not give (`b` is the first map).
+    std::fs::write(old.join("server-1.teehistorian"), file(&u(1), None, 20)).unwrap();
+    std::fs::write(
+        old.join("server-2.teehistorian"),
+        file(&u(2), Some(&u(1)), 20),
+    )
+    .unwrap();
+    std::fs::write(same.join("b.teehistorian"), file(&u(11), None, 20)).unwrap();
+    std::fs::write(same.join("a.teehistorian"), file(&u(12), Some(&u(11)), 20)).unwrap();
+    std::fs::write(changed.join("b.teehistorian"), file(&u(21), None, 20)).unwrap();
+    std::fs::write(
+        changed.join("a.teehistorian"),
+        file(&u(22), Some(&u(21)), 25),
+    )
+    .unwrap();
+    let base = top.path().join("base.json");
+    let saved = common::run(&["check", old.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(saved.status.code(), Some(0), "{saved:?}");
+    let doc: Value = serde_json::from_slice(&saved.stdout).unwrap();
+    let role = |name: &str| doc["roles"][old.join(name).display().to_string()].clone();
+    assert_eq!(role("server-1.teehistorian"), "teehistorian #1", "{doc}");
+    assert_eq!(role("server-2.teehistorian"), "teehistorian #2", "{doc}");
+    std::fs::write(&base, &saved.stdout).unwrap();
+    let against = |dir: &Path| {
+        let out = common::run(&[
+            "check",
+            dir.to_str().unwrap(),
+            "--baseline",
+            base.to_str().unwrap(),
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), text)
+    };
+    let (code, text) = against(&same);
+    assert_eq!(code, Some(0), "the same run under other names:\n{text}");
+    let second = format!(
+        "teehistorian #2: {} -> {}",
+        old.join("server-2.teehistorian").display(),
+        same.join("a.teehistorian").display()
+    );
+    assert!(text.contains("paired by role (2)"), "{text}");
+    assert!(text.contains(&second), "{second} not in:\n{text}");
+    let (code, text) = against(&changed);
+    assert_eq!(code, Some(1), "the second map changed:\n{text}");
+    assert!(text.contains("1 file(s) differ"), "{text}");
+    let line = format!(
+        "changed teehistorian #2: {} -> {}",
+        old.join("server-2.teehistorian").display(),
+        changed.join("a.teehistorian").display()
+    );
+    assert!(text.contains(&line), "{line} not in:\n{text}");
+    assert!(text.contains("counts.last_tick: 19 -> 24"), "{text}");
+}

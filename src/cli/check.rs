@@ -5,6 +5,7 @@ use super::Failure;
 use super::output::{counter, stdout, write_json_doc, write_json_line, write_stream_start};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -50,20 +51,6 @@ pub enum CheckFormat {
     /// A `start` line, one `file` line per file, an `end` line with the
     /// totals.
     Jsonl,
-}
-
-impl CheckArgs {
-    /// `check PATHS` with the defaults (a text table).
-    pub fn of(paths: Vec<PathBuf>) -> CheckArgs {
-        CheckArgs {
-            paths,
-            format: CheckFormat::Text,
-            deny_warnings: false,
-            baseline: None,
-            max_decompressed: None,
-            jobs: None,
-        }
-    }
 }
 
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
@@ -124,10 +111,13 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     struct Report<'a> {
         files: &'a [Verdict],
         totals: &'a Totals,
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+        roles: BTreeMap<String, String>,
     }
     let document = Report {
         files: &verdicts,
         totals: &totals,
+        roles: roles(&paths),
     };
     // Read before any output: a baseline that does not read is a usage
     // error, not a verdict.
@@ -159,12 +149,14 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         let now = serde_json::to_value(teeoracle::schema::Document::new("check", &document))
             .map_err(|e| Failure::bad(format!("the report as JSON: {e}")))?;
         let changes = teeoracle::diff::compare_check_reports(&base, &now);
+        let pairs = teeoracle::diff::role_pairs(&base, &now);
         // The table's place in text; stderr beside a JSON document.
         let mut lines = String::new();
         super::diff::write_file_changes(
             &mut lines,
             &path.display().to_string(),
             "this run",
+            &pairs,
             &changes,
         );
         match args.format {
@@ -192,6 +184,35 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// The roles of the recordings directly inside each folder named on the
+/// command line (a `record` folder: `teehistorian #N` in server order,
+/// `demo NAME`, `capture NAME`), by the path their verdict names: a
+/// baseline pairs files by role, so two runs' folders compare whatever
+/// they and their files are called. Files deeper down have no role.
+fn roles(paths: &[PathBuf]) -> BTreeMap<String, String> {
+    use teeoracle::diff::folder;
+    let mut out = BTreeMap::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        let mut files: Vec<PathBuf> = fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        let entries: Vec<folder::Entry> = files
+            .iter()
+            .map(|p| folder::Entry {
+                path: p.display().to_string(),
+                kind: folder::kind_of(&super::diff::head(p)),
+            })
+            .collect();
+        out.extend(folder::roles(&entries));
+    }
+    out
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {

@@ -8,8 +8,8 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::diff::{
-    self, CaptureTicks, Change, DemoTicks, FileChange, Options, Report, TeehistorianTicks, Ticks,
-    folder,
+    self, CaptureTicks, Change, DemoTicks, FileChange, Options, Report, RolePair,
+    TeehistorianTicks, Ticks, folder,
 };
 use teeoracle::log::game_time;
 
@@ -363,6 +363,17 @@ fn write_text(
     Ok(())
 }
 
+/// The first [`KIND_PREFIX`] bytes of a file (what
+/// [`folder::kind_of`] reads); nothing if it does not open.
+pub(super) fn head(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(KIND_PREFIX).read_to_end(&mut head);
+    }
+    head
+}
+
 /// Every file under `dir` (recursively, in name order) with its path
 /// relative to `dir` and its kind (from its first [`KIND_PREFIX`] bytes).
 fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> {
@@ -390,12 +401,7 @@ fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> 
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let mut head = Vec::new();
-        if let Ok(f) = std::fs::File::open(&p) {
-            use std::io::Read;
-            let _ = f.take(KIND_PREFIX).read_to_end(&mut head);
-        }
-        let kind = folder::kind_of(&head);
+        let kind = folder::kind_of(&head(&p));
         out.push((p, folder::Entry { path: rel, kind }));
     }
     Ok(out)
@@ -516,19 +522,35 @@ pub fn read_check_report(path: &Path) -> Result<serde_json::Value, Failure> {
 }
 
 /// The text form of two reports' differences, file by file.
-pub fn write_file_changes(out: &mut String, old: &str, new: &str, changes: &[FileChange]) {
+pub fn write_file_changes(
+    out: &mut String,
+    old: &str,
+    new: &str,
+    pairs: &[RolePair],
+    changes: &[FileChange],
+) {
     use std::fmt::Write as _;
     let _ = match changes.len() {
         0 => writeln!(out, "{old} -> {new} (check reports): the same"),
         n => writeln!(out, "{old} -> {new} (check reports): {n} file(s) differ"),
     };
+    if !pairs.is_empty() {
+        let _ = writeln!(out, "  paired by role ({}):", pairs.len());
+        for p in pairs {
+            let _ = writeln!(out, "    {}: {} -> {}", p.role, p.old, p.new);
+        }
+    }
     for c in changes {
         let word = match c.change {
             Change::Added => "new",
             Change::Removed => "gone",
             Change::Changed => "changed",
         };
-        let _ = writeln!(out, "  {word} {}", c.path);
+        let _ = match (&c.role, &c.old_path) {
+            (Some(role), Some(was)) => writeln!(out, "  {word} {role}: {was} -> {}", c.path),
+            (Some(role), None) => writeln!(out, "  {word} {role}: {}", c.path),
+            _ => writeln!(out, "  {word} {}", c.path),
+        };
         for f in &c.fields {
             let _ = writeln!(out, "      {}: {} -> {}", f.field, f.old, f.new);
         }
@@ -543,6 +565,7 @@ fn reports(
     new: &serde_json::Value,
 ) -> Result<(), Failure> {
     let changes = diff::compare_check_reports(old, new);
+    let pairs = diff::role_pairs(old, new);
     let (a, b) = (shown(&args.old), shown(&args.new));
     let mut out = stdout();
     match args.format {
@@ -553,6 +576,8 @@ fn reports(
                 new: String,
                 format: &'static str,
                 same: bool,
+                #[serde(skip_serializing_if = "<[_]>::is_empty")]
+                pairs: &'c [RolePair],
                 files: &'c [FileChange],
             }
             let doc = Doc {
@@ -560,13 +585,14 @@ fn reports(
                 new: b.clone(),
                 format: "check_report",
                 same: changes.is_empty(),
+                pairs: &pairs,
                 files: &changes,
             };
             write_json_doc(&mut out, "diff", &doc)?;
         }
         ReportFormat::Text => {
             let mut text = String::new();
-            write_file_changes(&mut text, &a, &b, &changes);
+            write_file_changes(&mut text, &a, &b, &pairs, &changes);
             out.write_all(text.as_bytes())?;
         }
     }

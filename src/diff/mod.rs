@@ -34,7 +34,7 @@ mod teehistorian;
 #[cfg(feature = "capture")]
 pub use capture::CaptureTicks;
 pub use demo::DemoTicks;
-pub use reports::{FileChange, compare_check_reports};
+pub use reports::{FileChange, RolePair, compare_check_reports, role_pairs};
 pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;

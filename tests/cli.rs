@@ -492,3 +492,21 @@ fn check_output_does_not_depend_on_the_number_of_jobs() {
     let lines = text(&one.stdout).lines().count();
     assert!(lines > 60, "only {lines} lines");
 }
+
+/// Under `--deny-warnings` a file with warnings fails, and its row says
+/// which warnings (the row had no note).
+#[test]
+fn denied_warnings_fail_with_their_text() {
+    let file = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian";
+    let out = run(&["check", file, "--deny-warnings"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("F_crash_truncated"))
+        .unwrap_or_default();
+    assert!(
+        row.starts_with("FAIL") && row.contains("warnings denied: truncated at byte 27206"),
+        "{row}"
+    );
+}

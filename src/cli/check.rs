@@ -284,7 +284,11 @@ fn note(v: &Verdict) -> String {
         Status::Pass => v.summary.clone(),
         Status::Skip => v.summary.clone(),
         Status::Warn => worst(Severity::Warn),
-        Status::Fail => worst(Severity::Fail),
+        // Under `--deny-warnings` a file fails on its warnings alone.
+        Status::Fail => match worst(Severity::Fail) {
+            fails if fails.is_empty() => format!("warnings denied: {}", worst(Severity::Warn)),
+            fails => fails,
+        },
         Status::Xfail => format!("fails as expected: {}", worst(Severity::Fail)),
     }
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The suite's version: raised whenever its cases change.
-pub const SUITE_VERSION: u32 = 2;
+pub const SUITE_VERSION: u32 = 3;
 
 /// The seed of the generated cases in the suite.
 pub const SEED: u64 = 0;
@@ -131,8 +131,101 @@ fn vectors() -> Vec<Case> {
         "",
         "no bytes: not even the end symbol",
     );
-    add(Huffman, "eof_only", "b10c", "only the end symbol");
+    add(
+        Huffman,
+        "cut_in_first_code",
+        "b10c",
+        "16 bits that are the start of a longer code, no end symbol: DDNet's \
+         Decompress runs out of bits and returns -1",
+    );
+    add(
+        Huffman,
+        "eof_only",
+        "8a1b",
+        "only the end symbol (its 13-bit code, padded to 2 bytes): an empty payload",
+    );
+    add(
+        Huffman,
+        "eof_only_padding_bits",
+        "8afb",
+        "only the end symbol, its 3 padding bits set: DDNet ignores them",
+    );
+    add(
+        Huffman,
+        "eof_only_trailing_byte",
+        "8a1bff",
+        "only the end symbol and a byte after it: DDNet stops at the end symbol",
+    );
+    // The writers differ only when the bits end on a byte boundary: DDNet
+    // >= 20.0 then writes no last byte, the legacy writer a zero byte.
+    add(
+        Huffman,
+        "aligned_ddnet",
+        "1537",
+        "00: 16 bits with the end symbol, as DDNet >= 20.0 writes them (no last byte)",
+    );
+    add(
+        Huffman,
+        "aligned_legacy",
+        "153700",
+        "00: 16 bits with the end symbol, as the legacy writer writes them (a zero byte after)",
+    );
+    add(
+        Huffman,
+        "aligned_ddnet_ab",
+        "1c658b1537",
+        "\"ab\": 40 bits with the end symbol, DDNet >= 20.0's writer",
+    );
+    add(
+        Huffman,
+        "aligned_legacy_ab",
+        "1c658b153700",
+        "\"ab\": 40 bits with the end symbol, the legacy writer",
+    );
+    add(
+        Huffman,
+        "unaligned_abc",
+        "1c658ba9a3e206",
+        "\"abc\": 53 bits with the end symbol; both writers pad the last byte with zeros",
+    );
+    // The legacy writer on bits that do not end on a byte boundary: its
+    // last byte is the partial one, no zero byte after (a decode case of
+    // such bytes reads as DDNet's flavor, so its encode case is DDNet's).
+    for (name, raw, why) in [
+        ("empty", "", "the end symbol alone: 13 bits"),
+        ("abc", "616263", "\"abc\": 53 bits"),
+        ("hello", "68656c6c6f", "\"hello\": 84 bits"),
+    ] {
+        let value = serde_json::json!({ "hex": raw, "flavor": "legacy" });
+        cases.push(encode_vector(
+            format!("huffman/vectors/legacy_unaligned_{name}.encode"),
+            Huffman,
+            value,
+            &format!("the legacy writer, {why}: the partial last byte and no zero byte after"),
+        ));
+    }
+    // (`aligned_ddnet`'s encode case asks for it by name.)
+    cases.push(encode_vector(
+        "huffman/vectors/aligned_ddnet_default.encode".into(),
+        Huffman,
+        serde_json::json!({ "hex": "00" }),
+        "no `flavor` is DDNet >= 20.0's writer; 16 bits: no last byte",
+    ));
     cases
+}
+
+/// A hand-written encode case: `value` in, teeoracle's bytes for it out.
+fn encode_vector(id: String, unit: Unit, value: serde_json::Value, reason: &str) -> Case {
+    let bytes = super::encode(unit, &value).expect("an encode vector encodes");
+    Case {
+        id,
+        unit,
+        op: super::Op::Encode,
+        class: super::Class::MustAccept,
+        reason: reason.to_string(),
+        input: super::Input::Json(value),
+        expected: super::Expected::Bytes(bytes),
+    }
 }
 
 /// Cases from the files under a corpus folder: every file of a unit
@@ -412,6 +505,50 @@ mod tests {
         );
         assert_eq!(find("varint/vectors/cut").class, Class::MustReject);
         assert_eq!(find("string/vectors/unterminated").class, Class::MustReject);
+        let huffman = |id: &str| {
+            let c = find(id);
+            (c.class, c.expected.clone())
+        };
+        let decoded = |hex: &str, flavor: &str| {
+            Expected::Json(serde_json::json!({"hex": hex, "flavor": flavor}))
+        };
+        let bytes = |hex: &str| Expected::Bytes(hex::decode(hex).unwrap());
+        // The end symbol alone is an empty payload; the old `eof_only`
+        // bytes are a cut stream.
+        assert_eq!(
+            huffman("huffman/vectors/eof_only"),
+            (Class::MustAccept, decoded("", "ddnet"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/cut_in_first_code").0,
+            Class::MustReject
+        );
+        // Aligned bits: the two writers differ by the zero byte, each way.
+        assert_eq!(
+            huffman("huffman/vectors/aligned_ddnet.encode"),
+            (Class::MustAccept, bytes("1537"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/aligned_legacy.encode"),
+            (Class::MustAccept, bytes("153700"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/aligned_ddnet_default.encode"),
+            (Class::MustAccept, bytes("1537"))
+        );
+        // Unaligned bits: the legacy writer adds no zero byte.
+        assert_eq!(
+            huffman("huffman/vectors/legacy_unaligned_abc.encode"),
+            (Class::MustAccept, bytes("1c658ba9a3e206"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/legacy_unaligned_empty.encode"),
+            (Class::MustAccept, bytes("8a1b"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/eof_only_trailing_byte"),
+            (Class::DdnetQuirk, decoded("", "none"))
+        );
         let enc = find("varint/vectors/overlong_zero.encode");
         assert_eq!(
             (enc.op, &enc.expected),

@@ -6,18 +6,27 @@
 //! ([`crate::packet::spec`]), every one it receives read by its decoder.
 //!
 //! What it does, as DDNet 16.4's and 20.1's servers expect of a client:
-//! CONNECT (`TKEN`), ACCEPT with the server's token, INFO (0.7, as
-//! Teeworlds 0.7.5 expects: TOKEN with its own token, CONNECT with the
-//! server's, then INFO on ACCEPT); READY on
-//! MAP_CHANGE (a bot needs no map: the server does not check); on
-//! CON_READY its start info and ENTERGAME; then, once a snapshot of the
-//! map has come, an INPUT for every server tick, sent ahead with the tick
-//! it is meant for ([`Bot::send_inputs`]: DDNet keeps an input until its
-//! intended tick, so it is applied on exactly that tick), acknowledging
-//! the newest snapshot of the current map (a MAP_CHANGE starts the
-//! acknowledged tick and the inputs anew: ticks restart with the map);
-//! chat lines when asked; CLOSE to leave. Vital chunks are numbered from
-//! 1 and every packet acknowledges the server's last in-order vital chunk.
+//! CONNECT (`TKEN`; 0.7, as Teeworlds 0.7.5 expects: TOKEN with its own
+//! token, then CONNECT with the server's). Once the server has answered
+//! (0.6 CONNECTACCEPT with the server's token, 0.7 TOKEN), the whole
+//! join goes out at once, in two datagrams sent back to back: ACCEPT
+//! (0.7: CONNECT), then INFO, READY, its start info and ENTERGAME in one
+//! packet. The server reads both in one pass over its socket, so the join
+//! lands on one server tick, the tick the answer was asked in, whatever
+//! the machine's load; a bot needs no map (the server does not check), so
+//! the server's MAP_CHANGE and CON_READY of the join need no answer. A
+//! MAP_CHANGE while in the game is answered with READY, its CON_READY
+//! with the start info and ENTERGAME. Once a snapshot of the map has
+//! come, an INPUT goes out for every server tick, sent ahead with the
+//! tick it is meant for ([`Bot::send_inputs`]: DDNet keeps an input until
+//! its intended tick, so it is applied on exactly that tick),
+//! acknowledging the newest snapshot of the current map (a MAP_CHANGE
+//! starts the acknowledged tick and the inputs anew: ticks restart with
+//! the map); chat lines and remote console commands when asked; CLOSE to
+//! leave. Vital chunks are numbered from 1 and every packet acknowledges
+//! the server's last in-order vital chunk. When to do each is the
+//! caller's ([`crate`]'s `record` sends each in the middle of its server
+//! tick).
 //!
 //! Movement ([`movement`]) is a function of the seed and the tick only,
 //! so two runs of a scenario send the same inputs for the same ticks.
@@ -43,9 +52,10 @@ pub enum Phase {
     Idle,
     /// CONNECT sent.
     Connecting,
-    /// Accepted: INFO sent, waiting for the map.
-    Connected,
-    /// READY sent, waiting for CON_READY.
+    /// The whole join sent; waiting for the server's MAP_CHANGE, which
+    /// says it was accepted (a refusal is a CLOSE).
+    Joining,
+    /// After a map change: READY sent, waiting for CON_READY.
     Loading,
     /// In the game: inputs every tick.
     InGame,
@@ -146,10 +156,57 @@ impl Bot {
         }
     }
 
-    /// Stops answering without a word (the server times the client out).
+    /// The rest of the join in one packet, after ACCEPT (0.7: CONNECT):
+    /// INFO, READY, the start info and ENTERGAME. The server handles them
+    /// in order in the same pass (READY needs the state INFO leaves,
+    /// ENTERGAME the start info), so the bot is in the game on the tick
+    /// the server accepted it.
+    fn join(&mut self) {
+        let fields = match self.version {
+            Version::V06 => json!({"version": NET_VERSION, "password": ""}),
+            _ => json!({"version": NET_VERSION_07, "password": "",
+                "client_version": CLIENT_VERSION_07}),
+        };
+        self.queued.push((
+            true,
+            json!({"system": true, "name": "INFO", "fields": fields}),
+        ));
+        self.queued
+            .push((true, json!({"system": true, "name": "READY", "fields": {}})));
+        self.enter();
+        self.phase = Phase::Joining;
+    }
+
+    /// The start info and ENTERGAME, sent; in the game.
+    fn enter(&mut self) {
+        let fields = match self.version {
+            Version::V06 => json!({"name": self.name, "clan": "teeoracle",
+                "country": -1, "skin": "default", "use_custom_color": 0,
+                "color_body": 0, "color_feet": 0}),
+            _ => json!({"name": self.name, "clan": "teeoracle", "country": -1,
+                "skin_part_names": ["standard", "", "", "standard", "standard", "standard"],
+                "use_custom_colors": [0, 0, 0, 0, 0, 0],
+                "skin_part_colors": [0, 0, 0, 0, 0, 0]}),
+        };
+        let info = json!({"system": false, "name": "Cl_StartInfo", "fields": fields});
+        self.queued.push((true, info));
+        self.queued.push((
+            true,
+            json!({"system": true, "name": "ENTERGAME", "fields": {}}),
+        ));
+        self.phase = Phase::InGame;
+        self.flush();
+    }
+
+    /// Stops answering (the server times the client out), after one
+    /// last KEEPALIVE, so that the server's timeout counts from now (the
+    /// moment the caller chose) rather than from the last input.
     pub fn go_silent(&mut self) {
-        self.phase = Phase::Closed;
         self.out.clear();
+        if !matches!(self.phase, Phase::Idle | Phase::Closed) {
+            self.control("KEEPALIVE", b"");
+        }
+        self.phase = Phase::Closed;
     }
 
     /// Leaves with `reason` (nothing more is sent after it).
@@ -264,31 +321,23 @@ impl Bot {
         if let Some((id, data)) = p.control() {
             let v06 = self.version == Version::V06;
             match id {
-                // 0.7 TOKEN: the server's token; now CONNECT with it.
+                // 0.7 TOKEN: the server's token; now CONNECT with it, and
+                // the rest of the join.
                 5 if !v06 && self.phase == Phase::Connecting => {
                     if let Some(t) = data.first_chunk::<4>() {
                         self.token = *t;
                         self.control("CONNECT", &padded(self.own_token));
+                        self.join();
                     }
                 }
-                // 0.6 CONNECTACCEPT (the server's token is the packet's),
-                // 0.7 ACCEPT.
-                2 if self.phase == Phase::Connecting => {
-                    if v06 {
-                        if let Some(t) = p.token {
-                            self.token = t;
-                        }
-                        self.control("ACCEPT", b"");
+                // 0.6 CONNECTACCEPT (the server's token is the packet's):
+                // ACCEPT, and the rest of the join.
+                2 if v06 && self.phase == Phase::Connecting => {
+                    if let Some(t) = p.token {
+                        self.token = t;
                     }
-                    self.phase = Phase::Connected;
-                    let fields = match self.version {
-                        Version::V06 => json!({"version": NET_VERSION, "password": ""}),
-                        _ => json!({"version": NET_VERSION_07, "password": "",
-                            "client_version": CLIENT_VERSION_07}),
-                    };
-                    let info = json!({"system": true, "name": "INFO", "fields": fields});
-                    self.queued.push((true, info));
-                    self.flush();
+                    self.control("ACCEPT", b"");
+                    self.join();
                 }
                 // CLOSE
                 4 => {
@@ -323,13 +372,13 @@ impl Bot {
         let name = m["name"].as_str().unwrap_or_default();
         let system = m["system"] == true;
         match (system, name) {
-            // The first map, or a map change while in the game.
-            (true, "MAP_CHANGE") if matches!(self.phase, Phase::Connected | Phase::InGame) => {
+            // The join's map (READY was sent with the join): accepted.
+            (true, "MAP_CHANGE") if self.phase == Phase::Joining => self.phase = Phase::InGame,
+            // A map change while in the game.
+            (true, "MAP_CHANGE") if self.phase == Phase::InGame => {
                 // Ticks restart with the map: nothing of the previous
                 // one is acknowledged or scheduled.
-                if self.phase == Phase::InGame {
-                    self.map_changes += 1;
-                }
+                self.map_changes += 1;
                 self.snap_tick = -1;
                 self.next_input = None;
                 self.queued
@@ -337,25 +386,7 @@ impl Bot {
                 self.phase = Phase::Loading;
                 self.flush();
             }
-            (true, "CON_READY") if self.phase == Phase::Loading => {
-                let fields = match self.version {
-                    Version::V06 => json!({"name": self.name, "clan": "teeoracle",
-                        "country": -1, "skin": "default", "use_custom_color": 0,
-                        "color_body": 0, "color_feet": 0}),
-                    _ => json!({"name": self.name, "clan": "teeoracle", "country": -1,
-                        "skin_part_names": ["standard", "", "", "standard", "standard", "standard"],
-                        "use_custom_colors": [0, 0, 0, 0, 0, 0],
-                        "skin_part_colors": [0, 0, 0, 0, 0, 0]}),
-                };
-                let info = json!({"system": false, "name": "Cl_StartInfo", "fields": fields});
-                self.queued.push((true, info));
-                self.queued.push((
-                    true,
-                    json!({"system": true, "name": "ENTERGAME", "fields": {}}),
-                ));
-                self.phase = Phase::InGame;
-                self.flush();
-            }
+            (true, "CON_READY") if self.phase == Phase::Loading => self.enter(),
             (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
                 if let Some(t) = m["fields"]["tick"].as_i64() {
                     self.snap_tick = self.snap_tick.max(t.clamp(-1, i64::from(i32::MAX)) as i32);
@@ -462,18 +493,101 @@ mod tests {
         // The server's CONNECTACCEPT with its token; the ACCEPT, as in the
         // corpus capture A (frames 2 and 3).
         bot.receive(&hex::decode("10000002544b454eee2b3b76").unwrap());
-        assert_eq!(bot.phase(), Phase::Connected);
+        assert_eq!(bot.phase(), Phase::Joining, "the join is sent whole");
         assert_eq!(
             hex::encode(bot.poll_transmit().unwrap()),
             "10000003ee2b3b76"
         );
-        // INFO, vital seq 1, carrying the token.
-        let info = bot.poll_transmit().unwrap();
-        assert_eq!(
-            hex::encode(&info),
-            "00000141070103302e3620363236666365396137373864663464340000ee2b3b76"
-        );
+        // Then INFO, READY, the start info and ENTERGAME in one packet,
+        // vital 1 to 4, carrying the token.
+        let join = bot.poll_transmit().unwrap();
         assert_eq!(bot.poll_transmit(), None);
+        assert_eq!(
+            messages_in(&join),
+            vec![
+                (1, "INFO".to_string()),
+                (2, "READY".to_string()),
+                (3, "Cl_StartInfo".to_string()),
+                (4, "ENTERGAME".to_string())
+            ],
+            "the join's packet"
+        );
+        assert!(hex::encode(&join).ends_with("ee2b3b76"), "no token");
+        // The server's MAP_CHANGE and CON_READY of the join need no
+        // answer; the map is no map change.
+        bot.receive(&from_server(1, &[map_change("dm1")]));
+        bot.receive(&from_server(
+            2,
+            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
+        ));
+        assert_eq!(bot.map_changes(), 0, "the join's map counted as a change");
+        assert_eq!(bot.phase(), Phase::InGame);
+        bot.flush();
+        assert_eq!(bot.poll_transmit(), None, "the join's map was answered");
+    }
+
+    /// The (vital sequence, message name) of each chunk of a 0.6 datagram.
+    fn messages_in(d: &[u8]) -> Vec<(u64, String)> {
+        let ctx = PacketCtx {
+            version: Some(Version::V06),
+            token: TokenMode::Present,
+        };
+        let packet = Packet::decode(&mut Reader::new(d, Mode::Strict), ctx).unwrap();
+        let Packet::Connection(p) = &packet else {
+            return Vec::new();
+        };
+        let contents = p.contents();
+        let v = serde_json::to_value(PacketJson::new(&packet, contents.as_ref(), 0)).unwrap();
+        v["chunks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                (
+                    c["seq"].as_u64().unwrap_or(0),
+                    c["message"]["name"].as_str().unwrap_or("?").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_silent_bot_says_one_last_keepalive() {
+        let mut bot = in_game();
+        bot.go_silent();
+        assert_eq!(
+            hex::encode(bot.poll_transmit().unwrap()),
+            "10020000ee2b3b76",
+            "KEEPALIVE acknowledging vital 2"
+        );
+        assert_eq!(bot.phase(), Phase::Closed);
+        bot.send_inputs(2, 0, |_| [0; 10]);
+        bot.say("still here");
+        bot.keepalive();
+        assert_eq!(bot.poll_transmit(), None, "a silent bot sent something");
+    }
+
+    #[test]
+    fn a_map_change_is_answered_with_ready_then_entergame() {
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[map_change("ctf1")]));
+        assert_eq!(bot.phase(), Phase::Loading);
+        assert_eq!(
+            messages_in(&bot.poll_transmit().unwrap()),
+            vec![(5, "READY".to_string())]
+        );
+        bot.receive(&from_server(
+            4,
+            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
+        ));
+        assert_eq!(bot.phase(), Phase::InGame);
+        assert_eq!(
+            messages_in(&bot.poll_transmit().unwrap()),
+            vec![
+                (6, "Cl_StartInfo".to_string()),
+                (7, "ENTERGAME".to_string())
+            ]
+        );
     }
 
     /// A server datagram (0.6, with a token) carrying `messages` as vital

@@ -2,18 +2,25 @@
 //! temporary home, the bots driven through the scenario on the server's
 //! ticks, the server stopped, its files collected.
 //!
-//! The clock: every action is scheduled at a scenario tick. The bots with
-//! the earliest join connect at once (as soon as the server answers);
-//! scenario tick 0 is the server tick at which the first of them was
-//! accepted, which is the first tick of the teehistorian file (found by
-//! placing that moment on the server's tick grid, which the arrival
-//! times of the first 2 snapshots give). A snapshot of server tick `t`
-//! puts the clock at `offset + (t - base)`: on the first map `offset` is
-//! 0 and `base` that tick; a map change restarts the server's ticks, so
-//! `base` becomes 0 and `offset` the clock's next tick. Actions are sent
-//! as soon as the snapshot that makes them due arrives (the server reads
-//! them before its next tick), and inputs are sent ahead with their
-//! intended tick.
+//! The clock: every action is scheduled at a scenario tick, and sent in
+//! the middle of that tick on the server's tick grid, so that the server
+//! (which reads its socket between ticks) handles it on exactly that tick
+//! whatever the load, with half a tick to spare either side. The grid of
+//! a map is placed by its snapshots (a snapshot of tick `t` leaves the
+//! server just after tick `t` began; the earliest arrival less `t` ticks
+//! is the map's tick 0) and, until one comes after a map change, by the
+//! MAP_CHANGE (sent just before the new map's tick 0). The bots with the
+//! earliest join connect at once; scenario tick 0 is the server tick at
+//! which the first of them was accepted, which is the first tick of the
+//! teehistorian file (the server, empty until then, handles that join on
+//! the tick its first datagram woke it in: the moment of the bot's last
+//! hello, placed on the grid). On the first map scenario tick `s` is
+//! server tick `base + s`; a map change restarts the server's ticks, and
+//! the new map's tick 0 is the scenario tick after the one the remote
+//! console command that changed the map was sent on (or after the
+//! clock's tick when the map changed, for a change the scenario did not
+//! ask for). A join is sent whole ([`Bot`]), so it lands on its tick;
+//! inputs are sent ahead with their intended tick.
 
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, ticks};
@@ -32,15 +39,20 @@ pub const PORT: u16 = 8303;
 pub const RCON_PASSWORD: &str = "teeoracle";
 /// How often the sockets are read.
 const STEP: Duration = Duration::from_millis(2);
-/// How often while a bot is in its handshake.
+/// How often while a bot waits for the server's answer to its hello or
+/// to a map change (its next step is due at once).
 const QUICK_STEP: Duration = Duration::from_micros(200);
 /// A game tick.
 const TICK: Duration = Duration::from_millis(20);
 /// How often connecting bots are kept going (a game tick).
 const KEEPALIVE: Duration = TICK;
-/// Snapshots that place the server's tick grid before the clock starts
-/// (one every 10 ticks until a bot sends input).
+/// Snapshots that place the first map's tick grid before the clock
+/// starts (one every 10 ticks until a bot sends input, then one every
+/// other tick): the clock has started by scenario tick 20.
 const GRID_SAMPLES: u32 = 2;
+/// The operator logs in to the remote console (and starts the demo) at
+/// this scenario tick at the earliest, when the clock has surely started.
+const OPERATOR_TICK: u32 = 25;
 /// Inputs are sent this many ticks ahead of the newest snapshot (more
 /// than the 10 ticks between snapshots before the first input).
 const LEAD: i32 = 12;
@@ -161,6 +173,10 @@ struct Running<'p> {
     join_tick: u32,
     /// The scenario tick it last entered the game at.
     entered: Option<u32>,
+    /// The scenario tick it was sent to connect on (0: at once).
+    connect_tick: Option<u32>,
+    /// When it last said hello (0.6 CONNECT, 0.7 TOKEN).
+    last_hello: Option<Instant>,
     said: usize,
     outcome: BotOutcome,
 }
@@ -174,16 +190,19 @@ impl Running<'_> {
 
 /// The scenario clock.
 struct Clock {
-    /// When it last moved.
-    advanced: Instant,
     /// The map it counts on (0: the first).
     map: u32,
-    /// That map's first snapshot tick, once one came.
+    /// The server tick of scenario tick `offset` on that map, once known.
     base: Option<i32>,
     /// The clock when that map began.
     offset: u32,
-    /// Now, once the first snapshot came.
+    /// Now: the last scenario tick whose middle has passed, once the
+    /// clock started.
     now: Option<u32>,
+    /// The map's tick 0 on this machine's clock.
+    zero: Option<Instant>,
+    /// Snapshots that placed `zero` (none: the MAP_CHANGE did).
+    samples: u32,
 }
 
 impl Clock {
@@ -208,14 +227,13 @@ pub struct Session<'a> {
     logged_in: bool,
     demo_running: bool,
     rcon_done: usize,
+    /// The scenario tick of the last remote console command that changes
+    /// the map, until the map changes.
+    map_command: Option<u32>,
     started: Instant,
     last_keepalive: Instant,
-    /// When the first bot's connection was accepted.
-    first_accept: Option<Instant>,
-    /// The first map's tick 0 as the snapshots place it (the earliest
-    /// arrival less the ticks, over [`GRID_SAMPLES`] snapshots or more).
-    tick_zero: Option<Instant>,
-    grid_samples: u32,
+    /// When the first bot to be accepted said its last hello.
+    first_hello: Option<Instant>,
     /// The scenario is over: the bots leave and the server is stopped,
     /// whose goodbyes are no drops.
     over: bool,
@@ -250,6 +268,8 @@ impl<'a> Session<'a> {
                 map_base: 0,
                 join_tick: ticks(plan.join),
                 entered: None,
+                connect_tick: None,
+                last_hello: None,
                 said: 0,
                 outcome: BotOutcome {
                     name: plan.name.clone(),
@@ -272,22 +292,22 @@ impl<'a> Session<'a> {
             capture,
             bots,
             clock: Clock {
-                advanced: now,
                 map: 0,
                 base: None,
                 offset: 0,
                 now: None,
+                zero: None,
+                samples: 0,
             },
             map: 0,
             logged_in: false,
             demo_running: false,
             rcon_done: 0,
+            map_command: None,
             started: now,
             last_keepalive: now,
             over: false,
-            first_accept: None,
-            tick_zero: None,
-            grid_samples: 0,
+            first_hello: None,
             first_join,
         })
     }
@@ -313,6 +333,7 @@ impl<'a> Session<'a> {
         for i in 0..self.bots.len() {
             if self.bots[i].plan.join <= self.first_join {
                 self.bots[i].bot.connect();
+                self.bots[i].connect_tick = Some(0);
             }
         }
         loop {
@@ -346,12 +367,12 @@ impl<'a> Session<'a> {
                     return Ok(());
                 }
             }
-            // A bot in its handshake is answered at once, so that a join
-            // keeps to the tick it was scheduled at.
+            // A bot waiting for the server's answer sends its next step at
+            // once, so that a join keeps to the tick it was sent on.
             let handshake = self
                 .bots
                 .iter()
-                .any(|r| matches!(r.bot.phase(), Phase::Connected | Phase::Loading));
+                .any(|r| matches!(r.bot.phase(), Phase::Connecting | Phase::Loading));
             std::thread::sleep(if handshake { QUICK_STEP } else { STEP });
         }
     }
@@ -420,9 +441,10 @@ impl<'a> Session<'a> {
     /// `scenario`), sends inputs and what the bots have to say.
     fn step(&mut self, scenario: bool) -> std::io::Result<()> {
         let mut buf = [0u8; 2048];
-        for r in &mut self.bots {
-            let me = r.socket.local_addr()?;
+        for i in 0..self.bots.len() {
+            let me = self.bots[i].socket.local_addr()?;
             for _ in 0..MAX_RECEIVED_PER_STEP {
+                let r = &mut self.bots[i];
                 let Ok((n, from)) = r.socket.recv_from(&mut buf) else {
                     break;
                 };
@@ -430,29 +452,44 @@ impl<'a> Session<'a> {
                 let (phase, snap) = (r.bot.phase(), r.bot.snap_tick());
                 r.bot.receive(&buf[..n]);
                 let at = Instant::now();
-                if phase == Phase::Connecting && r.bot.phase() != Phase::Connecting {
-                    self.first_accept.get_or_insert(at);
+                let (map, tick) = (r.map(), r.bot.snap_tick());
+                if phase == Phase::Connecting
+                    && r.bot.phase() != Phase::Connecting
+                    && self.first_hello.is_none()
+                {
+                    self.first_hello = Some(r.last_hello.unwrap_or(at));
                 }
-                // The first map's tick grid, from when its snapshots come.
-                if r.map() == 0 && r.bot.snap_tick() > snap {
-                    let tick = TICK * u32::try_from(r.bot.snap_tick()).unwrap_or(0);
-                    if let Some(start) = at.checked_sub(tick) {
-                        self.tick_zero = Some(self.tick_zero.map_or(start, |z| z.min(start)));
-                        self.grid_samples += 1;
-                    }
+                if map > self.map {
+                    self.new_map(map, at);
+                }
+                // The map's tick grid, from when its snapshots come.
+                if map == self.map
+                    && tick > snap
+                    && let Some(start) = at.checked_sub(TICK * u32::try_from(tick).unwrap_or(0))
+                {
+                    self.clock.zero = match (self.clock.samples, self.clock.zero) {
+                        (0, _) | (_, None) => Some(start),
+                        (_, Some(z)) => Some(z.min(start)),
+                    };
+                    self.clock.samples += 1;
                 }
             }
         }
         let now = self.clock.now;
+        let offset = self.clock.offset;
         for r in &mut self.bots {
             if r.bot.phase() == Phase::InGame && r.outcome.joined.is_none() {
-                r.outcome.joined = Some(now.unwrap_or(0));
+                r.outcome.joined = Some(r.connect_tick.unwrap_or(0));
             }
-            // Entered the game (again, after a map change): when.
+            // Entered the game (again, after a map change): when. A join
+            // is on its tick; a map's first entry on its first tick.
             if r.bot.phase() != Phase::InGame {
                 r.entered = None;
             } else if r.entered.is_none() {
-                r.entered = Some(now.unwrap_or(0));
+                r.entered = Some(match r.bot.map_changes() {
+                    0 => r.connect_tick.unwrap_or(0),
+                    _ => offset,
+                });
             }
             let gone = r.outcome.left.is_some() || r.outcome.silent.is_some();
             if r.bot.phase() == Phase::Closed
@@ -468,80 +505,19 @@ impl<'a> Session<'a> {
                 }
             }
         }
-        // The map the server is on, and the newest snapshot of it.
-        self.map = self
-            .bots
-            .iter()
-            .map(Running::map)
-            .max()
-            .unwrap_or(0)
-            .max(self.map);
-        let newest = self
-            .bots
-            .iter()
-            .filter(|r| r.map() == self.map && r.bot.phase() == Phase::InGame)
-            .map(|r| r.bot.snap_tick())
-            .max()
-            .filter(|&t| t >= 0);
-        let mut advanced = false;
-        // With no bot connected the server sends nothing: the clock goes
-        // on with the wall clock from where the last snapshot left it.
-        let anyone = self
-            .bots
-            .iter()
-            .any(|r| !matches!(r.bot.phase(), Phase::Idle | Phase::Closed));
-        if let (false, Some(last)) = (anyone, self.clock.now) {
-            let since = self.clock.advanced.elapsed().as_millis() / 20;
-            let at = last.saturating_add(u32::try_from(since).unwrap_or(u32::MAX));
-            if at > last {
-                self.clock.now = Some(at);
-                self.clock.advanced = Instant::now();
-                advanced = true;
-            }
-        }
-        // The clock's zero: the server tick at which the first bot's
-        // connection was accepted (the first tick of the teehistorian
-        // file), placed on the tick grid once enough snapshots came.
+        // The clock's zero: the server tick at which the first bot was
+        // accepted (the first tick of the teehistorian file), placed on
+        // the tick grid once enough snapshots came.
         if self.clock.base.is_none()
-            && self.grid_samples >= GRID_SAMPLES
-            && let (Some(accepted), Some(zero)) = (self.first_accept, self.tick_zero)
+            && self.clock.map == 0
+            && self.clock.samples >= GRID_SAMPLES
+            && let (Some(hello), Some(zero)) = (self.first_hello, self.clock.zero)
         {
-            let since = accepted.saturating_duration_since(zero);
-            let tick = since.as_millis() / TICK.as_millis();
+            let since = hello.saturating_duration_since(zero);
+            let tick = since.as_micros() / TICK.as_micros();
             self.clock.base = Some(i32::try_from(tick).unwrap_or(i32::MAX));
         }
-        // A new map starts its ticks again: the clock goes on from the
-        // tick the map changed at.
-        if self.clock.map != self.map {
-            self.clock.offset = self.clock.now.map_or(0, |n| n + 1);
-            self.clock.base = Some(0);
-            self.clock.map = self.map;
-        }
-        if let Some(t) = newest.filter(|_| self.clock.base.is_some()) {
-            let at = self.clock.at(t);
-            if self.clock.now.is_none_or(|n| at > n) {
-                self.clock.now = Some(at);
-                self.clock.advanced = Instant::now();
-                advanced = true;
-            }
-        }
-        // The operator logs in to the remote console as soon as it is in
-        // the game, and starts the demo.
-        let needs_rcon = self.scenario.demo
-            || !self.scenario.rcon.is_empty()
-            || self.flavor == Flavor::Teeworlds;
-        if let Some(op) = self.bots.first_mut()
-            && !self.logged_in
-            && needs_rcon
-            && op.bot.phase() == Phase::InGame
-        {
-            op.bot.rcon_login(RCON_PASSWORD);
-            self.logged_in = true;
-            if self.scenario.demo {
-                op.bot.rcon("record teeoracle");
-                self.demo_running = true;
-            }
-        }
+        let advanced = self.tick_clock();
         if advanced && scenario {
             self.actions();
         }
@@ -556,7 +532,7 @@ impl<'a> Session<'a> {
             // bot's first inputs are for [`FIRST_INPUT`] ticks after it
             // entered (or the map began), and never before
             // [`FIRST_INPUT_OF_RUN`] (the clock is set before then).
-            let Some(base) = clock.base else {
+            let (Some(base), true) = (clock.base, clock.map == map) else {
                 r.bot.send_inputs(LEAD, i32::MAX, |_| [0; 10]);
                 continue;
             };
@@ -578,24 +554,87 @@ impl<'a> Session<'a> {
         self.transmit()
     }
 
+    /// The server changed to its `map`-th map (a bot saw MAP_CHANGE at
+    /// `at`): its ticks start again, at the tick after the command that
+    /// changed it.
+    fn new_map(&mut self, map: u32, at: Instant) {
+        self.map = map;
+        let after_now = self.clock.now.map_or(0, |n| n + 1);
+        self.clock.offset = self.map_command.take().map_or(after_now, |c| c + 1);
+        self.clock.base = Some(0);
+        self.clock.map = map;
+        self.clock.zero = Some(at);
+        self.clock.samples = 0;
+    }
+
+    /// Moves the clock to the last scenario tick whose middle has passed
+    /// on the grid; whether it moved.
+    fn tick_clock(&mut self) -> bool {
+        let c = &mut self.clock;
+        let (Some(zero), Some(base)) = (c.zero, c.base) else {
+            return false;
+        };
+        let since = Instant::now().saturating_duration_since(zero).as_micros();
+        let Some(half_past) = since.checked_sub(TICK.as_micros() / 2) else {
+            return false;
+        };
+        let tick = i64::try_from(half_past / TICK.as_micros()).unwrap_or(i64::MAX);
+        let Some(ahead) = tick
+            .checked_sub(i64::from(base))
+            .filter(|&a| a >= 0)
+            .and_then(|a| u32::try_from(a).ok())
+        else {
+            return false;
+        };
+        let at = c.offset.saturating_add(ahead);
+        if c.now.is_none_or(|n| at > n) {
+            c.now = Some(at);
+            return true;
+        }
+        false
+    }
+
     /// What the scenario has due at the clock's tick.
     fn actions(&mut self) {
         let Some(now) = self.clock.now else {
             return;
         };
         let map = self.map;
+        let needs_rcon = self.scenario.demo
+            || !self.scenario.rcon.is_empty()
+            || self.flavor == Flavor::Teeworlds;
         for (i, r) in self.bots.iter_mut().enumerate() {
             if r.bot.phase() == Phase::Idle && r.join_tick <= now {
                 r.map_base = map;
                 r.bot.connect();
+                r.connect_tick = Some(now);
+            }
+            // The operator logs in to the remote console once in the
+            // game (at a tick the clock has surely reached), and starts
+            // the demo.
+            if i == 0
+                && !self.logged_in
+                && needs_rcon
+                && r.bot.phase() == Phase::InGame
+                && r.entered.is_some_and(|e| now >= (e + 1).max(OPERATOR_TICK))
+            {
+                r.bot.rcon_login(RCON_PASSWORD);
+                self.logged_in = true;
+                if self.scenario.demo {
+                    r.bot.rcon("record teeoracle");
+                    self.demo_running = true;
+                }
             }
             if r.bot.phase() == Phase::InGame {
-                if i == 0 {
+                if i == 0 && self.logged_in {
                     while let Some((at, cmd)) = self.scenario.rcon.get(self.rcon_done) {
                         if ticks(*at) > now {
                             break;
                         }
                         r.bot.rcon(cmd);
+                        if changes_map(cmd) {
+                            self.map_command = Some(now);
+                        }
                         self.rcon_done += 1;
                     }
                 }
@@ -631,10 +670,19 @@ impl<'a> Session<'a> {
         for r in &mut self.bots {
             let me = r.socket.local_addr()?;
             while let Some(d) = r.bot.poll_transmit() {
+                if r.bot.phase() == Phase::Connecting {
+                    r.last_hello = Some(Instant::now());
+                }
                 self.capture.packet(me, self.server_addr, &d)?;
                 let _ = r.socket.send_to(&d, self.server_addr);
             }
         }
         Ok(())
     }
+}
+
+/// Whether a remote console command changes (or reloads) the map.
+fn changes_map(command: &str) -> bool {
+    let word = command.split_whitespace().next().unwrap_or("");
+    matches!(word, "change_map" | "reload" | "sv_map")
 }

@@ -1,3 +1,4 @@
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 //! teeoracle: a byte-exact reference oracle for the Teeworlds/DDNet binary
 //! formats.

@@ -1,5 +1,7 @@
 //! The `teeoracle` command line.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 
 fn main() {

@@ -6,11 +6,50 @@
 //! feeds it the [`Case`]s of a [`Suite`] and compares its JSON with
 //! [`expect`]'s, restricted to the paths it declares ([`compare`]).
 //! Every unit's JSON is made by the same types the command line prints.
+//!
+//! The runner is this module's too: an [`Adapter`] answers cases (a
+//! [`Process`] runs another program by the contract, an [`InProcess`]
+//! adapter calls Rust code), [`judge`] turns a case and an [`Answer`] into
+//! an [`Outcome`], and [`run`] (or [`run_parallel`]) gives a [`Report`],
+//! printed as text, JSON or JUnit. A Rust implementation runs the whole
+//! suite from its own tests:
+//!
+//! ```
+//! use teeoracle::conform::{self, Answer, Case, InProcess, Info, Input, Suite, Unit};
+//!
+//! // An implementation of the varint unit (here: teeoracle's own).
+//! fn my_decoder(case: &Case) -> Answer {
+//!     match &case.input {
+//!         Input::Bytes(b) => match teeoracle::packer::read_ints(b) {
+//!             Ok(ints) => Answer::Decoded(serde_json::json!({ "ints": ints })),
+//!             Err(e) => Answer::Rejected(e.to_string()),
+//!         },
+//!         Input::Json(_) => Answer::Rejected("no encoder".into()),
+//!     }
+//! }
+//!
+//! let suite = Suite::builtin(&[], Vec::new()).only(&[Unit::Varint]);
+//! let info = Info::new("mine", "0.1").unit(Unit::Varint, false);
+//! let mut adapter = InProcess::new(info, my_decoder);
+//! let report = conform::run(&suite, &mut adapter, None).unwrap();
+//! let mut text = Vec::new();
+//! report.write_text(&mut text).unwrap();
+//! assert!(!report.failed, "{}", String::from_utf8_lossy(&text));
+//! ```
 
+mod adapter;
 mod compare;
+mod judge;
+mod report;
 mod suite;
 
+pub use adapter::{
+    ANSWER_CAP, Adapter, Answer, Failure, FailureKind, InProcess, Info, Process, SHOWN_OUTPUT,
+    STDERR_TAIL, StartError, UnitInfo, reference, reference_answer,
+};
 pub use compare::{Difference, FieldSet, compare};
+pub use judge::{Outcome, Verdict, judge};
+pub use report::{Counts, Report, RunError, SuiteInfo, Summary, run, run_parallel};
 pub use suite::{SEED, SUITE_VERSION, Suite};
 
 use crate::codec::{Mode, Reader};

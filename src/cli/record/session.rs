@@ -63,6 +63,12 @@ const FIRST_INPUT: u32 = 12;
 const FIRST_INPUT_OF_RUN: u32 = 100;
 /// Datagrams a bot reads per step at most (a server sends a few per tick).
 const MAX_RECEIVED_PER_STEP: usize = 256;
+/// The bots' ports (the `i`-th bot's is this plus `i`): the namespace is
+/// ours, and the server logs its clients' addresses.
+const BOT_PORTS: u16 = 20000;
+/// How often the server is asked whether it listens, before the first
+/// join.
+const PROBE_EVERY: Duration = Duration::from_millis(2);
 /// A server that has sent no snapshot by then never answered.
 const ANSWER_WITHIN: Duration = Duration::from_secs(15);
 /// Wall time a run may take beyond its scenario's seconds.
@@ -257,7 +263,12 @@ impl<'a> Session<'a> {
             .fold(f64::INFINITY, f64::min);
         let mut bots = Vec::new();
         for (i, (plan, &version)) in scenario.bots.iter().zip(versions).enumerate() {
-            let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
+            let port = u16::try_from(i)
+                .ok()
+                .and_then(|i| BOT_PORTS.checked_add(i))
+                .unwrap_or(0);
+            let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, port))
+                .or_else(|_| UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)))?;
             socket.set_nonblocking(true)?;
             let seed = seed.wrapping_add(i as u64);
             bots.push(Running {
@@ -330,13 +341,29 @@ impl<'a> Session<'a> {
         let end_tick = ticks(self.scenario.seconds);
         let kill_tick = self.scenario.kill_server.map(ticks);
         let deadline = self.started + Duration::from_secs_f64(self.scenario.seconds) + GRACE;
-        for i in 0..self.bots.len() {
-            if self.bots[i].plan.join <= self.first_join {
-                self.bots[i].bot.connect();
-                self.bots[i].connect_tick = Some(0);
-            }
-        }
+        // The first join waits for the server's first answer to a probe
+        // (a 0.7 TOKEN request from a socket of its own, not captured),
+        // asked every 2 ms from the start: the server reads what waited
+        // in its socket when its loop starts, on its tick 0, and an empty
+        // server handles the next datagram before it counts the ticks it
+        // slept through, so the first bot joins on tick 0 in every run.
+        let mut probe = Some(Probe::new()?);
+        let mut last_probe: Option<Instant> = None;
         loop {
+            if let Some(p) = &probe {
+                if p.answered() {
+                    probe = None;
+                    for i in 0..self.bots.len() {
+                        if self.bots[i].plan.join <= self.first_join {
+                            self.bots[i].bot.connect();
+                            self.bots[i].connect_tick = Some(0);
+                        }
+                    }
+                } else if last_probe.is_none_or(|l| l.elapsed() >= PROBE_EVERY) {
+                    p.ask(self.server_addr);
+                    last_probe = Some(Instant::now());
+                }
+            }
             if self.stop.load(Ordering::Relaxed) {
                 outcome.interrupted = true;
                 return Ok(());
@@ -373,7 +400,11 @@ impl<'a> Session<'a> {
                 .bots
                 .iter()
                 .any(|r| matches!(r.bot.phase(), Phase::Connecting | Phase::Loading));
-            std::thread::sleep(if handshake { QUICK_STEP } else { STEP });
+            std::thread::sleep(if handshake || probe.is_some() {
+                QUICK_STEP
+            } else {
+                STEP
+            });
         }
     }
 
@@ -685,4 +716,33 @@ impl<'a> Session<'a> {
 fn changes_map(command: &str) -> bool {
     let word = command.split_whitespace().next().unwrap_or("");
     matches!(word, "change_map" | "reload" | "sv_map")
+}
+
+/// The question whether the server listens: a 0.7 TOKEN request (which
+/// DDNet and Teeworlds 0.7.5 answer without making a client) from a
+/// socket of its own.
+struct Probe {
+    socket: UdpSocket,
+    hello: Vec<u8>,
+}
+
+impl Probe {
+    fn new() -> std::io::Result<Probe> {
+        let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0))?;
+        socket.set_nonblocking(true)?;
+        let mut bot = Bot::new("probe", Version::V07, 0);
+        bot.connect();
+        let hello = bot.poll_transmit().unwrap_or_default();
+        Ok(Probe { socket, hello })
+    }
+
+    fn ask(&self, server: SocketAddr) {
+        let _ = self.socket.send_to(&self.hello, server);
+    }
+
+    /// Whether anything came back.
+    fn answered(&self) -> bool {
+        let mut buf = [0u8; 2048];
+        self.socket.recv_from(&mut buf).is_ok()
+    }
 }

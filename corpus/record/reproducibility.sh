@@ -18,7 +18,8 @@ teeworlds=${TEEWORLDS:-/usr/games/teeworlds-server}
 work=${WORK:-$(mktemp -d)}
 if [ $# -eq 0 ]; then
     set -- join_move_leave.ron mixed_06_07.ron two_map_changes.ron \
-        map_change_timeout_kill.ron sixty_six_clients.ron teeworlds_07.ron
+        map_change_timeout_kill.ron sixty_six_clients.ron teeworlds_07.ron \
+        gravity_base.ron
 fi
 echo "work folder: $work"
 for scenario in "$@"; do
@@ -53,6 +54,15 @@ for scenario in "$@"; do
             echo "$name pair $i: identical (record exits $(cat "$dir/a.exit") $(cat "$dir/b.exit"))"
         else
             echo "$name pair $i: differ:$differ (record exits $(cat "$dir/a.exit") $(cat "$dir/b.exit"))"
+            # What differs: each file's count of differences and the
+            # categories of its summary.
+            for d in "$dir"/*.diff; do
+                [ -e "$d" ] || continue
+                grep -q ' differences\{0,1\}$' "$d" || continue
+                count=$(grep -m1 -o '[0-9]* differences\{0,1\}$' "$d")
+                cats=$(sed -n '/^summary:/,$p' "$d" | sed 1d | sed 's/^ *//' | paste -sd ';' -)
+                echo "    $(basename "$d" .diff): $count; $cats"
+            done
         fi
     done
     echo "== $name: $same of $pairs pairs identical"

@@ -15,8 +15,8 @@
 //! lands on one server tick, the tick the answer was asked in, whatever
 //! the machine's load; a bot needs no map (the server does not check), so
 //! the server's MAP_CHANGE and CON_READY of the join need no answer. A
-//! MAP_CHANGE while in the game is answered with READY, its CON_READY
-//! with the start info and ENTERGAME. Once a snapshot of the map has
+//! MAP_CHANGE while in the game is answered with READY, the start info
+//! and ENTERGAME in one packet. Once a snapshot of the map has
 //! come, an INPUT goes out for every server tick, sent ahead with the
 //! tick it is meant for ([`Bot::send_inputs`]: DDNet keeps an input until
 //! its intended tick, so it is applied on exactly that tick),
@@ -55,8 +55,6 @@ pub enum Phase {
     /// The whole join sent; waiting for the server's MAP_CHANGE, which
     /// says it was accepted (a refusal is a CLOSE).
     Joining,
-    /// After a map change: READY sent, waiting for CON_READY.
-    Loading,
     /// In the game: inputs every tick.
     InGame,
     /// CLOSE sent or received.
@@ -374,7 +372,9 @@ impl Bot {
         match (system, name) {
             // The join's map (READY was sent with the join): accepted.
             (true, "MAP_CHANGE") if self.phase == Phase::Joining => self.phase = Phase::InGame,
-            // A map change while in the game.
+            // A map change while in the game: READY, the start info and
+            // ENTERGAME at once, as in the join, so the bot is back in the
+            // game on the new map's first tick.
             (true, "MAP_CHANGE") if self.phase == Phase::InGame => {
                 // Ticks restart with the map: nothing of the previous
                 // one is acknowledged or scheduled.
@@ -383,10 +383,8 @@ impl Bot {
                 self.next_input = None;
                 self.queued
                     .push((true, json!({"system": true, "name": "READY", "fields": {}})));
-                self.phase = Phase::Loading;
-                self.flush();
+                self.enter();
             }
-            (true, "CON_READY") if self.phase == Phase::Loading => self.enter(),
             (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
                 if let Some(t) = m["fields"]["tick"].as_i64() {
                     self.snap_tick = self.snap_tick.max(t.clamp(-1, i64::from(i32::MAX)) as i32);
@@ -568,26 +566,26 @@ mod tests {
     }
 
     #[test]
-    fn a_map_change_is_answered_with_ready_then_entergame() {
+    fn a_map_change_is_answered_with_ready_and_entergame_at_once() {
         let mut bot = in_game();
         bot.receive(&from_server(3, &[map_change("ctf1")]));
-        assert_eq!(bot.phase(), Phase::Loading);
-        assert_eq!(
-            messages_in(&bot.poll_transmit().unwrap()),
-            vec![(5, "READY".to_string())]
-        );
-        bot.receive(&from_server(
-            4,
-            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
-        ));
         assert_eq!(bot.phase(), Phase::InGame);
+        assert_eq!(bot.map_changes(), 1);
         assert_eq!(
             messages_in(&bot.poll_transmit().unwrap()),
             vec![
+                (5, "READY".to_string()),
                 (6, "Cl_StartInfo".to_string()),
                 (7, "ENTERGAME".to_string())
             ]
         );
+        // Its CON_READY needs no answer.
+        bot.receive(&from_server(
+            4,
+            &[json!({"system": true, "name": "CON_READY", "fields": {}})],
+        ));
+        bot.flush();
+        assert_eq!(bot.poll_transmit(), None);
     }
 
     /// A server datagram (0.6, with a token) carrying `messages` as vital

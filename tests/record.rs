@@ -464,3 +464,92 @@ fn a_07_client_beside_a_06_one_on_ddnet() {
     assert!(th.contains(r#"join cid=1 protocol="0.7""#), "{th}");
     assert!(th.contains(r#"join cid=0 protocol="0.6""#), "{th}");
 }
+
+/// `teeoracle diff OLD NEW --format json`: its exit code and document.
+fn diff_json(old: &Path, new: &Path) -> (Option<i32>, serde_json::Value) {
+    let run = common::run(&[
+        "diff",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let doc = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("diff printed no JSON ({e}):\n{}", printed(&run)));
+    (run.status.code(), doc)
+}
+
+/// Issue 23 items 4 and 5: two runs of one scenario record the same
+/// teehistorian file (diff exits 0), and one server setting changed over
+/// the remote console (`tune gravity 0.6` at 2 s instead of DDNet's
+/// default 0.5) stands out: diff exits 1 and names the first tick where a
+/// character moved differently, at or after the tune, and how many
+/// characters and ticks it affects.
+#[test]
+fn a_changed_setting_stands_out_and_two_runs_are_the_same() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/record");
+    let runs: Vec<_> = [
+        "gravity_base.ron",
+        "gravity_base.ron",
+        "gravity_changed.ron",
+    ]
+    .iter()
+    .map(|s| {
+        let (out, run, dir) = record_with(SERVER, &corpus.join(s), &[]);
+        assert_eq!(run.status.code(), Some(0), "{s}:\n{}", printed(&run));
+        (out, dir)
+    })
+    .collect();
+    let th = |i: usize| runs[i].0.join("server.teehistorian");
+
+    let (code, same) = diff_json(&th(0), &th(1));
+    assert_eq!(
+        code,
+        Some(0),
+        "two runs of gravity_base.ron differ: {}",
+        serde_json::to_string_pretty(&same["summary"]).unwrap()
+    );
+    assert_eq!(same["same"], true);
+
+    let (code, changed) = diff_json(&th(0), &th(2));
+    let shown = serde_json::to_string_pretty(&changed["movement"]).unwrap();
+    assert_eq!(code, Some(1), "the changed gravity made no difference");
+    // The tune itself: the first console command that differs.
+    let tune = changed["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["category"] == "console_command")
+        .unwrap_or_else(|| panic!("the tune is not among the differences: {changed}"));
+    let tune_tick = tune["tick"].as_i64().unwrap();
+    let movement = &changed["movement"];
+    let first = movement["first"]["tick"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no first divergence named: {shown}"));
+    assert!(
+        first >= tune_tick,
+        "characters moved differently at tick {first}, before the tune at {tune_tick}: {shown}"
+    );
+    assert!(
+        first <= tune_tick + 100,
+        "the first divergence at {first} is long after the tune at {tune_tick}: {shown}"
+    );
+    assert!(movement["characters"].as_u64().unwrap() > 0, "{shown}");
+    assert!(movement["ticks"].as_u64().unwrap() > 0, "{shown}");
+
+    // The folders too: paired by role, the teehistorian pair differs.
+    let (code, folders) = diff_json(&runs[0].0, &runs[2].0);
+    assert_eq!(code, Some(1), "{folders}");
+    let pair = folders["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["format"] == "teehistorian")
+        .unwrap_or_else(|| panic!("no teehistorian pair: {folders}"));
+    assert_eq!(pair["same"], false);
+    assert_eq!(pair["movement"]["first"]["tick"].as_i64(), Some(first));
+}

@@ -396,10 +396,7 @@ impl<'a> Session<'a> {
             }
             // A bot waiting for the server's answer sends its next step at
             // once, so that a join keeps to the tick it was sent on.
-            let handshake = self
-                .bots
-                .iter()
-                .any(|r| matches!(r.bot.phase(), Phase::Connecting | Phase::Loading));
+            let handshake = self.bots.iter().any(|r| r.bot.phase() == Phase::Connecting);
             std::thread::sleep(if handshake || probe.is_some() {
                 QUICK_STEP
             } else {

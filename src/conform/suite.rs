@@ -142,13 +142,13 @@ fn vectors() -> Vec<Case> {
         Huffman,
         "eof_only",
         "8a1b",
-        "only the end symbol (its 13-bit code, padded to 2 bytes): an empty payload",
+        "only the end symbol (its 15-bit code, padded to 2 bytes): an empty payload",
     );
     add(
         Huffman,
         "eof_only_padding_bits",
-        "8afb",
-        "only the end symbol, its 3 padding bits set: DDNet ignores them",
+        "8a9b",
+        "only the end symbol, its padding bit (the 16th) set: DDNet ignores it",
     );
     add(
         Huffman,
@@ -186,15 +186,15 @@ fn vectors() -> Vec<Case> {
         Huffman,
         "unaligned_abc",
         "1c658ba9a3e206",
-        "\"abc\": 53 bits with the end symbol; both writers pad the last byte with zeros",
+        "\"abc\": bits that end inside a byte; both writers pad the last byte with zeros",
     );
     // The legacy writer on bits that do not end on a byte boundary: its
     // last byte is the partial one, no zero byte after (a decode case of
     // such bytes reads as DDNet's flavor, so its encode case is DDNet's).
     for (name, raw, why) in [
-        ("empty", "", "the end symbol alone: 13 bits"),
-        ("abc", "616263", "\"abc\": 53 bits"),
-        ("hello", "68656c6c6f", "\"hello\": 84 bits"),
+        ("empty", "", "the end symbol alone: 15 bits"),
+        ("abc", "616263", "\"abc\""),
+        ("hello", "68656c6c6f", "\"hello\""),
     ] {
         let value = serde_json::json!({ "hex": raw, "flavor": "legacy" });
         cases.push(encode_vector(
@@ -544,6 +544,10 @@ mod tests {
         assert_eq!(
             huffman("huffman/vectors/legacy_unaligned_empty.encode"),
             (Class::MustAccept, bytes("8a1b"))
+        );
+        assert_eq!(
+            huffman("huffman/vectors/eof_only_padding_bits"),
+            (Class::DdnetQuirk, decoded("", "none"))
         );
         assert_eq!(
             huffman("huffman/vectors/eof_only_trailing_byte"),

@@ -370,6 +370,37 @@ fn demo_ticks(input: &[u8], v: &mut Value, inline_absolute: bool, keyframe_lost:
     }
 }
 
+/// The reference's answer to `case` with its input bytes changed by `f`
+/// (a buggy reader of the original is the reference on changed bytes).
+fn on_changed_input(case: &Case, f: impl FnOnce(&mut Vec<u8>, &Value)) -> Answer {
+    let Answer::Decoded(v) = reference_answer(case) else {
+        return reference_answer(case);
+    };
+    let mut input = bytes(case).to_vec();
+    f(&mut input, &v);
+    match teeoracle::conform::expect(case.unit, &input) {
+        Ok(v) => Answer::Decoded(v),
+        Err(r) => Answer::Rejected(r.0),
+    }
+}
+
+/// The offsets of a demo's data chunks whose size takes `escape` (30: one
+/// more byte, 31: two more, little-endian).
+fn demo_size_escapes(input: &[u8], v: &Value, escape: u8) -> Vec<usize> {
+    let mut out = Vec::new();
+    for e in v["events"].as_array().into_iter().flatten() {
+        let at = e["offset"].as_u64().unwrap_or(0) as usize;
+        if e["kind"] != "tick"
+            && input
+                .get(at)
+                .is_some_and(|b| b & 0x80 == 0 && b & 0x1f == escape)
+        {
+            out.push(at);
+        }
+    }
+    out
+}
+
 // ---- the mutants ----
 
 fn mutants() -> Vec<Mutant> {
@@ -937,6 +968,30 @@ fn mutants() -> Vec<Mutant> {
             answer: |c| strict(c, |v| !v["end"]["truncated_bytes"].is_null()),
         },
         Mutant {
+            name: "demo_chunk_size_big_endian",
+            bug: "a demo chunk's two-byte size (size code 31) read big-endian",
+            units: &[Demo],
+            answer: |c| {
+                on_changed_input(c, |b, v| {
+                    for at in demo_size_escapes(&b.clone(), v, 31) {
+                        b.swap(at + 1, at + 2);
+                    }
+                })
+            },
+        },
+        Mutant {
+            name: "demo_chunk_size_one_byte_escape_off_by_30",
+            bug: "a demo chunk's one-byte size (size code 30) taken as 30 plus that byte",
+            units: &[Demo],
+            answer: |c| {
+                on_changed_input(c, |b, v| {
+                    for at in demo_size_escapes(&b.clone(), v, 30) {
+                        b[at + 1] = b[at + 1].wrapping_add(30);
+                    }
+                })
+            },
+        },
+        Mutant {
             name: "demo_version_unchecked",
             bug: "the header's version is not checked (DDNet plays 3 to 6)",
             units: &[Demo],
@@ -956,6 +1011,37 @@ fn mutants() -> Vec<Mutant> {
                         }
                         if r["kind"] == "tick_skip" {
                             behind += 1;
+                        }
+                    }
+                })
+            },
+        },
+        Mutant {
+            name: "teehistorian_implicit_tick_below_only",
+            bug: "a player record starts a new tick only when its client id is below the previous one's (DDNet: at or below)",
+            units: &[Teehistorian],
+            answer: |c| {
+                decoded(c, |_, v| {
+                    // The two rules counted side by side; each record's
+                    // tick moves by how far the wrong one is off.
+                    let (mut ok, mut bug, mut last) = (0i64, 0i64, None::<i64>);
+                    for r in v["records"].as_array_mut().into_iter().flatten() {
+                        match r["kind"].as_str().unwrap_or("") {
+                            "player_diff" | "player_new" | "player_old" => {
+                                let cid = r["cid"].as_i64().unwrap_or(0);
+                                if last.is_none_or(|l| cid <= l) {
+                                    ok += 1;
+                                }
+                                if last.is_none_or(|l| cid < l) {
+                                    bug += 1;
+                                }
+                                last = Some(cid);
+                            }
+                            "tick_skip" => last = None,
+                            _ => {}
+                        }
+                        if let Some(t) = r["tick"].as_i64() {
+                            r["tick"] = json!(t + bug - ok);
                         }
                     }
                 })

@@ -12,15 +12,38 @@ use teeoracle::conform::{Unit, encode, expect};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if args.get(1).map(String::as_str) == Some("wrong-adapter") {
-        wrong_adapter(&args[2..]);
-        return;
+    match args.get(1).map(String::as_str) {
+        Some("wrong-adapter") => return wrong_adapter(&args[2..]),
+        Some("oneshot-adapter") => return oneshot_adapter(&args[2], &args[3..]),
+        Some("dying-batch") => return dying_batch(&args[2..]),
+        Some("runaway") => return runaway(&args[2], &args[3..]),
+        Some("typo-adapter") => {
+            let info = json!({"name": "typo", "version": "0", "units": {
+                "packet06": {"decode": true, "fields": ["packet.flags", "packet.acks"]}}});
+            return println!("{info}");
+        }
+        _ => {}
     }
     let tests = vec![
         Trial::test("reference_adapter_passes_every_case", reference_passes),
         Trial::test("export_runs_like_the_builtin_suite", export_matches),
         Trial::test("wrong_adapter_findings", wrong_findings),
         Trial::test("separate_encoder_in_junit", separate_encoder_junit),
+        Trial::test("a_field_that_names_nothing_is_exit_2", typo_field),
+        Trial::test(
+            "a_case_that_compares_nothing_is_not_a_pass",
+            nothing_compared,
+        ),
+        Trial::test("unreadable_inputs_are_exit_2", unreadable_inputs),
+        Trial::test("reports_state_suite_and_coverage", reports_state_coverage),
+        Trial::test("a_crash_is_not_a_rejection", crash_is_not_rejection),
+        Trial::test("batch_stderr_is_kept", batch_stderr_kept),
+        Trial::test("runaway_output_is_capped", runaway_capped),
+        Trial::test("gen_refuses_counts_it_cannot_hold", gen_count_bound),
+        Trial::test("encode_mismatch_names_the_byte", encode_mismatch_offset),
+        Trial::test("wrong_value_headlines_the_basic_path", basic_path_first),
+        Trial::test("case_reruns_one_case", one_case),
+        Trial::test("in_process_adapter_runs_the_suite", in_process),
     ];
     libtest_mimic::run(&Arguments::from_args(), tests).exit();
 }
@@ -95,7 +118,21 @@ fn export_matches() -> Result<(), libtest_mimic::Failed> {
     let (code, exported) = teeoracle(&run);
     assert_eq!(code, 0);
     assert_eq!(builtin["cases"], exported["cases"]);
-    assert_eq!(builtin["suite"], exported["suite"]);
+    // The same suite, from another source.
+    let suite = |r: &Value| {
+        let mut s = r["suite"].clone();
+        s.as_object_mut().unwrap().remove("source");
+        s
+    };
+    assert_eq!(suite(&builtin), suite(&exported));
+    assert!(
+        exported["suite"]["source"]
+            .as_str()
+            .unwrap()
+            .starts_with("exported: "),
+        "{}",
+        exported["suite"]
+    );
     assert!(builtin["cases"].as_array().unwrap().len() > 100);
     Ok(())
 }
@@ -229,6 +266,16 @@ fn wrong_findings() -> Result<(), libtest_mimic::Failed> {
     for c in cases.iter().filter(|c| c["unit"] == "teehistorian") {
         match c["result"].as_str().unwrap() {
             "pass" => {}
+            // A file without records: the adapter's fields (records only)
+            // cover nothing of it.
+            "not_compared" => {
+                let id = c["id"].as_str().unwrap();
+                let case = builtin_case(id);
+                let teeoracle::conform::Expected::Json(v) = &case.expected else {
+                    panic!("{c:#}")
+                };
+                assert_eq!(v["records"], json!([]), "{c:#}");
+            }
             "wrong_value" => assert!(c["path"].as_str().unwrap().starts_with("records["), "{c:#}"),
             other => panic!("{other}: {c:#}"),
         }
@@ -237,10 +284,28 @@ fn wrong_findings() -> Result<(), libtest_mimic::Failed> {
         report["summary"]["findings"].as_u64().unwrap() as usize,
         cases
             .iter()
-            .filter(|c| !matches!(c["result"].as_str(), Some("pass" | "not_covered")))
+            .filter(|c| {
+                !matches!(
+                    c["result"].as_str(),
+                    Some("pass" | "not_covered" | "not_compared")
+                )
+            })
             .count()
     );
     Ok(())
+}
+
+/// A case of the built-in suite as `conform run` builds it (the same
+/// corpus folders; no generated cases).
+fn builtin_case(id: &str) -> teeoracle::conform::Case {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roots: Vec<_> = ["corpus", "../shared/corpus/upstream"]
+        .iter()
+        .map(|r| root.join(r))
+        .filter(|p| p.is_dir())
+        .collect();
+    let suite = teeoracle::conform::Suite::builtin(&roots, Vec::new());
+    suite.cases.into_iter().find(|c| c.id == id).unwrap()
 }
 
 /// Whether a huffman encode case asks for the legacy writer's zero byte, from the
@@ -448,5 +513,492 @@ fn separate_encoder_junit() -> Result<(), libtest_mimic::Failed> {
                 .contains("<failure")
         );
     }
+    Ok(())
+}
+
+/// Runs teeoracle with `args`: exit code, stdout, stderr.
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// This test binary as an adapter in `mode`.
+fn me(mode: &str) -> String {
+    format!("{} {mode}", std::env::current_exe().unwrap().display())
+}
+
+/// A one-shot adapter (no batch) of varint: teeoracle's answers, and its
+/// rejections in `how`: `proper` (the contract: a JSON error line, exit
+/// 1), `silent` (exit 1, a message on stderr only), `exit2`.
+fn oneshot_adapter(how: &str, args: &[String]) {
+    if args.first().map(String::as_str) == Some("info") {
+        let info = json!({"name": how, "version": "0",
+            "units": {"varint": {"decode": true, "encode": true}}});
+        return println!("{info}");
+    }
+    let mut input = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).unwrap();
+    let unit = Unit::from_name(&args[1]).unwrap();
+    let answer = match args[0].as_str() {
+        "decode" => expect(unit, &input).map(|v| format!("{v}\n").into_bytes()),
+        _ => encode(unit, &serde_json::from_slice(&input).unwrap()),
+    };
+    match (answer, how) {
+        (Ok(out), _) => std::io::stdout().write_all(&out).unwrap(),
+        (Err(r), "proper") => {
+            println!("{}", json!({"error": r.0}));
+            std::process::exit(1)
+        }
+        (Err(r), "silent") => {
+            eprintln!("error: {}", r.0);
+            std::process::exit(1)
+        }
+        (Err(_), _) => std::process::exit(2),
+    }
+}
+
+/// A batch adapter that dies with a traceback on its first request.
+fn dying_batch(args: &[String]) {
+    if args.first().map(String::as_str) == Some("info") {
+        let info = json!({"name": "dying", "version": "0", "batch": true,
+            "units": {"varint": {"decode": true}}});
+        return println!("{info}");
+    }
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).unwrap();
+    eprintln!(
+        "Traceback (most recent call last):\n  File \"adapter.py\", line 7\nValueError: boom"
+    );
+    std::process::exit(1);
+}
+
+/// An adapter that never stops printing (no newline) when asked to
+/// decode, in batch mode or not.
+fn runaway(how: &str, args: &[String]) {
+    if args.first().map(String::as_str) == Some("info") {
+        let info = json!({"name": "runaway", "version": "0", "batch": how == "batch",
+            "units": {"varint": {"decode": true}}});
+        return println!("{info}");
+    }
+    let chunk = vec![b'a'; 1 << 16];
+    let mut out = std::io::stdout().lock();
+    while out.write_all(&chunk).is_ok() {}
+}
+
+fn result_of<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id}"))
+}
+
+/// A declared path that names nothing (a typo) stops the run before any
+/// case, naming the nearest real paths.
+fn typo_field() -> Result<(), libtest_mimic::Failed> {
+    let typo = me("typo-adapter");
+    let (code, out, err) = cli(&["conform", "run", "--decoder", &typo, "--unit", "packet06"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("`packet.acks`"), "{err}");
+    assert!(err.contains("`packet.ack`"), "the nearest path: {err}");
+    // `packet.flags` is real: it is not named.
+    assert!(!err.contains("field `packet.flags`"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    Ok(())
+}
+
+/// A case whose expected JSON the fields do not reach is `not_compared`.
+fn nothing_compared() -> Result<(), libtest_mimic::Failed> {
+    use teeoracle::conform::{self, Case, Info, Suite, UnitInfo, Verdict};
+    let suite = Suite {
+        version: 0,
+        seed: 0,
+        cases: vec![
+            Case::decode("varint/t/empty".into(), Unit::Varint, vec![], "no ints"),
+            Case::decode("varint/t/one".into(), Unit::Varint, vec![1], "one int"),
+        ],
+    };
+    let mut info = Info::new("elements", "0");
+    let fields = Some(vec!["ints[]".to_string()]);
+    info.units.insert(
+        "varint".into(),
+        UnitInfo {
+            decode: true,
+            encode: false,
+            fields,
+        },
+    );
+    let mut adapter = conform::InProcess::new(info, conform::reference_answer);
+    let report = conform::run(&suite, &mut adapter, None).unwrap();
+    let results: Vec<Verdict> = report.cases.iter().map(|o| o.result).collect();
+    assert_eq!(results, [Verdict::NotCompared, Verdict::Pass]);
+    assert_eq!(report.summary.total.get("not_compared"), Some(&1));
+    assert!(!report.failed);
+    Ok(())
+}
+
+fn unreadable_inputs() -> Result<(), libtest_mimic::Failed> {
+    let reference = reference();
+    for args in [
+        ["--corpus", "/nonexistent/corpus"],
+        ["--suite", "/nonexistent/suite"],
+    ] {
+        let mut run = vec![
+            "conform",
+            "run",
+            "--decoder",
+            &reference,
+            "--unit",
+            "varint",
+        ];
+        run.extend(args);
+        let (code, out, err) = cli(&run);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains("/nonexistent/"), "{err}");
+    }
+    // An adapter that cannot start is not a finding either.
+    let (code, _, err) = cli(&["conform", "run", "--decoder", "/nonexistent/adapter"]);
+    assert_eq!(code, 2, "{err}");
+    Ok(())
+}
+
+/// Every form says which suite ran, how many cases of each unit, and what
+/// was compared and what was not.
+fn reports_state_coverage() -> Result<(), libtest_mimic::Failed> {
+    let decoder = me("wrong-adapter");
+    let base = [
+        "conform",
+        "run",
+        "--decoder",
+        &decoder,
+        "--unit",
+        "teehistorian",
+        "--unit",
+        "varint",
+    ];
+    let (_, json) = teeoracle(&[&base[..], &["--format", "json"]].concat());
+    let suite = &json["suite"];
+    assert_eq!(suite["seed"], 0, "{suite}");
+    assert!(suite["version"].as_u64().unwrap() >= 3, "{suite}");
+    let th = suite["units"]["teehistorian"].as_u64().unwrap();
+    let varint = suite["units"]["varint"].as_u64().unwrap();
+    assert_eq!(suite["cases"].as_u64().unwrap(), th + varint, "{suite}");
+    let cov = &json["coverage"]["teehistorian"];
+    assert_eq!(cov["fields"][0], "records[].tick", "{cov}");
+    let left: Vec<&str> = cov["not_compared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for p in ["header", "world", "records[].cid"] {
+        assert!(left.contains(&p), "{p} not in {left:?}");
+    }
+    assert_eq!(json["coverage"]["varint"]["fields"], Value::Null);
+    let (_, text, _) = cli(&[&base[..], &["--format", "text"]].concat());
+    let head = format!(
+        "suite: version {}, seed 0, {} case(s)",
+        suite["version"],
+        th + varint
+    );
+    assert!(text.starts_with(&head), "{text}");
+    assert!(
+        text.contains("teehistorian: 1") && text.contains("not compared: "),
+        "{text}"
+    );
+    let (_, xml, _) = cli(&[&base[..], &["--format", "junit"]].concat());
+    assert!(
+        xml.contains(r#"<property name="suite_version" value=""#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!(r#"<property name="cases" value="{th}"/>"#)),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<property name="compared" value=""#),
+        "{xml}"
+    );
+    Ok(())
+}
+
+/// Exit 1 without the JSON error line, or another exit code, is a crash:
+/// a finding on must-reject cases too.
+fn crash_is_not_rejection() -> Result<(), libtest_mimic::Failed> {
+    let run = |how: &str| {
+        let decoder = me(&format!("oneshot-adapter {how}"));
+        let args = [
+            "conform",
+            "run",
+            "--format",
+            "json",
+            "--decoder",
+            &decoder,
+            "--unit",
+            "varint",
+        ];
+        teeoracle(&args)
+    };
+    let (code, report) = run("proper");
+    assert_eq!(
+        (code, &report["summary"]["findings"]),
+        (0, &json!(0)),
+        "{:#}",
+        report["summary"]
+    );
+    let cut = result_of(&report, "varint/vectors/cut");
+    assert_eq!(cut["result"], "pass", "{cut:#}");
+    for how in ["silent", "exit2"] {
+        let (code, report) = run(how);
+        assert_eq!(code, 1, "{how}");
+        let cut = result_of(&report, "varint/vectors/cut");
+        assert_eq!(cut["class"], "must_reject");
+        assert_eq!(cut["result"], "crash", "{how}: {cut:#}");
+        if how == "silent" {
+            assert!(
+                cut["stderr"].as_str().unwrap().contains("error: "),
+                "{cut:#}"
+            );
+            assert!(
+                cut["detail"].as_str().unwrap().contains("JSON error"),
+                "{cut:#}"
+            );
+        }
+        // The cases it answers still pass.
+        assert_eq!(result_of(&report, "varint/vectors/zero")["result"], "pass");
+    }
+    Ok(())
+}
+
+fn batch_stderr_kept() -> Result<(), libtest_mimic::Failed> {
+    let decoder = me("dying-batch");
+    let args = [
+        "conform",
+        "run",
+        "--format",
+        "json",
+        "--decoder",
+        &decoder,
+        "--unit",
+        "varint",
+    ];
+    let (code, report) = teeoracle(&args);
+    assert_eq!(code, 1);
+    let zero = result_of(&report, "varint/vectors/zero");
+    assert_eq!(zero["result"], "crash");
+    let stderr = zero["stderr"].as_str().unwrap_or_default();
+    assert!(stderr.contains("ValueError: boom"), "{zero:#}");
+    let (_, text, _) = cli(&["conform", "run", "--decoder", &decoder, "--unit", "varint"]);
+    assert!(text.contains("    ValueError: boom"), "{text}");
+    Ok(())
+}
+
+/// An adapter that prints without end is stopped at the cap: its case is
+/// a crash, and the run goes on.
+fn runaway_capped() -> Result<(), libtest_mimic::Failed> {
+    for how in ["oneshot", "batch"] {
+        let decoder = me(&format!("runaway {how}"));
+        let started = std::time::Instant::now();
+        let args = [
+            "conform",
+            "run",
+            "--format",
+            "json",
+            "--decoder",
+            &decoder,
+            "--unit",
+            "varint",
+            "--timeout",
+            "30",
+        ];
+        let (code, report) = teeoracle(&args);
+        assert_eq!(code, 1);
+        let zero = result_of(&report, "varint/vectors/zero");
+        assert_eq!(zero["result"], "crash", "{how}: {zero:#}");
+        let detail = zero["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("bytes") && detail.contains("stopped"),
+            "{detail}"
+        );
+        // What is shown of its output is bounded.
+        assert!(zero["printed"].as_str().unwrap().len() < 2048, "{how}");
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "{how}: {:?}",
+            started.elapsed()
+        );
+    }
+    Ok(())
+}
+
+fn gen_count_bound() -> Result<(), libtest_mimic::Failed> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let args = [
+        "gen",
+        "varint",
+        "--seed",
+        "1",
+        "--count",
+        "1000000000",
+        "-o",
+        out,
+    ];
+    let (code, _, err) = cli(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--count"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    Ok(())
+}
+
+/// An encode mismatch: the offset of the first differing byte and a few
+/// bytes around it, not the whole strings.
+fn encode_mismatch_offset() -> Result<(), libtest_mimic::Failed> {
+    let wrong = me("wrong-adapter");
+    let reference = reference();
+    let args = [
+        "conform",
+        "run",
+        "--format",
+        "json",
+        "--decoder",
+        &reference,
+        "--encoder",
+        &wrong,
+        "--unit",
+        "huffman",
+    ];
+    let (_, report) = teeoracle(&args);
+    let wrong: Vec<&Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["result"] == "wrong_value")
+        .collect();
+    assert!(!wrong.is_empty());
+    for c in wrong {
+        let id = c["id"].as_str().unwrap();
+        let case = builtin_case(id);
+        let teeoracle::conform::Expected::Bytes(want) = &case.expected else {
+            panic!("{id}")
+        };
+        // The wrong encoder drops the last (zero) byte.
+        assert_eq!(c["offset"], json!(want.len() - 1), "{c:#}");
+        let start = c["window_start"].as_u64().unwrap() as usize;
+        assert_eq!(c["expected"], json!(hex::encode(&want[start..])), "{c:#}");
+        assert!(c["expected"].as_str().unwrap().len() <= 34, "{c:#}");
+    }
+    let (_, xml, _) = cli(&[&args[..2], &args[4..], &["--format", "junit"]].concat());
+    assert!(xml.contains(r#"message="wrong_value at byte "#), "{xml}");
+    assert!(xml.contains(", got "), "{xml}");
+    Ok(())
+}
+
+/// A snapshot with an item left in: the item is the headline, not the
+/// CRC and size that follow from it; those are listed.
+fn basic_path_first() -> Result<(), libtest_mimic::Failed> {
+    use teeoracle::conform::{self, Answer, Info, Input, Suite};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let roots: Vec<_> = ["corpus"].iter().map(|r| root.join(r)).collect();
+    let suite = Suite::builtin(&roots, Vec::new()).only(&[Unit::DeltaApply]);
+    let kept = |case: &teeoracle::conform::Case| {
+        let Input::Bytes(b) = &case.input else {
+            return Answer::Rejected("no encoder".into());
+        };
+        match expect(case.unit, b) {
+            Ok(mut v) => {
+                // A delta bug that keeps a deleted item.
+                let items = v["items"].as_array_mut().unwrap();
+                if let Some(first) = items.first().cloned() {
+                    let mut ghost = first;
+                    ghost["id"] = json!(9999);
+                    items.push(ghost);
+                    v["crc"] = json!(v["crc"].as_i64().unwrap() + 1);
+                    v["size"] = json!(v["size"].as_i64().unwrap() + 8);
+                }
+                Answer::Decoded(v)
+            }
+            Err(r) => Answer::Rejected(r.0),
+        }
+    };
+    let info = Info::new("ghost", "0").unit(Unit::DeltaApply, false);
+    let mut adapter = conform::InProcess::new(info, kept);
+    let report = conform::run(&suite, &mut adapter, None).unwrap();
+    let wrong: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|o| o.result == conform::Verdict::WrongValue)
+        .collect();
+    assert!(!wrong.is_empty());
+    for o in wrong {
+        let path = o.path.as_deref().unwrap();
+        assert!(path.starts_with("items["), "{o:#?}");
+        assert!(o.other_paths.iter().any(|p| p == "crc"), "{o:#?}");
+        assert!(o.other_paths.iter().any(|p| p == "size"), "{o:#?}");
+        assert_eq!(o.differences, 1 + o.other_paths.len());
+    }
+    Ok(())
+}
+
+/// `--case ID`: one case, with its input, the expected output and the
+/// adapter's answer.
+fn one_case() -> Result<(), libtest_mimic::Failed> {
+    let wrong = me("wrong-adapter");
+    let args = [
+        "conform",
+        "run",
+        "--decoder",
+        &wrong,
+        "--case",
+        "varint/vectors/cut",
+    ];
+    let (code, out, err) = cli(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    for want in [
+        "case: varint/vectors/cut",
+        "class: must_reject",
+        "input: 1 byte(s), hex:\n     0: 80",
+        "expected: a rejection",
+        "answer (JSON):",
+        "accepted_must_reject varint/vectors/cut",
+        "suite: version",
+    ] {
+        assert!(out.contains(want), "{want:?} not in:\n{out}");
+    }
+    let (code, _, err) = cli(&[
+        "conform",
+        "run",
+        "--decoder",
+        &wrong,
+        "--case",
+        "varint/nope",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    Ok(())
+}
+
+/// The library runs the suite in process: teeoracle's own answers pass.
+fn in_process() -> Result<(), libtest_mimic::Failed> {
+    use teeoracle::conform::{self, Suite};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite =
+        Suite::builtin(&[root.join("corpus")], Vec::new()).only(&[Unit::Varint, Unit::Huffman]);
+    let mut adapter = conform::reference();
+    let report = conform::run(&suite, &mut adapter, None).unwrap();
+    assert!(!report.failed, "{:?}", report.summary);
+    assert_eq!(report.summary.total.get("pass"), Some(&suite.cases.len()));
     Ok(())
 }

@@ -12,8 +12,8 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use teeoracle::conform::{
-    self, Case, Class, Expected, Input, Op, Process, Rejection, StartError, Suite, Unit, UnitInfo,
-    encode, expect,
+    self, Adapter, Answer, Case, Class, Expected, Input, Op, Process, Rejection, StartError, Suite,
+    Unit, UnitInfo, encode, expect,
 };
 
 #[derive(Subcommand, Debug)]
@@ -47,6 +47,10 @@ pub enum ConformCommand {
         /// Adapter processes run at once.
         #[arg(long, default_value_t = 1)]
         jobs: usize,
+        /// Only the case with this id, and everything about it: its
+        /// input, the expected output, the adapter's answer.
+        #[arg(long)]
+        case: Option<String>,
     },
     /// Print the JSON an adapter must print for FILE (`-`: stdin).
     Expect {
@@ -107,20 +111,43 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
             format,
             timeout,
             jobs,
+            case,
         } => {
-            let suite = match suite {
-                Some(dir) => load_suite(&dir)?.only(&units),
-                None => builtin(&corpus).only(&units),
+            if suite.is_some() && !corpus.is_empty() {
+                return Err(Failure::Usage(
+                    "--suite runs an exported suite; --corpus builds the built-in one: give one"
+                        .into(),
+                ));
+            }
+            let (suite, source) = match suite {
+                Some(dir) => {
+                    let source = format!("exported: {}", dir.display());
+                    (load_suite(&dir)?, source)
+                }
+                None => builtin(&corpus)?,
             };
-            let limit = Duration::from_secs_f64(timeout.max(0.001));
-            run_suite(
-                &suite,
-                &decoder,
-                encoder.as_deref(),
+            let mut suite = suite.only(&units);
+            if let Some(id) = &case {
+                suite.cases.retain(|c| &c.id == id);
+                if suite.cases.is_empty() {
+                    return Err(Failure::Usage(format!("no case {id:?} in the suite")));
+                }
+            }
+            if !(timeout > 0.0 && timeout <= 86_400.0) {
+                return Err(Failure::Usage(format!(
+                    "--timeout {timeout}: seconds, above 0 and at most 86400"
+                )));
+            }
+            let run = RunArgs {
+                decoder,
+                encoder,
                 format,
-                limit,
-                jobs.max(1),
-            )
+                timeout: Duration::from_secs_f64(timeout),
+                jobs: jobs.max(1),
+                source,
+                one: case.is_some(),
+            };
+            run_suite(&suite, &run)
         }
         ConformCommand::Expect { unit, file } => {
             let input = read_raw(&file)?;
@@ -133,7 +160,7 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
             Ok(())
         }
         ConformCommand::Export { dir, units, corpus } => {
-            export(&builtin(&corpus).only(&units), &dir)
+            export(&builtin(&corpus)?.0.only(&units), &dir)
         }
         ConformCommand::Adapter { op, unit } => adapter(&op, unit),
     }
@@ -142,8 +169,9 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
 /// The built-in suite from `corpus` folders (default: `corpus` and the
 /// shared upstream corpus beside it, when they exist, in the current
 /// folder or else in the source tree teeoracle was built from), and the
-/// generated cases.
-fn builtin(corpus: &[PathBuf]) -> Suite {
+/// generated cases; and a line saying where it comes from. A named
+/// folder that cannot be read is an error.
+fn builtin(corpus: &[PathBuf]) -> Result<(Suite, String), Failure> {
     let roots = if corpus.is_empty() {
         let default = |base: &Path| -> Vec<PathBuf> {
             ["corpus", "../shared/corpus/upstream"]
@@ -165,9 +193,22 @@ fn builtin(corpus: &[PathBuf]) -> Suite {
         }
         roots
     } else {
+        for dir in corpus {
+            if let Err(e) = std::fs::read_dir(dir) {
+                return Err(Failure::Unreadable(format!(
+                    "--corpus {}: {e}",
+                    dir.display()
+                )));
+            }
+        }
         corpus.to_vec()
     };
-    Suite::builtin(&roots, generated())
+    let names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    let source = match names.is_empty() {
+        true => "built-in, no corpus".to_string(),
+        false => format!("built-in, corpus: {}", names.join(", ")),
+    };
+    Ok((Suite::builtin(&roots, generated()), source))
 }
 
 /// Generated cases per unit and kind in the built-in suite.
@@ -216,15 +257,23 @@ fn adapter(op: &str, unit: Option<Unit>) -> Result<(), Failure> {
             writeln!(out, "{info}")?;
         }
         "decode" => {
+            let unit = need_unit()?;
             let input = read_raw(Path::new("-"))?;
-            let value = expect(need_unit()?, &input).map_err(Failure::bad)?;
-            writeln!(out, "{value}")?;
+            match expect(unit, &input) {
+                Ok(value) => writeln!(out, "{value}")?,
+                Err(r) => return reject(&mut out, &r.0),
+            }
         }
         "encode" => {
+            let unit = need_unit()?;
             let input = read_raw(Path::new("-"))?;
-            let value: Value = serde_json::from_slice(&input)
-                .map_err(|e| Failure::bad(format!("not JSON: {e}")))?;
-            out.write_all(&encode(need_unit()?, &value).map_err(Failure::bad)?)?;
+            let bytes = serde_json::from_slice(&input)
+                .map_err(|e| Rejection(format!("not JSON: {e}")))
+                .and_then(|value: Value| encode(unit, &value));
+            match bytes {
+                Ok(bytes) => out.write_all(&bytes)?,
+                Err(r) => return reject(&mut out, &r.0),
+            }
         }
         "batch" => {
             for line in std::io::stdin().lock().lines() {
@@ -237,6 +286,14 @@ fn adapter(op: &str, unit: Option<Unit>) -> Result<(), Failure> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// A one-shot rejection by the contract: one JSON line with `error` on
+/// stdout, the reason on stderr too, exit 1.
+fn reject(out: &mut impl Write, why: &str) -> Result<(), Failure> {
+    writeln!(out, "{}", serde_json::json!({ "error": why }))?;
+    out.flush()?;
+    Err(Failure::bad(format!("rejected: {why}")))
 }
 
 fn batch_answer(line: &str) -> Value {
@@ -337,14 +394,16 @@ fn json_bytes(v: &Value) -> Vec<u8> {
 fn load_suite(dir: &Path) -> Result<Suite, Failure> {
     let read = |name: &str| {
         let path = dir.join(name);
-        std::fs::read(&path).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
+        std::fs::read(&path)
+            .map_err(|e| Failure::Unreadable(format!("--suite: {}: {e}", path.display())))
     };
     let json = |name: &str| -> Result<Value, Failure> {
         serde_json::from_slice(&read(name)?)
-            .map_err(|e| Failure::bad(format!("{}: {e}", dir.join(name).display())))
+            .map_err(|e| Failure::Unreadable(format!("--suite: {}: {e}", dir.join(name).display())))
     };
-    let manifest: Manifest = serde_json::from_value(json("manifest.json")?)
-        .map_err(|e| Failure::bad(format!("{}/manifest.json: {e}", dir.display())))?;
+    let manifest: Manifest = serde_json::from_value(json("manifest.json")?).map_err(|e| {
+        Failure::Unreadable(format!("--suite: {}/manifest.json: {e}", dir.display()))
+    })?;
     let mut cases = Vec::with_capacity(manifest.cases.len());
     for m in manifest.cases {
         let input = match m.op {
@@ -375,32 +434,67 @@ fn load_suite(dir: &Path) -> Result<Suite, Failure> {
 
 // ---- running an adapter ----
 
+/// How to run the suite.
+struct RunArgs {
+    decoder: String,
+    encoder: Option<String>,
+    format: RunFormat,
+    timeout: Duration,
+    jobs: usize,
+    source: String,
+    /// `--case`: one case, shown whole.
+    one: bool,
+}
+
+/// Starts an adapter: one that cannot start (no command, no `info`) is
+/// exit 2.
 fn start(cmd: &str, timeout: Duration) -> Result<Process, Failure> {
     let argv = shlex::split(cmd)
         .ok_or_else(|| Failure::Usage(format!("adapter command `{cmd}`: unbalanced quotes")))?;
     Process::start(argv, timeout).map_err(|e| match e {
         StartError::Command(m) => Failure::Usage(m),
-        StartError::Info(m) => Failure::bad(m),
+        StartError::Info(m) => Failure::Unreadable(m),
     })
 }
 
-fn run_suite(
-    suite: &Suite,
-    decoder: &str,
-    encoder: Option<&str>,
-    format: RunFormat,
-    timeout: Duration,
-    jobs: usize,
-) -> Result<(), Failure> {
-    let dec = start(decoder, timeout)?;
-    let enc = match encoder {
-        Some(cmd) => Some(start(cmd, timeout)?),
+fn run_suite(suite: &Suite, args: &RunArgs) -> Result<(), Failure> {
+    let dec = start(&args.decoder, args.timeout)?;
+    let enc = match &args.encoder {
+        Some(cmd) => Some(start(cmd, args.timeout)?),
         None => None,
     };
-    let report = conform::run_parallel(suite, &dec, enc.as_ref(), jobs)
-        .map_err(|e| Failure::Usage(e.to_string()))?;
     let mut out = stdout();
-    match format {
+    if args.one && args.format == RunFormat::Text {
+        let case = &suite.cases[0];
+        let mut adapter = match (case.op, &enc) {
+            (Op::Encode, Some(e)) => e.clone(),
+            _ => dec.clone(),
+        };
+        conform::check_fields(suite, dec.info()).map_err(|e| Failure::Usage(e.to_string()))?;
+        let (answer, outcome) = conform::run_one(case, &mut adapter);
+        show_case(&mut out, case, answer.as_ref())?;
+        let mut report = conform::run_parallel(&Suite::default(), &dec, enc.as_ref(), 1)
+            .map_err(|e| Failure::Usage(e.to_string()))?;
+        report.suite = conform::SuiteInfo {
+            source: Some(args.source.clone()),
+            ..report.suite
+        };
+        report.suite.cases = 1;
+        report.suite.units.insert(case.unit, 1);
+        report.summary.findings = usize::from(outcome.result.finding());
+        report.failed = outcome.result.finding();
+        report.cases.push(outcome);
+        report.write_text(&mut out)?;
+        out.flush()?;
+        return match report.failed {
+            true => Err(Failure::reported("1 finding")),
+            false => Ok(()),
+        };
+    }
+    let mut report = conform::run_parallel(suite, &dec, enc.as_ref(), args.jobs)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    report.suite.source = Some(args.source.clone());
+    match args.format {
         RunFormat::Text => report.write_text(&mut out)?,
         RunFormat::Json => report.write_json(&mut out)?,
         RunFormat::Junit => report.write_junit(&mut out)?,
@@ -413,4 +507,64 @@ fn run_suite(
         )));
     }
     Ok(())
+}
+
+/// Everything about one case and the adapter's answer (`--case`).
+fn show_case(out: &mut impl Write, case: &Case, answer: Option<&Answer>) -> std::io::Result<()> {
+    let class = serde_json::to_value(case.class).unwrap_or_default();
+    let op = serde_json::to_value(case.op).unwrap_or_default();
+    writeln!(out, "case: {}", case.id)?;
+    writeln!(
+        out,
+        "unit: {}, op: {}, class: {}",
+        case.unit,
+        op.as_str().unwrap_or("?"),
+        class.as_str().unwrap_or("?")
+    )?;
+    writeln!(out, "reason: {}", case.reason)?;
+    match &case.input {
+        Input::Bytes(b) => writeln!(out, "input: {} byte(s), hex:\n{}", b.len(), hex_lines(b))?,
+        Input::Json(v) => writeln!(out, "input (JSON):\n{}", pretty(v))?,
+    }
+    match &case.expected {
+        Expected::Json(v) => writeln!(out, "expected (JSON):\n{}", pretty(v))?,
+        Expected::Bytes(b) => {
+            writeln!(out, "expected: {} byte(s), hex:\n{}", b.len(), hex_lines(b))?
+        }
+        Expected::Reject => writeln!(out, "expected: a rejection")?,
+    }
+    match answer {
+        None => writeln!(
+            out,
+            "answer: none (the adapter does not cover this unit and operation)"
+        )?,
+        Some(Answer::Decoded(v)) => writeln!(out, "answer (JSON):\n{}", pretty(v))?,
+        Some(Answer::Encoded(b)) => {
+            writeln!(out, "answer: {} byte(s), hex:\n{}", b.len(), hex_lines(b))?
+        }
+        Some(Answer::Rejected(why)) => writeln!(out, "answer: rejected: {why}")?,
+        Some(Answer::Failed(f)) => {
+            writeln!(out, "answer: failed ({:?}): {}", f.kind, f.detail)?;
+            if let Some(o) = &f.stdout {
+                writeln!(out, "stdout (its start):\n{o}")?;
+            }
+            if let Some(e) = &f.stderr {
+                writeln!(out, "stderr (its end):\n{e}")?;
+            }
+        }
+    }
+    writeln!(out)
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// Hex, 32 bytes a line, each line with its offset.
+fn hex_lines(b: &[u8]) -> String {
+    b.chunks(32)
+        .enumerate()
+        .map(|(i, c)| format!("{:6}: {}", i * 32, hex::encode(c)))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -15,7 +15,7 @@ pub struct GenArgs {
     /// The seed: the same seed gives the same files on every machine.
     #[arg(long)]
     seed: u64,
-    /// How many files.
+    /// How many files (at most 1000).
     #[arg(long, default_value_t = 10)]
     count: usize,
     /// Valid files, valid files at the limits (and DDNet quirks), or
@@ -35,7 +35,7 @@ pub struct MutateArgs {
     /// The seed.
     #[arg(long)]
     seed: u64,
-    /// How many mutants.
+    /// How many mutants (at most 1000).
     #[arg(long, default_value_t = 20)]
     count: usize,
     /// The file's unit, when `check` cannot tell it (packet06, packet07,
@@ -93,7 +93,19 @@ struct Manifest<'a> {
     cases: Vec<Entry<'a>>,
 }
 
+/// The most cases `gen` makes at once: each case and its expected JSON
+/// are held until written (a teehistorian case with its JSON is about
+/// 0.4 MB), so this keeps a run under about 500 MB.
+pub const GEN_MAX_COUNT: usize = 1000;
+
 pub fn gen_cmd(args: GenArgs) -> Result<(), Failure> {
+    if args.count > GEN_MAX_COUNT {
+        return Err(Failure::Usage(format!(
+            "--count {}: at most {GEN_MAX_COUNT} cases at once (run it again with other \
+             seeds for more)",
+            args.count
+        )));
+    }
     let unit = unit_arg(&args.unit)?;
     let kind = match args.kind {
         KindArg::Valid => Kind::Valid,
@@ -128,6 +140,12 @@ pub fn gen_cmd(args: GenArgs) -> Result<(), Failure> {
 }
 
 pub fn mutate_cmd(args: MutateArgs) -> Result<(), Failure> {
+    if args.count > GEN_MAX_COUNT {
+        return Err(Failure::Usage(format!(
+            "--count {}: at most {GEN_MAX_COUNT} mutants at once",
+            args.count
+        )));
+    }
     let bytes = read_raw(&args.file)?;
     let unit = match &args.unit {
         Some(name) => unit_arg(name)?,

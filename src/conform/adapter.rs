@@ -324,25 +324,58 @@ impl Adapter for Process {
     }
 }
 
-/// A one-shot call's answer by the contract.
+/// A one-shot call's answer by the contract: exit 0 and the output is an
+/// answer; exit 1 and one JSON line with an `error` string on stdout is a
+/// rejection; anything else is a failure.
 fn one_shot(op: Op, called: Called) -> Answer {
-    let (out, err) = match called {
+    let (code, out, err) = match called {
         Called::Failed(f) => return Answer::Failed(f),
-        Called::Exit(0, out, err) => (out, err),
-        Called::Exit(code, _, err) => return Answer::Rejected(format!("exit {code}: {err}")),
+        Called::Exit(code, out, err) => (code, out, err),
     };
-    match op {
-        Op::Encode => Answer::Encoded(out),
-        Op::Decode => match serde_json::from_slice(&out) {
+    let fail = |kind, detail: String| {
+        Answer::Failed(Failure {
+            kind,
+            detail,
+            stdout: Some(shown(&out)),
+            stderr: Some(err.clone()),
+        })
+    };
+    match (code, op) {
+        (0, Op::Encode) => Answer::Encoded(out),
+        (0, Op::Decode) => match serde_json::from_slice(&out) {
             Ok(v) => Answer::Decoded(v),
-            Err(e) => Answer::Failed(Failure {
-                kind: FailureKind::Garbage,
-                detail: format!("output that is not JSON: {e}"),
-                stdout: Some(shown(&out)),
-                stderr: Some(err),
-            }),
+            Err(e) => fail(
+                FailureKind::Garbage,
+                format!("output that is not JSON: {e}"),
+            ),
         },
+        (1, _) => match rejection(&out) {
+            Some(why) => Answer::Rejected(why),
+            None => fail(
+                FailureKind::Crash,
+                "exit 1 without a JSON error line on stdout (a rejection prints \
+                 {\"error\": \"...\"} and exits 1)"
+                    .to_string(),
+            ),
+        },
+        (code, _) => fail(
+            FailureKind::Crash,
+            format!("exit {code} (0 answers, 1 rejects)"),
+        ),
     }
+}
+
+/// The reason of a one-shot rejection: stdout is one JSON object (one
+/// line) with an `error` string.
+fn rejection(out: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(out)
+        .ok()?
+        .trim_end_matches(['\n', '\r']);
+    if text.contains('\n') {
+        return None;
+    }
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("error")?.as_str().map(str::to_string)
 }
 
 /// The start of `bytes`, as text, for a finding.
@@ -637,8 +670,11 @@ impl Batch {
             return Err(self.failure(FailureKind::Garbage, detail, Some(&line)));
         }
         if response["ok"] != true {
-            let why = response["error"].as_str().unwrap_or("").to_string();
-            return Ok(Answer::Rejected(why));
+            let Some(why) = response["error"].as_str() else {
+                let detail = "a response with neither `ok: true` nor an `error` string".into();
+                return Err(self.failure(FailureKind::Garbage, detail, Some(&line)));
+            };
+            return Ok(Answer::Rejected(why.to_string()));
         }
         Ok(match case.op {
             Op::Decode => Answer::Decoded(response["output"].clone()),

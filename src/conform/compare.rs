@@ -2,6 +2,7 @@
 //! paths the adapter declares.
 
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// The JSON paths an adapter emits (`fields` in its `info`): keys joined
@@ -99,7 +100,7 @@ fn seg_match(pattern: &Seg, seg: &Seg) -> bool {
     }
 }
 
-/// The first place two JSON values differ.
+/// A place where two JSON values differ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
     /// The path (`packet.chunks[2].size`; `""` for the root).
@@ -113,6 +114,25 @@ pub struct Difference {
     pub context: (Value, Option<Value>),
 }
 
+/// The most differences [`compare_all`] keeps (it counts them all).
+pub const KEPT_DIFFERENCES: usize = 32;
+
+/// What [`compare_all`] found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// The differences, in the expected value's order (the first
+    /// [`KEPT_DIFFERENCES`]).
+    pub differences: Vec<Difference>,
+    /// How many differences there are in all.
+    pub total_differences: usize,
+    /// Leaves of `expected` compared.
+    pub compared: usize,
+    /// Leaves of `expected` not compared (outside the fields).
+    pub not_compared: usize,
+    /// The paths not compared, as patterns (`records[].cid`).
+    pub left_out: BTreeSet<String>,
+}
+
 /// Compares `actual` with `expected` on the paths `fields` covers (all of
 /// them when `None`): the first difference, in the expected value's order,
 /// and how many leaves of `expected` were not compared.
@@ -121,15 +141,76 @@ pub fn compare(
     actual: &Value,
     fields: Option<&FieldSet>,
 ) -> (Option<Difference>, usize) {
+    let c = compare_all(expected, actual, fields);
+    (c.differences.into_iter().next(), c.not_compared)
+}
+
+/// Compares `actual` with `expected` on the paths `fields` covers (all of
+/// them when `None`): every difference and what was compared.
+pub fn compare_all(expected: &Value, actual: &Value, fields: Option<&FieldSet>) -> Comparison {
     let mut walk = Walk {
         fields,
         stack: Vec::new(),
         segs: Vec::new(),
         path: String::new(),
-        not_compared: 0,
+        out: Comparison::default(),
     };
-    let diff = walk.node(expected, Some(actual));
-    (diff, walk.not_compared)
+    walk.node(expected, Some(actual));
+    walk.out
+}
+
+/// The shape paths of `v` (keys joined by `.`, `[]` for elements), every
+/// node's: what a [`FieldSet`] path can name.
+pub fn shape_paths(v: &Value, out: &mut BTreeSet<String>) {
+    fn walk(v: &Value, path: &mut String, out: &mut BTreeSet<String>) {
+        if !path.is_empty() && !out.contains(path.as_str()) {
+            out.insert(path.clone());
+        }
+        let len = path.len();
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    walk(x, path, out);
+                    path.truncate(len);
+                }
+            }
+            Value::Array(a) => {
+                path.push_str("[]");
+                for x in a {
+                    walk(x, path, out);
+                }
+                path.truncate(len);
+            }
+            _ => {}
+        }
+    }
+    walk(v, &mut String::new(), out);
+}
+
+impl FieldSet {
+    /// The declared paths, as parsed.
+    pub fn len(&self) -> usize {
+        self.patterns.len()
+    }
+
+    /// Whether no path is declared.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Whether the `i`th declared path names `shape` (a [`shape_paths`]
+    /// path) exactly.
+    pub fn names(&self, i: usize, shape: &str) -> bool {
+        let Some(p) = self.patterns.get(i) else {
+            return false;
+        };
+        let s = &FieldSet::parse(&[shape]).patterns[0];
+        p.is_empty() || (p.len() == s.len() && p.iter().zip(s).all(|(p, s)| seg_match(p, s)))
+    }
 }
 
 struct Walk<'f, 'v> {
@@ -140,44 +221,42 @@ struct Walk<'f, 'v> {
     segs: Vec<Seg>,
     /// The path as shown.
     path: String,
-    not_compared: usize,
+    out: Comparison,
 }
 
 impl<'v> Walk<'_, 'v> {
-    fn node(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
+    fn node(&mut self, expected: &'v Value, actual: Option<&'v Value>) {
         let (covered, below) = match self.fields {
             None => (true, false),
             Some(f) => f.cover(&self.segs),
         };
         if covered {
+            self.out.compared += leaves(expected);
             return self.strict(expected, actual);
         }
         if !below {
-            self.not_compared += leaves(expected);
-            return None;
+            self.out.not_compared += leaves(expected);
+            if self.out.left_out.len() < 256 {
+                self.out.left_out.insert(pattern(&self.segs));
+            }
+            return;
         }
         match (expected, actual) {
             (Value::Object(e), Some(Value::Object(a))) => {
                 for (k, ev) in e {
-                    let parent = (expected, actual);
-                    if let Some(d) = self.child_key(parent, k, |w| w.node(ev, a.get(k))) {
-                        return Some(d);
-                    }
+                    self.child_key((expected, actual), k, |w| w.node(ev, a.get(k)));
                 }
-                None
             }
             // Element by element: a missing or extra element is the
             // difference at its index, not the whole array.
             (Value::Array(e), Some(Value::Array(a))) => {
                 let parent = (expected, actual);
                 for (i, ev) in e.iter().enumerate() {
-                    if let Some(d) = self.child_index(parent, i, |w| w.node(ev, a.get(i))) {
-                        return Some(d);
-                    }
+                    self.child_index(parent, i, |w| w.node(ev, a.get(i)));
                 }
-                let n = e.len();
-                let extra = a.get(n);
-                extra.and_then(|av| self.child_index(parent, n, |w| w.differ(None, Some(av))))
+                for (i, av) in a.iter().enumerate().skip(e.len()) {
+                    self.child_index(parent, i, |w| w.differ(None, Some(av)));
+                }
             }
             // A container whose shape differs (or is missing) above a
             // covered path: the difference is here.
@@ -186,35 +265,36 @@ impl<'v> Walk<'_, 'v> {
     }
 
     /// Every part of the two values must be equal, extra keys included.
-    fn strict(&mut self, expected: &'v Value, actual: Option<&'v Value>) -> Option<Difference> {
+    fn strict(&mut self, expected: &'v Value, actual: Option<&'v Value>) {
         match (expected, actual) {
             (Value::Object(e), Some(Value::Object(a))) => {
                 let parent = (expected, actual);
                 for (k, ev) in e {
-                    if let Some(d) = self.child_key(parent, k, |w| w.strict(ev, a.get(k))) {
-                        return Some(d);
-                    }
+                    self.child_key(parent, k, |w| w.strict(ev, a.get(k)));
                 }
-                let extra = a.iter().find(|(k, _)| !e.contains_key(*k));
-                extra.and_then(|(k, av)| self.child_key(parent, k, |w| w.differ(None, Some(av))))
+                for (k, av) in a.iter().filter(|(k, _)| !e.contains_key(*k)) {
+                    self.child_key(parent, k, |w| w.differ(None, Some(av)));
+                }
             }
             (Value::Array(e), Some(Value::Array(a))) => {
                 let parent = (expected, actual);
                 for (i, ev) in e.iter().enumerate() {
-                    if let Some(d) = self.child_index(parent, i, |w| w.strict(ev, a.get(i))) {
-                        return Some(d);
-                    }
+                    self.child_index(parent, i, |w| w.strict(ev, a.get(i)));
                 }
-                let extra = a.get(e.len());
-                let n = e.len();
-                extra.and_then(|av| self.child_index(parent, n, |w| w.differ(None, Some(av))))
+                for (i, av) in a.iter().enumerate().skip(e.len()) {
+                    self.child_index(parent, i, |w| w.differ(None, Some(av)));
+                }
             }
-            (e, Some(a)) if e == a => None,
+            (e, Some(a)) if e == a => {}
             (e, a) => self.differ(Some(e), a),
         }
     }
 
-    fn differ(&self, expected: Option<&Value>, actual: Option<&Value>) -> Option<Difference> {
+    fn differ(&mut self, expected: Option<&Value>, actual: Option<&Value>) {
+        self.out.total_differences += 1;
+        if self.out.differences.len() >= KEPT_DIFFERENCES {
+            return;
+        }
         // The expected side of the context shows only what is compared.
         let parent = &self.segs[..self.segs.len().saturating_sub(1)];
         let shown = |v: &Value, at: &[Seg]| match self.fields {
@@ -228,50 +308,75 @@ impl<'v> Walk<'_, 'v> {
                 actual.cloned(),
             ),
         };
-        Some(Difference {
+        self.out.differences.push(Difference {
             path: self.path.clone(),
             expected: expected.cloned(),
             actual: actual.cloned(),
             context,
-        })
+        });
     }
 
-    fn child_key<T>(
+    fn child_key(
         &mut self,
         parent: (&'v Value, Option<&'v Value>),
         key: &str,
-        f: impl FnOnce(&mut Self) -> T,
-    ) -> T {
-        self.stack.push(parent);
+        f: impl FnOnce(&mut Self),
+    ) {
+        self.push(parent);
         let len = self.path.len();
         if !self.path.is_empty() {
             self.path.push('.');
         }
         self.path.push_str(key);
         self.segs.push(Seg::Key(key.to_string()));
-        let out = f(self);
+        f(self);
         self.segs.pop();
         self.stack.pop();
         self.path.truncate(len);
-        out
     }
 
-    fn child_index<T>(
+    fn child_index(
         &mut self,
         parent: (&'v Value, Option<&'v Value>),
         i: usize,
-        f: impl FnOnce(&mut Self) -> T,
-    ) -> T {
-        self.stack.push(parent);
+        f: impl FnOnce(&mut Self),
+    ) {
+        self.push(parent);
         let len = self.path.len();
         let _ = write!(self.path, "[{i}]");
         self.segs.push(Seg::Elem);
-        let out = f(self);
+        f(self);
         self.segs.pop();
         self.stack.pop();
         self.path.truncate(len);
-        out
     }
+
+    fn push(&mut self, parent: (&'v Value, Option<&'v Value>)) {
+        self.stack.push(parent);
+    }
+}
+
+/// Pattern segments as a path (`records[].cid`).
+fn pattern(segs: &[Seg]) -> String {
+    let mut out = String::new();
+    for s in segs {
+        match s {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::AnyKey => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push('*');
+            }
+            Seg::Elem => out.push_str("[]"),
+        }
+    }
+    out
 }
 
 /// The scalars in a value (an empty container counts as one).

@@ -1,9 +1,11 @@
 //! The judge: a case and an adapter's answer give an [`Outcome`].
 
-use super::adapter::{Answer, FailureKind, UnitInfo};
-use super::{Case, Class, Expected, FieldSet, Op, Unit, compare};
+use super::adapter::{Answer, FailureKind, UnitInfo, shown};
+use super::compare::{Difference, compare_all};
+use super::{Case, Class, Expected, FieldSet, Input, Op, Unit};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 /// The result of one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -23,11 +25,14 @@ pub enum Verdict {
     Timeout,
     /// The adapter does not take the case's unit or operation.
     NotCovered,
+    /// The answer was read, but the adapter's `fields` cover nothing of
+    /// the case's expected JSON: nothing was compared.
+    NotCompared,
 }
 
 impl Verdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 7] = [
+    pub const ALL: [Verdict; 8] = [
         Verdict::Pass,
         Verdict::WrongValue,
         Verdict::AcceptedMustReject,
@@ -35,6 +40,7 @@ impl Verdict {
         Verdict::Crash,
         Verdict::Timeout,
         Verdict::NotCovered,
+        Verdict::NotCompared,
     ];
 
     /// Its name in reports (`wrong_value`, ...).
@@ -47,12 +53,16 @@ impl Verdict {
             Verdict::Crash => "crash",
             Verdict::Timeout => "timeout",
             Verdict::NotCovered => "not_covered",
+            Verdict::NotCompared => "not_compared",
         }
     }
 
     /// Whether it is a finding (a bug, or an adapter that broke).
     pub fn finding(self) -> bool {
-        !matches!(self, Verdict::Pass | Verdict::NotCovered)
+        !matches!(
+            self,
+            Verdict::Pass | Verdict::NotCovered | Verdict::NotCompared
+        )
     }
 }
 
@@ -89,6 +99,41 @@ pub struct Outcome {
     /// Leaves of the expected JSON the adapter's `fields` left out.
     #[serde(skip_serializing_if = "is_zero")]
     pub not_compared: usize,
+    /// `wrong_value` of an encode case: the first byte that differs
+    /// (`expected` and `actual` are the bytes around it, in hex, from
+    /// `window_start`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<usize>,
+    /// With `offset`: where the hex windows start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_start: Option<usize>,
+    /// `wrong_value`: how many paths differ in all (with `path`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub differences: usize,
+    /// `wrong_value`: the other differing paths (the first 31, in the
+    /// expected value's order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_paths: Vec<String>,
+    /// A finding's input when short: the bytes in hex (decode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_hex: Option<String>,
+    /// A finding's input when short: the JSON (encode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_json: Option<Value>,
+    /// A finding's input when long: its file in `conform export`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_file: Option<String>,
+    /// A finding: what the adapter printed (its output, its rejection, or
+    /// its stdout when it failed; at most [`super::SHOWN_OUTPUT`] bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
+    /// A failed adapter's stderr (its last [`super::STDERR_TAIL`] bytes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    /// The paths of the expected JSON not compared, as patterns
+    /// (aggregated in the report's `coverage`).
+    #[serde(skip)]
+    pub left_out: BTreeSet<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -111,6 +156,16 @@ impl Outcome {
             diff: None,
             detail: None,
             not_compared: 0,
+            offset: None,
+            window_start: None,
+            differences: 0,
+            other_paths: Vec::new(),
+            input_hex: None,
+            input_json: None,
+            input_file: None,
+            printed: None,
+            stderr: None,
+            left_out: BTreeSet::new(),
         }
     }
 
@@ -122,6 +177,35 @@ impl Outcome {
 
 /// Judges `answer` to `case` by an adapter that implements `unit` so.
 pub fn judge(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
+    let mut o = verdict(case, unit, answer);
+    if o.result.finding() {
+        show_input(case, &mut o);
+        o.printed = match answer {
+            Answer::Decoded(v) => Some(shown(v.to_string().as_bytes())),
+            Answer::Encoded(b) => Some(shown(hex::encode(b).as_bytes())),
+            Answer::Rejected(why) => Some(shown(why.as_bytes())),
+            Answer::Failed(f) => f.stdout.clone(),
+        };
+        if let Answer::Failed(f) = answer {
+            o.stderr = f.stderr.clone().filter(|s| !s.is_empty());
+        }
+    }
+    o
+}
+
+/// The longest input shown in hex in a finding.
+const SHOWN_INPUT: usize = 64;
+
+fn show_input(case: &Case, o: &mut Outcome) {
+    match &case.input {
+        Input::Bytes(b) if b.len() <= SHOWN_INPUT => o.input_hex = Some(hex::encode(b)),
+        Input::Json(v) if v.to_string().len() <= 4 * SHOWN_INPUT => o.input_json = Some(v.clone()),
+        Input::Bytes(_) => o.input_file = Some(format!("{}.in", case.id)),
+        Input::Json(_) => o.input_file = Some(format!("{}.in.json", case.id)),
+    }
+}
+
+fn verdict(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
     match answer {
         Answer::Failed(f) => {
             let v = match f.kind {
@@ -146,15 +230,7 @@ pub fn judge(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
         }
         Answer::Encoded(out) => match &case.expected {
             Expected::Bytes(want) if want == out => Outcome::new(case, Verdict::Pass),
-            Expected::Bytes(want) => {
-                let (e, a) = (hex::encode(want), hex::encode(out));
-                let mut o = Outcome::new(case, Verdict::WrongValue);
-                o.path = Some(String::new());
-                o.diff = Some(diff_text(&spaced(&e), &spaced(&a)));
-                o.expected = Some(Value::String(e));
-                o.actual = Some(Value::String(a));
-                o
-            }
+            Expected::Bytes(want) => wrong_bytes(case, want, out),
             _ => Outcome::new(case, Verdict::Crash)
                 .detail("bytes answered to a decode case".to_string()),
         },
@@ -166,37 +242,140 @@ pub fn judge(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
     }
 }
 
+/// Bytes shown on each side of the first differing byte.
+const WINDOW: usize = 8;
+
+fn wrong_bytes(case: &Case, want: &[u8], got: &[u8]) -> Outcome {
+    let offset = want
+        .iter()
+        .zip(got)
+        .position(|(a, b)| a != b)
+        .unwrap_or(want.len().min(got.len()));
+    let start = offset.saturating_sub(WINDOW);
+    let window = |b: &[u8]| hex::encode(&b[start.min(b.len())..(offset + WINDOW + 1).min(b.len())]);
+    let (e, a) = (window(want), window(got));
+    let mut o = Outcome::new(case, Verdict::WrongValue);
+    o.path = Some(String::new());
+    o.offset = Some(offset);
+    o.window_start = Some(start);
+    o.detail = Some(format!(
+        "first differing byte at offset {offset} (0x{offset:x}); expected {} bytes, got {}",
+        want.len(),
+        got.len()
+    ));
+    let marked = |b: &[u8]| {
+        let mut line = String::new();
+        for i in start..(offset + WINDOW + 1).min(b.len()) {
+            match i == offset {
+                true => line.push_str(&format!("[{:02x}]", b[i])),
+                false => line.push_str(&format!(" {:02x} ", b[i])),
+            }
+        }
+        if offset >= b.len() {
+            line.push_str("[end]");
+        }
+        line
+    };
+    o.diff = Some(format!(
+        "expected @{start}: {}\nactual   @{start}: {}\n",
+        marked(want),
+        marked(got)
+    ));
+    o.expected = Some(Value::String(e));
+    o.actual = Some(Value::String(a));
+    o
+}
+
 fn wrong_json(case: &Case, unit: &UnitInfo, want: &Value, got: &Value) -> Outcome {
     let fields = unit.fields.as_deref().map(FieldSet::parse);
-    let (difference, not_compared) = compare(want, got, fields.as_ref());
-    let Some(d) = difference else {
-        let mut o = Outcome::new(case, Verdict::Pass);
-        o.not_compared = not_compared;
+    let c = compare_all(want, got, fields.as_ref());
+    if c.differences.is_empty() {
+        let v = match c.compared {
+            0 => Verdict::NotCompared,
+            _ => Verdict::Pass,
+        };
+        let mut o = Outcome::new(case, v);
+        o.not_compared = c.not_compared;
+        o.left_out = c.left_out;
         return o;
-    };
+    }
+    let head = headline(&c.differences);
     let mut o = Outcome::new(case, Verdict::WrongValue);
+    o.differences = c.total_differences;
+    o.other_paths = c
+        .differences
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != head)
+        .map(|(_, d)| d.path.clone())
+        .collect();
+    let d = c.differences.into_iter().nth(head).expect("the headline");
     let (context, actual_context) = &d.context;
     let actual_context = actual_context.as_ref().unwrap_or(&Value::Null);
     o.diff = Some(diff_text(&pretty(context), &pretty(actual_context)));
     o.path = Some(d.path);
     o.expected = d.expected;
     o.actual = d.actual;
-    o.not_compared = not_compared;
+    o.not_compared = c.not_compared;
+    o.left_out = c.left_out;
     o
 }
 
-fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).expect("JSON values serialise") + "\n"
+/// Keys whose values follow from others (sizes, counts, checksums,
+/// verdicts, summaries): a difference there is headlined only when
+/// nothing more basic differs.
+const DERIVED: [&str; 19] = [
+    "crc",
+    "size",
+    "data_size",
+    "num_items",
+    "num_chunks",
+    "num_parts",
+    "bytes",
+    "len",
+    "length",
+    "count",
+    "checksum",
+    "reencode",
+    "verdict",
+    "failed",
+    "end",
+    "world",
+    "after_chunks",
+    "version_reason_text",
+    "length_seconds",
+];
+
+fn derived(key: &str) -> bool {
+    DERIVED.contains(&key) || key.ends_with("_size") || key.ends_with("_count")
 }
 
-/// Hex in lines of 32 bytes, so a diff shows where bytes differ.
-fn spaced(hex: &str) -> String {
-    let mut out = String::new();
-    for line in hex.as_bytes().chunks(64) {
-        out.push_str(std::str::from_utf8(line).unwrap_or(""));
-        out.push('\n');
+/// For each segment of a shown path (`a.b[2].c`), whether it is a
+/// derived key.
+fn derived_flags(path: &str) -> Vec<bool> {
+    path.split(['.', '['])
+        .filter(|s| !s.is_empty())
+        .map(|s| !s.ends_with(']') && derived(s))
+        .collect()
+}
+
+/// The most basic difference: depth first, a derived key after any other
+/// at the same depth, then the expected value's order.
+fn headline(diffs: &[Difference]) -> usize {
+    let flags: Vec<Vec<bool>> = diffs.iter().map(|d| derived_flags(&d.path)).collect();
+    let mut best = 0;
+    for i in 1..diffs.len() {
+        let (a, b) = (&flags[i], &flags[best]);
+        if let Some((x, y)) = a.iter().zip(b).find(|(x, y)| x != y) {
+            if !x && *y {
+                best = i;
+            }
+        }
     }
-    out
+    best
+}
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).expect("JSON values serialise") + "\n"
 }
 
 /// A unified diff of the expected and actual text, in a few lines of

@@ -47,9 +47,14 @@ pub use adapter::{
     ANSWER_CAP, Adapter, Answer, Failure, FailureKind, InProcess, Info, Process, SHOWN_OUTPUT,
     STDERR_TAIL, StartError, UnitInfo, reference, reference_answer,
 };
-pub use compare::{Difference, FieldSet, compare};
+pub use compare::{
+    Comparison, Difference, FieldSet, KEPT_DIFFERENCES, compare, compare_all, shape_paths,
+};
 pub use judge::{Outcome, Verdict, judge};
-pub use report::{Counts, Report, RunError, SuiteInfo, Summary, run, run_parallel};
+pub use report::{
+    Counts, Coverage, Report, RunError, SuiteInfo, Summary, check_fields, run, run_one,
+    run_parallel,
+};
 pub use suite::{SEED, SUITE_VERSION, Suite};
 
 use crate::codec::{Mode, Reader};

@@ -1,12 +1,13 @@
 //! Running a suite against adapters, and the report: counts and findings,
 //! as text, a `conform_run` JSON document, or JUnit XML.
 
-use super::adapter::{Adapter, Info};
+use super::adapter::{Adapter, Answer, Info};
+use super::compare::shape_paths;
 use super::judge::{Outcome, Verdict, judge};
-use super::{Case, Op, Suite, Unit};
+use super::{Case, Expected, FieldSet, Op, Suite, Unit};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 /// Counts of each result, by name.
@@ -51,6 +52,28 @@ pub struct SuiteInfo {
     pub seed: u64,
     /// Its cases.
     pub cases: usize,
+    /// Its cases per unit.
+    pub units: BTreeMap<Unit, usize>,
+    /// Where it comes from (set by the caller: the built-in suite and its
+    /// corpus folders, or an exported suite's folder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// What was compared of one unit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Coverage {
+    /// The suite's cases of the unit.
+    pub cases: usize,
+    /// Whether the decoder decodes it.
+    pub decode: bool,
+    /// Whether the encoder encodes it.
+    pub encode: bool,
+    /// The decoder's declared paths (`null`: every path is compared).
+    pub fields: Option<Vec<String>>,
+    /// Paths of the expected JSON that were never compared (patterns, at
+    /// most 256).
+    pub not_compared: Vec<String>,
 }
 
 /// A run's report.
@@ -60,6 +83,8 @@ pub struct Report {
     pub suite: SuiteInfo,
     /// The decoder's info (without its units).
     pub adapter: Info,
+    /// Per unit of the suite, what was compared and what was not.
+    pub coverage: BTreeMap<Unit, Coverage>,
     /// Every case's outcome, in suite order.
     pub cases: Vec<Outcome>,
     /// The counts.
@@ -87,6 +112,8 @@ pub fn run(
     decoder: &mut dyn Adapter,
     encoder: Option<&mut dyn Adapter>,
 ) -> Result<Report, RunError> {
+    check_fields(suite, decoder.info())?;
+    let encodes = encoder.as_ref().map(|e| e.info().clone());
     let mut outcomes = Vec::with_capacity(suite.cases.len());
     match encoder {
         Some(enc) => {
@@ -104,7 +131,8 @@ pub fn run(
             }
         }
     }
-    Ok(report(suite, decoder.info(), outcomes))
+    let encodes = encodes.unwrap_or_else(|| decoder.info().clone());
+    Ok(report(suite, decoder.info(), &encodes, outcomes))
 }
 
 /// Runs every case of `suite` on `jobs` threads, each with its own clone
@@ -116,6 +144,7 @@ pub fn run_parallel<A: Adapter + Clone + Send>(
     encoder: Option<&A>,
     jobs: usize,
 ) -> Result<Report, RunError> {
+    check_fields(suite, decoder.info())?;
     let jobs = jobs.clamp(1, suite.cases.len().max(1));
     if jobs == 1 {
         let mut dec = decoder.clone();
@@ -154,19 +183,134 @@ pub fn run_parallel<A: Adapter + Clone + Send>(
                 .expect("every case ran")
         })
         .collect();
-    Ok(report(suite, decoder.info(), outcomes))
+    let encodes = encoder.unwrap_or(decoder).info();
+    Ok(report(suite, decoder.info(), encodes, outcomes))
 }
 
 fn run_case(case: &Case, adapter: &mut dyn Adapter) -> Outcome {
-    let Some(unit) = adapter.info().covers(case).cloned() else {
-        return Outcome::new(case, Verdict::NotCovered);
-    };
-    let answer = adapter.answer(case);
-    judge(case, &unit, &answer)
+    run_one(case, adapter).1
 }
 
-fn report(suite: &Suite, decoder: &Info, outcomes: Vec<Outcome>) -> Report {
+/// Runs one case on `adapter`: its answer (`None`: not covered) and its
+/// outcome.
+pub fn run_one(case: &Case, adapter: &mut dyn Adapter) -> (Option<Answer>, Outcome) {
+    let Some(unit) = adapter.info().covers(case).cloned() else {
+        return (None, Outcome::new(case, Verdict::NotCovered));
+    };
+    let answer = adapter.answer(case);
+    let outcome = judge(case, &unit, &answer);
+    (Some(answer), outcome)
+}
+
+/// Checks that every path an adapter's `info` declares (`fields`) names
+/// some path of the expected JSON of `suite`'s decode cases of its unit:
+/// a path that names nothing (a typo) would leave its unit compared on
+/// nothing. The error names each such path and the nearest real ones.
+pub fn check_fields(suite: &Suite, info: &Info) -> Result<(), RunError> {
+    let mut errors = Vec::new();
+    for (name, u) in &info.units {
+        let (Some(fields), Some(unit)) = (&u.fields, Unit::from_name(name)) else {
+            continue;
+        };
+        if !u.decode {
+            continue;
+        }
+        let mut real = BTreeSet::new();
+        for c in suite.cases.iter().filter(|c| c.unit == unit) {
+            if let Expected::Json(v) = &c.expected {
+                shape_paths(v, &mut real);
+            }
+        }
+        if real.is_empty() {
+            continue;
+        }
+        let set = FieldSet::parse(fields);
+        for (i, f) in fields.iter().enumerate() {
+            if real.iter().any(|p| set.names(i, p)) {
+                continue;
+            }
+            let near = nearest(f, &real, 3);
+            errors.push(format!(
+                "`{name}` field `{f}` names no path of any expected {name} output \
+                 (nearest: {})",
+                near.iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(RunError(format!(
+            "adapter {:?} info: {}",
+            info.name,
+            errors.join("; ")
+        ))),
+    }
+}
+
+/// The `n` paths nearest to `wanted` by edit distance (ties in path
+/// order).
+fn nearest<'a>(wanted: &str, paths: &'a BTreeSet<String>, n: usize) -> Vec<&'a str> {
+    let mut scored: Vec<(usize, &str)> = paths
+        .iter()
+        .map(|p| (edit_distance(wanted, p), p.as_str()))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, p)| p).collect()
+}
+
+/// Levenshtein distance, by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn report(suite: &Suite, decoder: &Info, encoder: &Info, outcomes: Vec<Outcome>) -> Report {
     let summary = Summary::of(&outcomes);
+    let mut units: BTreeMap<Unit, usize> = BTreeMap::new();
+    for c in &suite.cases {
+        *units.entry(c.unit).or_default() += 1;
+    }
+    let mut left_out: BTreeMap<Unit, BTreeSet<String>> = BTreeMap::new();
+    for o in &outcomes {
+        let set = left_out.entry(o.unit).or_default();
+        for p in &o.left_out {
+            if set.len() < 256 {
+                set.insert(p.clone());
+            }
+        }
+    }
+    let coverage = units
+        .iter()
+        .map(|(&unit, &cases)| {
+            let dec = decoder.units.get(unit.name());
+            let enc = encoder.units.get(unit.name());
+            let c = Coverage {
+                cases,
+                decode: dec.is_some_and(|u| u.decode),
+                encode: enc.is_some_and(|u| u.encode),
+                fields: dec.and_then(|u| u.fields.clone()),
+                not_compared: left_out
+                    .remove(&unit)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect(),
+            };
+            (unit, c)
+        })
+        .collect();
     let mut adapter = decoder.clone();
     adapter.units.clear();
     Report {
@@ -174,8 +318,11 @@ fn report(suite: &Suite, decoder: &Info, outcomes: Vec<Outcome>) -> Report {
             version: suite.version,
             seed: suite.seed,
             cases: suite.cases.len(),
+            units,
+            source: None,
         },
         adapter,
+        coverage,
         failed: summary.findings > 0,
         cases: outcomes,
         summary,
@@ -183,31 +330,46 @@ fn report(suite: &Suite, decoder: &Info, outcomes: Vec<Outcome>) -> Report {
 }
 
 impl Report {
+    /// The lines that say what the suite is and who answered.
+    fn write_head(&self, out: &mut dyn Write) -> io::Result<()> {
+        let units: Vec<String> = self
+            .suite
+            .units
+            .iter()
+            .map(|(u, n)| format!("{u} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "suite: version {}, seed {}, {} case(s) ({}){}",
+            self.suite.version,
+            self.suite.seed,
+            self.suite.cases,
+            units.join(", "),
+            self.suite
+                .source
+                .as_ref()
+                .map_or(String::new(), |s| format!("; {s}"))
+        )?;
+        writeln!(
+            out,
+            "adapter: {} {}{}",
+            self.adapter.name,
+            self.adapter.version,
+            if self.adapter.batch { " (batch)" } else { "" }
+        )
+    }
+
     /// A line per finding and the summary.
     pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.write_head(out)?;
         for o in self.cases.iter().filter(|o| o.result.finding()) {
-            writeln!(out, "{} {} ({})", o.result.name(), o.id, o.reason)?;
-            if let Some(path) = &o.path {
-                let show =
-                    |v: &Option<Value>| v.as_ref().map_or("(absent)".into(), Value::to_string);
-                writeln!(
-                    out,
-                    "  at `{path}`: expected {}, got {}",
-                    show(&o.expected),
-                    show(&o.actual)
-                )?;
-            }
-            if let Some(d) = &o.detail {
-                writeln!(out, "  {d}")?;
-            }
-            if let Some(diff) = &o.diff {
-                for line in diff.lines().take(40) {
-                    writeln!(out, "  {line}")?;
-                }
-            }
+            write_finding(out, o)?;
         }
         for (unit, counts) in &self.summary.units {
             writeln!(out, "{unit}:{}", counts_text(counts))?;
+        }
+        for (unit, c) in &self.coverage {
+            writeln!(out, "{unit}: {}", coverage_text(c))?;
         }
         writeln!(
             out,
@@ -238,13 +400,29 @@ impl Report {
             let failures = cases.iter().filter(|o| o.result.finding()).count();
             let skipped = cases
                 .iter()
-                .filter(|o| o.result == Verdict::NotCovered)
+                .filter(|o| matches!(o.result, Verdict::NotCovered | Verdict::NotCompared))
                 .count();
             writeln!(
                 out,
                 r#"  <testsuite name="{unit}" tests="{}" failures="{failures}" skipped="{skipped}">"#,
                 cases.len()
             )?;
+            let mut props = vec![
+                ("suite_version", self.suite.version.to_string()),
+                ("seed", self.suite.seed.to_string()),
+                ("cases", cases.len().to_string()),
+            ];
+            if let Some(src) = &self.suite.source {
+                props.push(("source", src.clone()));
+            }
+            if let Some(c) = self.coverage.get(unit) {
+                props.push(("compared", coverage_text(c)));
+            }
+            writeln!(out, "    <properties>")?;
+            for (k, v) in props {
+                writeln!(out, r#"      <property name="{k}" value="{}"/>"#, xml(&v))?;
+            }
+            writeln!(out, "    </properties>")?;
             for o in cases {
                 write!(
                     out,
@@ -261,21 +439,20 @@ impl Report {
                         out,
                         r#"      <skipped message="not covered by the adapter"/>"#
                     )?;
+                } else if o.result == Verdict::NotCompared {
+                    writeln!(
+                        out,
+                        r#"      <skipped message="not compared: the adapter's fields cover nothing of it"/>"#
+                    )?;
                 } else {
-                    let mut text = o.reason.to_string();
-                    if let Some(p) = &o.path {
-                        text.push_str(&format!("\nat `{p}`"));
-                    }
-                    for extra in [&o.detail, &o.diff].into_iter().flatten() {
-                        text.push('\n');
-                        text.push_str(extra);
-                    }
+                    let mut text = Vec::new();
+                    write_finding(&mut text, o)?;
                     writeln!(
                         out,
                         r#"      <failure type="{}" message="{}">{}</failure>"#,
                         o.result.name(),
-                        xml(o.result.name()),
-                        xml(&text)
+                        xml(&headline(o)),
+                        xml(&String::from_utf8_lossy(&text))
                     )?;
                 }
                 writeln!(out, "    </testcase>")?;
@@ -285,6 +462,131 @@ impl Report {
         writeln!(out, "</testsuites>")?;
         Ok(())
     }
+}
+
+/// The longest value shown in a line.
+const SHOWN_VALUE: usize = 200;
+
+/// A value on one line, cut at [`SHOWN_VALUE`] characters.
+fn short(v: &Option<Value>) -> String {
+    let s = v.as_ref().map_or("(absent)".into(), Value::to_string);
+    cut(&s, SHOWN_VALUE)
+}
+
+fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}... ({} bytes in all)", &s[..i], s.len()),
+        None => s.to_string(),
+    }
+}
+
+/// A finding in one line: the verdict, and where and what differs.
+fn headline(o: &Outcome) -> String {
+    let mut line = o.result.name().to_string();
+    match (&o.path, o.offset) {
+        (Some(_), Some(at)) => line.push_str(&format!(
+            " at byte {at}: expected {}, got {} (hex from byte {})",
+            short(&o.expected),
+            short(&o.actual),
+            o.window_start.unwrap_or(0)
+        )),
+        (Some(p), None) => line.push_str(&format!(
+            " at `{p}`: expected {}, got {}",
+            short(&o.expected),
+            short(&o.actual)
+        )),
+        (None, _) => {
+            if let Some(d) = &o.detail {
+                line.push_str(": ");
+                line.push_str(&cut(d, SHOWN_VALUE));
+            }
+        }
+    }
+    line
+}
+
+fn write_finding(out: &mut dyn Write, o: &Outcome) -> io::Result<()> {
+    writeln!(out, "{} {} ({})", o.result.name(), o.id, o.reason)?;
+    if let Some(path) = &o.path {
+        match o.offset {
+            Some(_) => {}
+            None => writeln!(
+                out,
+                "  at `{path}`: expected {}, got {}",
+                short(&o.expected),
+                short(&o.actual)
+            )?,
+        }
+    }
+    if !o.other_paths.is_empty() {
+        let more = o.differences.saturating_sub(1 + o.other_paths.len());
+        writeln!(
+            out,
+            "  {} differing path(s) in all; also: {}{}",
+            o.differences,
+            o.other_paths.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    if let Some(d) = &o.detail {
+        writeln!(out, "  {}", cut(d, 4 * SHOWN_VALUE))?;
+    }
+    match (&o.input_hex, &o.input_json, &o.input_file) {
+        (Some(h), _, _) => writeln!(out, "  input (hex): {h}")?,
+        (_, Some(j), _) => writeln!(out, "  input (JSON): {j}")?,
+        (_, _, Some(f)) => writeln!(out, "  input: {f} (in `teeoracle conform export DIR`)")?,
+        _ => {}
+    }
+    if o.result != Verdict::WrongValue {
+        if let Some(p) = &o.printed {
+            let p = p.trim_end();
+            match p.is_empty() {
+                true => writeln!(out, "  printed: nothing")?,
+                false => writeln!(out, "  printed: {}", cut(p, 4 * SHOWN_VALUE))?,
+            }
+        }
+    }
+    if let Some(err) = &o.stderr {
+        let lines: Vec<&str> = err.lines().collect();
+        writeln!(out, "  stderr (its end):")?;
+        for line in &lines[lines.len().saturating_sub(12)..] {
+            writeln!(out, "    {}", cut(line, 2 * SHOWN_VALUE))?;
+        }
+    }
+    if let Some(diff) = &o.diff {
+        for line in diff.lines().take(40) {
+            writeln!(out, "  {}", cut(line, 2 * SHOWN_VALUE))?;
+        }
+    }
+    Ok(())
+}
+
+/// What was compared of a unit, in a line.
+fn coverage_text(c: &Coverage) -> String {
+    let ops = match (c.decode, c.encode) {
+        (true, true) => "decode and encode",
+        (true, false) => "decode",
+        (false, true) => "encode",
+        (false, false) => return format!("{} case(s), not covered", c.cases),
+    };
+    let fields = match &c.fields {
+        None => "every path compared".to_string(),
+        Some(f) => format!("compared: {}", f.join(", ")),
+    };
+    let left = match c.not_compared.len() {
+        0 => String::new(),
+        n if n > 12 => format!(
+            "; not compared: {} and {} more",
+            c.not_compared[..12].join(", "),
+            n - 12
+        ),
+        _ => format!("; not compared: {}", c.not_compared.join(", ")),
+    };
+    format!("{} case(s), {ops}; {fields}{left}", c.cases)
 }
 
 fn counts_text(c: &Counts) -> String {

@@ -495,7 +495,7 @@ mod tests {
             cut.datagrams[..],
             whole.datagrams[..whole.datagrams.len() - 1]
         );
-        assert!(cut.truncated());
+        assert!(cut.truncated(), "{:?}", cut.error);
         let e = cut.error.as_ref().unwrap();
         let at = pcap_record_at(&bytes, whole.frames());
         let (len, left) = (16 + last.payload.len() + 42, last.offset as usize + 3 - at);
@@ -549,7 +549,7 @@ mod tests {
         );
         // Whole or cut, a record longer than any record can be is damage.
         let capture = read(&bytes[..at + 20]).unwrap();
-        assert!(!capture.truncated());
+        assert!(!capture.truncated(), "{:?}", capture.error);
         assert_eq!(capture.error.unwrap().kind, kind);
         // An original length over the snapshot length is what `tcpdump -s`
         // writes: read.
@@ -616,7 +616,7 @@ mod tests {
     fn a_cut_pcapng_block_is_a_truncation() {
         let bytes = corpus("edge/cut_in_block_501.pcapng");
         let capture = read(&bytes).unwrap();
-        assert!(capture.truncated());
+        assert!(capture.truncated(), "{:?}", capture.error);
         let e = capture.error.as_ref().unwrap();
         assert_eq!(
             (e.offset as usize, e.context, &e.kind, capture.frames()),

@@ -721,7 +721,7 @@ mod tests {
             assert_eq!(info.len, compressed.len());
             if info.bits.is_multiple_of(8) {
                 boundary += 1;
-                assert!(!info.ddnet);
+                assert!(!info.ddnet, "{line}: {info:?}");
                 assert_eq!(
                     compress_to_vec(&plain, Flavor::Ddnet),
                     compressed[..compressed.len() - 1]

@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(r.noncanonical(), Some(0));
         let v = decode_exact::<VarInt, _>(&hex("bfffffffff"), Mode::Lenient, ()).unwrap();
         assert_eq!(v.value, i32::MAX);
-        assert!(!v.is_canonical());
+        assert!(!v.is_canonical(), "{v:?}");
         assert_eq!(encode_to_vec(&v, ()), hex("bfffffffff"));
         let err = decode_exact::<VarInt, _>(&hex("bfffffffff"), Mode::Strict, ()).unwrap_err();
         assert_eq!(
@@ -461,23 +461,26 @@ mod tests {
         for (h, value) in [("8000", 0), ("c000", -1), ("8180808000", 1)] {
             let v = decode_exact::<VarInt, _>(&hex(h), Mode::Lenient, ()).unwrap();
             assert_eq!(v.value, value);
-            assert!(!v.is_canonical());
+            assert!(!v.is_canonical(), "{h}: {v:?}");
             assert_eq!(encode_to_vec(&v, ()), hex(h));
             let err = decode_exact::<VarInt, _>(&hex(h), Mode::Strict, ()).unwrap_err();
             assert_eq!(err.offset, 0);
-            assert!(matches!(
-                err.kind,
-                ErrorKind::NonCanonical {
-                    form: NonCanonical::OverlongVarint { .. }
-                }
-            ));
+            assert!(
+                matches!(
+                    err.kind,
+                    ErrorKind::NonCanonical {
+                        form: NonCanonical::OverlongVarint { .. }
+                    }
+                ),
+                "{h}: {err:?}"
+            );
         }
     }
 
     #[test]
     fn truncated_varint_is_an_error_at_the_end() {
         let err = decode_exact::<VarInt, _>(&hex("8080"), Mode::Lenient, ()).unwrap_err();
-        assert!(err.is_eof());
+        assert!(err.is_eof(), "{err:?}");
         assert_eq!(err.offset, 2);
         assert!(
             decode_exact::<VarInt, _>(&[], Mode::Lenient, ())
@@ -501,10 +504,8 @@ mod tests {
         let s = b"a\tb\nc\rd\x01e\x1f";
         assert_eq!(&*sanitize(s, Sanitize::Sanitize), b"a\tb\nc\rd e ");
         assert_eq!(&*sanitize(s, Sanitize::SanitizeCc), b"a b c d e ");
-        assert!(matches!(
-            sanitize(b"plain", Sanitize::SanitizeCc),
-            Cow::Borrowed(_)
-        ));
+        let plain = sanitize(b"plain", Sanitize::SanitizeCc);
+        assert!(matches!(plain, Cow::Borrowed(_)), "copied: {plain:?}");
     }
 
     #[test]
@@ -572,6 +573,15 @@ mod tests {
         }
         qc().tests(5_000)
             .quickcheck(prop as fn(Vec<u8>, u8) -> bool);
-        assert!(prop(vec![0x80, 0x80, 0x80, 0x80, 0xff, 0x01], 0));
+        let bytes = vec![0x80, 0x80, 0x80, 0x80, 0xff, 0x01];
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let (a, b) = (
+            read_ints_into(&bytes, &mut fast),
+            read_ints_with_reader(&bytes, &mut slow),
+        );
+        assert!(
+            prop(bytes, 0),
+            "fast {a:?} {fast:?}, with the reader {b:?} {slow:?}"
+        );
     }
 }

@@ -18,6 +18,7 @@ use teeoracle::archive::members;
 use teeoracle::archive::recording::world_at;
 use teeoracle::archive::text::parse_toc;
 use teeoracle::archive::{Archive, ArchiveError, Compression, PackOptions, Status, pack};
+use teeoracle::codec::first_difference;
 
 const DDNET: &str = "corpus/teehistorian/ddnet-20.1";
 
@@ -111,7 +112,7 @@ fn map_changes_continue_the_session() {
     assert_eq!(names[4], "E_map_change.2_ctf1.teehistorian");
     let summary = Archive::open(&s.bz2).unwrap().summary().unwrap();
     assert_eq!(summary.maps[4].prev_game_uuid, summary.maps[3].game_uuid);
-    assert!(summary.indexed);
+    assert!(summary.indexed, "{:?}", summary.notes);
 }
 
 /// Seeking to any tick equals replaying the whole recording to it.
@@ -235,6 +236,26 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// The first file in which two [`tree`]s differ, and where.
+fn tree_difference(a: &[(String, Vec<u8>)], b: &[(String, Vec<u8>)]) -> String {
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    if names(a) != names(b) {
+        return format!("files {:?} and {:?}", names(a), names(b));
+    }
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| x.1 != y.1)
+        .map(|((name, x), (_, y))| {
+            format!(
+                "{name} at byte {:?} (lengths {} and {})",
+                first_difference(x, y),
+                x.len(),
+                y.len()
+            )
+        })
+        .unwrap_or_default()
+}
+
 /// Removing any member but a recording still verifies, says it rebuilt
 /// the member, unpacks to the same files and seeks to the same worlds.
 #[test]
@@ -275,9 +296,11 @@ fn deleting_any_non_essential_member_still_verifies() {
             );
             fs::write(out.join("info.txt"), spacing).unwrap();
         }
+        let unpacked = tree(&out);
         assert!(
-            tree(&out) == reference,
-            "without {gone}: unpacks differently"
+            unpacked == reference,
+            "without {gone}: unpacks differently: {}",
+            tree_difference(&unpacked, &reference)
         );
         let mut archive = Archive::open(&path).unwrap();
         for tick in [0, 260, 777, 1049] {
@@ -387,7 +410,8 @@ fn damaged_members_are_reported_and_rebuilt() {
     let (_, r) = damaged(dir.path(), "1/info.txt", |t| {
         t.replace("map_name: dm1", "map_name: dm2")
     });
-    assert!(failure_of(&r, "1/info.txt").contains("dm2"));
+    let detail = failure_of(&r, "1/info.txt");
+    assert!(detail.contains("dm2"), "{detail}");
     let (_, r) = damaged(dir.path(), "2/toc.txt", |t| {
         t.replace("save2.ron 500", "save2.ron 499")
     });
@@ -397,9 +421,11 @@ fn damaged_members_are_reported_and_rebuilt() {
         r.verdicts
     );
     let (_, r) = damaged(dir.path(), "info.txt", |t| t.replace("maps: 2", "maps: 3"));
-    assert!(failure_of(&r, "info.txt").contains("says 3 maps"));
+    let detail = failure_of(&r, "info.txt");
+    assert!(detail.contains("says 3 maps"), "{detail}");
     let (_, r) = damaged(dir.path(), "2/toc.txt", |t| format!("{t}garbage\n"));
-    assert!(failure_of(&r, "2/toc.txt").contains("damaged"));
+    let detail = failure_of(&r, "2/toc.txt");
+    assert!(detail.contains("damaged"), "{detail}");
 
     // A checkpoint that disagrees with the replay: reported by verify,
     // replaced on unpack, and caught by a checked seek.
@@ -500,7 +526,10 @@ fn other_compressions_are_read() {
     ] {
         let path = dir.path().join(name);
         fs::write(&path, bytes).unwrap();
-        assert!(teeoracle::archive::is_archive(&path));
+        assert!(
+            teeoracle::archive::is_archive(&path),
+            "{name} is not taken for an archive"
+        );
         let report = Archive::open_full(&path).unwrap().verify();
         assert_eq!(report.compression, compression);
         assert!(!report.failed(), "{name}: {:#?}", report.verdicts);
@@ -523,7 +552,10 @@ fn other_compressions_are_read() {
     // Not an archive at all.
     let path = dir.path().join("plain.txt");
     fs::write(&path, "hello").unwrap();
-    assert!(!teeoracle::archive::is_archive(&path));
+    assert!(
+        !teeoracle::archive::is_archive(&path),
+        "a text file is taken for an archive"
+    );
     let err = Archive::open(&path).err().unwrap();
     assert!(
         err.to_string().contains("at byte 0: expected a tar header"),
@@ -554,7 +586,7 @@ fn a_stale_index_falls_back_to_reading_everything() {
     let path = dir.path().join("spliced.tar.bz2");
     fs::write(&path, spliced).unwrap();
     let mut archive = Archive::open(&path).unwrap();
-    assert!(archive.indexed());
+    assert!(archive.indexed(), "the spliced archive has no index");
     let seek = archive.seek(2, 640).unwrap();
     assert!(!archive.indexed(), "fell back");
     let e2 = fs::read(&inputs[1]).unwrap();
@@ -577,7 +609,14 @@ fn packing_is_deterministic() {
     pack(&a, &inputs, &PackOptions::default()).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     pack(&b, &inputs, &PackOptions::default()).unwrap();
-    assert!(fs::read(&a).unwrap() == fs::read(&b).unwrap());
+    let (first, second) = (fs::read(&a).unwrap(), fs::read(&b).unwrap());
+    assert!(
+        first == second,
+        "the two archives differ at byte {:?} (lengths {} and {})",
+        first_difference(&first, &second),
+        first.len(),
+        second.len()
+    );
     let tar = plain_tar_of(&a);
     let mut archive = tar::Archive::new(&tar[..]);
     let mut names = Vec::new();
@@ -632,8 +671,12 @@ fn a_failed_pack_leaves_nothing_behind() {
         ],
         &PackOptions::default(),
     );
-    assert!(matches!(same, Err(ArchiveError::SameGame { .. })));
-    assert!(same.unwrap_err().to_string().contains("same game"));
+    assert!(
+        matches!(same, Err(ArchiveError::SameGame { .. })),
+        "{same:?}"
+    );
+    let err = same.unwrap_err().to_string();
+    assert!(err.contains("same game"), "{err}");
 }
 
 /// Cut or corrupted archives give reports or errors, never a panic, and a
@@ -743,9 +786,10 @@ fn cli_pack_info_seek_verify_log_unpack_check() {
 
     let v = run(&["archive", "verify", o]);
     assert_eq!(v.status.code(), Some(0), "{}", text(&v.stdout));
+    let stdout = text(&v.stdout);
     assert!(
-        text(&v.stdout)
-            .ends_with("2 map(s), 3911 records, 5 checkpoint(s) agree; 0 rebuilt, 0 failed\n")
+        stdout.ends_with("2 map(s), 3911 records, 5 checkpoint(s) agree; 0 rebuilt, 0 failed\n"),
+        "{stdout}"
     );
 
     let l = run(&["archive", "log", o, "--map", "1"]);
@@ -803,7 +847,7 @@ fn cli_errors_are_one_line_with_exit_codes() {
         "{}",
         text(&e.stderr)
     );
-    assert!(!gz.exists());
+    assert!(!gz.exists(), "{} was written", gz.display());
 
     // A damaged archive fails verify and check, naming the member.
     let (path, _) = damaged(dir.path(), "2/save1.ron", |t| {
@@ -839,7 +883,11 @@ fn cli_errors_are_one_line_with_exit_codes() {
     ]);
     assert_eq!(s.status.code(), Some(1));
     assert_eq!(text(&s.stderr).lines().count(), 1, "{}", text(&s.stderr));
-    assert!(text(&s.stderr).contains("2/save1.ron disagrees with a replay from the start"));
+    let stderr = text(&s.stderr);
+    assert!(
+        stderr.contains("2/save1.ron disagrees with a replay from the start"),
+        "{stderr}"
+    );
 
     let not = dir.path().join("not.tar");
     fs::write(&not, vec![7u8; 2000]).unwrap();
@@ -885,7 +933,9 @@ fn cli_json_reports() {
     );
     let members = info["members"].as_array().unwrap();
     assert_eq!(members[0]["name"], "info.txt");
-    assert!(members.iter().all(|m| m["size"].is_u64()));
+    for m in members {
+        assert!(m["size"].is_u64(), "{m}");
+    }
 
     let verify = json(&["archive", "verify", g, "--format", "json"]);
     assert_eq!(verify["kind"], "archive_verify");

@@ -170,7 +170,8 @@ fn roundtrip_writes_identical_bytes() {
             out_path.to_str().unwrap(),
         ]);
         assert_eq!(out.status.code(), Some(0), "{rel}: {}", text(&out.stderr));
-        assert!(text(&out.stdout).contains("round trip byte-exact"));
+        let stdout = text(&out.stdout);
+        assert!(stdout.contains("round trip byte-exact"), "{rel}: {stdout}");
         assert_eq!(
             std::fs::read(&out_path).unwrap(),
             std::fs::read(&input).unwrap(),
@@ -229,7 +230,7 @@ fn dump_formats_carry_offset_tick_kind() {
         (&"end".into(), &3947.into())
     );
     assert_eq!(end["end"]["end"], "finished");
-    assert!(end["error"].is_null());
+    assert!(end["error"].is_null(), "{}", end["error"]);
 }
 
 #[test]
@@ -261,12 +262,17 @@ fn stats_and_replay_golden_output() {
     let world: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(world["tick"], 1500);
     let players = world["players"].as_array().unwrap();
-    assert!(players.iter().all(|p| p["cid"].is_i64()
-        && p["x"].is_i64()
-        && p["y"].is_i64()
-        && p.get("input").is_some()
-        && p["team"].is_i64()
-        && p.get("name").is_some()));
+    for p in players {
+        assert!(
+            p["cid"].is_i64()
+                && p["x"].is_i64()
+                && p["y"].is_i64()
+                && p.get("input").is_some()
+                && p["team"].is_i64()
+                && p.get("name").is_some(),
+            "{p}"
+        );
+    }
     let out = run(&["teehistorian", "replay", rel, "--at", "1500"]);
     snapshot("replay_B_at_1500", &text(&out.stdout));
 }
@@ -285,7 +291,8 @@ fn truncated_file_reports_where_it_ended() {
     );
     let out = run(&["teehistorian", "replay", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stderr).contains("truncated at byte 3196"));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("truncated at byte 3196"), "{stderr}");
 }
 
 #[test]

@@ -56,7 +56,11 @@ fn a_named_file_nothing_recognises_fails_and_a_misnamed_one_too() {
     std::fs::write(&notes, "not a recording").unwrap();
     let out = run(&["check", notes.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).contains("not a file of any format teeoracle checks"));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("not a file of any format teeoracle checks"),
+        "{stdout}"
+    );
     // A .demo (found by walking a folder) whose bytes are a teehistorian
     // file is checked as what it is and fails for its name; one whose
     // bytes are nothing fails.
@@ -134,7 +138,11 @@ fn deny_warnings_fails_a_file_that_passes_with_a_warning() {
     assert_eq!(run(&["check", F_TH]).status.code(), Some(0));
     let out = run(&["check", F_TH, "--deny-warnings"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stdout).starts_with("status") && text(&out.stdout).contains("FAIL"));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("status") && stdout.contains("FAIL"),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -447,7 +447,7 @@ fn roundtrip_reports_in_json() {
     assert_eq!(doc["exact"], true);
     assert_eq!(doc["verbatim_records"], 1);
     assert_eq!(doc["end"]["end"], "finished");
-    assert!(doc["error"].is_null());
+    assert!(doc["error"].is_null(), "{}", doc["error"]);
     let bad = "corpus/teehistorian/malformed/unknown_message_id.teehistorian";
     let out = common::run(&["teehistorian", "roundtrip", bad, "--format", "json"]);
     assert_eq!(out.status.code(), Some(1));

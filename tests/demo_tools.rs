@@ -7,6 +7,7 @@ mod common;
 
 use common::run;
 use std::path::{Path, PathBuf};
+use teeoracle::codec::first_difference;
 use teeoracle::demo::spec::DemoSpec;
 use teeoracle::demo::{Chunk, Demo};
 
@@ -57,7 +58,17 @@ fn rerecord_a_gives_the_whole_file() {
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");
     }
-    assert!(std::fs::read(&out_path).unwrap() == std::fs::read(root(A)).unwrap());
+    let (written, want) = (
+        std::fs::read(&out_path).unwrap(),
+        std::fs::read(root(A)).unwrap(),
+    );
+    assert!(
+        written == want,
+        "the rebuilt demo differs at byte {:?} (lengths {} and {})",
+        first_difference(&written, &want),
+        written.len(),
+        want.len()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -131,7 +142,14 @@ fn build_reproduces_the_synthetic_demo() {
             out_path.display()
         )
     );
-    assert!(std::fs::read(&out_path).unwrap() == want);
+    let written = std::fs::read(&out_path).unwrap();
+    assert!(
+        written == want,
+        "built from RON: differs at byte {:?} (lengths {} and {})",
+        first_difference(&written, &want),
+        written.len(),
+        want.len()
+    );
 
     let spec = DemoSpec::from_ron(&std::fs::read_to_string(root(MINIMAL_SPEC)).unwrap()).unwrap();
     let json = serde_json::to_string(&spec).unwrap();
@@ -139,10 +157,24 @@ fn build_reproduces_the_synthetic_demo() {
     std::fs::write(&json_path, &json).unwrap();
     assert_eq!(DemoSpec::from_json(&json).unwrap(), spec);
     let built = spec.build(&[]).unwrap();
-    assert!(built.bytes == want && built.warnings.is_empty());
+    assert!(
+        built.bytes == want,
+        "built in the library: differs at byte {:?} (lengths {} and {})",
+        first_difference(&built.bytes, &want),
+        built.bytes.len(),
+        want.len()
+    );
+    assert!(built.warnings.is_empty(), "{:?}", built.warnings);
     let out = build(&json_path, &out_path);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(std::fs::read(&out_path).unwrap() == want);
+    let written = std::fs::read(&out_path).unwrap();
+    assert!(
+        written == want,
+        "built from JSON: differs at byte {:?} (lengths {} and {})",
+        first_difference(&written, &want),
+        written.len(),
+        want.len()
+    );
 
     let out = run(&["check", "corpus/demo/synthetic"]);
     let stdout = text(&out.stdout);
@@ -243,7 +275,11 @@ fn build_errors_name_the_field() {
     // Neither .ron nor .json: bad usage.
     let out = run(&["demo", "build", "spec.txt", "-o", "out.demo"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("a spec is a .ron or .json file"));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("a spec is a .ron or .json file"),
+        "{stderr}"
+    );
 
     // A Character (22 ints pre-agreed) with 3: written, with a warning.
     let path = dir.join("short_character.json");
@@ -280,7 +316,8 @@ fn build_warns_about_ticks_readers_reject() {
         ["events[0].tick: -1 outside 0..1879048191: readers reject its marker"]
     );
     // Written anyway: a marker the readers refuse.
-    assert!(teeoracle::demo::Demo::decode(&built.bytes).is_err());
+    let decoded = teeoracle::demo::Demo::decode(&built.bytes).map(|(demo, _)| demo.chunks.len());
+    assert!(decoded.is_err(), "read, chunks: {decoded:?}");
 }
 
 /// Spec errors are data: the field, and what it was expected to hold.
@@ -308,14 +345,18 @@ fn spec_errors_are_structured() {
     let spec =
         DemoSpec::from_ron(r#"(map_name: "x", map_crc: "00000000", markers: [10, 20])"#).unwrap();
     let err = spec.build(&[]).unwrap_err();
-    assert!(matches!(
-        err,
-        SpecError::Field {
-            field: SpecField::Marker { index: 1 },
-            problem: Problem::MarkerRefused { tick: 20 },
-        }
-    ));
-    assert!(matches!(DemoSpec::from_json("{"), Err(SpecError::Json(_))));
+    assert!(
+        matches!(
+            err,
+            SpecError::Field {
+                field: SpecField::Marker { index: 1 },
+                problem: Problem::MarkerRefused { tick: 20 },
+            }
+        ),
+        "{err:?}"
+    );
+    let json = DemoSpec::from_json("{");
+    assert!(matches!(json, Err(SpecError::Json(_))), "{json:?}");
 }
 
 /// The chat demos of `corpus/demo/synthetic/`, and their unfinished
@@ -328,7 +369,13 @@ fn build_reproduces_the_chat_demos() {
         let built = spec.build(&[]).unwrap();
         assert_eq!(built.warnings, Vec::<String>::new(), "{name}");
         let want = std::fs::read(root(&format!("corpus/demo/synthetic/{name}.demo"))).unwrap();
-        assert!(built.bytes == want, "{name}");
+        assert!(
+            built.bytes == want,
+            "{name}: differs at byte {:?} (lengths {} and {})",
+            first_difference(&built.bytes, &want),
+            built.bytes.len(),
+            want.len()
+        );
     }
 }
 
@@ -430,7 +477,11 @@ fn dump_jsonl_decodes_system_messages_and_reports_bad_payloads() {
     assert_eq!(bad["error"]["inner"]["offset"], 3);
     assert_eq!(bad["error"]["tick"], 0);
     assert_eq!(lines.last().unwrap()["undecodable_payloads"], 1);
-    assert!(text(&out.stderr).contains("at byte 547 (0x223), byte 3 of its decompressed payload"));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("at byte 547 (0x223), byte 3 of its decompressed payload"),
+        "{stderr}"
+    );
 }
 
 /// `demo stats`, `roundtrip` and `rerecord` as JSON documents carry what
@@ -450,7 +501,10 @@ fn stats_roundtrip_and_rerecord_as_json() {
     assert_eq!(stats["snapshots"]["counts"]["deltas"], 329);
     assert_eq!(stats["snapshots"]["messages"], 2198);
     assert_eq!(stats["chunks"], 3587);
-    assert!(stats_text.contains("1055 tick markers, 5 keyframes, 329 deltas, 2198 messages"));
+    assert!(
+        stats_text.contains("1055 tick markers, 5 keyframes, 329 deltas, 2198 messages"),
+        "{stats_text}"
+    );
 
     let out = run(&["demo", "roundtrip", "--format", "json", A]);
     assert_eq!(out.status.code(), Some(0));
@@ -458,7 +512,7 @@ fn stats_roundtrip_and_rerecord_as_json() {
     assert_eq!(rt["kind"], "demo_roundtrip");
     assert_eq!(rt["exact"], true);
     assert_eq!(rt["first_difference"], serde_json::Value::Null);
-    assert!(rt["chunks"].as_u64().unwrap() > 3000);
+    assert!(rt["chunks"].as_u64().unwrap() > 3000, "{}", rt["chunks"]);
 
     let out = run(&["demo", "rerecord", "--format", "json", B]);
     assert_eq!(out.status.code(), Some(0));
@@ -466,7 +520,11 @@ fn stats_roundtrip_and_rerecord_as_json() {
     assert_eq!(rr["kind"], "demo_rerecord");
     assert_eq!(rr["result"], "equivalent");
     assert_eq!(rr["identical"], false);
-    assert!(rr["deltas_reordered"].as_u64().unwrap() > 0);
+    assert!(
+        rr["deltas_reordered"].as_u64().unwrap() > 0,
+        "{}",
+        rr["deltas_reordered"]
+    );
     assert_eq!(rr["difference_count"], 0);
 }
 
@@ -509,12 +567,8 @@ fn check_fails_a_demo_whose_map_checksums_do_not_match() {
     // The map name's "m" made a byte that is not UTF-8.
     let findings = check("name", 72 + 1, 0x80);
     assert_eq!(findings[0]["code"], "header", "{findings}");
-    assert!(
-        findings[0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("map_name")
-    );
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(message.contains("map_name"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

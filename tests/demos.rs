@@ -6,7 +6,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use teeoracle::codec::encode_to_vec;
+use teeoracle::codec::{encode_to_vec, first_difference};
 use teeoracle::demo::{Chunk, ChunkKind, Demo, Payload, payload_bytes};
 use teeoracle::huffman::Flavor;
 use teeoracle::packet::msg::{self, MsgId};
@@ -206,7 +206,13 @@ fn every_truncation_of_a_demo_is_kept_or_an_error_inside_it() {
         let prefix = &bytes[..cut];
         match Demo::decode(prefix) {
             Ok((demo, _)) => {
-                assert!(encode_to_vec(&demo, ()) == prefix, "cut at {cut}");
+                let encoded = encode_to_vec(&demo, ());
+                assert!(
+                    encoded == prefix,
+                    "cut at {cut}: the re-encoding differs at byte {:?} (length {})",
+                    first_difference(&encoded, prefix),
+                    encoded.len()
+                );
             }
             Err(e) => assert!(e.offset <= cut as u64, "cut at {cut}: {e}"),
         }

@@ -58,7 +58,9 @@ fn every_corpus_recording_is_the_same_as_itself() {
     assert!(
         files
             .iter()
-            .any(|f| f.extension().is_some_and(|e| e == "pcapng"))
+            .any(|f| f.extension().is_some_and(|e| e == "pcapng")),
+        "no .pcapng among {} recordings",
+        files.len()
     );
     assert!(files.len() > 40, "{}", files.len());
     for f in &files {
@@ -262,7 +264,8 @@ fn different_formats_and_unreadable_files_are_errors() {
     let bad = root("corpus/demo/malformed/version_2.demo");
     let out = common::run(&["diff", demo.to_str().unwrap(), bad.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("version_2.demo"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("version_2.demo"), "{stderr}");
 }
 
 /// A saved `check --format json` report is a baseline: the same files
@@ -321,7 +324,8 @@ fn check_reports_compare_as_baselines() {
     assert_eq!(report["format"], "check_report");
     let files = report["files"].as_array().unwrap();
     assert_eq!(files.len(), 1, "{report:#}");
-    assert!(files[0]["path"].as_str().unwrap().ends_with("chat.demo"));
+    let path = files[0]["path"].as_str().unwrap();
+    assert!(path.ends_with("chat.demo"), "{path}");
     assert_eq!(files[0]["change"], "changed");
 }
 
@@ -350,7 +354,7 @@ fn one_planted_change_in_a_capture_is_one_difference() {
             .unwrap()
             .replacen("hello", "hallo", 1)
     );
-    assert!(d["tick"].as_i64().unwrap() > 0);
+    assert!(d["tick"].as_i64().unwrap() > 0, "{d}");
 }
 
 /// Archives compare map by map: the same archive is the same; another
@@ -372,7 +376,11 @@ fn archives_compare_map_by_map() {
         (&maps[0]["present"], &maps[0]["same"]),
         (&"both".into(), &false.into())
     );
-    assert!(!maps[0]["differences"].as_array().unwrap().is_empty());
+    assert!(
+        !maps[0]["differences"].as_array().unwrap().is_empty(),
+        "{}",
+        maps[0]
+    );
     assert_eq!(maps[1]["present"], "old_only");
 }
 

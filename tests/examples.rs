@@ -173,6 +173,11 @@ mod teehistorian {
     #[test]
     fn a_missing_file_is_an_error() {
         let mut out = Vec::new();
-        assert!(example::run(Path::new("/no/such.teehistorian"), &mut out).is_err());
+        let result = example::run(Path::new("/no/such.teehistorian"), &mut out);
+        assert!(
+            result.is_err(),
+            "{result:?}: {}",
+            String::from_utf8_lossy(&out)
+        );
     }
 }

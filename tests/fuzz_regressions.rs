@@ -82,7 +82,7 @@ fn packet() {
             datagrams.push(d.payload.to_vec());
         }
     }
-    assert!(datagrams.len() > 100);
+    assert!(datagrams.len() > 100, "{} datagrams", datagrams.len());
     for d in datagrams {
         for version in [1u8, 2] {
             properties::packet(&[&[version][..], &d].concat());
@@ -104,7 +104,10 @@ fn snapshot() {
         let len = (from.len() / 4) as i32;
         inputs.push([&len.to_le_bytes()[..], &from, &delta].concat());
     }
-    assert!(!inputs.is_empty());
+    assert!(
+        !inputs.is_empty(),
+        "no .delta.bin in corpus/snapshot/malformed"
+    );
     for input in inputs {
         properties::snapshot(&input);
     }

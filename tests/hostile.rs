@@ -139,7 +139,11 @@ fn check_file(path: &Path) -> Status {
 fn an_archive_asking_for_a_checkpoint_every_tick() {
     let _turn = my_turn();
     let path = hostile("checkpoint_every_1.tar.bz2");
-    assert!(!archive_commands(&path).unwrap());
+    assert!(
+        !archive_commands(&path).unwrap(),
+        "{} passed archive verify and check",
+        path.display()
+    );
     assert_eq!(check_file(&path), Status::Warn);
     // The spacing is raised to a second: 3,000 ticks give 59 checkpoints
     // (the last multiple is not followed by a record), not 3,000.
@@ -156,7 +160,11 @@ fn an_archive_asking_for_a_checkpoint_every_tick() {
 fn a_table_of_contents_listing_every_record() {
     let _turn = my_turn();
     let path = hostile("malformed/toc_every_record.tar.bz2");
-    assert!(archive_commands(&path).unwrap());
+    assert!(
+        archive_commands(&path).unwrap(),
+        "{} did not pass archive verify and check",
+        path.display()
+    );
     // Under malformed/: `check` passes it by failing it.
     assert_eq!(check_file(&path), Status::Xfail);
     let report = Archive::open_full(&path).unwrap().verify();
@@ -219,7 +227,7 @@ fn a_member_of_a_gibibyte_of_zeros() {
     let report = bounded("archive verify zeros_1gib (cap 2 GiB)", || {
         Archive::open_with(&path, &options).unwrap().verify()
     });
-    assert!(!report.failed());
+    assert!(!report.failed(), "{:#?}", report.verdicts);
 }
 
 #[test]
@@ -240,7 +248,11 @@ fn packing_twelve_thousand_console_commands() {
     assert_eq!(packed.maps[0].checkpoints, 399);
     let size = std::fs::metadata(&out).unwrap().len();
     assert!(size < 8 << 20, "{size} bytes");
-    assert!(!archive_commands(&out).unwrap());
+    assert!(
+        !archive_commands(&out).unwrap(),
+        "{} passed archive verify and check",
+        out.display()
+    );
     // Seeking late in the recording starts at the last checkpoint and
     // still gives the whole history.
     let seek = Archive::open(&out).unwrap().seek(1, 599_000).unwrap();

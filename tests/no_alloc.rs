@@ -51,7 +51,7 @@ fn steady_state_snapshot_work_does_not_allocate() {
     let sizes = demo.item_sizes();
     let mut snaps = Vec::new();
     demo.replay_snapshots(&offsets, |_, _, s| snaps.push(s.clone()));
-    assert!(snaps.len() > 1000);
+    assert!(snaps.len() > 1000, "{} snapshots", snaps.len());
 
     let mut codec = DeltaCodec::new(sizes.clone());
     let mut history = SnapshotHistory::for_demo(sizes);

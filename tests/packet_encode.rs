@@ -103,7 +103,12 @@ fn decode_then_encode_gives_every_corpus_datagram_back() {
         all.len()
     );
     // Only hand-made datagrams fail to decode at all.
-    assert!(decoded + listed.len() >= all.len());
+    assert!(
+        decoded + listed.len() >= all.len(),
+        "{decoded} of {} decoded, {} hand-made",
+        all.len(),
+        listed.len()
+    );
     for args in [
         &["--version", "0.6", "--token", "yes"][..],
         &["--version", "0.6", "--token", "no"],
@@ -132,7 +137,11 @@ fn decode_then_encode_gives_every_corpus_datagram_back() {
 fn encode_err(json: &Value) -> String {
     let out = run_stdin(&["packet", "encode", "-"], json.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(1), "a bad input is a bad file");
-    assert!(out.stdout.is_empty());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
@@ -158,7 +167,12 @@ fn encode_then_decode(entry: &Value) -> Value {
         "no",
         hex.trim(),
     ]);
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -221,14 +235,23 @@ fn a_bad_input_gets_one_error_naming_its_json_path() {
     // decode as described.
     let mut bad = good.clone();
     bad["packet"]["flags"] = json!(32);
-    assert!(encode_err(&bad).contains("-: packet: a packet whose bytes decode back to it"));
+    let err = encode_err(&bad);
+    assert!(
+        err.contains("-: packet: a packet whose bytes decode back to it"),
+        "{err}"
+    );
     // An entry that did not decode has nothing to encode.
     let out = run(&["packet", "decode", "--format", "json", "00"]);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(encode_err(&doc).contains("packets[0].packet: a `packet`: this one did not decode"));
+    let err = encode_err(&doc);
+    assert!(
+        err.contains("packets[0].packet: a `packet`: this one did not decode"),
+        "{err}"
+    );
     // More than one packet needs --hex (usage).
     let two = json!({"packets": [good, good]});
     let out = run_stdin(&["packet", "encode", "-"], two.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(2));
-    assert!(root().join("corpus/packet").is_dir());
+    let corpus = root().join("corpus/packet");
+    assert!(corpus.is_dir(), "{}", corpus.display());
 }

@@ -145,7 +145,7 @@ fn ddnet_06_handshake_golden_bytes() {
         let Packet::Connection(c) = &p else {
             panic!("{hex}")
         };
-        assert!(c.is_control());
+        assert!(c.is_control(), "{hex}: {c:?}");
         assert_eq!(c.control().map(|(i, _)| i), Some(id), "{hex}");
         assert_eq!(c.token, token, "{hex}");
         assert_eq!(encode(&p), bytes);
@@ -253,18 +253,26 @@ mod replay {
     #[test]
     fn backroom_is_ddnets() {
         // The 512 sequence numbers up to and including ack, with wrap-around.
+        let within = [(5, 5), (0, 5), (1000, 5)].map(|(seq, ack)| is_seq_in_backroom(seq, ack));
         assert!(
-            is_seq_in_backroom(5, 5) && is_seq_in_backroom(0, 5) && is_seq_in_backroom(1000, 5)
+            is_seq_in_backroom(5, 5) && is_seq_in_backroom(0, 5) && is_seq_in_backroom(1000, 5),
+            "5, 0, 1000 with ack 5: {within:?}"
         );
-        assert!(!is_seq_in_backroom(6, 5) && !is_seq_in_backroom(516, 5));
+        let within = [(6, 5), (516, 5)].map(|(seq, ack)| is_seq_in_backroom(seq, ack));
+        assert!(
+            !is_seq_in_backroom(6, 5) && !is_seq_in_backroom(516, 5),
+            "6, 516 with ack 5: {within:?}"
+        );
         assert!(
             is_seq_in_backroom(517, 5),
             "5 - 512 + 1024 = 517 is the bottom, included"
         );
+        let within = [200, 87, 88].map(|seq| is_seq_in_backroom(seq, 600));
         assert!(
             is_seq_in_backroom(200, 600)
                 && !is_seq_in_backroom(87, 600)
-                && is_seq_in_backroom(88, 600)
+                && is_seq_in_backroom(88, 600),
+            "200, 87, 88 with ack 600: {within:?}"
         );
     }
 
@@ -416,12 +424,8 @@ mod cli {
         assert_eq!(connect["bytes"], 12);
         assert_eq!(connect["version"], "0.6");
         assert_eq!(connect["version_reason"], "default_06");
-        assert!(
-            connect["version_reason_text"]
-                .as_str()
-                .unwrap()
-                .contains("no 0.7 marker")
-        );
+        let reason = connect["version_reason_text"].as_str().unwrap();
+        assert!(reason.contains("no 0.7 marker"), "{reason}");
         assert_eq!(connect["packet"]["form"], "connection");
         assert_eq!(connect["packet"]["control_message"]["name"], "CONNECT");
         assert_eq!(connect["packet"]["token"], "ffffffff");
@@ -460,7 +464,7 @@ mod cli {
             say["fields"],
             serde_json::json!({"team": 1, "message": "x"})
         );
-        assert!(say.get("body").is_none());
+        assert!(say.get("body").is_none(), "{say}");
         assert_eq!(data["after_chunks"], "");
         assert_eq!(packets[1]["failed"], false);
 
@@ -490,7 +494,7 @@ mod cli {
         let doc = json(&out.stdout);
         let p = &doc["packets"][0];
         assert_eq!(p["version_reason"], "given");
-        assert!(p.get("packet").is_none());
+        assert!(p.get("packet").is_none(), "{}", p["packet"]);
         assert_eq!(p["error"]["context"], "packet.header.num_chunks");
         assert_eq!(p["reencode"]["status"], "not_checked");
         assert_eq!(p["failed"], true);
@@ -598,11 +602,9 @@ mod cli {
         assert_eq!(end["replay"]["snapshots"], 421);
         assert_eq!(end["replay"]["rebuilt"], 421);
         let datagrams = &lines[1..lines.len() - 1];
-        assert!(
-            datagrams
-                .iter()
-                .all(|d| d["kind"] == "datagram" && d["failed"] == false)
-        );
+        for d in datagrams {
+            assert!(d["kind"] == "datagram" && d["failed"] == false, "{d}");
+        }
         // Frame 4: the client's clientver and INFO, as the text shows them.
         let d = &datagrams[3];
         assert_eq!(
@@ -641,7 +643,7 @@ mod cli {
             ),
             (Some(90), Some(1), Some(true))
         );
-        assert!(s["crc"].is_i64());
+        assert!(s["crc"].is_i64(), "{}", s["crc"]);
         assert_eq!(first["packet"]["compression"]["compressed_size"], 544);
     }
 
@@ -660,7 +662,7 @@ mod cli {
         assert_eq!(doc["kind"], "pcap_check");
         assert_eq!(doc["status"], "fail");
         assert_eq!(doc["findings"][0]["code"], "no_datagrams");
-        assert!(doc["totals"].is_null());
+        assert!(doc["totals"].is_null(), "{}", doc["totals"]);
     }
 
     #[test]
@@ -678,11 +680,10 @@ mod cli {
         // Every message of the capture has a layout.
         assert_eq!(doc["totals"]["typed_messages"], 1965);
         assert_eq!(doc["totals"]["chunks"], 1965);
+        let summary = doc["summary"].as_str().unwrap();
         assert!(
-            doc["summary"]
-                .as_str()
-                .unwrap()
-                .starts_with("1158 datagrams byte-exact")
+            summary.starts_with("1158 datagrams byte-exact"),
+            "{summary}"
         );
         assert_eq!(doc["replay"]["crc_checked"], 250);
     }

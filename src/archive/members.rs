@@ -296,6 +296,7 @@ mod tests {
         assert_eq!(padding(1024), 0);
         let mut bad = block;
         bad[100] ^= 1;
-        assert!(parse_header(&bad).is_err());
+        let parsed = parse_header(&bad);
+        assert!(parsed.is_err(), "a damaged checksum was read: {parsed:?}");
     }
 }

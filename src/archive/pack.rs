@@ -431,10 +431,13 @@ mod tests {
         ];
         assert_eq!(session_order(&inputs).unwrap(), [1, 3, 2, 0]);
         let forked = [info("a", None), info("b", Some("a")), info("c", Some("a"))];
-        assert!(session_order(&forked).is_err());
+        let order = session_order(&forked);
+        assert!(order.is_err(), "a fork was ordered: {order:?}");
         let looped = [info("a", Some("b")), info("b", Some("a"))];
-        assert!(session_order(&looped).is_err());
+        let order = session_order(&looped);
+        assert!(order.is_err(), "a loop was ordered: {order:?}");
         let twice = [info("a", None), info("a", None)];
-        assert!(session_order(&twice).is_err());
+        let order = session_order(&twice);
+        assert!(order.is_err(), "a name given twice was ordered: {order:?}");
     }
 }

@@ -540,7 +540,7 @@ impl Archive {
     /// use std::path::Path;
     /// use teeoracle::archive::Archive;
     /// let mut archive = Archive::open(Path::new("corpus/archive/E_map_change.tar.bz2"))?;
-    /// assert!(archive.indexed());
+    /// assert!(archive.indexed(), "no index.txt");
     /// assert_eq!(archive.map_numbers(), [1, 2]);
     /// // The world of map 2 at tick 700: from the checkpoint before it.
     /// let seek = archive.seek(2, 700)?;
@@ -548,7 +548,7 @@ impl Archive {
     /// assert_eq!(seek.from.unwrap().member, "2/save2.ron");
     /// // Verification replays every recording and checks every member.
     /// let report = archive.verify();
-    /// assert!(!report.failed());
+    /// assert!(!report.failed(), "{report:?}");
     /// assert_eq!(report.totals().records, 3911);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

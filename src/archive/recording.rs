@@ -421,7 +421,7 @@ mod tests {
         let offsets: Vec<u64> = a.taken.iter().map(|t| t.offset).collect();
         let again = analyse(&bytes[..], Plan::At(&offsets), false).unwrap();
         assert_eq!(again.taken, a.taken);
-        assert!(again.missed.is_empty());
+        assert!(again.missed.is_empty(), "{:?}", again.missed);
         let off = analyse(&bytes[..], Plan::At(&[offsets[0] + 1, 1 << 40]), false).unwrap();
         assert_eq!(off.missed.len(), 2);
         assert!(

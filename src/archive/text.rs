@@ -768,8 +768,13 @@ mod tests {
         };
         let text = index.render();
         assert_eq!(Index::parse(&text), Ok(index));
-        assert!(Index::parse("compression: bzip2\nframe 0 0\nframe 0 5\n").is_err());
-        assert!(Index::parse("frame 0 0\n").is_err());
-        assert!(Index::parse("compression: bzip2\nmember 5 1 a\n").is_err());
+        for bad in [
+            "compression: bzip2\nframe 0 0\nframe 0 5\n",
+            "frame 0 0\n",
+            "compression: bzip2\nmember 5 1 a\n",
+        ] {
+            let parsed = Index::parse(bad);
+            assert!(parsed.is_err(), "{bad:?} parsed: {parsed:?}");
+        }
     }
 }

@@ -195,7 +195,7 @@ impl Player {
 ///     match event.kind {
 ///         EventKind::Message(_) => messages += 1,
 ///         EventKind::Snapshot(snap) => {
-///             assert!(snap.len() > 0);
+///             assert!(snap.len() > 0, "an empty snapshot at tick {}", event.tick);
 ///             snapshots += 1;
 ///         }
 ///         EventKind::Tick { .. } => last_tick = event.tick,

@@ -10,13 +10,14 @@
 //! [`Timeline`], [`MapSha256`], [`Chunk`] and the whole [`Demo`].
 //!
 //! ```
-//! use teeoracle::codec::{Codec, encode_to_vec};
+//! use teeoracle::codec::{Codec, encode_to_vec, first_difference};
 //! use teeoracle::demo::Demo;
 //! let bytes = std::fs::read("corpus/demo/ddnet-20.1/A_join_move_leave.demo")?;
 //! let (demo, offsets) = Demo::decode(&bytes)?;
 //! assert_eq!(demo.header.map_name.text(), "dm1");
 //! assert_eq!(demo.chunks.len(), offsets.len());
-//! assert!(encode_to_vec(&demo, ()) == bytes);
+//! let again = encode_to_vec(&demo, ());
+//! assert!(again == bytes, "differs at byte {:?}", first_difference(&again, &bytes));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -99,7 +100,8 @@ impl<'a> Demo<'a> {
     /// let bytes = std::fs::read("corpus/demo/synthetic/minimal.demo")?;
     /// let (demo, offsets) = Demo::decode(&bytes)?;
     /// assert_eq!(demo.header.version, 6);
-    /// assert!(matches!(demo.chunks[0], Chunk::Tick { tick: 100, keyframe: true, .. }));
+    /// let first = &demo.chunks[0];
+    /// assert!(matches!(first, Chunk::Tick { tick: 100, keyframe: true, .. }), "{first:?}");
     /// assert_eq!(offsets[0], 484);
     ///
     /// // Not a demo: the error names the byte and what was expected.
@@ -128,7 +130,8 @@ impl<'a> Demo<'a> {
     /// let damage = demo.damage.as_ref().expect("a damaged tick marker");
     /// assert_eq!(demo.chunks.len(), 400); // 200 ticks, each with its snapshot
     /// assert_eq!(damage.error.tick, Some(200));
-    /// assert!(Demo::decode(&bytes).is_err());
+    /// let whole = Demo::decode(&bytes);
+    /// assert!(whole.is_err(), "{whole:?}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decode_partial(bytes: &'a [u8]) -> Result<(Demo<'a>, ChunkOffsets), DecodeError> {

@@ -90,7 +90,8 @@ pub struct DemoStart<'a> {
 /// let bytes = recorder.finish();
 ///
 /// let (demo, _) = Demo::decode(&bytes)?;
-/// assert!(matches!(demo.chunks[0], Chunk::Tick { tick: 100, keyframe: true, .. }));
+/// let first = &demo.chunks[0];
+/// assert!(matches!(first, Chunk::Tick { tick: 100, keyframe: true, .. }), "{first:?}");
 /// assert_eq!(demo.chunks.len(), 3);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -419,9 +419,13 @@ fn corpus_demos_round_trip_through_the_codec() {
         };
         let again: Demo<'_> = decode_exact(&bytes, Mode::Lenient, ()).unwrap();
         assert_eq!(again, demo, "{name}");
+        let encoded = encode_to_vec(&demo, ());
         assert!(
-            encode_to_vec(&demo, ()) == bytes,
-            "{name}: the re-encoding differs"
+            encoded == bytes,
+            "{name}: the re-encoding differs at byte {:?} (lengths {} and {})",
+            crate::codec::first_difference(&encoded, &bytes),
+            encoded.len(),
+            bytes.len()
         );
         assert_eq!(strict_law::<Demo<'_>, _>(&bytes, ()), Ok(()), "{name}");
 
@@ -451,14 +455,17 @@ fn a_chunk_ends_where_its_size_says() {
     let mut r = Reader::new(&bytes, Mode::Strict);
     let chunk = Chunk::decode(&mut r, ChunkContext::default()).unwrap();
     assert_eq!(r.remaining(), 1);
-    assert!(matches!(
-        chunk,
-        Chunk::Data {
-            kind: ChunkKind::Message,
-            form: SizeForm::Inline,
-            ..
-        }
-    ));
+    assert!(
+        matches!(
+            chunk,
+            Chunk::Data {
+                kind: ChunkKind::Message,
+                form: SizeForm::Inline,
+                ..
+            }
+        ),
+        "{chunk:?}"
+    );
 }
 
 /// Any demo followed by a damaged chunk (an absolute tick marker out of

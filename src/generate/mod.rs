@@ -14,7 +14,10 @@
 //! let a = generate::cases(Unit::Packet06, 7, 3, Kind::Valid);
 //! let b = generate::cases(Unit::Packet06, 7, 3, Kind::Valid);
 //! assert_eq!(a, b);
-//! assert!(a.iter().all(|c| generate::judge(c.unit, &c.bytes).accepted));
+//! for case in &a {
+//!     let judged = generate::judge(case.unit, &case.bytes);
+//!     assert!(judged.accepted, "{case:?}: {judged:?}");
+//! }
 //! ```
 
 pub mod demo;

@@ -163,7 +163,7 @@ mod tests {
         let bytes = [0x40, 0x10, 0x80];
         let h: ChunkHeader = decode_exact(&bytes, Mode::Strict, Version::V06).unwrap();
         assert_eq!(h.seq(Version::V06), Some(0xC0));
-        assert!(!h.is_canonical(Version::V06));
+        assert!(!h.is_canonical(Version::V06), "{h:?}");
         assert_eq!(encode_to_vec(&h, Version::V06), bytes);
     }
 

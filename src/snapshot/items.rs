@@ -948,7 +948,8 @@ mod tests {
         let ints = str_to_ints("tée".as_bytes(), 2);
         assert_eq!(ints[0], 0xf44329e5_u32 as i32);
         assert_eq!(ints_to_str(&ints).unwrap(), "tée");
-        assert!(ints_to_str(&[]).unwrap().is_empty());
+        let empty = ints_to_str(&[]).unwrap();
+        assert!(empty.is_empty(), "{empty:?}");
     }
 
     #[test]
@@ -972,7 +973,7 @@ mod tests {
         let v = view1(11, &data, Protocol::V06);
         assert_eq!(v.type_name, "ClientInfo");
         assert_eq!(v.kind, ItemKind::Object);
-        assert!(!v.short && v.extra.is_empty());
+        assert!(!v.short && v.extra.is_empty(), "{v:?}");
         assert_eq!(
             v.to_text(),
             "ClientInfo name=\"nameless tee\" clan=\"\" country=-1 skin=\"default\" \
@@ -1010,7 +1011,7 @@ mod tests {
         de.extend([0; 12]);
         let v = view1(13, &de, Protocol::V07);
         assert_eq!(v.type_name, "De_ClientInfo");
-        assert!(!v.short && v.extra.is_empty());
+        assert!(!v.short && v.extra.is_empty(), "{v:?}");
         assert_eq!(v.fields[2].value, Value::Text("nameless tee".into()));
         assert_eq!(v.fields[5].name, "skin_body");
         assert_eq!(v.fields[5].value, Value::Text("standard".into()));
@@ -1029,7 +1030,7 @@ mod tests {
         assert_eq!(v.to_text(), "Projectile x=1 y=2 short");
         // A short packed string is not half-decoded; its ints stay as extra.
         let v = view1(11, &[1, 2], Protocol::V06);
-        assert!(v.short && v.fields.is_empty());
+        assert!(v.short && v.fields.is_empty(), "{v:?}");
         assert_eq!(v.to_text(), "ClientInfo extra=[1,2] short");
         let v = view1(15, &[], Protocol::V06);
         assert_eq!(v.to_text(), "Spawn short");
@@ -1068,7 +1069,7 @@ mod tests {
         );
         let v = view_of(&snap, 0x7ffe << 16, Protocol::V06);
         assert_eq!(v.type_name, "DDNetCharacter");
-        assert!(v.short);
+        assert!(v.short, "{v:?}");
         assert_eq!(v.fields.len(), 4);
         let uuid = crate::packer::calculate_uuid("unknown@example.org");
         let v = view_of(&snap, 0x7ffd << 16, Protocol::V07);

@@ -84,7 +84,7 @@ fn empty_delta_is_no_ints() {
     let sizes = ItemSizes::ddnet_06();
     let s = snap(&[(5, 0, &[1, 2, 3])]);
     let delta = create(&s, &s, &sizes);
-    assert!(delta.is_empty());
+    assert!(delta.is_empty(), "{delta:?}");
     assert_eq!(Delta::from_ints(&delta, &sizes).unwrap(), Delta::default());
     assert_eq!(apply(&s, &delta, &sizes).unwrap(), s);
 }
@@ -166,7 +166,8 @@ fn trailing_ints_are_ignored_by_unpack_and_rejected_as_a_value() {
     assert_eq!(Delta::from_ints(&delta, &sizes).unwrap_err().at, 8);
     // A negative update count updates nothing in DDNet.
     assert_eq!(apply(&from, &[0, -3, 0], &sizes).unwrap(), from);
-    assert!(Delta::from_ints(&[0, -3, 0], &sizes).is_err());
+    let parsed = Delta::from_ints(&[0, -3, 0], &sizes);
+    assert!(parsed.is_err(), "{parsed:?}");
 }
 
 #[test]
@@ -568,7 +569,10 @@ fn in_place_leaves_a_base_with_ints_before_its_first_item_to_unpack() {
     let delta = [0, 1, 0, 100, 0, 1, 1];
     let mut codec = DeltaCodec::new(sizes.clone());
     let mut same = base.clone();
-    assert!(!codec.unpack_in_place(&mut same, &delta));
+    assert!(
+        !codec.unpack_in_place(&mut same, &delta),
+        "applied in place: {same:?}"
+    );
     assert_eq!(same, base);
     let rebuilt = apply(&base, &delta, &sizes).unwrap();
     assert_eq!(
@@ -623,7 +627,8 @@ fn int_codec_reads_a_snapshot_then_a_delta_from_one_array() {
     assert_eq!(Snapshot::decode(&mut r, ()).unwrap(), s);
     assert_eq!(r.position(), s.to_ints().len());
     assert_eq!(Delta::decode(&mut r, &sizes).unwrap(), d);
-    assert!(r.finish().is_ok());
+    let end = r.finish();
+    assert!(end.is_ok(), "{end:?}");
     // Exact decoding names the first int left over.
     let err = decode_exact_ints::<Snapshot, _>(&ints, ()).unwrap_err();
     assert_eq!(

@@ -15,7 +15,7 @@
 //!   `protocol7::Packet::read`, then `ChunksIter` over the payload. libtw2
 //!   reads the header and chunk framing, not messages, flags as a number,
 //!   DDNet's verdict or the re-encode check, so only the fields listed in
-//!   `PACKET_FIELDS` are emitted. A read error is a rejection.
+//!   `PACKET06_FIELDS` and `PACKET07_FIELDS` are emitted. A read error is a rejection.
 
 #[path = "adapters/contract.rs"]
 mod contract;
@@ -30,7 +30,25 @@ use serde_json::{Value, json};
 /// The crates' versions (Cargo.lock).
 const VERSION: &str = "huffman 0.2.0, net 0.2.0";
 
-const PACKET_FIELDS: &[&str] = &[
+/// The fields of both versions; 0.7 adds its header token and a
+/// connectionless datagram's response token.
+const PACKET06_FIELDS: &[&str] = &[
+    "packet.form",
+    "packet.control",
+    "packet.ack",
+    "packet.num_chunks",
+    "packet.resend_requested",
+    "packet.token",
+    "packet.payload",
+    "packet.control_message.id",
+    "packet.chunks[].flags",
+    "packet.chunks[].vital",
+    "packet.chunks[].resend",
+    "packet.chunks[].seq",
+    "packet.chunks[].size",
+];
+
+const PACKET07_FIELDS: &[&str] = &[
     "packet.form",
     "packet.control",
     "packet.ack",
@@ -228,13 +246,13 @@ fn main() -> ExitCode {
                 name: "packet06",
                 decode: Some(packet06),
                 encode: None,
-                fields: Some(PACKET_FIELDS),
+                fields: Some(PACKET06_FIELDS),
             },
             Unit {
                 name: "packet07",
                 decode: Some(packet07),
                 encode: None,
-                fields: Some(PACKET_FIELDS),
+                fields: Some(PACKET07_FIELDS),
             },
         ],
     )

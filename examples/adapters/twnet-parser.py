@@ -59,11 +59,15 @@ FIELDS = [
     "packet.chunks[].message.id",
 ]
 
-UNIT = {"decode": True, "encode": False, "fields": FIELDS}
+# 0.6 has no header token and no connectionless response token.
+FIELDS_06 = [f for f in FIELDS if f not in ("packet.header_token", "packet.response_token")]
 INFO = {
     "name": "twnet-parser",
     "version": version("twnet-parser"),
-    "units": {"packet06": UNIT, "packet07": UNIT},
+    "units": {
+        "packet06": {"decode": True, "encode": False, "fields": FIELDS_06},
+        "packet07": {"decode": True, "encode": False, "fields": FIELDS},
+    },
 }
 
 FLAG_BITS = {

@@ -65,6 +65,9 @@ def main(info, decoders, encoders=None):
         try:
             out = _run(table, op, unit, payload)
         except Rejected as exc:
+            # A rejection by the contract: one JSON line with "error" on
+            # stdout, exit 1 (anything else is a crash).
+            sys.stdout.write(json.dumps({"error": str(exc)}) + "\n")
             sys.stderr.write(f"{exc}\n")
             return 1
         if op == "decode":

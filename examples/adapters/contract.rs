@@ -67,7 +67,10 @@ pub fn run(name: &str, version: &str, units: &[Unit]) -> ExitCode {
                     std::io::stdout().write_all(&out).expect("writing stdout");
                     ExitCode::SUCCESS
                 }
+                // A rejection by the contract: one JSON line with
+                // `error` on stdout, exit 1 (anything else is a crash).
                 Err(why) => {
+                    println!("{}", json!({ "error": why }));
                     eprintln!("{why}");
                     ExitCode::FAILURE
                 }

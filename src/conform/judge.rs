@@ -265,10 +265,11 @@ fn wrong_bytes(case: &Case, want: &[u8], got: &[u8]) -> Outcome {
     ));
     let marked = |b: &[u8]| {
         let mut line = String::new();
-        for i in start..(offset + WINDOW + 1).min(b.len()) {
+        let end = (offset + WINDOW + 1).min(b.len());
+        for (i, byte) in b.iter().enumerate().take(end).skip(start) {
             match i == offset {
-                true => line.push_str(&format!("[{:02x}]", b[i])),
-                false => line.push_str(&format!(" {:02x} ", b[i])),
+                true => line.push_str(&format!("[{byte:02x}]")),
+                false => line.push_str(&format!(" {byte:02x} ")),
             }
         }
         if offset >= b.len() {
@@ -366,10 +367,8 @@ fn headline(diffs: &[Difference]) -> usize {
     let mut best = 0;
     for i in 1..diffs.len() {
         let (a, b) = (&flags[i], &flags[best]);
-        if let Some((x, y)) = a.iter().zip(b).find(|(x, y)| x != y) {
-            if !x && *y {
-                best = i;
-            }
+        if let Some((false, true)) = a.iter().zip(b).find(|(x, y)| x != y) {
+            best = i;
         }
     }
     best

@@ -541,13 +541,15 @@ fn write_finding(out: &mut dyn Write, o: &Outcome) -> io::Result<()> {
         (_, _, Some(f)) => writeln!(out, "  input: {f} (in `teeoracle conform export DIR`)")?,
         _ => {}
     }
-    if o.result != Verdict::WrongValue {
-        if let Some(p) = &o.printed {
-            let p = p.trim_end();
-            match p.is_empty() {
-                true => writeln!(out, "  printed: nothing")?,
-                false => writeln!(out, "  printed: {}", cut(p, 4 * SHOWN_VALUE))?,
-            }
+    if let Some(p) = o
+        .printed
+        .as_ref()
+        .filter(|_| o.result != Verdict::WrongValue)
+    {
+        let p = p.trim_end();
+        match p.is_empty() {
+            true => writeln!(out, "  printed: nothing")?,
+            false => writeln!(out, "  printed: {}", cut(p, 4 * SHOWN_VALUE))?,
         }
     }
     if let Some(err) = &o.stderr {

@@ -62,8 +62,9 @@ pub struct Defaults {
 /// server: ...`, `[2024-01-01 12:00:00][server]: ...`): compared without
 /// it.
 pub const RCON_TIME: &str = "RCON_LINE.time";
-/// Connection tokens in control messages (0.7 TOKEN and CONNECT, 0.6
-/// DDNet's CONNECT/CONNECTACCEPT security token): random per connection.
+/// Connection tokens in control messages (0.7 TOKEN, CONNECT and ACCEPT,
+/// 0.6 DDNet's CONNECT/CONNECTACCEPT security token): random per
+/// connection.
 pub const TOKENS: &str = "control.token";
 
 /// Teehistorian: the game's UUIDs, its start time and PRNG seed, and each
@@ -77,10 +78,11 @@ pub const TEEHISTORIAN: Defaults = Defaults {
     ],
     events: &["ddnetver.connection_id"],
 };
-/// Demos: the recording time, and network timing.
+/// Demos: the recording time, network timing, and remote-console time
+/// prefixes (a server demo records the lines sent to an authed client).
 pub const DEMO: Defaults = Defaults {
     header: &["timestamp"],
-    events: &["INPUTTIMING", "PlayerInfo.latency"],
+    events: &["INPUTTIMING", "PlayerInfo.latency", RCON_TIME],
 };
 /// Captures: network timing, remote-console time prefixes, connection
 /// tokens. (Timestamps, addresses, packet-header tokens, acks and
@@ -364,7 +366,9 @@ impl Options {
         }
         if self.has_default(TOKENS)
             && let Some(name) = event.category.strip_prefix("control:")
-            && matches!(name, "TOKEN" | "CONNECT" | "CONNECTACCEPT")
+            // 0.7's ACCEPT carries the token too (0.6's client ACCEPT
+            // carries nothing).
+            && matches!(name, "TOKEN" | "CONNECT" | "CONNECTACCEPT" | "ACCEPT")
             && let Value::Object(m) = &mut event.fields
         {
             m.shift_remove("data");
@@ -373,7 +377,8 @@ impl Options {
 }
 
 /// `line` without a leading log time (`YYYY-MM-DD HH:MM:SS ` or
-/// `[YYYY-MM-DD HH:MM:SS]`).
+/// `[YYYY-MM-DD HH:MM:SS]` as DDNet writes it, `[HH:MM:SS]` as Teeworlds
+/// 0.7 does).
 pub fn strip_time_prefix(line: &str) -> &str {
     let b = line.as_bytes();
     let stamp = |s: &[u8]| {
@@ -385,8 +390,18 @@ pub fn strip_time_prefix(line: &str) -> &str {
                 _ => c.is_ascii_digit(),
             })
     };
+    let clock = |s: &[u8]| {
+        s.len() >= 8
+            && s[..8].iter().enumerate().all(|(i, c)| match i {
+                2 | 5 => *c == b':',
+                _ => c.is_ascii_digit(),
+            })
+    };
     if b.first() == Some(&b'[') && stamp(&b[1..]) && b.get(20) == Some(&b']') {
         return &line[21..];
+    }
+    if b.first() == Some(&b'[') && clock(&b[1..]) && b.get(9) == Some(&b']') {
+        return &line[10..];
     }
     if stamp(b) {
         return line[19..].strip_prefix(' ').unwrap_or(&line[19..]);
@@ -964,6 +979,37 @@ pub(crate) fn character_positions(snap: &Snapshot, protocol: Protocol, out: &mut
 mod tests {
     use super::*;
 
+    /// What a run's wall clock and random tokens put in a demo's and a
+    /// capture's events is compared without them by default.
+    #[test]
+    fn demo_rcon_times_and_07_accept_tokens_are_left_out() {
+        let rcon = |line: &str| {
+            Event::new(
+                "message:RCON_LINE".into(),
+                serde_json::json!({"system": true, "id": 11, "name": "RCON_LINE",
+                    "fields": {"line": line}}),
+            )
+        };
+        let demo = Options::default().with_defaults(DEMO, &[], false);
+        let (a, b) = (
+            rcon("[2026-11-22 02:32:38][server]: map dm1"),
+            rcon("[2026-11-22 02:40:01][server]: map dm1"),
+        );
+        assert_eq!(demo.strip(&a), demo.strip(&b), "RCON_LINE in a demo");
+        let capture = Options::default().with_defaults(CAPTURE, &[], false);
+        let accept = |token: &str| {
+            Event::new(
+                "control:ACCEPT".into(),
+                serde_json::json!({"direction": "s2c", "data": token}),
+            )
+        };
+        let (a, b) = (accept("0011aabb"), accept("99887766"));
+        assert_eq!(capture.strip(&a), capture.strip(&b), "0.7 ACCEPT");
+        // Kept when asked.
+        let kept = Options::default().with_defaults(CAPTURE, &["control.token".into()], false);
+        assert_ne!(kept.strip(&a), kept.strip(&b), "--keep control.token");
+    }
+
     #[test]
     fn time_prefixes_are_stripped() {
         assert_eq!(
@@ -978,6 +1024,11 @@ mod tests {
             strip_time_prefix("Wrong password 1/30."),
             "Wrong password 1/30."
         );
+        assert_eq!(
+            strip_time_prefix("[14:02:11][server]: player has entered"),
+            "[server]: player has entered"
+        );
+        assert_eq!(strip_time_prefix("[14:02][x]"), "[14:02][x]");
         assert_eq!(strip_time_prefix("2026-11-22"), "2026-11-22");
         assert_eq!(strip_time_prefix("é"), "é");
     }

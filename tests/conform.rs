@@ -295,43 +295,39 @@ fn wrong_findings() -> Result<(), libtest_mimic::Failed> {
     Ok(())
 }
 
-/// A case of the built-in suite as `conform run` builds it (the same
-/// corpus folders; no generated cases).
-fn builtin_case(id: &str) -> teeoracle::conform::Case {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let roots: Vec<_> = ["corpus", "../shared/corpus/upstream"]
-        .iter()
-        .map(|r| root.join(r))
-        .filter(|p| p.is_dir())
-        .collect();
-    let suite = teeoracle::conform::Suite::builtin(&roots, Vec::new());
-    suite.cases.into_iter().find(|c| c.id == id).unwrap()
-}
-
-/// Whether a huffman encode case asks for the legacy writer's zero byte, from the
-/// built-in suite as `conform run` builds it (the same corpus folders).
-fn legacy_case(id: &str) -> bool {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let roots: Vec<_> = ["corpus", "../shared/corpus/upstream"]
-        .iter()
-        .map(|r| root.join(r))
-        .filter(|p| p.is_dir())
-        .collect();
-    thread_local! {
-        static SUITE: std::cell::OnceCell<teeoracle::conform::Suite> = const { std::cell::OnceCell::new() };
-    }
-    SUITE.with(|s| {
-        let suite = s.get_or_init(|| teeoracle::conform::Suite::builtin(&roots, Vec::new()));
-        let case = suite.cases.iter().find(|c| c.id == id).unwrap();
-        // The legacy writer's zero byte is there only when the bits end
-        // on a byte boundary.
-        let zero_byte = matches!(&case.expected, teeoracle::conform::Expected::Bytes(b) if b.last() == Some(&0));
-        zero_byte
-            && matches!(&case.input, teeoracle::conform::Input::Json(v) if v["flavor"] == "legacy")
+/// The built-in suite as `conform run` builds it (the same corpus
+/// folders; no generated cases), built once for every test here.
+fn builtin() -> &'static teeoracle::conform::Suite {
+    static SUITE: std::sync::OnceLock<teeoracle::conform::Suite> = std::sync::OnceLock::new();
+    SUITE.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let roots: Vec<_> = ["corpus", "../shared/corpus/upstream"]
+            .iter()
+            .map(|r| root.join(r))
+            .filter(|p| p.is_dir())
+            .collect();
+        teeoracle::conform::Suite::builtin(&roots, Vec::new())
     })
 }
 
-/// A batch adapter with the mistakes implementations make.
+/// A case of the built-in suite.
+fn builtin_case(id: &str) -> teeoracle::conform::Case {
+    let case = builtin().cases.iter().find(|c| c.id == id);
+    case.unwrap_or_else(|| panic!("no case {id} in the built-in suite"))
+        .clone()
+}
+
+/// Whether a huffman encode case asks for the legacy writer's zero byte.
+fn legacy_case(id: &str) -> bool {
+    let case = builtin_case(id);
+    // The legacy writer's zero byte is there only when the bits end on a
+    // byte boundary.
+    let zero_byte =
+        matches!(&case.expected, teeoracle::conform::Expected::Bytes(b) if b.last() == Some(&0));
+    zero_byte
+        && matches!(&case.input, teeoracle::conform::Input::Json(v) if v["flavor"] == "legacy")
+}
+
 fn wrong_adapter(args: &[String]) {
     match args.first().map(String::as_str) {
         Some("info") => {

@@ -293,7 +293,12 @@ fn note(v: &Verdict) -> String {
     }
 }
 
-fn report(out: &mut impl Write, verdicts: &[Verdict], totals: &Totals) -> Result<(), Failure> {
+/// The files' table and the totals line (`record` prints it too).
+pub(super) fn report(
+    out: &mut impl Write,
+    verdicts: &[Verdict],
+    totals: &Totals,
+) -> Result<(), Failure> {
     let width = verdicts
         .iter()
         .map(|v| v.path.len())

@@ -616,7 +616,7 @@ fn judge(
         )?,
         ReportFormat::Text => {
             if !verdicts.is_empty() {
-                table(&mut out, &verdicts, &totals)?;
+                super::check::report(&mut out, &verdicts, &totals)?;
                 writeln!(out)?;
             }
             let width = outcome.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);
@@ -644,49 +644,4 @@ fn judge(
         }
     }
     Err(Failure::reported("record failed"))
-}
-
-/// The files' table, as `check` prints it.
-fn table(out: &mut impl Write, verdicts: &[Verdict], totals: &Totals) -> Result<(), Failure> {
-    let width = verdicts
-        .iter()
-        .map(|v| v.path.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    writeln!(
-        out,
-        "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  note",
-        "status", "format", "records", "last_tick", "file"
-    )?;
-    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    for v in verdicts {
-        let note = match v.status {
-            Status::Pass | Status::Skip => v.summary.clone(),
-            _ => v
-                .findings
-                .iter()
-                .filter(|f| f.severity >= check::Severity::Warn)
-                .map(|f| f.message.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-        };
-        writeln!(
-            out,
-            "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {}",
-            v.status.word(),
-            v.format.unwrap_or("-"),
-            dash(v.counts.records.map(|n| n.to_string())),
-            dash(v.counts.last_tick.map(|n| n.to_string())),
-            v.path,
-            note
-        )?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{} passed ({} with warnings), {} failed, {} skipped",
-        totals.passed, totals.warned, totals.failed, totals.skipped
-    )?;
-    Ok(())
 }

@@ -5,6 +5,9 @@
 #[path = "../examples/capture_sessions.rs"]
 mod capture_sessions;
 #[allow(dead_code)]
+#[path = "../examples/conform_in_process.rs"]
+mod conform_in_process;
+#[allow(dead_code)]
 #[path = "../examples/demo_chat.rs"]
 mod demo_chat;
 #[allow(dead_code)]
@@ -180,4 +183,19 @@ mod teehistorian {
             String::from_utf8_lossy(&out)
         );
     }
+}
+
+/// `examples/conform_in_process.rs`: the huffman unit answered in process
+/// by libtw2's coder, every case compared, none a finding.
+#[test]
+fn libtw2_huffman_passes_the_suite_in_process() {
+    let report = conform_in_process::run().expect("the suite runs");
+    let mut text = Vec::new();
+    report.write_text(&mut text).unwrap();
+    let text = String::from_utf8_lossy(&text);
+    assert!(!report.failed, "{text}");
+    assert!(
+        text.contains("huffman: pass=424") && text.contains("every path compared"),
+        "{text}"
+    );
 }

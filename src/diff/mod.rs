@@ -60,7 +60,7 @@ pub struct Defaults {
 
 /// The time prefix of a remote-console line (`2026-11-22 02:32:38 I
 /// server: ...`, `[2024-01-01 12:00:00][server]: ...`): compared without
-/// it.
+/// it, and with the UUIDs in it masked (a teehistorian file's name).
 pub const RCON_TIME: &str = "RCON_LINE.time";
 /// Connection tokens in control messages (0.7 TOKEN, CONNECT and ACCEPT,
 /// 0.6 DDNet's CONNECT/CONNECTACCEPT security token): random per
@@ -361,7 +361,7 @@ impl Options {
             && names("RCON_LINE", &event.category)
             && let Some(Value::String(line)) = event.fields.pointer_mut("/fields/line")
         {
-            let rest = strip_time_prefix(line).to_string();
+            let rest = mask_uuids(strip_time_prefix(line));
             *line = rest;
         }
         if self.has_default(TOKENS)
@@ -374,6 +374,44 @@ impl Options {
             m.shift_remove("data");
         }
     }
+}
+
+/// `line` with each UUID (`8-4-4-4-12` hex digits) shown as `<uuid>`:
+/// DDNet's console names a teehistorian file by its game's random UUID.
+pub fn mask_uuids(line: &str) -> String {
+    const SHAPE: [usize; 5] = [8, 4, 4, 4, 12];
+    let b = line.as_bytes();
+    // The length of a UUID starting at `i`, if one does.
+    let uuid_at = |i: usize| {
+        let mut at = i;
+        for (n, len) in SHAPE.iter().enumerate() {
+            let part = b.get(at..at + len)?;
+            if !part.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            at += len;
+            if n < 4 {
+                (b.get(at) == Some(&b'-')).then_some(())?;
+                at += 1;
+            }
+        }
+        Some(at - i)
+    };
+    let (mut out, mut i, mut copied) = (String::new(), 0, 0);
+    while i < b.len() {
+        let boundary = i == 0 || !b[i - 1].is_ascii_hexdigit();
+        match uuid_at(i).filter(|_| boundary) {
+            Some(len) => {
+                out.push_str(&line[copied..i]);
+                out.push_str("<uuid>");
+                i += len;
+                copied = i;
+            }
+            None => i += 1,
+        }
+    }
+    out.push_str(&line[copied..]);
+    out
 }
 
 /// `line` without a leading log time (`YYYY-MM-DD HH:MM:SS ` or
@@ -1008,6 +1046,26 @@ mod tests {
         // Kept when asked.
         let kept = Options::default().with_defaults(CAPTURE, &["control.token".into()], false);
         assert_ne!(kept.strip(&a), kept.strip(&b), "--keep control.token");
+    }
+
+    #[test]
+    fn uuids_in_console_lines_are_masked() {
+        assert_eq!(
+            mask_uuids(
+                "I teehistorian: recording to \
+                 'teehistorian/1aa06bd5-6933-4e3a-9a9b-737018f87dd5.teehistorian'"
+            ),
+            "I teehistorian: recording to 'teehistorian/<uuid>.teehistorian'"
+        );
+        // Not a UUID: too short a part, a longer hex run, no dashes.
+        for line in [
+            "1aa06bd5-6933-4e3a-9a9b-737018f87dd",
+            "01aa06bd5-6933-4e3a-9a9b-737018f87dd5x",
+            "1aa06bd569334e3a9a9b737018f87dd5",
+            "é 1aa06bd5",
+        ] {
+            assert_eq!(mask_uuids(line), line, "{line}");
+        }
     }
 
     #[test]

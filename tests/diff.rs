@@ -840,3 +840,19 @@ fn check_baselines_pair_recordings_by_role() {
     assert!(text.contains(&line), "{line} not in:\n{text}");
     assert!(text.contains("counts.last_tick: 19 -> 24"), "{text}");
 }
+
+/// Two folders without a recording compare nothing: a failure, never
+/// "the same".
+#[test]
+fn folders_without_recordings_are_not_the_same() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    std::fs::write(a.path().join("readme.txt"), "not a recording").unwrap();
+    let out = common::run(&[
+        "diff",
+        a.path().to_str().unwrap(),
+        b.path().to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("nothing compared"), "{said}");
+}

@@ -414,6 +414,14 @@ fn folders(args: &DiffArgs) -> Result<(), Failure> {
     let entries =
         |v: &[(PathBuf, folder::Entry)]| v.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>();
     let (pairs, unpaired) = folder::pair(&entries(&ea), &entries(&eb));
+    // Two folders without one recording compared nothing: not "the same".
+    if pairs.is_empty() && unpaired.is_empty() {
+        return Err(Failure::bad(format!(
+            "neither {} nor {} holds a recording (teehistorian, demo or capture): nothing compared",
+            shown(&args.old),
+            shown(&args.new)
+        )));
+    }
     let full = |v: &[(PathBuf, folder::Entry)], rel: &str| {
         v.iter()
             .find(|(_, e)| e.path == rel)

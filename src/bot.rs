@@ -16,7 +16,11 @@
 //! the machine's load; a bot needs no map (the server does not check), so
 //! the server's MAP_CHANGE and CON_READY of the join need no answer. A
 //! MAP_CHANGE while in the game is answered with READY, the start info
-//! and ENTERGAME in one packet. Once a snapshot of the map has
+//! and ENTERGAME in one packet when the caller says ([`Bot::rejoin`]):
+//! DDNet sends MAP_CHANGE, then sets up the new map's game before its
+//! first tick, which can take longer than a tick, so an answer sent at
+//! once lands on tick 0 or 1 as the machine's load decides. Once a
+//! snapshot of the map has
 //! come, an INPUT goes out for every server tick, sent ahead with the
 //! tick it is meant for ([`Bot::send_inputs`]: DDNet keeps an input until
 //! its intended tick, so it is applied on exactly that tick),
@@ -52,11 +56,15 @@ pub enum Phase {
     Idle,
     /// CONNECT sent.
     Connecting,
+    /// The server answered; the join waits for [`Bot::join_now`].
+    Answered,
     /// The whole join sent; waiting for the server's MAP_CHANGE, which
     /// says it was accepted (a refusal is a CLOSE).
     Joining,
     /// In the game: inputs every tick.
     InGame,
+    /// The map changed while in the game; back in it at [`Bot::rejoin`].
+    MapChanged,
     /// CLOSE sent or received.
     Closed,
 }
@@ -88,6 +96,8 @@ pub struct Bot {
     input: [i32; 10],
     /// Why the server closed the connection, if it did.
     closed_by_server: Option<String>,
+    /// The join waits for [`Bot::join_now`] ([`Bot::connect_ahead`]).
+    hold: bool,
     /// Ticks spent connecting (CONNECT is sent again every second: the
     /// server may not be listening yet).
     waited: u32,
@@ -113,6 +123,7 @@ impl Bot {
             out: VecDeque::new(),
             input: [0; 10],
             closed_by_server: None,
+            hold: false,
             waited: 0,
         }
     }
@@ -151,6 +162,41 @@ impl Bot {
         match self.version {
             Version::V06 => self.control("CONNECT", b"TKEN"),
             _ => self.control("TOKEN", &padded(self.own_token)),
+        }
+    }
+
+    /// The server answered the hello: the join now, or at [`Bot::join_now`]
+    /// when it was held.
+    fn answered(&mut self) {
+        match self.hold {
+            true => self.phase = Phase::Answered,
+            false => self.accept_and_join(),
+        }
+    }
+
+    /// ACCEPT (0.7: CONNECT with the server's token), then the join.
+    fn accept_and_join(&mut self) {
+        match self.version {
+            Version::V06 => self.control("ACCEPT", b""),
+            _ => self.control("CONNECT", &padded(self.own_token)),
+        }
+        self.join();
+    }
+
+    /// Starts connecting, holding the join until [`Bot::join_now`]: the
+    /// server's answer to the hello holds no state (its token is made
+    /// from the address), so the hello can go out ahead and the join
+    /// itself, which the server handles in one pass, on its tick.
+    pub fn connect_ahead(&mut self) {
+        self.hold = true;
+        self.connect();
+    }
+
+    /// Sends the held join now (or as soon as the server answers).
+    pub fn join_now(&mut self) {
+        self.hold = false;
+        if self.phase == Phase::Answered {
+            self.accept_and_join();
         }
     }
 
@@ -194,6 +240,17 @@ impl Bot {
         ));
         self.phase = Phase::InGame;
         self.flush();
+    }
+
+    /// Back in the game after a map change: READY, the start info and
+    /// ENTERGAME in one packet, as in the join, so that the server
+    /// handles them on one tick. Nothing unless the map changed.
+    pub fn rejoin(&mut self) {
+        if self.phase == Phase::MapChanged {
+            self.queued
+                .push((true, json!({"system": true, "name": "READY", "fields": {}})));
+            self.enter();
+        }
     }
 
     /// Stops answering (the server times the client out), after one
@@ -324,8 +381,7 @@ impl Bot {
                 5 if !v06 && self.phase == Phase::Connecting => {
                     if let Some(t) = data.first_chunk::<4>() {
                         self.token = *t;
-                        self.control("CONNECT", &padded(self.own_token));
-                        self.join();
+                        self.answered();
                     }
                 }
                 // 0.6 CONNECTACCEPT (the server's token is the packet's):
@@ -334,8 +390,7 @@ impl Bot {
                     if let Some(t) = p.token {
                         self.token = t;
                     }
-                    self.control("ACCEPT", b"");
-                    self.join();
+                    self.answered();
                 }
                 // CLOSE
                 4 => {
@@ -372,18 +427,14 @@ impl Bot {
         match (system, name) {
             // The join's map (READY was sent with the join): accepted.
             (true, "MAP_CHANGE") if self.phase == Phase::Joining => self.phase = Phase::InGame,
-            // A map change while in the game: READY, the start info and
-            // ENTERGAME at once, as in the join, so the bot is back in the
-            // game on the new map's first tick.
-            (true, "MAP_CHANGE") if self.phase == Phase::InGame => {
+            // A map change while in the game: back in it at `rejoin`.
+            (true, "MAP_CHANGE") if matches!(self.phase, Phase::InGame | Phase::MapChanged) => {
                 // Ticks restart with the map: nothing of the previous
                 // one is acknowledged or scheduled.
                 self.map_changes += 1;
                 self.snap_tick = -1;
                 self.next_input = None;
-                self.queued
-                    .push((true, json!({"system": true, "name": "READY", "fields": {}})));
-                self.enter();
+                self.phase = Phase::MapChanged;
             }
             (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
                 if let Some(t) = m["fields"]["tick"].as_i64() {
@@ -566,11 +617,19 @@ mod tests {
     }
 
     #[test]
-    fn a_map_change_is_answered_with_ready_and_entergame_at_once() {
+    fn a_map_change_is_answered_with_ready_and_entergame_in_one_packet_at_rejoin() {
         let mut bot = in_game();
         bot.receive(&from_server(3, &[map_change("ctf1")]));
-        assert_eq!(bot.phase(), Phase::InGame);
+        assert_eq!(bot.phase(), Phase::MapChanged);
         assert_eq!(bot.map_changes(), 1);
+        bot.keepalive();
+        let waiting = bot.poll_transmit().map(|d| messages_in(&d));
+        assert!(
+            waiting.as_ref().is_none_or(Vec::is_empty),
+            "answered before rejoin: {waiting:?}"
+        );
+        bot.rejoin();
+        assert_eq!(bot.phase(), Phase::InGame);
         assert_eq!(
             messages_in(&bot.poll_transmit().unwrap()),
             vec![
@@ -668,6 +727,11 @@ mod tests {
         bot.receive(&from_server(4, &[map_change("ctf1")]));
         assert_eq!(bot.snap_tick(), -1, "the old map's tick was kept");
         assert_eq!(bot.map_changes(), 1, "the map change was not counted");
+        assert_eq!(bot.phase(), Phase::MapChanged);
+        assert_eq!(bot.poll_transmit(), None, "answered before rejoin");
+        bot.rejoin();
+        assert_eq!(bot.phase(), Phase::InGame);
+        assert!(bot.poll_transmit().is_some(), "rejoin sent nothing");
         bot.receive(&from_server(
             5,
             &[json!({"system": true, "name": "CON_READY", "fields": {}})],

@@ -237,11 +237,7 @@ impl Ticks for CaptureTicks<'_> {
                 break;
             }
             match q {
-                Queued::Event(e) => {
-                    self.raw.extend(e.category.as_bytes());
-                    self.raw.extend(e.fields.to_string().as_bytes());
-                    self.events.push(e.clone());
-                }
+                Queued::Event(e) => self.events.push(e.clone()),
                 Queued::Snapshot(client, snap) => {
                     self.raw.extend((*client as u32).to_le_bytes());
                     self.raw
@@ -256,6 +252,18 @@ impl Ticks for CaptureTicks<'_> {
                 }
             }
             self.queue.pop_front();
+        }
+        // Each client's messages, each way, in the order they came;
+        // between clients and directions the order is when the recorder
+        // read or wrote each bot's socket, not anything the server did.
+        self.events.sort_by_key(|e| {
+            let direction = e.fields["direction"].as_str().map(str::to_string);
+            let direction = direction.or_else(|| e.category.get(..3).map(str::to_string));
+            (e.fields["client"].as_u64(), direction)
+        });
+        for e in &self.events {
+            self.raw.extend(e.category.as_bytes());
+            self.raw.extend(e.fields.to_string().as_bytes());
         }
         if self.new_items {
             // Each character where the first client (in number) that has

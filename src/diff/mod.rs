@@ -66,6 +66,20 @@ pub const RCON_TIME: &str = "RCON_LINE.time";
 /// 0.6 DDNet's CONNECT/CONNECTACCEPT security token): random per
 /// connection.
 pub const TOKENS: &str = "control.token";
+/// Teeworlds 0.7's server never sets De_ClientLeave's client id (its
+/// `OnClientDrop` fills only the name and reason), so a demo holds
+/// whatever was on the stack: compared as `<unset>` when out of range
+/// (-1..=63); an id in range is compared as usual.
+pub const UNSET_CLIENT_ID: &str = "De_ClientLeave.client_id";
+/// What DDNet's database thread decides the tick of: its console lines
+/// (`sql: ...`, queued until the main thread's next log line,
+/// `server_logger.cpp`) and the record messages a query's result sends a
+/// player (Sv_RecordLegacy, record@netmsg.ddnet.tw: sent on the first
+/// tick after the query ends). A query begun before a map change can end
+/// after it, and a line flushed while the operator is between maps never
+/// reaches it, so these are compared as a set of distinct lines and
+/// messages over the whole file, without their tick, map and count.
+pub const SQL_TICK: &str = "database_thread";
 
 /// Teehistorian: the game's UUIDs, its start time and PRNG seed, and each
 /// DDNet client's random connection UUID.
@@ -82,14 +96,26 @@ pub const TEEHISTORIAN: Defaults = Defaults {
 /// prefixes (a server demo records the lines sent to an authed client).
 pub const DEMO: Defaults = Defaults {
     header: &["timestamp"],
-    events: &["INPUTTIMING", "PlayerInfo.latency", RCON_TIME],
+    events: &[
+        "INPUTTIMING",
+        "PlayerInfo.latency",
+        RCON_TIME,
+        UNSET_CLIENT_ID,
+        SQL_TICK,
+    ],
 };
 /// Captures: network timing, remote-console time prefixes, connection
 /// tokens. (Timestamps, addresses, packet-header tokens, acks and
 /// sequence numbers are never compared.)
 pub const CAPTURE: Defaults = Defaults {
     header: &[],
-    events: &["INPUTTIMING", "PlayerInfo.latency", RCON_TIME, TOKENS],
+    events: &[
+        "INPUTTIMING",
+        "PlayerInfo.latency",
+        RCON_TIME,
+        TOKENS,
+        SQL_TICK,
+    ],
 };
 
 impl Defaults {
@@ -323,13 +349,30 @@ impl Options {
     /// Whether a field of `category` is left out (so its events need
     /// their fields to be compared).
     fn field_ignored(&self, category: &str) -> bool {
-        self.has_default(RCON_TIME) && names("RCON_LINE", category)
+        (self.has_default(RCON_TIME) || self.has_default(SQL_TICK)) && names("RCON_LINE", category)
+            || self.has_default(SQL_TICK)
+                && (names("Sv_RecordLegacy", category) || names("record@netmsg.ddnet.tw", category))
+            || self.has_default(UNSET_CLIENT_ID) && names("De_ClientLeave", category)
             || self.has_default(TOKENS) && category.starts_with("control:")
             || self.left_out().any(|entry| {
                 entry
                     .rsplit_once('.')
                     .is_some_and(|(c, _)| names(c, category))
             })
+    }
+
+    /// Whether `event` is compared without its tick ([`SQL_TICK`]).
+    fn untimed(&self, event: &Event) -> bool {
+        let category = event.category.as_str();
+        self.has_default(SQL_TICK)
+            && (names("Sv_RecordLegacy", category)
+                || names("record@netmsg.ddnet.tw", category)
+                || names("RCON_LINE", category)
+                    && event
+                        .fields
+                        .pointer("/fields/line")
+                        .and_then(Value::as_str)
+                        .is_some_and(|line| strip_time_prefix(line).starts_with("I sql: ")))
     }
 
     fn has_default(&self, name: &str) -> bool {
@@ -363,6 +406,17 @@ impl Options {
         {
             let rest = mask_uuids(strip_time_prefix(line));
             *line = rest;
+        }
+        if self.has_default(UNSET_CLIENT_ID)
+            && names("De_ClientLeave", &event.category)
+            && let Some(rejected) = event.fields.get("rejected")
+            && rejected.get("field") == Some(&Value::from("client_id"))
+            && let Value::Object(m) = &mut event.fields
+        {
+            m.shift_remove("rejected");
+            if let Some(id) = event.fields.pointer_mut("/fields/client_id") {
+                *id = Value::from("<unset>");
+            }
         }
         if self.has_default(TOKENS)
             && let Some(name) = event.category.strip_prefix("control:")
@@ -543,6 +597,9 @@ struct State<'o> {
     report: Report,
     segment: u32,
     context: VecDeque<(i32, Event)>,
+    /// Each side's distinct [`SQL_TICK`] lines and messages, with where
+    /// each first was.
+    untimed: [BTreeMap<String, (u32, i32, Event)>; 2],
 }
 
 impl State<'_> {
@@ -575,6 +632,7 @@ pub fn compare(
         },
         segment: 0,
         context: VecDeque::new(),
+        untimed: Default::default(),
     };
     if options.wants("header") {
         let mut header = Vec::new();
@@ -682,6 +740,7 @@ pub fn compare(
             b = new.next_tick().map_err(|e| (false, e))?;
         }
     }
+    untimed_diff(&mut st);
     let mut report = st.report;
     report.segments = (seg_a.map_or(0, |s| s + 1), seg_b.map_or(0, |s| s + 1));
     report.tick_shift = shifts.get(&0).copied().unwrap_or(0);
@@ -741,15 +800,25 @@ fn remember(context: &mut VecDeque<(i32, Event)>, tick: i32, content: &[Event]) 
 
 fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut State) {
     let options = st.options;
-    let wanted = |events: &mut Vec<Event>| -> Vec<Event> {
+    let segment = st.segment;
+    let mut wanted = |events: &mut Vec<Event>, side: usize| -> Vec<Event> {
         let mut out = std::mem::take(events);
         out.retain(|e| options.wants(&e.category));
         for e in &mut out {
             options.strip_in_place(e);
         }
+        out.retain(|e| {
+            let untimed = options.untimed(e);
+            if untimed {
+                st.untimed[side]
+                    .entry(e.fields.to_string())
+                    .or_insert_with(|| (segment, tick, e.clone()));
+            }
+            !untimed
+        });
         out
     };
-    let (a, b) = (wanted(&mut old.events), wanted(&mut new.events));
+    let (a, b) = (wanted(&mut old.events, 0), wanted(&mut new.events, 1));
     // Each distinct event (category and fields, or ident) as a number.
     let text = |events: &[Event]| -> Vec<Option<String>> {
         events
@@ -803,6 +872,27 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
                 (Some(o), None) => one_sided(tick, Change::Removed, o),
                 (_, n) => one_sided(tick, Change::Added, n.as_ref().unwrap_or(&empty_event())),
             });
+        }
+    }
+}
+
+/// The [`SQL_TICK`] lines and messages only one side has, where they
+/// first were.
+fn untimed_diff(st: &mut State) {
+    let [old, new] = std::mem::take(&mut st.untimed);
+    let one_sided_first = |mine: &BTreeMap<String, (u32, i32, Event)>,
+                           other: &BTreeMap<String, (u32, i32, Event)>| {
+        mine.iter()
+            .filter(|(k, _)| !other.contains_key(*k))
+            .map(|(_, at)| at.clone())
+            .collect::<Vec<_>>()
+    };
+    let removed = one_sided_first(&old, &new);
+    let added = one_sided_first(&new, &old);
+    for (change, list) in [(Change::Removed, removed), (Change::Added, added)] {
+        for (segment, tick, e) in list {
+            st.segment = segment;
+            st.push(&e.category, change, || one_sided(tick, change, &e));
         }
     }
 }
@@ -1046,6 +1136,103 @@ mod tests {
         // Kept when asked.
         let kept = Options::default().with_defaults(CAPTURE, &["control.token".into()], false);
         assert_ne!(kept.strip(&a), kept.strip(&b), "--keep control.token");
+    }
+
+    /// Teeworlds 0.7.5 leaves De_ClientLeave's client id unset: an
+    /// out-of-range id compares as `<unset>`, an id in range as itself.
+    #[test]
+    fn teeworlds_unset_leave_client_id_is_masked_only_out_of_range() {
+        let leave = |id: i64| {
+            let rejected = (!(-1..=63).contains(&id))
+                .then(|| serde_json::json!({"field": "client_id", "value": id, "min": -1, "max": 63}));
+            let mut fields = serde_json::json!({"system": false, "id": 23, "name": "De_ClientLeave",
+                "fields": {"name": "bob", "client_id": id, "reason": ""}});
+            if let Some(r) = rejected {
+                fields["rejected"] = r;
+            }
+            Event::new("message:De_ClientLeave".into(), fields)
+        };
+        let demo = Options::default().with_defaults(DEMO, &[], false);
+        assert_eq!(demo.strip(&leave(-1157140736)), demo.strip(&leave(1490340864)));
+        assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(2)), "in range");
+        assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(1490340864)));
+        let kept = Options::default().with_defaults(DEMO, &[UNSET_CLIENT_ID.into()], false);
+        assert_ne!(
+            kept.strip(&leave(-1157140736)),
+            kept.strip(&leave(1490340864)),
+            "--keep {UNSET_CLIENT_ID}"
+        );
+    }
+
+    /// A recording held in memory: events per tick, one segment.
+    struct Listed {
+        ticks: Vec<(i32, Vec<Event>)>,
+        at: usize,
+        raw: Vec<u8>,
+    }
+
+    impl Listed {
+        fn new(ticks: Vec<(i32, Vec<Event>)>) -> Listed {
+            Listed {
+                ticks,
+                at: 0,
+                raw: Vec::new(),
+            }
+        }
+    }
+
+    impl Ticks for Listed {
+        fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
+            let Some((tick, events)) = self.ticks.get(self.at) else {
+                return Ok(None);
+            };
+            self.raw = events.iter().flat_map(|e| e.fields.to_string().into_bytes()).collect();
+            self.at += 1;
+            Ok(Some(*tick))
+        }
+        fn raw(&self) -> &[u8] {
+            &self.raw
+        }
+        fn content(&self, _detail: &dyn Fn(&str) -> bool) -> TickContent {
+            TickContent {
+                events: self.ticks[self.at - 1].1.clone(),
+                ..TickContent::default()
+            }
+        }
+    }
+
+    /// DDNet's database thread decides when (and whether) its lines
+    /// reach the operator: they are compared as a set over the file; a
+    /// line only one run has is still a difference.
+    #[test]
+    fn database_thread_lines_compare_as_a_set_over_the_file() {
+        let line = |text: &str| {
+            Event::new(
+                "s2c:RCON_LINE".into(),
+                serde_json::json!({"client": 0, "system": true, "id": 11,
+                    "fields": {"line": text}}),
+            )
+        };
+        let done = || line("I sql: load best time done on read database 0");
+        let chat = || line("I chat: hello");
+        let run = |ticks: Vec<(i32, Vec<Event>)>, keep: &[String]| {
+            let old = vec![(10, vec![chat(), done()]), (11, vec![]), (12, vec![done()])];
+            let options = Options::default().with_defaults(CAPTURE, keep, false);
+            let (mut a, mut b) = (Listed::new(old), Listed::new(ticks));
+            compare(&Value::Null, &Value::Null, &mut a, &mut b, &options)
+                .unwrap()
+                .total_differences
+        };
+        // Moved a tick, once instead of twice: the same.
+        assert_eq!(run(vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])], &[]), 0);
+        // A line the other run never had.
+        let failed = line("I sql: load best time failed on all databases");
+        assert_eq!(run(vec![(10, vec![chat(), failed]), (11, vec![]), (12, vec![])], &[]), 2);
+        // Any other line keeps its tick.
+        assert_eq!(run(vec![(10, vec![done()]), (11, vec![chat()]), (12, vec![done()])], &[]), 2);
+        // Kept when asked.
+        let kept = run(vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])], &[SQL_TICK.into()]);
+        assert!(kept > 0, "--keep {SQL_TICK}");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! a map is placed by its snapshots (a snapshot of tick `t` leaves the
 //! server just after tick `t` began; the earliest arrival less `t` ticks
 //! is the map's tick 0) and, until one comes after a map change, by the
-//! MAP_CHANGE (sent just before the new map's tick 0). The bots with the
+//! MAP_CHANGE ([`MAP_CHANGE_LAG`] after the new map's tick 0 began). The bots with the
 //! earliest join connect at once; scenario tick 0 is the server tick at
 //! which the first of them was accepted, which is the first tick of the
 //! teehistorian file (the server, empty until then, handles that join on
@@ -19,7 +19,9 @@
 //! the new map's tick 0 is the scenario tick after the one the remote
 //! console command that changed the map was sent on (or after the
 //! clock's tick when the map changed, for a change the scenario did not
-//! ask for). A join is sent whole ([`Bot`]), so it lands on its tick;
+//! ask for); the bots come back in the game at its tick [`REJOIN`]. A
+//! bot's hello goes out a tick before its join, and the join is sent
+//! whole ([`Bot`]) in the middle of its tick, so it lands on its tick;
 //! inputs are sent ahead with their intended tick.
 
 use super::pcapng::Pcapng;
@@ -56,6 +58,23 @@ const OPERATOR_TICK: u32 = 25;
 /// Inputs are sent this many ticks ahead of the newest snapshot (more
 /// than the 10 ticks between snapshots before the first input).
 const LEAD: i32 = 12;
+/// DDNet 16.4 starts the new map's clock, then sets its game up, and the
+/// MAP_CHANGE leaves after that: it arrived 2 to 10 ms after the new
+/// map's tick 0 began (snapshots place the tick), so the grid is placed
+/// this long before its arrival until the map's first snapshots come.
+const MAP_CHANGE_LAG: Duration = Duration::from_millis(6);
+/// After a map change the bots are back in the game at this tick of the
+/// new map: DDNet sets the new map's game up after sending MAP_CHANGE
+/// and before its tick 0 ends, which can take longer than a tick on a
+/// loaded machine; an answer sent at once lands on tick 0 or 1 by chance.
+const REJOIN: u32 = 5;
+/// A CLOSE only marks the connection; DDNet drops it at the next pass
+/// over its socket, which is the next tick unless a datagram wakes the
+/// server first (with many bots leaving at once, some arrive after the
+/// server read the others, and their drops slip to the next tick). So
+/// this long after a bot leaves, a stateless 0.7 token request wakes the
+/// server, and every connection closed in the tick is dropped in it.
+const WAKE_AFTER: Duration = Duration::from_millis(3);
 /// A bot's first input is for this many ticks after it entered the game
 /// (its first snapshot has come by then, whenever it came).
 const FIRST_INPUT: u32 = 12;
@@ -244,6 +263,9 @@ pub struct Session<'a> {
     /// whose goodbyes are no drops.
     over: bool,
     first_join: f64,
+    /// When to wake the server after a bot left ([`WAKE_AFTER`]).
+    wake: Option<Instant>,
+    waker: Probe,
 }
 
 impl<'a> Session<'a> {
@@ -320,6 +342,8 @@ impl<'a> Session<'a> {
             over: false,
             first_hello: None,
             first_join,
+            wake: None,
+            waker: Probe::new()?,
         })
     }
 
@@ -432,6 +456,7 @@ impl<'a> Session<'a> {
                 if r.outcome.joined.is_some() {
                     r.outcome.left.get_or_insert(now);
                 }
+                self.wake = Some(Instant::now() + WAKE_AFTER);
             }
         }
         self.transmit()?;
@@ -510,13 +535,13 @@ impl<'a> Session<'a> {
                 r.outcome.joined = Some(r.connect_tick.unwrap_or(0));
             }
             // Entered the game (again, after a map change): when. A join
-            // is on its tick; a map's first entry on its first tick.
+            // is on its tick; a map's first entry on tick [`REJOIN`].
             if r.bot.phase() != Phase::InGame {
                 r.entered = None;
             } else if r.entered.is_none() {
                 r.entered = Some(match r.bot.map_changes() {
                     0 => r.connect_tick.unwrap_or(0),
-                    _ => offset,
+                    _ => offset + REJOIN,
                 });
             }
             let gone = r.outcome.left.is_some() || r.outcome.silent.is_some();
@@ -591,7 +616,7 @@ impl<'a> Session<'a> {
         self.clock.offset = self.map_command.take().map_or(after_now, |c| c + 1);
         self.clock.base = Some(0);
         self.clock.map = map;
-        self.clock.zero = Some(at);
+        self.clock.zero = Some(at.checked_sub(MAP_CHANGE_LAG).unwrap_or(at));
         self.clock.samples = 0;
     }
 
@@ -628,14 +653,27 @@ impl<'a> Session<'a> {
             return;
         };
         let map = self.map;
+        let rejoin = self.clock.offset.saturating_add(REJOIN);
         let needs_rcon = self.scenario.demo
             || !self.scenario.rcon.is_empty()
             || self.flavor == Flavor::Teeworlds;
         for (i, r) in self.bots.iter_mut().enumerate() {
-            if r.bot.phase() == Phase::Idle && r.join_tick <= now {
+            if r.bot.phase() == Phase::MapChanged && r.map() == map && now >= rejoin {
+                r.bot.rejoin();
+                r.entered = Some(now);
+            }
+            // The hello goes out a tick ahead, the join itself on its
+            // tick: the server's answer comes back in time whatever the
+            // load, and the join alone decides the tick.
+            if r.bot.phase() == Phase::Idle && r.join_tick <= now + 1 {
                 r.map_base = map;
-                r.bot.connect();
-                r.connect_tick = Some(now);
+                r.bot.connect_ahead();
+                r.connect_tick = Some(r.join_tick.max(now));
+            }
+            if matches!(r.bot.phase(), Phase::Connecting | Phase::Answered)
+                && r.connect_tick.is_some_and(|t| t <= now)
+            {
+                r.bot.join_now();
             }
             // The operator logs in to the remote console once in the
             // game (at a tick the clock has surely reached), and starts
@@ -689,12 +727,19 @@ impl<'a> Session<'a> {
                 }
                 r.bot.leave("");
                 r.outcome.left = Some(now);
+                self.wake = Some(Instant::now() + WAKE_AFTER);
             }
         }
     }
 
-    /// Sends what the bots have to send, into the capture too.
+    /// Sends what the bots have to send, into the capture too, and wakes
+    /// the server when due.
     fn transmit(&mut self) -> std::io::Result<()> {
+        if self.wake.is_some_and(|w| Instant::now() >= w) {
+            self.wake = None;
+            self.waker.ask(self.server_addr);
+        }
+        while self.waker.answered() {}
         for r in &mut self.bots {
             let me = r.socket.local_addr()?;
             while let Some(d) = r.bot.poll_transmit() {

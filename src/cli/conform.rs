@@ -348,11 +348,11 @@ fn export(suite: &Suite, dir: &Path) -> Result<(), Failure> {
     for c in &suite.cases {
         let (input, input_bytes) = match &c.input {
             Input::Bytes(b) => (format!("{}.in", c.id), b.clone()),
-            Input::Json(v) => (format!("{}.in.json", c.id), json_bytes(v)),
+            Input::Json(v) => (format!("{}.in.json", c.id), json_bytes(&v.value())),
         };
         write(&input, &input_bytes)?;
         let expected = match &c.expected {
-            Expected::Json(v) => Some((format!("{}.json", c.id), json_bytes(v))),
+            Expected::Json(v) => Some((format!("{}.json", c.id), json_bytes(&v.value()))),
             Expected::Bytes(b) => Some((format!("{}.out", c.id), b.clone())),
             Expected::Reject => None,
         };
@@ -408,11 +408,11 @@ fn load_suite(dir: &Path) -> Result<Suite, Failure> {
     for m in manifest.cases {
         let input = match m.op {
             Op::Decode => Input::Bytes(read(&m.input)?),
-            Op::Encode => Input::Json(json(&m.input)?),
+            Op::Encode => Input::Json(json(&m.input)?.into()),
         };
         let expected = match (&m.expected, m.op) {
             (None, _) => Expected::Reject,
-            (Some(e), Op::Decode) => Expected::Json(json(e)?),
+            (Some(e), Op::Decode) => Expected::Json(json(e)?.into()),
             (Some(e), Op::Encode) => Expected::Bytes(read(e)?),
         };
         cases.push(Case {
@@ -524,10 +524,10 @@ fn show_case(out: &mut impl Write, case: &Case, answer: Option<&Answer>) -> std:
     writeln!(out, "reason: {}", case.reason)?;
     match &case.input {
         Input::Bytes(b) => writeln!(out, "input: {} byte(s), hex:\n{}", b.len(), hex_lines(b))?,
-        Input::Json(v) => writeln!(out, "input (JSON):\n{}", pretty(v))?,
+        Input::Json(v) => writeln!(out, "input (JSON):\n{}", pretty(&v.value()))?,
     }
     match &case.expected {
-        Expected::Json(v) => writeln!(out, "expected (JSON):\n{}", pretty(v))?,
+        Expected::Json(v) => writeln!(out, "expected (JSON):\n{}", pretty(&v.value()))?,
         Expected::Bytes(b) => {
             writeln!(out, "expected: {} byte(s), hex:\n{}", b.len(), hex_lines(b))?
         }

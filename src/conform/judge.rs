@@ -199,7 +199,7 @@ const SHOWN_INPUT: usize = 64;
 fn show_input(case: &Case, o: &mut Outcome) {
     match &case.input {
         Input::Bytes(b) if b.len() <= SHOWN_INPUT => o.input_hex = Some(hex::encode(b)),
-        Input::Json(v) if v.to_string().len() <= 4 * SHOWN_INPUT => o.input_json = Some(v.clone()),
+        Input::Json(v) if v.len() <= 4 * SHOWN_INPUT => o.input_json = Some(v.value()),
         Input::Bytes(_) => o.input_file = Some(format!("{}.in", case.id)),
         Input::Json(_) => o.input_file = Some(format!("{}.in.json", case.id)),
     }
@@ -235,7 +235,7 @@ fn verdict(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
                 .detail("bytes answered to a decode case".to_string()),
         },
         Answer::Decoded(got) => match &case.expected {
-            Expected::Json(want) => wrong_json(case, unit, want, got),
+            Expected::Json(want) => wrong_json(case, unit, &want.value(), got),
             _ => Outcome::new(case, Verdict::Crash)
                 .detail("JSON answered to an encode case".to_string()),
         },

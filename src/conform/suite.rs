@@ -81,7 +81,7 @@ fn digest(input: &super::Input) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     match input {
         super::Input::Bytes(b) => Sha256::digest(b).into(),
-        super::Input::Json(v) => Sha256::digest(v.to_string()).into(),
+        super::Input::Json(v) => Sha256::digest(v.as_str()).into(),
     }
 }
 
@@ -223,7 +223,7 @@ fn encode_vector(id: String, unit: Unit, value: serde_json::Value, reason: &str)
         op: super::Op::Encode,
         class: super::Class::MustAccept,
         reason: reason.to_string(),
-        input: super::Input::Json(value),
+        input: super::Input::Json(value.into()),
         expected: super::Expected::Bytes(bytes),
     }
 }
@@ -395,6 +395,7 @@ fn message_key(unit: Unit, case: &Case) -> String {
     let super::Expected::Json(v) = &case.expected else {
         return format!("{unit} rejected");
     };
+    let v = v.value();
     let p = &v["packet"];
     let mut key = format!("{unit} {} {}", p["form"], p["control_message"]["id"]);
     if let Some(chunks) = p["chunks"].as_array() {

@@ -35,6 +35,7 @@ fn libtw2(case: &Case) -> Answer {
             Err(e) => Answer::Rejected(format!("{e:?}")),
         },
         (Op::Encode, Input::Json(v)) => {
+            let v = v.value();
             let Some(Ok(raw)) = v["hex"].as_str().map(hex::decode) else {
                 return Answer::Rejected("no `hex`".into());
             };

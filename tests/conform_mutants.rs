@@ -142,7 +142,7 @@ fn decoded(case: &Case, f: impl FnOnce(&[u8], &mut Value)) -> Answer {
 fn encoded(case: &Case, f: impl FnOnce(&Value, &mut Vec<u8>)) -> Answer {
     match (reference_answer(case), &case.input) {
         (Answer::Encoded(mut b), Input::Json(v)) => {
-            f(v, &mut b);
+            f(&v.value(), &mut b);
             Answer::Encoded(b)
         }
         (other, _) => other,

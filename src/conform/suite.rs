@@ -502,7 +502,7 @@ mod tests {
         assert_eq!(fifth.class, Class::DdnetQuirk);
         assert_eq!(
             fifth.expected,
-            Expected::Json(serde_json::json!({"ints": [1 << 27]}))
+            Expected::Json(serde_json::json!({"ints": [1 << 27]}).into())
         );
         assert_eq!(find("varint/vectors/cut").class, Class::MustReject);
         assert_eq!(find("string/vectors/unterminated").class, Class::MustReject);
@@ -511,7 +511,7 @@ mod tests {
             (c.class, c.expected.clone())
         };
         let decoded = |hex: &str, flavor: &str| {
-            Expected::Json(serde_json::json!({"hex": hex, "flavor": flavor}))
+            Expected::Json(serde_json::json!({"hex": hex, "flavor": flavor}).into())
         };
         let bytes = |hex: &str| Expected::Bytes(hex::decode(hex).unwrap());
         // The end symbol alone is an empty payload; the old `eof_only`

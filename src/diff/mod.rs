@@ -1143,8 +1143,9 @@ mod tests {
     #[test]
     fn teeworlds_unset_leave_client_id_is_masked_only_out_of_range() {
         let leave = |id: i64| {
-            let rejected = (!(-1..=63).contains(&id))
-                .then(|| serde_json::json!({"field": "client_id", "value": id, "min": -1, "max": 63}));
+            let rejected = (!(-1..=63).contains(&id)).then(
+                || serde_json::json!({"field": "client_id", "value": id, "min": -1, "max": 63}),
+            );
             let mut fields = serde_json::json!({"system": false, "id": 23, "name": "De_ClientLeave",
                 "fields": {"name": "bob", "client_id": id, "reason": ""}});
             if let Some(r) = rejected {
@@ -1153,7 +1154,10 @@ mod tests {
             Event::new("message:De_ClientLeave".into(), fields)
         };
         let demo = Options::default().with_defaults(DEMO, &[], false);
-        assert_eq!(demo.strip(&leave(-1157140736)), demo.strip(&leave(1490340864)));
+        assert_eq!(
+            demo.strip(&leave(-1157140736)),
+            demo.strip(&leave(1490340864))
+        );
         assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(2)), "in range");
         assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(1490340864)));
         let kept = Options::default().with_defaults(DEMO, &[UNSET_CLIENT_ID.into()], false);
@@ -1186,7 +1190,10 @@ mod tests {
             let Some((tick, events)) = self.ticks.get(self.at) else {
                 return Ok(None);
             };
-            self.raw = events.iter().flat_map(|e| e.fields.to_string().into_bytes()).collect();
+            self.raw = events
+                .iter()
+                .flat_map(|e| e.fields.to_string().into_bytes())
+                .collect();
             self.at += 1;
             Ok(Some(*tick))
         }
@@ -1224,14 +1231,35 @@ mod tests {
                 .total_differences
         };
         // Moved a tick, once instead of twice: the same.
-        assert_eq!(run(vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])], &[]), 0);
+        assert_eq!(
+            run(
+                vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])],
+                &[]
+            ),
+            0
+        );
         // A line the other run never had.
         let failed = line("I sql: load best time failed on all databases");
-        assert_eq!(run(vec![(10, vec![chat(), failed]), (11, vec![]), (12, vec![])], &[]), 2);
+        assert_eq!(
+            run(
+                vec![(10, vec![chat(), failed]), (11, vec![]), (12, vec![])],
+                &[]
+            ),
+            2
+        );
         // Any other line keeps its tick.
-        assert_eq!(run(vec![(10, vec![done()]), (11, vec![chat()]), (12, vec![done()])], &[]), 2);
+        assert_eq!(
+            run(
+                vec![(10, vec![done()]), (11, vec![chat()]), (12, vec![done()])],
+                &[]
+            ),
+            2
+        );
         // Kept when asked.
-        let kept = run(vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])], &[SQL_TICK.into()]);
+        let kept = run(
+            vec![(10, vec![chat()]), (11, vec![done()]), (12, vec![])],
+            &[SQL_TICK.into()],
+        );
         assert!(kept > 0, "--keep {SQL_TICK}");
     }
 

@@ -36,9 +36,11 @@ pub struct DiffArgs {
     no_align: bool,
     /// Compare what is left out by default too: what changes on every
     /// run of one scenario (header start times and game UUIDs, DDNet's
-    /// connection UUIDs, remote-console time prefixes, connection tokens)
-    /// and network timing in demos and captures (INPUTTIMING messages,
-    /// PlayerInfo.latency). The text output's first line lists them.
+    /// connection UUIDs, remote-console time prefixes, connection tokens),
+    /// network timing in demos and captures (INPUTTIMING messages,
+    /// PlayerInfo.latency), the tick of what DDNet's database thread
+    /// times (`database_thread`) and Teeworlds 0.7.5's unset
+    /// De_ClientLeave client id. The text output's first line lists them.
     #[arg(long)]
     no_default_ignores: bool,
     /// Compare one thing left out by default (a name from the `ignored`

@@ -109,7 +109,11 @@ fn export_matches() -> Result<(), libtest_mimic::Failed> {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "conform export failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let decoder = reference();
     let mut run = vec!["conform", "run", "--format", "json", "--decoder", &decoder];
     run.extend(UNITS);
@@ -133,7 +137,8 @@ fn export_matches() -> Result<(), libtest_mimic::Failed> {
         "{}",
         exported["suite"]
     );
-    assert!(builtin["cases"].as_array().unwrap().len() > 100);
+    let n = builtin["cases"].as_array().unwrap().len();
+    assert!(n > 100, "the built-in suite has only {n} cases");
     Ok(())
 }
 
@@ -481,7 +486,7 @@ fn separate_encoder_junit() -> Result<(), libtest_mimic::Failed> {
         .filter(|c| c["result"] != "pass")
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    assert!(!failed.is_empty());
+    assert!(!failed.is_empty(), "the wrong adapter passed every case");
     for c in cases {
         let legacy = c["op"] == "encode" && legacy_case(c["id"].as_str().unwrap());
         let expected = if legacy { "wrong_value" } else { "pass" };
@@ -638,7 +643,11 @@ fn nothing_compared() -> Result<(), libtest_mimic::Failed> {
     let results: Vec<Verdict> = report.cases.iter().map(|o| o.result).collect();
     assert_eq!(results, [Verdict::NotCompared, Verdict::Pass]);
     assert_eq!(report.summary.total.get("not_compared"), Some(&1));
-    assert!(!report.failed);
+    assert!(
+        !report.failed,
+        "a run with no finding failed: {:?}",
+        report.summary
+    );
     Ok(())
 }
 
@@ -884,7 +893,7 @@ fn encode_mismatch_offset() -> Result<(), libtest_mimic::Failed> {
         .iter()
         .filter(|c| c["result"] == "wrong_value")
         .collect();
-    assert!(!wrong.is_empty());
+    assert!(!wrong.is_empty(), "no wrong_value finding");
     for c in wrong {
         let id = c["id"].as_str().unwrap();
         let case = builtin_case(id);
@@ -938,7 +947,7 @@ fn basic_path_first() -> Result<(), libtest_mimic::Failed> {
         .iter()
         .filter(|o| o.result == conform::Verdict::WrongValue)
         .collect();
-    assert!(!wrong.is_empty());
+    assert!(!wrong.is_empty(), "no wrong_value finding");
     for o in wrong {
         let path = o.path.as_deref().unwrap();
         assert!(path.starts_with("items["), "{o:#?}");

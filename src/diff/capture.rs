@@ -14,35 +14,45 @@ use crate::snapshot::items::Protocol;
 #[cfg(feature = "capture")]
 use serde_json::Value;
 #[cfg(feature = "capture")]
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// A capture read tick by tick, as the server and its clients took it:
 /// every connection's messages in both directions (clients numbered by
 /// first appearance, `c2s:NAME`/`s2c:NAME`; resent duplicates, snapshot
 /// parts and keepalives left out), its control messages, datagrams DDNet
 /// drops (`drop`, with the rule) and message anomalies; and the snapshots
-/// each client rebuilt, items keyed `cN TYPE:ID`. A tick is the newest
-/// snapshot tick any client has received on the current map (-1 before
-/// the first): tokens, acks, sequence numbers and resend timing are not
-/// compared.
+/// each client rebuilt, items keyed `cN TYPE:ID`. Tokens, acks, sequence
+/// numbers and resend timing are not compared.
 ///
-/// Ticks restart at each map change, so a capture is read in segments:
-/// a new one starts when the first client receives MAP_CHANGE (a client
-/// still on the previous map adds its events at the current tick, and its
-/// snapshots of that map do not move the tick). A client's snapshot in
-/// force is dropped at its MAP_CHANGE.
+/// Each client's traffic is counted by its own snapshots, so that what
+/// one client reads never depends on when the recorder read another
+/// client's socket, nor on how the server cut its messages into
+/// datagrams: what the server sends a client is counted at the tick
+/// before the client's next snapshot (DDNet flushes what it queued with
+/// each snapshot), what a client sends at its newest snapshot tick, and
+/// before its first snapshot of a map (a join, a rejoin) at the tick
+/// before that snapshot too. The clients' ticks are merged in order: a
+/// tick is given once every client still taking part is past it (a
+/// client that closed, or lags the newest tick by more than
+/// [`STALE_TICKS`], no longer holds the others back).
+///
+/// Ticks restart at each map change, so a capture is read in segments,
+/// one per map; a client's first MAP_CHANGE is the map it joined, each
+/// later one moves it to the next segment, where its MAP_CHANGE and the
+/// end of its snapshot in force are counted at tick -1.
 #[cfg(feature = "capture")]
 pub struct CaptureTicks<'c> {
     session: crate::session::Session<'c>,
     clients: BTreeMap<std::net::SocketAddr, usize>,
-    /// Decoded but not yet given: ((segment, tick), event or a client's
-    /// snapshot).
-    queue: VecDeque<((u32, i32), Queued)>,
-    /// The current segment and tick (of what was fed), and the segment
-    /// each client is in (MAP_CHANGEs it received).
-    fed_segment: u32,
-    tick: i32,
-    client_segment: BTreeMap<usize, u32>,
+    /// Each client's segment and tick (by its number).
+    state: Vec<Client>,
+    /// Decoded but not yet given, by (segment, tick), in the order read.
+    pending: BTreeMap<(u32, i32), Vec<Queued>>,
+    /// The newest segment any client is on, and the newest snapshot tick
+    /// a client of it has received (-1 before the first).
+    newest: (u32, i32),
+    /// The last (segment, tick) given.
+    given: Option<(u32, i32)>,
     /// The segment of the tick last given.
     segment_given: u32,
     positions: Positions,
@@ -54,6 +64,41 @@ pub struct CaptureTicks<'c> {
     events: Vec<Event>,
     new_items: bool,
     raw: Vec<u8>,
+}
+
+/// A client lagging the newest tick by more than this many ticks no
+/// longer holds back the ticks of the others.
+#[cfg(feature = "capture")]
+pub const STALE_TICKS: i32 = 50;
+
+/// Where one client is.
+#[cfg(feature = "capture")]
+struct Client {
+    /// Its map (segment).
+    segment: u32,
+    /// Whether the MAP_CHANGE of its join is still to come (it does not
+    /// move it to another segment).
+    joining: bool,
+    /// Its newest snapshot tick on its map.
+    tick: Option<i32>,
+    /// What waits for its next snapshot: what the server sent it, and
+    /// before its first snapshot of the map what it said too; and the
+    /// newest tick when its map began for it.
+    held: Vec<Queued>,
+    held_since: i32,
+    /// CLOSE sent or received.
+    closed: bool,
+}
+
+#[cfg(feature = "capture")]
+impl Client {
+    /// The lowest (segment, tick) its next events can be counted at.
+    fn floor(&self) -> (u32, i32) {
+        match self.tick {
+            Some(t) => (self.segment, t),
+            None => (self.segment, self.held_since.saturating_sub(1)),
+        }
+    }
 }
 
 #[cfg(feature = "capture")]
@@ -72,10 +117,10 @@ impl<'c> CaptureTicks<'c> {
         CaptureTicks {
             session: crate::session::Session::new(capture, port),
             clients: BTreeMap::new(),
-            queue: VecDeque::new(),
-            fed_segment: 0,
-            tick: -1,
-            client_segment: BTreeMap::new(),
+            state: Vec::new(),
+            pending: BTreeMap::new(),
+            newest: (0, -1),
+            given: None,
             segment_given: 0,
             positions: Positions::new(),
             done: false,
@@ -160,31 +205,65 @@ impl<'c> CaptureTicks<'c> {
         }
         let received: Vec<(i32, bool)> = d.snapshots.iter().map(|s| (s.tick, s.rebuilt)).collect();
         let (peer, version) = (d.peer, d.version);
-        // A client's segment: the MAP_CHANGEs it received but the first
-        // (the map it joined), so segment 0 is the first map.
-        let mut seg = self.client_segment.get(&client).copied();
-        if map_change {
-            seg = Some(seg.map_or(0, |s| s.saturating_add(1)));
+        let closed = events.iter().any(|e| e.category == "control:CLOSE");
+        if client == self.state.len() {
+            self.state.push(Client {
+                segment: self.newest.0,
+                joining: true,
+                tick: None,
+                held: Vec::new(),
+                held_since: self.newest.1,
+                closed: false,
+            });
         }
-        let seg = seg.unwrap_or(0);
-        if map_change {
-            self.client_segment.insert(client, seg);
-            if seg > self.fed_segment {
-                self.fed_segment = seg;
-                self.tick = -1;
+        // What the server sent waits for the client's next snapshot;
+        // what the client sent is at its newest snapshot tick.
+        let (mut sent, mut said): (Vec<Queued>, Vec<Queued>) = (Vec::new(), Vec::new());
+        for e in events {
+            let to_client = e.fields["direction"] == "s2c" || e.category.starts_with("s2c:");
+            match to_client {
+                true => sent.push(Queued::Event(e)),
+                false => said.push(Queued::Event(e)),
             }
-            let at = (self.fed_segment, self.tick);
-            self.queue.push_back((at, Queued::Forget(client)));
         }
-        // A client behind the others (still on the previous map) does not
-        // move the tick.
-        let current = seg >= self.fed_segment;
-        let mut tick = self.tick;
-        let mut items = Vec::new();
+        if map_change {
+            let c = &mut self.state[client];
+            if std::mem::take(&mut c.joining) {
+                // The map it joined: its segment is the server's.
+            } else {
+                // What waited is the old map's, at its last tick.
+                let old = c.floor();
+                let held = std::mem::take(&mut c.held);
+                let at = self.clamp(old);
+                self.pending.entry(at).or_default().extend(held);
+                let c = &mut self.state[client];
+                c.segment = c.segment.saturating_add(1);
+                c.tick = None;
+                if c.segment > self.newest.0 {
+                    self.newest = (c.segment, -1);
+                }
+                c.held_since = if c.segment == self.newest.0 {
+                    self.newest.1
+                } else {
+                    -1
+                };
+                // No tick of the new map was given (this client held them
+                // back): its MAP_CHANGE and the end of its old snapshot
+                // are at the map's start.
+                let segment = c.segment;
+                let at = self.clamp((segment, -1));
+                let list = self.pending.entry(at).or_default();
+                list.push(Queued::Forget(client));
+                list.append(&mut said);
+                list.append(&mut sent);
+            }
+        }
+        let mut snaps = Vec::new();
+        let mut next = None;
         for (t, rebuilt) in received {
-            if current {
-                tick = tick.max(t);
-            }
+            next = Some(next.map_or(t, |n: i32| n.min(t)));
+            let c = &mut self.state[client];
+            c.tick = Some(c.tick.map_or(t, |n| n.max(t)));
             let snap = self
                 .session
                 .connections()
@@ -195,63 +274,146 @@ impl<'c> CaptureTicks<'c> {
                     Version::V06 => Protocol::V06,
                     _ => Protocol::V07,
                 };
-                items.push((t, std::rc::Rc::new((snap.clone(), protocol))));
+                snaps.push(Queued::Snapshot(
+                    client,
+                    std::rc::Rc::new((snap.clone(), protocol)),
+                ));
             }
         }
-        self.tick = tick;
-        let at = (self.fed_segment, tick);
-        for e in events {
-            self.queue.push_back((at, Queued::Event(e)));
+        let (segment, tick) = (self.state[client].segment, self.state[client].tick);
+        if segment == self.newest.0
+            && let Some(t) = tick
+        {
+            self.newest.1 = self.newest.1.max(t);
         }
-        for (_, snap) in items {
-            self.queue.push_back((at, Queued::Snapshot(client, snap)));
+        let c = &mut self.state[client];
+        c.held.append(&mut sent);
+        if tick.is_none() {
+            c.held.append(&mut said);
+        }
+        // A snapshot: what the server sent before it (DDNet flushes what
+        // it queued with each snapshot, so whatever it sent since the
+        // last one) and, before a first snapshot of the map, what the
+        // client said, at the tick before it.
+        if let Some(t) = next {
+            let held = std::mem::take(&mut c.held);
+            let at = self.clamp((segment, t.saturating_sub(1)));
+            self.pending.entry(at).or_default().extend(held);
+        }
+        if let Some(t) = tick {
+            said.extend(snaps);
+            let at = self.clamp((segment, t));
+            self.pending.entry(at).or_default().extend(said);
+        }
+        if closed {
+            self.state[client].closed = true;
+            self.release(client);
         }
         true
+    }
+
+    /// What a client's traffic waits on, counted at its newest tick (or
+    /// the newest, before its first snapshot): no snapshot will place it
+    /// (it closed, it lags, or the capture ended).
+    fn release(&mut self, client: usize) {
+        let c = &mut self.state[client];
+        let held = std::mem::take(&mut c.held);
+        if !held.is_empty() {
+            let at = match c.tick {
+                Some(t) => (c.segment, t),
+                None => self.newest,
+            };
+            let at = self.clamp(at);
+            self.pending.entry(at).or_default().extend(held);
+        }
+    }
+
+    /// `key`, or the tick after the last one given if that is later
+    /// (ticks are given in order; a client that lagged past
+    /// [`STALE_TICKS`] is counted late).
+    fn clamp(&self, key: (u32, i32)) -> (u32, i32) {
+        match self.given {
+            Some(g) if key <= g => (g.0, g.1.saturating_add(1)),
+            _ => key,
+        }
+    }
+
+    /// Whether a client lags so far behind the newest tick that it no
+    /// longer holds the others back.
+    fn stale(&self, c: &Client) -> bool {
+        let (segment, tick) = c.floor();
+        match segment.cmp(&self.newest.0) {
+            std::cmp::Ordering::Less => self.newest.1 > STALE_TICKS,
+            _ => self.newest.1.saturating_sub(tick) > STALE_TICKS,
+        }
+    }
+
+    /// The first pending (segment, tick), if every client still taking
+    /// part is past it.
+    fn ready(&mut self) -> Option<(u32, i32)> {
+        let &first = self.pending.keys().next()?;
+        for i in 0..self.state.len() {
+            let c = &self.state[i];
+            if c.closed {
+                continue;
+            }
+            if self.stale(c) {
+                self.release(i);
+                continue;
+            }
+            if c.floor() <= first {
+                return None;
+            }
+        }
+        // A release may have added an earlier key.
+        self.pending.keys().next().copied()
     }
 }
 
 #[cfg(feature = "capture")]
 impl Ticks for CaptureTicks<'_> {
     fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
-        // Read until the queue holds a later tick than its first (ticks
-        // only grow) or the capture ends.
-        while !self.done
-            && self
-                .queue
-                .back()
-                .is_none_or(|(t, _)| Some(t) == self.queue.front().map(|(f, _)| f))
-        {
+        // Read until the first pending tick is complete (every client
+        // still taking part is past it) or the capture ends.
+        let at = loop {
+            if let Some(at) = self.ready() {
+                break at;
+            }
+            if self.done {
+                for i in 0..self.state.len() {
+                    self.release(i);
+                }
+                match self.pending.keys().next() {
+                    Some(&at) => break at,
+                    None => return Ok(None),
+                }
+            }
             self.done = !self.feed();
-        }
-        let Some(&(at, _)) = self.queue.front() else {
-            return Ok(None);
         };
+        let queued = self.pending.remove(&at).unwrap_or_default();
+        self.given = Some(at);
         let (segment, tick) = at;
         self.segment_given = segment;
         self.before = self.in_force.clone();
         self.events.clear();
         self.new_items = false;
         self.raw.clear();
-        while let Some((t, q)) = self.queue.front() {
-            if *t != at {
-                break;
-            }
+        for q in queued {
             match q {
-                Queued::Event(e) => self.events.push(e.clone()),
+                Queued::Event(e) => self.events.push(e),
                 Queued::Snapshot(client, snap) => {
-                    self.raw.extend((*client as u32).to_le_bytes());
+                    self.raw.extend((client as u32).to_le_bytes());
                     self.raw
                         .extend(snap.0.to_ints().iter().flat_map(|v| v.to_le_bytes()));
-                    self.in_force.insert(*client, snap.clone());
+                    self.in_force.insert(client, snap);
                     self.new_items = true;
                 }
                 Queued::Forget(client) => {
                     self.raw.extend(b"forget");
-                    self.raw.extend((*client as u32).to_le_bytes());
-                    self.new_items |= self.in_force.remove(client).is_some();
+                    self.raw.extend((client as u32).to_le_bytes());
+                    self.new_items |= self.in_force.remove(&client).is_some();
                 }
             }
-            self.queue.pop_front();
         }
         // Each client's messages, each way, in the order they came;
         // between clients and directions the order is when the recorder

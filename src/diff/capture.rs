@@ -291,6 +291,7 @@ impl<'c> CaptureTicks<'c> {
         if tick.is_none() {
             c.held.append(&mut said);
         }
+
         // A snapshot: what the server sent before it (DDNet flushes what
         // it queued with each snapshot, so whatever it sent since the
         // last one) and, before a first snapshot of the map, what the
@@ -305,7 +306,10 @@ impl<'c> CaptureTicks<'c> {
             let at = self.clamp((segment, t));
             self.pending.entry(at).or_default().extend(said);
         }
-        if closed {
+        // After its CLOSE no snapshot comes: what the server still sent
+        // it (its goodbyes went out before it dropped the connection) is
+        // at its last tick.
+        if closed || self.state[client].closed {
             self.state[client].closed = true;
             self.release(client);
         }

@@ -57,6 +57,7 @@ pub mod codec;
 pub mod conform;
 pub mod demo;
 pub mod diff;
+pub mod files;
 pub mod generate;
 pub mod huffman;
 pub mod log;

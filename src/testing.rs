@@ -4,8 +4,8 @@
 
 #![allow(dead_code)]
 
-// `super::codec` is the crate's codec module: `crate::codec` in the library,
-// re-exported by `tests/common` for the integration tests.
+// `super::codec` and `super::files` are the crate's modules: `crate::...`
+// in the library, re-exported by `tests/common` for the integration tests.
 use super::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
 
 /// Seed for every quickcheck run, so failures reproduce. Override the number
@@ -33,23 +33,7 @@ pub fn root() -> &'static std::path::Path {
 /// Every file below `dir`, in path order (each folder's entries sorted,
 /// sub-folders walked in place): the one corpus walker of the tests.
 pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut entries: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| {
-            e.unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .path()
-        })
-        .collect();
-    entries.sort();
-    let mut out = Vec::new();
-    for p in entries {
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    super::files::files_under(dir).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Every file below `corpus/sub`, in path order; a folder with none

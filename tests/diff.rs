@@ -31,22 +31,15 @@ fn diff(old: &Path, new: &Path) -> (i32, Value) {
 
 /// Every recording file under `dir`, recursively, but not malformed ones.
 fn recordings(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() && !p.ends_with("malformed") {
-            recordings(&p, out);
-        } else if p.extension().is_some_and(|e| {
-            ["teehistorian", "demo", "pcap", "pcapng"]
-                .iter()
-                .any(|x| e == *x)
-        }) {
-            out.push(p);
-        }
-    }
+    let recording = |p: &PathBuf| {
+        !p.components().any(|c| c.as_os_str() == "malformed")
+            && p.extension().is_some_and(|e| {
+                ["teehistorian", "demo", "pcap", "pcapng"]
+                    .iter()
+                    .any(|x| e == *x)
+            })
+    };
+    out.extend(common::files_under(dir).into_iter().filter(recording));
 }
 
 #[test]

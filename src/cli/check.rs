@@ -240,33 +240,10 @@ impl<'a> FileLine<'a> {
     }
 }
 
-/// Files below `path`, in name order; `named` for a file given as an
-/// argument (not found by walking a folder). Links to folders met while
-/// walking are not followed (a link to `..` would walk forever).
+/// Files below `path` ([`teeoracle::files::walk`]); `named` for a file
+/// given as an argument.
 fn collect(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), Failure> {
-    let cannot = |what: &str, e: std::io::Error| {
-        Failure::bad(format!("cannot {what} {}: {e}", path.display()))
-    };
-    let meta = match named {
-        true => fs::metadata(path),
-        false => fs::symlink_metadata(path),
-    }
-    .map_err(|e| cannot("read", e))?;
-    if meta.is_dir() {
-        let mut entries: Vec<PathBuf> = fs::read_dir(path)
-            .map_err(|e| cannot("list", e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for entry in entries {
-            collect(&entry, false, files)?;
-        }
-    } else if meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        // A link to a folder, met while walking: left out.
-    } else {
-        files.push((path.to_path_buf(), named));
-    }
-    Ok(())
+    teeoracle::files::walk(path, named, files).map_err(|e| Failure::bad(e.to_string()))
 }
 
 /// The note of a file's row: why it failed (or failed as expected), its

@@ -266,22 +266,10 @@ fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
     }
 }
 
-/// Every file below `dir`, in path order.
+/// Every file below `dir`, in path order; none if it cannot be read (a
+/// `--corpus` that cannot be read is refused before).
 fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    let mut out = Vec::new();
-    for p in entries {
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
+    crate::files::files_under(dir).unwrap_or_default()
 }
 
 /// A path made safe for an id and a file name: letters, digits, `_-.`

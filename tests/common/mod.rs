@@ -5,9 +5,10 @@
 #[path = "../../src/testing.rs"]
 pub mod testing;
 
-/// For `testing`, which names the codec module relative to itself.
+/// For `testing`, which names the codec and files modules relative to
+/// itself.
 #[allow(unused_imports)]
-pub use teeoracle::codec;
+pub use teeoracle::{codec, files};
 
 use std::path::{Path, PathBuf};
 use teeoracle::codec::{encode_to_vec, first_difference};

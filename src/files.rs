@@ -1,0 +1,99 @@
+//! Walking folders: every file below a path, in name order. The one walk
+//! of `check`, the conformance suite's corpus and the tests.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A file or folder that could not be read or listed.
+#[derive(Debug)]
+pub struct WalkError {
+    /// What was being done: `read` (its metadata) or `list` (a folder).
+    pub what: &'static str,
+    /// The path.
+    pub path: PathBuf,
+    /// Why.
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for WalkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot {} {}: {}",
+            self.what,
+            self.path.display(),
+            self.source
+        )
+    }
+}
+
+impl std::error::Error for WalkError {}
+
+/// The files below `path` (or `path` itself if it is not a folder), in
+/// name order (each folder's entries sorted, sub-folders walked in
+/// place), each with whether it was `named`: `path` itself rather than
+/// found in a folder. Links to folders met while walking are left out
+/// (a link to `..` would walk forever); a named one is followed.
+pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), WalkError> {
+    let error = |what, source| WalkError {
+        what,
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = match named {
+        true => fs::metadata(path),
+        false => fs::symlink_metadata(path),
+    }
+    .map_err(|e| error("read", e))?;
+    if meta.is_dir() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(path)
+            .map_err(|e| error("list", e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries {
+            walk(&entry, false, files)?;
+        }
+    } else if meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        // A link to a folder, met while walking: left out.
+    } else {
+        files.push((path.to_path_buf(), named));
+    }
+    Ok(())
+}
+
+/// Every file below the folder `dir`, in name order ([`walk`]).
+pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>, WalkError> {
+    let mut files = Vec::new();
+    walk(dir, true, &mut files)?;
+    Ok(files.into_iter().map(|(p, _)| p).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_come_in_name_order_with_folders_in_place_and_errors_name_the_path() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/packet");
+        let files = files_under(&root).unwrap();
+        let folders: std::collections::BTreeSet<_> =
+            files.iter().filter_map(|p| p.parent()).collect();
+        assert!(
+            folders.len() > 2,
+            "corpus/packet has sub-folders: {folders:?}"
+        );
+        // Path order is component order: a folder's files come together,
+        // where its name sorts.
+        let mut sorted = files.clone();
+        sorted.sort_by(|a, b| a.components().cmp(b.components()));
+        assert_eq!(files, sorted);
+        let missing = root.join("missing");
+        let e = files_under(&missing).unwrap_err().to_string();
+        assert!(
+            e.starts_with("cannot read ") && e.contains("missing"),
+            "{e}"
+        );
+    }
+}

@@ -219,13 +219,11 @@ impl<'c> CaptureTicks<'c> {
         // What the server sent waits for the client's next snapshot;
         // what the client sent is at its newest snapshot tick.
         let (mut sent, mut said): (Vec<Queued>, Vec<Queued>) = (Vec::new(), Vec::new());
-        for e in events {
-            let to_client = e.fields["direction"] == "s2c" || e.category.starts_with("s2c:");
-            match to_client {
-                true => sent.push(Queued::Event(e)),
-                false => said.push(Queued::Event(e)),
-            }
-        }
+        let list = match d.direction {
+            Direction::ToClient => &mut sent,
+            Direction::ToServer => &mut said,
+        };
+        list.extend(events.into_iter().map(Queued::Event));
         if map_change {
             let c = &mut self.state[client];
             if std::mem::take(&mut c.joining) {
@@ -423,9 +421,8 @@ impl Ticks for CaptureTicks<'_> {
         // between clients and directions the order is when the recorder
         // read or wrote each bot's socket, not anything the server did.
         self.events.sort_by_key(|e| {
-            let direction = e.fields["direction"].as_str().map(str::to_string);
-            let direction = direction.or_else(|| e.category.get(..3).map(str::to_string));
-            (e.fields["client"].as_u64(), direction)
+            let to_client = e.fields["direction"] == "s2c" || e.category.starts_with("s2c:");
+            (e.fields["client"].as_u64(), to_client)
         });
         for e in &self.events {
             self.raw.extend(e.category.as_bytes());

@@ -37,8 +37,8 @@
 
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
-use crate::packet::json::PacketJson;
-use crate::packet::{Packet, PacketCtx, TokenMode, Version, spec};
+
+use crate::packet::{Message, Packet, PacketCtx, TokenMode, Version, spec};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 
@@ -403,28 +403,26 @@ impl Bot {
             }
             return;
         }
-        let contents = p.contents();
-        let json = PacketJson::new(&packet, contents.as_ref(), 0);
-        let v = serde_json::to_value(&json).unwrap_or_default();
-        for chunk in v["chunks"].as_array().into_iter().flatten() {
-            if chunk["vital"] == true {
-                let Some(seq) = chunk["seq"].as_u64() else {
-                    continue;
-                };
+        let Some(contents) = p.contents() else {
+            return;
+        };
+        for c in &contents.chunks {
+            if c.chunk.header.vital() {
                 // In order only: anything else is a resend or a gap.
-                if seq as u16 != (self.ack + 1) % 1024 {
-                    continue;
+                match c.chunk.header.seq(self.version) {
+                    Some(seq) if seq == (self.ack + 1) % 1024 => self.ack = seq,
+                    _ => continue,
                 }
-                self.ack = seq as u16;
             }
-            self.handle(&chunk["message"]);
+            if let Ok(message) = &c.message {
+                self.handle(message);
+            }
         }
     }
 
-    fn handle(&mut self, m: &Value) {
-        let name = m["name"].as_str().unwrap_or_default();
-        let system = m["system"] == true;
-        match (system, name) {
+    fn handle(&mut self, m: &Message<'_>) {
+        let name = m.header.name(self.version).unwrap_or_default();
+        match (m.header.sys, name) {
             // The join's map (READY was sent with the join): accepted.
             (true, "MAP_CHANGE") if self.phase == Phase::Joining => self.phase = Phase::InGame,
             // A map change while in the game: back in it at `rejoin`.
@@ -437,8 +435,9 @@ impl Bot {
                 self.phase = Phase::MapChanged;
             }
             (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
-                if let Some(t) = m["fields"]["tick"].as_i64() {
-                    self.snap_tick = self.snap_tick.max(t.clamp(-1, i64::from(i32::MAX)) as i32);
+                let tick = m.fields.as_ref().and_then(|f| f.as_ref().ok()?.int("tick"));
+                if let Some(t) = tick {
+                    self.snap_tick = self.snap_tick.max(t.max(-1));
                 }
             }
             _ => {}
@@ -529,6 +528,7 @@ fn padded(token: [u8; 4]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::json::PacketJson;
 
     #[test]
     fn a_bot_connects_as_ddnet_expects() {

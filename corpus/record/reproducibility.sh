@@ -63,6 +63,11 @@ for scenario in "$@"; do
                 cats=$(sed -n '/^summary:/,$p' "$d" | sed 1d | sed 's/^ *//' | paste -sd ';' -)
                 echo "    $(basename "$d" .diff): $count; $cats"
             done
+            # What each run said of the server's timing: a join or leave
+            # sent in a tick the server overran may land a tick late.
+            for side in a b; do
+                sed -n '/^timing:/,$p' "$dir/$side.out" | sed "s/^/    $side: /"
+            done
         fi
     done
     echo "== $name: $same of $pairs pairs identical"

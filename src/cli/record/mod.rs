@@ -18,13 +18,14 @@
 mod pcapng;
 mod scenario;
 mod session;
+mod stamped;
 
 use super::Failure;
 use super::output::{ReportFormat, shown, stdout, write_json_doc};
 use clap::Args;
 use scenario::{Flavor, Scenario};
 use serde::Serialize;
-use session::{BotOutcome, Outcome, PORT, RCON_PASSWORD, Session};
+use session::{BotOutcome, Outcome, PORT, RCON_PASSWORD, Session, Timing};
 use std::io::{Read, Seek, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -490,6 +491,9 @@ struct Report<'a> {
     bots: &'a [BotOutcome],
     /// The scenario clock at the end (ticks from the first snapshot).
     end_tick: u32,
+    /// Whether the server kept to its ticks, and what the bots sent in
+    /// ticks it overran.
+    timing: &'a Timing,
     /// Why the run failed: one sentence each (empty: it passed).
     problems: &'a [String],
     /// The server log's lines that go with the problems.
@@ -610,6 +614,7 @@ fn judge(
                 totals: &totals,
                 bots: &outcome.bots,
                 end_tick: outcome.end_tick,
+                timing: &outcome.timing,
                 problems: &problems,
                 server_log: &server_log,
             },
@@ -627,6 +632,7 @@ fn judge(
             for b in &outcome.bots {
                 writeln!(out, "  {:<width$}  {}", b.name, b.line())?;
             }
+            timing_report(&mut out, &outcome.timing)?;
         }
     }
     out.flush()?;
@@ -644,4 +650,27 @@ fn judge(
         }
     }
     Err(Failure::reported("record failed"))
+}
+
+/// The server's timing, in a few lines: the ticks it overran, and what
+/// the bots sent in them (which may be recorded a tick late).
+fn timing_report(out: &mut impl Write, timing: &Timing) -> std::io::Result<()> {
+    let n = timing.overran.len();
+    if n == 0 {
+        return writeln!(out, "timing: the server kept to its ticks");
+    }
+    writeln!(
+        out,
+        "timing: the server overran {n} tick{} (snapshots left after the next tick began){}",
+        if n == 1 { "" } else { "s" },
+        if timing.at_risk.is_empty() {
+            "; nothing the bots sent fell in them"
+        } else {
+            "; what the bots sent then may be recorded a tick late:"
+        }
+    )?;
+    for r in &timing.at_risk {
+        writeln!(out, "  tick {}  {} {} ({})", r.tick, r.bot, r.action, r.why)?;
+    }
+    Ok(())
 }

@@ -34,7 +34,14 @@ impl Pcapng {
         Ok(Pcapng { writer })
     }
 
-    pub fn packet(&mut self, from: SocketAddr, to: SocketAddr, payload: &[u8]) -> io::Result<()> {
+    /// A datagram from `from` to `to`, at `at`.
+    pub fn packet(
+        &mut self,
+        from: SocketAddr,
+        to: SocketAddr,
+        payload: &[u8],
+        at: SystemTime,
+    ) -> io::Result<()> {
         use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
         let (SocketAddr::V4(from), SocketAddr::V4(to)) = (from, to) else {
             return Ok(());
@@ -43,7 +50,7 @@ impl Pcapng {
             .udp(from.port(), to.port());
         let mut data = Vec::with_capacity(builder.size(payload.len()));
         builder.write(&mut data, payload).map_err(io_error)?;
-        let timestamp = SystemTime::now()
+        let timestamp = at
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default();
         let block = EnhancedPacketBlock {

@@ -2,14 +2,19 @@
 //! temporary home, the bots driven through the scenario on the server's
 //! ticks, the server stopped, its files collected.
 //!
-//! The clock: every action is scheduled at a scenario tick, and sent in
-//! the middle of that tick on the server's tick grid, so that the server
-//! (which reads its socket between ticks) handles it on exactly that tick
-//! whatever the load, with half a tick to spare either side. The grid of
-//! a map is placed by its snapshots (a snapshot of tick `t` leaves the
-//! server just after tick `t` began; the earliest arrival less `t` ticks
-//! is the map's tick 0) and, until one comes after a map change, by the
-//! MAP_CHANGE ([`MAP_CHANGE_LAG`] after the new map's tick 0 began). The bots with the
+//! The clock: every action is scheduled at a scenario tick, and sent as
+//! soon as the clock reaches that tick: when the first snapshot of the
+//! tick comes (DDNet is then at work on the tick, and reads its socket
+//! when that work is done, still in the tick) or, if none has come, in
+//! the middle of the tick on the server's tick grid. Either way the
+//! server handles it on exactly that tick unless its work for the tick
+//! overran into the next one; such ticks are seen (a snapshot that left
+//! after the next tick began) and what was sent in them is reported
+//! ([`Timing`]). The grid of a map is placed by its snapshots (a
+//! snapshot of tick `t` leaves the server just after tick `t` began; the
+//! earliest kernel arrival time less `t` ticks is the map's tick 0) and,
+//! until one comes after a map change, by the MAP_CHANGE
+//! ([`MAP_CHANGE_LAG`] after the new map's tick 0 began). The bots with the
 //! earliest join connect at once; scenario tick 0 is the server tick at
 //! which the first of them was accepted, which is the first tick of the
 //! teehistorian file (the server, empty until then, handles that join on
@@ -21,17 +26,19 @@
 //! clock's tick when the map changed, for a change the scenario did not
 //! ask for); the bots come back in the game at its tick [`REJOIN`]. A
 //! bot's hello goes out a tick before its join, and the join is sent
-//! whole ([`Bot`]) in the middle of its tick, so it lands on its tick;
-//! inputs are sent ahead with their intended tick.
+//! whole ([`Bot`]) on its tick; inputs are sent ahead with their
+//! intended tick, as each of the bot's snapshots comes.
 
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, ticks};
+use super::stamped;
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::path::Path;
 use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 use teeoracle::bot::{Bot, Phase, movement};
 use teeoracle::packet::Version;
 
@@ -185,12 +192,52 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The scenario clock at the end.
     pub end_tick: u32,
+    pub timing: Timing,
+}
+
+/// Something a bot sent that the server records on the tick it reads it.
+struct Sent {
+    /// The scenario tick it was sent on.
+    tick: u32,
+    /// The bot's index.
+    bot: usize,
+    action: &'static str,
+    /// It went out after its tick was over on the grid.
+    late: bool,
+}
+
+/// Something a bot sent that may be recorded a tick late.
+#[derive(Clone, Debug, Serialize)]
+pub struct AtRisk {
+    /// The scenario tick it was sent on.
+    pub tick: u32,
+    pub bot: String,
+    /// `join`, `rejoin`, `leave`, `rcon`, `rcon login` or `chat`.
+    pub action: &'static str,
+    /// `server overran the tick` or `sent after the tick was over`.
+    pub why: &'static str,
+}
+
+/// Whether the server kept to its ticks.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Timing {
+    /// Scenario ticks whose snapshots left the server after the next
+    /// tick began (kernel arrival times on loopback): the server's work
+    /// for the tick overran, and a datagram it read late in that work is
+    /// recorded on the next tick.
+    pub overran: Vec<u32>,
+    /// What the bots sent in those ticks (or after their tick was over):
+    /// a run that differs from another here differs by the machine's
+    /// load, not by the server build.
+    pub at_risk: Vec<AtRisk>,
 }
 
 /// One bot, its socket and its plan.
 struct Running<'p> {
     bot: Bot,
     socket: UdpSocket,
+    /// The socket's address (asked once: it is in every captured datagram).
+    addr: SocketAddr,
     plan: &'p BotPlan,
     seed: u64,
     /// The global map index when it connected.
@@ -210,6 +257,32 @@ impl Running<'_> {
     /// The map (global index) the bot is on.
     fn map(&self) -> u32 {
         self.map_base + self.bot.map_changes()
+    }
+
+    /// Sends what the bot has queued and its inputs for the ticks up to
+    /// [`LEAD`] past its newest snapshot not sent yet. Called as each of
+    /// its snapshots comes, so that what it sends (the snapshot it
+    /// acknowledges, the ticks it covers) follows from the server's
+    /// snapshots, not from when they were read.
+    fn send_inputs(&mut self, clock: &Clock) {
+        // No input before the clock is placed on the bot's map; then
+        // none before a tick that does not depend on when the snapshots
+        // came: the bot's first inputs are for [`FIRST_INPUT`] ticks
+        // after it entered (or the map began), and never before
+        // [`FIRST_INPUT_OF_RUN`] (the clock is set before then).
+        let placed = clock.base.filter(|_| clock.map == self.map());
+        let (Some(base), Some(entered)) = (placed, self.entered) else {
+            self.bot.send_inputs(LEAD, i32::MAX, |_| [0; 10]);
+            return;
+        };
+        let entered = entered.max(clock.offset);
+        let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
+        let from = base.saturating_add(i32::try_from(from - clock.offset).unwrap_or(i32::MAX));
+        let (moves, seed) = (self.plan.moves, self.seed);
+        self.bot.send_inputs(LEAD, from, |t| match moves {
+            true => movement(seed, clock.at(t)),
+            false => [0; 10],
+        });
     }
 }
 
@@ -236,6 +309,36 @@ impl Clock {
         let base = self.base.unwrap_or(t);
         self.offset
             .saturating_add(t.saturating_sub(base).max(0) as u32)
+    }
+
+    /// Whether scenario tick `tick` of this map is over on the grid (the
+    /// next one began).
+    fn over(&self, tick: u32) -> bool {
+        let (Some(zero), Some(base)) = (self.zero, self.base) else {
+            return false;
+        };
+        let Some(server) = i64::from(tick)
+            .checked_sub(i64::from(self.offset))
+            .map(|d| d + i64::from(base) + 1)
+            .and_then(|n| u32::try_from(n).ok())
+        else {
+            return false;
+        };
+        Instant::now() > zero + TICK * server
+    }
+
+    /// A snapshot of server tick `t` came: the clock moves to its tick if
+    /// it is not there yet (once placed on this map); whether it moved.
+    fn reach(&mut self, t: i32) -> bool {
+        if self.base.is_none() {
+            return false;
+        }
+        let at = self.at(t);
+        let moved = self.now.is_none_or(|n| at > n);
+        if moved {
+            self.now = Some(at);
+        }
+        moved
     }
 }
 
@@ -265,6 +368,12 @@ pub struct Session<'a> {
     first_join: f64,
     /// When to wake the server after a bot left ([`WAKE_AFTER`]).
     wake: Option<Instant>,
+    /// Scenario ticks whose snapshots left the server after the next
+    /// tick began: its work for the tick overran.
+    overran: BTreeSet<u32>,
+    /// What the bots sent that the server records on the tick it reads
+    /// it: when, and whether it went out after its tick was over.
+    sent: Vec<Sent>,
     waker: Probe,
 }
 
@@ -292,9 +401,11 @@ impl<'a> Session<'a> {
             let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, port))
                 .or_else(|_| UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)))?;
             socket.set_nonblocking(true)?;
+            stamped::enable(&socket)?;
             let seed = seed.wrapping_add(i as u64);
             bots.push(Running {
                 bot: Bot::new(&plan.name, version, seed),
+                addr: socket.local_addr()?,
                 socket,
                 plan,
                 seed,
@@ -343,6 +454,8 @@ impl<'a> Session<'a> {
             first_hello: None,
             first_join,
             wake: None,
+            overran: BTreeSet::new(),
+            sent: Vec::new(),
             waker: Probe::new()?,
         })
     }
@@ -356,6 +469,26 @@ impl<'a> Session<'a> {
         let ended = result.and_then(|()| self.wind_down(server, &outcome));
         outcome.end_tick = self.clock.now.unwrap_or(0);
         outcome.bots = self.bots.iter().map(|r| r.outcome.clone()).collect();
+        outcome.timing = Timing {
+            overran: self.overran.iter().copied().collect(),
+            at_risk: self
+                .sent
+                .iter()
+                .filter_map(|s| {
+                    let why = match (self.overran.contains(&s.tick), s.late) {
+                        (true, _) => "server overran the tick",
+                        (false, true) => "sent after the tick was over",
+                        (false, false) => return None,
+                    };
+                    Some(AtRisk {
+                        tick: s.tick,
+                        bot: self.bots[s.bot].outcome.name.clone(),
+                        action: s.action,
+                        why,
+                    })
+                })
+                .collect(),
+        };
         let closed = self.capture.finish();
         ended.and(closed)?;
         Ok(outcome)
@@ -397,7 +530,7 @@ impl<'a> Session<'a> {
                 return Ok(());
             }
             let before = self.clock.now;
-            self.step(true)?;
+            let all_read = self.step(true)?;
             let now = self.clock.now;
             if now.is_none() && self.started.elapsed() > ANSWER_WITHIN {
                 outcome.never_answered = true;
@@ -421,6 +554,9 @@ impl<'a> Session<'a> {
             // A bot waiting for the server's answer sends its next step at
             // once, so that a join keeps to the tick it was sent on.
             let handshake = self.bots.iter().any(|r| r.bot.phase() == Phase::Connecting);
+            if !all_read {
+                continue;
+            }
             std::thread::sleep(if handshake || probe.is_some() {
                 QUICK_STEP
             } else {
@@ -484,27 +620,34 @@ impl<'a> Session<'a> {
     fn pump(&mut self, time: Duration) -> std::io::Result<()> {
         let until = Instant::now() + time;
         while Instant::now() < until {
-            self.step(false)?;
-            std::thread::sleep(STEP);
+            if self.step(false)? {
+                std::thread::sleep(STEP);
+            }
         }
         Ok(())
     }
 
     /// Reads what arrived, moves the clock, does what is due (with
-    /// `scenario`), sends inputs and what the bots have to say.
-    fn step(&mut self, scenario: bool) -> std::io::Result<()> {
+    /// `scenario`), sends inputs and what the bots have to say. Reading
+    /// stops at the first snapshot of a tick the clock has not reached:
+    /// the server is then busy with that tick, and what is due on it is
+    /// sent at once so that the server reads it in that tick however
+    /// long its work takes. Whether everything that waited was read.
+    fn step(&mut self, scenario: bool) -> std::io::Result<bool> {
         let mut buf = [0u8; 2048];
-        for i in 0..self.bots.len() {
-            let me = self.bots[i].socket.local_addr()?;
+        let mut seen = false;
+        'read: for i in 0..self.bots.len() {
+            let me = self.bots[i].addr;
             for _ in 0..MAX_RECEIVED_PER_STEP {
                 let r = &mut self.bots[i];
-                let Ok((n, from)) = r.socket.recv_from(&mut buf) else {
+                let Some((n, from, came)) = stamped::recv(&r.socket, &mut buf)? else {
                     break;
                 };
-                self.capture.packet(from, me, &buf[..n])?;
+                self.capture.packet(from, me, &buf[..n], came)?;
                 let (phase, snap) = (r.bot.phase(), r.bot.snap_tick());
                 r.bot.receive(&buf[..n]);
-                let at = Instant::now();
+                let ago = SystemTime::now().duration_since(came).unwrap_or_default();
+                let at = Instant::now().checked_sub(ago).unwrap_or_else(Instant::now);
                 let (map, tick) = (r.map(), r.bot.snap_tick());
                 if phase == Phase::Connecting
                     && r.bot.phase() != Phase::Connecting
@@ -525,6 +668,25 @@ impl<'a> Session<'a> {
                         (_, Some(z)) => Some(z.min(start)),
                     };
                     self.clock.samples += 1;
+                }
+                // A snapshot that left after the next tick began: the
+                // server's work for its tick overran.
+                if map == self.map
+                    && tick > snap
+                    && self.clock.base.is_some()
+                    && self
+                        .clock
+                        .zero
+                        .is_some_and(|z| at > z + TICK * (tick.max(0) as u32 + 1))
+                {
+                    self.overran.insert(self.clock.at(tick));
+                }
+                if map == self.map && tick > snap && self.bots[i].entered.is_some() {
+                    self.bots[i].send_inputs(&self.clock);
+                }
+                if map == self.map && tick > snap && self.clock.reach(tick) {
+                    seen = true;
+                    break 'read;
                 }
             }
         }
@@ -570,33 +732,14 @@ impl<'a> Session<'a> {
             let tick = since.as_micros() / TICK.as_micros();
             self.clock.base = Some(i32::try_from(tick).unwrap_or(i32::MAX));
         }
-        let advanced = self.tick_clock();
+        let advanced = self.tick_clock() || seen;
         if advanced && scenario {
             self.actions();
         }
-        let clock = &self.clock;
-        let map = self.map;
         for r in &mut self.bots {
-            if r.map() != map {
-                continue;
+            if r.map() == self.map {
+                r.send_inputs(&self.clock);
             }
-            // No input before the clock is set; then none before a tick
-            // that does not depend on when the snapshots came: the
-            // bot's first inputs are for [`FIRST_INPUT`] ticks after it
-            // entered (or the map began), and never before
-            // [`FIRST_INPUT_OF_RUN`] (the clock is set before then).
-            let (Some(base), true) = (clock.base, clock.map == map) else {
-                r.bot.send_inputs(LEAD, i32::MAX, |_| [0; 10]);
-                continue;
-            };
-            let entered = r.entered.unwrap_or(0).max(clock.offset);
-            let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
-            let from = base.saturating_add(i32::try_from(from - clock.offset).unwrap_or(i32::MAX));
-            let (moves, seed) = (r.plan.moves, r.seed);
-            r.bot.send_inputs(LEAD, from, |t| match moves {
-                true => movement(seed, clock.at(t)),
-                false => [0; 10],
-            });
         }
         if self.last_keepalive.elapsed() >= KEEPALIVE {
             self.last_keepalive = Instant::now();
@@ -604,7 +747,8 @@ impl<'a> Session<'a> {
                 r.bot.keepalive();
             }
         }
-        self.transmit()
+        self.transmit()?;
+        Ok(!seen)
     }
 
     /// The server changed to its `map`-th map (a bot saw MAP_CHANGE at
@@ -654,6 +798,9 @@ impl<'a> Session<'a> {
         };
         let map = self.map;
         let rejoin = self.clock.offset.saturating_add(REJOIN);
+        let late = self.clock.over(now);
+        let mut sent = Vec::new();
+        let mut send = |i: usize, action: &'static str| sent.push((i, action));
         let needs_rcon = self.scenario.demo
             || !self.scenario.rcon.is_empty()
             || self.flavor == Flavor::Teeworlds;
@@ -661,6 +808,7 @@ impl<'a> Session<'a> {
             if r.bot.phase() == Phase::MapChanged && r.map() == map && now >= rejoin {
                 r.bot.rejoin();
                 r.entered = Some(now);
+                send(i, "rejoin");
             }
             // The hello goes out a tick ahead, the join itself on its
             // tick: the server's answer comes back in time whatever the
@@ -674,6 +822,7 @@ impl<'a> Session<'a> {
                 && r.connect_tick.is_some_and(|t| t <= now)
             {
                 r.bot.join_now();
+                send(i, "join");
             }
             // The operator logs in to the remote console once in the
             // game (at a tick the clock has surely reached), and starts
@@ -685,6 +834,7 @@ impl<'a> Session<'a> {
                 && r.entered.is_some_and(|e| now >= (e + 1).max(OPERATOR_TICK))
             {
                 r.bot.rcon_login(RCON_PASSWORD);
+                send(i, "rcon login");
                 self.logged_in = true;
                 if self.scenario.demo {
                     r.bot.rcon("record teeoracle");
@@ -698,6 +848,7 @@ impl<'a> Session<'a> {
                             break;
                         }
                         r.bot.rcon(cmd);
+                        send(i, "rcon");
                         if changes_map(cmd) {
                             self.map_command = Some(now);
                         }
@@ -709,6 +860,7 @@ impl<'a> Session<'a> {
                         break;
                     }
                     r.bot.say(text);
+                    send(i, "chat");
                     r.said += 1;
                 }
             }
@@ -726,9 +878,18 @@ impl<'a> Session<'a> {
                     self.demo_running = false;
                 }
                 r.bot.leave("");
+                send(i, "leave");
                 r.outcome.left = Some(now);
                 self.wake = Some(Instant::now() + WAKE_AFTER);
             }
+        }
+        for (i, action) in sent {
+            self.sent.push(Sent {
+                tick: now,
+                bot: i,
+                action,
+                late,
+            });
         }
     }
 
@@ -741,12 +902,13 @@ impl<'a> Session<'a> {
         }
         while self.waker.answered() {}
         for r in &mut self.bots {
-            let me = r.socket.local_addr()?;
+            let me = r.addr;
             while let Some(d) = r.bot.poll_transmit() {
                 if r.bot.phase() == Phase::Connecting {
                     r.last_hello = Some(Instant::now());
                 }
-                self.capture.packet(me, self.server_addr, &d)?;
+                self.capture
+                    .packet(me, self.server_addr, &d, SystemTime::now())?;
                 let _ = r.socket.send_to(&d, self.server_addr);
             }
         }
@@ -786,5 +948,42 @@ impl Probe {
     fn answered(&self) -> bool {
         let mut buf = [0u8; 2048];
         self.socket.recv_from(&mut buf).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(zero: Instant) -> Clock {
+        Clock {
+            map: 0,
+            base: Some(10),
+            offset: 0,
+            now: Some(5),
+            zero: Some(zero),
+            samples: 2,
+        }
+    }
+
+    #[test]
+    fn a_snapshot_moves_the_clock_forward_only() {
+        let mut c = clock(Instant::now());
+        assert!(!c.reach(14), "server tick 14 is scenario tick 4, behind 5");
+        assert_eq!(c.now, Some(5));
+        assert!(c.reach(17), "server tick 17 is scenario tick 7");
+        assert_eq!(c.now, Some(7));
+        c.base = None;
+        assert!(!c.reach(30), "an unplaced clock is not moved by snapshots");
+        assert_eq!(c.now, Some(7));
+    }
+
+    #[test]
+    fn a_tick_is_over_once_the_next_one_began_on_the_grid() {
+        // Scenario tick 5 is server tick 15, over at 16 ticks past zero.
+        let c = clock(Instant::now() - TICK * 16 - Duration::from_millis(1));
+        assert!(c.over(5), "tick 5 ended a millisecond ago");
+        let c = clock(Instant::now() - TICK * 15 - Duration::from_millis(10));
+        assert!(!c.over(5), "tick 5 is half way through");
     }
 }

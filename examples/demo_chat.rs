@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use teeoracle::demo::{EventKind, Events, payload_bytes};
 use teeoracle::packet::{Message, Version};
 use teeoracle::snapshot::Snapshot;
-use teeoracle::snapshot::items::{self, Protocol, Value};
+use teeoracle::snapshot::items::{self, Value};
 
 /// Prints every chat line, and the players whenever they change, each
 /// with its tick.
@@ -28,16 +28,16 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), Box<dyn Error>> {
     let bytes = std::fs::read(path)?;
     let mut events = Events::new(&bytes)?;
     let sixup = events.header().is_07();
-    let (version, protocol) = match sixup {
-        true => (Version::V07, Protocol::V07),
-        false => (Version::V06, Protocol::V06),
+    let version = match sixup {
+        true => Version::V07,
+        false => Version::V06,
     };
     let mut players = BTreeMap::new();
     while let Some(event) = events.next()? {
         let tick = event.tick;
         match event.kind {
             EventKind::Snapshot(snap) => {
-                let now = player_names(snap, protocol);
+                let now = player_names(snap, version);
                 if now != players {
                     let names: Vec<&str> = now.values().map(String::as_str).collect();
                     writeln!(out, "{tick:>6} players: {}", names.join(", "))?;
@@ -75,10 +75,10 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), Box<dyn Error>> {
 }
 
 /// Client id to name, from the snapshot's client info items.
-fn player_names(snap: &Snapshot, protocol: Protocol) -> BTreeMap<i32, String> {
+fn player_names(snap: &Snapshot, version: Version) -> BTreeMap<i32, String> {
     snap.items()
         .filter_map(|item| {
-            let view = items::view(snap, &item, protocol);
+            let view = items::view(snap, &item, version);
             if !view.type_name.ends_with("ClientInfo") {
                 return None;
             }

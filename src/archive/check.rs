@@ -2,7 +2,8 @@
 //! its recordings ([`Archive::verify`]).
 
 use super::{Archive, OpenOptions, Status, frames::is_tar_header};
-use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use crate::input::Source;
+use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
 use std::io;
 
 /// The recording archive format (a TAR file, plain or compressed).

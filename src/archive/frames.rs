@@ -34,7 +34,7 @@ impl Compression {
     /// The compression of a file starting with `head` (its first 512 bytes
     /// or fewer), or `None` if it is neither compressed nor a tar file.
     pub fn detect(head: &[u8]) -> Option<Compression> {
-        use crate::check::Compression as Magic;
+        use crate::input::Compression as Magic;
         match Magic::detect(head) {
             Some(Magic::Bzip2) => Some(Compression::Bzip2),
             Some(Magic::Gzip) => Some(Compression::Gzip),

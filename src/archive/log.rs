@@ -1,7 +1,7 @@
 //! `log.txt`: the recording's events ([`crate::teehistorian::log`]), with
 //! its header line, and read back.
 
-use super::text::{Expected, TextError};
+use super::text_error::{Expected, TextError};
 use crate::log::game_time;
 use serde::Serialize;
 

@@ -34,6 +34,7 @@ mod pack;
 mod read;
 pub mod recording;
 pub mod text;
+mod text_error;
 
 pub use frames::Compression;
 pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
@@ -52,7 +53,7 @@ pub use crate::log::TICKS_PER_SECOND;
 /// Default checkpoint spacing: 30 seconds of game time.
 pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
 
-pub use crate::check::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed};
+pub use crate::input::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed};
 
 /// Largest text member (`info.txt`, `toc.txt`, `log.txt`, `index.txt`)
 /// or checkpoint a reader loads, whatever the tar header says.

@@ -9,7 +9,7 @@ use super::text::{
     render_toc,
 };
 use super::{ArchiveError, Counted, DEFAULT_EVERY, Progress};
-use crate::check::Finding;
+use crate::report::Finding;
 use crate::teehistorian::{End, HeaderInfo, ReadError};
 use serde::Serialize;
 use std::fs::File;

@@ -15,8 +15,8 @@ use super::text::{
 use super::{
     ArchiveError, Counted, DEFAULT_EVERY, MAX_TEXT_MEMBER, MemberProblem, NotArchive, Progress, log,
 };
-use crate::check::Finding;
 use crate::codec::Mode;
+use crate::report::Finding;
 use crate::teehistorian::{End, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, World};
 use serde::Serialize;
 use std::collections::BTreeMap;

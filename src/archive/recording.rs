@@ -3,9 +3,9 @@
 //! replay to a tick, from the start or from a checkpoint.
 
 use super::log;
-use crate::check::{Finding, Severity};
 use crate::codec::{Codec, Mode, Reader};
 use crate::log::TICKS_PER_SECOND;
+use crate::report::{Finding, Severity};
 use crate::teehistorian::scan::{Scan, Verify};
 use crate::teehistorian::{
     Checkpoint, Header, History, HistoryLen, Inconsistency, MAX_HEADER_LEN, ReadError, Replay,

@@ -6,7 +6,8 @@ use super::output::{read_raw, shown, stdout, write_json_doc, write_ron};
 use clap::{Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::snapshot::items::{Protocol, SnapshotJson};
+use teeoracle::packet::Version;
+use teeoracle::snapshot::items::SnapshotJson;
 use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
 
 #[derive(Subcommand, Debug)]
@@ -158,10 +159,10 @@ fn load_snapshot(path: &Path) -> Result<Snapshot, Failure> {
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 
-fn protocol(arg: SizesArg) -> Protocol {
+fn protocol(arg: SizesArg) -> Version {
     match arg {
-        SizesArg::V06 => Protocol::V06,
-        SizesArg::V07 => Protocol::V07,
+        SizesArg::V06 => Version::V06,
+        SizesArg::V07 => Version::V07,
     }
 }
 
@@ -170,7 +171,7 @@ fn protocol(arg: SizesArg) -> Protocol {
 pub fn print_snapshot(
     snap: &Snapshot,
     tick: Option<i32>,
-    protocol: Protocol,
+    protocol: Version,
     format: ItemsFormat,
 ) -> Result<(), Failure> {
     let shown = SnapshotJson::new(snap, tick, protocol);
@@ -260,9 +261,9 @@ pub fn demo_at(file: &Path, at: i32, format: ItemsFormat) -> Result<(), Failure>
     let bad = |e: teeoracle::codec::DecodeError| Failure::bad(format!("{}: {e}", shown(file)));
     let mut events = Events::new(&bytes).map_err(bad)?;
     let proto = if events.header().is_07() {
-        Protocol::V07
+        Version::V07
     } else {
-        Protocol::V06
+        Version::V06
     };
     let (mut found, mut last_tick): (Option<(i32, Snapshot)>, i32) = (None, -1);
     while let Some(event) = events.next().map_err(bad)? {

@@ -207,6 +207,12 @@ pub enum ReadFault {
     },
 }
 
+/// How many times its own size a compressed file may decompress to
+/// ([`crate::input::default_max_decompressed`]); real recordings are 2 to 3 times.
+pub const DECOMPRESSION_RATIO: u64 = 64;
+/// The least [`crate::input::default_max_decompressed`] allows.
+pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
+
 /// The error a capped decompressing reader fails with (inside an
 /// `io::Error` of kind `FileTooLarge`): it decompressed past `cap` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,8 +227,8 @@ impl fmt::Display for DecompressionCap {
             f,
             "it decompresses past {} bytes, the cap ({} times the file's size, at least {} MiB; --max-decompressed raises it)",
             self.cap,
-            crate::check::DECOMPRESSION_RATIO,
-            crate::check::MIN_MAX_DECOMPRESSED >> 20
+            DECOMPRESSION_RATIO,
+            MIN_MAX_DECOMPRESSED >> 20
         )
     }
 }

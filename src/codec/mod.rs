@@ -6,8 +6,8 @@ mod error;
 mod reader;
 
 pub use error::{
-    DecodeError, DecompressionCap, ErrorDetails, ErrorKind, Inner, NonCanonical, PayloadKind,
-    ReadFault,
+    DECOMPRESSION_RATIO, DecodeError, DecompressionCap, ErrorDetails, ErrorKind, Inner,
+    MIN_MAX_DECOMPRESSED, NonCanonical, PayloadKind, ReadFault,
 };
 pub use reader::{Mode, Reader};
 

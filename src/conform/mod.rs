@@ -62,7 +62,7 @@ use crate::demo::{Events, json as demo_json};
 use crate::huffman::{self, Flavor};
 use crate::packer;
 use crate::packet::{TokenMode, Version, VersionReason, json as packet_json};
-use crate::snapshot::items::{Protocol, SnapshotJson};
+use crate::snapshot::items::SnapshotJson;
 use crate::snapshot::{ItemSizes, Snapshot, apply, create};
 use crate::teehistorian::{Replay, ReplayConfig, SliceReader, json as th_json};
 use serde::{Deserialize, Serialize};
@@ -562,7 +562,7 @@ fn field<T: serde::de::DeserializeOwned>(value: &Value, name: &str) -> Result<T,
 }
 
 fn snapshot_value(snap: &Snapshot) -> Value {
-    serde_json::to_value(SnapshotJson::new(snap, None, Protocol::V06)).expect("plain data")
+    serde_json::to_value(SnapshotJson::new(snap, None, Version::V06)).expect("plain data")
 }
 
 fn ints(bytes: &[u8]) -> Result<Vec<i32>, Rejection> {

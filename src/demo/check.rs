@@ -5,8 +5,9 @@
 //! model.
 
 use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord_decoded};
-use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
 use crate::codec::{encode_to_vec, first_difference};
+use crate::input::Source;
+use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
 use crate::snapshot::replay::FaultKind;
 use sha2::{Digest, Sha256};
 

@@ -9,7 +9,7 @@ use crate::bytes::Blob;
 use crate::codec::{DecodeError, PayloadKind};
 use crate::huffman::Flavor;
 use crate::packet::{Message, Version};
-use crate::snapshot::items::{Protocol, SnapshotJson};
+use crate::snapshot::items::SnapshotJson;
 use crate::snapshot::replay::{Fault, FaultKind};
 use serde::Serialize;
 
@@ -337,10 +337,10 @@ pub fn for_each_event<E>(
     events: &mut Events<'_>,
     mut f: impl FnMut(&EventLine<'_>) -> Result<(), E>,
 ) -> Result<EventsEnd, E> {
-    let (version, protocol) = if events.header().is_07() {
-        (Version::V07, Protocol::V07)
+    let version = if events.header().is_07() {
+        Version::V07
     } else {
-        (Version::V06, Protocol::V06)
+        Version::V06
     };
     let mut count = 0;
     let mut stopped = None;
@@ -368,7 +368,7 @@ pub fn for_each_event<E>(
                 ("message", fields)
             }
             EventKind::Snapshot(snap) => {
-                let snapshot = SnapshotJson::new(snap, Some(event.tick), protocol);
+                let snapshot = SnapshotJson::new(snap, Some(event.tick), version);
                 ("snapshot", EventFields::Snapshot { snapshot })
             }
             EventKind::Fault(fault) => {

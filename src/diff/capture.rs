@@ -10,7 +10,6 @@ use crate::packet::Version;
 #[cfg(feature = "capture")]
 use crate::snapshot::Snapshot;
 #[cfg(feature = "capture")]
-use crate::snapshot::items::Protocol;
 #[cfg(feature = "capture")]
 use serde_json::Value;
 #[cfg(feature = "capture")]
@@ -59,8 +58,8 @@ pub struct CaptureTicks<'c> {
     done: bool,
     /// Each client's snapshot in force (shared, so keeping the state
     /// before a tick costs a pointer per client), and before the tick.
-    in_force: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
-    before: BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
+    in_force: BTreeMap<usize, std::rc::Rc<(Snapshot, Version)>>,
+    before: BTreeMap<usize, std::rc::Rc<(Snapshot, Version)>>,
     events: Vec<Event>,
     new_items: bool,
     raw: Vec<u8>,
@@ -104,7 +103,7 @@ impl Client {
 #[cfg(feature = "capture")]
 enum Queued {
     Event(Event),
-    Snapshot(usize, std::rc::Rc<(Snapshot, Protocol)>),
+    Snapshot(usize, std::rc::Rc<(Snapshot, Version)>),
     /// The client left its map: no snapshot in force.
     Forget(usize),
 }
@@ -268,13 +267,9 @@ impl<'c> CaptureTicks<'c> {
                 .get(&peer)
                 .and_then(|c| c.history.get(t));
             if let (true, Some(snap)) = (rebuilt, snap) {
-                let protocol = match version {
-                    Version::V06 => Protocol::V06,
-                    _ => Protocol::V07,
-                };
                 snaps.push(Queued::Snapshot(
                     client,
-                    std::rc::Rc::new((snap.clone(), protocol)),
+                    std::rc::Rc::new((snap.clone(), version)),
                 ));
             }
         }
@@ -471,7 +466,7 @@ impl Ticks for CaptureTicks<'_> {
 /// Every client's snapshot items, keyed `cN TYPE:ID`.
 #[cfg(feature = "capture")]
 fn capture_items(
-    snapshots: &BTreeMap<usize, std::rc::Rc<(Snapshot, Protocol)>>,
+    snapshots: &BTreeMap<usize, std::rc::Rc<(Snapshot, Version)>>,
 ) -> BTreeMap<String, Event> {
     let mut items = BTreeMap::new();
     for (client, snap) in snapshots {

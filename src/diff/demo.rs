@@ -5,7 +5,6 @@ use crate::codec::DecodeError;
 use crate::demo::{EventKind, Events, payload_bytes};
 use crate::packet::{Message as NetMessage, Version};
 use crate::snapshot::Snapshot;
-use crate::snapshot::items::Protocol;
 use crate::snapshot::replay::{Fault, FaultKind};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -16,7 +15,7 @@ use std::collections::BTreeMap;
 pub struct DemoTicks<'a> {
     events: Events<'a>,
     version: Version,
-    protocol: Protocol,
+    protocol: Version,
     /// The tick marker that starts the next tick, once read.
     next: Option<i32>,
     started: bool,
@@ -38,15 +37,15 @@ impl<'a> DemoTicks<'a> {
     pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
         let events = Events::new(bytes)?;
         let value = serde_json::to_value(events.info()).unwrap_or_default();
-        let (version, protocol) = if events.header().is_07() {
-            (Version::V07, Protocol::V07)
+        let version = if events.header().is_07() {
+            Version::V07
         } else {
-            (Version::V06, Protocol::V06)
+            Version::V06
         };
         let ticks = DemoTicks {
             events,
             version,
-            protocol,
+            protocol: version,
             next: None,
             started: false,
             done: false,

@@ -39,8 +39,9 @@ pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;
 use crate::codec::DecodeError;
+use crate::packet::Version;
 use crate::snapshot::Snapshot;
-use crate::snapshot::items::{Protocol, SnapshotJson};
+use crate::snapshot::items::SnapshotJson;
 use serde::Serialize;
 use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
@@ -1057,7 +1058,7 @@ fn field_changes(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange
 /// fields (the raw ints for a type without a table).
 pub(crate) fn keyed_items(
     snap: &Snapshot,
-    protocol: Protocol,
+    protocol: Version,
     prefix: &str,
 ) -> BTreeMap<String, Event> {
     let mut items = BTreeMap::new();
@@ -1088,11 +1089,11 @@ const CHARACTER_06: i32 = 9;
 const CHARACTER_07: i32 = 10;
 
 /// Every Character item's position (`x`, `y` of its core), by item id.
-pub(crate) fn character_positions(snap: &Snapshot, protocol: Protocol, out: &mut Positions) {
+pub(crate) fn character_positions(snap: &Snapshot, protocol: Version, out: &mut Positions) {
     out.clear();
     let wanted = match protocol {
-        Protocol::V06 => CHARACTER_06,
-        Protocol::V07 => CHARACTER_07,
+        Version::V06 => CHARACTER_06,
+        Version::V07 => CHARACTER_07,
     };
     for item in snap.items() {
         if item.type_id() == wanted
@@ -1309,7 +1310,7 @@ mod tests {
     #[test]
     fn character_types_are_the_tables_character() {
         use crate::snapshot::items::view;
-        for (protocol, t) in [(Protocol::V06, CHARACTER_06), (Protocol::V07, CHARACTER_07)] {
+        for (protocol, t) in [(Version::V06, CHARACTER_06), (Version::V07, CHARACTER_07)] {
             let data = [0i32; 22];
             let snap = Snapshot::from_items([((t << 16) | 3, &data[..])]);
             let v = view(&snap, &snap.item(0), protocol);

@@ -5,8 +5,9 @@
 
 use super::{Anomaly, Decoded, Direction, ReplaySummary, Session, Summary, server_port};
 use crate::capture::{self, is_capture};
-use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use crate::input::Source;
 use crate::packet::{Layer, Mismatch, Packet};
+use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
 use std::collections::BTreeMap;
 
 /// The capture (pcap, pcapng) format.

@@ -508,7 +508,7 @@ mod tests {
         );
         assert_eq!(
             check::anomaly_severity("snapshot_crc_mismatch"),
-            crate::check::Severity::Fail
+            crate::report::Severity::Fail
         );
         for kind in [
             "snapshot_crc_mismatch_after_gap",
@@ -519,13 +519,13 @@ mod tests {
         ] {
             assert_eq!(
                 check::anomaly_severity(kind),
-                crate::check::Severity::Warn,
+                crate::report::Severity::Warn,
                 "{kind}"
             );
         }
         assert_eq!(
             check::anomaly_severity("duplicate"),
-            crate::check::Severity::Note
+            crate::report::Severity::Note
         );
     }
 

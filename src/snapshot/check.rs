@@ -6,7 +6,8 @@
 //! the empty snapshot), with DDNet's 0.6 item sizes.
 
 use super::{Delta, ItemSizes, SnapError, Snapshot, apply};
-use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use crate::input::Source;
+use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
 use std::path::PathBuf;
 
 /// The raw snapshot and delta format.

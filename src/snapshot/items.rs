@@ -16,14 +16,7 @@ use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::sync::LazyLock;
 
-/// Which numbered netobj table a stream uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Protocol {
-    /// Teeworlds 0.6 with DDNet's extensions.
-    V06,
-    /// Teeworlds 0.7 (sixup).
-    V07,
-}
+use crate::packet::Version;
 
 /// What an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -149,7 +142,7 @@ pub struct ItemJson<'a> {
 
 impl<'a> SnapshotJson<'a> {
     /// `snap` at `tick`, items named by `protocol`'s tables.
-    pub fn new(snap: &'a Snapshot, tick: Option<i32>, protocol: Protocol) -> Self {
+    pub fn new(snap: &'a Snapshot, tick: Option<i32>, protocol: Version) -> Self {
         SnapshotJson {
             tick,
             crc: snap.crc(),
@@ -169,7 +162,7 @@ impl<'a> SnapshotJson<'a> {
 
 /// Names the fields of `item`. `snap` is the snapshot it belongs to, needed
 /// to resolve extended types through their registration items.
-pub fn view(snap: &Snapshot, item: &Item, protocol: Protocol) -> ItemView {
+pub fn view(snap: &Snapshot, item: &Item, protocol: Version) -> ItemView {
     let type_id = item.type_id();
     let data = item.data;
     let def = if type_id >= OFFSET_UUID_TYPE {
@@ -182,8 +175,8 @@ pub fn view(snap: &Snapshot, item: &Item, protocol: Protocol) -> ItemView {
         }
     } else {
         let table: &[TypeDef] = match protocol {
-            Protocol::V06 => &V06,
-            Protocol::V07 => &V07,
+            Version::V06 => &V06,
+            Version::V07 => &V07,
         };
         match usize::try_from(type_id).ok().and_then(|t| table.get(t)) {
             Some(def) => def,
@@ -884,13 +877,13 @@ mod tests {
             .collect()
     }
 
-    fn view_of(snap: &Snapshot, key: i32, protocol: Protocol) -> ItemView {
+    fn view_of(snap: &Snapshot, key: i32, protocol: Version) -> ItemView {
         let item = snap.get(key).unwrap();
         view(snap, &item, protocol)
     }
 
     /// One item (id 0) alone in a snapshot.
-    fn view1(type_id: i32, data: &[i32], protocol: Protocol) -> ItemView {
+    fn view1(type_id: i32, data: &[i32], protocol: Version) -> ItemView {
         let snap = snap_of(&[(type_id, 0, data.to_vec())]);
         view_of(&snap, type_id << 16, protocol)
     }
@@ -959,7 +952,7 @@ mod tests {
         assert_eq!(&raw[..], &[b'a', 0xff, b'b']);
         let mut data = ints.clone();
         data.resize(17, 0);
-        let v = view1(11, &data, Protocol::V06);
+        let v = view1(11, &data, Version::V06);
         assert_eq!(v.fields[0].value, Value::Text("a\u{fffd}b".into()));
     }
 
@@ -970,7 +963,7 @@ mod tests {
         data.push(-1);
         data.extend(str_to_ints(b"default", 6));
         data.extend([0, 65408, 65408]);
-        let v = view1(11, &data, Protocol::V06);
+        let v = view1(11, &data, Version::V06);
         assert_eq!(v.type_name, "ClientInfo");
         assert_eq!(v.kind, ItemKind::Object);
         assert!(!v.short && v.extra.is_empty(), "{v:?}");
@@ -989,17 +982,17 @@ mod tests {
     #[test]
     fn derived_layouts_and_protocols() {
         let data: Vec<i32> = (0..22).collect();
-        let v = view1(9, &data, Protocol::V06);
+        let v = view1(9, &data, Version::V06);
         assert_eq!(v.type_name, "Character");
         assert_eq!(v.fields[1].name, "x");
         assert_eq!(v.fields[15].name, "player_flags");
         assert_eq!(v.fields[21].name, "attack_tick");
-        let v = view1(9, &data[..15], Protocol::V07);
+        let v = view1(9, &data[..15], Version::V07);
         assert_eq!(v.type_name, "CharacterCore");
-        let v = view1(20, &[1, 2, 3], Protocol::V06);
+        let v = view1(20, &[1, 2, 3], Version::V06);
         assert_eq!(v.to_text(), "DamageInd x=1 y=2 angle=3");
         assert_eq!(v.kind, ItemKind::Event);
-        let v = view1(20, &[1, 2, 3], Protocol::V07);
+        let v = view1(20, &[1, 2, 3], Version::V07);
         assert_eq!(v.to_text(), "Death x=1 y=2 client_id=3");
         let mut de = vec![1, 0];
         de.extend(str_to_ints(b"nameless tee", 4));
@@ -1009,7 +1002,7 @@ mod tests {
             de.extend(str_to_ints(part.as_bytes(), 6));
         }
         de.extend([0; 12]);
-        let v = view1(13, &de, Protocol::V07);
+        let v = view1(13, &de, Version::V07);
         assert_eq!(v.type_name, "De_ClientInfo");
         assert!(!v.short && v.extra.is_empty(), "{v:?}");
         assert_eq!(v.fields[2].value, Value::Text("nameless tee".into()));
@@ -1019,23 +1012,23 @@ mod tests {
 
     #[test]
     fn unknown_short_and_long_items() {
-        let v = view1(63, &[7, 8], Protocol::V06);
+        let v = view1(63, &[7, 8], Version::V06);
         assert_eq!(v.type_name, "unknown:63");
         assert_eq!((v.kind, v.extra), (ItemKind::Unknown, vec![7, 8]));
         // An extended type without a registration item.
-        let v = view1(0x7fff, &[1], Protocol::V06);
+        let v = view1(0x7fff, &[1], Version::V06);
         assert_eq!(v.type_name, "unknown:32767");
         // Short fixed item: only the fields present.
-        let v = view1(2, &[1, 2], Protocol::V06);
+        let v = view1(2, &[1, 2], Version::V06);
         assert_eq!(v.to_text(), "Projectile x=1 y=2 short");
         // A short packed string is not half-decoded; its ints stay as extra.
-        let v = view1(11, &[1, 2], Protocol::V06);
+        let v = view1(11, &[1, 2], Version::V06);
         assert!(v.short && v.fields.is_empty(), "{v:?}");
         assert_eq!(v.to_text(), "ClientInfo extra=[1,2] short");
-        let v = view1(15, &[], Protocol::V06);
+        let v = view1(15, &[], Version::V06);
         assert_eq!(v.to_text(), "Spawn short");
         // A registration item cut short.
-        let v = view1(0, &[1, 2], Protocol::V06);
+        let v = view1(0, &[1, 2], Version::V06);
         assert_eq!(v.to_text(), "Registration extra=[1,2] short");
     }
 
@@ -1051,31 +1044,31 @@ mod tests {
             (0x7ffd, 0, vec![5]),
             (0x7ffc, 0, vec![1, 2, 3, 0]),
         ]);
-        let v = view_of(&snap, 0x7fff, Protocol::V06);
+        let v = view_of(&snap, 0x7fff, Version::V06);
         assert_eq!(v.kind, ItemKind::Registration);
         assert_eq!(
             v.to_text(),
             "Registration uuid=933dea6a-da79-30ea-a98f-8af03689a945 \
              name=\"gameinfo@netobj.ddnet.tw\""
         );
-        let v = view_of(&snap, 0x7ffd, Protocol::V06);
+        let v = view_of(&snap, 0x7ffd, Version::V06);
         assert_eq!(v.fields.len(), 1, "unknown UUID: no name");
 
         // Longer than known: extra; shorter: short.
-        let v = view_of(&snap, 0x7fff << 16, Protocol::V06);
+        let v = view_of(&snap, 0x7fff << 16, Version::V06);
         assert_eq!(
             v.to_text(),
             "GameInfoEx flags=1 version=11 flags2=2 extra=[99]"
         );
-        let v = view_of(&snap, 0x7ffe << 16, Protocol::V06);
+        let v = view_of(&snap, 0x7ffe << 16, Version::V06);
         assert_eq!(v.type_name, "DDNetCharacter");
         assert!(v.short, "{v:?}");
         assert_eq!(v.fields.len(), 4);
         let uuid = crate::packer::calculate_uuid("unknown@example.org");
-        let v = view_of(&snap, 0x7ffd << 16, Protocol::V07);
+        let v = view_of(&snap, 0x7ffd << 16, Version::V07);
         assert_eq!(v.type_name, format!("ex:{uuid}"));
         assert_eq!((v.kind, v.extra), (ItemKind::Unknown, vec![5]));
-        let v = view_of(&snap, 0x7ffc << 16, Protocol::V06);
+        let v = view_of(&snap, 0x7ffc << 16, Version::V06);
         assert_eq!(v.type_name, "EnvelopeTrigger");
         // Every extended name the snapshot module knows, we know too.
         for (i, (name, _)) in EX.iter().enumerate() {
@@ -1099,7 +1092,7 @@ mod tests {
         let replay = demo.replay_snapshots(&offsets, |_, tick, snap| {
             snaps += 1;
             for key in keys(snap) {
-                let v = view_of(snap, key, Protocol::V06);
+                let v = view_of(snap, key, Version::V06);
                 let line = v.to_text();
                 match key >> 16 {
                     1..=20 => {

@@ -1,6 +1,7 @@
 //! DDNet teehistorian files: header, messages, streams, DDNet's writer
 //! model and the replay state machine.
 
+pub mod check;
 mod header;
 pub mod json;
 pub mod log;

@@ -3,9 +3,9 @@
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
-use super::{MAGIC, StreamReader, is_teehistorian};
-use crate::check::{Finding, Format, RoundTrip, Severity, Source, Verdict};
+use super::{MAGIC, StreamReader};
 use crate::codec::{DecodeError, Mode, first_difference};
+use crate::report::{Finding, Severity};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read};
@@ -65,7 +65,7 @@ impl Verify {
 /// Everything one pass over a file learns: the teehistorian pipeline.
 ///
 /// ```
-/// use teeoracle::check::Severity;
+/// use teeoracle::report::Severity;
 /// use teeoracle::teehistorian::scan::{Scan, Verify};
 /// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian")?;
 /// let (header, scan) = Scan::run(std::io::BufReader::new(file), Verify::all())?;
@@ -413,73 +413,5 @@ impl Scan {
                 self.noncanonical_records
             )
         })
-    }
-}
-
-/// The teehistorian format for [`crate::check`].
-pub struct TeehistorianFormat;
-
-impl Format for TeehistorianFormat {
-    fn name(&self) -> &'static str {
-        "teehistorian"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &[".teehistorian"]
-    }
-
-    fn sniff(&self, head: &[u8]) -> bool {
-        is_teehistorian(head)
-    }
-
-    fn check(&self, source: Source, verdict: &mut Verdict) {
-        // An uncompressed file on disk: a large one is checked on two
-        // threads, if it may use them.
-        let file = match (source.path(), source.compression()) {
-            (Some(path), None) => std::fs::File::open(path).ok(),
-            _ => None,
-        };
-        let threads = source.threads();
-        let scanned = match file {
-            Some(file) => Scan::verify_file(&file, threads),
-            None => source
-                .into_reader()
-                .map_err(ReadError::Io)
-                .and_then(|src| Scan::run(src, Verify::all())),
-        };
-        match scanned {
-            Err(ReadError::Decode(e)) => verdict.error = Some(e),
-            Err(ReadError::Io(e)) => verdict.push(Finding::new(
-                Severity::Fail,
-                "io",
-                format!("cannot read: {e}"),
-            )),
-            Ok((_, scan)) => {
-                verdict.counts.records = Some(scan.records);
-                verdict.counts.last_tick = Some(scan.last_tick);
-                verdict
-                    .counts
-                    .more
-                    .insert("ticks_with_records", scan.ticks_with_records);
-                verdict.counts.more.insert("client_ids", scan.cids as u64);
-                verdict.roundtrip = match scan.first_mismatch {
-                    Some(offset) => RoundTrip::Differs { offset },
-                    None => RoundTrip::Exact,
-                };
-                verdict.findings.extend(scan.findings());
-                let stopped = match scan.error {
-                    Some(_) => ", then a decode error",
-                    None => "",
-                };
-                verdict.summary = format!(
-                    "{}; {} records replayed to tick {}{stopped}",
-                    verdict.roundtrip.words(),
-                    scan.records,
-                    scan.last_tick
-                );
-                verdict.error = scan.error;
-            }
-        }
-        verdict.settle();
     }
 }

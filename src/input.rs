@@ -2,20 +2,18 @@
 //! memory, read through its compression (gzip, bzip2, xz, zstd) when the
 //! `archive` feature brings the decompressors. The first bytes are read
 //! once to recognise the format, then handed back in front of the rest.
+//! Decompression is capped ([`default_max_decompressed`]): no field of a
+//! file decides how much is inflated.
 
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use crate::codec::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED};
+
 /// How many leading bytes formats are recognised by.
 pub const HEAD_LEN: usize = 512;
-
-/// How many times its own size a compressed file may decompress to
-/// ([`default_max_decompressed`]); real recordings are 2 to 3 times.
-pub const DECOMPRESSION_RATIO: u64 = 64;
-/// The least [`default_max_decompressed`] allows.
-pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
 
 /// The cap on how many bytes a compressed file of `bytes` bytes (a checked
 /// file, an archive) is decompressed to: [`DECOMPRESSION_RATIO`] times its

@@ -29,7 +29,7 @@ use teeoracle::archive::recording::{read_header, replay_until, world_at};
 use teeoracle::archive::text::{SaveFile, TocEntry, parse_toc};
 use teeoracle::archive::{Archive, Compression, DEFAULT_EVERY, PackOptions, pack};
 use teeoracle::codec::Mode;
-use teeoracle::teehistorian::{Header, HeaderInfo, Protocol, Recorder, Replay, StreamReader};
+use teeoracle::teehistorian::{Header, HeaderInfo, Recorder, Replay, StreamReader};
 
 /// A deterministic stream of about `len` bytes: 64 players that join,
 /// move every tick and change inputs often (SplitMix64, no clock).
@@ -53,7 +53,7 @@ fn generate(len: usize) -> Vec<u8> {
     let mut players = [(0i32, 0i32, [0i32; 10]); 64];
     rec.tick(1);
     for cid in 0..64 {
-        rec.record_player_join(cid, Protocol::Six);
+        rec.record_player_join(cid, teeoracle::packet::Version::V06);
     }
     let mut tick = 1;
     while rec.bytes().len() < len {

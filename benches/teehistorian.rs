@@ -36,9 +36,10 @@ use std::ops::ControlFlow;
 use std::time::Duration;
 use teehistorian::{Chunk, Th, ThBufReader};
 use teeoracle::codec::Mode;
+use teeoracle::packet::Version;
 use teeoracle::teehistorian::{
-    End, Ex, Header, HeaderInfo, Input, Message, Protocol, Recorder, Replay, ReplayConfig,
-    SliceReader, StreamReader,
+    End, Ex, Header, HeaderInfo, Input, Message, Recorder, Replay, ReplayConfig, SliceReader,
+    StreamReader,
 };
 
 /// SplitMix64: tiny, fast, and the same sequence everywhere.
@@ -308,7 +309,7 @@ fn generate(target_len: usize) -> Stream {
     let mut tees: Vec<Tee> = (0..PLAYERS).map(Tee::new).collect();
     let mut next_uid = 1u32;
     let join = |rec: &mut Recorder, rng: &mut Rng, t: &mut Tee, uid: &mut u32, tick: i32| {
-        rec.record_player_join(t.cid, Protocol::Six);
+        rec.record_player_join(t.cid, Version::V06);
         rec.record_ex(Ex::Ddnetver {
             cid: t.cid,
             connection_id: uuid::Uuid::from_u64_pair(rng.next_u64(), rng.next_u64()),

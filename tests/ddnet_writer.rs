@@ -7,7 +7,8 @@
 mod common;
 
 use teeoracle::codec::Mode;
-use teeoracle::teehistorian::{Ex, Protocol, Recorder, SliceReader};
+use teeoracle::packet::Version;
+use teeoracle::teehistorian::{Ex, Recorder, SliceReader};
 use uuid::Uuid;
 
 const SAVE_ID: Uuid = Uuid::from_u128(0xfb13a576_d35f_4893_b815_eedc6d98015b);
@@ -103,8 +104,8 @@ fn drive(test: &str, th: &mut Recorder) {
             th.finish();
         }
         "JoinLeave" => {
-            th.record_player_join(6, Protocol::Six);
-            th.record_player_join(7, Protocol::Seven);
+            th.record_player_join(6, Version::V06);
+            th.record_player_join(7, Version::V07);
             th.record_player_drop(6, "too many pancakes");
             th.finish();
         }

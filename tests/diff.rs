@@ -451,7 +451,7 @@ fn archives_compare_map_by_map() {
 /// wall-clock fields come from `clock` (start time, game UUIDs, the
 /// connection UUIDs' seed).
 fn recording(players: i32, ticks: i32, clock: u64, step: impl Fn(i32, i32) -> i32) -> Vec<u8> {
-    use teeoracle::teehistorian::{Ex, Header, HeaderInfo, Protocol, Recorder};
+    use teeoracle::teehistorian::{Ex, Header, HeaderInfo, Recorder};
     let uuid = |n: u64| uuid::Uuid::from_u64_pair(clock, n).to_string();
     let header = Header::from_info(HeaderInfo {
         version: 2,
@@ -467,7 +467,7 @@ fn recording(players: i32, ticks: i32, clock: u64, step: impl Fn(i32, i32) -> i3
     let mut rec = Recorder::new(&header);
     rec.tick(1);
     for cid in 0..players {
-        rec.record_player_join(cid, Protocol::Six);
+        rec.record_player_join(cid, teeoracle::packet::Version::V06);
         rec.record_ex(Ex::Ddnetver {
             cid,
             connection_id: uuid::Uuid::from_u64_pair(clock, 100 + cid as u64),

@@ -5,9 +5,8 @@
 use super::{Kind, Made, Rng};
 use crate::bytes::{Blob, Text};
 use crate::packer::{VarInt, calculate_uuid, write_int};
-use crate::teehistorian::{
-    Ex, ExKind, ExMessage, Header, HeaderInfo, Message, Protocol, Recorder, id,
-};
+use crate::packet::Version;
+use crate::teehistorian::{Ex, ExKind, ExMessage, Header, HeaderInfo, Message, Recorder, id};
 use uuid::Uuid;
 
 /// One file of `kind`.
@@ -120,7 +119,7 @@ fn record(rng: &mut Rng, edge: bool, finish: bool) -> (Vec<u8>, i32) {
                     break cid;
                 }
             };
-            let protocol = *rng.pick(&[Protocol::Six, Protocol::Seven]);
+            let protocol = *rng.pick(&[Version::V06, Version::V07]);
             rec.record_player_join(cid, protocol);
             rec.record_ex(Ex::PlayerName {
                 cid,

@@ -2,7 +2,7 @@
 //! jsonl` (schema.md, `# teehistorian`), shared by the command line and
 //! the conformance harness.
 
-use super::{End, Header, HeaderInfo, Message, Protocol, Record};
+use super::{End, Header, HeaderInfo, Message, Record};
 use crate::codec::DecodeError;
 use crate::packet::{self, Version};
 use serde::Serialize;
@@ -191,7 +191,7 @@ pub fn client_message<'r>(rec: &'r Record<'_>) -> Option<Result<packet::Message<
 /// The protocol a `message` record is read with.
 fn client_version(rec: &Record<'_>) -> Option<Version> {
     match (&rec.msg, rec.protocol) {
-        (Message::NetMessage { .. }, Some(Protocol::Seven)) => Some(Version::V07),
+        (Message::NetMessage { .. }, Some(Version::V07)) => Some(Version::V07),
         (Message::NetMessage { .. }, _) => Some(Version::V06),
         _ => None,
     }

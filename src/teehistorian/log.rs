@@ -36,7 +36,8 @@
 
 use crate::bytes::Text;
 use crate::log::Line;
-use crate::teehistorian::{End, Ex, Message, Protocol, Replay};
+use crate::packet::Version;
+use crate::teehistorian::{End, Ex, Message, Replay};
 use std::collections::BTreeSet;
 
 /// Builds the event lines of a recording, record by record.
@@ -105,8 +106,8 @@ fn event_line(
                 line("join").field("cid", cid).maybe(
                     "protocol",
                     protocol.map(|p| match p {
-                        Protocol::Six => "0.6",
-                        Protocol::Seven => "0.7",
+                        Version::V06 => "0.6",
+                        Version::V07 => "0.7",
                     }),
                 )
             }

@@ -17,7 +17,7 @@ pub use message::{ConsoleCommand, Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, 
 pub use recorder::{Recorder, RecorderError};
 pub use replay::{
     Auth, Checkpoint, ConsoleEntry, History, HistoryLen, Inconsistency, InconsistencyKind, Player,
-    PlayerInput, Protocol, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
+    PlayerInput, Replay, ReplayConfig, SaveEvent, SaveKind, SwapEvent, Team, World,
 };
 pub use stream::{
     ClientProtocols, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader,

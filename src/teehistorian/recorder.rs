@@ -6,9 +6,9 @@
 
 use super::header::Header;
 use super::message::{ConsoleCommand, Ex, Input, Message};
-use super::replay::Protocol;
 use crate::bytes::{Blob, Text};
 use crate::codec::Codec;
+use crate::packet::Version;
 use std::fmt;
 
 /// DDNet's initial "previous max client id" (`MAX_CLIENTS`).
@@ -57,11 +57,11 @@ struct PrevPlayer {
 ///
 /// ```
 /// use teeoracle::codec::Mode;
-/// use teeoracle::teehistorian::{Header, HeaderInfo, Message, Protocol, Recorder, SliceReader};
+/// use teeoracle::teehistorian::{Header, HeaderInfo, Message, Recorder, SliceReader};
 /// let header = Header::from_info(HeaderInfo { version: 2, ..HeaderInfo::default() });
 /// let mut rec = Recorder::new(&header);
 /// rec.tick(1);
-/// rec.record_player_join(0, Protocol::Six);
+/// rec.record_player_join(0, Version::V06);
 /// rec.record_player(0, 100, 200)?; // PLAYER_NEW
 /// rec.tick(2);
 /// rec.record_player(0, 101, 200)?; // PLAYER_DIFF, in an implicit tick
@@ -256,10 +256,10 @@ impl Recorder {
     }
 
     /// JOINVER6/7 then JOIN.
-    pub fn record_player_join(&mut self, cid: i32, protocol: Protocol) {
+    pub fn record_player_join(&mut self, cid: i32, protocol: Version) {
         self.record_ex(match protocol {
-            Protocol::Six => Ex::Joinver6 { cid },
-            Protocol::Seven => Ex::Joinver7 { cid },
+            Version::V06 => Ex::Joinver6 { cid },
+            Version::V07 => Ex::Joinver7 { cid },
         });
         self.record(&Message::Join { cid });
     }

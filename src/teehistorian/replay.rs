@@ -10,6 +10,7 @@
 use super::message::{Ex, Input, Message};
 use super::stream::{TickClock, TickError};
 use crate::bytes::Text;
+use crate::packet::Version;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,14 +20,33 @@ use uuid::Uuid;
 /// a map, so a huge cid never allocates a huge table.
 const DENSE_CIDS: usize = 256;
 
-/// Which protocol a client joined with (the JOINVER* record before JOIN).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Protocol {
-    /// 0.6 (JOINVER6), or a 0.6 rejoin (REJOINVER6).
-    Six,
-    /// 0.7 "sixup" (JOINVER7).
-    Seven,
+/// A player's protocol as the world's JSON and RON name it: `six` (JOINVER6
+/// or REJOINVER6) or `seven` (JOINVER7), as they always have.
+mod protocol_words {
+    use crate::packet::Version;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename = "Protocol", rename_all = "snake_case")]
+    enum Word {
+        Six,
+        Seven,
+    }
+
+    pub fn serialize<S: Serializer>(v: &Option<Version>, s: S) -> Result<S::Ok, S::Error> {
+        v.map(|v| match v {
+            Version::V06 => Word::Six,
+            Version::V07 => Word::Seven,
+        })
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Version>, D::Error> {
+        Ok(Option::<Word>::deserialize(d)?.map(|w| match w {
+            Word::Six => Version::V06,
+            Word::Seven => Version::V07,
+        }))
+    }
 }
 
 /// A player's input, as DDNet's `CNetObj_PlayerInput` names its ten ints
@@ -144,8 +164,9 @@ pub struct Player {
     pub name: Option<Text<'static>>,
     /// Said it is ready (PLAYER_READY) and not dropped since.
     pub ready: bool,
-    /// The protocol it joined with.
-    pub protocol: Option<Protocol>,
+    /// The protocol it joined with (the JOINVER* record before JOIN).
+    #[serde(with = "protocol_words")]
+    pub protocol: Option<Version>,
     /// Its DDNet version number (DDNETVER, DDNETVER_OLD).
     pub ddnet_version: Option<i32>,
     /// Its DDNet version as text (DDNETVER).
@@ -737,9 +758,9 @@ impl Replay {
             }
             Ex::AuthLogout { cid } => self.players.get_mut(*cid).auth = None,
             Ex::Joinver6 { cid } | Ex::Rejoinver6 { cid } => {
-                self.players.get_mut(*cid).protocol = Some(Protocol::Six);
+                self.players.get_mut(*cid).protocol = Some(Version::V06);
             }
-            Ex::Joinver7 { cid } => self.players.get_mut(*cid).protocol = Some(Protocol::Seven),
+            Ex::Joinver7 { cid } => self.players.get_mut(*cid).protocol = Some(Version::V07),
             Ex::PlayerSwap { cid1, cid2 } => {
                 if self.config.keep_history {
                     self.swaps.push(SwapEvent {

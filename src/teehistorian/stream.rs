@@ -8,8 +8,8 @@
 
 use super::header::Header;
 use super::message::{Ex, MAX_RECORD_LEN, Message};
-use super::replay::Protocol;
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader};
+use crate::packet::Version;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
@@ -102,7 +102,7 @@ pub struct Record<'a> {
     /// For a MESSAGE record, the protocol its client joined with as the
     /// stream so far says ([`ClientProtocols`]): which protocol's table its
     /// data is read with. `None` for every other record.
-    pub protocol: Option<Protocol>,
+    pub protocol: Option<Version>,
 }
 
 impl Record<'_> {
@@ -426,16 +426,16 @@ pub struct ClientProtocols {
 
 impl ClientProtocols {
     /// The protocol `cid` joined with, as the records so far say.
-    pub fn of(&self, cid: i32) -> Protocol {
+    pub fn of(&self, cid: i32) -> Version {
         match u32::try_from(cid) {
-            Ok(c) if c < 128 && self.seven >> c & 1 == 1 => Protocol::Seven,
-            _ => Protocol::Six,
+            Ok(c) if c < 128 && self.seven >> c & 1 == 1 => Version::V07,
+            _ => Version::V06,
         }
     }
 
     /// Follows `msg`; for a MESSAGE record, its client's protocol.
     #[inline]
-    pub fn observe(&mut self, msg: &Message<'_>) -> Option<Protocol> {
+    pub fn observe(&mut self, msg: &Message<'_>) -> Option<Version> {
         match msg {
             Message::NetMessage { cid, .. } => return Some(self.of(*cid)),
             Message::Drop { cid, .. } => self.set(*cid, false),

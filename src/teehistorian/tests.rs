@@ -3,6 +3,7 @@
 use super::*;
 use crate::bytes::{Blob, Text};
 use crate::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
+use crate::packet::Version;
 use crate::testing::{codec_law, qc, strict_law};
 use message::Field;
 use quickcheck::{Arbitrary, Gen, TestResult};
@@ -737,7 +738,7 @@ fn prop_common_json_lines_are_serdes() {
             tick,
             raw: &raw,
             protocol: matches!(msg, Message::NetMessage { .. })
-                .then_some(crate::teehistorian::Protocol::Six),
+                .then_some(crate::packet::Version::V06),
             msg,
             noncanonical: false,
         };
@@ -777,9 +778,9 @@ fn client_protocols_follow_joinver_and_drop() {
         data: Blob::from(&[0x3c, 0x02][..]),
     };
     let mut p = ClientProtocols::default();
-    let six = Some(Protocol::Six);
-    let seven = Some(Protocol::Seven);
-    let steps: Vec<(Message<'static>, Option<Protocol>)> = vec![
+    let six = Some(Version::V06);
+    let seven = Some(Version::V07);
+    let steps: Vec<(Message<'static>, Option<Version>)> = vec![
         (msg(4), six),
         (ex(Ex::Joinver7 { cid: 4 }), None),
         (Message::Join { cid: 4 }, None),

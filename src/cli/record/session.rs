@@ -264,7 +264,10 @@ impl Running<'_> {
     /// its snapshots comes, so that what it sends (the snapshot it
     /// acknowledges, the ticks it covers) follows from the server's
     /// snapshots, not from when they were read.
-    fn send_inputs(&mut self, clock: &Clock) {
+    /// None is sent for a tick at or after scenario tick `end`: the run
+    /// stops there, and which of the bots' last snapshots are read by
+    /// then is chance.
+    fn send_inputs(&mut self, clock: &Clock, end: u32) {
         // No input before the clock is placed on the bot's map; then
         // none before a tick that does not depend on when the snapshots
         // came: the bot's first inputs are for [`FIRST_INPUT`] ticks
@@ -277,9 +280,13 @@ impl Running<'_> {
         };
         let entered = entered.max(clock.offset);
         let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
-        let from = base.saturating_add(i32::try_from(from - clock.offset).unwrap_or(i32::MAX));
+        let server_tick =
+            |t: u32| base.saturating_add(i32::try_from(t - clock.offset).unwrap_or(i32::MAX));
+        let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
+        let lead = LEAD.min(until - 1 - self.bot.snap_tick());
+        let from = if from < until { from } else { i32::MAX };
         let (moves, seed) = (self.plan.moves, self.seed);
-        self.bot.send_inputs(LEAD, from, |t| match moves {
+        self.bot.send_inputs(lead, from, |t| match moves {
             true => movement(seed, clock.at(t)),
             false => [0; 10],
         });
@@ -301,6 +308,8 @@ struct Clock {
     zero: Option<Instant>,
     /// Snapshots that placed `zero` (none: the MAP_CHANGE did).
     samples: u32,
+    /// The last scenario tick whose middle has passed on the grid.
+    middle: Option<u32>,
 }
 
 impl Clock {
@@ -442,6 +451,7 @@ impl<'a> Session<'a> {
                 now: None,
                 zero: None,
                 samples: 0,
+                middle: None,
             },
             map: 0,
             logged_in: false,
@@ -636,6 +646,7 @@ impl<'a> Session<'a> {
     fn step(&mut self, scenario: bool) -> std::io::Result<bool> {
         let mut buf = [0u8; 2048];
         let mut seen = false;
+        let end = ticks(self.scenario.seconds);
         'read: for i in 0..self.bots.len() {
             let me = self.bots[i].addr;
             for _ in 0..MAX_RECEIVED_PER_STEP {
@@ -682,7 +693,7 @@ impl<'a> Session<'a> {
                     self.overran.insert(self.clock.at(tick));
                 }
                 if map == self.map && tick > snap && self.bots[i].entered.is_some() {
-                    self.bots[i].send_inputs(&self.clock);
+                    self.bots[i].send_inputs(&self.clock, end);
                 }
                 if map == self.map && tick > snap && self.clock.reach(tick) {
                     seen = true;
@@ -738,7 +749,7 @@ impl<'a> Session<'a> {
         }
         for r in &mut self.bots {
             if r.map() == self.map {
-                r.send_inputs(&self.clock);
+                r.send_inputs(&self.clock, end);
             }
         }
         if self.last_keepalive.elapsed() >= KEEPALIVE {
@@ -784,11 +795,13 @@ impl<'a> Session<'a> {
             return false;
         };
         let at = c.offset.saturating_add(ahead);
+        let middle = c.middle.is_none_or(|m| at > m);
+        c.middle = Some(at);
         if c.now.is_none_or(|n| at > n) {
             c.now = Some(at);
             return true;
         }
-        false
+        middle
     }
 
     /// What the scenario has due at the clock's tick.
@@ -799,6 +812,7 @@ impl<'a> Session<'a> {
         let map = self.map;
         let rejoin = self.clock.offset.saturating_add(REJOIN);
         let late = self.clock.over(now);
+        let middle = self.clock.middle;
         let mut sent = Vec::new();
         let mut send = |i: usize, action: &'static str| sent.push((i, action));
         let needs_rcon = self.scenario.demo
@@ -864,7 +878,15 @@ impl<'a> Session<'a> {
                     r.said += 1;
                 }
             }
-            if r.outcome.silent.is_none() && r.plan.silent.is_some_and(|q| ticks(q) <= now) {
+            // Silence in the middle of its tick: the server drops the bot
+            // a timeout after its last datagram (the KEEPALIVE that goes
+            // now) came, and half a tick from the tick's start that lands
+            // on the same tick in every run.
+            if r.outcome.silent.is_none()
+                && r.plan
+                    .silent
+                    .is_some_and(|q| ticks(q) <= now && middle >= Some(ticks(q)))
+            {
                 r.bot.go_silent();
                 r.outcome.silent = Some(now);
             } else if r.outcome.left.is_none()
@@ -963,6 +985,7 @@ mod tests {
             now: Some(5),
             zero: Some(zero),
             samples: 2,
+            middle: None,
         }
     }
 

@@ -34,7 +34,7 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), Box<dyn Error>> {
     // judge it, and its peer's connection rebuilds the snapshots it gets.
     let mut s = session::Session::new(&capture, port);
     let mut failed = 0;
-    let mut kinds: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut kinds: BTreeMap<teeoracle::report::Code, usize> = BTreeMap::new();
     while let Some(d) = s.next_datagram() {
         failed += usize::from(d.failed());
         for a in &d.anomalies {

@@ -52,14 +52,166 @@ pub enum Severity {
     Fail,
 }
 
+/// Defines [`Code`]: each variant with the word that names it in JSON.
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $word:literal,)*) => {
+        /// What a finding is: a rule or fact, named in JSON and text by a
+        /// stable snake_case word (the schema's table of finding codes,
+        /// which a test keeps equal to [`Code::ALL`]).
+        #[non_exhaustive]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the schema's order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The word that names it (`truncated`, `ddnet_drop`, ...).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $word,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The decode error that stopped reading (the verdict's `error`).
+    Decode = "decode",
+    /// The re-encoding differs from the file.
+    Roundtrip = "roundtrip",
+    /// A replay inconsistency (teehistorian), or snapshots a demo's player drops.
+    Replay = "replay",
+    /// Bytes after a teehistorian FINISH.
+    BytesAfterFinish = "bytes_after_finish",
+    /// A recording cut by a crash.
+    Truncated = "truncated",
+    /// A demo whose recorder was never stopped.
+    Unfinished = "unfinished",
+    /// Ints in forms DDNet never writes, kept verbatim.
+    NoncanonicalInt = "noncanonical_int",
+    /// Snapshot items of the wrong size for their type.
+    InvalidItem = "invalid_item",
+    /// Only the first replay faults are listed.
+    FaultsListed = "faults_listed",
+    /// Not what DDNet's recorder writes.
+    Rerecord = "rerecord",
+    /// A demo's embedded map is not the one its header names.
+    MapChecksum = "map_checksum",
+    /// A demo header string DDNet's player refuses.
+    Header = "header",
+    /// A capture's file header, or a record or block after it, cannot be read.
+    Capture = "capture",
+    /// No UDP datagram to or from the server port.
+    NoDatagrams = "no_datagrams",
+    /// Session replay: a datagram that does not decode.
+    Malformed = "malformed",
+    /// Session replay: a packet with the wrong security token.
+    WrongToken = "wrong_token",
+    /// Session replay: an ack of a chunk never sent.
+    AckOutOfRange = "ack_out_of_range",
+    /// Session replay: a vital chunk seen before.
+    Duplicate = "duplicate",
+    /// Session replay: a vital chunk past a gap.
+    OutOfOrder = "out_of_order",
+    /// Session replay: a packet asking for a resend.
+    ResendRequested = "resend_requested",
+    /// Session replay: a message whose body does not fit its layout.
+    MalformedMessage = "malformed_message",
+    /// Session replay: a message DDNet rejects.
+    RejectedMessage = "rejected_message",
+    /// Session replay: a snapshot part DDNet refuses.
+    InvalidSnapPart = "invalid_snap_part",
+    /// Session replay: a snapshot whose parts never all came.
+    IncompleteSnapshot = "incomplete_snapshot",
+    /// A rebuilt snapshot whose CRC differs, with nothing missing.
+    SnapshotCrcMismatch = "snapshot_crc_mismatch",
+    /// The same, after the capture shows a gap.
+    SnapshotCrcMismatchAfterGap = "snapshot_crc_mismatch_after_gap",
+    /// A delta on a base tick the client does not have.
+    SnapshotMissingBase = "snapshot_missing_base",
+    /// After a MAP_CHANGE, an ack of a tick of the map before.
+    SnapshotOldMapAck = "snapshot_old_map_ack",
+    /// A delta that does not apply to its base.
+    SnapshotBadDelta = "snapshot_bad_delta",
+    /// A rebuilt snapshot with items of the wrong size.
+    SnapshotInvalidItem = "snapshot_invalid_item",
+    /// A captured datagram DDNet drops.
+    DdnetDrop = "ddnet_drop",
+    /// An archive member that is wrong, was rebuilt, or is worth knowing of.
+    Member = "member",
+    /// The archive cannot be opened.
+    Archive = "archive",
+    /// A raw snapshot or delta file that is not whole int32s.
+    IntArray = "int_array",
+    /// A raw snapshot DDNet's `CSnapshot::IsValid` refuses.
+    Snapshot = "snapshot",
+    /// A delta's base that is not a valid snapshot.
+    Base = "base",
+    /// A delta DDNet's `UnpackDelta` fails on.
+    Delta = "delta",
+    /// A delta DDNet reads but no writer makes.
+    DeltaForm = "delta_form",
+    /// Named as a format its bytes are not.
+    NotThisFormat = "not_this_format",
+    /// Named on the command line, recognised by nothing.
+    Unrecognised = "unrecognised",
+    /// Under `malformed/`, but passed.
+    ExpectedFailure = "expected_failure",
+    /// The file cannot be read.
+    Io = "io",
+}
+
+impl Code {
+    /// A code of the session replay's snapshot checks (`snapshot_*`).
+    pub fn is_snapshot_anomaly(self) -> bool {
+        self.as_str().starts_with("snapshot_")
+    }
+}
+
+/// Ordered by word, so that what is listed by code keeps the order it
+/// had when codes were strings.
+impl Ord for Code {
+    fn cmp(&self, other: &Code) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Code {
+    fn partial_cmp(&self, other: &Code) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// One thing a check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// How serious it is.
     pub severity: Severity,
-    /// What rule or fact it is, as a stable snake_case name (documented in
-    /// the JSON schema: `truncated`, `noncanonical_int`, `replay`, ...).
-    pub code: &'static str,
+    /// What rule or fact it is (in JSON a stable snake_case word:
+    /// `truncated`, `noncanonical_int`, `replay`, ...).
+    pub code: Code,
     /// The file byte it concerns, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<u64>,
@@ -76,7 +228,7 @@ pub struct Finding {
 
 impl Finding {
     /// A finding with no offset, tick or count.
-    pub fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Finding {
+    pub fn new(severity: Severity, code: Code, message: impl Into<String>) -> Finding {
         Finding {
             severity,
             code,
@@ -203,12 +355,12 @@ impl Verdict {
     /// them fails, warn if any warns, else pass.
     pub fn settle(&mut self) {
         if let RoundTrip::Differs { offset } = self.roundtrip
-            && !self.findings.iter().any(|f| f.code == "roundtrip")
+            && !self.findings.iter().any(|f| f.code == Code::Roundtrip)
         {
             self.findings.push(
                 Finding::new(
                     Severity::Fail,
-                    "roundtrip",
+                    Code::Roundtrip,
                     format!("re-encoding differs from the file at byte {offset} (0x{offset:x})"),
                 )
                 .at(offset),
@@ -219,9 +371,9 @@ impl Verdict {
             && !self
                 .findings
                 .iter()
-                .any(|f| matches!(f.code, "decode" | "capture"))
+                .any(|f| matches!(f.code, Code::Decode | Code::Capture))
         {
-            let mut f = Finding::new(Severity::Fail, "decode", e.to_string()).at(e.offset);
+            let mut f = Finding::new(Severity::Fail, Code::Decode, e.to_string()).at(e.offset);
             f.tick = e.tick;
             self.findings.insert(0, f);
         }
@@ -239,7 +391,7 @@ impl Verdict {
         self.findings.iter().find(|f| f.severity >= Severity::Warn)
     }
 
-    pub(crate) fn fail(&mut self, code: &'static str, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, code: Code, message: impl Into<String>) {
         self.findings
             .insert(0, Finding::new(Severity::Fail, code, message));
         self.status = Status::Fail;
@@ -307,5 +459,53 @@ impl Totals {
     /// True if something was checked and nothing failed.
     pub fn ok(&self) -> bool {
         self.failed == 0 && self.checked() > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The codes of the schema's table of finding codes: the first
+    /// column's backquoted words, from the table's header to its end.
+    fn schema_codes() -> Vec<String> {
+        let schema = include_str!("schema.md");
+        let table = schema
+            .split("| code | severity | what |")
+            .nth(1)
+            .expect("the schema has a table of finding codes");
+        let mut codes = Vec::new();
+        for line in table.lines().skip(2) {
+            let Some(cell) = line.strip_prefix("| ").and_then(|l| l.split(" |").next()) else {
+                break;
+            };
+            codes.extend(cell.split(", ").map(|c| c.trim_matches('`').to_string()));
+        }
+        codes
+    }
+
+    #[test]
+    fn the_schema_lists_every_finding_code_and_no_other() {
+        let mut listed = schema_codes();
+        let mut known: Vec<String> = Code::ALL.iter().map(|c| c.as_str().to_string()).collect();
+        listed.sort();
+        known.sort();
+        assert_eq!(listed, known, "src/schema.md's table against Code::ALL");
+    }
+
+    #[test]
+    fn a_code_is_its_word_in_json_and_orders_by_it() {
+        let words: Vec<String> = Code::ALL
+            .iter()
+            .map(|c| serde_json::to_string(c).expect("a string"))
+            .collect();
+        assert_eq!(words[0], "\"decode\"");
+        let mut sorted = Code::ALL.to_vec();
+        sorted.sort();
+        let by_word: Vec<&str> = sorted.iter().map(|c| c.as_str()).collect();
+        let mut expected: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        expected.sort();
+        assert_eq!(by_word, expected);
+        assert_eq!(Code::Truncated, "truncated");
     }
 }

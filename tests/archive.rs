@@ -1017,7 +1017,11 @@ fn recording_findings_are_the_teehistorian_checks() {
     let input = root().join("corpus/teehistorian/malformed/player_diff_absent.teehistorian");
     let out = dir.path().join("bad.tar");
     let packed = pack(&out, &[input], &options(50, Compression::None)).unwrap();
-    let codes: Vec<&str> = packed.maps[0].findings.iter().map(|f| f.code).collect();
+    let codes: Vec<&str> = packed.maps[0]
+        .findings
+        .iter()
+        .map(|f| f.code.as_str())
+        .collect();
     assert_eq!(codes, ["replay"]);
     let report = Archive::open_full(&out).unwrap().verify();
     let v = report

@@ -291,7 +291,11 @@ mod replay {
             let (_, replayed) =
                 session::Session::new(&cap, session::server_port(&cap).unwrap()).finish();
             assert_eq!(
-                replayed.anomalies.into_iter().collect::<Vec<_>>(),
+                replayed
+                    .anomalies
+                    .into_iter()
+                    .map(|(code, n)| (code.as_str(), n))
+                    .collect::<Vec<_>>(),
                 expected,
                 "{name}"
             );

@@ -3,7 +3,7 @@
 
 use super::{Archive, OpenOptions, Status, frames::is_tar_header};
 use crate::input::Source;
-use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 use std::io;
 
 /// The recording archive format (a TAR file, plain or compressed).
@@ -48,7 +48,7 @@ impl Format for ArchiveFormat {
                     Err(e) => {
                         verdict.push(Finding::new(
                             Severity::Fail,
-                            "io",
+                            Code::Io,
                             format!("cannot read: {e}"),
                         ));
                         verdict.settle();
@@ -58,7 +58,7 @@ impl Format for ArchiveFormat {
             }
         };
         match opened {
-            Err(e) => verdict.push(Finding::new(Severity::Fail, "archive", e.to_string())),
+            Err(e) => verdict.push(Finding::new(Severity::Fail, Code::Archive, e.to_string())),
             // (`archive`: the file cannot be opened as an archive at all.)
             Ok(archive) => {
                 let r = archive.verify();
@@ -96,7 +96,7 @@ impl Format for ArchiveFormat {
                     };
                     verdict.push(Finding::new(
                         severity,
-                        "member",
+                        Code::Member,
                         format!("{}: {}", v.member, v.detail),
                     ));
                 }

@@ -25,7 +25,9 @@ pub use crate::input::{
     Compression, DECOMPRESSION_RATIO, HEAD_LEN, MIN_MAX_DECOMPRESSED, Source,
     default_max_decompressed,
 };
-pub use crate::report::{Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict};
+pub use crate::report::{
+    Code, Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict,
+};
 
 /// How a run judges files.
 #[derive(Clone, Copy, Debug, Default)]
@@ -98,7 +100,7 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
         Err(e) => {
             verdict.format = claimed.map(|f| f.name());
             verdict.compression = source.compression();
-            verdict.fail("io", format!("cannot read: {e}"));
+            verdict.fail(Code::Io, format!("cannot read: {e}"));
         }
         Ok(head) => {
             verdict.compression = source.compression();
@@ -120,7 +122,7 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
                             claimed.name(),
                             format.name()
                         );
-                        verdict.fail("not_this_format", message);
+                        verdict.fail(Code::NotThisFormat, message);
                     }
                 }
                 (None, Some(format)) => {
@@ -130,14 +132,14 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
                         format.name(),
                         crate::input::describe_head(&head)
                     );
-                    verdict.fail("not_this_format", message);
+                    verdict.fail(Code::NotThisFormat, message);
                 }
                 (None, None) if options.named => {
                     let message = format!(
                         "not a file of any format teeoracle checks ({})",
                         crate::input::describe_head(&head)
                     );
-                    verdict.fail("unrecognised", message);
+                    verdict.fail(Code::Unrecognised, message);
                 }
                 (None, None) => verdict.summary = "unrecognised format".into(),
             }
@@ -159,7 +161,7 @@ fn expect(verdict: &mut Verdict, options: &Options) {
         Status::Fail => verdict.status = Status::Xfail,
         Status::Pass | Status::Warn => {
             verdict.fail(
-                "expected_failure",
+                Code::ExpectedFailure,
                 "expected to fail (it lies under malformed/), but passed",
             );
         }

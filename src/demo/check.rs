@@ -7,7 +7,7 @@
 use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord_decoded};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::input::Source;
-use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 use crate::snapshot::replay::FaultKind;
 use sha2::{Digest, Sha256};
 
@@ -35,7 +35,7 @@ impl Format for DemoFormat {
             Ok(bytes) => check_bytes(&bytes, verdict),
             Err(e) => verdict.push(Finding::new(
                 Severity::Fail,
-                "io",
+                Code::Io,
                 format!("cannot read: {e}"),
             )),
         }
@@ -62,7 +62,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
             verdict.push(
                 Finding::new(
                     Severity::Fail,
-                    "header",
+                    Code::Header,
                     format!(
                         "header field {name}: {fault}; DDNet's demo player refuses such a header"
                     ),
@@ -86,7 +86,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         verdict.push(
             Finding::new(
                 Severity::Warn,
-                "truncated",
+                Code::Truncated,
                 format!("truncated: the last {} byte(s) are a cut chunk", cut.len()),
             )
             .at(at),
@@ -96,7 +96,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         verdict.push(
             Finding::new(
                 Severity::Warn,
-                "unfinished",
+                Code::Unfinished,
                 format!(
                     "unfinished: the recorder was never stopped: the header's length is 0 and \
                      it has no timeline markers, where Stop writes {seconds} s for these ticks"
@@ -116,7 +116,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         verdict.push(
             Finding::new(
                 Severity::Fail,
-                "replay",
+                Code::Replay,
                 format!(
                     "replay: {} snapshot(s) dropped, {} message(s) unreadable; first at {f}",
                     r.counts.dropped, r.unreadable_messages
@@ -135,7 +135,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         verdict.push(
             Finding::new(
                 Severity::Warn,
-                "invalid_item",
+                Code::InvalidItem,
                 format!(
                     "{} item(s) with the wrong size for their type; first at {f}",
                     r.counts.invalid_items
@@ -149,7 +149,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
     if r.faults.len() >= MAX_FAULTS {
         verdict.push(Finding::new(
             Severity::Note,
-            "faults_listed",
+            Code::FaultsListed,
             format!("only the first {MAX_FAULTS} replay faults are listed"),
         ));
     }
@@ -174,7 +174,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
             verdict.push(
                 Finding::new(
                     Severity::Warn,
-                    "rerecord",
+                    Code::Rerecord,
                     format!(
                         "not what DDNet's recorder writes: {} difference(s), first at byte {}: {}",
                         rr.difference_count, d.offset, d.what
@@ -226,7 +226,7 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
             verdict.push(
                 Finding::new(
                     Severity::Fail,
-                    "map_checksum",
+                    Code::MapChecksum,
                     format!(
                         "the SHA-256 item {want} is not the embedded map's SHA-256 {}: \
                          DDNet's client refuses a map whose SHA-256 is not the demo's, \
@@ -243,7 +243,7 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
         verdict.push(
             Finding::new(
                 Severity::Fail,
-                "map_checksum",
+                Code::MapChecksum,
                 format!(
                     "the header's map CRC {:08x} is not the embedded map's CRC-32 {crc:08x}: \
                      DDNet's recorder writes the CRC of the map it embeds, and clients \

@@ -3,10 +3,11 @@
 
 #[cfg(feature = "capture")]
 use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
-#[cfg(feature = "capture")]
 use crate::codec::DecodeError;
 #[cfg(feature = "capture")]
 use crate::packet::Version;
+#[cfg(feature = "capture")]
+use crate::report::Code;
 #[cfg(feature = "capture")]
 use crate::snapshot::Snapshot;
 #[cfg(feature = "capture")]
@@ -195,7 +196,7 @@ impl<'c> CaptureTicks<'c> {
                 let kind = a.kind();
                 if matches!(
                     kind,
-                    "malformed_message" | "rejected_message" | "wrong_token"
+                    Code::MalformedMessage | Code::RejectedMessage | Code::WrongToken
                 ) {
                     let fields = serde_json::json!({ "direction": dir, "anomaly": a.to_string() });
                     events.push(event(format!("anomaly:{kind}"), fields));

@@ -340,7 +340,7 @@ pub fn judge(unit: Unit, bytes: &[u8]) -> Judgement {
                 (Some(e), _) => Some(Fault::of(e)),
                 (None, Status::Fail) => v.headline().map(|f| Fault {
                     offset: f.offset.unwrap_or(0),
-                    kind: f.code.into(),
+                    kind: f.code.as_str().into(),
                 }),
                 _ => None,
             };
@@ -348,7 +348,11 @@ pub fn judge(unit: Unit, bytes: &[u8]) -> Judgement {
                 accepted: matches!(v.status, Status::Pass | Status::Warn),
                 status: v.status,
                 fault,
-                findings: v.findings.iter().map(|f| f.code.to_owned()).collect(),
+                findings: v
+                    .findings
+                    .iter()
+                    .map(|f| f.code.as_str().to_owned())
+                    .collect(),
             }
         }
         Unit::Packet06 => packet::judge(bytes, crate::packet::Version::V06),

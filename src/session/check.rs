@@ -7,7 +7,7 @@ use super::{Anomaly, Decoded, Direction, ReplaySummary, Session, Summary, server
 use crate::capture::{self, is_capture};
 use crate::input::Source;
 use crate::packet::{Layer, Mismatch, Packet};
-use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 use std::collections::BTreeMap;
 
 /// The capture (pcap, pcapng) format.
@@ -33,7 +33,7 @@ impl Format for CaptureFormat {
             }
             Err(e) => verdict.push(Finding::new(
                 Severity::Fail,
-                "io",
+                Code::Io,
                 format!("cannot read: {e}"),
             )),
         }
@@ -59,7 +59,7 @@ pub fn check_capture(
     let capture = match capture::read(bytes) {
         Ok(c) => c,
         Err(e) => {
-            verdict.push(Finding::new(Severity::Fail, "capture", e.to_string()).at(e.offset));
+            verdict.push(Finding::new(Severity::Fail, Code::Capture, e.to_string()).at(e.offset));
             verdict.error = Some(e);
             return None;
         }
@@ -67,16 +67,16 @@ pub fn check_capture(
     // Reading stopped early: the frames before are checked all the same.
     if let (Some(e), Some(note)) = (&capture.error, capture.stop_note()) {
         if capture.truncated() {
-            verdict.push(Finding::new(Severity::Warn, "truncated", note).at(e.offset));
+            verdict.push(Finding::new(Severity::Warn, Code::Truncated, note).at(e.offset));
         } else {
-            verdict.push(Finding::new(Severity::Fail, "capture", note).at(e.offset));
+            verdict.push(Finding::new(Severity::Fail, Code::Capture, note).at(e.offset));
             verdict.error = Some(e.clone());
         }
     }
     let Some(port) = port.or_else(|| server_port(&capture)) else {
         verdict.push(Finding::new(
             Severity::Fail,
-            "no_datagrams",
+            Code::NoDatagrams,
             "the capture holds no UDP datagram",
         ));
         return None;
@@ -91,7 +91,7 @@ pub fn check_capture(
     // sent something DDNet ignores, which a person should look at.
     let mut drops = Vec::new();
     // Each kind of replay anomaly's first occurrence.
-    let mut firsts: BTreeMap<&'static str, First> = BTreeMap::new();
+    let mut firsts: BTreeMap<Code, First> = BTreeMap::new();
     while let Some(d) = session.next_datagram() {
         for a in &d.anomalies {
             firsts.entry(a.kind()).or_insert_with(|| First::of(&d, a));
@@ -112,7 +112,7 @@ pub fn check_capture(
     if summary.datagrams == 0 {
         verdict.push(Finding::new(
             Severity::Fail,
-            "no_datagrams",
+            Code::NoDatagrams,
             format!(
                 "no datagram to or from port {port} ({} UDP datagrams in the capture)",
                 capture.datagrams.len()
@@ -130,7 +130,7 @@ pub fn check_capture(
     verdict.roundtrip = RoundTrip::Exact;
     if let Some((offset, message)) = first_error {
         verdict.push(
-            Finding::new(Severity::Fail, "decode", message)
+            Finding::new(Severity::Fail, Code::Decode, message)
                 .at(offset)
                 .times(summary.errors as u64),
         );
@@ -138,7 +138,7 @@ pub fn check_capture(
     if let Some((offset, message)) = first_mismatch {
         verdict.roundtrip = RoundTrip::Differs { offset };
         verdict.push(
-            Finding::new(Severity::Fail, "roundtrip", message)
+            Finding::new(Severity::Fail, Code::Roundtrip, message)
                 .at(offset)
                 .times(summary.mismatched as u64),
         );
@@ -155,7 +155,7 @@ pub fn check_capture(
         verdict.push(
             Finding::new(
                 Severity::Warn,
-                "ddnet_drop",
+                Code::DdnetDrop,
                 format!("{rest} more datagrams DDNet 20.1 drops"),
             )
             .times(rest as u64),
@@ -163,8 +163,8 @@ pub fn check_capture(
     }
     for (kind, n) in &replayed.anomalies {
         let mut finding = Finding::new(
-            anomaly_severity(kind),
-            kind,
+            anomaly_severity(*kind),
+            *kind,
             format!("session replay: {n} x {kind}"),
         )
         .times(*n as u64);
@@ -200,10 +200,10 @@ pub fn check_capture(
 /// part, the delta applied, only the CRC differs) fails: the server, or
 /// teeoracle, computed the snapshot wrong. Everything else a real peer
 /// copes with (duplicates, resends, drops) is a note.
-pub fn anomaly_severity(kind: &str) -> Severity {
+pub fn anomaly_severity(kind: Code) -> Severity {
     match kind {
-        "snapshot_crc_mismatch" => Severity::Fail,
-        k if k.starts_with("snapshot_") => Severity::Warn,
+        Code::SnapshotCrcMismatch => Severity::Fail,
+        k if k.is_snapshot_anomaly() => Severity::Warn,
         _ => Severity::Note,
     }
 }
@@ -243,7 +243,7 @@ fn drop_finding(d: &Decoded<'_>) -> Finding {
     };
     Finding::new(
         Severity::Warn,
-        "ddnet_drop",
+        Code::DdnetDrop,
         format!(
             "frame {} ({dir}, {}): ddnet 20.1 {}",
             d.datagram.frame, d.peer, d.verdict.ddnet
@@ -309,7 +309,7 @@ mod tests {
         let [f] = &verdict.findings[..] else {
             panic!("{:?}", verdict.findings)
         };
-        assert_eq!((f.code, f.offset), ("capture", Some(60087)));
+        assert_eq!((f.code.as_str(), f.offset), ("capture", Some(60087)));
         assert!(
             f.message
                 .starts_with("cannot read the record after frame 500: at byte 60087 (0xeab7)"),
@@ -332,7 +332,11 @@ mod tests {
             let [f] = &verdict.findings[..] else {
                 panic!("{:?}", verdict.findings)
             };
-            assert_eq!((f.code, f.offset), ("truncated", Some(at)), "{name}");
+            assert_eq!(
+                (f.code.as_str(), f.offset),
+                ("truncated", Some(at)),
+                "{name}"
+            );
             assert_eq!(verdict.error, None);
         }
     }
@@ -352,7 +356,7 @@ mod tests {
         // accepted, the message dropped.
         assert_eq!(
             replay.anomalies,
-            [("rejected_message", 1)].into_iter().collect(),
+            [(Code::RejectedMessage, 1)].into_iter().collect(),
             "{:?}",
             replay.anomalies
         );
@@ -414,8 +418,8 @@ mod tests {
         let snapshot: Vec<_> = verdict
             .findings
             .iter()
-            .filter(|f| f.code.starts_with("snapshot_"))
-            .map(|f| (f.code, f.severity, f.count, f.offset, f.tick))
+            .filter(|f| f.code.is_snapshot_anomaly())
+            .map(|f| (f.code.as_str(), f.severity, f.count, f.offset, f.tick))
             .collect();
         assert_eq!(
             snapshot,
@@ -446,7 +450,7 @@ mod tests {
             "{}",
             missing.message
         );
-        assert_eq!(replay.anomalies.get("snapshot_crc_mismatch"), None);
+        assert_eq!(replay.anomalies.get(&Code::SnapshotCrcMismatch), None);
     }
 
     #[test]
@@ -472,7 +476,7 @@ mod tests {
         verdict.settle();
         assert_eq!((summary.errors, verdict.status), (1, Status::Fail));
         let f = &verdict.findings[0];
-        assert_eq!((f.code, f.count), ("decode", Some(1)));
+        assert_eq!((f.code.as_str(), f.count), ("decode", Some(1)));
         // The chunk's data starts after its 3-byte header.
         assert_eq!(f.offset, Some(at as u64 + 3), "{}", f.message);
         assert!(f.message.starts_with("frame 4: at byte"), "{}", f.message);

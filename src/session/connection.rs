@@ -15,6 +15,7 @@ use super::Direction;
 use crate::codec::{DecodeError, PayloadKind};
 use crate::packet::msg::MsgId;
 use crate::packet::{ConnPacket, Contents, TOKEN_MAGIC, Version, VersionReason, control};
+use crate::report::Code;
 use crate::snapshot::ItemSizes;
 use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
 use serde::{Serialize, Serializer};
@@ -238,28 +239,28 @@ impl Anomaly {
     /// `snapshot_crc_mismatch` for a CRC mismatch nothing in the capture
     /// explains, `snapshot_crc_mismatch_after_gap` for one after a
     /// [`Cause::Gap`]) and `OldMapAck` is `snapshot_old_map_ack`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Code {
         match self {
-            Anomaly::Malformed { .. } => "malformed",
-            Anomaly::WrongToken { .. } => "wrong_token",
-            Anomaly::AckOutOfRange { .. } => "ack_out_of_range",
-            Anomaly::Duplicate { .. } => "duplicate",
-            Anomaly::OutOfOrder { .. } => "out_of_order",
-            Anomaly::ResendRequested => "resend_requested",
-            Anomaly::MalformedMessage { .. } => "malformed_message",
-            Anomaly::RejectedMessage { .. } => "rejected_message",
-            Anomaly::InvalidSnapPart { .. } => "invalid_snap_part",
-            Anomaly::IncompleteSnapshot { .. } => "incomplete_snapshot",
+            Anomaly::Malformed { .. } => Code::Malformed,
+            Anomaly::WrongToken { .. } => Code::WrongToken,
+            Anomaly::AckOutOfRange { .. } => Code::AckOutOfRange,
+            Anomaly::Duplicate { .. } => Code::Duplicate,
+            Anomaly::OutOfOrder { .. } => Code::OutOfOrder,
+            Anomaly::ResendRequested => Code::ResendRequested,
+            Anomaly::MalformedMessage { .. } => Code::MalformedMessage,
+            Anomaly::RejectedMessage { .. } => Code::RejectedMessage,
+            Anomaly::InvalidSnapPart { .. } => Code::InvalidSnapPart,
+            Anomaly::IncompleteSnapshot { .. } => Code::IncompleteSnapshot,
             Anomaly::Snapshot { fault, cause } => match (&fault.kind, cause) {
                 (FaultKind::MissingBase { .. } | FaultKind::NoPrevious, _) => {
-                    "snapshot_missing_base"
+                    Code::SnapshotMissingBase
                 }
-                (FaultKind::CrcMismatch { .. }, None) => "snapshot_crc_mismatch",
-                (FaultKind::CrcMismatch { .. }, Some(_)) => "snapshot_crc_mismatch_after_gap",
-                (FaultKind::InvalidItem { .. }, _) => "snapshot_invalid_item",
-                _ => "snapshot_bad_delta",
+                (FaultKind::CrcMismatch { .. }, None) => Code::SnapshotCrcMismatch,
+                (FaultKind::CrcMismatch { .. }, Some(_)) => Code::SnapshotCrcMismatchAfterGap,
+                (FaultKind::InvalidItem { .. }, _) => Code::SnapshotInvalidItem,
+                _ => Code::SnapshotBadDelta,
             },
-            Anomaly::OldMapAck { .. } => "snapshot_old_map_ack",
+            Anomaly::OldMapAck { .. } => Code::SnapshotOldMapAck,
         }
     }
 

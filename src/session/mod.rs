@@ -150,7 +150,7 @@ pub struct Summary {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ReplaySummary {
     /// Anomalies by kind ([`Anomaly::kind`]).
-    pub anomalies: BTreeMap<&'static str, usize>,
+    pub anomalies: BTreeMap<crate::report::Code, usize>,
     /// Snapshots the clients received completely (SNAPEMPTY included).
     pub snapshots: usize,
     /// Of those, snapshots sent in more than one SNAP part.
@@ -467,7 +467,7 @@ mod tests {
             out.push(
                 d.anomalies
                     .iter()
-                    .map(|a| (a.kind(), a.to_string()))
+                    .map(|a| (a.kind().as_str(), a.to_string()))
                     .collect(),
             );
         }
@@ -507,15 +507,16 @@ mod tests {
             got[4][0].1
         );
         assert_eq!(
-            check::anomaly_severity("snapshot_crc_mismatch"),
+            check::anomaly_severity(crate::report::Code::SnapshotCrcMismatch),
             crate::report::Severity::Fail
         );
+        use crate::report::Code;
         for kind in [
-            "snapshot_crc_mismatch_after_gap",
-            "snapshot_missing_base",
-            "snapshot_bad_delta",
-            "snapshot_invalid_item",
-            "snapshot_old_map_ack",
+            Code::SnapshotCrcMismatchAfterGap,
+            Code::SnapshotMissingBase,
+            Code::SnapshotBadDelta,
+            Code::SnapshotInvalidItem,
+            Code::SnapshotOldMapAck,
         ] {
             assert_eq!(
                 check::anomaly_severity(kind),
@@ -524,7 +525,7 @@ mod tests {
             );
         }
         assert_eq!(
-            check::anomaly_severity("duplicate"),
+            check::anomaly_severity(crate::report::Code::Duplicate),
             crate::report::Severity::Note
         );
     }

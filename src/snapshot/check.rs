@@ -7,7 +7,7 @@
 
 use super::{Delta, ItemSizes, SnapError, Snapshot, apply};
 use crate::input::Source;
-use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 use std::path::PathBuf;
 
 /// The raw snapshot and delta format.
@@ -42,7 +42,7 @@ impl Format for SnapshotFormat {
         match source.into_bytes() {
             Err(e) => verdict.push(Finding::new(
                 Severity::Fail,
-                "io",
+                Code::Io,
                 format!("cannot read: {e}"),
             )),
             Ok(bytes) => match ints_of(&bytes) {
@@ -61,7 +61,7 @@ fn ints_of(bytes: &[u8]) -> Result<Vec<i32>, Finding> {
         let at = (bytes.len() / 4 * 4) as u64;
         return Err(Finding::new(
             Severity::Fail,
-            "int_array",
+            Code::IntArray,
             format!(
                 "{} bytes is not a whole number of little-endian int32s",
                 bytes.len()
@@ -77,7 +77,7 @@ fn ints_of(bytes: &[u8]) -> Result<Vec<i32>, Finding> {
 
 /// A finding for a snapshot or delta fault: the byte of its int, DDNet's
 /// code in the words.
-fn fault(code: &'static str, what: &str, e: &SnapError) -> Finding {
+fn fault(code: Code, what: &str, e: &SnapError) -> Finding {
     Finding::new(Severity::Fail, code, format!("{what} {e}")).at(e.at as u64 * 4)
 }
 
@@ -92,7 +92,7 @@ fn roundtrip(ints: &[i32], again: &[i32]) -> RoundTrip {
 
 fn check_snapshot(ints: &[i32], verdict: &mut Verdict) {
     match Snapshot::from_ints(ints) {
-        Err(e) => verdict.push(fault("snapshot", "not a valid snapshot:", &e)),
+        Err(e) => verdict.push(fault(Code::Snapshot, "not a valid snapshot:", &e)),
         Ok(snap) => {
             verdict.roundtrip = roundtrip(ints, &snap.to_ints());
             verdict.counts.records = Some(snap.len() as u64);
@@ -113,11 +113,13 @@ fn check_delta(ints: &[i32], base_path: Option<PathBuf>, verdict: &mut Verdict) 
         None => Snapshot::new(),
         Some(p) => {
             let read = std::fs::read(p)
-                .map_err(|e| Finding::new(Severity::Fail, "io", format!("{}: {e}", p.display())))
+                .map_err(|e| {
+                    Finding::new(Severity::Fail, Code::Io, format!("{}: {e}", p.display()))
+                })
                 .and_then(|b| ints_of(&b))
                 .and_then(|ints| {
                     Snapshot::from_ints(&ints)
-                        .map_err(|e| fault("base", &format!("its base {}:", p.display()), &e))
+                        .map_err(|e| fault(Code::Base, &format!("its base {}:", p.display()), &e))
                 });
             match read {
                 Ok(snap) => snap,
@@ -147,14 +149,14 @@ fn check_delta(ints: &[i32], base_path: Option<PathBuf>, verdict: &mut Verdict) 
         // last update, a negative update count): no round trip.
         Err(e) if apply(&base, ints, &sizes).is_ok() => verdict.push(Finding::new(
             Severity::Note,
-            "delta_form",
+            Code::DeltaForm,
             format!("DDNet reads this delta, but its form is one no writer makes: {e}"),
         )),
         Err(_) => {}
     }
     match apply(&base, ints, &sizes) {
         Err(e) => verdict.push(fault(
-            "delta",
+            Code::Delta,
             &format!("UnpackDelta on {base_name} fails:"),
             &e,
         )),

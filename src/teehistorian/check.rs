@@ -6,7 +6,7 @@ use super::ReadError;
 use super::is_teehistorian;
 use super::scan::{Scan, Verify};
 use crate::input::Source;
-use crate::report::{Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 
 /// The teehistorian format.
 pub struct TeehistorianFormat;
@@ -43,7 +43,7 @@ impl Format for TeehistorianFormat {
             Err(ReadError::Decode(e)) => verdict.error = Some(e),
             Err(ReadError::Io(e)) => verdict.push(Finding::new(
                 Severity::Fail,
-                "io",
+                Code::Io,
                 format!("cannot read: {e}"),
             )),
             Ok((_, scan)) => {

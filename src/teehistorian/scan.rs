@@ -5,7 +5,7 @@
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::{MAGIC, StreamReader};
 use crate::codec::{DecodeError, Mode, first_difference};
-use crate::report::{Finding, Severity};
+use crate::report::{Code, Finding, Severity};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read};
@@ -357,7 +357,7 @@ impl Scan {
     pub fn findings(&self) -> Vec<Finding> {
         let mut out = Vec::new();
         if let Some(e) = &self.error {
-            let mut f = Finding::new(Severity::Fail, "decode", e.to_string()).at(e.offset);
+            let mut f = Finding::new(Severity::Fail, Code::Decode, e.to_string()).at(e.offset);
             f.tick = e.tick;
             out.push(f);
         }
@@ -365,7 +365,7 @@ impl Scan {
             out.push(
                 Finding::new(
                     Severity::Fail,
-                    "roundtrip",
+                    Code::Roundtrip,
                     format!("re-encoding differs from the file at byte {at} (0x{at:x})"),
                 )
                 .at(at),
@@ -374,7 +374,7 @@ impl Scan {
         if let Some(inc) = &self.first_inconsistency {
             let n = self.inconsistencies.unwrap_or(1);
             out.push(
-                Finding::new(Severity::Fail, "replay", format!("replay: {inc}"))
+                Finding::new(Severity::Fail, Code::Replay, format!("replay: {inc}"))
                     .at(inc.offset)
                     .in_tick(inc.tick)
                     .times(n),
@@ -384,7 +384,7 @@ impl Scan {
             out.push(
                 Finding::new(
                     Severity::Fail,
-                    "bytes_after_finish",
+                    Code::BytesAfterFinish,
                     format!(
                         "{} byte(s) after FINISH at byte {offset} (0x{offset:x}); DDNet writes none",
                         self.bytes_after_finish
@@ -394,10 +394,10 @@ impl Scan {
             );
         }
         if let Some(end @ End::Truncated { offset, .. }) = self.end {
-            out.push(Finding::new(Severity::Warn, "truncated", end.to_string()).at(offset));
+            out.push(Finding::new(Severity::Warn, Code::Truncated, end.to_string()).at(offset));
         }
         if let Some(note) = self.noncanonical_note() {
-            let mut f = Finding::new(Severity::Warn, "noncanonical_int", note)
+            let mut f = Finding::new(Severity::Warn, Code::NoncanonicalInt, note)
                 .times(self.noncanonical_records);
             f.offset = self.first_noncanonical;
             out.push(f);

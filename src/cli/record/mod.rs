@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use teeoracle::check::{self, Options, Status, Totals, Verdict};
+use teeoracle::report::Code;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -582,12 +583,8 @@ fn judge(
         if v.status == Status::Fail {
             problems.push(format!("{} failed its check", v.path));
         }
-        let mut anomalies: Vec<(&str, u64)> = Vec::new();
-        for f in v
-            .findings
-            .iter()
-            .filter(|f| f.code.starts_with("snapshot_"))
-        {
+        let mut anomalies: Vec<(Code, u64)> = Vec::new();
+        for f in v.findings.iter().filter(|f| f.code.is_snapshot_anomaly()) {
             let n = f.count.unwrap_or(1);
             match anomalies.iter_mut().find(|(c, _)| *c == f.code) {
                 Some((_, total)) => *total += n,

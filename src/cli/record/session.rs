@@ -550,16 +550,17 @@ impl<'a> Session<'a> {
                 outcome.timed_out = true;
                 return Ok(());
             }
-            if let (Some(now), true) = (now, now != before) {
-                if kill_tick.is_some_and(|k| now >= k) {
-                    let _ = server.kill();
-                    let _ = server.wait();
-                    outcome.killed_by_scenario = true;
-                    return Ok(());
-                }
-                if now >= end_tick {
-                    return Ok(());
-                }
+            // The kill in the middle of its tick, when the server has
+            // long finished writing the tick before: what a crash leaves
+            // in its recordings is then the same in every run.
+            if kill_tick.is_some_and(|k| self.clock.middle.is_some_and(|m| m >= k)) {
+                let _ = server.kill();
+                let _ = server.wait();
+                outcome.killed_by_scenario = true;
+                return Ok(());
+            }
+            if now != before && now.is_some_and(|n| n >= end_tick) {
+                return Ok(());
             }
             // A bot waiting for the server's answer sends its next step at
             // once, so that a join keeps to the tick it was sent on.

@@ -22,6 +22,11 @@
 //! - [`huffman`], [`packer`]: DDNet's Huffman coder and variable-width ints.
 //! - [`codec`]: the core every format uses: [`codec::Reader`],
 //!   [`codec::Codec`], [`codec::DecodeError`].
+//! - [`report`]: what a check says ([`report::Verdict`], [`report::Finding`]
+//!   and its typed [`report::Code`]); [`input`]: a checked file's bytes,
+//!   through its compression.
+//!
+//! `ARCHITECTURE.md` draws the layers these modules form.
 //! - [`schema`]: the JSON shapes the command line prints.
 //!
 //! ```

@@ -619,7 +619,7 @@ fn typo_field() -> Result<(), libtest_mimic::Failed> {
 
 /// A case whose expected JSON the fields do not reach is `not_compared`.
 fn nothing_compared() -> Result<(), libtest_mimic::Failed> {
-    use teeoracle::conform::{self, Case, Info, Suite, UnitInfo, Verdict};
+    use teeoracle::conform::{self, Case, CaseVerdict, Info, Suite, UnitInfo};
     let suite = Suite {
         version: 0,
         seed: 0,
@@ -640,8 +640,8 @@ fn nothing_compared() -> Result<(), libtest_mimic::Failed> {
     );
     let mut adapter = conform::InProcess::new(info, conform::reference_answer);
     let report = conform::run(&suite, &mut adapter, None).unwrap();
-    let results: Vec<Verdict> = report.cases.iter().map(|o| o.result).collect();
-    assert_eq!(results, [Verdict::NotCompared, Verdict::Pass]);
+    let results: Vec<CaseVerdict> = report.cases.iter().map(|o| o.result).collect();
+    assert_eq!(results, [CaseVerdict::NotCompared, CaseVerdict::Pass]);
     assert_eq!(report.summary.total.get("not_compared"), Some(&1));
     assert!(
         !report.failed,
@@ -945,7 +945,7 @@ fn basic_path_first() -> Result<(), libtest_mimic::Failed> {
     let wrong: Vec<_> = report
         .cases
         .iter()
-        .filter(|o| o.result == conform::Verdict::WrongValue)
+        .filter(|o| o.result == conform::CaseVerdict::WrongValue)
         .collect();
     assert!(!wrong.is_empty(), "no wrong_value finding");
     for o in wrong {

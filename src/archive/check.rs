@@ -1,7 +1,7 @@
 //! The archive format for [`crate::check`]: every member verified against
 //! its recordings ([`Archive::verify`]).
 
-use super::{Archive, OpenOptions, Status, frames::is_tar_header};
+use super::{Archive, MemberStatus, OpenOptions, frames::is_tar_header};
 use crate::input::Source;
 use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 use std::io;
@@ -81,18 +81,18 @@ impl Format for ArchiveFormat {
                     }
                     let worst = v.findings.iter().map(|f| f.severity).max();
                     let said = match v.status {
-                        Status::Failed => worst == Some(Severity::Fail),
-                        Status::Warn => worst >= Some(Severity::Warn),
+                        MemberStatus::Failed => worst == Some(Severity::Fail),
+                        MemberStatus::Warn => worst >= Some(Severity::Warn),
                         _ => !v.findings.is_empty(),
                     };
                     if said {
                         continue;
                     }
                     let severity = match v.status {
-                        Status::Ok => continue,
-                        Status::Note => Severity::Note,
-                        Status::Rebuilt | Status::Warn => Severity::Warn,
-                        Status::Failed => Severity::Fail,
+                        MemberStatus::Ok => continue,
+                        MemberStatus::Note => Severity::Note,
+                        MemberStatus::Rebuilt | MemberStatus::Warn => Severity::Warn,
+                        MemberStatus::Failed => Severity::Fail,
                     };
                     verdict.push(Finding::new(
                         severity,
@@ -100,13 +100,13 @@ impl Format for ArchiveFormat {
                         format!("{}: {}", v.member, v.detail),
                     ));
                 }
-                let count = |s: Status| r.verdicts.iter().filter(|v| v.status == s).count();
+                let count = |s: MemberStatus| r.verdicts.iter().filter(|v| v.status == s).count();
                 verdict.summary = format!(
                     "{} map(s), {} records, {agree} checkpoint(s) agree; {} rebuilt, {} failed",
                     r.maps.len(),
                     verdict.counts.records.unwrap_or(0),
-                    count(Status::Rebuilt),
-                    count(Status::Failed)
+                    count(MemberStatus::Rebuilt),
+                    count(MemberStatus::Failed)
                 );
             }
         }

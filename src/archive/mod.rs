@@ -39,8 +39,8 @@ mod text_error;
 pub use frames::Compression;
 pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
 pub use read::{
-    Archive, MapLine, MapReport, MemberLine, OpenOptions, Report, Resumed, SeekResult, Status,
-    Summary, Totals, Verdict,
+    Archive, MapLine, MapReport, MemberLine, MemberStatus, MemberVerdict, OpenOptions, Report,
+    Resumed, SeekResult, Summary, VerifyTotals,
 };
 
 use crate::codec::DecodeError;

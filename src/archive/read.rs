@@ -172,7 +172,7 @@ struct MapMembers {
 /// How a member (or the archive) fared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub enum MemberStatus {
     /// Present and what the recording says.
     Ok,
     /// Worth knowing, not wrong (an optional member absent, an unknown one).
@@ -186,27 +186,27 @@ pub enum Status {
     Failed,
 }
 
-impl Status {
+impl MemberStatus {
     /// The word shown in reports.
     pub fn word(self) -> &'static str {
         match self {
-            Status::Ok => "ok",
-            Status::Note => "note",
-            Status::Rebuilt => "rebuilt",
-            Status::Warn => "warn",
-            Status::Failed => "FAIL",
+            MemberStatus::Ok => "ok",
+            MemberStatus::Note => "note",
+            MemberStatus::Rebuilt => "rebuilt",
+            MemberStatus::Warn => "warn",
+            MemberStatus::Failed => "FAIL",
         }
     }
 }
 
 /// One line of a verification.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Verdict {
+pub struct MemberVerdict {
     /// A member name, `N/` for a map folder, or `archive` for the file as a
     /// whole.
     pub member: String,
     /// How it fared.
-    pub status: Status,
+    pub status: MemberStatus,
     /// What was found, in a line.
     pub detail: String,
     /// For a recording (`N/demodata.bin`): what the teehistorian pipeline
@@ -216,9 +216,13 @@ pub struct Verdict {
     pub findings: Vec<Finding>,
 }
 
-impl Verdict {
-    fn new(member: impl Into<String>, status: Status, detail: impl Into<String>) -> Verdict {
-        Verdict {
+impl MemberVerdict {
+    fn new(
+        member: impl Into<String>,
+        status: MemberStatus,
+        detail: impl Into<String>,
+    ) -> MemberVerdict {
+        MemberVerdict {
             member: member.into(),
             status,
             detail: detail.into(),
@@ -278,7 +282,7 @@ pub struct Archive {
     index: Option<usize>,
     maps: BTreeMap<u32, MapMembers>,
     /// How the file was read, and what is odd about its structure.
-    structure: Vec<Verdict>,
+    structure: Vec<MemberVerdict>,
     /// The cap it was opened with.
     max_decompressed: Option<u64>,
 }
@@ -363,7 +367,7 @@ pub struct Report {
     /// The file's size.
     pub bytes: u64,
     /// One per member (and for the archive as a whole), in archive order.
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<MemberVerdict>,
     /// The maps whose recording is there.
     pub maps: Vec<MapReport>,
     /// The top-level `info.txt` as it should be.
@@ -373,7 +377,7 @@ pub struct Report {
 
 /// What a verification counted, for its last line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Totals {
+pub struct VerifyTotals {
     /// Map folders with a recording.
     pub maps: usize,
     /// Records of all of them.
@@ -386,7 +390,7 @@ pub struct Totals {
     pub failed: usize,
 }
 
-impl fmt::Display for Totals {
+impl fmt::Display for VerifyTotals {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -400,23 +404,27 @@ impl Report {
     /// True if anything is present but wrong, or a recording is missing
     /// or unsound.
     pub fn failed(&self) -> bool {
-        self.verdicts.iter().any(|v| v.status == Status::Failed)
+        self.verdicts
+            .iter()
+            .any(|v| v.status == MemberStatus::Failed)
     }
 
     /// Verdicts with a status other than `ok`.
-    pub fn remarks(&self) -> impl Iterator<Item = &Verdict> {
-        self.verdicts.iter().filter(|v| v.status != Status::Ok)
+    pub fn remarks(&self) -> impl Iterator<Item = &MemberVerdict> {
+        self.verdicts
+            .iter()
+            .filter(|v| v.status != MemberStatus::Ok)
     }
 
     /// What was counted.
-    pub fn totals(&self) -> Totals {
-        let count = |s: Status| self.verdicts.iter().filter(|v| v.status == s).count();
-        Totals {
+    pub fn totals(&self) -> VerifyTotals {
+        let count = |s: MemberStatus| self.verdicts.iter().filter(|v| v.status == s).count();
+        VerifyTotals {
             maps: self.maps.len(),
             records: self.maps.iter().map(|m| m.records).sum(),
             checkpoints_agree: self.maps.iter().map(|m| m.checkpoints_agree).sum(),
-            rebuilt: count(Status::Rebuilt),
-            failed: count(Status::Failed),
+            rebuilt: count(MemberStatus::Rebuilt),
+            failed: count(MemberStatus::Failed),
         }
     }
 }
@@ -607,9 +615,9 @@ impl Archive {
                     archive.max_decompressed = options.max_decompressed;
                     return Ok(archive);
                 }
-                Err(why) => structure.push(Verdict::new(
+                Err(why) => structure.push(MemberVerdict::new(
                     "index.txt",
-                    Status::Note,
+                    MemberStatus::Note,
                     format!("not usable ({why}): the archive is read from the start"),
                 )),
             }
@@ -646,7 +654,7 @@ impl Archive {
                 }
                 let found = found.unwrap_or_default();
                 if let Some(why) = found.error {
-                    structure.push(Verdict::new("archive", Status::Failed, why));
+                    structure.push(MemberVerdict::new("archive", MemberStatus::Failed, why));
                 }
                 let len = tmp.as_file().metadata().map_err(scratch)?.len();
                 (Source::Spool(tmp), len, found.frames)
@@ -668,18 +676,22 @@ impl Archive {
             ));
         }
         for note in found.ignored {
-            structure.push(Verdict::new(
+            structure.push(MemberVerdict::new(
                 "archive",
-                Status::Note,
+                MemberStatus::Note,
                 format!("{note}: ignored"),
             ));
         }
         if let Some(why) = found.broken {
-            structure.push(Verdict::new("archive", Status::Failed, why.to_string()));
-        } else if found.no_end_marker {
-            structure.push(Verdict::new(
+            structure.push(MemberVerdict::new(
                 "archive",
-                Status::Warn,
+                MemberStatus::Failed,
+                why.to_string(),
+            ));
+        } else if found.no_end_marker {
+            structure.push(MemberVerdict::new(
+                "archive",
+                MemberStatus::Warn,
                 "the tar stream ends without its end-of-archive blocks (cut short?)",
             ));
         }
@@ -697,14 +709,14 @@ impl Archive {
         bytes: u64,
         source: Source,
         members: Vec<Member>,
-        mut structure: Vec<Verdict>,
+        mut structure: Vec<MemberVerdict>,
     ) -> Archive {
         let (mut top, mut index, mut maps) = (None, None, BTreeMap::<u32, MapMembers>::new());
         for (i, m) in members.iter().enumerate() {
             let Some(slot) = Slot::parse(&m.name) else {
-                structure.push(Verdict::new(
+                structure.push(MemberVerdict::new(
                     &m.name,
-                    Status::Note,
+                    MemberStatus::Note,
                     "not part of the layout: ignored",
                 ));
                 continue;
@@ -722,9 +734,9 @@ impl Archive {
                         MapMember::History => &mut mm.history,
                         MapMember::Save(k) => {
                             if mm.saves.insert(k, i).is_some() {
-                                structure.push(Verdict::new(
+                                structure.push(MemberVerdict::new(
                                     &m.name,
-                                    Status::Note,
+                                    MemberStatus::Note,
                                     "stored twice: the last copy is used, as tar extracts it",
                                 ));
                             }
@@ -734,9 +746,9 @@ impl Archive {
                 }
             };
             if place.replace(i).is_some() {
-                structure.push(Verdict::new(
+                structure.push(MemberVerdict::new(
                     &m.name,
-                    Status::Note,
+                    MemberStatus::Note,
                     "stored twice: the last copy is used, as tar extracts it",
                 ));
             }
@@ -759,8 +771,8 @@ impl Archive {
     /// where its streams really start (`boundaries`).
     fn check_index(&mut self, boundaries: &[Frame]) {
         let verdict = match self.index_mismatch(boundaries) {
-            Ok(detail) => Verdict::new("index.txt", Status::Ok, detail),
-            Err(why) => Verdict::new("index.txt", Status::Note, why),
+            Ok(detail) => MemberVerdict::new("index.txt", MemberStatus::Ok, detail),
+            Err(why) => MemberVerdict::new("index.txt", MemberStatus::Note, why),
         };
         self.structure.push(verdict);
     }
@@ -1003,9 +1015,9 @@ impl Archive {
                 let mut full = Archive::open_with(&self.path, &options)?;
                 full.structure.insert(
                     0,
-                    Verdict::new(
+                    MemberVerdict::new(
                         "index.txt",
-                        Status::Note,
+                        MemberStatus::Note,
                         format!(
                             "reading {} through it: {why}: the archive was read from the start",
                             why.member
@@ -1122,7 +1134,7 @@ impl Archive {
         let mut notes: Vec<String> = self
             .structure
             .iter()
-            .filter(|v| v.status != Status::Ok)
+            .filter(|v| v.status != MemberStatus::Ok)
             .map(|v| format!("{}: {}", v.member, v.detail))
             .collect();
         notes.extend(note);
@@ -1425,7 +1437,7 @@ impl Archive {
                     Fault::Damaged(w) | Fault::Retry(w) => format!("{}: {w}", w.member),
                     Fault::Fail(e) => e.to_string(),
                 };
-                verdicts.push(Verdict::new("archive", Status::Failed, why));
+                verdicts.push(MemberVerdict::new("archive", MemberStatus::Failed, why));
                 (
                     TopInfo {
                         version: text::ARCHIVE_VERSION,
@@ -1441,26 +1453,26 @@ impl Archive {
         };
         let folders = self.maps.len() as u32;
         let top_verdict = match (note, self.top.is_some()) {
-            (None, _) if top.maps != folders => Verdict::new(
+            (None, _) if top.maps != folders => MemberVerdict::new(
                 "info.txt",
-                Status::Failed,
+                MemberStatus::Failed,
                 format!(
                     "says {} maps, the archive has {folders} map folders",
                     top.maps
                 ),
             ),
-            (None, _) => Verdict::new(
+            (None, _) => MemberVerdict::new(
                 "info.txt",
-                Status::Ok,
+                MemberStatus::Ok,
                 format!("version {}, {} maps", top.version, top.maps),
             ),
-            (Some(note), false) => Verdict::new("info.txt", Status::Rebuilt, note),
-            (Some(note), true) => Verdict::new("info.txt", Status::Failed, note),
+            (Some(note), false) => MemberVerdict::new("info.txt", MemberStatus::Rebuilt, note),
+            (Some(note), true) => MemberVerdict::new("info.txt", MemberStatus::Failed, note),
         };
         // A sound info.txt is kept as stored (fields a later version added
         // included); otherwise it is rendered with the folders found.
         let top_text = match (top_verdict.status, self.stored_text(self.top)) {
-            (Status::Ok, Ok(Some(Ok(text)))) => text,
+            (MemberStatus::Ok, Ok(Some(Ok(text)))) => text,
             _ => TopInfo {
                 maps: folders,
                 ..top.clone()
@@ -1469,9 +1481,9 @@ impl Archive {
         };
         verdicts.push(top_verdict);
         if top.every < MIN_EVERY {
-            verdicts.push(Verdict::new(
+            verdicts.push(MemberVerdict::new(
                 "info.txt",
-                Status::Note,
+                MemberStatus::Note,
                 format!(
                     "checkpoint_every: {} ticks is less than a second: checkpoints are rebuilt {MIN_EVERY} ticks apart",
                     top.every
@@ -1485,9 +1497,9 @@ impl Archive {
             .find(|&(expected, &n)| n != expected)
             .map(|(expected, _)| expected);
         if let Some(gap) = gap {
-            verdicts.push(Verdict::new(
+            verdicts.push(MemberVerdict::new(
                 format!("{gap}/"),
-                Status::Failed,
+                MemberStatus::Failed,
                 "map folder missing",
             ));
         }
@@ -1517,14 +1529,14 @@ impl Archive {
         every: i32,
         previous_game: Option<&str>,
         on_read: &mut dyn FnMut(u64),
-    ) -> (Vec<Verdict>, Option<MapReport>, Option<String>) {
+    ) -> (Vec<MemberVerdict>, Option<MapReport>, Option<String>) {
         let mm = &self.maps[&n];
         let name = |m: MapMember| Slot::Map(n, m).to_string();
         let mut v = Vec::new();
         let Some(rec) = mm.recording else {
-            v.push(Verdict::new(
+            v.push(MemberVerdict::new(
                 name(MapMember::Recording),
-                Status::Failed,
+                MemberStatus::Failed,
                 "missing: the recording is the one member that cannot be rebuilt",
             ));
             return (v, None, None);
@@ -1592,9 +1604,9 @@ impl Archive {
                     Fault::Damaged(w) | Fault::Retry(w) => w.to_string(),
                     Fault::Fail(e) => e.to_string(),
                 };
-                v.push(Verdict::new(
+                v.push(MemberVerdict::new(
                     name(MapMember::Recording),
-                    Status::Failed,
+                    MemberStatus::Failed,
                     why,
                 ));
                 return (v, None, None);
@@ -1610,27 +1622,27 @@ impl Archive {
         let findings = a.scan.findings();
         let problems: Vec<String> = a.problems().map(|f| f.message).collect();
         let mut recording = if a.scan.bytes < size || self.members[rec].truncated {
-            Verdict::new(
+            MemberVerdict::new(
                 name(MapMember::Recording),
-                Status::Failed,
+                MemberStatus::Failed,
                 format!(
                     "the archive ends after {} of its {size} bytes",
                     a.scan.bytes
                 ),
             )
         } else if !problems.is_empty() {
-            Verdict::new(
+            MemberVerdict::new(
                 name(MapMember::Recording),
-                Status::Failed,
+                MemberStatus::Failed,
                 problems.join("; "),
             )
         } else {
             let end = a.scan.end.map_or(String::new(), |e| e.to_string());
             let status = match a.scan.end {
-                Some(End::Truncated { .. }) => Status::Warn,
-                _ => Status::Ok,
+                Some(End::Truncated { .. }) => MemberStatus::Warn,
+                _ => MemberStatus::Ok,
             };
-            Verdict::new(
+            MemberVerdict::new(
                 name(MapMember::Recording),
                 status,
                 format!(
@@ -1666,9 +1678,9 @@ impl Archive {
                     offset: t.offset,
                 });
                 saves.push((save, SaveFile::of(t).render().into_bytes()));
-                sv.push(Verdict::new(
+                sv.push(MemberVerdict::new(
                     name(MapMember::Save(save)),
-                    Status::Rebuilt,
+                    MemberStatus::Rebuilt,
                     format!(
                         "missing: rebuilt from {n}/demodata.bin (tick {}, byte {})",
                         t.tick(),
@@ -1677,9 +1689,9 @@ impl Archive {
                 ));
             }
             for (k, why) in &damaged_saves {
-                sv.push(Verdict::new(
+                sv.push(MemberVerdict::new(
                     name(MapMember::Save(*k)),
-                    Status::Failed,
+                    MemberStatus::Failed,
                     format!("damaged ({why}): not used"),
                 ));
             }
@@ -1694,9 +1706,9 @@ impl Archive {
                 {
                     toc_faults.push(format!("save{}.ron at byte {}: {why}", e.save, e.offset));
                     if mm.saves.contains_key(&e.save) {
-                        sv.push(Verdict::new(
+                        sv.push(MemberVerdict::new(
                             &member,
-                            Status::Failed,
+                            MemberStatus::Failed,
                             format!("byte {} is {why}: not used", e.offset),
                         ));
                     }
@@ -1720,9 +1732,9 @@ impl Archive {
                 let stored = load_save(e.save, t.offset);
                 let (verdict, bytes) = match stored {
                     None => (
-                        Verdict::new(
+                        MemberVerdict::new(
                             &member,
-                            Status::Rebuilt,
+                            MemberStatus::Rebuilt,
                             format!("missing: rebuilt from {n}/demodata.bin ({detail})"),
                         ),
                         rendered.into_bytes(),
@@ -1730,18 +1742,18 @@ impl Archive {
                     Some((Ok(s), raw)) if s == expected => {
                         agree += 1;
                         (
-                            Verdict::new(
+                            MemberVerdict::new(
                                 &member,
-                                Status::Ok,
+                                MemberStatus::Ok,
                                 format!("agrees with the replay ({detail})"),
                             ),
                             raw.into_bytes(),
                         )
                     }
                     Some((Ok(s), _)) => (
-                        Verdict::new(
+                        MemberVerdict::new(
                             &member,
-                            Status::Failed,
+                            MemberStatus::Failed,
                             format!(
                                 "disagrees with the replay of {n}/demodata.bin ({detail}): {}; rebuilt",
                                 first_difference(&s, &expected)
@@ -1750,9 +1762,9 @@ impl Archive {
                         rendered.into_bytes(),
                     ),
                     Some((Err(why), _)) => (
-                        Verdict::new(
+                        MemberVerdict::new(
                             &member,
-                            Status::Failed,
+                            MemberStatus::Failed,
                             format!("damaged ({why}): rebuilt ({detail})"),
                         ),
                         rendered.into_bytes(),
@@ -1775,7 +1787,11 @@ impl Archive {
                     Some(Ok(_)) => "not listed in toc.txt: ignored",
                     _ => "at the same byte as another checkpoint: ignored",
                 };
-                sv.push(Verdict::new(name(MapMember::Save(*k)), Status::Note, why));
+                sv.push(MemberVerdict::new(
+                    name(MapMember::Save(*k)),
+                    MemberStatus::Note,
+                    why,
+                ));
             }
         }
         let toc_text = render_toc(&entries);
@@ -1786,25 +1802,25 @@ impl Archive {
                 } else {
                     "the checkpoints".into()
                 };
-                Verdict::new(
+                MemberVerdict::new(
                     name(MapMember::Toc),
-                    Status::Rebuilt,
+                    MemberStatus::Rebuilt,
                     format!("missing: rebuilt from {from}"),
                 )
             }
-            (Some(Err(why)), _) => Verdict::new(
+            (Some(Err(why)), _) => MemberVerdict::new(
                 name(MapMember::Toc),
-                Status::Failed,
+                MemberStatus::Failed,
                 format!("damaged ({why}): rebuilt"),
             ),
-            (Some(Ok(_)), false) => Verdict::new(
+            (Some(Ok(_)), false) => MemberVerdict::new(
                 name(MapMember::Toc),
-                Status::Failed,
+                MemberStatus::Failed,
                 format!("{}; rebuilt", toc_faults.join("; ")),
             ),
-            (Some(Ok(e)), true) => Verdict::new(
+            (Some(Ok(e)), true) => MemberVerdict::new(
                 name(MapMember::Toc),
-                Status::Ok,
+                MemberStatus::Ok,
                 format!("{} checkpoints", e.len()),
             ),
         };
@@ -1893,20 +1909,20 @@ fn compare_text(
     stored: Option<Result<String, String>>,
     canonical: String,
     n: u32,
-) -> (Verdict, String) {
+) -> (MemberVerdict, String) {
     match stored {
         None => (
-            Verdict::new(
+            MemberVerdict::new(
                 member,
-                Status::Rebuilt,
+                MemberStatus::Rebuilt,
                 format!("missing: rebuilt from {n}/demodata.bin"),
             ),
             canonical,
         ),
         Some(Err(why)) => (
-            Verdict::new(
+            MemberVerdict::new(
                 member,
-                Status::Failed,
+                MemberStatus::Failed,
                 format!("damaged ({why}): rebuilt from {n}/demodata.bin"),
             ),
             canonical,
@@ -1914,9 +1930,9 @@ fn compare_text(
         Some(Ok(text)) if text == canonical => {
             let lines = text.lines().filter(|l| !l.starts_with('#')).count();
             (
-                Verdict::new(
+                MemberVerdict::new(
                     member,
-                    Status::Ok,
+                    MemberStatus::Ok,
                     format!("{lines} lines, as the recording says"),
                 ),
                 text,
@@ -1933,9 +1949,9 @@ fn compare_text(
                 .unwrap_or((0, (None, None)));
             let show = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("{l:?}"));
             (
-                Verdict::new(
+                MemberVerdict::new(
                     member,
-                    Status::Failed,
+                    MemberStatus::Failed,
                     format!(
                         "differs from what {n}/demodata.bin says at line {}: {} instead of {}; rebuilt",
                         line + 1,

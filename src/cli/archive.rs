@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::archive::log::LogEvent;
 use teeoracle::archive::{
-    self, Archive, ArchiveError, Compression, PackOptions, Progress, Report, Status,
+    self, Archive, ArchiveError, Compression, MemberStatus, PackOptions, Progress, Report,
     TICKS_PER_SECOND,
 };
 use teeoracle::check::Severity;
@@ -432,7 +432,11 @@ fn print_report(o: &mut impl Write, path: &Path, r: &Report, all: bool) -> Resul
         r.compression.name(),
         r.bytes
     )?;
-    for v in r.verdicts.iter().filter(|v| all || v.status != Status::Ok) {
+    for v in r
+        .verdicts
+        .iter()
+        .filter(|v| all || v.status != MemberStatus::Ok)
+    {
         writeln!(
             o,
             "{:<7}  {:<width$}  {}",
@@ -457,7 +461,7 @@ fn verify(path: &Path, archive: Archive, format: ReportFormat) -> Result<(), Fai
                 ok: bool,
                 #[serde(flatten)]
                 report: &'r Report,
-                totals: archive::Totals,
+                totals: archive::VerifyTotals,
             }
             let doc = Verified {
                 archive: shown(path),

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 /// The result of one case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum CaseVerdict {
     /// The answer is the expected one.
     Pass,
     /// An accepted answer that differs from the expected one.
@@ -30,30 +30,30 @@ pub enum Verdict {
     NotCompared,
 }
 
-impl Verdict {
+impl CaseVerdict {
     /// Every verdict, in report order.
-    pub const ALL: [Verdict; 8] = [
-        Verdict::Pass,
-        Verdict::WrongValue,
-        Verdict::AcceptedMustReject,
-        Verdict::RejectedMustAccept,
-        Verdict::Crash,
-        Verdict::Timeout,
-        Verdict::NotCovered,
-        Verdict::NotCompared,
+    pub const ALL: [CaseVerdict; 8] = [
+        CaseVerdict::Pass,
+        CaseVerdict::WrongValue,
+        CaseVerdict::AcceptedMustReject,
+        CaseVerdict::RejectedMustAccept,
+        CaseVerdict::Crash,
+        CaseVerdict::Timeout,
+        CaseVerdict::NotCovered,
+        CaseVerdict::NotCompared,
     ];
 
     /// Its name in reports (`wrong_value`, ...).
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::Pass => "pass",
-            Verdict::WrongValue => "wrong_value",
-            Verdict::AcceptedMustReject => "accepted_must_reject",
-            Verdict::RejectedMustAccept => "rejected_must_accept",
-            Verdict::Crash => "crash",
-            Verdict::Timeout => "timeout",
-            Verdict::NotCovered => "not_covered",
-            Verdict::NotCompared => "not_compared",
+            CaseVerdict::Pass => "pass",
+            CaseVerdict::WrongValue => "wrong_value",
+            CaseVerdict::AcceptedMustReject => "accepted_must_reject",
+            CaseVerdict::RejectedMustAccept => "rejected_must_accept",
+            CaseVerdict::Crash => "crash",
+            CaseVerdict::Timeout => "timeout",
+            CaseVerdict::NotCovered => "not_covered",
+            CaseVerdict::NotCompared => "not_compared",
         }
     }
 
@@ -61,7 +61,7 @@ impl Verdict {
     pub fn finding(self) -> bool {
         !matches!(
             self,
-            Verdict::Pass | Verdict::NotCovered | Verdict::NotCompared
+            CaseVerdict::Pass | CaseVerdict::NotCovered | CaseVerdict::NotCompared
         )
     }
 }
@@ -80,7 +80,7 @@ pub struct Outcome {
     /// Its reason.
     pub reason: String,
     /// The verdict.
-    pub result: Verdict,
+    pub result: CaseVerdict,
     /// `wrong_value`: the differing JSON path (`""`: the root, or bytes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -142,7 +142,7 @@ fn is_zero(n: &usize) -> bool {
 
 impl Outcome {
     /// The outcome `result` of `case`, without details.
-    pub fn new(case: &Case, result: Verdict) -> Self {
+    pub fn new(case: &Case, result: CaseVerdict) -> Self {
         Outcome {
             id: case.id.clone(),
             unit: case.unit,
@@ -209,8 +209,8 @@ fn verdict(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
     match answer {
         Answer::Failed(f) => {
             let v = match f.kind {
-                FailureKind::Timeout => Verdict::Timeout,
-                _ => Verdict::Crash,
+                FailureKind::Timeout => CaseVerdict::Timeout,
+                _ => CaseVerdict::Crash,
             };
             let o = Outcome::new(case, v);
             match f.detail.is_empty() {
@@ -220,23 +220,23 @@ fn verdict(case: &Case, unit: &UnitInfo, answer: &Answer) -> Outcome {
         }
         Answer::Rejected(why) => {
             let v = match case.expected {
-                Expected::Reject => Verdict::Pass,
-                _ => Verdict::RejectedMustAccept,
+                Expected::Reject => CaseVerdict::Pass,
+                _ => CaseVerdict::RejectedMustAccept,
             };
             Outcome::new(case, v).detail(why.clone())
         }
         Answer::Decoded(_) | Answer::Encoded(_) if case.expected == Expected::Reject => {
-            Outcome::new(case, Verdict::AcceptedMustReject)
+            Outcome::new(case, CaseVerdict::AcceptedMustReject)
         }
         Answer::Encoded(out) => match &case.expected {
-            Expected::Bytes(want) if want == out => Outcome::new(case, Verdict::Pass),
+            Expected::Bytes(want) if want == out => Outcome::new(case, CaseVerdict::Pass),
             Expected::Bytes(want) => wrong_bytes(case, want, out),
-            _ => Outcome::new(case, Verdict::Crash)
+            _ => Outcome::new(case, CaseVerdict::Crash)
                 .detail("bytes answered to a decode case".to_string()),
         },
         Answer::Decoded(got) => match &case.expected {
             Expected::Json(want) => wrong_json(case, unit, &want.value(), got),
-            _ => Outcome::new(case, Verdict::Crash)
+            _ => Outcome::new(case, CaseVerdict::Crash)
                 .detail("JSON answered to an encode case".to_string()),
         },
     }
@@ -254,7 +254,7 @@ fn wrong_bytes(case: &Case, want: &[u8], got: &[u8]) -> Outcome {
     let start = offset.saturating_sub(WINDOW);
     let window = |b: &[u8]| hex::encode(&b[start.min(b.len())..(offset + WINDOW + 1).min(b.len())]);
     let (e, a) = (window(want), window(got));
-    let mut o = Outcome::new(case, Verdict::WrongValue);
+    let mut o = Outcome::new(case, CaseVerdict::WrongValue);
     o.path = Some(String::new());
     o.offset = Some(offset);
     o.window_start = Some(start);
@@ -292,8 +292,8 @@ fn wrong_json(case: &Case, unit: &UnitInfo, want: &Value, got: &Value) -> Outcom
     let c = compare_all(want, got, fields.as_ref());
     if c.differences.is_empty() {
         let v = match c.compared {
-            0 => Verdict::NotCompared,
-            _ => Verdict::Pass,
+            0 => CaseVerdict::NotCompared,
+            _ => CaseVerdict::Pass,
         };
         let mut o = Outcome::new(case, v);
         o.not_compared = c.not_compared;
@@ -301,7 +301,7 @@ fn wrong_json(case: &Case, unit: &UnitInfo, want: &Value, got: &Value) -> Outcom
         return o;
     }
     let head = headline(&c.differences);
-    let mut o = Outcome::new(case, Verdict::WrongValue);
+    let mut o = Outcome::new(case, CaseVerdict::WrongValue);
     o.differences = c.total_differences;
     o.other_paths = c
         .differences

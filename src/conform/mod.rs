@@ -50,7 +50,7 @@ pub use adapter::{
 pub use compare::{
     Comparison, Difference, FieldSet, KEPT_DIFFERENCES, compare, compare_all, shape_paths,
 };
-pub use judge::{Outcome, Verdict, judge};
+pub use judge::{CaseVerdict, Outcome, judge};
 pub use report::{
     Counts, Coverage, Report, RunError, SuiteInfo, Summary, check_fields, run, run_one,
     run_parallel,

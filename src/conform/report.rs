@@ -3,7 +3,7 @@
 
 use super::adapter::{Adapter, Answer, Info};
 use super::compare::shape_paths;
-use super::judge::{Outcome, Verdict, judge};
+use super::judge::{CaseVerdict, Outcome, judge};
 use super::{Case, Expected, FieldSet, Op, Suite, Unit};
 use serde::Serialize;
 use serde_json::Value;
@@ -195,7 +195,7 @@ fn run_case(case: &Case, adapter: &mut dyn Adapter) -> Outcome {
 /// outcome.
 pub fn run_one(case: &Case, adapter: &mut dyn Adapter) -> (Option<Answer>, Outcome) {
     let Some(unit) = adapter.info().covers(case).cloned() else {
-        return (None, Outcome::new(case, Verdict::NotCovered));
+        return (None, Outcome::new(case, CaseVerdict::NotCovered));
     };
     let answer = adapter.answer(case);
     let outcome = judge(case, &unit, &answer);
@@ -400,7 +400,7 @@ impl Report {
             let failures = cases.iter().filter(|o| o.result.finding()).count();
             let skipped = cases
                 .iter()
-                .filter(|o| matches!(o.result, Verdict::NotCovered | Verdict::NotCompared))
+                .filter(|o| matches!(o.result, CaseVerdict::NotCovered | CaseVerdict::NotCompared))
                 .count();
             writeln!(
                 out,
@@ -429,17 +429,17 @@ impl Report {
                     r#"    <testcase classname="{unit}" name="{}""#,
                     xml(&o.id)
                 )?;
-                if o.result == Verdict::Pass {
+                if o.result == CaseVerdict::Pass {
                     writeln!(out, "/>")?;
                     continue;
                 }
                 writeln!(out, ">")?;
-                if o.result == Verdict::NotCovered {
+                if o.result == CaseVerdict::NotCovered {
                     writeln!(
                         out,
                         r#"      <skipped message="not covered by the adapter"/>"#
                     )?;
-                } else if o.result == Verdict::NotCompared {
+                } else if o.result == CaseVerdict::NotCompared {
                     writeln!(
                         out,
                         r#"      <skipped message="not compared: the adapter's fields cover nothing of it"/>"#
@@ -544,7 +544,7 @@ fn write_finding(out: &mut dyn Write, o: &Outcome) -> io::Result<()> {
     if let Some(p) = o
         .printed
         .as_ref()
-        .filter(|_| o.result != Verdict::WrongValue)
+        .filter(|_| o.result != CaseVerdict::WrongValue)
     {
         let p = p.trim_end();
         match p.is_empty() {

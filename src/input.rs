@@ -403,12 +403,3 @@ impl io::Write for ChannelWriter {
         Ok(())
     }
 }
-
-/// A few words on what a file's first bytes are, for "not this format".
-pub(crate) fn describe_head(head: &[u8]) -> String {
-    if head.is_empty() {
-        return "the file is empty".into();
-    }
-    let shown = &head[..head.len().min(8)];
-    format!("it starts with {}", crate::bytes::hex_preview(shown))
-}

@@ -45,24 +45,31 @@
 //!
 //! # Features
 //!
-//! With `default-features = false` the crate is the codecs and replays
-//! only (dependencies: serde, serde_json, ron, uuid, hex, and sha2 and
-//! crc32fast for demo map checksums). `archive` adds
-//! recording archives and reading compressed files in [`check`]; `capture`
-//! adds reading pcap and pcapng files; `cli` (the default) is the
-//! `teeoracle` command and brings both.
+//! With `default-features = false` the crate is the formats only: their
+//! codecs, replays and check pipelines, over the core (dependencies:
+//! serde, serde_json, itoa, ron, uuid, hex, and sha2 and crc32fast for
+//! demo map checksums; `.ci/run` checks this list). `jobs` adds `check`,
+//! `conform`, `diff`, `generate` and the bot (and `similar`); `archive`
+//! adds recording archives and reading compressed files; `capture` adds
+//! reading pcap and pcapng files; `cli` (the default) is the `teeoracle`
+//! command and brings all three.
 
 #[cfg(feature = "archive")]
 pub mod archive;
+#[cfg(feature = "jobs")]
 pub mod bot;
 pub mod bytes;
 pub mod capture;
+#[cfg(feature = "jobs")]
 pub mod check;
 pub mod codec;
+#[cfg(feature = "jobs")]
 pub mod conform;
 pub mod demo;
+#[cfg(feature = "jobs")]
 pub mod diff;
 pub mod files;
+#[cfg(feature = "jobs")]
 pub mod generate;
 pub mod huffman;
 pub mod input;

@@ -391,7 +391,8 @@ impl Verdict {
         self.findings.iter().find(|f| f.severity >= Severity::Warn)
     }
 
-    pub(crate) fn fail(&mut self, code: Code, message: impl Into<String>) {
+    /// Fails the verdict with `code` (the finding goes first).
+    pub fn fail(&mut self, code: Code, message: impl Into<String>) {
         self.findings
             .insert(0, Finding::new(Severity::Fail, code, message));
         self.status = Status::Fail;

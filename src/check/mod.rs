@@ -130,14 +130,14 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
                     let message = format!(
                         "named as a {} file, but its bytes are not one ({})",
                         format.name(),
-                        crate::input::describe_head(&head)
+                        describe_head(&head)
                     );
                     verdict.fail(Code::NotThisFormat, message);
                 }
                 (None, None) if options.named => {
                     let message = format!(
                         "not a file of any format teeoracle checks ({})",
-                        crate::input::describe_head(&head)
+                        describe_head(&head)
                     );
                     verdict.fail(Code::Unrecognised, message);
                 }
@@ -167,4 +167,13 @@ fn expect(verdict: &mut Verdict, options: &Options) {
         }
         Status::Skip | Status::Xfail => {}
     }
+}
+
+/// A few words on what a file's first bytes are, for "not this format".
+fn describe_head(head: &[u8]) -> String {
+    if head.is_empty() {
+        return "the file is empty".into();
+    }
+    let shown = &head[..head.len().min(8)];
+    format!("it starts with {}", crate::bytes::hex_preview(shown))
 }

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "capture")]
 use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
+#[cfg(feature = "capture")]
 use crate::codec::DecodeError;
 #[cfg(feature = "capture")]
 use crate::packet::Version;
@@ -10,7 +11,6 @@ use crate::packet::Version;
 use crate::report::Code;
 #[cfg(feature = "capture")]
 use crate::snapshot::Snapshot;
-#[cfg(feature = "capture")]
 #[cfg(feature = "capture")]
 use serde_json::Value;
 #[cfg(feature = "capture")]

@@ -505,7 +505,11 @@ fn verify(stream: &Stream) -> Summary {
         summary.last_tick = rec.tick;
     }
     assert_eq!(slice.end(), Some(End::Finished { offset: finish_at }));
-    assert!(slice.rest().is_empty());
+    assert!(
+        slice.rest().is_empty(),
+        "{} bytes after FINISH",
+        slice.rest().len()
+    );
     assert!(
         th.next_chunk().is_err_and(|e| e.is_eof()),
         "crate: chunks after FINISH"
@@ -529,7 +533,7 @@ fn verify(stream: &Stream) -> Summary {
     assert_eq!(inconsistencies, 0, "the replay found inconsistencies");
     assert_eq!(replay.tick(), stream.last_tick);
     let world = replay.world();
-    assert!(world.finished);
+    assert!(world.finished, "the replayed world never saw FINISH");
     assert_eq!(
         world.players.iter().filter(|p| p.connected).count() as i32,
         PLAYERS

@@ -19,7 +19,7 @@
 //! // The first datagram: the client's CONNECT.
 //! let first = s.next_datagram().unwrap();
 //! assert_eq!(first.direction, session::Direction::ToServer);
-//! assert!(first.anomalies.is_empty() && !first.failed());
+//! assert!(first.anomalies.is_empty() && !first.failed(), "{:?}", first.anomalies);
 //! // The rest, for the totals.
 //! let (summary, replay) = s.finish();
 //! assert_eq!((summary.datagrams, summary.exact, summary.peers), (1158, 1158, 1));

@@ -386,13 +386,16 @@ mod tests {
         bytes.extend_from_slice(b"{\"version\":\"2\",}\0");
         let err = crate::codec::decode_exact::<Header, _>(&bytes, crate::codec::Mode::Lenient, ())
             .unwrap_err();
-        assert!(matches!(
-            err.kind,
-            ErrorKind::HeaderNotJson {
-                line: 1,
-                column: 16
-            }
-        ));
+        assert!(
+            matches!(
+                err.kind,
+                ErrorKind::HeaderNotJson {
+                    line: 1,
+                    column: 16
+                }
+            ),
+            "{err}"
+        );
         assert_eq!(err.offset, 16 + 15, "{err}");
     }
 

@@ -57,6 +57,7 @@ struct PrevPlayer {
 ///
 /// ```
 /// use teeoracle::codec::Mode;
+/// use teeoracle::packet::Version;
 /// use teeoracle::teehistorian::{Header, HeaderInfo, Message, Recorder, SliceReader};
 /// let header = Header::from_info(HeaderInfo { version: 2, ..HeaderInfo::default() });
 /// let mut rec = Recorder::new(&header);

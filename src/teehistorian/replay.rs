@@ -532,10 +532,10 @@ impl Default for ReplayConfig {
 ///     replay.handle(rec.offset, &rec.msg)?; // an inconsistency is an error here
 /// }
 /// let world = replay.world();
-/// assert!(world.finished);
+/// assert!(world.finished, "no FINISH replayed");
 /// let alice = replay.player(0).unwrap();
 /// assert_eq!(alice.name.as_ref().unwrap().to_string(), "\"alice\"");
-/// assert!(!alice.connected);
+/// assert!(!alice.connected, "{alice:?}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -65,7 +65,7 @@ impl Verify {
 /// Everything one pass over a file learns: the teehistorian pipeline.
 ///
 /// ```
-/// use teeoracle::report::Severity;
+/// use teeoracle::report::{Code, Severity};
 /// use teeoracle::teehistorian::scan::{Scan, Verify};
 /// let file = std::fs::File::open("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian")?;
 /// let (header, scan) = Scan::run(std::io::BufReader::new(file), Verify::all())?;
@@ -75,7 +75,7 @@ impl Verify {
 /// // A recording cut by a crash: sound, with a warning.
 /// let findings = scan.findings();
 /// assert_eq!(findings.len(), 1);
-/// assert_eq!((findings[0].severity, findings[0].code), (Severity::Warn, "truncated"));
+/// assert_eq!((findings[0].severity, findings[0].code), (Severity::Warn, Code::Truncated));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Default, Serialize)]

@@ -73,6 +73,7 @@ pub mod files;
 pub mod generate;
 pub mod huffman;
 pub mod input;
+pub mod json_diff;
 pub mod log;
 pub mod packer;
 pub mod packet;

@@ -10,7 +10,14 @@ const ORDER: &[(&str, &[&str])] = &[
     (
         "core",
         &[
-            "codec", "bytes", "packer", "huffman", "schema", "files", "log",
+            "codec",
+            "bytes",
+            "packer",
+            "huffman",
+            "schema",
+            "files",
+            "log",
+            "json_diff",
         ],
     ),
     ("reports and input", &["input", "report"]),

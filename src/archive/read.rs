@@ -1976,56 +1976,19 @@ fn max_save_size(at: u64) -> u64 {
 }
 
 fn first_difference(stored: &SaveFile, expected: &SaveFile) -> String {
-    fn walk(a: &serde_json::Value, b: &serde_json::Value, path: &mut String) -> bool {
-        use serde_json::Value;
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for (k, va) in x {
-                    let len = path.len();
-                    path.push_str(if path.is_empty() { "" } else { "." });
-                    path.push_str(k);
-                    if walk(va, y.get(k).unwrap_or(&Value::Null), path) {
-                        return true;
-                    }
-                    path.truncate(len);
-                }
-                false
-            }
-            (Value::Array(x), Value::Array(y)) => {
-                for i in 0..x.len().max(y.len()) {
-                    let len = path.len();
-                    path.push_str(&format!("[{i}]"));
-                    if walk(
-                        x.get(i).unwrap_or(&Value::Null),
-                        y.get(i).unwrap_or(&Value::Null),
-                        path,
-                    ) {
-                        return true;
-                    }
-                    path.truncate(len);
-                }
-                false
-            }
-            _ => a != b,
-        }
-    }
+    use crate::json_diff::{Arrays, first_difference};
     let (a, b) = (
         serde_json::to_value(stored).unwrap_or_default(),
         serde_json::to_value(expected).unwrap_or_default(),
     );
-    let mut path = String::new();
-    if walk(&a, &b, &mut path) {
-        let at = |v: &serde_json::Value| {
-            path.split(['.', '['])
-                .filter(|s| !s.is_empty())
-                .try_fold(v, |v, k| match k.strip_suffix(']') {
-                    Some(i) => v.get(i.parse::<usize>().ok()?),
-                    None => v.get(k),
-                })
-                .map_or("nothing".to_string(), |v| v.to_string())
-        };
-        format!("{path} is {} where the replay has {}", at(&a), at(&b))
-    } else {
-        "they differ".into()
+    match first_difference(&a, &b, Arrays::ByElement) {
+        Some((path, x, y)) => {
+            let shown = |v: &serde_json::Value| match v {
+                serde_json::Value::Null => "nothing".to_string(),
+                v => v.to_string(),
+            };
+            format!("{path} is {} where the replay has {}", shown(x), shown(y))
+        }
+        None => "they differ".into(),
     }
 }

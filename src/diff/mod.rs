@@ -1024,34 +1024,22 @@ fn changed(tick: i32, old: &Event, new: &Event) -> Difference {
 }
 
 /// The leaves in which two values differ (objects by key, recursively;
-/// anything else as a whole).
+/// anything else as a whole), under `path`.
 fn field_changes(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange>) {
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let keys: Vec<&String> = a
-                .keys()
-                .chain(b.keys().filter(|k| !a.contains_key(*k)))
-                .collect();
-            for k in keys {
-                let sub = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                let (x, y) = (
-                    a.get(k).unwrap_or(&Value::Null),
-                    b.get(k).unwrap_or(&Value::Null),
-                );
-                field_changes(&sub, x, y, out);
-            }
-        }
-        (a, b) if a == b => {}
-        (a, b) => out.push(FieldChange {
-            field: path.to_string(),
+    use crate::json_diff::{Arrays, differences};
+    let _ = differences(old, new, Arrays::Whole, &mut |leaf, a, b| {
+        let field = match (path, leaf) {
+            ("", leaf) => leaf.to_string(),
+            (path, "") => path.to_string(),
+            (path, leaf) => format!("{path}.{leaf}"),
+        };
+        out.push(FieldChange {
+            field,
             old: a.clone(),
             new: b.clone(),
-        }),
-    }
+        });
+        std::ops::ControlFlow::Continue(())
+    });
 }
 
 /// A snapshot's items as keyed events: `PREFIX TYPE:ID`, the named

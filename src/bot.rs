@@ -86,6 +86,9 @@ pub struct Bot {
     /// The newest snapshot tick received on the current map (-1: none
     /// yet, as DDNet's client says).
     snap_tick: i32,
+    /// The multi-part snapshot being received: its tick and the parts
+    /// come so far (a bit each, up to 64 parts).
+    parts: Option<(i32, u64)>,
     /// The next server tick an input is to be sent for (on this map).
     next_input: Option<i32>,
     /// Map changes seen while in the game (not the first map).
@@ -117,6 +120,7 @@ impl Bot {
             seq: 0,
             ack: 0,
             snap_tick: -1,
+            parts: None,
             next_input: None,
             map_changes: 0,
             queued: Vec::new(),
@@ -431,14 +435,40 @@ impl Bot {
                 // one is acknowledged or scheduled.
                 self.map_changes += 1;
                 self.snap_tick = -1;
+                self.parts = None;
                 self.next_input = None;
                 self.phase = Phase::MapChanged;
             }
+            // A snapshot counts (is acknowledged, and inputs follow it)
+            // once whole, as DDNet's client counts it: SNAPSINGLE and
+            // SNAPEMPTY at once, SNAP when its last missing part came.
             (true, "SNAP" | "SNAPSINGLE" | "SNAPEMPTY") if self.phase == Phase::InGame => {
-                let tick = m.fields.as_ref().and_then(|f| f.as_ref().ok()?.int("tick"));
-                if let Some(t) = tick {
-                    self.snap_tick = self.snap_tick.max(t.max(-1));
+                let Some(Ok(fields)) = m.fields.as_ref() else {
+                    return;
+                };
+                let Some(tick) = fields.int("tick") else {
+                    return;
+                };
+                if name == "SNAP" {
+                    let (Some(n), Some(part)) = (fields.int("num_parts"), fields.int("part"))
+                    else {
+                        return;
+                    };
+                    if !(1..=64).contains(&n) || !(0..n).contains(&part) {
+                        return;
+                    }
+                    let seen = match self.parts {
+                        Some((t, seen)) if t == tick => seen,
+                        _ => 0,
+                    } | 1 << part;
+                    let all = if n == 64 { u64::MAX } else { (1 << n) - 1 };
+                    if seen != all {
+                        self.parts = Some((tick, seen));
+                        return;
+                    }
+                    self.parts = None;
                 }
+                self.snap_tick = self.snap_tick.max(tick.max(-1));
             }
             _ => {}
         }
@@ -750,6 +780,33 @@ mod tests {
             vec![(10, 11), (10, 12)],
             "the INPUTs after the map change must acknowledge its tick 10"
         );
+    }
+
+    fn snap_part(tick: i32, num_parts: i32, part: i32) -> Value {
+        json!({"system": true, "name": "SNAP",
+            "fields": {"tick": tick, "delta_tick": 1, "num_parts": num_parts, "part": part,
+                "crc": 0, "part_size": 2, "data": "0000"}})
+    }
+
+    #[test]
+    fn a_snapshot_in_parts_counts_once_its_last_part_came() {
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[snap_empty(100)]));
+        bot.receive(&from_server(4, &[snap_part(102, 3, 0)]));
+        bot.receive(&from_server(5, &[snap_part(102, 3, 2)]));
+        assert_eq!(bot.snap_tick(), 100, "two of three parts of tick 102");
+        // A part of another tick starts afresh, as DDNet's client does:
+        // tick 102's last part no longer completes it.
+        bot.receive(&from_server(6, &[snap_part(104, 2, 1)]));
+        bot.receive(&from_server(7, &[snap_part(102, 3, 1)]));
+        assert_eq!(
+            bot.snap_tick(),
+            100,
+            "tick 102's parts were dropped for 104's"
+        );
+        bot.receive(&from_server(8, &[snap_part(104, 2, 1)]));
+        bot.receive(&from_server(9, &[snap_part(104, 2, 0)]));
+        assert_eq!(bot.snap_tick(), 104, "both parts of tick 104 came");
     }
 
     #[test]

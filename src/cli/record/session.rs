@@ -627,12 +627,20 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// Steps without the scenario's actions for `time`.
+    /// Steps without the scenario's actions for `time`, then on to the
+    /// middle of a tick on the grid (for at most two ticks more): what is
+    /// sent next lands in one tick in every run, not on a tick's edge.
     fn pump(&mut self, time: Duration) -> std::io::Result<()> {
         let until = Instant::now() + time;
         while Instant::now() < until {
             if self.step(false)? {
                 std::thread::sleep(STEP);
+            }
+        }
+        let (middle, until) = (self.clock.middle, Instant::now() + 2 * TICK);
+        while self.clock.middle == middle && Instant::now() < until {
+            if self.step(false)? {
+                std::thread::sleep(QUICK_STEP);
             }
         }
         Ok(())

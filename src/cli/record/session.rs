@@ -588,7 +588,7 @@ impl<'a> Session<'a> {
         if alive && self.demo_running && operator_in {
             self.bots[0].bot.rcon("stoprecord");
             self.demo_running = false;
-            self.pump(Duration::from_millis(300))?;
+            self.pump(15)?;
         }
         let teeworlds = self.flavor == Flavor::Teeworlds;
         let now = self.clock.now.unwrap_or(0);
@@ -608,7 +608,7 @@ impl<'a> Session<'a> {
         }
         self.transmit()?;
         if alive {
-            self.pump(Duration::from_millis(200))?;
+            self.pump(10)?;
         }
         if teeworlds && alive && self.logged_in && operator_in {
             self.bots[0].bot.rcon("shutdown");
@@ -616,7 +616,7 @@ impl<'a> Session<'a> {
             self.transmit()?;
             let until = Instant::now() + Duration::from_secs(5);
             while Instant::now() < until && server.try_wait()?.is_none() {
-                self.pump(Duration::from_millis(50))?;
+                self.pump(2)?;
             }
             if self.bots[0].bot.phase() != Phase::Closed {
                 self.bots[0].bot.leave("");
@@ -627,18 +627,14 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// Steps without the scenario's actions for `time`, then on to the
-    /// middle of a tick on the grid (for at most two ticks more): what is
-    /// sent next lands in one tick in every run, not on a tick's edge.
-    fn pump(&mut self, time: Duration) -> std::io::Result<()> {
-        let until = Instant::now() + time;
-        while Instant::now() < until {
-            if self.step(false)? {
-                std::thread::sleep(STEP);
-            }
-        }
-        let (middle, until) = (self.clock.middle, Instant::now() + 2 * TICK);
-        while self.clock.middle == middle && Instant::now() < until {
+    /// Steps without the scenario's actions for `ticks` ticks of the
+    /// clock, to the middle of the last (or, once the clock stopped, for
+    /// that long): what is sent next lands on the same tick in every run,
+    /// not on a tick's edge.
+    fn pump(&mut self, ticks: u32) -> std::io::Result<()> {
+        let target = self.clock.now.map(|n| n.saturating_add(ticks));
+        let until = Instant::now() + TICK * (ticks + 2);
+        while Instant::now() < until && self.clock.middle < target {
             if self.step(false)? {
                 std::thread::sleep(QUICK_STEP);
             }

@@ -81,6 +81,20 @@ pub const UNSET_CLIENT_ID: &str = "De_ClientLeave.client_id";
 /// reaches it, so these are compared as a set of distinct lines and
 /// messages over the whole file, without their tick, map and count.
 pub const SQL_TICK: &str = "database_thread";
+/// A recorded snapshot message's delta (SNAP, SNAPSINGLE, SNAPEMPTY:
+/// `delta_tick`, `part_size`, `data`, and a SNAP's `num_parts` and
+/// `part`): the server deltas against whichever snapshot the client had
+/// acknowledged when it built it, which is network timing (Teeworlds
+/// 0.7's server demos record these messages). Their tick and CRC (of the
+/// whole snapshot) are compared.
+pub const SNAP_DELTA: &str = "SNAP.delta";
+
+/// Whether `category` is a snapshot message.
+fn is_snapshot_message(category: &str) -> bool {
+    ["SNAP", "SNAPSINGLE", "SNAPEMPTY"]
+        .iter()
+        .any(|n| names(n, category))
+}
 
 /// Teehistorian: the game's UUIDs, its start time and PRNG seed, and each
 /// DDNet client's random connection UUID.
@@ -103,6 +117,7 @@ pub const DEMO: Defaults = Defaults {
         RCON_TIME,
         UNSET_CLIENT_ID,
         SQL_TICK,
+        SNAP_DELTA,
     ],
 };
 /// Captures: network timing, remote-console time prefixes, connection
@@ -355,6 +370,7 @@ impl Options {
                 && (names("Sv_RecordLegacy", category) || names("record@netmsg.ddnet.tw", category))
             || self.has_default(UNSET_CLIENT_ID) && names("De_ClientLeave", category)
             || self.has_default(TOKENS) && category.starts_with("control:")
+            || self.has_default(SNAP_DELTA) && is_snapshot_message(category)
             || self.left_out().any(|entry| {
                 entry
                     .rsplit_once('.')
@@ -417,6 +433,14 @@ impl Options {
             m.shift_remove("rejected");
             if let Some(id) = event.fields.pointer_mut("/fields/client_id") {
                 *id = Value::from("<unset>");
+            }
+        }
+        if self.has_default(SNAP_DELTA)
+            && is_snapshot_message(&event.category)
+            && let Some(Value::Object(f)) = event.fields.get_mut("fields")
+        {
+            for delta in ["delta_tick", "part_size", "data", "num_parts", "part"] {
+                f.shift_remove(delta);
             }
         }
         if self.has_default(TOKENS)
@@ -1155,6 +1179,32 @@ mod tests {
             kept.strip(&leave(1490340864)),
             "--keep {UNSET_CLIENT_ID}"
         );
+    }
+
+    /// A snapshot message recorded in a demo compares by its tick and
+    /// CRC, not by the base its delta was made against.
+    #[test]
+    fn a_recorded_snapshot_message_compares_without_its_delta() {
+        let snap = |delta_tick: i64, data: &str| {
+            Event::new(
+                "message:SNAPSINGLE".into(),
+                serde_json::json!({"system": true, "id": 8, "name": "SNAPSINGLE",
+                    "fields": {"tick": 317, "delta_tick": delta_tick, "crc": 39445,
+                        "part_size": data.len() / 2, "data": data}}),
+            )
+        };
+        let (a, b) = (snap(2, "0001000a0007"), snap(1, "0001000a000105"));
+        let demo = Options::default().with_defaults(DEMO, &[], false);
+        assert_eq!(
+            demo.strip(&a),
+            demo.strip(&b),
+            "the same snapshot, other bases"
+        );
+        let mut other_crc = snap(1, "0001000a000105");
+        other_crc.fields["fields"]["crc"] = 1.into();
+        assert_ne!(demo.strip(&b), demo.strip(&other_crc), "another snapshot");
+        let kept = Options::default().with_defaults(DEMO, &[SNAP_DELTA.into()], false);
+        assert_ne!(kept.strip(&a), kept.strip(&b), "--keep {SNAP_DELTA}");
     }
 
     /// A recording held in memory: events per tick, one segment.

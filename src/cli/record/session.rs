@@ -66,10 +66,13 @@ const OPERATOR_TICK: u32 = 25;
 /// than the 10 ticks between snapshots before the first input).
 const LEAD: i32 = 12;
 /// DDNet 16.4 starts the new map's clock, then sets its game up, and the
-/// MAP_CHANGE leaves after that: it arrived 2 to 10 ms after the new
-/// map's tick 0 began (snapshots place the tick), so the grid is placed
-/// this long before its arrival until the map's first snapshots come.
-const MAP_CHANGE_LAG: Duration = Duration::from_millis(6);
+/// MAP_CHANGE leaves after that: in 40 map changes (kernel arrival times,
+/// the new map's snapshots placing its tick 0) it came 2.6 to 9.3 ms
+/// after tick 0 began, twice 18.6 and 20.1 ms. The grid is placed this
+/// long before its arrival until the map's first snapshots come: the
+/// middle of that range, so the rejoin sent in the middle of tick
+/// [`REJOIN`] lands in it for any of them.
+const MAP_CHANGE_LAG: Duration = Duration::from_millis(11);
 /// After a map change the bots are back in the game at this tick of the
 /// new map: DDNet sets the new map's game up after sending MAP_CHANGE
 /// and before its tick 0 ends, which can take longer than a tick on a

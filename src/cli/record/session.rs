@@ -66,13 +66,14 @@ const OPERATOR_TICK: u32 = 25;
 /// than the 10 ticks between snapshots before the first input).
 const LEAD: i32 = 12;
 /// DDNet 16.4 starts the new map's clock, then sets its game up, and the
-/// MAP_CHANGE leaves after that: in 40 map changes (kernel arrival times,
-/// the new map's snapshots placing its tick 0) it came 2.6 to 9.3 ms
-/// after tick 0 began, twice 18.6 and 20.1 ms. The grid is placed this
-/// long before its arrival until the map's first snapshots come: the
-/// middle of that range, so the rejoin sent in the middle of tick
-/// [`REJOIN`] lands in it for any of them.
-const MAP_CHANGE_LAG: Duration = Duration::from_millis(11);
+/// MAP_CHANGE leaves around then: in 40 changes to Gold Mine (kernel
+/// arrival times, the new map's snapshots placing its tick 0) it came 2.6
+/// to 9.3 ms after tick 0 began, twice 18.6 and 20.1 ms; to ctf1, a small
+/// map, under 2 ms (11 ms put a rejoin on tick 4 in 6 of 20 runs). The
+/// grid is placed this long before its arrival until the map's first
+/// snapshots come; a change whose MAP_CHANGE comes more than half a tick
+/// from this puts the rejoin on the tick beside [`REJOIN`].
+const MAP_CHANGE_LAG: Duration = Duration::from_millis(6);
 /// After a map change the bots are back in the game at this tick of the
 /// new map: DDNet sets the new map's game up after sending MAP_CHANGE
 /// and before its tick 0 ends, which can take longer than a tick on a

@@ -637,8 +637,9 @@ impl<'a> Session<'a> {
     /// not on a tick's edge.
     fn pump(&mut self, ticks: u32) -> std::io::Result<()> {
         let target = self.clock.now.map(|n| n.saturating_add(ticks));
-        let until = Instant::now() + TICK * (ticks + 2);
-        while Instant::now() < until && self.clock.middle < target {
+        // No clock (no snapshot ever came): wait that many ticks' time.
+        let until = Instant::now() + TICK * (ticks + if target.is_some() { 2 } else { 0 });
+        while Instant::now() < until && target.is_none_or(|t| self.clock.middle < Some(t)) {
             if self.step(false)? {
                 std::thread::sleep(QUICK_STEP);
             }

@@ -48,6 +48,9 @@ pub const NET_VERSION: &str = "0.6 626fce9a778df4d4";
 pub const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
 /// Teeworlds 0.7.5's client version (INFO's last field).
 const CLIENT_VERSION_07: i32 = 0x0705;
+/// The new map's tick a bot's probe at a map change asks about
+/// ([`Bot::probe_answer`]).
+pub const PROBE_TICK: i32 = 1;
 
 /// Where a bot is in its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +96,10 @@ pub struct Bot {
     next_input: Option<i32>,
     /// Map changes seen while in the game (not the first map).
     map_changes: u32,
+    /// The server's answer to the probe sent at the last map change: how
+    /// many milliseconds were left to the new map's tick [`PROBE_TICK`]
+    /// when it read the probe.
+    probe_answer: Option<i32>,
     /// Messages to send with the next packet: (vital, message JSON).
     queued: Vec<(bool, Value)>,
     out: VecDeque<Vec<u8>>,
@@ -123,6 +130,7 @@ impl Bot {
             parts: None,
             next_input: None,
             map_changes: 0,
+            probe_answer: None,
             queued: Vec::new(),
             out: VecDeque::new(),
             input: [0; 10],
@@ -438,6 +446,14 @@ impl Bot {
                 self.parts = None;
                 self.next_input = None;
                 self.phase = Phase::MapChanged;
+                self.probe();
+            }
+            (true, "INPUTTIMING") if self.phase == Phase::MapChanged => {
+                if let Some(Ok(fields)) = m.fields.as_ref()
+                    && fields.int("intended_tick") == Some(PROBE_TICK)
+                {
+                    self.probe_answer = fields.int("time_left");
+                }
             }
             // A snapshot counts (is acknowledged, and inputs follow it)
             // once whole, as DDNet's client counts it: SNAPSINGLE and
@@ -474,8 +490,31 @@ impl Bot {
         }
     }
 
+    /// Asks where the new map's ticks are: an INPUT for its tick
+    /// [`PROBE_TICK`], acknowledging no snapshot, which DDNet answers with
+    /// INPUTTIMING (the time left to that tick) whatever the client's
+    /// state. Before the client is back in the game the input is only
+    /// kept, never applied nor recorded, and the tick is past when it is.
+    fn probe(&mut self) {
+        self.probe_answer = None;
+        let input = [0i32; 10];
+        let message = json!({
+            "system": true,
+            "name": "INPUT",
+            "fields": {"ack_tick": -1, "intended_tick": PROBE_TICK, "size": 40, "input": input}
+        });
+        self.queued.push((false, message));
+    }
+
+    /// The server's answer to the probe of the last map change: the
+    /// milliseconds left to the new map's tick [`PROBE_TICK`] when it was
+    /// read (negative: since it began), truncated towards zero.
+    pub fn probe_answer(&self) -> Option<i32> {
+        self.probe_answer
+    }
+
     /// Sends the queued messages in one packet.
-    fn flush(&mut self) {
+    pub fn flush(&mut self) {
         if self.queued.is_empty() || self.phase == Phase::Closed {
             return;
         }

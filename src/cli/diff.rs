@@ -253,21 +253,7 @@ fn write_text(
         s if s > 0 => format!("{s} later"),
         s => format!("{} earlier", -s),
     };
-    if !r.segment_shifts.is_empty() {
-        for (i, &s) in r
-            .segment_shifts
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| **s != 0)
-        {
-            writeln!(
-                out,
-                "map {}: {new}'s ticks are {} to align the first ticks; ticks below are {old}'s",
-                i + 1,
-                shift(s)
-            )?;
-        }
-    } else if r.tick_shift != 0 {
+    if r.tick_shift != 0 {
         writeln!(
             out,
             "{new}'s ticks are {} to align the first ticks; ticks below are {old}'s",

@@ -588,12 +588,9 @@ pub struct Report {
     /// Segments (maps) read from each file.
     pub segments: (u32, u32),
     /// How many ticks later the new file's first tick is than the old
-    /// one's: its ticks are moved back by this much to be compared (0
-    /// with `no_align`). Differences name ticks by the old file's count.
+    /// one's: its first segment's ticks are moved back by this much to
+    /// be compared (0 with `no_align`). Differences name ticks by the old file's count.
     pub tick_shift: i32,
-    /// The same for every segment, when there are several.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub segment_shifts: Vec<i32>,
 }
 
 impl Report {
@@ -677,8 +674,8 @@ pub fn compare(
     }
     let mut a = old.next_tick().map_err(|e| (true, e))?;
     let mut b = new.next_tick().map_err(|e| (false, e))?;
-    // The shift of each segment, once both files have a tick of it.
-    let mut shifts: BTreeMap<u32, i32> = BTreeMap::new();
+    // The first segment's shift, once both files have a tick of it.
+    let mut shift: Option<i32> = None;
     let mut movement = Movement::default();
     let mut tracked = false;
     let (mut seg_a, mut seg_b) = (None, None);
@@ -691,19 +688,22 @@ pub fn compare(
             seg_b = Some(sb);
         }
         // Two runs of a server start counting at different moments: the
-        // new file's ticks are moved so that both first ticks of a
-        // segment (not counting a demo's messages before its first
-        // marker) match.
+        // new file's ticks are moved so that both first ticks (not
+        // counting a demo's messages before its first marker) match.
+        // Only in the first segment: ticks restart at 0 on every later
+        // map, so they are comparable as they are there, and a join a
+        // tick later is a difference, never a shift.
         if !options.no_align
-            && sa == sb
-            && !shifts.contains_key(&sa)
+            && sa == 0
+            && sb == 0
+            && shift.is_none()
             && let (Some(x), Some(y)) = (a, b)
             && x >= 0
             && y >= 0
         {
-            shifts.insert(sa, y - x);
+            shift = Some(y - x);
         }
-        let s = shifts.get(&sb).copied().unwrap_or(0);
+        let s = if sb == 0 { shift.unwrap_or(0) } else { 0 };
         let b_aligned = b.map(|y| (sb, if y >= 0 { y - s } else { y }));
         let a_at = a.map(|x| (sa, x));
         // Which file the next tick is from: both, the old, the new.
@@ -768,13 +768,7 @@ pub fn compare(
     untimed_diff(&mut st);
     let mut report = st.report;
     report.segments = (seg_a.map_or(0, |s| s + 1), seg_b.map_or(0, |s| s + 1));
-    report.tick_shift = shifts.get(&0).copied().unwrap_or(0);
-    if shifts.len() > 1 || shifts.keys().any(|&s| s > 0) {
-        let last = report.segments.0.max(report.segments.1);
-        report.segment_shifts = (0..last)
-            .map(|s| shifts.get(&s).copied().unwrap_or(0))
-            .collect();
-    }
+    report.tick_shift = shift.unwrap_or(0);
     if tracked {
         report.movement = Some(movement);
     }

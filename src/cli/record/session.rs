@@ -39,7 +39,7 @@ use std::path::Path;
 use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
-use teeoracle::bot::{Bot, Phase, movement};
+use teeoracle::bot::{Bot, PROBE_TICK, Phase, movement};
 use teeoracle::packet::Version;
 
 /// The port the server listens on inside the namespace.
@@ -65,14 +65,15 @@ const OPERATOR_TICK: u32 = 25;
 /// Inputs are sent this many ticks ahead of the newest snapshot (more
 /// than the 10 ticks between snapshots before the first input).
 const LEAD: i32 = 12;
-/// DDNet 16.4 starts the new map's clock, then sets its game up, and the
-/// MAP_CHANGE leaves around then: in 40 changes to Gold Mine (kernel
-/// arrival times, the new map's snapshots placing its tick 0) it came 2.6
-/// to 9.3 ms after tick 0 began, twice 18.6 and 20.1 ms; to ctf1, a small
-/// map, under 2 ms (11 ms put a rejoin on tick 4 in 6 of 20 runs). The
-/// grid is placed this long before its arrival until the map's first
-/// snapshots come; a change whose MAP_CHANGE comes more than half a tick
-/// from this puts the rejoin on the tick beside [`REJOIN`].
+/// Until the bots' probes are answered ([`Bot::probe_answer`]), a new
+/// map's grid is placed this long before its MAP_CHANGE came. DDNet 16.4
+/// starts the new map's clock, sets its game up, and the MAP_CHANGE
+/// leaves around then: in 40 changes to Gold Mine (kernel arrival times,
+/// the new map's snapshots placing its tick 0) it came 2.6 to 9.3 ms
+/// after tick 0 began, twice 18.6 and 20.1 ms; to ctf1, a small map,
+/// under 2 ms. Placed from MAP_CHANGE alone, a change as late as those
+/// two put the rejoin on the tick after [`REJOIN`]; the probe's answer
+/// comes well before then.
 const MAP_CHANGE_LAG: Duration = Duration::from_millis(6);
 /// After a map change the bots are back in the game at this tick of the
 /// new map: DDNet sets the new map's game up after sending MAP_CHANGE
@@ -310,8 +311,11 @@ struct Clock {
     now: Option<u32>,
     /// The map's tick 0 on this machine's clock.
     zero: Option<Instant>,
-    /// Snapshots that placed `zero` (none: the MAP_CHANGE did).
+    /// Snapshots that placed `zero` (none: the MAP_CHANGE or the
+    /// bots' probes did).
     samples: u32,
+    /// Whether a bot's probe placed `zero` on this map.
+    probed: bool,
     /// The last scenario tick whose middle has passed on the grid.
     middle: Option<u32>,
 }
@@ -455,6 +459,7 @@ impl<'a> Session<'a> {
                 now: None,
                 zero: None,
                 samples: 0,
+                probed: false,
                 middle: None,
             },
             map: 0,
@@ -666,6 +671,7 @@ impl<'a> Session<'a> {
                 };
                 self.capture.packet(from, me, &buf[..n], came)?;
                 let (phase, snap) = (r.bot.phase(), r.bot.snap_tick());
+                let asked = r.bot.probe_answer().is_none();
                 r.bot.receive(&buf[..n]);
                 let ago = SystemTime::now().duration_since(came).unwrap_or_default();
                 let at = Instant::now().checked_sub(ago).unwrap_or_else(Instant::now);
@@ -678,6 +684,29 @@ impl<'a> Session<'a> {
                 }
                 if map > self.map {
                     self.new_map(map, at);
+                }
+                // A new map's grid from the server's own clock: its
+                // answer to a bot's probe says how long before (or
+                // since) the map's tick [`PROBE_TICK`] it read it, to the
+                // millisecond; the earliest answer wins (each is late by
+                // the way back and the rounding).
+                if let (true, Some(left)) = (asked, self.bots[i].bot.probe_answer())
+                    && map == self.map
+                    && self.clock.samples == 0
+                {
+                    let tick_one = match u64::try_from(left) {
+                        Ok(ahead) => Some(at + Duration::from_millis(ahead)),
+                        Err(_) => at.checked_sub(Duration::from_millis(left.unsigned_abs().into())),
+                    };
+                    if let Some(zero) =
+                        tick_one.and_then(|t| t.checked_sub(TICK * PROBE_TICK as u32))
+                    {
+                        self.clock.zero = match (self.clock.probed, self.clock.zero) {
+                            (true, Some(z)) => Some(z.min(zero)),
+                            _ => Some(zero),
+                        };
+                        self.clock.probed = true;
+                    }
                 }
                 // The map's tick grid, from when its snapshots come.
                 if map == self.map
@@ -702,7 +731,11 @@ impl<'a> Session<'a> {
                 {
                     self.overran.insert(self.clock.at(tick));
                 }
-                if map == self.map && tick > snap && self.bots[i].entered.is_some() {
+                if map == self.map
+                    && tick > snap
+                    && self.bots[i].entered.is_some()
+                    && self.map_command.is_none()
+                {
                     self.bots[i].send_inputs(&self.clock, end);
                 }
                 if map == self.map && tick > snap && self.clock.reach(tick) {
@@ -757,8 +790,16 @@ impl<'a> Session<'a> {
         if advanced && scenario {
             self.actions();
         }
+        // Between a command that changes the map and the new map, no
+        // input goes out: DDNet forgets a client's inputs when it loads
+        // the next map, but keeps one that comes after, intended tick and
+        // all, and applies it on that tick of the new map as well as the
+        // new one (seen: two inputs of one bot recorded on one tick of the
+        // third map, in some runs only).
         for r in &mut self.bots {
-            if r.map() == self.map {
+            if self.map_command.is_some() {
+                r.bot.flush();
+            } else if r.map() == self.map {
                 r.send_inputs(&self.clock, end);
             }
         }
@@ -783,6 +824,7 @@ impl<'a> Session<'a> {
         self.clock.map = map;
         self.clock.zero = Some(at.checked_sub(MAP_CHANGE_LAG).unwrap_or(at));
         self.clock.samples = 0;
+        self.clock.probed = false;
     }
 
     /// Moves the clock to the last scenario tick whose middle has passed
@@ -995,6 +1037,7 @@ mod tests {
             now: Some(5),
             zero: Some(zero),
             samples: 2,
+            probed: false,
             middle: None,
         }
     }

@@ -645,6 +645,33 @@ mod tests {
     }
 
     /// The (vital sequence, message name) of each chunk of a 0.6 datagram.
+    #[test]
+    fn the_answer_to_the_map_change_probe_is_kept_until_the_next_change() {
+        let timing = |tick: i32, left: i32| {
+            json!({"system": true, "name": "INPUTTIMING",
+                "fields": {"intended_tick": tick, "time_left": left}})
+        };
+        let mut bot = in_game();
+        bot.receive(&from_server(3, &[timing(PROBE_TICK, 9)]));
+        assert_eq!(
+            bot.probe_answer(),
+            None,
+            "an answer in the game is no probe's"
+        );
+        bot.receive(&from_server(4, &[map_change("ctf1")]));
+        bot.receive(&from_server(5, &[timing(PROBE_TICK + 1, 7)]));
+        assert_eq!(bot.probe_answer(), None, "an answer for another tick");
+        bot.receive(&from_server(6, &[timing(PROBE_TICK, -3)]));
+        assert_eq!(bot.probe_answer(), Some(-3), "the probe's answer");
+        bot.rejoin();
+        bot.receive(&from_server(7, &[map_change("ctf2")]));
+        assert_eq!(
+            bot.probe_answer(),
+            None,
+            "a new map forgets the last answer"
+        );
+    }
+
     fn messages_in(d: &[u8]) -> Vec<(u64, String)> {
         let ctx = PacketCtx {
             version: Some(Version::V06),
@@ -692,10 +719,12 @@ mod tests {
         assert_eq!(bot.phase(), Phase::MapChanged);
         assert_eq!(bot.map_changes(), 1);
         bot.keepalive();
-        let waiting = bot.poll_transmit().map(|d| messages_in(&d));
-        assert!(
-            waiting.as_ref().is_none_or(Vec::is_empty),
-            "answered before rejoin: {waiting:?}"
+        // Before the rejoin only the probe goes out: an INPUT for the new
+        // map's tick 1 that acknowledges no snapshot.
+        assert_eq!(
+            inputs_sent(&mut bot),
+            vec![(-1, i64::from(PROBE_TICK))],
+            "what was sent before the rejoin"
         );
         bot.rejoin();
         assert_eq!(bot.phase(), Phase::InGame);

@@ -13,8 +13,11 @@
 //! ([`Timing`]). The grid of a map is placed by its snapshots (a
 //! snapshot of tick `t` leaves the server just after tick `t` began; the
 //! earliest kernel arrival time less `t` ticks is the map's tick 0) and,
-//! until one comes after a map change, by the MAP_CHANGE
-//! ([`MAP_CHANGE_LAG`] after the new map's tick 0 began). The bots with the
+//! until one comes after a map change, by the server's answer to each
+//! bot's probe (an INPUT for the new map's tick 1, answered with the time
+//! left to it: [`Bot::probe_answer`]), or failing that by the MAP_CHANGE
+//! ([`MAP_CHANGE_LAG`]). Between a command that changes the map and the
+//! new map no input is sent. The bots with the
 //! earliest join connect at once; scenario tick 0 is the server tick at
 //! which the first of them was accepted, which is the first tick of the
 //! teehistorian file (the server, empty until then, handles that join on

@@ -10,7 +10,7 @@
 //!
 //! It prints the text report and exits 1 when a case is a finding, 0 when
 //! none is (libtw2's coder passes all 424 cases of suite version 3, as its
-//! row in the README's conformance table says).
+//! row in the conformance table (docs/conform.md) says).
 
 use libtw2_huffman::instances::TEEWORLDS;
 use serde_json::json;

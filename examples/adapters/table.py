@@ -1,4 +1,4 @@
-"""The README's conformance table from `teeoracle conform run --format json`
+"""The conformance table (docs/conform.md) from `teeoracle conform run --format json`
 reports (src/schema.md, `conform run --format json`), one per adapter:
 
     python3 examples/adapters/table.py [--notes examples/adapters/findings.json] REPORT.json...
@@ -8,7 +8,7 @@ run (cases of units or operations the adapter does not declare,
 `not_covered`, are not counted), and the main findings, grouped by result and JSON path, each with its
 explanation from the notes file. A finding group without a note is printed
 as UNEXPLAINED and makes the exit code 1, so a new finding cannot slip into
-the README unexplained. Only the standard library is used.
+docs/conform.md unexplained. Only the standard library is used.
 
 The notes file is a JSON list of
 `{"adapter": NAME or [NAME, ...], "unit": UNIT, "result": RESULT, "path": PREFIX,

@@ -1,6 +1,7 @@
 //! The demo adapter: a demo read tick by tick.
 
-use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
+use super::snapshots::{character_positions, keyed_items};
+use super::{Event, Positions, TickContent, Ticks};
 use crate::codec::DecodeError;
 use crate::demo::{EventKind, Events, payload_bytes};
 use crate::packet::{Message as NetMessage, Version};

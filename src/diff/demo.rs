@@ -34,7 +34,7 @@ pub struct DemoTicks<'a> {
 
 impl<'a> DemoTicks<'a> {
     /// Reads what comes before the chunks; the header's JSON as
-    /// [`compare`] takes it.
+    /// [`compare`](super::compare) takes it.
     pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
         let events = Events::new(bytes)?;
         let value = serde_json::to_value(events.info()).unwrap_or_default();

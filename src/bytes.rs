@@ -181,6 +181,20 @@ struct Pairs<'o, 's, W> {
     key: String,
 }
 
+/// Writes one ` key=value` pair, the value in compact JSON: the one place
+/// a pair is written ([`write_key_values`] and event log lines use it).
+pub fn write_pair<W: io::Write, T: Serialize + ?Sized>(
+    out: &mut W,
+    key: &str,
+    value: &T,
+) -> Result<(), serde_json::Error> {
+    let io = |e| serde_json::Error::io(e);
+    out.write_all(b" ").map_err(io)?;
+    out.write_all(key.as_bytes()).map_err(io)?;
+    out.write_all(b"=").map_err(io)?;
+    serde_json::to_writer(out, value)
+}
+
 impl<W: io::Write> Pairs<'_, '_, W> {
     fn pair<T: Serialize + ?Sized>(
         &mut self,
@@ -190,11 +204,7 @@ impl<W: io::Write> Pairs<'_, '_, W> {
         if self.skip.contains(&key) {
             return Ok(());
         }
-        let io = |e| serde_json::Error::io(e);
-        self.out.write_all(b" ").map_err(io)?;
-        self.out.write_all(key.as_bytes()).map_err(io)?;
-        self.out.write_all(b"=").map_err(io)?;
-        serde_json::to_writer(&mut *self.out, value)
+        write_pair(&mut *self.out, key, value)
     }
 }
 

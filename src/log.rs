@@ -13,8 +13,8 @@
 //! `split_whitespace` on the first three columns and a JSON reader on each
 //! value parse it.
 
+use crate::bytes::write_pair;
 use serde::Serialize;
-use std::fmt::Write as _;
 
 /// Game ticks per second (DDNet's and Teeworlds' `SERVER_TICK_SPEED`).
 pub const TICKS_PER_SECOND: i32 = 50;
@@ -38,20 +38,26 @@ pub fn game_time(tick: i32) -> String {
     )
 }
 
-/// Builds one line: the columns, then each field as ` key=value`.
-pub struct Line(String);
+/// Builds one line: the columns, then each field as ` key=value`
+/// ([`write_pair`]). Held as bytes, the writer's target; every part is
+/// UTF-8.
+pub struct Line(Vec<u8>);
 
 impl Line {
     /// The line of `event` at `tick`.
     pub fn new(tick: i32, event: &str) -> Line {
-        Line(format!("{tick:>7} {:>9} {event}", game_time(tick)))
+        Line(format!("{tick:>7} {:>9} {event}", game_time(tick)).into_bytes())
     }
 
     /// Adds ` key=value`, the value as compact JSON.
     pub fn field(mut self, key: &str, value: impl Serialize) -> Line {
-        // Serialising plain values and byte strings to JSON cannot fail.
-        let json = serde_json::to_string(&value).unwrap_or_else(|e| format!("\"{e}\""));
-        let _ = write!(self.0, " {key}={json}");
+        let at = self.0.len();
+        // Serialising plain values and byte strings to JSON cannot fail;
+        // if one did, its error would stand as the value.
+        if let Err(e) = write_pair(&mut self.0, key, &value) {
+            self.0.truncate(at);
+            let _ = write_pair(&mut self.0, key, &e.to_string());
+        }
         self
     }
 
@@ -65,8 +71,9 @@ impl Line {
 
     /// The line, with its newline.
     pub fn done(mut self) -> String {
-        self.0.push('\n');
-        self.0
+        self.0.push(b'\n');
+        String::from_utf8(self.0)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 

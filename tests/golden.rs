@@ -48,7 +48,7 @@ use teeoracle::archive::{Archive, Compression, PackOptions, pack};
 use teeoracle::check::{self, Options, Source, Status};
 use teeoracle::codec::{Codec, Mode, Reader, encode_to_vec};
 use teeoracle::demo::{Chunk, Demo};
-use teeoracle::packet::{Packet, PacketCtx, TokenMode, Verdicts, Version};
+use teeoracle::packet::{Packet, PacketCtx, PacketVerdicts, TokenMode, Version};
 use teeoracle::snapshot::replay::FaultKind;
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{End, Header, ReadError};
@@ -705,7 +705,7 @@ fn ddnet_verdicts(path: &Path) -> Result<String, String> {
             token: TokenMode::Auto,
         };
         let packet = Packet::decode(&mut Reader::new(&bytes, Mode::Lenient), ctx).ok();
-        let v = Verdicts::of(&bytes, version, packet.as_ref());
+        let v = PacketVerdicts::of(&bytes, version, packet.as_ref());
         writeln!(report, "{name} ({version}, {} bytes):", bytes.len()).unwrap();
         writeln!(report, "  ddnet 20.1: {}", v.ddnet).unwrap();
         if let Some(tw) = v.teeworlds_0_7_5 {

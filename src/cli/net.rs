@@ -17,7 +17,7 @@ use teeoracle::huffman::{self, Flavor};
 use teeoracle::packet::json::{self, PacketEntry, PacketJson, ReencodeJson};
 use teeoracle::packet::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, MessageChunk, Mismatch, Packet, PacketCtx,
-    TokenMode, Verdicts, Version, VersionReason, control, detect_version, reencode,
+    PacketVerdicts, TokenMode, Version, VersionReason, control, detect_version, reencode,
 };
 use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
 
@@ -369,7 +369,7 @@ pub fn packet_decode(
             token,
         };
         let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
-        let verdict = Verdicts::of(bytes, v, packet.as_ref().ok());
+        let verdict = PacketVerdicts::of(bytes, v, packet.as_ref().ok());
         decoded.push((v, reason, packet, verdict));
     }
     let mut entries = Vec::new();
@@ -483,7 +483,7 @@ fn packet_encode(path: &Path, hex: bool) -> Result<(), Failure> {
 }
 
 /// A line per implementation's verdict, after `indent`.
-fn write_verdicts(out: &mut impl Write, indent: &str, v: &Verdicts) -> std::io::Result<()> {
+fn write_verdicts(out: &mut impl Write, indent: &str, v: &PacketVerdicts) -> std::io::Result<()> {
     writeln!(out, "{indent}ddnet 20.1: {}", v.ddnet)?;
     if let Some(tw) = &v.teeworlds_0_7_5 {
         writeln!(out, "{indent}teeworlds 0.7.5: {tw}")?;
@@ -526,7 +526,7 @@ struct DatagramLine<'a> {
     version: Version,
     version_reason: VersionReason,
     bytes: usize,
-    verdict: Verdicts,
+    verdict: PacketVerdicts,
     #[serde(skip_serializing_if = "Option::is_none")]
     packet: Option<PacketJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -616,7 +616,7 @@ fn write_datagram_text(
 
 /// A line per implementation that drops the datagram (the JSON line has
 /// every verdict; accepting is the rule, so the text shows only drops).
-fn write_drops(out: &mut impl Write, v: &Verdicts) -> Result<(), Failure> {
+fn write_drops(out: &mut impl Write, v: &PacketVerdicts) -> Result<(), Failure> {
     if v.ddnet_drops() {
         writeln!(out, "         x ddnet 20.1: {}", v.ddnet)?;
     }

@@ -1,9 +1,11 @@
 //! Comparing an adapter's JSON with the expected JSON by structure, on the
-//! paths the adapter declares.
+//! paths the adapter declares, through the crate's one JSON walker
+//! ([`crate::json_diff::walk`]).
 
+use crate::json_diff::{self, Arrays, At, Segment, Visit, Visitor};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 /// The JSON paths an adapter emits (`fields` in its `info`): keys joined
 /// by `.`, `[]` for every element, `*` for any one key. A path covers
@@ -13,6 +15,7 @@ pub struct FieldSet {
     patterns: Vec<Vec<Seg>>,
 }
 
+/// A step of a declared path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Seg {
     Key(String),
@@ -46,11 +49,11 @@ impl FieldSet {
 
     /// Whether some pattern covers `path` (is a prefix of it), and whether
     /// some pattern lies below it.
-    fn cover(&self, path: &[Seg]) -> (bool, bool) {
+    fn cover(&self, path: &[Segment<'_>]) -> (bool, bool) {
         let (mut covered, mut below) = (false, false);
         for p in &self.patterns {
             let n = p.len().min(path.len());
-            if !p[..n].iter().zip(&path[..n]).all(|(p, s)| seg_match(p, s)) {
+            if !p[..n].iter().zip(&path[..n]).all(|(p, s)| step_match(p, s)) {
                 continue;
             }
             if p.len() <= path.len() {
@@ -61,11 +64,9 @@ impl FieldSet {
         }
         (covered, below)
     }
-}
 
-impl FieldSet {
     /// The parts of `v` (found at `path`) that the set covers.
-    fn project(&self, v: &Value, path: &mut Vec<Seg>) -> Value {
+    fn project<'a>(&self, v: &'a Value, path: &mut Vec<Segment<'a>>) -> Value {
         let (covered, _) = self.cover(path);
         if covered {
             return v.clone();
@@ -74,7 +75,7 @@ impl FieldSet {
             Value::Object(m) => {
                 let mut out = serde_json::Map::new();
                 for (k, x) in m {
-                    path.push(Seg::Key(k.clone()));
+                    path.push(Segment::Key(k));
                     if matches!(self.cover(path), (true, _) | (_, true)) {
                         out.insert(k.clone(), self.project(x, path));
                     }
@@ -83,9 +84,12 @@ impl FieldSet {
                 Value::Object(out)
             }
             Value::Array(a) => {
-                path.push(Seg::Elem);
-                let out = a.iter().map(|x| self.project(x, path)).collect();
-                path.pop();
+                let mut out = Vec::with_capacity(a.len());
+                for (i, x) in a.iter().enumerate() {
+                    path.push(Segment::Index(i));
+                    out.push(self.project(x, path));
+                    path.pop();
+                }
                 Value::Array(out)
             }
             other => other.clone(),
@@ -93,6 +97,17 @@ impl FieldSet {
     }
 }
 
+/// Whether a declared path's step matches a step of a value's path.
+fn step_match(pattern: &Seg, step: &Segment<'_>) -> bool {
+    match (pattern, step) {
+        (Seg::Key(p), Segment::Key(k)) => p == k,
+        (Seg::AnyKey, Segment::Key(_)) | (Seg::Elem, Segment::Index(_)) => true,
+        _ => false,
+    }
+}
+
+/// Whether a declared path's step matches a step of another declared
+/// (or shape) path.
 fn seg_match(pattern: &Seg, seg: &Seg) -> bool {
     match (pattern, seg) {
         (Seg::AnyKey, Seg::Key(_)) => true,
@@ -148,47 +163,27 @@ pub fn compare(
 /// Compares `actual` with `expected` on the paths `fields` covers (all of
 /// them when `None`): every difference and what was compared.
 pub fn compare_all(expected: &Value, actual: &Value, fields: Option<&FieldSet>) -> Comparison {
-    let mut walk = Walk {
+    let mut compare = Compare {
         fields,
-        stack: Vec::new(),
-        segs: Vec::new(),
-        path: String::new(),
         out: Comparison::default(),
     };
-    walk.node(expected, Some(actual));
-    walk.out
+    let _ = json_diff::walk(expected, actual, Arrays::ByElement, &mut compare);
+    compare.out
 }
 
 /// The shape paths of `v` (keys joined by `.`, `[]` for elements), every
 /// node's: what a [`FieldSet`] path can name.
 pub fn shape_paths(v: &Value, out: &mut BTreeSet<String>) {
-    fn walk(v: &Value, path: &mut String, out: &mut BTreeSet<String>) {
-        if !path.is_empty() && !out.contains(path.as_str()) {
-            out.insert(path.clone());
-        }
-        let len = path.len();
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(k);
-                    walk(x, path, out);
-                    path.truncate(len);
-                }
-            }
-            Value::Array(a) => {
-                path.push_str("[]");
-                for x in a {
-                    walk(x, path, out);
-                }
-                path.truncate(len);
-            }
-            _ => {}
-        }
-    }
-    walk(v, &mut String::new(), out);
+    // `v` walked against itself: every node is visited, none differs.
+    let _ = json_diff::walk(
+        v,
+        v,
+        Arrays::ByElement,
+        &mut Shapes {
+            out,
+            shape: String::new(),
+        },
+    );
 }
 
 impl FieldSet {
@@ -213,170 +208,147 @@ impl FieldSet {
     }
 }
 
-struct Walk<'f, 'v> {
+/// The comparison's visitor: the expected value is the old side, the
+/// adapter's the new one.
+struct Compare<'f> {
     fields: Option<&'f FieldSet>,
-    /// The containers above the current node: expected, actual.
-    stack: Vec<(&'v Value, Option<&'v Value>)>,
-    /// The path as pattern segments (array indices as `[]`).
-    segs: Vec<Seg>,
-    /// The path as shown.
-    path: String,
     out: Comparison,
 }
 
-impl<'v> Walk<'_, 'v> {
-    fn node(&mut self, expected: &'v Value, actual: Option<&'v Value>) {
+impl<'a> Visitor<'a> for Compare<'_> {
+    fn visit(
+        &mut self,
+        at: &At<'_, 'a>,
+        expected: Option<&'a Value>,
+        actual: Option<&'a Value>,
+    ) -> Visit {
+        let Some(expected) = expected else {
+            // Only the adapter has it, below a node compared in part: an
+            // extra element is the difference at its index; a key of its
+            // own is not looked at.
+            return match at.segments.last() {
+                Some(Segment::Index(_)) => Visit::All,
+                _ => Visit::Skip,
+            };
+        };
         let (covered, below) = match self.fields {
             None => (true, false),
-            Some(f) => f.cover(&self.segs),
+            Some(f) => f.cover(at.segments),
         };
         if covered {
+            // Every part of the two values must be equal, extra keys
+            // included.
             self.out.compared += leaves(expected);
-            return self.strict(expected, actual);
+            return Visit::All;
         }
         if !below {
             self.out.not_compared += leaves(expected);
             if self.out.left_out.len() < 256 {
-                self.out.left_out.insert(pattern(&self.segs));
+                self.out.left_out.insert(shape(at.segments));
             }
-            return;
+            return Visit::Skip;
         }
         match (expected, actual) {
-            (Value::Object(e), Some(Value::Object(a))) => {
-                for (k, ev) in e {
-                    self.child_key((expected, actual), k, |w| w.node(ev, a.get(k)));
-                }
-            }
             // Element by element: a missing or extra element is the
             // difference at its index, not the whole array.
-            (Value::Array(e), Some(Value::Array(a))) => {
-                let parent = (expected, actual);
-                for (i, ev) in e.iter().enumerate() {
-                    self.child_index(parent, i, |w| w.node(ev, a.get(i)));
-                }
-                for (i, av) in a.iter().enumerate().skip(e.len()) {
-                    self.child_index(parent, i, |w| w.differ(None, Some(av)));
-                }
-            }
+            (Value::Object(_), Some(Value::Object(_)))
+            | (Value::Array(_), Some(Value::Array(_))) => Visit::Inside,
             // A container whose shape differs (or is missing) above a
             // covered path: the difference is here.
-            _ => self.differ(Some(expected), actual),
+            _ => {
+                self.record(at, Some(expected), actual);
+                Visit::Skip
+            }
         }
     }
 
-    /// Every part of the two values must be equal, extra keys included.
-    fn strict(&mut self, expected: &'v Value, actual: Option<&'v Value>) {
-        match (expected, actual) {
-            (Value::Object(e), Some(Value::Object(a))) => {
-                let parent = (expected, actual);
-                for (k, ev) in e {
-                    self.child_key(parent, k, |w| w.strict(ev, a.get(k)));
-                }
-                for (k, av) in a.iter().filter(|(k, _)| !e.contains_key(*k)) {
-                    self.child_key(parent, k, |w| w.differ(None, Some(av)));
-                }
-            }
-            (Value::Array(e), Some(Value::Array(a))) => {
-                let parent = (expected, actual);
-                for (i, ev) in e.iter().enumerate() {
-                    self.child_index(parent, i, |w| w.strict(ev, a.get(i)));
-                }
-                for (i, av) in a.iter().enumerate().skip(e.len()) {
-                    self.child_index(parent, i, |w| w.differ(None, Some(av)));
-                }
-            }
-            (e, Some(a)) if e == a => {}
-            (e, a) => self.differ(Some(e), a),
-        }
+    fn differ(
+        &mut self,
+        at: &At<'_, 'a>,
+        expected: Option<&'a Value>,
+        actual: Option<&'a Value>,
+    ) -> ControlFlow<()> {
+        self.record(at, expected, actual);
+        ControlFlow::Continue(())
     }
+}
 
-    fn differ(&mut self, expected: Option<&Value>, actual: Option<&Value>) {
+impl Compare<'_> {
+    fn record(&mut self, at: &At<'_, '_>, expected: Option<&Value>, actual: Option<&Value>) {
         self.out.total_differences += 1;
         if self.out.differences.len() >= KEPT_DIFFERENCES {
             return;
         }
         // The expected side of the context shows only what is compared.
-        let parent = &self.segs[..self.segs.len().saturating_sub(1)];
-        let shown = |v: &Value, at: &[Seg]| match self.fields {
-            Some(f) => f.project(v, &mut at.to_vec()),
+        let shown = |v: &Value, path: &[Segment<'_>]| match self.fields {
+            Some(f) => f.project(v, &mut path.to_vec()),
             None => v.clone(),
         };
-        let context = match self.stack.last() {
-            Some((e, a)) => (shown(e, parent), a.cloned()),
+        let context = match at.parent {
+            Some((e, a)) => {
+                let above = &at.segments[..at.segments.len().saturating_sub(1)];
+                (shown(e, above), Some(a.clone()))
+            }
             None => (
-                expected.map_or(Value::Null, |e| shown(e, &self.segs)),
+                expected.map_or(Value::Null, |e| shown(e, at.segments)),
                 actual.cloned(),
             ),
         };
         self.out.differences.push(Difference {
-            path: self.path.clone(),
+            path: at.path.to_string(),
             expected: expected.cloned(),
             actual: actual.cloned(),
             context,
         });
     }
+}
 
-    fn child_key(
-        &mut self,
-        parent: (&'v Value, Option<&'v Value>),
-        key: &str,
-        f: impl FnOnce(&mut Self),
-    ) {
-        self.push(parent);
-        let len = self.path.len();
-        if !self.path.is_empty() {
-            self.path.push('.');
+/// [`shape_paths`]' visitor.
+struct Shapes<'o> {
+    out: &'o mut BTreeSet<String>,
+    /// The current node's shape path (reused, to allocate once).
+    shape: String,
+}
+
+impl<'a> Visitor<'a> for Shapes<'_> {
+    fn visit(&mut self, at: &At<'_, 'a>, _: Option<&'a Value>, _: Option<&'a Value>) -> Visit {
+        self.shape.clear();
+        write_shape(&mut self.shape, at.segments);
+        if !self.shape.is_empty() && !self.out.contains(&self.shape) {
+            self.out.insert(self.shape.clone());
         }
-        self.path.push_str(key);
-        self.segs.push(Seg::Key(key.to_string()));
-        f(self);
-        self.segs.pop();
-        self.stack.pop();
-        self.path.truncate(len);
+        Visit::Inside
     }
 
-    fn child_index(
+    fn differ(
         &mut self,
-        parent: (&'v Value, Option<&'v Value>),
-        i: usize,
-        f: impl FnOnce(&mut Self),
-    ) {
-        self.push(parent);
-        let len = self.path.len();
-        let _ = write!(self.path, "[{i}]");
-        self.segs.push(Seg::Elem);
-        f(self);
-        self.segs.pop();
-        self.stack.pop();
-        self.path.truncate(len);
-    }
-
-    fn push(&mut self, parent: (&'v Value, Option<&'v Value>)) {
-        self.stack.push(parent);
+        _: &At<'_, 'a>,
+        _: Option<&'a Value>,
+        _: Option<&'a Value>,
+    ) -> ControlFlow<()> {
+        ControlFlow::Continue(())
     }
 }
 
-/// Pattern segments as a path (`records[].cid`).
-fn pattern(segs: &[Seg]) -> String {
+/// A path as a shape path (`records[].cid`).
+fn shape(segments: &[Segment<'_>]) -> String {
     let mut out = String::new();
-    for s in segs {
+    write_shape(&mut out, segments);
+    out
+}
+
+fn write_shape(out: &mut String, segments: &[Segment<'_>]) {
+    for s in segments {
         match s {
-            Seg::Key(k) => {
+            Segment::Key(k) => {
                 if !out.is_empty() {
                     out.push('.');
                 }
                 out.push_str(k);
             }
-            Seg::AnyKey => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push('*');
-            }
-            Seg::Elem => out.push_str("[]"),
+            Segment::Index(_) => out.push_str("[]"),
         }
     }
-    out
 }
 
 /// The scalars in a value (an empty container counts as one).
@@ -445,5 +417,42 @@ mod tests {
         assert_eq!(d.context.0, json!([{"k": 1}, {"k": 2}]));
         let a = json!({"h": {"x": 1}, "r": [{"k": 1}, {"k": 2}, {"k": 3}]});
         assert_eq!(compare(&e, &a, Some(&f)).0.unwrap().path, "r[2]");
+    }
+
+    #[test]
+    fn what_is_left_out_is_counted_and_an_adapter_s_own_key_counts_only_where_all_is_compared() {
+        let e = json!({"p": {"flags": 1, "seq": [4, 5]}, "q": {"r": 2}});
+        let a = json!({"p": {"flags": 1, "mine": 0}, "q": {"r": 2, "extra": 3}});
+        let c = compare_all(&e, &a, Some(&FieldSet::parse(&["p.flags", "q"])));
+        assert_eq!(
+            (c.compared, c.not_compared),
+            (2, 2),
+            "p.flags and q.r compared, p.seq's two elements not"
+        );
+        assert_eq!(
+            c.left_out.iter().collect::<Vec<_>>(),
+            ["p.seq"],
+            "what was left out, as a shape path"
+        );
+        let paths: Vec<&str> = c.differences.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["q.extra"],
+            "`mine` is in a part not compared; `extra` is in one compared whole"
+        );
+    }
+
+    #[test]
+    fn shape_paths_name_every_node_once() {
+        let mut out = BTreeSet::new();
+        shape_paths(
+            &json!({"a": {"b": [{"c": 1}, {"d": 2}, {"c": 3}]}, "e": []}),
+            &mut out,
+        );
+        assert_eq!(
+            out.iter().collect::<Vec<_>>(),
+            ["a", "a.b", "a.b[]", "a.b[].c", "a.b[].d", "e"],
+            "the shape paths"
+        );
     }
 }

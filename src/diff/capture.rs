@@ -2,7 +2,9 @@
 //! server, read tick by tick, map by map.
 
 #[cfg(feature = "capture")]
-use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
+use super::snapshots::{character_positions, keyed_items};
+#[cfg(feature = "capture")]
+use super::{Event, Positions, TickContent, Ticks};
 #[cfg(feature = "capture")]
 use crate::codec::DecodeError;
 #[cfg(feature = "capture")]

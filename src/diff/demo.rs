@@ -1,6 +1,7 @@
 //! The demo adapter: a demo read tick by tick.
 
-use super::{Event, Positions, TickContent, Ticks, character_positions, keyed_items};
+use super::snapshots::{character_positions, keyed_items};
+use super::{Event, Positions, TickContent, Ticks};
 use crate::codec::DecodeError;
 use crate::demo::{EventKind, Events, payload_bytes};
 use crate::packet::{Message as NetMessage, Version};
@@ -33,7 +34,7 @@ pub struct DemoTicks<'a> {
 
 impl<'a> DemoTicks<'a> {
     /// Reads what comes before the chunks; the header's JSON as
-    /// [`compare`] takes it.
+    /// [`compare`](super::compare) takes it.
     pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
         let events = Events::new(bytes)?;
         let value = serde_json::to_value(events.info()).unwrap_or_default();

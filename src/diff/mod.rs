@@ -3,8 +3,11 @@
 //!
 //! The engine is here; each format is read as a sequence of ticks
 //! ([`Ticks`]) by its adapter: [`TeehistorianTicks`], [`DemoTicks`],
-//! `CaptureTicks`. Folders of recordings are paired by role in [`folder`];
-//! two `check` reports compare in [`compare_check_reports`].
+//! `CaptureTicks` (the demo and capture ones share `snapshots.rs`). What
+//! is compared ([`Options`], each format's [`Defaults`]) is in
+//! `options.rs`, what the engine says ([`Report`]) in `report.rs`.
+//! Folders of recordings are paired by role in [`folder`]; two `check`
+//! reports compare in [`compare_check_reports`] (`check_reports.rs`).
 //!
 //! Ticks are matched by (segment, number): a segment is one map (a
 //! capture starts a new one at each MAP_CHANGE, where ticks restart). A
@@ -26,134 +29,37 @@
 //! affected ([`Movement`]).
 
 mod capture;
+mod check_reports;
 mod demo;
 pub mod folder;
-mod reports;
+mod options;
+mod report;
+mod snapshots;
 mod teehistorian;
 
 #[cfg(feature = "capture")]
 pub use capture::CaptureTicks;
+pub use check_reports::{FileChange, RolePair, compare_check_reports, role_pairs};
 pub use demo::DemoTicks;
-pub use reports::{FileChange, RolePair, compare_check_reports, role_pairs};
+pub use options::{
+    CAPTURE, DEMO, Defaults, MAX_DIFFERENCES, Options, RCON_TIME, SNAP_DELTA, SQL_TICK,
+    TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids, strip_time_prefix,
+};
+pub use report::{Change, Counts, Difference, FieldChange, FirstMove, Movement, Report};
 pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;
 use crate::codec::DecodeError;
-use crate::packet::Version;
-use crate::snapshot::Snapshot;
-use crate::snapshot::items::SnapshotJson;
 use serde::Serialize;
 use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-/// What a format leaves out by default: what changes on every run of the
-/// same scenario on the same build (wall-clock times, random UUIDs and
-/// tokens) and network timing. Each name is one `--keep` takes.
-#[derive(Clone, Copy, Debug)]
-pub struct Defaults {
-    /// Header fields (top-level names).
-    pub header: &'static [&'static str],
-    /// Event categories and `CATEGORY.FIELD`s, and the special names
-    /// [`RCON_TIME`] and [`TOKENS`].
-    pub events: &'static [&'static str],
-}
-
-/// The time prefix of a remote-console line (`2026-11-22 02:32:38 I
-/// server: ...`, `[2024-01-01 12:00:00][server]: ...`): compared without
-/// it, and with the UUIDs in it masked (a teehistorian file's name).
-pub const RCON_TIME: &str = "RCON_LINE.time";
-/// Connection tokens in control messages (0.7 TOKEN, CONNECT and ACCEPT,
-/// 0.6 DDNet's CONNECT/CONNECTACCEPT security token): random per
-/// connection.
-pub const TOKENS: &str = "control.token";
-/// Teeworlds 0.7's server never sets De_ClientLeave's client id (its
-/// `OnClientDrop` fills only the name and reason), so a demo holds
-/// whatever was on the stack: compared as `<unset>` when out of range
-/// (-1..=63); an id in range is compared as usual.
-pub const UNSET_CLIENT_ID: &str = "De_ClientLeave.client_id";
-/// What DDNet's database thread decides the tick of: its console lines
-/// (`sql: ...`, queued until the main thread's next log line,
-/// `server_logger.cpp`) and the record messages a query's result sends a
-/// player (Sv_RecordLegacy, record@netmsg.ddnet.tw: sent on the first
-/// tick after the query ends). A query begun before a map change can end
-/// after it, and a line flushed while the operator is between maps never
-/// reaches it, so these are compared as a set of distinct lines and
-/// messages over the whole file, without their tick, map and count.
-pub const SQL_TICK: &str = "database_thread";
-/// A recorded snapshot message's delta (SNAP, SNAPSINGLE, SNAPEMPTY:
-/// `delta_tick`, `part_size`, `data`, and a SNAP's `num_parts` and
-/// `part`): the server deltas against whichever snapshot the client had
-/// acknowledged when it built it, which is network timing (Teeworlds
-/// 0.7's server demos record these messages). Their tick and CRC (of the
-/// whole snapshot) are compared.
-pub const SNAP_DELTA: &str = "SNAP.delta";
-
-/// Whether `category` is a snapshot message.
-fn is_snapshot_message(category: &str) -> bool {
-    ["SNAP", "SNAPSINGLE", "SNAPEMPTY"]
-        .iter()
-        .any(|n| names(n, category))
-}
-
-/// Teehistorian: the game's UUIDs, its start time and PRNG seed, and each
-/// DDNet client's random connection UUID.
-pub const TEEHISTORIAN: Defaults = Defaults {
-    header: &[
-        "game_uuid",
-        "prev_game_uuid",
-        "start_time",
-        "prng_description",
-    ],
-    events: &["ddnetver.connection_id"],
-};
-/// Demos: the recording time, network timing, and remote-console time
-/// prefixes (a server demo records the lines sent to an authed client).
-pub const DEMO: Defaults = Defaults {
-    header: &["timestamp"],
-    events: &[
-        "INPUTTIMING",
-        "PlayerInfo.latency",
-        RCON_TIME,
-        UNSET_CLIENT_ID,
-        SQL_TICK,
-        SNAP_DELTA,
-    ],
-};
-/// Captures: network timing, remote-console time prefixes, connection
-/// tokens. (Timestamps, addresses, packet-header tokens, acks and
-/// sequence numbers are never compared.)
-pub const CAPTURE: Defaults = Defaults {
-    header: &[],
-    events: &[
-        "INPUTTIMING",
-        "PlayerInfo.latency",
-        RCON_TIME,
-        TOKENS,
-        SQL_TICK,
-    ],
-};
-
-impl Defaults {
-    /// Every name, header first.
-    pub fn names(&self) -> Vec<String> {
-        self.header
-            .iter()
-            .chain(self.events)
-            .map(|s| s.to_string())
-            .collect()
-    }
-}
-
 /// Equal events shown before the first difference.
 const CONTEXT: usize = 3;
-/// Differences kept in full by default ([`Options::max_differences`]).
-pub const MAX_DIFFERENCES: usize = 1000;
 /// The most events (both sides together) a tick may hold to be aligned;
 /// a larger tick is compared as two multisets.
 pub const ALIGN_WINDOW: usize = 1024;
-/// The most characters tracked for [`Movement::characters`].
-const MAX_CHARACTERS: usize = 1 << 16;
 
 /// One thing a recording says at a tick.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -239,377 +145,6 @@ pub trait Ticks {
     /// What a position's id is (`cid`, `character`).
     fn character_word(&self) -> &'static str {
         "character"
-    }
-}
-
-/// How an event differs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Change {
-    /// Only the new file has it.
-    Added,
-    /// Only the old file has it.
-    Removed,
-    /// Both have it, with other fields.
-    Changed,
-}
-
-/// A field that changed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FieldChange {
-    /// Its path (`x`, `fields.message`).
-    pub field: String,
-    /// The old value (`null`: absent).
-    pub old: Value,
-    /// The new value (`null`: absent).
-    pub new: Value,
-}
-
-/// One difference.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Difference {
-    /// The segment (map) of the tick: 0 for the first.
-    pub segment: u32,
-    /// The tick.
-    pub tick: i32,
-    /// The event's category.
-    pub category: String,
-    /// Added, removed or changed.
-    pub change: Change,
-    /// The old event.
-    pub old: Option<Event>,
-    /// The new event.
-    pub new: Option<Event>,
-    /// For a change: the fields that differ.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<FieldChange>,
-}
-
-/// Differences of one category.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Counts {
-    /// Events only the new file has.
-    pub added: u64,
-    /// Events only the old file has.
-    pub removed: u64,
-    /// Events both have, changed.
-    pub changed: u64,
-}
-
-/// What to compare.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Header fields and event categories left out by the user.
-    pub ignore: Vec<String>,
-    /// The format's defaults in effect (left out too, and listed in the
-    /// report as `ignored`): [`Defaults::names`] but those kept.
-    pub defaults: Vec<String>,
-    /// Only these categories (and `header` for the header), when given.
-    pub only: Vec<String>,
-    /// Compare tick numbers as they are, without moving the new file's
-    /// to match the old one's first tick.
-    pub no_align: bool,
-    /// Differences kept in full; the rest are only counted.
-    pub max_differences: usize,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            ignore: Vec::new(),
-            defaults: Vec::new(),
-            only: Vec::new(),
-            no_align: false,
-            max_differences: MAX_DIFFERENCES,
-        }
-    }
-}
-
-/// Timing a run's network decides, left out of demos and captures by
-/// default: INPUTTIMING messages (how early an input arrived) and each
-/// player's measured latency.
-pub const TIMING_IGNORED: &[&str] = &["INPUTTIMING", "PlayerInfo.latency"];
-
-/// Whether `name` names `category`: the whole category, its kind before
-/// `:` (`item`, `message`, `s2c`) or its name after it (`PlayerInfo`,
-/// `INPUTTIMING`).
-fn names(name: &str, category: &str) -> bool {
-    let (kind, rest) = category.split_once(':').unwrap_or((category, ""));
-    name == category || name == kind || (!rest.is_empty() && name == rest)
-}
-
-impl Options {
-    /// The options with `defaults`' names but `keep` (all of them unless
-    /// `no_default_ignores`).
-    pub fn with_defaults(mut self, defaults: Defaults, keep: &[String], none: bool) -> Self {
-        self.defaults = match none {
-            true => Vec::new(),
-            false => defaults
-                .names()
-                .into_iter()
-                .filter(|n| !keep.iter().any(|k| k == n))
-                .collect(),
-        };
-        self
-    }
-
-    fn left_out(&self) -> impl Iterator<Item = &String> {
-        self.ignore.iter().chain(&self.defaults)
-    }
-
-    fn wants(&self, category: &str) -> bool {
-        let ignored = self.left_out().any(|n| names(n, category));
-        !ignored && (self.only.is_empty() || self.only.iter().any(|n| names(n, category)))
-    }
-
-    /// Whether a field of `category` is left out (so its events need
-    /// their fields to be compared).
-    fn field_ignored(&self, category: &str) -> bool {
-        (self.has_default(RCON_TIME) || self.has_default(SQL_TICK)) && names("RCON_LINE", category)
-            || self.has_default(SQL_TICK)
-                && (names("Sv_RecordLegacy", category) || names("record@netmsg.ddnet.tw", category))
-            || self.has_default(UNSET_CLIENT_ID) && names("De_ClientLeave", category)
-            || self.has_default(TOKENS) && category.starts_with("control:")
-            || self.has_default(SNAP_DELTA) && is_snapshot_message(category)
-            || self.left_out().any(|entry| {
-                entry
-                    .rsplit_once('.')
-                    .is_some_and(|(c, _)| names(c, category))
-            })
-    }
-
-    /// Whether `event` is compared without its tick ([`SQL_TICK`]).
-    fn untimed(&self, event: &Event) -> bool {
-        let category = event.category.as_str();
-        self.has_default(SQL_TICK)
-            && (names("Sv_RecordLegacy", category)
-                || names("record@netmsg.ddnet.tw", category)
-                || names("RCON_LINE", category)
-                    && event
-                        .fields
-                        .pointer("/fields/line")
-                        .and_then(Value::as_str)
-                        .is_some_and(|line| strip_time_prefix(line).starts_with("I sql: ")))
-    }
-
-    fn has_default(&self, name: &str) -> bool {
-        self.defaults.iter().any(|d| d == name)
-    }
-
-    /// `event` without the fields left out (`CATEGORY.FIELD`), a
-    /// remote-console line without its time prefix, a control message
-    /// without its token.
-    fn strip(&self, event: &Event) -> Event {
-        let mut event = event.clone();
-        self.strip_in_place(&mut event);
-        event
-    }
-
-    fn strip_in_place(&self, event: &mut Event) {
-        if event.fields.is_null() {
-            return;
-        }
-        for entry in self.left_out() {
-            if let Some((category, field)) = entry.rsplit_once('.')
-                && names(category, &event.category)
-                && let Value::Object(m) = &mut event.fields
-            {
-                m.shift_remove(field);
-            }
-        }
-        if self.has_default(RCON_TIME)
-            && names("RCON_LINE", &event.category)
-            && let Some(Value::String(line)) = event.fields.pointer_mut("/fields/line")
-        {
-            let rest = mask_uuids(strip_time_prefix(line));
-            *line = rest;
-        }
-        if self.has_default(UNSET_CLIENT_ID)
-            && names("De_ClientLeave", &event.category)
-            && let Some(rejected) = event.fields.get("rejected")
-            && rejected.get("field") == Some(&Value::from("client_id"))
-            && let Value::Object(m) = &mut event.fields
-        {
-            m.shift_remove("rejected");
-            if let Some(id) = event.fields.pointer_mut("/fields/client_id") {
-                *id = Value::from("<unset>");
-            }
-        }
-        if self.has_default(SNAP_DELTA)
-            && is_snapshot_message(&event.category)
-            && let Some(Value::Object(f)) = event.fields.get_mut("fields")
-        {
-            for delta in ["delta_tick", "part_size", "data", "num_parts", "part"] {
-                f.shift_remove(delta);
-            }
-        }
-        if self.has_default(TOKENS)
-            && let Some(name) = event.category.strip_prefix("control:")
-            // 0.7's ACCEPT carries the token too (0.6's client ACCEPT
-            // carries nothing).
-            && matches!(name, "TOKEN" | "CONNECT" | "CONNECTACCEPT" | "ACCEPT")
-            && let Value::Object(m) = &mut event.fields
-        {
-            m.shift_remove("data");
-        }
-    }
-}
-
-/// `line` with each UUID (`8-4-4-4-12` hex digits) shown as `<uuid>`:
-/// DDNet's console names a teehistorian file by its game's random UUID.
-pub fn mask_uuids(line: &str) -> String {
-    const SHAPE: [usize; 5] = [8, 4, 4, 4, 12];
-    let b = line.as_bytes();
-    // The length of a UUID starting at `i`, if one does.
-    let uuid_at = |i: usize| {
-        let mut at = i;
-        for (n, len) in SHAPE.iter().enumerate() {
-            let part = b.get(at..at + len)?;
-            if !part.iter().all(u8::is_ascii_hexdigit) {
-                return None;
-            }
-            at += len;
-            if n < 4 {
-                (b.get(at) == Some(&b'-')).then_some(())?;
-                at += 1;
-            }
-        }
-        Some(at - i)
-    };
-    let (mut out, mut i, mut copied) = (String::new(), 0, 0);
-    while i < b.len() {
-        let boundary = i == 0 || !b[i - 1].is_ascii_hexdigit();
-        match uuid_at(i).filter(|_| boundary) {
-            Some(len) => {
-                out.push_str(&line[copied..i]);
-                out.push_str("<uuid>");
-                i += len;
-                copied = i;
-            }
-            None => i += 1,
-        }
-    }
-    out.push_str(&line[copied..]);
-    out
-}
-
-/// `line` without a leading log time (`YYYY-MM-DD HH:MM:SS ` or
-/// `[YYYY-MM-DD HH:MM:SS]` as DDNet writes it, `[HH:MM:SS]` as Teeworlds
-/// 0.7 does).
-pub fn strip_time_prefix(line: &str) -> &str {
-    let b = line.as_bytes();
-    let stamp = |s: &[u8]| {
-        s.len() >= 19
-            && s[..19].iter().enumerate().all(|(i, c)| match i {
-                4 | 7 => *c == b'-',
-                10 => *c == b' ',
-                13 | 16 => *c == b':',
-                _ => c.is_ascii_digit(),
-            })
-    };
-    let clock = |s: &[u8]| {
-        s.len() >= 8
-            && s[..8].iter().enumerate().all(|(i, c)| match i {
-                2 | 5 => *c == b':',
-                _ => c.is_ascii_digit(),
-            })
-    };
-    if b.first() == Some(&b'[') && stamp(&b[1..]) && b.get(20) == Some(&b']') {
-        return &line[21..];
-    }
-    if b.first() == Some(&b'[') && clock(&b[1..]) && b.get(9) == Some(&b']') {
-        return &line[10..];
-    }
-    if stamp(b) {
-        return line[19..].strip_prefix(' ').unwrap_or(&line[19..]);
-    }
-    line
-}
-
-/// The first character that moved differently.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FirstMove {
-    /// Its segment.
-    pub segment: u32,
-    /// The tick.
-    pub tick: i32,
-    /// What its id is (`cid`, `character`).
-    pub word: &'static str,
-    /// The id.
-    pub id: i32,
-    /// Its position in the old file (`null`: not there).
-    pub old: Option<(i32, i32)>,
-    /// Its position in the new file.
-    pub new: Option<(i32, i32)>,
-}
-
-/// How differently characters moved, at ticks both files have.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Movement {
-    /// The first difference of a position.
-    pub first: Option<FirstMove>,
-    /// Characters whose position differed at any tick.
-    pub characters: u64,
-    /// Ticks at which any position differed.
-    pub ticks: u64,
-    #[serde(skip)]
-    seen: BTreeSet<i32>,
-}
-
-/// The comparison of two recordings.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Report {
-    /// What was left out by default (`--keep NAME` brings one back).
-    pub ignored: Vec<String>,
-    /// Header fields that differ (`category` `header`).
-    pub header: Vec<FieldChange>,
-    /// The first differences (at most `max_differences`), in tick order.
-    pub differences: Vec<Difference>,
-    /// How many differences there are in all (`differences` holds the
-    /// first ones).
-    pub total_differences: u64,
-    /// Counts per category (`header` included).
-    pub summary: BTreeMap<String, Counts>,
-    /// Ticks whose events were too many to align (compared as multisets).
-    pub unaligned_ticks: u64,
-    /// Characters' positions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub movement: Option<Movement>,
-    /// The equal events just before the first difference in its tick
-    /// (tick, event).
-    pub context: Vec<(i32, Event)>,
-    /// The last tick both files have alike before the first difference
-    /// (segment, tick).
-    pub last_equal_tick: Option<i32>,
-    /// Its segment.
-    pub last_equal_segment: u32,
-    /// Ticks read from each file.
-    pub ticks: (u64, u64),
-    /// Segments (maps) read from each file.
-    pub segments: (u32, u32),
-    /// How many ticks later the new file's first tick is than the old
-    /// one's: its first segment's ticks are moved back by this much to
-    /// be compared (0 with `no_align`). Differences name ticks by the old file's count.
-    pub tick_shift: i32,
-}
-
-impl Report {
-    /// Whether the recordings mean the same.
-    pub fn same(&self) -> bool {
-        self.header.is_empty() && self.total_differences == 0
-    }
-
-    fn count(&mut self, category: &str, change: Change) {
-        self.total_differences += 1;
-        let counts = match self.summary.get_mut(category) {
-            Some(c) => c,
-            None => self.summary.entry(category.to_string()).or_default(),
-        };
-        match change {
-            Change::Added => counts.added += 1,
-            Change::Removed => counts.removed += 1,
-            Change::Changed => counts.changed += 1,
-        }
     }
 }
 
@@ -753,7 +288,7 @@ pub fn compare(
         {
             tracked = true;
             if p != q {
-                moved(&mut movement, segment, tick, old.character_word(), p, q);
+                movement.note(segment, tick, old.character_word(), p, q);
             }
         }
         if from_old {
@@ -773,38 +308,6 @@ pub fn compare(
         report.movement = Some(movement);
     }
     Ok(report)
-}
-
-/// Notes the characters whose positions differ between `p` and `q`.
-fn moved(
-    m: &mut Movement,
-    segment: u32,
-    tick: i32,
-    word: &'static str,
-    p: &Positions,
-    q: &Positions,
-) {
-    m.ticks += 1;
-    let ids: BTreeSet<&i32> = p.keys().chain(q.keys()).collect();
-    for &id in ids {
-        let (x, y) = (p.get(&id).copied(), q.get(&id).copied());
-        if x == y {
-            continue;
-        }
-        if m.first.is_none() {
-            m.first = Some(FirstMove {
-                segment,
-                tick,
-                word,
-                id,
-                old: x,
-                new: y,
-            });
-        }
-        if m.seen.len() < MAX_CHARACTERS && m.seen.insert(id) {
-            m.characters += 1;
-        }
-    }
 }
 
 /// Keeps the last [`CONTEXT`] events seen before any difference.
@@ -1060,146 +563,10 @@ fn field_changes(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange
     });
 }
 
-/// A snapshot's items as keyed events: `PREFIX TYPE:ID`, the named
-/// fields (the raw ints for a type without a table).
-pub(crate) fn keyed_items(
-    snap: &Snapshot,
-    protocol: Version,
-    prefix: &str,
-) -> BTreeMap<String, Event> {
-    let mut items = BTreeMap::new();
-    let json = SnapshotJson::new(snap, None, protocol);
-    for item in &json.items {
-        let view = serde_json::to_value(&item.view).unwrap_or_default();
-        let named = view["fields"].as_object().is_some_and(|f| !f.is_empty());
-        let fields = if named {
-            view["fields"].clone()
-        } else {
-            serde_json::json!({ "data": item.data })
-        };
-        let name = &item.view.type_name;
-        let key = format!("{prefix}{name}:{}", item.id);
-        let event = Event {
-            category: format!("item:{name}"),
-            key: Some(key.clone()),
-            fields,
-            ident: None,
-        };
-        items.insert(key, event);
-    }
-    items
-}
-
-/// The Character item's type in each protocol, and where its x and y are.
-const CHARACTER_06: i32 = 9;
-const CHARACTER_07: i32 = 10;
-
-/// Every Character item's position (`x`, `y` of its core), by item id.
-pub(crate) fn character_positions(snap: &Snapshot, protocol: Version, out: &mut Positions) {
-    out.clear();
-    let wanted = match protocol {
-        Version::V06 => CHARACTER_06,
-        Version::V07 => CHARACTER_07,
-    };
-    for item in snap.items() {
-        if item.type_id() == wanted
-            && let (Some(&x), Some(&y)) = (item.data.get(1), item.data.get(2))
-        {
-            out.insert(item.id(), (x, y));
-        }
-    }
-}
-
+#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What a run's wall clock and random tokens put in a demo's and a
-    /// capture's events is compared without them by default.
-    #[test]
-    fn demo_rcon_times_and_07_accept_tokens_are_left_out() {
-        let rcon = |line: &str| {
-            Event::new(
-                "message:RCON_LINE".into(),
-                serde_json::json!({"system": true, "id": 11, "name": "RCON_LINE",
-                    "fields": {"line": line}}),
-            )
-        };
-        let demo = Options::default().with_defaults(DEMO, &[], false);
-        let (a, b) = (
-            rcon("[2026-11-22 02:32:38][server]: map dm1"),
-            rcon("[2026-11-22 02:40:01][server]: map dm1"),
-        );
-        assert_eq!(demo.strip(&a), demo.strip(&b), "RCON_LINE in a demo");
-        let capture = Options::default().with_defaults(CAPTURE, &[], false);
-        let accept = |token: &str| {
-            Event::new(
-                "control:ACCEPT".into(),
-                serde_json::json!({"direction": "s2c", "data": token}),
-            )
-        };
-        let (a, b) = (accept("0011aabb"), accept("99887766"));
-        assert_eq!(capture.strip(&a), capture.strip(&b), "0.7 ACCEPT");
-        // Kept when asked.
-        let kept = Options::default().with_defaults(CAPTURE, &["control.token".into()], false);
-        assert_ne!(kept.strip(&a), kept.strip(&b), "--keep control.token");
-    }
-
-    /// Teeworlds 0.7.5 leaves De_ClientLeave's client id unset: an
-    /// out-of-range id compares as `<unset>`, an id in range as itself.
-    #[test]
-    fn teeworlds_unset_leave_client_id_is_masked_only_out_of_range() {
-        let leave = |id: i64| {
-            let rejected = (!(-1..=63).contains(&id)).then(
-                || serde_json::json!({"field": "client_id", "value": id, "min": -1, "max": 63}),
-            );
-            let mut fields = serde_json::json!({"system": false, "id": 23, "name": "De_ClientLeave",
-                "fields": {"name": "bob", "client_id": id, "reason": ""}});
-            if let Some(r) = rejected {
-                fields["rejected"] = r;
-            }
-            Event::new("message:De_ClientLeave".into(), fields)
-        };
-        let demo = Options::default().with_defaults(DEMO, &[], false);
-        assert_eq!(
-            demo.strip(&leave(-1157140736)),
-            demo.strip(&leave(1490340864))
-        );
-        assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(2)), "in range");
-        assert_ne!(demo.strip(&leave(1)), demo.strip(&leave(1490340864)));
-        let kept = Options::default().with_defaults(DEMO, &[UNSET_CLIENT_ID.into()], false);
-        assert_ne!(
-            kept.strip(&leave(-1157140736)),
-            kept.strip(&leave(1490340864)),
-            "--keep {UNSET_CLIENT_ID}"
-        );
-    }
-
-    /// A snapshot message recorded in a demo compares by its tick and
-    /// CRC, not by the base its delta was made against.
-    #[test]
-    fn a_recorded_snapshot_message_compares_without_its_delta() {
-        let snap = |delta_tick: i64, data: &str| {
-            Event::new(
-                "message:SNAPSINGLE".into(),
-                serde_json::json!({"system": true, "id": 8, "name": "SNAPSINGLE",
-                    "fields": {"tick": 317, "delta_tick": delta_tick, "crc": 39445,
-                        "part_size": data.len() / 2, "data": data}}),
-            )
-        };
-        let (a, b) = (snap(2, "0001000a0007"), snap(1, "0001000a000105"));
-        let demo = Options::default().with_defaults(DEMO, &[], false);
-        assert_eq!(
-            demo.strip(&a),
-            demo.strip(&b),
-            "the same snapshot, other bases"
-        );
-        let mut other_crc = snap(1, "0001000a000105");
-        other_crc.fields["fields"]["crc"] = 1.into();
-        assert_ne!(demo.strip(&b), demo.strip(&other_crc), "another snapshot");
-        let kept = Options::default().with_defaults(DEMO, &[SNAP_DELTA.into()], false);
-        assert_ne!(kept.strip(&a), kept.strip(&b), "--keep {SNAP_DELTA}");
-    }
 
     /// A recording held in memory: events per tick, one segment.
     struct Listed {
@@ -1294,59 +661,5 @@ mod tests {
             &[SQL_TICK.into()],
         );
         assert!(kept > 0, "--keep {SQL_TICK}");
-    }
-
-    #[test]
-    fn uuids_in_console_lines_are_masked() {
-        assert_eq!(
-            mask_uuids(
-                "I teehistorian: recording to \
-                 'teehistorian/1aa06bd5-6933-4e3a-9a9b-737018f87dd5.teehistorian'"
-            ),
-            "I teehistorian: recording to 'teehistorian/<uuid>.teehistorian'"
-        );
-        // Not a UUID: too short a part, a longer hex run, no dashes.
-        for line in [
-            "1aa06bd5-6933-4e3a-9a9b-737018f87dd",
-            "01aa06bd5-6933-4e3a-9a9b-737018f87dd5x",
-            "1aa06bd569334e3a9a9b737018f87dd5",
-            "é 1aa06bd5",
-        ] {
-            assert_eq!(mask_uuids(line), line, "{line}");
-        }
-    }
-
-    #[test]
-    fn time_prefixes_are_stripped() {
-        assert_eq!(
-            strip_time_prefix("2026-11-22 02:32:38 I server: ClientId=0 authed"),
-            "I server: ClientId=0 authed"
-        );
-        assert_eq!(
-            strip_time_prefix("[2024-01-01 12:00:00][server]: hi"),
-            "[server]: hi"
-        );
-        assert_eq!(
-            strip_time_prefix("Wrong password 1/30."),
-            "Wrong password 1/30."
-        );
-        assert_eq!(
-            strip_time_prefix("[14:02:11][server]: player has entered"),
-            "[server]: player has entered"
-        );
-        assert_eq!(strip_time_prefix("[14:02][x]"), "[14:02][x]");
-        assert_eq!(strip_time_prefix("2026-11-22"), "2026-11-22");
-        assert_eq!(strip_time_prefix("é"), "é");
-    }
-
-    #[test]
-    fn character_types_are_the_tables_character() {
-        use crate::snapshot::items::view;
-        for (protocol, t) in [(Version::V06, CHARACTER_06), (Version::V07, CHARACTER_07)] {
-            let data = [0i32; 22];
-            let snap = Snapshot::from_items([((t << 16) | 3, &data[..])]);
-            let v = view(&snap, &snap.item(0), protocol);
-            assert_eq!(v.type_name, "Character", "{protocol:?} type {t}");
-        }
     }
 }

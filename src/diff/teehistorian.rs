@@ -23,7 +23,7 @@ pub struct TeehistorianTicks<'a> {
 }
 
 impl<'a> TeehistorianTicks<'a> {
-    /// Reads the header of `bytes`; the header's JSON as [`compare`]
+    /// Reads the header of `bytes`; the header's JSON as [`compare`](super::compare)
     /// takes it.
     pub fn new(bytes: &'a [u8]) -> Result<(Value, Self), DecodeError> {
         let (header, reader) = SliceReader::new(bytes, Mode::Lenient)?;

@@ -11,7 +11,7 @@ use crate::huffman::{self, Flavor};
 use crate::packet::msg::{Fields, Layout, MsgHeader, MsgId, Value};
 use crate::packet::{
     CHUNK_RESEND, CHUNK_VITAL, Chunk, ChunkHeader, ConnPacket, MAX_PACKET_SIZE, Packet, PacketCtx,
-    TOKEN_MAGIC, TokenMode, Verdicts, Version, control, flags, reencode,
+    PacketVerdicts, TOKEN_MAGIC, TokenMode, Version, control, flags, reencode,
 };
 use std::borrow::Cow;
 
@@ -509,7 +509,7 @@ pub(crate) fn judge(bytes: &[u8], version: Version) -> Judgement {
         version: Some(version),
         token: TokenMode::Auto,
     };
-    let verdicts = |p: Option<&Packet<'_>>| Verdicts::of(bytes, version, p);
+    let verdicts = |p: Option<&Packet<'_>>| PacketVerdicts::of(bytes, version, p);
     // A datagram DDNet keeps is accepted even where teeoracle's decoder
     // stops (a cut chunk: DDNet stops reading chunks there), as the
     // conformance suite classes it.

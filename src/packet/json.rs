@@ -4,7 +4,7 @@
 
 use super::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, Message, MessageChunk, Mismatch, Packet, PacketCtx,
-    TokenMode, Verdicts, Version, VersionReason, control, reencode,
+    PacketVerdicts, TokenMode, Version, VersionReason, control, reencode,
 };
 use crate::codec::{Codec, DecodeError, Mode, Reader, encode_to_vec};
 use crate::huffman::Flavor;
@@ -257,7 +257,7 @@ pub struct PacketEntry<'a> {
     /// The same in words.
     pub version_reason_text: String,
     /// What DDNet (and Teeworlds 0.7.5) do with it.
-    pub verdict: Verdicts,
+    pub verdict: PacketVerdicts,
     /// The packet, when it decodes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub packet: Option<PacketJson<'a>>,
@@ -285,7 +285,7 @@ pub fn entry_value(
         token,
     };
     let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
-    let verdict = Verdicts::of(bytes, version, packet.as_ref().ok());
+    let verdict = PacketVerdicts::of(bytes, version, packet.as_ref().ok());
     let packet = packet?;
     let contents = match &packet {
         Packet::Connection(p) => p.contents(),

@@ -34,7 +34,7 @@ mod verdict;
 
 pub use chunk::{CHUNK_RESEND, CHUNK_VITAL, Chunk, ChunkHeader};
 pub use contents::{Contents, Layer, Message, MessageChunk, Mismatch, reencode};
-pub use verdict::{Rule, Verdict, Verdicts};
+pub use verdict::{PacketVerdict, PacketVerdicts, Rule};
 
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, PayloadKind, Reader};
 use crate::huffman::{self, Flavor, HuffmanInfo};

@@ -1,7 +1,7 @@
 //! What the reference implementations do with a datagram: accept it (pass it
 //! on to their connection handling), or drop it by a named [`Rule`].
 //!
-//! [`Verdicts::of`] judges one datagram for DDNet 20.1 (`28baa427`), whose
+//! [`PacketVerdicts::of`] judges one datagram for DDNet 20.1 (`28baa427`), whose
 //! `CNetBase::UnpackPacket` reads both 0.6 and 0.7 ("sixup"), and, when the
 //! datagram is read as 0.7, for vanilla Teeworlds 0.7.5, whose
 //! `CNetBase::UnpackPacket` checks different things. Only what one datagram
@@ -36,10 +36,10 @@
 //! decoder judges it.)
 //!
 //! ```
-//! use teeoracle::packet::{Rule, Verdicts, Version};
+//! use teeoracle::packet::{Rule, PacketVerdicts, Version};
 //!
 //! // A 0.6 control packet without its control byte.
-//! let v = Verdicts::of(&[0x10, 0x00, 0x00], Version::V06, None);
+//! let v = PacketVerdicts::of(&[0x10, 0x00, 0x00], Version::V06, None);
 //! assert_eq!(v.ddnet.dropped, Some(Rule::ControlWithoutByte));
 //! assert_eq!(v.teeworlds_0_7_5, None);
 //! ```
@@ -187,28 +187,28 @@ impl fmt::Display for Rule {
 
 /// What one implementation does with a datagram.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct PacketVerdict {
     /// The protocol it reads the datagram as.
     pub read_as: Version,
     /// The rule it drops the datagram by; `None`: accepted.
     pub dropped: Option<Rule>,
 }
 
-impl Verdict {
+impl PacketVerdict {
     /// Passed on to the connection handling.
     pub fn accepted(&self) -> bool {
         self.dropped.is_none()
     }
 
-    fn accept(read_as: Version) -> Verdict {
-        Verdict {
+    fn accept(read_as: Version) -> PacketVerdict {
+        PacketVerdict {
             read_as,
             dropped: None,
         }
     }
 
-    fn drop(read_as: Version, rule: Rule) -> Verdict {
-        Verdict {
+    fn drop(read_as: Version, rule: Rule) -> PacketVerdict {
+        PacketVerdict {
             read_as,
             dropped: Some(rule),
         }
@@ -217,9 +217,9 @@ impl Verdict {
 
 /// `{"read_as", "accepted", "rule", "reason"}`; the last two only when
 /// dropped.
-impl Serialize for Verdict {
+impl Serialize for PacketVerdict {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Verdict", 4)?;
+        let mut st = s.serialize_struct("PacketVerdict", 4)?;
         st.serialize_field("read_as", &self.read_as)?;
         st.serialize_field("accepted", &self.accepted())?;
         match self.dropped {
@@ -237,7 +237,7 @@ impl Serialize for Verdict {
 }
 
 /// "read as 0.6, accepted" or "read as 0.7, dropped (too_short_07): ...".
-impl fmt::Display for Verdict {
+impl fmt::Display for PacketVerdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.dropped {
             None => write!(f, "read as {}, accepted", self.read_as),
@@ -253,18 +253,18 @@ impl fmt::Display for Verdict {
 
 /// A datagram's verdicts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Verdicts {
+pub struct PacketVerdicts {
     /// DDNet 20.1's.
-    pub ddnet: Verdict,
+    pub ddnet: PacketVerdict,
     /// Vanilla Teeworlds 0.7.5's, for a datagram read as 0.7 (by the
     /// caller or by DDNet).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub teeworlds_0_7_5: Option<Verdict>,
+    pub teeworlds_0_7_5: Option<PacketVerdict>,
 }
 
 /// "ddnet 20.1: read as ..." and, when given, "; teeworlds 0.7.5: read as
 /// ...".
-impl fmt::Display for Verdicts {
+impl fmt::Display for PacketVerdicts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ddnet 20.1: {}", self.ddnet)?;
         if let Some(tw) = &self.teeworlds_0_7_5 {
@@ -274,12 +274,12 @@ impl fmt::Display for Verdicts {
     }
 }
 
-impl Verdicts {
+impl PacketVerdicts {
     /// Judges `datagram` from a peer expected to speak `version` (a
     /// connection's version, or [`super::detect_version`]'s for an unknown
     /// peer). `packet` is the datagram decoded as `version`, if it decoded:
     /// its decompressed payload saves decompressing again.
-    pub fn of(datagram: &[u8], version: Version, packet: Option<&Packet<'_>>) -> Verdicts {
+    pub fn of(datagram: &[u8], version: Version, packet: Option<&Packet<'_>>) -> PacketVerdicts {
         let conn = match packet {
             Some(Packet::Connection(p)) => Some(p),
             _ => None,
@@ -287,7 +287,7 @@ impl Verdicts {
         let ddnet = ddnet(datagram, version, conn);
         let teeworlds_0_7_5 = (version == Version::V07 || ddnet.read_as == Version::V07)
             .then(|| teeworlds_0_7_5(datagram, conn));
-        Verdicts {
+        PacketVerdicts {
             ddnet,
             teeworlds_0_7_5,
         }
@@ -301,13 +301,13 @@ impl Verdicts {
 
 /// DDNet 20.1's `UnpackPacketFlags`, `UnpackPacket` and
 /// `IsValidConnectionOrientedPacket`.
-fn ddnet(datagram: &[u8], version: Version, packet: Option<&ConnPacket<'_>>) -> Verdict {
+fn ddnet(datagram: &[u8], version: Version, packet: Option<&ConnPacket<'_>>) -> PacketVerdict {
     let n = datagram.len();
     if n < 3 {
-        return Verdict::drop(version, Rule::TooShort);
+        return PacketVerdict::drop(version, Rule::TooShort);
     }
     if n > MAX_PACKET_SIZE {
-        return Verdict::drop(version, Rule::TooLong);
+        return PacketVerdict::drop(version, Rule::TooLong);
     }
     let b0 = datagram[0];
     let wire = b0 >> 2;
@@ -317,8 +317,8 @@ fn ddnet(datagram: &[u8], version: Version, packet: Option<&ConnPacket<'_>>) -> 
             _ => (Version::V06, 6),
         };
         return match n < header {
-            true => Verdict::drop(read_as, Rule::ConnlessTooShort),
-            false => Verdict::accept(read_as),
+            true => PacketVerdict::drop(read_as, Rule::ConnlessTooShort),
+            false => PacketVerdict::accept(read_as),
         };
     }
     let sixup = version == Version::V07 || wire & flags::UNUSED_06 != 0;
@@ -326,7 +326,7 @@ fn ddnet(datagram: &[u8], version: Version, packet: Option<&ConnPacket<'_>>) -> 
         false => (Version::V06, 3, wire),
         true => {
             if n < 7 {
-                return Verdict::drop(Version::V07, Rule::TooShort07);
+                return PacketVerdict::drop(Version::V07, Rule::TooShort07);
             }
             // 0.7's flags as 0.6's; other 0.7 bits are not carried over.
             let mut six = 0;
@@ -369,34 +369,34 @@ fn ddnet(datagram: &[u8], version: Version, packet: Option<&ConnPacket<'_>>) -> 
     } else {
         None
     };
-    Verdict {
+    PacketVerdict {
         read_as,
         dropped: rule,
     }
 }
 
 /// Teeworlds 0.7.5's `UnpackPacket`.
-fn teeworlds_0_7_5(datagram: &[u8], packet: Option<&ConnPacket<'_>>) -> Verdict {
+fn teeworlds_0_7_5(datagram: &[u8], packet: Option<&ConnPacket<'_>>) -> PacketVerdict {
     let v7 = Version::V07;
     let n = datagram.len();
     if n < 7 {
-        return Verdict::drop(v7, Rule::TooShort07);
+        return PacketVerdict::drop(v7, Rule::TooShort07);
     }
     if n > MAX_PACKET_SIZE {
-        return Verdict::drop(v7, Rule::TooLong);
+        return PacketVerdict::drop(v7, Rule::TooLong);
     }
     let wire = datagram[0] >> 2;
     if wire & flags::CONNLESS_07 != 0 {
         return if n < 9 {
-            Verdict::drop(v7, Rule::ConnlessTooShort)
+            PacketVerdict::drop(v7, Rule::ConnlessTooShort)
         } else if datagram[0] & 3 != 1 {
-            Verdict::drop(v7, Rule::ConnlessVersionBits)
+            PacketVerdict::drop(v7, Rule::ConnlessVersionBits)
         } else {
-            Verdict::accept(v7)
+            PacketVerdict::accept(v7)
         };
     }
     if n - 7 > MAX_PAYLOAD_0_7_5 {
-        return Verdict::drop(v7, Rule::PayloadTooLong);
+        return PacketVerdict::drop(v7, Rule::PayloadTooLong);
     }
     if wire & flags::COMPRESSION_07 != 0 {
         let decoded = packet
@@ -408,10 +408,10 @@ fn teeworlds_0_7_5(datagram: &[u8], packet: Option<&ConnPacket<'_>>) -> Verdict 
             None => decompress(&datagram[7..], MAX_PAYLOAD_0_7_5),
         };
         if let Err(rule) = fits {
-            return Verdict::drop(v7, rule);
+            return PacketVerdict::drop(v7, rule);
         }
     }
-    Verdict::accept(v7)
+    PacketVerdict::accept(v7)
 }
 
 /// Whether `body` decompresses into `max` bytes, and if not, why. Only for
@@ -436,19 +436,19 @@ mod tests {
     /// The verdicts of `hex` from a peer speaking `version`, judged with
     /// the packet decoded as `version` when it decodes, and without: both
     /// must agree.
-    fn judge(hex: &str, version: Version) -> Verdicts {
+    fn judge(hex: &str, version: Version) -> PacketVerdicts {
         let bytes = hex::decode(hex.replace(' ', "")).unwrap();
         judge_bytes(&bytes, version)
     }
 
-    fn judge_bytes(bytes: &[u8], version: Version) -> Verdicts {
+    fn judge_bytes(bytes: &[u8], version: Version) -> PacketVerdicts {
         let ctx = PacketCtx {
             version: Some(version),
             token: TokenMode::Auto,
         };
         let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx).ok();
-        let with = Verdicts::of(bytes, version, packet.as_ref());
-        let without = Verdicts::of(bytes, version, None);
+        let with = PacketVerdicts::of(bytes, version, packet.as_ref());
+        let without = PacketVerdicts::of(bytes, version, None);
         assert_eq!(with, without, "decoded or not, the same verdicts");
         with
     }
@@ -545,29 +545,32 @@ mod tests {
         // 0.6's unused flag is 0.7's control flag: DDNet reads it as 0.7,
         // and 3 bytes are too short for 0.7's header.
         let v = judge("040000", V06);
-        assert_eq!(v.ddnet, Verdict::drop(V07, Rule::TooShort07));
+        assert_eq!(v.ddnet, PacketVerdict::drop(V07, Rule::TooShort07));
         assert_eq!(
             v.teeworlds_0_7_5,
-            Some(Verdict::drop(V07, Rule::TooShort07))
+            Some(PacketVerdict::drop(V07, Rule::TooShort07))
         );
         assert_eq!(ddnet("04000000000000", V06), Some(Rule::ControlWithoutByte));
-        assert_eq!(judge("0400000000000000", V06).ddnet, Verdict::accept(V07));
+        assert_eq!(
+            judge("0400000000000000", V06).ddnet,
+            PacketVerdict::accept(V07)
+        );
         // Without the bit, a 0.6 peer's packet stays 0.6.
-        assert_eq!(judge("10000000", V06).ddnet, Verdict::accept(V06));
+        assert_eq!(judge("10000000", V06).ddnet, PacketVerdict::accept(V06));
         // A known 0.7 peer's 3-byte packet.
         assert_eq!(ddnet("000000", V07), Some(Rule::TooShort07));
     }
 
     #[test]
     fn connless() {
-        assert_eq!(judge("ffffffffffff", V06).ddnet, Verdict::accept(V06));
+        assert_eq!(judge("ffffffffffff", V06).ddnet, PacketVerdict::accept(V06));
         assert_eq!(ddnet("ffffffffff", V06), Some(Rule::ConnlessTooShort));
         assert_eq!(ddnet("7865000000", V06), Some(Rule::ConnlessTooShort));
-        assert_eq!(judge("786500000000", V06).ddnet, Verdict::accept(V06));
+        assert_eq!(judge("786500000000", V06).ddnet, PacketVerdict::accept(V06));
         // 0.7: byte0 & 3 == 1, 9 bytes.
         let v = judge("21aabbccdd11223344", V07);
-        assert_eq!(v.ddnet, Verdict::accept(V07));
-        assert_eq!(v.teeworlds_0_7_5, Some(Verdict::accept(V07)));
+        assert_eq!(v.ddnet, PacketVerdict::accept(V07));
+        assert_eq!(v.teeworlds_0_7_5, Some(PacketVerdict::accept(V07)));
         assert_eq!(ddnet("21aabbccdd112233", V07), Some(Rule::ConnlessTooShort));
         assert_eq!(tw("21aabbccdd112233"), Some(Rule::ConnlessTooShort));
         // A 0.6 peer's 0.7 connless packet is read as 0.7.
@@ -579,10 +582,10 @@ mod tests {
         // DDNet reads it as 0.6 connless; Teeworlds 0.7.5 drops it.
         for b0 in ["20", "22", "23"] {
             let v = judge(&format!("{b0}aabbccdd11223344"), V07);
-            assert_eq!(v.ddnet, Verdict::accept(V06), "{b0}");
+            assert_eq!(v.ddnet, PacketVerdict::accept(V06), "{b0}");
             assert_eq!(
                 v.teeworlds_0_7_5,
-                Some(Verdict::drop(V07, Rule::ConnlessVersionBits)),
+                Some(PacketVerdict::drop(V07, Rule::ConnlessVersionBits)),
                 "{b0}"
             );
         }

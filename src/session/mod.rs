@@ -38,7 +38,7 @@ pub use connection::{
 use crate::capture::{Capture, Datagram};
 use crate::codec::{DecodeError, Mode, Reader};
 use crate::packet::{
-    Contents, Mismatch, Packet, PacketCtx, TokenMode, Verdicts, Version, VersionReason,
+    Contents, Mismatch, Packet, PacketCtx, PacketVerdicts, TokenMode, Version, VersionReason,
     detect_version, reencode,
 };
 use connection::{At, Judged};
@@ -73,7 +73,7 @@ pub struct Decoded<'a> {
     pub packet: Result<Packet<'a>, DecodeError>,
     /// What DDNet (and, for 0.7, Teeworlds 0.7.5) does with it. A datagram
     /// DDNet drops is not replayed: its connection never sees it.
-    pub verdict: Verdicts,
+    pub verdict: PacketVerdicts,
     /// A data packet's chunks and messages (offsets in its errors count
     /// bytes of the payload; `payload_error` has the first one placed in
     /// the file).
@@ -264,7 +264,7 @@ impl<'c> Session<'c> {
             .as_ref()
             .ok()
             .and_then(|p| reencode(&d.payload, p, contents.as_ref(), encoded));
-        let verdict = Verdicts::of(&d.payload, version, packet.as_ref().ok());
+        let verdict = PacketVerdicts::of(&d.payload, version, packet.as_ref().ok());
         summary.dropped += usize::from(verdict.ddnet_drops());
 
         let mut judged = Judged::default();

@@ -564,21 +564,29 @@ fn field_changes(path: &str, old: &Value, new: &Value, out: &mut Vec<FieldChange
 }
 
 #[cfg(test)]
-#[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A recording held in memory: events per tick, one segment.
+    /// A recording held in memory: events per tick, and each tick's
+    /// segment (map).
     struct Listed {
         ticks: Vec<(i32, Vec<Event>)>,
+        segments: Vec<u32>,
         at: usize,
         raw: Vec<u8>,
     }
 
     impl Listed {
+        /// One segment.
         fn new(ticks: Vec<(i32, Vec<Event>)>) -> Listed {
+            Listed::maps(ticks.into_iter().map(|(t, e)| (0, t, e)).collect())
+        }
+
+        /// Ticks of several segments: (segment, tick, events).
+        fn maps(ticks: Vec<(u32, i32, Vec<Event>)>) -> Listed {
             Listed {
-                ticks,
+                segments: ticks.iter().map(|t| t.0).collect(),
+                ticks: ticks.into_iter().map(|(_, t, e)| (t, e)).collect(),
                 at: 0,
                 raw: Vec::new(),
             }
@@ -596,6 +604,9 @@ mod tests {
                 .collect();
             self.at += 1;
             Ok(Some(*tick))
+        }
+        fn segment(&self) -> u32 {
+            self.segments[self.at.saturating_sub(1)]
         }
         fn raw(&self) -> &[u8] {
             &self.raw
@@ -661,5 +672,42 @@ mod tests {
             &[SQL_TICK.into()],
         );
         assert!(kept > 0, "--keep {SQL_TICK}");
+    }
+
+    /// Two runs of a server start counting at different moments, so the
+    /// first map's ticks are aligned; ticks restart at 0 on every later
+    /// map, so there a join a tick later is a difference, not a shift.
+    #[test]
+    fn only_the_first_maps_ticks_are_aligned() {
+        let join = || Event::new("join".into(), serde_json::json!({"cid": 0}));
+        let run = |first: i32, rejoin: i32| {
+            Listed::maps(vec![
+                (0, first, vec![join()]),
+                (0, first + 1, vec![]),
+                // A map's first tick in a capture is its first snapshot's.
+                (1, rejoin, vec![join()]),
+            ])
+        };
+        let options = Options::default();
+        let report = |a: &mut Listed, b: &mut Listed| {
+            compare(&Value::Null, &Value::Null, a, b, &options).unwrap()
+        };
+        let same = report(&mut run(100, 5), &mut run(103, 5));
+        assert_eq!(
+            (same.tick_shift, same.total_differences),
+            (3, 0),
+            "the first map 3 ticks later: {same:?}"
+        );
+        let later = report(&mut run(100, 5), &mut run(103, 6));
+        let at: Vec<_> = later
+            .differences
+            .iter()
+            .map(|d| (d.segment, d.tick, d.change))
+            .collect();
+        assert_eq!(
+            at,
+            vec![(1, 5, Change::Removed), (1, 6, Change::Added)],
+            "the rejoin a tick later on the second map: {later:?}"
+        );
     }
 }

@@ -24,7 +24,7 @@
 //!   [`codec::Codec`], [`codec::DecodeError`].
 //! - [`report`]: what a check says ([`report::Verdict`], [`report::Finding`]
 //!   and its typed [`report::Code`]); [`input`]: a checked file's bytes,
-//!   through its compression.
+//!   through its [`compression`] (detection, decoders, the cap).
 //!
 //! `ARCHITECTURE.md` draws the layers these modules form.
 //! - [`schema`]: the JSON shapes the command line prints.
@@ -63,6 +63,7 @@ pub mod capture;
 #[cfg(feature = "jobs")]
 pub mod check;
 pub mod codec;
+pub mod compression;
 #[cfg(feature = "jobs")]
 pub mod conform;
 pub mod demo;

@@ -20,7 +20,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "json_diff",
         ],
     ),
-    ("reports and input", &["input", "report"]),
+    ("reports and input", &["compression", "input", "report"]),
     (
         "formats",
         &[

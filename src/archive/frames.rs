@@ -1,5 +1,7 @@
-//! Compression around the tar stream: detection by magic bytes, a writer
-//! that cuts the compressed output into independent frames, and readers.
+//! How an archive stores its tar stream: plain or compressed ([`detect`]),
+//! a writer that cuts the compressed output into independent frames, and
+//! reading from a frame on. The decoders themselves, and the cap, are
+//! [`crate::compression`]'s.
 //!
 //! A frame is one complete compressed stream (a bzip2 stream). Concatenated
 //! bzip2 streams are still one valid `.bz2` file (`bzip2 -d`, `tar xjf` and
@@ -8,58 +10,39 @@
 //! frames start, which is what lets a reader jump into the middle of a
 //! compressed archive instead of decompressing everything before it.
 
-use serde::Serialize;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// How the tar stream of an archive is stored.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Compression {
-    /// A plain tar file.
-    None,
-    /// bzip2 (written and read; one stream per frame).
-    Bzip2,
-    /// gzip (read only).
-    Gzip,
-    /// xz (read only).
-    Xz,
-    /// zstd (read only).
-    Zstd,
+use crate::compression::{BoxRead, decoder};
+pub use crate::compression::{Compression, CountingBufRead, Frame, bzip2_frame};
+
+/// How a file starting with `head` (its first 512 bytes or fewer) stores
+/// a tar stream: compressed (by its magic bytes), [`Compression::None`]
+/// if it starts with a tar header, or `None` if neither.
+pub fn detect(head: &[u8]) -> Option<Compression> {
+    match Compression::detect(head) {
+        Compression::None if head.len() >= 512 && is_tar_header(&head[..512]) => {
+            Some(Compression::None)
+        }
+        Compression::None => None,
+        compressed => Some(compressed),
+    }
 }
 
-impl Compression {
-    /// The compression of a file starting with `head` (its first 512 bytes
-    /// or fewer), or `None` if it is neither compressed nor a tar file.
-    pub fn detect(head: &[u8]) -> Option<Compression> {
-        use crate::input::Compression as Magic;
-        match Magic::detect(head) {
-            Some(Magic::Bzip2) => Some(Compression::Bzip2),
-            Some(Magic::Gzip) => Some(Compression::Gzip),
-            Some(Magic::Xz) => Some(Compression::Xz),
-            Some(Magic::Zstd) => Some(Compression::Zstd),
-            None if head.len() >= 512 && is_tar_header(&head[..512]) => Some(Compression::None),
-            None => None,
-        }
-    }
-
-    /// The name used in `index.txt` and in reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Compression::None => "none",
-            Compression::Bzip2 => "bzip2",
-            Compression::Gzip => "gzip",
-            Compression::Xz => "xz",
-            Compression::Zstd => "zstd",
-        }
-    }
-
-    /// Whether teeoracle writes this compression (the others are read only).
-    pub fn writable(self) -> bool {
-        matches!(self, Compression::None | Compression::Bzip2)
-    }
+/// The first 512 bytes of the tar stream in `path` (decompressed if it is
+/// compressed), if there are that many.
+pub(super) fn first_block(path: &Path) -> Option<[u8; 512]> {
+    let mut file = File::open(path).ok()?;
+    let mut head = Vec::with_capacity(512);
+    (&mut file).take(512).read_to_end(&mut head).ok()?;
+    let compression = detect(&head)?;
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let mut block = [0u8; 512];
+    decoder(compression, BufReader::new(file))
+        .read_exact(&mut block)
+        .ok()?;
+    Some(block)
 }
 
 /// True if `block` is a tar header: its checksum (the byte sum with the
@@ -93,15 +76,6 @@ pub fn is_tar_header(block: &[u8]) -> bool {
         })
         .sum();
     sum == stored
-}
-
-/// Where one frame starts: its first uncompressed and compressed byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Frame {
-    /// Offset in the uncompressed tar stream.
-    pub uncompressed: u64,
-    /// Offset in the compressed file.
-    pub compressed: u64,
 }
 
 /// Counts the bytes written through it.
@@ -232,188 +206,24 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 }
 
-/// A reader that counts the bytes consumed from it.
-pub struct CountingBufRead<R> {
-    inner: R,
-    /// Bytes consumed so far.
-    pub consumed: u64,
-}
-
-impl<R: BufRead> CountingBufRead<R> {
-    /// Counts what is consumed from `inner`.
-    pub fn new(inner: R) -> Self {
-        CountingBufRead { inner, consumed: 0 }
-    }
-}
-
-impl<R: BufRead> Read for CountingBufRead<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.consumed += n as u64;
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for CountingBufRead<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        self.consumed += amt as u64;
-        self.inner.consume(amt);
-    }
-}
-
-/// Decompresses one bzip2 frame from `src` (positioned at its first byte):
-/// stops at the end of that stream, so `src.consumed` then says where the
-/// next frame starts.
-pub fn bzip2_frame<R: BufRead>(src: &mut CountingBufRead<R>) -> impl Read + '_ {
-    bzip2::bufread::BzDecoder::new(src)
-}
-
 /// Reads the uncompressed tar stream from compressed byte `compressed` of
 /// `file`, where a frame starts, on through every following frame.
 pub fn read_frames_from(
     mut file: File,
     compression: Compression,
     compressed: u64,
-) -> io::Result<Box<dyn Read + Send>> {
+) -> io::Result<BoxRead> {
+    if !matches!(compression, Compression::None | Compression::Bzip2) {
+        return Err(io::Error::other(format!(
+            "{} archives have no frames to start from",
+            compression.name()
+        )));
+    }
     file.seek(SeekFrom::Start(compressed))?;
-    let buffered = BufReader::with_capacity(1 << 16, file);
-    Ok(match compression {
-        Compression::None => Box::new(buffered),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
-        other => {
-            return Err(io::Error::other(format!(
-                "{} archives have no frames to start from",
-                other.name()
-            )));
-        }
-    })
-}
-
-/// What [`decompress_to`] found on the way.
-#[derive(Debug, Default)]
-pub struct Decompressed {
-    /// Where each bzip2 stream started (empty for other compressions).
-    pub frames: Vec<Frame>,
-    /// The decompressor's complaint, if the compressed data ended early or
-    /// is corrupt; everything before it was written.
-    pub error: Option<String>,
-}
-
-/// Decompresses the whole of `path` (compressed with `compression`) into
-/// `out`, in bounded memory. A corrupt or cut input is reported in
-/// [`Decompressed::error`], not raised: what decompressed before the fault
-/// is kept. Failures to write `out` are errors.
-pub fn decompress_to(
-    path: &Path,
-    compression: Compression,
-    out: &mut impl Write,
-) -> io::Result<Decompressed> {
-    let file = File::open(path)?;
-    let mut src = CountingBufRead::new(BufReader::with_capacity(1 << 16, file));
-    let mut found = Decompressed::default();
-    let fault = |what: &str, at: u64, e: &dyn std::fmt::Display| {
-        Some(format!("{what} at compressed byte {at} (0x{at:x}): {e}"))
-    };
-    match compression {
-        Compression::None => {
-            io::copy(&mut src, out)?;
-        }
-        Compression::Bzip2 => {
-            let mut written = 0u64;
-            loop {
-                if src.fill_buf()?.is_empty() {
-                    break;
-                }
-                let start = src.consumed;
-                found.frames.push(Frame {
-                    uncompressed: written,
-                    compressed: start,
-                });
-                match copy(&mut bzip2_frame(&mut src), out)? {
-                    (n, None) => written += n,
-                    (_, Some(e)) => {
-                        found.error = fault("bzip2 stream starting", start, &e);
-                        break;
-                    }
-                }
-            }
-        }
-        Compression::Gzip => {
-            let mut decoder = flate2::bufread::MultiGzDecoder::new(&mut src);
-            if let (_, Some(e)) = copy(&mut decoder, out)? {
-                found.error = fault("gzip data", 0, &e);
-            }
-        }
-        Compression::Xz => {
-            let mut sink = FaultSink { out, failed: None };
-            if let Err(e) = lzma_rs::xz_decompress(&mut src, &mut sink) {
-                if let Some(output_error) = sink.failed {
-                    return Err(output_error);
-                }
-                found.error = fault("xz data", 0, &e);
-            }
-        }
-        Compression::Zstd => loop {
-            if src.fill_buf()?.is_empty() {
-                break;
-            }
-            let start = src.consumed;
-            match ruzstd::decoding::StreamingDecoder::new(&mut src) {
-                Ok(mut decoder) => {
-                    if let (_, Some(e)) = copy(&mut decoder, out)? {
-                        found.error = fault("zstd frame starting", start, &e);
-                        break;
-                    }
-                }
-                Err(e) => {
-                    found.error = fault("zstd frame starting", start, &e);
-                    break;
-                }
-            }
-        },
-    }
-    Ok(found)
-}
-
-/// An output sink that keeps its own failure, so that it can be told apart
-/// from a fault in the compressed input.
-struct FaultSink<'w, W: Write> {
-    out: &'w mut W,
-    failed: Option<io::Error>,
-}
-
-impl<W: Write> Write for FaultSink<'_, W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write(buf).inspect_err(|e| {
-            self.failed = Some(io::Error::new(e.kind(), e.to_string()));
-        })
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
-}
-
-/// Copies `src` to `out` until the end or a read error, which is returned
-/// (with the bytes copied before it) rather than raised; write errors are
-/// raised.
-fn copy(src: &mut impl Read, out: &mut impl Write) -> io::Result<(u64, Option<io::Error>)> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = match src.read(&mut buf) {
-            Ok(0) => return Ok((total, None)),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Ok((total, Some(e))),
-        };
-        out.write_all(&buf[..n])?;
-        total += n as u64;
-    }
+    Ok(decoder(
+        compression,
+        BufReader::with_capacity(1 << 16, file),
+    ))
 }
 
 #[cfg(test)]
@@ -422,32 +232,23 @@ mod tests {
 
     #[test]
     fn detects_by_magic() {
-        assert_eq!(Compression::detect(b"BZh91AY&SY"), Some(Compression::Bzip2));
-        assert_eq!(Compression::detect(b"BZh0"), None);
+        assert_eq!(detect(b"BZh91AY&SY"), Some(Compression::Bzip2));
+        assert_eq!(detect(b"BZh0"), None);
+        assert_eq!(detect(&[0x1f, 0x8b, 8]), Some(Compression::Gzip));
         assert_eq!(
-            Compression::detect(&[0x1f, 0x8b, 8]),
-            Some(Compression::Gzip)
-        );
-        assert_eq!(
-            Compression::detect(&[0xfd, b'7', b'z', b'X', b'Z', 0, 0]),
+            detect(&[0xfd, b'7', b'z', b'X', b'Z', 0, 0]),
             Some(Compression::Xz)
         );
-        assert_eq!(
-            Compression::detect(&[0x28, 0xb5, 0x2f, 0xfd]),
-            Some(Compression::Zstd)
-        );
+        assert_eq!(detect(&[0x28, 0xb5, 0x2f, 0xfd]), Some(Compression::Zstd));
         let mut header = tar::Header::new_ustar();
         header.set_path("a.txt").unwrap();
         header.set_size(3);
         header.set_cksum();
-        assert_eq!(
-            Compression::detect(header.as_bytes()),
-            Some(Compression::None)
-        );
+        assert_eq!(detect(header.as_bytes()), Some(Compression::None));
         let mut bad = *header.as_bytes();
         bad[0] ^= 1;
-        assert_eq!(Compression::detect(&bad), None);
-        assert_eq!(Compression::detect(&[0; 512]), None);
+        assert_eq!(detect(&bad), None);
+        assert_eq!(detect(&[0; 512]), None);
     }
 
     /// Frames written separately decompress as one stream and one by one.

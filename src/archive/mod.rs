@@ -53,7 +53,7 @@ pub use crate::log::TICKS_PER_SECOND;
 /// Default checkpoint spacing: 30 seconds of game time.
 pub const DEFAULT_EVERY: i32 = 30 * TICKS_PER_SECOND;
 
-pub use crate::input::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed};
+pub use crate::compression::{DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed};
 
 /// Largest text member (`info.txt`, `toc.txt`, `log.txt`, `index.txt`)
 /// or checkpoint a reader loads, whatever the tar header says.
@@ -541,5 +541,5 @@ pub fn is_archive(path: &Path) -> bool {
     if NAMES.iter().any(|ext| name.ends_with(ext)) {
         return true;
     }
-    read::first_block(path).is_some_and(|block| frames::is_tar_header(&block))
+    frames::first_block(path).is_some_and(|block| frames::is_tar_header(&block))
 }

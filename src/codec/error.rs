@@ -208,9 +208,9 @@ pub enum ReadFault {
 }
 
 /// How many times its own size a compressed file may decompress to
-/// ([`crate::input::default_max_decompressed`]); real recordings are 2 to 3 times.
+/// ([`crate::compression::default_max_decompressed`]); real recordings are 2 to 3 times.
 pub const DECOMPRESSION_RATIO: u64 = 64;
-/// The least [`crate::input::default_max_decompressed`] allows.
+/// The least [`crate::compression::default_max_decompressed`] allows.
 pub const MIN_MAX_DECOMPRESSED: u64 = 64 << 20;
 
 /// The error a capped decompressing reader fails with (inside an

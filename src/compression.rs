@@ -247,7 +247,10 @@ enum FrameState<R: BufRead> {
     /// Before the first frame, or after one.
     Between(CountingBufRead<R>),
     Bzip2(bzip2::bufread::BzDecoder<CountingBufRead<R>>),
-    Zstd(ruzstd::decoding::StreamingDecoder<CountingBufRead<R>, ruzstd::decoding::FrameDecoder>),
+    /// Boxed: a zstd frame decoder is large.
+    Zstd(
+        Box<ruzstd::decoding::StreamingDecoder<CountingBufRead<R>, ruzstd::decoding::FrameDecoder>>,
+    ),
     /// A zstd frame header did not decode: nothing follows.
     Failed,
 }
@@ -282,7 +285,7 @@ impl<R: BufRead> Frames<R> {
         }
         self.state = match self.compression {
             Compression::Zstd => match ruzstd::decoding::StreamingDecoder::new(src) {
-                Ok(d) => FrameState::Zstd(d),
+                Ok(d) => FrameState::Zstd(Box::new(d)),
                 Err(e) => return Err(io::Error::other(e)),
             },
             _ => FrameState::Bzip2(bzip2::bufread::BzDecoder::new(src)),
@@ -294,7 +297,7 @@ impl<R: BufRead> Frames<R> {
     fn end_frame(&mut self) {
         self.state = match std::mem::replace(&mut self.state, FrameState::Failed) {
             FrameState::Bzip2(d) => FrameState::Between(d.into_inner()),
-            FrameState::Zstd(d) => FrameState::Between(d.into_inner()),
+            FrameState::Zstd(d) => FrameState::Between((*d).into_inner()),
             other => other,
         };
     }

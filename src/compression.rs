@@ -164,7 +164,8 @@ pub fn capped_reader(compression: Compression, src: BoxRead, cap: Option<u64>) -
     })
 }
 
-/// Counts the bytes read through it, for a cap that follows them.
+/// Counts the bytes read through it, for a cap that follows them (shared
+/// with the cap: the xz decoder reads on a thread of its own).
 struct CountRead {
     inner: BoxRead,
     read: Arc<AtomicU64>,

@@ -283,3 +283,29 @@ pub fn archive(data: &[u8], dir: &std::path::Path) {
         let _ = full.verify();
     }
 }
+
+/// Maps: whatever decodes re-encodes to its bytes and each typed item to
+/// its payload; DDNet's reader and loader rules, over every data block
+/// inflated (16 MiB in all, under the target's allocation bound), never
+/// panic.
+pub fn map(data: &[u8]) {
+    use teeoracle::map::check::read_blocks;
+    use teeoracle::map::{Datafile, Map, rules};
+    let Ok(datafile) = Datafile::decode(data) else {
+        return;
+    };
+    assert_eq!(
+        encode_to_vec(&datafile, ()),
+        data,
+        "the map re-encodes differently"
+    );
+    let typed = Map::new(&datafile);
+    for (i, item) in datafile.items.iter().enumerate() {
+        if let Some(payload) = typed.encode_item(i) {
+            assert_eq!(payload, item.payload, "item {i} re-encodes differently");
+        }
+    }
+    let _ = datafile.faults();
+    let (blocks, _, _) = read_blocks(&datafile, 16 << 20);
+    let _ = rules::check(&datafile, &typed, &blocks);
+}

@@ -1,0 +1,96 @@
+//! Reading every map we hold: Debian's `ddnet-data` and `teeworlds-data`
+//! maps where installed, and the maps the corpus demos embed. Throughput
+//! is in bytes of map files.
+//!
+//! Groups (`map`):
+//! * `container`: [`Datafile::decode`] and encoding it again;
+//! * `typed`: the container, then every item typed ([`Map::new`]);
+//! * `read`: all of that, every data block inflated, recompressed as
+//!   DDNet's writer would (the `check` pipeline does), and DDNet's
+//!   loader rules over the tiles.
+
+use criterion::{Criterion, SamplingMode, Throughput};
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Duration;
+use teeoracle::codec::encode_to_vec;
+use teeoracle::demo::Demo;
+use teeoracle::map::check::read_blocks;
+use teeoracle::map::{Datafile, Map, rules};
+
+fn maps() -> Vec<Vec<u8>> {
+    let mut maps = Vec::new();
+    let mut files = Vec::new();
+    for dir in [
+        "/usr/share/games/ddnet/data/maps",
+        "/usr/share/games/ddnet/data/maps7",
+        "/usr/share/games/teeworlds/data/maps",
+        "corpus/demo",
+    ] {
+        if let Ok(found) = teeoracle::files::files_under(Path::new(dir)) {
+            files.extend(found);
+        }
+    }
+    for path in files {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("map") => maps.push(bytes),
+            Some("demo") if !path.to_string_lossy().contains("malformed") => {
+                if let Ok((demo, _)) = Demo::decode_partial(&bytes)
+                    && teeoracle::map::is_map(demo.map)
+                    && !maps.iter().any(|m| m == demo.map)
+                {
+                    maps.push(demo.map.to_vec());
+                }
+            }
+            _ => {}
+        }
+    }
+    maps
+}
+
+fn read(bytes: &[u8]) -> usize {
+    let datafile = Datafile::decode(bytes).expect("a map we hold");
+    let map = Map::new(&datafile);
+    let (blocks, counts, _) = read_blocks(&datafile, 1 << 30);
+    rules::check(&datafile, &map, &blocks).len() + counts.recompressed_same as usize
+}
+
+fn main() {
+    let maps = maps();
+    let total: usize = maps.iter().map(Vec::len).sum();
+    eprintln!("{} maps, {total} bytes", maps.len());
+    let mut c = Criterion::default().configure_from_args();
+    let mut g = c.benchmark_group("map");
+    g.throughput(Throughput::Bytes(total as u64))
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    g.bench_function("container", |b| {
+        b.iter(|| {
+            for m in &maps {
+                let d = Datafile::decode(m).expect("a map we hold");
+                black_box(encode_to_vec(&d, ()));
+            }
+        })
+    });
+    g.bench_function("typed", |b| {
+        b.iter(|| {
+            for m in &maps {
+                let d = Datafile::decode(m).expect("a map we hold");
+                black_box(Map::new(&d));
+            }
+        })
+    });
+    g.bench_function("read", |b| {
+        b.iter(|| {
+            for m in &maps {
+                black_box(read(m));
+            }
+        })
+    });
+    g.finish();
+}

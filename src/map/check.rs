@@ -1,0 +1,177 @@
+//! The map format for [`crate::check`]: decode the container, re-encode
+//! it and every typed item, read every data block (bounded), recompress
+//! each as DDNet's writer would (counted, never a failure), and apply
+//! DDNet's reader and loader rules.
+
+use super::data::{Blocks, DataFault, deflate};
+use super::{Datafile, ITEM_HEADER_LEN, Map, Tally, is_map, rules};
+use crate::codec::{encode_to_vec, first_difference};
+use crate::input::{Source, default_max_decompressed};
+use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+
+/// zlib's default level, which DDNet's writer compresses at.
+pub const DDNET_LEVEL: u32 = 6;
+
+/// The map format.
+pub struct MapFormat;
+
+impl Format for MapFormat {
+    fn name(&self) -> &'static str {
+        "map"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[".map"]
+    }
+
+    fn sniff(&self, head: &[u8]) -> bool {
+        is_map(head)
+    }
+
+    fn check(&self, source: Source, verdict: &mut Verdict) {
+        let cap = source.max_decompressed();
+        match source.into_bytes() {
+            Ok(bytes) => {
+                let cap = cap.unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
+                check_bytes(&bytes, cap, verdict)
+            }
+            Err(e) => verdict.push(Finding::new(
+                Severity::Fail,
+                Code::Io,
+                format!("cannot read: {e}"),
+            )),
+        }
+        verdict.settle();
+    }
+}
+
+/// How a map's data blocks fared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockCounts {
+    /// Blocks read (inflated in version 4).
+    pub read: u64,
+    /// Version 4 blocks that flate2's deflate at DDNet's level gives back
+    /// exactly. Information, never a finding: flate2's Rust deflate is
+    /// not zlib's code, and finds other matches than zlib on most blocks
+    /// (zlib 1.2.13 itself gives back every block of the maps we hold).
+    pub recompressed_same: u64,
+    /// Version 4 blocks inflated.
+    pub compressed: u64,
+}
+
+/// Reads every block of a datafile (bounded by `cap` in all), counts
+/// those that recompress to their stored bytes, and finds those that do
+/// not give their declared bytes.
+pub fn read_blocks<'a>(
+    datafile: &Datafile<'a>,
+    cap: u64,
+) -> (Blocks<'a>, BlockCounts, Vec<Finding>) {
+    let mut tally = Tally::default();
+    let blocks = Blocks::read(datafile, cap);
+    let layout = datafile.layout();
+    let mut counts = BlockCounts::default();
+    let compressed = datafile.data_sizes.is_some();
+    for (i, block) in blocks.blocks.iter().enumerate() {
+        let at = layout.data[i];
+        match block {
+            Ok(bytes) => {
+                counts.read += 1;
+                if compressed {
+                    counts.compressed += 1;
+                    if deflate(bytes, DDNET_LEVEL) == datafile.data[i] {
+                        counts.recompressed_same += 1;
+                    }
+                }
+            }
+            Err(fault) => {
+                let severity = match fault {
+                    // A zero size is the container's note already.
+                    DataFault::DeclaredSize { declared: 0 } => continue,
+                    _ => Severity::Warn,
+                };
+                tally.add("block", || {
+                    Finding::new(severity, Code::MapData, format!("data block {i}: {fault}")).at(at)
+                });
+            }
+        }
+        if let Some(&unused) = blocks.unused.get(i).filter(|&&n| n > 0) {
+            tally.add("block_tail", || {
+                Finding::new(
+                    Severity::Note,
+                    Code::MapData,
+                    format!(
+                        "data block {i} has {unused} byte(s) after its zlib stream: DDNet's \
+                         reader ignores them"
+                    ),
+                )
+                .at(at + (datafile.data[i].len() - unused) as u64)
+            });
+        }
+    }
+    (blocks, counts, tally.finish())
+}
+
+fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
+    let datafile = match Datafile::decode(bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            verdict.error = Some(e);
+            return;
+        }
+    };
+    let again = encode_to_vec(&datafile, ());
+    verdict.roundtrip = match first_difference(&again, bytes) {
+        Some(at) => RoundTrip::Differs { offset: at as u64 },
+        None => RoundTrip::Exact,
+    };
+    let map = Map::new(&datafile);
+    let layout = datafile.layout();
+    // Each typed item must give its payload back too.
+    if verdict.roundtrip == RoundTrip::Exact {
+        for (i, item) in datafile.items.iter().enumerate() {
+            let Some(typed) = map.encode_item(i) else {
+                continue;
+            };
+            if let Some(at) = first_difference(&typed, item.payload) {
+                verdict.roundtrip = RoundTrip::Differs {
+                    offset: layout.items[i] + (ITEM_HEADER_LEN + at) as u64,
+                };
+                break;
+            }
+        }
+    }
+    let (blocks, counts, block_findings) = read_blocks(&datafile, cap);
+    let findings = [
+        datafile.faults(),
+        block_findings,
+        rules::check(&datafile, &map, &blocks),
+    ];
+    for f in findings.into_iter().flatten() {
+        verdict.push(f);
+    }
+    let layers = map.layer_items().len();
+    let game = map
+        .tiles_layers()
+        .filter(|(_, t)| t.physics() == Some(super::items::Physics::Game))
+        .last()
+        .map(|(_, t)| format!("game layer {}x{}", t.width, t.height))
+        .unwrap_or_else(|| "no game layer".into());
+    verdict.counts.records = Some(datafile.items.len() as u64);
+    let more = &mut verdict.counts.more;
+    more.insert("data_blocks", datafile.data.len() as u64);
+    more.insert("layers", layers as u64);
+    more.insert("blocks_recompressed_same", counts.recompressed_same);
+    let recompressed = match datafile.data_sizes {
+        Some(_) => format!(
+            "{} of {} blocks deflate back to their bytes at level {DDNET_LEVEL}",
+            counts.recompressed_same, counts.compressed
+        ),
+        None => "data stored uncompressed (version 3)".into(),
+    };
+    verdict.summary = format!(
+        "{}; {} items, {} data blocks ({recompressed}), {layers} layers, {game}",
+        verdict.roundtrip.words(),
+        datafile.items.len(),
+        datafile.data.len(),
+    );
+}

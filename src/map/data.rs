@@ -1,0 +1,231 @@
+//! A version 4 data block's bytes: its zlib stream inflated as DDNet's
+//! reader does (`uncompress` into a buffer of the declared size), bounded
+//! by the declared size and by a cap no field of the file decides; and
+//! the same bytes compressed again as DDNet's writer does (`compress2` at
+//! zlib's default level), to see whether they come out the same.
+
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+use serde::Serialize;
+use std::fmt;
+
+/// Why a block does not give its declared bytes. DDNet's reader returns
+/// no data for such a block (the layer or image using it is empty, and a
+/// game layer's makes the map fail to load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "fault", rename_all = "snake_case")]
+pub enum DataFault {
+    /// The declared size is 0 or negative: DDNet never loads the block.
+    DeclaredSize {
+        /// The declared size.
+        declared: i64,
+    },
+    /// The declared size is over the cap: not inflated (DDNet would
+    /// allocate it).
+    OverCap {
+        /// The declared size.
+        declared: i64,
+        /// The cap.
+        cap: u64,
+    },
+    /// The zlib stream is corrupt after `inflated` bytes.
+    Corrupt {
+        /// Bytes inflated before the fault.
+        inflated: u64,
+    },
+    /// The block ends before its zlib stream does.
+    Cut {
+        /// Bytes inflated before the end.
+        inflated: u64,
+    },
+    /// The stream inflates to another size than declared (`inflated` is
+    /// at most the cap: `over_cap` says it went on).
+    SizeDiffers {
+        /// The declared size.
+        declared: i64,
+        /// The size it inflates to.
+        inflated: u64,
+        /// It inflated past the cap and was stopped there.
+        over_cap: bool,
+    },
+}
+
+impl fmt::Display for DataFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DataFault::DeclaredSize { declared } => write!(
+                f,
+                "it declares {declared} uncompressed bytes: DDNet's reader never loads a block \
+                 of no bytes"
+            ),
+            DataFault::OverCap { declared, cap } => write!(
+                f,
+                "it declares {declared} uncompressed bytes, over the cap of {cap} \
+                 (--max-decompressed raises it): not inflated"
+            ),
+            DataFault::Corrupt { inflated } => write!(
+                f,
+                "its zlib stream is corrupt after {inflated} inflated bytes: DDNet's reader \
+                 returns no data for it"
+            ),
+            DataFault::Cut { inflated } => write!(
+                f,
+                "it ends before its zlib stream does, after {inflated} inflated bytes: DDNet's \
+                 reader returns no data for it"
+            ),
+            DataFault::SizeDiffers {
+                declared,
+                inflated,
+                over_cap,
+            } => {
+                let more = if over_cap { "more than " } else { "" };
+                write!(
+                    f,
+                    "it inflates to {more}{inflated} bytes, where it declares {declared}: \
+                     DDNet's reader returns no data for it"
+                )
+            }
+        }
+    }
+}
+
+/// A block inflated to its declared size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Inflated {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Bytes of the block after the end of its zlib stream, which DDNet's
+    /// reader ignores.
+    pub unused: usize,
+}
+
+/// Inflates `stored` (a zlib stream) that declares `declared` bytes,
+/// keeping at most `cap` bytes and never allocating for more: what
+/// DDNet's `uncompress` into a buffer of `declared` bytes gives, or why
+/// it gives nothing.
+///
+/// ```
+/// use teeoracle::map::data::{DataFault, deflate, inflate};
+/// let stored = deflate(b"tiles", 6);
+/// assert_eq!(inflate(&stored, 5, 1 << 20).map(|i| i.bytes), Ok(b"tiles".to_vec()));
+/// let short = inflate(&stored, 4, 1 << 20);
+/// assert_eq!(short, Err(DataFault::SizeDiffers { declared: 4, inflated: 5, over_cap: false }));
+/// ```
+pub fn inflate(stored: &[u8], declared: i64, cap: u64) -> Result<Inflated, DataFault> {
+    if declared <= 0 {
+        return Err(DataFault::DeclaredSize { declared });
+    }
+    if declared as u64 > cap {
+        return Err(DataFault::OverCap { declared, cap });
+    }
+    let keep = declared as usize;
+    let mut z = Decompress::new(true);
+    let mut bytes: Vec<u8> = Vec::new();
+    // Past the declared size the bytes are only counted, and only up to
+    // one past the cap.
+    let mut scratch = [0u8; 1 << 14];
+    loop {
+        let input = stored.get(z.total_in() as usize..).unwrap_or_default();
+        let (in_before, out_before) = (z.total_in(), z.total_out());
+        let status = if bytes.len() < keep {
+            let len = bytes.len();
+            bytes.resize(len + (keep - len).min(1 << 16), 0);
+            let status = z.decompress(input, &mut bytes[len..], FlushDecompress::None);
+            bytes.truncate(len + (z.total_out() - out_before) as usize);
+            status
+        } else {
+            let room = (cap.saturating_add(1) - out_before).min(scratch.len() as u64) as usize;
+            z.decompress(input, &mut scratch[..room], FlushDecompress::None)
+        };
+        let inflated = z.total_out();
+        if inflated > cap {
+            return Err(DataFault::SizeDiffers {
+                declared,
+                inflated: cap,
+                over_cap: true,
+            });
+        }
+        match status {
+            Err(_) => return Err(DataFault::Corrupt { inflated }),
+            Ok(Status::StreamEnd) => break,
+            Ok(Status::Ok | Status::BufError) => {
+                if z.total_in() == in_before && inflated == out_before {
+                    return Err(DataFault::Cut { inflated });
+                }
+            }
+        }
+    }
+    let inflated = z.total_out();
+    if inflated != declared as u64 {
+        return Err(DataFault::SizeDiffers {
+            declared,
+            inflated,
+            over_cap: false,
+        });
+    }
+    Ok(Inflated {
+        bytes,
+        unused: stored.len().saturating_sub(z.total_in() as usize),
+    })
+}
+
+/// `bytes` compressed as one zlib stream at `level` (0 to 9), as zlib's
+/// `compress2` makes it. DDNet's writer uses zlib's default level, 6.
+pub fn deflate(bytes: &[u8], level: u32) -> Vec<u8> {
+    let mut z = Compress::new(Compression::new(level.min(9)), true);
+    // zlib's compressBound: a stored stream never needs more.
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 1000 + 64);
+    loop {
+        let consumed = z.total_in() as usize;
+        let input = bytes.get(consumed..).unwrap_or_default();
+        if out.len() == out.capacity() {
+            out.reserve(1 << 12);
+        }
+        match z.compress_vec(input, &mut out, FlushCompress::Finish) {
+            Ok(Status::StreamEnd) | Err(_) => return out,
+            Ok(Status::Ok | Status::BufError) => {}
+        }
+    }
+}
+
+/// Every data block of a datafile as its bytes: version 3's as stored,
+/// version 4's inflated, each bounded by its declared size and all of
+/// them together by one cap (what is left of it when a block comes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocks<'a> {
+    /// Each block's bytes, or why it has none.
+    pub blocks: Vec<Result<std::borrow::Cow<'a, [u8]>, DataFault>>,
+    /// Each block's bytes after its zlib stream (DDNet ignores them).
+    pub unused: Vec<usize>,
+}
+
+impl<'a> Blocks<'a> {
+    /// Reads every block of `datafile`, inflating at most `cap` bytes in
+    /// all.
+    pub fn read(datafile: &super::Datafile<'a>, cap: u64) -> Blocks<'a> {
+        let mut left = cap;
+        let mut blocks = Vec::with_capacity(datafile.data.len());
+        let mut unused = Vec::with_capacity(datafile.data.len());
+        for (i, stored) in datafile.data.iter().enumerate() {
+            let block = match &datafile.data_sizes {
+                None => Ok(std::borrow::Cow::Borrowed(*stored)),
+                Some(sizes) => {
+                    let declared = sizes.get(i).copied().unwrap_or(0).into();
+                    inflate(stored, declared, left).map(|inflated| {
+                        unused.push(inflated.unused);
+                        left -= inflated.bytes.len() as u64;
+                        std::borrow::Cow::Owned(inflated.bytes)
+                    })
+                }
+            };
+            unused.resize(i + 1, 0);
+            blocks.push(block);
+        }
+        Blocks { blocks, unused }
+    }
+
+    /// Block `index`'s bytes, if it is a block and has them.
+    pub fn get(&self, index: i32) -> Option<&[u8]> {
+        let i = usize::try_from(index).ok()?;
+        self.blocks.get(i)?.as_deref().ok()
+    }
+}

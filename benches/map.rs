@@ -5,9 +5,9 @@
 //! Groups (`map`):
 //! * `container`: [`Datafile::decode`] and encoding it again;
 //! * `typed`: the container, then every item typed ([`Map::new`]);
-//! * `read`: all of that, every data block inflated, recompressed as
-//!   DDNet's writer would (the `check` pipeline does), and DDNet's
-//!   loader rules over the tiles.
+//! * `check`: the `check` pipeline: all of that, every data block
+//!   inflated and deflated again as DDNet's writer would, and DDNet's
+//!   reader and loader rules over the items and the tiles.
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
@@ -15,8 +15,10 @@ use std::path::Path;
 use std::time::Duration;
 use teeoracle::codec::encode_to_vec;
 use teeoracle::demo::Demo;
-use teeoracle::map::check::read_blocks;
-use teeoracle::map::{Datafile, Map, rules};
+use teeoracle::input::Source;
+use teeoracle::map::check::MapFormat;
+use teeoracle::map::{Datafile, Map};
+use teeoracle::report::{Format, Verdict};
 
 fn maps() -> Vec<Vec<u8>> {
     let mut maps = Vec::new();
@@ -51,11 +53,11 @@ fn maps() -> Vec<Vec<u8>> {
     maps
 }
 
-fn read(bytes: &[u8]) -> usize {
-    let datafile = Datafile::decode(bytes).expect("a map we hold");
-    let map = Map::new(&datafile);
-    let (blocks, counts, _) = read_blocks(&datafile, 1 << 30);
-    rules::check(&datafile, &map, &blocks).len() + counts.recompressed_same as usize
+/// The `check` pipeline over one map.
+fn read(bytes: &[u8]) -> Verdict {
+    let mut verdict = Verdict::new("bench.map");
+    MapFormat.check(Source::bytes("bench.map", bytes.to_vec()), &mut verdict);
+    verdict
 }
 
 fn main() {
@@ -85,7 +87,7 @@ fn main() {
             }
         })
     });
-    g.bench_function("read", |b| {
+    g.bench_function("check", |b| {
         b.iter(|| {
             for m in &maps {
                 black_box(read(m));

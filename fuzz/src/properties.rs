@@ -285,12 +285,17 @@ pub fn archive(data: &[u8], dir: &std::path::Path) {
 }
 
 /// Maps: whatever decodes re-encodes to its bytes and each typed item to
-/// its payload; DDNet's reader and loader rules, over every data block
-/// inflated (16 MiB in all, under the target's allocation bound), never
-/// panic.
+/// its payload; `check` (every data block inflated, 16 MiB at most, under
+/// the target's allocation bound; DDNet's reader and loader rules) never
+/// panics.
 pub fn map(data: &[u8]) {
-    use teeoracle::map::check::read_blocks;
-    use teeoracle::map::{Datafile, Map, rules};
+    use teeoracle::input::Source;
+    use teeoracle::map::check::MapFormat;
+    use teeoracle::map::{Datafile, Map};
+    use teeoracle::report::{Format, Verdict};
+    let mut source = Source::bytes("fuzz.map", data.to_vec());
+    source.set_max_decompressed(Some(16 << 20));
+    MapFormat.check(source, &mut Verdict::new("fuzz.map"));
     let Ok(datafile) = Datafile::decode(data) else {
         return;
     };
@@ -305,7 +310,4 @@ pub fn map(data: &[u8]) {
             assert_eq!(payload, item.payload, "item {i} re-encodes differently");
         }
     }
-    let _ = datafile.faults();
-    let (blocks, _, _) = read_blocks(&datafile, 16 << 20);
-    let _ = rules::check(&datafile, &typed, &blocks);
 }

@@ -3,7 +3,7 @@
 //! each as DDNet's writer would (counted, never a failure), and apply
 //! DDNet's reader and loader rules.
 
-use super::data::{Blocks, DataFault, deflate};
+use super::data::{DataFault, deflate, inflate};
 use super::{Datafile, ITEM_HEADER_LEN, Map, Tally, is_map, rules};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::input::{Source, default_max_decompressed};
@@ -48,7 +48,7 @@ impl Format for MapFormat {
 /// How a map's data blocks fared.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BlockCounts {
-    /// Blocks read (inflated in version 4).
+    /// Blocks that give their declared bytes.
     pub read: u64,
     /// Version 4 blocks that flate2's deflate at DDNet's level gives back
     /// exactly. Information, never a finding: flate2's Rust deflate is
@@ -59,56 +59,56 @@ pub struct BlockCounts {
     pub compressed: u64,
 }
 
-/// Reads every block of a datafile (bounded by `cap` in all), counts
-/// those that recompress to their stored bytes, and finds those that do
-/// not give their declared bytes.
-pub fn read_blocks<'a>(
-    datafile: &Datafile<'a>,
-    cap: u64,
-) -> (Blocks<'a>, BlockCounts, Vec<Finding>) {
+/// Reads every block of a datafile once (each bounded by its declared
+/// size and `cap`, and dropped after), counts those that deflate back to
+/// their stored bytes, and finds those that do not give their declared
+/// bytes.
+pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> (BlockCounts, Vec<Finding>) {
     let mut tally = Tally::default();
-    let blocks = Blocks::read(datafile, cap);
     let layout = datafile.layout();
     let mut counts = BlockCounts::default();
-    let compressed = datafile.data_sizes.is_some();
-    for (i, block) in blocks.blocks.iter().enumerate() {
+    for (i, stored) in datafile.data.iter().enumerate() {
         let at = layout.data[i];
-        match block {
-            Ok(bytes) => {
+        let Some(sizes) = &datafile.data_sizes else {
+            counts.read += 1;
+            continue;
+        };
+        let declared = sizes.get(i).copied().unwrap_or(0).into();
+        match inflate(stored, declared, cap) {
+            Ok(inflated) => {
                 counts.read += 1;
-                if compressed {
-                    counts.compressed += 1;
-                    if deflate(bytes, DDNET_LEVEL) == datafile.data[i] {
-                        counts.recompressed_same += 1;
-                    }
+                counts.compressed += 1;
+                if deflate(&inflated.bytes, DDNET_LEVEL) == *stored {
+                    counts.recompressed_same += 1;
+                }
+                if inflated.unused > 0 {
+                    let unused = inflated.unused;
+                    tally.add("block_tail", || {
+                        Finding::new(
+                            Severity::Note,
+                            Code::MapData,
+                            format!(
+                                "data block {i} has {unused} byte(s) after its zlib stream: \
+                                 DDNet's reader ignores them"
+                            ),
+                        )
+                        .at(at + (stored.len() - unused) as u64)
+                    });
                 }
             }
-            Err(fault) => {
-                let severity = match fault {
-                    // A zero size is the container's note already.
-                    DataFault::DeclaredSize { declared: 0 } => continue,
-                    _ => Severity::Warn,
-                };
-                tally.add("block", || {
-                    Finding::new(severity, Code::MapData, format!("data block {i}: {fault}")).at(at)
-                });
-            }
-        }
-        if let Some(&unused) = blocks.unused.get(i).filter(|&&n| n > 0) {
-            tally.add("block_tail", || {
+            // A zero size is the container's note already.
+            Err(DataFault::DeclaredSize { declared: 0 }) => {}
+            Err(fault) => tally.add("block", || {
                 Finding::new(
-                    Severity::Note,
+                    Severity::Warn,
                     Code::MapData,
-                    format!(
-                        "data block {i} has {unused} byte(s) after its zlib stream: DDNet's \
-                         reader ignores them"
-                    ),
+                    format!("data block {i}: {fault}"),
                 )
-                .at(at + (datafile.data[i].len() - unused) as u64)
-            });
+                .at(at)
+            }),
         }
     }
-    (blocks, counts, tally.finish())
+    (counts, tally.finish())
 }
 
 fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
@@ -140,11 +140,11 @@ fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
             }
         }
     }
-    let (blocks, counts, block_findings) = read_blocks(&datafile, cap);
+    let (counts, block_findings) = read_blocks(&datafile, cap);
     let findings = [
         datafile.faults(),
         block_findings,
-        rules::check(&datafile, &map, &blocks),
+        rules::check(&datafile, &map, cap),
     ];
     for f in findings.into_iter().flatten() {
         verdict.push(f);

@@ -6,6 +6,7 @@
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt;
 
 /// Why a block does not give its declared bytes. DDNet's reader returns
@@ -187,45 +188,19 @@ pub fn deflate(bytes: &[u8], level: u32) -> Vec<u8> {
     }
 }
 
-/// Every data block of a datafile as its bytes: version 3's as stored,
-/// version 4's inflated, each bounded by its declared size and all of
-/// them together by one cap (what is left of it when a block comes).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Blocks<'a> {
-    /// Each block's bytes, or why it has none.
-    pub blocks: Vec<Result<std::borrow::Cow<'a, [u8]>, DataFault>>,
-    /// Each block's bytes after its zlib stream (DDNet ignores them).
-    pub unused: Vec<usize>,
-}
-
-impl<'a> Blocks<'a> {
-    /// Reads every block of `datafile`, inflating at most `cap` bytes in
-    /// all.
-    pub fn read(datafile: &super::Datafile<'a>, cap: u64) -> Blocks<'a> {
-        let mut left = cap;
-        let mut blocks = Vec::with_capacity(datafile.data.len());
-        let mut unused = Vec::with_capacity(datafile.data.len());
-        for (i, stored) in datafile.data.iter().enumerate() {
-            let block = match &datafile.data_sizes {
-                None => Ok(std::borrow::Cow::Borrowed(*stored)),
-                Some(sizes) => {
-                    let declared = sizes.get(i).copied().unwrap_or(0).into();
-                    inflate(stored, declared, left).map(|inflated| {
-                        unused.push(inflated.unused);
-                        left -= inflated.bytes.len() as u64;
-                        std::borrow::Cow::Owned(inflated.bytes)
-                    })
-                }
-            };
-            unused.resize(i + 1, 0);
-            blocks.push(block);
+/// A block's bytes as DDNet's reader gives them: version 3's as stored,
+/// version 4's inflated (bounded by its declared size and `cap`).
+pub fn block<'a>(
+    datafile: &super::Datafile<'a>,
+    index: usize,
+    cap: u64,
+) -> Result<Cow<'a, [u8]>, DataFault> {
+    let stored = datafile.data.get(index).copied().unwrap_or_default();
+    match &datafile.data_sizes {
+        None => Ok(Cow::Borrowed(stored)),
+        Some(sizes) => {
+            let declared = sizes.get(index).copied().unwrap_or(0).into();
+            inflate(stored, declared, cap).map(|i| Cow::Owned(i.bytes))
         }
-        Blocks { blocks, unused }
-    }
-
-    /// Block `index`'s bytes, if it is a block and has them.
-    pub fn get(&self, index: i32) -> Option<&[u8]> {
-        let i = usize::try_from(index).ok()?;
-        self.blocks.get(i)?.as_deref().ok()
     }
 }

@@ -11,7 +11,7 @@
 //! does not place them (`IsValidGameTile` and its kin), and the game
 //! ignores them.
 
-use super::data::Blocks;
+use super::data::{DataFault, block};
 use super::items::{Layer, LayerBody, MapItem, Physics, TYPE_VERSION, TilesLayer};
 use super::tiles::{SkipFault, TileData, TileKind, Tiles, expand, known_tile};
 use super::{Datafile, ITEM_HEADER_LEN, Layout, Map, Tally};
@@ -35,8 +35,9 @@ impl Placed<'_, '_> {
 }
 
 /// Every rule of DDNet's map loader over `map` (the typed items of
-/// `datafile`) and its data `blocks`, as findings.
-pub fn check(datafile: &Datafile<'_>, map: &Map<'_>, blocks: &Blocks<'_>) -> Vec<Finding> {
+/// `datafile`) and the blocks of its tiles layers, each read in turn
+/// (inflated up to `cap` bytes) and dropped, as findings.
+pub fn check(datafile: &Datafile<'_>, map: &Map<'_>, cap: u64) -> Vec<Finding> {
     let layout = datafile.layout();
     let mut tally = Tally::default();
     version(datafile, map, &layout, &mut tally);
@@ -44,7 +45,7 @@ pub fn check(datafile: &Datafile<'_>, map: &Map<'_>, blocks: &Blocks<'_>) -> Vec
     let game = game_layer(&placed, &layout, &mut tally);
     let mut used = BTreeSet::new();
     for p in &placed {
-        tiles_data(datafile, blocks, &layout, p, game, &mut used, &mut tally);
+        tiles_data(datafile, cap, &layout, p, game, &mut used, &mut tally);
     }
     tally.finish()
 }
@@ -451,7 +452,7 @@ fn game_layer<'p, 'm, 'a>(
 /// data processor it adds).
 fn tiles_data(
     datafile: &Datafile<'_>,
-    blocks: &Blocks<'_>,
+    cap: u64,
     layout: &Layout,
     p: &Placed<'_, '_>,
     game: Option<&Placed<'_, '_>>,
@@ -531,11 +532,20 @@ fn tiles_data(
             .at(block_at)
         });
     };
-    let Some(bytes) = blocks.get(index) else {
-        fault(tally, "tiles_no_data", "cannot be read".into());
-        return;
+    let bytes = match block(datafile, index as usize, cap) {
+        Ok(bytes) => bytes,
+        // Over our cap, not DDNet's rule: the block's own finding says so.
+        Err(DataFault::OverCap { .. } | DataFault::SizeDiffers { over_cap: true, .. }) => return,
+        Err(_) => {
+            fault(
+                tally,
+                "tiles_no_data",
+                "give no data (the block's map_data finding says why)".into(),
+            );
+            return;
+        }
     };
-    let Ok(data) = TileData::decode(&mut Reader::new(bytes, Mode::Lenient), kind) else {
+    let Ok(data) = TileData::decode(&mut Reader::new(&bytes, Mode::Lenient), kind) else {
         return;
     };
     let grid = if p.tiles.version >= 4 {
@@ -549,6 +559,22 @@ fn tiles_data(
             );
             return;
         };
+        // DDNet allocates the whole layer; we do so up to the cap.
+        if (count * TileKind::Tile.size()) as u64 > cap {
+            tally.add("tiles_over_cap", || {
+                Finding::new(
+                    Severity::Warn,
+                    Code::MapTiles,
+                    format!(
+                        "{} expands to {count} tiles, more bytes than the cap of {cap} \
+                         (--max-decompressed raises it): not checked",
+                        p.name()
+                    ),
+                )
+                .at(block_at)
+            });
+            return;
+        }
         match expand(stored, count) {
             Ok(tiles) => Tiles::Tile(tiles),
             Err(e) => {

@@ -622,9 +622,11 @@ mod zlib {
     /// the inputs), maybe cut: whatever decodes re-encodes to its bytes,
     /// each typed item to its payload, and nothing the check does panics.
     fn mutated_map(flips: Vec<(u32, u8)>, cut: Option<u32>) -> bool {
-        use super::super::check::read_blocks;
-        use super::super::{Datafile, Map, rules};
+        use super::super::check::MapFormat;
+        use super::super::{Datafile, Map};
         use crate::codec::encode_to_vec;
+        use crate::input::Source;
+        use crate::report::{Format, Verdict};
         let mut bytes = real_map().to_vec();
         for (at, v) in flips.iter().take(8) {
             let at = *at as usize % bytes.len();
@@ -633,6 +635,9 @@ mod zlib {
         if let Some(cut) = cut {
             bytes.truncate(cut as usize % (bytes.len() + 1));
         }
+        let mut source = Source::bytes("mutated.map", bytes.clone());
+        source.set_max_decompressed(Some(1 << 22));
+        MapFormat.check(source, &mut Verdict::new("mutated.map"));
         let Ok(datafile) = Datafile::decode(&bytes) else {
             return true;
         };
@@ -640,9 +645,6 @@ mod zlib {
             return false;
         }
         let typed = Map::new(&datafile);
-        let _ = datafile.faults();
-        let (blocks, _, _) = read_blocks(&datafile, 1 << 22);
-        let _ = rules::check(&datafile, &typed, &blocks);
         (0..datafile.items.len()).all(|i| match typed.encode_item(i) {
             Some(b) => b == datafile.items[i].payload,
             None => true,

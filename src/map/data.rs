@@ -55,8 +55,8 @@ impl fmt::Display for DataFault {
         match *self {
             DataFault::DeclaredSize { declared } => write!(
                 f,
-                "it declares {declared} uncompressed bytes: DDNet's reader never loads a block \
-                 of no bytes"
+                "it declares {declared} uncompressed bytes: DDNet's reader loads no block of \
+                 fewer than 1"
             ),
             DataFault::OverCap { declared, cap } => write!(
                 f,

@@ -350,7 +350,7 @@ impl<'a> Datafile<'a> {
                 .at(layout.end)
             });
         }
-        // Version 4 files written before DDNet fixed its writer leave the
+        // Version 4 files written before Teeworlds fixed its writer (2010) leave the
         // uncompressed sizes out of size and swaplen; DDNet adds them back.
         let fix = match self.version {
             4 => 4 * self.data.len() as i64,
@@ -362,7 +362,7 @@ impl<'a> Datafile<'a> {
                 tally.add("size_fixed", || {
                     note(format!(
                         "the header's size {} leaves out the {fix} bytes of uncompressed sizes, \
-                         as DDNet's writer did before 2023: DDNet's reader adds them back",
+                         as Teeworlds' writer did until 2010: DDNet's reader adds them back",
                         self.size
                     ))
                     .at(8)
@@ -386,7 +386,7 @@ impl<'a> Datafile<'a> {
                 tally.add("swaplen_fixed", || {
                     note(format!(
                         "the header's swaplen {} leaves out the {fix} bytes of uncompressed \
-                         sizes, as DDNet's writer did before 2023: DDNet's reader adds them back",
+                         sizes, as Teeworlds' writer did until 2010: DDNet's reader adds them back",
                         self.swaplen
                     ))
                     .at(12)

@@ -31,8 +31,9 @@
 //! - a damaged capture (`packet/malformed/`, `packet/edge/`): `pcap check`
 //!   and the `end` line of `pcap dump --format jsonl`.
 //! - a map (not `malformed/`): its container, each item typed (JSON), each
-//!   data block's sizes, and each tiles layer's tiles counted by index and
-//!   flags ([`map_dump`]).
+//!   data block's sizes (and text, if it is a string), each quads layer's
+//!   quads, and each tiles layer's tiles counted by index and flags
+//!   ([`map_dump`]).
 //!
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
@@ -724,10 +725,13 @@ fn ddnet_verdicts(path: &Path) -> Result<String, String> {
 // map
 
 /// A map: its container's fields, each item typed (one JSON line each),
-/// each data block's stored and declared sizes, and each tiles layer's
-/// tiles counted by `index:flags` (skip runs expanded).
+/// each data block's stored and declared sizes (and its text, if it is a
+/// string as DDNet reads one), each quads layer's quads, and each tiles
+/// layer's tiles counted by `index:flags` (skip runs expanded).
 fn map_dump(path: &Path) -> Result<String, String> {
     use teeoracle::map::data::block;
+    use teeoracle::map::items::{Layer, LayerBody, MapItem};
+    use teeoracle::map::quads::{Quad, Records, data_string};
     use teeoracle::map::tiles::{TileData, TileKind, Tiles, expand};
     use teeoracle::map::{Datafile, Map};
     let bytes = read(path)?;
@@ -755,10 +759,36 @@ fn map_dump(path: &Path) -> Result<String, String> {
     for (i, stored) in datafile.data.iter().enumerate() {
         let declared = datafile.declared_size(i).unwrap_or_default();
         let at = layout.data[i];
+        let bytes = block(&datafile, i, 1 << 30).map_err(|e| e.to_string())?;
+        let as_text = match data_string(&bytes) {
+            Some(s) => format!(", text {s:?}"),
+            None => String::new(),
+        };
         writeln!(
             text,
-            "block {i} at {at}: {} bytes stored, {declared} declared",
+            "block {i} at {at}: {} bytes stored, {declared} declared{as_text}",
             stored.len()
+        )
+        .unwrap();
+    }
+    for (i, item) in map.items.iter().enumerate() {
+        let Ok(MapItem::Layer(Layer {
+            body: LayerBody::Quads(q),
+            ..
+        })) = item
+        else {
+            continue;
+        };
+        let bytes = block(&datafile, q.data as usize, 1 << 30).map_err(|e| e.to_string())?;
+        let quads: Records<Quad> = Codec::decode(&mut Reader::new(&bytes, Mode::Lenient), ())
+            .map_err(|e| e.to_string())?;
+        let first = quads.records.first().map(|q| q.points[4]);
+        writeln!(
+            text,
+            "quads of item {i} (block {}): {} quads, {} bytes after, first centred at {first:?}",
+            q.data,
+            quads.records.len(),
+            quads.extra.len()
         )
         .unwrap();
     }

@@ -4,7 +4,8 @@
 //! Each decodes and re-encodes byte for byte, each item typed gives its
 //! payload back, every data block inflates to its declared size, and
 //! each passes DDNet's reader and loader rules with exactly one game
-//! layer whose tiles, like every tiles layer's, number width * height.
+//! layer whose tiles, like every tiles layer's, number width * height,
+//! and each quads layer's block holds exactly its quads.
 
 mod common;
 
@@ -13,7 +14,8 @@ use teeoracle::codec::{Mode, Reader, encode_to_vec, first_difference};
 use teeoracle::demo::Demo;
 use teeoracle::map::check::{DDNET_LEVEL, read_blocks};
 use teeoracle::map::data::block;
-use teeoracle::map::items::Physics;
+use teeoracle::map::items::{Layer, LayerBody, MapItem, Physics};
+use teeoracle::map::quads::{Quad, Records};
 use teeoracle::map::tiles::{TileData, TileKind, Tiles, expand};
 use teeoracle::map::{Datafile, Map, rules};
 use teeoracle::report::Severity;
@@ -135,6 +137,30 @@ fn every_map_we_hold_round_trips_and_passes_ddnets_rules() {
             assert!(
                 data.extra.is_empty(),
                 "{name}: layer item {i}: bytes after its tiles"
+            );
+        }
+        // Quads (and sound sources) are whole records, as many as their
+        // layer says.
+        for (i, item) in typed.items.iter().enumerate() {
+            let Ok(MapItem::Layer(Layer {
+                body: LayerBody::Quads(q),
+                ..
+            })) = item
+            else {
+                continue;
+            };
+            let Ok(index) = usize::try_from(q.data) else {
+                assert_eq!(q.num_quads, 0, "{name}: quads layer item {i} has no block");
+                continue;
+            };
+            let bytes = block(&datafile, index, 1 << 30)
+                .unwrap_or_else(|e| panic!("{name}: quads of item {i}: {e}"));
+            let quads: Records<Quad> = teeoracle::codec::decode_exact(&bytes, Mode::Strict, ())
+                .unwrap_or_else(|e| panic!("{name}: quads of item {i}: {e}"));
+            assert_eq!(
+                quads.records.len(),
+                q.num_quads as usize,
+                "{name}: quads of item {i}"
             );
         }
         bytes_total += bytes.len();

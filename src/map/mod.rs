@@ -3,8 +3,9 @@
 //! it ([`items`], `src/game/mapitems.h`): version, info, images,
 //! envelopes and their points, groups, layers (tiles, quads, sounds;
 //! DDNet's game, front, tele, speedup, switch and tune layers), sounds,
-//! and the UUID-typed extension items. Every demo embeds one, every
-//! teehistorian header names one by SHA-256.
+//! and the UUID-typed extension items; what the data blocks hold
+//! ([`tiles`], [`quads`]: tiles, quads, sound sources, text). Every demo
+//! embeds one, every teehistorian header names one by SHA-256.
 //!
 //! Decoding then encoding gives the file back byte for byte: the
 //! container keeps what its writer stored (sizes, tables, each item's
@@ -31,6 +32,7 @@ pub mod check;
 pub mod data;
 mod datafile;
 pub mod items;
+pub mod quads;
 #[cfg(feature = "zlib")]
 pub mod rules;
 #[cfg(test)]

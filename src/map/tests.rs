@@ -534,6 +534,50 @@ fn known_tiles_follow_ddnets_lists() {
     assert!(known_tile(None, 8), "a drawn layer takes any tile");
 }
 
+#[test]
+fn quads_and_sources_keep_their_ints_and_the_bytes_after() {
+    use quads::{Quad, Records, SoundSource};
+    let quad: Vec<i32> = (0..38).collect();
+    let bytes = ints(&[quad.as_slice(), &quad, &[7]].concat());
+    let read: Records<Quad> = crate::codec::decode_exact(&bytes, Mode::Strict, ()).expect("quads");
+    assert_eq!(read.records.len(), 2);
+    assert_eq!(read.records[1].points[4], [8, 9]);
+    assert_eq!(read.records[1].colors[3], [22, 23, 24, 25]);
+    assert_eq!(read.records[1].color_env_offset, 37);
+    assert_eq!(read.extra.len(), 4);
+    assert_eq!(
+        encode_to_vec(&read, ()),
+        bytes,
+        "quads re-encode differently"
+    );
+    let source: Vec<i32> = (100..113).collect();
+    let bytes = ints(&source);
+    let read: Records<SoundSource> =
+        crate::codec::decode_exact(&bytes, Mode::Strict, ()).expect("sources");
+    assert_eq!(read.records[0].shape, [110, 111, 112]);
+    assert_eq!(
+        encode_to_vec(&read, ()),
+        bytes,
+        "sources re-encode differently"
+    );
+}
+
+#[test]
+fn text_blocks_read_as_ddnet_reads_them() {
+    use quads::{data_string, settings};
+    assert_eq!(data_string(b"grass_main\0"), Some("grass_main"));
+    assert_eq!(data_string(b"grass"), None, "no NUL at the end");
+    assert_eq!(data_string(b"a\0b\0"), None, "a NUL inside");
+    assert_eq!(data_string(b"\xff\0"), None, "not UTF-8");
+    assert_eq!(data_string(b""), None, "no bytes");
+    let commands: Vec<&[u8]> = vec![b"sv_gametype ctf", b"", b"sv_scorelimit 400"];
+    assert_eq!(
+        settings(b"sv_gametype ctf\0\0sv_scorelimit 400\0"),
+        commands
+    );
+    assert_eq!(settings(b""), Vec::<&[u8]>::new());
+}
+
 #[cfg(feature = "zlib")]
 mod zlib {
     use super::super::data::{DataFault, deflate, inflate};

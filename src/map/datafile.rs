@@ -271,6 +271,15 @@ impl<'a> Datafile<'a> {
         }
     }
 
+    /// The size and swaplen fields DDNet's writer (since 2010) computes
+    /// for these items and blocks.
+    pub fn writer_sizes(&self) -> (i32, i32) {
+        let layout = self.layout();
+        let size = layout.end as i64 - SIZE_BASE;
+        let swaplen = layout.data_start as i64 - SIZE_BASE;
+        (size as i32, swaplen as i32)
+    }
+
     /// Bytes of the items, headers included (the header's item size).
     pub fn item_size(&self) -> u64 {
         self.items

@@ -5,6 +5,9 @@
 //! the loader refuses fails; what it resets or drops quietly is a note
 //! or a warning, and says so.
 //!
+//! Images are the client's (`CMapImages`): one it cannot load is drawn
+//! as nothing, with a warning, and the map plays.
+//!
 //! The loader checks a tiles layer's data only when the layer is used:
 //! a bad block empties that layer, and only the game layer's refuses the
 //! map. Tile indices the game does not know are notes: DDNet's editor
@@ -13,6 +16,7 @@
 
 use super::data::{DataFault, block};
 use super::items::{Layer, LayerBody, MapItem, Physics, TYPE_VERSION, TilesLayer};
+use super::quads::data_string;
 use super::tiles::{SkipFault, TileData, TileKind, Tiles, expand, known_tile};
 use super::{Datafile, ITEM_HEADER_LEN, Layout, Map, Tally};
 use crate::codec::{Codec, Mode, Reader};
@@ -47,7 +51,112 @@ pub fn check(datafile: &Datafile<'_>, map: &Map<'_>, cap: u64) -> Vec<Finding> {
     for p in &placed {
         tiles_data(datafile, cap, &layout, p, game, &mut used, &mut tally);
     }
+    images(datafile, map, cap, &layout, &mut tally);
+    bezier_points(map, &layout, &mut tally);
     tally.finish()
+}
+
+/// What DDNet's client needs of an image to load it (`CMapImages`):
+/// a name (an external one is loaded by it), format 1 in version 2, and
+/// an embedded one's size and pixels. It loads the map either way and
+/// shows a warning.
+fn images(datafile: &Datafile<'_>, map: &Map<'_>, cap: u64, layout: &Layout, tally: &mut Tally) {
+    let images = map
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| match item {
+            Ok(MapItem::Image(image)) => Some((i, image)),
+            _ => None,
+        });
+    for (n, (i, image)) in images.enumerate() {
+        let at = layout.items[i];
+        let warn = |tally: &mut Tally, rule: &'static str, why: String| {
+            tally.add(rule, || {
+                Finding::new(
+                    Severity::Warn,
+                    Code::MapItem,
+                    format!(
+                        "image {n} {why}: DDNet's client does not load it (the layers using it \
+                         are drawn without it) and warns"
+                    ),
+                )
+                .at(at)
+            });
+        };
+        let name = usize::try_from(image.name)
+            .ok()
+            .and_then(|b| block(datafile, b, cap).ok())
+            .is_some_and(|b| data_string(&b).is_some_and(|s| !s.is_empty()));
+        if !name && image.external != 0 {
+            warn(tally, "image_name", "is external but has no name".into());
+            continue;
+        }
+        if image.version > 1 && image.format != Some(1) {
+            let format = image.format.map_or("none".into(), |f| f.to_string());
+            warn(
+                tally,
+                "image_format",
+                format!(
+                    "has version {} and format {format}, not 1 (RGBA)",
+                    image.version
+                ),
+            );
+            continue;
+        }
+        if image.external != 0 {
+            continue;
+        }
+        if image.width <= 0 || image.height <= 0 {
+            let size = format!("{}x{}", image.width, image.height);
+            warn(tally, "image_size", format!("is embedded with size {size}"));
+            continue;
+        }
+        let want = 4 * i64::from(image.width) * i64::from(image.height);
+        let have = usize::try_from(image.data)
+            .ok()
+            .and_then(|b| datafile.declared_size(b))
+            .unwrap_or(0);
+        if have < want {
+            warn(
+                tally,
+                "image_data",
+                format!(
+                    "is embedded, {}x{}, but its block {} holds {have} bytes of the {want} \
+                     its pixels take",
+                    image.width, image.height, image.data
+                ),
+            );
+        }
+    }
+}
+
+/// DDNet's bezier extension item gives tangents to the envelope points
+/// only when it has one for each point; otherwise DDNet ignores it.
+fn bezier_points(map: &Map<'_>, layout: &Layout, tally: &mut Tally) {
+    let points = map.items.iter().find_map(|item| match item {
+        Ok(MapItem::EnvPoints(p)) => Some(p.points.len()),
+        _ => None,
+    });
+    for (i, item) in map.items.iter().enumerate() {
+        let Ok(MapItem::BezierPoints(b)) = item else {
+            continue;
+        };
+        if Some(b.points.len()) != points {
+            tally.add("bezier_count", || {
+                note(
+                    Code::MapItem,
+                    format!(
+                        "the bezier extension item has tangents for {} points, the envelope \
+                         points item {} points: DDNet ignores the tangents",
+                        b.points.len(),
+                        points.unwrap_or(0)
+                    ),
+                )
+                .at(layout.items[i])
+            });
+        }
+    }
 }
 
 fn fail(code: Code, message: String) -> Finding {

@@ -581,6 +581,154 @@ fn text_blocks_read_as_ddnet_reads_them() {
 #[cfg(feature = "zlib")]
 mod zlib {
     use super::super::data::{DataFault, deflate, inflate};
+    use super::*;
+
+    /// A map as DDNet's writer lays it out: items by type (each type's in
+    /// the order given), blocks compressed at level 6, its sizes.
+    fn build(items: &[(u16, u16, Vec<u8>)], blocks: &[Vec<u8>]) -> Vec<u8> {
+        let mut items = items.to_vec();
+        items.sort_by_key(|i| i.0);
+        let mut item_types: Vec<ItemType> = Vec::new();
+        for (i, (t, _, _)) in items.iter().enumerate() {
+            match item_types.last_mut() {
+                Some(last) if last.type_id == i32::from(*t) => last.num += 1,
+                _ => item_types.push(ItemType {
+                    type_id: (*t).into(),
+                    start: i as i32,
+                    num: 1,
+                }),
+            }
+        }
+        let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| deflate(b, 6)).collect();
+        let mut datafile = Datafile {
+            magic: Magic::Data,
+            version: 4,
+            size: 0,
+            swaplen: 0,
+            item_types,
+            items: items
+                .iter()
+                .map(|(t, id, p)| Item {
+                    type_and_id: u32::from(*t) << 16 | u32::from(*id),
+                    size: p.len() as i32,
+                    payload: p,
+                })
+                .collect(),
+            data: compressed.iter().map(Vec::as_slice).collect(),
+            data_sizes: Some(blocks.iter().map(|b| b.len() as i32).collect()),
+            trailing: &[],
+        };
+        (datafile.size, datafile.swaplen) = datafile.writer_sizes();
+        encode_to_vec(&datafile, ())
+    }
+
+    /// A tiles layer item: version 3, named as DDNet names its physics
+    /// layer, white, DDNet's five physics blocks (`physics`: tele,
+    /// speedup, front, switch, tune).
+    fn tiles_layer(w: i32, h: i32, flags: i32, data: i32, physics: [i32; 5]) -> Vec<u8> {
+        let name = match flags {
+            1 => "Game",
+            2 => "Tele",
+            _ => "",
+        };
+        let name = crate::snapshot::items::str_to_ints(name.as_bytes(), 3);
+        let head = [0, 2, 0, 3, w, h, flags, 255, 255, 255, 255, -1, 0, -1, data];
+        ints(&[head.as_slice(), &name, &physics].concat())
+    }
+
+    fn group(start: i32, num: i32) -> Vec<u8> {
+        ints(&[3, 0, 0, 100, 100, start, num, 0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    /// `n` tiles of index `index`.
+    fn tiles(n: usize, index: u8) -> Vec<u8> {
+        [index, 0, 0, 0].repeat(n)
+    }
+
+    /// The (code, severity) of what `check` finds in `bytes`.
+    fn found(bytes: Vec<u8>) -> Vec<(Code, Severity)> {
+        use crate::input::Source;
+        use crate::report::{Format, Verdict};
+        let mut verdict = Verdict::new("t.map");
+        super::super::check::MapFormat.check(Source::bytes("t.map", bytes), &mut verdict);
+        assert_eq!(verdict.error, None, "it decodes");
+        verdict
+            .findings
+            .iter()
+            .map(|f| (f.code, f.severity))
+            .collect()
+    }
+
+    const NONE: [i32; 5] = [-1; 5];
+
+    #[test]
+    fn a_minimal_map_has_no_findings() {
+        let items = [
+            (0, 0, ints(&[1])),
+            (4, 0, group(0, 1)),
+            (5, 0, tiles_layer(2, 2, 1, 0, NONE)),
+        ];
+        assert_eq!(found(build(&items, &[tiles(4, 1)])), []);
+    }
+
+    #[test]
+    fn loader_and_client_rules_are_findings() {
+        let base = |layers: Vec<Vec<u8>>, extra: Vec<(u16, u16, Vec<u8>)>| {
+            let mut items = vec![(0, 0, ints(&[1])), (4, 0, group(0, layers.len() as i32))];
+            items.extend(
+                layers
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, l)| (5, i as u16, l)),
+            );
+            items.extend(extra);
+            items
+        };
+        let game = tiles_layer(3, 2, 1, 0, NONE);
+        let blocks = vec![tiles(6, 1), tiles(4, 0), tiles(6, 0), b"sun\0".to_vec()];
+        // Two game layers: DDNet takes the last.
+        let two = base(vec![game.clone(), tiles_layer(2, 2, 1, 1, NONE)], vec![]);
+        assert_eq!(
+            found(build(&two, &blocks)),
+            [(Code::GameLayer, Severity::Warn)]
+        );
+        // A tele layer (its tiles in block 1) smaller than the game layer.
+        let tele = tiles_layer(2, 2, 2, 2, [1, -1, -1, -1, -1]);
+        let small = base(vec![game.clone(), tele], vec![]);
+        assert_eq!(
+            found(build(&small, &blocks)),
+            [(Code::MapTiles, Severity::Fail)]
+        );
+        // A tele layer of the game layer's size whose tiles (number 5) are
+        // of kind 1, no teleporter: a note.
+        let blocks_tele = vec![tiles(6, 1), [5, 1].repeat(6), tiles(6, 0)];
+        let tele = tiles_layer(3, 2, 2, 2, [1, -1, -1, -1, -1]);
+        let odd = base(vec![game.clone(), tele], vec![]);
+        assert_eq!(
+            found(build(&odd, &blocks_tele)),
+            [(Code::TileIndex, Severity::Note)]
+        );
+        // Images: external without a name; embedded with too few pixels.
+        let external = ints(&[1, 64, 64, 1, -1, -1]);
+        let embedded = ints(&[1, 4, 4, 0, 3, 2]);
+        let images = base(vec![game.clone()], vec![(2, 0, external), (2, 1, embedded)]);
+        let want = [(Code::MapItem, Severity::Warn); 2];
+        assert_eq!(found(build(&images, &blocks)), want);
+        // A bezier item with tangents for 2 points, the points item 1.
+        let uuid = crate::packer::calculate_uuid("mapitemtype-envpoints-bezier@ddnet.tw");
+        let uuid_ints: Vec<i32> = uuid
+            .as_bytes()
+            .chunks_exact(4)
+            .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let bezier = vec![
+            (6, 0, ints(&[0, 1, 0, 0, 0, 0])),
+            (0xffff, 0xfffe, ints(&uuid_ints)),
+            (0xfffe, 0, ints(&[0; 32])),
+        ];
+        let b = base(vec![game], bezier);
+        assert_eq!(found(build(&b, &blocks)), [(Code::MapItem, Severity::Note)]);
+    }
 
     #[test]
     fn inflating_is_bounded_and_names_each_fault() {

@@ -6,8 +6,10 @@
 //! * `container`: [`Datafile::decode`] and encoding it again;
 //! * `typed`: the container, then every item typed ([`Map::new`]);
 //! * `check`: the `check` pipeline: all of that, every data block
-//!   inflated and deflated again as DDNet's writer would, and DDNet's
-//!   reader and loader rules over the items and the tiles.
+//!   inflated, and DDNet's reader and loader rules over the items and
+//!   the tiles (each tiles block inflated again, one at a time);
+//! * `deflate`: every data block deflated again at DDNet's level, 6, and
+//!   compared with its stored bytes (what `tests/map.rs` counts).
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
@@ -17,6 +19,7 @@ use teeoracle::codec::encode_to_vec;
 use teeoracle::demo::Demo;
 use teeoracle::input::Source;
 use teeoracle::map::check::MapFormat;
+use teeoracle::map::data::{block, deflates_back};
 use teeoracle::map::{Datafile, Map};
 use teeoracle::report::{Format, Verdict};
 
@@ -92,6 +95,25 @@ fn main() {
             for m in &maps {
                 black_box(read(m));
             }
+        })
+    });
+    let blocks: Vec<(Vec<u8>, Vec<u8>)> = maps
+        .iter()
+        .flat_map(|m| {
+            let d = Datafile::decode(m).expect("a map we hold");
+            (0..d.data.len())
+                .filter_map(|i| {
+                    Some((block(&d, i, 1 << 30).ok()?.into_owned(), d.data[i].to_vec()))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    g.bench_function("deflate", |b| {
+        b.iter(|| {
+            let same = blocks
+                .iter()
+                .filter(|(bytes, stored)| deflates_back(bytes, stored, 6));
+            black_box(same.count())
         })
     });
     g.finish();

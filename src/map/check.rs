@@ -1,16 +1,12 @@
 //! The map format for [`crate::check`]: decode the container, re-encode
-//! it and every typed item, read every data block (bounded), recompress
-//! each as DDNet's writer would (counted, never a failure), and apply
+//! it and every typed item, read every data block (bounded), and apply
 //! DDNet's reader and loader rules.
 
-use super::data::{DataFault, deflate, inflate};
+use super::data::{DataFault, inflate};
 use super::{Datafile, ITEM_HEADER_LEN, Map, Tally, is_map, rules};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::input::{Source, default_max_decompressed};
 use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
-
-/// zlib's default level, which DDNet's writer compresses at.
-pub const DDNET_LEVEL: u32 = 6;
 
 /// The map format.
 pub struct MapFormat;
@@ -45,59 +41,35 @@ impl Format for MapFormat {
     }
 }
 
-/// How a map's data blocks fared.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BlockCounts {
-    /// Blocks that give their declared bytes.
-    pub read: u64,
-    /// Version 4 blocks that flate2's deflate at DDNet's level gives back
-    /// exactly. Information, never a finding: flate2's Rust deflate is
-    /// not zlib's code, and finds other matches than zlib on most blocks
-    /// (zlib 1.2.13 itself gives back every block of the maps we hold).
-    pub recompressed_same: u64,
-    /// Version 4 blocks inflated.
-    pub compressed: u64,
-}
-
 /// Reads every block of a datafile once (each bounded by its declared
-/// size and `cap`, and dropped after), counts those that deflate back to
-/// their stored bytes, and finds those that do not give their declared
-/// bytes.
-pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> (BlockCounts, Vec<Finding>) {
+/// size and `cap`, and dropped after), and finds those that do not give
+/// their declared bytes.
+pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> Vec<Finding> {
     let mut tally = Tally::default();
     let layout = datafile.layout();
-    let mut counts = BlockCounts::default();
-    for (i, stored) in datafile.data.iter().enumerate() {
+    // Version 3 blocks are stored as they are: nothing to inflate.
+    let Some(sizes) = &datafile.data_sizes else {
+        return Vec::new();
+    };
+    for (i, (&stored, &declared)) in datafile.data.iter().zip(sizes).enumerate() {
         let at = layout.data[i];
-        let Some(sizes) = &datafile.data_sizes else {
-            counts.read += 1;
-            continue;
-        };
-        let declared = sizes.get(i).copied().unwrap_or(0).into();
-        match inflate(stored, declared, cap) {
-            Ok(inflated) => {
-                counts.read += 1;
-                counts.compressed += 1;
-                if deflate(&inflated.bytes, DDNET_LEVEL) == *stored {
-                    counts.recompressed_same += 1;
-                }
-                if inflated.unused > 0 {
-                    let unused = inflated.unused;
-                    tally.add("block_tail", || {
-                        Finding::new(
-                            Severity::Note,
-                            Code::MapData,
-                            format!(
-                                "data block {i} has {unused} byte(s) after its zlib stream: \
-                                 DDNet's reader ignores them"
-                            ),
-                        )
-                        .at(at + (stored.len() - unused) as u64)
-                    });
-                }
+        match inflate(stored, declared.into(), cap) {
+            Ok(inflated) if inflated.unused > 0 => {
+                let unused = inflated.unused;
+                tally.add("block_tail", || {
+                    Finding::new(
+                        Severity::Note,
+                        Code::MapData,
+                        format!(
+                            "data block {i} has {unused} byte(s) after its zlib stream: \
+                             DDNet's reader ignores them"
+                        ),
+                    )
+                    .at(at + (stored.len() - unused) as u64)
+                });
             }
             // A zero size is the container's note already.
-            Err(DataFault::DeclaredSize { declared: 0 }) => {}
+            Ok(_) | Err(DataFault::DeclaredSize { declared: 0 }) => {}
             Err(fault) => tally.add("block", || {
                 Finding::new(
                     Severity::Warn,
@@ -108,7 +80,7 @@ pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> (BlockCounts, Vec<Findi
             }),
         }
     }
-    (counts, tally.finish())
+    tally.finish()
 }
 
 fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
@@ -140,10 +112,9 @@ fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
             }
         }
     }
-    let (counts, block_findings) = read_blocks(&datafile, cap);
     let findings = [
         datafile.faults(),
-        block_findings,
+        read_blocks(&datafile, cap),
         rules::check(&datafile, &map, cap),
     ];
     for f in findings.into_iter().flatten() {
@@ -160,16 +131,8 @@ fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
     let more = &mut verdict.counts.more;
     more.insert("data_blocks", datafile.data.len() as u64);
     more.insert("layers", layers as u64);
-    more.insert("blocks_recompressed_same", counts.recompressed_same);
-    let recompressed = match datafile.data_sizes {
-        Some(_) => format!(
-            "{} of {} blocks deflate back to their bytes at level {DDNET_LEVEL}",
-            counts.recompressed_same, counts.compressed
-        ),
-        None => "data stored uncompressed (version 3)".into(),
-    };
     verdict.summary = format!(
-        "{}; {} items, {} data blocks ({recompressed}), {layers} layers, {game}",
+        "{}; {} items, {} data blocks, {layers} layers, {game}",
         verdict.roundtrip.words(),
         datafile.items.len(),
         datafile.data.len(),

@@ -188,6 +188,27 @@ pub fn deflate(bytes: &[u8], level: u32) -> Vec<u8> {
     }
 }
 
+/// True if deflating `bytes` at `level` gives exactly `stored`: compared
+/// as it comes out, so a stream that differs early costs little.
+pub fn deflates_back(bytes: &[u8], stored: &[u8], level: u32) -> bool {
+    let mut z = Compress::new(Compression::new(level.min(9)), true);
+    let mut out = [0u8; 1 << 14];
+    loop {
+        let (in_at, out_at) = (z.total_in() as usize, z.total_out() as usize);
+        let input = bytes.get(in_at..).unwrap_or_default();
+        let status = z.compress(input, &mut out, FlushCompress::Finish);
+        let made = z.total_out() as usize - out_at;
+        if stored.get(out_at..out_at + made) != Some(&out[..made]) {
+            return false;
+        }
+        match status {
+            Ok(Status::StreamEnd) => return z.total_out() as usize == stored.len(),
+            Ok(Status::Ok | Status::BufError) => {}
+            Err(_) => return false,
+        }
+    }
+}
+
 /// A block's bytes as DDNet's reader gives them: version 3's as stored,
 /// version 4's inflated (bounded by its declared size and `cap`).
 pub fn block<'a>(

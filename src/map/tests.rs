@@ -794,8 +794,19 @@ mod zlib {
             Err(DataFault::Corrupt { inflated: 0 }),
             "a bad zlib header"
         );
+        assert!(super::super::data::deflates_back(&bytes, &stored, 6));
+        assert!(!super::super::data::deflates_back(
+            &bytes,
+            &stored[..stored.len() - 1],
+            6
+        ));
+        assert!(!super::super::data::deflates_back(&bytes[1..], &stored, 6));
         let mut longer = stored.clone();
         longer.extend_from_slice(b"xyz");
+        assert!(
+            !super::super::data::deflates_back(&bytes, &longer, 6),
+            "bytes after"
+        );
         let longer = inflate(&longer, 5000, 1 << 20).expect("bytes after the stream");
         assert_eq!(longer.unused, 3);
     }

@@ -1,8 +1,9 @@
 //! A version 4 data block's bytes: its zlib stream inflated as DDNet's
 //! reader does (`uncompress` into a buffer of the declared size), bounded
 //! by the declared size and by a cap no field of the file decides; and
-//! the same bytes compressed again as DDNet's writer does (`compress2` at
-//! zlib's default level), to see whether they come out the same.
+//! bytes deflated again at the level DDNet's writer uses (zlib's default,
+//! 6), to see whether they come out the same. The deflater is flate2's
+//! (miniz_oxide), not zlib's code: it gives back fewer blocks than zlib.
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 use serde::Serialize;
@@ -169,8 +170,9 @@ pub fn inflate(stored: &[u8], declared: i64, cap: u64) -> Result<Inflated, DataF
     })
 }
 
-/// `bytes` compressed as one zlib stream at `level` (0 to 9), as zlib's
-/// `compress2` makes it. DDNet's writer uses zlib's default level, 6.
+/// `bytes` compressed as one zlib stream at `level` (0 to 9), by flate2's
+/// deflate (a valid stream; zlib's `compress2`, which DDNet's writer
+/// calls at level 6, may choose other matches).
 pub fn deflate(bytes: &[u8], level: u32) -> Vec<u8> {
     let mut z = Compress::new(Compression::new(level.min(9)), true);
     // zlib's compressBound: a stored stream never needs more.

@@ -1,6 +1,7 @@
 //! Every map we hold, through the map module: Debian's `ddnet-data` and
-//! `teeworlds-data` maps (where installed: `.ci/run` installs them) and
-//! every map embedded in a demo of the corpus and of the shared corpus.
+//! `teeworlds-data` maps (where installed: `.ci/run` installs them), the
+//! corpus's maps, and every map embedded in a demo of the corpus and of
+//! the shared corpus.
 //! Each decodes and re-encodes byte for byte, each item typed gives its
 //! payload back, every data block inflates to its declared size, and
 //! each passes DDNet's reader and loader rules with exactly one game
@@ -27,8 +28,8 @@ const SYSTEM_MAPS: [&str; 3] = [
     "/usr/share/games/teeworlds/data/maps",
 ];
 
-/// Every map we hold, by a name saying where it is from: installed
-/// maps, then the maps the demos embed (each distinct map once).
+/// Every distinct map we hold, by a name saying where it is from:
+/// installed maps, the corpus's, then the maps the demos embed.
 fn maps() -> Vec<(String, Vec<u8>)> {
     let mut maps = Vec::new();
     for dir in SYSTEM_MAPS {
@@ -47,6 +48,14 @@ fn maps() -> Vec<(String, Vec<u8>)> {
             }
         }
     }
+    // The corpus's own maps (the malformed ones fail on purpose).
+    for path in common::files_under(&common::root().join("corpus/map")) {
+        let malformed = path.components().any(|c| c.as_os_str() == "malformed");
+        if !malformed && path.extension().is_some_and(|e| e == "map") {
+            let bytes = std::fs::read(&path).expect("a corpus map");
+            maps.push((path.display().to_string(), bytes));
+        }
+    }
     let mut demos: Vec<PathBuf> = common::files_under(&common::root().join("corpus"));
     let shared = common::root().join("../shared/corpus");
     if shared.is_dir() {
@@ -54,7 +63,6 @@ fn maps() -> Vec<(String, Vec<u8>)> {
     } else {
         println!("skipping {}: absent", shared.display());
     }
-    let mut seen: Vec<Vec<u8>> = Vec::new();
     for path in demos {
         let malformed = path.components().any(|c| c.as_os_str() == "malformed");
         if malformed || path.extension().is_none_or(|e| e != "demo") {
@@ -65,13 +73,20 @@ fn maps() -> Vec<(String, Vec<u8>)> {
             continue;
         };
         // Synthetic demos embed a few bytes that are no map.
-        if !teeoracle::map::is_map(demo.map) || seen.iter().any(|m| m == demo.map) {
+        if !teeoracle::map::is_map(demo.map) {
             continue;
         }
-        seen.push(demo.map.to_vec());
         maps.push((format!("{} (embedded)", path.display()), demo.map.to_vec()));
     }
-    maps
+    // Each distinct map once (the corpus copies installed ones, demos
+    // embed the same maps).
+    let mut distinct: Vec<(String, Vec<u8>)> = Vec::new();
+    for (name, bytes) in maps {
+        if !distinct.iter().any(|(_, b)| *b == bytes) {
+            distinct.push((name, bytes));
+        }
+    }
+    distinct
 }
 
 #[test]

@@ -16,6 +16,8 @@
 //!   a writer model, and the world-state replay.
 //! - [`demo`]: TWDEMO files: chunks, payloads, snapshot replay, DDNet's
 //!   recorder.
+//! - [`map`]: map files: the datafile container, byte-exact, and the
+//!   typed map items, layers and tiles, with DDNet's loader's rules.
 //! - [`packet`] and [`session`]: 0.6 and 0.7 datagrams, chunks, messages,
 //!   and what DDNet's connection would do with each packet of a capture.
 //! - [`snapshot`]: snapshots and deltas, as DDNet builds and applies them.
@@ -51,8 +53,9 @@
 //! demo map checksums; `.ci/run` checks this list). `jobs` adds `check`,
 //! `conform`, `diff`, `generate` and the bot (and `similar`); `archive`
 //! adds recording archives and reading compressed files; `capture` adds
-//! reading pcap and pcapng files; `cli` (the default) is the `teeoracle`
-//! command and brings all three.
+//! reading pcap and pcapng files; `zlib` adds inflating map data blocks
+//! (flate2), with map checks; `cli` (the default) is the `teeoracle`
+//! command and brings them all.
 
 #[cfg(feature = "archive")]
 pub mod archive;
@@ -76,6 +79,7 @@ pub mod huffman;
 pub mod input;
 pub mod json_diff;
 pub mod log;
+pub mod map;
 pub mod packer;
 pub mod packet;
 pub mod report;

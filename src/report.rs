@@ -163,6 +163,19 @@ codes! {
     ExpectedFailure = "expected_failure",
     /// The file cannot be read.
     Io = "io",
+    /// A map's datafile container: a rule DDNet's reader refuses it by,
+    /// or a quirk it lets through.
+    Datafile = "datafile",
+    /// A map's data block that does not inflate to its declared size.
+    MapData = "map_data",
+    /// A map item DDNet's map loader refuses, resets or reads past.
+    MapItem = "map_item",
+    /// A tiles layer's data DDNet's map loader refuses or empties.
+    MapTiles = "map_tiles",
+    /// A map without a game layer, or with several.
+    GameLayer = "game_layer",
+    /// Tiles of kinds DDNet does not know in their layer.
+    TileIndex = "tile_index",
 }
 
 impl Code {
@@ -291,7 +304,7 @@ impl RoundTrip {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     /// The format's unit: teehistorian records, demo chunks, capture
-    /// datagrams, archive records (all maps).
+    /// datagrams, archive records (all maps), map items.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub records: Option<u64>,
     /// The last game tick seen.

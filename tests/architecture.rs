@@ -31,6 +31,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "demo",
             "teehistorian",
             "archive",
+            "map",
         ],
     ),
     ("jobs", &["check", "conform", "diff", "generate", "bot"]),

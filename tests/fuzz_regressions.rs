@@ -132,3 +132,26 @@ fn archive() {
         properties::archive(data, dir.path())
     });
 }
+
+#[test]
+fn map() {
+    // The maps the corpus demos embed, the corpus's maps, and the kept
+    // findings.
+    let mut maps: Vec<Vec<u8>> = Vec::new();
+    for path in files("corpus/demo/ddnet-20.1", &[".demo"]) {
+        let bytes = std::fs::read(&path).unwrap();
+        if let Ok((demo, _)) = teeoracle::demo::Demo::decode_partial(&bytes) {
+            maps.push(demo.map.to_vec());
+        }
+    }
+    for path in files("corpus/map", &[".map"])
+        .into_iter()
+        .chain(findings("map"))
+    {
+        maps.push(std::fs::read(&path).unwrap());
+    }
+    assert!(!maps.is_empty(), "map: no inputs");
+    for data in &maps {
+        properties::map(data);
+    }
+}

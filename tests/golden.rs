@@ -30,6 +30,10 @@
 //!   0.7, Teeworlds 0.7.5) does with each datagram.
 //! - a damaged capture (`packet/malformed/`, `packet/edge/`): `pcap check`
 //!   and the `end` line of `pcap dump --format jsonl`.
+//! - a map (not `malformed/`): its container, each item typed (JSON), each
+//!   data block's sizes (and text, if it is a string), each quads layer's
+//!   quads, and each tiles layer's tiles counted by index and flags
+//!   ([`map_dump`]).
 //!
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
@@ -216,6 +220,9 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
         }
         ["packet", "ddnet-verdicts", "datagrams.txt"] => {
             vec![("packet", "ddnet_verdicts".into(), ddnet_verdicts(path))]
+        }
+        ["map", dir, file] if dir != "malformed" && file.ends_with(".map") => {
+            vec![("map", snap(dir, file), map_dump(path))]
         }
         _ => vec![],
     }
@@ -713,4 +720,111 @@ fn ddnet_verdicts(path: &Path) -> Result<String, String> {
         }
     }
     Ok(report)
+}
+
+// map
+
+/// A map: its container's fields, each item typed (one JSON line each),
+/// each data block's stored and declared sizes (and its text, if it is a
+/// string as DDNet reads one), each quads layer's quads, and each tiles
+/// layer's tiles counted by `index:flags` (skip runs expanded).
+fn map_dump(path: &Path) -> Result<String, String> {
+    use teeoracle::map::data::block;
+    use teeoracle::map::items::{Layer, LayerBody, MapItem};
+    use teeoracle::map::quads::{Quad, Records, data_string};
+    use teeoracle::map::tiles::{TileData, TileKind, Tiles, expand};
+    use teeoracle::map::{Datafile, Map};
+    let bytes = read(path)?;
+    let datafile = Datafile::decode(&bytes).map_err(|e| e.to_string())?;
+    let map = Map::new(&datafile);
+    let layout = datafile.layout();
+    let mut text = format!(
+        "datafile: {:?} version {}, size {}, swaplen {}, {} item types, {} items, {} data blocks\n",
+        datafile.magic,
+        datafile.version,
+        datafile.size,
+        datafile.swaplen,
+        datafile.item_types.len(),
+        datafile.items.len(),
+        datafile.data.len()
+    );
+    for (i, item) in datafile.items.iter().enumerate() {
+        let typed = match &map.items[i] {
+            Ok(typed) => serde_json::to_string(typed).map_err(|e| e.to_string())?,
+            Err(e) => format!("not typed: {e}"),
+        };
+        let (t, id, at) = (item.type_id(), item.id(), layout.items[i]);
+        writeln!(text, "item {i} type {t} id {id} at {at}: {typed}").unwrap();
+    }
+    for (i, stored) in datafile.data.iter().enumerate() {
+        let declared = datafile.declared_size(i).unwrap_or_default();
+        let at = layout.data[i];
+        let bytes = block(&datafile, i, 1 << 30).map_err(|e| e.to_string())?;
+        let as_text = match data_string(&bytes) {
+            Some(s) => format!(", text {s:?}"),
+            None => String::new(),
+        };
+        writeln!(
+            text,
+            "block {i} at {at}: {} bytes stored, {declared} declared{as_text}",
+            stored.len()
+        )
+        .unwrap();
+    }
+    for (i, item) in map.items.iter().enumerate() {
+        let Ok(MapItem::Layer(Layer {
+            body: LayerBody::Quads(q),
+            ..
+        })) = item
+        else {
+            continue;
+        };
+        let bytes = block(&datafile, q.data as usize, 1 << 30).map_err(|e| e.to_string())?;
+        let quads: Records<Quad> = Codec::decode(&mut Reader::new(&bytes, Mode::Lenient), ())
+            .map_err(|e| e.to_string())?;
+        let first = quads.records.first().map(|q| q.points[4]);
+        writeln!(
+            text,
+            "quads of item {i} (block {}): {} quads, {} bytes after, first centred at {first:?}",
+            q.data,
+            quads.records.len(),
+            quads.extra.len()
+        )
+        .unwrap();
+    }
+    for (i, layer) in map.tiles_layers() {
+        let index = layer.tiles_data().unwrap_or(-1);
+        let cells = (layer.width * layer.height) as usize;
+        let bytes = block(&datafile, index as usize, 1 << 30).map_err(|e| e.to_string())?;
+        let kind = TileKind::of(layer.physics());
+        let data = TileData::decode(&mut Reader::new(&bytes, Mode::Lenient), kind)
+            .map_err(|e| e.to_string())?;
+        let key = |t: &teeoracle::map::tiles::Tile| format!("{}:{}", t.index, t.flags);
+        let keys: Vec<String> = match (data.tiles, layer.version) {
+            (Tiles::Tile(stored), 4..) => expand(&stored, cells)
+                .map_err(|e| format!("{e:?}"))?
+                .iter()
+                .map(key)
+                .collect(),
+            (Tiles::Tile(t), _) => t.iter().take(cells).map(key).collect(),
+            (other, _) => other
+                .kinds()
+                .iter()
+                .take(cells)
+                .map(u8::to_string)
+                .collect(),
+        };
+        let mut counted: BTreeMap<String, usize> = BTreeMap::new();
+        for k in keys {
+            *counted.entry(k).or_default() += 1;
+        }
+        let physics = layer.physics().map_or("drawn".into(), |p| format!("{p:?}"));
+        writeln!(
+            text,
+            "tiles of item {i} ({physics}, {}x{}, block {index}): {counted:?}",
+            layer.width, layer.height
+        )
+        .unwrap();
+    }
+    Ok(text)
 }

@@ -283,3 +283,31 @@ pub fn archive(data: &[u8], dir: &std::path::Path) {
         let _ = full.verify();
     }
 }
+
+/// Maps: whatever decodes re-encodes to its bytes and each typed item to
+/// its payload; `check` (every data block inflated, 16 MiB at most, under
+/// the target's allocation bound; DDNet's reader and loader rules) never
+/// panics.
+pub fn map(data: &[u8]) {
+    use teeoracle::input::Source;
+    use teeoracle::map::check::MapFormat;
+    use teeoracle::map::{Datafile, Map};
+    use teeoracle::report::{Format, Verdict};
+    let mut source = Source::bytes("fuzz.map", data.to_vec());
+    source.set_max_decompressed(Some(16 << 20));
+    MapFormat.check(source, &mut Verdict::new("fuzz.map"));
+    let Ok(datafile) = Datafile::decode(data) else {
+        return;
+    };
+    assert_eq!(
+        encode_to_vec(&datafile, ()),
+        data,
+        "the map re-encodes differently"
+    );
+    let typed = Map::new(&datafile);
+    for (i, item) in datafile.items.iter().enumerate() {
+        if let Some(payload) = typed.encode_item(i) {
+            assert_eq!(payload, item.payload, "item {i} re-encodes differently");
+        }
+    }
+}

@@ -54,6 +54,7 @@ pub fn formats() -> &'static [&'static dyn Format] {
         #[cfg(feature = "archive")]
         &crate::archive::check::ArchiveFormat,
         &crate::snapshot::check::SnapshotFormat,
+        &crate::map::check::MapFormat,
     ]
 }
 

@@ -187,6 +187,14 @@ pub enum ErrorKind {
         /// The interface id.
         id: u32,
     },
+    /// A field whose value the layout does not allow (a map's first item
+    /// offset that is not 0, an offset not past the one before it).
+    InvalidValue {
+        /// The value found.
+        found: i64,
+        /// What the layout needs there.
+        expected: String,
+    },
 }
 
 /// Why an input failed part-way.
@@ -475,6 +483,9 @@ impl fmt::Display for ErrorKind {
                 f,
                 "a packet of interface {id}, which the section does not describe"
             ),
+            ErrorKind::InvalidValue { found, expected } => {
+                write!(f, "expected {expected}, found {found}")
+            }
         }
     }
 }

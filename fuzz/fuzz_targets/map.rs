@@ -1,0 +1,2 @@
+#![no_main]
+teeoracle_fuzz::target!(map);

@@ -16,10 +16,11 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
 use teeoracle::codec::encode_to_vec;
+use teeoracle::compression::zlib::deflates_back;
 use teeoracle::demo::Demo;
 use teeoracle::input::Source;
 use teeoracle::map::check::MapFormat;
-use teeoracle::map::data::{block, deflates_back};
+use teeoracle::map::data::block;
 use teeoracle::map::{Datafile, Map};
 use teeoracle::report::{Format, Verdict};
 

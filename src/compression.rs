@@ -19,6 +19,9 @@ use std::io::{Cursor, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+#[cfg(feature = "zlib")]
+pub mod zlib;
+
 pub use crate::codec::{DECOMPRESSION_RATIO, DecompressionCap, MIN_MAX_DECOMPRESSED};
 
 /// A decompressed (or plain) stream.
@@ -226,93 +229,6 @@ pub fn decoder(compression: Compression, src: impl BufRead + Send + 'static) -> 
 pub fn bzip2_frame<R: BufRead>(src: &mut CountingBufRead<R>) -> impl Read + '_ {
     bzip2::bufread::BzDecoder::new(src)
 }
-
-/// A zlib stream that declares its inflated size (as a map's data blocks
-/// do) inflated: `size` is held to `cap` before anything is read (the
-/// buffer grows with what inflates, not with `size`), and the stream must
-/// inflate to exactly `size` bytes and use all of `data`.
-#[cfg(feature = "archive")]
-pub fn inflate_zlib(data: &[u8], size: u64, cap: u64) -> Result<Vec<u8>, ZlibFault> {
-    if size > cap {
-        return Err(ZlibFault::OverCap(DecompressionCap { cap }));
-    }
-    let mut decoder = flate2::bufread::ZlibDecoder::new(data);
-    let mut out = Vec::new();
-    (&mut decoder)
-        .take(size.saturating_add(1))
-        .read_to_end(&mut out)
-        .map_err(|e| ZlibFault::Corrupt(e.to_string()))?;
-    let inflated = out.len() as u64;
-    if inflated != size {
-        return Err(ZlibFault::Size { size, inflated });
-    }
-    // The stream may end inside the last bytes read: read on to its end.
-    if decoder.read(&mut [0u8])? != 0 {
-        return Err(ZlibFault::Size {
-            size,
-            inflated: size + 1,
-        });
-    }
-    let used = decoder.total_in();
-    if used != data.len() as u64 {
-        return Err(ZlibFault::Trailing { used });
-    }
-    Ok(out)
-}
-
-/// Why [`inflate_zlib`] failed.
-#[cfg(feature = "archive")]
-#[derive(Debug)]
-pub enum ZlibFault {
-    /// The declared size is over the cap.
-    OverCap(DecompressionCap),
-    /// The stream is corrupt or cut (what the decoder said).
-    Corrupt(String),
-    /// It inflates to another size than it declares (`inflated` is
-    /// `size + 1` for any more).
-    Size {
-        /// The declared size.
-        size: u64,
-        /// What it inflated to.
-        inflated: u64,
-    },
-    /// The stream ends before the data does.
-    Trailing {
-        /// The bytes of the data it used.
-        used: u64,
-    },
-}
-
-#[cfg(feature = "archive")]
-impl From<io::Error> for ZlibFault {
-    fn from(e: io::Error) -> Self {
-        ZlibFault::Corrupt(e.to_string())
-    }
-}
-
-#[cfg(feature = "archive")]
-impl std::fmt::Display for ZlibFault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ZlibFault::OverCap(cap) => write!(f, "the declared size is over the cap: {cap}"),
-            ZlibFault::Corrupt(why) => write!(f, "expected zlib data: {why}"),
-            ZlibFault::Size { size, inflated } if inflated > size => {
-                write!(f, "expected {size} bytes inflated, as declared, found more")
-            }
-            ZlibFault::Size { size, inflated } => write!(
-                f,
-                "expected {size} bytes inflated, as declared, found {inflated}"
-            ),
-            ZlibFault::Trailing { used } => write!(
-                f,
-                "expected the zlib stream to fill the data, it ends after {used} bytes"
-            ),
-        }
-    }
-}
-
-#[cfg(feature = "archive")]
-impl std::error::Error for ZlibFault {}
 
 /// bzip2 streams or zstd frames, decoded one after another, each noted
 /// where it starts.
@@ -705,43 +621,6 @@ mod tests {
                 assert!(error.starts_with(&expected), "{what}: {error}");
                 assert!(cut.starts_with(b"hello "), "{what}: {cut:?}");
             }
-        }
-
-        /// A zlib block inflates to exactly its declared size, within the
-        /// cap, using all of its bytes; anything else is a fault saying
-        /// which.
-        #[test]
-        fn zlib_blocks_inflate_to_their_declared_size() {
-            let data = b"tiles tiles tiles tiles";
-            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-            e.write_all(data).unwrap();
-            let block = e.finish().unwrap();
-            let n = data.len() as u64;
-            assert_eq!(inflate_zlib(&block, n, 1 << 20).unwrap(), data);
-            let fault = |size, cap, block: &[u8]| match inflate_zlib(block, size, cap) {
-                Ok(_) => "inflated".to_string(),
-                Err(e) => e.to_string(),
-            };
-            assert_eq!(
-                fault(n - 1, 1 << 20, &block),
-                format!("expected {} bytes inflated, as declared, found more", n - 1)
-            );
-            assert_eq!(
-                fault(n + 1, 1 << 20, &block),
-                format!("expected {} bytes inflated, as declared, found {n}", n + 1)
-            );
-            let over = fault(1 << 30, 1 << 20, &block);
-            assert!(over.contains("decompresses past 1048576 bytes"), "{over}");
-            let trailing = [&block[..], b"xx"].concat();
-            assert_eq!(
-                fault(n, 1 << 20, &trailing),
-                format!(
-                    "expected the zlib stream to fill the data, it ends after {} bytes",
-                    block.len()
-                )
-            );
-            let cut = fault(n, 1 << 20, &block[..block.len() - 6]);
-            assert!(cut.starts_with("expected zlib data: "), "{cut}");
         }
 
         /// Past the cap, reading fails with an error naming it: spooled,

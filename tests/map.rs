@@ -12,9 +12,10 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use teeoracle::codec::{Mode, Reader, encode_to_vec, first_difference};
+use teeoracle::compression::zlib::deflates_back;
 use teeoracle::demo::Demo;
 use teeoracle::map::check::read_blocks;
-use teeoracle::map::data::{block, deflates_back};
+use teeoracle::map::data::block;
 use teeoracle::map::items::{Layer, LayerBody, MapItem, Physics};
 use teeoracle::map::quads::{Quad, Records};
 use teeoracle::map::tiles::{TileData, TileKind, Tiles, expand};

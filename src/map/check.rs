@@ -2,9 +2,9 @@
 //! it and every typed item, read every data block (bounded), and apply
 //! DDNet's reader and loader rules.
 
-use super::data::{DataFault, inflate};
 use super::{Datafile, ITEM_HEADER_LEN, Map, Tally, is_map, rules};
 use crate::codec::{encode_to_vec, first_difference};
+use crate::compression::zlib::{Fault, inflate};
 use crate::input::{Source, default_max_decompressed};
 use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
 
@@ -69,7 +69,7 @@ pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> Vec<Finding> {
                 });
             }
             // A zero size is the container's note already.
-            Ok(_) | Err(DataFault::DeclaredSize { declared: 0 }) => {}
+            Ok(_) | Err(Fault::DeclaredSize { declared: 0 }) => {}
             Err(fault) => tally.add("block", || {
                 Finding::new(
                     Severity::Warn,

@@ -14,12 +14,13 @@
 //! does not place them (`IsValidGameTile` and its kin), and the game
 //! ignores them.
 
-use super::data::{DataFault, block};
+use super::data::block;
 use super::items::{Layer, LayerBody, MapItem, Physics, TYPE_VERSION, TilesLayer};
 use super::quads::data_string;
 use super::tiles::{SkipFault, TileData, TileKind, Tiles, expand, known_tile};
 use super::{Datafile, ITEM_HEADER_LEN, Layout, Map, Tally};
 use crate::codec::{Codec, Mode, Reader};
+use crate::compression::zlib::Fault;
 use crate::report::{Code, Finding, Severity};
 use crate::snapshot::items::ints_to_str;
 use std::collections::BTreeSet;
@@ -644,7 +645,7 @@ fn tiles_data(
     let bytes = match block(datafile, index as usize, cap) {
         Ok(bytes) => bytes,
         // Over our cap, not DDNet's rule: the block's own finding says so.
-        Err(DataFault::OverCap { .. } | DataFault::SizeDiffers { over_cap: true, .. }) => return,
+        Err(Fault::OverCap { .. } | Fault::SizeDiffers { over_cap: true, .. }) => return,
         Err(_) => {
             fault(
                 tally,

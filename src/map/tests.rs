@@ -580,8 +580,8 @@ fn text_blocks_read_as_ddnet_reads_them() {
 
 #[cfg(feature = "zlib")]
 mod zlib {
-    use super::super::data::{DataFault, deflate, inflate};
     use super::*;
+    use crate::compression::zlib::deflate;
 
     /// A map as DDNet's writer lays it out: items by type (each type's in
     /// the order given), blocks compressed at level 6, its sizes.
@@ -728,87 +728,6 @@ mod zlib {
         ];
         let b = base(vec![game], bezier);
         assert_eq!(found(build(&b, &blocks)), [(Code::MapItem, Severity::Note)]);
-    }
-
-    #[test]
-    fn inflating_is_bounded_and_names_each_fault() {
-        let bytes: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
-        let stored = deflate(&bytes, 6);
-        let ok = inflate(&stored, 5000, 1 << 20).expect("it inflates");
-        assert_eq!((ok.bytes == bytes, ok.unused), (true, 0));
-        let cases = [
-            (
-                4999,
-                1 << 20,
-                DataFault::SizeDiffers {
-                    declared: 4999,
-                    inflated: 5000,
-                    over_cap: false,
-                },
-            ),
-            (
-                5001,
-                1 << 20,
-                DataFault::SizeDiffers {
-                    declared: 5001,
-                    inflated: 5000,
-                    over_cap: false,
-                },
-            ),
-            (0, 1 << 20, DataFault::DeclaredSize { declared: 0 }),
-            (
-                5000,
-                4000,
-                DataFault::OverCap {
-                    declared: 5000,
-                    cap: 4000,
-                },
-            ),
-            (
-                10,
-                100,
-                DataFault::SizeDiffers {
-                    declared: 10,
-                    inflated: 100,
-                    over_cap: true,
-                },
-            ),
-        ];
-        for (declared, cap, fault) in cases {
-            assert_eq!(
-                inflate(&stored, declared, cap),
-                Err(fault),
-                "declared {declared}, cap {cap}"
-            );
-        }
-        let cut = inflate(&stored[..stored.len() - 6], 5000, 1 << 20);
-        assert!(
-            matches!(cut, Err(DataFault::Cut { .. })),
-            "a cut stream: {cut:?}"
-        );
-        let mut corrupt = stored.clone();
-        corrupt[0] = 0;
-        let corrupt = inflate(&corrupt, 5000, 1 << 20);
-        assert_eq!(
-            corrupt,
-            Err(DataFault::Corrupt { inflated: 0 }),
-            "a bad zlib header"
-        );
-        assert!(super::super::data::deflates_back(&bytes, &stored, 6));
-        assert!(!super::super::data::deflates_back(
-            &bytes,
-            &stored[..stored.len() - 1],
-            6
-        ));
-        assert!(!super::super::data::deflates_back(&bytes[1..], &stored, 6));
-        let mut longer = stored.clone();
-        longer.extend_from_slice(b"xyz");
-        assert!(
-            !super::super::data::deflates_back(&bytes, &longer, 6),
-            "bytes after"
-        );
-        let longer = inflate(&longer, 5000, 1 << 20).expect("bytes after the stream");
-        assert_eq!(longer.unused, 3);
     }
 
     /// The map a corpus demo embeds.

@@ -253,6 +253,12 @@ impl<'a> Visitor<'a> for Compare<'_> {
             // difference at its index, not the whole array.
             (Value::Object(_), Some(Value::Object(_)))
             | (Value::Array(_), Some(Value::Array(_))) => Visit::Inside,
+            // A value with nothing below it where a declared path goes on
+            // (a null `token` under `token.*`): compared as a whole.
+            (e, Some(a)) if e == a => {
+                self.out.compared += 1;
+                Visit::Skip
+            }
             // A container whose shape differs (or is missing) above a
             // covered path: the difference is here.
             _ => {
@@ -374,6 +380,25 @@ mod tests {
         assert_eq!(d.path, "b[1]");
         assert_eq!((d.expected, d.actual), (Some(json!(2)), Some(json!(5))));
         assert_eq!(n, 0);
+    }
+
+    /// Where a declared path goes on below a value that has nothing below
+    /// it (null, a number), equal values are no difference and count as
+    /// compared; unequal ones are the difference there.
+    #[test]
+    fn a_scalar_above_a_declared_path_is_compared_as_a_whole() {
+        let f = FieldSet::parse(&["p.token.bytes", "p.flags"]);
+        let e = json!({"p": {"token": null, "flags": 1}});
+        let c = compare_all(&e, &json!({"p": {"token": null, "flags": 1}}), Some(&f));
+        assert_eq!(
+            (c.differences.len(), c.compared, c.not_compared),
+            (0, 2, 0),
+            "equal: {:?}",
+            c.differences
+        );
+        let c = compare_all(&e, &json!({"p": {"token": 7, "flags": 1}}), Some(&f));
+        let paths: Vec<&str> = c.differences.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["p.token"], "unequal: {:?}", c.differences);
     }
 
     #[test]

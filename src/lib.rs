@@ -87,6 +87,7 @@ pub mod schema;
 pub mod session;
 pub mod snapshot;
 pub mod teehistorian;
+pub mod world;
 
 #[cfg(test)]
 mod testing;

@@ -32,6 +32,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "teehistorian",
             "archive",
             "map",
+            "world",
         ],
     ),
     ("jobs", &["check", "conform", "diff", "generate", "bot"]),

@@ -15,6 +15,7 @@
 //! server wrote, closes the capture and removes the temporary home; the
 //! outer process waits for it.
 
+mod clock;
 mod pcapng;
 mod scenario;
 mod session;

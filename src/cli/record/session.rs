@@ -32,6 +32,7 @@
 //! whole ([`Bot`]) on its tick; inputs are sent ahead with their
 //! intended tick, as each of the bot's snapshots comes.
 
+use super::clock::{Clock, TICK};
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, ticks};
 use super::stamped;
@@ -54,8 +55,6 @@ const STEP: Duration = Duration::from_millis(2);
 /// How often while a bot waits for the server's answer to its hello or
 /// to a map change (its next step is due at once).
 const QUICK_STEP: Duration = Duration::from_micros(200);
-/// A game tick.
-const TICK: Duration = Duration::from_millis(20);
 /// How often connecting bots are kept going (a game tick).
 const KEEPALIVE: Duration = TICK;
 /// Snapshots that place the first map's tick grid before the clock
@@ -298,67 +297,6 @@ impl Running<'_> {
             true => movement(seed, clock.at(t)),
             false => [0; 10],
         });
-    }
-}
-
-/// The scenario clock.
-struct Clock {
-    /// The map it counts on (0: the first).
-    map: u32,
-    /// The server tick of scenario tick `offset` on that map, once known.
-    base: Option<i32>,
-    /// The clock when that map began.
-    offset: u32,
-    /// Now: the last scenario tick whose middle has passed, once the
-    /// clock started.
-    now: Option<u32>,
-    /// The map's tick 0 on this machine's clock.
-    zero: Option<Instant>,
-    /// Snapshots that placed `zero` (none: the MAP_CHANGE or the
-    /// bots' probes did).
-    samples: u32,
-    /// Whether a bot's probe placed `zero` on this map.
-    probed: bool,
-    /// The last scenario tick whose middle has passed on the grid.
-    middle: Option<u32>,
-}
-
-impl Clock {
-    /// The scenario tick of server tick `t` on the current map.
-    fn at(&self, t: i32) -> u32 {
-        let base = self.base.unwrap_or(t);
-        self.offset
-            .saturating_add(t.saturating_sub(base).max(0) as u32)
-    }
-
-    /// Whether scenario tick `tick` of this map is over on the grid (the
-    /// next one began).
-    fn over(&self, tick: u32) -> bool {
-        let (Some(zero), Some(base)) = (self.zero, self.base) else {
-            return false;
-        };
-        let Some(server) = i64::from(tick)
-            .checked_sub(i64::from(self.offset))
-            .map(|d| d + i64::from(base) + 1)
-            .and_then(|n| u32::try_from(n).ok())
-        else {
-            return false;
-        };
-        Instant::now() > zero + TICK * server
-    }
-
-    /// A snapshot of server tick `t` came: the clock moves to its tick if
-    /// it is not there yet (once placed on this map); whether it moved.
-    fn reach(&mut self, t: i32) -> bool {
-        if self.base.is_none() {
-            return false;
-        }
-        let at = self.at(t);
-        let moved = self.now.is_none_or(|n| at > n);
-        if moved {
-            self.now = Some(at);
-        }
-        moved
     }
 }
 
@@ -789,7 +727,7 @@ impl<'a> Session<'a> {
             let tick = since.as_micros() / TICK.as_micros();
             self.clock.base = Some(i32::try_from(tick).unwrap_or(i32::MAX));
         }
-        let advanced = self.tick_clock() || seen;
+        let advanced = self.clock.tick() || seen;
         if advanced && scenario {
             self.actions();
         }
@@ -828,35 +766,6 @@ impl<'a> Session<'a> {
         self.clock.zero = Some(at.checked_sub(MAP_CHANGE_LAG).unwrap_or(at));
         self.clock.samples = 0;
         self.clock.probed = false;
-    }
-
-    /// Moves the clock to the last scenario tick whose middle has passed
-    /// on the grid; whether it moved.
-    fn tick_clock(&mut self) -> bool {
-        let c = &mut self.clock;
-        let (Some(zero), Some(base)) = (c.zero, c.base) else {
-            return false;
-        };
-        let since = Instant::now().saturating_duration_since(zero).as_micros();
-        let Some(half_past) = since.checked_sub(TICK.as_micros() / 2) else {
-            return false;
-        };
-        let tick = i64::try_from(half_past / TICK.as_micros()).unwrap_or(i64::MAX);
-        let Some(ahead) = tick
-            .checked_sub(i64::from(base))
-            .filter(|&a| a >= 0)
-            .and_then(|a| u32::try_from(a).ok())
-        else {
-            return false;
-        };
-        let at = c.offset.saturating_add(ahead);
-        let middle = c.middle.is_none_or(|m| at > m);
-        c.middle = Some(at);
-        if c.now.is_none_or(|n| at > n) {
-            c.now = Some(at);
-            return true;
-        }
-        middle
     }
 
     /// What the scenario has due at the clock's tick.
@@ -1025,44 +934,5 @@ impl Probe {
     fn answered(&self) -> bool {
         let mut buf = [0u8; 2048];
         self.socket.recv_from(&mut buf).is_ok()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn clock(zero: Instant) -> Clock {
-        Clock {
-            map: 0,
-            base: Some(10),
-            offset: 0,
-            now: Some(5),
-            zero: Some(zero),
-            samples: 2,
-            probed: false,
-            middle: None,
-        }
-    }
-
-    #[test]
-    fn a_snapshot_moves_the_clock_forward_only() {
-        let mut c = clock(Instant::now());
-        assert!(!c.reach(14), "server tick 14 is scenario tick 4, behind 5");
-        assert_eq!(c.now, Some(5));
-        assert!(c.reach(17), "server tick 17 is scenario tick 7");
-        assert_eq!(c.now, Some(7));
-        c.base = None;
-        assert!(!c.reach(30), "an unplaced clock is not moved by snapshots");
-        assert_eq!(c.now, Some(7));
-    }
-
-    #[test]
-    fn a_tick_is_over_once_the_next_one_began_on_the_grid() {
-        // Scenario tick 5 is server tick 15, over at 16 ticks past zero.
-        let c = clock(Instant::now() - TICK * 16 - Duration::from_millis(1));
-        assert!(c.over(5), "tick 5 ended a millisecond ago");
-        let c = clock(Instant::now() - TICK * 15 - Duration::from_millis(10));
-        assert!(!c.over(5), "tick 5 is half way through");
     }
 }

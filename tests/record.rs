@@ -30,6 +30,7 @@ const TESTS: &[(&str, fn())] = tests![
     a_folder_that_holds_files_is_refused_unless_forced,
     two_map_changes_leave_no_snapshot_anomaly,
     ctrl_c_keeps_what_the_server_wrote,
+    a_map_change_that_never_comes_fails_the_run,
     a_scenario_recorded_on_teeworlds_0_7_5_checks_clean,
     a_07_client_beside_a_06_one_on_ddnet,
 ];
@@ -423,6 +424,36 @@ fn two_map_changes_leave_no_snapshot_anomaly() {
     // sent again before the bot's ack reached it arrives as a duplicate):
     // notes, never failures.
     assert_eq!(capture["status"], "pass", "{capture}");
+}
+
+/// A remote console command that changes the map, after which no
+/// MAP_CHANGE comes (DDNet 16.4 keeps its map when `sv_map` names the one
+/// it is on): the bots hold their inputs for the new map, so the run
+/// stops 250 ticks after the command and fails, naming it (it used to go
+/// on to the end with idle bots and pass).
+fn a_map_change_that_never_comes_fails_the_run() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, _s) = scenario_file(
+        r#"(seconds: 7.0, map: Some("dm1"), rcon: [(0.6, "sv_map dm1")],
+            bots: [(name: "op", join: 0.5, moves: true)])"#,
+    );
+    let (_, run, _dir) = record_with(SERVER, &scenario, &[]);
+    let said = printed(&run);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "a map change that never came passed:\n{said}"
+    );
+    assert!(
+        said.contains(
+            "no MAP_CHANGE reached the bots within 250 ticks (5 s) of the remote console \
+             command `sv_map dm1` sent at tick"
+        ),
+        "no sentence naming the command and the bound:\n{said}"
+    );
 }
 
 /// SIGINT to the whole process group, as a terminal's Ctrl-C: the server

@@ -69,12 +69,12 @@ impl Clock {
     }
 
     /// Moves the clock to the last scenario tick whose middle has passed
-    /// on the grid; whether it moved.
-    pub(super) fn tick(&mut self) -> bool {
+    /// on the grid at `now`; whether it moved.
+    pub(super) fn tick(&mut self, now: Instant) -> bool {
         let (Some(zero), Some(base)) = (self.zero, self.base) else {
             return false;
         };
-        let since = Instant::now().saturating_duration_since(zero).as_micros();
+        let since = now.saturating_duration_since(zero).as_micros();
         let Some(half_past) = since.checked_sub(TICK.as_micros() / 2) else {
             return false;
         };

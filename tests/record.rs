@@ -6,17 +6,12 @@
 //! namespace cannot be made (not root), the test says why and passes:
 //! CI has both.
 
+#[macro_use]
 mod common;
 
 use libtest_mimic::{Arguments, Trial};
 use std::path::Path;
 
-/// The tests, each by its function's name.
-macro_rules! tests {
-    ($($test:ident),* $(,)?) => {
-        &[$((stringify!($test), $test as fn())),*]
-    };
-}
 const TESTS: &[(&str, fn())] = tests![
     // First, so that its runs (alone) usually come before the others'
     // rather than between them.

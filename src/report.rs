@@ -5,7 +5,8 @@
 //! job, so formats depend on it and [`crate::check`] on them.
 
 use crate::codec::DecodeError;
-use crate::input::{Compression, Source};
+use crate::compression::Compression;
+use crate::input::Source;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -44,6 +44,10 @@ fn main() {
         Trial::test("wrong_value_headlines_the_basic_path", basic_path_first),
         Trial::test("case_reruns_one_case", one_case),
         Trial::test("in_process_adapter_runs_the_suite", in_process),
+        Trial::test(
+            "a_suite_built_for_some_units_is_the_whole_one_filtered",
+            suite_of_units,
+        ),
     ];
     libtest_mimic::run(&Arguments::from_args(), tests).exit();
 }
@@ -304,15 +308,63 @@ fn wrong_findings() -> Result<(), libtest_mimic::Failed> {
 /// folders; no generated cases), built once for every test here.
 fn builtin() -> &'static teeoracle::conform::Suite {
     static SUITE: std::sync::OnceLock<teeoracle::conform::Suite> = std::sync::OnceLock::new();
-    SUITE.get_or_init(|| {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let roots: Vec<_> = ["corpus", "../shared/corpus/upstream"]
+    SUITE.get_or_init(|| teeoracle::conform::Suite::builtin(&builtin_roots(), Vec::new()))
+}
+
+/// The corpus folders `conform run` builds its suite from.
+fn builtin_roots() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    ["corpus", "../shared/corpus/upstream"]
+        .iter()
+        .map(|r| root.join(r))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// `conform run --unit` (or `--case`) builds only the cases of its units:
+/// the same cases, in the same order, as the whole suite keeps of them.
+fn suite_of_units() -> Result<(), libtest_mimic::Failed> {
+    use teeoracle::conform::Suite;
+    let whole = builtin();
+    // `--case ID` builds only the unit its id starts with.
+    for c in &whole.cases {
+        assert!(
+            c.id.starts_with(&format!("{}/", c.unit.name())),
+            "case {} of unit {}: its id does not start with its unit",
+            c.id,
+            c.unit
+        );
+    }
+    let mut sets: Vec<Vec<Unit>> = Unit::ALL.iter().map(|&u| vec![u]).collect();
+    sets.push(vec![Unit::Varint, Unit::Huffman, Unit::Teehistorian]);
+    for units in sets {
+        let built = Suite::builtin_of(&builtin_roots(), Vec::new(), &units);
+        let filtered = whole.clone().only(&units);
+        let ids = |s: &Suite| s.cases.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        assert!(
+            !built.cases.is_empty(),
+            "{units:?}: no case (the corpus has some of each unit)"
+        );
+        assert_eq!(
+            ids(&built),
+            ids(&filtered),
+            "{units:?}: other cases than the whole suite's"
+        );
+        if let Some(c) = built
+            .cases
             .iter()
-            .map(|r| root.join(r))
-            .filter(|p| p.is_dir())
-            .collect();
-        teeoracle::conform::Suite::builtin(&roots, Vec::new())
-    })
+            .zip(&filtered.cases)
+            .find(|(a, b)| a != b)
+        {
+            panic!("{units:?}: case {} differs from the whole suite's", c.0.id);
+        }
+        assert_eq!(
+            (built.version, built.seed),
+            (filtered.version, filtered.seed),
+            "{units:?}: version and seed"
+        );
+    }
+    Ok(())
 }
 
 /// A case of the built-in suite.

@@ -6,13 +6,16 @@
 //! speed targets live in the benches).
 //!
 //! Memory is measured by a global allocator that counts live bytes and
-//! keeps their peak. The tests take turns (a lock), so the peak of each
-//! call is its own.
+//! keeps their peak. Each test runs in a process of its own ([`main`]),
+//! one call after another, so the peak of each call is its own.
 
+#[macro_use]
+mod common;
+
+use libtest_mimic::{Arguments, Trial};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use teeoracle::archive::{self, Archive, ArchiveError, PackOptions};
 use teeoracle::check::{self, Options, Source, Status};
@@ -65,11 +68,51 @@ fn hostile(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Held by the test that is measuring.
-static TURN: Mutex<()> = Mutex::new(());
+/// Names the one test a process runs (this binary, called back by
+/// [`main`]).
+const ONE_TEST: &str = "TEEORACLE_HOSTILE_TEST";
 
-fn my_turn() -> MutexGuard<'static, ()> {
-    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+const TESTS: &[(&str, fn())] = tests![
+    // The longest first, so that two at a time end together.
+    a_member_of_a_gibibyte_of_zeros,
+    checkpoints_listing_tens_of_megabytes_of_players,
+    compressed_files_that_decompress_to_a_gibibyte,
+    an_archive_asking_for_a_checkpoint_every_tick,
+    a_table_of_contents_listing_every_record,
+    packing_twelve_thousand_console_commands,
+];
+
+/// Each test runs in a process of its own, this binary called back with
+/// [`ONE_TEST`]: the live bytes and their peak are then the test's own
+/// (threads a call starts included), and the tests run side by side.
+fn main() {
+    if let Some(name) = std::env::var_os(ONE_TEST) {
+        let name = name.to_string_lossy();
+        let Some((_, test)) = TESTS.iter().find(|(n, _)| *n == name) else {
+            eprintln!("no test {name} here");
+            std::process::exit(2);
+        };
+        test();
+        return;
+    }
+    let trials = TESTS
+        .iter()
+        .map(|&(name, _)| {
+            Trial::test(name, move || {
+                let exe = std::env::current_exe().map_err(|e| format!("this binary: {e}"))?;
+                let out = std::process::Command::new(exe)
+                    .env(ONE_TEST, name)
+                    .output()
+                    .map_err(|e| format!("{name} did not start: {e}"))?;
+                let said = String::from_utf8_lossy(&out.stderr);
+                match out.status.success() {
+                    true => Ok(()),
+                    false => Err(format!("{name} failed ({}):\n{said}", out.status).into()),
+                }
+            })
+        })
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
 
 /// Runs `f`, checks its peak memory and time, and returns what it gave.
@@ -135,9 +178,7 @@ fn check_file(path: &Path) -> Status {
     })
 }
 
-#[test]
 fn an_archive_asking_for_a_checkpoint_every_tick() {
-    let _turn = my_turn();
     let path = hostile("checkpoint_every_1.tar.bz2");
     assert!(
         !archive_commands(&path).unwrap(),
@@ -156,9 +197,7 @@ fn an_archive_asking_for_a_checkpoint_every_tick() {
     assert_eq!(saves, 59, "{:#?}", report.verdicts);
 }
 
-#[test]
 fn a_table_of_contents_listing_every_record() {
-    let _turn = my_turn();
     let path = hostile("malformed/toc_every_record.tar.bz2");
     assert!(
         archive_commands(&path).unwrap(),
@@ -180,9 +219,7 @@ fn a_table_of_contents_listing_every_record() {
     );
 }
 
-#[test]
 fn checkpoints_listing_tens_of_megabytes_of_players() {
-    let _turn = my_turn();
     for name in [
         "malformed/saves_60mb.tar.bz2",
         "malformed/saves_6x10mb.tar.bz2",
@@ -204,9 +241,7 @@ fn checkpoints_listing_tens_of_megabytes_of_players() {
     }
 }
 
-#[test]
 fn a_member_of_a_gibibyte_of_zeros() {
-    let _turn = my_turn();
     let path = hostile("malformed/zeros_1gib.tar.bz2");
     let e = archive_commands(&path).unwrap_err();
     let cap = archive::MIN_MAX_DECOMPRESSED;
@@ -230,9 +265,7 @@ fn a_member_of_a_gibibyte_of_zeros() {
     assert!(!report.failed(), "{:#?}", report.verdicts);
 }
 
-#[test]
 fn packing_twelve_thousand_console_commands() {
-    let _turn = my_turn();
     let input = hostile("console_12000.teehistorian");
     assert_eq!(check_file(&input), Status::Pass);
     let dir = tempfile::tempdir().unwrap();
@@ -272,9 +305,7 @@ fn packing_twelve_thousand_console_commands() {
 /// it. The recording is streamed; the demo is read into memory (up to the
 /// cap, its buffer growing a quarter at a time), and a raised cap lets
 /// more of it through.
-#[test]
 fn compressed_files_that_decompress_to_a_gibibyte() {
-    let _turn = my_turn();
     let cap = teeoracle::check::MIN_MAX_DECOMPRESSED as usize;
     for (name, bound) in [
         ("malformed/zeros_1gib.teehistorian.bz2", PEAK_BOUND),

@@ -6,9 +6,47 @@
 //! namespace cannot be made (not root), the test says why and passes:
 //! CI has both.
 
+#[macro_use]
 mod common;
 
+use libtest_mimic::{Arguments, Trial};
 use std::path::Path;
+
+const TESTS: &[(&str, fn())] = tests![
+    // First, so that its runs (alone) usually come before the others'
+    // rather than between them.
+    a_changed_setting_stands_out_and_two_runs_are_the_same,
+    a_scenario_recorded_on_ddnet_16_4_checks_clean,
+    a_server_that_exits_at_once_fails_the_run,
+    a_server_that_dies_from_a_signal_fails_the_run_naming_it,
+    a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts,
+    a_refused_bot_fails_the_run_naming_it_and_the_servers_reason,
+    an_expected_refusal_passes,
+    a_folder_that_holds_files_is_refused_unless_forced,
+    two_map_changes_leave_no_snapshot_anomaly,
+    ctrl_c_keeps_what_the_server_wrote,
+    a_map_change_that_never_comes_fails_the_run,
+    a_scenario_recorded_on_teeworlds_0_7_5_checks_clean,
+    a_07_client_beside_a_06_one_on_ddnet,
+];
+
+/// The runs wait on the servers' ticks, not on the processor: unless
+/// `--test-threads` says otherwise, every test runs at once (the runs
+/// that must be alone take [`SERVERS`]' write guard).
+fn main() {
+    let mut args = Arguments::from_args();
+    args.test_threads.get_or_insert(TESTS.len());
+    let trials = TESTS
+        .iter()
+        .map(|&(name, test)| {
+            Trial::test(name, move || {
+                test();
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
+}
 
 const SERVER: &str = "/usr/games/DDNet-Server";
 const TEEWORLDS: &str = "/usr/games/teeworlds-server";
@@ -26,7 +64,6 @@ fn can_record(server: &str) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
 fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
     let Some((out, shown, _dir)) = record(SERVER, "join_move_leave.ron") else {
         return;
@@ -122,9 +159,9 @@ fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, t
 /// temporary folder, with `extra` arguments: the folder, the output, the
 /// temporary folder.
 /// Servers of different tests run side by side (read guards); the runs
-/// whose recordings are compared tick for tick run alone (the write
-/// guard), as a server that falls behind on a loaded machine catches up
-/// several ticks at once.
+/// whose recordings are compared tick for tick run without them (the
+/// write guard), as a server that falls behind on a loaded machine
+/// catches up several ticks at once.
 static SERVERS: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 fn record_with(
@@ -180,7 +217,6 @@ fn printed(run: &std::process::Output) -> String {
 const SHORT: &str =
     r#"(seconds: 4.0, bots: [(name: "solo", join: 0.5, leave: Some(3.5), moves: true)])"#;
 
-#[test]
 fn a_server_that_exits_at_once_fails_the_run() {
     if let Err(why) = can_record("/bin/false") {
         eprintln!("SKIPPED: {why}");
@@ -196,7 +232,6 @@ fn a_server_that_exits_at_once_fails_the_run() {
     );
 }
 
-#[test]
 fn a_server_that_dies_from_a_signal_fails_the_run_naming_it() {
     if let Err(why) = can_record("/bin/sh") {
         eprintln!("SKIPPED: {why}");
@@ -216,7 +251,6 @@ fn a_server_that_dies_from_a_signal_fails_the_run_naming_it() {
     );
 }
 
-#[test]
 fn a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts() {
     if let Err(why) = can_record(SERVER) {
         eprintln!("SKIPPED: {why}");
@@ -262,7 +296,6 @@ fn a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts() {
     assert!(!out.exists(), "a missing server left {}", out.display());
 }
 
-#[test]
 fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
     if let Err(why) = can_record(SERVER) {
         eprintln!("SKIPPED: {why}");
@@ -286,7 +319,14 @@ fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
         said.contains("b4     joined at tick"),
         "the bots' summary:\n{said}"
     );
-    // Declared, the same refusal passes.
+}
+
+/// Declared in the scenario, the same refusal passes.
+fn an_expected_refusal_passes() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
     let (scenario, _s) = scenario_file(
         r#"(seconds: 3.0, bots: [(name: "b1", join: 0.5), (name: "b2", join: 0.6),
             (name: "b3", join: 0.7), (name: "b4", join: 0.8),
@@ -308,7 +348,6 @@ fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
     assert_eq!(doc["problems"], serde_json::json!([]), "{said}");
 }
 
-#[test]
 fn a_folder_that_holds_files_is_refused_unless_forced() {
     if let Err(why) = can_record(SERVER) {
         eprintln!("SKIPPED: {why}");
@@ -348,7 +387,6 @@ fn a_folder_that_holds_files_is_refused_unless_forced() {
 /// Two map changes: the bots acknowledge only the current map's ticks, so
 /// the capture replays without one snapshot anomaly; each map has its
 /// teehistorian file, named by its place.
-#[test]
 fn two_map_changes_leave_no_snapshot_anomaly() {
     let Some((out, shown, _dir)) = record(SERVER, "two_map_changes.ron") else {
         return;
@@ -383,9 +421,38 @@ fn two_map_changes_leave_no_snapshot_anomaly() {
     assert_eq!(capture["status"], "pass", "{capture}");
 }
 
+/// A remote console command that changes the map, after which no
+/// MAP_CHANGE comes (DDNet 16.4 keeps its map when `sv_map` names the one
+/// it is on): the bots hold their inputs for the new map, so the run
+/// stops 250 ticks after the command and fails, naming it (it used to go
+/// on to the end with idle bots and pass).
+fn a_map_change_that_never_comes_fails_the_run() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, _s) = scenario_file(
+        r#"(seconds: 7.0, map: Some("dm1"), rcon: [(0.6, "sv_map dm1")],
+            bots: [(name: "op", join: 0.5, moves: true)])"#,
+    );
+    let (_, run, _dir) = record_with(SERVER, &scenario, &[]);
+    let said = printed(&run);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "a map change that never came passed:\n{said}"
+    );
+    assert!(
+        said.contains(
+            "no MAP_CHANGE reached the bots within 250 ticks (5 s) of the remote console \
+             command `sv_map dm1` sent at tick"
+        ),
+        "no sentence naming the command and the bound:\n{said}"
+    );
+}
+
 /// SIGINT to the whole process group, as a terminal's Ctrl-C: the server
 /// is stopped in order, its files are collected and end clean.
-#[test]
 fn ctrl_c_keeps_what_the_server_wrote() {
     if let Err(why) = can_record(SERVER) {
         eprintln!("SKIPPED: {why}");
@@ -435,7 +502,6 @@ fn ctrl_c_keeps_what_the_server_wrote() {
 /// Teeworlds 0.7.5 with 0.7 bots: no teehistorian; its demo (version 4,
 /// net version 0.7) and the bots' capture check clean, and the server was
 /// shut down over the remote console.
-#[test]
 fn a_scenario_recorded_on_teeworlds_0_7_5_checks_clean() {
     let Some((out, shown, _dir)) = record(TEEWORLDS, "teeworlds_07.ron") else {
         return;
@@ -460,7 +526,6 @@ fn a_scenario_recorded_on_teeworlds_0_7_5_checks_clean() {
 }
 
 /// A 0.7 bot beside a 0.6 one on DDNet (its "sixup" clients).
-#[test]
 fn a_07_client_beside_a_06_one_on_ddnet() {
     let Some((out, shown, _dir)) = record(SERVER, "mixed_06_07.ron") else {
         return;
@@ -501,26 +566,40 @@ fn diff_json(old: &Path, new: &Path) -> (Option<i32>, serde_json::Value) {
 /// default 0.5) stands out: diff exits 1 and names the first tick where a
 /// character moved differently, at or after the tune, and how many
 /// characters and ticks it affects.
-#[test]
 fn a_changed_setting_stands_out_and_two_runs_are_the_same() {
+    // The three runs side by side, and nothing else beside them: three
+    // small servers keep to their ticks on 2 cores, where a check of
+    // another test's files running beside them may hold one up.
+    let alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
     if let Err(why) = can_record(SERVER) {
         eprintln!("SKIPPED: {why}");
         return;
     }
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/record");
-    let alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
-    let runs: Vec<_> = [
-        "gravity_base.ron",
-        "gravity_base.ron",
-        "gravity_changed.ron",
-    ]
-    .iter()
-    .map(|s| {
-        let (out, run, dir) = record_alone_or_not(SERVER, &corpus.join(s), &[]);
-        assert_eq!(run.status.code(), Some(0), "{s}:\n{}", printed(&run));
-        (out, dir)
-    })
-    .collect();
+    let runs: Vec<_> = std::thread::scope(|threads| {
+        let started: Vec<_> = [
+            "gravity_base.ron",
+            "gravity_base.ron",
+            "gravity_changed.ron",
+        ]
+        .iter()
+        .map(|s| {
+            let scenario = corpus.join(s);
+            (
+                s,
+                threads.spawn(move || record_alone_or_not(SERVER, &scenario, &[])),
+            )
+        })
+        .collect();
+        started
+            .into_iter()
+            .map(|(s, run)| {
+                let (out, run, dir) = run.join().expect("a run's thread panicked");
+                assert_eq!(run.status.code(), Some(0), "{s}:\n{}", printed(&run));
+                (out, dir)
+            })
+            .collect()
+    });
     drop(alone);
     let th = |i: usize| runs[i].0.join("server.teehistorian");
 

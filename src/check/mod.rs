@@ -21,10 +21,10 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-pub use crate::input::{
-    Compression, DECOMPRESSION_RATIO, HEAD_LEN, MIN_MAX_DECOMPRESSED, Source,
-    default_max_decompressed,
+pub use crate::compression::{
+    Compression, DECOMPRESSION_RATIO, MIN_MAX_DECOMPRESSED, default_max_decompressed,
 };
+pub use crate::input::{HEAD_LEN, Source};
 pub use crate::report::{
     Code, Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict,
 };

@@ -124,7 +124,17 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
                     let source = format!("exported: {}", dir.display());
                     (load_suite(&dir)?, source)
                 }
-                None => builtin(&corpus)?,
+                // A case's id starts with its unit's name: `--case` alone
+                // builds only that unit's cases.
+                None => {
+                    let of_case = case
+                        .as_deref()
+                        .and_then(|id| Unit::from_name(id.split('/').next().unwrap_or("")));
+                    match (units.is_empty(), of_case) {
+                        (true, Some(unit)) => builtin(&corpus, &[unit])?,
+                        _ => builtin(&corpus, &units)?,
+                    }
+                }
             };
             let mut suite = suite.only(&units);
             if let Some(id) = &case {
@@ -159,9 +169,7 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
             out.flush()?;
             Ok(())
         }
-        ConformCommand::Export { dir, units, corpus } => {
-            export(&builtin(&corpus)?.0.only(&units), &dir)
-        }
+        ConformCommand::Export { dir, units, corpus } => export(&builtin(&corpus, &units)?.0, &dir),
         ConformCommand::Adapter { op, unit } => adapter(&op, unit),
     }
 }
@@ -169,9 +177,9 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
 /// The built-in suite from `corpus` folders (default: `corpus` and the
 /// shared upstream corpus beside it, when they exist, in the current
 /// folder or else in the source tree teeoracle was built from), and the
-/// generated cases; and a line saying where it comes from. A named
-/// folder that cannot be read is an error.
-fn builtin(corpus: &[PathBuf]) -> Result<(Suite, String), Failure> {
+/// generated cases, of `units` (all when empty); and a line saying where
+/// it comes from. A named folder that cannot be read is an error.
+fn builtin(corpus: &[PathBuf], units: &[Unit]) -> Result<(Suite, String), Failure> {
     let roots = if corpus.is_empty() {
         let default = |base: &Path| -> Vec<PathBuf> {
             ["corpus", "../shared/corpus/upstream"]
@@ -208,7 +216,7 @@ fn builtin(corpus: &[PathBuf]) -> Result<(Suite, String), Failure> {
         true => "built-in, no corpus".to_string(),
         false => format!("built-in, corpus: {}", names.join(", ")),
     };
-    Ok((Suite::builtin(&roots, generated()), source))
+    Ok((Suite::builtin_of(&roots, generated(units), units), source))
 }
 
 /// Generated cases per unit and kind in the built-in suite.
@@ -217,10 +225,13 @@ const GENERATED_PER_KIND: usize = 20;
 /// The generators' cases for the suite, from its seed: each is expected
 /// and classed by teeoracle like every other case, with the generator's
 /// reason.
-fn generated() -> Vec<Case> {
+fn generated(units: &[Unit]) -> Vec<Case> {
     use teeoracle::generate::{self, Kind};
     let mut cases = Vec::new();
     for unit in generate::UNITS {
+        if !units.is_empty() && !units.contains(&unit) {
+            continue;
+        }
         for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
             for g in generate::cases(unit, teeoracle::conform::SEED, GENERATED_PER_KIND, kind) {
                 let id = format!("{unit}/gen/{}", g.name);

@@ -48,9 +48,17 @@ impl Suite {
     /// encodes also gives its encode case. Cases are in unit order, then
     /// id order; an id met twice keeps its first case.
     pub fn builtin(corpora: &[PathBuf], extra: Vec<Case>) -> Suite {
+        Suite::builtin_of(corpora, extra, &[])
+    }
+
+    /// The built-in suite's cases of `units` (all when empty): the same
+    /// suite as `builtin(corpora, extra).only(units)`, built without
+    /// reading the corpus files that give none of their cases.
+    pub fn builtin_of(corpora: &[PathBuf], extra: Vec<Case>, units: &[Unit]) -> Suite {
+        let wanted = |u: Unit| units.is_empty() || units.contains(&u);
         let mut cases = vectors();
         for root in corpora {
-            from_corpus(root, &mut cases);
+            from_corpus(root, &wanted, &mut cases);
         }
         cases.extend(extra);
         let encodes: Vec<Case> = cases.iter().filter_map(Case::encode_of).collect();
@@ -65,6 +73,7 @@ impl Suite {
             seed: SEED,
             cases,
         }
+        .only(units)
     }
 
     /// Keeps only the cases of `units` (all when empty).
@@ -229,8 +238,12 @@ fn encode_vector(id: String, unit: Unit, value: serde_json::Value, reason: &str)
 }
 
 /// Cases from the files under a corpus folder: every file of a unit
-/// teeoracle makes JSON for, in path order.
-fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
+/// teeoracle makes JSON for, in path order, that gives a case of a
+/// `wanted` unit (a file's cases are all made or none: which datagrams
+/// of a capture are taken depends on every one before).
+fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>) {
+    let packets = wanted(Unit::Packet06) || wanted(Unit::Packet07);
+    let snapshots = wanted(Unit::Snapshot) || wanted(Unit::DeltaCreate) || wanted(Unit::DeltaApply);
     for path in files_under(root) {
         let Ok(rel) = path.strip_prefix(root) else {
             continue;
@@ -239,14 +252,28 @@ fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
         let name = path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let huffman = name == "test_cases" && rel.contains("huffman");
+        let packet_text = name == "packets.txt" || name == "datagrams.txt";
+        let capture = name.ends_with(".pcap") || name.ends_with(".pcapng");
+        let delta = name.ends_with(".delta.bin");
+        let demo = name.ends_with(".demo");
+        let teehistorian = name.ends_with(".teehistorian");
+        let gives = (huffman && wanted(Unit::Huffman))
+            || ((packet_text || capture) && packets)
+            || (delta && wanted(Unit::DeltaApply))
+            || (demo && (wanted(Unit::Demo) || snapshots))
+            || (teehistorian && wanted(Unit::Teehistorian));
+        if !gives {
+            continue;
+        }
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        if name == "test_cases" && rel.contains("huffman") {
+        if huffman {
             huffman_vectors(&rel, &bytes, cases);
-        } else if name == "packets.txt" || name == "datagrams.txt" {
+        } else if packet_text {
             packet_vectors(&rel, &bytes, cases);
-        } else if name.ends_with(".pcap") || name.ends_with(".pcapng") {
+        } else if capture {
             capture_cases(&rel, &bytes, cases);
         } else if let Some(stem) = name.strip_suffix(".delta.bin") {
             let from = path.with_file_name(format!("{stem}.from.bin"));
@@ -256,10 +283,14 @@ fn from_corpus(root: &Path, cases: &mut Vec<Case>) {
                 let reason = format!("{rel} applied to its .from.bin");
                 cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
             }
-        } else if name.ends_with(".demo") {
-            demo_case(&rel, &bytes, cases);
-            demo_snapshots(&rel, &bytes, cases);
-        } else if name.ends_with(".teehistorian") && bytes.len() <= WHOLE_FILE_MAX {
+        } else if demo {
+            if wanted(Unit::Demo) {
+                demo_case(&rel, &bytes, cases);
+            }
+            if snapshots {
+                demo_snapshots(&rel, &bytes, cases);
+            }
+        } else if teehistorian && bytes.len() <= WHOLE_FILE_MAX {
             let id = format!("teehistorian/{}", id_part(&rel));
             cases.push(Case::decode(id, Unit::Teehistorian, bytes, &rel));
         }

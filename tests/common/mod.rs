@@ -1,5 +1,14 @@
 //! Helpers shared by the integration tests.
 
+/// The tests of a binary with its own harness, each by its function's
+/// name: `(name, function)` pairs (`#[macro_use] mod common;`).
+#[allow(unused_macros)]
+macro_rules! tests {
+    ($($test:ident),* $(,)?) => {
+        &[$((stringify!($test), $test as fn())),*]
+    };
+}
+
 /// The library's test helpers (seed, quickcheck, codec laws), the same
 /// file the unit tests use.
 #[path = "../../src/testing.rs"]

@@ -15,6 +15,7 @@
 //! server wrote, closes the capture and removes the temporary home; the
 //! outer process waits for it.
 
+mod clock;
 mod pcapng;
 mod scenario;
 mod session;
@@ -25,7 +26,7 @@ use super::output::{ReportFormat, shown, stdout, write_json_doc};
 use clap::Args;
 use scenario::{Flavor, Scenario};
 use serde::Serialize;
-use session::{BotOutcome, Outcome, PORT, RCON_PASSWORD, Session, Timing};
+use session::{BotOutcome, MAP_CHANGE_WITHIN, Outcome, PORT, RCON_PASSWORD, Session, Timing};
 use std::io::{Read, Seek, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -528,6 +529,16 @@ fn judge(
     if outcome.never_answered {
         problems.push(format!(
             "the server never answered: no bot had a snapshot within 15 s (port {PORT} on loopback)"
+        ));
+        show_log = true;
+    }
+    if let Some((command, tick)) = &outcome.no_map_change {
+        problems.push(format!(
+            "no MAP_CHANGE reached the bots within {MAP_CHANGE_WITHIN} ticks ({} s) of the \
+             remote console command `{command}` sent at tick {tick} (the bots send no input \
+             until the map changes), so the run was stopped at tick {}",
+            MAP_CHANGE_WITHIN / 50,
+            tick.saturating_add(MAP_CHANGE_WITHIN)
         ));
         show_log = true;
     }

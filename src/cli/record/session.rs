@@ -17,8 +17,9 @@
 //! bot's probe (an INPUT for the new map's tick 1, answered with the time
 //! left to it: [`Bot::probe_answer`]), or failing that by the MAP_CHANGE
 //! ([`MAP_CHANGE_LAG`]). Between a command that changes the map and the
-//! new map no input is sent. The bots with the
-//! earliest join connect at once; scenario tick 0 is the server tick at
+//! new map no input is sent; a new map that has not come
+//! [`MAP_CHANGE_WITHIN`] ticks after the command ends the run. The bots
+//! with the earliest join connect at once; scenario tick 0 is the server tick at
 //! which the first of them was accepted, which is the first tick of the
 //! teehistorian file (the server, empty until then, handles that join on
 //! the tick its first datagram woke it in: the moment of the bot's last
@@ -32,6 +33,7 @@
 //! whole ([`Bot`]) on its tick; inputs are sent ahead with their
 //! intended tick, as each of the bot's snapshots comes.
 
+use super::clock::{Clock, TICK};
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, ticks};
 use super::stamped;
@@ -54,8 +56,6 @@ const STEP: Duration = Duration::from_millis(2);
 /// How often while a bot waits for the server's answer to its hello or
 /// to a map change (its next step is due at once).
 const QUICK_STEP: Duration = Duration::from_micros(200);
-/// A game tick.
-const TICK: Duration = Duration::from_millis(20);
 /// How often connecting bots are kept going (a game tick).
 const KEEPALIVE: Duration = TICK;
 /// Snapshots that place the first map's tick grid before the clock
@@ -107,6 +107,13 @@ const PROBE_EVERY: Duration = Duration::from_millis(2);
 const ANSWER_WITHIN: Duration = Duration::from_secs(15);
 /// Wall time a run may take beyond its scenario's seconds.
 const GRACE: Duration = Duration::from_secs(30);
+/// How many scenario ticks (5 s) the bots wait for MAP_CHANGE after a
+/// remote console command that changes the map; no input goes out
+/// meanwhile. DDNet loads the next map at the end of the tick that ran
+/// the command, in well under a second even for a large map on a loaded
+/// machine; a map change that has not come by then is not coming (a
+/// command that changed nothing, a server that hangs on the map).
+pub const MAP_CHANGE_WITHIN: u32 = 250;
 
 /// What became of one bot, in scenario ticks.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -193,6 +200,10 @@ pub struct Outcome {
     pub killed_by_scenario: bool,
     /// No snapshot came within [`ANSWER_WITHIN`].
     pub never_answered: bool,
+    /// A remote console command that changes the map was not followed
+    /// by MAP_CHANGE within [`MAP_CHANGE_WITHIN`] ticks: the command, and
+    /// the scenario tick it was sent on.
+    pub no_map_change: Option<(String, u32)>,
     /// The scenario did not reach its end within its seconds and
     /// [`GRACE`] (the server's ticks stalled).
     pub timed_out: bool,
@@ -301,67 +312,6 @@ impl Running<'_> {
     }
 }
 
-/// The scenario clock.
-struct Clock {
-    /// The map it counts on (0: the first).
-    map: u32,
-    /// The server tick of scenario tick `offset` on that map, once known.
-    base: Option<i32>,
-    /// The clock when that map began.
-    offset: u32,
-    /// Now: the last scenario tick whose middle has passed, once the
-    /// clock started.
-    now: Option<u32>,
-    /// The map's tick 0 on this machine's clock.
-    zero: Option<Instant>,
-    /// Snapshots that placed `zero` (none: the MAP_CHANGE or the
-    /// bots' probes did).
-    samples: u32,
-    /// Whether a bot's probe placed `zero` on this map.
-    probed: bool,
-    /// The last scenario tick whose middle has passed on the grid.
-    middle: Option<u32>,
-}
-
-impl Clock {
-    /// The scenario tick of server tick `t` on the current map.
-    fn at(&self, t: i32) -> u32 {
-        let base = self.base.unwrap_or(t);
-        self.offset
-            .saturating_add(t.saturating_sub(base).max(0) as u32)
-    }
-
-    /// Whether scenario tick `tick` of this map is over on the grid (the
-    /// next one began).
-    fn over(&self, tick: u32) -> bool {
-        let (Some(zero), Some(base)) = (self.zero, self.base) else {
-            return false;
-        };
-        let Some(server) = i64::from(tick)
-            .checked_sub(i64::from(self.offset))
-            .map(|d| d + i64::from(base) + 1)
-            .and_then(|n| u32::try_from(n).ok())
-        else {
-            return false;
-        };
-        Instant::now() > zero + TICK * server
-    }
-
-    /// A snapshot of server tick `t` came: the clock moves to its tick if
-    /// it is not there yet (once placed on this map); whether it moved.
-    fn reach(&mut self, t: i32) -> bool {
-        if self.base.is_none() {
-            return false;
-        }
-        let at = self.at(t);
-        let moved = self.now.is_none_or(|n| at > n);
-        if moved {
-            self.now = Some(at);
-        }
-        moved
-    }
-}
-
 pub struct Session<'a> {
     scenario: &'a Scenario,
     flavor: Flavor,
@@ -375,9 +325,9 @@ pub struct Session<'a> {
     logged_in: bool,
     demo_running: bool,
     rcon_done: usize,
-    /// The scenario tick of the last remote console command that changes
-    /// the map, until the map changes.
-    map_command: Option<u32>,
+    /// The last remote console command that changes the map, until the
+    /// map changes.
+    map_command: Option<MapCommand>,
     started: Instant,
     last_keepalive: Instant,
     /// When the first bot to be accepted said its last hello.
@@ -560,6 +510,21 @@ impl<'a> Session<'a> {
             }
             if Instant::now() > deadline {
                 outcome.timed_out = true;
+                return Ok(());
+            }
+            // A map change that does not come stops the run, which
+            // fails: the bots hold their inputs until it comes, so a run
+            // that went on would record idle bots for the rest of the
+            // scenario and could pass, or match a baseline, while the
+            // server ignored the change. In CI the change is what was
+            // asked for; the run fails at once, naming the command, and
+            // what was recorded until then is kept and checked.
+            if let Some(c) = self
+                .map_command
+                .as_ref()
+                .filter(|c| c.overdue(self.clock.middle))
+            {
+                outcome.no_map_change = Some((c.command.clone(), c.tick));
                 return Ok(());
             }
             // The kill in the middle of its tick, when the server has
@@ -789,7 +754,7 @@ impl<'a> Session<'a> {
             let tick = since.as_micros() / TICK.as_micros();
             self.clock.base = Some(i32::try_from(tick).unwrap_or(i32::MAX));
         }
-        let advanced = self.tick_clock() || seen;
+        let advanced = self.clock.tick(Instant::now()) || seen;
         if advanced && scenario {
             self.actions();
         }
@@ -822,41 +787,12 @@ impl<'a> Session<'a> {
     fn new_map(&mut self, map: u32, at: Instant) {
         self.map = map;
         let after_now = self.clock.now.map_or(0, |n| n + 1);
-        self.clock.offset = self.map_command.take().map_or(after_now, |c| c + 1);
+        self.clock.offset = self.map_command.take().map_or(after_now, |c| c.tick + 1);
         self.clock.base = Some(0);
         self.clock.map = map;
         self.clock.zero = Some(at.checked_sub(MAP_CHANGE_LAG).unwrap_or(at));
         self.clock.samples = 0;
         self.clock.probed = false;
-    }
-
-    /// Moves the clock to the last scenario tick whose middle has passed
-    /// on the grid; whether it moved.
-    fn tick_clock(&mut self) -> bool {
-        let c = &mut self.clock;
-        let (Some(zero), Some(base)) = (c.zero, c.base) else {
-            return false;
-        };
-        let since = Instant::now().saturating_duration_since(zero).as_micros();
-        let Some(half_past) = since.checked_sub(TICK.as_micros() / 2) else {
-            return false;
-        };
-        let tick = i64::try_from(half_past / TICK.as_micros()).unwrap_or(i64::MAX);
-        let Some(ahead) = tick
-            .checked_sub(i64::from(base))
-            .filter(|&a| a >= 0)
-            .and_then(|a| u32::try_from(a).ok())
-        else {
-            return false;
-        };
-        let at = c.offset.saturating_add(ahead);
-        let middle = c.middle.is_none_or(|m| at > m);
-        c.middle = Some(at);
-        if c.now.is_none_or(|n| at > n) {
-            c.now = Some(at);
-            return true;
-        }
-        middle
     }
 
     /// What the scenario has due at the clock's tick.
@@ -919,7 +855,10 @@ impl<'a> Session<'a> {
                         r.bot.rcon(cmd);
                         send(i, "rcon");
                         if changes_map(cmd) {
-                            self.map_command = Some(now);
+                            self.map_command = Some(MapCommand {
+                                command: cmd.clone(),
+                                tick: now,
+                            });
                         }
                         self.rcon_done += 1;
                     }
@@ -993,10 +932,30 @@ impl<'a> Session<'a> {
     }
 }
 
-/// Whether a remote console command changes (or reloads) the map.
+/// Whether a remote console command changes (or reloads) the map. A
+/// bare `sv_map` only prints the setting.
 fn changes_map(command: &str) -> bool {
-    let word = command.split_whitespace().next().unwrap_or("");
-    matches!(word, "change_map" | "reload" | "sv_map")
+    let mut words = command.split_whitespace();
+    match words.next().unwrap_or("") {
+        "change_map" | "reload" => true,
+        "sv_map" => words.next().is_some(),
+        _ => false,
+    }
+}
+
+/// A remote console command that changes the map, and the scenario tick
+/// it was sent on: until its MAP_CHANGE comes, the bots send no input.
+struct MapCommand {
+    command: String,
+    tick: u32,
+}
+
+impl MapCommand {
+    /// Whether its MAP_CHANGE is overdue, the clock's middle at `middle`
+    /// ([`MAP_CHANGE_WITHIN`] ticks after the command, or later).
+    fn overdue(&self, middle: Option<u32>) -> bool {
+        middle.is_some_and(|m| m >= self.tick.saturating_add(MAP_CHANGE_WITHIN))
+    }
 }
 
 /// The question whether the server listens: a 0.7 TOKEN request (which
@@ -1032,37 +991,58 @@ impl Probe {
 mod tests {
     use super::*;
 
-    fn clock(zero: Instant) -> Clock {
-        Clock {
-            map: 0,
-            base: Some(10),
-            offset: 0,
-            now: Some(5),
-            zero: Some(zero),
-            samples: 2,
-            probed: false,
-            middle: None,
+    #[test]
+    fn a_map_change_that_does_not_come_is_overdue_after_the_bound() {
+        // The clock on the first map's grid, driven by a fake now: three
+        // quarters into tick `ticks` of the grid.
+        let zero = Instant::now();
+        let clock_at = |ticks: u32| {
+            let mut c = Clock {
+                map: 0,
+                base: Some(0),
+                offset: 0,
+                now: None,
+                zero: Some(zero),
+                samples: 2,
+                probed: false,
+                middle: None,
+            };
+            c.tick(zero + TICK * ticks + TICK * 3 / 4);
+            c.middle
+        };
+        let command = MapCommand {
+            command: "sv_map dm1".into(),
+            tick: 100,
+        };
+        let just_before = clock_at(100 + MAP_CHANGE_WITHIN - 1);
+        assert_eq!(just_before, Some(349), "the fake clock is not at tick 349");
+        assert!(
+            !command.overdue(just_before),
+            "overdue at tick 349, {MAP_CHANGE_WITHIN} ticks after 100 is 350"
+        );
+        let at_bound = clock_at(100 + MAP_CHANGE_WITHIN);
+        assert!(
+            command.overdue(at_bound),
+            "not overdue at {at_bound:?}, {MAP_CHANGE_WITHIN} ticks after the command at 100"
+        );
+        assert!(!command.overdue(None), "overdue before the clock started");
+    }
+
+    #[test]
+    fn a_command_changes_the_map_only_if_it_names_one_or_reloads() {
+        for (command, expected) in [
+            ("change_map \"Gold Mine\"", true),
+            ("sv_map dm1", true),
+            ("reload", true),
+            ("sv_map", false),
+            ("tune gravity 0.6", false),
+            ("say change_map", false),
+        ] {
+            assert_eq!(
+                changes_map(command),
+                expected,
+                "{command:?}: changes the map is {expected}"
+            );
         }
-    }
-
-    #[test]
-    fn a_snapshot_moves_the_clock_forward_only() {
-        let mut c = clock(Instant::now());
-        assert!(!c.reach(14), "server tick 14 is scenario tick 4, behind 5");
-        assert_eq!(c.now, Some(5));
-        assert!(c.reach(17), "server tick 17 is scenario tick 7");
-        assert_eq!(c.now, Some(7));
-        c.base = None;
-        assert!(!c.reach(30), "an unplaced clock is not moved by snapshots");
-        assert_eq!(c.now, Some(7));
-    }
-
-    #[test]
-    fn a_tick_is_over_once_the_next_one_began_on_the_grid() {
-        // Scenario tick 5 is server tick 15, over at 16 ticks past zero.
-        let c = clock(Instant::now() - TICK * 16 - Duration::from_millis(1));
-        assert!(c.over(5), "tick 5 ended a millisecond ago");
-        let c = clock(Instant::now() - TICK * 15 - Duration::from_millis(10));
-        assert!(!c.over(5), "tick 5 is half way through");
     }
 }

@@ -10,6 +10,7 @@ mod conform;
 mod demo;
 mod diff;
 mod generate;
+mod map;
 mod net;
 mod output;
 mod record;
@@ -54,6 +55,10 @@ enum Command {
     /// Demo files (TWDEMO).
     #[command(subcommand)]
     Demo(demo::DemoCommand),
+    /// Map files (`.map`), or the map a demo embeds: summary, items,
+    /// check.
+    #[command(subcommand)]
+    Map(map::MapCommand),
     /// Raw snapshots and deltas (files of little-endian int32s).
     #[command(subcommand)]
     Snapshot(snapshot::SnapshotCommand),
@@ -205,6 +210,7 @@ pub fn main() -> i32 {
         Command::Packet(cmd) => net::packet(cmd),
         Command::Pcap(cmd) => net::pcap(cmd),
         Command::Demo(cmd) => demo::run(cmd),
+        Command::Map(cmd) => map::run(cmd),
         Command::Snapshot(cmd) => snapshot::run(cmd),
         Command::Archive(cmd) => archive::run(cmd),
         Command::Conform(cmd) => conform::run(cmd),

@@ -430,5 +430,12 @@ fn map_render_writes_the_same_png_every_time() {
     let png = std::fs::read(&a).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
     assert_eq!(png, std::fs::read(&b).unwrap());
+    // The picture reviewed (docs/commands.md's legend: dm7's walls dark
+    // grey, air white, 9 green spawns, light grey pickups), by its hash.
+    use sha2::Digest;
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(&png)),
+        "d8c151267aead640bee14fd2f0c37ae7582b3a439d7a9400a5a8bad200552914"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

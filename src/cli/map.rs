@@ -115,7 +115,7 @@ pub fn run(cmd: MapCommand) -> Result<(), Failure> {
 }
 
 /// A map file's bytes, or a demo's and where its map lies in them.
-pub(super) struct Loaded {
+struct Loaded {
     bytes: Vec<u8>,
     /// The map's first byte in `bytes` (0 for a map file).
     start: usize,
@@ -126,7 +126,7 @@ pub(super) struct Loaded {
 
 impl Loaded {
     /// A FILE argument: a map, or a demo whose embedded map is taken.
-    pub(super) fn read(path: &Path) -> Result<Loaded, Failure> {
+    fn read(path: &Path) -> Result<Loaded, Failure> {
         let bytes = read(path)?;
         if !teeoracle::demo::is_demo(&bytes) {
             let end = bytes.len();
@@ -158,7 +158,7 @@ impl Loaded {
     }
 
     /// The map's bytes.
-    pub(super) fn map(&self) -> &[u8] {
+    fn map(&self) -> &[u8] {
         &self.bytes[self.start..self.end]
     }
 
@@ -177,7 +177,7 @@ impl Loaded {
 
     /// The map decoded; a failure names the file, and for a demo where
     /// its map starts (the offset is the map's).
-    pub(super) fn decode(&self, path: &Path) -> Result<Datafile<'_>, Failure> {
+    fn decode(&self, path: &Path) -> Result<Datafile<'_>, Failure> {
         Datafile::decode(self.map()).map_err(|e| {
             Failure::bad(match self.demo {
                 true => format!(
@@ -191,7 +191,7 @@ impl Loaded {
     }
 
     /// The cap on a block's inflated bytes.
-    pub(super) fn cap(&self, max: Option<u64>) -> u64 {
+    fn cap(&self, max: Option<u64>) -> u64 {
         max.unwrap_or_else(|| default_max_decompressed(self.map().len() as u64))
     }
 
@@ -469,8 +469,9 @@ fn write_layer_tiles(out: &mut impl Write, l: &LayerTiles) -> Result<(), Failure
         return Ok(());
     };
     let width = usize::try_from(l.width).unwrap_or(1).max(1);
-    let tokens = tile_tokens(tiles);
-    for (y, row) in tokens.chunks(width).enumerate() {
+    // A row at a time: the words of a large layer are never all held.
+    for y in 0..tiles.len().div_ceil(width) {
+        let row = tile_tokens(tiles, y * width, width);
         writeln!(out, "  {y:>4}: {}", row.join(" "))?;
     }
     Ok(())
@@ -479,26 +480,34 @@ fn write_layer_tiles(out: &mut impl Write, l: &LayerTiles) -> Result<(), Failure
 /// Each tile in a word: its kind byte, then what else it holds when that
 /// is not 0 (`/flags` of a `CTile`; `#number` of tele, switch and tune
 /// tiles; a speedup's `>force,max_speed,angle`).
-fn tile_tokens(tiles: &Tiles) -> Vec<String> {
+fn tile_tokens(tiles: &Tiles, start: usize, len: usize) -> Vec<String> {
+    fn row<T>(
+        t: &[T],
+        start: usize,
+        len: usize,
+    ) -> std::iter::Take<std::iter::Skip<std::slice::Iter<'_, T>>> {
+        t.iter().skip(start).take(len)
+    }
     match tiles {
-        Tiles::Tile(t) => t
-            .iter()
+        Tiles::Tile(t) => row(t, start, len)
             .map(|t| match t.flags {
                 0 => t.index.to_string(),
                 f => format!("{}/{f}", t.index),
             })
             .collect(),
-        Tiles::Tele(t) => t.iter().map(|t| numbered(t.kind, t.number)).collect(),
-        Tiles::Switch(t) => t
-            .iter()
+        Tiles::Tele(t) => row(t, start, len)
+            .map(|t| numbered(t.kind, t.number))
+            .collect(),
+        Tiles::Switch(t) => row(t, start, len)
             .map(|t| match (t.flags, t.delay) {
                 (0, 0) => numbered(t.kind, t.number),
                 (f, d) => format!("{}/{f},{d}", numbered(t.kind, t.number)),
             })
             .collect(),
-        Tiles::Tune(t) => t.iter().map(|t| numbered(t.kind, t.number)).collect(),
-        Tiles::Speedup(t) => t
-            .iter()
+        Tiles::Tune(t) => row(t, start, len)
+            .map(|t| numbered(t.kind, t.number))
+            .collect(),
+        Tiles::Speedup(t) => row(t, start, len)
             .map(|t| match t.kind {
                 0 => "0".into(),
                 k => format!("{k}>{},{},{}", t.force, t.max_speed, t.angle),

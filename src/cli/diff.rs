@@ -15,8 +15,8 @@ use teeoracle::log::game_time;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The old recording (teehistorian, demo or capture), or a saved
-    /// `check --format json` report.
+    /// The old recording (teehistorian, demo or capture) or map, or a
+    /// saved `check --format json` report.
     old: PathBuf,
     /// The new recording, of the same format.
     new: PathBuf,

@@ -74,9 +74,9 @@ enum Command {
     Gen(generate::GenArgs),
     /// Malformed variants of a real file, each judged by teeoracle.
     Mutate(generate::MutateArgs),
-    /// Compare two recordings by meaning (teehistorian or demo): header
-    /// fields, then per tick the events; exit 0 same, 1 different, 2
-    /// error.
+    /// Compare two recordings (teehistorian, demo, capture) or two maps
+    /// by meaning: header fields, then per tick the events (a map's items,
+    /// then its tiles row by row); exit 0 same, 1 different, 2 error.
     Diff(diff::DiffArgs),
     /// Run a real server (DDNet) through a scenario of bots, on loopback in
     /// a network namespace; keep its recordings, the bots' traffic

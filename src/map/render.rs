@@ -129,6 +129,9 @@ impl Class {
     }
 }
 
+/// How a layer's tile kinds are classed.
+type Classify = fn(u8) -> Class;
+
 /// Most pixels a picture may have.
 pub const MAX_PIXELS: u64 = 1 << 26;
 
@@ -216,7 +219,7 @@ pub fn classes(
     let (width, height) = (game.width as usize, game.height as usize);
     let base = tiles(game, Physics::Game)?;
     let mut cells: Vec<Class> = base.kinds().into_iter().map(Class::of_game).collect();
-    let overlays: [(usize, fn(u8) -> Class); 3] = [
+    let overlays: [(usize, Classify); 3] = [
         (1, Class::of_game),
         (2, Class::of_tele),
         (3, Class::of_speedup),

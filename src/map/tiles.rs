@@ -338,9 +338,11 @@ pub fn expand(stored: &[Tile], count: usize) -> Result<Vec<Tile>, SkipFault> {
     Ok(out)
 }
 
-// The tile indices DDNet knows (`mapitems.h`).
+// The tile indices DDNet knows (`mapitems.h`); those under
+// `cfg(feature = "render")` only `map render` tells apart.
 pub(crate) const TILE_SOLID: u8 = 1;
 pub(crate) const TILE_DEATH: u8 = 2;
+#[cfg(feature = "render")]
 pub(crate) const TILE_NOHOOK: u8 = 3;
 const TILE_NOLASER: u8 = 4;
 const TILE_THROUGH: u8 = 6;
@@ -366,9 +368,13 @@ pub(crate) const TILE_TELECHECK: u8 = 29;
 pub(crate) const TILE_TELECHECKOUT: u8 = 30;
 pub(crate) const TILE_TELECHECKIN: u8 = 31;
 const TILE_REFILL_JUMPS: u8 = 32;
+#[cfg(feature = "render")]
 pub(crate) const TILE_START: u8 = 33;
+#[cfg(feature = "render")]
 pub(crate) const TILE_FINISH: u8 = 34;
+#[cfg(feature = "render")]
 pub(crate) const TILE_STOP: u8 = 60;
+#[cfg(feature = "render")]
 pub(crate) const TILE_STOPS: u8 = 61;
 pub(crate) const TILE_STOPA: u8 = 62;
 pub(crate) const TILE_TELECHECKINEVIL: u8 = 63;

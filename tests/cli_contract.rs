@@ -9,6 +9,7 @@ mod common;
 use common::run;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use teeoracle::demo::Demo;
 
 const A_TH: &str = "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian";
 const F_TH: &str = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian";
@@ -265,4 +266,176 @@ fn every_argument_has_a_help_line() {
         }
     }
     assert!(seen > 25, "walked {seen} commands");
+}
+
+const DM1_MAP: &str = "corpus/map/ddnet-data/dm7.map";
+const A_DEMO: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
+
+#[test]
+fn map_commands_read_a_map_or_the_map_a_demo_embeds() {
+    let out = run(&["map", "info", DM1_MAP, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&doc["kind"], &doc["schema_version"]),
+        (&"map_info".into(), &1.into())
+    );
+    assert_eq!(doc["embedded_at"], serde_json::Value::Null);
+    assert_eq!(doc["check"]["status"], "pass");
+    let game: Vec<&serde_json::Value> = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["layers"].as_array().unwrap())
+        .filter(|l| l["physics"] == "game")
+        .collect();
+    assert_eq!(game.len(), 1, "{doc}");
+
+    // A demo: its embedded map, and the text says so.
+    let out = run(&["map", "info", A_DEMO]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let first = text(&out.stdout).lines().next().unwrap().to_string();
+    assert!(
+        first.contains("the map the demo embeds, at byte"),
+        "{first}"
+    );
+    let out = run(&["map", "dump", A_DEMO, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "map_dump");
+    let demo_bytes = read(A_DEMO);
+    let demo = Demo::decode(&demo_bytes).unwrap().0;
+    let at = doc["embedded_at"].as_u64().unwrap() as usize;
+    assert_eq!(&demo_bytes[at..at + demo.map.len()], demo.map);
+    // Tiles are only counted unless asked for.
+    assert!(doc["tiles"][0].get("tiles").is_none());
+    assert!(doc["tiles"][0]["counts"].is_object());
+
+    // `map check` is `check` on the map; for a demo, on its map.
+    let out = run(&["map", "check", A_DEMO, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "check");
+    assert_eq!(doc["files"][0]["format"], "map");
+    assert_eq!(doc["files"][0]["path"], format!("{A_DEMO}#map"));
+    // A file that is neither a map nor a demo.
+    let out = run(&["map", "check", A_TH]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("not a map"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn map_commands_fail_a_truncated_map_with_its_offset_and_bad_usage_is_2() {
+    let dir = scratch("map-cut");
+    let cut = dir.join("cut.map");
+    std::fs::write(&cut, &read(DM1_MAP)[..100]).unwrap();
+    for command in ["info", "dump", "check"] {
+        let out = run(&["map", command, cut.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "map {command}");
+        let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(all.contains("at byte "), "map {command}: {all}");
+    }
+    let out = run(&["map", "render", cut.to_str().unwrap(), "-o", "x.png"]);
+    assert_eq!(out.status.code(), Some(1));
+    // Bad usage: no such layer, a missing argument, a scale out of range.
+    let out = run(&["map", "dump", DM1_MAP, "--tiles=9.9"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(run(&["map", "info"]).status.code(), Some(2));
+    let png = dir.join("a.png");
+    let png = png.to_str().unwrap();
+    assert_eq!(
+        run(&["map", "render", DM1_MAP, "-o", png, "--scale", "0"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&["demo", "map", A_DEMO]).status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn demo_map_writes_the_embedded_map_byte_for_byte() {
+    let dir = scratch("demo-map");
+    let out_map = dir.join("out.map");
+    let out = run(&["demo", "map", A_DEMO, "-o", out_map.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = std::fs::read(&out_map).unwrap();
+    let demo_bytes = read(A_DEMO);
+    let demo = Demo::decode(&demo_bytes).unwrap().0;
+    assert_eq!(written, demo.map);
+    assert_eq!(crc32fast::hash(&written), demo.header.map_crc);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains(&format!(
+            "CRC-32:  {:08x} (as the header says)",
+            demo.header.map_crc
+        )),
+        "{shown}"
+    );
+    // A demo whose header's CRC is not its map's: written, and exit 1.
+    let mut bytes = read(A_DEMO);
+    bytes[140] ^= 1;
+    let bad = dir.join("bad.demo");
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = run(&[
+        "demo",
+        "map",
+        bad.to_str().unwrap(),
+        "-o",
+        out_map.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains("NOT as the header says"));
+    assert!(
+        text(&out.stderr).contains("map CRC"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn diff_compares_two_maps_by_meaning() {
+    let out = run(&["diff", DM1_MAP, DM1_MAP, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&doc["format"], &doc["same"]),
+        (&"map".into(), &true.into())
+    );
+    let other = "corpus/map/ddnet-data/ctf1.map";
+    let out = run(&["diff", DM1_MAP, other]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(map, "),
+        "{}",
+        text(&out.stdout)
+    );
+    // A map and a demo are not one format.
+    assert_eq!(run(&["diff", DM1_MAP, A_DEMO]).status.code(), Some(2));
+}
+
+#[test]
+fn map_render_writes_the_same_png_every_time() {
+    let dir = scratch("render");
+    let (a, b) = (dir.join("a.png"), dir.join("b.png"));
+    for p in [&a, &b] {
+        let out = run(&["map", "render", DM1_MAP, "-o", p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    }
+    let png = std::fs::read(&a).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(png, std::fs::read(&b).unwrap());
+    // The picture reviewed (docs/commands.md's legend: dm7's walls dark
+    // grey, air white, 9 green spawns, light grey pickups), by its hash.
+    use sha2::Digest;
+    assert_eq!(
+        hex::encode(sha2::Sha256::digest(&png)),
+        "d8c151267aead640bee14fd2f0c37ae7582b3a439d7a9400a5a8bad200552914"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -107,13 +107,6 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     )?;
     drop(progress);
     let totals = Totals::of(&verdicts);
-    #[derive(Serialize)]
-    struct Report<'a> {
-        files: &'a [Verdict],
-        totals: &'a Totals,
-        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-        roles: BTreeMap<String, String>,
-    }
     let document = Report {
         files: &verdicts,
         totals: &totals,
@@ -186,6 +179,36 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `check --format json`.
+#[derive(Serialize)]
+struct Report<'a> {
+    files: &'a [Verdict],
+    totals: &'a Totals,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    roles: BTreeMap<String, String>,
+}
+
+/// The table (`text`) or the `check` document (`json`) of `verdicts`, as
+/// `check` prints them (`map check` prints its one verdict so).
+pub(super) fn write_report(
+    out: &mut impl Write,
+    format: super::output::ReportFormat,
+    verdicts: &[Verdict],
+    totals: &Totals,
+) -> Result<(), Failure> {
+    match format {
+        super::output::ReportFormat::Text => report(out, verdicts, totals),
+        super::output::ReportFormat::Json => {
+            let document = Report {
+                files: verdicts,
+                totals,
+                roles: BTreeMap::new(),
+            };
+            write_json_doc(out, "check", &document)
+        }
+    }
+}
+
 /// The roles of the recordings directly inside each folder named on the
 /// command line (a `record` folder: `teehistorian #N` in server order,
 /// `demo NAME`, `capture NAME`), by the path their verdict names: a
@@ -248,7 +271,7 @@ fn collect(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result
 
 /// The note of a file's row: why it failed (or failed as expected), its
 /// warnings, or what was checked.
-fn note(v: &Verdict) -> String {
+pub(super) fn note(v: &Verdict) -> String {
     let worst = |min: Severity| {
         v.findings
             .iter()

@@ -90,6 +90,15 @@ pub enum DemoCommand {
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
+    /// Write the map the demo embeds, byte for byte, and check it against
+    /// the header's CRC-32 and SHA-256 item (exit 1 if either differs).
+    Map {
+        /// The demo file (`-`: standard input).
+        file: PathBuf,
+        /// Where to write the map.
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+    },
     /// Write a synthetic demo from a spec (.ron or .json): header fields,
     /// timeline markers, snapshots and messages.
     Build {
@@ -119,6 +128,7 @@ pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
             format,
         } => rerecord(&file, output.as_deref(), format),
         DemoCommand::Build { spec, output } => build(&spec, &output),
+        DemoCommand::Map { file, output } => map(&file, &output),
     }
 }
 
@@ -236,6 +246,60 @@ pub fn log(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     out.flush()?;
     match error {
         Some(e) => Err(failed(e)),
+        None => Ok(()),
+    }
+}
+
+/// `demo map`: the embedded map written as it is, its checksums
+/// compared with the header's.
+fn map(path: &Path, output: &Path) -> Result<(), Failure> {
+    let bytes = read(path)?;
+    let failed = |e: &dyn std::fmt::Display| Failure::bad(format!("{}: {e}", shown(path)));
+    let events = Events::new(&bytes).map_err(|e| failed(&e))?;
+    let map = events.map();
+    if map.is_empty() {
+        return Err(failed(&"the demo embeds no map"));
+    }
+    std::fs::write(output, map).map_err(|e| Failure::bad(format!("{}: {e}", shown(output))))?;
+    let mut out = stdout();
+    writeln!(
+        out,
+        "{}: wrote the embedded map ({} bytes) to {}",
+        shown(path),
+        map.len(),
+        shown(output)
+    )?;
+    let findings = teeoracle::demo::check::map_checksums(events.header(), map, events.map_sha256());
+    let crc = crc32fast::hash(map);
+    let sha: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(map).into();
+    let same = |ok: bool| {
+        if ok {
+            "as the header says"
+        } else {
+            "NOT as the header says"
+        }
+    };
+    writeln!(
+        out,
+        "CRC-32:  {crc:08x} ({})",
+        same(crc == events.header().map_crc)
+    )?;
+    match events.map_sha256() {
+        Some(want) => writeln!(
+            out,
+            "SHA-256: {} ({})",
+            hex::encode(sha),
+            same(want.0 == sha)
+        )?,
+        None => writeln!(
+            out,
+            "SHA-256: {} (the demo has no SHA-256 item)",
+            hex::encode(sha)
+        )?,
+    }
+    out.flush()?;
+    match findings.first() {
+        Some(f) => Err(failed(&f.message)),
         None => Ok(()),
     }
 }

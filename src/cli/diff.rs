@@ -8,15 +8,15 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::diff::{
-    self, CaptureTicks, Change, DemoTicks, FileChange, Options, Report, RolePair,
+    self, CaptureTicks, Change, DemoTicks, FileChange, MapTicks, Options, Report, RolePair,
     TeehistorianTicks, Ticks, folder,
 };
 use teeoracle::log::game_time;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
-    /// The old recording (teehistorian, demo or capture), or a saved
-    /// `check --format json` report.
+    /// The old recording (teehistorian, demo or capture) or map, or a
+    /// saved `check --format json` report.
     old: PathBuf,
     /// The new recording, of the same format.
     new: PathBuf,
@@ -106,7 +106,10 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
             write_json_doc(&mut out, "diff", &doc)?;
         }
         ReportFormat::Text => {
-            write_ignored(&mut out, &report)?;
+            // A map has nothing left out by default.
+            if format != "map" {
+                write_ignored(&mut out, &report)?;
+            }
             write_text(
                 &mut out,
                 (&shown(&args.old), &shown(&args.new)),
@@ -182,9 +185,16 @@ fn compare_files(
         let options = options(args, diff::CAPTURE);
         let r = compare((&empty, &mut o), (&empty, &mut n), &options, paths)?;
         Ok(("capture", r))
+    } else if teeoracle::map::is_map(old) && teeoracle::map::is_map(new) {
+        let cap = |b: &[u8]| teeoracle::input::default_max_decompressed(b.len() as u64);
+        let (ho, mut o) = MapTicks::new(old, cap(old)).map_err(|e| broken(old_path, &e))?;
+        let (hn, mut n) = MapTicks::new(new, cap(new)).map_err(|e| broken(new_path, &e))?;
+        let options = options(args, diff::MAP);
+        let r = compare((&ho, &mut o), (&hn, &mut n), &options, paths)?;
+        Ok(("map", r))
     } else {
         Err(Failure::Usage(format!(
-            "{} and {} are not two teehistorian files, two demos or two captures",
+            "{} and {} are not two teehistorian files, two demos, two captures or two maps",
             shown(old_path),
             shown(new_path)
         )))
@@ -218,8 +228,14 @@ fn write_ignored(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
 }
 
 /// A tick as the text names it: `tick T (m:ss.cc)`, with its map when
-/// the file has several.
-fn at(r: &Report, segment: u32, tick: i32) -> String {
+/// the file has several; a map's "ticks" are its items (-1) and rows.
+fn at(r: &Report, format: &str, segment: u32, tick: i32) -> String {
+    if format == "map" {
+        return match tick {
+            -1 => "the items".to_string(),
+            y => format!("row {y}"),
+        };
+    }
     let map = match r.segments.0.max(r.segments.1) > 1 {
         true => format!("map {}, ", segment + 1),
         false => String::new(),
@@ -238,11 +254,19 @@ fn write_text(
         true => format!(", {} and {} maps", r.segments.0, r.segments.1),
         false => String::new(),
     };
+    // A map's first "tick" is its items; the others are its rows.
+    let (ticks, word) = match format {
+        "map" => (
+            (r.ticks.0.saturating_sub(1), r.ticks.1.saturating_sub(1)),
+            "rows",
+        ),
+        _ => (r.ticks, "ticks"),
+    };
     writeln!(
         out,
-        "{old} -> {new} ({format}, {} and {} ticks{maps}): {}",
-        r.ticks.0,
-        r.ticks.1,
+        "{old} -> {new} ({format}, {} and {} {word}{maps}): {}",
+        ticks.0,
+        ticks.1,
         match n {
             0 => "the same".to_string(),
             1 => "1 difference".to_string(),
@@ -271,7 +295,7 @@ fn write_text(
         writeln!(
             out,
             "first divergence: {}, {} {}, position {} -> {}",
-            at(r, f.segment, f.tick),
+            at(r, format, f.segment, f.tick),
             f.word,
             f.id,
             pos(f.old),
@@ -293,13 +317,14 @@ fn write_text(
         return Ok(());
     };
     let since = match r.last_equal_tick {
+        None if format == "map" => "the maps differ in their items".to_string(),
         None => "the files differ from their first tick".to_string(),
-        Some(t) => format!("alike up to {}", at(r, r.last_equal_segment, t)),
+        Some(t) => format!("alike up to {}", at(r, format, r.last_equal_segment, t)),
     };
     writeln!(
         out,
         "first difference at {}; {since}:",
-        at(r, first.segment, first.tick)
+        at(r, format, first.segment, first.tick)
     )?;
     for (tick, e) in &r.context {
         writeln!(out, "  {tick:>7}   {}", e.text())?;

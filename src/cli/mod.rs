@@ -10,6 +10,7 @@ mod conform;
 mod demo;
 mod diff;
 mod generate;
+mod map;
 mod net;
 mod output;
 mod record;
@@ -54,6 +55,10 @@ enum Command {
     /// Demo files (TWDEMO).
     #[command(subcommand)]
     Demo(demo::DemoCommand),
+    /// Map files (`.map`), or the map a demo embeds: summary, items,
+    /// check.
+    #[command(subcommand)]
+    Map(map::MapCommand),
     /// Raw snapshots and deltas (files of little-endian int32s).
     #[command(subcommand)]
     Snapshot(snapshot::SnapshotCommand),
@@ -69,9 +74,9 @@ enum Command {
     Gen(generate::GenArgs),
     /// Malformed variants of a real file, each judged by teeoracle.
     Mutate(generate::MutateArgs),
-    /// Compare two recordings by meaning (teehistorian or demo): header
-    /// fields, then per tick the events; exit 0 same, 1 different, 2
-    /// error.
+    /// Compare two recordings (teehistorian, demo, capture) or two maps
+    /// by meaning: header fields, then per tick the events (a map's items,
+    /// then its tiles row by row); exit 0 same, 1 different, 2 error.
     Diff(diff::DiffArgs),
     /// Run a real server (DDNet) through a scenario of bots, on loopback in
     /// a network namespace; keep its recordings, the bots' traffic
@@ -205,6 +210,7 @@ pub fn main() -> i32 {
         Command::Packet(cmd) => net::packet(cmd),
         Command::Pcap(cmd) => net::pcap(cmd),
         Command::Demo(cmd) => demo::run(cmd),
+        Command::Map(cmd) => map::run(cmd),
         Command::Snapshot(cmd) => snapshot::run(cmd),
         Command::Archive(cmd) => archive::run(cmd),
         Command::Conform(cmd) => conform::run(cmd),

@@ -215,15 +215,29 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
 /// does not play. The CRC is what clients without the SHA-256 (versions
 /// before 6, Teeworlds) match maps by.
 fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
-    if demo.map.is_empty() {
-        return;
+    for f in map_checksums(&demo.header, demo.map, demo.map_sha256.as_ref()) {
+        verdict.push(f);
+    }
+}
+
+/// [`check_map`]'s findings for a demo's `header`, embedded `map` and
+/// SHA-256 item: none when both checksums are the map's (or it embeds
+/// none).
+pub fn map_checksums(
+    header: &super::Header,
+    map: &[u8],
+    sha256: Option<&super::MapSha256>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if map.is_empty() {
+        return out;
     }
     // The SHA-256 first: it is what DDNet's client checks.
-    if let Some(want) = demo.map_sha256 {
-        let got: [u8; 32] = Sha256::digest(demo.map).into();
+    if let Some(want) = sha256 {
+        let got: [u8; 32] = Sha256::digest(map).into();
         if got != want.0 {
             let at = (HEADER_LEN + TIMELINE_LEN + 16) as u64;
-            verdict.push(
+            out.push(
                 Finding::new(
                     Severity::Fail,
                     Code::MapChecksum,
@@ -238,9 +252,9 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
             );
         }
     }
-    let crc = crc32fast::hash(demo.map);
-    if crc != demo.header.map_crc {
-        verdict.push(
+    let crc = crc32fast::hash(map);
+    if crc != header.map_crc {
+        out.push(
             Finding::new(
                 Severity::Fail,
                 Code::MapChecksum,
@@ -248,10 +262,11 @@ fn check_map(demo: &Demo<'_>, verdict: &mut Verdict) {
                     "the header's map CRC {:08x} is not the embedded map's CRC-32 {crc:08x}: \
                      DDNet's recorder writes the CRC of the map it embeds, and clients \
                      without the SHA-256 item match maps by it",
-                    demo.header.map_crc
+                    header.map_crc
                 ),
             )
             .at(140),
         );
     }
+    out
 }

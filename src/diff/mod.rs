@@ -3,7 +3,8 @@
 //!
 //! The engine is here; each format is read as a sequence of ticks
 //! ([`Ticks`]) by its adapter: [`TeehistorianTicks`], [`DemoTicks`],
-//! `CaptureTicks` (the demo and capture ones share `snapshots.rs`). What
+//! `CaptureTicks` (the demo and capture ones share `snapshots.rs`), and
+//! [`MapTicks`] (a map: its items, then its tiles row by row). What
 //! is compared ([`Options`], each format's [`Defaults`]) is in
 //! `options.rs`, what the engine says ([`Report`]) in `report.rs`.
 //! Folders of recordings are paired by role in [`folder`]; two `check`
@@ -32,6 +33,7 @@ mod capture;
 mod check_reports;
 mod demo;
 pub mod folder;
+mod map;
 mod options;
 mod report;
 mod snapshots;
@@ -41,8 +43,9 @@ mod teehistorian;
 pub use capture::CaptureTicks;
 pub use check_reports::{FileChange, RolePair, compare_check_reports, role_pairs};
 pub use demo::DemoTicks;
+pub use map::MapTicks;
 pub use options::{
-    CAPTURE, DEMO, Defaults, MAX_DIFFERENCES, Options, RCON_TIME, SNAP_DELTA, SQL_TICK,
+    CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, SNAP_DELTA, SQL_TICK,
     TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids, strip_time_prefix,
 };
 pub use report::{Change, Counts, Difference, FieldChange, FirstMove, Movement, Report};

@@ -93,6 +93,12 @@ pub const CAPTURE: Defaults = Defaults {
     ],
 };
 
+/// Maps: nothing changes from one write of a map to the next.
+pub const MAP: Defaults = Defaults {
+    header: &[],
+    events: &[],
+};
+
 impl Defaults {
     /// Every name, header first.
     pub fn names(&self) -> Vec<String> {

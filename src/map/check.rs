@@ -83,7 +83,10 @@ pub fn read_blocks(datafile: &Datafile<'_>, cap: u64) -> Vec<Finding> {
     tally.finish()
 }
 
-fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
+/// The map pipeline over a map's bytes (blocks inflated up to `cap`
+/// bytes each), into `verdict`: what `check` runs on a map file, and
+/// `map check` on a map a demo embeds. The caller settles the verdict.
+pub fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
     let datafile = match Datafile::decode(bytes) {
         Ok(d) => d,
         Err(e) => {

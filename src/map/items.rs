@@ -867,6 +867,28 @@ pub enum MapItem<'a> {
     },
 }
 
+impl MapItem<'_> {
+    /// Its `type` in JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            MapItem::Version(_) => "version",
+            MapItem::Info(_) => "info",
+            MapItem::Image(_) => "image",
+            MapItem::Envelope(_) => "envelope",
+            MapItem::Group(_) => "group",
+            MapItem::Layer(_) => "layer",
+            MapItem::EnvPoints(_) => "env_points",
+            MapItem::Sound(_) => "sound",
+            MapItem::UuidType(_) => "uuid_type",
+            MapItem::Test(_) => "test",
+            MapItem::AutomapperConfig(_) => "automapper_config",
+            MapItem::BezierPoints(_) => "bezier_points",
+            MapItem::Extension { .. } => "extension",
+            MapItem::Unknown { .. } => "unknown",
+        }
+    }
+}
+
 impl<'a> Codec<'a, Kind> for MapItem<'a> {
     /// Reads a payload as `kind`; fails when it is too short for the
     /// fields every version of the item has.

@@ -31,12 +31,18 @@ pub mod check;
 #[cfg(feature = "zlib")]
 pub mod data;
 mod datafile;
+#[cfg(feature = "zlib")]
+pub mod grid;
+#[cfg(feature = "zlib")]
+pub mod info;
 pub mod items;
 pub mod quads;
+#[cfg(feature = "render")]
+pub mod render;
 #[cfg(feature = "zlib")]
 pub mod rules;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod tiles;
 
 pub use datafile::{
@@ -47,6 +53,7 @@ pub use datafile::{
 use crate::codec::{Codec, DecodeError, Mode, Reader};
 use crate::report::Finding;
 use items::{Group, Kind, Layer, LayerBody, MapItem, PointForm, TilesLayer};
+use serde::Serialize;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
@@ -145,6 +152,32 @@ impl<'a> Map<'a> {
             .collect()
     }
 
+    /// Every layer its group holds, in group order: groups whose range
+    /// is outside the layer items (DDNet refuses the map) are passed
+    /// over, and a layer a group before holds is not given again.
+    pub fn placements(&self) -> Vec<Placement> {
+        let layers = self.layer_items();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for (group, (_, g)) in self.groups().enumerate() {
+            let (Ok(start), Ok(num)) = (
+                usize::try_from(g.start_layer),
+                usize::try_from(g.num_layers),
+            ) else {
+                continue;
+            };
+            let Some(items) = layers.get(start..start.saturating_add(num)) else {
+                continue;
+            };
+            for (layer, &item) in items.iter().enumerate() {
+                if seen.insert(item) {
+                    out.push(Placement { group, layer, item });
+                }
+            }
+        }
+        out
+    }
+
     /// Layer item `index`, typed.
     pub fn layer(&self, index: usize) -> Option<&Layer<'a>> {
         match self.items.get(index) {
@@ -165,6 +198,24 @@ impl<'a> Map<'a> {
                 })) => Some((i, t)),
                 _ => None,
             })
+    }
+}
+
+/// Where a group puts a layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    /// The group's index among the groups.
+    pub group: usize,
+    /// The layer's index in its group.
+    pub layer: usize,
+    /// The layer's item index.
+    pub item: usize,
+}
+
+impl Placement {
+    /// `G.L`: how commands name a layer.
+    pub fn name(&self) -> String {
+        format!("{}.{}", self.group, self.layer)
     }
 }
 

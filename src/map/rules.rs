@@ -15,11 +15,11 @@
 //! ignores them.
 
 use super::data::block;
+use super::grid::{GridFault, grid};
 use super::items::{Layer, LayerBody, MapItem, Physics, TYPE_VERSION, TilesLayer};
 use super::quads::data_string;
-use super::tiles::{SkipFault, TileData, TileKind, Tiles, expand, known_tile};
+use super::tiles::{SkipFault, TileKind, Tiles, known_tile};
 use super::{Datafile, ITEM_HEADER_LEN, Layout, Map, Tally};
-use crate::codec::{Codec, Mode, Reader};
 use crate::compression::zlib::Fault;
 use crate::report::{Code, Finding, Severity};
 use crate::snapshot::items::ints_to_str;
@@ -642,11 +642,15 @@ fn tiles_data(
             .at(block_at)
         });
     };
-    let bytes = match block(datafile, index as usize, cap) {
-        Ok(bytes) => bytes,
+    let grid = match grid(datafile, p.tiles, cap) {
+        Ok(grid) => grid,
         // Over our cap, not DDNet's rule: the block's own finding says so.
-        Err(Fault::OverCap { .. } | Fault::SizeDiffers { over_cap: true, .. }) => return,
-        Err(_) => {
+        Err(GridFault::Block(
+            Fault::OverCap { .. } | Fault::SizeDiffers { over_cap: true, .. },
+        )) => {
+            return;
+        }
+        Err(GridFault::Block(_)) => {
             fault(
                 tally,
                 "tiles_no_data",
@@ -654,12 +658,7 @@ fn tiles_data(
             );
             return;
         }
-    };
-    let Ok(data) = TileData::decode(&mut Reader::new(&bytes, Mode::Lenient), kind) else {
-        return;
-    };
-    let grid = if p.tiles.version >= 4 {
-        let (None | Some(Physics::Game), Tiles::Tile(stored)) = (physics, &data.tiles) else {
+        Err(GridFault::SkipKind) => {
             fault(
                 tally,
                 "tiles_skip_kind",
@@ -668,9 +667,8 @@ fn tiles_data(
                     .into(),
             );
             return;
-        };
-        // DDNet allocates the whole layer; we do so up to the cap.
-        if (count * TileKind::Tile.size()) as u64 > cap {
+        }
+        Err(GridFault::OverCap { .. }) => {
             tally.add("tiles_over_cap", || {
                 Finding::new(
                     Severity::Warn,
@@ -685,43 +683,41 @@ fn tiles_data(
             });
             return;
         }
-        match expand(stored, count) {
-            Ok(tiles) => Tiles::Tile(tiles),
-            Err(e) => {
-                let why = match e {
-                    SkipFault::Reserved { at } => {
-                        format!("have a non-zero reserved byte at stored tile {at}")
-                    }
-                    SkipFault::Short { got } => {
-                        format!("expand to {got} tiles, fewer than the layer's {count}")
-                    }
-                    SkipFault::Long { used } => format!(
-                        "fill the layer's {count} tiles after {used} of their {} stored tiles",
-                        stored.len()
-                    ),
-                };
-                fault(tally, "tiles_skip", why);
-                return;
-            }
+        Err(GridFault::Skip(e)) => {
+            let why = match e {
+                SkipFault::Reserved { at } => {
+                    format!("have a non-zero reserved byte at stored tile {at}")
+                }
+                SkipFault::Short { got } => {
+                    format!("expand to {got} tiles, fewer than the layer's {count}")
+                }
+                SkipFault::Long { used } => {
+                    let stored = stored_tiles(datafile, index as usize, cap);
+                    format!(
+                        "fill the layer's {count} tiles after {used} of their {stored} stored tiles"
+                    )
+                }
+            };
+            fault(tally, "tiles_skip", why);
+            return;
         }
-    } else {
-        if data.tiles.len() < count {
+        Err(GridFault::Short { got, .. }) => {
             fault(
                 tally,
                 "tiles_short",
-                format!(
-                    "are {} tiles, fewer than the layer's {count}",
-                    data.tiles.len()
-                ),
+                format!("are {got} tiles, fewer than the layer's {count}"),
             );
             return;
         }
-        if let Some(why) = unused_bytes(&data.tiles, count) {
-            fault(tally, "tiles_unused_bytes", why);
-            return;
-        }
-        data.tiles
+        // Checked above.
+        Err(GridFault::NoBlock { .. } | GridFault::Size { .. }) => return,
     };
+    if p.tiles.version < 4
+        && let Some(why) = unused_bytes(&grid, count)
+    {
+        fault(tally, "tiles_unused_bytes", why);
+        return;
+    }
     if physics.is_some() {
         let unknown: Vec<(usize, u8)> = grid
             .kinds()
@@ -747,6 +743,11 @@ fn tiles_data(
             });
         }
     }
+}
+
+/// How many tiles block `index` stores (for a message).
+fn stored_tiles(datafile: &Datafile<'_>, index: usize, cap: u64) -> usize {
+    block(datafile, index, cap).map_or(0, |b| b.len() / TileKind::Tile.size())
 }
 
 /// DDNet's check of the bytes a version 2 or 3 layer's tiles must leave

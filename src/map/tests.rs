@@ -8,7 +8,7 @@ use crate::codec::{ErrorKind, encode_to_vec};
 use crate::report::{Code, Severity};
 
 /// Little-endian int32s.
-fn ints(v: &[i32]) -> Vec<u8> {
+pub(crate) fn ints(v: &[i32]) -> Vec<u8> {
     v.iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
@@ -579,13 +579,13 @@ fn text_blocks_read_as_ddnet_reads_them() {
 }
 
 #[cfg(feature = "zlib")]
-mod zlib {
+pub(crate) mod zlib {
     use super::*;
     use crate::compression::zlib::deflate;
 
     /// A map as DDNet's writer lays it out: items by type (each type's in
     /// the order given), blocks compressed at level 6, its sizes.
-    fn build(items: &[(u16, u16, Vec<u8>)], blocks: &[Vec<u8>]) -> Vec<u8> {
+    pub(crate) fn build(items: &[(u16, u16, Vec<u8>)], blocks: &[Vec<u8>]) -> Vec<u8> {
         let mut items = items.to_vec();
         items.sort_by_key(|i| i.0);
         let mut item_types: Vec<ItemType> = Vec::new();
@@ -625,7 +625,7 @@ mod zlib {
     /// A tiles layer item: version 3, named as DDNet names its physics
     /// layer, white, DDNet's five physics blocks (`physics`: tele,
     /// speedup, front, switch, tune).
-    fn tiles_layer(w: i32, h: i32, flags: i32, data: i32, physics: [i32; 5]) -> Vec<u8> {
+    pub(crate) fn tiles_layer(w: i32, h: i32, flags: i32, data: i32, physics: [i32; 5]) -> Vec<u8> {
         let name = match flags {
             1 => "Game",
             2 => "Tele",
@@ -636,12 +636,12 @@ mod zlib {
         ints(&[head.as_slice(), &name, &physics].concat())
     }
 
-    fn group(start: i32, num: i32) -> Vec<u8> {
+    pub(crate) fn group(start: i32, num: i32) -> Vec<u8> {
         ints(&[3, 0, 0, 100, 100, start, num, 0, 0, 0, 0, 0, 0, 0, 0])
     }
 
     /// `n` tiles of index `index`.
-    fn tiles(n: usize, index: u8) -> Vec<u8> {
+    pub(crate) fn tiles(n: usize, index: u8) -> Vec<u8> {
         [index, 0, 0, 0].repeat(n)
     }
 
@@ -659,7 +659,7 @@ mod zlib {
             .collect()
     }
 
-    const NONE: [i32; 5] = [-1; 5];
+    pub(crate) const NONE: [i32; 5] = [-1; 5];
 
     #[test]
     fn a_minimal_map_has_no_findings() {

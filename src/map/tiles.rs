@@ -167,6 +167,43 @@ impl Tiles {
         self.len() == 0
     }
 
+    /// Writes tiles `range` (those there are of it) as stored.
+    pub fn write(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) {
+        fn each<T>(t: &[T], range: std::ops::Range<usize>) -> &[T] {
+            let end = range.end.min(t.len());
+            t.get(range.start.min(end)..end).unwrap_or_default()
+        }
+        match self {
+            Tiles::Tile(t) => each(t, range)
+                .iter()
+                .for_each(|t| out.extend_from_slice(&[t.index, t.flags, t.skip, t.reserved])),
+            Tiles::Tele(t) => each(t, range)
+                .iter()
+                .for_each(|t| out.extend_from_slice(&[t.number, t.kind])),
+            Tiles::Speedup(t) => each(t, range).iter().for_each(|t| {
+                out.extend_from_slice(&[t.force, t.max_speed, t.kind, t.reserved]);
+                out.extend_from_slice(&t.angle.to_le_bytes());
+            }),
+            Tiles::Switch(t) => each(t, range)
+                .iter()
+                .for_each(|t| out.extend_from_slice(&[t.number, t.kind, t.flags, t.delay])),
+            Tiles::Tune(t) => each(t, range)
+                .iter()
+                .for_each(|t| out.extend_from_slice(&[t.number, t.kind])),
+        }
+    }
+
+    /// Keeps the first `len` tiles.
+    pub fn truncate(&mut self, len: usize) {
+        match self {
+            Tiles::Tile(t) => t.truncate(len),
+            Tiles::Tele(t) => t.truncate(len),
+            Tiles::Speedup(t) => t.truncate(len),
+            Tiles::Switch(t) => t.truncate(len),
+            Tiles::Tune(t) => t.truncate(len),
+        }
+    }
+
     /// Each tile's kind byte: a `CTile`'s index, the others' type.
     pub fn kinds(&self) -> Vec<u8> {
         match self {
@@ -244,24 +281,7 @@ impl<'a> Codec<'a, TileKind> for TileData<'a> {
     }
 
     fn encode(&self, out: &mut Vec<u8>, _: TileKind) {
-        match &self.tiles {
-            Tiles::Tile(t) => t
-                .iter()
-                .for_each(|t| out.extend_from_slice(&[t.index, t.flags, t.skip, t.reserved])),
-            Tiles::Tele(t) => t
-                .iter()
-                .for_each(|t| out.extend_from_slice(&[t.number, t.kind])),
-            Tiles::Speedup(t) => t.iter().for_each(|t| {
-                out.extend_from_slice(&[t.force, t.max_speed, t.kind, t.reserved]);
-                out.extend_from_slice(&t.angle.to_le_bytes());
-            }),
-            Tiles::Switch(t) => t
-                .iter()
-                .for_each(|t| out.extend_from_slice(&[t.number, t.kind, t.flags, t.delay])),
-            Tiles::Tune(t) => t
-                .iter()
-                .for_each(|t| out.extend_from_slice(&[t.number, t.kind])),
-        }
+        self.tiles.write(0..self.tiles.len(), out);
         out.extend_from_slice(&self.extra);
     }
 }
@@ -318,35 +338,46 @@ pub fn expand(stored: &[Tile], count: usize) -> Result<Vec<Tile>, SkipFault> {
     Ok(out)
 }
 
-// The tile indices DDNet knows (`mapitems.h`).
-const TILE_SOLID: u8 = 1;
-const TILE_DEATH: u8 = 2;
+// The tile indices DDNet knows (`mapitems.h`); those under
+// `cfg(feature = "render")` only `map render` tells apart.
+pub(crate) const TILE_SOLID: u8 = 1;
+pub(crate) const TILE_DEATH: u8 = 2;
+#[cfg(feature = "render")]
+pub(crate) const TILE_NOHOOK: u8 = 3;
 const TILE_NOLASER: u8 = 4;
 const TILE_THROUGH: u8 = 6;
 const TILE_JUMP: u8 = 7;
-const TILE_FREEZE: u8 = 9;
-const TILE_TELEINEVIL: u8 = 10;
-const TILE_UNFREEZE: u8 = 11;
-const TILE_DFREEZE: u8 = 12;
-const TILE_DUNFREEZE: u8 = 13;
-const TILE_TELEINWEAPON: u8 = 14;
-const TILE_TELEINHOOK: u8 = 15;
+pub(crate) const TILE_FREEZE: u8 = 9;
+pub(crate) const TILE_TELEINEVIL: u8 = 10;
+pub(crate) const TILE_UNFREEZE: u8 = 11;
+pub(crate) const TILE_DFREEZE: u8 = 12;
+pub(crate) const TILE_DUNFREEZE: u8 = 13;
+pub(crate) const TILE_TELEINWEAPON: u8 = 14;
+pub(crate) const TILE_TELEINHOOK: u8 = 15;
 const TILE_WALLJUMP: u8 = 16;
 const TILE_HIT_ENABLE: u8 = 19;
 const TILE_HIT_DISABLE: u8 = 20;
 const TILE_SOLO_DISABLE: u8 = 22;
 const TILE_SWITCHTIMEDOPEN: u8 = 22;
 const TILE_SWITCHCLOSE: u8 = 25;
-const TILE_TELEIN: u8 = 26;
-const TILE_TELEOUT: u8 = 27;
-const TILE_SPEED_BOOST_OLD: u8 = 28;
-const TILE_SPEED_BOOST: u8 = 29;
-const TILE_TELECHECK: u8 = 29;
-const TILE_TELECHECKOUT: u8 = 30;
-const TILE_TELECHECKIN: u8 = 31;
+pub(crate) const TILE_TELEIN: u8 = 26;
+pub(crate) const TILE_TELEOUT: u8 = 27;
+pub(crate) const TILE_SPEED_BOOST_OLD: u8 = 28;
+pub(crate) const TILE_SPEED_BOOST: u8 = 29;
+pub(crate) const TILE_TELECHECK: u8 = 29;
+pub(crate) const TILE_TELECHECKOUT: u8 = 30;
+pub(crate) const TILE_TELECHECKIN: u8 = 31;
 const TILE_REFILL_JUMPS: u8 = 32;
-const TILE_STOPA: u8 = 62;
-const TILE_TELECHECKINEVIL: u8 = 63;
+#[cfg(feature = "render")]
+pub(crate) const TILE_START: u8 = 33;
+#[cfg(feature = "render")]
+pub(crate) const TILE_FINISH: u8 = 34;
+#[cfg(feature = "render")]
+pub(crate) const TILE_STOP: u8 = 60;
+#[cfg(feature = "render")]
+pub(crate) const TILE_STOPS: u8 = 61;
+pub(crate) const TILE_STOPA: u8 = 62;
+pub(crate) const TILE_TELECHECKINEVIL: u8 = 63;
 const TILE_CP: u8 = 64;
 const TILE_THROUGH_DIR: u8 = 67;
 const TILE_TUNE: u8 = 68;
@@ -366,13 +397,13 @@ const TILE_TELE_GRENADE_ENABLE: u8 = 112;
 const TILE_TELE_GRENADE_DISABLE: u8 = 113;
 const TILE_TELE_LASER_ENABLE: u8 = 128;
 const TILE_TELE_LASER_DISABLE: u8 = 129;
-const TILE_LFREEZE: u8 = 144;
-const TILE_LUNFREEZE: u8 = 145;
+pub(crate) const TILE_LFREEZE: u8 = 144;
+pub(crate) const TILE_LUNFREEZE: u8 = 145;
 const TILE_ENTITIES_OFF_1: u8 = 190;
 const TILE_ENTITIES_OFF_2: u8 = 191;
 /// Entities (spawns, weapons, lasers, draggers, doors) are indices from
 /// here on.
-const ENTITY_OFFSET: u8 = 255 - 16 * 4;
+pub(crate) const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 const ENTITY_ARMOR_1: u8 = 6;
 
 /// An entity DDNet knows (`IsValidEntity`): spawns to laser modifiers,

@@ -31,6 +31,8 @@ pub mod check;
 #[cfg(feature = "zlib")]
 pub mod data;
 mod datafile;
+#[cfg(feature = "zlib")]
+pub mod document;
 pub mod items;
 pub mod quads;
 #[cfg(feature = "zlib")]

@@ -335,7 +335,7 @@ fn malformed(rng: &mut Rng, spec: &mut MapSpec) -> Made {
                 "the game block's zlib checksum broken (block, tiles_no_data): DDNet's loader \
                  refuses it",
                 w.blocks[0],
-                crate::report::Code::MapData.as_str(),
+                crate::report::Code::MapTiles.as_str(),
             )
         }
         6 => {

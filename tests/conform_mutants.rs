@@ -1101,5 +1101,62 @@ fn mutants() -> Vec<Mutant> {
             units: &[Teehistorian],
             answer: |c| lenient(c, &["expected a non-negative length"]),
         },
+        // map
+        Mutant {
+            name: "map_trailing_bytes_read",
+            bug: "bytes after the data are ignored (Teeworlds' reader; DDNet's refuses the file)",
+            units: &[Map],
+            answer: |c| lenient(c, &["after the data"]),
+        },
+        Mutant {
+            name: "map_header_size_unchecked",
+            bug: "the header's size is not checked against the file's length",
+            units: &[Map],
+            answer: |c| lenient(c, &["the header's size"]),
+        },
+        Mutant {
+            name: "map_old_writer_sizes_refused",
+            bug: "a header size without the uncompressed sizes table (Teeworlds' writer before 2010) is refused instead of fixed up",
+            units: &[Map],
+            answer: |c| match (reference_answer(c), &c.input) {
+                (Answer::Decoded(v), Input::Bytes(b))
+                    if v["header"]["size"].as_i64() != Some(b.len() as i64 - 16) =>
+                {
+                    Answer::Rejected("mutant: refused".into())
+                }
+                (other, _) => other,
+            },
+        },
+        Mutant {
+            name: "map_tiles_not_inflated",
+            bug: "a version 4 layer's tiles are its block as stored, not inflated",
+            units: &[Map],
+            answer: |c| {
+                decoded(c, |_, v| {
+                    let data = v["data"].clone();
+                    for l in v["layers"].as_array_mut().into_iter().flatten() {
+                        let Some(b) = l["block"].as_u64() else {
+                            continue;
+                        };
+                        if data[b as usize]["size"].is_i64() && !l["tiles"].is_null() {
+                            l["tiles"] = data[b as usize]["stored_hex"].clone();
+                        }
+                    }
+                })
+            },
+        },
+        Mutant {
+            name: "map_encode_rewrites_sizes",
+            bug: "the writer recomputes the header's size instead of keeping the stored one",
+            units: &[Map],
+            answer: |c| {
+                encoded(c, |_, b| {
+                    let size = (b.len() as i32 - 16).to_le_bytes();
+                    if b.len() >= 12 {
+                        b[8..12].copy_from_slice(&size);
+                    }
+                })
+            },
+        },
     ]
 }

@@ -204,6 +204,32 @@ fn valid_snapshots_and_deltas_read_by_libtw2() {
 /// Mutants of real files: deterministic, distinct, and each labelled with
 /// what teeoracle says of it (rejected ones at their fault).
 #[test]
+fn mutants_of_real_maps_each_break_one_named_rule() {
+    use generate::Mutation;
+    for path in [
+        "corpus/map/ddnet-data/ctf1.map",
+        "corpus/map/teeworlds-data/dm1.map",
+    ] {
+        let bytes = std::fs::read(common::root().join(path)).unwrap();
+        let (mutants, _) = generate::mutate(Unit::Map, &bytes, 5, 20);
+        assert_eq!(mutants, generate::mutate(Unit::Map, &bytes, 5, 20).0);
+        assert!(mutants.len() >= 10, "{path}: {} mutants", mutants.len());
+        let mut rules = std::collections::BTreeSet::new();
+        for m in &mutants {
+            let Mutation::MapRule { rule } = m.mutation else {
+                panic!("{path}: {:?}", m.mutation)
+            };
+            rules.insert(rule);
+            // Every rule broken is one DDNet refuses the map by.
+            assert_eq!(m.case.class, Class::MustReject, "{path} {rule}: {m:?}");
+            assert!(m.case.reason.contains(rule), "{}", m.case.reason);
+            assert_eq!(judge(Unit::Map, &m.case.bytes), m.judgement);
+        }
+        assert!(rules.len() >= 8, "{path}: {rules:?}");
+    }
+}
+
+#[test]
 fn mutants_of_real_files_carry_their_verdict() {
     for (unit, path) in [
         (

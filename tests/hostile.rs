@@ -339,3 +339,74 @@ fn compressed_files_that_decompress_to_a_gibibyte() {
         );
     }
 }
+
+/// Maps that claim huge sizes: counts of 2^31 - 1 items and blocks (the
+/// reader stops at the end of the file before sizing anything by them),
+/// and a map whose unused blocks inflate to 48 MiB of zeros, one of them
+/// declaring it and one declaring 2 GiB. `check` and the conformance
+/// unit's document read each block streamed (counted and hashed, never
+/// kept), within the bound.
+#[test]
+fn maps_that_claim_huge_sizes() {
+    use sha2::Digest;
+    use teeoracle::compression::zlib::deflate;
+    use teeoracle::conform::{Unit, expect};
+    use teeoracle::generate::{Rng, map::valid};
+    let _turn = my_turn();
+    let mut counts = b"DATA".to_vec();
+    for v in [
+        4,
+        1 << 20,
+        1 << 20,
+        0x7fff_ffff,
+        0x7fff_ffff,
+        0x7fff_ffff,
+        1 << 30,
+        1 << 30,
+    ] {
+        counts.extend(i32::to_le_bytes(v));
+    }
+    counts.extend([0u8; 64]);
+    let verdict = bounded("check a map claiming 2^31 items", || {
+        check::check(
+            Source::bytes("counts.map", counts.clone()),
+            &Options::default(),
+        )
+    });
+    assert_eq!(verdict.status, Status::Fail);
+    let e = verdict.error.expect("a decode error");
+    assert_eq!(e.offset, 36, "{e}");
+    assert!(expect(Unit::Map, &counts).is_err());
+
+    const BIG: usize = 48 << 20;
+    let zeros = vec![0u8; BIG];
+    let stream = deflate(&zeros, 6);
+    let digest = hex::encode(sha2::Sha256::digest(&zeros));
+    drop(zeros);
+    let spec = valid(&mut Rng::new(1), 4, 4);
+    let n = spec.blocks.len();
+    let map = spec
+        .write_with(|blocks, sizes| {
+            blocks.push(stream.clone());
+            sizes.push(BIG as i32);
+            blocks.push(stream.clone());
+            sizes.push(0x7fff_fff0);
+        })
+        .bytes;
+    drop(stream);
+    let verdict = bounded("check a map with 48 MiB and 2 GiB blocks", || {
+        check::check(Source::bytes("big.map", map.clone()), &Options::default())
+    });
+    // Loaded: the big blocks are unused; the 2 GiB one is over the cap.
+    assert_eq!(verdict.status, Status::Warn, "{:?}", verdict.findings);
+    assert!(
+        verdict.findings[0].message.contains("over the cap"),
+        "{:?}",
+        verdict.findings
+    );
+    let doc = bounded("the map document of it", || expect(Unit::Map, &map)).unwrap();
+    let blocks = &doc["data"];
+    assert_eq!(blocks[n]["sha256"], digest.as_str());
+    assert_eq!(blocks[n]["inflated_size"], BIG as u64);
+    assert_eq!(blocks[n + 1]["fault"]["fault"], "over_cap");
+}

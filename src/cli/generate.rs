@@ -190,6 +190,7 @@ fn unit_of(path: &Path, bytes: &[u8]) -> Result<Unit, Failure> {
     match v.format {
         Some("teehistorian") => Ok(Unit::Teehistorian),
         Some("demo") => Ok(Unit::Demo),
+        Some("map") => Ok(Unit::Map),
         Some("snapshot") if !name.ends_with(".delta.bin") => Ok(Unit::Snapshot),
         _ => Err(Failure::Usage(format!(
             "cannot tell the unit of {}: give --unit",

@@ -113,32 +113,50 @@ pub struct Inflated {
 /// assert_eq!(short, Err(Fault::SizeDiffers { declared: 4, inflated: 5, over_cap: false }));
 /// ```
 pub fn inflate(stored: &[u8], declared: i64, cap: u64) -> Result<Inflated, Fault> {
+    let mut bytes: Vec<u8> = Vec::new();
+    let unused = inflate_with(stored, declared, cap, |chunk| {
+        // Grown at most to the declared size (checked against the cap
+        // first), doubling from 64 KiB.
+        if bytes.capacity() - bytes.len() < chunk.len() {
+            let room = (declared as usize - bytes.len()).min(bytes.len().max(1 << 16));
+            bytes.reserve_exact(room.max(chunk.len()));
+        }
+        bytes.extend_from_slice(chunk);
+    })?;
+    Ok(Inflated { bytes, unused })
+}
+
+/// [`inflate`] without keeping the bytes: each piece of at most 16 KiB
+/// within the declared size goes to `sink` as it comes out (what is past
+/// it is only counted, up to one byte past the cap), so a block is
+/// checked, or hashed, in constant memory. Returns the bytes of `stored`
+/// after the zlib stream.
+pub fn inflate_with(
+    stored: &[u8],
+    declared: i64,
+    cap: u64,
+    mut sink: impl FnMut(&[u8]),
+) -> Result<usize, Fault> {
     if declared <= 0 {
         return Err(Fault::DeclaredSize { declared });
     }
     if declared as u64 > cap {
         return Err(Fault::OverCap { declared, cap });
     }
-    let keep = declared as usize;
+    let keep = declared as u64;
     let mut z = Decompress::new(true);
-    let mut bytes: Vec<u8> = Vec::new();
-    // Past the declared size the bytes are only counted, and only up to
-    // one past the cap.
     let mut scratch = [0u8; 1 << 14];
     loop {
         let input = stored.get(z.total_in() as usize..).unwrap_or_default();
         let (in_before, out_before) = (z.total_in(), z.total_out());
-        let status = if bytes.len() < keep {
-            let len = bytes.len();
-            bytes.resize(len + (keep - len).min(1 << 16), 0);
-            let status = z.decompress(input, &mut bytes[len..], FlushDecompress::None);
-            bytes.truncate(len + (z.total_out() - out_before) as usize);
-            status
-        } else {
-            let room = (cap.saturating_add(1) - out_before).min(scratch.len() as u64) as usize;
-            z.decompress(input, &mut scratch[..room], FlushDecompress::None)
-        };
+        let room = (cap.saturating_add(1) - out_before).min(scratch.len() as u64) as usize;
+        let status = z.decompress(input, &mut scratch[..room], FlushDecompress::None);
         let inflated = z.total_out();
+        let made = (inflated - out_before) as usize;
+        let within = keep.saturating_sub(out_before).min(made as u64) as usize;
+        if within > 0 {
+            sink(&scratch[..within]);
+        }
         if inflated > cap {
             return Err(Fault::SizeDiffers {
                 declared,
@@ -157,17 +175,14 @@ pub fn inflate(stored: &[u8], declared: i64, cap: u64) -> Result<Inflated, Fault
         }
     }
     let inflated = z.total_out();
-    if inflated != declared as u64 {
+    if inflated != keep {
         return Err(Fault::SizeDiffers {
             declared,
             inflated,
             over_cap: false,
         });
     }
-    Ok(Inflated {
-        bytes,
-        unused: stored.len().saturating_sub(z.total_in() as usize),
-    })
+    Ok(stored.len().saturating_sub(z.total_in() as usize))
 }
 
 /// `bytes` compressed as one zlib stream at `level` (0 to 9), by flate2's

@@ -95,11 +95,13 @@ pub enum Unit {
     Demo,
     /// A teehistorian file.
     Teehistorian,
+    /// A map file (the datafile container and its items).
+    Map,
 }
 
 impl Unit {
     /// Every unit, in report order.
-    pub const ALL: [Unit; 10] = [
+    pub const ALL: [Unit; 11] = [
         Unit::Varint,
         Unit::String,
         Unit::Huffman,
@@ -110,6 +112,7 @@ impl Unit {
         Unit::DeltaCreate,
         Unit::Demo,
         Unit::Teehistorian,
+        Unit::Map,
     ];
 
     /// The unit's name in the contract (`packet06`, `delta_apply`, ...).
@@ -125,6 +128,7 @@ impl Unit {
             Unit::DeltaCreate => "delta_create",
             Unit::Demo => "demo",
             Unit::Teehistorian => "teehistorian",
+            Unit::Map => "map",
         }
     }
 
@@ -137,7 +141,12 @@ impl Unit {
     pub fn encodes(self) -> bool {
         matches!(
             self,
-            Unit::Varint | Unit::String | Unit::Huffman | Unit::Packet06 | Unit::Packet07
+            Unit::Varint
+                | Unit::String
+                | Unit::Huffman
+                | Unit::Packet06
+                | Unit::Packet07
+                | Unit::Map
         )
     }
 }
@@ -414,7 +423,39 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
         }
         Unit::Demo => demo_document(input),
         Unit::Teehistorian => teehistorian_document(input),
+        Unit::Map => {
+            let (datafile, cap) = map_loaded(input)?;
+            Ok(crate::map::document::document(&datafile, cap))
+        }
     }
+}
+
+/// A map DDNet loads, and the decompression cap its blocks are read
+/// with: the container read, then every rule of DDNet's reader and
+/// loader (`teeoracle check`'s), the first that refuses it its rejection.
+fn map_loaded(input: &[u8]) -> Result<(crate::map::Datafile<'_>, u64), Rejection> {
+    let cap = crate::compression::default_max_decompressed(input.len() as u64);
+    let datafile = crate::map::Datafile::decode(input)
+        .map_err(|e| Rejection(format!("DDNet's reader does not open it: {e}")))?;
+    let refused = map_findings(&datafile, cap)
+        .into_iter()
+        .find(|f| f.severity == crate::report::Severity::Fail);
+    match refused {
+        Some(f) => Err(Rejection(match f.offset {
+            Some(at) => format!("at byte {at}: {}", f.message),
+            None => f.message,
+        })),
+        None => Ok((datafile, cap)),
+    }
+}
+
+/// What `teeoracle check` finds in a map's container, blocks and items.
+fn map_findings(datafile: &crate::map::Datafile<'_>, cap: u64) -> Vec<crate::report::Finding> {
+    let map = crate::map::Map::new(datafile);
+    let mut findings = datafile.faults();
+    findings.extend(crate::map::check::read_blocks(datafile, cap));
+    findings.extend(crate::map::rules::check(datafile, &map, cap));
+    findings
 }
 
 /// A demo as DDNet's player plays it: the `header`, `events` and `end`
@@ -494,6 +535,13 @@ fn quirk(unit: Unit, input: &[u8], value: &Value) -> Option<&'static str> {
                 None
             }
         }
+        Unit::Map => {
+            let (datafile, cap) = map_loaded(input).ok()?;
+            (!map_findings(&datafile, cap).is_empty()).then_some(
+                "DDNet loads it, but it breaks a rule DDNet lets through (a note or warning of \
+                 `teeoracle check`: a fixed header size, an unused block, a layer left empty)",
+            )
+        }
         Unit::Teehistorian => {
             let records = value["records"].as_array()?;
             if records.iter().any(|r| r.get("noncanonical_at").is_some()) {
@@ -549,6 +597,7 @@ pub fn encode(unit: Unit, value: &Value) -> Result<Vec<u8>, Rejection> {
             }
             out = datagrams.swap_remove(0);
         }
+        Unit::Map => out = crate::map::document::encode(value).map_err(Rejection)?,
         _ => return Err(Rejection(format!("teeoracle does not encode {unit}"))),
     }
     Ok(out)

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The suite's version: raised whenever its cases change.
-pub const SUITE_VERSION: u32 = 3;
+pub const SUITE_VERSION: u32 = 4;
 
 /// The seed of the generated cases in the suite.
 pub const SEED: u64 = 0;
@@ -258,10 +258,12 @@ fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>
         let delta = name.ends_with(".delta.bin");
         let demo = name.ends_with(".demo");
         let teehistorian = name.ends_with(".teehistorian");
+        let map = name.ends_with(".map");
         let gives = (huffman && wanted(Unit::Huffman))
             || ((packet_text || capture) && packets)
             || (delta && wanted(Unit::DeltaApply))
-            || (demo && (wanted(Unit::Demo) || snapshots))
+            || (demo && (wanted(Unit::Demo) || snapshots || wanted(Unit::Map)))
+            || (map && wanted(Unit::Map))
             || (teehistorian && wanted(Unit::Teehistorian));
         if !gives {
             continue;
@@ -290,6 +292,12 @@ fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>
             if snapshots {
                 demo_snapshots(&rel, &bytes, cases);
             }
+            if wanted(Unit::Map) {
+                demo_map(&rel, &bytes, cases);
+            }
+        } else if map && bytes.len() <= WHOLE_FILE_MAX {
+            let id = format!("map/{}", id_part(&rel));
+            cases.push(Case::decode(id, Unit::Map, bytes, &rel));
         } else if teehistorian && bytes.len() <= WHOLE_FILE_MAX {
             let id = format!("teehistorian/{}", id_part(&rel));
             cases.push(Case::decode(id, Unit::Teehistorian, bytes, &rel));
@@ -458,6 +466,20 @@ fn demo_case(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
     ));
 }
 
+/// The map a demo embeds, if it is small enough to be a case (the same
+/// map in many demos is one case: equal inputs are).
+fn demo_map(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
+    let Ok((demo, _)) = crate::demo::Demo::decode_partial(bytes) else {
+        return;
+    };
+    if demo.map.is_empty() || demo.map.len() > WHOLE_FILE_MAX {
+        return;
+    }
+    let id = format!("map/demo/{}", id_part(rel));
+    let reason = format!("the map {rel} embeds");
+    cases.push(Case::decode(id, Unit::Map, demo.map.to_vec(), &reason));
+}
+
 /// The first snapshots of a demo: a snapshot case each, and delta cases
 /// between consecutive ones (created, then applied).
 fn demo_snapshots(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
@@ -511,6 +533,60 @@ fn ints_bytes(ints: &[i32]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::conform::{Class, Expected, Op};
+    use serde_json::json;
+
+    #[test]
+    fn map_cases_from_the_corpus() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let suite = Suite::builtin(&[corpus], Vec::new()).only(&[Unit::Map]);
+        let find = |id: &str| {
+            suite
+                .cases
+                .iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("{id}"))
+        };
+        let minimal = find("map/map/synthetic/minimal.map");
+        assert_eq!(minimal.class, Class::MustAccept, "{}", minimal.reason);
+        for name in [
+            "game_block_corrupt",
+            "game_layer_1_wide",
+            "game_tiles_short",
+            "header_size_wrong",
+            "item_offset_not_rising",
+            "no_game_layer",
+            "truncated_in_data",
+        ] {
+            let c = find(&format!("map/map/malformed/{name}.map"));
+            assert_eq!(c.class, Class::MustReject, "{name}: {}", c.reason);
+        }
+        // corpus/make_map_corpus.py's ground: a spawn (192) on three
+        // tiles of ground, one rotated (flag 8).
+        let Expected::Json(doc) = &minimal.expected else {
+            panic!("{minimal:?}")
+        };
+        let doc = doc.value();
+        assert_eq!(doc["header"]["version"], 4);
+        assert_eq!(doc["items"][2]["item"]["type"], "layer");
+        let layer = &doc["layers"][0];
+        assert_eq!(
+            (&layer["physics"], &layer["width"]),
+            (&json!("game"), &json!(3))
+        );
+        let ground = [
+            "00000000", "c0000000", "00000000", "01000000", "01080000", "01000000",
+        ];
+        assert_eq!(layer["tiles"], ground.concat());
+        assert_eq!(doc["data"][0]["inflated_size"], 24);
+        // Every map DDNet loads encodes back to its bytes; the demos'
+        // maps are cases too.
+        let encodes: Vec<&Case> = suite.cases.iter().filter(|c| c.op == Op::Encode).collect();
+        assert!(encodes.len() >= 6, "{}", encodes.len());
+        for c in encodes {
+            assert_eq!(c.reason, "encodes back to the decoded bytes", "{}", c.id);
+        }
+        assert!(suite.cases.iter().any(|c| c.id.starts_with("map/demo/")));
+    }
 
     #[test]
     fn vectors_are_classified() {

@@ -21,6 +21,7 @@
 //! ```
 
 pub mod demo;
+pub mod map;
 pub mod mutate;
 pub mod packet;
 pub mod snapshot;
@@ -148,13 +149,14 @@ impl Rng {
 pub use crate::conform::{Class, Unit};
 
 /// The units the generators make files of, in order.
-pub const UNITS: [Unit; 6] = [
+pub const UNITS: [Unit; 7] = [
     Unit::Teehistorian,
     Unit::Packet06,
     Unit::Packet07,
     Unit::Snapshot,
     Unit::DeltaApply,
     Unit::Demo,
+    Unit::Map,
 ];
 
 /// The file name ending a unit's files get, which `check` recognises them
@@ -164,6 +166,7 @@ pub fn extension(unit: Unit) -> &'static str {
         Unit::Teehistorian => ".teehistorian",
         Unit::Snapshot => ".snapshot.bin",
         Unit::Demo => ".demo",
+        Unit::Map => ".map",
         _ => ".bin",
     }
 }
@@ -255,6 +258,7 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
                 Unit::Snapshot => snapshot::generate_snapshot(&mut rng, kind),
                 Unit::DeltaApply => snapshot::generate_delta(&mut rng, kind),
                 Unit::Demo => demo::generate(&mut rng, kind),
+                Unit::Map => map::generate(&mut rng, kind),
                 _ => return None,
             }
             .into_parts();
@@ -322,12 +326,12 @@ pub struct Judgement {
 }
 
 /// Judges `bytes` as a file of `unit`: through [`check::check`] for the
-/// formats it knows (teehistorian, demo, snapshot), through the packet
+/// formats it knows (teehistorian, demo, snapshot, map), through the packet
 /// decoder, payload reader, re-encoder and DDNet's verdict for packets, and
 /// through DDNet's delta unpacking for deltas.
 pub fn judge(unit: Unit, bytes: &[u8]) -> Judgement {
     match unit {
-        Unit::Teehistorian | Unit::Demo | Unit::Snapshot => {
+        Unit::Teehistorian | Unit::Demo | Unit::Snapshot | Unit::Map => {
             let name = format!("case{}", extension(unit));
             let v = check::check(
                 Source::bytes(name, bytes.to_vec()),

@@ -1,5 +1,6 @@
 //! Malformed variants of a real file: cut, a bit flipped, an int made
-//! larger, an int written over-long, bytes after the end. Each is judged
+//! larger, an int written over-long, bytes after the end; for a map that
+//! reads, one rule of DDNet's reader or loader broken each. Each is judged
 //! by [`judge`] before it is returned, so its class and expected fault are
 //! what teeoracle says; a mutant teeoracle still accepts (a flipped bit in
 //! a chat message's text) is kept and labelled so, never dropped.
@@ -45,6 +46,15 @@ pub enum Mutation {
         /// How many.
         len: u64,
     },
+    /// A map changed to break one rule of DDNet's datafile reader or map
+    /// loader, by the rule's name in `src/map/datafile.rs` and
+    /// `src/map/rules.rs` (`trailing`, `size`, `swaplen`,
+    /// `data_size_negative`, `item_type_num`, `version`,
+    /// `version_missing`, `game_missing`, `tiles_short`, `tiles_no_data`).
+    MapRule {
+        /// The rule.
+        rule: &'static str,
+    },
 }
 
 /// One mutant: the case (bytes, class, reason, expected fault), how it
@@ -75,7 +85,10 @@ pub fn mutate(unit: Unit, bytes: &[u8], seed: u64, count: usize) -> (Vec<Mutant>
         if mutants.len() == count {
             break;
         }
-        let (mutation, out) = one(&mut rng, unit, bytes);
+        let (mutation, out) = match unit {
+            Unit::Map => map_rule(&mut rng, bytes).unwrap_or_else(|| one(&mut rng, unit, bytes)),
+            _ => one(&mut rng, unit, bytes),
+        };
         if !seen.insert(out.clone()) {
             skipped += 1;
             continue;
@@ -124,7 +137,118 @@ fn words(m: Mutation) -> String {
         Mutation::Inflate { offset, by } => format!("the int at byte {offset} increased by {by}"),
         Mutation::Overlong { offset } => format!("byte {offset} written as a 2-byte varint"),
         Mutation::Append { len } => format!("{len} bytes after the end"),
+        Mutation::MapRule { rule } => format!("DDNet's map rule `{rule}` broken"),
     }
+}
+
+/// The rules [`map_rule`] breaks.
+const MAP_RULES: [&str; 10] = [
+    "trailing",
+    "size",
+    "swaplen",
+    "data_size_negative",
+    "item_type_num",
+    "version",
+    "version_missing",
+    "game_missing",
+    "tiles_short",
+    "tiles_no_data",
+];
+
+/// A map that reads with one of [`MAP_RULES`] broken (`trailing` where
+/// the rule drawn has nothing to break: a version 3 map has no declared
+/// sizes, a map no version item or game layer); `None` if it does not
+/// read as a datafile.
+fn map_rule(rng: &mut Rng, bytes: &[u8]) -> Option<(Mutation, Vec<u8>)> {
+    use crate::map::items::Physics;
+    use crate::map::{Datafile, ITEM_HEADER_LEN, Map};
+    let datafile = Datafile::decode(bytes).ok()?;
+    let map = Map::new(&datafile);
+    let layout = datafile.layout();
+    let mut out = bytes.to_vec();
+    let set = |out: &mut Vec<u8>, at: u64, v: i32| {
+        out[at as usize..at as usize + 4].copy_from_slice(&v.to_le_bytes());
+    };
+    let get = |at: u64| {
+        let at = at as usize;
+        i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    };
+    let games: Vec<(usize, i32)> = map
+        .tiles_layers()
+        .filter(|(_, t)| t.physics() == Some(Physics::Game))
+        .map(|(i, t)| (i, t.data))
+        .collect();
+    // An item's int `n` (the layer's common fields come first: a tiles
+    // layer's flags are int 6, its height int 5).
+    let int_at = |item: usize, n: u64| layout.items[item] + ITEM_HEADER_LEN as u64 + 4 * n;
+    let version = datafile
+        .items
+        .iter()
+        .position(|i| i.type_id() == 0 && i.id() == 0);
+    let stored_block = |b: i32| {
+        let b = usize::try_from(b).ok()?;
+        let len = datafile.data.get(b)?.len() as u64;
+        datafile
+            .data_sizes
+            .as_ref()
+            .map(|_| layout.data[b] + len - 1)
+    };
+    let rule = *rng.pick(&MAP_RULES);
+    let done = match rule {
+        "size" | "swaplen" => {
+            let at = if rule == "size" { 8 } else { 12 };
+            // Odd: never the pre-2010 writer's size, a multiple of 4 less.
+            let by = 2 * rng.int(0, 20) + 1;
+            set(&mut out, at, get(at).wrapping_add(by));
+            true
+        }
+        "data_size_negative" if datafile.data_sizes.is_some() && !datafile.data.is_empty() => {
+            let b = rng.below(datafile.data.len() as u64);
+            set(&mut out, layout.data_sizes + 4 * b, -rng.int(1, 1 << 20));
+            true
+        }
+        "item_type_num" if !datafile.item_types.is_empty() => {
+            let t = rng.below(datafile.item_types.len() as u64);
+            set(&mut out, layout.item_types + 12 * t + 8, 0);
+            true
+        }
+        "version" if version.is_some() => {
+            let v = *rng.pick(&[0, 2, 3, -1]);
+            set(&mut out, int_at(version.unwrap_or(0), 0), v);
+            true
+        }
+        "version_missing" if version.is_some() => {
+            // Its id 1: no item of type 0 and id 0 is left.
+            set(&mut out, layout.items[version.unwrap_or(0)], 1);
+            true
+        }
+        "game_missing" if !games.is_empty() => {
+            for &(i, _) in &games {
+                set(&mut out, int_at(i, 6), get(int_at(i, 6)) & !1);
+            }
+            true
+        }
+        "tiles_short" if !games.is_empty() => {
+            let (i, _) = games[games.len() - 1];
+            set(&mut out, int_at(i, 5), get(int_at(i, 5)) + rng.int(1, 4));
+            true
+        }
+        "tiles_no_data" => match games.last().and_then(|&(_, b)| stored_block(b)) {
+            // The zlib stream's last byte: its checksum.
+            Some(at) => {
+                out[at as usize] ^= 0xff;
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    };
+    if !done {
+        let n = rng.int(1, 16) as usize;
+        out.extend(rng.bytes(n));
+        return Some((Mutation::MapRule { rule: "trailing" }, out));
+    }
+    Some((Mutation::MapRule { rule }, out))
 }
 
 /// Formats whose files are little-endian int32 arrays.

@@ -32,6 +32,8 @@ pub mod check;
 pub mod data;
 mod datafile;
 #[cfg(feature = "zlib")]
+pub mod document;
+#[cfg(feature = "zlib")]
 pub mod grid;
 #[cfg(feature = "zlib")]
 pub mod info;

@@ -366,6 +366,28 @@ mod tests {
         assert_eq!(report.summary["tiles:0.0"].removed, 1);
     }
 
+    /// A real map against itself with bytes flipped: comparing never
+    /// panics, and a map that reads is the same as itself.
+    fn mutated(flips: Vec<(u32, u8)>, cut: Option<u32>) -> bool {
+        use crate::map::tests::zlib::{mutate, real_map};
+        let bytes = mutate(&flips, cut);
+        let Ok((h, mut t)) = MapTicks::new(&bytes, 1 << 22) else {
+            return true;
+        };
+        let (hr, mut tr) = MapTicks::new(real_map(), 1 << 22).unwrap();
+        let _ = compare(&hr, &h, &mut tr, &mut t, &Options::default());
+        let (h2, mut t2) = MapTicks::new(&bytes, 1 << 22).unwrap();
+        let (h3, mut t3) = MapTicks::new(&bytes, 1 << 22).unwrap();
+        compare(&h2, &h3, &mut t2, &mut t3, &Options::default()).is_ok_and(|r| r.same())
+    }
+
+    #[test]
+    fn prop_mutated_maps_compare_without_panic() {
+        crate::testing::qc()
+            .tests(100)
+            .quickcheck(mutated as fn(Vec<(u32, u8)>, Option<u32>) -> bool);
+    }
+
     #[test]
     fn a_layer_added_is_one_item_and_its_tiles() {
         let report = diff(&map(&[], false), &map(&[], true));

@@ -731,7 +731,7 @@ pub(crate) mod zlib {
     }
 
     /// The map a corpus demo embeds.
-    fn real_map() -> &'static [u8] {
+    pub(crate) fn real_map() -> &'static [u8] {
         static MAP: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
         MAP.get_or_init(|| {
             let demo = crate::testing::corpus("demo/ddnet-20.1/A_join_move_leave.demo");
@@ -740,15 +740,9 @@ pub(crate) mod zlib {
         })
     }
 
-    /// A real map with up to 8 bytes flipped (positions and values from
-    /// the inputs), maybe cut: whatever decodes re-encodes to its bytes,
-    /// each typed item to its payload, and nothing the check does panics.
-    fn mutated_map(flips: Vec<(u32, u8)>, cut: Option<u32>) -> bool {
-        use super::super::check::MapFormat;
-        use super::super::{Datafile, Map};
-        use crate::codec::encode_to_vec;
-        use crate::input::Source;
-        use crate::report::{Format, Verdict};
+    /// The real map with up to 8 bytes flipped (positions and values
+    /// from the inputs), maybe cut.
+    pub(crate) fn mutate(flips: &[(u32, u8)], cut: Option<u32>) -> Vec<u8> {
         let mut bytes = real_map().to_vec();
         for (at, v) in flips.iter().take(8) {
             let at = *at as usize % bytes.len();
@@ -757,6 +751,20 @@ pub(crate) mod zlib {
         if let Some(cut) = cut {
             bytes.truncate(cut as usize % (bytes.len() + 1));
         }
+        bytes
+    }
+
+    /// A real map with up to 8 bytes flipped, maybe cut: whatever decodes
+    /// re-encodes to its bytes, each typed item to its payload, and
+    /// nothing the check, `map info`, `map dump` or `map render` do
+    /// panics.
+    fn mutated_map(flips: Vec<(u32, u8)>, cut: Option<u32>) -> bool {
+        use super::super::check::MapFormat;
+        use super::super::{Datafile, Map};
+        use crate::codec::encode_to_vec;
+        use crate::input::Source;
+        use crate::report::{Format, Verdict};
+        let bytes = mutate(&flips, cut);
         let mut source = Source::bytes("mutated.map", bytes.clone());
         source.set_max_decompressed(Some(1 << 22));
         MapFormat.check(source, &mut Verdict::new("mutated.map"));
@@ -767,6 +775,11 @@ pub(crate) mod zlib {
             return false;
         }
         let typed = Map::new(&datafile);
+        let cap = 1 << 22;
+        let _ = super::super::info::Summary::new(&datafile, &typed, bytes.len() as u64, cap);
+        let _ = super::super::info::Dump::new(&datafile, &typed, cap, &|_| true);
+        #[cfg(feature = "render")]
+        let _ = super::super::render::render(&datafile, &typed, cap, 1);
         (0..datafile.items.len()).all(|i| match typed.encode_item(i) {
             Some(b) => b == datafile.items[i].payload,
             None => true,

@@ -124,9 +124,7 @@ pub fn check_bytes(bytes: &[u8], cap: u64, verdict: &mut Verdict) {
     }
     let layers = map.layer_items().len();
     let game = map
-        .tiles_layers()
-        .filter(|(_, t)| t.physics() == Some(super::items::Physics::Game))
-        .last()
+        .physics_layer(super::items::Physics::Game)
         .map(|(_, t)| format!("game layer {}x{}", t.width, t.height))
         .unwrap_or_else(|| "no game layer".into());
     verdict.counts.records = Some(datafile.items.len() as u64);

@@ -10,10 +10,11 @@
 //! all layers together are shown as hex up to [`TILES_HEX_BUDGET`]
 //! inflated bytes, the rest only by their block's hash.
 
-use super::items::{Layer, LayerBody, MapItem, Physics};
-use super::tiles::{TileData, TileKind, Tiles, expand};
+use super::grid::grid;
+use super::items::{LayerBody, MapItem, Physics};
+use super::tiles::Tiles;
 use super::{Datafile, Item, ItemType, Magic, Map};
-use crate::codec::{Codec, Mode, Reader, encode_to_vec};
+use crate::codec::encode_to_vec;
 use crate::compression::zlib::inflate_with;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -100,43 +101,14 @@ pub fn document(datafile: &Datafile<'_>, cap: u64) -> Value {
 /// game's physics gives. `null` without one; `index_hex` and `flags_hex`
 /// are `null` when its tiles do not read or pass the budget.
 fn game(datafile: &Datafile<'_>, map: &Map<'_>, cap: u64, budget: &mut u64) -> Value {
-    let layer_items = map.layer_items();
-    let mut game = None;
-    for (_, group) in map.groups() {
-        let (Ok(start), Ok(num)) = (
-            usize::try_from(group.start_layer),
-            usize::try_from(group.num_layers),
-        ) else {
-            continue;
-        };
-        for &item in layer_items.iter().skip(start).take(num) {
-            if let Some(Layer {
-                body: LayerBody::Tiles(t),
-                ..
-            }) = map.layer(item)
-                && t.physics() == Some(Physics::Game)
-            {
-                game = Some((item, t));
-            }
-        }
-    }
-    let Some((item, t)) = game else {
+    let Some((item, t)) = map.physics_layer(Physics::Game) else {
         return Value::Null;
     };
     let count = i64::from(t.width) * i64::from(t.height);
     let tiles = (count > 0 && 2 * count as u64 <= *budget)
         .then(|| {
-            let count = count as usize;
-            let bytes = super::data::block(datafile, usize::try_from(t.data).ok()?, cap).ok()?;
-            let data =
-                TileData::decode(&mut Reader::new(&bytes, Mode::Lenient), TileKind::Tile).ok()?;
-            let Tiles::Tile(stored) = data.tiles else {
+            let Ok(Tiles::Tile(tiles)) = grid(datafile, t, cap) else {
                 return None;
-            };
-            let tiles = match t.version >= 4 {
-                true => expand(&stored, count).ok()?,
-                false if stored.len() >= count => stored[..count].to_vec(),
-                false => return None,
             };
             *budget -= 2 * count as u64;
             let index: Vec<u8> = tiles.iter().map(|t| t.index).collect();

@@ -54,7 +54,7 @@ pub use datafile::{
 
 use crate::codec::{Codec, DecodeError, Mode, Reader};
 use crate::report::Finding;
-use items::{Group, Kind, Layer, LayerBody, MapItem, PointForm, TilesLayer};
+use items::{Group, Kind, Layer, LayerBody, MapItem, Physics, PointForm, TilesLayer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use uuid::Uuid;
@@ -178,6 +178,22 @@ impl<'a> Map<'a> {
             }
         }
         out
+    }
+
+    /// The layer DDNet's loader takes for physics `p`: the last tiles
+    /// layer of that physics among the groups' layers, with its item
+    /// index.
+    pub fn physics_layer(&self, p: Physics) -> Option<(usize, &TilesLayer<'a>)> {
+        self.placements()
+            .into_iter()
+            .filter_map(|at| match self.layer(at.item) {
+                Some(Layer {
+                    body: LayerBody::Tiles(t),
+                    ..
+                }) if t.physics() == Some(p) => Some((at.item, t)),
+                _ => None,
+            })
+            .last()
     }
 
     /// Layer item `index`, typed.

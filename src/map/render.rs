@@ -5,7 +5,7 @@
 //! of each in group order). PNG, the same bytes on every run.
 
 use super::grid::grid;
-use super::items::{LayerBody, Physics, TilesLayer};
+use super::items::{Physics, TilesLayer};
 use super::tiles::*;
 use super::{Datafile, Map};
 use std::fmt;
@@ -193,22 +193,13 @@ pub fn classes(
     map: &Map<'_>,
     cap: u64,
 ) -> Result<(usize, usize, Vec<Class>), RenderError> {
-    // The last layer of each physics in group order, as DDNet's loader
-    // takes it.
-    let mut last: [Option<&TilesLayer<'_>>; 4] = [None; 4];
     let wanted = [
         Physics::Game,
         Physics::Front,
         Physics::Tele,
         Physics::Speedup,
     ];
-    for p in map.placements() {
-        if let Some(LayerBody::Tiles(t)) = map.layer(p.item).map(|l| &l.body)
-            && let Some(slot) = wanted.iter().position(|&w| Some(w) == t.physics())
-        {
-            last[slot] = Some(t);
-        }
-    }
+    let last = wanted.map(|p| map.physics_layer(p).map(|(_, t)| t));
     let game = last[0].ok_or(RenderError::NoGameLayer)?;
     let tiles = |t: &TilesLayer<'_>, physics| {
         grid(datafile, t, cap).map_err(|e| RenderError::Tiles {

@@ -1146,6 +1146,28 @@ fn mutants() -> Vec<Mutant> {
             },
         },
         Mutant {
+            name: "map_game_skip_runs_not_read",
+            bug: "a version 4 game layer's stored tiles are read as one tile each, the skip byte ignored (ddnet-maploader 1.0.0)",
+            units: &[Map],
+            answer: |c| {
+                decoded(c, |_, v| {
+                    let item = v["game"]["item"].clone();
+                    let layer = v["layers"]
+                        .as_array()
+                        .and_then(|ls| ls.iter().find(|l| l["item"] == item));
+                    let Some(stored) = layer.and_then(|l| l["tiles"].as_str()) else {
+                        return;
+                    };
+                    let stored = hex::decode(stored).unwrap_or_default();
+                    let n = v["game"]["index_hex"].as_str().map_or(0, |h| h.len() / 2);
+                    let index: Vec<u8> = (0..n)
+                        .map(|i| stored.get(4 * i).copied().unwrap_or(0))
+                        .collect();
+                    v["game"]["index_hex"] = json!(hex::encode(index));
+                })
+            },
+        },
+        Mutant {
             name: "map_encode_rewrites_sizes",
             bug: "the writer recomputes the header's size instead of keeping the stored one",
             units: &[Map],

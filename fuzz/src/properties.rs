@@ -284,8 +284,9 @@ pub fn archive(data: &[u8], dir: &std::path::Path) {
     }
 }
 
-/// Maps: whatever decodes re-encodes to its bytes and each typed item to
-/// its payload; `check` (every data block inflated, 16 MiB at most, under
+/// Maps: whatever decodes re-encodes to its bytes, each typed item to
+/// its payload and the conformance unit's map document to the file;
+/// `check` (every data block inflated, 16 MiB at most, under
 /// the target's allocation bound; DDNet's reader and loader rules) never
 /// panics.
 pub fn map(data: &[u8]) {
@@ -310,4 +311,10 @@ pub fn map(data: &[u8]) {
             assert_eq!(payload, item.payload, "item {i} re-encodes differently");
         }
     }
+    let doc = teeoracle::map::document::document(&datafile, 16 << 20);
+    assert_eq!(
+        teeoracle::map::document::encode(&doc).as_deref(),
+        Ok(data),
+        "the map document encodes differently"
+    );
 }

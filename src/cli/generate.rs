@@ -10,7 +10,7 @@ use teeoracle::generate::{self, Generated, Kind, Mutant, Unit};
 /// `teeoracle gen`.
 #[derive(Args, Debug)]
 pub struct GenArgs {
-    /// teehistorian, packet06, packet07, snapshot, delta_apply or demo.
+    /// teehistorian, packet06, packet07, snapshot, delta_apply, demo or map.
     unit: String,
     /// The seed: the same seed gives the same files on every machine.
     #[arg(long)]

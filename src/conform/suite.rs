@@ -578,6 +578,21 @@ mod tests {
         ];
         assert_eq!(layer["tiles"], ground.concat());
         assert_eq!(doc["data"][0]["inflated_size"], 24);
+        let game = &doc["game"];
+        assert_eq!((&game["item"], &game["height"]), (&json!(2), &json!(2)));
+        assert_eq!(game["index_hex"], "00c000010101");
+        assert_eq!(game["flags_hex"], "000000000800");
+        // Teeworlds 0.7's writer stores runs of equal tiles once: the game
+        // layer's tiles are the 70x50 the runs expand to.
+        let Expected::Json(tw) = &find("map/map/teeworlds-data/ctf1.map").expected else {
+            panic!("Teeworlds' ctf1 is refused")
+        };
+        let tw = tw.value();
+        assert_eq!(
+            tw["items"][tw["game"]["item"].as_u64().unwrap() as usize]["item"]["body"]["version"],
+            4
+        );
+        assert_eq!(tw["game"]["index_hex"].as_str().unwrap().len(), 2 * 70 * 50);
         // Every map DDNet loads encodes back to its bytes; the demos'
         // maps are cases too.
         let encodes: Vec<&Case> = suite.cases.iter().filter(|c| c.op == Op::Encode).collect();

@@ -252,3 +252,31 @@ pub fn encode(doc: &Value) -> Result<Vec<u8>, String> {
     };
     Ok(encode_to_vec(&datafile, ()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every corpus map that the reader splits (the malformed ones DDNet
+    /// refuses by a rule included) is its document's bytes again.
+    #[test]
+    fn every_corpus_map_is_its_document_encoded() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/map");
+        let mut read = 0;
+        for path in crate::files::files_under(&root).unwrap() {
+            let bytes = std::fs::read(&path).unwrap();
+            let Ok(datafile) = Datafile::decode(&bytes) else {
+                continue;
+            };
+            let doc = document(&datafile, 1 << 26);
+            assert_eq!(
+                encode(&doc).as_deref(),
+                Ok(&bytes[..]),
+                "{}",
+                path.display()
+            );
+            read += 1;
+        }
+        assert!(read >= 10, "{read} maps");
+    }
+}

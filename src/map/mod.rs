@@ -46,6 +46,8 @@ pub mod rules;
 #[cfg(test)]
 pub(crate) mod tests;
 pub mod tiles;
+#[cfg(feature = "zlib")]
+pub mod write;
 
 pub use datafile::{
     Datafile, HEADER_LEN, ITEM_HEADER_LEN, ITEM_TYPE_LEN, ITEMTYPE_EX, Item, ItemType, Layout,

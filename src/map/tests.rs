@@ -581,45 +581,17 @@ fn text_blocks_read_as_ddnet_reads_them() {
 #[cfg(feature = "zlib")]
 pub(crate) mod zlib {
     use super::*;
-    use crate::compression::zlib::deflate;
 
     /// A map as DDNet's writer lays it out: items by type (each type's in
     /// the order given), blocks compressed at level 6, its sizes.
     pub(crate) fn build(items: &[(u16, u16, Vec<u8>)], blocks: &[Vec<u8>]) -> Vec<u8> {
-        let mut items = items.to_vec();
-        items.sort_by_key(|i| i.0);
-        let mut item_types: Vec<ItemType> = Vec::new();
-        for (i, (t, _, _)) in items.iter().enumerate() {
-            match item_types.last_mut() {
-                Some(last) if last.type_id == i32::from(*t) => last.num += 1,
-                _ => item_types.push(ItemType {
-                    type_id: (*t).into(),
-                    start: i as i32,
-                    num: 1,
-                }),
-            }
-        }
-        let compressed: Vec<Vec<u8>> = blocks.iter().map(|b| deflate(b, 6)).collect();
-        let mut datafile = Datafile {
-            magic: Magic::Data,
+        let spec = crate::map::write::MapSpec {
+            items: items.to_vec(),
+            blocks: blocks.to_vec(),
             version: 4,
-            size: 0,
-            swaplen: 0,
-            item_types,
-            items: items
-                .iter()
-                .map(|(t, id, p)| Item {
-                    type_and_id: u32::from(*t) << 16 | u32::from(*id),
-                    size: p.len() as i32,
-                    payload: p,
-                })
-                .collect(),
-            data: compressed.iter().map(Vec::as_slice).collect(),
-            data_sizes: Some(blocks.iter().map(|b| b.len() as i32).collect()),
-            trailing: &[],
+            magic: Magic::Data,
         };
-        (datafile.size, datafile.swaplen) = datafile.writer_sizes();
-        encode_to_vec(&datafile, ())
+        spec.write().bytes
     }
 
     /// A tiles layer item: version 3, named as DDNet names its physics

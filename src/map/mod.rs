@@ -188,14 +188,14 @@ impl<'a> Map<'a> {
     pub fn physics_layer(&self, p: Physics) -> Option<(usize, &TilesLayer<'a>)> {
         self.placements()
             .into_iter()
-            .filter_map(|at| match self.layer(at.item) {
+            .rev()
+            .find_map(|at| match self.layer(at.item) {
                 Some(Layer {
                     body: LayerBody::Tiles(t),
                     ..
                 }) if t.physics() == Some(p) => Some((at.item, t)),
                 _ => None,
             })
-            .last()
     }
 
     /// Layer item `index`, typed.

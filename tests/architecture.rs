@@ -160,3 +160,44 @@ fn every_module_of_the_order_exists() {
         "ORDER names modules src/ lacks: {missing:?}"
     );
 }
+
+/// A test file with its own harness (`harness = false` in Cargo.toml)
+/// runs only what its `main` lists: a `#[test]` function in it is never
+/// compiled, let alone run (a merge once left one so).
+#[test]
+fn files_with_their_own_harness_hold_no_test_attribute() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    let mut own = Vec::new();
+    for section in manifest.split("[[test]]").skip(1) {
+        let section = section.split("\n[").next().unwrap_or_default();
+        let name = section
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("name = "))
+            .map(|n| n.trim_matches('"').to_string());
+        if let Some(name) = name
+            && section.contains("harness = false")
+        {
+            own.push(name);
+        }
+    }
+    assert!(
+        own.contains(&"hostile".to_string()),
+        "the [[test]] sections read: {own:?}"
+    );
+    for name in own {
+        let path = root.join("tests").join(format!("{name}.rs"));
+        let text = std::fs::read_to_string(&path).expect("the test file");
+        let at: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "#[test]")
+            .map(|(i, _)| i + 1)
+            .collect();
+        assert!(
+            at.is_empty(),
+            "{} has its own harness but #[test] at lines {at:?}: list the function in its main",
+            path.display()
+        );
+    }
+}

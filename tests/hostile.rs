@@ -80,6 +80,7 @@ const TESTS: &[(&str, fn())] = tests![
     an_archive_asking_for_a_checkpoint_every_tick,
     a_table_of_contents_listing_every_record,
     packing_twelve_thousand_console_commands,
+    maps_that_claim_huge_sizes,
 ];
 
 /// Each test runs in a process of its own, this binary called back with
@@ -340,19 +341,36 @@ fn compressed_files_that_decompress_to_a_gibibyte() {
     }
 }
 
-/// Maps that claim huge sizes: counts of 2^31 - 1 items and blocks (the
+/// Asserts that `corpus/hostile/NAME` holds `bytes` (a file built here,
+/// kept in the corpus for other implementations' suites);
+/// `TEEORACLE_WRITE_HOSTILE=1` writes it instead.
+fn stored(name: &str, bytes: &[u8]) {
+    let path = hostile(name);
+    if std::env::var_os("TEEORACLE_WRITE_HOSTILE").is_some() {
+        std::fs::write(&path, bytes).expect("the hostile file is written");
+    }
+    let kept = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        kept == bytes,
+        "{} is not what this test builds ({} bytes kept, {} built): \
+         TEEORACLE_WRITE_HOSTILE=1 cargo test --test hostile writes it",
+        path.display(),
+        kept.len(),
+        bytes.len()
+    );
+}
+
+/// Maps that claim huge sizes (kept in `corpus/hostile/`): counts of 2^31 - 1 items and blocks (the
 /// reader stops at the end of the file before sizing anything by them),
 /// and a map whose unused blocks inflate to 48 MiB of zeros, one of them
 /// declaring it and one declaring 2 GiB. `check` and the conformance
 /// unit's document read each block streamed (counted and hashed, never
 /// kept), within the bound.
-#[test]
 fn maps_that_claim_huge_sizes() {
     use sha2::Digest;
     use teeoracle::compression::zlib::deflate;
     use teeoracle::conform::{Unit, expect};
     use teeoracle::generate::{Rng, map::valid};
-    let _turn = my_turn();
     let mut counts = b"DATA".to_vec();
     for v in [
         4,
@@ -367,6 +385,7 @@ fn maps_that_claim_huge_sizes() {
         counts.extend(i32::to_le_bytes(v));
     }
     counts.extend([0u8; 64]);
+    stored("malformed/claims_2g_items.map", &counts);
     let verdict = bounded("check a map claiming 2^31 items", || {
         check::check(
             Source::bytes("counts.map", counts.clone()),
@@ -394,6 +413,7 @@ fn maps_that_claim_huge_sizes() {
         })
         .bytes;
     drop(stream);
+    stored("unused_blocks_48mib_2gib.map", &map);
     let verdict = bounded("check a map with 48 MiB and 2 GiB blocks", || {
         check::check(Source::bytes("big.map", map.clone()), &Options::default())
     });

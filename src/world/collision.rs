@@ -54,6 +54,33 @@ impl Collision {
         })
     }
 
+    /// The game layer of a map as DDNet's loader takes it
+    /// ([`crate::map::Map::physics_layer`]), its tiles read by
+    /// [`crate::map::grid::grid`] (blocks inflated up to `cap` bytes).
+    /// The error says why the map gives no game layer.
+    #[cfg(feature = "zlib")]
+    pub fn of_map(
+        datafile: &crate::map::Datafile<'_>,
+        map: &crate::map::Map<'_>,
+        cap: u64,
+    ) -> Result<Collision, String> {
+        use crate::map::grid::grid;
+        use crate::map::items::Physics;
+        use crate::map::tiles::Tiles;
+        let (item, layer) = map
+            .physics_layer(Physics::Game)
+            .ok_or("no game layer (a tiles layer with flag 1 in a group)")?;
+        match grid(datafile, layer, cap) {
+            Ok(Tiles::Tile(tiles)) => {
+                Collision::new(layer.width, layer.height, &tiles).ok_or_else(|| {
+                    format!("the game layer (item {item}) has fewer tiles than its size")
+                })
+            }
+            Ok(_) => Err(format!("the game layer (item {item}) holds no plain tiles")),
+            Err(e) => Err(format!("the game layer (item {item}): {e}")),
+        }
+    }
+
     /// Width in tiles.
     pub fn width(&self) -> i32 {
         self.width
@@ -327,6 +354,45 @@ mod tests {
         let (mut pos, mut vel) = (Vec2::new(40.0, 40.0), Vec2::new(2.0, 10.0));
         assert_eq!(c.move_point(&mut pos, &mut vel, 0.5), 0);
         assert_eq!(pos, Vec2::new(42.0, 50.0));
+    }
+
+    /// Teeworlds' dm1 (in the corpus): a 0.6 map's game layer, read
+    /// through the map reader. Its border is solid all round; its middle
+    /// is air.
+    #[cfg(feature = "zlib")]
+    #[test]
+    fn a_real_maps_game_layer_is_its_collision() {
+        use crate::map::{Datafile, Map};
+        let bytes = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/map/teeworlds-data/dm1.map"
+        ))
+        .expect("dm1.map");
+        let datafile = Datafile::decode(&bytes).expect("dm1 decodes");
+        let map = Map::new(&datafile);
+        let c = Collision::of_map(&datafile, &map, 64 << 20).expect("dm1 has a game layer");
+        let (w, h) = (c.width(), c.height());
+        assert!(w > 10 && h > 10, "{w}x{h}");
+        let solid = (0..w * h)
+            .filter(|i| c.is_solid(i % w * 32, i / w * 32))
+            .count();
+        assert!(
+            solid > 0 && solid < (w * h) as usize,
+            "{solid} solid tiles of {}",
+            w * h
+        );
+        // Every tile outside the map is a border tile: the same kind as
+        // the nearest one inside.
+        assert_eq!(c.tile(-1000, -1000), c.tile(0, 0));
+        assert_eq!(c.tile(w * 32 + 500, 16), c.tile((w - 1) * 32, 16));
+        assert!(
+            c.is_solid(0, 0) && c.is_solid((w - 1) * 32, (h - 1) * 32),
+            "solid corners"
+        );
+        assert!(
+            Collision::of_map(&datafile, &map, 0).is_err(),
+            "a cap of 0 inflates nothing"
+        );
     }
 
     #[test]

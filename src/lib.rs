@@ -85,6 +85,8 @@ pub mod packet;
 pub mod report;
 pub mod schema;
 pub mod session;
+#[cfg(feature = "zlib")]
+pub mod simulate;
 pub mod snapshot;
 pub mod teehistorian;
 pub mod world;

@@ -35,7 +35,10 @@ const ORDER: &[(&str, &[&str])] = &[
             "world",
         ],
     ),
-    ("jobs", &["check", "conform", "diff", "generate", "bot"]),
+    (
+        "jobs",
+        &["simulate", "check", "conform", "diff", "generate", "bot"],
+    ),
 ];
 
 /// The module a file under `src/` belongs to (`src/demo/check.rs`:

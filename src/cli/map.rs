@@ -201,6 +201,16 @@ impl Loaded {
     }
 }
 
+/// The game layer's collision of a map file, or of the map a demo
+/// embeds (for the simulator).
+pub(crate) fn collision_of(path: &Path) -> Result<teeoracle::world::collision::Collision, Failure> {
+    let loaded = Loaded::read(path)?;
+    let datafile = loaded.decode(path)?;
+    let map = Map::new(&datafile);
+    teeoracle::world::collision::Collision::of_map(&datafile, &map, loaded.cap(None))
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
+}
+
 /// The check of a loaded map (the map check's pipeline), settled.
 fn verdict(path: &Path, loaded: &Loaded, cap: u64) -> Verdict {
     let mut verdict = Verdict::new(shown(path));

@@ -74,6 +74,18 @@ pub enum TeehistorianCommand {
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
+    /// Replay the file's inputs through DDNet's physics on its map and
+    /// compare every character's position with the file's, tick by tick.
+    Simulate {
+        /// The teehistorian file.
+        file: PathBuf,
+        /// The map it was recorded on, or a demo that embeds it.
+        #[arg(long)]
+        map: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
     /// Write a synthetic teehistorian file from a spec (.ron or .json):
     /// header fields, then records by kind (see `teehistorian::spec`).
     Build {
@@ -103,7 +115,85 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             format,
         } => roundtrip(&file, output.as_deref(), strict, format),
         TeehistorianCommand::Build { spec, output } => build(&spec, &output),
+        TeehistorianCommand::Simulate { file, map, format } => simulate(&file, &map, format),
     }
+}
+
+/// `teehistorian simulate`.
+fn simulate(file: &Path, map_path: &Path, format: ReportFormat) -> Result<(), Failure> {
+    let col = super::map::collision_of(map_path)?;
+    let bytes = super::output::read(file)?;
+    let report = teeoracle::simulate::simulate(&bytes, col)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let mut out = stdout();
+    match format {
+        ReportFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
+        ReportFormat::Text => {
+            let pct = |a: u64, b: u64| {
+                if b == 0 {
+                    0.0
+                } else {
+                    a as f64 * 100.0 / b as f64
+                }
+            };
+            writeln!(
+                out,
+                "{}: {:?}, ticks {}..{}: {} of {} player-ticks matched ({:.3}%), {} before the first divergence; {} divergences, {} after unmodelled events",
+                shown(file),
+                report.version,
+                report.ticks.0,
+                report.ticks.1,
+                report.matched,
+                report.player_ticks,
+                pct(report.matched, report.player_ticks),
+                report.matched_strict,
+                report.divergences,
+                report.after_unmodelled,
+            )?;
+            for p in &report.players {
+                writeln!(
+                    out,
+                    "  cid {}: {} of {} matched{}",
+                    p.cid,
+                    p.matched,
+                    p.player_ticks,
+                    p.first_divergence
+                        .map(|t| format!(", first divergence at tick {t}"))
+                        .unwrap_or_default()
+                )?;
+            }
+            for u in &report.unmodelled {
+                writeln!(
+                    out,
+                    "  unmodelled at tick {}: cid {}: {}",
+                    u.tick, u.cid, u.feature
+                )?;
+            }
+            for d in &report.listed {
+                writeln!(
+                    out,
+                    "  divergence at tick {}: cid {}: recorded {:?}, simulated {:?}; before: {}",
+                    d.tick,
+                    d.cid,
+                    d.recorded,
+                    d.simulated,
+                    d.core_before
+                        .as_ref()
+                        .map_or("no character".to_owned(), |c| format!(
+                            "pos ({}, {}) vel ({}, {}) hook {} jumped {} input {:?}",
+                            c.pos.x, c.pos.y, c.vel.x, c.vel.y, c.hook_state, c.jumped, c.input
+                        ))
+                )?;
+            }
+        }
+    }
+    if report.divergences > 0 {
+        return Err(Failure::reported(format!(
+            "{} divergences",
+            report.divergences
+        )));
+    }
+    Ok(())
 }
 
 /// `teehistorian build`: a synthetic file from a RON or JSON spec.

@@ -27,6 +27,9 @@ pub struct Collision {
     /// The collision kind of each tile (0 or `TILE_SOLID` to
     /// `TILE_NOLASER`), row by row.
     kinds: Vec<u8>,
+    /// Every tile's index as the map has it, row by row (entities
+    /// included).
+    indices: Vec<u8>,
 }
 
 impl Collision {
@@ -51,6 +54,7 @@ impl Collision {
             width,
             height,
             kinds,
+            indices: tiles.iter().map(|t| t.index).collect(),
         })
     }
 
@@ -98,6 +102,12 @@ impl Collision {
         let ny = (y / 32).clamp(0, self.height - 1);
         // In range: both are clamped into the grid.
         self.kinds[(ny * self.width + nx) as usize]
+    }
+
+    /// The game layer's index of the tile at column `x`, row `y` (in
+    /// range: the caller walks the grid).
+    pub fn index(&self, x: i32, y: i32) -> u8 {
+        self.indices[(y * self.width + x) as usize]
     }
 
     /// Whether the tile at `(x, y)` stops movement: solid or nohook.

@@ -7,12 +7,27 @@
 //! DDNet's C++ does it (built for generic x86-64: SSE, no fused
 //! multiply-add), so a position comes out bit for bit as DDNet's.
 
+pub mod character;
 pub mod collision;
+pub mod core;
+pub mod game;
+pub mod tuning;
+
+pub use game::World;
+
+/// Which server's rules a world follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Version {
+    /// DDNet 16.4 (Debian's server).
+    Ddnet16_4,
+    /// DDNet 20.1.
+    Ddnet20_1,
+}
 
 use std::ops::{Add, Mul, Sub};
 
 /// DDNet's `vec2`: two `f32`s.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Vec2 {
     /// Rightwards, in world units (32 to a tile).
     pub x: f32,

@@ -1,0 +1,411 @@
+//! Simulating a teehistorian file (issue 27): its records drive a
+//! [`World`] on the map it was recorded on, and every tick the world's
+//! characters are compared with the positions the file records.
+//!
+//! Records between tick T's PLAYER records and tick T+1's are what
+//! happened between the two ticks (joins, kills, inputs); the world takes
+//! them, steps to T+1, and must then stand where T+1's records say. A
+//! divergence is reported with the tick, the player, both positions and
+//! the core just before; then the character is put where the file says
+//! (velocity and hook kept) so that one difference does not hide the rest.
+
+use crate::codec::{DecodeError, Mode};
+use crate::packet::msg::{MsgHeader, decode_body, split};
+use crate::teehistorian::{Ex, Header, Message, PlayerInput, Record, SliceReader};
+use crate::world::collision::Collision;
+use crate::world::core::{Core, MAX_CLIENTS};
+use crate::world::game::{Settings, Unmodelled, World};
+use crate::world::tuning::Tuning;
+use crate::world::{Vec2, Version};
+use serde::Serialize;
+use std::ops::ControlFlow;
+
+/// How many divergences a report lists (all are counted).
+pub const MAX_LISTED: usize = 50;
+
+/// What a simulation found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// Whose rules the world followed (from the header's server version).
+    pub version: Version,
+    /// The first and last tick simulated.
+    pub ticks: (i32, i32),
+    /// (tick, player) pairs where the file records a live character.
+    pub player_ticks: u64,
+    /// Of those, where the simulated character stood exactly there.
+    pub matched: u64,
+    /// Player-ticks matched before the file's first divergence.
+    pub matched_strict: u64,
+    /// Player-ticks of characters an unmodelled event may have moved (not
+    /// failures, not matches unless they match).
+    pub after_unmodelled: u64,
+    /// Divergences not explained by an unmodelled event.
+    pub divergences: u64,
+    /// The first [`MAX_LISTED`] divergences, in order.
+    pub listed: Vec<Divergence>,
+    /// What the world does not model, in order of ticks.
+    pub unmodelled: Vec<Unmodelled>,
+    /// Per player: its player-ticks, matches, and first divergence tick.
+    pub players: Vec<PlayerSummary>,
+}
+
+/// One player's figures.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PlayerSummary {
+    /// The client id.
+    pub cid: usize,
+    /// Its player-ticks.
+    pub player_ticks: u64,
+    /// Matched.
+    pub matched: u64,
+    /// The first divergence's tick, if any.
+    pub first_divergence: Option<i32>,
+}
+
+/// Where the world and the file disagree.
+#[derive(Clone, Debug, Serialize)]
+pub struct Divergence {
+    /// The tick.
+    pub tick: i32,
+    /// The client id.
+    pub cid: usize,
+    /// What the file says (`None`: no character).
+    pub recorded: Option<(i32, i32)>,
+    /// What the world has.
+    pub simulated: Option<(i32, i32)>,
+    /// The core at the end of the tick before.
+    pub core_before: Option<Core>,
+    /// After an unmodelled event that touched this player.
+    pub unmodelled: bool,
+}
+
+/// Why a file cannot be simulated.
+#[derive(Debug)]
+pub enum SimulateError {
+    /// The file does not decode.
+    Decode(DecodeError),
+    /// The header names a server this simulator does not know.
+    UnknownServer(String),
+}
+
+impl std::fmt::Display for SimulateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimulateError::Decode(e) => write!(f, "{e}"),
+            SimulateError::UnknownServer(s) => write!(
+                f,
+                "the header's server_version {s:?} is not a DDNet version this simulator models (16.4 or 20.1)"
+            ),
+        }
+    }
+}
+
+/// The rules of the server named by a header's `server_version`
+/// (`"0.6 16.4, ..."`, `"0.6, 20.1 (28baa427...)"`): below 17, 16.4's.
+pub fn version_of(server_version: &str) -> Option<Version> {
+    let major = server_version
+        .split(|c: char| !c.is_ascii_digit() && c != '.')
+        .filter(|w| w.contains('.') && *w != "0.6" && *w != "0.7")
+        .find_map(|w| w.split('.').next()?.parse::<u32>().ok())?;
+    Some(if major < 17 {
+        Version::Ddnet16_4
+    } else {
+        Version::Ddnet20_1
+    })
+}
+
+/// Simulates `bytes` (a teehistorian file) on `col` (its map's game
+/// layer).
+pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
+    let (header, mut reader) =
+        SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
+    let server = header.info.server_version.clone().unwrap_or_default();
+    let version = version_of(&server).ok_or(SimulateError::UnknownServer(server))?;
+    let mut sim = Simulation::new(version, &header, col);
+    let mut failed = None;
+    let flow = reader.for_each_record(|rec| {
+        sim.record(rec);
+        ControlFlow::<()>::Continue(())
+    });
+    if let Err(e) = flow {
+        failed = Some(e);
+    }
+    sim.finish();
+    // A cut file is simulated up to its last complete record.
+    let _ = failed;
+    Ok(sim.report)
+}
+
+/// The driver's state.
+struct Simulation {
+    world: Option<World>,
+    version: Version,
+    col: Option<Collision>,
+    tuning: Tuning,
+    settings: Settings,
+    /// Positions as the file has them now.
+    recorded: Vec<Option<(i32, i32)>>,
+    /// Each client's last recorded input (the base of INPUT_DIFF).
+    inputs: Vec<Option<PlayerInput>>,
+    /// The world's tick was compared with the file.
+    compared: bool,
+    /// Players touched by an unmodelled event (until they respawn).
+    tainted: Vec<bool>,
+    /// The world's unmodelled events already applied to `tainted`.
+    seen_unmodelled: usize,
+    cores_before: Vec<Option<Core>>,
+    report: Report,
+    first_tick: Option<i32>,
+    diverged: bool,
+}
+
+impl Simulation {
+    fn new(version: Version, _header: &Header, col: Collision) -> Simulation {
+        Simulation {
+            world: None,
+            version,
+            col: Some(col),
+            tuning: Tuning::default(),
+            settings: Settings::default(),
+            recorded: vec![None; MAX_CLIENTS],
+            inputs: vec![None; MAX_CLIENTS],
+            compared: false,
+            tainted: vec![false; MAX_CLIENTS],
+            seen_unmodelled: 0,
+            cores_before: vec![None; MAX_CLIENTS],
+            report: Report {
+                version,
+                ticks: (0, 0),
+                player_ticks: 0,
+                matched: 0,
+                matched_strict: 0,
+                after_unmodelled: 0,
+                divergences: 0,
+                listed: Vec::new(),
+                unmodelled: Vec::new(),
+                players: (0..MAX_CLIENTS)
+                    .map(|cid| PlayerSummary {
+                        cid,
+                        ..PlayerSummary::default()
+                    })
+                    .collect(),
+            },
+            first_tick: None,
+            diverged: false,
+        }
+    }
+
+    /// The world, made at the first record's tick.
+    fn world(&mut self, tick: i32) -> &mut World {
+        if self.world.is_none() {
+            let col = self.col.take().expect("the map is taken once");
+            self.world = Some(World::new(
+                self.version,
+                col,
+                self.tuning,
+                self.settings,
+                tick,
+            ));
+            self.first_tick = Some(tick);
+        }
+        self.world.as_mut().expect("made above")
+    }
+
+    /// Steps the world to `tick`, comparing each tick on the way.
+    fn advance(&mut self, tick: i32) {
+        loop {
+            let now = self.world(tick).tick;
+            if now >= tick {
+                break;
+            }
+            self.compare();
+            let w = self.world.as_mut().expect("made");
+            for cid in 0..MAX_CLIENTS {
+                self.cores_before[cid] = w.core(cid).cloned();
+            }
+            w.step();
+            self.compared = false;
+        }
+    }
+
+    fn record(&mut self, rec: &Record<'_>) {
+        let tick = rec.tick;
+        match &rec.msg {
+            Message::PlayerNew { cid, x, y } => {
+                self.advance(tick);
+                if let Some(slot) = slot(&mut self.recorded, *cid) {
+                    *slot = Some((*x, *y));
+                }
+                return;
+            }
+            Message::PlayerDiff { cid, dx, dy } => {
+                self.advance(tick);
+                if let Some(Some((x, y))) = slot(&mut self.recorded, *cid) {
+                    *x = x.wrapping_add(*dx);
+                    *y = y.wrapping_add(*dy);
+                }
+                return;
+            }
+            Message::PlayerOld { cid } => {
+                self.advance(tick);
+                if let Some(slot) = slot(&mut self.recorded, *cid) {
+                    *slot = None;
+                }
+                return;
+            }
+            Message::Finish => return,
+            Message::TickSkip { .. } => {
+                self.advance(tick);
+                return;
+            }
+            _ => {}
+        }
+        // Anything else happens between this tick and the next.
+        self.advance(tick);
+        self.compare();
+        let protocol = rec.protocol;
+        let w = self.world.as_mut().expect("made by advance");
+        match &rec.msg {
+            Message::Join { cid } => {
+                if let Ok(c) = usize::try_from(*cid) {
+                    w.join(c);
+                    if let Some(s) = self.inputs.get_mut(c) {
+                        *s = None;
+                    }
+                }
+            }
+            Message::Drop { cid, .. } => {
+                if let Ok(c) = usize::try_from(*cid) {
+                    w.drop_client(c);
+                }
+            }
+            Message::InputNew { cid, input } => {
+                let input = PlayerInput::from(*input);
+                if let Some(s) = slot(&mut self.inputs, *cid) {
+                    *s = Some(input);
+                    w.input(*cid as usize, input);
+                }
+            }
+            Message::InputDiff { cid, dinput } => {
+                if let Some(s) = slot(&mut self.inputs, *cid) {
+                    let input = s.unwrap_or_default().plus(dinput);
+                    *s = Some(input);
+                    w.input(*cid as usize, input);
+                }
+            }
+            Message::NetMessage { cid, data } => {
+                let Ok(c) = usize::try_from(*cid) else { return };
+                let Ok((header, body)) = split(data) else {
+                    return;
+                };
+                let version = protocol.unwrap_or(crate::packet::Version::V06);
+                match header.name(version) {
+                    Some("Cl_Kill") if !header.sys => w.kill(c),
+                    Some("Cl_SetTeam") if !header.sys => {
+                        if let Some(team) = team_of(version, &header, body) {
+                            w.set_team(c, team);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Message::ConsoleCommand(cmd) => {
+                let name = String::from_utf8_lossy(cmd.cmd.as_ref()).into_owned();
+                w.unmodelled_command(cmd.cid, &name);
+            }
+            Message::Ex(ex) => match &ex.ex {
+                Ex::PlayerReady { cid } => {
+                    if let Ok(c) = usize::try_from(*cid) {
+                        w.ready(c);
+                    }
+                }
+                Ex::PlayerTeam { cid, team } => w.set_ddrace_team(*cid, *team),
+                Ex::PlayerSwap { .. } => w.unmodelled_command(-1, "player swap"),
+                Ex::LoadSuccess { .. } => w.unmodelled_command(-1, "load"),
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// Compares the world's tick with the file's positions, once a tick.
+    fn compare(&mut self) {
+        if self.compared {
+            return;
+        }
+        self.compared = true;
+        let Some(w) = self.world.as_mut() else {
+            return;
+        };
+        // Unmodelled events taint their doer.
+        for u in &w.unmodelled[self.seen_unmodelled..] {
+            if u.cid < MAX_CLIENTS {
+                self.tainted[u.cid] = true;
+            }
+            self.report.unmodelled.push(u.clone());
+        }
+        self.seen_unmodelled = w.unmodelled.len();
+        let tick = w.tick;
+        self.report.ticks = (self.first_tick.unwrap_or(tick), tick);
+        let mut simulated: Vec<Option<(i32, i32)>> = vec![None; MAX_CLIENTS];
+        for (cid, x, y) in w.positions() {
+            simulated[cid] = Some((x, y));
+        }
+        for cid in 0..MAX_CLIENTS {
+            let (rec, sim) = (self.recorded[cid], simulated[cid]);
+            if rec.is_none() && sim.is_none() {
+                // A character gone ends what touched it.
+                self.tainted[cid] = false;
+                continue;
+            }
+            let summary = &mut self.report.players[cid];
+            if rec.is_some() {
+                self.report.player_ticks += 1;
+                summary.player_ticks += 1;
+            }
+            if rec == sim {
+                self.report.matched += 1;
+                summary.matched += 1;
+                if !self.diverged {
+                    self.report.matched_strict += 1;
+                }
+                continue;
+            }
+            let tainted = self.tainted[cid];
+            if tainted {
+                self.report.after_unmodelled += 1;
+            } else {
+                self.report.divergences += 1;
+                self.diverged = true;
+                summary.first_divergence.get_or_insert(tick);
+            }
+            if self.report.listed.len() < MAX_LISTED && !tainted {
+                self.report.listed.push(Divergence {
+                    tick,
+                    cid,
+                    recorded: rec,
+                    simulated: sim,
+                    core_before: self.cores_before[cid].clone(),
+                    unmodelled: tainted,
+                });
+            }
+            // Put the character where the file says and go on.
+            w.reseed(cid, rec.map(|(x, y)| Vec2::new(x as f32, y as f32)));
+        }
+    }
+
+    fn finish(&mut self) {
+        self.compare();
+        self.report.players.retain(|p| p.player_ticks > 0);
+    }
+}
+
+/// The entry of `cid` in a per-client table, if the id is in range.
+fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {
+    usize::try_from(cid).ok().and_then(|c| table.get_mut(c))
+}
+
+/// The team a `Cl_SetTeam` asks for.
+fn team_of(version: crate::packet::Version, header: &MsgHeader, body: &[u8]) -> Option<i32> {
+    decode_body(version, header, body)?.ok()?.int("team")
+}

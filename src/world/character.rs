@@ -1,0 +1,283 @@
+//! What a character is beyond its core (`CCharacter`,
+//! `src/game/server/entities/character.cpp`): the inputs it keeps,
+//! freeze, weapons and ammo. The world ([`super::game`]) drives it.
+
+use crate::teehistorian::PlayerInput;
+
+/// Weapons (`WEAPON_*`).
+pub mod weapon {
+    /// Always owned.
+    pub const HAMMER: i32 = 0;
+    /// The pistol.
+    pub const GUN: i32 = 1;
+    /// The shotgun.
+    pub const SHOTGUN: i32 = 2;
+    /// The grenade launcher.
+    pub const GRENADE: i32 = 3;
+    /// The laser rifle.
+    pub const LASER: i32 = 4;
+    /// Ninja.
+    pub const NINJA: i32 = 5;
+    /// How many.
+    pub const COUNT: usize = 6;
+}
+
+/// `PLAYERFLAG_CHATTING`: the input is ignored by the character.
+pub const PLAYERFLAG_CHATTING: i32 = 1 << 1;
+/// `PLAYERFLAG_SPEC_CAM` (20.1): the input is not for the character.
+pub const PLAYERFLAG_SPEC_CAM: i32 = 1 << 5;
+
+/// A weapon slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Slot {
+    /// Owned.
+    pub got: bool,
+    /// Ammunition, -1 for endless.
+    pub ammo: i32,
+}
+
+/// One character, by its client id. Its core is in the world's
+/// [`super::core::Cores`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Character {
+    /// The client id.
+    pub cid: usize,
+    /// `m_Pos`: the core's position after the last tick's move (tiles and
+    /// pickups look here, not at the core).
+    pub pos: super::Vec2,
+    /// The core position at the end of the last tick (`m_PrevPos`).
+    pub prev_pos: super::Vec2,
+    /// The tick it spawned.
+    pub spawn_tick: i32,
+    /// The input the core gets this tick (`m_Input`).
+    #[serde(skip)]
+    pub input: PlayerInput,
+    /// The input as it came (`m_SavedInput`); freeze masks a copy.
+    #[serde(skip)]
+    pub saved_input: PlayerInput,
+    /// Last tick's `input` (`m_PrevInput`).
+    #[serde(skip)]
+    pub prev_input: PlayerInput,
+    /// The newest direct input (`m_LatestInput`), for firing.
+    #[serde(skip)]
+    pub latest_input: PlayerInput,
+    /// The one before it (`m_LatestPrevInput`).
+    #[serde(skip)]
+    pub latest_prev_input: PlayerInput,
+    /// Direct inputs since spawn (`m_NumInputs`); firing needs two.
+    pub num_inputs: i32,
+    /// Ticks of freeze left (0 = not frozen).
+    pub freeze_time: i32,
+    /// The tick the freeze began (0 when not frozen).
+    pub freeze_start: i32,
+    /// Unfrozen during the last tick: the next shot fires at once.
+    pub frozen_last_tick: bool,
+    /// Deep freeze: frozen again every tick.
+    pub deep_frozen: bool,
+    /// Live freeze: no walking or jumping.
+    pub live_frozen: bool,
+    /// Ticks until the weapon fires again.
+    pub reload_timer: i32,
+    /// The weapon in hand.
+    pub active_weapon: i32,
+    /// The one before it.
+    pub last_weapon: i32,
+    /// A switch waiting for the reload (-1 none).
+    pub queued_weapon: i32,
+    /// Owned weapons and their ammunition.
+    pub weapons: [Slot; weapon::COUNT],
+    /// The tick it last fired.
+    pub attack_tick: i32,
+    /// The tick ninja was picked up.
+    pub ninja_activation_tick: i32,
+    /// Armor (DDNet 20.1 shows the freeze's progress in it).
+    pub armor: i32,
+}
+
+impl Character {
+    /// A character spawned at `tick`, with the player's last input (aim
+    /// reset to straight up), hammer and gun, gun in hand.
+    pub fn new(cid: usize, pos: super::Vec2, tick: i32, last_input: PlayerInput) -> Character {
+        let mut input = last_input;
+        input.target_x = 0;
+        input.target_y = -1;
+        let mut weapons = [Slot::default(); weapon::COUNT];
+        for w in [weapon::HAMMER, weapon::GUN] {
+            weapons[w as usize] = Slot {
+                got: true,
+                ammo: -1,
+            };
+        }
+        Character {
+            cid,
+            pos,
+            prev_pos: pos,
+            spawn_tick: tick,
+            input,
+            saved_input: input,
+            prev_input: input,
+            latest_input: input,
+            latest_prev_input: PlayerInput {
+                target_y: -1,
+                ..PlayerInput::default()
+            },
+            num_inputs: 0,
+            freeze_time: 0,
+            freeze_start: 0,
+            frozen_last_tick: false,
+            deep_frozen: false,
+            live_frozen: false,
+            reload_timer: 0,
+            active_weapon: weapon::GUN,
+            last_weapon: weapon::HAMMER,
+            queued_weapon: -1,
+            weapons,
+            attack_tick: 0,
+            ninja_activation_tick: 0,
+            armor: 0,
+        }
+    }
+
+    /// `Freeze(seconds)` at `tick`: refused while a longer freeze runs,
+    /// and within a second of the last freeze's start unless not frozen.
+    pub fn freeze(&mut self, seconds: i32, tick: i32, super_: bool) -> bool {
+        if seconds <= 0 || super_ || self.freeze_time > seconds * 50 {
+            return false;
+        }
+        if self.freeze_time == 0 || self.freeze_start < tick - 50 {
+            self.armor = 0;
+            self.freeze_time = seconds * 50;
+            self.freeze_start = tick;
+            return true;
+        }
+        false
+    }
+
+    /// `Unfreeze`.
+    pub fn unfreeze(&mut self) -> bool {
+        if self.freeze_time > 0 {
+            self.armor = 10;
+            if self.active_weapon >= 0 && !self.weapons[self.active_weapon as usize].got {
+                self.active_weapon = weapon::GUN;
+            }
+            self.freeze_time = 0;
+            self.freeze_start = 0;
+            self.frozen_last_tick = true;
+            return true;
+        }
+        false
+    }
+
+    /// `SetWeapon`.
+    pub fn set_weapon(&mut self, w: i32) {
+        if w == self.active_weapon {
+            return;
+        }
+        self.last_weapon = self.active_weapon;
+        self.queued_weapon = -1;
+        self.active_weapon = if (0..weapon::COUNT as i32).contains(&w) {
+            w
+        } else {
+            0
+        };
+    }
+
+    /// `GiveWeapon` (not ninja).
+    pub fn give_weapon(&mut self, w: i32) {
+        self.weapons[w as usize] = Slot {
+            got: true,
+            ammo: -1,
+        };
+    }
+
+    /// `GiveNinja` at `tick`.
+    pub fn give_ninja(&mut self, tick: i32) {
+        self.ninja_activation_tick = tick;
+        self.weapons[weapon::NINJA as usize] = Slot {
+            got: true,
+            ammo: -1,
+        };
+        if self.active_weapon != weapon::NINJA {
+            self.last_weapon = self.active_weapon;
+        }
+        self.active_weapon = weapon::NINJA;
+    }
+
+    /// `DoWeaponSwitch`.
+    pub fn do_weapon_switch(&mut self) {
+        if self.reload_timer != 0 || self.queued_weapon == -1 {
+            return;
+        }
+        if self.weapons[weapon::NINJA as usize].got
+            || !self.weapons[self.queued_weapon as usize].got
+        {
+            return;
+        }
+        self.set_weapon(self.queued_weapon);
+    }
+
+    /// `HandleWeaponSwitch`: next/previous presses and the wanted weapon.
+    pub fn handle_weapon_switch(&mut self) {
+        let mut wanted = if self.queued_weapon != -1 {
+            self.queued_weapon
+        } else {
+            self.active_weapon
+        };
+        if !self.weapons[..weapon::COUNT - 1].iter().any(|s| s.got) {
+            return;
+        }
+        let n = weapon::COUNT as i32;
+        let mut next = presses(
+            self.latest_prev_input.next_weapon,
+            self.latest_input.next_weapon,
+        );
+        let mut prev = presses(
+            self.latest_prev_input.prev_weapon,
+            self.latest_input.prev_weapon,
+        );
+        if next < 128 {
+            while next > 0 {
+                wanted = (wanted + 1) % n;
+                if self.weapons[wanted as usize].got {
+                    next -= 1;
+                }
+            }
+        }
+        if prev < 128 {
+            while prev > 0 {
+                wanted = if wanted - 1 < 0 { n - 1 } else { wanted - 1 };
+                if self.weapons[wanted as usize].got {
+                    prev -= 1;
+                }
+            }
+        }
+        if self.latest_input.wanted_weapon != 0 {
+            wanted = self.input.wanted_weapon - 1;
+        }
+        if (0..n).contains(&wanted)
+            && wanted != self.active_weapon
+            && self.weapons[wanted as usize].got
+        {
+            self.queued_weapon = wanted;
+        }
+        self.do_weapon_switch();
+    }
+}
+
+/// `CountInput(prev, cur).m_Presses`: fire and weapon counters count
+/// presses and releases; a press is an odd value reached.
+pub fn presses(prev: i32, cur: i32) -> i32 {
+    const MASK: i32 = 0x3f;
+    let mut p = prev & MASK;
+    let cur = cur & MASK;
+    let mut n = 0;
+    let mut i = 0;
+    while p != cur && i < 64 {
+        p = (p + 1) & MASK;
+        if p & 1 != 0 {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}

@@ -1,0 +1,694 @@
+//! A character's physical core (`CCharacterCore`, `src/game/gamecore.cpp`):
+//! what one tick does to position, velocity, jumps and hook, and how the
+//! cores push and drag each other. Everything else a character is (freeze,
+//! weapons, tiles) lives in [`super::character`].
+//!
+//! The cores of a world sit in [`Cores`], one slot per client id, because
+//! DDNet's loops over other characters go by client id (hook targets,
+//! pushes, the path check in `Move`).
+
+use super::collision::Collision;
+use super::tuning::Tuning;
+use super::{Vec2, Version, round_to_int};
+
+/// The most client ids a world has (DDNet 20.1's `MAX_CLIENTS`; 16.4 had 64).
+pub const MAX_CLIENTS: usize = 128;
+
+/// A character's box side and its radius for proximity (`PhysicalSize`).
+pub const PHYSICAL_SIZE: f32 = 28.0;
+
+/// Hook states (`HOOK_*`).
+pub mod hook {
+    /// Pulled back after a release; idle once the key is up.
+    pub const RETRACTED: i32 = -1;
+    /// At the character.
+    pub const IDLE: i32 = 0;
+    /// First tick of the retraction.
+    pub const RETRACT_START: i32 = 1;
+    /// Last tick of the retraction.
+    pub const RETRACT_END: i32 = 3;
+    /// On its way out.
+    pub const FLYING: i32 = 4;
+    /// Holds a wall or a player.
+    pub const GRABBED: i32 = 5;
+}
+
+/// Move-restriction bits (`CANTMOVE_*`), from stoppers and doors.
+pub mod cantmove {
+    /// No moving left.
+    pub const LEFT: i32 = 1;
+    /// No moving right.
+    pub const RIGHT: i32 = 2;
+    /// No moving up.
+    pub const UP: i32 = 4;
+    /// No moving down.
+    pub const DOWN: i32 = 8;
+}
+
+/// Core events of one tick (`COREEVENT_*`), as bits.
+pub mod event {
+    /// A jump from the ground.
+    pub const GROUND_JUMP: i32 = 0x01;
+    /// A jump in the air.
+    pub const AIR_JUMP: i32 = 0x02;
+    /// The hook was thrown.
+    pub const HOOK_LAUNCH: i32 = 0x04;
+    /// The hook caught a player.
+    pub const HOOK_ATTACH_PLAYER: i32 = 0x08;
+    /// The hook caught a wall.
+    pub const HOOK_ATTACH_GROUND: i32 = 0x10;
+    /// The hook hit a nohook tile.
+    pub const HOOK_HIT_NOHOOK: i32 = 0x20;
+    /// The hook finished retracting.
+    pub const HOOK_RETRACT: i32 = 0x40;
+}
+
+/// The part of a player's input the core reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CoreInput {
+    /// -1 left, 0 none, 1 right.
+    pub direction: i32,
+    /// Aim, relative to the character.
+    pub target_x: i32,
+    /// Aim, relative to the character.
+    pub target_y: i32,
+    /// Jump held.
+    pub jump: i32,
+    /// Hook held.
+    pub hook: i32,
+}
+
+/// One character's core.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Core {
+    /// The client id (`m_Id`).
+    pub id: usize,
+    /// Position (the box's centre).
+    pub pos: Vec2,
+    /// Velocity, units per tick.
+    pub vel: Vec2,
+    /// Where the hook is.
+    pub hook_pos: Vec2,
+    /// Where a flying hook goes, per tick, before its speed.
+    pub hook_dir: Vec2,
+    /// Where a hook that went through a teleporter measures from.
+    pub hook_tele_base: Vec2,
+    /// Ticks the hook has held.
+    pub hook_tick: i32,
+    /// One of [`hook`].
+    pub hook_state: i32,
+    /// The client id the hook holds, or -1.
+    pub hooked_player: i32,
+    /// Bit 1: this press has jumped; bit 2: the air jumps are used up.
+    pub jumped: i32,
+    /// Air jumps made since the ground.
+    pub jumped_total: i32,
+    /// Jumps allowed (2 by default; -1 one ground jump only).
+    pub jumps: i32,
+    /// The input's direction, as last applied.
+    pub direction: i32,
+    /// The aim as DDNet sends it (angle times 256).
+    pub angle: i32,
+    /// The hook went through a teleporter this flight.
+    pub new_hook: bool,
+    /// Something happened that clients cannot predict (`m_Reset`).
+    pub reset: bool,
+    /// 1 or 2 when the last move stopped at a wall going right or left.
+    pub colliding: i32,
+    /// Left a wall since (for wall jumps).
+    pub left_wall: bool,
+    /// [`cantmove`] bits at the start of this tick.
+    pub move_restrictions: i32,
+    /// [`event`] bits of this tick.
+    pub triggered_events: i32,
+    /// Solo: neither collides nor hooks others.
+    pub solo: bool,
+    /// Super: collides and hooks everybody.
+    pub super_: bool,
+    /// Others pass through.
+    pub collision_disabled: bool,
+    /// Hooks no player.
+    pub hook_hit_disabled: bool,
+    /// The hook never lets go.
+    pub endless_hook: bool,
+    /// Jumps never run out.
+    pub endless_jump: bool,
+    /// The input the next tick uses.
+    pub input: CoreInput,
+    /// The tuning of its zone, copied every tick.
+    #[serde(skip)]
+    pub tuning: Tuning,
+}
+
+impl Core {
+    /// A core at `pos` as `Reset` leaves it (2 jumps, hook idle, aim up).
+    pub fn new(id: usize, pos: Vec2, tuning: Tuning) -> Core {
+        Core {
+            id,
+            pos,
+            vel: Vec2::default(),
+            hook_pos: Vec2::default(),
+            hook_dir: Vec2::default(),
+            hook_tele_base: Vec2::default(),
+            hook_tick: 0,
+            hook_state: hook::IDLE,
+            hooked_player: -1,
+            jumped: 0,
+            jumped_total: 0,
+            jumps: 2,
+            direction: 0,
+            angle: 0,
+            new_hook: false,
+            reset: false,
+            colliding: 0,
+            left_wall: false,
+            move_restrictions: 0,
+            triggered_events: 0,
+            solo: false,
+            super_: false,
+            collision_disabled: false,
+            hook_hit_disabled: false,
+            endless_hook: false,
+            endless_jump: false,
+            input: CoreInput {
+                target_x: 0,
+                target_y: -1,
+                ..CoreInput::default()
+            },
+            tuning,
+        }
+    }
+
+    /// `Quantize`: written to the network object and read back, so the
+    /// core holds what a snapshot would say (whole positions, velocities
+    /// and hook direction in 1/256).
+    pub fn quantize(&mut self) {
+        let q = |v: f32| round_to_int(v * 256.0) as f32 / 256.0;
+        self.pos = Vec2::new(
+            round_to_int(self.pos.x) as f32,
+            round_to_int(self.pos.y) as f32,
+        );
+        self.vel = Vec2::new(q(self.vel.x), q(self.vel.y));
+        self.hook_pos = Vec2::new(
+            round_to_int(self.hook_pos.x) as f32,
+            round_to_int(self.hook_pos.y) as f32,
+        );
+        self.hook_dir = Vec2::new(q(self.hook_dir.x), q(self.hook_dir.y));
+    }
+}
+
+/// `normalize`: times the reciprocal of the length, (0,0) for length 0.
+pub fn normalize(v: Vec2) -> Vec2 {
+    let d = v.length();
+    if d == 0.0 {
+        return Vec2::default();
+    }
+    let l = 1.0 / d;
+    Vec2::new(v.x * l, v.y * l)
+}
+
+/// `SaturatedAdd`: adds unless already past the limit the change points
+/// to, and clamps to it.
+pub fn saturated_add(min: f32, max: f32, current: f32, modifier: f32) -> f32 {
+    if modifier < 0.0 {
+        if current < min {
+            return current;
+        }
+        let c = current + modifier;
+        if c < min { min } else { c }
+    } else {
+        if current > max {
+            return current;
+        }
+        let c = current + modifier;
+        if c > max { max } else { c }
+    }
+}
+
+/// `ClampVel`: no velocity towards a restricted side.
+pub fn clamp_vel(restrictions: i32, mut vel: Vec2) -> Vec2 {
+    if vel.x > 0.0 && restrictions & cantmove::RIGHT != 0 {
+        vel.x = 0.0;
+    }
+    if vel.x < 0.0 && restrictions & cantmove::LEFT != 0 {
+        vel.x = 0.0;
+    }
+    if vel.y > 0.0 && restrictions & cantmove::DOWN != 0 {
+        vel.y = 0.0;
+    }
+    if vel.y < 0.0 && restrictions & cantmove::UP != 0 {
+        vel.y = 0.0;
+    }
+    vel
+}
+
+/// `VelocityRamp`: 1 below `start`, else 1 / curvature^((value-start)/range).
+/// The one libm call on the movement path (`powf`).
+pub fn velocity_ramp(value: f32, start: f32, range: f32, curvature: f32) -> f32 {
+    if value < start {
+        return 1.0;
+    }
+    1.0 / curvature.powf((value - start) / range)
+}
+
+/// `closest_point_on_line`, `None` for a segment of length 0.
+fn closest_point_on_line(a: Vec2, b: Vec2, p: Vec2) -> Option<Vec2> {
+    let ab = b - a;
+    let sq = ab.dot(ab);
+    if sq > 0.0 {
+        let t = (p - a).dot(ab) / sq;
+        Some(a + ab * t.clamp(0.0, 1.0))
+    } else {
+        None
+    }
+}
+
+/// Who may touch whom (`CTeamsCore`): DDRace teams and solo.
+#[derive(Clone, Debug)]
+pub struct Teams {
+    /// Each client's DDRace team (0 = none).
+    pub team: Vec<i32>,
+    /// Each client's solo flag.
+    pub solo: Vec<bool>,
+    /// The team that touches everybody.
+    pub super_team: i32,
+}
+
+impl Teams {
+    /// Everybody in team 0, nobody solo.
+    pub fn new(version: Version) -> Teams {
+        Teams {
+            team: vec![0; MAX_CLIENTS],
+            solo: vec![false; MAX_CLIENTS],
+            super_team: match version {
+                Version::Ddnet16_4 => 64,
+                Version::Ddnet20_1 => 128,
+            },
+        }
+    }
+
+    /// `CanCollide`.
+    pub fn can_collide(&self, a: usize, b: usize) -> bool {
+        if self.team[a] == self.super_team || self.team[b] == self.super_team || a == b {
+            return true;
+        }
+        if self.solo[a] || self.solo[b] {
+            return false;
+        }
+        self.team[a] == self.team[b]
+    }
+
+    /// `CanKeepHook`.
+    pub fn can_keep_hook(&self, a: usize, b: usize) -> bool {
+        if self.team[a] == self.super_team || self.team[b] == self.super_team || a == b {
+            return true;
+        }
+        self.team[a] == self.team[b]
+    }
+}
+
+/// Every character core of a world, by client id (`CWorldCore`).
+#[derive(Clone, Debug)]
+pub struct Cores {
+    /// The core of each client id that has a character.
+    pub slots: Vec<Option<Core>>,
+    /// Teams and solo.
+    pub teams: Teams,
+    /// Which rules.
+    pub version: Version,
+}
+
+impl Cores {
+    /// No characters.
+    pub fn new(version: Version) -> Cores {
+        Cores {
+            slots: vec![None; MAX_CLIENTS],
+            teams: Teams::new(version),
+            version,
+        }
+    }
+
+    /// `CCharacterCore::Tick(true, deferred)` for the core of `cid`.
+    /// `restrictions` gives the [`cantmove`] bits at a position.
+    pub fn tick(&mut self, cid: usize, col: &Collision, use_input: bool, deferred: bool) {
+        let Some(mut c) = self.slots[cid].take() else {
+            return;
+        };
+        self.tick_core(&mut c, col, use_input);
+        if deferred {
+            self.tick_deferred_core(&mut c);
+        }
+        self.slots[cid] = Some(c);
+    }
+
+    /// `CCharacterCore::TickDeferred` alone (with `sv_no_weak_hook`).
+    pub fn tick_deferred(&mut self, cid: usize) {
+        let Some(mut c) = self.slots[cid].take() else {
+            return;
+        };
+        self.tick_deferred_core(&mut c);
+        self.slots[cid] = Some(c);
+    }
+
+    /// `CCharacterCore::Move` for the core of `cid`.
+    pub fn move_core(&mut self, cid: usize, col: &Collision) {
+        let Some(mut c) = self.slots[cid].take() else {
+            return;
+        };
+        self.move_one(&mut c, col);
+        self.slots[cid] = Some(c);
+    }
+
+    /// Whether `c` skips `other` in the hook and push loops (teams, solo).
+    fn skips(&self, c: &Core, other: &Core) -> bool {
+        !(c.super_ || other.super_)
+            && (!self.teams.can_collide(other.id, c.id) || other.solo || c.solo)
+    }
+
+    fn tick_core(&mut self, c: &mut Core, col: &Collision, use_input: bool) {
+        let t = c.tuning;
+        // Stoppers and doors are not modelled yet: no restriction.
+        c.move_restrictions = 0;
+        c.triggered_events = 0;
+        let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
+        let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
+        c.vel.y += t.gravity();
+        let (max_speed, accel, friction) = if grounded {
+            (
+                t.ground_control_speed(),
+                t.ground_control_accel(),
+                t.ground_friction(),
+            )
+        } else {
+            (
+                t.air_control_speed(),
+                t.air_control_accel(),
+                t.air_friction(),
+            )
+        };
+        if use_input {
+            c.direction = c.input.direction;
+            c.angle = angle(c.input.target_x, c.input.target_y);
+            if c.input.jump != 0 {
+                if c.jumped & 1 == 0 {
+                    if grounded && (c.jumped & 2 == 0 || c.jumps != 0) {
+                        c.triggered_events |= event::GROUND_JUMP;
+                        c.vel.y = -t.ground_jump_impulse();
+                        c.jumped |= if c.jumps > 1 { 1 } else { 3 };
+                        c.jumped_total = 0;
+                    } else if c.jumped & 2 == 0 {
+                        c.triggered_events |= event::AIR_JUMP;
+                        c.vel.y = -t.air_jump_impulse();
+                        c.jumped |= 3;
+                        c.jumped_total += 1;
+                    }
+                }
+            } else {
+                c.jumped &= !1;
+            }
+            if c.input.hook != 0 {
+                if c.hook_state == hook::IDLE {
+                    c.hook_state = hook::FLYING;
+                    c.hook_pos = c.pos + target_dir * PHYSICAL_SIZE * 1.5;
+                    c.hook_dir = target_dir;
+                    c.hooked_player = -1;
+                    c.hook_tick = (50.0f32 * (1.25 - t.hook_duration())) as i32;
+                    c.triggered_events |= event::HOOK_LAUNCH;
+                }
+            } else {
+                c.hooked_player = -1;
+                c.hook_state = hook::IDLE;
+                c.hook_pos = c.pos;
+            }
+        }
+        if grounded {
+            c.jumped &= !2;
+            c.jumped_total = 0;
+        }
+        if c.direction < 0 {
+            c.vel.x = saturated_add(-max_speed, max_speed, c.vel.x, -accel);
+        }
+        if c.direction > 0 {
+            c.vel.x = saturated_add(-max_speed, max_speed, c.vel.x, accel);
+        }
+        if c.direction == 0 {
+            c.vel.x *= friction;
+        }
+
+        if c.hook_state == hook::IDLE {
+            c.hooked_player = -1;
+            c.hook_pos = c.pos;
+        } else if c.hook_state >= hook::RETRACT_START && c.hook_state < hook::RETRACT_END {
+            c.hook_state += 1;
+        } else if c.hook_state == hook::RETRACT_END {
+            c.triggered_events |= event::HOOK_RETRACT;
+            c.hook_state = hook::RETRACTED;
+        } else if c.hook_state == hook::FLYING {
+            self.fly_hook(c, col, target_dir);
+        }
+
+        if c.hook_state == hook::GRABBED {
+            if c.hooked_player != -1 {
+                let hooked = c.hooked_player as usize;
+                match &self.slots[hooked] {
+                    Some(other) if self.teams.can_keep_hook(c.id, other.id) => {
+                        c.hook_pos = other.pos;
+                    }
+                    _ => {
+                        c.hooked_player = -1;
+                        c.hook_state = hook::RETRACTED;
+                        c.hook_pos = c.pos;
+                    }
+                }
+            }
+            if c.hooked_player == -1 && c.hook_pos.distance(c.pos) > 46.0 {
+                let mut hv = normalize(c.hook_pos - c.pos) * t.hook_drag_accel();
+                if hv.y > 0.0 {
+                    hv.y *= 0.3;
+                }
+                if (hv.x < 0.0 && c.direction < 0) || (hv.x > 0.0 && c.direction > 0) {
+                    hv.x *= 0.95;
+                } else {
+                    hv.x *= 0.75;
+                }
+                let nv = c.vel + hv;
+                let l = nv.length();
+                if l < t.hook_drag_speed() || l < c.vel.length() {
+                    c.vel = nv;
+                }
+            }
+            c.hook_tick += 1;
+            if c.hooked_player != -1
+                && (c.hook_tick > 50 + 50 / 5 || self.slots[c.hooked_player as usize].is_none())
+            {
+                c.hooked_player = -1;
+                c.hook_state = hook::RETRACTED;
+                c.hook_pos = c.pos;
+            }
+        }
+    }
+
+    /// The flying hook's step: length, walls, players.
+    fn fly_hook(&mut self, c: &mut Core, col: &Collision, target_dir: Vec2) {
+        let t = c.tuning;
+        let base = if c.new_hook { c.hook_tele_base } else { c.pos };
+        let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
+        if base.distance(new_pos) > t.hook_length() {
+            c.hook_state = hook::RETRACT_START;
+            // 16.4 measured from the teleporter's base but clamped around
+            // the character.
+            let around = match self.version {
+                Version::Ddnet16_4 => c.pos,
+                Version::Ddnet20_1 => base,
+            };
+            new_pos = around + normalize(new_pos - around) * t.hook_length();
+            c.reset = true;
+        }
+        // Teleporters and through tiles are not modelled yet: a hook hits
+        // solid tiles (nohook ones send it back).
+        let mut hit_ground = false;
+        let mut retract = false;
+        if let Some((at, _, tile)) = col.intersect_line(c.hook_pos, new_pos) {
+            new_pos = at;
+            if tile == super::collision::TILE_NOHOOK {
+                retract = true;
+            } else {
+                hit_ground = true;
+            }
+            c.reset = true;
+        }
+        let may_hook_players = match self.version {
+            Version::Ddnet16_4 => true,
+            Version::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
+        };
+        if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
+            let mut best = 0.0f32;
+            for other in self.slots.iter().flatten() {
+                if other.id == c.id || self.skips(c, other) {
+                    continue;
+                }
+                if let Some(p) = closest_point_on_line(c.hook_pos, new_pos, other.pos)
+                    && other.pos.distance(p) < PHYSICAL_SIZE + 2.0
+                    && (c.hooked_player == -1 || c.hook_pos.distance(other.pos) < best)
+                {
+                    c.triggered_events |= event::HOOK_ATTACH_PLAYER;
+                    c.hook_state = hook::GRABBED;
+                    c.hooked_player = other.id as i32;
+                    best = c.hook_pos.distance(other.pos);
+                }
+            }
+        }
+        if c.hook_state == hook::FLYING {
+            if hit_ground {
+                c.triggered_events |= event::HOOK_ATTACH_GROUND;
+                c.hook_state = hook::GRABBED;
+            } else if retract {
+                c.triggered_events |= event::HOOK_HIT_NOHOOK;
+                c.hook_state = hook::RETRACT_START;
+            }
+            let _ = target_dir;
+            c.hook_pos = new_pos;
+        }
+    }
+
+    fn tick_deferred_core(&mut self, c: &mut Core) {
+        let t = c.tuning;
+        for i in 0..self.slots.len() {
+            let Some(other) = self.slots[i].as_ref() else {
+                continue;
+            };
+            if other.id == c.id || !self.teams.can_collide(c.id, i) {
+                continue;
+            }
+            if !(c.super_ || other.super_) && (c.solo || other.solo) {
+                continue;
+            }
+            let d = c.pos.distance(other.pos);
+            if d <= 0.0 {
+                continue;
+            }
+            let dir = normalize(c.pos - other.pos);
+            let can_collide = (c.super_ || other.super_)
+                || (!c.collision_disabled
+                    && !other.collision_disabled
+                    && t.player_collision() != 0.0);
+            if can_collide && d < PHYSICAL_SIZE * 1.25 {
+                let a = PHYSICAL_SIZE * 1.45 - d;
+                let mut v = 0.5f32;
+                if c.vel.length() > 0.0001 {
+                    v = 1.0 - (normalize(c.vel).dot(dir) + 1.0) / 2.0;
+                }
+                c.vel = c.vel + dir * a * (v * 0.75);
+                c.vel = c.vel * 0.85;
+            }
+            if !c.hook_hit_disabled
+                && c.hooked_player == i as i32
+                && t.player_hooking() != 0.0
+                && d > PHYSICAL_SIZE * 1.5
+            {
+                let acc = t.hook_drag_accel() * (d / t.hook_length());
+                let ds = t.hook_drag_speed();
+                let other = self.slots[i].as_mut().expect("checked above");
+                let pushed = Vec2::new(
+                    saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
+                    saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
+                );
+                other.vel = clamp_vel(other.move_restrictions, pushed);
+                let pulled = Vec2::new(
+                    saturated_add(-ds, ds, c.vel.x, -acc * dir.x * 0.25),
+                    saturated_add(-ds, ds, c.vel.y, -acc * dir.y * 0.25),
+                );
+                c.vel = clamp_vel(c.move_restrictions, pulled);
+            }
+        }
+        if c.hook_state != hook::FLYING {
+            c.new_hook = false;
+        }
+        if c.vel.length() > 6000.0 {
+            c.vel = normalize(c.vel) * 6000.0;
+        }
+    }
+
+    fn move_one(&mut self, c: &mut Core, col: &Collision) {
+        let t = c.tuning;
+        let ramp = velocity_ramp(
+            c.vel.length() * 50.0,
+            t.velramp_start(),
+            t.velramp_range(),
+            t.velramp_curvature(),
+        );
+        c.vel.x *= ramp;
+        let mut new_pos = c.pos;
+        let old_vel = c.vel;
+        let elasticity = Vec2::new(t.ground_elasticity_x(), t.ground_elasticity_y());
+        let grounded = col.move_box(
+            &mut new_pos,
+            &mut c.vel,
+            Vec2::new(PHYSICAL_SIZE, PHYSICAL_SIZE),
+            elasticity,
+        );
+        if grounded && self.version == Version::Ddnet20_1 {
+            c.jumped &= !2;
+            c.jumped_total = 0;
+        }
+        c.colliding = 0;
+        if c.vel.x < 0.001 && c.vel.x > -0.001 {
+            if old_vel.x > 0.0 {
+                c.colliding = 1;
+            } else if old_vel.x < 0.0 {
+                c.colliding = 2;
+            }
+        } else {
+            c.left_wall = true;
+        }
+        c.vel.x *= 1.0 / ramp;
+
+        if c.super_ || (t.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
+            let d = c.pos.distance(new_pos);
+            if d > 0.0 {
+                let end = (d + 1.0) as i32;
+                let mut last = c.pos;
+                for i in 0..end {
+                    let a = i as f32 / d;
+                    let p = c.pos.mix(new_pos, a);
+                    for other in self.slots.iter().flatten() {
+                        if other.id == c.id {
+                            continue;
+                        }
+                        if !(other.super_ || c.super_)
+                            && (c.solo
+                                || other.solo
+                                || other.collision_disabled
+                                || !self.teams.can_collide(c.id, other.id))
+                        {
+                            continue;
+                        }
+                        let dd = p.distance(other.pos);
+                        if dd < PHYSICAL_SIZE {
+                            if a > 0.0 {
+                                c.pos = last;
+                            } else if new_pos.distance(other.pos) > dd {
+                                c.pos = new_pos;
+                            }
+                            return;
+                        }
+                    }
+                    last = p;
+                }
+            }
+        }
+        c.pos = new_pos;
+    }
+}
+
+/// The aim angle a core sends (`m_Angle`): `atan2` of the integer aim
+/// in double, stored as float, turned to [−π/2, 3π/2) and times 256.
+pub fn angle(target_x: i32, target_y: i32) -> i32 {
+    const PI: f32 = std::f32::consts::PI;
+    let a = (target_y as f64).atan2(target_x as f64) as f32;
+    if a < -(PI / 2.0) {
+        ((a + 2.0 * PI) * 256.0) as i32
+    } else {
+        (a * 256.0) as i32
+    }
+}

@@ -1,0 +1,940 @@
+//! The world a server ticks (`CGameWorld` with its players and
+//! controller): who plays, who has a character, where they spawn, and one
+//! tick of everything in DDNet's order (`CServer::Run`, `OnTick`).
+//!
+//! It is driven from outside, between ticks, with what a teehistorian file
+//! records (joins, kills, team changes, inputs), then stepped one tick at
+//! a time; after each step [`World::positions`] is what the file's
+//! PLAYER records must say.
+
+use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
+use super::collision::Collision;
+use super::core::{Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
+use super::tuning::Tuning;
+use super::{Vec2, Version};
+use crate::teehistorian::PlayerInput;
+use serde::Serialize;
+
+/// The spectators' team.
+pub const TEAM_SPECTATORS: i32 = -1;
+/// Game-layer indices from here on are entities (`ENTITY_OFFSET`).
+const ENTITY_OFFSET: u8 = 255 - 16 * 4;
+/// A pickup's radius (`PICKUP_PHYSICS_RADIUS`) plus its extra reach
+/// (`ms_CollisionExtraSize`).
+const PICKUP_REACH: f32 = 14.0 + 6.0;
+/// How long ninja lasts, in milliseconds (`g_pData`'s ninja duration).
+const NINJA_DURATION_MS: i32 = 15000;
+
+/// A player slot (`CPlayer`): what outlives its characters.
+#[derive(Clone, Debug, Serialize)]
+pub struct Player {
+    /// 0 plays, -1 spectates.
+    pub team: i32,
+    /// Entered the game (PLAYER_READY): inputs reach it.
+    pub in_game: bool,
+    /// Will spawn at the next chance (`m_Spawning`).
+    pub spawning: bool,
+    /// When its last character died.
+    pub die_tick: i32,
+    /// When the one before died.
+    pub prev_die_tick: i32,
+    /// The last input it sent, if any (`m_aLastPlayerInput`).
+    #[serde(skip)]
+    pub last_input: Option<PlayerInput>,
+    /// The flags of the last input applied.
+    pub player_flags: i32,
+    /// When it last killed itself (0 never).
+    pub last_kill: i32,
+    /// When it last changed team (0 never).
+    pub last_set_team: i32,
+    /// No team change before this tick.
+    pub team_change_tick: i32,
+    /// Its character died inside this tick's world step; the player's
+    /// own tick removes it before any respawn.
+    died_in_world: bool,
+}
+
+impl Player {
+    fn new(tick: i32) -> Player {
+        Player {
+            team: 0,
+            in_game: false,
+            spawning: false,
+            die_tick: tick,
+            prev_die_tick: tick,
+            last_input: None,
+            player_flags: 0,
+            last_kill: 0,
+            last_set_team: 0,
+            team_change_tick: tick,
+            died_in_world: false,
+        }
+    }
+}
+
+/// What a pickup gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PickupKind {
+    /// A heart: under DDRace, it freezes.
+    Health,
+    /// A shield: takes shotgun, grenade, laser and ninja away.
+    Armor,
+    /// A weapon.
+    Weapon(i32),
+    /// Ninja.
+    Ninja,
+}
+
+/// A pickup on the map.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Pickup {
+    /// Its centre.
+    pub pos: Vec2,
+    /// What it gives.
+    pub kind: PickupKind,
+}
+
+/// Something happened that the simulation does not model: from here on,
+/// the characters it touches may go where the file says and this world
+/// does not.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Unmodelled {
+    /// The tick it happened in.
+    pub tick: i32,
+    /// Whose doing it was.
+    pub cid: usize,
+    /// What DDNet feature.
+    pub feature: String,
+}
+
+/// The server settings the physics reads.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Settings {
+    /// `sv_freeze_delay`, seconds.
+    pub freeze_delay: i32,
+    /// `sv_kill_delay`, seconds.
+    pub kill_delay: i32,
+    /// `sv_no_weak_hook` (16.4: `sv_no_weak_hook_and_bounce`).
+    pub no_weak_hook: bool,
+    /// `sv_endless_drag`.
+    pub endless_drag: bool,
+    /// `sv_spamprotection`.
+    pub spam_protection: bool,
+    /// `sv_team_change_delay`, seconds.
+    pub team_change_delay: i32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            freeze_delay: 3,
+            kill_delay: 1,
+            no_weak_hook: false,
+            endless_drag: false,
+            spam_protection: true,
+            team_change_delay: 3,
+        }
+    }
+}
+
+/// The world.
+#[derive(Clone, Debug)]
+pub struct World {
+    /// Which server's rules.
+    pub version: Version,
+    /// The last tick stepped.
+    pub tick: i32,
+    col: Collision,
+    /// The global tuning (zone 0).
+    pub tuning: Tuning,
+    /// The settings.
+    pub settings: Settings,
+    /// Every character's core.
+    pub cores: Cores,
+    chars: Vec<Option<Character>>,
+    /// The character list, newest first: the order they tick in.
+    order: Vec<usize>,
+    players: Vec<Option<Player>>,
+    /// Spawn points: default, red, blue.
+    spawns: [Vec<Vec2>; 3],
+    /// Pickups, newest first (the order they tick in).
+    pickups: Vec<Pickup>,
+    /// Inputs recorded for the coming tick, per client id, in file order.
+    pending: Vec<Vec<PlayerInput>>,
+    /// What was not modelled, in order.
+    pub unmodelled: Vec<Unmodelled>,
+}
+
+impl World {
+    /// A world on `col`'s map at `tick`, with no players: spawn points
+    /// and pickups from the game layer's entities.
+    pub fn new(
+        version: Version,
+        col: Collision,
+        tuning: Tuning,
+        settings: Settings,
+        tick: i32,
+    ) -> World {
+        let mut spawns: [Vec<Vec2>; 3] = Default::default();
+        let mut pickups = Vec::new();
+        for y in 0..col.height() {
+            for x in 0..col.width() {
+                let index = col.index(x, y);
+                if index < ENTITY_OFFSET {
+                    continue;
+                }
+                let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
+                let kind = match index - ENTITY_OFFSET {
+                    e @ 1..=3 => {
+                        spawns[usize::from(e - 1)].push(pos);
+                        continue;
+                    }
+                    6 => PickupKind::Armor,
+                    7 => PickupKind::Health,
+                    8 => PickupKind::Weapon(weapon::SHOTGUN),
+                    9 => PickupKind::Weapon(weapon::GRENADE),
+                    10 => PickupKind::Ninja,
+                    11 => PickupKind::Weapon(weapon::LASER),
+                    _ => continue,
+                };
+                // Each new entity goes to the head of its list.
+                pickups.insert(0, Pickup { pos, kind });
+            }
+        }
+        World {
+            version,
+            tick,
+            col,
+            tuning,
+            settings,
+            cores: Cores::new(version),
+            chars: vec![None; MAX_CLIENTS],
+            order: Vec::new(),
+            players: vec![None; MAX_CLIENTS],
+            spawns,
+            pickups,
+            pending: vec![Vec::new(); MAX_CLIENTS],
+            unmodelled: Vec::new(),
+        }
+    }
+
+    /// Every character's client id and position, by client id.
+    pub fn positions(&self) -> impl Iterator<Item = (usize, i32, i32)> + '_ {
+        self.cores
+            .slots
+            .iter()
+            .flatten()
+            .map(|c| (c.id, c.pos.x as i32, c.pos.y as i32))
+    }
+
+    /// The core of `cid`'s character.
+    pub fn core(&self, cid: usize) -> Option<&Core> {
+        self.cores.slots.get(cid)?.as_ref()
+    }
+
+    /// The character of `cid`.
+    pub fn character(&self, cid: usize) -> Option<&Character> {
+        self.chars.get(cid)?.as_ref()
+    }
+
+    /// The player of `cid`.
+    pub fn player(&self, cid: usize) -> Option<&Player> {
+        self.players.get(cid)?.as_ref()
+    }
+
+    /// The characters, newest first (the tick order).
+    pub fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    /// A client connected (JOIN).
+    pub fn join(&mut self, cid: usize) {
+        if cid < MAX_CLIENTS {
+            self.kill_now(cid);
+            self.players[cid] = Some(Player::new(self.tick));
+            self.pending[cid].clear();
+        }
+    }
+
+    /// The client entered the game (PLAYER_READY): it spawns at the next
+    /// player tick.
+    pub fn ready(&mut self, cid: usize) {
+        if let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) {
+            p.in_game = true;
+            if p.team != TEAM_SPECTATORS {
+                p.spawning = true;
+            }
+        }
+    }
+
+    /// The client left (DROP): its character goes at once.
+    pub fn drop_client(&mut self, cid: usize) {
+        if cid < MAX_CLIENTS {
+            self.kill_now(cid);
+            self.players[cid] = None;
+            self.pending[cid].clear();
+        }
+    }
+
+    /// `Cl_Kill` (`OnKillNetMessage`): dies and respawns at the next
+    /// player tick, unless it killed itself within `sv_kill_delay`.
+    pub fn kill(&mut self, cid: usize) {
+        let tick = self.tick;
+        let delay = self.settings.kill_delay;
+        let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
+            return;
+        };
+        if p.last_kill != 0 && p.last_kill + 50 * delay > tick {
+            return;
+        }
+        if self.chars[cid].is_none() {
+            return;
+        }
+        p.last_kill = tick;
+        self.kill_now(cid);
+        if let Some(p) = self.players[cid].as_mut()
+            && p.team != TEAM_SPECTATORS
+        {
+            p.spawning = true;
+        }
+    }
+
+    /// `Cl_SetTeam` (`OnSetTeamNetMessage`, `SetTeam`): the character dies;
+    /// a player joining the game spawns after the respawn delay.
+    pub fn set_team(&mut self, cid: usize, team: i32) {
+        let tick = self.tick;
+        let s = self.settings;
+        let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
+            return;
+        };
+        if p.team == team || !(TEAM_SPECTATORS..=0).contains(&team) {
+            return;
+        }
+        if s.spam_protection
+            && p.last_set_team != 0
+            && p.last_set_team + 50 * s.team_change_delay > tick
+        {
+            return;
+        }
+        if p.team_change_tick > tick {
+            p.last_set_team = tick;
+            return;
+        }
+        p.team = team;
+        p.last_set_team = tick;
+        p.team_change_tick = tick;
+        self.kill_now(cid);
+    }
+
+    /// An input recorded for the coming tick.
+    pub fn input(&mut self, cid: usize, input: PlayerInput) {
+        if let Some(list) = self.pending.get_mut(cid) {
+            list.push(input);
+        }
+    }
+
+    /// The character of `cid` dies now (`KillCharacter`).
+    fn kill_now(&mut self, cid: usize) {
+        if self.chars[cid].take().is_some() {
+            self.cores.slots[cid] = None;
+            self.order.retain(|&c| c != cid);
+            self.cores.teams.solo[cid] = false;
+            if let Some(p) = self.players[cid].as_mut() {
+                p.prev_die_tick = p.die_tick;
+                p.die_tick = self.tick;
+            }
+        }
+    }
+
+    /// One server tick: the inputs for it, the world, the players.
+    pub fn step(&mut self) {
+        let pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
+        // Inputs are applied while the server's tick is still the last.
+        for (cid, inputs) in pending.iter().enumerate() {
+            if !self.players[cid].as_ref().is_some_and(|p| p.in_game) {
+                continue;
+            }
+            if inputs.is_empty() {
+                if let Some(last) = self.players[cid].as_ref().and_then(|p| p.last_input) {
+                    self.early_input(cid, last);
+                }
+                continue;
+            }
+            for &input in inputs {
+                if let Some(p) = self.players[cid].as_mut() {
+                    p.last_input = Some(input);
+                }
+                self.early_input(cid, input);
+            }
+        }
+        self.tick += 1;
+        for (cid, inputs) in pending.iter().enumerate() {
+            let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
+                continue;
+            };
+            // 16.4 moves with the first input of the tick, 20.1 records one.
+            let input = match inputs.first() {
+                Some(&i) => i,
+                None => match p.last_input {
+                    Some(i) => i,
+                    None => continue,
+                },
+            };
+            self.predicted_input(cid, input);
+        }
+        self.world_tick();
+        self.players_tick();
+    }
+
+    /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
+    fn early_input(&mut self, cid: usize, input: PlayerInput) {
+        let Some(p) = self.players[cid].as_mut() else {
+            return;
+        };
+        p.player_flags = input.player_flags;
+        let team = p.team;
+        if self.chars[cid].is_none() && team != TEAM_SPECTATORS && input.fire & 1 != 0 {
+            p.spawning = true;
+        }
+        if input.player_flags & PLAYERFLAG_CHATTING != 0 {
+            return;
+        }
+        if self.version == Version::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+            return;
+        }
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        ch.latest_prev_input = ch.latest_input;
+        ch.latest_input = input;
+        ch.num_inputs += 1;
+        if ch.latest_input.target_x == 0 && ch.latest_input.target_y == 0 {
+            ch.latest_input.target_y = -1;
+        }
+        if ch.num_inputs > 1 && team != TEAM_SPECTATORS {
+            ch.handle_weapon_switch();
+            self.fire_weapon(cid);
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.latest_prev_input = ch.latest_input;
+        }
+    }
+
+    /// `OnPredictedInput`: the input the character moves with.
+    fn predicted_input(&mut self, cid: usize, input: PlayerInput) {
+        let Some(p) = self.players[cid].as_ref() else {
+            return;
+        };
+        if p.player_flags & PLAYERFLAG_CHATTING != 0
+            && input.player_flags & PLAYERFLAG_CHATTING != 0
+        {
+            return;
+        }
+        if self.version == Version::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+            return;
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.input = input;
+            if ch.input.target_x == 0 && ch.input.target_y == 0 {
+                ch.input.target_y = -1;
+            }
+            ch.saved_input = ch.input;
+        }
+    }
+
+    /// `FireWeapon`: the hammer is modelled; other weapons that can move
+    /// somebody are reported as unmodelled.
+    fn fire_weapon(&mut self, cid: usize) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.reload_timer != 0 {
+            return;
+        }
+        ch.do_weapon_switch();
+        let aim = Vec2::new(
+            ch.latest_input.target_x as f32,
+            ch.latest_input.target_y as f32,
+        );
+        let dir = normalize(aim);
+        let active = ch.active_weapon;
+        let full_auto = matches!(active, weapon::GRENADE | weapon::SHOTGUN | weapon::LASER)
+            || ch.frozen_last_tick;
+        let mut will_fire = presses(ch.latest_prev_input.fire, ch.latest_input.fire) > 0;
+        if full_auto
+            && ch.latest_input.fire & 1 != 0
+            && active >= 0
+            && ch.weapons[active as usize].ammo != 0
+        {
+            will_fire = true;
+        }
+        if !will_fire || ch.freeze_time != 0 {
+            return;
+        }
+        if active < 0 || ch.weapons[active as usize].ammo == 0 {
+            return;
+        }
+        let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
+        let shooter_pos = ch.pos;
+        match active {
+            weapon::HAMMER => {
+                let hits = self.hammer(cid, start, shooter_pos);
+                if hits > 0 {
+                    let delay = self.tuning.hammer_hit_fire_delay();
+                    if let Some(ch) = self.chars[cid].as_mut() {
+                        ch.reload_timer = (delay * 50.0 / 1000.0) as i32;
+                    }
+                }
+            }
+            // A gun bullet that hits pushes nobody under DDRace.
+            weapon::GUN => {}
+            weapon::SHOTGUN => self.unmodelled(cid, "shotgun"),
+            weapon::GRENADE => self.unmodelled(cid, "grenade"),
+            weapon::LASER => self.unmodelled(cid, "laser"),
+            _ => self.unmodelled(cid, "ninja"),
+        }
+        let delay = self.fire_delay(active);
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.attack_tick = tick;
+            if ch.reload_timer == 0 && active != -1 {
+                ch.reload_timer = (delay * 50.0) as i32;
+            }
+        }
+    }
+
+    fn fire_delay(&self, w: i32) -> f32 {
+        let t = &self.tuning;
+        let ms = match w {
+            weapon::HAMMER => t.hammer_fire_delay(),
+            weapon::GUN => t.gun_fire_delay(),
+            weapon::SHOTGUN => t.shotgun_fire_delay(),
+            weapon::GRENADE => t.grenade_fire_delay(),
+            weapon::LASER => t.laser_fire_delay(),
+            _ => t.ninja_fire_delay(),
+        };
+        ms / 1000.0
+    }
+
+    fn unmodelled(&mut self, cid: usize, feature: &str) {
+        self.unmodelled.push(Unmodelled {
+            tick: self.tick,
+            cid,
+            feature: feature.to_owned(),
+        });
+    }
+
+    /// A console command this world does not model yet: every character
+    /// it may touch is reported (`cid` -1 and below: the server's).
+    pub fn unmodelled_command(&mut self, cid: i32, name: &str) {
+        let feature = format!("console command `{name}`");
+        match usize::try_from(cid) {
+            Ok(c) if c < MAX_CLIENTS => self.unmodelled(c, &feature),
+            _ => {
+                for c in self.order.clone() {
+                    self.unmodelled(c, &feature);
+                }
+            }
+        }
+    }
+
+    /// A DDRace team change (PLAYER_TEAM).
+    pub fn set_ddrace_team(&mut self, cid: i32, team: i32) {
+        if let Some(t) = usize::try_from(cid)
+            .ok()
+            .and_then(|c| self.cores.teams.team.get_mut(c))
+        {
+            *t = team;
+        }
+    }
+
+    /// Puts `cid`'s character at `pos` (velocity and hook kept), makes
+    /// one there if it has none, or removes it for `None`: after a
+    /// divergence, so the next ticks are compared from the file's state.
+    pub fn reseed(&mut self, cid: usize, pos: Option<Vec2>) {
+        if cid >= MAX_CLIENTS {
+            return;
+        }
+        let Some(pos) = pos else {
+            self.kill_now(cid);
+            return;
+        };
+        if self.chars[cid].is_none() {
+            let last = self.players[cid]
+                .as_ref()
+                .and_then(|p| p.last_input)
+                .unwrap_or_default();
+            let mut core = Core::new(cid, pos, self.tuning);
+            core.endless_hook = self.settings.endless_drag;
+            self.cores.slots[cid] = Some(core);
+            self.chars[cid] = Some(Character::new(cid, pos, self.tick, last));
+            self.order.insert(0, cid);
+            if let Some(p) = self.players[cid].as_mut() {
+                p.spawning = false;
+            }
+        }
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.pos = pos;
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.pos = pos;
+        }
+    }
+
+    /// The hammer's blow: every character near the swing, in list order.
+    fn hammer(&mut self, cid: usize, start: Vec2, shooter: Vec2) -> usize {
+        let strength = self.tuning.hammer_strength();
+        let targets: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&t| {
+                self.chars[t]
+                    .as_ref()
+                    .is_some_and(|c| c.pos.distance(start) < PHYSICAL_SIZE * 0.5 + PHYSICAL_SIZE)
+            })
+            .collect();
+        let mut hits = 0;
+        for t in targets {
+            if t == cid || !self.cores.teams.can_collide(t, cid) {
+                continue;
+            }
+            let target_pos = self.chars[t].as_ref().map_or(shooter, |c| c.pos);
+            let dir = if (target_pos - shooter).length() > 0.0 {
+                normalize(target_pos - shooter)
+            } else {
+                Vec2::new(0.0, -1.0)
+            };
+            if let Some(core) = self.cores.slots[t].as_mut() {
+                let restrictions = 0;
+                let mut temp = core.vel + normalize(dir + Vec2::new(0.0, -1.1)) * 10.0;
+                temp = clamp_vel(restrictions, temp);
+                temp = temp - core.vel;
+                let force = (Vec2::new(0.0, -1.0) + temp) * strength;
+                core.vel = clamp_vel(restrictions, core.vel + force);
+            }
+            if let Some(c) = self.chars[t].as_mut() {
+                c.unfreeze();
+            }
+            hits += 1;
+        }
+        hits
+    }
+
+    /// `CGameWorld::Tick`: pickups, then every character's first phase,
+    /// then every character's move.
+    fn world_tick(&mut self) {
+        let tick = self.tick;
+        let freeze_delay = self.settings.freeze_delay;
+        for pk in &self.pickups {
+            for &cid in &self.order {
+                let Some(ch) = self.chars[cid].as_mut() else {
+                    continue;
+                };
+                if ch.pos.distance(pk.pos) >= PICKUP_REACH + PHYSICAL_SIZE {
+                    continue;
+                }
+                let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
+                match pk.kind {
+                    PickupKind::Health => {
+                        ch.freeze(freeze_delay, tick, super_);
+                    }
+                    PickupKind::Armor => {
+                        let mut any = false;
+                        for w in weapon::SHOTGUN..weapon::COUNT as i32 {
+                            if ch.weapons[w as usize].got {
+                                ch.weapons[w as usize] = Default::default();
+                                any = true;
+                            }
+                        }
+                        ch.ninja_activation_tick = -500;
+                        if any {
+                            ch.last_weapon = weapon::GUN;
+                        }
+                        if ch.active_weapon >= weapon::SHOTGUN {
+                            ch.set_weapon(weapon::HAMMER);
+                        }
+                    }
+                    PickupKind::Weapon(w) => {
+                        let slot = ch.weapons[w as usize];
+                        if !slot.got || slot.ammo != -1 {
+                            ch.give_weapon(w);
+                        }
+                    }
+                    PickupKind::Ninja => ch.give_ninja(tick),
+                }
+            }
+        }
+        let order = self.order.clone();
+        for &cid in &order {
+            self.character_tick(cid);
+        }
+        for &cid in &order {
+            if self.chars[cid].is_none() {
+                continue;
+            }
+            self.cores.move_core(cid, &self.col);
+            if let Some(core) = self.cores.slots[cid].as_mut() {
+                core.quantize();
+                let pos = core.pos;
+                if let Some(ch) = self.chars[cid].as_mut() {
+                    ch.pos = pos;
+                }
+            }
+        }
+    }
+
+    /// `CCharacter::Tick` (with `PreTick`, `DDRaceTick`,
+    /// `HandleWeapons` and `DDRacePostCoreTick`).
+    fn character_tick(&mut self, cid: usize) {
+        let tick = self.tick;
+        let tuning = self.tuning;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        // DDRaceTick: the input as it came, masked by freeze.
+        ch.input = ch.saved_input;
+        if ch.live_frozen {
+            ch.input.direction = 0;
+            ch.input.jump = 0;
+        }
+        if ch.freeze_time > 0 {
+            ch.freeze_time -= 1;
+            ch.input.direction = 0;
+            ch.input.jump = 0;
+            ch.input.hook = 0;
+            if ch.freeze_time == 1 {
+                ch.unfreeze();
+            }
+        }
+        let input = CoreInput {
+            direction: ch.input.direction,
+            target_x: ch.input.target_x,
+            target_y: ch.input.target_y,
+            jump: ch.input.jump,
+            hook: ch.input.hook,
+        };
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.tuning = tuning;
+            core.input = input;
+        }
+        let no_weak_hook = self.settings.no_weak_hook;
+        self.cores.tick(cid, &self.col, true, !no_weak_hook);
+        if no_weak_hook {
+            // Only the deferred part would run here; see `step_no_weak_hook`.
+            self.unmodelled(cid, "sv_no_weak_hook");
+        }
+
+        // HandleWeapons.
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.active_weapon == weapon::NINJA
+            && tick - ch.ninja_activation_tick > NINJA_DURATION_MS * 50 / 1000
+        {
+            // RemoveNinja.
+            ch.ninja_activation_tick = 0;
+            ch.weapons[weapon::NINJA as usize] = Default::default();
+            ch.active_weapon = ch.last_weapon;
+            let w = ch.active_weapon;
+            ch.set_weapon(w);
+        }
+        if ch.reload_timer != 0 {
+            ch.reload_timer -= 1;
+        } else {
+            self.fire_weapon(cid);
+        }
+
+        // DDRacePostCoreTick.
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        ch.frozen_last_tick = false;
+        let deep = ch.deep_frozen;
+        let Some(core) = self.cores.slots[cid].as_mut() else {
+            return;
+        };
+        if core.endless_hook {
+            core.hook_tick = 0;
+        }
+        if deep && !core.super_ {
+            ch.freeze(self.settings.freeze_delay, tick, false);
+        }
+        if core.jumps == -1 || core.jumps == 0 {
+            core.jumped |= 2;
+        } else if core.jumps == 1 && core.jumped > 0 {
+            core.jumped |= 2;
+        } else if core.jumped_total < core.jumps - 1 && core.jumped > 1 {
+            core.jumped = 1;
+        }
+        if (core.super_ || core.endless_jump) && core.jumped > 1 {
+            core.jumped = 1;
+        }
+        ch.prev_input = ch.input;
+        ch.prev_pos = core.pos;
+        let pos = ch.pos;
+        if self.clipped(pos) {
+            self.die_in_world(cid);
+        }
+    }
+
+    /// More than 200 tiles outside the map (`GameLayerClipped`).
+    fn clipped(&self, p: Vec2) -> bool {
+        let (x, y) = (super::round_to_int(p.x) / 32, super::round_to_int(p.y) / 32);
+        x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
+    }
+
+    /// A death inside the world's tick (`Die`): the player's tick removes
+    /// the character, and the respawn delay counts from now.
+    fn die_in_world(&mut self, cid: usize) {
+        self.kill_now(cid);
+        if let Some(p) = self.players[cid].as_mut() {
+            p.died_in_world = true;
+        }
+    }
+
+    /// Every player's tick, in client id order: respawns.
+    fn players_tick(&mut self) {
+        for cid in 0..MAX_CLIENTS {
+            let tick = self.tick;
+            let Some(p) = self.players[cid].as_mut() else {
+                continue;
+            };
+            if !p.in_game {
+                continue;
+            }
+            let respawn_tick = p.die_tick.max(p.prev_die_tick + 150) + 2;
+            let has_char = self.chars[cid].is_some();
+            if !has_char && respawn_tick <= tick {
+                p.spawning = true;
+            }
+            if std::mem::take(&mut p.died_in_world) || has_char {
+                continue;
+            }
+            if p.spawning {
+                self.try_respawn(cid);
+            }
+        }
+    }
+
+    /// `TryRespawn`: a character at the best spawn point.
+    fn try_respawn(&mut self, cid: usize) {
+        let Some(p) = self.players[cid].as_ref() else {
+            return;
+        };
+        if p.team == TEAM_SPECTATORS {
+            return;
+        }
+        let last_input = p.last_input.unwrap_or(PlayerInput {
+            target_y: -1,
+            ..PlayerInput::default()
+        });
+        let Some(pos) = self.spawn_position(cid) else {
+            return;
+        };
+        if let Some(p) = self.players[cid].as_mut() {
+            p.spawning = false;
+        }
+        let mut core = Core::new(cid, pos, self.tuning);
+        core.endless_hook = self.settings.endless_drag;
+        self.cores.slots[cid] = Some(core);
+        self.chars[cid] = Some(Character::new(cid, pos, self.tick, last_input));
+        self.order.insert(0, cid);
+    }
+
+    /// `CanSpawn`: the spawn point with the fewest characters near,
+    /// each type in turn.
+    fn spawn_position(&self, cid: usize) -> Option<Vec2> {
+        let mut best: Option<(f32, Vec2)> = None;
+        let collision = self.tuning.player_collision() != 0.0;
+        for (kind, points) in self.spawns.iter().enumerate() {
+            match self.version {
+                // 16.4 looks at the next type only while nothing is found.
+                Version::Ddnet16_4 if best.is_some() => break,
+                Version::Ddnet20_1 if !collision && best.is_some() => break,
+                _ => {}
+            }
+            let _ = kind;
+            for pass in 0..2 {
+                for &point in points {
+                    let mut p = point;
+                    if pass == 0 {
+                        match self.free_offset(cid, point, collision) {
+                            Some(off) => p = p + off,
+                            None => continue,
+                        }
+                    }
+                    let score = self.spawn_score(cid, p);
+                    if best.is_none() || (pass == 0 && best.is_some_and(|(s, _)| s > score)) {
+                        best = Some((score, p));
+                    }
+                }
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// The first of the spawn point and the tiles left, up, right and
+    /// down of it that no character near blocks (`EvaluateSpawnType`).
+    fn free_offset(&self, cid: usize, point: Vec2, collision: bool) -> Option<Vec2> {
+        const OFFSETS: [(f32, f32); 5] = [
+            (0.0, 0.0),
+            (-32.0, 0.0),
+            (0.0, -32.0),
+            (32.0, 0.0),
+            (0.0, 32.0),
+        ];
+        let near: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&c| {
+                self.chars[c]
+                    .as_ref()
+                    .is_some_and(|ch| ch.pos.distance(point) < 64.0 + PHYSICAL_SIZE)
+            })
+            .collect();
+        'offsets: for (dx, dy) in OFFSETS {
+            let off = Vec2::new(dx, dy);
+            if !collision {
+                return Some(off);
+            }
+            for &c in &near {
+                let (Some(ch), Some(core)) = (self.chars[c].as_ref(), self.cores.slots[c].as_ref())
+                else {
+                    continue;
+                };
+                let can_collide = match self.version {
+                    Version::Ddnet20_1 => {
+                        self.cores.teams.can_collide(c, cid) && !core.collision_disabled
+                    }
+                    Version::Ddnet16_4 => true,
+                };
+                let at = point + off;
+                if self.col.check_point(at) || (can_collide && ch.pos.distance(at) <= PHYSICAL_SIZE)
+                {
+                    continue 'offsets;
+                }
+            }
+            return Some(off);
+        }
+        None
+    }
+
+    /// `EvaluateSpawnPos`: the sum of 1/distance to the characters it can
+    /// collide with, in list order.
+    fn spawn_score(&self, cid: usize, p: Vec2) -> f32 {
+        let mut score = 0.0f32;
+        for &c in &self.order {
+            if !self.cores.teams.can_collide(c, cid) {
+                continue;
+            }
+            let Some(ch) = self.chars[c].as_ref() else {
+                continue;
+            };
+            let d = p.distance(ch.pos);
+            score += if d == 0.0 { 1_000_000_000.0 } else { 1.0 / d };
+        }
+        score
+    }
+}

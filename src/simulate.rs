@@ -311,7 +311,7 @@ impl Simulation {
             }
             Message::ConsoleCommand(cmd) => {
                 let name = String::from_utf8_lossy(cmd.cmd.as_ref()).into_owned();
-                w.unmodelled_command(cmd.cid, &name);
+                w.console_command(cmd.cid, cmd.flags, &name);
             }
             Message::Ex(ex) => match &ex.ex {
                 Ex::PlayerReady { cid } => {

@@ -110,6 +110,11 @@ impl Collision {
         self.indices[(y * self.width + x) as usize]
     }
 
+    /// Whether any tile of the game layer has `index`.
+    pub fn has_index(&self, index: u8) -> bool {
+        self.indices.contains(&index)
+    }
+
     /// Whether the tile at `(x, y)` stops movement: solid or nohook.
     pub fn is_solid(&self, x: i32, y: i32) -> bool {
         matches!(self.tile(x, y), TILE_SOLID | TILE_NOHOOK)

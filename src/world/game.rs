@@ -24,6 +24,8 @@ const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 const PICKUP_REACH: f32 = 14.0 + 6.0;
 /// How long ninja lasts, in milliseconds (`g_pData`'s ninja duration).
 const NINJA_DURATION_MS: i32 = 15000;
+/// The start line (`TILE_START`).
+const TILE_START: u8 = 33;
 
 /// A player slot (`CPlayer`): what outlives its characters.
 #[derive(Clone, Debug, Serialize)]
@@ -49,6 +51,9 @@ pub struct Player {
     pub last_set_team: i32,
     /// No team change before this tick.
     pub team_change_tick: i32,
+    /// Paused by `/spec` or `/pause` (`PAUSE_PAUSED`): its inputs do not
+    /// reach its character, which stays in the world.
+    pub paused: bool,
     /// Its character died inside this tick's world step; the player's
     /// own tick removes it before any respawn.
     died_in_world: bool,
@@ -67,6 +72,7 @@ impl Player {
             last_kill: 0,
             last_set_team: 0,
             team_change_tick: tick,
+            paused: false,
             died_in_world: false,
         }
     }
@@ -122,6 +128,8 @@ pub struct Settings {
     pub spam_protection: bool,
     /// `sv_team_change_delay`, seconds.
     pub team_change_delay: i32,
+    /// `sv_pauseable`: `/spec` takes the character out of the world.
+    pub pauseable: bool,
 }
 
 impl Default for Settings {
@@ -133,6 +141,7 @@ impl Default for Settings {
             endless_drag: false,
             spam_protection: true,
             team_change_delay: 3,
+            pauseable: false,
         }
     }
 }
@@ -284,7 +293,7 @@ impl World {
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
             return;
         };
-        if p.last_kill != 0 && p.last_kill + 50 * delay > tick {
+        if p.last_kill != 0 && p.last_kill + 50 * delay > tick || p.paused {
             return;
         }
         if self.chars[cid].is_none() {
@@ -396,7 +405,7 @@ impl World {
         if self.chars[cid].is_none() && team != TEAM_SPECTATORS && input.fire & 1 != 0 {
             p.spawning = true;
         }
-        if input.player_flags & PLAYERFLAG_CHATTING != 0 {
+        if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.paused {
             return;
         }
         if self.version == Version::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
@@ -427,6 +436,7 @@ impl World {
         };
         if p.player_flags & PLAYERFLAG_CHATTING != 0
             && input.player_flags & PLAYERFLAG_CHATTING != 0
+            || p.paused
         {
             return;
         }
@@ -524,8 +534,88 @@ impl World {
         });
     }
 
-    /// A console command this world does not model yet: every character
-    /// it may touch is reported (`cid` -1 and below: the server's).
+    /// A console command run by `cid` (-1 and below: the server) with
+    /// `flags` (`CFGFLAG_CHAT` 128 for a chat command). Commands that only
+    /// print or change what a client is sent do nothing here; commands
+    /// whose effect a later record carries (`/team` → PLAYER_TEAM) too.
+    /// Anything else is reported as unmodelled.
+    pub fn console_command(&mut self, cid: i32, flags: i32, name: &str) {
+        const CHAT: i32 = 128;
+        // Prints, cosmetics, what a client sees.
+        const NO_EFFECT: &[&str] = &[
+            "info",
+            "rules",
+            "help",
+            "credits",
+            "cmdlist",
+            "points",
+            "rank",
+            "top5",
+            "top",
+            "emote",
+            "eyeemote",
+            "timeout",
+            "showothers",
+            "showall",
+            "specteam",
+            "me",
+            "w",
+            "whisper",
+            "c",
+            "converse",
+            "say",
+            "broadcast",
+            "status",
+            "muteid",
+            "unmuteid",
+            "logout",
+            "login",
+            "mapinfo",
+            "settings",
+            "time",
+            "timer",
+            "saytime",
+            "saytimeall",
+            "dnd",
+            "whispers",
+            "teamrank",
+            "teamtop5",
+            "team",
+        ];
+        let c = usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS);
+        if NO_EFFECT.contains(&name) {
+            return;
+        }
+        match (c, flags & CHAT != 0, name) {
+            // `ConProtectedKill` kills only after `sv_kill_protection`
+            // minutes of a started race; no race starts on a map without
+            // a start line.
+            (Some(_), true, "kill") if !self.col.has_index(TILE_START) => {}
+            (Some(c), true, "spec") if !self.settings.pauseable => self.toggle_pause(c),
+            (Some(c), true, "pause") => self.toggle_pause(c),
+            (Some(c), _, _) => self.unmodelled(c, &format!("console command `{name}`")),
+            (None, _, _) => {
+                let feature = format!("console command `{name}`");
+                for c in self.order.clone() {
+                    self.unmodelled(c, &feature);
+                }
+            }
+        }
+    }
+
+    /// `/pause` (and `/spec` without `sv_pauseable`): toggles
+    /// `PAUSE_PAUSED`, which needs a character.
+    fn toggle_pause(&mut self, cid: usize) {
+        let has_char = self.chars[cid].is_some();
+        if let Some(p) = self.players[cid].as_mut()
+            && has_char
+        {
+            p.paused = !p.paused;
+        }
+    }
+
+    /// Something this world does not model happened to everybody or to
+    /// `cid`'s character (`cid` -1: the server's doing).
     pub fn unmodelled_command(&mut self, cid: i32, name: &str) {
         let feature = format!("console command `{name}`");
         match usize::try_from(cid) {

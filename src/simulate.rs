@@ -43,6 +43,11 @@ pub struct Report {
     pub divergences: u64,
     /// The first [`MAX_LISTED`] divergences, in order.
     pub listed: Vec<Divergence>,
+    /// DDNet 16.4 only: (tick, client id) where the character moved with
+    /// the input it had, not the one the file records for the tick; the
+    /// file cannot say which (see [`World::step_holding`]), the position
+    /// decided.
+    pub held_inputs: Vec<(i32, usize)>,
     /// What the world does not model, in order of ticks.
     pub unmodelled: Vec<Unmodelled>,
     /// Per player: its player-ticks, matches, and first divergence tick.
@@ -149,6 +154,10 @@ struct Simulation {
     inputs: Vec<Option<PlayerInput>>,
     /// The world's tick was compared with the file.
     compared: bool,
+    /// DDNet 16.4: the world before the last step and the client ids that
+    /// had inputs for it, to try the step again with a client's input
+    /// held (see [`World::step_holding`]).
+    before: Option<(World, Vec<usize>)>,
     /// Players touched by an unmodelled event (until they respawn).
     tainted: Vec<bool>,
     /// The world's unmodelled events already applied to `tainted`.
@@ -170,12 +179,14 @@ impl Simulation {
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
+            before: None,
             tainted: vec![false; MAX_CLIENTS],
             seen_unmodelled: 0,
             cores_before: vec![None; MAX_CLIENTS],
             report: Report {
                 version,
                 ticks: (0, 0),
+                held_inputs: Vec::new(),
                 player_ticks: 0,
                 matched: 0,
                 matched_strict: 0,
@@ -223,6 +234,9 @@ impl Simulation {
             for cid in 0..MAX_CLIENTS {
                 self.cores_before[cid] = w.core(cid).cloned();
             }
+            let with_inputs = w.with_inputs();
+            self.before = (self.version == Version::Ddnet16_4 && !with_inputs.is_empty())
+                .then(|| (w.clone(), with_inputs));
             w.step();
             self.compared = false;
         }
@@ -351,8 +365,8 @@ impl Simulation {
         for (cid, x, y) in w.positions() {
             simulated[cid] = Some((x, y));
         }
-        for cid in 0..MAX_CLIENTS {
-            let (rec, sim) = (self.recorded[cid], simulated[cid]);
+        for (cid, &sim) in simulated.iter().enumerate() {
+            let rec = self.recorded[cid];
             if rec.is_none() && sim.is_none() {
                 // A character gone ends what touched it.
                 self.tainted[cid] = false;
@@ -371,6 +385,29 @@ impl Simulation {
                 }
                 continue;
             }
+            if let Some((before, with_inputs)) = &self.before
+                && with_inputs.contains(&cid)
+                && rec.is_some()
+            {
+                let mut alt = before.clone();
+                alt.step_holding(&[cid]);
+                let pos = alt.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
+                let others_same = alt
+                    .positions()
+                    .filter(|&(c, _, _)| c != cid)
+                    .eq(w.positions().filter(|&(c, _, _)| c != cid));
+                if pos == rec && others_same {
+                    *w = alt;
+                    self.report.held_inputs.push((tick, cid));
+                    self.report.matched += 1;
+                    self.report.players[cid].matched += 1;
+                    if !self.diverged {
+                        self.report.matched_strict += 1;
+                    }
+                    continue;
+                }
+            }
+            let summary = &mut self.report.players[cid];
             let tainted = self.tainted[cid];
             if tainted {
                 self.report.after_unmodelled += 1;

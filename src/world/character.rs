@@ -92,6 +92,15 @@ pub struct Character {
     pub ninja_activation_tick: i32,
     /// Armor (DDNet 20.1 shows the freeze's progress in it).
     pub armor: i32,
+    /// The stoppers' [`super::core::cantmove`] bits where it stands
+    /// (`m_MoveRestrictions`, from the tiles).
+    pub move_restrictions: i32,
+    /// Was on a refill tile in the last tile walk.
+    pub last_refill_jumps: bool,
+    /// Crossed a start line (`m_DDRaceState`).
+    pub race_started: bool,
+    /// Has the jetpack gun.
+    pub jetpack: bool,
 }
 
 impl Character {
@@ -135,6 +144,10 @@ impl Character {
             attack_tick: 0,
             ninja_activation_tick: 0,
             armor: 0,
+            move_restrictions: 0,
+            last_refill_jumps: false,
+            race_started: false,
+            jetpack: false,
         }
     }
 
@@ -151,6 +164,32 @@ impl Character {
             return true;
         }
         false
+    }
+
+    /// `Freeze(seconds)` by `version`'s rule: 16.4 refuses a second freeze
+    /// within a second of the last one's start even when not frozen.
+    pub fn freeze_at(
+        &mut self,
+        seconds: i32,
+        tick: i32,
+        super_: bool,
+        version: super::Version,
+    ) -> bool {
+        match version {
+            super::Version::Ddnet20_1 => self.freeze(seconds, tick, super_),
+            super::Version::Ddnet16_4 => {
+                if seconds <= 0 || super_ || self.freeze_time > seconds * 50 {
+                    return false;
+                }
+                if self.freeze_start < tick - 50 {
+                    self.armor = 0;
+                    self.freeze_time = seconds * 50;
+                    self.freeze_start = tick;
+                    return true;
+                }
+                false
+            }
+        }
     }
 
     /// `Unfreeze`.

@@ -8,7 +8,7 @@
 //! included, is air. Solid and nohook both stop movement.
 
 use super::{Vec2, round_to_int};
-use crate::map::tiles::Tile;
+use crate::map::tiles::{SpeedupTile, SwitchTile, TeleTile, Tile, TuneTile};
 
 /// A tile a game layer may hold that collision knows.
 pub const TILE_SOLID: u8 = 1;
@@ -20,7 +20,7 @@ pub const TILE_NOHOOK: u8 = 3;
 pub const TILE_NOLASER: u8 = 4;
 
 /// A map's game layer, for collision.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Collision {
     width: i32,
     height: i32,
@@ -30,7 +30,94 @@ pub struct Collision {
     /// Every tile's index as the map has it, row by row (entities
     /// included).
     indices: Vec<u8>,
+    /// The game layer's tiles (index and flags).
+    game: Vec<Tile>,
+    /// The DDRace layers, each of the game layer's size.
+    pub(super) front: Option<Vec<Tile>>,
+    pub(super) tele: Option<Vec<TeleTile>>,
+    pub(super) speedup: Option<Vec<SpeedupTile>>,
+    /// Switch tiles, their kinds cleaned as DDNet's loader does.
+    pub(super) switch: Option<Vec<SwitchTile>>,
+    pub(super) tune: Option<Vec<TuneTile>>,
+    /// The highest switch number of the switch layer.
+    pub(super) highest_switch: i32,
+    /// Teleporter outs (`TILE_TELEOUT`) by number − 1, row by row.
+    pub(super) tele_outs: Vec<Vec<Vec2>>,
+    /// Checkpoint teleporter outs (`TILE_TELECHECKOUT`) by number − 1.
+    pub(super) tele_check_outs: Vec<Vec<Vec2>>,
 }
+
+/// Layer indices the DDRace rules name (`TILE_*` of `mapitems.h`).
+#[allow(missing_docs)]
+pub mod tile {
+    pub const THROUGH_CUT: u8 = 5;
+    pub const THROUGH: u8 = 6;
+    pub const JUMP: u8 = 7;
+    pub const FREEZE: u8 = 9;
+    pub const TELEINEVIL: u8 = 10;
+    pub const UNFREEZE: u8 = 11;
+    pub const DFREEZE: u8 = 12;
+    pub const DUNFREEZE: u8 = 13;
+    pub const TELEINWEAPON: u8 = 14;
+    pub const TELEINHOOK: u8 = 15;
+    pub const WALLJUMP: u8 = 16;
+    pub const EHOOK_ENABLE: u8 = 17;
+    pub const EHOOK_DISABLE: u8 = 18;
+    pub const HIT_ENABLE: u8 = 19;
+    pub const HIT_DISABLE: u8 = 20;
+    pub const SOLO_ENABLE: u8 = 21;
+    pub const SOLO_DISABLE: u8 = 22;
+    pub const SWITCHTIMEDOPEN: u8 = 22;
+    pub const SWITCHTIMEDCLOSE: u8 = 23;
+    pub const SWITCHOPEN: u8 = 24;
+    pub const SWITCHCLOSE: u8 = 25;
+    pub const TELEIN: u8 = 26;
+    pub const TELEOUT: u8 = 27;
+    pub const SPEED_BOOST_OLD: u8 = 28;
+    pub const SPEED_BOOST: u8 = 29;
+    pub const TELECHECK: u8 = 29;
+    pub const TELECHECKOUT: u8 = 30;
+    pub const TELECHECKIN: u8 = 31;
+    pub const REFILL_JUMPS: u8 = 32;
+    pub const START: u8 = 33;
+    pub const FINISH: u8 = 34;
+    pub const STOP: u8 = 60;
+    pub const STOPS: u8 = 61;
+    pub const STOPA: u8 = 62;
+    pub const TELECHECKINEVIL: u8 = 63;
+    pub const THROUGH_ALL: u8 = 66;
+    pub const THROUGH_DIR: u8 = 67;
+    pub const OLDLASER: u8 = 71;
+    pub const NPC: u8 = 72;
+    pub const EHOOK: u8 = 73;
+    pub const NOHIT: u8 = 74;
+    pub const NPH: u8 = 75;
+    pub const ADD_TIME: u8 = 79;
+    pub const NPC_DISABLE: u8 = 88;
+    pub const UNLIMITED_JUMPS_DISABLE: u8 = 89;
+    pub const JETPACK_DISABLE: u8 = 90;
+    pub const NPH_DISABLE: u8 = 91;
+    pub const SUBTRACT_TIME: u8 = 95;
+    pub const TELE_GUN_ENABLE: u8 = 96;
+    pub const TELE_LASER_DISABLE: u8 = 129;
+    pub const ALLOW_TELE_GUN: u8 = 98;
+    pub const ALLOW_BLUE_TELE_GUN: u8 = 99;
+    pub const NPC_ENABLE: u8 = 104;
+    pub const UNLIMITED_JUMPS_ENABLE: u8 = 105;
+    pub const JETPACK_ENABLE: u8 = 106;
+    pub const NPH_ENABLE: u8 = 107;
+    pub const LFREEZE: u8 = 144;
+    pub const LUNFREEZE: u8 = 145;
+}
+
+/// Tile flags (`TILEFLAG_*`, `ROTATION_*`).
+const XFLIP: u8 = 1;
+const YFLIP: u8 = 2;
+const ROTATE: u8 = 8;
+const ROTATION_0: u8 = 0;
+const ROTATION_90: u8 = ROTATE;
+const ROTATION_180: u8 = XFLIP | YFLIP;
+const ROTATION_270: u8 = XFLIP | YFLIP | ROTATE;
 
 impl Collision {
     /// The game layer of `width` by `height` tiles, row by row. `None`
@@ -55,7 +142,87 @@ impl Collision {
             height,
             kinds,
             indices: tiles.iter().map(|t| t.index).collect(),
+            game: tiles.to_vec(),
+            front: None,
+            tele: None,
+            speedup: None,
+            switch: None,
+            tune: None,
+            highest_switch: 0,
+            tele_outs: vec![Vec::new(); 256],
+            tele_check_outs: vec![Vec::new(); 256],
         })
+    }
+
+    /// How many tiles a layer of the game layer's size has.
+    fn cells(&self) -> usize {
+        self.game.len()
+    }
+
+    /// With a front layer (ignored unless of the game layer's size).
+    pub fn with_front(mut self, tiles: Vec<Tile>) -> Collision {
+        if tiles.len() == self.cells() {
+            self.front = Some(tiles);
+        }
+        self
+    }
+
+    /// With a tele layer: its outs are gathered by number, row by row.
+    pub fn with_tele(mut self, tiles: Vec<TeleTile>) -> Collision {
+        if tiles.len() != self.cells() {
+            return self;
+        }
+        let w = self.width as usize;
+        for (i, t) in tiles.iter().enumerate() {
+            if t.number == 0 || t.kind == 0 {
+                continue;
+            }
+            let at = Vec2::new((i % w) as f32 * 32.0 + 16.0, (i / w) as f32 * 32.0 + 16.0);
+            let n = usize::from(t.number - 1);
+            match t.kind {
+                tile::TELEOUT => self.tele_outs[n].push(at),
+                tile::TELECHECKOUT => self.tele_check_outs[n].push(at),
+                _ => {}
+            }
+        }
+        self.tele = Some(tiles);
+        self
+    }
+
+    /// With a speedup layer.
+    pub fn with_speedup(mut self, tiles: Vec<SpeedupTile>) -> Collision {
+        if tiles.len() == self.cells() {
+            self.speedup = Some(tiles);
+        }
+        self
+    }
+
+    /// With a switch layer; kinds DDNet's loader does not know become 0.
+    pub fn with_switch(mut self, mut tiles: Vec<SwitchTile>) -> Collision {
+        if tiles.len() != self.cells() {
+            return self;
+        }
+        for t in &mut tiles {
+            self.highest_switch = self.highest_switch.max(i32::from(t.number));
+            let k = t.kind;
+            if k <= tile::NPH_ENABLE
+                && !((tile::JUMP..=tile::SUBTRACT_TIME).contains(&k)
+                    || k == tile::ALLOW_TELE_GUN
+                    || k == tile::ALLOW_BLUE_TELE_GUN)
+            {
+                t.kind = 0;
+            }
+        }
+        self.switch = Some(tiles);
+        self
+    }
+
+    /// With a tune layer.
+    pub fn with_tune(mut self, tiles: Vec<TuneTile>) -> Collision {
+        if tiles.len() == self.cells() {
+            self.tune = Some(tiles);
+        }
+        self
     }
 
     /// The game layer of a map as DDNet's loader takes it
@@ -74,15 +241,299 @@ impl Collision {
         let (item, layer) = map
             .physics_layer(Physics::Game)
             .ok_or("no game layer (a tiles layer with flag 1 in a group)")?;
-        match grid(datafile, layer, cap) {
-            Ok(Tiles::Tile(tiles)) => {
-                Collision::new(layer.width, layer.height, &tiles).ok_or_else(|| {
+        let mut col = match grid(datafile, layer, cap) {
+            Ok(Tiles::Tile(tiles)) => Collision::new(layer.width, layer.height, &tiles)
+                .ok_or_else(|| {
                     format!("the game layer (item {item}) has fewer tiles than its size")
-                })
+                })?,
+            Ok(_) => return Err(format!("the game layer (item {item}) holds no plain tiles")),
+            Err(e) => return Err(format!("the game layer (item {item}): {e}")),
+        };
+        for p in [
+            Physics::Front,
+            Physics::Tele,
+            Physics::Speedup,
+            Physics::Switch,
+            Physics::Tune,
+        ] {
+            let Some((item, layer)) = map.physics_layer(p) else {
+                continue;
+            };
+            if (layer.width, layer.height) != (col.width, col.height) {
+                return Err(format!(
+                    "the {p:?} layer (item {item}) is {}x{}, the game layer {}x{}",
+                    layer.width, layer.height, col.width, col.height
+                ));
             }
-            Ok(_) => Err(format!("the game layer (item {item}) holds no plain tiles")),
-            Err(e) => Err(format!("the game layer (item {item}): {e}")),
+            col = match grid(datafile, layer, cap) {
+                Ok(Tiles::Tile(t)) => col.with_front(t),
+                Ok(Tiles::Tele(t)) => col.with_tele(t),
+                Ok(Tiles::Speedup(t)) => col.with_speedup(t),
+                Ok(Tiles::Switch(t)) => col.with_switch(t),
+                Ok(Tiles::Tune(t)) => col.with_tune(t),
+                Err(e) => return Err(format!("the {p:?} layer (item {item}): {e}")),
+            };
         }
+        Ok(col)
+    }
+
+    /// `GetPureMapIndex`: the tile at a float position, rounded, clamped.
+    pub fn pure_index(&self, p: Vec2) -> usize {
+        let nx = (round_to_int(p.x) / 32).clamp(0, self.width - 1);
+        let ny = (round_to_int(p.y) / 32).clamp(0, self.height - 1);
+        (ny * self.width + nx) as usize
+    }
+
+    /// The tile a position truncates into, clamped.
+    fn truncated_index(&self, p: Vec2) -> usize {
+        let nx = (p.x as i32 / 32).clamp(0, self.width - 1);
+        let ny = (p.y as i32 / 32).clamp(0, self.height - 1);
+        (ny * self.width + nx) as usize
+    }
+
+    /// `GetMapIndex`: the tile `p` truncates into, if anything DDRace
+    /// acts on is there or beside it.
+    pub fn map_index(&self, p: Vec2) -> Option<usize> {
+        let i = self.truncated_index(p);
+        self.tile_exists(i).then_some(i)
+    }
+
+    /// `GetMapIndices`: the tiles with something on them along the path
+    /// from `prev` to `pos`, each once in a row.
+    pub fn map_indices(&self, prev: Vec2, pos: Vec2) -> Vec<usize> {
+        let d = prev.distance(pos);
+        if d == 0.0 {
+            let i = self.truncated_index(pos);
+            return if self.tile_exists(i) {
+                vec![i]
+            } else {
+                Vec::new()
+            };
+        }
+        let end = (d + 1.0) as i32;
+        let mut out = Vec::new();
+        let mut last = 0;
+        for i in 0..end {
+            let t = prev.mix(pos, i as f32 / d);
+            let index = self.truncated_index(t);
+            if self.tile_exists(index) && last != index {
+                out.push(index);
+                last = index;
+            }
+        }
+        out
+    }
+
+    /// `TileExists`: a DDRace tile on `i` or a stopper facing it.
+    fn tile_exists(&self, i: usize) -> bool {
+        let acts = |k: u8| {
+            (tile::FREEZE..=tile::TELE_LASER_DISABLE).contains(&k)
+                || (tile::LFREEZE..=tile::LUNFREEZE).contains(&k)
+        };
+        if acts(self.game[i].index) {
+            return true;
+        }
+        if self.front.as_ref().is_some_and(|f| acts(f[i].index)) {
+            return true;
+        }
+        if self.tele.as_ref().is_some_and(|t| {
+            matches!(
+                t[i].kind,
+                tile::TELEIN
+                    | tile::TELEINEVIL
+                    | tile::TELECHECKINEVIL
+                    | tile::TELECHECK
+                    | tile::TELECHECKIN
+            )
+        }) {
+            return true;
+        }
+        if self.speedup.as_ref().is_some_and(|s| s[i].force > 0)
+            || self.switch.as_ref().is_some_and(|s| s[i].kind != 0)
+            || self.tune.as_ref().is_some_and(|t| t[i].kind != 0)
+        {
+            return true;
+        }
+        self.tile_exists_next(i)
+    }
+
+    /// `TileExistsNext`: a stopper beside `i` that faces it (with the
+    /// loader's quirks: index 0 counts as having no left neighbour, and a
+    /// two-way stopper above or below always counts).
+    fn tile_exists_next(&self, i: usize) -> bool {
+        let n = self.cells() as i64;
+        let (w, i) = (i64::from(self.width), i as i64);
+        let left = if i - 1 > 0 { i - 1 } else { i } as usize;
+        let right = if i + 1 < n { i + 1 } else { i } as usize;
+        let below = if i + w < n { i + w } else { i } as usize;
+        let above = if i - w > 0 { i - w } else { i } as usize;
+        let faces = |l: &[Tile]| {
+            (l[right].index == tile::STOP && l[right].flags == ROTATION_270)
+                || (l[left].index == tile::STOP && l[left].flags == ROTATION_90)
+                || (l[below].index == tile::STOP && l[below].flags == ROTATION_0)
+                || (l[above].index == tile::STOP && l[above].flags == ROTATION_180)
+                || matches!(l[right].index, tile::STOPA | tile::STOPS)
+                || matches!(l[left].index, tile::STOPA | tile::STOPS)
+                || matches!(l[below].index, tile::STOPA | tile::STOPS)
+                || matches!(l[above].index, tile::STOPA | tile::STOPS)
+        };
+        faces(&self.game) || self.front.as_deref().is_some_and(faces)
+    }
+
+    /// The game layer's index at map index `i`.
+    pub fn game_index(&self, i: usize) -> u8 {
+        self.game[i].index
+    }
+
+    /// The front layer's index at map index `i` (0 without one).
+    pub fn front_index(&self, i: usize) -> u8 {
+        self.front.as_ref().map_or(0, |f| f[i].index)
+    }
+
+    /// The switch layer's (kind, number, delay) at map index `i`: the
+    /// number only if it is a switch that exists.
+    pub fn switch_at(&self, i: usize) -> (u8, u8, u8) {
+        match self.switch.as_ref().map(|s| s[i]) {
+            Some(t) if t.kind > 0 => {
+                let number = if t.number > 0 && i32::from(t.number) <= self.highest_switch {
+                    t.number
+                } else {
+                    0
+                };
+                (t.kind, number, t.delay)
+            }
+            _ => (0, 0, 0),
+        }
+    }
+
+    /// The tele layer's (kind, number) at map index `i`.
+    pub fn tele_at(&self, i: usize) -> (u8, u8) {
+        self.tele
+            .as_ref()
+            .map_or((0, 0), |t| (t[i].kind, t[i].number))
+    }
+
+    /// The tune zone at map index `i` (0: the global tuning).
+    pub fn tune_zone(&self, i: Option<usize>) -> u8 {
+        match (i, self.tune.as_ref()) {
+            (Some(i), Some(t)) if t[i].kind != 0 => t[i].number,
+            _ => 0,
+        }
+    }
+
+    /// The speedup at map index `i`, if it has force.
+    pub fn speedup_at(&self, i: usize) -> Option<SpeedupTile> {
+        self.speedup.as_ref().map(|s| s[i]).filter(|s| s.force > 0)
+    }
+
+    /// `GetFrontCollisionAt`: death or nolaser of the front layer at a
+    /// float position, rounded.
+    pub fn front_collision_at(&self, p: Vec2) -> u8 {
+        let Some(front) = self.front.as_ref() else {
+            return 0;
+        };
+        let (x, y) = (round_to_int(p.x), round_to_int(p.y));
+        let nx = (x / 32).clamp(0, self.width - 1);
+        let ny = (y / 32).clamp(0, self.height - 1);
+        match front[(ny * self.width + nx) as usize].index {
+            k @ (TILE_DEATH | TILE_NOLASER) => k,
+            _ => 0,
+        }
+    }
+
+    /// `GetMoveRestrictions` without doors: the [`super::core::cantmove`]
+    /// bits of the stoppers at `pos` and `distance` from it in the four
+    /// directions (the centre's tile may be given).
+    pub fn move_restrictions(&self, pos: Vec2, distance: f32, center: Option<usize>) -> i32 {
+        const DIRS: [(f32, f32); 5] =
+            [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
+        let mut r = 0;
+        for (d, (dx, dy)) in DIRS.into_iter().enumerate() {
+            let at = pos + Vec2::new(dx, dy) * distance;
+            let i = match (d, center) {
+                (0, Some(c)) => c,
+                _ => self.pure_index(at),
+            };
+            r |= restriction(d, self.game[i]);
+            if let Some(f) = &self.front {
+                r |= restriction(d, f[i]);
+            }
+        }
+        r
+    }
+
+    /// `IntersectLineTeleHook`: the hook's walk from `from` to `to`. The
+    /// first point that is a hook teleporter, a solid tile it may not
+    /// pass, or a hook blocker ends it: (what, where, teleporter number).
+    pub fn intersect_hook(&self, from: Vec2, to: Vec2, old_tele_hook: bool) -> (u8, Vec2, u8) {
+        let end = (from.distance(to) + 1.0) as i32;
+        let (ox, oy) = through_offset(from, to);
+        for i in 0..=end {
+            let p = from.mix(to, i as f32 / end as f32);
+            let (ix, iy) = (round_to_int(p.x), round_to_int(p.y));
+            let index = self.pure_index(p);
+            let (kind, number) = self.tele_at(index);
+            let hook_tele = if old_tele_hook {
+                kind == tile::TELEIN
+            } else {
+                kind == tile::TELEINHOOK
+            };
+            if hook_tele && number != 0 {
+                return (tile::TELEINHOOK, p, number);
+            }
+            let mut hit = 0;
+            if self.is_solid(ix, iy) {
+                if !self.is_through(ix, iy, ox, oy, from, to) {
+                    hit = self.tile(ix, iy);
+                }
+            } else if self.is_hook_blocker(ix, iy, from, to) {
+                hit = TILE_NOHOOK;
+            }
+            if hit != 0 {
+                return (hit, p, 0);
+            }
+        }
+        (0, to, 0)
+    }
+
+    /// `IsThrough`: a hook passes this solid point.
+    fn is_through(&self, x: i32, y: i32, ox: i32, oy: i32, p0: Vec2, p1: Vec2) -> bool {
+        let i = self.pure_index(Vec2::new(x as f32, y as f32));
+        if let Some(f) = &self.front {
+            let t = f[i];
+            if matches!(t.index, tile::THROUGH_ALL | tile::THROUGH_CUT) {
+                return true;
+            }
+            if t.index == tile::THROUGH_DIR && dir_matches(t.flags, p0, p1, false) {
+                return true;
+            }
+        }
+        let o = self.pure_index(Vec2::new((x + ox) as f32, (y + oy) as f32));
+        self.game[o].index == tile::THROUGH
+            || self
+                .front
+                .as_ref()
+                .is_some_and(|f| f[o].index == tile::THROUGH)
+    }
+
+    /// `IsHookBlocker`: a hook stops at this air point.
+    fn is_hook_blocker(&self, x: i32, y: i32, p0: Vec2, p1: Vec2) -> bool {
+        let i = self.pure_index(Vec2::new(x as f32, y as f32));
+        let g = self.game[i];
+        if g.index == tile::THROUGH_ALL
+            || self
+                .front
+                .as_ref()
+                .is_some_and(|f| f[i].index == tile::THROUGH_ALL)
+        {
+            return true;
+        }
+        if g.index == tile::THROUGH_DIR && dir_matches(g.flags, p0, p1, true) {
+            return true;
+        }
+        self.front.as_ref().is_some_and(|f| {
+            f[i].index == tile::THROUGH_DIR && dir_matches(f[i].flags, p0, p1, true)
+        })
     }
 
     /// Width in tiles.
@@ -244,6 +695,78 @@ impl Collision {
         }
         bounces
     }
+}
+
+/// Whether a one-way tile of `flags` lets the line `p0`→`p1` through
+/// (`blocks`: whether it blocks it instead; the opposite directions).
+fn dir_matches(flags: u8, p0: Vec2, p1: Vec2, blocks: bool) -> bool {
+    let (up, right, down, left) = (p0.y > p1.y, p0.x < p1.x, p0.y < p1.y, p0.x > p1.x);
+    let (a, b, c, d) = if blocks {
+        (down, left, up, right)
+    } else {
+        (up, right, down, left)
+    };
+    (flags == ROTATION_0 && a)
+        || (flags == ROTATION_90 && b)
+        || (flags == ROTATION_180 && c)
+        || (flags == ROTATION_270 && d)
+}
+
+/// `ThroughOffset`: a tile's width along the line's main direction,
+/// pointing back to its start.
+fn through_offset(p0: Vec2, p1: Vec2) -> (i32, i32) {
+    let (x, y) = (p0.x - p1.x, p0.y - p1.y);
+    if x.abs() > y.abs() {
+        if x < 0.0 { (-32, 0) } else { (32, 0) }
+    } else if y < 0.0 {
+        (0, -32)
+    } else {
+        (0, 32)
+    }
+}
+
+/// The stopper bits a tile adds in move-restriction direction `d` (0 the
+/// tile itself, then right, down, left, up): a stopper stops movement
+/// onto it, a one-way one also off it.
+fn restriction(d: usize, t: Tile) -> i32 {
+    use super::core::cantmove::{DOWN, LEFT, RIGHT, UP};
+    let flags = t.flags & (XFLIP | YFLIP | ROTATE);
+    let raw = match t.index {
+        tile::STOP => match flags {
+            ROTATION_0 => DOWN,
+            ROTATION_90 => LEFT,
+            ROTATION_180 => UP,
+            ROTATION_270 => RIGHT,
+            f if f == YFLIP ^ ROTATION_0 => UP,
+            f if f == YFLIP ^ ROTATION_90 => RIGHT,
+            f if f == YFLIP ^ ROTATION_180 => DOWN,
+            f if f == YFLIP ^ ROTATION_270 => LEFT,
+            _ => 0,
+        },
+        tile::STOPS => match flags {
+            f if f == ROTATION_0
+                || f == ROTATION_180
+                || f == YFLIP ^ ROTATION_0
+                || f == YFLIP ^ ROTATION_180 =>
+            {
+                DOWN | UP
+            }
+            f if f == ROTATION_90
+                || f == ROTATION_270
+                || f == YFLIP ^ ROTATION_90
+                || f == YFLIP ^ ROTATION_270 =>
+            {
+                LEFT | RIGHT
+            }
+            _ => 0,
+        },
+        tile::STOPA => LEFT | RIGHT | UP | DOWN,
+        _ => 0,
+    };
+    if d == 0 && t.index == tile::STOP {
+        return raw;
+    }
+    raw & [0, RIGHT, DOWN, LEFT, UP][d]
 }
 
 #[cfg(test)]

@@ -316,6 +316,11 @@ pub struct Cores {
     pub teams: Teams,
     /// Which rules.
     pub version: Version,
+    /// `sv_old_teleport_hook`: a hook goes through plain teleporters.
+    pub old_tele_hook: bool,
+    /// Hooks that went through teleporters with several outs (the
+    /// random generator's choice is not modelled): client ids.
+    pub random_hook_teles: Vec<usize>,
 }
 
 impl Cores {
@@ -325,6 +330,8 @@ impl Cores {
             slots: vec![None; MAX_CLIENTS],
             teams: Teams::new(version),
             version,
+            old_tele_hook: false,
+            random_hook_teles: Vec::new(),
         }
     }
 
@@ -367,8 +374,8 @@ impl Cores {
 
     fn tick_core(&mut self, c: &mut Core, col: &Collision, use_input: bool) {
         let t = c.tuning;
-        // Stoppers and doors are not modelled yet: no restriction.
-        c.move_restrictions = 0;
+        // Doors are not modelled: stoppers only.
+        c.move_restrictions = col.move_restrictions(c.pos, 18.0, None);
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
         let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
@@ -504,16 +511,14 @@ impl Cores {
             new_pos = around + normalize(new_pos - around) * t.hook_length();
             c.reset = true;
         }
-        // Teleporters and through tiles are not modelled yet: a hook hits
-        // solid tiles (nohook ones send it back).
-        let mut hit_ground = false;
-        let mut retract = false;
-        if let Some((at, _, tile)) = col.intersect_line(c.hook_pos, new_pos) {
-            new_pos = at;
-            if tile == super::collision::TILE_NOHOOK {
-                retract = true;
-            } else {
-                hit_ground = true;
+        let (mut hit_ground, mut retract, mut through_tele) = (false, false, 0u8);
+        let (hit, at, tele) = col.intersect_hook(c.hook_pos, new_pos, self.old_tele_hook);
+        new_pos = at;
+        if hit != 0 {
+            match hit {
+                super::collision::TILE_NOHOOK => retract = true,
+                super::collision::tile::TELEINHOOK => through_tele = tele,
+                _ => hit_ground = true,
             }
             c.reset = true;
         }
@@ -546,8 +551,23 @@ impl Cores {
                 c.triggered_events |= event::HOOK_HIT_NOHOOK;
                 c.hook_state = hook::RETRACT_START;
             }
-            let _ = target_dir;
-            c.hook_pos = new_pos;
+            let outs = match through_tele {
+                0 => &[][..],
+                n => &col.tele_outs[usize::from(n - 1)][..],
+            };
+            if !outs.is_empty() {
+                c.triggered_events = 0;
+                c.hooked_player = -1;
+                c.new_hook = true;
+                if outs.len() > 1 {
+                    self.random_hook_teles.push(c.id);
+                }
+                c.hook_pos = outs[0] + target_dir * PHYSICAL_SIZE * 1.5;
+                c.hook_dir = target_dir;
+                c.hook_tele_base = c.hook_pos;
+            } else {
+                c.hook_pos = new_pos;
+            }
         }
     }
 

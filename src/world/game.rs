@@ -130,6 +130,10 @@ pub struct Settings {
     pub team_change_delay: i32,
     /// `sv_pauseable`: `/spec` takes the character out of the world.
     pub pauseable: bool,
+    /// `sv_teleport_hold_hook`.
+    pub teleport_hold_hook: bool,
+    /// `sv_old_teleport_hook`.
+    pub old_teleport_hook: bool,
 }
 
 impl Default for Settings {
@@ -142,6 +146,8 @@ impl Default for Settings {
             spam_protection: true,
             team_change_delay: 3,
             pauseable: false,
+            teleport_hold_hook: false,
+            old_teleport_hook: false,
         }
     }
 }
@@ -153,17 +159,17 @@ pub struct World {
     pub version: Version,
     /// The last tick stepped.
     pub tick: i32,
-    col: Collision,
+    pub(super) col: std::sync::Arc<Collision>,
     /// The global tuning (zone 0).
     pub tuning: Tuning,
     /// The settings.
     pub settings: Settings,
     /// Every character's core.
     pub cores: Cores,
-    chars: Vec<Option<Character>>,
+    pub(super) chars: Vec<Option<Character>>,
     /// The character list, newest first: the order they tick in.
-    order: Vec<usize>,
-    players: Vec<Option<Player>>,
+    pub(super) order: Vec<usize>,
+    pub(super) players: Vec<Option<Player>>,
     /// Spawn points: default, red, blue.
     spawns: [Vec<Vec2>; 3],
     /// Pickups, newest first (the order they tick in).
@@ -213,7 +219,7 @@ impl World {
         World {
             version,
             tick,
-            col,
+            col: std::sync::Arc::new(col),
             tuning,
             settings,
             cores: Cores::new(version),
@@ -355,8 +361,23 @@ impl World {
         }
     }
 
+    /// The client ids with inputs recorded for the coming tick.
+    pub fn with_inputs(&self) -> Vec<usize> {
+        (0..MAX_CLIENTS)
+            .filter(|&c| !self.pending[c].is_empty())
+            .collect()
+    }
+
     /// One server tick: the inputs for it, the world, the players.
     pub fn step(&mut self) {
+        self.step_holding(&[]);
+    }
+
+    /// [`World::step`], but the characters of `held` move with the input
+    /// they had, not the first one recorded for this tick: what DDNet
+    /// 16.4 did when a tick had two inputs and the first, equal to the
+    /// last one written, was not written again.
+    pub fn step_holding(&mut self, held: &[usize]) {
         let pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
         // Inputs are applied while the server's tick is still the last.
         for (cid, inputs) in pending.iter().enumerate() {
@@ -381,6 +402,9 @@ impl World {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
             };
+            if held.contains(&cid) {
+                continue;
+            }
             // 16.4 moves with the first input of the tick, 20.1 records one.
             let input = match inputs.first() {
                 Some(&i) => i,
@@ -526,7 +550,7 @@ impl World {
         ms / 1000.0
     }
 
-    fn unmodelled(&mut self, cid: usize, feature: &str) {
+    pub(super) fn unmodelled(&mut self, cid: usize, feature: &str) {
         self.unmodelled.push(Unmodelled {
             tick: self.tick,
             cid,
@@ -581,6 +605,8 @@ impl World {
             "teamrank",
             "teamtop5",
             "team",
+            "record",
+            "stoprecord",
         ];
         let c = usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS);
         if NO_EFFECT.contains(&name) {
@@ -695,8 +721,8 @@ impl World {
             } else {
                 Vec2::new(0.0, -1.0)
             };
+            let restrictions = self.chars[t].as_ref().map_or(0, |c| c.move_restrictions);
             if let Some(core) = self.cores.slots[t].as_mut() {
-                let restrictions = 0;
                 let mut temp = core.vel + normalize(dir + Vec2::new(0.0, -1.1)) * 10.0;
                 temp = clamp_vel(restrictions, temp);
                 temp = temp - core.vel;
@@ -727,7 +753,7 @@ impl World {
                 let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
                 match pk.kind {
                     PickupKind::Health => {
-                        ch.freeze(freeze_delay, tick, super_);
+                        ch.freeze_at(freeze_delay, tick, super_, self.version);
                     }
                     PickupKind::Armor => {
                         let mut any = false;
@@ -758,6 +784,9 @@ impl World {
         let order = self.order.clone();
         for &cid in &order {
             self.character_tick(cid);
+        }
+        for cid in std::mem::take(&mut self.cores.random_hook_teles) {
+            self.unmodelled(cid, "hook teleporter with several outs (random)");
         }
         for &cid in &order {
             if self.chars[cid].is_none() {
@@ -804,11 +833,13 @@ impl World {
             jump: ch.input.jump,
             hook: ch.input.hook,
         };
+        self.tune_zone_of(cid);
         if let Some(core) = self.cores.slots[cid].as_mut() {
             core.tuning = tuning;
             core.input = input;
         }
         let no_weak_hook = self.settings.no_weak_hook;
+        self.cores.old_tele_hook = self.settings.old_teleport_hook;
         self.cores.tick(cid, &self.col, true, !no_weak_hook);
         if no_weak_hook {
             // Only the deferred part would run here; see `step_no_weak_hook`.
@@ -848,11 +879,11 @@ impl World {
             core.hook_tick = 0;
         }
         if deep && !core.super_ {
-            ch.freeze(self.settings.freeze_delay, tick, false);
+            ch.freeze_at(self.settings.freeze_delay, tick, false, self.version);
         }
-        if core.jumps == -1 || core.jumps == 0 {
-            core.jumped |= 2;
-        } else if core.jumps == 1 && core.jumped > 0 {
+        // -1 (one ground jump) and 0: the feet are always dark; with one
+        // jump, every jump is the last.
+        if core.jumps == -1 || core.jumps == 0 || (core.jumps == 1 && core.jumped > 0) {
             core.jumped |= 2;
         } else if core.jumped_total < core.jumps - 1 && core.jumped > 1 {
             core.jumped = 1;
@@ -860,23 +891,25 @@ impl World {
         if (core.super_ || core.endless_jump) && core.jumped > 1 {
             core.jumped = 1;
         }
-        ch.prev_input = ch.input;
-        ch.prev_pos = core.pos;
-        let pos = ch.pos;
-        if self.clipped(pos) {
-            self.die_in_world(cid);
+        if !self.character_tiles(cid) {
+            return;
+        }
+        let core_pos = self.cores.slots[cid].as_ref().map(|c| c.pos);
+        if let (Some(ch), Some(pos)) = (self.chars[cid].as_mut(), core_pos) {
+            ch.prev_input = ch.input;
+            ch.prev_pos = pos;
         }
     }
 
     /// More than 200 tiles outside the map (`GameLayerClipped`).
-    fn clipped(&self, p: Vec2) -> bool {
+    pub(super) fn clipped(&self, p: Vec2) -> bool {
         let (x, y) = (super::round_to_int(p.x) / 32, super::round_to_int(p.y) / 32);
         x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
     }
 
     /// A death inside the world's tick (`Die`): the player's tick removes
     /// the character, and the respawn delay counts from now.
-    fn die_in_world(&mut self, cid: usize) {
+    pub(super) fn die_in_world(&mut self, cid: usize) {
         self.kill_now(cid);
         if let Some(p) = self.players[cid].as_mut() {
             p.died_in_world = true;

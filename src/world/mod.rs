@@ -11,6 +11,7 @@ pub mod character;
 pub mod collision;
 pub mod core;
 pub mod game;
+mod tiles;
 pub mod tuning;
 
 pub use game::World;

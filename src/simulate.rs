@@ -13,9 +13,10 @@ use crate::codec::{DecodeError, Mode};
 use crate::packet::msg::{MsgHeader, decode_body, split};
 use crate::teehistorian::{Ex, Header, Message, PlayerInput, Record, SliceReader};
 use crate::world::collision::Collision;
+use crate::world::config::{Config, apply_map_tiles};
 use crate::world::core::{Core, MAX_CLIENTS};
-use crate::world::game::{Settings, Unmodelled, World};
-use crate::world::tuning::Tuning;
+use crate::world::game::{Unmodelled, World};
+use crate::world::tuning::Tunings;
 use crate::world::{Vec2, Version};
 use serde::Serialize;
 use std::ops::ControlFlow;
@@ -91,6 +92,8 @@ pub enum SimulateError {
     Decode(DecodeError),
     /// The header names a server this simulator does not know.
     UnknownServer(String),
+    /// The header's settings or tuning cannot be read.
+    Header(String),
 }
 
 impl std::fmt::Display for SimulateError {
@@ -101,22 +104,9 @@ impl std::fmt::Display for SimulateError {
                 f,
                 "the header's server_version {s:?} is not a DDNet version this simulator models (16.4 or 20.1)"
             ),
+            SimulateError::Header(e) => write!(f, "the header's {e}"),
         }
     }
-}
-
-/// The rules of the server named by a header's `server_version`
-/// (`"0.6 16.4, ..."`, `"0.6, 20.1 (28baa427...)"`): below 17, 16.4's.
-pub fn version_of(server_version: &str) -> Option<Version> {
-    let major = server_version
-        .split(|c: char| !c.is_ascii_digit() && c != '.')
-        .filter(|w| w.contains('.') && *w != "0.6" && *w != "0.7")
-        .find_map(|w| w.split('.').next()?.parse::<u32>().ok())?;
-    Some(if major < 17 {
-        Version::Ddnet16_4
-    } else {
-        Version::Ddnet20_1
-    })
 }
 
 /// Simulates `bytes` (a teehistorian file) on `col` (its map's game
@@ -125,8 +115,8 @@ pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
     let (header, mut reader) =
         SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
     let server = header.info.server_version.clone().unwrap_or_default();
-    let version = version_of(&server).ok_or(SimulateError::UnknownServer(server))?;
-    let mut sim = Simulation::new(version, &header, col);
+    let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
+    let mut sim = Simulation::new(version, &header, col)?;
     let mut failed = None;
     let flow = reader.for_each_record(|rec| {
         sim.record(rec);
@@ -146,8 +136,8 @@ struct Simulation {
     world: Option<World>,
     version: Version,
     col: Option<Collision>,
-    tuning: Tuning,
-    settings: Settings,
+    config: Config,
+    tunings: Tunings,
     /// Positions as the file has them now.
     recorded: Vec<Option<(i32, i32)>>,
     /// Each client's last recorded input (the base of INPUT_DIFF).
@@ -169,13 +159,20 @@ struct Simulation {
 }
 
 impl Simulation {
-    fn new(version: Version, _header: &Header, col: Collision) -> Simulation {
-        Simulation {
+    fn new(version: Version, header: &Header, col: Collision) -> Result<Simulation, SimulateError> {
+        let info = &header.info;
+        let mut config = Config::from_header(version, &info.config)
+            .map_err(|e| SimulateError::Header(format!("config: {e}")))?;
+        let mut tunings = Tunings::from_header(version, &info.tuning, &config)
+            .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
+        // Tiles of the map change settings after the header was written.
+        apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
+        Ok(Simulation {
             world: None,
             version,
             col: Some(col),
-            tuning: Tuning::default(),
-            settings: Settings::default(),
+            config,
+            tunings,
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
@@ -203,7 +200,7 @@ impl Simulation {
             },
             first_tick: None,
             diverged: false,
-        }
+        })
     }
 
     /// The world, made at the first record's tick.
@@ -213,8 +210,8 @@ impl Simulation {
             self.world = Some(World::new(
                 self.version,
                 col,
-                self.tuning,
-                self.settings,
+                self.config.clone(),
+                self.tunings.clone(),
                 tick,
             ));
             self.first_tick = Some(tick);
@@ -324,8 +321,7 @@ impl Simulation {
                 }
             }
             Message::ConsoleCommand(cmd) => {
-                let name = String::from_utf8_lossy(cmd.cmd.as_ref()).into_owned();
-                w.console_command(cmd.cid, cmd.flags, &name);
+                w.console_command(cmd.cid, cmd.flags, &cmd.cmd, &cmd.args)
             }
             Message::Ex(ex) => match &ex.ex {
                 Ex::PlayerReady { cid } => {

@@ -561,6 +561,12 @@ impl Collision {
         self.indices[(y * self.width + x) as usize]
     }
 
+    /// The game layer's indices, then the front layer's.
+    pub fn game_and_front_indices(&self) -> impl Iterator<Item = u8> + '_ {
+        let front = self.front.iter().flatten().map(|t| t.index);
+        self.indices.iter().copied().chain(front)
+    }
+
     /// Whether any tile of the game layer has `index`.
     pub fn has_index(&self, index: u8) -> bool {
         self.indices.contains(&index)

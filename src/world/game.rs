@@ -9,8 +9,9 @@
 
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
 use super::collision::Collision;
+use super::config::Config;
 use super::core::{Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
-use super::tuning::Tuning;
+use super::tuning::{Applied, Tuning, Tunings};
 use super::{Vec2, Version};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
@@ -113,45 +114,6 @@ pub struct Unmodelled {
     pub feature: String,
 }
 
-/// The server settings the physics reads.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Settings {
-    /// `sv_freeze_delay`, seconds.
-    pub freeze_delay: i32,
-    /// `sv_kill_delay`, seconds.
-    pub kill_delay: i32,
-    /// `sv_no_weak_hook` (16.4: `sv_no_weak_hook_and_bounce`).
-    pub no_weak_hook: bool,
-    /// `sv_endless_drag`.
-    pub endless_drag: bool,
-    /// `sv_spamprotection`.
-    pub spam_protection: bool,
-    /// `sv_team_change_delay`, seconds.
-    pub team_change_delay: i32,
-    /// `sv_pauseable`: `/spec` takes the character out of the world.
-    pub pauseable: bool,
-    /// `sv_teleport_hold_hook`.
-    pub teleport_hold_hook: bool,
-    /// `sv_old_teleport_hook`.
-    pub old_teleport_hook: bool,
-}
-
-impl Default for Settings {
-    fn default() -> Settings {
-        Settings {
-            freeze_delay: 3,
-            kill_delay: 1,
-            no_weak_hook: false,
-            endless_drag: false,
-            spam_protection: true,
-            team_change_delay: 3,
-            pauseable: false,
-            teleport_hold_hook: false,
-            old_teleport_hook: false,
-        }
-    }
-}
-
 /// The world.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -160,10 +122,10 @@ pub struct World {
     /// The last tick stepped.
     pub tick: i32,
     pub(super) col: std::sync::Arc<Collision>,
-    /// The global tuning (zone 0).
-    pub tuning: Tuning,
-    /// The settings.
-    pub settings: Settings,
+    /// The tuning, global and per zone.
+    pub tunings: Tunings,
+    /// The server settings.
+    pub config: Config,
     /// Every character's core.
     pub cores: Cores,
     pub(super) chars: Vec<Option<Character>>,
@@ -186,8 +148,8 @@ impl World {
     pub fn new(
         version: Version,
         col: Collision,
-        tuning: Tuning,
-        settings: Settings,
+        config: Config,
+        tunings: Tunings,
         tick: i32,
     ) -> World {
         let mut spawns: [Vec<Vec2>; 3] = Default::default();
@@ -220,8 +182,8 @@ impl World {
             version,
             tick,
             col: std::sync::Arc::new(col),
-            tuning,
-            settings,
+            tunings,
+            config,
             cores: Cores::new(version),
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
@@ -295,7 +257,7 @@ impl World {
     /// player tick, unless it killed itself within `sv_kill_delay`.
     pub fn kill(&mut self, cid: usize) {
         let tick = self.tick;
-        let delay = self.settings.kill_delay;
+        let delay = self.config.sv_kill_delay;
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
             return;
         };
@@ -318,16 +280,17 @@ impl World {
     /// a player joining the game spawns after the respawn delay.
     pub fn set_team(&mut self, cid: usize, team: i32) {
         let tick = self.tick;
-        let s = self.settings;
+        let spam_protection = self.config.sv_spamprotection != 0;
+        let team_change_delay = self.config.sv_team_change_delay;
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
             return;
         };
         if p.team == team || !(TEAM_SPECTATORS..=0).contains(&team) {
             return;
         }
-        if s.spam_protection
+        if spam_protection
             && p.last_set_team != 0
-            && p.last_set_team + 50 * s.team_change_delay > tick
+            && p.last_set_team + 50 * team_change_delay > tick
         {
             return;
         }
@@ -515,7 +478,7 @@ impl World {
             weapon::HAMMER => {
                 let hits = self.hammer(cid, start, shooter_pos);
                 if hits > 0 {
-                    let delay = self.tuning.hammer_hit_fire_delay();
+                    let delay = self.global().hammer_hit_fire_delay();
                     if let Some(ch) = self.chars[cid].as_mut() {
                         ch.reload_timer = (delay * 50.0 / 1000.0) as i32;
                     }
@@ -538,16 +501,12 @@ impl World {
     }
 
     fn fire_delay(&self, w: i32) -> f32 {
-        let t = &self.tuning;
-        let ms = match w {
-            weapon::HAMMER => t.hammer_fire_delay(),
-            weapon::GUN => t.gun_fire_delay(),
-            weapon::SHOTGUN => t.shotgun_fire_delay(),
-            weapon::GRENADE => t.grenade_fire_delay(),
-            weapon::LASER => t.laser_fire_delay(),
-            _ => t.ninja_fire_delay(),
-        };
-        ms / 1000.0
+        self.global().weapon_fire_delay(w).unwrap_or(0.0)
+    }
+
+    /// The global tuning (what zone 0 and the weapons read).
+    pub(super) fn global(&self) -> &Tuning {
+        self.tunings.global()
     }
 
     pub(super) fn unmodelled(&mut self, cid: usize, feature: &str) {
@@ -563,8 +522,28 @@ impl World {
     /// print or change what a client is sent do nothing here; commands
     /// whose effect a later record carries (`/team` → PLAYER_TEAM) too.
     /// Anything else is reported as unmodelled.
-    pub fn console_command(&mut self, cid: i32, flags: i32, name: &str) {
+    pub fn console_command<A: std::ops::Deref<Target = [u8]>>(
+        &mut self,
+        cid: i32,
+        flags: i32,
+        command: &[u8],
+        args: &[A],
+    ) {
         const CHAT: i32 = 128;
+        let name = String::from_utf8_lossy(command);
+        let name = name.as_ref();
+        if flags & CHAT == 0 {
+            match self.tunings.apply_console(command, args) {
+                Ok(Applied::NotTuning) => {}
+                Ok(_) => return,
+                Err(e) => return self.unmodelled_command(cid, &format!("{name}: {e}")),
+            }
+            match self.config.apply_console(command, args) {
+                Ok(super::config::ConfigApplied::NotConfig) => {}
+                Ok(_) => return,
+                Err(e) => return self.unmodelled_command(cid, &format!("{name}: {e}")),
+            }
+        }
         // Prints, cosmetics, what a client sees.
         const NO_EFFECT: &[&str] = &[
             "info",
@@ -617,7 +596,7 @@ impl World {
             // minutes of a started race; no race starts on a map without
             // a start line.
             (Some(_), true, "kill") if !self.col.has_index(TILE_START) => {}
-            (Some(c), true, "spec") if !self.settings.pauseable => self.toggle_pause(c),
+            (Some(c), true, "spec") if self.config.sv_pauseable == 0 => self.toggle_pause(c),
             (Some(c), true, "pause") => self.toggle_pause(c),
             (Some(c), _, _) => self.unmodelled(c, &format!("console command `{name}`")),
             (None, _, _) => {
@@ -680,8 +659,8 @@ impl World {
                 .as_ref()
                 .and_then(|p| p.last_input)
                 .unwrap_or_default();
-            let mut core = Core::new(cid, pos, self.tuning);
-            core.endless_hook = self.settings.endless_drag;
+            let mut core = Core::new(cid, pos, *self.global());
+            core.endless_hook = self.config.sv_endless_drag != 0;
             self.cores.slots[cid] = Some(core);
             self.chars[cid] = Some(Character::new(cid, pos, self.tick, last));
             self.order.insert(0, cid);
@@ -699,7 +678,7 @@ impl World {
 
     /// The hammer's blow: every character near the swing, in list order.
     fn hammer(&mut self, cid: usize, start: Vec2, shooter: Vec2) -> usize {
-        let strength = self.tuning.hammer_strength();
+        let strength = self.global().hammer_strength();
         let targets: Vec<usize> = self
             .order
             .iter()
@@ -741,7 +720,7 @@ impl World {
     /// then every character's move.
     fn world_tick(&mut self) {
         let tick = self.tick;
-        let freeze_delay = self.settings.freeze_delay;
+        let freeze_delay = self.config.sv_freeze_delay;
         for pk in &self.pickups {
             for &cid in &self.order {
                 let Some(ch) = self.chars[cid].as_mut() else {
@@ -807,7 +786,8 @@ impl World {
     /// `HandleWeapons` and `DDRacePostCoreTick`).
     fn character_tick(&mut self, cid: usize) {
         let tick = self.tick;
-        let tuning = self.tuning;
+        let zone = self.tune_zone_of(cid);
+        let tuning = *self.tunings.zone(zone);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
@@ -833,13 +813,12 @@ impl World {
             jump: ch.input.jump,
             hook: ch.input.hook,
         };
-        self.tune_zone_of(cid);
         if let Some(core) = self.cores.slots[cid].as_mut() {
             core.tuning = tuning;
             core.input = input;
         }
-        let no_weak_hook = self.settings.no_weak_hook;
-        self.cores.old_tele_hook = self.settings.old_teleport_hook;
+        let no_weak_hook = self.config.sv_no_weak_hook != 0;
+        self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
         self.cores.tick(cid, &self.col, true, !no_weak_hook);
         if no_weak_hook {
             // Only the deferred part would run here; see `step_no_weak_hook`.
@@ -879,7 +858,7 @@ impl World {
             core.hook_tick = 0;
         }
         if deep && !core.super_ {
-            ch.freeze_at(self.settings.freeze_delay, tick, false, self.version);
+            ch.freeze_at(self.config.sv_freeze_delay, tick, false, self.version);
         }
         // -1 (one ground jump) and 0: the feet are always dark; with one
         // jump, every jump is the last.
@@ -958,8 +937,8 @@ impl World {
         if let Some(p) = self.players[cid].as_mut() {
             p.spawning = false;
         }
-        let mut core = Core::new(cid, pos, self.tuning);
-        core.endless_hook = self.settings.endless_drag;
+        let mut core = Core::new(cid, pos, *self.global());
+        core.endless_hook = self.config.sv_endless_drag != 0;
         self.cores.slots[cid] = Some(core);
         self.chars[cid] = Some(Character::new(cid, pos, self.tick, last_input));
         self.order.insert(0, cid);
@@ -969,7 +948,7 @@ impl World {
     /// each type in turn.
     fn spawn_position(&self, cid: usize) -> Option<Vec2> {
         let mut best: Option<(f32, Vec2)> = None;
-        let collision = self.tuning.player_collision() != 0.0;
+        let collision = self.global().player_collision() != 0.0;
         for (kind, points) in self.spawns.iter().enumerate() {
             match self.version {
                 // 16.4 looks at the next type only while nothing is found.

@@ -1,7 +1,10 @@
 //! The game world as DDNet's server steps it, rebuilt from a map and the
 //! inputs a teehistorian file records (issue 27). So far: the collision
-//! grid of a map's game layer ([`collision`]) and the float vector its
-//! physics computes with ([`Vec2`]).
+//! grid of a map's game layer ([`collision`]), the float vector its
+//! physics computes with ([`Vec2`]), the tuning and tune zones
+//! ([`tuning`]), the server settings the game reads ([`config`]), the
+//! console's number parsing ([`console`]) and the world's random
+//! generator ([`prng`]), each for the DDNet [`Version`] whose rules apply.
 //!
 //! Every computation is single-precision IEEE arithmetic in the order
 //! DDNet's C++ does it (built for generic x86-64: SSE, no fused
@@ -9,23 +12,65 @@
 
 pub mod character;
 pub mod collision;
+pub mod config;
+pub mod console;
 pub mod core;
 pub mod game;
+pub mod prng;
 mod tiles;
 pub mod tuning;
 
 pub use game::World;
 
-/// Which server's rules a world follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+use serde::Serialize;
+use std::ops::{Add, Mul, Sub};
+
+/// The DDNet release whose rules the world follows. Only these two are
+/// checked against DDNet's source; every other release is mapped to the
+/// nearer of them ([`Version::of_server`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Version {
-    /// DDNet 16.4 (Debian's server).
+    /// DDNet 16.4 (tag `16.4`), the Debian server of the 16.4 corpus.
     Ddnet16_4,
-    /// DDNet 20.1.
+    /// DDNet 20.1 (commit `28baa427`), the server of the 20.1 corpus.
     Ddnet20_1,
 }
 
-use std::ops::{Add, Mul, Sub};
+impl Version {
+    /// The rules for a teehistorian header's `server_version`: DDNet
+    /// writes `GAME_VERSION`, e.g. `"0.6.4, 16.4"` or
+    /// `"0.6, 20.1 (28baa427bad88b7d)"`; the release is the number after
+    /// the comma. Releases before 17.2 get [`Version::Ddnet16_4`], 17.2
+    /// and later [`Version::Ddnet20_1`]: 17.2 is the first release whose
+    /// tuning has `ground_elasticity_x`/`_y` (47 parameters, as 20.1;
+    /// every earlier one has 16.4's 45). Other physics changes between
+    /// the two releases are not placed by this mapping. `None` when no
+    /// release number can be read (DDNet's unit tests write
+    /// `"DDNet test"`).
+    pub fn of_server(server_version: &str) -> Option<Version> {
+        let release = match server_version.rsplit_once(", ") {
+            Some((_, release)) => release,
+            None => server_version,
+        };
+        let release = release.split(' ').next().unwrap_or("");
+        let mut parts = release.split('.');
+        let number = |p: Option<&str>| -> Option<u32> {
+            let digits: &str = p?;
+            let end = digits
+                .bytes()
+                .position(|b| !b.is_ascii_digit())
+                .unwrap_or(digits.len());
+            digits[..end].parse().ok()
+        };
+        let major = number(parts.next())?;
+        let minor = number(parts.next()).unwrap_or(0);
+        Some(if (major, minor) < (17, 2) {
+            Version::Ddnet16_4
+        } else {
+            Version::Ddnet20_1
+        })
+    }
+}
 
 /// DDNet's `vec2`: two `f32`s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]

@@ -76,7 +76,7 @@ impl World {
     /// index `index`.
     fn handle_tiles(&mut self, cid: usize, index: Option<usize>) -> bool {
         let tick = self.tick;
-        let freeze_delay = self.settings.freeze_delay;
+        let freeze_delay = self.config.sv_freeze_delay;
         let version = self.version;
         let pos = match self.chars[cid].as_ref() {
             Some(ch) => ch.pos,
@@ -225,7 +225,7 @@ impl World {
             let Some(out) = self.random_out(cid, &outs) else {
                 return true;
             };
-            let hold = self.settings.teleport_hold_hook;
+            let hold = self.config.sv_teleport_hold_hook != 0;
             if let Some(core) = self.cores.slots[cid].as_mut() {
                 core.pos = out;
                 if is_evil {
@@ -284,10 +284,6 @@ impl World {
         let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) else {
             return 0;
         };
-        let zone = self.col.tune_zone(self.col.map_index(pos));
-        if zone != 0 {
-            self.unmodelled(cid, "tune zone");
-        }
-        zone
+        self.col.tune_zone(self.col.map_index(pos))
     }
 }

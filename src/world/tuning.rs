@@ -1,61 +1,1058 @@
-//! Placeholder until the tuning branch lands: DDNet 20.1's defaults with
-//! DDRace's overrides, as hundredths.
-#![allow(missing_docs)]
+//! Tuning: the numbers of DDNet's physics (`CTuningParams`,
+//! `src/game/tuning.h`), and the tune zones a map can give them.
+//!
+//! DDNet keeps each parameter as an int in hundredths (`CTuneParam`,
+//! `src/game/gamecore.h`). Setting one from a float `v` stores
+//! `(int)(v * 100.0f)`: the product in single precision, truncated toward
+//! zero. Reading gives `m_Value / 100.0f`. So `tune gravity 0.45` is 45
+//! only because `0.45f * 100.0f` rounds up to 45.0 in single precision
+//! (the exact product is 44.99999988...), and every value the physics
+//! sees is an int divided by 100 in `f32`. [`Tuning`] stores the ints and
+//! converts on every read, as DDNet does.
+//!
+//! The parameters, in network order, are the same in both versions except
+//! that 20.1 adds `ground_elasticity_x` and `ground_elasticity_y` at the
+//! end (16.4: 45 parameters; 20.1: 47). Defaults are the same.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tuning {
-    v: [i32; 32],
+use super::Version;
+use super::config::Config;
+use super::console::{self, NotANumber};
+use serde::Serialize;
+use serde::ser::SerializeMap;
+use std::fmt;
+
+/// How many parameters 20.1 has (16.4 has the first 45 of them).
+pub const MAX_PARAMS: usize = 47;
+
+/// How many tune zones a map has (`TuneZone::NUM`, `NUM_TUNEZONES`);
+/// zone 0 is the area without a tune tile.
+pub const ZONES: usize = 256;
+
+/// Each parameter's name and its `tuning.h` default as the float DDNet
+/// computes it (`100.0f / 50` is `100.0f / (float)SERVER_TICK_SPEED` in
+/// 20.1, `100.0f / TicksPerSecond` with a `const float` 50 in 16.4: 2.0
+/// either way). In network order.
+const PARAMS: [(&str, f32); MAX_PARAMS] = [
+    ("ground_control_speed", 10.0),
+    ("ground_control_accel", 100.0 / 50.0),
+    ("ground_friction", 0.5),
+    ("ground_jump_impulse", 13.2),
+    ("air_jump_impulse", 12.0),
+    ("air_control_speed", 250.0 / 50.0),
+    ("air_control_accel", 1.5),
+    ("air_friction", 0.95),
+    ("hook_length", 380.0),
+    ("hook_fire_speed", 80.0),
+    ("hook_drag_accel", 3.0),
+    ("hook_drag_speed", 15.0),
+    ("gravity", 0.5),
+    ("velramp_start", 550.0),
+    ("velramp_range", 2000.0),
+    ("velramp_curvature", 1.4),
+    ("gun_curvature", 1.25),
+    ("gun_speed", 2200.0),
+    ("gun_lifetime", 2.0),
+    ("shotgun_curvature", 1.25),
+    ("shotgun_speed", 2750.0),
+    ("shotgun_speeddiff", 0.8),
+    ("shotgun_lifetime", 0.20),
+    ("grenade_curvature", 7.0),
+    ("grenade_speed", 1000.0),
+    ("grenade_lifetime", 2.0),
+    ("laser_reach", 800.0),
+    ("laser_bounce_delay", 150.0),
+    ("laser_bounce_num", 1000.0),
+    ("laser_bounce_cost", 0.0),
+    ("laser_damage", 5.0),
+    ("player_collision", 1.0),
+    ("player_hooking", 1.0),
+    ("jetpack_strength", 400.0),
+    ("shotgun_strength", 10.0),
+    ("explosion_strength", 6.0),
+    ("hammer_strength", 1.0),
+    ("hook_duration", 1.25),
+    ("hammer_fire_delay", 125.0),
+    ("gun_fire_delay", 125.0),
+    ("shotgun_fire_delay", 500.0),
+    ("grenade_fire_delay", 500.0),
+    ("laser_fire_delay", 800.0),
+    ("ninja_fire_delay", 800.0),
+    ("hammer_hit_fire_delay", 320.0),
+    ("ground_elasticity_x", 0.0),
+    ("ground_elasticity_y", 0.0),
+];
+
+/// What DDNet's ResetTuning (and the reset of every tune zone at map
+/// load) sets on top of the defaults, in both versions
+/// (16.4 `gamecontext.cpp` 3896–3905 and 3266–3276; 20.1 4991–4999 and
+/// 4193–4201).
+const DDRACE: [(&str, f32); 5] = [
+    ("gun_speed", 1400.0),
+    ("gun_curvature", 0.0),
+    ("shotgun_speed", 500.0),
+    ("shotgun_speeddiff", 0.0),
+    ("shotgun_curvature", 0.0),
+];
+
+/// How many parameters `version` has.
+pub fn param_count(version: Version) -> usize {
+    match version {
+        Version::Ddnet16_4 => 45,
+        Version::Ddnet20_1 => MAX_PARAMS,
+    }
 }
 
-macro_rules! params {
-    ($($i:literal $name:ident = $def:literal),* $(,)?) => {
-        impl Default for Tuning {
-            fn default() -> Tuning {
-                let mut v = [0; 32];
-                $( v[$i] = $def; )*
-                Tuning { v }
+/// The parameters' names for `version`, in network order.
+pub fn param_names(version: Version) -> impl ExactSizeIterator<Item = &'static str> {
+    PARAMS[..param_count(version)].iter().map(|&(name, _)| name)
+}
+
+/// `CTuneParam`'s assignment from a float: `v * 100.0f` in single
+/// precision, truncated toward zero. 20.1 stores `INT_MIN` when the
+/// product is NaN or outside `[INT_MIN, INT_MAX)` (`gamecore.h` 29–37);
+/// 16.4 converts with a plain `(int)` (`gamecore.h` 31–39), undefined in
+/// C++ there, which x86-64's `cvttss2si` also answers with `INT_MIN`.
+/// Rust's `as` would saturate instead, hence the explicit range.
+pub fn fixed(v: f32) -> i32 {
+    let product = v * 100.0f32;
+    if (-2_147_483_648.0f32..2_147_483_648.0f32).contains(&product) {
+        product as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// `CTuneParam`'s read: `m_Value / 100.0f` (the int rounded to a float
+/// first).
+pub fn unfixed(value: i32) -> f32 {
+    value as f32 / 100.0f32
+}
+
+/// Why tuning could not be set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TuningError {
+    /// No parameter of this name in this version. DDNet itself prints
+    /// "No such tuning parameter" and changes nothing, but a file from a
+    /// newer server build may name a parameter that build has and this
+    /// crate does not know: the simulator must say so.
+    UnknownParam {
+        /// The name as written.
+        name: String,
+        /// The version whose list it is not in.
+        version: Version,
+    },
+    /// A header value that is not an int (DDNet writes `%d`).
+    BadHeaderValue {
+        /// The parameter.
+        name: String,
+        /// The value as written.
+        value: String,
+    },
+    /// A console argument the version's console would not have read as a
+    /// number (so DDNet would not have run the command).
+    BadNumber(NotANumber),
+    /// A console command with fewer arguments than its parameters need
+    /// (DDNet's console refuses to run it).
+    MissingArgument {
+        /// The command.
+        command: String,
+    },
+}
+
+impl fmt::Display for TuningError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TuningError::UnknownParam { name, version } => {
+                write!(f, "no tuning parameter {name:?} in {version:?}")
+            }
+            TuningError::BadHeaderValue { name, value } => {
+                write!(f, "tuning {name:?} has value {value:?}, not an int")
+            }
+            TuningError::BadNumber(e) => e.fmt(f),
+            TuningError::MissingArgument { command } => {
+                write!(f, "{command:?} lacks an argument DDNet requires")
             }
         }
-        impl Tuning {
-            $( pub fn $name(&self) -> f32 { self.v[$i] as f32 / 100.0 } )*
+    }
+}
+
+impl std::error::Error for TuningError {}
+
+impl From<NotANumber> for TuningError {
+    fn from(e: NotANumber) -> Self {
+        TuningError::BadNumber(e)
+    }
+}
+
+/// One set of tuning parameters (`CTuningParams`) of one version: the ints
+/// in hundredths, read through one method per parameter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    version: Version,
+    /// In network order; past [`param_count`] always 0.
+    values: [i32; MAX_PARAMS],
+}
+
+impl fmt::Debug for Tuning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut map = f.debug_map();
+        for (name, value) in self.params() {
+            map.entry(&name, &value);
         }
+        map.finish()
+    }
+}
+
+/// A map of name to int, in network order.
+impl Serialize for Tuning {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(param_count(self.version)))?;
+        for (name, value) in self.params() {
+            map.serialize_entry(name, &value)?;
+        }
+        map.end()
+    }
+}
+
+macro_rules! getters {
+    ($($(#[$doc:meta])* $name:ident = $index:expr;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self) -> f32 {
+                unfixed(self.values[$index])
+            }
+        )*
     };
 }
 
-params! {
-    0 ground_control_speed = 1000,
-    1 ground_control_accel = 200,
-    2 ground_friction = 50,
-    3 ground_jump_impulse = 1320,
-    4 air_jump_impulse = 1200,
-    5 air_control_speed = 500,
-    6 air_control_accel = 150,
-    7 air_friction = 95,
-    8 hook_length = 38000,
-    9 hook_fire_speed = 8000,
-    10 hook_drag_accel = 300,
-    11 hook_drag_speed = 1500,
-    12 gravity = 50,
-    13 velramp_start = 55000,
-    14 velramp_range = 200000,
-    15 velramp_curvature = 140,
-    16 player_collision = 100,
-    17 player_hooking = 100,
-    18 hook_duration = 125,
-    19 ground_elasticity_x = 0,
-    20 ground_elasticity_y = 0,
-    21 hammer_strength = 100,
-    22 hammer_hit_fire_delay = 32000,
-    23 hammer_fire_delay = 12500,
-    24 gun_fire_delay = 12500,
-    25 shotgun_fire_delay = 50000,
-    26 grenade_fire_delay = 50000,
-    27 laser_fire_delay = 80000,
-    28 ninja_fire_delay = 80000,
+impl Tuning {
+    /// `tuning.h`'s defaults (`CTuningParams`' constructor).
+    pub fn defaults(version: Version) -> Tuning {
+        let mut values = [0; MAX_PARAMS];
+        for (slot, &(_, v)) in values.iter_mut().zip(&PARAMS[..param_count(version)]) {
+            *slot = fixed(v);
+        }
+        Tuning { version, values }
+    }
+
+    /// What `ResetTuning` sets: the defaults with DDRace's five changes
+    /// (gun_speed 1400, gun_curvature 0, shotgun_speed 500,
+    /// shotgun_speeddiff 0, shotgun_curvature 0). The same in 16.4 and
+    /// 20.1; every tune zone starts so too.
+    pub fn ddrace(version: Version) -> Tuning {
+        let mut t = Tuning::defaults(version);
+        for &(name, v) in &DDRACE {
+            if let Some(i) = t.index_of(name.as_bytes()) {
+                t.values[i] = fixed(v);
+            }
+        }
+        t
+    }
+
+    /// The global tuning a teehistorian header records. DDNet's writer
+    /// lists each parameter whose int differs from its `tuning.h`
+    /// default, as that int (`"gun_speed":"140000"`; 16.4
+    /// `teehistorian.cpp:WriteHeader` 169–181, 20.1 202–214, comparing
+    /// with `(int)((Value) * 100)`, the same ints as
+    /// [`Tuning::defaults`]). So: the defaults, with the listed ints set.
+    /// A name this version does not have, or a value that is not an int,
+    /// is an error.
+    pub fn from_header(
+        version: Version,
+        pairs: &[(String, String)],
+    ) -> Result<Tuning, TuningError> {
+        let mut t = Tuning::defaults(version);
+        for (name, value) in pairs {
+            let i = t
+                .index_of(name.as_bytes())
+                .ok_or_else(|| TuningError::UnknownParam {
+                    name: name.clone(),
+                    version,
+                })?;
+            t.values[i] = value.parse().map_err(|_| TuningError::BadHeaderValue {
+                name: name.clone(),
+                value: value.clone(),
+            })?;
+        }
+        Ok(t)
+    }
+
+    /// The version whose parameter list this is.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The parameters and their ints, in network order.
+    pub fn params(&self) -> impl ExactSizeIterator<Item = (&'static str, i32)> + '_ {
+        param_names(self.version).zip(self.values)
+    }
+
+    /// The ints in network order, as `NETMSGTYPE_SV_TUNEPARAMS` and the
+    /// demo's tune message carry them.
+    pub fn ints(&self) -> &[i32] {
+        &self.values[..param_count(self.version)]
+    }
+
+    /// The index of a parameter, matched without regard to ASCII case as
+    /// `CTuningParams::Set`/`Get` match it (`str_comp_nocase`).
+    fn index_of(&self, name: &[u8]) -> Option<usize> {
+        param_names(self.version).position(|n| n.as_bytes().eq_ignore_ascii_case(name))
+    }
+
+    /// The int of a parameter by name (ASCII case ignored).
+    pub fn get_int(&self, name: &str) -> Option<i32> {
+        self.index_of(name.as_bytes()).map(|i| self.values[i])
+    }
+
+    /// The float of a parameter by name, as `CTuningParams::Get` gives it.
+    pub fn get_by_name(&self, name: &str) -> Option<f32> {
+        self.get_int(name).map(unfixed)
+    }
+
+    /// `CTuningParams::Set(name, value)`: the float stored as
+    /// [`fixed`]. An unknown name changes nothing and is an error.
+    pub fn set_float(&mut self, name: &[u8], value: f32) -> Result<(), TuningError> {
+        let i = self.index_of(name).ok_or_else(|| self.unknown(name))?;
+        self.values[i] = fixed(value);
+        Ok(())
+    }
+
+    /// `tune NAME VALUE` (`ConTuneParam`): the value text read as this
+    /// version's console reads an argument ([`console::float_arg`]), then
+    /// [`Tuning::set_float`].
+    pub fn set(&mut self, name: &str, value_text: &str) -> Result<(), TuningError> {
+        self.set_text(name.as_bytes(), value_text.as_bytes())
+    }
+
+    fn set_text(&mut self, name: &[u8], value_text: &[u8]) -> Result<(), TuningError> {
+        let value = console::float_arg(self.version, value_text)?;
+        self.set_float(name, value)
+    }
+
+    fn unknown(&self, name: &[u8]) -> TuningError {
+        TuningError::UnknownParam {
+            name: String::from_utf8_lossy(name).into_owned(),
+            version: self.version,
+        }
+    }
+
+    /// The delay of a weapon's shot in seconds, as
+    /// `CTuningParams::GetWeaponFireDelay` gives it (weapon 0 hammer to 5
+    /// ninja; `None` for another). The versions differ for the hammer:
+    /// 16.4 gives `hammer_hit_fire_delay` (`gamecore.cpp` 69), 20.1
+    /// `hammer_fire_delay` (`gamecore.cpp` 60).
+    pub fn weapon_fire_delay(&self, weapon: i32) -> Option<f32> {
+        let delay = match weapon {
+            0 => match self.version {
+                Version::Ddnet16_4 => self.hammer_hit_fire_delay(),
+                Version::Ddnet20_1 => self.hammer_fire_delay(),
+            },
+            1 => self.gun_fire_delay(),
+            2 => self.shotgun_fire_delay(),
+            3 => self.grenade_fire_delay(),
+            4 => self.laser_fire_delay(),
+            5 => self.ninja_fire_delay(),
+            _ => return None,
+        };
+        Some(delay / 1000.0f32)
+    }
+
+    getters! {
+        /// Top speed on the ground (px/tick).
+        ground_control_speed = 0;
+        /// Acceleration on the ground.
+        ground_control_accel = 1;
+        /// Friction on the ground (velocity factor per tick).
+        ground_friction = 2;
+        /// The ground jump's upward velocity.
+        ground_jump_impulse = 3;
+        /// The air jump's upward velocity.
+        air_jump_impulse = 4;
+        /// Top speed in the air.
+        air_control_speed = 5;
+        /// Acceleration in the air.
+        air_control_accel = 6;
+        /// Friction in the air.
+        air_friction = 7;
+        /// How far the hook reaches.
+        hook_length = 8;
+        /// How fast the hook flies.
+        hook_fire_speed = 9;
+        /// Acceleration of a hooked drag.
+        hook_drag_accel = 10;
+        /// Top speed of a hooked drag.
+        hook_drag_speed = 11;
+        /// Gravity per tick.
+        gravity = 12;
+        /// Speed (px/s) where the velocity ramp starts.
+        velramp_start = 13;
+        /// The velocity ramp's range.
+        velramp_range = 14;
+        /// The velocity ramp's curvature (a `powf` base).
+        velramp_curvature = 15;
+        /// Gun bullets' curvature.
+        gun_curvature = 16;
+        /// Gun bullets' speed.
+        gun_speed = 17;
+        /// Gun bullets' lifetime (s).
+        gun_lifetime = 18;
+        /// Shotgun pellets' curvature.
+        shotgun_curvature = 19;
+        /// Shotgun pellets' speed.
+        shotgun_speed = 20;
+        /// Speed difference between pellets (unused by DDNet).
+        shotgun_speeddiff = 21;
+        /// Shotgun pellets' lifetime (unused by DDNet).
+        shotgun_lifetime = 22;
+        /// Grenades' curvature.
+        grenade_curvature = 23;
+        /// Grenades' speed.
+        grenade_speed = 24;
+        /// Grenades' lifetime (s).
+        grenade_lifetime = 25;
+        /// How far a laser reaches.
+        laser_reach = 26;
+        /// A laser's pause at a bounce (ms).
+        laser_bounce_delay = 27;
+        /// How often a laser bounces.
+        laser_bounce_num = 28;
+        /// Reach a bounce costs.
+        laser_bounce_cost = 29;
+        /// Laser damage (unused by DDNet).
+        laser_damage = 30;
+        /// Whether players collide (non-zero: yes).
+        player_collision = 31;
+        /// Whether players hook players (non-zero: yes).
+        player_hooking = 32;
+        /// The jetpack gun's strength.
+        jetpack_strength = 33;
+        /// The shotgun's pull.
+        shotgun_strength = 34;
+        /// Explosions' strength.
+        explosion_strength = 35;
+        /// The hammer's strength.
+        hammer_strength = 36;
+        /// How long a hook on a player holds (s).
+        hook_duration = 37;
+        /// Hammer delay when hitting nobody (ms).
+        hammer_fire_delay = 38;
+        /// Gun delay (ms).
+        gun_fire_delay = 39;
+        /// Shotgun delay (ms).
+        shotgun_fire_delay = 40;
+        /// Grenade delay (ms).
+        grenade_fire_delay = 41;
+        /// Laser delay (ms).
+        laser_fire_delay = 42;
+        /// Ninja delay (ms).
+        ninja_fire_delay = 43;
+        /// Hammer delay after hitting a tee (ms).
+        hammer_hit_fire_delay = 44;
+        /// Horizontal bounce off walls (20.1; always 0 in 16.4, which has
+        /// no such parameter).
+        ground_elasticity_x = 45;
+        /// Vertical bounce off ground and ceiling (20.1; always 0 in
+        /// 16.4).
+        ground_elasticity_y = 46;
+    }
 }
 
-impl Tuning {
-    pub fn set_gravity(&mut self, hundredths: i32) {
-        self.v[12] = hundredths;
+/// What a console command did to the tuning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Applied {
+    /// It set tuning values (possibly to what they were).
+    Changed,
+    /// A tuning command that changes no value: `tune NAME` (prints),
+    /// `tunes`, `tune_zone_dump`, `tune_zone_enter`/`_leave` (messages), a
+    /// zone outside 0–255.
+    NoEffect,
+    /// Not a tuning command.
+    NotTuning,
+}
+
+/// The tuning of every zone of a world: the global tuning (zone 0) and
+/// DDNet's list of 256 zone tunings.
+///
+/// In 20.1 the global tuning *is* the list's entry 0 (`GlobalTuning()`
+/// is `&m_aTuningList[0]`, `gamecontext.h` 209), so `tune_zone 0` and
+/// `tune` change the same thing. In 16.4 the global tuning is a separate
+/// `m_Tuning` (`gamecontext.h` 74, 138) and the list's entry 0 is never
+/// read by the physics: a character in zone 0 gets `Tuning()`
+/// (`character.cpp` 1936–1941). [`Tunings::zone`] gives what a character
+/// in a zone uses, for both.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Tunings {
+    version: Version,
+    global: Tuning,
+    /// 256 entries; in 20.1 entry 0 is unused (the global stands for it).
+    list: Vec<Tuning>,
+}
+
+impl Tunings {
+    /// The tunings at map load from a header: the global one from the
+    /// header's `tuning` ([`Tuning::from_header`]); zones 1–255 (and
+    /// 16.4's separate list entry 0) as the map load leaves them, which
+    /// no header records: DDRace's ([`Tuning::ddrace`]), with
+    /// `player_collision` and `player_hooking` 0 in every zone when
+    /// `sv_solo_server` is set (16.4 `gamecontext.cpp` 3266–3331, 20.1
+    /// 4193–4261). `tune_zone` commands of the server's reset file or
+    /// the map's settings ran before the header and are not in it; they
+    /// cannot be known here.
+    pub fn from_header(
+        version: Version,
+        tuning: &[(String, String)],
+        config: &Config,
+    ) -> Result<Tunings, TuningError> {
+        let global = Tuning::from_header(version, tuning)?;
+        let mut zone = Tuning::ddrace(version);
+        if config.sv_solo_server != 0 {
+            zone.values[31] = 0;
+            zone.values[32] = 0;
+        }
+        Ok(Tunings {
+            version,
+            global,
+            list: vec![zone; ZONES],
+        })
+    }
+
+    /// Every zone DDRace's and the global one as given.
+    pub fn new(version: Version, global: Tuning) -> Tunings {
+        Tunings {
+            version,
+            global,
+            list: vec![Tuning::ddrace(version); ZONES],
+        }
+    }
+
+    /// The version whose rules the commands follow.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The global tuning (zone 0).
+    pub fn global(&self) -> &Tuning {
+        &self.global
+    }
+
+    /// The global tuning, to change (the map's game-layer tiles do).
+    pub fn global_mut(&mut self) -> &mut Tuning {
+        &mut self.global
+    }
+
+    /// The tuning a character in tune zone `zone` moves with: the global
+    /// one in zone 0, the zone's own elsewhere.
+    pub fn zone(&self, zone: u8) -> &Tuning {
+        match zone {
+            0 => &self.global,
+            z => &self.list[usize::from(z)],
+        }
+    }
+
+    /// The list entry `tune_zone`/`tune_zone_reset` act on: in 20.1 entry
+    /// 0 is the global tuning; in 16.4 it is the list's own entry 0.
+    fn list_entry(&mut self, zone: usize) -> &mut Tuning {
+        match (self.version, zone) {
+            (Version::Ddnet20_1, 0) => &mut self.global,
+            _ => &mut self.list[zone],
+        }
+    }
+
+    /// A console command as a CONSOLE_COMMAND record holds it (the
+    /// command's name and its arguments as the console split them; see
+    /// [`crate::teehistorian::message::ConsoleCommand`]), applied as
+    /// `version`'s `gamecontext.cpp` does (16.4 2551–2714, 20.1
+    /// 3083–3245):
+    ///
+    /// - `tune NAME VALUE`: the global tuning. Without a value it only
+    ///   prints.
+    /// - `toggle_tune NAME A B`: the global tuning to B if it is within
+    ///   0.0001 of A, else to A.
+    /// - `tune_reset NAME`: one global parameter to its `tuning.h` default
+    ///   (through the float, as DDNet does); `tune_reset`: the global
+    ///   tuning to DDRace's ([`Tuning::ddrace`]).
+    /// - `tune_zone ZONE NAME VALUE`: one zone's parameter (zones 0–255).
+    /// - `tune_zone_reset ZONE`: that zone to the plain `tuning.h`
+    ///   defaults (not DDRace's); `tune_zone_reset`: every zone so. In
+    ///   20.1 both include zone 0, the global tuning; 16.4 leaves its
+    ///   global tuning alone.
+    /// - `tunes`, `tune_zone_dump`, `tune_zone_enter`, `tune_zone_leave`:
+    ///   [`Applied::NoEffect`]. There is no `tune_dump` in either version.
+    ///
+    /// Everything else is [`Applied::NotTuning`]. Names of commands are
+    /// matched ignoring ASCII case, as the console finds them. A
+    /// parameter the version lacks, a number the console would not have
+    /// read, or missing arguments are errors, and change nothing.
+    pub fn apply_console<A: std::ops::Deref<Target = [u8]>>(
+        &mut self,
+        command: &[u8],
+        args: &[A],
+    ) -> Result<Applied, TuningError> {
+        let version = self.version;
+        let is = |name: &str| command.eq_ignore_ascii_case(name.as_bytes());
+        let arg = |i: usize| -> Result<&[u8], TuningError> {
+            args.get(i)
+                .map(|a| &**a)
+                .ok_or_else(|| TuningError::MissingArgument {
+                    command: String::from_utf8_lossy(command).into_owned(),
+                })
+        };
+        if is("tune") {
+            let name = arg(0)?;
+            if args.len() < 2 {
+                return Ok(Applied::NoEffect);
+            }
+            self.global.set_text(name, arg(1)?)?;
+            Ok(Applied::Changed)
+        } else if is("toggle_tune") {
+            let (name, first, second) = (arg(0)?, arg(1)?, arg(2)?);
+            let first = console::float_arg(version, first)?;
+            let second = console::float_arg(version, second)?;
+            let old = self
+                .global
+                .index_of(name)
+                .map(|i| unfixed(self.global.values[i]))
+                .ok_or_else(|| self.global.unknown(name))?;
+            let new = if (old - first).abs() < 0.0001f32 {
+                second
+            } else {
+                first
+            };
+            self.global.set_float(name, new)?;
+            Ok(Applied::Changed)
+        } else if is("tune_reset") {
+            match args.first() {
+                Some(name) => {
+                    let defaults = Tuning::defaults(version);
+                    let i = defaults
+                        .index_of(name)
+                        .ok_or_else(|| defaults.unknown(name))?;
+                    self.global.values[i] = fixed(unfixed(defaults.values[i]));
+                }
+                None => self.global = Tuning::ddrace(version),
+            }
+            Ok(Applied::Changed)
+        } else if is("tune_zone") {
+            let (zone, name, value) = (arg(0)?, arg(1)?, arg(2)?);
+            let zone = console::int_arg(version, zone)?;
+            let value = console::float_arg(version, value)?;
+            match usize::try_from(zone) {
+                Ok(zone) if zone < ZONES => {
+                    self.list_entry(zone).set_float(name, value)?;
+                    Ok(Applied::Changed)
+                }
+                _ => Ok(Applied::NoEffect),
+            }
+        } else if is("tune_zone_reset") {
+            let defaults = Tuning::defaults(version);
+            match args.first() {
+                Some(zone) => match usize::try_from(console::int_arg(version, zone)?) {
+                    Ok(zone) if zone < ZONES => {
+                        *self.list_entry(zone) = defaults;
+                        Ok(Applied::Changed)
+                    }
+                    _ => Ok(Applied::NoEffect),
+                },
+                None => {
+                    for zone in 0..ZONES {
+                        *self.list_entry(zone) = defaults;
+                    }
+                    Ok(Applied::Changed)
+                }
+            }
+        } else if is("tunes")
+            || is("tune_zone_dump")
+            || is("tune_zone_enter")
+            || is("tune_zone_leave")
+        {
+            Ok(Applied::NoEffect)
+        } else {
+            Ok(Applied::NotTuning)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Version::*;
+
+    /// `tuning.h`'s defaults as ints, in network order (20.1's list; 16.4
+    /// has the first 45).
+    const DEFAULT_INTS: [i32; MAX_PARAMS] = [
+        1000, 200, 50, 1320, 1200, 500, 150, 95, 38000, 8000, 300, 1500, 50, 55000, 200000, 140,
+        125, 220000, 200, 125, 275000, 80, 20, 700, 100000, 200, 80000, 15000, 100000, 0, 500, 100,
+        100, 40000, 1000, 600, 100, 125, 12500, 12500, 50000, 50000, 80000, 80000, 32000, 0, 0,
+    ];
+
+    fn header(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// The `tuning` object of every DDNet 16.4 and 20.1 header in
+    /// corpus/teehistorian/ (the same five in all eight files).
+    fn corpus_header() -> Vec<(String, String)> {
+        header(&[
+            ("gun_curvature", "0"),
+            ("gun_speed", "140000"),
+            ("shotgun_curvature", "0"),
+            ("shotgun_speed", "50000"),
+            ("shotgun_speeddiff", "0"),
+        ])
+    }
+
+    fn apply(t: &mut Tunings, line: &str) -> Result<Applied, TuningError> {
+        let mut words = line.split(' ');
+        let command = words.next().unwrap_or("");
+        let args: Vec<&[u8]> = words.map(str::as_bytes).collect();
+        t.apply_console(command.as_bytes(), &args)
+    }
+
+    #[test]
+    fn defaults_are_the_ints_of_tuning_h() {
+        assert_eq!(Tuning::defaults(Ddnet20_1).ints(), &DEFAULT_INTS[..]);
+        assert_eq!(Tuning::defaults(Ddnet16_4).ints(), &DEFAULT_INTS[..45]);
+        let t = Tuning::defaults(Ddnet20_1);
+        assert_eq!(t.gravity(), 0.5);
+        assert_eq!(t.air_friction(), 95.0f32 / 100.0);
+        assert_eq!(t.ground_jump_impulse(), 13.2f32);
+        assert_eq!(t.hook_duration(), 1.25);
+        assert_eq!(t.ground_elasticity_x(), 0.0);
+    }
+
+    #[test]
+    fn the_versions_differ_only_by_the_two_elasticities() {
+        let old: Vec<_> = param_names(Ddnet16_4).collect();
+        let new: Vec<_> = param_names(Ddnet20_1).collect();
+        assert_eq!(old.len(), 45);
+        assert_eq!(new.len(), 47);
+        assert_eq!(old[..], new[..45]);
+        assert_eq!(new[45..], ["ground_elasticity_x", "ground_elasticity_y"]);
+        assert_eq!(old[12], "gravity");
+        assert_eq!(old[38], "hammer_fire_delay");
+        assert_eq!(old[44], "hammer_hit_fire_delay");
+        let err = Tuning::from_header(Ddnet16_4, &header(&[("ground_elasticity_x", "50")]));
+        assert_eq!(
+            err,
+            Err(TuningError::UnknownParam {
+                name: "ground_elasticity_x".into(),
+                version: Ddnet16_4
+            })
+        );
+        let t = Tuning::from_header(Ddnet20_1, &header(&[("ground_elasticity_x", "50")]))
+            .expect("20.1 has it");
+        assert_eq!(t.ground_elasticity_x(), 0.5);
+        assert_eq!(Tuning::defaults(Ddnet16_4).ground_elasticity_y(), 0.0);
+    }
+
+    #[test]
+    fn the_corpus_headers_hold_exactly_ddraces_five_changes() {
+        for version in [Ddnet16_4, Ddnet20_1] {
+            let t = Tuning::from_header(version, &corpus_header()).expect("known names");
+            assert_eq!(t, Tuning::ddrace(version));
+            assert_eq!(t.gun_speed(), 1400.0);
+            assert_eq!(t.shotgun_speed(), 500.0);
+            assert_eq!(t.gun_curvature(), 0.0);
+            // And DDRace's changes are exactly the header's five.
+            let changed: Vec<_> = Tuning::ddrace(version)
+                .params()
+                .zip(Tuning::defaults(version).params())
+                .filter(|(a, b)| a != b)
+                .map(|((name, value), _)| (name.to_string(), value.to_string()))
+                .collect();
+            let mut expected = corpus_header();
+            expected.sort();
+            let mut changed = changed;
+            changed.sort();
+            assert_eq!(changed, expected);
+        }
+    }
+
+    #[test]
+    fn header_errors_name_the_parameter() {
+        let bad = Tuning::from_header(Ddnet20_1, &header(&[("gravity", "0.5")]));
+        assert_eq!(
+            bad,
+            Err(TuningError::BadHeaderValue {
+                name: "gravity".into(),
+                value: "0.5".into()
+            })
+        );
+        let unknown = Tuning::from_header(Ddnet20_1, &header(&[("warp_speed", "1")]));
+        assert!(unknown.unwrap_err().to_string().contains("warp_speed"));
+        let big = Tuning::from_header(Ddnet20_1, &header(&[("gravity", "99999999999")]));
+        assert!(big.is_err());
+    }
+
+    #[test]
+    fn setting_multiplies_in_single_precision_and_truncates() {
+        let mut t = Tuning::defaults(Ddnet20_1);
+        // 0.45f * 100.0f rounds to 45.0 in f32; the exact product of the
+        // float 0.45f (0.449999988079071...) is below 45.
+        t.set("gravity", "0.45").expect("a parameter");
+        assert_eq!(t.get_int("gravity"), Some(45));
+        assert_eq!(t.gravity(), 0.45f32);
+        assert_eq!((0.45f32 as f64 * 100.0) as i32, 44);
+        // The same for 0.29, which a product in f64 truncates to 28.
+        t.set("gravity", "0.29").expect("a parameter");
+        assert_eq!(t.get_int("gravity"), Some(29));
+        assert_eq!((0.29f32 as f64 * 100.0) as i32, 28);
+        // And 0.53 is 52 in DDNet: 0.53f * 100.0f is 52.999996 in f32.
+        t.set("gravity", "0.53").expect("a parameter");
+        assert_eq!(t.get_int("gravity"), Some(52));
+        // Case is ignored, as str_comp_nocase does.
+        t.set("GRAVITY", "1").expect("a parameter");
+        assert_eq!(t.get_int("gravity"), Some(100));
+        assert_eq!(t.get_by_name("Gravity"), Some(1.0));
+        // Negative values truncate toward zero.
+        t.set("gravity", "-0.019").expect("a parameter");
+        assert_eq!(t.get_int("gravity"), Some(-1));
+        // Out of range and NaN: INT_MIN.
+        assert_eq!(fixed(3e7), i32::MIN);
+        // 21474836 * 100 rounds to 2^31 in f32: just out of range.
+        assert_eq!(fixed(21474836.0), i32::MIN);
+        assert_eq!(fixed(21474830.0), 2147483008);
+        // -2^31 is in range and exact.
+        assert_eq!(fixed(-21474836.0), i32::MIN);
+        assert_eq!(fixed(-21474830.0), -2147483008);
+        assert_eq!(fixed(f32::NAN), i32::MIN);
+        assert_eq!(fixed(f32::INFINITY), i32::MIN);
+        t.set("gravity", "inf").expect("20.1 reads inf");
+        assert_eq!(t.get_int("gravity"), Some(i32::MIN));
+        // Unknown names change nothing.
+        let before = t;
+        assert!(t.set("gravityy", "1").is_err());
+        assert_eq!(t, before);
+    }
+
+    #[test]
+    fn each_version_reads_the_value_as_its_console_does() {
+        let mut old = Tuning::defaults(Ddnet16_4);
+        old.set("gravity", "0.45abc")
+            .expect("16.4 reads the prefix");
+        assert_eq!(old.get_int("gravity"), Some(45));
+        old.set("gravity", "x").expect("16.4 reads 0");
+        assert_eq!(old.get_int("gravity"), Some(0));
+        let mut new = Tuning::defaults(Ddnet20_1);
+        assert!(matches!(
+            new.set("gravity", "0.45abc"),
+            Err(TuningError::BadNumber(_))
+        ));
+        assert_eq!(new.get_int("gravity"), Some(50));
+    }
+
+    #[test]
+    fn the_fire_delay_of_the_hammer_differs() {
+        let mut old = Tuning::defaults(Ddnet16_4);
+        let mut new = Tuning::defaults(Ddnet20_1);
+        assert_eq!(old.weapon_fire_delay(0), Some(0.32));
+        assert_eq!(new.weapon_fire_delay(0), Some(0.125));
+        assert_eq!(new.weapon_fire_delay(4), Some(0.8));
+        assert_eq!(new.weapon_fire_delay(6), None);
+        old.set("gun_fire_delay", "1000").expect("a parameter");
+        new.set("gun_fire_delay", "1000").expect("a parameter");
+        assert_eq!(old.weapon_fire_delay(1), Some(1.0));
+        assert_eq!(new.weapon_fire_delay(1), Some(1.0));
+    }
+
+    #[test]
+    fn rcon_tune_and_tune_reset_act_on_the_global_tuning() {
+        // C_rcon_auth: `tune gravity 0.45` at tick 527, `tune_reset` at 727.
+        let mut t = Tunings::from_header(Ddnet20_1, &corpus_header(), &Config::new(Ddnet20_1))
+            .expect("known names");
+        assert_eq!(apply(&mut t, "tune gravity 0.45"), Ok(Applied::Changed));
+        assert_eq!(t.zone(0).get_int("gravity"), Some(45));
+        assert_eq!(t.zone(1).get_int("gravity"), Some(50));
+        assert_eq!(apply(&mut t, "tune gravity"), Ok(Applied::NoEffect));
+        assert_eq!(apply(&mut t, "tune_reset"), Ok(Applied::Changed));
+        assert_eq!(*t.global(), Tuning::ddrace(Ddnet20_1));
+        apply(&mut t, "tune gun_speed 3").expect("known");
+        apply(&mut t, "tune_reset gun_speed").expect("known");
+        // One name goes back to tuning.h's default, not DDRace's.
+        assert_eq!(t.global().get_int("gun_speed"), Some(220000));
+        assert!(matches!(
+            apply(&mut t, "tune warp 1"),
+            Err(TuningError::UnknownParam { .. })
+        ));
+        assert!(matches!(
+            apply(&mut t, "tune"),
+            Err(TuningError::MissingArgument { .. })
+        ));
+        assert_eq!(apply(&mut t, "sv_hit 0"), Ok(Applied::NotTuning));
+        assert_eq!(apply(&mut t, "tune_dump"), Ok(Applied::NotTuning));
+        assert_eq!(apply(&mut t, "tunes"), Ok(Applied::NoEffect));
+    }
+
+    #[test]
+    fn toggle_tune_compares_within_a_ten_thousandth() {
+        let mut t = Tunings::new(Ddnet20_1, Tuning::ddrace(Ddnet20_1));
+        apply(&mut t, "toggle_tune gravity 0.5 0.25").expect("known");
+        assert_eq!(t.global().get_int("gravity"), Some(25));
+        apply(&mut t, "toggle_tune gravity 0.5 0.25").expect("known");
+        assert_eq!(t.global().get_int("gravity"), Some(50));
+    }
+
+    #[test]
+    fn zone_0_is_the_global_tuning_in_20_1_only() {
+        for version in [Ddnet16_4, Ddnet20_1] {
+            let mut t = Tunings::new(version, Tuning::ddrace(version));
+            assert_eq!(
+                apply(&mut t, "tune_zone 0 gravity 0.25"),
+                Ok(Applied::Changed)
+            );
+            assert_eq!(
+                apply(&mut t, "tune_zone 7 gravity 0.75"),
+                Ok(Applied::Changed)
+            );
+            assert_eq!(
+                apply(&mut t, "tune_zone 256 gravity 1"),
+                Ok(Applied::NoEffect)
+            );
+            assert_eq!(
+                apply(&mut t, "tune_zone -1 gravity 1"),
+                Ok(Applied::NoEffect)
+            );
+            let zone0 = t.zone(0).get_int("gravity");
+            match version {
+                Ddnet16_4 => assert_eq!(zone0, Some(50)),
+                Ddnet20_1 => assert_eq!(zone0, Some(25)),
+            }
+            assert_eq!(t.zone(7).get_int("gravity"), Some(75));
+            assert_eq!(t.zone(8).get_int("gravity"), Some(50));
+            // tune_zone_reset: plain defaults, not DDRace's.
+            apply(&mut t, "tune_zone_reset 7").expect("a zone");
+            assert_eq!(*t.zone(7), Tuning::defaults(version));
+            apply(&mut t, "tune gravity 0.3").expect("known");
+            apply(&mut t, "tune_zone_reset").expect("all zones");
+            assert_eq!(*t.zone(200), Tuning::defaults(version));
+            let global = t.global().get_int("gravity");
+            match version {
+                Ddnet16_4 => assert_eq!(global, Some(30)),
+                Ddnet20_1 => assert_eq!(*t.global(), Tuning::defaults(version)),
+            }
+        }
+    }
+
+    #[test]
+    fn zones_start_as_ddrace_and_solo_servers_turn_off_collision_and_hooks() {
+        let mut config = Config::new(Ddnet20_1);
+        let t = Tunings::from_header(Ddnet20_1, &[], &config).expect("empty");
+        assert_eq!(*t.global(), Tuning::defaults(Ddnet20_1));
+        assert_eq!(*t.zone(1), Tuning::ddrace(Ddnet20_1));
+        config.sv_solo_server = 1;
+        let t = Tunings::from_header(Ddnet20_1, &[], &config).expect("empty");
+        assert_eq!(t.zone(5).player_collision(), 0.0);
+        assert_eq!(t.zone(5).player_hooking(), 0.0);
+        // The global tuning of a solo server is in its header already.
+        assert_eq!(t.zone(0).player_collision(), 1.0);
+    }
+
+    #[test]
+    fn a_16_4_tune_value_is_read_as_a_float() {
+        // 16.4 registers `tune` with an `i` value but reads it with
+        // GetFloat: decimals work.
+        let mut t = Tunings::new(Ddnet16_4, Tuning::ddrace(Ddnet16_4));
+        apply(&mut t, "tune gravity 0.45").expect("known");
+        assert_eq!(t.zone(0).get_int("gravity"), Some(45));
+        apply(&mut t, "tune_zone 3abc gravity 0.5x").expect("prefixes");
+        assert_eq!(t.zone(3).get_int("gravity"), Some(50));
+        let mut t = Tunings::new(Ddnet20_1, Tuning::ddrace(Ddnet20_1));
+        assert!(matches!(
+            apply(&mut t, "tune_zone 3abc gravity 0.5"),
+            Err(TuningError::BadNumber(_))
+        ));
+    }
+
+    /// Every DDNet 16.4 and 20.1 file of the corpus: its header's version,
+    /// config, tuning and generator read, and its console commands applied
+    /// in order. C_rcon_auth's rcon `tune gravity 0.45` (tick 527) makes
+    /// the global gravity 45 until its `tune_reset` (tick 727).
+    #[test]
+    fn the_corpus_files_headers_and_commands() {
+        use crate::codec::Mode;
+        use crate::teehistorian::{Message, SliceReader};
+        use crate::world::prng::Prng;
+        use std::ops::ControlFlow;
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/teehistorian/");
+        let mut seen = Vec::new();
+        for (dir, version) in [("ddnet-16.4", Ddnet16_4), ("ddnet-20.1", Ddnet20_1)] {
+            let mut files: Vec<_> = std::fs::read_dir(format!("{root}{dir}"))
+                .expect("the corpus")
+                .map(|e| e.expect("an entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "teehistorian"))
+                .collect();
+            files.sort();
+            assert!(files.len() >= 2, "{dir}");
+            for path in files {
+                let bytes = std::fs::read(&path).expect("readable");
+                let (header, mut reader) =
+                    SliceReader::new(&bytes, Mode::Lenient).expect("a header");
+                let info = &header.info;
+                let server = info.server_version.as_deref().expect("a server version");
+                assert_eq!(Version::of_server(server), Some(version), "{path:?}");
+                let mut config = Config::from_header(version, &info.config).expect("ints");
+                let mut tunings =
+                    Tunings::from_header(version, &info.tuning, &config).expect("known names");
+                assert_eq!(*tunings.global(), Tuning::ddrace(version), "{path:?}");
+                let description = info.prng_description.as_deref().expect("a description");
+                assert!(
+                    Prng::from_description(description)
+                        .expect("DDNet's")
+                        .is_some()
+                );
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                let _ = reader
+                    .for_each_record(|rec| {
+                        if let Message::ConsoleCommand(c) = &rec.msg {
+                            let applied = tunings.apply_console(&c.cmd, &c.args);
+                            let set = config.apply_console(&c.cmd, &c.args);
+                            assert!(applied.is_ok() && set.is_ok(), "{name:?} {c:?}");
+                            if applied != Ok(Applied::NotTuning) {
+                                seen.push((
+                                    name.clone(),
+                                    rec.tick,
+                                    String::from_utf8_lossy(&c.cmd).into_owned(),
+                                    tunings.global().get_int("gravity"),
+                                ));
+                            }
+                        }
+                        ControlFlow::<()>::Continue(())
+                    })
+                    .expect("records");
+            }
+        }
+        let c = Some("C_rcon_auth.teehistorian".to_string());
+        assert_eq!(
+            seen,
+            [
+                (c.clone(), 527, "tune".to_string(), Some(45)),
+                (c, 727, "tune_reset".to_string(), Some(50)),
+            ]
+        );
+    }
+
+    #[test]
+    fn server_versions_map_to_rules_at_17_2() {
+        assert_eq!(Version::of_server("0.6.4, 16.4"), Some(Ddnet16_4));
+        assert_eq!(
+            Version::of_server("0.6, 20.1 (28baa427bad88b7d)"),
+            Some(Ddnet20_1)
+        );
+        assert_eq!(Version::of_server("0.6.4, 17.1"), Some(Ddnet16_4));
+        assert_eq!(Version::of_server("0.6.4, 17.2"), Some(Ddnet20_1));
+        assert_eq!(Version::of_server("0.6.4, 18.0.3"), Some(Ddnet20_1));
+        assert_eq!(Version::of_server("0.6.4, 15.9.1"), Some(Ddnet16_4));
+        assert_eq!(Version::of_server("DDNet test"), None);
+        assert_eq!(Version::of_server(""), None);
+    }
+
+    #[test]
+    fn serialises_as_names_to_ints_in_network_order() {
+        let json = serde_json::to_string(&Tuning::defaults(Ddnet16_4)).expect("json");
+        assert!(json.starts_with("{\"ground_control_speed\":1000,\"ground_control_accel\":200,"));
+        assert!(json.ends_with("\"hammer_hit_fire_delay\":32000}"));
     }
 }

@@ -138,6 +138,7 @@ struct Simulation {
     col: Option<Collision>,
     config: Config,
     tunings: Tunings,
+    prng: Option<crate::world::prng::Prng>,
     /// Positions as the file has them now.
     recorded: Vec<Option<(i32, i32)>>,
     /// Each client's last recorded input (the base of INPUT_DIFF).
@@ -167,12 +168,18 @@ impl Simulation {
             .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
         // Tiles of the map change settings after the header was written.
         apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
+        let prng = match info.prng_description.as_deref() {
+            Some(d) => crate::world::prng::Prng::from_description(d)
+                .map_err(|e| SimulateError::Header(format!("prng_description: {e}")))?,
+            None => None,
+        };
         Ok(Simulation {
             world: None,
             version,
             col: Some(col),
             config,
             tunings,
+            prng,
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
@@ -207,6 +214,7 @@ impl Simulation {
     fn world(&mut self, tick: i32) -> &mut World {
         if self.world.is_none() {
             let col = self.col.take().expect("the map is taken once");
+            let prng = self.prng.take();
             self.world = Some(World::new(
                 self.version,
                 col,
@@ -214,6 +222,9 @@ impl Simulation {
                 self.tunings.clone(),
                 tick,
             ));
+            if let Some(w) = self.world.as_mut() {
+                w.cores.prng = prng;
+            }
             self.first_tick = Some(tick);
         }
         self.world.as_mut().expect("made above")

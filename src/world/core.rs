@@ -318,9 +318,13 @@ pub struct Cores {
     pub version: Version,
     /// `sv_old_teleport_hook`: a hook goes through plain teleporters.
     pub old_tele_hook: bool,
-    /// Hooks that went through teleporters with several outs (the
-    /// random generator's choice is not modelled): client ids.
-    pub random_hook_teles: Vec<usize>,
+    /// The world's random generator (`CWorldCore::m_pPrng`), which
+    /// chooses among a teleporter's outs; `None` when the file does not
+    /// say how it was seeded.
+    pub prng: Option<super::prng::Prng>,
+    /// Choices among several teleporter outs made without a generator:
+    /// client ids (the first out was taken; unmodelled).
+    pub unseeded_choices: Vec<usize>,
 }
 
 impl Cores {
@@ -331,7 +335,23 @@ impl Cores {
             teams: Teams::new(version),
             version,
             old_tele_hook: false,
-            random_hook_teles: Vec::new(),
+            prng: None,
+            unseeded_choices: Vec::new(),
+        }
+    }
+
+    /// `RandomOr0(n)` for `cid`: no draw for one out; without a
+    /// generator the first out, reported.
+    pub fn random_or_0(&mut self, cid: usize, n: usize) -> usize {
+        if n <= 1 {
+            return 0;
+        }
+        match self.prng.as_mut() {
+            Some(p) => usize::try_from(p.random_or_0(n as i32)).unwrap_or(0),
+            None => {
+                self.unseeded_choices.push(cid);
+                0
+            }
         }
     }
 
@@ -559,10 +579,8 @@ impl Cores {
                 c.triggered_events = 0;
                 c.hooked_player = -1;
                 c.new_hook = true;
-                if outs.len() > 1 {
-                    self.random_hook_teles.push(c.id);
-                }
-                c.hook_pos = outs[0] + target_dir * PHYSICAL_SIZE * 1.5;
+                let out = outs[self.random_or_0(c.id, outs.len())];
+                c.hook_pos = out + target_dir * PHYSICAL_SIZE * 1.5;
                 c.hook_dir = target_dir;
                 c.hook_tele_base = c.hook_pos;
             } else {

@@ -764,8 +764,8 @@ impl World {
         for &cid in &order {
             self.character_tick(cid);
         }
-        for cid in std::mem::take(&mut self.cores.random_hook_teles) {
-            self.unmodelled(cid, "hook teleporter with several outs (random)");
+        for cid in std::mem::take(&mut self.cores.unseeded_choices) {
+            self.unmodelled(cid, "teleporter with several outs, no seed in the header");
         }
         for &cid in &order {
             if self.chars[cid].is_none() {

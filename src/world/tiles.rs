@@ -250,14 +250,11 @@ impl World {
 
     /// One of `outs`: the world's random generator chooses among several.
     fn random_out(&mut self, cid: usize, outs: &[Vec2]) -> Option<Vec2> {
-        match outs.len() {
-            0 => None,
-            1 => Some(outs[0]),
-            _ => {
-                self.unmodelled(cid, "teleporter with several outs (random)");
-                Some(outs[0])
-            }
+        if outs.is_empty() {
+            return None;
         }
+        let i = self.cores.random_or_0(cid, outs.len());
+        Some(outs[i])
     }
 
     /// `SetSolo`.

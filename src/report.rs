@@ -177,6 +177,13 @@ codes! {
     GameLayer = "game_layer",
     /// Tiles of kinds DDNet does not know in their layer.
     TileIndex = "tile_index",
+    /// A recorded position DDNet's physics does not reproduce.
+    Simulation = "simulation",
+    /// Something the simulation does not model yet happened; the
+    /// positions it may have moved were not judged.
+    Unmodelled = "unmodelled",
+    /// A teehistorian file that was not simulated, and why.
+    NotSimulated = "not_simulated",
 }
 
 impl Code {

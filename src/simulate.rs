@@ -94,6 +94,8 @@ pub enum SimulateError {
     UnknownServer(String),
     /// The header's settings or tuning cannot be read.
     Header(String),
+    /// The map gives no world.
+    Map(String),
 }
 
 impl std::fmt::Display for SimulateError {
@@ -105,6 +107,7 @@ impl std::fmt::Display for SimulateError {
                 "the header's server_version {s:?} is not a DDNet version this simulator models (16.4 or 20.1)"
             ),
             SimulateError::Header(e) => write!(f, "the header's {e}"),
+            SimulateError::Map(e) => write!(f, "the map: {e}"),
         }
     }
 }
@@ -444,6 +447,14 @@ impl Simulation {
     }
 }
 
+/// A position as a report shows it: `(x, y)`, or `no character`.
+pub fn place(p: Option<(i32, i32)>) -> String {
+    match p {
+        Some((x, y)) => format!("({x}, {y})"),
+        None => "no character".to_owned(),
+    }
+}
+
 /// The entry of `cid` in a per-client table, if the id is in range.
 fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {
     usize::try_from(cid).ok().and_then(|c| table.get_mut(c))
@@ -452,4 +463,82 @@ fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {
 /// The team a `Cl_SetTeam` asks for.
 fn team_of(version: crate::packet::Version, header: &MsgHeader, body: &[u8]) -> Option<i32> {
     decode_body(version, header, body)?.ok()?.int("team")
+}
+
+/// Maps to simulate on, found by the SHA-256 of their bytes (what a
+/// teehistorian header's `map_sha256` names): map files, and the maps
+/// demos embed.
+#[derive(Clone, Debug, Default)]
+pub struct Maps {
+    by_sha: std::collections::BTreeMap<[u8; 32], Vec<u8>>,
+}
+
+impl Maps {
+    /// Adds a map file's bytes, or the map a demo embeds; anything else
+    /// is not a map and is left out (false).
+    pub fn add(&mut self, bytes: &[u8]) -> bool {
+        use sha2::{Digest, Sha256};
+        let map = if crate::demo::is_demo(bytes) {
+            match crate::demo::Events::new(bytes) {
+                Ok(events) if !events.map().is_empty() => events.map(),
+                _ => return false,
+            }
+        } else if crate::map::is_map(bytes) {
+            bytes
+        } else {
+            return false;
+        };
+        let sha: [u8; 32] = Sha256::digest(map).into();
+        self.by_sha.entry(sha).or_insert_with(|| map.to_vec());
+        true
+    }
+
+    /// How many maps.
+    pub fn len(&self) -> usize {
+        self.by_sha.len()
+    }
+
+    /// No maps.
+    pub fn is_empty(&self) -> bool {
+        self.by_sha.is_empty()
+    }
+
+    /// The map whose SHA-256 is `sha256` (hex, as a header writes it).
+    pub fn get(&self, sha256: &str) -> Option<&[u8]> {
+        let sha = hex32(sha256)?;
+        self.by_sha.get(&sha).map(Vec::as_slice)
+    }
+}
+
+/// 64 hex digits as 32 bytes.
+fn hex32(text: &str) -> Option<[u8; 32]> {
+    let text = text.as_bytes();
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in text.chunks(2).enumerate() {
+        let s = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// The game layer's collision of a map's bytes (blocks inflated up to
+/// `cap` bytes).
+pub fn collision_of_map(bytes: &[u8], cap: u64) -> Result<Collision, String> {
+    let datafile = crate::map::Datafile::decode(bytes).map_err(|e| e.to_string())?;
+    let map = crate::map::Map::new(&datafile);
+    Collision::of_map(&datafile, &map, cap)
+}
+
+/// What simulating a teehistorian file with the maps at hand gives:
+/// `None` when the header names no map among them.
+pub fn simulate_with(bytes: &[u8], maps: &Maps, cap: u64) -> Result<Option<Report>, SimulateError> {
+    let (header, _) = SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
+    let Some(map) = header.info.map_sha256.as_deref().and_then(|s| maps.get(s)) else {
+        return Ok(None);
+    };
+    let col = collision_of_map(map, cap).map_err(SimulateError::Map)?;
+    simulate(bytes, col).map(Some)
 }

@@ -30,7 +30,7 @@ pub use crate::report::{
 };
 
 /// How a run judges files.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// A warning fails the file.
     pub deny_warnings: bool,
@@ -42,6 +42,12 @@ pub struct Options {
     pub max_decompressed: Option<u64>,
     /// Threads one large file may be checked on (0 and 1: one).
     pub threads: usize,
+    /// Maps to simulate teehistorian files on (`None`: no simulation).
+    /// A teehistorian file whose map is among them is simulated with
+    /// DDNet's physics and every recorded position compared
+    /// ([`crate::simulate`]).
+    #[cfg(feature = "zlib")]
+    pub maps: Option<std::sync::Arc<crate::simulate::Maps>>,
 }
 
 /// Every format `check` knows, in the order they are tried.
@@ -90,6 +96,8 @@ pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
 /// compression), runs that format's check, and applies `options` and the
 /// `malformed/` expectation. Never panics; I/O errors are failures.
 pub fn check(mut source: Source, options: &Options) -> Verdict {
+    #[cfg(feature = "zlib")]
+    let again = source.path().map(std::path::PathBuf::from);
     if options.max_decompressed.is_some() {
         source.set_max_decompressed(options.max_decompressed);
     }
@@ -115,6 +123,12 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
                 (Some(format), claimed) => {
                     verdict.format = Some(format.name());
                     format.check(source, &mut verdict);
+                    #[cfg(feature = "zlib")]
+                    if format.name() == "teehistorian"
+                        && let Some(maps) = &options.maps
+                    {
+                        simulated(again.as_deref(), maps, options, &mut verdict);
+                    }
                     // Checked as what it is, and failed for its name: a
                     // tool that trusts the name would misread it.
                     if let Some(claimed) = claimed.filter(|c| c.name() != format.name()) {
@@ -148,6 +162,113 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     }
     expect(&mut verdict, options);
     verdict
+}
+
+/// Simulates a checked teehistorian file on its map, if `maps` has it:
+/// a position DDNet's physics does not reproduce fails the file; what
+/// the simulation does not model yet is a warning; no map, a note.
+#[cfg(feature = "zlib")]
+fn simulated(
+    path: Option<&std::path::Path>,
+    maps: &crate::simulate::Maps,
+    options: &Options,
+    verdict: &mut Verdict,
+) {
+    if verdict.status == Status::Fail {
+        return;
+    }
+    let Some(path) = path else {
+        verdict.push(Finding::new(
+            Severity::Note,
+            Code::NotSimulated,
+            "not simulated: read from standard input",
+        ));
+        return;
+    };
+    let mut source = Source::file(path);
+    source.set_max_decompressed(options.max_decompressed);
+    let bytes = match source.into_bytes() {
+        Ok(b) => b,
+        Err(e) => return verdict.fail(Code::Io, format!("cannot read again to simulate: {e}")),
+    };
+    let cap = options
+        .max_decompressed
+        .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
+    let report = match crate::simulate::simulate_with(&bytes, maps, cap) {
+        Ok(Some(r)) => r,
+        Ok(None) => {
+            verdict.push(Finding::new(
+                Severity::Note,
+                Code::NotSimulated,
+                "not simulated: the map the header names (map_sha256) is not at hand (--maps DIR, or a map or demo beside the file)",
+            ));
+            return;
+        }
+        Err(e) => {
+            verdict.push(Finding::new(
+                Severity::Warn,
+                Code::NotSimulated,
+                format!("not simulated: {e}"),
+            ));
+            return;
+        }
+    };
+    for d in report.listed.iter().take(5) {
+        verdict.push(Finding::new(
+            Severity::Fail,
+            Code::Simulation,
+            format!(
+                "tick {}: client {} recorded at {}, DDNet's physics puts it at {}",
+                d.tick,
+                d.cid,
+                crate::simulate::place(d.recorded),
+                crate::simulate::place(d.simulated)
+            ),
+        ));
+    }
+    if report.divergences > 5 {
+        verdict.push(Finding::new(
+            Severity::Fail,
+            Code::Simulation,
+            format!("{} more positions differ", report.divergences - 5),
+        ));
+    }
+    let mut features: Vec<&str> = report
+        .unmodelled
+        .iter()
+        .map(|u| u.feature.as_str())
+        .collect();
+    features.sort_unstable();
+    features.dedup();
+    if !features.is_empty() {
+        // Every position matched all the same: nothing went unjudged.
+        let severity = match report.after_unmodelled {
+            0 => Severity::Note,
+            _ => Severity::Warn,
+        };
+        verdict.push(Finding::new(
+            severity,
+            Code::Unmodelled,
+            format!(
+                "{} player-ticks not judged, after what the simulation does not model: {}",
+                report.after_unmodelled,
+                features.join(", ")
+            ),
+        ));
+    }
+    verdict
+        .counts
+        .more
+        .insert("player_ticks", report.player_ticks);
+    verdict
+        .counts
+        .more
+        .insert("player_ticks_matched", report.matched);
+    verdict.summary.push_str(&format!(
+        "; simulated: {} of {} player-ticks where the file puts them",
+        report.matched, report.player_ticks
+    ));
+    verdict.settle();
 }
 
 /// Applies `--deny-warnings` and the `malformed/` expectation.

@@ -40,6 +40,15 @@ pub struct CheckArgs {
     /// whatever the number.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    /// Folders of maps (and demos, whose embedded maps count) to simulate
+    /// teehistorian files on, found by the SHA-256 their headers name.
+    /// The maps and demos beside a teehistorian file are always looked
+    /// at.
+    #[arg(long, value_name = "DIR")]
+    maps: Vec<PathBuf>,
+    /// Do not simulate teehistorian files.
+    #[arg(long)]
+    no_simulate: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,6 +76,10 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             collect(p, true, &mut files)?;
         }
     }
+    let maps = match args.no_simulate {
+        true => None,
+        false => Some(std::sync::Arc::new(maps_for(&files, &args.maps)?)),
+    };
     let mut out = stdout();
     if args.format == CheckFormat::Jsonl {
         write_stream_start(&mut out, "check", &shown_paths(&paths))?;
@@ -81,6 +94,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             max_decompressed: args.max_decompressed,
             // A large file takes the cores `-j` gives.
             threads: jobs,
+            maps: maps.clone(),
         };
         check::check(Source::arg(path), &options)
     };
@@ -330,4 +344,45 @@ pub(super) fn report(
         totals.passed, totals.warned, totals.failed, totals.skipped
     )?;
     Ok(())
+}
+
+/// The maps teehistorian files may be simulated on: every map and demo
+/// under `dirs`, and those beside each teehistorian file among `files`.
+fn maps_for(
+    files: &[(PathBuf, bool)],
+    dirs: &[PathBuf],
+) -> Result<teeoracle::simulate::Maps, Failure> {
+    let mut maps = teeoracle::simulate::Maps::default();
+    let mut folders: Vec<PathBuf> = files
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "teehistorian"))
+        .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let mut candidates = Vec::new();
+    for d in dirs {
+        let under = teeoracle::files::files_under(d)
+            .map_err(|e| Failure::Usage(format!("--maps {}: {e}", d.display())))?;
+        candidates.extend(under);
+    }
+    for f in &folders {
+        let dir = match f.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => f.as_path(),
+        };
+        if let Ok(entries) = fs::read_dir(dir) {
+            let mut beside: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            beside.sort();
+            candidates.extend(beside);
+        }
+    }
+    for c in candidates {
+        if c.extension().is_some_and(|e| e == "map" || e == "demo")
+            && let Ok(bytes) = fs::read(&c)
+        {
+            maps.add(&bytes);
+        }
+    }
+    Ok(maps)
 }

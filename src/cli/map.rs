@@ -545,6 +545,7 @@ fn map_check(
         named: true,
         max_decompressed: max,
         threads: 1,
+        maps: None,
     };
     // A demo's map is checked under a name no format claims, in the
     // demo's folder (a `malformed/` one is still expected to fail).

@@ -295,6 +295,12 @@ impl Bot {
         self.queued.push((true, msg));
     }
 
+    /// Asks to die (Cl_Kill, no fields: the client's `kill`).
+    pub fn kill(&mut self) {
+        let msg = json!({"system": false, "name": "Cl_Kill", "fields": {}});
+        self.queued.push((true, msg));
+    }
+
     /// Logs in to the remote console (DDNet's RCON_AUTH: name, password).
     pub fn rcon_login(&mut self, password: &str) {
         let fields = match self.version {
@@ -694,6 +700,18 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn kill_is_a_vital_cl_kill() {
+        let mut bot = in_game();
+        bot.kill();
+        bot.flush();
+        assert_eq!(
+            messages_in(&bot.poll_transmit().unwrap()),
+            vec![(5, "Cl_Kill".to_string())],
+            "vital 5, after the join's INFO, READY, start info and ENTERGAME"
+        );
     }
 
     #[test]

@@ -194,7 +194,11 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
         }
         ["demo", "malformed", file] => vec![("demo", snap("malformed", file), demo_fault(path))],
         ["demo", "edge", file] => vec![("demo", snap("edge", file), demo_edge(path))],
-        ["demo", dir @ ("ddnet-20.1" | "ddnet-bench"), file] => {
+        [
+            "demo",
+            dir @ ("ddnet-20.1" | "ddnet-16.4" | "ddnet-bench"),
+            file,
+        ] => {
             vec![("demo", snap(dir, file), demo_stats(path))]
         }
         // The one synthetic demo whose golden was reviewed against its spec;

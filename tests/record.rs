@@ -28,6 +28,7 @@ const TESTS: &[(&str, fn())] = tests![
     a_map_change_that_never_comes_fails_the_run,
     a_scenario_recorded_on_teeworlds_0_7_5_checks_clean,
     a_07_client_beside_a_06_one_on_ddnet,
+    scripted_inputs_and_kill_land_on_their_ticks,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -661,4 +662,104 @@ fn a_changed_setting_stands_out_and_two_runs_are_the_same() {
 /// A JSON array's length as JSON, to compare with a count.
 fn json_len(v: &[serde_json::Value]) -> serde_json::Value {
     serde_json::Value::from(v.len())
+}
+
+/// A bot's scripted input (`actions`) and `kill` reach DDNet 16.4 on the
+/// scenario's ticks: the teehistorian file records each change of input
+/// on the tick before the one it is for (DDNet applies an input on the
+/// tick after it received it), with fire as DDNet's counter and the
+/// weapon plus one, and Cl_Kill on its own tick; the tee died and came
+/// back (a second PLAYER_NEW).
+fn scripted_inputs_and_kill_land_on_their_ticks() {
+    if let Err(why) = can_record(SERVER) {
+        eprintln!("SKIPPED: {why}");
+        return;
+    }
+    let (scenario, _dir) = scenario_file(
+        r#"(map: Some("dm1"), seconds: 4.0, bots: [(name: "a", kill: [3.2], actions: [
+            (2.0, (direction: Some(-1), target: Some((50, -20)), weapon: Some(0))),
+            (2.5, (fire: Some(true), jump: Some(true))),
+            (2.6, (fire: Some(false), jump: Some(false))),
+        ])])"#,
+    );
+    let (out, run, _tmp) = record_with(SERVER, &scenario, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
+    let th = out.join("server.teehistorian");
+    let dump = common::run(&[
+        "teehistorian",
+        "dump",
+        "--format",
+        "jsonl",
+        th.to_str().unwrap(),
+    ]);
+    let records: Vec<serde_json::Value> = String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    // The input of cid 0 after each input record, by tick.
+    let mut input = [0i64; 10];
+    let mut inputs = Vec::new();
+    for r in &records {
+        let fields = match r["kind"].as_str() {
+            Some("input_new") => &r["input"],
+            Some("input_diff") => &r["dinput"],
+            _ => continue,
+        };
+        let values: Vec<i64> = fields
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        for (i, v) in values.iter().enumerate() {
+            input[i] = if r["kind"] == "input_new" {
+                *v
+            } else {
+                input[i] + v
+            };
+        }
+        inputs.push((r["tick"].as_i64().unwrap(), input));
+    }
+    assert_eq!(
+        inputs,
+        vec![
+            // 2 s: scenario tick 100; hammer wanted (0 + 1).
+            (99, [-1, 50, -20, 0, 0, 0, 0, 1, 0, 0]),
+            // 2.5 s: fire pressed (counter 1) and jump.
+            (124, [-1, 50, -20, 1, 1, 0, 0, 1, 0, 0]),
+            // 2.6 s: fire released (counter 2), jump let go.
+            (129, [-1, 50, -20, 0, 2, 0, 0, 1, 0, 0]),
+        ],
+        "the recorded inputs"
+    );
+    let kills: Vec<i64> = records
+        .iter()
+        .filter(|r| r["kind"] == "message" && r["decoded"]["name"] == "Cl_Kill")
+        .map(|r| r["tick"].as_i64().unwrap())
+        .collect();
+    assert_eq!(kills, vec![160], "Cl_Kill at 3.2 s");
+    // DDRace respawns at once: no PLAYER_OLD, the tee is back on the
+    // first spawn point (1584,304) on the next tick, its diff a jump.
+    let mut at = (0, 0);
+    let mut path = Vec::new();
+    for r in &records {
+        let d = |k: &str| r[k].as_i64().unwrap_or(0);
+        match r["kind"].as_str() {
+            Some("player_new") => at = (d("x"), d("y")),
+            Some("player_diff") => at = (at.0 + d("dx"), at.1 + d("dy")),
+            _ => continue,
+        }
+        path.push((d("tick"), at));
+    }
+    let before = path.iter().rev().find(|p| p.0 == 160).map(|p| p.1);
+    let after = path.iter().find(|p| p.0 == 161).map(|p| p.1);
+    assert_eq!(
+        after,
+        Some((1584, 304)),
+        "not respawned on tick 161: {path:?}"
+    );
+    assert!(
+        before.is_some_and(|b| b != (1584, 304)),
+        "the tee was on the spawn when it died: {before:?}"
+    );
 }

@@ -71,6 +71,87 @@ pub struct BotPlan {
     /// declared so fails the run, and so does this bot joining.
     #[serde(default)]
     pub expect_refused: Option<String>,
+    /// Scripted input: (second, change). Each change sets the fields it
+    /// gives, which hold until changed; the input of a scenario tick is
+    /// every change up to that tick applied in order
+    /// ([`scripted_input`]). Not with `moves`.
+    #[serde(default)]
+    pub actions: Vec<(f64, Action)>,
+    /// Seconds at which the bot asks to die (Cl_Kill, the client's
+    /// `kill`).
+    #[serde(default)]
+    pub kill: Vec<f64>,
+}
+
+/// One change of a bot's scripted input; a field not given keeps its
+/// value. Before any change the input is all zero (no direction, target
+/// (0, 0), which DDNet reads as straight up).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    /// -1 left, 0 none, 1 right.
+    #[serde(default)]
+    pub direction: Option<i32>,
+    /// The aim, relative to the character, in world units (32 a tile).
+    #[serde(default)]
+    pub target: Option<(i32, i32)>,
+    #[serde(default)]
+    pub jump: Option<bool>,
+    #[serde(default)]
+    pub hook: Option<bool>,
+    /// Fire held (`true`) or released (`false`). On the wire it is
+    /// DDNet's counter: every change of state adds one (modulo 64), so
+    /// its low bit is the state and a press is an odd step.
+    #[serde(default)]
+    pub fire: Option<bool>,
+    /// The weapon wanted from then on: 0 hammer, 1 gun, 2 shotgun, 3
+    /// grenade, 4 laser, 5 ninja (sent as the weapon plus one, DDNet's
+    /// `m_WantedWeapon`, where 0 means no wish); `-1` wishes for none.
+    #[serde(default)]
+    pub weapon: Option<i32>,
+}
+
+/// DDNet's input state mask (`INPUT_STATE_MASK`): fire and the weapon
+/// counters are counted modulo 64.
+const INPUT_STATE_MASK: i32 = 0x3f;
+/// The highest weapon index (ninja).
+const MAX_WEAPON: i32 = 5;
+
+/// The input a bot's script gives for scenario tick `tick`: every change
+/// whose second falls on or before the tick, applied in order. A
+/// function of the script and the tick only, so inputs sent ahead (and
+/// sent again after a map change) are the same in every run.
+pub fn scripted_input(actions: &[(f64, Action)], tick: u32) -> [i32; 10] {
+    let mut input = [0; 10];
+    let mut held = false;
+    for (at, a) in actions {
+        if ticks(*at) > tick {
+            continue;
+        }
+        if let Some(d) = a.direction {
+            input[0] = d;
+        }
+        if let Some((x, y)) = a.target {
+            input[1] = x;
+            input[2] = y;
+        }
+        if let Some(j) = a.jump {
+            input[3] = i32::from(j);
+        }
+        if let Some(f) = a.fire
+            && f != held
+        {
+            held = f;
+            input[4] = (input[4] + 1) & INPUT_STATE_MASK;
+        }
+        if let Some(h) = a.hook {
+            input[5] = i32::from(h);
+        }
+        if let Some(w) = a.weapon {
+            input[7] = w + 1;
+        }
+    }
+    input
 }
 
 /// Which server it is, by the binary's name: Teeworlds 0.7.5 has no
@@ -171,6 +252,36 @@ impl Scenario {
             for (t, text) in &b.say {
                 within(format!("{who} say {text:?}"), *t)?;
             }
+            for t in &b.kill {
+                within(format!("{who} kill"), *t)?;
+            }
+            if b.moves && !b.actions.is_empty() {
+                return Err(format!(
+                    "{who}: `moves` and `actions` both give its input (choose one)"
+                ));
+            }
+            let mut last = 0.0;
+            for (t, a) in &b.actions {
+                within(format!("{who} action"), *t)?;
+                if *t < last {
+                    return Err(format!(
+                        "{who}: action at {t} s comes after one at {last} s (list them in order)"
+                    ));
+                }
+                last = *t;
+                if a.direction.is_some_and(|d| !(-1..=1).contains(&d)) {
+                    return Err(format!(
+                        "{who}: action at {t} s: direction {:?} (expected -1, 0 or 1)",
+                        a.direction.unwrap_or_default()
+                    ));
+                }
+                if a.weapon.is_some_and(|w| !(-1..=MAX_WEAPON).contains(&w)) {
+                    return Err(format!(
+                        "{who}: action at {t} s: weapon {:?} (expected 0 to {MAX_WEAPON}, or -1 for none)",
+                        a.weapon.unwrap_or_default()
+                    ));
+                }
+            }
             versions.push(match (b.protocol.as_deref(), flavor) {
                 (Some("0.7"), _) | (None, Flavor::Teeworlds) => Version::V07,
                 (Some("0.6"), _) | (None, Flavor::Ddnet) => Version::V06,
@@ -258,5 +369,142 @@ mod tests {
         assert_eq!(map_argument("sv_map dm1", "sv_map").as_deref(), Some("dm1"));
         assert_eq!(map_argument("sv_mapx dm1", "sv_map"), None);
         assert_eq!(map_argument("say change_map", "change_map"), None);
+    }
+
+    fn parse(text: &str) -> Scenario {
+        ron::from_str(text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    const SCRIPT: &str = r#"(seconds: 10.0, bots: [(name: "a", kill: [6.0], actions: [
+        (2.0, (direction: Some(-1), target: Some((100, -20)), weapon: Some(0))),
+        (2.5, (fire: Some(true), hook: Some(true))),
+        (3.0, (fire: Some(false), jump: Some(true))),
+        (3.02, (jump: Some(false), fire: Some(false))),
+        (4.0, (fire: Some(true), direction: Some(0), weapon: Some(3))),
+    ])])"#;
+
+    #[test]
+    fn actions_parse_with_every_field_optional() {
+        let s = parse(SCRIPT);
+        let b = &s.bots[0];
+        assert_eq!(b.kill, vec![6.0]);
+        assert_eq!(b.actions.len(), 5);
+        assert_eq!(
+            b.actions[0].1,
+            Action {
+                direction: Some(-1),
+                target: Some((100, -20)),
+                weapon: Some(0),
+                ..Action::default()
+            }
+        );
+        assert_eq!(b.actions[3].1.jump, Some(false));
+        assert_eq!(b.actions[3].1.hook, None, "an absent field is no change");
+        assert!(
+            ron::from_str::<Scenario>(
+                r#"(seconds: 1.0, bots: [(name: "a", actions: [(0.5, (shoot: Some(true)))])])"#
+            )
+            .is_err(),
+            "an unknown field is refused"
+        );
+        assert!(
+            s.validate(Flavor::Ddnet, Path::new("/nonexistent/server"))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_change_holds_from_its_tick_until_the_next() {
+        let s = parse(SCRIPT);
+        let a = &s.bots[0].actions;
+        // [direction, target x, target y, jump, fire, hook, flags, wanted weapon, next, prev]
+        assert_eq!(scripted_input(a, 99), [0; 10], "before 2 s: all zero");
+        assert_eq!(scripted_input(a, 100), [-1, 100, -20, 0, 0, 0, 0, 1, 0, 0]);
+        assert_eq!(scripted_input(a, 124), [-1, 100, -20, 0, 0, 0, 0, 1, 0, 0]);
+        // 2.5 s is tick 125: fire pressed (counter 1, odd: held), hook.
+        assert_eq!(scripted_input(a, 125), [-1, 100, -20, 0, 1, 1, 0, 1, 0, 0]);
+        // 3 s: released (counter 2), jump held for one tick.
+        assert_eq!(scripted_input(a, 150), [-1, 100, -20, 1, 2, 1, 0, 1, 0, 0]);
+        // A release of a released fire is no change of the counter.
+        assert_eq!(scripted_input(a, 151), [-1, 100, -20, 0, 2, 1, 0, 1, 0, 0]);
+        // 4 s: pressed again (3), standing, grenade wanted (3 + 1).
+        assert_eq!(scripted_input(a, 200), [0, 100, -20, 0, 3, 1, 0, 4, 0, 0]);
+        assert_eq!(scripted_input(a, 499), scripted_input(a, 200));
+    }
+
+    #[test]
+    fn the_fire_counter_wraps_as_ddnet_masks_it() {
+        let presses: Vec<(f64, Action)> = (0..70)
+            .map(|i| {
+                let fire = Some(i % 2 == 0);
+                (
+                    f64::from(i) * 0.02,
+                    Action {
+                        fire,
+                        ..Action::default()
+                    },
+                )
+            })
+            .collect();
+        // 70 changes of state: 70 & 63 = 6, released (even).
+        assert_eq!(scripted_input(&presses, 100)[4], 6);
+        // After 65 changes (tick 64): 65 & 63 = 1, held.
+        assert_eq!(scripted_input(&presses, 64)[4], 1);
+    }
+
+    #[test]
+    fn a_script_that_cannot_run_is_refused_before_the_server_starts() {
+        let server = Path::new("/nonexistent/server");
+        let refused = |text: &str| parse(text).validate(Flavor::Ddnet, server).unwrap_err();
+        let e = refused(
+            r#"(seconds: 5.0, bots: [(name: "a", moves: true, actions: [(1.0, (jump: Some(true)))])])"#,
+        );
+        assert!(e.contains("`moves` and `actions`"), "{e}");
+        let e = refused(r#"(seconds: 5.0, bots: [(name: "a", actions: [(2.0, ()), (1.0, ())])])"#);
+        assert!(e.contains("in order"), "{e}");
+        let e = refused(
+            r#"(seconds: 5.0, bots: [(name: "a", actions: [(1.0, (direction: Some(2)))])])"#,
+        );
+        assert!(e.contains("direction 2"), "{e}");
+        let e =
+            refused(r#"(seconds: 5.0, bots: [(name: "a", actions: [(1.0, (weapon: Some(6)))])])"#);
+        assert!(e.contains("weapon 6"), "{e}");
+        let e = refused(r#"(seconds: 5.0, bots: [(name: "a", actions: [(6.0, ())])])"#);
+        assert!(e.contains("not within"), "{e}");
+        let e = refused(r#"(seconds: 5.0, bots: [(name: "a", kill: [9.0])])"#);
+        assert!(e.contains("kill"), "{e}");
+    }
+
+    #[test]
+    fn every_scenario_of_the_corpus_reads_and_validates() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/record");
+        let mut scripted = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "ron") {
+                continue;
+            }
+            let scenario = Scenario::read(&path).unwrap_or_else(|e| panic!("{e:?}"));
+            let flavor = Flavor::of(Path::new(
+                match path.to_string_lossy().contains("teeworlds") {
+                    true => "teeworlds-server",
+                    false => "DDNet-Server",
+                },
+            ));
+            // A server binary that is not there: only the maps folders of
+            // the distribution are looked in (none on a bare machine).
+            if let Err(e) = scenario.validate(flavor, Path::new("/nonexistent/server")) {
+                panic!("{}: {e}", path.display());
+            }
+            scripted += scenario
+                .bots
+                .iter()
+                .filter(|b| !b.actions.is_empty())
+                .count();
+        }
+        assert!(
+            scripted >= 7,
+            "only {scripted} scripted bots in corpus/record"
+        );
     }
 }

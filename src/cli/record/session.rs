@@ -35,7 +35,7 @@
 
 use super::clock::{Clock, TICK};
 use super::pcapng::Pcapng;
-use super::scenario::{BotPlan, Flavor, Scenario, ticks};
+use super::scenario::{BotPlan, Flavor, Scenario, scripted_input, ticks};
 use super::stamped;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -231,7 +231,7 @@ pub struct AtRisk {
     /// The scenario tick it was sent on.
     pub tick: u32,
     pub bot: String,
-    /// `join`, `rejoin`, `leave`, `rcon`, `rcon login` or `chat`.
+    /// `join`, `rejoin`, `leave`, `rcon`, `rcon login`, `chat` or `kill`.
     pub action: &'static str,
     /// `server overran the tick` or `sent after the tick was over`.
     pub why: &'static str,
@@ -269,6 +269,8 @@ struct Running<'p> {
     /// When it last said hello (0.6 CONNECT, 0.7 TOKEN).
     last_hello: Option<Instant>,
     said: usize,
+    /// How many of its `kill` seconds are done.
+    killed: usize,
     outcome: BotOutcome,
 }
 
@@ -304,10 +306,10 @@ impl Running<'_> {
         let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
         let lead = LEAD.min(until - 1 - self.bot.snap_tick());
         let from = if from < until { from } else { i32::MAX };
-        let (moves, seed) = (self.plan.moves, self.seed);
+        let (moves, seed, actions) = (self.plan.moves, self.seed, &self.plan.actions);
         self.bot.send_inputs(lead, from, |t| match moves {
             true => movement(seed, clock.at(t)),
-            false => [0; 10],
+            false => scripted_input(actions, clock.at(t)),
         });
     }
 }
@@ -385,6 +387,7 @@ impl<'a> Session<'a> {
                 connect_tick: None,
                 last_hello: None,
                 said: 0,
+                killed: 0,
                 outcome: BotOutcome {
                     name: plan.name.clone(),
                     protocol: if version == Version::V06 {
@@ -870,6 +873,14 @@ impl<'a> Session<'a> {
                     r.bot.say(text);
                     send(i, "chat");
                     r.said += 1;
+                }
+                while let Some(at) = r.plan.kill.get(r.killed) {
+                    if ticks(*at) > now {
+                        break;
+                    }
+                    r.bot.kill();
+                    send(i, "kill");
+                    r.killed += 1;
                 }
             }
             // Silence in the middle of its tick: the server drops the bot

@@ -242,6 +242,15 @@ impl Character {
         self.active_weapon = weapon::NINJA;
     }
 
+    /// `RemoveNinja`.
+    pub fn remove_ninja(&mut self) {
+        self.ninja_activation_tick = 0;
+        self.weapons[weapon::NINJA as usize] = Slot::default();
+        self.active_weapon = self.last_weapon;
+        let w = self.active_weapon;
+        self.set_weapon(w);
+    }
+
     /// `DoWeaponSwitch`.
     pub fn do_weapon_switch(&mut self) {
         if self.reload_timer != 0 || self.queued_weapon == -1 {

@@ -598,6 +598,7 @@ impl World {
             (Some(_), true, "kill") if !self.col.has_index(TILE_START) => {}
             (Some(c), true, "spec") if self.config.sv_pauseable == 0 => self.toggle_pause(c),
             (Some(c), true, "pause") => self.toggle_pause(c),
+            (Some(c), false, _) if self.test_command(c, name, args) => {}
             (Some(c), _, _) => self.unmodelled(c, &format!("console command `{name}`")),
             (None, _, _) => {
                 let feature = format!("console command `{name}`");
@@ -606,6 +607,114 @@ impl World {
                 }
             }
         }
+    }
+
+    /// The test commands (`sv_test_cmds`) that act on the character of the
+    /// client who runs them: weapons, moves, jumps, freeze, solo. False
+    /// for any other command, or when an argument does not read.
+    fn test_command<A: std::ops::Deref<Target = [u8]>>(
+        &mut self,
+        cid: usize,
+        name: &str,
+        args: &[A],
+    ) -> bool {
+        let int = |i: usize| -> Option<i32> {
+            match args.get(i) {
+                Some(a) => super::console::int_arg(self.version, a).ok(),
+                None => None,
+            }
+        };
+        let tick = self.tick;
+        let version = self.version;
+        let freeze_delay = self.config.sv_freeze_delay;
+        let (Some(ch), Some(core)) = (self.chars[cid].as_mut(), self.cores.slots[cid].as_mut())
+        else {
+            // Without a character these commands do nothing.
+            return matches!(
+                name,
+                "weapons" | "unweapons" | "shotgun" | "unshotgun" | "grenade" | "ungrenade"
+                    | "laser" | "unlaser" | "rifle" | "unrifle" | "ninja" | "unninja"
+                    | "move" | "move_raw" | "left" | "right" | "up" | "down" | "setjumps"
+                    | "endless_hook" | "unendless_hook" | "infinite_jump" | "uninfinite_jump"
+                    | "freeze" | "unfreeze" | "deep" | "undeep" | "livefreeze" | "unlivefreeze"
+            );
+        };
+        let give = |ch: &mut Character, w: i32, remove: bool, tick: i32| {
+            if w == weapon::NINJA {
+                if remove {
+                    ch.remove_ninja();
+                } else {
+                    ch.give_ninja(tick);
+                }
+                return;
+            }
+            if remove {
+                if ch.active_weapon == w {
+                    ch.active_weapon = weapon::GUN;
+                }
+                ch.weapons[w as usize].got = false;
+            } else {
+                ch.give_weapon(w);
+            }
+        };
+        let mut moved = None;
+        match name {
+            "weapons" | "unweapons" => {
+                for w in [weapon::SHOTGUN, weapon::GRENADE, weapon::LASER] {
+                    give(ch, w, name == "unweapons", tick);
+                }
+            }
+            "shotgun" | "unshotgun" => give(ch, weapon::SHOTGUN, name == "unshotgun", tick),
+            "grenade" | "ungrenade" => give(ch, weapon::GRENADE, name == "ungrenade", tick),
+            "laser" | "unlaser" | "rifle" | "unrifle" => {
+                give(ch, weapon::LASER, name.starts_with("un"), tick)
+            }
+            "ninja" | "unninja" => give(ch, weapon::NINJA, name == "unninja", tick),
+            "move" | "move_raw" => match (int(0), int(1)) {
+                (Some(x), Some(y)) => {
+                    let unit = if name == "move" { 32 } else { 1 };
+                    moved = Some((unit * x, unit * y));
+                }
+                _ => return false,
+            },
+            "left" | "right" | "up" | "down" => {
+                let n = match version {
+                    Version::Ddnet16_4 => 1,
+                    Version::Ddnet20_1 => int(0).unwrap_or(1),
+                };
+                let (x, y) = match name {
+                    "left" => (-n, 0),
+                    "right" => (n, 0),
+                    "up" => (0, -n),
+                    _ => (0, n),
+                };
+                moved = Some((32 * x, 32 * y));
+            }
+            "setjumps" => match int(0) {
+                Some(j) => core.jumps = j,
+                None => return false,
+            },
+            "endless_hook" | "unendless_hook" => core.endless_hook = name == "endless_hook",
+            "infinite_jump" | "uninfinite_jump" => core.endless_jump = name == "infinite_jump",
+            "freeze" => {
+                ch.freeze_at(freeze_delay, tick, core.super_, version);
+            }
+            "unfreeze" => {
+                ch.unfreeze();
+            }
+            "deep" | "undeep" => ch.deep_frozen = name == "deep",
+            "livefreeze" | "unlivefreeze" => ch.live_frozen = name == "livefreeze",
+            _ => return false,
+        }
+        if let Some((x, y)) = moved {
+            // `MoveCharacter`: 20.1 also stops the character.
+            core.pos = core.pos + Vec2::new(x as f32, y as f32);
+            if version == Version::Ddnet20_1 {
+                core.vel = Vec2::default();
+            }
+        }
+        ch.race_started = false;
+        true
     }
 
     /// `/pause` (and `/spec` without `sv_pauseable`): toggles
@@ -832,12 +941,7 @@ impl World {
         if ch.active_weapon == weapon::NINJA
             && tick - ch.ninja_activation_tick > NINJA_DURATION_MS * 50 / 1000
         {
-            // RemoveNinja.
-            ch.ninja_activation_tick = 0;
-            ch.weapons[weapon::NINJA as usize] = Default::default();
-            ch.active_weapon = ch.last_weapon;
-            let w = ch.active_weapon;
-            ch.set_weapon(w);
+            ch.remove_ninja();
         }
         if ch.reload_timer != 0 {
             ch.reload_timer -= 1;

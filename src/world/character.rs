@@ -92,6 +92,8 @@ pub struct Character {
     pub ninja_activation_tick: i32,
     /// Armor (DDNet 20.1 shows the freeze's progress in it).
     pub armor: i32,
+    /// The ninja's dash.
+    pub ninja: super::weapons::Ninja,
 }
 
 impl Character {
@@ -135,6 +137,7 @@ impl Character {
             attack_tick: 0,
             ninja_activation_tick: 0,
             armor: 0,
+            ninja: super::weapons::Ninja::default(),
         }
     }
 

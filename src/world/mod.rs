@@ -12,6 +12,7 @@ pub mod collision;
 pub mod core;
 pub mod game;
 pub mod tuning;
+pub mod weapons;
 
 pub use game::World;
 

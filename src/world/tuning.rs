@@ -4,14 +4,14 @@
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
-    v: [i32; 32],
+    v: [i32; 48],
 }
 
 macro_rules! params {
     ($($i:literal $name:ident = $def:literal),* $(,)?) => {
         impl Default for Tuning {
             fn default() -> Tuning {
-                let mut v = [0; 32];
+                let mut v = [0; 48];
                 $( v[$i] = $def; )*
                 Tuning { v }
             }
@@ -52,6 +52,21 @@ params! {
     26 grenade_fire_delay = 50000,
     27 laser_fire_delay = 80000,
     28 ninja_fire_delay = 80000,
+    29 gun_curvature = 0,
+    30 gun_speed = 140000,
+    31 gun_lifetime = 200,
+    32 shotgun_curvature = 0,
+    33 shotgun_speed = 50000,
+    34 grenade_curvature = 700,
+    35 grenade_speed = 100000,
+    36 grenade_lifetime = 200,
+    37 laser_reach = 80000,
+    38 laser_bounce_delay = 15000,
+    39 laser_bounce_num = 100000,
+    40 laser_bounce_cost = 0,
+    41 shotgun_strength = 1000,
+    42 explosion_strength = 600,
+    43 jetpack_strength = 40000,
 }
 
 impl Tuning {

@@ -101,6 +101,8 @@ pub struct Character {
     pub race_started: bool,
     /// Has the jetpack gun.
     pub jetpack: bool,
+    /// The ninja's dash.
+    pub ninja: super::weapons::Ninja,
 }
 
 impl Character {
@@ -148,6 +150,7 @@ impl Character {
             last_refill_jumps: false,
             race_started: false,
             jetpack: false,
+            ninja: super::weapons::Ninja::default(),
         }
     }
 

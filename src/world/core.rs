@@ -252,7 +252,7 @@ pub fn velocity_ramp(value: f32, start: f32, range: f32, curvature: f32) -> f32 
 }
 
 /// `closest_point_on_line`, `None` for a segment of length 0.
-fn closest_point_on_line(a: Vec2, b: Vec2, p: Vec2) -> Option<Vec2> {
+pub fn closest_point_on_line(a: Vec2, b: Vec2, p: Vec2) -> Option<Vec2> {
     let ab = b - a;
     let sq = ab.dot(ab);
     if sq > 0.0 {

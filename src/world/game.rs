@@ -12,6 +12,7 @@ use super::collision::Collision;
 use super::config::Config;
 use super::core::{Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
 use super::tuning::{Applied, Tuning, Tunings};
+use super::weapons::{self, Laser, Projectile};
 use super::{Vec2, Version};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
@@ -23,8 +24,6 @@ const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// A pickup's radius (`PICKUP_PHYSICS_RADIUS`) plus its extra reach
 /// (`ms_CollisionExtraSize`).
 const PICKUP_REACH: f32 = 14.0 + 6.0;
-/// How long ninja lasts, in milliseconds (`g_pData`'s ninja duration).
-const NINJA_DURATION_MS: i32 = 15000;
 /// The start line (`TILE_START`).
 const TILE_START: u8 = 33;
 
@@ -140,6 +139,10 @@ pub struct World {
     pending: Vec<Vec<PlayerInput>>,
     /// What was not modelled, in order.
     pub unmodelled: Vec<Unmodelled>,
+    /// Projectiles, newest first.
+    pub projectiles: Vec<Projectile>,
+    /// Lasers, newest first.
+    pub lasers: Vec<Laser>,
 }
 
 impl World {
@@ -192,6 +195,8 @@ impl World {
             pickups,
             pending: vec![Vec::new(); MAX_CLIENTS],
             unmodelled: Vec::new(),
+            projectiles: Vec::new(),
+            lasers: Vec::new(),
         }
     }
 
@@ -484,12 +489,33 @@ impl World {
                     }
                 }
             }
-            // A gun bullet that hits pushes nobody under DDRace.
-            weapon::GUN => {}
-            weapon::SHOTGUN => self.unmodelled(cid, "shotgun"),
-            weapon::GRENADE => self.unmodelled(cid, "grenade"),
-            weapon::LASER => self.unmodelled(cid, "laser"),
-            _ => self.unmodelled(cid, "ninja"),
+            weapon::GUN | weapon::GRENADE => {
+                let grenade = active == weapon::GRENADE;
+                let lifetime = if grenade {
+                    self.global().grenade_lifetime()
+                } else {
+                    self.global().gun_lifetime()
+                };
+                let p = weapons::new_projectile(
+                    active, cid as i32, start, dir, lifetime, grenade, tick,
+                );
+                self.projectiles.insert(0, p);
+            }
+            weapon::SHOTGUN | weapon::LASER => {
+                let reach = self.global().laser_reach();
+                let l = self
+                    .weapons()
+                    .new_laser(shooter_pos, dir, reach, cid as i32, active);
+                self.lasers.insert(0, l);
+            }
+            _ => {
+                let vel = self.cores.slots[cid]
+                    .as_ref()
+                    .map_or(Vec2::default(), |c| c.vel);
+                if let Some(ch) = self.chars[cid].as_mut() {
+                    weapons::start_dash(ch, dir, vel);
+                }
+            }
         }
         let delay = self.fire_delay(active);
         if let Some(ch) = self.chars[cid].as_mut() {
@@ -632,11 +658,35 @@ impl World {
             // Without a character these commands do nothing.
             return matches!(
                 name,
-                "weapons" | "unweapons" | "shotgun" | "unshotgun" | "grenade" | "ungrenade"
-                    | "laser" | "unlaser" | "rifle" | "unrifle" | "ninja" | "unninja"
-                    | "move" | "move_raw" | "left" | "right" | "up" | "down" | "setjumps"
-                    | "endless_hook" | "unendless_hook" | "infinite_jump" | "uninfinite_jump"
-                    | "freeze" | "unfreeze" | "deep" | "undeep" | "livefreeze" | "unlivefreeze"
+                "weapons"
+                    | "unweapons"
+                    | "shotgun"
+                    | "unshotgun"
+                    | "grenade"
+                    | "ungrenade"
+                    | "laser"
+                    | "unlaser"
+                    | "rifle"
+                    | "unrifle"
+                    | "ninja"
+                    | "unninja"
+                    | "move"
+                    | "move_raw"
+                    | "left"
+                    | "right"
+                    | "up"
+                    | "down"
+                    | "setjumps"
+                    | "endless_hook"
+                    | "unendless_hook"
+                    | "infinite_jump"
+                    | "uninfinite_jump"
+                    | "freeze"
+                    | "unfreeze"
+                    | "deep"
+                    | "undeep"
+                    | "livefreeze"
+                    | "unlivefreeze"
             );
         };
         let give = |ch: &mut Character, w: i32, remove: bool, tick: i32| {
@@ -825,11 +875,39 @@ impl World {
         hits
     }
 
-    /// `CGameWorld::Tick`: pickups, then every character's first phase,
-    /// then every character's move.
+    /// What weapons work on.
+    fn weapons(&mut self) -> weapons::Ctx<'_> {
+        weapons::Ctx {
+            tick: self.tick,
+            tuning: self.tunings.global(),
+            col: &self.col,
+            rules: weapons::Rules::of(&self.config),
+            cores: &mut self.cores,
+            chars: &mut self.chars,
+            order: &self.order,
+            players: &self.players,
+        }
+    }
+
+    /// `CGameWorld::Tick`: projectiles, lasers, pickups, then every
+    /// character's first phase, then every character's move; what was
+    /// destroyed goes at the end.
     fn world_tick(&mut self) {
         let tick = self.tick;
         let freeze_delay = self.config.sv_freeze_delay;
+        let mut projectiles = std::mem::take(&mut self.projectiles);
+        let mut lasers = std::mem::take(&mut self.lasers);
+        {
+            let mut ctx = self.weapons();
+            for p in &mut projectiles {
+                ctx.tick_projectile(p);
+            }
+            for l in &mut lasers {
+                ctx.tick_laser(l);
+            }
+        }
+        self.projectiles = projectiles;
+        self.lasers = lasers;
         for pk in &self.pickups {
             for &cid in &self.order {
                 let Some(ch) = self.chars[cid].as_mut() else {
@@ -851,7 +929,9 @@ impl World {
                                 any = true;
                             }
                         }
+                        ch.ninja.activation_dir = Vec2::default();
                         ch.ninja_activation_tick = -500;
+                        ch.ninja.current_move_time = 0;
                         if any {
                             ch.last_weapon = weapon::GUN;
                         }
@@ -889,6 +969,8 @@ impl World {
                 }
             }
         }
+        self.projectiles.retain(|p| !p.marked);
+        self.lasers.retain(|l| !l.marked);
     }
 
     /// `CCharacter::Tick` (with `PreTick`, `DDRaceTick`,
@@ -935,14 +1017,10 @@ impl World {
         }
 
         // HandleWeapons.
+        self.weapons().handle_ninja(cid);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
-        if ch.active_weapon == weapon::NINJA
-            && tick - ch.ninja_activation_tick > NINJA_DURATION_MS * 50 / 1000
-        {
-            ch.remove_ninja();
-        }
         if ch.reload_timer != 0 {
             ch.reload_timer -= 1;
         } else {

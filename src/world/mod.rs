@@ -19,6 +19,7 @@ pub mod game;
 pub mod prng;
 mod tiles;
 pub mod tuning;
+pub mod weapons;
 
 pub use game::World;
 

@@ -1025,9 +1025,13 @@ mod tests {
             }
         }
         let c = Some("C_rcon_auth.teehistorian".to_string());
+        // phys_gravity_fall (16.4): `tune gravity 0.25` mid-fall, then 0.5.
+        let g = Some("phys_gravity_fall.teehistorian".to_string());
         assert_eq!(
             seen,
             [
+                (g.clone(), 180, "tune".to_string(), Some(25)),
+                (g, 230, "tune".to_string(), Some(50)),
                 (c.clone(), 527, "tune".to_string(), Some(45)),
                 (c, 727, "tune_reset".to_string(), Some(50)),
             ]

@@ -1,0 +1,886 @@
+//! What weapons leave in the world (`src/game/server/entities/projectile.cpp`,
+//! `laser.cpp`, and the parts of `character.cpp` and `gamecontext.cpp`
+//! they call): gun bullets and grenades as projectiles on a curve,
+//! shotgun and laser rifle as lasers that bounce, explosions, and the
+//! ninja's dash.
+//!
+//! Projectiles and lasers each have their own list, newest first (a new
+//! entity goes to the head of its type's list), and the world ticks every
+//! projectile, then every laser, before pickups and characters. Every
+//! position they test against is a character's `m_Pos` (where it stood at
+//! the end of the last tick); every push goes to the character's core
+//! through `TakeDamage`, which clamps the velocity with the character's
+//! move restrictions (none until stoppers are modelled).
+
+use super::Vec2;
+use super::character::{Character, weapon};
+use super::collision::Collision;
+use super::core::{Cores, PHYSICAL_SIZE, clamp_vel, closest_point_on_line, normalize};
+use super::game::Player;
+use super::tuning::Tuning;
+use serde::Serialize;
+
+/// An explosion's reach (`CreateExplosion`'s radius).
+pub const EXPLOSION_RADIUS: f32 = 135.0;
+/// Within this distance an explosion pushes with full strength.
+pub const EXPLOSION_INNER_RADIUS: f32 = 48.0;
+/// How long ninja lasts, in milliseconds (`g_pData`'s ninja duration).
+pub const NINJA_DURATION_MS: i32 = 15000;
+/// How long a ninja dash lasts, in milliseconds (`m_Movetime`).
+pub const NINJA_MOVETIME_MS: i32 = 200;
+/// The dash's speed, units per tick (`m_Velocity`).
+pub const NINJA_VELOCITY: f32 = 50.0;
+/// Ticks a second.
+const TICK_SPEED: i32 = 50;
+
+/// The server settings weapons read.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Rules {
+    /// `sv_hit`: players may hit each other.
+    pub hit: bool,
+    /// `sv_destroy_bullets_on_death`.
+    pub destroy_bullets_on_death: bool,
+    /// `sv_destroy_lasers_on_death`.
+    pub destroy_lasers_on_death: bool,
+    /// `sv_old_laser`.
+    pub old_laser: bool,
+}
+
+impl Rules {
+    /// The rules `config` sets.
+    pub fn of(config: &super::config::Config) -> Rules {
+        Rules {
+            hit: config.sv_hit != 0,
+            destroy_bullets_on_death: config.sv_destroy_bullets_on_death != 0,
+            destroy_lasers_on_death: config.sv_destroy_lasers_on_death != 0,
+            old_laser: config.sv_old_laser != 0,
+        }
+    }
+}
+
+/// A character's ninja state (`m_Core.m_Ninja` and the dash's hit list).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ninja {
+    /// The dash's direction.
+    pub activation_dir: Vec2,
+    /// Ticks of dash left (goes below 0 when none runs).
+    pub current_move_time: i32,
+    /// The speed to give back when the dash ends.
+    pub old_vel_amount: f32,
+    /// Whom this dash has hit already.
+    pub hit: Vec<usize>,
+}
+
+/// A gun bullet or a grenade (`CProjectile`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Projectile {
+    /// `weapon::GUN` or `weapon::GRENADE`.
+    pub kind: i32,
+    /// Who fired it (-1: the world).
+    pub owner: i32,
+    /// Where it started.
+    pub pos: Vec2,
+    /// Its direction at the start (unit length).
+    pub dir: Vec2,
+    /// Ticks left; at -1 it ends.
+    pub life_span: i32,
+    /// The server tick it was made in.
+    pub start_tick: i32,
+    /// Explodes where it ends.
+    pub explosive: bool,
+    /// Gone at the end of this world tick.
+    pub marked: bool,
+}
+
+/// Whom a laser may hit (`CInteractions`), as its owner stood at the
+/// last sync.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Interactions {
+    /// The owner left the server: nobody is the owner any more.
+    pub owner_gone: bool,
+    /// The owner's DDRace team.
+    pub team: i32,
+    /// The owner was solo.
+    pub solo: bool,
+    /// Hits only its owner.
+    pub no_hit_others: bool,
+    /// Does not hit its owner.
+    pub no_hit_self: bool,
+}
+
+/// A laser rifle's beam or a shotgun's (`CLaser`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Laser {
+    /// `weapon::LASER` or `weapon::SHOTGUN`.
+    pub kind: i32,
+    /// Who fired it.
+    pub owner: i32,
+    /// Its head.
+    pub pos: Vec2,
+    /// Where the last segment began.
+    pub from: Vec2,
+    /// Where it goes next (unit length).
+    pub dir: Vec2,
+    /// The head before the last bounce (`m_PrevPos`).
+    pub prev_pos: Vec2,
+    /// Reach left.
+    pub energy: f32,
+    /// Bounces so far.
+    pub bounces: i32,
+    /// The tick of the last bounce.
+    pub eval_tick: i32,
+    /// The last bounce went nowhere.
+    pub zero_energy_bounce_last_tick: bool,
+    /// Whom it may hit.
+    pub interactions: Interactions,
+    /// Gone at the end of this world tick.
+    pub marked: bool,
+}
+
+/// What weapons work on: the world's characters and cores, at a tick.
+pub struct Ctx<'a> {
+    /// The server tick now (`Server()->Tick()`).
+    pub tick: i32,
+    /// The global tuning (zone 0: the maps we hold have no tune zones).
+    pub tuning: &'a Tuning,
+    /// The map.
+    pub col: &'a Collision,
+    /// The settings.
+    pub rules: Rules,
+    /// Every core.
+    pub cores: &'a mut Cores,
+    /// Every character, by client id.
+    pub chars: &'a mut [Option<Character>],
+    /// The characters, newest first.
+    pub order: &'a [usize],
+    /// Every player slot.
+    pub players: &'a [Option<Player>],
+}
+
+/// `CalcPos`: where a projectile is after `time` seconds.
+pub fn calc_pos(pos: Vec2, dir: Vec2, curvature: f32, speed: f32, time: f32) -> Vec2 {
+    let t = time * speed;
+    Vec2::new(
+        pos.x + dir.x * t,
+        pos.y + dir.y * t + curvature / 10000.0 * (t * t),
+    )
+}
+
+impl Ctx<'_> {
+    fn alive(&self, cid: i32) -> Option<usize> {
+        let c = usize::try_from(cid).ok()?;
+        self.chars.get(c)?.as_ref().map(|_| c)
+    }
+
+    fn team(&self, cid: usize) -> i32 {
+        self.cores.teams.team.get(cid).copied().unwrap_or(0)
+    }
+
+    fn solo(&self, cid: usize) -> bool {
+        self.cores.teams.solo.get(cid).copied().unwrap_or(false)
+    }
+
+    /// `CCharacter::CanCollide(with)` for the character of `cid`.
+    fn can_collide(&self, cid: usize, with: i32) -> bool {
+        match usize::try_from(with) {
+            Ok(w) if w < self.cores.teams.team.len() => self.cores.teams.can_collide(cid, w),
+            // No client: the teams core compares with team 0.
+            _ => false,
+        }
+    }
+
+    fn char_pos(&self, cid: usize) -> Vec2 {
+        self.chars[cid].as_ref().map_or(Vec2::default(), |c| c.pos)
+    }
+
+    /// More than 200 tiles outside the map (`GameLayerClipped`).
+    fn clipped(&self, p: Vec2) -> bool {
+        let (x, y) = (super::round_to_int(p.x) / 32, super::round_to_int(p.y) / 32);
+        x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
+    }
+
+    /// `IntersectCharacter`: of the characters (in list order) whose
+    /// centre comes within `radius` + 28 of the segment, the one whose
+    /// closest point is nearest `p0` (the first of equals), and that point.
+    fn intersect_character(
+        &self,
+        p0: Vec2,
+        p1: Vec2,
+        radius: f32,
+        not_this: Option<usize>,
+        collide_with: i32,
+        this_only: Option<usize>,
+    ) -> Option<(usize, Vec2)> {
+        let mut closest_len = p0.distance(p1) * 100.0;
+        let mut found = None;
+        for &c in self.order {
+            if Some(c) == not_this || this_only.is_some_and(|t| t != c) {
+                continue;
+            }
+            if collide_with != -1 && !self.can_collide(c, collide_with) {
+                continue;
+            }
+            let pos = self.char_pos(c);
+            let Some(at) = closest_point_on_line(p0, p1, pos) else {
+                continue;
+            };
+            if pos.distance(at) < PHYSICAL_SIZE + radius {
+                let len = p0.distance(at);
+                if len < closest_len {
+                    closest_len = len;
+                    found = Some((c, at));
+                }
+            }
+        }
+        found
+    }
+
+    /// `TakeDamage`: adds `force` to the velocity, clamped by the move
+    /// restrictions (stoppers are not modelled: none).
+    fn take_damage(&mut self, cid: usize, force: Vec2) {
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.vel = clamp_vel(0, core.vel + force);
+        }
+    }
+
+    /// `CreateExplosion`: pushes every character within reach away from
+    /// `pos`, by its distance.
+    pub fn explosion(&mut self, pos: Vec2, owner: i32, no_damage: bool, activated_team: i32) {
+        let targets: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&c| self.char_pos(c).distance(pos) < EXPLOSION_RADIUS + PHYSICAL_SIZE)
+            .collect();
+        let strength = self.tuning.explosion_strength();
+        let owner_char = self.alive(owner);
+        // Grenade hits are never disabled on a character here.
+        let hit_enabled = owner_char.is_some() || self.rules.hit;
+        let mut team_mask = vec![true; self.cores.teams.super_team as usize + 1];
+        for c in targets {
+            let diff = self.char_pos(c) - pos;
+            let mut force_dir = Vec2::new(0.0, 1.0);
+            let l = diff.length();
+            if l != 0.0 {
+                force_dir = normalize(diff);
+            }
+            let l = 1.0
+                - ((l - EXPLOSION_INNER_RADIUS) / (EXPLOSION_RADIUS - EXPLOSION_INNER_RADIUS))
+                    .clamp(0.0, 1.0);
+            let dmg = strength * l;
+            if dmg as i32 == 0 {
+                continue;
+            }
+            if !(hit_enabled || no_damage || owner == c as i32) {
+                continue;
+            }
+            if owner != -1 && !self.can_collide(c, owner) {
+                continue;
+            }
+            if owner == -1 && activated_team != -1 && self.team(c) != activated_team {
+                continue;
+            }
+            if !hit_enabled || no_damage {
+                let team = self.team(c);
+                if team == self.cores.teams.super_team {
+                    continue;
+                }
+                match usize::try_from(team)
+                    .ok()
+                    .and_then(|t| team_mask.get_mut(t))
+                {
+                    Some(bit) if *bit => *bit = false,
+                    _ => continue,
+                }
+            }
+            self.take_damage(c, force_dir * dmg * 2.0);
+        }
+    }
+
+    /// `CProjectile::GetPos`: curvature and speed from the tuning now.
+    fn projectile_pos(&self, p: &Projectile, time: f32) -> Vec2 {
+        let t = self.tuning;
+        let (curvature, speed) = match p.kind {
+            weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
+            weapon::SHOTGUN => (t.shotgun_curvature(), t.shotgun_speed()),
+            weapon::GUN => (t.gun_curvature(), t.gun_speed()),
+            _ => (0.0, 0.0),
+        };
+        calc_pos(p.pos, p.dir, curvature, speed, time)
+    }
+
+    /// `CProjectile::Tick`.
+    pub fn tick_projectile(&mut self, p: &mut Projectile) {
+        let prev_t = (self.tick - p.start_tick - 1) as f32 / TICK_SPEED as f32;
+        let cur_t = (self.tick - p.start_tick) as f32 / TICK_SPEED as f32;
+        let prev = self.projectile_pos(p, prev_t);
+        let cur = self.projectile_pos(p, cur_t);
+        let (collide, mut col_pos) = match self.col.intersect_line(prev, cur) {
+            Some((at, _, _)) => (true, at),
+            None => (false, cur),
+        };
+        let owner_char = self.alive(p.owner);
+        let mut target = None;
+        if owner_char.is_some() || self.rules.hit {
+            target = self.intersect_character(prev, col_pos, 6.0, owner_char, p.owner, None);
+            if let Some((_, at)) = target {
+                col_pos = at;
+            }
+        }
+        if p.life_span > -1 {
+            p.life_span -= 1;
+        }
+        let weapon_collide =
+            owner_char.is_some() && target.is_some_and(|(t, _)| !self.can_collide(t, p.owner));
+        if owner_char.is_none()
+            && p.owner >= 0
+            && (p.kind != weapon::GRENADE || self.rules.destroy_bullets_on_death)
+        {
+            p.marked = true;
+            return;
+        }
+        let target_hits = target.is_some_and(|(t, _)| {
+            owner_char.is_some() || self.rules.hit || p.owner == -1 || Some(t) == owner_char
+        });
+        if (target_hits || collide || self.clipped(cur)) && !weapon_collide {
+            if p.explosive {
+                let team = target.map_or(-1, |(t, _)| self.team(t));
+                self.explosion(col_pos, p.owner, p.owner == -1, team);
+            } else if let Some((t, _)) = target {
+                self.take_damage(t, Vec2::default());
+            }
+            // Bouncing and freezing projectiles come from map entities
+            // (not modelled); a weapon's ends here.
+            p.marked = true;
+            return;
+        }
+        if p.life_span == -1 {
+            if p.explosive {
+                let team = owner_char.map_or(-1, |o| self.team(o));
+                self.explosion(col_pos, p.owner, p.owner == -1, team);
+            }
+            p.marked = true;
+        }
+        // Weapon teleporters are not on the maps we hold.
+    }
+
+    /// `CLaser::SyncInteractState`.
+    fn sync_laser(&self, l: &mut Laser) {
+        let connected = usize::try_from(l.owner)
+            .ok()
+            .and_then(|o| self.players.get(o))
+            .is_some_and(Option::is_some);
+        if !connected {
+            l.interactions.owner_gone = true;
+            return;
+        }
+        let owner = l.owner as usize;
+        let owner_char = self.alive(l.owner);
+        l.interactions.no_hit_others = owner_char.is_none() && self.rules.hit;
+        l.interactions.no_hit_self = self.rules.old_laser || l.bounces == 0;
+        l.interactions.team = self.team(owner);
+        l.interactions.solo = owner_char.is_some_and(|o| self.solo(o));
+    }
+
+    /// `CInteractions::CanHit`.
+    fn laser_can_hit(&self, l: &Laser, cid: usize) -> bool {
+        let i = l.interactions;
+        let is_owner = !i.owner_gone && l.owner == cid as i32;
+        if i.team != 0 && self.team(cid) != i.team {
+            return false;
+        }
+        if i.solo && !is_owner {
+            return false;
+        }
+        if i.no_hit_others && !is_owner {
+            return false;
+        }
+        !(i.no_hit_self && is_owner)
+    }
+
+    /// `CLaser::HitCharacter`: the first character on the segment is hit
+    /// (pulled by a shotgun, unfrozen by a laser) and the beam ends there.
+    fn laser_hit(&mut self, l: &mut Laser, from: Vec2, to: Vec2) -> bool {
+        self.sync_laser(l);
+        let owner_char = self.alive(l.owner);
+        let dont_hit_self = self.rules.old_laser || l.bounces == 0;
+        let not_this = if dont_hit_self { owner_char } else { None };
+        let hit = if owner_char.is_some() || self.rules.hit {
+            self.intersect_character(l.pos, to, 0.0, not_this, l.owner, None)
+        } else {
+            self.intersect_character(l.pos, to, 0.0, not_this, l.owner, owner_char)
+        };
+        let Some((t, at)) = hit else {
+            return false;
+        };
+        if !self.laser_can_hit(l, t) {
+            return false;
+        }
+        l.from = from;
+        l.pos = at;
+        l.energy = -1.0;
+        if l.kind == weapon::SHOTGUN {
+            let strength = self.tuning.shotgun_strength();
+            let hit_pos = self.cores.slots[t].as_ref().map_or(at, |c| c.pos);
+            let old_laser_pull = if self.rules.old_laser {
+                owner_char.and_then(|o| self.cores.slots[o].as_ref().map(|c| c.pos))
+            } else {
+                Some(l.prev_pos)
+            };
+            if let Some(towards) = old_laser_pull {
+                if towards != hit_pos {
+                    self.take_damage(t, normalize(towards - hit_pos) * strength);
+                } else if let Some(core) = self.cores.slots[t].as_mut() {
+                    // The "shotgun bug": a pull from the target's own centre.
+                    core.vel = Vec2::new(-2147483648.0, -2147483648.0);
+                }
+            }
+        } else if l.kind == weapon::LASER
+            && let Some(c) = self.chars[t].as_mut()
+        {
+            c.unfreeze();
+        }
+        self.take_damage(t, Vec2::default());
+        true
+    }
+
+    /// `CLaser::DoBounce`: the beam goes on from its head with the
+    /// energy it has left, to a character, a wall (where it bounces) or
+    /// its end.
+    pub fn laser_bounce(&mut self, l: &mut Laser) {
+        l.eval_tick = self.tick;
+        if l.energy < 0.0 {
+            l.marked = true;
+            return;
+        }
+        l.prev_pos = l.pos;
+        let mut to = l.pos + l.dir * l.energy;
+        let hit_wall = self.col.intersect_line(l.pos, to);
+        if let Some((_, before, _)) = hit_wall {
+            to = before;
+        }
+        let pos = l.pos;
+        if hit_wall.is_some() {
+            if !self.laser_hit(l, pos, to) {
+                l.from = l.pos;
+                l.pos = to;
+                let mut temp_pos = l.pos;
+                let mut temp_dir = l.dir * 4.0;
+                self.col.move_point(&mut temp_pos, &mut temp_dir, 1.0);
+                l.pos = temp_pos;
+                l.dir = normalize(temp_dir);
+                let distance = l.from.distance(l.pos);
+                if distance == 0.0 && l.zero_energy_bounce_last_tick {
+                    l.energy = -1.0;
+                } else {
+                    l.energy -= distance + self.tuning.laser_bounce_cost();
+                }
+                l.zero_energy_bounce_last_tick = distance == 0.0;
+                l.bounces += 1;
+                if l.bounces > self.tuning.laser_bounce_num() as i32 {
+                    l.energy = -1.0;
+                }
+            }
+        } else if !self.laser_hit(l, pos, to) {
+            l.from = l.pos;
+            l.pos = to;
+            l.energy = -1.0;
+        }
+    }
+
+    /// A new laser of `kind` from `pos` (`CLaser`'s constructor): it
+    /// bounces at once.
+    pub fn new_laser(&mut self, pos: Vec2, dir: Vec2, energy: f32, owner: i32, kind: i32) -> Laser {
+        let mut l = Laser {
+            kind,
+            owner,
+            pos,
+            from: Vec2::default(),
+            dir,
+            prev_pos: Vec2::default(),
+            energy,
+            bounces: 0,
+            eval_tick: 0,
+            zero_energy_bounce_last_tick: false,
+            interactions: Interactions::default(),
+            marked: false,
+        };
+        self.sync_laser(&mut l);
+        self.laser_bounce(&mut l);
+        l
+    }
+
+    /// `CLaser::Tick`: the next bounce once the bounce delay has passed.
+    pub fn tick_laser(&mut self, l: &mut Laser) {
+        self.sync_laser(l);
+        if self.rules.destroy_lasers_on_death && l.owner >= 0 && self.alive(l.owner).is_none() {
+            l.marked = true;
+        }
+        let delay = self.tuning.laser_bounce_delay();
+        if (self.tick - l.eval_tick) as f32 > (TICK_SPEED as f32 * delay) / 1000.0 {
+            self.laser_bounce(l);
+        }
+    }
+
+    /// `HandleNinja`: ninja runs out, or the dash moves the character's
+    /// core through the map and knocks the characters near where it
+    /// started upwards.
+    pub fn handle_ninja(&mut self, cid: usize) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.active_weapon != weapon::NINJA {
+            return;
+        }
+        if tick - ch.ninja_activation_tick > NINJA_DURATION_MS * TICK_SPEED / 1000 {
+            remove_ninja(ch);
+            return;
+        }
+        ch.set_weapon(weapon::NINJA);
+        ch.ninja.current_move_time -= 1;
+        let dir = ch.ninja.activation_dir;
+        let old_vel = ch.ninja.old_vel_amount;
+        let move_time = ch.ninja.current_move_time;
+        let old_pos = ch.pos;
+        let t = self.tuning;
+        let Some(core) = self.cores.slots[cid].as_mut() else {
+            return;
+        };
+        if move_time == 0 {
+            core.vel = dir * old_vel;
+        }
+        if move_time <= 0 {
+            return;
+        }
+        core.vel = dir * NINJA_VELOCITY;
+        let elasticity = Vec2::new(t.ground_elasticity_x(), t.ground_elasticity_y());
+        self.col.move_box(
+            &mut core.pos,
+            &mut core.vel,
+            Vec2::new(PHYSICAL_SIZE, PHYSICAL_SIZE),
+            elasticity,
+        );
+        core.vel = Vec2::default();
+        let radius = PHYSICAL_SIZE * 2.0;
+        let near: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&c| self.char_pos(c).distance(old_pos) < radius + PHYSICAL_SIZE)
+            .collect();
+        if self.solo(cid) {
+            return;
+        }
+        for c in near {
+            if c == cid || self.team(cid) != self.team(c) || self.solo(c) {
+                continue;
+            }
+            let target_pos = self.char_pos(c);
+            let Some(ch) = self.chars[cid].as_mut() else {
+                return;
+            };
+            if ch.ninja.hit.contains(&c) || target_pos.distance(ch.pos) > radius {
+                continue;
+            }
+            ch.ninja.hit.push(c);
+            self.take_damage(c, Vec2::new(0.0, -10.0));
+        }
+    }
+}
+
+/// `RemoveNinja`: back to the weapon before.
+pub fn remove_ninja(ch: &mut Character) {
+    ch.ninja = Ninja::default();
+    ch.ninja_activation_tick = 0;
+    ch.weapons[weapon::NINJA as usize] = Default::default();
+    ch.active_weapon = ch.last_weapon;
+    let w = ch.active_weapon;
+    ch.set_weapon(w);
+}
+
+/// The ninja's dash begins (`FireWeapon` with ninja): towards `dir`, for
+/// `NINJA_MOVETIME_MS`, remembering the speed `vel` had.
+pub fn start_dash(ch: &mut Character, dir: Vec2, vel: Vec2) {
+    ch.ninja.hit.clear();
+    ch.ninja.activation_dir = dir;
+    ch.ninja.current_move_time = NINJA_MOVETIME_MS * TICK_SPEED / 1000;
+    ch.ninja.old_vel_amount = vel.length().clamp(0.0, 6000.0);
+}
+
+/// A projectile `owner` fires from `pos` towards `dir` at `tick`, living
+/// `lifetime` seconds (`(int)(50 * lifetime)` ticks).
+pub fn new_projectile(
+    kind: i32,
+    owner: i32,
+    pos: Vec2,
+    dir: Vec2,
+    lifetime: f32,
+    explosive: bool,
+    tick: i32,
+) -> Projectile {
+    Projectile {
+        kind,
+        owner,
+        pos,
+        dir,
+        life_span: (TICK_SPEED as f32 * lifetime) as i32,
+        start_tick: tick,
+        explosive,
+        marked: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+    use crate::teehistorian::PlayerInput;
+    use crate::world::Version;
+    use crate::world::core::Core;
+
+    /// A 100 by 100 tile map, solid where `solid(column, row)` says.
+    fn map(solid: impl Fn(i32, i32) -> bool) -> Collision {
+        let mut tiles = Vec::new();
+        for y in 0..100 {
+            for x in 0..100 {
+                tiles.push(Tile {
+                    index: u8::from(solid(x, y)),
+                    flags: 0,
+                    skip: 0,
+                    reserved: 0,
+                });
+            }
+        }
+        Collision::new(100, 100, &tiles).expect("a grid")
+    }
+
+    struct Fixture {
+        col: Collision,
+        tuning: Tuning,
+        cores: Cores,
+        chars: Vec<Option<Character>>,
+        order: Vec<usize>,
+        players: Vec<Option<Player>>,
+    }
+
+    impl Fixture {
+        fn new(col: Collision) -> Fixture {
+            Fixture {
+                col,
+                tuning: Tuning::ddrace(Version::Ddnet20_1),
+                cores: Cores::new(Version::Ddnet20_1),
+                chars: vec![None; 8],
+                order: Vec::new(),
+                players: vec![None; 8],
+            }
+        }
+
+        /// A character standing still at `(x, y)`, newest in the list.
+        fn add(&mut self, cid: usize, x: f32, y: f32) {
+            let pos = Vec2::new(x, y);
+            self.cores.slots[cid] = Some(Core::new(cid, pos, self.tuning));
+            self.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
+            self.order.insert(0, cid);
+        }
+
+        fn ctx(&mut self, tick: i32) -> Ctx<'_> {
+            Ctx {
+                tick,
+                tuning: &self.tuning,
+                col: &self.col,
+                rules: Rules::of(&crate::world::config::Config::new(Version::Ddnet20_1)),
+                cores: &mut self.cores,
+                chars: &mut self.chars,
+                order: &self.order,
+                players: &self.players,
+            }
+        }
+
+        fn vel(&self, cid: usize) -> Vec2 {
+            self.cores.slots[cid].as_ref().expect("a core").vel
+        }
+    }
+
+    #[test]
+    fn a_grenade_follows_ddnets_curve() {
+        // 3 ticks at grenade speed 1000 and curvature 7: t = 3/50*1000 = 60
+        // units; x = 100 + 0.6*60, y = 200 + 0.8*60 + 7/10000*60^2.
+        let t = Tuning::ddrace(Version::Ddnet20_1);
+        let p = calc_pos(
+            Vec2::new(100.0, 200.0),
+            Vec2::new(0.6, 0.8),
+            t.grenade_curvature(),
+            t.grenade_speed(),
+            3.0 / 50.0,
+        );
+        assert_eq!(p, Vec2::new(136.0, 250.52));
+        // DDRace's gun flies straight at 1400 units a second.
+        assert_eq!(t.gun_curvature(), 0.0);
+        let g = calc_pos(
+            Vec2::new(0.0, 0.0),
+            Vec2::new(0.0, -1.0),
+            0.0,
+            1400.0,
+            1.0 / 50.0,
+        );
+        assert_eq!(g, Vec2::new(0.0, -28.0));
+    }
+
+    #[test]
+    fn a_grenade_lives_its_lifetime_then_explodes() {
+        let mut f = Fixture::new(map(|_, _| false));
+        f.add(0, 3000.0, 3000.0);
+        // Fired in the early-input phase of tick 11: made at tick 10.
+        let mut p = new_projectile(
+            weapon::GRENADE,
+            0,
+            Vec2::new(200.0, 100.0),
+            Vec2::new(0.0, 1.0),
+            2.0,
+            true,
+            10,
+        );
+        assert_eq!(p.life_span, 100);
+        let mut ticks = 0;
+        for tick in 11..200 {
+            f.ctx(tick).tick_projectile(&mut p);
+            ticks += 1;
+            if p.marked {
+                break;
+            }
+        }
+        assert_eq!(ticks, 101, "lives 100 ticks, ends in the 101st");
+        assert_eq!(p.life_span, -1);
+    }
+
+    #[test]
+    fn a_grenade_hitting_a_character_explodes_where_it_meets_it() {
+        let mut f = Fixture::new(map(|_, _| false));
+        f.add(0, 100.0, 1000.0);
+        f.add(1, 330.0, 300.0);
+        let mut p = new_projectile(
+            weapon::GRENADE,
+            0,
+            Vec2::new(300.0, 300.0),
+            Vec2::new(1.0, 0.0),
+            2.0,
+            true,
+            10,
+        );
+        // First tick: from (300, 300) to (320, 300.28); the closest point
+        // to (330, 300) is the segment's end, 10 units away: full
+        // strength 6, force 12 away from it.
+        f.ctx(11).tick_projectile(&mut p);
+        assert!(p.marked);
+        let v = f.vel(1);
+        let d = Vec2::new(10.0, -0.28);
+        let want = d * (12.0 / d.length());
+        assert!(
+            (v.x - want.x).abs() < 1e-4 && (v.y - want.y).abs() < 1e-4,
+            "{v:?} vs {want:?}"
+        );
+        assert_eq!(f.vel(0), Vec2::default(), "the owner is far");
+    }
+
+    #[test]
+    fn an_explosion_pushes_by_distance() {
+        let mut f = Fixture::new(map(|_, _| false));
+        f.add(0, 600.0, 600.0);
+        f.add(1, 300.0, 300.0);
+        f.add(2, 200.0, 425.0);
+        f.ctx(5).explosion(Vec2::new(200.0, 300.0), 0, false, -1);
+        // 100 away: 1 - (100-48)/87 = 0.4022989, times strength 6 =
+        // 2.413793, times 2 = 4.827586, straight right.
+        assert_eq!(f.vel(1), Vec2::new(4.827_586, 0.0));
+        // 125 away: 6 * (1 - 77/87) = 0.69, below 1: nothing.
+        assert_eq!(f.vel(2), Vec2::default());
+    }
+
+    #[test]
+    fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
+        let mut f = Fixture::new(map(|_, _| false));
+        f.add(0, 100.0, 300.0);
+        f.add(1, 300.0, 300.0);
+        let l = f.ctx(7).new_laser(
+            Vec2::new(100.0, 300.0),
+            Vec2::new(1.0, 0.0),
+            800.0,
+            0,
+            weapon::SHOTGUN,
+        );
+        assert_eq!(f.vel(1), Vec2::new(-10.0, 0.0), "shotgun_strength 10");
+        assert_eq!(f.vel(0), Vec2::default(), "not its owner");
+        assert_eq!(l.pos, Vec2::new(300.0, 300.0));
+        assert_eq!(l.energy, -1.0);
+        assert_eq!(l.eval_tick, 7);
+    }
+
+    #[test]
+    fn a_laser_unfreezes_and_bounces_off_walls() {
+        // A wall from x = 320 (column 10).
+        let mut f = Fixture::new(map(|x, _| x == 10));
+        f.add(0, 100.0, 100.0);
+        f.add(1, 200.0, 500.0);
+        f.chars[1].as_mut().unwrap().freeze(3, 1, false);
+        let mut l = f.ctx(7).new_laser(
+            Vec2::new(100.0, 100.0),
+            Vec2::new(1.0, 0.0),
+            800.0,
+            0,
+            weapon::LASER,
+        );
+        // It stops before the first point that rounds into the wall and
+        // turns back; the way there is taken off its energy.
+        assert!(l.pos.x < 319.5 && l.pos.x > 318.5, "{:?}", l.pos);
+        assert_eq!(l.dir, Vec2::new(-1.0, 0.0));
+        assert_eq!(l.bounces, 1);
+        assert_eq!(l.energy, 800.0 - (l.pos.x - 100.0));
+        // The next bounce after the bounce delay (150 ms: more than 7.5 ticks).
+        let before = l.clone();
+        f.ctx(14).tick_laser(&mut l);
+        assert_eq!(l, before);
+        // Aimed down at character 1 now.
+        l.dir = Vec2::new(-0.5, 2.0);
+        l.dir = normalize(l.dir);
+        l.pos = Vec2::new(300.0, 100.0);
+        f.ctx(15).tick_laser(&mut l);
+        assert_eq!(l.eval_tick, 15);
+        let ch = f.chars[1].as_ref().unwrap();
+        assert_eq!(ch.freeze_time, 0, "unfrozen");
+        assert_eq!(l.energy, -1.0);
+        f.ctx(23).tick_laser(&mut l);
+        assert!(l.marked);
+    }
+
+    #[test]
+    fn the_ninja_dashes_ten_ticks_and_knocks_others_up_once() {
+        let mut f = Fixture::new(map(|_, _| false));
+        f.add(1, 540.0, 500.0);
+        f.add(0, 500.0, 500.0);
+        let ch = f.chars[0].as_mut().unwrap();
+        ch.give_ninja(100);
+        start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.0));
+        assert_eq!(ch.ninja.current_move_time, 10);
+        assert_eq!(ch.ninja.old_vel_amount, 5.0);
+        for tick in 101..=110 {
+            f.ctx(tick).handle_ninja(0);
+            if tick < 110 {
+                assert_eq!(f.vel(0), Vec2::default(), "no velocity while dashing");
+            }
+        }
+        // Nine ticks of 50 units (each in 51 steps of 50/51, which does not
+        // add up exactly in f32), then the old speed comes back.
+        let core = f.cores.slots[0].as_ref().unwrap();
+        assert!((core.pos.x - 950.0).abs() < 0.01, "{:?}", core.pos);
+        assert_eq!(core.pos.y, 500.0);
+        assert_eq!(core.vel, Vec2::new(5.0, 0.0));
+        // Character 1 was near where the dash began: hit once.
+        assert_eq!(f.vel(1), Vec2::new(0.0, -10.0));
+        // Ninja ends after 15 s.
+        f.ctx(100 + 751).handle_ninja(0);
+        let ch = f.chars[0].as_ref().unwrap();
+        assert_ne!(ch.active_weapon, weapon::NINJA);
+        assert!(!ch.weapons[weapon::NINJA as usize].got);
+    }
+}

@@ -730,3 +730,104 @@ pub fn angle(target_x: i32, target_y: i32) -> i32 {
         (a * 256.0) as i32
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+
+    /// An open 20x20 map with a floor on row 10.
+    fn floor() -> Collision {
+        let tiles: Vec<Tile> = (0..400)
+            .map(|i| Tile {
+                index: if i / 20 == 10 { 1 } else { 0 },
+                ..Tile::default()
+            })
+            .collect();
+        Collision::new(20, 20, &tiles).expect("a map")
+    }
+
+    fn world_with(pos: Vec2) -> Cores {
+        let mut cores = Cores::new(Version::Ddnet20_1);
+        cores.slots[0] = Some(Core::new(0, pos, Tuning::ddrace(Version::Ddnet20_1)));
+        cores
+    }
+
+    /// One tick of core 0: tick, move, quantize.
+    fn step(cores: &mut Cores, col: &Collision) -> Core {
+        cores.tick(0, col, true, true);
+        cores.move_core(0, col);
+        let c = cores.slots[0].as_mut().expect("a core");
+        c.quantize();
+        c.clone()
+    }
+
+    #[test]
+    fn a_fall_from_rest_gains_half_a_unit_a_tick_and_rounds_halves_away() {
+        // Gravity 0.5: velocities 0.5, 1, 1.5, 2, 2.5; positions 100.5 →
+        // 101 (half away from zero), 102, 103.5 → 104, 106, 108.5 → 109.
+        let col = floor();
+        let mut cores = world_with(Vec2::new(100.0, 100.0));
+        let ys: Vec<f32> = (0..5).map(|_| step(&mut cores, &col).pos.y).collect();
+        assert_eq!(ys, [101.0, 102.0, 104.0, 106.0, 109.0]);
+        assert_eq!(cores.slots[0].as_ref().unwrap().vel.y, 2.5);
+    }
+
+    #[test]
+    fn a_ground_jump_replaces_the_fall_speed_and_an_air_jump_follows() {
+        // On the floor (row 10 starts at y 320; the box is 28 high and its
+        // corners are rounded, so 305 stands on it, 306 would touch it):
+        // jump sets vel.y to -13.2, which quantizes to -3379/256.
+        let col = floor();
+        let mut cores = world_with(Vec2::new(100.0, 305.0));
+        cores.slots[0].as_mut().unwrap().input.jump = 1;
+        let c = step(&mut cores, &col);
+        assert_eq!(c.vel.y, -3379.0 / 256.0);
+        assert_eq!(c.pos.y, 292.0); // 305 - 13.2 = 291.8
+        assert_eq!(c.jumped, 1);
+        // Release and press again in the air: the air jump (-12).
+        cores.slots[0].as_mut().unwrap().input.jump = 0;
+        step(&mut cores, &col);
+        cores.slots[0].as_mut().unwrap().input.jump = 1;
+        let c = step(&mut cores, &col);
+        assert_eq!(c.vel.y, -12.0);
+        assert_eq!(c.jumped, 3);
+        assert_eq!(c.jumped_total, 1);
+    }
+
+    #[test]
+    fn walking_accelerates_to_the_ground_speed_and_no_further() {
+        let col = floor();
+        let mut cores = world_with(Vec2::new(100.0, 305.0));
+        cores.slots[0].as_mut().unwrap().input.direction = 1;
+        let xs: Vec<f32> = (0..7).map(|_| step(&mut cores, &col).vel.x).collect();
+        // Ground accel 2, top speed 10.
+        assert_eq!(xs, [2.0, 4.0, 6.0, 8.0, 10.0, 10.0, 10.0]);
+    }
+
+    #[test]
+    fn saturated_add_keeps_a_speed_already_past_the_limit() {
+        assert_eq!(saturated_add(-10.0, 10.0, 9.0, 2.0), 10.0);
+        assert_eq!(saturated_add(-10.0, 10.0, 12.0, 2.0), 12.0);
+        assert_eq!(saturated_add(-10.0, 10.0, 12.0, -2.0), 10.0);
+        assert_eq!(saturated_add(-10.0, 10.0, -11.0, -2.0), -11.0);
+    }
+
+    #[test]
+    fn the_aim_angle_is_turned_into_minus_half_pi_to_three_halves_pi() {
+        assert_eq!(angle(1, 0), 0);
+        // atan2 = -π/2 exactly is not below -π/2: (int)(-402.12).
+        assert_eq!(angle(0, -1), -402);
+        // π·256 = 804.25.
+        assert_eq!(angle(-1, 0), 804);
+        // -3π/4 + 2π = 5π/4; ·256 = 1005.31.
+        assert_eq!(angle(-1, -1), 1005);
+    }
+
+    #[test]
+    fn the_velocity_ramp_starts_at_its_start_and_halves_per_curvature() {
+        assert_eq!(velocity_ramp(549.0, 550.0, 2000.0, 1.4), 1.0);
+        assert_eq!(velocity_ramp(550.0, 550.0, 2000.0, 1.4), 1.0);
+        assert_eq!(velocity_ramp(2550.0, 550.0, 2000.0, 1.4), 1.0 / 1.4f32);
+    }
+}

@@ -138,10 +138,8 @@ pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
 struct Simulation {
     world: Option<World>,
     version: Version,
-    col: Option<Collision>,
-    config: Config,
-    tunings: Tunings,
-    prng: Option<crate::world::prng::Prng>,
+    /// What the world is made of, until the first record's tick makes it.
+    start: Option<(Header, Collision)>,
     /// Positions as the file has them now.
     recorded: Vec<Option<(i32, i32)>>,
     /// Each client's last recorded input (the base of INPUT_DIFF).
@@ -164,25 +162,12 @@ struct Simulation {
 
 impl Simulation {
     fn new(version: Version, header: &Header, col: Collision) -> Result<Simulation, SimulateError> {
-        let info = &header.info;
-        let mut config = Config::from_header(version, &info.config)
-            .map_err(|e| SimulateError::Header(format!("config: {e}")))?;
-        let mut tunings = Tunings::from_header(version, &info.tuning, &config)
-            .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
-        // Tiles of the map change settings after the header was written.
-        apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
-        let prng = match info.prng_description.as_deref() {
-            Some(d) => crate::world::prng::Prng::from_description(d)
-                .map_err(|e| SimulateError::Header(format!("prng_description: {e}")))?,
-            None => None,
-        };
+        // The header is read now: a bad one fails before any record.
+        world_of(header, col.clone(), 0)?;
         Ok(Simulation {
             world: None,
             version,
-            col: Some(col),
-            config,
-            tunings,
-            prng,
+            start: Some((header.clone(), col)),
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
@@ -215,22 +200,14 @@ impl Simulation {
 
     /// The world, made at the first record's tick.
     fn world(&mut self, tick: i32) -> &mut World {
-        if self.world.is_none() {
-            let col = self.col.take().expect("the map is taken once");
-            let prng = self.prng.take();
-            self.world = Some(World::new(
-                self.version,
-                col,
-                self.config.clone(),
-                self.tunings.clone(),
-                tick,
-            ));
-            if let Some(w) = self.world.as_mut() {
-                w.cores.prng = prng;
-            }
+        if let Some((header, col)) = self.start.take() {
+            // The header was read in `new`.
+            self.world = world_of(&header, col, tick).ok();
             self.first_tick = Some(tick);
         }
-        self.world.as_mut().expect("made above")
+        self.world
+            .as_mut()
+            .expect("made from a header read in `new`")
     }
 
     /// Steps the world to `tick`, comparing each tick on the way.
@@ -447,6 +424,29 @@ impl Simulation {
     }
 }
 
+/// The world a teehistorian header describes, on `col`, at `tick`: the
+/// server's rules (`server_version`), settings and tuning (then the map's
+/// tiles that change them, as DDNet's loader does after writing the
+/// header) and the random generator (`prng_description`).
+pub fn world_of(header: &Header, col: Collision, tick: i32) -> Result<World, SimulateError> {
+    let info = &header.info;
+    let server = info.server_version.clone().unwrap_or_default();
+    let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
+    let mut config = Config::from_header(version, &info.config)
+        .map_err(|e| SimulateError::Header(format!("config: {e}")))?;
+    let mut tunings = Tunings::from_header(version, &info.tuning, &config)
+        .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
+    apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
+    let prng = match info.prng_description.as_deref() {
+        Some(d) => crate::world::prng::Prng::from_description(d)
+            .map_err(|e| SimulateError::Header(format!("prng_description: {e}")))?,
+        None => None,
+    };
+    let mut world = World::new(version, col, config, tunings, tick);
+    world.cores.prng = prng;
+    Ok(world)
+}
+
 /// A position as a report shows it: `(x, y)`, or `no character`.
 pub fn place(p: Option<(i32, i32)>) -> String {
     match p {
@@ -541,4 +541,66 @@ pub fn simulate_with(bytes: &[u8], maps: &Maps, cap: u64) -> Result<Option<Repor
     };
     let col = collision_of_map(map, cap).map_err(SimulateError::Map)?;
     simulate(bytes, col).map(Some)
+}
+
+/// A teehistorian file of `players` bots on `col`'s map for `ticks`
+/// ticks, whose positions are the simulated world's: every bot joins in
+/// the first tick, then changes its input now and then (direction, aim,
+/// jump, hook, fire), drawn from a generator seeded with `seed`. The
+/// header is `header`'s (its map, settings and tuning are the world's).
+/// What it is for: long, valid files that simulate exactly (benchmarks,
+/// other simulators' tests).
+pub fn synthetic_session(
+    header: &Header,
+    col: Collision,
+    players: usize,
+    ticks: i32,
+    seed: u64,
+) -> Result<Vec<u8>, SimulateError> {
+    use crate::teehistorian::{Ex, Recorder};
+    let players = players.min(MAX_CLIENTS);
+    let mut world = world_of(header, col, 0)?;
+    let mut rng = crate::world::prng::Prng::seeded([seed, 0x7465_656f_7261_636c]);
+    let mut rec = Recorder::new(header);
+    let mut inputs = vec![PlayerInput::default(); players];
+    for t in 0..ticks {
+        rec.tick(t);
+        for cid in 0..players {
+            let recorded = match world.core(cid) {
+                Some(c) => rec.record_player(cid as i32, c.pos.x as i32, c.pos.y as i32),
+                None => rec.record_dead_player(cid as i32),
+            };
+            recorded.map_err(|e| SimulateError::Header(e.to_string()))?;
+        }
+        if t == 0 {
+            for cid in 0..players {
+                rec.record_player_join(cid as i32, crate::packet::Version::V06);
+                world.join(cid);
+                rec.record_ex(Ex::PlayerReady { cid: cid as i32 });
+                world.ready(cid);
+            }
+        }
+        for (cid, input) in inputs.iter_mut().enumerate() {
+            // About one change a second per bot.
+            if t > 0 && rng.random_or_0(50) != 0 {
+                continue;
+            }
+            let mut draw = |n: i32| rng.random_or_0(n);
+            input.direction = draw(3) - 1;
+            input.target_x = draw(401) - 200;
+            input.target_y = draw(401) - 200;
+            input.jump = i32::from(draw(4) == 0);
+            input.hook = i32::from(draw(3) == 0);
+            if draw(5) == 0 {
+                input.fire = (input.fire + 1) & 0x3f;
+            }
+            let raw: crate::teehistorian::Input = (*input).into();
+            rec.record_player_input(cid as i32, cid as u32 + 1, &raw)
+                .map_err(|e| SimulateError::Header(e.to_string()))?;
+            world.input(cid, *input);
+        }
+        world.step();
+    }
+    rec.finish();
+    Ok(rec.into_bytes())
 }

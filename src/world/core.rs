@@ -601,6 +601,12 @@ impl Cores {
             if !(c.super_ || other.super_) && (c.solo || other.solo) {
                 continue;
             }
+            // Far apart and not hooked: neither a push (below 35) nor a
+            // drag can happen; skipping changes nothing but the time.
+            let delta = c.pos - other.pos;
+            if c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0 {
+                continue;
+            }
             let d = c.pos.distance(other.pos);
             if d <= 0.0 {
                 continue;
@@ -684,23 +690,38 @@ impl Cores {
         if c.super_ || (t.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
             let d = c.pos.distance(new_pos);
             if d > 0.0 {
-                let end = (d + 1.0) as i32;
-                let mut last = c.pos;
-                for i in 0..end {
-                    let a = i as f32 / d;
-                    let p = c.pos.mix(new_pos, a);
-                    for other in self.slots.iter().flatten() {
-                        if other.id == c.id {
-                            continue;
-                        }
-                        if !(other.super_ || c.super_)
+                // Only a core nearer than the path's length plus a body to
+                // the start can be touched on the way (each point of the
+                // path is within `d` of it): the others are skipped, which
+                // changes nothing but the time.
+                let mut near = [0usize; MAX_CLIENTS];
+                let mut n = 0;
+                for other in self.slots.iter().flatten() {
+                    if other.id == c.id
+                        || c.pos.distance(other.pos) >= d + PHYSICAL_SIZE + 1.0
+                        || !(other.super_ || c.super_)
                             && (c.solo
                                 || other.solo
                                 || other.collision_disabled
                                 || !self.teams.can_collide(c.id, other.id))
-                        {
+                    {
+                        continue;
+                    }
+                    near[n] = other.id;
+                    n += 1;
+                }
+                let end = (d + 1.0) as i32;
+                let mut last = c.pos;
+                for i in 0..end {
+                    if n == 0 {
+                        break;
+                    }
+                    let a = i as f32 / d;
+                    let p = c.pos.mix(new_pos, a);
+                    for &o in &near[..n] {
+                        let Some(other) = self.slots[o].as_ref() else {
                             continue;
-                        }
+                        };
                         let dd = p.distance(other.pos);
                         if dd < PHYSICAL_SIZE {
                             if a > 0.0 {

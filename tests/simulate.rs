@@ -103,7 +103,7 @@ fn forge_first_diff(bytes: &mut [u8]) -> (i32, usize) {
     use teeoracle::teehistorian::{Message, SliceReader};
     let (_, mut reader) = SliceReader::new(bytes, Mode::Strict).expect("a file");
     let mut found = None;
-    reader
+    let _ = reader
         .for_each_record(|rec| match rec.msg {
             Message::PlayerDiff { cid, dx, dy }
                 if (0..63).contains(&dx) && (-63..63).contains(&dy) && rec.raw.len() == 3 =>

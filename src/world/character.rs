@@ -97,6 +97,9 @@ pub struct Character {
     pub move_restrictions: i32,
     /// Was on a refill tile in the last tile walk.
     pub last_refill_jumps: bool,
+    /// The number of the last checkpoint (`TILE_TELECHECK`) passed, 0
+    /// for none (`m_TeleCheckpoint`): check teleporters send back there.
+    pub tele_checkpoint: i32,
     /// Crossed a start line (`m_DDRaceState`).
     pub race_started: bool,
     /// Has the jetpack gun.
@@ -148,6 +151,7 @@ impl Character {
             armor: 0,
             move_restrictions: 0,
             last_refill_jumps: false,
+            tele_checkpoint: 0,
             race_started: false,
             jetpack: false,
             ninja: super::weapons::Ninja::default(),

@@ -248,7 +248,7 @@ pub fn velocity_ramp(value: f32, start: f32, range: f32, curvature: f32) -> f32 
     if value < start {
         return 1.0;
     }
-    1.0 / curvature.powf((value - start) / range)
+    1.0 / super::fmath::powf(curvature, (value - start) / range)
 }
 
 /// `closest_point_on_line`, `None` for a segment of length 0.
@@ -744,7 +744,7 @@ impl Cores {
 /// in double, stored as float, turned to [−π/2, 3π/2) and times 256.
 pub fn angle(target_x: i32, target_y: i32) -> i32 {
     const PI: f32 = std::f32::consts::PI;
-    let a = (target_y as f64).atan2(target_x as f64) as f32;
+    let a = super::fmath::atan2(target_y as f64, target_x as f64) as f32;
     if a < -(PI / 2.0) {
         ((a + 2.0 * PI) * 256.0) as i32
     } else {

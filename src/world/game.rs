@@ -1128,14 +1128,23 @@ impl World {
 
     /// `CanSpawn`: the spawn point with the fewest characters near,
     /// each type in turn.
-    fn spawn_position(&self, cid: usize) -> Option<Vec2> {
+    /// A check teleporter without a checkpoint asks the same, for a
+    /// player whose character lives.
+    pub(super) fn spawn_position(&self, cid: usize) -> Option<Vec2> {
         let mut best: Option<(f32, Vec2)> = None;
-        let collision = self.global().player_collision() != 0.0;
+        let global_collision = self.global().player_collision() != 0.0;
+        // 20.1 also tries no offsets for a player whose character has
+        // collision disabled.
+        let collision = global_collision
+            && !(self.version == Version::Ddnet20_1
+                && self.cores.slots[cid]
+                    .as_ref()
+                    .is_some_and(|c| c.collision_disabled));
         for (kind, points) in self.spawns.iter().enumerate() {
             match self.version {
                 // 16.4 looks at the next type only while nothing is found.
                 Version::Ddnet16_4 if best.is_some() => break,
-                Version::Ddnet20_1 if !collision && best.is_some() => break,
+                Version::Ddnet20_1 if !global_collision && best.is_some() => break,
                 _ => {}
             }
             let _ = kind;
@@ -1206,11 +1215,16 @@ impl World {
     }
 
     /// `EvaluateSpawnPos`: the sum of 1/distance to the characters it can
-    /// collide with, in list order.
+    /// collide with (16.4: those of its DDRace team), in list order.
     fn spawn_score(&self, cid: usize, p: Vec2) -> f32 {
         let mut score = 0.0f32;
+        let teams = &self.cores.teams;
         for &c in &self.order {
-            if !self.cores.teams.can_collide(c, cid) {
+            let counts = match self.version {
+                Version::Ddnet20_1 => teams.can_collide(c, cid),
+                Version::Ddnet16_4 => teams.team[c] == teams.team[cid],
+            };
+            if !counts {
                 continue;
             }
             let Some(ch) = self.chars[c].as_ref() else {

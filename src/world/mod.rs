@@ -15,6 +15,7 @@ pub mod collision;
 pub mod config;
 pub mod console;
 pub mod core;
+pub mod fmath;
 pub mod game;
 pub mod prng;
 mod tiles;

@@ -7,10 +7,114 @@
 //! last tick (`m_Pos`) and on every tile the core crossed since
 //! (`GetMapIndices`), so their effects take hold before this tick's move.
 
-use super::Vec2;
-use super::World;
 use super::collision::{TILE_DEATH, tile};
 use super::core::{PHYSICAL_SIZE, cantmove, clamp_vel, hook};
+use super::fmath;
+use super::tuning::Tuning;
+use super::{Vec2, Version, World};
+use crate::map::tiles::SpeedupTile;
+
+/// The old speedup (`TILE_SPEED_BOOST_OLD`), the only kind 16.4 knows.
+pub const SPEED_BOOST_OLD: u8 = 28;
+/// 20.1's speedup (`TILE_SPEED_BOOST`).
+pub const SPEED_BOOST: u8 = 29;
+
+/// What speedup `s` makes of velocity `vel` (`HandleSkippableTiles`),
+/// `None` when it does nothing. `restrictions` are the stoppers' bits the
+/// last tile walk left (`m_MoveRestrictions`); `tuning` is the
+/// character's, for 20.1's speedup without a top speed.
+///
+/// The old kind compares the tee's angle with the speedup's: angles come
+/// from float `atan`/`asin`, the speed from double `pow(x, 2)` and
+/// `sqrt`, the projection from float `cos`. 16.4 runs it for every kind;
+/// 20.1 only for kind 28, and has a new kind 29 that adds the force along
+/// the direction up to the top speed.
+pub fn speedup(
+    version: Version,
+    s: SpeedupTile,
+    vel: Vec2,
+    restrictions: i32,
+    tuning: &Tuning,
+) -> Option<Vec2> {
+    // `GetSpeedup`: the angle in degrees, times a float pi/180.
+    let angle = f32::from(s.angle) * (std::f32::consts::PI / 180.0);
+    let dir = Vec2::new(fmath::cosf(angle), fmath::sinf(angle));
+    let force = i32::from(s.force);
+    let mut max_speed = i32::from(s.max_speed);
+    let old = match version {
+        Version::Ddnet16_4 => true,
+        Version::Ddnet20_1 => match s.kind {
+            SPEED_BOOST_OLD => true,
+            SPEED_BOOST => false,
+            _ => return None,
+        },
+    };
+    let mut temp = vel;
+    if !old {
+        const SCALE: f32 = 5.0;
+        if max_speed == 0 {
+            // An unqualified `log` of a float: C's double `log`.
+            let curvature = tuning.velramp_curvature();
+            let curvature = if curvature < 1.01 { 1.01f32 } else { curvature };
+            let ramp_max = (f64::from(tuning.velramp_range())
+                / (50.0 * fmath::log(f64::from(curvature)))) as f32;
+            let start = tuning.velramp_start() / 50.0;
+            let top = if ramp_max < start { start } else { ramp_max };
+            max_speed = fmath::trunc_to_int(top * SCALE);
+        }
+        let along = dir.dot(vel);
+        let top = max_speed as f32 / SCALE;
+        temp = if along + force as f32 > top {
+            temp + dir * (top - along)
+        } else {
+            temp + dir * force as f32
+        };
+        return Some(clamp_vel(restrictions, temp));
+    }
+    if force == 255 && max_speed != 0 {
+        return Some(dir * (max_speed / 5) as f32);
+    }
+    if max_speed > 0 && max_speed < 5 {
+        max_speed = 5;
+    }
+    if max_speed > 0 {
+        let speeder = angle_of(dir);
+        let tee = angle_of(temp);
+        let (x, y) = (f64::from(temp.x), f64::from(temp.y));
+        let tee_speed = (x * x + y * y).sqrt() as f32;
+        let diff = speeder - tee;
+        let left = max_speed as f32 / 5.0 - fmath::cosf(diff) * tee_speed;
+        let whole = fmath::trunc_to_int(left).wrapping_abs();
+        temp = if whole > force && left > 0.000_000_1 {
+            temp + dir * force as f32
+        } else if whole > force {
+            temp + dir * (-force) as f32
+        } else {
+            temp + dir * left
+        };
+    } else {
+        temp = temp + dir * force as f32;
+    }
+    Some(clamp_vel(restrictions, temp))
+}
+
+/// The old speedup's angle of a vector, in [0, 2pi): minus the `atan` of
+/// the slope to the right, the `atan` plus pi to the left (and where x is
+/// 0), the quarter turns when x is exactly the threshold.
+fn angle_of(v: Vec2) -> f32 {
+    const EPS: f32 = 0.000_000_1;
+    let quarter = fmath::asinf(1.0);
+    let a = if v.x > EPS {
+        -fmath::atanf(v.y / v.x)
+    } else if v.x < EPS {
+        fmath::atanf(v.y / v.x) + 2.0 * quarter
+    } else if v.y > EPS {
+        quarter
+    } else {
+        fmath::asinf(-1.0)
+    };
+    if a < 0.0 { 4.0 * quarter + a } else { a }
+}
 
 impl World {
     /// `DDRacePostCoreTick`'s tiles for `cid`: the skippable ones at
@@ -25,8 +129,10 @@ impl World {
         if !self.skippable_tiles(cid, pos, current) {
             return false;
         }
-        let core_pos = self.cores.slots[cid].as_ref().map_or(pos, |c| c.pos);
-        let indices = self.col.map_indices(prev, core_pos);
+        // From where the core stood before the last move to where it
+        // ended (`m_Pos`), not to the core: a console `move` or a teleport
+        // since has not moved `m_Pos` yet.
+        let indices = self.col.map_indices(prev, pos);
         if indices.is_empty() {
             return self.handle_tiles(cid, current);
         }
@@ -66,8 +172,20 @@ impl World {
         let Some(i) = index else {
             return true;
         };
-        if let Some(s) = self.col.speedup_at(i) {
-            self.unmodelled(cid, &format!("speedup (kind {})", s.kind));
+        // 16.4's `IsSpeedup` answers with the index, so the map's first
+        // tile never speeds anybody up there.
+        if self.version == Version::Ddnet16_4 && i == 0 {
+            return true;
+        }
+        let Some(s) = self.col.speedup_at(i) else {
+            return true;
+        };
+        let restrictions = self.chars[cid].as_ref().map_or(0, |c| c.move_restrictions);
+        let version = self.version;
+        if let Some(core) = self.cores.slots[cid].as_mut()
+            && let Some(vel) = speedup(version, s, core.vel, restrictions, &core.tuning)
+        {
+            core.vel = vel;
         }
         true
     }
@@ -92,6 +210,14 @@ impl World {
             }
             return true;
         };
+        // The checkpoint a check teleporter sends back to.
+        let (tkind, tnum) = self.col.tele_at(i);
+        if tkind == tile::TELECHECK
+            && tnum != 0
+            && let Some(ch) = self.chars[cid].as_mut()
+        {
+            ch.tele_checkpoint = i32::from(tnum);
+        }
         let (t, f) = (self.col.game_index(i), self.col.front_index(i));
         let on = |k: u8| t == k || f == k;
 
@@ -211,7 +337,6 @@ impl World {
         }
 
         // Teleporters.
-        let (tkind, tnum) = self.col.tele_at(i);
         let n = usize::from(tnum.max(1) - 1);
         let is_in = tkind == tile::TELEIN && tnum != 0;
         let is_evil = tkind == tile::TELEINEVIL && tnum != 0;
@@ -242,10 +367,55 @@ impl World {
             }
             return true;
         }
-        if tkind == tile::TELECHECKINEVIL || tkind == tile::TELECHECKIN {
-            self.unmodelled(cid, "checkpoint teleporter");
+        // 16.4 asks for a number on the check teleporter, 20.1 does not.
+        let numbered = version == Version::Ddnet20_1 || tnum != 0;
+        if (tkind == tile::TELECHECKINEVIL || tkind == tile::TELECHECKIN) && numbered {
+            self.check_teleport(cid, tkind == tile::TELECHECKINEVIL);
         }
         true
+    }
+
+    /// A check teleporter: to an out of the last checkpoint passed that
+    /// has outs (or of an earlier one), else to a spawn point as a
+    /// spawning player would get it. The evil one also stops the
+    /// character and makes every hook on it let go.
+    fn check_teleport(&mut self, cid: usize, evil: bool) {
+        let Some(checkpoint) = self.chars[cid].as_ref().map(|c| c.tele_checkpoint) else {
+            return;
+        };
+        if self.cores.slots[cid].as_ref().is_some_and(|c| c.super_) {
+            return;
+        }
+        let mut to = None;
+        for k in (0..checkpoint.clamp(0, 256)).rev() {
+            let outs = &self.col.tele_check_outs[k as usize];
+            if !outs.is_empty() {
+                let outs = outs.clone();
+                to = self.random_out(cid, &outs);
+                break;
+            }
+        }
+        if to.is_none() {
+            to = self.spawn_position(cid);
+        }
+        let Some(out) = to else {
+            return;
+        };
+        let hold = self.config.sv_teleport_hold_hook != 0;
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.pos = out;
+            if evil {
+                core.vel = Vec2::default();
+            }
+            if !hold {
+                core.hooked_player = -1;
+                core.hook_state = hook::RETRACTED;
+                core.hook_pos = core.pos;
+            }
+        }
+        if evil && !hold {
+            self.release_hooked(cid);
+        }
     }
 
     /// One of `outs`: the world's random generator chooses among several.
@@ -282,5 +452,208 @@ impl World {
             return 0;
         };
         self.col.tune_zone(self.col.map_index(pos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::{TeleTile, Tile};
+    use crate::teehistorian::PlayerInput;
+    use crate::world::character::Character;
+    use crate::world::collision::Collision;
+    use crate::world::config::Config;
+    use crate::world::core::Core;
+    use crate::world::tuning::Tunings;
+
+    fn old(force: u8, max_speed: u8, angle: i16) -> SpeedupTile {
+        SpeedupTile {
+            force,
+            max_speed,
+            kind: SPEED_BOOST_OLD,
+            reserved: 0,
+            angle,
+        }
+    }
+
+    fn run(version: Version, s: SpeedupTile, vel: Vec2, restrictions: i32) -> Vec2 {
+        let tuning = Tuning::ddrace(version);
+        speedup(version, s, Vec2::new(vel.x, vel.y), restrictions, &tuning).expect("acts")
+    }
+
+    #[test]
+    fn an_old_speedup_without_top_speed_adds_its_force() {
+        // Gold Mine's: force 5 at 180 degrees. 180 * (pi/180) is the float
+        // pi, whose cos is -1 and whose sin is -8.742278e-8 (pi's float
+        // falls short of pi by that much).
+        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+            let vel = run(v, old(5, 0, 180), Vec2::new(2.5, 0.5), 0);
+            assert_eq!(vel, Vec2::new(-2.5, 0.5 - 5.0 * 8.742278e-8));
+        }
+        // At rest, at 90 degrees (down): the float pi/2 has cos -4.371139e-8.
+        let vel = run(Version::Ddnet16_4, old(3, 0, 90), Vec2::new(0.0, 0.0), 0);
+        assert_eq!(vel, Vec2::new(-4.371139e-8 * 3.0, 3.0));
+        // A stopper that forbids moving left keeps x at 0.
+        let vel = run(
+            Version::Ddnet16_4,
+            old(5, 0, 180),
+            Vec2::new(0.0, 0.0),
+            cantmove::LEFT,
+        );
+        assert_eq!(vel.x, 0.0);
+    }
+
+    #[test]
+    fn an_old_speedup_with_top_speed_tops_up() {
+        let v = Version::Ddnet16_4;
+        // Top speed 50/5 = 10 units a tick, force 2, to the right.
+        // Standing (vel (0, 0.5) after gravity): the tee's angle is
+        // atan(+inf) + pi = 3pi/2, the speed 0.5, cos(0 - 3pi/2) is about
+        // 0, so 10 are left, more than the force: the force is added.
+        assert_eq!(
+            run(v, old(2, 50, 0), Vec2::new(0.0, 0.5), 0),
+            Vec2::new(2.0, 0.5)
+        );
+        // At 9 along the direction, 10 - cos(0) * 9 = 1 is left: added.
+        assert_eq!(
+            run(v, old(2, 50, 0), Vec2::new(9.0, 0.0), 0),
+            Vec2::new(10.0, 0.0)
+        );
+        // Against it at 3: the angle is pi, 10 + 3 = 13 left: the force.
+        assert_eq!(
+            run(v, old(2, 50, 0), Vec2::new(-3.0, 0.0), 0),
+            Vec2::new(-1.0, 0.0)
+        );
+        // Faster than the top speed along it: 10 - 14 = -4, more than the
+        // force in size and negative: the force backwards.
+        assert_eq!(
+            run(v, old(2, 50, 0), Vec2::new(14.0, 0.0), 0),
+            Vec2::new(12.0, 0.0)
+        );
+        // A top speed under 5 counts as 5 (1 unit a tick).
+        assert_eq!(
+            run(v, old(3, 2, 0), Vec2::new(0.25, 0.0), 0),
+            Vec2::new(1.0, 0.0)
+        );
+        // Force 255 sets the velocity to the top speed's whole fifth.
+        assert_eq!(
+            run(v, old(255, 52, 0), Vec2::new(-7.0, 3.0), 0),
+            Vec2::new(10.0, 0.0)
+        );
+    }
+
+    #[test]
+    fn the_new_speedup_projects_onto_its_direction() {
+        let v = Version::Ddnet20_1;
+        let new = |force, max_speed| SpeedupTile {
+            kind: SPEED_BOOST,
+            ..old(force, max_speed, 0)
+        };
+        // Top 10: from 8, 8 + 3 passes it, so up to 10; from 2, the force.
+        assert_eq!(
+            run(v, new(3, 50), Vec2::new(8.0, 1.0), 0),
+            Vec2::new(10.0, 1.0)
+        );
+        assert_eq!(
+            run(v, new(3, 50), Vec2::new(2.0, 1.0), 0),
+            Vec2::new(5.0, 1.0)
+        );
+        // No top speed: the ramp's, 2000 / (50 * ln 1.4) = 118.88 (more
+        // than 550 / 50), times 5 and truncated: 594, so 118.8.
+        let vel = run(v, new(30, 0), Vec2::new(100.0, 0.0), 0);
+        assert_eq!(vel, Vec2::new(594.0 / 5.0, 0.0));
+        // 16.4 knows one kind: kind 29 runs the old rules there.
+        assert_eq!(
+            run(Version::Ddnet16_4, new(3, 50), Vec2::new(8.0, 0.0), 0),
+            Vec2::new(10.0, 0.0)
+        );
+        // 20.1 leaves other kinds alone.
+        let other = SpeedupTile {
+            kind: 1,
+            ..old(3, 0, 0)
+        };
+        let tuning = Tuning::ddrace(v);
+        assert_eq!(speedup(v, other, Vec2::new(1.0, 0.0), 0, &tuning), None);
+    }
+
+    /// A 20 by 10 map with a floor on row 8, a spawn at tile (2, 7), and
+    /// on row 5: checkpoints 1 (x 3) and 3 (x 4), check-outs 1 (x 10) and
+    /// 2 (x 12), a check teleporter (x 6, number 1) and an evil one (x 7).
+    fn world(version: Version) -> World {
+        let (w, h) = (20, 10);
+        let mut tiles = vec![Tile::default(); w * h];
+        for t in &mut tiles[8 * w..9 * w] {
+            t.index = 1;
+        }
+        tiles[7 * w + 2].index = 192;
+        let mut tele = vec![TeleTile::default(); w * h];
+        for (x, kind, number) in [
+            (3, tile::TELECHECK, 1),
+            (4, tile::TELECHECK, 3),
+            (10, tile::TELECHECKOUT, 1),
+            (12, tile::TELECHECKOUT, 2),
+            (6, tile::TELECHECKIN, 1),
+            (7, tile::TELECHECKINEVIL, 1),
+        ] {
+            tele[5 * w + x] = TeleTile { number, kind };
+        }
+        let col = Collision::new(w as i32, h as i32, &tiles)
+            .expect("a grid")
+            .with_tele(tele);
+        let tunings = Tunings::new(version, Tuning::ddrace(version));
+        let mut world = World::new(version, col, Config::new(version), tunings, 0);
+        let pos = Vec2::new(200.0, 176.0);
+        let mut core = Core::new(0, pos, *world.tunings.global());
+        core.vel = Vec2::new(3.0, -2.0);
+        world.cores.slots[0] = Some(core);
+        world.chars[0] = Some(Character::new(0, pos, 0, PlayerInput::default()));
+        world.order.insert(0, 0);
+        world
+    }
+
+    fn at(w: &World) -> (Vec2, Vec2) {
+        let c = w.cores.slots[0].as_ref().expect("a core");
+        (c.pos, c.vel)
+    }
+
+    #[test]
+    fn a_check_teleporter_without_a_checkpoint_sends_to_the_spawn() {
+        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+            let mut w = world(v);
+            assert!(w.handle_tiles(0, Some(5 * 20 + 6)));
+            // The spawn's centre (2*32+16, 7*32+16); the velocity stays.
+            assert_eq!(at(&w), (Vec2::new(80.0, 240.0), Vec2::new(3.0, -2.0)));
+        }
+    }
+
+    #[test]
+    fn a_check_teleporter_sends_to_the_latest_checkpoint_with_outs() {
+        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+            let mut w = world(v);
+            // Checkpoint 1, then 3 (which has no outs: 2 is the next below).
+            w.handle_tiles(0, Some(5 * 20 + 3));
+            assert_eq!(w.chars[0].as_ref().map(|c| c.tele_checkpoint), Some(1));
+            w.handle_tiles(0, Some(5 * 20 + 4));
+            assert_eq!(w.chars[0].as_ref().map(|c| c.tele_checkpoint), Some(3));
+            w.handle_tiles(0, Some(5 * 20 + 6));
+            assert_eq!(at(&w), (Vec2::new(400.0, 176.0), Vec2::new(3.0, -2.0)));
+            // The evil one also stops the tee.
+            w.handle_tiles(0, Some(5 * 20 + 7));
+            assert_eq!(at(&w), (Vec2::new(400.0, 176.0), Vec2::new(0.0, 0.0)));
+        }
+    }
+
+    #[test]
+    fn an_unnumbered_check_teleporter_acts_in_20_1_only() {
+        for (v, moved) in [(Version::Ddnet16_4, false), (Version::Ddnet20_1, true)] {
+            let mut w = world(v);
+            let i = 5 * 20 + 6;
+            let mut tele = w.col.tele.clone().expect("a tele layer");
+            tele[i].number = 0;
+            let col = std::sync::Arc::make_mut(&mut w.col);
+            col.tele = Some(tele);
+            w.handle_tiles(0, Some(i));
+            assert_eq!(at(&w).0 != Vec2::new(200.0, 176.0), moved);
+        }
     }
 }

@@ -765,13 +765,12 @@ impl<'d> DemoCompare<'d> {
     /// keep its cores, and compare the demo's snapshots up to this tick.
     fn at_tick(&mut self, w: &World, tainted: &[bool], r: &mut DemoReport) {
         let tick = w.tick;
-        for cid in 0..MAX_CLIENTS {
-            let ring = &mut self.ring[cid];
+        for (cid, (ring, &touched)) in self.ring.iter_mut().zip(tainted).enumerate() {
             if let Some(core) = w.core(cid) {
                 if ring.len() == RECKONING_RING {
                     ring.pop_front();
                 }
-                ring.push_back((tick, core_item(core), tainted[cid]));
+                ring.push_back((tick, core_item(core), touched));
             } else {
                 ring.clear();
             }

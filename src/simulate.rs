@@ -53,6 +53,9 @@ pub struct Report {
     pub unmodelled: Vec<Unmodelled>,
     /// Per player: its player-ticks, matches, and first divergence tick.
     pub players: Vec<PlayerSummary>,
+    /// The comparison with a demo of the same session, when one was given
+    /// ([`simulate_with_demo`]).
+    pub demo: Option<DemoReport>,
 }
 
 /// One player's figures.
@@ -96,6 +99,8 @@ pub enum SimulateError {
     Header(String),
     /// The map gives no world.
     Map(String),
+    /// The demo to compare with does not decode.
+    Demo(String),
 }
 
 impl std::fmt::Display for SimulateError {
@@ -108,6 +113,7 @@ impl std::fmt::Display for SimulateError {
             ),
             SimulateError::Header(e) => write!(f, "the header's {e}"),
             SimulateError::Map(e) => write!(f, "the map: {e}"),
+            SimulateError::Demo(e) => write!(f, "the demo: {e}"),
         }
     }
 }
@@ -115,11 +121,35 @@ impl std::fmt::Display for SimulateError {
 /// Simulates `bytes` (a teehistorian file) on `col` (its map's game
 /// layer).
 pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
+    run(bytes, col, None)
+}
+
+/// [`simulate`], and compare the simulated characters with the Character
+/// and DDNetCharacter items of `demo` (a server demo of the same session)
+/// at each item's own tick: see [`DemoReport`].
+pub fn simulate_with_demo(
+    bytes: &[u8],
+    col: Collision,
+    demo: &[u8],
+) -> Result<Report, SimulateError> {
+    let events = crate::demo::Events::new(demo).map_err(|e| SimulateError::Demo(e.to_string()))?;
+    run(bytes, col, Some(events))
+}
+
+fn run(
+    bytes: &[u8],
+    col: Collision,
+    demo: Option<crate::demo::Events<'_>>,
+) -> Result<Report, SimulateError> {
     let (header, mut reader) =
         SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
     let server = header.info.server_version.clone().unwrap_or_default();
     let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
     let mut sim = Simulation::new(version, &header, col)?;
+    if let Some(events) = demo {
+        sim.demo = Some(DemoCompare::new(events));
+        sim.report.demo = Some(DemoReport::default());
+    }
     let mut failed = None;
     let flow = reader.for_each_record(|rec| {
         sim.record(rec);
@@ -135,7 +165,9 @@ pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
 }
 
 /// The driver's state.
-struct Simulation {
+struct Simulation<'d> {
+    /// The demo compared with, if any.
+    demo: Option<DemoCompare<'d>>,
     world: Option<World>,
     version: Version,
     /// What the world is made of, until the first record's tick makes it.
@@ -160,11 +192,16 @@ struct Simulation {
     diverged: bool,
 }
 
-impl Simulation {
-    fn new(version: Version, header: &Header, col: Collision) -> Result<Simulation, SimulateError> {
+impl<'d> Simulation<'d> {
+    fn new(
+        version: Version,
+        header: &Header,
+        col: Collision,
+    ) -> Result<Simulation<'d>, SimulateError> {
         // The header is read now: a bad one fails before any record.
         world_of(header, col.clone(), 0)?;
         Ok(Simulation {
+            demo: None,
             world: None,
             version,
             start: Some((header.clone(), col)),
@@ -192,6 +229,7 @@ impl Simulation {
                         ..PlayerSummary::default()
                     })
                     .collect(),
+                demo: None,
             },
             first_tick: None,
             diverged: false,
@@ -348,6 +386,9 @@ impl Simulation {
         self.seen_unmodelled = w.unmodelled.len();
         let tick = w.tick;
         self.report.ticks = (self.first_tick.unwrap_or(tick), tick);
+        if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
+            d.at_tick(w, &self.tainted, r);
+        }
         let mut simulated: Vec<Option<(i32, i32)>> = vec![None; MAX_CLIENTS];
         for (cid, x, y) in w.positions() {
             simulated[cid] = Some((x, y));
@@ -420,6 +461,9 @@ impl Simulation {
 
     fn finish(&mut self) {
         self.compare();
+        if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
+            d.finish(r);
+        }
         self.report.players.retain(|p| p.player_ticks > 0);
     }
 }
@@ -603,4 +647,348 @@ pub fn synthetic_session(
     }
     rec.finish();
     Ok(rec.into_bytes())
+}
+
+/// How many ticks back a Character item's core can be: DDNet resends
+/// the core at least every 3 s (`m_ReckoningTick + TickSpeed * 3`).
+pub const RECKONING_RING: usize = 151;
+
+/// The Character item's fields (0.6 layout), by index.
+const CHARACTER_FIELDS: [&str; 22] = [
+    "tick",
+    "x",
+    "y",
+    "vel_x",
+    "vel_y",
+    "angle",
+    "direction",
+    "jumped",
+    "hooked_player",
+    "hook_state",
+    "hook_tick",
+    "hook_x",
+    "hook_y",
+    "hook_dx",
+    "hook_dy",
+    "player_flags",
+    "health",
+    "armor",
+    "ammo_count",
+    "weapon",
+    "emote",
+    "attack_tick",
+];
+
+/// The Character fields compared: the core as of the item's tick (x to
+/// hook_dy but direction), and what DDNet takes from the character at
+/// snapshot time (direction is `m_Input`'s, ammo, weapon, attack tick).
+/// Health, armor, emote and player flags are not simulated.
+const CHARACTER_COMPARED: [usize; 17] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 18, 19, 21];
+
+/// The DDNetCharacter fields compared, by index, with their names.
+const DDNET_COMPARED: [(usize, &str); 5] = [
+    (1, "freeze_end"),
+    (2, "jumps"),
+    (4, "strong_weak_id"),
+    (5, "jumped_total"),
+    (7, "freeze_start"),
+];
+
+/// The comparison of a simulation with a server demo of the same session.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DemoReport {
+    /// The demo's snapshots.
+    pub snapshots: u64,
+    /// Its Character items.
+    pub items: u64,
+    /// Of those, compared with a simulated character (the item's tick
+    /// within the last [`RECKONING_RING`] simulated ticks, the character
+    /// there at both ticks).
+    pub compared: u64,
+    /// Compared and equal in every compared field (DDNetCharacter's too).
+    pub matched: u64,
+    /// Items of snapshots the simulation did not reach or had no such
+    /// character for (not failures).
+    pub not_simulated: u64,
+    /// Items whose tick field was 0 (the current core, DDNet's
+    /// `m_ReckoningTick` not set yet).
+    pub tick_zero: u64,
+    /// DDNetCharacter items compared with a simulated character.
+    pub ddnet_items: u64,
+    /// Compared items with a field that differs (failures).
+    pub mismatched: u64,
+    /// Compared items with a field that differs, of a character an
+    /// unmodelled event had touched (as [`Report::after_unmodelled`]; not
+    /// failures, not listed).
+    pub after_unmodelled: u64,
+    /// Differing fields, by name, with their counts.
+    pub fields: std::collections::BTreeMap<&'static str, u64>,
+    /// The first [`MAX_LISTED`] differing fields, in order.
+    pub listed: Vec<DemoMismatch>,
+}
+
+/// One field where the demo and the simulation differ.
+#[derive(Clone, Debug, Serialize)]
+pub struct DemoMismatch {
+    /// The snapshot's tick.
+    pub snapshot_tick: i32,
+    /// The item's tick (the core's; 0: the snapshot's).
+    pub tick: i32,
+    /// The client id (the item's id).
+    pub cid: usize,
+    /// The item: `Character` or `DDNetCharacter`.
+    pub item: &'static str,
+    /// The field.
+    pub field: &'static str,
+    /// What the demo says.
+    pub demo: i32,
+    /// What the simulation has.
+    pub simulated: i32,
+}
+
+/// One character item pair of a demo snapshot.
+struct DemoChar {
+    cid: usize,
+    character: [i32; 22],
+    ddnet: Option<Vec<i32>>,
+}
+
+/// The demo side of a comparison: the demo read in step with the world,
+/// and each character's last [`RECKONING_RING`] cores as a Character item
+/// would have them.
+struct DemoCompare<'d> {
+    events: crate::demo::Events<'d>,
+    /// A snapshot read ahead of the world: its tick and items.
+    ahead: Option<(i32, Vec<DemoChar>)>,
+    done: bool,
+    /// Per client id: (tick, the core part of its Character item).
+    /// The flag: an unmodelled event had touched the character.
+    ring: Vec<std::collections::VecDeque<(i32, [i32; 22], bool)>>,
+}
+
+impl<'d> DemoCompare<'d> {
+    fn new(events: crate::demo::Events<'d>) -> DemoCompare<'d> {
+        DemoCompare {
+            events,
+            ahead: None,
+            done: false,
+            ring: vec![std::collections::VecDeque::new(); MAX_CLIENTS],
+        }
+    }
+
+    /// The next snapshot's tick and character items.
+    fn next_snapshot(&mut self) -> Option<(i32, Vec<DemoChar>)> {
+        if let Some(a) = self.ahead.take() {
+            return Some(a);
+        }
+        if self.done {
+            return None;
+        }
+        loop {
+            let e = match self.events.next() {
+                Ok(Some(e)) => e,
+                _ => {
+                    self.done = true;
+                    return None;
+                }
+            };
+            let crate::demo::EventKind::Snapshot(snap) = e.kind else {
+                continue;
+            };
+            let mut chars = Vec::new();
+            for item in snap.items() {
+                if item.type_id() != CHARACTER_TYPE || item.data.len() < 22 {
+                    continue;
+                }
+                let Ok(cid) = usize::try_from(item.id()) else {
+                    continue;
+                };
+                let mut character = [0; 22];
+                character.copy_from_slice(&item.data[..22]);
+                let ddnet = snap
+                    .items()
+                    .find(|i| {
+                        i.id() == item.id()
+                            && i.type_id() >= crate::snapshot::OFFSET_UUID_TYPE
+                            && snap.ex_type_name(i.type_id()) == Some("character@netobj.ddnet.tw")
+                    })
+                    .map(|i| i.data.to_vec());
+                chars.push(DemoChar {
+                    cid,
+                    character,
+                    ddnet,
+                });
+            }
+            return Some((e.tick, chars));
+        }
+    }
+
+    /// The world stands at the end of its tick (a snapshot's moment):
+    /// keep its cores, and compare the demo's snapshots up to this tick.
+    fn at_tick(&mut self, w: &World, tainted: &[bool], r: &mut DemoReport) {
+        let tick = w.tick;
+        for (cid, (ring, &touched)) in self.ring.iter_mut().zip(tainted).enumerate() {
+            if let Some(core) = w.core(cid) {
+                if ring.len() == RECKONING_RING {
+                    ring.pop_front();
+                }
+                ring.push_back((tick, core_item(core), touched));
+            } else {
+                ring.clear();
+            }
+        }
+        while let Some((snap_tick, chars)) = self.next_snapshot() {
+            if snap_tick > tick {
+                self.ahead = Some((snap_tick, chars));
+                break;
+            }
+            r.snapshots += 1;
+            for c in &chars {
+                r.items += 1;
+                if snap_tick != tick {
+                    r.not_simulated += 1;
+                    continue;
+                }
+                self.compare(w, tick, c, tainted[c.cid], r);
+            }
+        }
+    }
+
+    fn compare(&self, w: &World, tick: i32, c: &DemoChar, tainted: bool, r: &mut DemoReport) {
+        let item_tick = c.character[0];
+        let at = if item_tick == 0 { tick } else { item_tick };
+        let core = self.ring[c.cid]
+            .iter()
+            .rev()
+            .find(|(t, _, _)| *t == at)
+            .map(|(_, core, t)| (*core, *t || tainted));
+        let (Some((mut sim, tainted)), Some(ch), Some(now)) =
+            (core, w.character(c.cid), w.core(c.cid))
+        else {
+            r.not_simulated += 1;
+            return;
+        };
+        r.compared += 1;
+        if item_tick == 0 {
+            r.tick_zero += 1;
+        }
+        sim[0] = item_tick;
+        // What DDNet takes from the character at snapshot time.
+        sim[6] = ch.input.direction;
+        let weapon = ch.active_weapon;
+        sim[19] = weapon;
+        sim[21] = ch.attack_tick;
+        // The ammunition of the weapon in hand, 0 while frozen; DDNet 16.4
+        // sends only a positive count (endless, -1, shows as 0).
+        let ammo = usize::try_from(weapon)
+            .ok()
+            .and_then(|wi| ch.weapons.get(wi))
+            .map_or(0, |s| s.ammo);
+        sim[18] = match w.cores.version {
+            _ if ch.freeze_time != 0 => 0,
+            Version::Ddnet16_4 if ammo <= 0 => 0,
+            _ => ammo,
+        };
+        let mut differs = false;
+        let mut tell = |r: &mut DemoReport, item, field, demo, simulated| {
+            differs = true;
+            if tainted {
+                return;
+            }
+            *r.fields.entry(field).or_insert(0) += 1;
+            if r.listed.len() < MAX_LISTED {
+                r.listed.push(DemoMismatch {
+                    snapshot_tick: tick,
+                    tick: item_tick,
+                    cid: c.cid,
+                    item,
+                    field,
+                    demo,
+                    simulated,
+                });
+            }
+        };
+        for &i in &CHARACTER_COMPARED {
+            if c.character[i] != sim[i] {
+                tell(r, "Character", CHARACTER_FIELDS[i], c.character[i], sim[i]);
+            }
+        }
+        if let Some(dd) = &c.ddnet {
+            r.ddnet_items += 1;
+            let freeze_end = if ch.deep_frozen {
+                -1
+            } else if ch.freeze_time == 0 {
+                0
+            } else {
+                tick + ch.freeze_time
+            };
+            // `CGameWorld::Tick` numbers the characters in list order
+            // (newest first) at the end of the world's tick; one spawned
+            // after it, in the players' tick, still has its 0.
+            let strong_weak = if ch.spawn_tick == tick {
+                0
+            } else {
+                w.order()
+                    .iter()
+                    .filter(|&&o| w.character(o).is_some_and(|x| x.spawn_tick != tick))
+                    .position(|&o| o == c.cid)
+                    .unwrap_or(0) as i32
+            };
+            for (i, name) in DDNET_COMPARED {
+                let simulated = match i {
+                    1 => freeze_end,
+                    2 => now.jumps,
+                    4 => strong_weak,
+                    5 => now.jumped_total,
+                    _ => ch.freeze_start,
+                };
+                if let Some(&demo) = dd.get(i)
+                    && demo != simulated
+                {
+                    tell(r, "DDNetCharacter", name, demo, simulated);
+                }
+            }
+        }
+        if differs && tainted {
+            r.after_unmodelled += 1;
+        } else if differs {
+            r.mismatched += 1;
+        } else {
+            r.matched += 1;
+        }
+    }
+
+    /// Snapshots past the simulation's end.
+    fn finish(&mut self, r: &mut DemoReport) {
+        while let Some((_, chars)) = self.next_snapshot() {
+            r.snapshots += 1;
+            r.items += chars.len() as u64;
+            r.not_simulated += chars.len() as u64;
+        }
+    }
+}
+
+/// The Character item type (0.6 and DDNet).
+const CHARACTER_TYPE: i32 = 9;
+
+/// A core as `CCharacterCore::Write` puts it in a Character item (the
+/// core part; the rest is zero).
+fn core_item(c: &Core) -> [i32; 22] {
+    use crate::world::round_to_int;
+    let mut out = [0; 22];
+    out[1] = round_to_int(c.pos.x);
+    out[2] = round_to_int(c.pos.y);
+    out[3] = round_to_int(c.vel.x * 256.0);
+    out[4] = round_to_int(c.vel.y * 256.0);
+    out[5] = c.angle;
+    out[6] = c.direction;
+    out[7] = c.jumped;
+    out[8] = c.hooked_player;
+    out[9] = c.hook_state;
+    out[10] = c.hook_tick;
+    out[11] = round_to_int(c.hook_pos.x);
+    out[12] = round_to_int(c.hook_pos.y);
+    out[13] = round_to_int(c.hook_dir.x * 256.0);
+    out[14] = round_to_int(c.hook_dir.y * 256.0);
+    out
 }

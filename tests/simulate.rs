@@ -42,17 +42,14 @@ const FILES: &[(&str, u64, &[&str])] = &[
     ("ddnet-20.1/F_crash_truncated", 3_318, &[]),
     ("ddnet-16.4/join_move_leave", 546, &[]),
     ("ddnet-16.4/mixed_06_07", 495, &[]),
-    // Tutorial's checkpoint teleporters, crossed at spawn (tick 101).
-    (
-        "ddnet-16.4/phys_freeze_tutorial",
-        415,
-        &["checkpoint teleporter"; 3],
-    ),
+    ("ddnet-16.4/phys_freeze_tutorial", 415, &[]),
     ("ddnet-16.4/phys_gravity_fall", 515, &[]),
     ("ddnet-16.4/phys_hook_players", 1_430, &[]),
     ("ddnet-16.4/phys_kill_hooked", 1_130, &[]),
     ("ddnet-16.4/phys_spawn_rush", 1_700, &[]),
     ("ddnet-16.4/phys_weapons", 1_760, &[]),
+    // Teleporters, freeze and an old-style speedup on Gold Mine.
+    ("ddnet-16.4/phys_tele_goldmine", 415, &[]),
 ];
 
 #[test]

@@ -82,6 +82,11 @@ pub enum TeehistorianCommand {
         /// The map it was recorded on, or a demo that embeds it.
         #[arg(long)]
         map: PathBuf,
+        /// A server demo of the same session: compare its Character and
+        /// DDNetCharacter items with the simulated characters at each
+        /// item's own tick (a difference is a failure).
+        #[arg(long)]
+        demo: Option<PathBuf>,
         /// `text` for people, `json` for programs.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
@@ -115,16 +120,32 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             format,
         } => roundtrip(&file, output.as_deref(), strict, format),
         TeehistorianCommand::Build { spec, output } => build(&spec, &output),
-        TeehistorianCommand::Simulate { file, map, format } => simulate(&file, &map, format),
+        TeehistorianCommand::Simulate {
+            file,
+            map,
+            demo,
+            format,
+        } => simulate(&file, &map, demo.as_deref(), format),
     }
 }
 
 /// `teehistorian simulate`.
-fn simulate(file: &Path, map_path: &Path, format: ReportFormat) -> Result<(), Failure> {
+fn simulate(
+    file: &Path,
+    map_path: &Path,
+    demo: Option<&Path>,
+    format: ReportFormat,
+) -> Result<(), Failure> {
     let col = super::map::collision_of(map_path)?;
     let bytes = super::output::read(file)?;
-    let report = teeoracle::simulate::simulate(&bytes, col)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let report = match demo {
+        Some(d) => {
+            let demo_bytes = super::output::read(d)?;
+            teeoracle::simulate::simulate_with_demo(&bytes, col, &demo_bytes)
+        }
+        None => teeoracle::simulate::simulate(&bytes, col),
+    }
+    .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let mut out = stdout();
     match format {
         ReportFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
@@ -185,12 +206,44 @@ fn simulate(file: &Path, map_path: &Path, format: ReportFormat) -> Result<(), Fa
                         ))
                 )?;
             }
+            if let Some(d) = &report.demo {
+                writeln!(
+                    out,
+                    "demo: {} snapshots, {} Character items: {} compared, {} matched ({:.3}%), {} mismatched, {} differ after unmodelled events, {} not simulated; {} with tick 0, {} DDNetCharacter items",
+                    d.snapshots,
+                    d.items,
+                    d.compared,
+                    d.matched,
+                    pct(d.matched, d.compared),
+                    d.mismatched,
+                    d.after_unmodelled,
+                    d.not_simulated,
+                    d.tick_zero,
+                    d.ddnet_items,
+                )?;
+                for (field, n) in &d.fields {
+                    writeln!(out, "  {field} differs in {n} items")?;
+                }
+                for m in &d.listed {
+                    writeln!(
+                        out,
+                        "  snapshot {} (item tick {}): cid {}: {}.{}: demo {}, simulated {}",
+                        m.snapshot_tick, m.tick, m.cid, m.item, m.field, m.demo, m.simulated
+                    )?;
+                }
+            }
         }
     }
     if report.divergences > 0 {
         return Err(Failure::reported(format!(
             "{} divergences",
             report.divergences
+        )));
+    }
+    if let Some(d) = report.demo.as_ref().filter(|d| d.mismatched > 0) {
+        return Err(Failure::reported(format!(
+            "{} demo Character items differ from the simulation",
+            d.mismatched
         )));
     }
     Ok(())

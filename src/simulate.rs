@@ -580,7 +580,12 @@ pub fn collision_of_map(bytes: &[u8], cap: u64) -> Result<Collision, String> {
 /// `None` when the header names no map among them.
 pub fn simulate_with(bytes: &[u8], maps: &Maps, cap: u64) -> Result<Option<Report>, SimulateError> {
     let (header, _) = SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
-    let Some(map) = header.info.map_sha256.as_deref().and_then(|s| maps.get(s)) else {
+    let Some(sha) = header.info.map_sha256.as_deref() else {
+        return Err(SimulateError::Header(
+            "map_sha256 is missing: no map to find".into(),
+        ));
+    };
+    let Some(map) = maps.get(sha) else {
         return Ok(None);
     };
     let col = collision_of_map(map, cap).map_err(SimulateError::Map)?;

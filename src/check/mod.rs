@@ -204,6 +204,19 @@ fn simulated(
             ));
             return;
         }
+        // A header that names no map (DDNet's unit tests write such
+        // files) or a server this simulator does not know: said, no more.
+        Err(
+            e @ (crate::simulate::SimulateError::Header(_)
+            | crate::simulate::SimulateError::UnknownServer(_)),
+        ) => {
+            verdict.push(Finding::new(
+                Severity::Note,
+                Code::NotSimulated,
+                format!("not simulated: {e}"),
+            ));
+            return;
+        }
         Err(e) => {
             verdict.push(Finding::new(
                 Severity::Warn,

@@ -347,7 +347,8 @@ pub(super) fn report(
 }
 
 /// The maps teehistorian files may be simulated on: every map and demo
-/// under `dirs`, and those beside each teehistorian file among `files`.
+/// among `files` and under `dirs`, and those beside each teehistorian
+/// file among `files`.
 fn maps_for(
     files: &[(PathBuf, bool)],
     dirs: &[PathBuf],
@@ -360,7 +361,7 @@ fn maps_for(
         .collect();
     folders.sort();
     folders.dedup();
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     for d in dirs {
         let under = teeoracle::files::files_under(d)
             .map_err(|e| Failure::Usage(format!("--maps {}: {e}", d.display())))?;
@@ -377,6 +378,8 @@ fn maps_for(
             candidates.extend(beside);
         }
     }
+    candidates.sort();
+    candidates.dedup();
     for c in candidates {
         if c.extension().is_some_and(|e| e == "map" || e == "demo")
             && let Ok(bytes) = fs::read(&c)

@@ -119,8 +119,31 @@ fn golden_verdicts() -> BTreeMap<String, serde_json::Value> {
         .collect()
 }
 
+/// The maps `check corpus` has at hand: every map and demo of the corpus
+/// (so its teehistorian files are simulated as in the golden).
+fn corpus_maps() -> std::sync::Arc<teeoracle::simulate::Maps> {
+    static MAPS: std::sync::OnceLock<std::sync::Arc<teeoracle::simulate::Maps>> =
+        std::sync::OnceLock::new();
+    MAPS.get_or_init(|| {
+        let mut maps = teeoracle::simulate::Maps::default();
+        for f in teeoracle::files::files_under(Path::new("corpus")).unwrap_or_default() {
+            if f.extension().is_some_and(|e| e == "map" || e == "demo")
+                && let Ok(bytes) = std::fs::read(&f)
+            {
+                maps.add(&bytes);
+            }
+        }
+        std::sync::Arc::new(maps)
+    })
+    .clone()
+}
+
 fn verdict_matches(path: &Path, golden: Option<&serde_json::Value>) -> Result<(), String> {
-    let verdict = check::check(Source::file(path), &Options::default());
+    let options = Options {
+        maps: Some(corpus_maps()),
+        ..Options::default()
+    };
+    let verdict = check::check(Source::file(path), &options);
     let got = serde_json::to_value(&verdict).map_err(|e| e.to_string())?;
     let Some(want) = golden else {
         return Err(format!(

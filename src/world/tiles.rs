@@ -350,21 +350,7 @@ impl World {
             let Some(out) = self.random_out(cid, &outs) else {
                 return true;
             };
-            let hold = self.config.sv_teleport_hold_hook != 0;
-            if let Some(core) = self.cores.slots[cid].as_mut() {
-                core.pos = out;
-                if is_evil {
-                    core.vel = Vec2::default();
-                }
-                if !hold {
-                    core.hooked_player = -1;
-                    core.hook_state = hook::RETRACTED;
-                    core.hook_pos = core.pos;
-                }
-            }
-            if is_evil && !hold {
-                self.release_hooked(cid);
-            }
+            self.teleport(cid, out, is_evil);
             return true;
         }
         // 16.4 asks for a number on the check teleporter, 20.1 does not.
@@ -401,6 +387,13 @@ impl World {
         let Some(out) = to else {
             return;
         };
+        self.teleport(cid, out, evil);
+    }
+
+    /// A teleporter's effect: the core to `out`, its hook reset unless
+    /// `sv_teleport_hold_hook`; an evil one also stops it and makes every
+    /// hook on it let go.
+    fn teleport(&mut self, cid: usize, out: Vec2, evil: bool) {
         let hold = self.config.sv_teleport_hold_hook != 0;
         if let Some(core) = self.cores.slots[cid].as_mut() {
             core.pos = out;

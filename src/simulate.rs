@@ -49,6 +49,11 @@ pub struct Report {
     /// file cannot say which (see [`World::step_holding`]), the position
     /// decided.
     pub held_inputs: Vec<(i32, usize)>,
+    /// The decode error that ended the simulation early, if one did.
+    pub stopped: Option<String>,
+    /// The world after the last tick simulated ([`simulate_until`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub world: Option<crate::world::game::WorldState>,
     /// What the world does not model, in order of ticks.
     pub unmodelled: Vec<Unmodelled>,
     /// Per player: its player-ticks, matches, and first divergence tick.
@@ -136,10 +141,26 @@ pub fn simulate_with_demo(
     run(bytes, col, Some(events))
 }
 
+/// [`simulate`] up to tick `at` (the file's first tick at least): the
+/// report covers the ticks up to it, and [`Report::world`] holds the
+/// world as it is after that tick.
+pub fn simulate_until(bytes: &[u8], col: Collision, at: i32) -> Result<Report, SimulateError> {
+    run_until(bytes, col, None, Some(at))
+}
+
 fn run(
     bytes: &[u8],
     col: Collision,
     demo: Option<crate::demo::Events<'_>>,
+) -> Result<Report, SimulateError> {
+    run_until(bytes, col, demo, None)
+}
+
+fn run_until(
+    bytes: &[u8],
+    col: Collision,
+    demo: Option<crate::demo::Events<'_>>,
+    at: Option<i32>,
 ) -> Result<Report, SimulateError> {
     let (header, mut reader) =
         SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
@@ -150,17 +171,32 @@ fn run(
         sim.demo = Some(DemoCompare::new(events));
         sim.report.demo = Some(DemoReport::default());
     }
-    let mut failed = None;
+    let mut reached = false;
     let flow = reader.for_each_record(|rec| {
+        if let Some(at) = at
+            && rec.tick > at
+        {
+            reached = true;
+            return ControlFlow::Break(());
+        }
         sim.record(rec);
-        ControlFlow::<()>::Continue(())
+        ControlFlow::Continue(())
     });
+    // A record that does not decode ends the simulation there, and the
+    // report says so (a cut file's end is no error: it just ends).
     if let Err(e) = flow {
-        failed = Some(e);
+        sim.report.stopped = Some(e.to_string());
+    }
+    // Ticks without records up to `at` (never past the file's end).
+    if let Some(at) = at
+        && reached
+    {
+        sim.advance(at);
     }
     sim.finish();
-    // A cut file is simulated up to its last complete record.
-    let _ = failed;
+    if at.is_some() {
+        sim.report.world = sim.world.as_ref().map(World::state);
+    }
     Ok(sim.report)
 }
 
@@ -216,6 +252,8 @@ impl<'d> Simulation<'d> {
                 version,
                 ticks: (0, 0),
                 held_inputs: Vec::new(),
+                stopped: None,
+                world: None,
                 player_ticks: 0,
                 matched: 0,
                 matched_strict: 0,

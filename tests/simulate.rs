@@ -140,3 +140,45 @@ fn a_synthetic_session_simulates_exactly_and_the_same_every_time() {
     assert!(r.player_ticks > 15 * 999, "{}", r.player_ticks);
     assert_eq!(r.matched, r.player_ticks, "{:?}", r.listed);
 }
+
+#[test]
+fn the_world_at_a_tick_is_the_world_the_file_records_there() {
+    let maps = maps();
+    let bytes = std::fs::read(format!(
+        "{DIR}/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"
+    ))
+    .expect("a file");
+    let (header, _) =
+        teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Strict).unwrap();
+    let map = maps
+        .get(header.info.map_sha256.as_deref().unwrap())
+        .unwrap();
+    let col = teeoracle::simulate::collision_of_map(map, 64 << 20).unwrap();
+    let r = teeoracle::simulate::simulate_until(&bytes, col, 500).unwrap();
+    let w = r.world.expect("the world at 500");
+    assert_eq!((w.tick, r.ticks.1), (500, 500));
+    // Positions are the file's there: replay's own bookkeeping says so.
+    let mut replay = teeoracle::teehistorian::Replay::new(Default::default());
+    let (_, mut reader) =
+        teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Strict).unwrap();
+    let _ = reader.for_each_record(|rec| {
+        if rec.tick > 500 {
+            return std::ops::ControlFlow::Break(());
+        }
+        replay.handle(rec.offset, &rec.msg).expect("consistent");
+        std::ops::ControlFlow::Continue(())
+    });
+    let recorded: Vec<(usize, i32, i32)> = (0..64)
+        .filter_map(|cid| {
+            let p = replay.player(cid)?;
+            p.alive.then_some((cid as usize, p.x, p.y))
+        })
+        .collect();
+    let simulated: Vec<(usize, i32, i32)> = w
+        .characters
+        .iter()
+        .map(|c| (c.cid, c.core.pos.x as i32, c.core.pos.y as i32))
+        .collect();
+    assert_eq!(simulated, recorded);
+    assert_eq!(simulated.len(), 7);
+}

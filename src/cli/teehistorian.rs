@@ -82,6 +82,11 @@ pub enum TeehistorianCommand {
         /// The map it was recorded on, or a demo that embeds it.
         #[arg(long)]
         map: PathBuf,
+        /// Stop after this tick and print the world there (every
+        /// character's core, freeze, weapons and inputs; projectiles and
+        /// lasers); a tick after the last one is a usage error.
+        #[arg(long)]
+        at: Option<i32>,
         /// A server demo of the same session: compare its Character and
         /// DDNetCharacter items with the simulated characters at each
         /// item's own tick (a difference is a failure).
@@ -123,9 +128,10 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
         TeehistorianCommand::Simulate {
             file,
             map,
+            at,
             demo,
             format,
-        } => simulate(&file, &map, demo.as_deref(), format),
+        } => simulate(&file, &map, at, demo.as_deref(), format),
     }
 }
 
@@ -133,19 +139,32 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
 fn simulate(
     file: &Path,
     map_path: &Path,
+    at: Option<i32>,
     demo: Option<&Path>,
     format: ReportFormat,
 ) -> Result<(), Failure> {
     let col = super::map::collision_of(map_path)?;
     let bytes = super::output::read(file)?;
-    let report = match demo {
-        Some(d) => {
+    let report = match (demo, at) {
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage("--at and --demo do not go together".into()));
+        }
+        (Some(d), None) => {
             let demo_bytes = super::output::read(d)?;
             teeoracle::simulate::simulate_with_demo(&bytes, col, &demo_bytes)
         }
-        None => teeoracle::simulate::simulate(&bytes, col),
+        (None, Some(at)) => teeoracle::simulate::simulate_until(&bytes, col, at),
+        (None, None) => teeoracle::simulate::simulate(&bytes, col),
     }
     .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    if let Some(at) = at
+        && report.world.as_ref().is_none_or(|w| w.tick != at)
+    {
+        return Err(Failure::Usage(format!(
+            "--at {at}: the file's ticks are {}..{}",
+            report.ticks.0, report.ticks.1
+        )));
+    }
     let mut out = stdout();
     match format {
         ReportFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
@@ -233,6 +252,43 @@ fn simulate(
                 }
             }
         }
+    }
+    if let (ReportFormat::Text, Some(w)) = (format, &report.world) {
+        writeln!(out, "world after tick {}:", w.tick)?;
+        for c in &w.characters {
+            let (core, ch) = (&c.core, &c.character);
+            writeln!(
+                out,
+                "  cid {} team {}: pos ({}, {}) vel ({}, {}) hook state {} at ({}, {}) on {} jumped {} jumps {} weapon {} reload {} freeze {}",
+                c.cid,
+                c.team,
+                core.pos.x,
+                core.pos.y,
+                core.vel.x,
+                core.vel.y,
+                core.hook_state,
+                core.hook_pos.x,
+                core.hook_pos.y,
+                core.hooked_player,
+                core.jumped,
+                core.jumps,
+                ch.active_weapon,
+                ch.reload_timer,
+                ch.freeze_time
+            )?;
+        }
+        writeln!(
+            out,
+            "  {} projectiles, {} lasers",
+            w.projectiles.len(),
+            w.lasers.len()
+        )?;
+    }
+    if let Some(e) = &report.stopped {
+        writeln!(out, "stopped: {e}")?;
+        return Err(Failure::reported(format!(
+            "simulated only up to a record that does not decode: {e}"
+        )));
     }
     if report.divergences > 0 {
         return Err(Failure::reported(format!(

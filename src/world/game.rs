@@ -113,6 +113,34 @@ pub struct Unmodelled {
     pub feature: String,
 }
 
+/// What the world holds at a tick, for people and programs: every
+/// character (its core and the rest), in client id order, the
+/// projectiles and lasers newest first.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorldState {
+    /// The tick.
+    pub tick: i32,
+    /// Each character: its core, then freeze, weapons and inputs.
+    pub characters: Vec<CharacterState>,
+    /// Flying projectiles.
+    pub projectiles: Vec<Projectile>,
+    /// Lasers and shotgun beams.
+    pub lasers: Vec<Laser>,
+}
+
+/// One character of a [`WorldState`].
+#[derive(Clone, Debug, Serialize)]
+pub struct CharacterState {
+    /// Its client id.
+    pub cid: usize,
+    /// Its DDRace team.
+    pub team: i32,
+    /// The physical core.
+    pub core: Core,
+    /// Freeze, weapons, inputs.
+    pub character: Character,
+}
+
 /// The world.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -222,6 +250,25 @@ impl World {
     /// The player of `cid`.
     pub fn player(&self, cid: usize) -> Option<&Player> {
         self.players.get(cid)?.as_ref()
+    }
+
+    /// What the world holds now.
+    pub fn state(&self) -> WorldState {
+        WorldState {
+            tick: self.tick,
+            characters: (0..MAX_CLIENTS)
+                .filter_map(|cid| {
+                    Some(CharacterState {
+                        cid,
+                        team: self.cores.teams.team[cid],
+                        core: self.cores.slots[cid].clone()?,
+                        character: self.chars[cid].clone()?,
+                    })
+                })
+                .collect(),
+            projectiles: self.projectiles.clone(),
+            lasers: self.lasers.clone(),
+        }
     }
 
     /// The characters, newest first (the tick order).

@@ -21,6 +21,10 @@ use crate::world::{Vec2, Version};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
+/// The most ticks one gap between records may make the world step while
+/// players are in it: a day.
+pub const MAX_GAP: i64 = 50 * 60 * 60 * 24;
+
 /// How many divergences a report lists (all are counted).
 pub const MAX_LISTED: usize = 50;
 
@@ -288,12 +292,31 @@ impl<'d> Simulation<'d> {
 
     /// Steps the world to `tick`, comparing each tick on the way.
     fn advance(&mut self, tick: i32) {
+        if self.report.stopped.is_some() {
+            return;
+        }
         loop {
             let now = self.world(tick).tick;
             if now >= tick {
                 break;
             }
             self.compare();
+            let w = self.world.as_mut().expect("made");
+            // Nobody and nothing in the world: the empty ticks change
+            // nothing, so a long gap is crossed at once.
+            if w.is_idle() {
+                w.tick = tick;
+                self.compared = false;
+                continue;
+            }
+            // The file decides how far; a day of ticks with players in the
+            // game is the most one gap may ask for.
+            if i64::from(tick) - i64::from(now) > MAX_GAP {
+                self.report.stopped = Some(format!(
+                    "a gap from tick {now} to {tick} with players in the game (more than {MAX_GAP} ticks, a day)"
+                ));
+                return;
+            }
             let w = self.world.as_mut().expect("made");
             for cid in 0..MAX_CLIENTS {
                 self.cores_before[cid] = w.core(cid).cloned();
@@ -307,6 +330,9 @@ impl<'d> Simulation<'d> {
     }
 
     fn record(&mut self, rec: &Record<'_>) {
+        if self.report.stopped.is_some() {
+            return;
+        }
         let tick = rec.tick;
         match &rec.msg {
             Message::PlayerNew { cid, x, y } => {

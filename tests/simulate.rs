@@ -182,3 +182,46 @@ fn the_world_at_a_tick_is_the_world_the_file_records_there() {
     assert_eq!(simulated, recorded);
     assert_eq!(simulated.len(), 7);
 }
+
+#[test]
+fn a_gap_of_days_is_crossed_at_once_when_empty_and_refused_with_players() {
+    use teeoracle::teehistorian::{Ex, Message, Recorder};
+    let maps = maps();
+    let b = std::fs::read(format!(
+        "{DIR}/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"
+    ))
+    .expect("a file");
+    let (header, _) =
+        teeoracle::teehistorian::SliceReader::new(&b, teeoracle::codec::Mode::Strict).unwrap();
+    // Nobody there: a jump of 10^9 ticks costs nothing.
+    let mut empty = Recorder::new(&header);
+    empty.tick(1);
+    empty.record(&Message::Join { cid: 0 });
+    empty.record(&Message::Drop {
+        cid: 0,
+        reason: Default::default(),
+    });
+    empty.tick(1_000_000_000);
+    empty.record(&Message::Join { cid: 1 });
+    empty.finish();
+    let r = simulate_with(&empty.into_bytes(), &maps, 64 << 20)
+        .unwrap()
+        .unwrap();
+    assert_eq!((r.ticks.1, r.stopped.as_deref()), (1_000_000_000, None));
+    // A player in the game: the same gap is refused, and said.
+    let mut busy = Recorder::new(&header);
+    busy.tick(1);
+    busy.record(&Message::Join { cid: 0 });
+    busy.record_ex(Ex::PlayerReady { cid: 0 });
+    busy.tick(1_000_000_000);
+    busy.record(&Message::Join { cid: 1 });
+    busy.finish();
+    let r = simulate_with(&busy.into_bytes(), &maps, 64 << 20)
+        .unwrap()
+        .unwrap();
+    assert!(
+        r.stopped.as_deref().is_some_and(|s| s.contains("a day")),
+        "{:?}",
+        r.stopped
+    );
+}

@@ -226,6 +226,13 @@ fn simulated(
             return;
         }
     };
+    if let Some(e) = &report.stopped {
+        verdict.push(Finding::new(
+            Severity::Warn,
+            Code::NotSimulated,
+            format!("simulated only up to where it stopped: {e}"),
+        ));
+    }
     for d in report.listed.iter().take(5) {
         verdict.push(Finding::new(
             Severity::Fail,

@@ -290,6 +290,11 @@ fn simulate(
             "simulated only up to a record that does not decode: {e}"
         )));
     }
+    if report.player_ticks == 0 {
+        return Err(Failure::reported(
+            "no character in the file: the simulation compared nothing",
+        ));
+    }
     if report.divergences > 0 {
         return Err(Failure::reported(format!(
             "{} divergences",

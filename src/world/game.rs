@@ -252,6 +252,13 @@ impl World {
         self.players.get(cid)?.as_ref()
     }
 
+    /// No player, projectile or laser: a tick changes nothing.
+    pub fn is_idle(&self) -> bool {
+        self.players.iter().all(Option::is_none)
+            && self.projectiles.is_empty()
+            && self.lasers.is_empty()
+    }
+
     /// What the world holds now.
     pub fn state(&self) -> WorldState {
         WorldState {

@@ -104,9 +104,10 @@ pub enum TeehistorianCommand {
         /// item's own tick (a difference is a failure).
         #[arg(long)]
         demo: Option<PathBuf>,
-        /// `text` for people, `json` for programs.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-        format: ReportFormat,
+        /// `text` for people, `json` for programs, `ron` (the same
+        /// document as JSON's, in RON) for Rust programs.
+        #[arg(long, value_enum, default_value_t = SimulationFormat::Text)]
+        format: SimulationFormat,
     },
     /// Write a synthetic teehistorian file from a spec (.ron or .json):
     /// header fields, then records by kind (see `teehistorian::spec`).
@@ -155,6 +156,17 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
     }
 }
 
+/// How `teehistorian simulate` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimulationFormat {
+    /// For people.
+    Text,
+    /// The `simulation` document.
+    Json,
+    /// The same document in RON.
+    Ron,
+}
+
 /// A DDNet version named on the command line (`16.4`, `20.1`).
 pub(crate) fn physics_version(text: &str) -> Result<teeoracle::world::Version, String> {
     use teeoracle::world::Version;
@@ -193,7 +205,7 @@ fn simulate(
     physics: Option<teeoracle::world::Version>,
     at: Option<i32>,
     demo: Option<&Path>,
-    format: ReportFormat,
+    format: SimulationFormat,
 ) -> Result<(), Failure> {
     let bytes = super::output::read(file)?;
     if demo.is_some() && at.is_some() {
@@ -217,8 +229,9 @@ fn simulate(
     }
     let mut out = stdout();
     match format {
-        ReportFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
-        ReportFormat::Text => {
+        SimulationFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
+        SimulationFormat::Ron => super::output::write_ron(&mut out, &report)?,
+        SimulationFormat::Text => {
             let pct = |a: u64, b: u64| {
                 if b == 0 {
                     0.0
@@ -303,7 +316,7 @@ fn simulate(
             }
         }
     }
-    if let (ReportFormat::Text, Some(w)) = (format, &report.world) {
+    if let (SimulationFormat::Text, Some(w)) = (format, &report.world) {
         writeln!(out, "world after tick {}:", w.tick)?;
         for c in &w.characters {
             let (core, ch) = (&c.core, &c.character);

@@ -326,3 +326,22 @@ fn the_stepper_gives_the_worlds_the_simulation_shows() {
         (report.matched, report.player_ticks, 0)
     );
 }
+
+/// A real DDNet 16.4 server built with one physics change (the push two
+/// touching players give each other, `PhysicalSize() * 1.45f` in
+/// `CCharacterCore::Tick`, made 1.55f) recorded `record/phys_hook_players`:
+/// its file is well formed, and the simulation (stock 16.4 physics) names
+/// the first tick the change shows in, the second tick of ten players
+/// spawned on one another.
+#[test]
+fn a_server_with_a_physics_change_is_caught_at_its_first_tick() {
+    let r = simulate(&maps(), "malformed/physics/push_1_55");
+    assert_eq!(r.player_ticks, 1_430);
+    assert!(r.divergences > 100, "{}", r.divergences);
+    let first = &r.listed[0];
+    assert_eq!(
+        (first.tick, first.cid, first.recorded, first.simulated),
+        (2, 0, Some((1588, 304)), Some((1587, 304)))
+    );
+    assert!(r.unmodelled.is_empty());
+}

@@ -524,6 +524,12 @@ impl<'d, 'o> Simulation<'d, 'o> {
             Message::Ex(ex) => match &ex.ex {
                 Ex::PlayerReady { cid } => {
                     if let Ok(c) = usize::try_from(*cid) {
+                        // A client a map change carried over: DDNet 16.4
+                        // writes no JOIN for it in the new map's file
+                        // (20.1 does), yet it is connected.
+                        if w.player(c).is_none() {
+                            w.join(c);
+                        }
                         w.ready(c);
                     }
                 }

@@ -149,7 +149,22 @@ pub fn simulate_with_demo(
 /// report covers the ticks up to it, and [`Report::world`] holds the
 /// world as it is after that tick.
 pub fn simulate_until(bytes: &[u8], col: Collision, at: i32) -> Result<Report, SimulateError> {
-    run_until(bytes, col, None, Some(at))
+    run_until(bytes, col, None, Some(at), None)
+}
+
+/// [`simulate`] (up to tick `until`, if given), showing `observer` the
+/// world at the end of every tick, as a server snapshot would see it:
+/// after the tick's step and the comparison with the file (a character
+/// put back where the file says is seen there), before anything recorded
+/// between this tick and the next. Ticks crossed at once because nobody
+/// was in the world are not shown.
+pub fn simulate_observed(
+    bytes: &[u8],
+    col: Collision,
+    until: Option<i32>,
+    observer: &mut dyn FnMut(&World),
+) -> Result<Report, SimulateError> {
+    run_until(bytes, col, None, until, Some(observer))
 }
 
 fn run(
@@ -157,20 +172,22 @@ fn run(
     col: Collision,
     demo: Option<crate::demo::Events<'_>>,
 ) -> Result<Report, SimulateError> {
-    run_until(bytes, col, demo, None)
+    run_until(bytes, col, demo, None, None)
 }
 
-fn run_until(
+fn run_until<'d>(
     bytes: &[u8],
     col: Collision,
-    demo: Option<crate::demo::Events<'_>>,
+    demo: Option<crate::demo::Events<'d>>,
     at: Option<i32>,
+    observer: Option<&'d mut dyn FnMut(&World)>,
 ) -> Result<Report, SimulateError> {
     let (header, mut reader) =
         SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
     let server = header.info.server_version.clone().unwrap_or_default();
     let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
     let mut sim = Simulation::new(version, &header, col)?;
+    sim.observer = observer;
     if let Some(events) = demo {
         sim.demo = Some(DemoCompare::new(events));
         sim.report.demo = Some(DemoReport::default());
@@ -208,6 +225,8 @@ fn run_until(
 struct Simulation<'d> {
     /// The demo compared with, if any.
     demo: Option<DemoCompare<'d>>,
+    /// Shown the world once a tick ([`simulate_observed`]).
+    observer: Option<&'d mut dyn FnMut(&World)>,
     world: Option<World>,
     version: Version,
     /// What the world is made of, until the first record's tick makes it.
@@ -242,6 +261,7 @@ impl<'d> Simulation<'d> {
         world_of(header, col.clone(), 0)?;
         Ok(Simulation {
             demo: None,
+            observer: None,
             world: None,
             version,
             start: Some((header.clone(), col)),
@@ -520,6 +540,9 @@ impl<'d> Simulation<'d> {
             }
             // Put the character where the file says and go on.
             w.reseed(cid, rec.map(|(x, y)| Vec2::new(x as f32, y as f32)));
+        }
+        if let Some(observer) = self.observer.as_mut() {
+            observer(w);
         }
     }
 

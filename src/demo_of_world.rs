@@ -212,6 +212,10 @@ pub fn demo_of_teehistorian(
         to,
         recorder: DemoRecorder::new(&start, ItemSizes::ddnet_06()),
         reckoning: vec![None; MAX_CLIENTS],
+        last_action: vec![-1; MAX_CLIENTS],
+        last_input: vec![None; MAX_CLIENTS],
+        in_freeze: vec![false; MAX_CLIENTS],
+        end_pos: vec![None; MAX_CLIENTS],
         empty: Cores::new(version),
         default_tuning: Tuning::defaults(version),
         ex_types: Vec::new(),
@@ -289,6 +293,15 @@ struct Writer {
     /// Per client id, the character's reckoning; `None` until its first
     /// `TickDeferred`.
     reckoning: Vec<Option<Reckoning>>,
+    /// Per client id: the tick the character's input last changed
+    /// (`m_LastAction`, -1 for none) and that input.
+    last_action: Vec<i32>,
+    last_input: Vec<Option<crate::teehistorian::PlayerInput>>,
+    /// Per client id: the character stands in a freeze tile, as the
+    /// start of the tick saw it (`m_IsInFreeze`), and where it stood at the
+    /// end of the tick (what the next tick's start sees).
+    in_freeze: Vec<bool>,
+    end_pos: Vec<Option<crate::world::Vec2>>,
     /// The empty world a prediction ticks in.
     empty: Cores,
     /// `CTuningParams()`, what a prediction ticks with.
@@ -330,13 +343,27 @@ impl Writer {
         for cid in 0..MAX_CLIENTS {
             let (Some(core), Some(ch)) = (w.core(cid), w.character(cid)) else {
                 self.reckoning[cid] = None;
+                self.last_input[cid] = None;
+                self.end_pos[cid] = None;
                 continue;
             };
+            let start_pos = std::mem::replace(&mut self.end_pos[cid], Some(core.pos));
             if ch.spawn_tick == tick {
                 // Made in the players' tick, after the world's.
                 self.reckoning[cid] = None;
+                self.last_action[cid] = -1;
+                self.last_input[cid] = Some(ch.saved_input);
+                self.in_freeze[cid] = false;
                 continue;
             }
+            // `DDRaceTick`: where the character stood when the tick began.
+            self.in_freeze[cid] =
+                start_pos.is_some_and(|p| in_freeze(w.collision(), p, self.version));
+            // `OnPredictedInput`: an input unlike the last one is an action.
+            if self.last_input[cid].is_some_and(|i| i != ch.saved_input) {
+                self.last_action[cid] = tick;
+            }
+            self.last_input[cid] = Some(ch.saved_input);
             let current = core_item(core);
             let resend = match self.reckoning[cid].as_mut() {
                 // `m_ReckoningTick` 0: more than 3 s old, or (early in a
@@ -419,7 +446,8 @@ impl Writer {
                 .int("score", -9999);
             self.push(&pi, "PlayerInfo", cid as i32);
             let mut dp = builder("DDNetPlayer");
-            // EXPLAYERFLAG_PAUSED (2) for `/pause` and `/spec`.
+            // EXPLAYERFLAG_PAUSED (2) for `/pause` and `/spec`; AFK (1)
+            // depends on the server's clock and is not set.
             dp.int("flags", if p.paused { 2 } else { 0 })
                 .int("auth_level", self.clients.auth_at(cid, tick));
             match self.version {
@@ -607,16 +635,13 @@ impl Writer {
             Version::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,
         };
-        let frozen = ch.deep_frozen || ch.freeze_time > 0 || ch.live_frozen;
-        // DetermineEyeEmote: frozen eyes, else normal.
-        let emote = if ch.deep_frozen || ch.live_frozen {
-            EMOTE_PAIN
-        } else if frozen {
-            EMOTE_BLINK
-        } else {
-            0
-        };
-        let player_flags = w.player(cid).map_or(0, |p| p.player_flags);
+        let player = w.player(cid);
+        // A character not ticked yet shows its player away (DDNet's new
+        // player is `m_Afk` until its inputs reach `AfkTimer`); later
+        // absences depend on the server's clock and are not followed.
+        let away = player.is_some_and(|p| p.paused) || ch.spawn_tick == tick;
+        let emote = self.emote(ch, away, tick, self.last_action[cid]);
+        let player_flags = player.map_or(0, |p| p.player_flags);
         let mut c = builder("Character");
         for (name, v) in CORE_FIELDS.iter().zip(sent) {
             c.int(name, v);
@@ -625,7 +650,7 @@ impl Writer {
             .int("direction", ch.input.direction)
             .int("player_flags", player_flags)
             .int("health", 10)
-            .int("armor", self.armor(ch))
+            .int("armor", armor(ch, tick))
             .int("ammo_count", ammo)
             .int("weapon", weapon)
             .int("emote", emote)
@@ -650,6 +675,7 @@ impl Writer {
         }
         set(19, weapon == 5);
         set(20, ch.live_frozen);
+        set(21, self.in_freeze[cid]);
         let freeze_end = if ch.deep_frozen {
             -1
         } else if ch.freeze_time == 0 {
@@ -689,20 +715,85 @@ impl Writer {
         self.items.ddnet_characters += 1;
     }
 
-    /// The armor DDNet shows: 16.4 counts the freeze down in it, 20.1
-    /// sets 0 when frozen and 10 when thawed.
-    fn armor(&self, ch: &crate::world::character::Character) -> i32 {
-        match self.version {
-            Version::Ddnet16_4 => {
-                if ch.freeze_time >= 0 {
-                    (10 - ch.freeze_time / 15).clamp(0, 10)
-                } else {
-                    0
-                }
-            }
-            Version::Ddnet20_1 => 0,
+    /// The eyes (`DetermineEyeEmote`; 16.4 decides in `SnapCharacter`,
+    /// in another order with the same outcome when no emote was chosen):
+    /// an away (afk) or paused player's are normal when frozen, else
+    /// closed; frozen
+    /// eyes are in pain (deep or live freeze) or closed; and every 5
+    /// seconds after the player last changed its input they blink for 4
+    /// ticks. Emotes a player chooses (`Cl_Emoticon`, `/emote`) are not
+    /// modelled.
+    fn emote(
+        &self,
+        ch: &crate::world::character::Character,
+        away: bool,
+        tick: i32,
+        last_action: i32,
+    ) -> i32 {
+        let frozen = ch.deep_frozen || ch.freeze_time > 0;
+        if away {
+            return if frozen { 0 } else { EMOTE_BLINK };
         }
+        if ch.deep_frozen || ch.live_frozen {
+            return EMOTE_PAIN;
+        }
+        if frozen {
+            return EMOTE_BLINK;
+        }
+        if 250 - (tick.wrapping_sub(last_action)).rem_euclid(250) < 5 {
+            return EMOTE_BLINK;
+        }
+        0
     }
+}
+
+/// `m_IsInFreeze`: a freeze tile (plain, deep or live; 20.1: or death)
+/// in the game, front or switch layer at `p`, or (20.1) a death tile at a
+/// corner a third of the body out.
+fn in_freeze(col: &crate::world::collision::Collision, p: crate::world::Vec2, v: Version) -> bool {
+    use crate::world::collision::{TILE_DEATH, tile};
+    let i = col.pure_index(p);
+    let kinds = [col.game_index(i), col.front_index(i), col.switch_at(i).0];
+    let freeze = |k: u8| {
+        matches!(k, tile::FREEZE | tile::DFREEZE | tile::LFREEZE)
+            || (v == Version::Ddnet20_1 && k == TILE_DEATH)
+    };
+    if kinds.into_iter().any(freeze) {
+        return true;
+    }
+    if v == Version::Ddnet16_4 {
+        return false;
+    }
+    let r = crate::world::core::PHYSICAL_SIZE / 3.0;
+    [(r, -r), (r, r), (-r, -r), (-r, r)]
+        .into_iter()
+        .any(|(dx, dy)| {
+            let q = crate::world::Vec2::new(p.x + dx, p.y + dy);
+            col.collision_at(q) == TILE_DEATH || col.front_collision_at(q) == TILE_DEATH
+        })
+}
+
+/// The armor DDNet shows (`SetArmorProgress` in 20.1, `DDRaceTick` in
+/// 16.4): the freeze counting down at the start of the tick (10 - ticks
+/// left / 15, so 10 when not frozen), the ninja's time counting down in
+/// its place while it lasts, 0 in the tick a freeze began and for a
+/// character that has not ticked yet (`m_Armor`'s first value).
+fn armor(ch: &crate::world::character::Character, tick: i32) -> i32 {
+    use crate::world::character::weapon;
+    use crate::world::weapons::NINJA_DURATION_MS;
+    let progress = |left: i32| (10 - left / 15).clamp(0, 10);
+    if ch.spawn_tick == tick || (ch.freeze_start == tick && ch.freeze_time > 0) {
+        return 0;
+    }
+    let ninja_ticks = NINJA_DURATION_MS * 50 / 1000;
+    if ch.active_weapon == weapon::NINJA && tick - ch.ninja_activation_tick <= ninja_ticks {
+        return progress(ch.ninja_activation_tick + ninja_ticks - tick);
+    }
+    if ch.freeze_time > 0 {
+        // Counted down by one in this tick's `DDRaceTick`, after the armor.
+        return progress(ch.freeze_time + 1);
+    }
+    10
 }
 
 /// `EMOTE_PAIN`.

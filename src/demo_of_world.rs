@@ -347,7 +347,7 @@ impl Writer {
                 self.end_pos[cid] = None;
                 continue;
             };
-            let start_pos = std::mem::replace(&mut self.end_pos[cid], Some(core.pos));
+            let start_pos = self.end_pos[cid].replace(core.pos);
             if ch.spawn_tick == tick {
                 // Made in the players' tick, after the world's.
                 self.reckoning[cid] = None;
@@ -378,7 +378,7 @@ impl Writer {
                     r.predicted.id = cid;
                     self.empty.tick_alone(&mut r.predicted, w.collision());
                     core.reset
-                        || r.tick + RECKONING_MAX_AGE < tick
+                        || i64::from(tick) - i64::from(r.tick) > i64::from(RECKONING_MAX_AGE)
                         || core_item(&r.predicted) != current
                 }
             };
@@ -463,7 +463,7 @@ impl Writer {
     }
 
     /// `IGameController::Snap`: `GameInfo` and `GameInfoEx`.
-    fn game_info(&mut self, _w: &World) {
+    fn game_info(&mut self, w: &World) {
         let mut gi = builder("GameInfo");
         gi.int("round_current", 1);
         self.push(&gi, "GameInfo", 0);
@@ -479,7 +479,7 @@ impl Writer {
                 // PREDICT_EVENTS, SUPPORTS_128_TEAMS (NO_WEAK_HOOK with
                 // sv_no_weak_hook); then sv_min_team_size and
                 // sv_max_team_size at their defaults.
-                let no_weak = if _w.config.sv_no_weak_hook != 0 {
+                let no_weak = if w.config.sv_no_weak_hook != 0 {
                     1 << 7
                 } else {
                     0
@@ -500,8 +500,7 @@ impl Writer {
 
     /// `CGameWorld::Snap`: projectiles, lasers, pickups, characters.
     fn entities(&mut self, w: &World) {
-        let tick = w.tick;
-        self.ids.begin();
+        self.ids.begin(w.pickups().len() as i32);
         for p in w.projectiles.iter().rev() {
             let key = (
                 p.owner,
@@ -604,7 +603,6 @@ impl Writer {
             self.push(&b, name, id);
             self.items.pickups += 1;
         }
-        let _ = tick;
         for &cid in w.order() {
             self.character(w, cid);
         }
@@ -681,7 +679,7 @@ impl Writer {
         } else if ch.freeze_time == 0 {
             0
         } else {
-            tick + ch.freeze_time
+            tick.wrapping_add(ch.freeze_time)
         };
         // `CGameWorld::Tick` numbers the characters in list order (newest
         // first) at the end of the world's tick; one spawned after it, in
@@ -785,9 +783,10 @@ fn armor(ch: &crate::world::character::Character, tick: i32) -> i32 {
     if ch.spawn_tick == tick || (ch.freeze_start == tick && ch.freeze_time > 0) {
         return 0;
     }
-    let ninja_ticks = NINJA_DURATION_MS * 50 / 1000;
-    if ch.active_weapon == weapon::NINJA && tick - ch.ninja_activation_tick <= ninja_ticks {
-        return progress(ch.ninja_activation_tick + ninja_ticks - tick);
+    let ninja_ticks = i64::from(NINJA_DURATION_MS * 50 / 1000);
+    let since = i64::from(tick) - i64::from(ch.ninja_activation_tick);
+    if ch.active_weapon == weapon::NINJA && since <= ninja_ticks {
+        return progress((ninja_ticks - since).clamp(0, 750) as i32);
     }
     if ch.freeze_time > 0 {
         // Counted down by one in this tick's `DDRaceTick`, after the armor.
@@ -902,8 +901,10 @@ struct IdPool {
 type EntityKey = (i32, i32, i32, u32, u32);
 
 impl IdPool {
-    fn begin(&mut self) {
+    /// A tick begins; ids start after the map's `pickups`.
+    fn begin(&mut self, pickups: i32) {
         self.seen.clear();
+        self.base = pickups;
     }
 
     /// `key` lives this tick: its id.
@@ -912,7 +913,7 @@ impl IdPool {
         if let Some(&(_, id)) = self.live.iter().find(|(k, _)| *k == key) {
             return id;
         }
-        let mut id = self.base.max(256);
+        let mut id = self.base;
         while self.live.iter().any(|&(_, i)| i == id) {
             id += 1;
         }
@@ -1031,11 +1032,11 @@ impl Clients {
         let mut cids = Vec::new();
         for (cid, changes) in self.changes.iter().enumerate() {
             for (i, (t, info)) in changes.iter().enumerate() {
-                if !info.as_ref().is_some_and(|i| i.name == name) {
+                if info.as_ref().is_none_or(|i| i.name != name) {
                     continue;
                 }
                 // Shown from the next tick on, until the next change.
-                let start = t + 1;
+                let start = t.saturating_add(1);
                 let end = changes.get(i + 1).map_or(self.last_tick, |(t, _)| *t);
                 span = Some(match span {
                     Some((a, b)) => (a.min(start), b.max(end)),

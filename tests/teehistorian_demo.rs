@@ -173,11 +173,14 @@ fn character_items_equal_the_server_demos() {
     }
 }
 
+/// A snapshot: its tick, and its items (key, ints) sorted by key.
+type Snap = (i32, Vec<(i32, Vec<i32>)>);
+
 /// libtw2's demo reader over a demo: every snapshot it rebuilds (keyframes
 /// with `RawSnap::read`, deltas with `Delta::read` sized by libtw2's DDNet
 /// table and `RawSnap::read_with_delta`), as (tick, items sorted by key);
 /// an error of any kind fails.
-fn read_with_libtw2(bytes: &[u8]) -> Vec<(i32, Vec<(i32, Vec<i32>)>)> {
+fn read_with_libtw2(bytes: &[u8]) -> Vec<Snap> {
     use libtw2_demo::RawChunk;
     use libtw2_packer::Unpacker;
     use libtw2_snapshot::snap::{Delta, RawSnap};
@@ -235,7 +238,7 @@ fn read_with_libtw2(bytes: &[u8]) -> Vec<(i32, Vec<(i32, Vec<i32>)>)> {
 }
 
 /// The same snapshots as teeoracle's demo reader rebuilds them.
-fn read_with_teeoracle(bytes: &[u8]) -> Vec<(i32, Vec<(i32, Vec<i32>)>)> {
+fn read_with_teeoracle(bytes: &[u8]) -> Vec<Snap> {
     let mut events = Events::new(bytes).expect("a demo");
     let mut out = Vec::new();
     while let Some(e) = events.next().expect("every event reads") {

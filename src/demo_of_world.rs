@@ -195,6 +195,7 @@ pub fn demo_of_teehistorian(
     let sha: [u8; 32] = Sha256::digest(map).into();
     let map_sha256 = hex::encode(sha);
     let map_name = header.info.map_name.clone().unwrap_or_default();
+    let timestamp = demo_timestamp(header.info.start_time.as_deref());
     let start = DemoStart {
         version: 6,
         net_version: "0.6 626fce9a778df4d4",
@@ -203,7 +204,7 @@ pub fn demo_of_teehistorian(
         map_sha256: Some(sha),
         map,
         kind: "server",
-        timestamp: "1970-01-01_00-00-00",
+        timestamp: &timestamp,
         flavor: Flavor::Ddnet,
     };
     let mut writer = Writer {
@@ -270,6 +271,24 @@ pub fn demo_of_teehistorian(
         },
     };
     Ok((out, summary))
+}
+
+/// The demo header's timestamp (`str_timestamp`'s `2024-05-01_12-00-00`)
+/// from the teehistorian header's `start_time` (`2024-05-01T12:00:00+0000`),
+/// so the demo says when the session began and never reads the clock;
+/// `1970-01-01_00-00-00` when the header has none in that form.
+fn demo_timestamp(start_time: Option<&str>) -> String {
+    let fallback = "1970-01-01_00-00-00".to_owned();
+    let Some(t) = start_time.and_then(|t| t.get(..19)) else {
+        return fallback;
+    };
+    let b = t.as_bytes();
+    let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    let form = b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
+    if !form || !digits.iter().all(|&i| b[i].is_ascii_digit()) {
+        return fallback;
+    }
+    format!("{}_{}-{}-{}", &t[..10], &t[11..13], &t[14..16], &t[17..19])
 }
 
 /// One character's dead reckoning (`m_ReckoningTick`, `m_SendCore`,
@@ -1078,6 +1097,22 @@ fn client_info(protocol: Option<crate::packet::Version>, data: &[u8]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_timestamp_is_the_sessions_start() {
+        assert_eq!(
+            demo_timestamp(Some("2026-11-22T02:30:53+0000")),
+            "2026-11-22_02-30-53"
+        );
+        for bad in [
+            None,
+            Some("yesterday"),
+            Some("2026-11-22 02:30:53"),
+            Some("é"),
+        ] {
+            assert_eq!(demo_timestamp(bad), "1970-01-01_00-00-00", "{bad:?}");
+        }
+    }
 
     #[test]
     fn item_names_are_in_the_tables() {

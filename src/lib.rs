@@ -70,6 +70,8 @@ pub mod compression;
 #[cfg(feature = "jobs")]
 pub mod conform;
 pub mod demo;
+#[cfg(feature = "zlib")]
+pub mod demo_of_world;
 #[cfg(feature = "jobs")]
 pub mod diff;
 pub mod files;

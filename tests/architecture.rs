@@ -37,7 +37,15 @@ const ORDER: &[(&str, &[&str])] = &[
     ),
     (
         "jobs",
-        &["simulate", "check", "conform", "diff", "generate", "bot"],
+        &[
+            "simulate",
+            "demo_of_world",
+            "check",
+            "conform",
+            "diff",
+            "generate",
+            "bot",
+        ],
     ),
 ];
 

@@ -580,3 +580,95 @@ fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
     assert_eq!(e["status"], "fail", "{e}");
     assert!(e["findings"].to_string().contains("e.demo"), "{e}");
 }
+
+#[test]
+fn teehistorian_demo_writes_whole_demos_or_nothing() {
+    let dir = scratch("th-demo");
+    let out_demo = dir.join("a.demo");
+    let out = out_demo.to_str().unwrap();
+    // Bad usage (2): half a range, a range backwards, a range and a player.
+    for args in [
+        vec!["--from", "100"],
+        vec!["--from", "200", "--to", "100"],
+        vec!["--from", "100", "--to", "200", "--player", "alice"],
+    ] {
+        let mut all = vec!["teehistorian", "demo", A_TH, "--map", A_DEMO, "-o", out];
+        all.extend(args.iter().copied());
+        let r = run(&all);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {}", text(&r.stderr));
+        assert!(!out_demo.exists(), "{args:?}");
+    }
+    // A file that does not simulate (1): one message, no partial file,
+    // and an existing file is left as it was.
+    std::fs::write(&out_demo, b"before").unwrap();
+    let cut = dir.join("cut.teehistorian");
+    std::fs::write(&cut, &read(A_TH)[..40]).unwrap();
+    let r = run(&[
+        "teehistorian",
+        "demo",
+        cut.to_str().unwrap(),
+        "--map",
+        A_DEMO,
+        "-o",
+        out,
+    ]);
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stderr));
+    assert_eq!(
+        text(&r.stderr).trim().lines().count(),
+        1,
+        "{}",
+        text(&r.stderr)
+    );
+    // Ticks the file does not have (1), and no such player (1).
+    for args in [
+        vec!["--from", "100000", "--to", "100100"],
+        vec!["--player", "nobody"],
+    ] {
+        let mut all = vec!["teehistorian", "demo", A_TH, "--map", A_DEMO, "-o", out];
+        all.extend(args.iter().copied());
+        let r = run(&all);
+        assert_eq!(r.status.code(), Some(1), "{args:?}: {}", text(&r.stderr));
+    }
+    assert_eq!(std::fs::read(&out_demo).unwrap(), b"before");
+    // A range: the demo covers exactly it, and check passes it.
+    let r = run(&[
+        "teehistorian",
+        "demo",
+        A_TH,
+        "--map",
+        A_DEMO,
+        "--from",
+        "300",
+        "--to",
+        "400",
+        "-o",
+        out,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(doc["kind"], "teehistorian_demo");
+    assert_eq!(doc["ticks"], serde_json::json!([300, 400]));
+    assert_eq!(doc["snapshots"], 101);
+    assert_eq!(doc["map_matches_header"], true);
+    assert_eq!(run(&["check", out]).status.code(), Some(0));
+    // A player: from its name to the end of its session.
+    let r = run(&[
+        "teehistorian",
+        "demo",
+        A_TH,
+        "--map",
+        A_DEMO,
+        "--player",
+        "alice",
+        "-o",
+        out,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(doc["player_cids"], serde_json::json!([0]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

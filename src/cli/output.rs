@@ -138,6 +138,30 @@ pub fn write_json_doc(
     Ok(())
 }
 
+/// Writes `bytes` to `path` whole or not at all: into a temporary file
+/// beside it, renamed over `path` once complete (as `archive pack` does),
+/// so a failure never leaves a partial file. A path that cannot be
+/// written is a usage error.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let cannot =
+        |e: std::io::Error| Failure::Usage(format!("cannot write {}: {e}", path.display()));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".teeoracle-");
+    // As `File::create` would (the umask applies), not the private mode
+    // of a temporary file.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir).map_err(cannot)?;
+    tmp.write_all(bytes).map_err(cannot)?;
+    tmp.as_file().sync_all().map_err(cannot)?;
+    tmp.persist(path).map_err(|e| cannot(e.error))?;
+    Ok(())
+}
+
 /// Writes one JSON line (the value must carry its own `kind`).
 pub fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> Result<(), Failure> {
     serde_json::to_writer(&mut *out, value).map_err(json_failure)?;

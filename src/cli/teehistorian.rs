@@ -109,6 +109,34 @@ pub enum TeehistorianCommand {
         #[arg(long, value_enum, default_value_t = SimulationFormat::Text)]
         format: SimulationFormat,
     },
+    /// Write a server-side demo of the simulated world (characters with
+    /// DDNet's dead reckoning, players, projectiles, lasers, pickups, game
+    /// info; the map embedded), as DDNet's server would have recorded it.
+    Demo {
+        /// The teehistorian file.
+        file: PathBuf,
+        /// The map it was recorded on, or a demo that embeds it.
+        #[arg(long)]
+        map: PathBuf,
+        /// The first tick the demo covers (with --to; the world is still
+        /// simulated from the file's start).
+        #[arg(long, requires = "to", conflicts_with = "player")]
+        from: Option<i32>,
+        /// The last tick the demo covers (with --from).
+        #[arg(long, requires = "from", conflicts_with = "player")]
+        to: Option<i32>,
+        /// Cover the ticks where a player of this name is in the game:
+        /// from its first info message to when it leaves, over every
+        /// client that had the name.
+        #[arg(long)]
+        player: Option<String>,
+        /// Where to write the demo (written whole or not at all).
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
     /// Write a synthetic teehistorian file from a spec (.ron or .json):
     /// header fields, then records by kind (see `teehistorian::spec`).
     Build {
@@ -153,6 +181,15 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             };
             simulate(&file, col, physics, at, demo.as_deref(), format)
         }
+        TeehistorianCommand::Demo {
+            file,
+            map,
+            from,
+            to,
+            player,
+            output,
+            format,
+        } => demo(&file, &map, from.zip(to), player, &output, format),
     }
 }
 
@@ -196,6 +233,79 @@ pub(crate) fn collision_found(
                 maps.len()
             ))
         })
+}
+
+/// `teehistorian demo`: the simulated world as a server demo.
+fn demo(
+    file: &Path,
+    map_path: &Path,
+    range: Option<(i32, i32)>,
+    player: Option<String>,
+    output: &Path,
+    format: ReportFormat,
+) -> Result<(), Failure> {
+    use teeoracle::demo_of_world::{Span, demo_of_teehistorian};
+    let span = match (range, player) {
+        (Some((from, to)), _) if from > to => {
+            return Err(Failure::Usage(format!("--from {from} is after --to {to}")));
+        }
+        (Some((from, to)), _) => Span::Ticks { from, to },
+        (None, Some(name)) => Span::Player(name),
+        (None, None) => Span::All,
+    };
+    let (map, cap) = super::map::map_bytes_of(map_path)?;
+    let bytes = super::output::read(file)?;
+    let (demo, summary) = demo_of_teehistorian(&bytes, &map, &span, cap)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    super::output::write_atomically(output, &demo)?;
+    let mut out = stdout();
+    match format {
+        ReportFormat::Json => write_json_doc(&mut out, "teehistorian_demo", &summary)?,
+        ReportFormat::Text => {
+            let s = &summary;
+            writeln!(
+                out,
+                "{}: {:?}, ticks {}..{}: {} snapshots, {} bytes; map {} ({}{})",
+                output.display(),
+                s.version,
+                s.ticks.0,
+                s.ticks.1,
+                s.snapshots,
+                s.bytes,
+                s.map_name,
+                &s.map_sha256[..16.min(s.map_sha256.len())],
+                if s.map_matches_header {
+                    ", the header's"
+                } else {
+                    ", not the header's map"
+                },
+            )?;
+            writeln!(
+                out,
+                "  items: {} Character ({} resent in their tick, {} reckoned from an earlier one), {} DDNetCharacter, {} players, {} projectiles, {} lasers, {} pickups",
+                s.items.characters,
+                s.cores_resent,
+                s.cores_reckoned,
+                s.items.ddnet_characters,
+                s.items.players,
+                s.items.projectiles,
+                s.items.lasers,
+                s.items.pickups,
+            )?;
+            let sim = &s.simulation;
+            writeln!(
+                out,
+                "  simulation: {} of {} player-ticks matched the file, {} divergences, {} after unmodelled events ({} unmodelled)",
+                sim.matched,
+                sim.player_ticks,
+                sim.divergences,
+                sim.after_unmodelled,
+                sim.unmodelled,
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(())
 }
 
 /// `teehistorian simulate`.

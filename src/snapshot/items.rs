@@ -249,6 +249,124 @@ fn uuid_from_ints(ints: &[i32]) -> uuid::Uuid {
     uuid::Uuid::from_bytes(bytes)
 }
 
+// ---- writing items ------------------------------------------------------------
+
+/// An item's ints laid out by the same tables [`view`] reads with: a 0.6 /
+/// DDNet type (`"Character"`) or a DDNet extended type
+/// (`"DDNetCharacter"`), every field 0 until set by name.
+///
+/// ```
+/// use teeoracle::snapshot::items::ItemBuilder;
+/// let mut b = ItemBuilder::new("Pickup").unwrap();
+/// b.int("x", 48).int("y", 80).int("type", 1);
+/// assert_eq!(b.ints(), [48, 80, 1, 0]);
+/// assert_eq!(b.type_id(), Some(4));
+/// ```
+#[derive(Clone, Debug)]
+pub struct ItemBuilder {
+    def: &'static TypeDef,
+    /// The 0.6 type id; `None` for an extended type.
+    type_id: Option<i32>,
+    /// The extended type's UUID.
+    uuid: Option<uuid::Uuid>,
+    ints: Vec<i32>,
+}
+
+impl ItemBuilder {
+    /// A zeroed item of the type named `name` (the names [`ItemView`]
+    /// gives), or `None` if no table has it.
+    pub fn new(name: &str) -> Option<ItemBuilder> {
+        let (def, type_id, uuid) = match V06.iter().position(|d| d.name == name) {
+            Some(t) => (&V06[t], Some(t as i32), None),
+            None => {
+                let i = EX.iter().position(|(_, d)| d.name == name)?;
+                (&EX[i].1, None, Some(EX_UUIDS[i]))
+            }
+        };
+        let len = def
+            .parts
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|f| f.1.ints())
+            .sum();
+        Some(ItemBuilder {
+            def,
+            type_id,
+            uuid,
+            ints: vec![0; len],
+        })
+    }
+
+    /// The 0.6 type id, or `None` for an extended type.
+    pub fn type_id(&self) -> Option<i32> {
+        self.type_id
+    }
+
+    /// The extended type's UUID (what its registration item holds).
+    pub fn uuid(&self) -> Option<uuid::Uuid> {
+        self.uuid
+    }
+
+    /// Where the field `name` starts, and its kind.
+    fn field(&self, name: &str) -> Option<(usize, FieldKind)> {
+        let mut at = 0;
+        for &(n, kind) in self.def.parts.iter().flat_map(|p| p.iter()) {
+            if n == name {
+                return Some((at, kind));
+            }
+            at += kind.ints();
+        }
+        None
+    }
+
+    /// Sets the int field `name` (a name the type does not have, or not
+    /// an int field, changes nothing: a mistake of the caller's code,
+    /// caught by its tests in debug builds).
+    pub fn int(&mut self, name: &str, value: i32) -> &mut ItemBuilder {
+        match self.field(name) {
+            Some((at, FieldKind::Int)) => self.ints[at] = value,
+            _ => debug_assert!(false, "{} has no int field {name}", self.def.name),
+        }
+        self
+    }
+
+    /// Sets the packed string field `name` (`StrToInts`).
+    pub fn text(&mut self, name: &str, value: &[u8]) -> &mut ItemBuilder {
+        match self.field(name) {
+            Some((at, FieldKind::PackedStr(n))) => {
+                self.ints[at..at + n].copy_from_slice(&str_to_ints(value, n));
+            }
+            _ => debug_assert!(false, "{} has no string field {name}", self.def.name),
+        }
+        self
+    }
+
+    /// Keeps the first `len` ints (an older writer's shorter item).
+    pub fn truncate(&mut self, len: usize) -> &mut ItemBuilder {
+        self.ints.truncate(len);
+        self
+    }
+
+    /// Appends ints past the known layout (a newer writer's fields).
+    pub fn extend(&mut self, ints: &[i32]) -> &mut ItemBuilder {
+        self.ints.extend_from_slice(ints);
+        self
+    }
+
+    /// The item's ints.
+    pub fn ints(&self) -> &[i32] {
+        &self.ints
+    }
+}
+
+/// A UUID as a registration item holds it: 4 big-endian ints.
+pub fn uuid_to_ints(uuid: &uuid::Uuid) -> [i32; 4] {
+    let b = uuid.as_bytes();
+    std::array::from_fn(|i| {
+        i32::from_be_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
+}
+
 // ---- packed strings ("StrToInts") ----------------------------------------
 
 /// The bytes of a StrToInts-packed string, up to its terminator: 4 bytes per
@@ -317,6 +435,7 @@ impl FieldKind {
 /// (`Character:CharacterCore`, events on `Common`) share their base.
 type Part = &'static [(&'static str, FieldKind)];
 
+#[derive(Debug)]
 struct TypeDef {
     name: &'static str,
     kind: ItemKind,

@@ -111,7 +111,9 @@ pub struct Core {
     pub angle: i32,
     /// The hook went through a teleporter this flight.
     pub new_hook: bool,
-    /// Something happened that clients cannot predict (`m_Reset`).
+    /// Something happened this tick that clients cannot predict
+    /// (`m_Reset`; DDNet clears it when the core is resent, in the same
+    /// tick).
     pub reset: bool,
     /// 1 or 2 when the last move stopped at a wall going right or left.
     pub colliding: i32,
@@ -361,11 +363,27 @@ impl Cores {
         let Some(mut c) = self.slots[cid].take() else {
             return;
         };
+        // DDNet clears `m_Reset` when it resends the core, which it always
+        // does in the same tick's `TickDeferred`: so the flag holds the
+        // tick it was set in.
+        c.reset = false;
         self.tick_core(&mut c, col, use_input);
         if deferred {
             self.tick_deferred_core(&mut c);
         }
         self.slots[cid] = Some(c);
+    }
+
+    /// The dead-reckoning step of `CCharacter::TickDeferred`
+    /// (`m_ReckoningCore`): `c` ticked without input (`Tick(false)`),
+    /// moved and quantized alone, in a world of no other character, as a
+    /// client predicts a core it was sent. `self` is that empty world: a
+    /// [`Cores::new`] of the same version that holds no core.
+    pub fn tick_alone(&mut self, c: &mut Core, col: &Collision) {
+        self.tick_core(c, col, false);
+        self.tick_deferred_core(c);
+        self.move_one(c, col);
+        c.quantize();
     }
 
     /// `CCharacterCore::TickDeferred` alone (with `sv_no_weak_hook`).

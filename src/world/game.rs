@@ -283,6 +283,16 @@ impl World {
         &self.order
     }
 
+    /// The map's pickups, newest first (the order they tick and snap in).
+    pub fn pickups(&self) -> &[Pickup] {
+        &self.pickups
+    }
+
+    /// The map's collision.
+    pub fn collision(&self) -> &Collision {
+        &self.col
+    }
+
     /// A client connected (JOIN).
     pub fn join(&mut self, cid: usize) {
         if cid < MAX_CLIENTS {

@@ -1,0 +1,1138 @@
+//! A server-side demo of a simulated teehistorian file (issue 27, item 5;
+//! DDNet's "Teehistorian Replayer" wish, ddnet/ddnet#2937): the file's
+//! inputs drive the [`World`] on its map ([`crate::simulate`]), and after
+//! every tick a snapshot of the world, as DDNet's server snaps it for its
+//! own demo (`OnSnap(SERVER_DEMO_CLIENT)`), goes through the crate's
+//! [`DemoRecorder`], with the map embedded.
+//!
+//! What a snapshot holds, in DDNet's order (`CGameContext::OnSnap`): the
+//! controller's `GameInfo` and `GameInfoEx`; per player in the game, in
+//! client id order, `ClientInfo`, `PlayerInfo` and `DDNetPlayer`; then the
+//! world's entities by type (`CGameWorld::Snap`): projectiles, lasers,
+//! pickups, characters (`Character`, `DDNetCharacter`), each list newest
+//! first. Extended types are registered as `CSnapshotBuilder` does: each
+//! one once it is first used, with the types 0x7fff, 0x7ffe, … in that
+//! order, and every registration at the head of every later snapshot.
+//!
+//! The Character item is DDNet's dead reckoning (`CCharacter::TickDeferred`,
+//! `SnapCharacter`): the core part is `m_SendCore` and the item's `tick`
+//! is `m_ReckoningTick`, the tick the core was last sent. After each tick
+//! the server advances its own prediction of the last sent core
+//! (`m_ReckoningCore`: no input, alone in an empty world, default tuning)
+//! and resends the core when the prediction differs from it, when the
+//! hook did something clients cannot predict (`m_Reset`), or when the last
+//! send is more than 3 seconds old. A character spawned in the tick has not
+//! been through `TickDeferred`: its item has tick 0 and the current core.
+//! DDNet 16.4's `CCharacterCore::Init` resets the prediction every tick, so
+//! under 16.4 the core is resent every tick.
+//!
+//! What the world does not model is filled in with what DDNet's DDRace
+//! server sends where that follows from the rules (see
+//! `docs/commands.md`, `teehistorian demo`); what cannot be known (a
+//! player's latency, score, emotes) is 0 or the neutral value.
+
+use crate::demo::{DemoRecorder, DemoStart};
+use crate::huffman::Flavor;
+use crate::simulate::{SimulateError, collision_of_map, simulate_observed};
+use crate::snapshot::items::{ItemBuilder, uuid_to_ints};
+use crate::snapshot::{ItemSizes, Snapshot};
+use crate::teehistorian::{Message, SliceReader};
+use crate::world::core::{Core, Cores, MAX_CLIENTS};
+use crate::world::tuning::Tuning;
+use crate::world::{Version, World, round_to_int};
+use serde::Serialize;
+use std::ops::ControlFlow;
+
+/// DDNet resends a core at least this often (`TickSpeed() * 3`).
+const RECKONING_MAX_AGE: i32 = 150;
+
+/// The highest snapshot item type; extended types count down from it
+/// (`CSnapshot::MAX_TYPE`).
+const MAX_TYPE: i32 = 0x7fff;
+
+/// Which ticks the demo covers. The world is always simulated from the
+/// file's first tick.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Span {
+    /// Every tick the simulation reaches.
+    All,
+    /// From `from` to `to`, both included.
+    Ticks {
+        /// The first tick.
+        from: i32,
+        /// The last tick.
+        to: i32,
+    },
+    /// From the first tick a client of this name is in the game (its
+    /// `Cl_StartInfo` or `Cl_ChangeInfo` applied) to the last (it leaves,
+    /// or the file ends), over all the clients that had the name.
+    Player(String),
+}
+
+/// What a demo of a simulated file holds.
+#[derive(Clone, Debug, Serialize)]
+pub struct DemoSummary {
+    /// Whose rules the world followed.
+    pub version: Version,
+    /// The map's name (the teehistorian header's).
+    pub map_name: String,
+    /// The embedded map's SHA-256, hex.
+    pub map_sha256: String,
+    /// It is the map the header names (`map_sha256`); false when the
+    /// header names another or none.
+    pub map_matches_header: bool,
+    /// The first and last tick written.
+    pub ticks: (i32, i32),
+    /// For [`Span::Player`]: the client ids that had the name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub player_cids: Vec<usize>,
+    /// Snapshots written (one per tick).
+    pub snapshots: u64,
+    /// Items written, by type.
+    pub items: ItemCounts,
+    /// Character items whose core was resent in their snapshot's tick.
+    pub cores_resent: u64,
+    /// Character items whose core is an older tick's, predicted.
+    pub cores_reckoned: u64,
+    /// The demo file's size in bytes.
+    pub bytes: u64,
+    /// How the simulation went (as `teehistorian simulate` reports it).
+    pub simulation: SimulationFigures,
+}
+
+/// Items written, by type.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ItemCounts {
+    /// `Character`.
+    pub characters: u64,
+    /// `DDNetCharacter`.
+    pub ddnet_characters: u64,
+    /// `PlayerInfo` (as many `ClientInfo` and `DDNetPlayer`).
+    pub players: u64,
+    /// `DDNetProjectile`.
+    pub projectiles: u64,
+    /// `DDNetLaser`.
+    pub lasers: u64,
+    /// `DDNetPickup`.
+    pub pickups: u64,
+}
+
+/// The simulation's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct SimulationFigures {
+    /// (tick, player) pairs where the file records a character.
+    pub player_ticks: u64,
+    /// Of those, where the simulated character stood exactly there.
+    pub matched: u64,
+    /// Divergences not explained by an unmodelled event (the character
+    /// was put where the file says and the simulation went on).
+    pub divergences: u64,
+    /// Player-ticks after an unmodelled event that differ.
+    pub after_unmodelled: u64,
+    /// Unmodelled events.
+    pub unmodelled: usize,
+}
+
+/// Why no demo was written.
+#[derive(Debug)]
+pub enum DemoError {
+    /// The file or the map does not simulate.
+    Simulate(SimulateError),
+    /// A record does not decode: the simulation stopped there.
+    Stopped(String),
+    /// The span holds no tick of the simulation.
+    NoTicks(String),
+    /// No client of the name is in the file.
+    NoPlayer(String),
+}
+
+impl std::fmt::Display for DemoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DemoError::Simulate(e) => write!(f, "{e}"),
+            DemoError::Stopped(e) => write!(f, "the simulation stopped at a record: {e}"),
+            DemoError::NoTicks(e) => write!(f, "{e}"),
+            DemoError::NoPlayer(name) => write!(f, "no player named {name:?} in the file"),
+        }
+    }
+}
+
+impl std::error::Error for DemoError {}
+
+impl From<SimulateError> for DemoError {
+    fn from(e: SimulateError) -> Self {
+        DemoError::Simulate(e)
+    }
+}
+
+/// The demo of `bytes` (a teehistorian file) simulated on `map` (the
+/// map file's bytes, embedded in the demo), covering `span`. `cap`
+/// bounds the map's inflated data.
+pub fn demo_of_teehistorian(
+    bytes: &[u8],
+    map: &[u8],
+    span: &Span,
+    cap: u64,
+) -> Result<(Vec<u8>, DemoSummary), DemoError> {
+    let (header, _) = SliceReader::new(bytes, crate::codec::Mode::Lenient)
+        .map_err(|e| DemoError::Simulate(SimulateError::Decode(e)))?;
+    let col = collision_of_map(map, cap).map_err(|e| DemoError::Simulate(SimulateError::Map(e)))?;
+    let server = header.info.server_version.clone().unwrap_or_default();
+    let version = Version::of_server(&server)
+        .ok_or(DemoError::Simulate(SimulateError::UnknownServer(server)))?;
+    let clients = Clients::read(bytes);
+    let (from, to, player_cids) = match span {
+        Span::All => (i32::MIN, i32::MAX, Vec::new()),
+        Span::Ticks { from, to } => (*from, *to, Vec::new()),
+        Span::Player(name) => {
+            let (from, to, cids) = clients
+                .span_of(name.as_bytes())
+                .ok_or_else(|| DemoError::NoPlayer(name.clone()))?;
+            (from, to, cids)
+        }
+    };
+    use sha2::{Digest, Sha256};
+    let sha: [u8; 32] = Sha256::digest(map).into();
+    let map_sha256 = hex::encode(sha);
+    let map_name = header.info.map_name.clone().unwrap_or_default();
+    let timestamp = demo_timestamp(header.info.start_time.as_deref());
+    let start = DemoStart {
+        version: 6,
+        net_version: "0.6 626fce9a778df4d4",
+        map_name: &map_name,
+        map_crc: crc32fast::hash(map),
+        map_sha256: Some(sha),
+        map,
+        kind: "server",
+        timestamp: &timestamp,
+        flavor: Flavor::Ddnet,
+    };
+    let mut writer = Writer {
+        version,
+        from,
+        to,
+        recorder: DemoRecorder::new(&start, ItemSizes::ddnet_06()),
+        reckoning: vec![None; MAX_CLIENTS],
+        last_action: vec![-1; MAX_CLIENTS],
+        last_input: vec![None; MAX_CLIENTS],
+        in_freeze: vec![false; MAX_CLIENTS],
+        end_pos: vec![None; MAX_CLIENTS],
+        empty: Cores::new(version),
+        default_tuning: Tuning::defaults(version),
+        ex_types: Vec::new(),
+        snap: Snapshot::new(),
+        clients,
+        ids: IdPool::default(),
+        ticks: None,
+        snapshots: 0,
+        items: ItemCounts::default(),
+        resent: 0,
+        reckoned: 0,
+    };
+    let until = (to != i32::MAX).then_some(to);
+    let options = crate::simulate::Options {
+        until,
+        ..Default::default()
+    };
+    let report = simulate_observed(bytes, col, &options, &mut |w: &World| writer.tick(w))?;
+    if let Some(e) = report.stopped {
+        return Err(DemoError::Stopped(e));
+    }
+    let Some(ticks) = writer.ticks else {
+        return Err(DemoError::NoTicks(format!(
+            "the simulation's ticks {}..{} hold none of {}",
+            report.ticks.0,
+            report.ticks.1,
+            match span {
+                Span::Ticks { from, to } => format!("--from {from} --to {to}"),
+                _ => "the span".to_owned(),
+            }
+        )));
+    };
+    let out = writer.recorder.finish();
+    let summary = DemoSummary {
+        version,
+        map_matches_header: header
+            .info
+            .map_sha256
+            .as_deref()
+            .is_some_and(|h| h.eq_ignore_ascii_case(&map_sha256)),
+        map_name,
+        map_sha256,
+        ticks,
+        player_cids,
+        snapshots: writer.snapshots,
+        items: writer.items,
+        cores_resent: writer.resent,
+        cores_reckoned: writer.reckoned,
+        bytes: out.len() as u64,
+        simulation: SimulationFigures {
+            player_ticks: report.player_ticks,
+            matched: report.matched,
+            divergences: report.divergences,
+            after_unmodelled: report.after_unmodelled,
+            unmodelled: report.unmodelled.len(),
+        },
+    };
+    Ok((out, summary))
+}
+
+/// The demo header's timestamp (`str_timestamp`'s `2024-05-01_12-00-00`)
+/// from the teehistorian header's `start_time` (`2024-05-01T12:00:00+0000`),
+/// so the demo says when the session began and never reads the clock;
+/// `1970-01-01_00-00-00` when the header has none in that form.
+fn demo_timestamp(start_time: Option<&str>) -> String {
+    let fallback = "1970-01-01_00-00-00".to_owned();
+    let Some(t) = start_time.and_then(|t| t.get(..19)) else {
+        return fallback;
+    };
+    let b = t.as_bytes();
+    let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
+    let form = b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
+    if !form || !digits.iter().all(|&i| b[i].is_ascii_digit()) {
+        return fallback;
+    }
+    format!("{}_{}-{}-{}", &t[..10], &t[11..13], &t[14..16], &t[17..19])
+}
+
+/// One character's dead reckoning (`m_ReckoningTick`, `m_SendCore`,
+/// `m_ReckoningCore`).
+#[derive(Clone, Debug)]
+struct Reckoning {
+    /// The tick the core was last sent.
+    tick: i32,
+    /// The core sent then, as the item has it.
+    sent: [i32; 15],
+    /// The server's prediction of that core, advanced to now.
+    predicted: Core,
+}
+
+/// The writer's state, fed once a tick.
+struct Writer {
+    version: Version,
+    from: i32,
+    to: i32,
+    recorder: DemoRecorder,
+    /// Per client id, the character's reckoning; `None` until its first
+    /// `TickDeferred`.
+    reckoning: Vec<Option<Reckoning>>,
+    /// Per client id: the tick the character's input last changed
+    /// (`m_LastAction`, -1 for none) and that input.
+    last_action: Vec<i32>,
+    last_input: Vec<Option<crate::teehistorian::PlayerInput>>,
+    /// Per client id: the character stands in a freeze tile, as the
+    /// start of the tick saw it (`m_IsInFreeze`), and where it stood at the
+    /// end of the tick (what the next tick's start sees).
+    in_freeze: Vec<bool>,
+    end_pos: Vec<Option<crate::world::Vec2>>,
+    /// The empty world a prediction ticks in.
+    empty: Cores,
+    /// `CTuningParams()`, what a prediction ticks with.
+    default_tuning: Tuning,
+    /// Extended types in the order they were first used.
+    ex_types: Vec<&'static str>,
+    snap: Snapshot,
+    clients: Clients,
+    ids: IdPool,
+    ticks: Option<(i32, i32)>,
+    snapshots: u64,
+    items: ItemCounts,
+    resent: u64,
+    reckoned: u64,
+}
+
+impl Writer {
+    /// The world at the end of a tick: reckon every character, and write
+    /// the tick's snapshot if it is in the span.
+    fn tick(&mut self, w: &World) {
+        let tick = w.tick;
+        self.reckon(w);
+        if tick < self.from || tick > self.to {
+            return;
+        }
+        self.snapshot(w);
+        self.recorder.record_snapshot(tick, &self.snap);
+        self.snapshots += 1;
+        self.ticks = Some(match self.ticks {
+            Some((first, _)) => (first, tick),
+            None => (tick, tick),
+        });
+    }
+
+    /// `TickDeferred`'s "update the m_SendCore if needed", for every
+    /// character the world ticked.
+    fn reckon(&mut self, w: &World) {
+        let tick = w.tick;
+        for cid in 0..MAX_CLIENTS {
+            let (Some(core), Some(ch)) = (w.core(cid), w.character(cid)) else {
+                self.reckoning[cid] = None;
+                self.last_input[cid] = None;
+                self.end_pos[cid] = None;
+                continue;
+            };
+            let start_pos = self.end_pos[cid].replace(core.pos);
+            if ch.spawn_tick == tick {
+                // Made in the players' tick, after the world's.
+                self.reckoning[cid] = None;
+                self.last_action[cid] = -1;
+                self.last_input[cid] = Some(ch.saved_input);
+                self.in_freeze[cid] = false;
+                continue;
+            }
+            // `DDRaceTick`: where the character stood when the tick began.
+            self.in_freeze[cid] =
+                start_pos.is_some_and(|p| in_freeze(w.collision(), p, self.version));
+            // `OnPredictedInput`: an input unlike the last one is an action.
+            if self.last_input[cid].is_some_and(|i| i != ch.saved_input) {
+                self.last_action[cid] = tick;
+            }
+            self.last_input[cid] = Some(ch.saved_input);
+            let current = core_item(core);
+            let resend = match self.reckoning[cid].as_mut() {
+                // `m_ReckoningTick` 0: more than 3 s old, or (early in a
+                // server's life) a zeroed core that predicts nothing here.
+                None => true,
+                Some(r) => {
+                    match self.version {
+                        Version::Ddnet16_4 => reset_16_4(&mut r.predicted),
+                        Version::Ddnet20_1 => {}
+                    }
+                    r.predicted.tuning = self.default_tuning;
+                    r.predicted.id = cid;
+                    self.empty.tick_alone(&mut r.predicted, w.collision());
+                    core.reset
+                        || i64::from(tick) - i64::from(r.tick) > i64::from(RECKONING_MAX_AGE)
+                        || core_item(&r.predicted) != current
+                }
+            };
+            if resend {
+                let mut predicted = core.clone();
+                predicted.reset = false;
+                self.reckoning[cid] = Some(Reckoning {
+                    tick,
+                    sent: current,
+                    predicted,
+                });
+            }
+        }
+    }
+
+    /// Registers the extended type `name` (if new) and gives its type.
+    fn ex_type(&mut self, name: &'static str) -> i32 {
+        let index = match self.ex_types.iter().position(|&n| n == name) {
+            Some(i) => i,
+            None => {
+                self.ex_types.push(name);
+                let i = self.ex_types.len() - 1;
+                push_registration(&mut self.snap, name, i);
+                i
+            }
+        };
+        MAX_TYPE - index as i32
+    }
+
+    /// Adds an item of `b`'s type with `id`.
+    fn push(&mut self, b: &ItemBuilder, name: &'static str, id: i32) {
+        let type_id = match b.type_id() {
+            Some(t) => t,
+            None => self.ex_type(name),
+        };
+        self.snap.push((type_id << 16) | (id & 0xffff), b.ints());
+    }
+
+    /// The snapshot of the world at its tick.
+    fn snapshot(&mut self, w: &World) {
+        let tick = w.tick;
+        self.snap.clear();
+        for (i, name) in self.ex_types.clone().into_iter().enumerate() {
+            push_registration(&mut self.snap, name, i);
+        }
+        self.game_info(w);
+        for cid in 0..MAX_CLIENTS {
+            let Some(p) = w.player(cid).filter(|p| p.in_game) else {
+                continue;
+            };
+            let info = self.clients.info_at(cid, tick);
+            let mut ci = builder("ClientInfo");
+            ci.text("name", &info.name)
+                .text("clan", &info.clan)
+                .int("country", info.country)
+                .text("skin", &info.skin)
+                .int("use_custom_color", info.use_custom_color)
+                .int("color_body", info.color_body)
+                .int("color_feet", info.color_feet);
+            self.push(&ci, "ClientInfo", cid as i32);
+            // No finish time: the score DDRace sends for none.
+            let mut pi = builder("PlayerInfo");
+            pi.int("client_id", cid as i32)
+                .int("team", p.team)
+                .int("score", -9999);
+            self.push(&pi, "PlayerInfo", cid as i32);
+            let mut dp = builder("DDNetPlayer");
+            // EXPLAYERFLAG_PAUSED (2) for `/pause` and `/spec`; AFK (1)
+            // depends on the server's clock and is not set.
+            dp.int("flags", if p.paused { 2 } else { 0 })
+                .int("auth_level", self.clients.auth_at(cid, tick));
+            match self.version {
+                // 16.4's has only flags and auth level.
+                Version::Ddnet16_4 => dp.truncate(2),
+                // No finish time.
+                Version::Ddnet20_1 => dp.int("finish_time_seconds", -1),
+            };
+            self.push(&dp, "DDNetPlayer", cid as i32);
+            self.items.players += 1;
+        }
+        self.entities(w);
+    }
+
+    /// `IGameController::Snap`: `GameInfo` and `GameInfoEx`.
+    fn game_info(&mut self, w: &World) {
+        let mut gi = builder("GameInfo");
+        gi.int("round_current", 1);
+        self.push(&gi, "GameInfo", 0);
+        let mut ex = builder("GameInfoEx");
+        ex.int("flags", GAMEINFO_FLAGS);
+        match self.version {
+            Version::Ddnet16_4 => {
+                // GAMEINFO_CURVERSION 8; GAMEINFOFLAG2_HUD_DDRACE.
+                ex.int("version", 8).int("flags2", 1 << 6);
+            }
+            Version::Ddnet20_1 => {
+                // GAMEINFO_CURVERSION 13; HUD_DDRACE, DDRACE_TEAM,
+                // PREDICT_EVENTS, SUPPORTS_128_TEAMS (NO_WEAK_HOOK with
+                // sv_no_weak_hook); then sv_min_team_size and
+                // sv_max_team_size at their defaults.
+                let no_weak = if w.config.sv_no_weak_hook != 0 {
+                    1 << 7
+                } else {
+                    0
+                };
+                ex.int("version", 13)
+                    .int("flags2", (1 << 6 | 1 << 9 | 1 << 10 | 1 << 11) | no_weak)
+                    .extend(&[2, 128]);
+            }
+        }
+        self.push(&ex, "GameInfoEx", 0);
+        if self.version == Version::Ddnet20_1 {
+            // No best time on the map.
+            let mut best = builder("MapBestTime");
+            best.int("map_best_time_seconds", -1);
+            self.push(&best, "MapBestTime", 0);
+        }
+    }
+
+    /// `CGameWorld::Snap`: projectiles, lasers, pickups, characters.
+    fn entities(&mut self, w: &World) {
+        self.ids.begin(w.pickups().len() as i32);
+        for p in w.projectiles.iter().rev() {
+            let key = (
+                p.owner,
+                p.start_tick,
+                p.kind,
+                p.pos.x.to_bits(),
+                p.pos.y.to_bits(),
+            );
+            self.ids.keep(key);
+        }
+        let mut lasers = Vec::new();
+        for (age, l) in w.lasers.iter().rev().enumerate() {
+            let key = (l.owner, -1 - age as i32, l.kind, 0, 0);
+            lasers.push(self.ids.keep(key));
+        }
+        self.ids.end();
+        for p in &w.projectiles {
+            let key = (
+                p.owner,
+                p.start_tick,
+                p.kind,
+                p.pos.x.to_bits(),
+                p.pos.y.to_bits(),
+            );
+            let id = self.ids.id_of(key);
+            // The direction in millionths, as DDNet sends an ownerless
+            // projectile's (an owned one's is the aim as the input had
+            // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE.
+            let explosive = if p.explosive { 1 << 2 } else { 0 };
+            let (name, b) = match self.version {
+                Version::Ddnet20_1 => {
+                    let mut b = builder("DDNetProjectile");
+                    b.int("x", round_to_int(p.pos.x * 100.0))
+                        .int("y", round_to_int(p.pos.y * 100.0))
+                        .int("vel_x", round_to_int(p.dir.x * 1e6))
+                        .int("vel_y", round_to_int(p.dir.y * 1e6))
+                        .int("type", p.kind)
+                        .int("start_tick", p.start_tick)
+                        .int("owner", p.owner)
+                        .int("flags", explosive);
+                    ("DDNetProjectile", b)
+                }
+                Version::Ddnet16_4 => {
+                    // `FillExtraInfo`: the angle in millionths of a
+                    // radian; data: owner + 1, then explosive (bit 8+1)
+                    // as 16.4 packs them.
+                    let angle = (p.dir.y.atan2(p.dir.x) * 1_000_000.0) as i32;
+                    let mut b = builder("DDRaceProjectile");
+                    b.int("x", round_to_int(p.pos.x * 100.0))
+                        .int("y", round_to_int(p.pos.y * 100.0))
+                        .int("angle", angle)
+                        .int("data", (p.owner & 255) | 1 << 9 | (explosive << 10))
+                        .int("type", p.kind)
+                        .int("start_tick", p.start_tick);
+                    ("DDRaceProjectile", b)
+                }
+            };
+            self.push(&b, name, id);
+            self.items.projectiles += 1;
+        }
+        for (l, id) in w.lasers.iter().zip(lasers.into_iter().rev()) {
+            let mut b = builder("DDNetLaser");
+            b.int("to_x", round_to_int(l.pos.x))
+                .int("to_y", round_to_int(l.pos.y))
+                .int("from_x", round_to_int(l.from.x))
+                .int("from_y", round_to_int(l.from.y))
+                .int("start_tick", l.eval_tick)
+                .int("owner", l.owner)
+                // LASERTYPE_RIFLE 0, LASERTYPE_SHOTGUN 1.
+                .int("type", if l.kind == 2 { 1 } else { 0 });
+            if self.version == Version::Ddnet16_4 {
+                // 16.4's ends with the type.
+                b.truncate(7);
+            }
+            self.push(&b, "DDNetLaser", id);
+            self.items.lasers += 1;
+        }
+        let pickups = w.pickups();
+        for (i, pk) in pickups.iter().enumerate() {
+            use crate::world::game::PickupKind;
+            // Map entities get the first snap ids, in the order the map
+            // made them (the list is newest first).
+            let id = (pickups.len() - 1 - i) as i32;
+            let (kind, subtype) = match pk.kind {
+                PickupKind::Health => (0, 0),
+                PickupKind::Armor => (1, 0),
+                PickupKind::Weapon(wp) => (2, wp),
+                PickupKind::Ninja => (3, 5),
+            };
+            // 16.4 sends the 0.6 item, 20.1 DDNet's.
+            let name = match self.version {
+                Version::Ddnet16_4 => "Pickup",
+                Version::Ddnet20_1 => "DDNetPickup",
+            };
+            let mut b = builder(name);
+            b.int("x", round_to_int(pk.pos.x))
+                .int("y", round_to_int(pk.pos.y))
+                .int("type", kind)
+                .int("subtype", subtype);
+            self.push(&b, name, id);
+            self.items.pickups += 1;
+        }
+        for &cid in w.order() {
+            self.character(w, cid);
+        }
+    }
+
+    /// `CCharacter::Snap`: `Character` and `DDNetCharacter`.
+    fn character(&mut self, w: &World, cid: usize) {
+        let tick = w.tick;
+        let (Some(core), Some(ch)) = (w.core(cid), w.character(cid)) else {
+            return;
+        };
+        let (item_tick, sent) = match &self.reckoning[cid] {
+            Some(r) => (r.tick, r.sent),
+            None => (0, core_item(core)),
+        };
+        if item_tick == tick {
+            self.resent += 1;
+        } else if item_tick != 0 {
+            self.reckoned += 1;
+        }
+        let weapon = ch.active_weapon;
+        let ammo = usize::try_from(weapon)
+            .ok()
+            .and_then(|wi| ch.weapons.get(wi))
+            .map_or(0, |s| s.ammo);
+        let ammo = match self.version {
+            _ if ch.freeze_time != 0 => 0,
+            Version::Ddnet16_4 if ammo <= 0 => 0,
+            _ => ammo,
+        };
+        let player = w.player(cid);
+        // A character not ticked yet shows its player away (DDNet's new
+        // player is `m_Afk` until its inputs reach `AfkTimer`); later
+        // absences depend on the server's clock and are not followed.
+        let away = player.is_some_and(|p| p.paused) || ch.spawn_tick == tick;
+        let emote = self.emote(ch, away, tick, self.last_action[cid]);
+        let player_flags = player.map_or(0, |p| p.player_flags);
+        let mut c = builder("Character");
+        for (name, v) in CORE_FIELDS.iter().zip(sent) {
+            c.int(name, v);
+        }
+        c.int("tick", item_tick)
+            .int("direction", ch.input.direction)
+            .int("player_flags", player_flags)
+            .int("health", 10)
+            .int("armor", armor(ch, tick))
+            .int("ammo_count", ammo)
+            .int("weapon", weapon)
+            .int("emote", emote)
+            .int("attack_tick", ch.attack_tick);
+        self.push(&c, "Character", cid as i32);
+        self.items.characters += 1;
+
+        let mut flags = 0;
+        let mut set = |bit: i32, on: bool| {
+            if on {
+                flags |= 1 << bit;
+            }
+        };
+        set(0, core.solo);
+        set(2, core.collision_disabled);
+        set(3, core.endless_hook);
+        set(4, core.endless_jump);
+        set(5, core.super_);
+        set(10, core.hook_hit_disabled);
+        for (i, slot) in ch.weapons.iter().enumerate().take(5) {
+            set(14 + i as i32, slot.got);
+        }
+        set(19, weapon == 5);
+        set(20, ch.live_frozen);
+        set(21, self.in_freeze[cid]);
+        let freeze_end = if ch.deep_frozen {
+            -1
+        } else if ch.freeze_time == 0 {
+            0
+        } else {
+            tick.wrapping_add(ch.freeze_time)
+        };
+        // `CGameWorld::Tick` numbers the characters in list order (newest
+        // first) at the end of the world's tick; one spawned after it, in
+        // the players' tick, still has its 0.
+        let strong_weak = if ch.spawn_tick == tick {
+            0
+        } else {
+            w.order()
+                .iter()
+                .filter(|&&o| w.character(o).is_some_and(|x| x.spawn_tick != tick))
+                .position(|&o| o == cid)
+                .unwrap_or(0) as i32
+        };
+        let mut d = builder("DDNetCharacter");
+        d.int("flags", flags)
+            .int("freeze_end", freeze_end)
+            .int("jumps", core.jumps)
+            .int("strong_weak_id", strong_weak)
+            .int("jumped_total", core.jumped_total)
+            .int("ninja_activation_tick", ch.ninja_activation_tick)
+            .int("freeze_start", ch.freeze_start)
+            .int("target_x", core.input.target_x)
+            .int("target_y", core.input.target_y);
+        match self.version {
+            // 16.4's ends with the aim.
+            Version::Ddnet16_4 => d.truncate(10),
+            // TuneZone::OVERRIDE_NONE.
+            Version::Ddnet20_1 => d.int("tune_zone_override", -1),
+        };
+        self.push(&d, "DDNetCharacter", cid as i32);
+        self.items.ddnet_characters += 1;
+    }
+
+    /// The eyes (`DetermineEyeEmote`; 16.4 decides in `SnapCharacter`,
+    /// in another order with the same outcome when no emote was chosen):
+    /// an away (afk) or paused player's are normal when frozen, else
+    /// closed; frozen
+    /// eyes are in pain (deep or live freeze) or closed; and every 5
+    /// seconds after the player last changed its input they blink for 4
+    /// ticks. Emotes a player chooses (`Cl_Emoticon`, `/emote`) are not
+    /// modelled.
+    fn emote(
+        &self,
+        ch: &crate::world::character::Character,
+        away: bool,
+        tick: i32,
+        last_action: i32,
+    ) -> i32 {
+        let frozen = ch.deep_frozen || ch.freeze_time > 0;
+        if away {
+            return if frozen { 0 } else { EMOTE_BLINK };
+        }
+        if ch.deep_frozen || ch.live_frozen {
+            return EMOTE_PAIN;
+        }
+        if frozen {
+            return EMOTE_BLINK;
+        }
+        if 250 - (tick.wrapping_sub(last_action)).rem_euclid(250) < 5 {
+            return EMOTE_BLINK;
+        }
+        0
+    }
+}
+
+/// `m_IsInFreeze`: a freeze tile (plain, deep or live; 20.1: or death)
+/// in the game, front or switch layer at `p`, or (20.1) a death tile at a
+/// corner a third of the body out.
+fn in_freeze(col: &crate::world::collision::Collision, p: crate::world::Vec2, v: Version) -> bool {
+    use crate::world::collision::{TILE_DEATH, tile};
+    let i = col.pure_index(p);
+    let kinds = [col.game_index(i), col.front_index(i), col.switch_at(i).0];
+    let freeze = |k: u8| {
+        matches!(k, tile::FREEZE | tile::DFREEZE | tile::LFREEZE)
+            || (v == Version::Ddnet20_1 && k == TILE_DEATH)
+    };
+    if kinds.into_iter().any(freeze) {
+        return true;
+    }
+    if v == Version::Ddnet16_4 {
+        return false;
+    }
+    let r = crate::world::core::PHYSICAL_SIZE / 3.0;
+    [(r, -r), (r, r), (-r, -r), (-r, r)]
+        .into_iter()
+        .any(|(dx, dy)| {
+            let q = crate::world::Vec2::new(p.x + dx, p.y + dy);
+            col.collision_at(q) == TILE_DEATH || col.front_collision_at(q) == TILE_DEATH
+        })
+}
+
+/// The armor DDNet shows (`SetArmorProgress` in 20.1, `DDRaceTick` in
+/// 16.4): the freeze counting down at the start of the tick (10 - ticks
+/// left / 15, so 10 when not frozen), the ninja's time counting down in
+/// its place while it lasts, 0 in the tick a freeze began and for a
+/// character that has not ticked yet (`m_Armor`'s first value).
+fn armor(ch: &crate::world::character::Character, tick: i32) -> i32 {
+    use crate::world::character::weapon;
+    use crate::world::weapons::NINJA_DURATION_MS;
+    let progress = |left: i32| (10 - left / 15).clamp(0, 10);
+    if ch.spawn_tick == tick || (ch.freeze_start == tick && ch.freeze_time > 0) {
+        return 0;
+    }
+    let ninja_ticks = i64::from(NINJA_DURATION_MS * 50 / 1000);
+    let since = i64::from(tick) - i64::from(ch.ninja_activation_tick);
+    if ch.active_weapon == weapon::NINJA && since <= ninja_ticks {
+        return progress((ninja_ticks - since).clamp(0, 750) as i32);
+    }
+    if ch.freeze_time > 0 {
+        // Counted down by one in this tick's `DDRaceTick`, after the armor.
+        return progress(ch.freeze_time + 1);
+    }
+    10
+}
+
+/// `EMOTE_PAIN`.
+const EMOTE_PAIN: i32 = 1;
+/// `EMOTE_BLINK`.
+const EMOTE_BLINK: i32 = 5;
+
+/// `GameInfoEx`'s flags from DDNet's DDRace controller (16.4 and 20.1):
+/// TIMESCORE, GAMETYPE_RACE, _DDRACE, _DDNET, UNLIMITED_AMMO,
+/// RACE_RECORD_MESSAGE, ALLOW_EYE_WHEEL, ALLOW_HOOK_COLL, ALLOW_ZOOM,
+/// BUG_DDRACE_GHOST, BUG_DDRACE_INPUT, PREDICT_DDRACE,
+/// PREDICT_DDRACE_TILES, ENTITIES_DDNET, _DDRACE, _RACE, RACE.
+const GAMEINFO_FLAGS: i32 = 247_983_155;
+
+/// The core fields of a Character item, in order (`tick` to `hook_dy`).
+const CORE_FIELDS: [&str; 15] = [
+    "tick",
+    "x",
+    "y",
+    "vel_x",
+    "vel_y",
+    "angle",
+    "direction",
+    "jumped",
+    "hooked_player",
+    "hook_state",
+    "hook_tick",
+    "hook_x",
+    "hook_y",
+    "hook_dx",
+    "hook_dy",
+];
+
+/// `CCharacterCore::Write`: the core as a Character item has it (`tick`
+/// 0).
+fn core_item(c: &Core) -> [i32; 15] {
+    [
+        0,
+        round_to_int(c.pos.x),
+        round_to_int(c.pos.y),
+        round_to_int(c.vel.x * 256.0),
+        round_to_int(c.vel.y * 256.0),
+        c.angle,
+        c.direction,
+        c.jumped,
+        c.hooked_player,
+        c.hook_state,
+        c.hook_tick,
+        round_to_int(c.hook_pos.x),
+        round_to_int(c.hook_pos.y),
+        round_to_int(c.hook_dir.x * 256.0),
+        round_to_int(c.hook_dir.y * 256.0),
+    ]
+}
+
+/// DDNet 16.4's `CCharacterCore::Reset`, which its `Init` runs on the
+/// prediction every tick: what it resets (the rest is kept).
+fn reset_16_4(c: &mut Core) {
+    c.pos = crate::world::Vec2::default();
+    c.vel = crate::world::Vec2::default();
+    c.new_hook = false;
+    c.hook_pos = crate::world::Vec2::default();
+    c.hook_dir = crate::world::Vec2::default();
+    c.hook_tick = 0;
+    c.hook_state = crate::world::core::hook::IDLE;
+    c.hooked_player = -1;
+    c.jumped = 0;
+    c.jumped_total = 0;
+    c.jumps = 2;
+    c.triggered_events = 0;
+    c.solo = false;
+    c.collision_disabled = false;
+    c.endless_hook = false;
+    c.endless_jump = false;
+    c.hook_hit_disabled = false;
+    c.super_ = false;
+    c.input.target_x = 0;
+    c.input.target_y = -1;
+}
+
+/// A zeroed item of a type the tables have.
+fn builder(name: &str) -> ItemBuilder {
+    ItemBuilder::new(name).expect("a type of the crate's item tables")
+}
+
+/// The registration item of extended type number `index`.
+fn push_registration(snap: &mut Snapshot, name: &'static str, index: usize) {
+    let uuid = builder(name).uuid().unwrap_or_default();
+    snap.push(MAX_TYPE - index as i32, &uuid_to_ints(&uuid));
+}
+
+/// Snap ids for projectiles and lasers: an entity keeps its id while it
+/// lives; a new one takes the lowest id no living entity has, above the
+/// map's pickups. (DDNet's `CSnapIdPool` reuses an id only seconds after
+/// it was freed; the ids differ, the items do not.)
+#[derive(Default)]
+struct IdPool {
+    /// Living entities' keys and ids.
+    live: Vec<(EntityKey, i32)>,
+    /// The keys seen this tick.
+    seen: Vec<EntityKey>,
+    /// The first id (after the pickups).
+    base: i32,
+}
+
+type EntityKey = (i32, i32, i32, u32, u32);
+
+impl IdPool {
+    /// A tick begins; ids start after the map's `pickups`.
+    fn begin(&mut self, pickups: i32) {
+        self.seen.clear();
+        self.base = pickups;
+    }
+
+    /// `key` lives this tick: its id.
+    fn keep(&mut self, key: EntityKey) -> i32 {
+        self.seen.push(key);
+        if let Some(&(_, id)) = self.live.iter().find(|(k, _)| *k == key) {
+            return id;
+        }
+        let mut id = self.base;
+        while self.live.iter().any(|&(_, i)| i == id) {
+            id += 1;
+        }
+        self.live.push((key, id));
+        id
+    }
+
+    /// Entities not seen this tick are gone.
+    fn end(&mut self) {
+        let seen = &self.seen;
+        self.live.retain(|(k, _)| seen.contains(k));
+    }
+
+    fn id_of(&self, key: EntityKey) -> i32 {
+        self.live
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(0, |&(_, id)| id)
+    }
+}
+
+/// What a client said about itself (`Cl_StartInfo`, `Cl_ChangeInfo`).
+#[derive(Clone, Debug, Default)]
+struct ClientInfo {
+    name: Vec<u8>,
+    clan: Vec<u8>,
+    country: i32,
+    skin: Vec<u8>,
+    use_custom_color: i32,
+    color_body: i32,
+    color_feet: i32,
+}
+
+/// Every client's info over the file: per client id, (tick, info) in
+/// order; a join starts afresh.
+#[derive(Default)]
+struct Clients {
+    changes: Vec<Vec<(i32, Option<ClientInfo>)>>,
+    /// Per client id, (tick, rcon level) in order; a join or drop sets 0.
+    auth: Vec<Vec<(i32, i32)>>,
+    last_tick: i32,
+}
+
+impl Clients {
+    /// Reads the file's joins, drops and info messages (as far as its
+    /// records decode).
+    fn read(bytes: &[u8]) -> Clients {
+        let mut c = Clients {
+            changes: vec![Vec::new(); MAX_CLIENTS],
+            auth: vec![Vec::new(); MAX_CLIENTS],
+            last_tick: 0,
+        };
+        let Ok((_, mut reader)) = SliceReader::new(bytes, crate::codec::Mode::Lenient) else {
+            return c;
+        };
+        let _ = reader.for_each_record(|rec| {
+            c.last_tick = rec.tick;
+            let slot = |cid: i32| usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS);
+            match &rec.msg {
+                Message::Join { cid } | Message::Drop { cid, .. } => {
+                    if let Some(cid) = slot(*cid) {
+                        c.changes[cid].push((rec.tick, None));
+                        c.auth[cid].push((rec.tick, 0));
+                    }
+                }
+                Message::Ex(ex) => {
+                    use crate::teehistorian::Ex;
+                    let (cid, level) = match &ex.ex {
+                        Ex::AuthInit { cid, level, .. } | Ex::AuthLogin { cid, level, .. } => {
+                            (*cid, *level)
+                        }
+                        Ex::AuthLogout { cid } => (*cid, 0),
+                        _ => return ControlFlow::Continue(()),
+                    };
+                    if let Some(cid) = slot(cid) {
+                        c.auth[cid].push((rec.tick, level));
+                    }
+                }
+                Message::NetMessage { cid, data } => {
+                    if let (Some(cid), Some(info)) = (slot(*cid), client_info(rec.protocol, data)) {
+                        c.changes[cid].push((rec.tick, Some(info)));
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        c
+    }
+
+    /// The info of `cid` as the snapshot of `tick` shows it: what was
+    /// recorded before that tick (records of tick T come after its
+    /// snapshot).
+    fn info_at(&self, cid: usize, tick: i32) -> ClientInfo {
+        self.changes[cid]
+            .iter()
+            .rev()
+            .find(|(t, _)| *t < tick)
+            .and_then(|(_, i)| i.clone())
+            .unwrap_or_default()
+    }
+
+    /// The rcon level of `cid` as the snapshot of `tick` shows it.
+    fn auth_at(&self, cid: usize, tick: i32) -> i32 {
+        self.auth[cid]
+            .iter()
+            .rev()
+            .find(|(t, _)| *t < tick)
+            .map_or(0, |&(_, level)| level)
+    }
+
+    /// The ticks from the first snapshot that shows a client named
+    /// `name` to the last one it is in, and those clients.
+    fn span_of(&self, name: &[u8]) -> Option<(i32, i32, Vec<usize>)> {
+        let mut span: Option<(i32, i32)> = None;
+        let mut cids = Vec::new();
+        for (cid, changes) in self.changes.iter().enumerate() {
+            for (i, (t, info)) in changes.iter().enumerate() {
+                if info.as_ref().is_none_or(|i| i.name != name) {
+                    continue;
+                }
+                // Shown from the next tick on, until the next change.
+                let start = t.saturating_add(1);
+                let end = changes.get(i + 1).map_or(self.last_tick, |(t, _)| *t);
+                span = Some(match span {
+                    Some((a, b)) => (a.min(start), b.max(end)),
+                    None => (start, end),
+                });
+                if !cids.contains(&cid) {
+                    cids.push(cid);
+                }
+            }
+        }
+        span.map(|(a, b)| (a, b.max(a), cids))
+    }
+}
+
+/// A `Cl_StartInfo` or `Cl_ChangeInfo`'s info.
+fn client_info(protocol: Option<crate::packet::Version>, data: &[u8]) -> Option<ClientInfo> {
+    use crate::packet::msg::{decode_body, split};
+    let version = protocol.unwrap_or(crate::packet::Version::V06);
+    let (header, body) = split(data).ok()?;
+    if header.sys {
+        return None;
+    }
+    match header.name(version) {
+        Some("Cl_StartInfo" | "Cl_ChangeInfo") => {}
+        _ => return None,
+    }
+    let f = decode_body(version, &header, body)?.ok()?;
+    Some(ClientInfo {
+        name: f.text("name")?.to_vec(),
+        clan: f.text("clan").unwrap_or_default().to_vec(),
+        country: f.int("country").unwrap_or(-1),
+        skin: f.text("skin").unwrap_or(b"default").to_vec(),
+        use_custom_color: f.int("use_custom_color").unwrap_or(0),
+        color_body: f.int("color_body").unwrap_or(0),
+        color_feet: f.int("color_feet").unwrap_or(0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timestamp_is_the_sessions_start() {
+        assert_eq!(
+            demo_timestamp(Some("2026-11-22T02:30:53+0000")),
+            "2026-11-22_02-30-53"
+        );
+        for bad in [
+            None,
+            Some("yesterday"),
+            Some("2026-11-22 02:30:53"),
+            Some("é"),
+        ] {
+            assert_eq!(demo_timestamp(bad), "1970-01-01_00-00-00", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn item_names_are_in_the_tables() {
+        for name in [
+            "Character",
+            "DDNetCharacter",
+            "ClientInfo",
+            "PlayerInfo",
+            "DDNetPlayer",
+            "GameInfo",
+            "GameInfoEx",
+            "DDNetProjectile",
+            "DDNetLaser",
+            "DDNetPickup",
+        ] {
+            assert!(ItemBuilder::new(name).is_some(), "{name}");
+        }
+    }
+}

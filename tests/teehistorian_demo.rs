@@ -1,0 +1,325 @@
+//! `teehistorian demo` (issue 27, item 5): the demo of a simulated
+//! teehistorian file against the server's own demo of the same session.
+//! For every tick both demos have, the Character and DDNetCharacter items
+//! of each client id are compared field by field.
+#![cfg(feature = "jobs")]
+
+use std::collections::BTreeMap;
+use teeoracle::demo::{EventKind, Events};
+use teeoracle::demo_of_world::{Span, demo_of_teehistorian};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
+
+/// Per tick, per client id: the Character item's ints and the
+/// DDNetCharacter item's.
+type Items = BTreeMap<i32, BTreeMap<i32, (Vec<i32>, Option<Vec<i32>>)>>;
+
+/// The character items of every snapshot of a demo.
+fn characters(demo: &[u8]) -> Items {
+    let mut events = Events::new(demo).expect("a demo");
+    let mut out = Items::new();
+    // A tick marker with no snapshot after it: the last one again.
+    let mut last = BTreeMap::new();
+    while let Ok(Some(e)) = events.next() {
+        let snap = match e.kind {
+            EventKind::Snapshot(snap) => snap,
+            EventKind::Tick { .. } => {
+                out.insert(e.tick, last.clone());
+                continue;
+            }
+            _ => continue,
+        };
+        let tick = out.entry(e.tick).or_default();
+        tick.clear();
+        for item in snap.items() {
+            if item.type_id() == 9 {
+                tick.entry(item.id()).or_default().0 = item.data.to_vec();
+            } else if item.type_id() >= teeoracle::snapshot::OFFSET_UUID_TYPE
+                && snap.ex_type_name(item.type_id()) == Some("character@netobj.ddnet.tw")
+            {
+                tick.entry(item.id()).or_default().1 = Some(item.data.to_vec());
+            }
+        }
+        last = tick.clone();
+    }
+    out
+}
+
+/// What comparing two demos' character items found.
+#[derive(Debug, Default)]
+struct Comparison {
+    /// Character items of the server's demo at ticks ours has too.
+    items: u64,
+    /// Of those, ours has the same client id's item, equal in every int.
+    equal: u64,
+    /// DDNetCharacter items compared and equal in every int.
+    ddnet_items: u64,
+    ddnet_equal: u64,
+    /// Differing Character fields by index, with a first example.
+    fields: BTreeMap<usize, (u64, String)>,
+    ddnet_fields: BTreeMap<usize, (u64, String)>,
+    /// Character items of the server's demo that ours lacks.
+    missing: u64,
+    /// Ticks of the server's demo that ours has.
+    ticks: u64,
+}
+
+fn compare(ours: &Items, theirs: &Items) -> Comparison {
+    let mut c = Comparison::default();
+    for (tick, chars) in theirs {
+        let Some(mine) = ours.get(tick) else {
+            continue;
+        };
+        c.ticks += 1;
+        for (cid, (ch, dd)) in chars {
+            c.items += 1;
+            let Some((my_ch, my_dd)) = mine.get(cid) else {
+                c.missing += 1;
+                continue;
+            };
+            if ch == my_ch {
+                c.equal += 1;
+            } else {
+                for i in 0..ch.len().max(my_ch.len()) {
+                    if ch.get(i) != my_ch.get(i) {
+                        let e = c.fields.entry(i).or_insert((
+                            0,
+                            format!(
+                                "tick {tick} cid {cid}: server {:?}, ours {:?}",
+                                ch.get(i),
+                                my_ch.get(i)
+                            ),
+                        ));
+                        e.0 += 1;
+                    }
+                }
+            }
+            if let Some(dd) = dd {
+                c.ddnet_items += 1;
+                let my_dd = my_dd.as_deref().unwrap_or_default();
+                if dd[..] == my_dd[..] {
+                    c.ddnet_equal += 1;
+                } else {
+                    for i in 0..dd.len().max(my_dd.len()) {
+                        if dd.get(i) != my_dd.get(i) {
+                            let e = c.ddnet_fields.entry(i).or_insert((
+                                0,
+                                format!(
+                                    "tick {tick} cid {cid}: server {:?}, ours {:?}",
+                                    dd.get(i),
+                                    my_dd.get(i)
+                                ),
+                            ));
+                            e.0 += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    c
+}
+
+/// Our demo of `teehistorian/{dir}/{name}` on the map the server's demo
+/// embeds, compared with that demo.
+fn against_server(dir: &str, name: &str) -> (Vec<u8>, Comparison) {
+    let th = std::fs::read(format!("{DIR}/teehistorian/{dir}/{name}.teehistorian"))
+        .expect("the teehistorian file");
+    let server = std::fs::read(format!("{DIR}/demo/{dir}/{name}.demo")).expect("the demo");
+    let map = Events::new(&server).expect("a demo").map().to_vec();
+    let (ours, summary) =
+        demo_of_teehistorian(&th, &map, &Span::All, 64 << 20).expect("a demo of the file");
+    assert!(summary.map_matches_header, "{name}");
+    let c = compare(&characters(&ours), &characters(&server));
+    assert!(summary.simulation.player_ticks >= c.items, "{name}");
+    (ours, c)
+}
+
+/// Every Character item of the server's demo at a simulated tick, and its
+/// DDNetCharacter item, against ours: (file, items, Character items equal
+/// in every int). DDNetCharacter items are all equal, and a Character item
+/// that differs differs only in `emote` (field 20): the eyes a player
+/// chooses (emoticons), pain from a hit and the away state, which depends
+/// on the server's clock, are not modelled.
+const SERVER_DEMOS: [(&str, &str, u64, u64); 13] = [
+    ("ddnet-20.1", "A_join_move_leave", 851, 701),
+    ("ddnet-20.1", "B_eight_bots_dm1", 15_906, 14_597),
+    ("ddnet-20.1", "C_rcon_auth", 4_502, 4_429),
+    ("ddnet-20.1", "E_map_change.1_dm1", 1_200, 1_126),
+    ("ddnet-20.1", "E_map_change.2_ctf1", 2_899, 2_795),
+    ("ddnet-20.1", "F_crash_truncated", 3_306, 2_806),
+    ("ddnet-16.4", "phys_hook_players", 1_150, 1_150),
+    ("ddnet-16.4", "phys_weapons", 1_450, 1_365),
+    ("ddnet-16.4", "phys_kill_hooked", 850, 844),
+    ("ddnet-16.4", "phys_spawn_rush", 1_525, 1_444),
+    ("ddnet-16.4", "phys_gravity_fall", 475, 475),
+    ("ddnet-16.4", "phys_freeze_tutorial", 375, 375),
+    ("ddnet-16.4", "phys_tele_goldmine", 375, 375),
+];
+
+#[test]
+fn character_items_equal_the_server_demos() {
+    for (dir, name, items, equal) in SERVER_DEMOS {
+        let (_, c) = against_server(dir, name);
+        assert_eq!(
+            (c.items, c.missing, c.equal, c.ddnet_items, c.ddnet_equal),
+            (items, 0, equal, items, items),
+            "{name}: {c:?}"
+        );
+        assert!(
+            c.fields.keys().all(|&f| f == 20) && c.ddnet_fields.is_empty(),
+            "{name}: {c:?}"
+        );
+    }
+}
+
+/// A snapshot: its tick, and its items (key, ints) sorted by key.
+type Snap = (i32, Vec<(i32, Vec<i32>)>);
+
+/// libtw2's demo reader over a demo: every snapshot it rebuilds (keyframes
+/// with `RawSnap::read`, deltas with `Delta::read` sized by libtw2's DDNet
+/// table and `RawSnap::read_with_delta`), as (tick, items sorted by key);
+/// an error of any kind fails.
+fn read_with_libtw2(bytes: &[u8]) -> Vec<Snap> {
+    use libtw2_demo::RawChunk;
+    use libtw2_packer::Unpacker;
+    use libtw2_snapshot::snap::{Delta, RawSnap};
+    let mut warn: Vec<libtw2_demo::Warning> = Vec::new();
+    let mut reader =
+        libtw2_demo::Reader::new(std::io::Cursor::new(bytes), &mut warn).expect("libtw2 header");
+    let mut snap_warn: Vec<libtw2_snapshot::format::Warning> = Vec::new();
+    let mut buf = Vec::new();
+    let mut current: Option<RawSnap> = None;
+    let mut tick = -1;
+    let mut out = Vec::new();
+    while let Some(chunk) = reader
+        .read_chunk(&mut warn)
+        .expect("libtw2 reads every chunk")
+    {
+        let snap = match chunk {
+            RawChunk::Tick { tick: t, .. } => {
+                tick = t;
+                continue;
+            }
+            RawChunk::Snapshot(b) => {
+                let mut snap = RawSnap::empty();
+                snap.read(&mut snap_warn, &mut buf, b).expect("a keyframe");
+                snap
+            }
+            RawChunk::SnapshotDelta(b) => {
+                let base = current.as_ref().expect("a keyframe first");
+                let mut delta = Delta::new();
+                delta
+                    .read(
+                        &mut snap_warn,
+                        libtw2_gamenet_ddnet::snap_obj::obj_size,
+                        &mut Unpacker::new(b),
+                    )
+                    .expect("a delta");
+                let mut snap = RawSnap::empty();
+                snap.read_with_delta(&mut snap_warn, base, &delta)
+                    .expect("a delta that applies");
+                snap
+            }
+            RawChunk::Message(_) | RawChunk::Unknown => continue,
+        };
+        out.push((
+            tick,
+            snap.items().map(|i| (i.key(), i.data.to_vec())).collect(),
+        ));
+        current = Some(snap);
+    }
+    assert!(warn.is_empty(), "libtw2 demo warnings: {warn:?}");
+    assert!(
+        snap_warn.is_empty(),
+        "libtw2 snapshot warnings: {snap_warn:?}"
+    );
+    out
+}
+
+/// The same snapshots as teeoracle's demo reader rebuilds them.
+fn read_with_teeoracle(bytes: &[u8]) -> Vec<Snap> {
+    let mut events = Events::new(bytes).expect("a demo");
+    let mut out = Vec::new();
+    while let Some(e) = events.next().expect("every event reads") {
+        if let EventKind::Snapshot(snap) = e.kind {
+            let mut items: Vec<(i32, Vec<i32>)> = snap
+                .items()
+                .map(|i| ((i.type_id() << 16) | i.id(), i.data.to_vec()))
+                .collect();
+            items.sort();
+            out.push((e.tick, items));
+        }
+    }
+    out
+}
+
+#[test]
+fn libtw2_reads_the_written_demo_as_teeoracle_does() {
+    for (dir, name) in [
+        ("ddnet-20.1", "B_eight_bots_dm1"),
+        ("ddnet-16.4", "phys_weapons"),
+    ] {
+        let (ours, _) = against_server(dir, name);
+        let lt2 = read_with_libtw2(&ours);
+        let mine = read_with_teeoracle(&ours);
+        assert!(!lt2.is_empty());
+        assert_eq!(lt2.len(), mine.len(), "{name}: snapshots");
+        for (a, b) in lt2.iter().zip(&mine) {
+            assert_eq!(a, b, "{name}: the snapshot of tick {}", a.0);
+        }
+    }
+}
+
+#[test]
+fn a_cut_demo_holds_the_full_demos_ticks_and_a_player_its_span() {
+    let th = std::fs::read(format!(
+        "{DIR}/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"
+    ))
+    .unwrap();
+    let server = std::fs::read(format!("{DIR}/demo/ddnet-20.1/B_eight_bots_dm1.demo")).unwrap();
+    let map = Events::new(&server).unwrap().map().to_vec();
+    let (full, _) = demo_of_teehistorian(&th, &map, &Span::All, 64 << 20).unwrap();
+    let (cut, s) = demo_of_teehistorian(
+        &th,
+        &map,
+        &Span::Ticks {
+            from: 1000,
+            to: 1200,
+        },
+        64 << 20,
+    )
+    .unwrap();
+    assert_eq!((s.ticks, s.snapshots), ((1000, 1200), 201));
+    let full = characters(&full);
+    let cut = characters(&cut);
+    assert_eq!(
+        cut.keys().copied().collect::<Vec<_>>(),
+        (1000..=1200).collect::<Vec<_>>()
+    );
+    for (tick, items) in &cut {
+        assert_eq!(Some(items), full.get(tick), "tick {tick}");
+    }
+    // No tick of the file in the range: an error, no demo.
+    assert!(
+        demo_of_teehistorian(
+            &th,
+            &map,
+            &Span::Ticks {
+                from: 5000,
+                to: 6000
+            },
+            64 << 20
+        )
+        .is_err()
+    );
+    // A player: the ticks from its name on to the file's end or its
+    // leaving.
+    let a = std::fs::read(format!(
+        "{DIR}/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian"
+    ))
+    .unwrap();
+    let (_, s) = demo_of_teehistorian(&a, &map, &Span::Player("alice".into()), 64 << 20).unwrap();
+    assert_eq!((s.ticks, s.player_cids.clone()), ((81, 931), vec![0]));
+    assert!(demo_of_teehistorian(&a, &map, &Span::Player("bob".into()), 64 << 20).is_err());
+}

@@ -37,7 +37,9 @@ const ORDER: &[(&str, &[&str])] = &[
     ),
     (
         "jobs",
-        &["simulate", "check", "conform", "diff", "generate", "bot"],
+        &[
+            "simulate", "check", "conform", "diff", "generate", "bot", "export",
+        ],
     ),
 ];
 

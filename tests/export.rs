@@ -103,6 +103,25 @@ fn strings(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<Str
     out
 }
 
+/// Row `i`'s value of the int column `column` (int32 or int64).
+fn int(batches: &[arrow_array::RecordBatch], column: &str, i: usize) -> Option<i64> {
+    use arrow_array::Array;
+    let b = &batches[0];
+    let col = b.column_by_name(column).unwrap();
+    if col.is_null(i) {
+        return None;
+    }
+    if let Some(c) = col.as_any().downcast_ref::<arrow_array::Int32Array>() {
+        return Some(c.value(i).into());
+    }
+    Some(
+        col.as_any()
+            .downcast_ref::<arrow_array::Int64Array>()
+            .unwrap()
+            .value(i),
+    )
+}
+
 #[test]
 fn tables_read_back_with_the_crates_own_counts() {
     let dir = scratch("counts");
@@ -133,7 +152,9 @@ fn tables_read_back_with_the_crates_own_counts() {
     }
     // One row group per file here (each under 65,536 rows).
     assert_eq!(groups, vec![970, 3501, 1]);
-    // Each record's JSON is its line of `teehistorian dump --format jsonl`.
+    // A record with JSON has its line of `teehistorian dump --format
+    // jsonl`; the others have typed columns (the first record of A is a
+    // TICK_SKIP of 79 at byte 3561).
     let out = common::run(&["teehistorian", "dump", A_TH, "--format", "jsonl"]);
     assert_eq!(out.status.code(), Some(0));
     let dump: Vec<String> = String::from_utf8(out.stdout)
@@ -142,12 +163,22 @@ fn tables_read_back_with_the_crates_own_counts() {
         .filter(|l| !l.starts_with("{\"kind\":"))
         .map(str::to_string)
         .collect();
-    let lines: Vec<String> = strings(&records, "record")
-        .into_iter()
-        .take(970)
-        .map(Option::unwrap)
-        .collect();
-    assert_eq!(lines, dump);
+    assert_eq!(dump.len(), 970);
+    let lines = strings(&records, "record");
+    let kinds = strings(&records, "kind");
+    let mut with_json = 0;
+    for ((line, kind), dumped) in lines.iter().zip(&kinds).zip(&dump) {
+        let d: serde_json::Value = serde_json::from_str(dumped).unwrap();
+        assert_eq!(d["kind"].as_str(), kind.as_deref());
+        if let Some(line) = line {
+            assert_eq!(line, dumped);
+            with_json += 1;
+        }
+    }
+    assert!(with_json > 0 && with_json < 970, "{with_json}");
+    assert_eq!(kinds[0].as_deref(), Some("tick_skip"));
+    assert_eq!(int(&records, "dt", 0), Some(79));
+    assert_eq!(int(&records, "offset", 0), Some(3561));
 
     // Player states: the replay's players at the end of each recorded tick;
     // alice (cid 0) is in session A.

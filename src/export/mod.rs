@@ -5,8 +5,9 @@
 //! versioned by [`SCHEMA_VERSION`], which every file carries as its
 //! `teeoracle.schema_version` metadata key):
 //!
-//! - `teehistorian_records`: every record of every teehistorian file, as
-//!   `teehistorian dump --format jsonl` gives it;
+//! - `teehistorian_records`: every record of every teehistorian file:
+//!   the common ones in typed columns, the others as their line of
+//!   `teehistorian dump --format jsonl`;
 //! - `player_states`: the replayed world ([`crate::teehistorian::Replay`])
 //!   at the end of each tick a file records, one row per player present;
 //! - `demo_events`: what DDNet's demo player meets in each demo;
@@ -52,7 +53,22 @@ const RECORDS: &[(&str, Type, bool)] = &[
     ("cid", I32, true),
     ("cid2", I32, true),
     ("bytes", I32, false),
-    ("record", Str, false),
+    ("dx", I32, true),
+    ("dy", I32, true),
+    ("x", I32, true),
+    ("y", I32, true),
+    ("dt", I32, true),
+    ("direction", I32, true),
+    ("target_x", I32, true),
+    ("target_y", I32, true),
+    ("jump", I32, true),
+    ("fire", I32, true),
+    ("hook", I32, true),
+    ("player_flags", I32, true),
+    ("wanted_weapon", I32, true),
+    ("next_weapon", I32, true),
+    ("prev_weapon", I32, true),
+    ("record", Str, true),
 ];
 
 /// `player_states`.
@@ -494,13 +510,52 @@ fn null(t: Type) -> V<'static> {
     }
 }
 
-/// One `teehistorian_records` row.
+/// One `teehistorian_records` row: the records most of a file is made
+/// of (canonical player, input, join, tick-skip and FINISH records) in
+/// typed columns, every other one as its `dump` line.
 fn record_row(
     table: &mut Table,
     buf: &mut Vec<u8>,
     file: &str,
     rec: &Record<'_>,
 ) -> io::Result<()> {
+    use crate::teehistorian::Message;
+    let [cid, cid2] = rec.msg.cids();
+    let mut row = [V::I32(None); 23];
+    row[0] = V::Str(Some(file));
+    row[1] = V::I64(Some(rec.offset as i64));
+    row[2] = V::I32(Some(rec.tick));
+    row[3] = V::Str(Some(rec.msg.kind_name()));
+    row[4] = V::I32(cid);
+    row[5] = V::I32(cid2);
+    row[6] = V::I32(Some(i32::try_from(rec.raw.len()).unwrap_or(i32::MAX)));
+    row[22] = V::Str(None);
+    let typed = !rec.noncanonical
+        && match &rec.msg {
+            Message::PlayerDiff { dx, dy, .. } => {
+                (row[7], row[8]) = (V::I32(Some(*dx)), V::I32(Some(*dy)));
+                true
+            }
+            Message::PlayerNew { x, y, .. } => {
+                (row[9], row[10]) = (V::I32(Some(*x)), V::I32(Some(*y)));
+                true
+            }
+            Message::TickSkip { dt } => {
+                row[11] = V::I32(Some(*dt));
+                true
+            }
+            Message::InputNew { input, .. } | Message::InputDiff { dinput: input, .. } => {
+                for (slot, v) in row[12..22].iter_mut().zip(input.iter()) {
+                    *slot = V::I32(Some(*v));
+                }
+                true
+            }
+            Message::PlayerOld { .. } | Message::Join { .. } | Message::Finish => true,
+            _ => false,
+        };
+    if typed {
+        return table.push(&row);
+    }
     buf.clear();
     if !RecordLine::write_common(rec, buf)? {
         serde_json::to_writer(&mut *buf, &RecordLine::new(rec)).map_err(io::Error::other)?;
@@ -509,17 +564,8 @@ fn record_row(
         buf.pop();
     }
     let text = String::from_utf8_lossy(buf);
-    let [cid, cid2] = rec.msg.cids();
-    table.push(&[
-        V::Str(Some(file)),
-        V::I64(Some(rec.offset as i64)),
-        V::I32(Some(rec.tick)),
-        V::Str(Some(rec.msg.kind_name())),
-        V::I32(cid),
-        V::I32(cid2),
-        V::I32(Some(i32::try_from(rec.raw.len()).unwrap_or(i32::MAX))),
-        V::Str(Some(&text)),
-    ])
+    row[22] = V::Str(Some(&text));
+    table.push(&row)
 }
 
 /// The `player_states` rows of the world at the end of its tick: every

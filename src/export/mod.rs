@@ -36,7 +36,7 @@ use crate::teehistorian::{Record, Replay, ReplayConfig, StreamReader};
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use table::{Table, Type, V};
+use table::{Column, Table, Type, V};
 
 /// The version of the tables' schema (`src/schema.md`, `# export`):
 /// renaming or removing a column, or changing its meaning, changes it.
@@ -45,7 +45,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 use Type::{Bool, F64, I32, I64, Str};
 
 /// `teehistorian_records`.
-const RECORDS: &[(&str, Type, bool)] = &[
+const RECORDS: &[Column] = &[
     ("file", Str, false),
     ("offset", I64, false),
     ("tick", I32, false),
@@ -72,7 +72,7 @@ const RECORDS: &[(&str, Type, bool)] = &[
 ];
 
 /// `player_states`.
-const PLAYERS: &[(&str, Type, bool)] = &[
+const PLAYERS: &[Column] = &[
     ("file", Str, false),
     ("tick", I32, false),
     ("cid", I32, false),
@@ -98,7 +98,7 @@ const PLAYERS: &[(&str, Type, bool)] = &[
 ];
 
 /// `demo_events`.
-const EVENTS: &[(&str, Type, bool)] = &[
+const EVENTS: &[Column] = &[
     ("file", Str, false),
     ("index", I64, false),
     ("offset", I64, false),
@@ -155,7 +155,7 @@ const DDNET_FIELDS: [&str; 11] = [
 ];
 
 /// `characters`.
-const CHARACTERS: &[(&str, Type, bool)] = &[
+const CHARACTERS: &[Column] = &[
     ("file", Str, false),
     ("tick", I32, false),
     ("cid", I32, false),
@@ -197,7 +197,7 @@ const CHARACTERS: &[(&str, Type, bool)] = &[
 ];
 
 /// `datagrams`.
-const DATAGRAMS: &[(&str, Type, bool)] = &[
+const DATAGRAMS: &[Column] = &[
     ("file", Str, false),
     ("frame", I64, false),
     ("offset", I64, false),
@@ -219,7 +219,7 @@ const DATAGRAMS: &[(&str, Type, bool)] = &[
 ];
 
 /// `check_reports`.
-const REPORTS: &[(&str, Type, bool)] = &[
+const REPORTS: &[Column] = &[
     ("file", Str, false),
     ("format", Str, true),
     ("compression", Str, true),
@@ -241,7 +241,7 @@ const REPORTS: &[(&str, Type, bool)] = &[
 
 /// The tables, in the order [`Exporter::finish`] lists them, with their
 /// columns.
-pub const TABLES: [(&str, &[(&str, Type, bool)]); 6] = [
+pub const TABLES: [(&str, &[Column]); 6] = [
     ("teehistorian_records", RECORDS),
     ("player_states", PLAYERS),
     ("demo_events", EVENTS),

@@ -21,6 +21,9 @@ use std::sync::Arc;
 /// fewer rows is one row group of its own.
 pub const ROWS: usize = 65_536;
 
+/// A column: its name, type, and whether it may be null.
+pub type Column = (&'static str, Type, bool);
+
 /// A column's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Type {
@@ -135,7 +138,7 @@ impl Table {
     pub fn create(
         dir: &Path,
         name: &'static str,
-        columns: &[(&'static str, Type, bool)],
+        columns: &[Column],
         schema_version: u32,
     ) -> io::Result<Table> {
         let fields: Vec<Field> = columns

@@ -54,7 +54,8 @@
 //! `conform`, `diff`, `generate` and the bot (and `similar`); `archive`
 //! adds recording archives and reading compressed files; `capture` adds
 //! reading pcap and pcapng files; `zlib` adds inflating map data blocks
-//! (flate2), with map checks; `cli` (the default) is the `teeoracle`
+//! (flate2), with map checks; `export` adds writing recordings as Apache
+//! Parquet tables (arrow, parquet); `cli` (the default) is the `teeoracle`
 //! command and brings them all.
 
 #[cfg(feature = "archive")]
@@ -74,6 +75,8 @@ pub mod demo;
 pub mod demo_of_world;
 #[cfg(feature = "jobs")]
 pub mod diff;
+#[cfg(feature = "export")]
+pub mod export;
 pub mod files;
 #[cfg(feature = "jobs")]
 pub mod generate;

@@ -45,6 +45,7 @@ const ORDER: &[(&str, &[&str])] = &[
             "diff",
             "generate",
             "bot",
+            "export",
         ],
     ),
 ];

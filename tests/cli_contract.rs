@@ -672,3 +672,54 @@ fn teehistorian_demo_writes_whole_demos_or_nothing() {
     assert_eq!(doc["player_cids"], serde_json::json!([0]));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn export_exit_codes_are_checks_and_a_bad_file_stops_nothing() {
+    let dir = scratch("export");
+    let to = dir.join("tables");
+    let to_s = to.to_str().unwrap();
+    // Bad usage: no --to, or a --to that is a file.
+    assert_eq!(run(&["export", A_TH]).status.code(), Some(2));
+    let file = dir.join("file");
+    std::fs::write(&file, "x").unwrap();
+    assert_eq!(
+        run(&["export", A_TH, "--to", file.to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
+    // A sound file and a truncated one: 0, every table written.
+    let out = run(&["export", A_TH, F_TH, "--to", to_s, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "export");
+    assert_eq!(doc["export_schema_version"], 1);
+    assert_eq!(doc["files"][0]["rows"]["teehistorian_records"], 970);
+    for t in teeoracle::export::TABLES {
+        assert!(to.join(format!("{}.parquet", t.0)).is_file(), "{}", t.0);
+    }
+    // A file that does not read and one nothing recognises, named among
+    // good ones: exit 1, and the good ones are still exported after them.
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "not a recording").unwrap();
+    let gone = dir.join("gone.teehistorian");
+    let out = run(&[
+        "export",
+        notes.to_str().unwrap(),
+        gone.to_str().unwrap(),
+        A_TH,
+        "--to",
+        to_s,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = doc["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3, "{doc}");
+    assert_eq!(files[0]["status"], "fail");
+    assert_eq!(files[1]["status"], "fail");
+    assert_eq!(files[2]["rows"]["teehistorian_records"], 970);
+    assert_eq!(doc["totals"]["failed"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

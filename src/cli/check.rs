@@ -49,6 +49,11 @@ pub struct CheckArgs {
     /// Do not simulate teehistorian files.
     #[arg(long)]
     no_simulate: bool,
+    /// Judge the files named as if found in a folder: one that nothing
+    /// recognises is skipped, not failed (for a job that hands a folder's
+    /// files out one at a time, such as examples/dask).
+    #[arg(long)]
+    walked: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -90,7 +95,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let check_one = |(path, named): &(PathBuf, bool)| {
         let options = Options {
             deny_warnings: args.deny_warnings,
-            named: *named,
+            named: *named && !args.walked,
             max_decompressed: args.max_decompressed,
             // A large file takes the cores `-j` gives.
             threads: jobs,
@@ -279,7 +284,11 @@ impl<'a> FileLine<'a> {
 
 /// Files below `path` ([`teeoracle::files::walk`]); `named` for a file
 /// given as an argument.
-fn collect(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), Failure> {
+pub(super) fn collect(
+    path: &Path,
+    named: bool,
+    files: &mut Vec<(PathBuf, bool)>,
+) -> Result<(), Failure> {
     teeoracle::files::walk(path, named, files).map_err(|e| Failure::bad(e.to_string()))
 }
 

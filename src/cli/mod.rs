@@ -9,6 +9,7 @@ mod check;
 mod conform;
 mod demo;
 mod diff;
+mod export;
 mod generate;
 mod map;
 mod net;
@@ -78,6 +79,10 @@ enum Command {
     /// by meaning: header fields, then per tick the events (a map's items,
     /// then its tiles row by row); exit 0 same, 1 different, 2 error.
     Diff(diff::DiffArgs),
+    /// Write recordings as Apache Parquet tables (teehistorian records and
+    /// player states, demo events and characters, datagrams with DDNet's
+    /// verdicts, check reports) into a folder; exit 1 if a file fails.
+    Export(export::ExportArgs),
     /// Run a real server (DDNet) through a scenario of bots, on loopback in
     /// a network namespace; keep its recordings, the bots' traffic
     /// (pcapng) and log in a folder, and check them.
@@ -217,6 +222,7 @@ pub fn main() -> i32 {
         Command::Gen(args) => generate::gen_cmd(args),
         Command::Mutate(args) => generate::mutate_cmd(args),
         Command::Diff(args) => diff::run(args),
+        Command::Export(args) => export::run(args),
         Command::Record(args) => record::run(args),
     };
     match result {

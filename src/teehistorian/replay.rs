@@ -614,6 +614,11 @@ impl Replay {
         self.players.get(cid)
     }
 
+    /// Every player the recording mentioned so far, in cid order.
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.players.iter()
+    }
+
     /// Handles the next message of the stream, found at file offset
     /// `offset`. The world is updated as far as the message makes sense
     /// even when an inconsistency is returned, so the caller may go on.

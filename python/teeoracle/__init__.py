@@ -204,5 +204,9 @@ def simulate(
     position compared (``matched``, ``player_ticks``, ``divergences``,
     ``players``, ...). With ``demo`` (a server demo of the same session),
     every Character item is compared too; with ``at``, the simulation stops
-    after that tick and ``world`` holds the world there."""
+    after that tick and ``world`` holds the world there. A record that does
+    not decode ends the simulation: ``stopped`` says where (the command
+    exits 1 then). A file that cannot be simulated at all (its header, a
+    server version the simulator does not model, a map without a game
+    layer) raises ``DecodeError`` or ``ValueError``."""
     return _teeoracle.simulate(teehistorian, map, demo, at)

@@ -20,7 +20,7 @@ The ways:
   record (the `teehistorian dump --format jsonl` line);
 - teeoracle, batches: `for b in teeoracle.Teehistorian(path).batches()`,
   every record decoded into columns (memoryviews), 65,536 records a batch,
-  and the records per kind counted from the `kind` column.
+  and the records per kind summed (`batch.counts()`).
 """
 
 import argparse
@@ -56,7 +56,7 @@ n = 0
 kinds = collections.Counter()
 for batch in teeoracle.Teehistorian(sys.argv[1]).batches():
     n += len(batch)
-    kinds.update(batch.kind)
+    kinds.update(batch.counts())
 assert sum(kinds.values()) == n
 print(n)
 """,

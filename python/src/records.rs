@@ -6,6 +6,7 @@ use crate::convert;
 use pyo3::exceptions::PyIndexError;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyString, PyTuple};
 use std::collections::BTreeMap;
 use teeoracle::teehistorian::json::RecordLine;
@@ -22,6 +23,49 @@ pub fn kinds(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
     PyTuple::new(py, (0..kind_count()).map(Message::kind_name_of))
 }
 
+/// The common records' dicts, one per kind, with their keys in the line's
+/// order and `kind` set: a record's dict is a copy with the values
+/// replaced (a copy of a small dict is one allocation; building it key by
+/// key grows it twice).
+struct Templates {
+    by_kind: Vec<Option<Py<PyDict>>>,
+}
+
+static TEMPLATES: PyOnceLock<Templates> = PyOnceLock::new();
+
+/// The keys after `offset`, `tick`, `kind` of each common kind.
+const COMMON: [(&str, &[&str]); 8] = [
+    ("player_diff", &["cid", "dx", "dy"]),
+    ("finish", &[]),
+    ("tick_skip", &["dt"]),
+    ("player_new", &["cid", "x", "y"]),
+    ("player_old", &["cid"]),
+    ("input_diff", &["cid", "dinput"]),
+    ("input_new", &["cid", "input"]),
+    ("join", &["cid"]),
+];
+
+fn templates(py: Python<'_>) -> PyResult<&Templates> {
+    TEMPLATES.get_or_try_init(py, || {
+        let mut by_kind: Vec<Option<Py<PyDict>>> = (0..kind_count()).map(|_| None).collect();
+        for (index, slot) in by_kind.iter_mut().enumerate() {
+            let name = Message::kind_name_of(index);
+            let Some((_, keys)) = COMMON.iter().find(|(k, _)| *k == name) else {
+                continue;
+            };
+            let d = PyDict::new(py);
+            d.set_item(intern!(py, "offset"), 0)?;
+            d.set_item(intern!(py, "tick"), 0)?;
+            d.set_item(intern!(py, "kind"), PyString::intern(py, name))?;
+            for key in *keys {
+                d.set_item(PyString::intern(py, key), 0)?;
+            }
+            *slot = Some(d.unbind());
+        }
+        Ok(Templates { by_kind })
+    })
+}
+
 /// The record's line as a dict: built here for the common records (the
 /// ones `RecordLine::write_common` writes by hand, same keys, same
 /// order), through serde for the rest.
@@ -29,48 +73,39 @@ pub fn record_dict<'py>(py: Python<'py>, rec: &Record<'_>) -> PyResult<Bound<'py
     if rec.noncanonical {
         return slow(py, rec);
     }
-    let d = PyDict::new(py);
+    let template = templates(py)?
+        .by_kind
+        .get(rec.msg.kind_index())
+        .and_then(Option::as_ref);
+    let Some(template) = template else {
+        return slow(py, rec);
+    };
+    let d = template.bind(py).copy()?;
     d.set_item(intern!(py, "offset"), rec.offset)?;
     d.set_item(intern!(py, "tick"), rec.tick)?;
-    let kind = intern!(py, "kind");
     let cid = intern!(py, "cid");
     match &rec.msg {
         Message::PlayerDiff { cid: c, dx, dy } => {
-            d.set_item(kind, intern!(py, "player_diff"))?;
             d.set_item(cid, *c)?;
             d.set_item(intern!(py, "dx"), *dx)?;
             d.set_item(intern!(py, "dy"), *dy)?;
         }
         Message::PlayerNew { cid: c, x, y } => {
-            d.set_item(kind, intern!(py, "player_new"))?;
             d.set_item(cid, *c)?;
             d.set_item(intern!(py, "x"), *x)?;
             d.set_item(intern!(py, "y"), *y)?;
         }
-        Message::PlayerOld { cid: c } => {
-            d.set_item(kind, intern!(py, "player_old"))?;
-            d.set_item(cid, *c)?;
-        }
-        Message::Join { cid: c } => {
-            d.set_item(kind, intern!(py, "join"))?;
-            d.set_item(cid, *c)?;
-        }
-        Message::TickSkip { dt } => {
-            d.set_item(kind, intern!(py, "tick_skip"))?;
-            d.set_item(intern!(py, "dt"), *dt)?;
-        }
-        Message::Finish => d.set_item(kind, intern!(py, "finish"))?,
+        Message::PlayerOld { cid: c } | Message::Join { cid: c } => d.set_item(cid, *c)?,
+        Message::TickSkip { dt } => d.set_item(intern!(py, "dt"), *dt)?,
         Message::InputDiff { cid: c, dinput } => {
-            d.set_item(kind, intern!(py, "input_diff"))?;
             d.set_item(cid, *c)?;
             d.set_item(intern!(py, "dinput"), input_list(py, dinput)?)?;
         }
         Message::InputNew { cid: c, input } => {
-            d.set_item(kind, intern!(py, "input_new"))?;
             d.set_item(cid, *c)?;
             d.set_item(intern!(py, "input"), input_list(py, input)?)?;
         }
-        _ => return slow(py, rec),
+        _ => {}
     }
     Ok(d.into_any())
 }
@@ -84,106 +119,111 @@ pub fn slow<'py>(py: Python<'py>, rec: &Record<'_>) -> PyResult<Bound<'py, PyAny
     convert::serialize(py, &RecordLine::new(rec))
 }
 
-/// Columns of one batch, as native-endian bytes.
+/// One record of a batch. `a` and `b` are `player_new`'s x and y,
+/// `player_diff`'s dx and dy, `tick_skip`'s dt (in `a`); `input_at` is
+/// where an input record's ten ints start in [`Columns::input`].
+#[derive(Clone, Copy, Default)]
+struct Row {
+    offset: u64,
+    tick: i32,
+    cid: i32,
+    a: i32,
+    b: i32,
+    input_at: u32,
+    kind: u8,
+}
+
+// The kind indices of `Message::kind_index` (tests compare with KINDS).
+const PLAYER_DIFF: u8 = 0;
+const TICK_SKIP: u8 = 2;
+const PLAYER_NEW: u8 = 3;
+const INPUT_DIFF: u8 = 5;
+const INPUT_NEW: u8 = 6;
+
+/// The records of one batch, a row each (written once per record, the
+/// columns are made from them when asked for), and the ints of its input
+/// records.
 #[derive(Default)]
 pub struct Columns {
     pub len: usize,
-    offset: Vec<u8>,
-    tick: Vec<u8>,
-    kind: Vec<u8>,
-    cid: Vec<u8>,
-    x: Vec<u8>,
-    y: Vec<u8>,
-    dx: Vec<u8>,
-    dy: Vec<u8>,
-    dt: Vec<u8>,
-    input: Vec<u8>,
+    rows: Vec<Row>,
+    input: Vec<i32>,
     /// Records kept whole (other kinds, non-canonical ints): their index
     /// in the batch and their JSON line, as serde writes it.
     pub extra: Vec<(usize, serde_json::Value)>,
-}
-
-/// The kinds held in columns (the rest are in `extra`).
-fn in_columns(rec: &Record<'_>) -> bool {
-    !rec.noncanonical
-        && matches!(
-            rec.msg,
-            Message::PlayerDiff { .. }
-                | Message::PlayerNew { .. }
-                | Message::PlayerOld { .. }
-                | Message::Join { .. }
-                | Message::TickSkip { .. }
-                | Message::Finish
-                | Message::InputDiff { .. }
-                | Message::InputNew { .. }
-        )
 }
 
 impl Columns {
     /// Room for `n` records.
     pub fn with_capacity(n: usize) -> Self {
         Columns {
-            offset: Vec::with_capacity(n * 8),
-            tick: Vec::with_capacity(n * 4),
-            kind: Vec::with_capacity(n),
-            cid: Vec::with_capacity(n * 4),
-            x: Vec::with_capacity(n * 4),
-            y: Vec::with_capacity(n * 4),
-            dx: Vec::with_capacity(n * 4),
-            dy: Vec::with_capacity(n * 4),
-            dt: Vec::with_capacity(n * 4),
-            input: Vec::with_capacity(n * 40),
+            rows: Vec::with_capacity(n),
+            input: Vec::with_capacity(n * 5),
             ..Columns::default()
         }
     }
 
     /// Appends `rec`. Fails only if a rare record cannot be put in JSON.
+    #[inline]
     pub fn push(&mut self, rec: &Record<'_>) -> Result<(), serde_json::Error> {
-        let (mut cid, mut x, mut y, mut dx, mut dy, mut dt) = (0, 0, 0, 0, 0, 0);
-        let mut input: &Input = &[0; 10];
+        let mut row = Row {
+            offset: rec.offset,
+            tick: rec.tick,
+            // At most 256 kinds: the kind table is 11 + 21 + 1 long.
+            kind: rec.msg.kind_index().min(255) as u8,
+            ..Row::default()
+        };
+        let mut whole = rec.noncanonical;
         match &rec.msg {
-            Message::PlayerDiff { cid: c, dx: a, dy: b } => (cid, dx, dy) = (*c, *a, *b),
-            Message::PlayerNew { cid: c, x: a, y: b } => (cid, x, y) = (*c, *a, *b),
-            Message::PlayerOld { cid: c } | Message::Join { cid: c } => cid = *c,
-            Message::TickSkip { dt: t } => dt = *t,
-            Message::InputDiff { cid: c, dinput: i } | Message::InputNew { cid: c, input: i } => {
-                cid = *c;
-                input = i;
+            Message::PlayerDiff { cid, dx, dy } => (row.cid, row.a, row.b) = (*cid, *dx, *dy),
+            Message::PlayerNew { cid, x, y } => (row.cid, row.a, row.b) = (*cid, *x, *y),
+            Message::PlayerOld { cid } | Message::Join { cid } => row.cid = *cid,
+            Message::TickSkip { dt } => row.a = *dt,
+            Message::Finish => {}
+            Message::InputDiff { cid, dinput: i } | Message::InputNew { cid, input: i } => {
+                row.cid = *cid;
+                // A batch holds at most u32::MAX / 10 input records.
+                row.input_at = u32::try_from(self.input.len()).unwrap_or(u32::MAX);
+                self.input.extend_from_slice(i);
             }
-            Message::NetMessage { cid: c, .. } | Message::Drop { cid: c, .. } => cid = *c,
-            Message::ConsoleCommand(c) => cid = c.cid,
-            _ => {
-                if let Some(c) = rec.msg.cids()[0] {
-                    cid = c;
+            other => {
+                whole = true;
+                if let Some(c) = other.cids()[0] {
+                    row.cid = c;
                 }
             }
         }
-        if !in_columns(rec) {
+        if whole {
             self.extra
                 .push((self.len, serde_json::to_value(RecordLine::new(rec))?));
         }
-        self.offset.extend_from_slice(&rec.offset.to_ne_bytes());
-        self.tick.extend_from_slice(&rec.tick.to_ne_bytes());
-        // At most 256 kinds: the kind table is 11 + 21 + 1 long.
-        self.kind.push(rec.msg.kind_index().min(255) as u8);
-        self.cid.extend_from_slice(&cid.to_ne_bytes());
-        self.x.extend_from_slice(&x.to_ne_bytes());
-        self.y.extend_from_slice(&y.to_ne_bytes());
-        self.dx.extend_from_slice(&dx.to_ne_bytes());
-        self.dy.extend_from_slice(&dy.to_ne_bytes());
-        self.dt.extend_from_slice(&dt.to_ne_bytes());
-        for v in input {
-            self.input.extend_from_slice(&v.to_ne_bytes());
-        }
+        self.rows.push(row);
         self.len += 1;
         Ok(())
     }
-}
 
-fn i32_at(col: &[u8], i: usize) -> i32 {
-    let mut b = [0; 4];
-    b.copy_from_slice(&col[i * 4..i * 4 + 4]);
-    i32::from_ne_bytes(b)
+    /// The ten ints of row `r`, an input record.
+    fn input_of(&self, r: &Row) -> &[i32] {
+        let at = r.input_at as usize;
+        self.input.get(at..at + 10).unwrap_or(&[])
+    }
+
+    /// A column: `f` of every row.
+    fn column<T>(&self, f: impl Fn(&Row) -> T) -> Vec<T> {
+        self.rows.iter().map(f).collect()
+    }
+
+    /// The input column: ten ints per record, zeros for other kinds.
+    fn input_column(&self) -> Vec<i32> {
+        let mut out = Vec::with_capacity(self.len * 10);
+        for r in &self.rows {
+            match r.kind {
+                INPUT_DIFF | INPUT_NEW => out.extend_from_slice(self.input_of(r)),
+                _ => out.extend_from_slice(&[0; 10]),
+            }
+        }
+        out
+    }
 }
 
 /// Records of a teehistorian file in columns: `len(batch)` records, the
@@ -210,8 +250,12 @@ impl RecordBatch {
         RecordBatch { cols }
     }
 
-    fn view<'py>(py: Python<'py>, bytes: &[u8], format: &str) -> PyResult<Bound<'py, PyAny>> {
-        let b = PyBytes::new(py, bytes);
+    fn view<'py, T: bytemuck::NoUninit>(
+        py: Python<'py>,
+        column: &[T],
+        format: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let b = PyBytes::new(py, bytemuck::cast_slice(column));
         PyMemoryView::from(&b)?.call_method1(intern!(py, "cast"), (format,))
     }
 
@@ -220,35 +264,33 @@ impl RecordBatch {
         if let Ok(at) = c.extra.binary_search_by_key(&i, |(j, _)| *j) {
             return convert::to_py(py, &c.extra[at].1);
         }
+        let r = &c.rows[i];
         let d = PyDict::new(py);
-        let mut off = [0; 8];
-        off.copy_from_slice(&c.offset[i * 8..i * 8 + 8]);
-        d.set_item(intern!(py, "offset"), u64::from_ne_bytes(off))?;
-        d.set_item(intern!(py, "tick"), i32_at(&c.tick, i))?;
-        let kind = c.kind[i] as usize;
+        d.set_item(intern!(py, "offset"), r.offset)?;
+        d.set_item(intern!(py, "tick"), r.tick)?;
+        let kind = r.kind as usize;
         d.set_item(intern!(py, "kind"), Message::kind_name_of(kind))?;
         let cid = intern!(py, "cid");
-        let input = || PyList::new(py, (0..10).map(|k| i32_at(&c.input, i * 10 + k)));
         match Message::kind_name_of(kind) {
             "player_diff" => {
-                d.set_item(cid, i32_at(&c.cid, i))?;
-                d.set_item(intern!(py, "dx"), i32_at(&c.dx, i))?;
-                d.set_item(intern!(py, "dy"), i32_at(&c.dy, i))?;
+                d.set_item(cid, r.cid)?;
+                d.set_item(intern!(py, "dx"), r.a)?;
+                d.set_item(intern!(py, "dy"), r.b)?;
             }
             "player_new" => {
-                d.set_item(cid, i32_at(&c.cid, i))?;
-                d.set_item(intern!(py, "x"), i32_at(&c.x, i))?;
-                d.set_item(intern!(py, "y"), i32_at(&c.y, i))?;
+                d.set_item(cid, r.cid)?;
+                d.set_item(intern!(py, "x"), r.a)?;
+                d.set_item(intern!(py, "y"), r.b)?;
             }
-            "player_old" | "join" => d.set_item(cid, i32_at(&c.cid, i))?,
-            "tick_skip" => d.set_item(intern!(py, "dt"), i32_at(&c.dt, i))?,
+            "player_old" | "join" => d.set_item(cid, r.cid)?,
+            "tick_skip" => d.set_item(intern!(py, "dt"), r.a)?,
             "input_diff" => {
-                d.set_item(cid, i32_at(&c.cid, i))?;
-                d.set_item(intern!(py, "dinput"), input()?)?;
+                d.set_item(cid, r.cid)?;
+                d.set_item(intern!(py, "dinput"), PyList::new(py, c.input_of(r))?)?;
             }
             "input_new" => {
-                d.set_item(cid, i32_at(&c.cid, i))?;
-                d.set_item(intern!(py, "input"), input()?)?;
+                d.set_item(cid, r.cid)?;
+                d.set_item(intern!(py, "input"), PyList::new(py, c.input_of(r))?)?;
             }
             _ => {}
         }
@@ -303,8 +345,8 @@ impl RecordBatch {
     /// order.
     fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let mut n: BTreeMap<u8, u64> = BTreeMap::new();
-        for &k in &self.cols.kind {
-            *n.entry(k).or_default() += 1;
+        for r in &self.cols.rows {
+            *n.entry(r.kind).or_default() += 1;
         }
         let d = PyDict::new(py);
         for (k, v) in n {
@@ -318,43 +360,48 @@ impl RecordBatch {
 
     #[getter]
     fn offset<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.offset, "q")
+        Self::view(py, &self.cols.column(|r| r.offset as i64), "q")
     }
     #[getter]
     fn tick<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.tick, "i")
+        Self::view(py, &self.cols.column(|r| r.tick), "i")
     }
     #[getter]
     fn kind<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.kind, "B")
+        Self::view(py, &self.cols.column(|r| r.kind), "B")
     }
     #[getter]
     fn cid<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.cid, "i")
+        Self::view(py, &self.cols.column(|r| r.cid), "i")
     }
     #[getter]
     fn x<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.x, "i")
+        let f = |r: &Row| if r.kind == PLAYER_NEW { r.a } else { 0 };
+        Self::view(py, &self.cols.column(f), "i")
     }
     #[getter]
     fn y<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.y, "i")
+        let f = |r: &Row| if r.kind == PLAYER_NEW { r.b } else { 0 };
+        Self::view(py, &self.cols.column(f), "i")
     }
     #[getter]
     fn dx<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.dx, "i")
+        let f = |r: &Row| if r.kind == PLAYER_DIFF { r.a } else { 0 };
+        Self::view(py, &self.cols.column(f), "i")
     }
     #[getter]
     fn dy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.dy, "i")
+        let f = |r: &Row| if r.kind == PLAYER_DIFF { r.b } else { 0 };
+        Self::view(py, &self.cols.column(f), "i")
     }
     #[getter]
     fn dt<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.dt, "i")
+        let f = |r: &Row| if r.kind == TICK_SKIP { r.a } else { 0 };
+        Self::view(py, &self.cols.column(f), "i")
     }
     #[getter]
     fn input<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Self::view(py, &self.cols.input, "i")
+        Self::view(py, &self.cols.input_column(), "i")
     }
 
     fn __repr__(&self) -> String {

@@ -171,8 +171,11 @@ impl Teehistorian {
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let path = self.path.clone();
-        let s = self.state();
+        let Teehistorian { path, state, .. } = self;
+        let s = match state.get_mut() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
         if let Some(e) = s.pending.take() {
             return Err(e);
         }
@@ -189,7 +192,7 @@ impl Teehistorian {
                 s.done = true;
                 Ok(None)
             }
-            Err(e) => Err(fail(py, &path, s, e)),
+            Err(e) => Err(fail(py, path, s, e)),
         }
     }
 

@@ -31,8 +31,8 @@ pub fn demo_events<'py>(
     let input = Input::of(source)?;
     let name = input.name.clone();
     let bytes = input.bytes()?;
-    let mut events = teeoracle::demo::Events::new(&bytes)
-        .map_err(|e| errors::decode(py, &name, &e))?;
+    let mut events =
+        teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
     let info = events.info();
     let header = convert::serialize(py, &teeoracle::demo::json::HeaderLine::new(&info))?;
     let list = PyList::empty(py);
@@ -264,11 +264,13 @@ fn collision(
     let map_bytes: &[u8] = match teeoracle::demo::is_demo(&bytes) {
         false => &bytes,
         true => {
-            let events = teeoracle::demo::Events::new(&bytes)
-                .map_err(|e| errors::decode(py, &name, &e))?;
+            let events =
+                teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
             let m = events.map();
             if m.is_empty() {
-                return Err(PyValueError::new_err(format!("{name}: the demo embeds no map")));
+                return Err(PyValueError::new_err(format!(
+                    "{name}: the demo embeds no map"
+                )));
             }
             // The slice of `bytes` the map is.
             let start = m.as_ptr() as usize - bytes.as_ptr() as usize;
@@ -301,9 +303,7 @@ pub fn simulate<'py>(
     };
     let report = py.detach(|| match (&demo_bytes, at) {
         (Some(_), Some(_)) => Err(None),
-        (Some(d), None) => {
-            teeoracle::simulate::simulate_with_demo(&bytes, col, d).map_err(Some)
-        }
+        (Some(d), None) => teeoracle::simulate::simulate_with_demo(&bytes, col, d).map_err(Some),
         (None, Some(at)) => teeoracle::simulate::simulate_until(&bytes, col, at).map_err(Some),
         (None, None) => teeoracle::simulate::simulate(&bytes, col).map_err(Some),
     });

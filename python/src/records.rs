@@ -350,10 +350,7 @@ impl RecordBatch {
         }
         let d = PyDict::new(py);
         for (k, v) in n {
-            d.set_item(
-                PyString::new(py, Message::kind_name_of(k as usize)),
-                v,
-            )?;
+            d.set_item(PyString::new(py, Message::kind_name_of(k as usize)), v)?;
         }
         Ok(d)
     }

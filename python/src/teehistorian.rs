@@ -35,9 +35,9 @@ impl Input {
                 name,
             });
         }
-        let path: PathBuf = obj.extract().map_err(|_| {
-            PyValueError::new_err("expected a path (str or os.PathLike) or bytes")
-        })?;
+        let path: PathBuf = obj
+            .extract()
+            .map_err(|_| PyValueError::new_err("expected a path (str or os.PathLike) or bytes"))?;
         Ok(Input {
             name: path.display().to_string(),
             source: Source::file(&path),
@@ -47,7 +47,10 @@ impl Input {
 
     /// The content, decompressed if the file is compressed.
     pub fn reader(self) -> PyResult<(String, PathBuf, BoxRead)> {
-        let reader = self.source.into_reader().map_err(|e| errors::io(&self.path, &e))?;
+        let reader = self
+            .source
+            .into_reader()
+            .map_err(|e| errors::io(&self.path, &e))?;
         Ok((self.name, self.path, reader))
     }
 

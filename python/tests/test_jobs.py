@@ -166,3 +166,12 @@ def test_packet_bad_arguments():
         teeoracle.decode_packet(b"\0\0", version="0.8")
     with pytest.raises(ValueError):
         teeoracle.encode_packet({"kind": "nonsense"})
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(OSError):
+        teeoracle.check(CORPUS / "no such folder")
+    with pytest.raises(ValueError):
+        teeoracle.Teehistorian(123)
+    with pytest.raises(ValueError, match="magic"):
+        teeoracle.simulate(A_TH, A_TH)  # not a map

@@ -214,7 +214,9 @@ impl Teehistorian {
         }
         let reader = &mut s.reader;
         let (cols, result) = py.detach(|| {
-            let mut cols = Columns::with_capacity(size);
+            // Reserved up to a usual batch: `size` is the caller's, and a huge
+            // one must not reserve (or overflow) before a record is read.
+            let mut cols = Columns::with_capacity(size.min(1 << 16));
             let mut last = None;
             let result = reader.for_each_record(|rec| {
                 last = Some(rec.tick);

@@ -208,3 +208,8 @@ def test_replay_same_json_as_the_command(cli):
         capture_output=True, check=True, text=True,
     ).stdout
     assert json.loads(out) == teeoracle.replay(A, at=300)
+
+
+def test_huge_batch_size_reserves_nothing_up_front():
+    (batch,) = list(teeoracle.Teehistorian(A).batches(2**62))
+    assert len(batch) == 970

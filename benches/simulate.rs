@@ -12,7 +12,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use teeoracle::codec::Mode;
-use teeoracle::simulate::{Maps, collision_of_map, simulate, synthetic_session};
+use teeoracle::simulate::{Maps, Options, collision_of_map, simulate, synthetic_session};
 use teeoracle::teehistorian::SliceReader;
 
 fn main() {
@@ -42,7 +42,8 @@ fn main() {
     g.throughput(Throughput::Elements(ticks as u64));
     g.bench_function("64_bots_dm1", |bench| {
         bench.iter(|| {
-            let r = simulate(black_box(&session), col.clone()).expect("simulates");
+            let r =
+                simulate(black_box(&session), col.clone(), &Options::default()).expect("simulates");
             assert_eq!(r.matched, r.player_ticks);
             r.player_ticks
         })

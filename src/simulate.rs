@@ -15,7 +15,7 @@ use crate::teehistorian::{Ex, Header, Message, PlayerInput, Record, SliceReader}
 use crate::world::collision::Collision;
 use crate::world::config::{Config, apply_map_tiles};
 use crate::world::core::{Core, MAX_CLIENTS};
-use crate::world::game::{Unmodelled, World};
+use crate::world::game::{Unmodelled, World, WorldState};
 use crate::world::tuning::Tunings;
 use crate::world::{Vec2, Version};
 use serde::Serialize;
@@ -31,8 +31,12 @@ pub const MAX_LISTED: usize = 50;
 /// What a simulation found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// Whose rules the world followed (from the header's server version).
+    /// Whose physics the world followed: the recording server's
+    /// (`recorded_version`) unless [`Options::physics`] said otherwise.
     pub version: Version,
+    /// The version of the server that recorded the file (from the
+    /// header's `server_version`).
+    pub recorded_version: Version,
     /// The first and last tick simulated.
     pub ticks: (i32, i32),
     /// (tick, player) pairs where the file records a live character.
@@ -55,7 +59,7 @@ pub struct Report {
     pub held_inputs: Vec<(i32, usize)>,
     /// The decode error that ended the simulation early, if one did.
     pub stopped: Option<String>,
-    /// The world after the last tick simulated ([`simulate_until`]).
+    /// The world after the last tick simulated ([`Options::until`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub world: Option<crate::world::game::WorldState>,
     /// What the world does not model, in order of ticks.
@@ -63,7 +67,7 @@ pub struct Report {
     /// Per player: its player-ticks, matches, and first divergence tick.
     pub players: Vec<PlayerSummary>,
     /// The comparison with a demo of the same session, when one was given
-    /// ([`simulate_with_demo`]).
+    /// ([`Options::demo`]).
     pub demo: Option<DemoReport>,
 }
 
@@ -127,54 +131,49 @@ impl std::fmt::Display for SimulateError {
     }
 }
 
+/// How to simulate a file: what else to compare with, where to stop,
+/// and whose physics to step with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    /// A server demo of the same session: its Character and
+    /// DDNetCharacter items are compared with the simulated characters at
+    /// each item's own tick ([`Report::demo`]).
+    pub demo: Option<&'a [u8]>,
+    /// Stop after this tick (the file's first tick at least): the report
+    /// covers the ticks up to it, and [`Report::world`] holds the world
+    /// as it is after that tick.
+    pub until: Option<i32>,
+    /// Step with this version's physics instead of the recording
+    /// server's: what a physics change does to old recordings. The
+    /// header's settings and tuning are carried over by name.
+    pub physics: Option<Version>,
+}
+
 /// Simulates `bytes` (a teehistorian file) on `col` (its map's game
 /// layer).
-pub fn simulate(bytes: &[u8], col: Collision) -> Result<Report, SimulateError> {
-    run(bytes, col, None)
+pub fn simulate(bytes: &[u8], col: Collision, options: &Options) -> Result<Report, SimulateError> {
+    simulate_observed(bytes, col, options, &mut |_| {})
 }
 
-/// [`simulate`], and compare the simulated characters with the Character
-/// and DDNetCharacter items of `demo` (a server demo of the same session)
-/// at each item's own tick: see [`DemoReport`].
-pub fn simulate_with_demo(
+/// [`simulate`], showing `on_tick` the world after every tick it
+/// compares with the file (in order; ticks an empty world crosses at
+/// once are not shown).
+pub fn simulate_observed(
     bytes: &[u8],
     col: Collision,
-    demo: &[u8],
-) -> Result<Report, SimulateError> {
-    let events = crate::demo::Events::new(demo).map_err(|e| SimulateError::Demo(e.to_string()))?;
-    run(bytes, col, Some(events))
-}
-
-/// [`simulate`] up to tick `at` (the file's first tick at least): the
-/// report covers the ticks up to it, and [`Report::world`] holds the
-/// world as it is after that tick.
-pub fn simulate_until(bytes: &[u8], col: Collision, at: i32) -> Result<Report, SimulateError> {
-    run_until(bytes, col, None, Some(at))
-}
-
-fn run(
-    bytes: &[u8],
-    col: Collision,
-    demo: Option<crate::demo::Events<'_>>,
-) -> Result<Report, SimulateError> {
-    run_until(bytes, col, demo, None)
-}
-
-fn run_until(
-    bytes: &[u8],
-    col: Collision,
-    demo: Option<crate::demo::Events<'_>>,
-    at: Option<i32>,
+    options: &Options,
+    on_tick: &mut dyn FnMut(&World),
 ) -> Result<Report, SimulateError> {
     let (header, mut reader) =
         SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
-    let server = header.info.server_version.clone().unwrap_or_default();
-    let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
-    let mut sim = Simulation::new(version, &header, col)?;
-    if let Some(events) = demo {
+    let mut sim = Simulation::new(&header, col, options.physics, Box::new(on_tick))?;
+    if let Some(demo) = options.demo {
+        let events =
+            crate::demo::Events::new(demo).map_err(|e| SimulateError::Demo(e.to_string()))?;
         sim.demo = Some(DemoCompare::new(events));
         sim.report.demo = Some(DemoReport::default());
     }
+    let at = options.until;
     let mut reached = false;
     let flow = reader.for_each_record(|rec| {
         if let Some(at) = at
@@ -204,12 +203,112 @@ fn run_until(
     Ok(sim.report)
 }
 
+/// A simulation read one tick at a time: the world after each tick it
+/// compares with the file, in order ([`simulate_observed`]'s ticks). The
+/// world runs free: a character that diverges from the file is not put
+/// back where the file says, so the worlds given are the ones the
+/// inputs make (the report still counts every divergence).
+/// Memory stays bounded whatever the file's length: the world steps to
+/// the next record's tick one tick per call, and an empty world crosses
+/// a gap at once (those ticks are not given).
+pub struct Stepper<'a> {
+    reader: SliceReader<'a>,
+    sim: Simulation<'a, 'a>,
+    /// The next record, when the world must first step towards its tick.
+    pending: Option<Record<'a>>,
+    /// The worlds shown by the simulation and not taken yet.
+    shown: std::rc::Rc<std::cell::RefCell<std::collections::VecDeque<WorldState>>>,
+    done: bool,
+}
+
+impl<'a> Stepper<'a> {
+    /// A stepper over `bytes` on `col` (with `physics`, if given).
+    pub fn new(
+        bytes: &'a [u8],
+        col: Collision,
+        physics: Option<Version>,
+    ) -> Result<Stepper<'a>, SimulateError> {
+        let (header, reader) =
+            SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
+        let shown = std::rc::Rc::new(std::cell::RefCell::new(std::collections::VecDeque::new()));
+        let into = std::rc::Rc::clone(&shown);
+        let on_tick = Box::new(move |w: &World| into.borrow_mut().push_back(w.state()));
+        let mut sim = Simulation::new(&header, col, physics, on_tick)?;
+        sim.free_running = true;
+        Ok(Stepper {
+            reader,
+            sim,
+            pending: None,
+            shown,
+            done: false,
+        })
+    }
+
+    /// The world after the next tick; `None` after the last.
+    pub fn next_state(&mut self) -> Option<WorldState> {
+        loop {
+            if let Some(s) = self.shown.borrow_mut().pop_front() {
+                return Some(s);
+            }
+            if self.done {
+                return None;
+            }
+            let rec = match self.pending.take().map(Ok).or_else(|| self.reader.next()) {
+                None => {
+                    self.sim.finish();
+                    self.done = true;
+                    continue;
+                }
+                Some(Err(e)) => {
+                    self.sim.report.stopped = Some(e.to_string());
+                    self.sim.finish();
+                    self.done = true;
+                    continue;
+                }
+                Some(Ok(rec)) => rec,
+            };
+            // One tick towards the record's, unless the world is empty
+            // (crossed at once) or the gap is past the bound (the record
+            // stops the simulation).
+            if let Some(w) = &self.sim.world
+                && !w.is_idle()
+                && self.sim.report.stopped.is_none()
+                && w.tick.saturating_add(1) < rec.tick
+                && i64::from(rec.tick) - i64::from(w.tick) <= MAX_GAP
+            {
+                let next = w.tick + 1;
+                self.sim.advance(next);
+                self.pending = Some(rec);
+                continue;
+            }
+            self.sim.record(&rec);
+            if self.sim.report.stopped.is_some() {
+                self.sim.finish();
+                self.done = true;
+            }
+        }
+    }
+
+    /// What the simulation found, so far.
+    pub fn report(&self) -> &Report {
+        &self.sim.report
+    }
+}
+
 /// The driver's state.
-struct Simulation<'d> {
+struct Simulation<'d, 'o> {
     /// The demo compared with, if any.
     demo: Option<DemoCompare<'d>>,
+    /// Shown the world after each compared tick.
+    on_tick: Box<dyn FnMut(&World) + 'o>,
+    /// The physics stepped with, if not the recording server's.
+    physics: Option<Version>,
+    /// Characters are never put back where the file says after a
+    /// divergence: the world is the one the inputs make.
+    free_running: bool,
     world: Option<World>,
-    version: Version,
+    /// The version of the server that wrote the file.
+    recorded_version: Version,
     /// What the world is made of, until the first record's tick makes it.
     start: Option<(Header, Collision)>,
     /// Positions as the file has them now.
@@ -232,18 +331,22 @@ struct Simulation<'d> {
     diverged: bool,
 }
 
-impl<'d> Simulation<'d> {
+impl<'d, 'o> Simulation<'d, 'o> {
     fn new(
-        version: Version,
         header: &Header,
         col: Collision,
-    ) -> Result<Simulation<'d>, SimulateError> {
+        physics: Option<Version>,
+        on_tick: Box<dyn FnMut(&World) + 'o>,
+    ) -> Result<Simulation<'d, 'o>, SimulateError> {
         // The header is read now: a bad one fails before any record.
-        world_of(header, col.clone(), 0)?;
+        let version = world_of(header, col.clone(), 0, physics)?.version;
         Ok(Simulation {
             demo: None,
+            on_tick,
+            physics,
+            free_running: false,
             world: None,
-            version,
+            recorded_version: recorded_version(header)?,
             start: Some((header.clone(), col)),
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
@@ -254,6 +357,7 @@ impl<'d> Simulation<'d> {
             cores_before: vec![None; MAX_CLIENTS],
             report: Report {
                 version,
+                recorded_version: recorded_version(header)?,
                 ticks: (0, 0),
                 held_inputs: Vec::new(),
                 stopped: None,
@@ -282,7 +386,7 @@ impl<'d> Simulation<'d> {
     fn world(&mut self, tick: i32) -> &mut World {
         if let Some((header, col)) = self.start.take() {
             // The header was read in `new`.
-            self.world = world_of(&header, col, tick).ok();
+            self.world = world_of(&header, col, tick, self.physics).ok();
             self.first_tick = Some(tick);
         }
         self.world
@@ -322,7 +426,8 @@ impl<'d> Simulation<'d> {
                 self.cores_before[cid] = w.core(cid).cloned();
             }
             let with_inputs = w.with_inputs();
-            self.before = (self.version == Version::Ddnet16_4 && !with_inputs.is_empty())
+            // How 16.4's writer records inputs, whatever the physics.
+            self.before = (self.recorded_version == Version::Ddnet16_4 && !with_inputs.is_empty())
                 .then(|| (w.clone(), with_inputs));
             w.step();
             self.compared = false;
@@ -519,8 +624,11 @@ impl<'d> Simulation<'d> {
                 });
             }
             // Put the character where the file says and go on.
-            w.reseed(cid, rec.map(|(x, y)| Vec2::new(x as f32, y as f32)));
+            if !self.free_running {
+                w.reseed(cid, rec.map(|(x, y)| Vec2::new(x as f32, y as f32)));
+            }
         }
+        (self.on_tick)(w);
     }
 
     fn finish(&mut self) {
@@ -533,16 +641,34 @@ impl<'d> Simulation<'d> {
 }
 
 /// The world a teehistorian header describes, on `col`, at `tick`: the
-/// server's rules (`server_version`), settings and tuning (then the map's
-/// tiles that change them, as DDNet's loader does after writing the
-/// header) and the random generator (`prng_description`).
-pub fn world_of(header: &Header, col: Collision, tick: i32) -> Result<World, SimulateError> {
+/// server's rules (`server_version`, or `physics` instead), settings and
+/// tuning (then the map's tiles that change them, as DDNet's loader does
+/// after writing the header) and the random generator
+/// (`prng_description`).
+pub fn world_of(
+    header: &Header,
+    col: Collision,
+    tick: i32,
+    physics: Option<Version>,
+) -> Result<World, SimulateError> {
     let info = &header.info;
-    let server = info.server_version.clone().unwrap_or_default();
-    let version = Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))?;
-    let mut config = Config::from_header(version, &info.config)
+    let recorded = recorded_version(header)?;
+    let version = physics.unwrap_or(recorded);
+    // Another version's server reads the same settings by their names
+    // there: a setting it lacks is left at its default.
+    let config_pairs = crate::world::config::rename(recorded, version, &info.config);
+    let mut config = Config::from_header(version, &config_pairs)
         .map_err(|e| SimulateError::Header(format!("config: {e}")))?;
-    let mut tunings = Tunings::from_header(version, &info.tuning, &config)
+    let tuning_pairs: Vec<(String, String)> = info
+        .tuning
+        .iter()
+        .filter(|(name, _)| {
+            version == recorded
+                || crate::world::tuning::param_names(version).any(|n| n.eq_ignore_ascii_case(name))
+        })
+        .cloned()
+        .collect();
+    let mut tunings = Tunings::from_header(version, &tuning_pairs, &config)
         .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
     apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
     let prng = match info.prng_description.as_deref() {
@@ -553,6 +679,13 @@ pub fn world_of(header: &Header, col: Collision, tick: i32) -> Result<World, Sim
     let mut world = World::new(version, col, config, tunings, tick);
     world.cores.prng = prng;
     Ok(world)
+}
+
+/// The DDNet version whose server wrote the file (its physics is the
+/// one the file's positions follow).
+pub fn recorded_version(header: &Header) -> Result<Version, SimulateError> {
+    let server = header.info.server_version.clone().unwrap_or_default();
+    Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))
 }
 
 /// A position as a report shows it: `(x, y)`, or `no character`.
@@ -640,9 +773,13 @@ pub fn collision_of_map(bytes: &[u8], cap: u64) -> Result<Collision, String> {
     Collision::of_map(&datafile, &map, cap)
 }
 
-/// What simulating a teehistorian file with the maps at hand gives:
-/// `None` when the header names no map among them.
-pub fn simulate_with(bytes: &[u8], maps: &Maps, cap: u64) -> Result<Option<Report>, SimulateError> {
+/// The collision of the map a teehistorian file's header names, if it
+/// is among `maps` (`None`: it is not).
+pub fn collision_for(
+    bytes: &[u8],
+    maps: &Maps,
+    cap: u64,
+) -> Result<Option<Collision>, SimulateError> {
     let (header, _) = SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
     let Some(sha) = header.info.map_sha256.as_deref() else {
         return Err(SimulateError::Header(
@@ -652,8 +789,23 @@ pub fn simulate_with(bytes: &[u8], maps: &Maps, cap: u64) -> Result<Option<Repor
     let Some(map) = maps.get(sha) else {
         return Ok(None);
     };
-    let col = collision_of_map(map, cap).map_err(SimulateError::Map)?;
-    simulate(bytes, col).map(Some)
+    collision_of_map(map, cap)
+        .map(Some)
+        .map_err(SimulateError::Map)
+}
+
+/// What simulating a teehistorian file with the maps at hand gives:
+/// `None` when the header names no map among them.
+pub fn simulate_with(
+    bytes: &[u8],
+    maps: &Maps,
+    cap: u64,
+    options: &Options,
+) -> Result<Option<Report>, SimulateError> {
+    match collision_for(bytes, maps, cap)? {
+        Some(col) => simulate(bytes, col, options).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// A teehistorian file of `players` bots on `col`'s map for `ticks`
@@ -672,7 +824,7 @@ pub fn synthetic_session(
 ) -> Result<Vec<u8>, SimulateError> {
     use crate::teehistorian::{Ex, Recorder};
     let players = players.min(MAX_CLIENTS);
-    let mut world = world_of(header, col, 0)?;
+    let mut world = world_of(header, col, 0, None)?;
     let mut rng = crate::world::prng::Prng::seeded([seed, 0x7465_656f_7261_636c]);
     let mut rec = Recorder::new(header);
     let mut inputs = vec![PlayerInput::default(); players];

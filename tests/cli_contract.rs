@@ -439,3 +439,144 @@ fn map_render_writes_the_same_png_every_time() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+const E2_TH: &str = "corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian";
+
+/// `teehistorian simulate` finds the header's map under `--maps`, and
+/// `--physics` steps with another version's physics: a divergence there
+/// fails (1); a version the simulator does not model is bad usage (2);
+/// no map to be found fails (1), never an empty pass.
+#[test]
+fn simulate_finds_its_map_and_steps_with_the_physics_asked() {
+    let ok = run(&[
+        "teehistorian",
+        "simulate",
+        E2_TH,
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains("2899 of 2899 player-ticks matched"));
+    let old = run(&[
+        "teehistorian",
+        "simulate",
+        E2_TH,
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+        "--physics",
+        "16.4",
+    ]);
+    assert_eq!(old.status.code(), Some(1), "{}", text(&old.stderr));
+    assert!(text(&old.stdout).contains(
+        "divergence at tick 1: cid 1: recorded Some((1712, 1008)), simulated Some((464, 1104))"
+    ));
+    let bad = run(&[
+        "teehistorian",
+        "simulate",
+        E2_TH,
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+        "--physics",
+        "17.0",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    let dir = scratch("simulate-nomap");
+    std::fs::write(dir.join("e2.teehistorian"), read(E2_TH)).unwrap();
+    let file = dir.join("e2.teehistorian");
+    let none = run(&["teehistorian", "simulate", file.to_str().unwrap()]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(
+        text(&none.stderr).contains("is not among the 0 maps"),
+        "{}",
+        text(&none.stderr)
+    );
+}
+
+/// `diff --simulate` compares two files' simulated worlds: a file with
+/// itself is the same (0); under another version's physics its world
+/// differs from the first tick the physics parts (1, and where); two
+/// files that are not teehistorian files are bad usage (2).
+#[test]
+fn diff_compares_simulated_worlds() {
+    let same = run(&[
+        "diff",
+        E2_TH,
+        E2_TH,
+        "--simulate",
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{}", text(&same.stdout));
+    let changed = run(&[
+        "diff",
+        E2_TH,
+        E2_TH,
+        "--simulate",
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+        "--physics",
+        "16.4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(changed.status.code(), Some(1), "{}", text(&changed.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&changed.stdout).unwrap();
+    assert_eq!(doc["format"], "simulated");
+    assert_eq!(doc["header"][0]["field"], "physics");
+    let first = &doc["differences"][0];
+    assert_eq!(
+        (first["tick"].as_i64(), first["category"].as_str()),
+        (Some(1), Some("character"))
+    );
+    let demos = run(&[
+        "diff",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+        "--simulate",
+    ]);
+    assert_eq!(demos.status.code(), Some(2));
+}
+
+/// A teehistorian file with the server demo of its session beside it
+/// (same name) is checked across formats: every Character item of the
+/// demo against the simulation. A demo of another session on the same
+/// map (B's, beside E.1's file) does not pass.
+#[test]
+fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
+    let dir = scratch("check-session-demo");
+    std::fs::write(dir.join("a.teehistorian"), read(A_TH)).unwrap();
+    std::fs::write(
+        dir.join("a.demo"),
+        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e.demo"),
+        read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo"),
+    )
+    .unwrap();
+    let out = run(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+            .clone()
+    };
+    let a = file("a.teehistorian");
+    assert_eq!(a["status"], "pass", "{a}");
+    assert_eq!(a["counts"]["more"]["demo_items_compared"], 330);
+    assert_eq!(a["counts"]["more"]["demo_items_matched"], 330);
+    let e = file("e.teehistorian");
+    assert_eq!(e["status"], "fail", "{e}");
+    assert!(e["findings"].to_string().contains("e.demo"), "{e}");
+}

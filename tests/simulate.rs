@@ -6,7 +6,7 @@
 #![cfg(feature = "jobs")]
 
 use std::path::Path;
-use teeoracle::simulate::{Maps, Report, simulate_with};
+use teeoracle::simulate::{Maps, Options, Report, simulate_with};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 
@@ -23,7 +23,7 @@ fn maps() -> Maps {
 
 fn simulate(maps: &Maps, name: &str) -> Report {
     let bytes = std::fs::read(format!("{DIR}/teehistorian/{name}.teehistorian")).expect("a file");
-    simulate_with(&bytes, maps, 64 << 20)
+    simulate_with(&bytes, maps, 64 << 20, &Options::default())
         .expect("simulates")
         .unwrap_or_else(|| panic!("{name}: its map is in the corpus"))
 }
@@ -80,12 +80,16 @@ fn a_moved_character_is_a_divergence_at_its_tick() {
     let path = format!("{DIR}/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian");
     let mut bytes = std::fs::read(path).expect("a file");
     let maps = maps();
-    let before = simulate_with(&bytes, &maps, 64 << 20).unwrap().unwrap();
+    let before = simulate_with(&bytes, &maps, 64 << 20, &Options::default())
+        .unwrap()
+        .unwrap();
     assert_eq!(before.divergences, 0);
     // The first player_diff of client 0 after the header: id 0, dx, dy as
     // one-byte varints; forge its dx by one.
     let forged = forge_first_diff(&mut bytes);
-    let after = simulate_with(&bytes, &maps, 64 << 20).unwrap().unwrap();
+    let after = simulate_with(&bytes, &maps, 64 << 20, &Options::default())
+        .unwrap()
+        .unwrap();
     assert!(after.divergences >= 1);
     let d = &after.listed[0];
     assert_eq!((d.tick, d.cid), forged);
@@ -134,7 +138,9 @@ fn a_synthetic_session_simulates_exactly_and_the_same_every_time() {
     let one = teeoracle::simulate::synthetic_session(&header, col.clone(), 16, 1000, 7).unwrap();
     let two = teeoracle::simulate::synthetic_session(&header, col, 16, 1000, 7).unwrap();
     assert_eq!(one, two);
-    let r = simulate_with(&one, &maps, 64 << 20).unwrap().unwrap();
+    let r = simulate_with(&one, &maps, 64 << 20, &Options::default())
+        .unwrap()
+        .unwrap();
     // Every bot is alive from tick 1 to 999 but when a death tile or a
     // kill takes it; the positions are the world's own.
     assert!(r.player_ticks > 15 * 999, "{}", r.player_ticks);
@@ -154,7 +160,11 @@ fn the_world_at_a_tick_is_the_world_the_file_records_there() {
         .get(header.info.map_sha256.as_deref().unwrap())
         .unwrap();
     let col = teeoracle::simulate::collision_of_map(map, 64 << 20).unwrap();
-    let r = teeoracle::simulate::simulate_until(&bytes, col, 500).unwrap();
+    let options = Options {
+        until: Some(500),
+        ..Options::default()
+    };
+    let r = teeoracle::simulate::simulate(&bytes, col, &options).unwrap();
     let w = r.world.expect("the world at 500");
     assert_eq!((w.tick, r.ticks.1), (500, 500));
     // Positions are the file's there: replay's own bookkeeping says so.
@@ -204,7 +214,7 @@ fn a_gap_of_days_is_crossed_at_once_when_empty_and_refused_with_players() {
     empty.tick(1_000_000_000);
     empty.record(&Message::Join { cid: 1 });
     empty.finish();
-    let r = simulate_with(&empty.into_bytes(), &maps, 64 << 20)
+    let r = simulate_with(&empty.into_bytes(), &maps, 64 << 20, &Options::default())
         .unwrap()
         .unwrap();
     assert_eq!((r.ticks.1, r.stopped.as_deref()), (1_000_000_000, None));
@@ -216,7 +226,7 @@ fn a_gap_of_days_is_crossed_at_once_when_empty_and_refused_with_players() {
     busy.tick(1_000_000_000);
     busy.record(&Message::Join { cid: 1 });
     busy.finish();
-    let r = simulate_with(&busy.into_bytes(), &maps, 64 << 20)
+    let r = simulate_with(&busy.into_bytes(), &maps, 64 << 20, &Options::default())
         .unwrap()
         .unwrap();
     assert!(
@@ -224,4 +234,114 @@ fn a_gap_of_days_is_crossed_at_once_when_empty_and_refused_with_players() {
         "{:?}",
         r.stopped
     );
+}
+
+/// The file's `--physics` is another version's: 20.1's ctf1 file under
+/// 16.4's physics. 16.4 chooses other spawn points for the second and
+/// third player (its spawn selection, not 20.1's), which the file's
+/// first positions give away at once; and a 16.4 file under 20.1's
+/// physics is still exact where the two versions agree (join_move_leave:
+/// walking and jumping on Tutorial). The same physics as the recording's
+/// is the plain simulation.
+#[test]
+fn another_versions_physics_shows_where_it_parts_from_the_recording() {
+    use teeoracle::world::Version;
+    let maps = maps();
+    let name = "ddnet-20.1/E_map_change.2_ctf1";
+    let bytes = std::fs::read(format!("{DIR}/teehistorian/{name}.teehistorian")).unwrap();
+    let under = |physics| {
+        let options = Options {
+            physics,
+            ..Options::default()
+        };
+        simulate_with(&bytes, &maps, 64 << 20, &options)
+            .unwrap()
+            .unwrap()
+    };
+    let own = under(None);
+    let same = under(Some(Version::Ddnet20_1));
+    assert_eq!((own.divergences, same.divergences), (0, 0));
+    assert_eq!(own.matched, same.matched);
+    let old = under(Some(Version::Ddnet16_4));
+    assert_eq!(
+        (old.version, old.recorded_version),
+        (Version::Ddnet16_4, Version::Ddnet20_1)
+    );
+    assert_eq!((old.player_ticks, old.divergences), (2_899, 31));
+    let first = &old.listed[0];
+    assert_eq!(
+        (first.tick, first.cid, first.recorded, first.simulated),
+        (1, 1, Some((1712, 1008)), Some((464, 1104)))
+    );
+    let newer = simulate_with(
+        &std::fs::read(format!(
+            "{DIR}/teehistorian/ddnet-16.4/join_move_leave.teehistorian"
+        ))
+        .unwrap(),
+        &maps,
+        64 << 20,
+        &Options {
+            physics: Some(Version::Ddnet20_1),
+            ..Options::default()
+        },
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!((newer.matched, newer.player_ticks), (546, 546));
+}
+
+/// The stepper (one tick per call, free running) gives the worlds the
+/// record-driven simulation shows, tick for tick, on a file it matches
+/// exactly; and its report is the same.
+#[test]
+fn the_stepper_gives_the_worlds_the_simulation_shows() {
+    let maps = maps();
+    let bytes = std::fs::read(format!(
+        "{DIR}/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"
+    ))
+    .unwrap();
+    let col = teeoracle::simulate::collision_for(&bytes, &maps, 64 << 20)
+        .unwrap()
+        .unwrap();
+    let mut shown = Vec::new();
+    let report = teeoracle::simulate::simulate_observed(
+        &bytes,
+        col.clone(),
+        &Options::default(),
+        &mut |w| shown.push(serde_json::to_string(&w.state()).unwrap()),
+    )
+    .unwrap();
+    let mut stepper = teeoracle::simulate::Stepper::new(&bytes, col, None).unwrap();
+    let mut stepped = Vec::new();
+    while let Some(s) = stepper.next_state() {
+        stepped.push(serde_json::to_string(&s).unwrap());
+    }
+    assert!(shown.len() > 2_900, "{}", shown.len());
+    assert_eq!(shown.len(), stepped.len());
+    let first_other = shown.iter().zip(&stepped).position(|(a, b)| a != b);
+    assert_eq!(first_other, None);
+    let r = stepper.report();
+    assert_eq!(
+        (r.matched, r.player_ticks, r.divergences),
+        (report.matched, report.player_ticks, 0)
+    );
+}
+
+/// A real DDNet 16.4 server built with one physics change (the push two
+/// touching players give each other, `PhysicalSize() * 1.45f` in
+/// `CCharacterCore::Tick`, made 1.55f) recorded `record/phys_hook_players`:
+/// its file is well formed, and the simulation (stock 16.4 physics) names
+/// the first tick the change shows in, the second tick of ten players
+/// spawned on one another.
+#[test]
+fn a_server_with_a_physics_change_is_caught_at_its_first_tick() {
+    let r = simulate(&maps(), "malformed/physics/push_1_55");
+    assert_eq!(r.player_ticks, 1_430);
+    assert!(r.divergences > 100, "{}", r.divergences);
+    let first = &r.listed[0];
+    assert_eq!(
+        (first.tick, first.cid, first.recorded, first.simulated),
+        (2, 0, Some((1588, 304)), Some((1587, 304)))
+    );
+    assert!(r.unmodelled.is_empty());
 }

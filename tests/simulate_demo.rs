@@ -5,7 +5,7 @@
 #![cfg(feature = "jobs")]
 
 use teeoracle::map::{Datafile, Map};
-use teeoracle::simulate::{DemoReport, collision_of_map, simulate_with_demo};
+use teeoracle::simulate::{DemoReport, Options, collision_of_map, simulate};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 
@@ -21,7 +21,11 @@ fn compare(dir: &str, name: &str) -> DemoReport {
         .map(|d| Map::new(&d))
         .expect("its map");
     let col = collision_of_map(map, 64 << 20).expect("a game layer");
-    let report = simulate_with_demo(&th, col, &demo).expect("simulates");
+    let options = Options {
+        demo: Some(&demo),
+        ..Options::default()
+    };
+    let report = simulate(&th, col, &options).expect("simulates");
     report.demo.expect("a demo comparison")
 }
 

@@ -349,7 +349,7 @@ pub(super) fn report(
 /// The maps teehistorian files may be simulated on: every map and demo
 /// among `files` and under `dirs`, and those beside each teehistorian
 /// file among `files`.
-fn maps_for(
+pub(crate) fn maps_for(
     files: &[(PathBuf, bool)],
     dirs: &[PathBuf],
 ) -> Result<teeoracle::simulate::Maps, Failure> {

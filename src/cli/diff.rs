@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::diff::{
     self, CaptureTicks, Change, DemoTicks, FileChange, MapTicks, Options, Report, RolePair,
-    TeehistorianTicks, Ticks, folder,
+    SimulatedTicks, TeehistorianTicks, Ticks, folder,
 };
 use teeoracle::log::game_time;
 
@@ -55,6 +55,22 @@ pub struct DiffArgs {
     /// use, in each file).
     #[arg(long)]
     port: Option<u16>,
+    /// Teehistorian files: compare the worlds DDNet's physics makes of
+    /// their inputs (every character's core, freeze, weapons and inputs,
+    /// every projectile and laser, tick by tick) instead of their
+    /// records. Each file's map is found by the header's SHA-256 beside
+    /// it or under `--maps`.
+    #[arg(long)]
+    simulate: bool,
+    /// With `--simulate`: folders of maps and demos to find the maps in.
+    #[arg(long, value_name = "DIR", requires = "simulate")]
+    maps: Vec<PathBuf>,
+    /// With `--simulate`: step NEW's world with this DDNet version's
+    /// physics (`16.4`, `20.1`); OLD's follows its recording server.
+    /// `diff F F --simulate --physics V` is what V's physics does to F.
+    #[arg(long, value_name = "VERSION", requires = "simulate",
+          value_parser = super::teehistorian::physics_version)]
+    physics: Option<teeoracle::world::Version>,
     /// `text` for people (the first divergence, a summary), `json` for
     /// programs (every difference).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -156,6 +172,24 @@ fn compare_files(
     };
     let paths = (old_path, new_path);
     let th = |b: &[u8]| b.starts_with(teeoracle::teehistorian::MAGIC.as_bytes());
+    if args.simulate {
+        if !(th(old) && th(new)) {
+            return Err(Failure::Usage(format!(
+                "--simulate compares two teehistorian files; {} and {} are not",
+                shown(old_path),
+                shown(new_path)
+            )));
+        }
+        let world = |path: &Path, bytes, physics| {
+            let col = super::teehistorian::collision_found(path, &args.maps)?;
+            SimulatedTicks::new(bytes, col, physics).map_err(|e| broken(path, &e))
+        };
+        let (ho, mut o) = world(old_path, old, None)?;
+        let (hn, mut n) = world(new_path, new, args.physics)?;
+        let options = options(args, diff::SIMULATED);
+        let r = compare((&ho, &mut o), (&hn, &mut n), &options, paths)?;
+        return Ok(("simulated", r));
+    }
     if th(old) && th(new) {
         let (ho, mut o) = TeehistorianTicks::new(old).map_err(|e| broken(old_path, &e))?;
         let (hn, mut n) = TeehistorianTicks::new(new).map_err(|e| broken(new_path, &e))?;

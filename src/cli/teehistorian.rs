@@ -79,9 +79,21 @@ pub enum TeehistorianCommand {
     Simulate {
         /// The teehistorian file.
         file: PathBuf,
-        /// The map it was recorded on, or a demo that embeds it.
-        #[arg(long)]
-        map: PathBuf,
+        /// The map it was recorded on, or a demo that embeds it (default:
+        /// the map the header names, found by its SHA-256 among the maps
+        /// and demos beside the file and under `--maps`).
+        #[arg(long, conflicts_with = "maps")]
+        map: Option<PathBuf>,
+        /// A folder of maps and demos to find the header's map in
+        /// (repeatable).
+        #[arg(long, value_name = "DIR")]
+        maps: Vec<PathBuf>,
+        /// Step with this DDNet version's physics (`16.4` or `20.1`)
+        /// instead of the recording server's: what a physics change does
+        /// to old recordings. Every divergence is then a place where the
+        /// two versions' physics part.
+        #[arg(long, value_name = "VERSION", value_parser = physics_version)]
+        physics: Option<teeoracle::world::Version>,
         /// Stop after this tick and print the world there (every
         /// character's core, freeze, weapons and inputs; projectiles and
         /// lasers); a tick after the last one is a usage error.
@@ -92,9 +104,10 @@ pub enum TeehistorianCommand {
         /// item's own tick (a difference is a failure).
         #[arg(long)]
         demo: Option<PathBuf>,
-        /// `text` for people, `json` for programs.
-        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-        format: ReportFormat,
+        /// `text` for people, `json` for programs, `ron` (the same
+        /// document as JSON's, in RON) for Rust programs.
+        #[arg(long, value_enum, default_value_t = SimulationFormat::Text)]
+        format: SimulationFormat,
     },
     /// Write a synthetic teehistorian file from a spec (.ron or .json):
     /// header fields, then records by kind (see `teehistorian::spec`).
@@ -128,35 +141,84 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
         TeehistorianCommand::Simulate {
             file,
             map,
+            maps,
+            physics,
             at,
             demo,
             format,
-        } => simulate(&file, &map, at, demo.as_deref(), format),
+        } => {
+            let col = match map {
+                Some(map) => super::map::collision_of(&map)?,
+                None => collision_found(&file, &maps)?,
+            };
+            simulate(&file, col, physics, at, demo.as_deref(), format)
+        }
     }
+}
+
+/// How `teehistorian simulate` prints its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SimulationFormat {
+    /// For people.
+    Text,
+    /// The `simulation` document.
+    Json,
+    /// The same document in RON.
+    Ron,
+}
+
+/// A DDNet version named on the command line (`16.4`, `20.1`).
+pub(crate) fn physics_version(text: &str) -> Result<teeoracle::world::Version, String> {
+    use teeoracle::world::Version;
+    match text {
+        "16.4" => Ok(Version::Ddnet16_4),
+        "20.1" => Ok(Version::Ddnet20_1),
+        _ => Err("the simulator models DDNet 16.4 and 20.1: `16.4` or `20.1`".into()),
+    }
+}
+
+/// The collision of the map `file`'s header names, found among the maps
+/// and demos beside it and under `dirs`; not found is a failure (the
+/// simulation asked for cannot run).
+pub(crate) fn collision_found(
+    file: &Path,
+    dirs: &[PathBuf],
+) -> Result<teeoracle::world::collision::Collision, Failure> {
+    let maps = super::check::maps_for(&[(file.to_path_buf(), true)], dirs)?;
+    let bytes = super::output::read(file)?;
+    let cap = teeoracle::compression::default_max_decompressed(bytes.len() as u64);
+    teeoracle::simulate::collision_for(&bytes, &maps, cap)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?
+        .ok_or_else(|| {
+            Failure::bad(format!(
+                "{}: the map the header names (map_sha256) is not among the {} maps beside it or under --maps: give --map MAP or --maps DIR",
+                shown(file),
+                maps.len()
+            ))
+        })
 }
 
 /// `teehistorian simulate`.
 fn simulate(
     file: &Path,
-    map_path: &Path,
+    col: teeoracle::world::collision::Collision,
+    physics: Option<teeoracle::world::Version>,
     at: Option<i32>,
     demo: Option<&Path>,
-    format: ReportFormat,
+    format: SimulationFormat,
 ) -> Result<(), Failure> {
-    let col = super::map::collision_of(map_path)?;
     let bytes = super::output::read(file)?;
-    let report = match (demo, at) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::Usage("--at and --demo do not go together".into()));
-        }
-        (Some(d), None) => {
-            let demo_bytes = super::output::read(d)?;
-            teeoracle::simulate::simulate_with_demo(&bytes, col, &demo_bytes)
-        }
-        (None, Some(at)) => teeoracle::simulate::simulate_until(&bytes, col, at),
-        (None, None) => teeoracle::simulate::simulate(&bytes, col),
+    if demo.is_some() && at.is_some() {
+        return Err(Failure::Usage("--at and --demo do not go together".into()));
     }
-    .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let demo_bytes = demo.map(super::output::read).transpose()?;
+    let options = teeoracle::simulate::Options {
+        demo: demo_bytes.as_deref(),
+        until: at,
+        physics,
+    };
+    let report = teeoracle::simulate::simulate(&bytes, col, &options)
+        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     if let Some(at) = at
         && report.world.as_ref().is_none_or(|w| w.tick != at)
     {
@@ -167,8 +229,9 @@ fn simulate(
     }
     let mut out = stdout();
     match format {
-        ReportFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
-        ReportFormat::Text => {
+        SimulationFormat::Json => write_json_doc(&mut out, "simulation", &report)?,
+        SimulationFormat::Ron => super::output::write_ron(&mut out, &report)?,
+        SimulationFormat::Text => {
             let pct = |a: u64, b: u64| {
                 if b == 0 {
                     0.0
@@ -253,7 +316,7 @@ fn simulate(
             }
         }
     }
-    if let (ReportFormat::Text, Some(w)) = (format, &report.world) {
+    if let (SimulationFormat::Text, Some(w)) = (format, &report.world) {
         writeln!(out, "world after tick {}:", w.tick)?;
         for c in &w.characters {
             let (core, ch) = (&c.core, &c.character);

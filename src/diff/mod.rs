@@ -3,7 +3,8 @@
 //!
 //! The engine is here; each format is read as a sequence of ticks
 //! ([`Ticks`]) by its adapter: [`TeehistorianTicks`], [`DemoTicks`],
-//! `CaptureTicks` (the demo and capture ones share `snapshots.rs`), and
+//! `CaptureTicks` (the demo and capture ones share `snapshots.rs`),
+//! `SimulatedTicks` (a teehistorian file's simulated world), and
 //! [`MapTicks`] (a map: its items, then its tiles row by row). What
 //! is compared ([`Options`], each format's [`Defaults`]) is in
 //! `options.rs`, what the engine says ([`Report`]) in `report.rs`.
@@ -36,6 +37,7 @@ pub mod folder;
 mod map;
 mod options;
 mod report;
+mod simulated;
 mod snapshots;
 mod teehistorian;
 
@@ -45,10 +47,11 @@ pub use check_reports::{FileChange, RolePair, compare_check_reports, role_pairs}
 pub use demo::DemoTicks;
 pub use map::MapTicks;
 pub use options::{
-    CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, SNAP_DELTA, SQL_TICK,
-    TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids, strip_time_prefix,
+    CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, SIMULATED, SNAP_DELTA,
+    SQL_TICK, TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids, strip_time_prefix,
 };
 pub use report::{Change, Counts, Difference, FieldChange, FirstMove, Movement, Report};
+pub use simulated::SimulatedTicks;
 pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;

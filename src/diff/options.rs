@@ -66,6 +66,12 @@ pub const TEEHISTORIAN: Defaults = Defaults {
     ],
     events: &["ddnetver.connection_id"],
 };
+/// Simulated worlds: nothing; what DDNet's physics makes of the inputs
+/// is all meaning.
+pub const SIMULATED: Defaults = Defaults {
+    header: &[],
+    events: &[],
+};
 /// Demos: the recording time, network timing, and remote-console time
 /// prefixes (a server demo records the lines sent to an authed client).
 pub const DEMO: Defaults = Defaults {

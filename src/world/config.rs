@@ -386,6 +386,19 @@ fn setting(version: Version, name: &[u8], nocase: bool) -> Option<&'static Setti
     })
 }
 
+/// A header's settings, written by a `from` server, as a `to` server
+/// names them: a setting `to` lacks, or `from` does not know, is left
+/// out (the `to` server keeps its default).
+pub fn rename(from: Version, to: Version, pairs: &[(String, String)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .filter_map(|(name, value)| {
+            let to_name = setting(from, name.as_bytes(), false)?.names[column(to)]?;
+            Some((to_name.to_owned(), value.clone()))
+        })
+        .collect()
+}
+
 /// `TILE_OLDLASER`: sets `sv_old_laser`.
 pub const TILE_OLDLASER: u8 = 71;
 /// `TILE_NPC`: global `player_collision` 0.

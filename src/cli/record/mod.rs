@@ -579,8 +579,16 @@ fn judge(
     // The files, checked in process.
     let mut verdicts = Vec::new();
     if !outcome.interrupted {
+        // The teehistorian file is simulated on its map (the demo beside
+        // it embeds it, else the server's maps folders), and compared
+        // with the demo of its session: a server whose physics differs
+        // from DDNet's fails here, not only in a later `check`.
+        let listed: Vec<(PathBuf, bool)> = files.iter().map(|f| (f.clone(), true)).collect();
+        let map_dirs = scenario::map_dirs(&args.server, Flavor::of(&args.server));
+        let maps = crate::cli::check::maps_for(&listed, &map_dirs)?;
         let options = Options {
             threads: 1,
+            maps: Some(std::sync::Arc::new(maps)),
             ..Options::default()
         };
         for f in files {

@@ -343,7 +343,7 @@ fn map_argument(command: &str, name: &str) -> Option<String> {
 /// The maps folders a server binary reads that exist here: its own
 /// `data/maps` beside it (a build folder) and the distribution's. The
 /// temporary home the server runs in starts empty.
-fn map_dirs(server: &Path, flavor: Flavor) -> Vec<PathBuf> {
+pub(super) fn map_dirs(server: &Path, flavor: Flavor) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(dir) = server.parent() {
         dirs.push(dir.join("data").join("maps"));

@@ -284,15 +284,30 @@ fn collision(
 
 /// The ``teehistorian simulate --format json`` document.
 #[pyfunction]
-#[pyo3(signature = (teehistorian, map, demo = None, at = None))]
+#[pyo3(signature = (teehistorian, map, demo = None, at = None, physics = None))]
 pub fn simulate<'py>(
     py: Python<'py>,
     teehistorian: &Bound<'py, PyAny>,
     map: &Bound<'py, PyAny>,
     demo: Option<&Bound<'py, PyAny>>,
     at: Option<i32>,
+    physics: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use teeoracle::simulate::SimulateError;
+    use teeoracle::world::Version;
+    let physics = match physics {
+        None => None,
+        Some("16.4") => Some(Version::Ddnet16_4),
+        Some("20.1") => Some(Version::Ddnet20_1),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "physics {other:?}: the simulator models DDNet \"16.4\" and \"20.1\""
+            )));
+        }
+    };
+    if demo.is_some() && at.is_some() {
+        return Err(PyValueError::new_err("at and demo do not go together"));
+    }
     let col = collision(py, map)?;
     let input = Input::of(teehistorian)?;
     let name = input.name.clone();
@@ -301,17 +316,15 @@ pub fn simulate<'py>(
         Some(d) => Some(Input::of(d)?.bytes()?),
         None => None,
     };
-    let report = py.detach(|| match (&demo_bytes, at) {
-        (Some(_), Some(_)) => Err(None),
-        (Some(d), None) => teeoracle::simulate::simulate_with_demo(&bytes, col, d).map_err(Some),
-        (None, Some(at)) => teeoracle::simulate::simulate_until(&bytes, col, at).map_err(Some),
-        (None, None) => teeoracle::simulate::simulate(&bytes, col).map_err(Some),
-    });
-    let report = match report {
+    let options = teeoracle::simulate::Options {
+        demo: demo_bytes.as_deref(),
+        until: at,
+        physics,
+    };
+    let report = match py.detach(|| teeoracle::simulate::simulate(&bytes, col, &options)) {
         Ok(r) => r,
-        Err(None) => return Err(PyValueError::new_err("at and demo do not go together")),
-        Err(Some(SimulateError::Decode(e))) => return Err(errors::decode(py, &name, &e)),
-        Err(Some(e)) => return Err(PyValueError::new_err(format!("{name}: {e}"))),
+        Err(SimulateError::Decode(e)) => return Err(errors::decode(py, &name, &e)),
+        Err(e) => return Err(PyValueError::new_err(format!("{name}: {e}"))),
     };
     if let Some(at) = at
         && report.world.as_ref().is_none_or(|w| w.tick != at)

@@ -197,6 +197,7 @@ def simulate(
     map: Source,
     demo: Optional[Source] = None,
     at: Optional[int] = None,
+    physics: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The ``simulation`` document of ``teeoracle teehistorian simulate
     --format json``: the file's inputs replayed through DDNet's physics on
@@ -208,5 +209,7 @@ def simulate(
     not decode ends the simulation: ``stopped`` says where (the command
     exits 1 then). A file that cannot be simulated at all (its header, a
     server version the simulator does not model, a map without a game
-    layer) raises ``DecodeError`` or ``ValueError``."""
-    return _teeoracle.simulate(teehistorian, map, demo, at)
+    layer) raises ``DecodeError`` or ``ValueError``. ``physics`` (``"16.4"``
+    or ``"20.1"``) steps with that DDNet version's physics instead of the
+    recording server's (``--physics``)."""
+    return _teeoracle.simulate(teehistorian, map, demo, at, physics)

@@ -122,4 +122,5 @@ def simulate(
     map: _Source,
     demo: Optional[_Source] = None,
     at: Optional[int] = None,
+    physics: Optional[str] = None,
 ) -> Dict[str, Any]: ...

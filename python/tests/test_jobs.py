@@ -175,3 +175,13 @@ def test_bad_arguments_raise():
         teeoracle.Teehistorian(123)
     with pytest.raises(ValueError, match="magic"):
         teeoracle.simulate(A_TH, A_TH)  # not a map
+
+
+def test_simulate_with_another_physics():
+    report = teeoracle.simulate(A_TH, A_DEMO, physics="20.1")
+    assert report["matched"] == report["player_ticks"] == 851
+    other = teeoracle.simulate(A_TH, A_DEMO, physics="16.4")
+    assert other["kind"] == "simulation"
+    assert other["player_ticks"] == 851
+    with pytest.raises(ValueError, match="16.4"):
+        teeoracle.simulate(A_TH, A_DEMO, physics="9.9")

@@ -1,0 +1,338 @@
+//! Demos, packets, `check` and the world simulation from Python: each the
+//! JSON its command prints (`demo events --format jsonl`, `packet decode
+//! --format json`, `check --format json`, `teehistorian simulate --format
+//! json`), as Python values.
+
+use crate::convert;
+use crate::errors;
+use crate::teehistorian::Input;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use teeoracle::check::{Options, Source, Totals, Verdict};
+use teeoracle::codec::{Codec, Mode, Reader};
+use teeoracle::packet::json::{PacketEntry, PacketJson, ReencodeJson};
+use teeoracle::packet::{
+    Packet, PacketCtx, PacketVerdicts, TokenMode, Version, VersionReason, detect_version, reencode,
+};
+
+/// ``(header, events, end)`` of a demo, as ``demo events --format jsonl``
+/// prints them (without its ``start`` line): every tick marker, message
+/// (decoded), snapshot (every item) and fault, in order.
+#[pyfunction]
+pub fn demo_events<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let input = Input::of(source)?;
+    let name = input.name.clone();
+    let bytes = input.bytes()?;
+    let mut events =
+        teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
+    let info = events.info();
+    let header = convert::serialize(py, &teeoracle::demo::json::HeaderLine::new(&info))?;
+    let list = PyList::empty(py);
+    let end = teeoracle::demo::json::for_each_event(&mut events, |line| {
+        list.append(convert::serialize(py, line)?)
+    })?;
+    let end = convert::serialize(py, &end)?;
+    PyTuple::new(py, [header, list.into_any(), end])
+}
+
+fn version_arg(v: &str) -> PyResult<Option<Version>> {
+    match v {
+        "0.6" => Ok(Some(Version::V06)),
+        "0.7" => Ok(Some(Version::V07)),
+        "auto" => Ok(None),
+        _ => Err(PyValueError::new_err(format!(
+            "version {v:?}: expected \"0.6\", \"0.7\" or \"auto\""
+        ))),
+    }
+}
+
+fn token_arg(t: &str) -> PyResult<TokenMode> {
+    match t {
+        "yes" => Ok(TokenMode::Present),
+        "no" => Ok(TokenMode::Absent),
+        "auto" => Ok(TokenMode::Auto),
+        _ => Err(PyValueError::new_err(format!(
+            "token {t:?}: expected \"yes\", \"no\" or \"auto\""
+        ))),
+    }
+}
+
+/// One datagram decoded: the entry of ``packet decode --format json``'s
+/// ``packets`` for it (``verdict`` is what DDNet does with it).
+#[pyfunction]
+#[pyo3(signature = (data, version = "auto", token = "auto"))]
+pub fn decode_packet<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    version: &str,
+    token: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (v, reason) = match version_arg(version)? {
+        Some(v) => (v, VersionReason::Given),
+        None => detect_version(data),
+    };
+    let ctx = PacketCtx {
+        version: Some(v),
+        token: token_arg(token)?,
+    };
+    let packet = Packet::decode(&mut Reader::new(data, Mode::Lenient), ctx);
+    let verdict = PacketVerdicts::of(data, v, packet.as_ref().ok());
+    let contents = match &packet {
+        Ok(Packet::Connection(p)) => p.contents(),
+        _ => None,
+    };
+    let mismatch = packet
+        .as_ref()
+        .ok()
+        .and_then(|p| reencode(data, p, contents.as_ref(), &mut Vec::new()));
+    let failed = packet.is_err()
+        || mismatch.is_some()
+        || contents.as_ref().is_some_and(|c| c.first_error().is_some());
+    let entry = PacketEntry {
+        bytes: data.len(),
+        version: v,
+        version_reason: reason,
+        version_reason_text: reason.to_string(),
+        verdict,
+        packet: packet
+            .as_ref()
+            .ok()
+            .map(|p| PacketJson::new(p, contents.as_ref(), 0)),
+        error: packet.as_ref().err(),
+        reencode: ReencodeJson::of(packet.is_ok(), mismatch),
+        failed,
+    };
+    convert::serialize(py, &entry)
+}
+
+/// The datagrams a ``packet_decode`` document (or one of its entries, or
+/// a list of them) describes, as JSON text.
+#[pyfunction]
+pub fn encode_packets<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyList>> {
+    let datagrams = teeoracle::packet::spec::encode_str(json)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    PyList::new(py, datagrams.iter().map(|d| PyBytes::new(py, d)))
+}
+
+/// `check --format json`.
+#[derive(Serialize)]
+struct Report<'a> {
+    files: &'a [Verdict],
+    totals: &'a Totals,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    roles: BTreeMap<String, String>,
+}
+
+/// The ``check --format json`` document of ``paths``.
+#[pyfunction]
+#[pyo3(signature = (paths, maps = Vec::new(), deny_warnings = false, simulate = true, jobs = None))]
+pub fn check<'py>(
+    py: Python<'py>,
+    paths: Vec<PathBuf>,
+    maps: Vec<PathBuf>,
+    deny_warnings: bool,
+    simulate: bool,
+    jobs: Option<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
+        .max(1);
+    let (verdicts, roles) = py.detach(|| -> PyResult<_> {
+        let mut files = Vec::new();
+        for p in &paths {
+            teeoracle::files::walk(p, true, &mut files)
+                .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        }
+        let maps = match simulate {
+            true => Some(Arc::new(maps_for(&files, &maps)?)),
+            false => None,
+        };
+        let verdicts: Vec<Verdict> = files
+            .iter()
+            .map(|(path, named)| {
+                let options = Options {
+                    deny_warnings,
+                    named: *named,
+                    max_decompressed: None,
+                    threads: jobs,
+                    maps: maps.clone(),
+                };
+                teeoracle::check::check(Source::file(path), &options)
+            })
+            .collect();
+        Ok((verdicts, roles(&paths)))
+    })?;
+    let totals = Totals::of(&verdicts);
+    let report = Report {
+        files: &verdicts,
+        totals: &totals,
+        roles,
+    };
+    convert::serialize(py, &teeoracle::schema::Document::new("check", &report))
+}
+
+/// The maps teehistorian files may be simulated on (as `check` finds
+/// them): every map and demo among `files` and under `dirs`, and those
+/// beside each teehistorian file among `files`.
+fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulate::Maps> {
+    let mut maps = teeoracle::simulate::Maps::default();
+    let mut folders: Vec<PathBuf> = files
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "teehistorian"))
+        .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let mut candidates: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    for d in dirs {
+        let under = teeoracle::files::files_under(d)
+            .map_err(|e| PyOSError::new_err(format!("maps {}: {e}", d.display())))?;
+        candidates.extend(under);
+    }
+    for f in &folders {
+        let dir = match f.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => f.as_path(),
+        };
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let mut beside: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            beside.sort();
+            candidates.extend(beside);
+        }
+    }
+    candidates.sort();
+    candidates.dedup();
+    for c in candidates {
+        if c.extension().is_some_and(|e| e == "map" || e == "demo")
+            && let Ok(bytes) = std::fs::read(&c)
+        {
+            maps.add(&bytes);
+        }
+    }
+    Ok(maps)
+}
+
+/// The roles of the recordings directly inside each folder named (a
+/// `record` folder), as `check` gives them.
+fn roles(paths: &[PathBuf]) -> BTreeMap<String, String> {
+    use std::io::Read;
+    use teeoracle::diff::folder;
+    let mut out = BTreeMap::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        let entries: Vec<folder::Entry> = files
+            .iter()
+            .map(|p| {
+                let mut head = Vec::new();
+                if let Ok(f) = std::fs::File::open(p) {
+                    let _ = f.take(1 << 20).read_to_end(&mut head);
+                }
+                folder::Entry {
+                    path: p.display().to_string(),
+                    kind: folder::kind_of(&head),
+                }
+            })
+            .collect();
+        out.extend(folder::roles(&entries));
+    }
+    out
+}
+
+/// The collision of a map file, or of the map a demo embeds.
+fn collision(
+    py: Python<'_>,
+    map: &Bound<'_, PyAny>,
+) -> PyResult<teeoracle::world::collision::Collision> {
+    let input = Input::of(map)?;
+    let name = input.name.clone();
+    let bytes = input.bytes()?;
+    let map_bytes: &[u8] = match teeoracle::demo::is_demo(&bytes) {
+        false => &bytes,
+        true => {
+            let events =
+                teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
+            let m = events.map();
+            if m.is_empty() {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: the demo embeds no map"
+                )));
+            }
+            // The slice of `bytes` the map is.
+            let start = m.as_ptr() as usize - bytes.as_ptr() as usize;
+            &bytes[start..start + m.len()]
+        }
+    };
+    let cap = teeoracle::compression::default_max_decompressed(map_bytes.len() as u64);
+    teeoracle::simulate::collision_of_map(map_bytes, cap)
+        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+}
+
+/// The ``teehistorian simulate --format json`` document.
+#[pyfunction]
+#[pyo3(signature = (teehistorian, map, demo = None, at = None, physics = None))]
+pub fn simulate<'py>(
+    py: Python<'py>,
+    teehistorian: &Bound<'py, PyAny>,
+    map: &Bound<'py, PyAny>,
+    demo: Option<&Bound<'py, PyAny>>,
+    at: Option<i32>,
+    physics: Option<&str>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use teeoracle::simulate::SimulateError;
+    use teeoracle::world::Version;
+    let physics = match physics {
+        None => None,
+        Some("16.4") => Some(Version::Ddnet16_4),
+        Some("20.1") => Some(Version::Ddnet20_1),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "physics {other:?}: the simulator models DDNet \"16.4\" and \"20.1\""
+            )));
+        }
+    };
+    if demo.is_some() && at.is_some() {
+        return Err(PyValueError::new_err("at and demo do not go together"));
+    }
+    let col = collision(py, map)?;
+    let input = Input::of(teehistorian)?;
+    let name = input.name.clone();
+    let bytes = input.bytes()?;
+    let demo_bytes = match demo {
+        Some(d) => Some(Input::of(d)?.bytes()?),
+        None => None,
+    };
+    let options = teeoracle::simulate::Options {
+        demo: demo_bytes.as_deref(),
+        until: at,
+        physics,
+    };
+    let report = match py.detach(|| teeoracle::simulate::simulate(&bytes, col, &options)) {
+        Ok(r) => r,
+        Err(SimulateError::Decode(e)) => return Err(errors::decode(py, &name, &e)),
+        Err(e) => return Err(PyValueError::new_err(format!("{name}: {e}"))),
+    };
+    if let Some(at) = at
+        && report.world.as_ref().is_none_or(|w| w.tick != at)
+    {
+        return Err(PyValueError::new_err(format!(
+            "at={at}: the file's ticks are {}..{}",
+            report.ticks.0, report.ticks.1
+        )));
+    }
+    convert::serialize(py, &teeoracle::schema::Document::new("simulation", &report))
+}

@@ -1,0 +1,499 @@
+//! Teehistorian files from Python: the streaming reader (records one by
+//! one or in batches), the replayed world per tick and at the end.
+
+use crate::convert;
+use crate::errors;
+use crate::records::{self, Columns, RecordBatch};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use teeoracle::codec::Mode;
+use teeoracle::compression::BoxRead;
+use teeoracle::input::Source;
+use teeoracle::teehistorian::json::{EndLine, HeaderLine};
+use teeoracle::teehistorian::{End, ReadError, Replay, ReplayConfig, StreamReader};
+
+/// Where a file comes from: a path, or bytes in memory.
+pub struct Input {
+    pub name: String,
+    pub path: PathBuf,
+    source: Source,
+}
+
+impl Input {
+    /// A path (`str` or `os.PathLike`) or `bytes`.
+    pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            let name = "<bytes>".to_owned();
+            return Ok(Input {
+                path: PathBuf::from(&name),
+                source: Source::bytes(name.clone(), b.as_bytes().to_vec()),
+                name,
+            });
+        }
+        let path: PathBuf = obj
+            .extract()
+            .map_err(|_| PyValueError::new_err("expected a path (str or os.PathLike) or bytes"))?;
+        Ok(Input {
+            name: path.display().to_string(),
+            source: Source::file(&path),
+            path,
+        })
+    }
+
+    /// The content, decompressed if the file is compressed.
+    pub fn reader(self) -> PyResult<(String, PathBuf, BoxRead)> {
+        let reader = self
+            .source
+            .into_reader()
+            .map_err(|e| errors::io(&self.path, &e))?;
+        Ok((self.name, self.path, reader))
+    }
+
+    /// The whole content in memory.
+    pub fn bytes(self) -> PyResult<Vec<u8>> {
+        let path = self.path;
+        self.source.into_bytes().map_err(|e| errors::io(&path, &e))
+    }
+}
+
+/// The open stream and what it has given so far.
+struct State {
+    reader: StreamReader<BoxRead>,
+    records: u64,
+    tick: i32,
+    error: Option<teeoracle::codec::DecodeError>,
+    /// The stream has ended (FINISH, the end of a cut file, or an error).
+    done: bool,
+    /// An error to raise on the next call (the batch before it came first).
+    pending: Option<PyErr>,
+}
+
+fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)> {
+    let py = obj.py();
+    let (name, path, src) = Input::of(obj)?.reader()?;
+    let (header, reader) =
+        StreamReader::new(src, Mode::Lenient).map_err(|e| errors::read(py, &path, &e, None))?;
+    let header = convert::serialize(py, &HeaderLine::new(&header))?.unbind();
+    let state = State {
+        reader,
+        records: 0,
+        tick: 0,
+        error: None,
+        done: false,
+        pending: None,
+    };
+    Ok((name, path, header, state))
+}
+
+/// A teehistorian file, read as a stream (bounded memory, whatever its
+/// size; compressed files are decompressed on the way).
+///
+/// Iterating gives each record as a dict, exactly the JSON line of
+/// ``teeoracle teehistorian dump --format jsonl``: ``offset``, ``tick``,
+/// ``kind``, then the kind's fields. ``batches(n)`` gives the same records
+/// in columns, many times faster. A record that does not decode raises
+/// ``DecodeError`` (everything before it was given); the iteration then
+/// stops.
+#[pyclass(module = "teeoracle._teeoracle")]
+pub struct Teehistorian {
+    name: String,
+    path: PathBuf,
+    header: Py<PyAny>,
+    // Only ever reached through `&mut self` (`get_mut`, no locking): the
+    // mutex makes the class `Sync`, as pyo3 wants.
+    state: Mutex<State>,
+}
+
+impl Teehistorian {
+    fn state(&mut self) -> &mut State {
+        match self.state.get_mut() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+#[pymethods]
+impl Teehistorian {
+    /// Opens ``source``: a path (``str`` or ``os.PathLike``) or the file's
+    /// ``bytes``. The header is read now: a file that is not a
+    /// teehistorian file raises ``DecodeError``.
+    #[new]
+    fn new(source: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (name, path, header, state) = open(source)?;
+        Ok(Teehistorian {
+            name,
+            path,
+            header,
+            state: Mutex::new(state),
+        })
+    }
+
+    /// The header line: ``kind`` (``"header"``), ``offset``, ``json_len``
+    /// and ``info`` (the header's JSON, parsed: ``version``, ``game_uuid``,
+    /// ``server_version``, ``map_name``, ``config``, ``tuning``, ...).
+    #[getter]
+    fn header(&self, py: Python<'_>) -> Py<PyAny> {
+        self.header.clone_ref(py)
+    }
+
+    /// The file's name as given (``"<bytes>"`` for bytes).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Records given so far.
+    #[getter]
+    fn records(&mut self) -> u64 {
+        self.state().records
+    }
+
+    /// The end line once the stream has ended, else ``None``: ``kind``
+    /// (``"end"``), ``records``, ``end`` (``{"end": "finished", "offset":
+    /// N}`` or ``{"end": "truncated", "offset": N, "partial": N}``, or
+    /// ``None`` after an error) and ``error`` (the error that stopped it,
+    /// or ``None``).
+    #[getter]
+    fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let s = self.state();
+        if !s.done {
+            return Ok(None);
+        }
+        let end: Option<End> = s.reader.end();
+        convert::serialize(py, &EndLine::new(s.records, end, s.error.as_ref())).map(Some)
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Teehistorian { path, state, .. } = self;
+        let s = match state.get_mut() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Some(e) = s.pending.take() {
+            return Err(e);
+        }
+        if s.done {
+            return Ok(None);
+        }
+        match s.reader.next_record() {
+            Ok(Some(rec)) => {
+                s.records += 1;
+                s.tick = rec.tick;
+                records::record_dict(py, &rec).map(Some)
+            }
+            Ok(None) => {
+                s.done = true;
+                Ok(None)
+            }
+            Err(e) => Err(fail(py, path, s, e)),
+        }
+    }
+
+    /// The next (at most) ``size`` records as one ``RecordBatch``, or
+    /// ``None`` at the end. The decoding runs without the GIL.
+    #[pyo3(signature = (size = 65536))]
+    fn next_batch(&mut self, py: Python<'_>, size: usize) -> PyResult<Option<RecordBatch>> {
+        let path = self.path.clone();
+        let size = size.max(1);
+        let s = self.state();
+        if let Some(e) = s.pending.take() {
+            return Err(e);
+        }
+        if s.done {
+            return Ok(None);
+        }
+        let reader = &mut s.reader;
+        let (cols, result) = py.detach(|| {
+            // Reserved up to a usual batch: `size` is the caller's, and a huge
+            // one must not reserve (or overflow) before a record is read.
+            let mut cols = Columns::with_capacity(size.min(1 << 16));
+            let mut last = None;
+            let result = reader.for_each_record(|rec| {
+                last = Some(rec.tick);
+                match cols.push(rec) {
+                    Err(e) => ControlFlow::Break(Err(e)),
+                    Ok(()) if cols.len >= size => ControlFlow::Break(Ok(())),
+                    Ok(()) => ControlFlow::Continue(()),
+                }
+            });
+            (cols, (result, last))
+        });
+        let (result, last) = result;
+        s.records += cols.len as u64;
+        if let Some(t) = last {
+            s.tick = t;
+        }
+        match result {
+            Ok(ControlFlow::Break(Err(e))) => {
+                return Err(PyValueError::new_err(format!("a record as JSON: {e}")));
+            }
+            Ok(ControlFlow::Break(Ok(()))) => {}
+            Ok(ControlFlow::Continue(())) => s.done = true,
+            Err(e) => {
+                let err = fail(py, &path, s, e);
+                // The records before the error come first; the error is
+                // raised on the next call.
+                if cols.len > 0 {
+                    s.pending = Some(err);
+                    return Ok(Some(RecordBatch::new(cols)));
+                }
+                return Err(err);
+            }
+        }
+        if cols.len == 0 {
+            return Ok(None);
+        }
+        Ok(Some(RecordBatch::new(cols)))
+    }
+
+    /// An iterator of ``RecordBatch``es of ``size`` records (the last may
+    /// be shorter), continuing where this reader is.
+    #[pyo3(signature = (size = 65536))]
+    fn batches(slf: Py<Self>, size: usize) -> Batches {
+        Batches { th: slf, size }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Teehistorian {:?}>", self.name)
+    }
+}
+
+/// The stream failed: remember the error (for ``end``), raise it.
+fn fail(py: Python<'_>, path: &std::path::Path, s: &mut State, e: ReadError) -> PyErr {
+    s.done = true;
+    if let ReadError::Decode(d) = &e {
+        s.error = Some(d.clone().at_tick(s.tick));
+    }
+    errors::read(py, path, &e, Some(s.tick))
+}
+
+/// ``Teehistorian.batches(size)``: yields ``RecordBatch``es.
+#[pyclass(module = "teeoracle._teeoracle")]
+pub struct Batches {
+    th: Py<Teehistorian>,
+    size: usize,
+}
+
+#[pymethods]
+impl Batches {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<RecordBatch>> {
+        let mut th = self
+            .th
+            .bind(py)
+            .try_borrow_mut()
+            .map_err(|_| PyRuntimeError::new_err("the reader is in use elsewhere"))?;
+        th.next_batch(py, self.size)
+    }
+}
+
+/// The replayed world at each tick: see ``ticks`` in the package.
+#[pyclass(module = "teeoracle._teeoracle")]
+pub struct Ticks {
+    path: PathBuf,
+    state: Mutex<TickState>,
+}
+
+struct TickState {
+    stream: State,
+    replay: Replay,
+    /// Client ids the records have named, in order.
+    cids: BTreeSet<i32>,
+    /// A record of the current tick was handled.
+    started: bool,
+    inconsistencies: u64,
+}
+
+/// `{"tick": T, "players": [...]}`: every player the records named, as
+/// the replay has it.
+fn tick_dict<'py>(
+    py: Python<'py>,
+    replay: &Replay,
+    cids: &BTreeSet<i32>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let list = PyList::empty(py);
+    for &cid in cids {
+        if let Some(p) = replay.player(cid) {
+            list.append(convert::serialize(py, p)?)?;
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("tick", replay.tick())?;
+    d.set_item("players", list)?;
+    Ok(d.into_any())
+}
+
+#[pymethods]
+impl Ticks {
+    #[new]
+    fn new(source: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (_, path, _, stream) = open(source)?;
+        Ok(Ticks {
+            path,
+            state: Mutex::new(TickState {
+                stream,
+                replay: Replay::new(ReplayConfig::default()),
+                cids: BTreeSet::new(),
+                started: false,
+                inconsistencies: 0,
+            }),
+        })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Inconsistencies the replay met so far (records that do not fit the
+    /// world, e.g. a PLAYER_DIFF for a player without a character).
+    #[getter]
+    fn inconsistencies(&mut self) -> u64 {
+        match self.state.get_mut() {
+            Ok(s) => s.inconsistencies,
+            Err(p) => p.into_inner().inconsistencies,
+        }
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let path = self.path.clone();
+        let TickState {
+            stream,
+            replay,
+            cids,
+            started,
+            inconsistencies,
+        } = match self.state.get_mut() {
+            Ok(s) => s,
+            Err(p) => p.into_inner(),
+        };
+        loop {
+            if stream.done {
+                return Ok(None);
+            }
+            match stream.reader.next_record() {
+                Ok(Some(rec)) => {
+                    stream.records += 1;
+                    stream.tick = rec.tick;
+                    // The state at the end of a tick, before the first
+                    // record of the next one changes it.
+                    let out = match *started && replay.peek_tick(&rec.msg) > replay.tick() {
+                        true => Some(tick_dict(py, replay, cids)?),
+                        false => None,
+                    };
+                    for cid in rec.msg.cids().into_iter().flatten() {
+                        cids.insert(cid);
+                    }
+                    if replay.handle(rec.offset, &rec.msg).is_err() {
+                        *inconsistencies += 1;
+                    }
+                    *started = true;
+                    if out.is_some() {
+                        return Ok(out);
+                    }
+                }
+                Ok(None) => {
+                    stream.done = true;
+                    return match *started {
+                        true => tick_dict(py, replay, cids).map(Some),
+                        false => Ok(None),
+                    };
+                }
+                Err(e) => {
+                    let tick = stream.tick;
+                    stream.done = true;
+                    return Err(errors::read(py, &path, &e, Some(tick)));
+                }
+            }
+        }
+    }
+}
+
+/// The world at ``at`` (default: the end), as ``teeoracle teehistorian
+/// replay --format json`` prints it.
+#[pyfunction]
+#[pyo3(signature = (source, at = None, strict = false))]
+pub fn replay<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    at: Option<i32>,
+    strict: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (name, path, _, mut s) = open(source)?;
+    let mut replay = Replay::new(ReplayConfig::default());
+    let mut last_tick = 0;
+    let flow = py.detach(|| {
+        s.reader.for_each_record(|rec| {
+            if at.is_some_and(|at| rec.tick > at) {
+                return ControlFlow::Break(None);
+            }
+            last_tick = rec.tick;
+            match replay.handle(rec.offset, &rec.msg) {
+                Err(inc) if strict => ControlFlow::Break(Some(inc)),
+                _ => ControlFlow::Continue(()),
+            }
+        })
+    });
+    let reached = match flow {
+        Ok(ControlFlow::Break(Some(inc))) => {
+            return Err(errors::raise(
+                py,
+                format!("{name}: {inc}"),
+                "replay",
+                Some(inc.offset),
+                Some(inc.tick),
+                None,
+                None,
+            ));
+        }
+        Ok(ControlFlow::Break(None)) => true,
+        Ok(ControlFlow::Continue(())) => false,
+        Err(e) => return Err(errors::read(py, &path, &e, Some(last_tick))),
+    };
+    let mut world = replay.world();
+    if let Some(at) = at {
+        if !reached && at > last_tick {
+            return Err(PyValueError::new_err(format!(
+                "tick {at} is after the end of {name} (last tick {last_tick})"
+            )));
+        }
+        world.tick = at;
+    }
+    convert::serialize(
+        py,
+        &teeoracle::schema::Document::new("teehistorian_world", &world),
+    )
+}
+
+/// Every record's dict through serde only (no hand-built dicts): what the
+/// tests compare ``Teehistorian``'s records with.
+#[pyfunction]
+pub fn records_via_serde<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let (_, path, _, mut s) = open(source)?;
+    let list = PyList::empty(py);
+    loop {
+        match s.reader.next_record() {
+            Ok(Some(rec)) => {
+                s.tick = rec.tick;
+                list.append(records::slow(py, &rec)?)?;
+            }
+            Ok(None) => return Ok(list),
+            Err(e) => return Err(errors::read(py, &path, &e, Some(s.tick))),
+        }
+    }
+}

@@ -1,0 +1,215 @@
+"""teeoracle: the byte-exact reference oracle for the Teeworlds/DDNet binary
+formats, from Python.
+
+Every value is the JSON the ``teeoracle`` command prints for the same thing,
+as Python dicts and lists (the shapes are specified in the crate's
+``src/schema.md``):
+
+- ``Teehistorian(path)``: a teehistorian file as a stream of records (the
+  lines of ``teehistorian dump --format jsonl``), its ``header`` and ``end``;
+  ``Teehistorian(path).batches()`` gives the same records in columns, fast.
+- ``ticks(path)``: the replayed world after each tick (every player's state);
+  ``replay(path, at=None)``: the world at a tick (``teehistorian replay``).
+- ``Demo(path)``: a demo's events as DDNet's player meets them (ticks,
+  messages, snapshots with every item, faults).
+- ``decode_packet(data)``: a datagram decoded, with DDNet's verdict;
+  ``encode_packet(doc)``: the inverse.
+- ``check(path)``: the ``check --format json`` report.
+- ``simulate(teehistorian, map)``: the ``teehistorian simulate --format
+  json`` report (DDNet's physics replayed, every position compared).
+
+Bytes that do not decode raise ``DecodeError`` (a ``ValueError``) with the
+file byte (``offset``), the finding code (``code``) and the ``tick``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from ._teeoracle import (
+    KINDS,
+    SCHEMA_VERSION,
+    Batches,
+    DecodeError,
+    RecordBatch,
+    Teehistorian,
+    Ticks,
+    __version__,
+)
+from . import _teeoracle
+
+__all__ = [
+    "KINDS",
+    "SCHEMA_VERSION",
+    "Batches",
+    "DecodeError",
+    "Demo",
+    "RecordBatch",
+    "Teehistorian",
+    "Ticks",
+    "__version__",
+    "check",
+    "decode_packet",
+    "encode_packet",
+    "encode_packets",
+    "records",
+    "replay",
+    "simulate",
+    "ticks",
+]
+
+Source = Union[str, "os.PathLike[str]", bytes]
+
+
+def records(source: Source) -> Teehistorian:
+    """The records of a teehistorian file, one dict each (an iterator).
+
+    The same as ``Teehistorian(source)``: see there.
+    """
+    return Teehistorian(source)
+
+
+def ticks(source: Source) -> Ticks:
+    """The replayed world after each tick of a teehistorian file.
+
+    Yields ``{"tick": T, "players": [...]}`` once per tick that has records,
+    in order, each player as ``teehistorian replay --format json`` shows it
+    (``cid``, ``connected``, ``alive``, ``x``, ``y``, ``input``, ``team``,
+    ``name``, ...): every client id the records named so far. The
+    replay's inconsistencies (records that do not fit the world) are
+    counted in ``.inconsistencies``, not raised.
+    """
+    return Ticks(source)
+
+
+def replay(source: Source, at: Optional[int] = None, strict: bool = False) -> Dict[str, Any]:
+    """The world of a teehistorian file at tick ``at`` (default: its end).
+
+    The ``teehistorian_world`` document of ``teeoracle teehistorian replay
+    --format json``. With ``strict``, an inconsistency raises
+    ``DecodeError`` (code ``"replay"``); a tick after the end raises
+    ``ValueError``.
+    """
+    return _teeoracle.replay(source, at, strict)
+
+
+class Demo:
+    """A demo's events, as DDNet's demo player meets them.
+
+    ``header`` is the header line of ``teeoracle demo events --format
+    jsonl``, iterating gives its event lines in order (``kind``: ``tick``,
+    ``message``, ``snapshot`` or ``fault``; a snapshot with every item,
+    typed), and ``end`` its end line (``error`` says what stopped the
+    player, if anything). The whole demo is read when it is opened.
+    """
+
+    def __init__(self, source: Source) -> None:
+        header, events, end = _teeoracle.demo_events(source)
+        self.header: Dict[str, Any] = header
+        self.events: List[Dict[str, Any]] = events
+        self.end: Dict[str, Any] = end
+
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def snapshots(self) -> Iterator[Dict[str, Any]]:
+        """The snapshot events: the full snapshot after each keyframe or delta."""
+        return (e for e in self.events if e["kind"] == "snapshot")
+
+    def messages(self) -> Iterator[Dict[str, Any]]:
+        """The message events (``message`` decoded, ``data`` as hex)."""
+        return (e for e in self.events if e["kind"] == "message")
+
+
+def decode_packet(data: bytes, version: str = "auto", token: str = "auto") -> Dict[str, Any]:
+    """One datagram decoded, with what DDNet does with it.
+
+    The entry of ``teeoracle packet decode --format json`` for it:
+    ``version`` (``"0.6"`` or ``"0.7"``, detected as DDNet's server does for
+    an unknown peer unless given), ``verdict`` (``ddnet``: DDNet 20.1's
+    verdict, ``accept`` or a ``drop`` with its reason), ``packet`` (every
+    field, chunks and messages) or ``error`` when it does not decode,
+    ``reencode`` and ``failed``. ``token``: whether a 0.6 connection packet
+    ends with DDNet's security token (``"yes"``, ``"no"``, ``"auto"``).
+    """
+    return _teeoracle.decode_packet(bytes(data), version, token)
+
+
+def _as_json(doc: Union[str, Dict[str, Any], List[Any]]) -> str:
+    return doc if isinstance(doc, str) else json.dumps(doc)
+
+
+def encode_packets(doc: Union[str, Dict[str, Any], List[Any]]) -> List[bytes]:
+    """The datagrams a ``packet_decode`` document describes (the document,
+    one of its ``packets`` entries, or a list of entries; as a dict or JSON
+    text). Messages may be given by their fields or their body. Raises
+    ``ValueError`` for a description that does not encode."""
+    return _teeoracle.encode_packets(_as_json(doc))
+
+
+def encode_packet(doc: Union[str, Dict[str, Any], List[Any]]) -> bytes:
+    """The one datagram ``doc`` describes (see ``encode_packets``); a
+    description of several raises ``ValueError``."""
+    out = encode_packets(doc)
+    if len(out) != 1:
+        raise ValueError(f"{len(out)} packets described: use encode_packets")
+    return out[0]
+
+
+PathArg = Union[str, "os.PathLike[str]"]
+
+
+def check(
+    paths: Union[PathArg, Sequence[PathArg]],
+    maps: Sequence[PathArg] = (),
+    deny_warnings: bool = False,
+    simulate: bool = True,
+    jobs: Optional[int] = None,
+) -> Dict[str, Any]:
+    """The report of ``teeoracle check --format json`` for files or folders.
+
+    ``files`` (one verdict per file: ``status``, ``format``, ``findings``
+    with their ``code`` and ``offset``, ``counts``, ...) and ``totals``.
+    A file that fails is reported, not raised: the report is the answer.
+    ``maps``: folders of maps (and demos) to simulate teehistorian files
+    on; ``simulate=False`` is ``--no-simulate``; ``jobs`` the threads a
+    large file is checked on (default: one per core; the report is the
+    same).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return _teeoracle.check(
+        [os.fspath(p) for p in paths],
+        [os.fspath(m) for m in maps],
+        deny_warnings,
+        simulate,
+        jobs,
+    )
+
+
+def simulate(
+    teehistorian: Source,
+    map: Source,
+    demo: Optional[Source] = None,
+    at: Optional[int] = None,
+    physics: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The ``simulation`` document of ``teeoracle teehistorian simulate
+    --format json``: the file's inputs replayed through DDNet's physics on
+    ``map`` (a map file, or a demo that embeds it) and every recorded
+    position compared (``matched``, ``player_ticks``, ``divergences``,
+    ``players``, ...). With ``demo`` (a server demo of the same session),
+    every Character item is compared too; with ``at``, the simulation stops
+    after that tick and ``world`` holds the world there. A record that does
+    not decode ends the simulation: ``stopped`` says where (the command
+    exits 1 then). A file that cannot be simulated at all (its header, a
+    server version the simulator does not model, a map without a game
+    layer) raises ``DecodeError`` or ``ValueError``. ``physics`` (``"16.4"``
+    or ``"20.1"``) steps with that DDNet version's physics instead of the
+    recording server's (``--physics``)."""
+    return _teeoracle.simulate(teehistorian, map, demo, at, physics)

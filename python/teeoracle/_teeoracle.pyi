@@ -1,0 +1,126 @@
+"""Type stubs of the extension module (python/src/*.rs)."""
+
+import os
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+_Source = Union[str, os.PathLike[str], bytes]
+
+__version__: str
+SCHEMA_VERSION: int
+KINDS: Tuple[str, ...]
+"""The teehistorian record kinds, by index (a RecordBatch's ``kind`` column)."""
+
+class DecodeError(ValueError):
+    """Bytes that do not decode as the format says."""
+
+    offset: Optional[int]
+    """The file byte where the fault was found."""
+    code: str
+    """The finding code ``check`` gives it (``"decode"``, ``"replay"``, ...)."""
+    tick: Optional[int]
+    """The game tick the fault was found in."""
+    context: Optional[str]
+    """What was being read, e.g. ``"teehistorian.player_new.x"``."""
+    error: Optional[Dict[str, Any]]
+    """The crate's error as the JSON reports print it."""
+
+class RecordBatch:
+    """Records of a teehistorian file in columns (memoryviews of native ints)."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> Dict[str, Any]: ...
+    def __iter__(self) -> Iterator[Dict[str, Any]]: ...
+    def record(self, i: int) -> Dict[str, Any]:
+        """The *i*-th record as the dict ``Teehistorian`` yields."""
+    def records(self) -> List[Dict[str, Any]]:
+        """Every record as a dict."""
+    def counts(self) -> Dict[str, int]:
+        """Records per kind."""
+    @property
+    def extra(self) -> Dict[int, Dict[str, Any]]:
+        """Records of kinds without columns, whole: {index: dict}."""
+    @property
+    def offset(self) -> memoryview:
+        """File offset of each record (int64)."""
+    @property
+    def tick(self) -> memoryview:
+        """Tick of each record (int32)."""
+    @property
+    def kind(self) -> memoryview:
+        """Kind of each record (uint8, an index into ``KINDS``)."""
+    @property
+    def cid(self) -> memoryview:
+        """Client id (int32; 0 for records without one)."""
+    @property
+    def x(self) -> memoryview:
+        """``player_new``'s x (int32; else 0)."""
+    @property
+    def y(self) -> memoryview:
+        """``player_new``'s y (int32; else 0)."""
+    @property
+    def dx(self) -> memoryview:
+        """``player_diff``'s dx (int32; else 0)."""
+    @property
+    def dy(self) -> memoryview:
+        """``player_diff``'s dy (int32; else 0)."""
+    @property
+    def dt(self) -> memoryview:
+        """``tick_skip``'s dt (int32; else 0)."""
+    @property
+    def input(self) -> memoryview:
+        """10 int32 per record: ``input_new``'s input, ``input_diff``'s dinput."""
+
+class Teehistorian(Iterator[Dict[str, Any]]):
+    """A teehistorian file as a stream of records (dicts), bounded memory."""
+
+    def __init__(self, source: _Source) -> None: ...
+    @property
+    def header(self) -> Dict[str, Any]:
+        """The header line: kind, offset, json_len, info."""
+    @property
+    def name(self) -> str: ...
+    @property
+    def records(self) -> int:
+        """Records given so far."""
+    @property
+    def end(self) -> Optional[Dict[str, Any]]:
+        """The end line once the stream has ended."""
+    def __iter__(self) -> "Teehistorian": ...
+    def __next__(self) -> Dict[str, Any]: ...
+    def next_batch(self, size: int = 65536) -> Optional[RecordBatch]:
+        """The next records in columns, or None at the end."""
+    def batches(self, size: int = 65536) -> "Batches":
+        """RecordBatches of ``size`` records, from where the reader is."""
+
+class Batches(Iterator[RecordBatch]):
+    def __iter__(self) -> "Batches": ...
+    def __next__(self) -> RecordBatch: ...
+
+class Ticks(Iterator[Dict[str, Any]]):
+    """The replayed world after each tick: {"tick": T, "players": [...]}."""
+
+    def __init__(self, source: _Source) -> None: ...
+    @property
+    def inconsistencies(self) -> int: ...
+    def __iter__(self) -> "Ticks": ...
+    def __next__(self) -> Dict[str, Any]: ...
+
+def replay(source: _Source, at: Optional[int] = None, strict: bool = False) -> Dict[str, Any]: ...
+def records_via_serde(source: _Source) -> List[Dict[str, Any]]: ...
+def demo_events(source: _Source) -> Tuple[Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]]: ...
+def decode_packet(data: bytes, version: str = "auto", token: str = "auto") -> Dict[str, Any]: ...
+def encode_packets(json: str) -> List[bytes]: ...
+def check(
+    paths: List[str],
+    maps: List[str] = ...,
+    deny_warnings: bool = False,
+    simulate: bool = True,
+    jobs: Optional[int] = None,
+) -> Dict[str, Any]: ...
+def simulate(
+    teehistorian: _Source,
+    map: _Source,
+    demo: Optional[_Source] = None,
+    at: Optional[int] = None,
+    physics: Optional[str] = None,
+) -> Dict[str, Any]: ...

@@ -750,6 +750,51 @@ impl Maps {
         self.by_sha.is_empty()
     }
 
+    /// The maps `check` simulates teehistorian files on: every map and
+    /// demo among `files`, under each of `dirs`, and beside each
+    /// teehistorian file among `files` (in path order; a file that
+    /// cannot be read is left out). The error names a folder of `dirs`
+    /// that cannot be walked.
+    pub fn gather(
+        files: &[std::path::PathBuf],
+        dirs: &[std::path::PathBuf],
+    ) -> Result<Maps, String> {
+        use std::path::{Path, PathBuf};
+        let mut folders: Vec<PathBuf> = files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "teehistorian"))
+            .filter_map(|p| p.parent().map(Path::to_path_buf))
+            .collect();
+        folders.sort();
+        folders.dedup();
+        let mut candidates: Vec<PathBuf> = files.to_vec();
+        for d in dirs {
+            let under =
+                crate::files::files_under(d).map_err(|e| format!("{}: {e}", d.display()))?;
+            candidates.extend(under);
+        }
+        for f in &folders {
+            let dir = match f.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => f.as_path(),
+            };
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                candidates.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        let mut maps = Maps::default();
+        for c in candidates {
+            if c.extension().is_some_and(|e| e == "map" || e == "demo")
+                && let Ok(bytes) = std::fs::read(&c)
+            {
+                maps.add(&bytes);
+            }
+        }
+        Ok(maps)
+    }
+
     /// The map whose SHA-256 is `sha256` (hex, as a header writes it).
     pub fn get(&self, sha256: &str) -> Option<&[u8]> {
         let sha = hex32(sha256)?;
@@ -830,12 +875,14 @@ pub fn synthetic_session(
 ) -> Result<Vec<u8>, SimulateError> {
     use crate::teehistorian::{Ex, Recorder};
     let players = players.min(MAX_CLIENTS);
-    let mut world = world_of(header, col, 0, None)?;
+    // Tick 0 is the file's implicit start (DDNet's `Reset`): the first
+    // tick written is 1.
+    let mut world = world_of(header, col, 1, None)?;
     let mut rng = crate::world::prng::Prng::seeded([seed, 0x7465_656f_7261_636c]);
     let mut rec = Recorder::new(header);
     let mut inputs = vec![PlayerInput::default(); players];
     for t in 0..ticks {
-        rec.tick(t);
+        rec.tick(t + 1);
         for cid in 0..players {
             let recorded = match world.core(cid) {
                 Some(c) => rec.record_player(cid as i32, c.pos.x as i32, c.pos.y as i32),

@@ -141,6 +141,17 @@ fn a_synthetic_session_simulates_exactly_and_the_same_every_time() {
     let one = teeoracle::simulate::synthetic_session(&header, col.clone(), 16, 1000, 7).unwrap();
     let two = teeoracle::simulate::synthetic_session(&header, col, 16, 1000, 7).unwrap();
     assert_eq!(one, two);
+    // A valid file: `check` passes it (its first tick is 1, after the
+    // implicit tick 0, so no TICK_SKIP goes backwards).
+    let options = teeoracle::check::Options {
+        deny_warnings: true,
+        ..Default::default()
+    };
+    let v = teeoracle::check::check(
+        teeoracle::input::Source::bytes("synthetic.teehistorian", one.clone()),
+        &options,
+    );
+    assert_eq!(v.status, teeoracle::report::Status::Pass, "{:?}", v.findings);
     let r = simulate_with(&one, &maps, 64 << 20, &Options::default())
         .unwrap()
         .unwrap();

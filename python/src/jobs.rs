@@ -179,45 +179,11 @@ pub fn check<'py>(
     convert::serialize(py, &teeoracle::schema::Document::new("check", &report))
 }
 
-/// The maps teehistorian files may be simulated on (as `check` finds
-/// them): every map and demo among `files` and under `dirs`, and those
-/// beside each teehistorian file among `files`.
+/// The maps teehistorian files may be simulated on, as `check` finds
+/// them ([`teeoracle::simulate::Maps::gather`]).
 fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulate::Maps> {
-    let mut maps = teeoracle::simulate::Maps::default();
-    let mut folders: Vec<PathBuf> = files
-        .iter()
-        .filter(|(p, _)| p.extension().is_some_and(|e| e == "teehistorian"))
-        .filter_map(|(p, _)| p.parent().map(Path::to_path_buf))
-        .collect();
-    folders.sort();
-    folders.dedup();
-    let mut candidates: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    for d in dirs {
-        let under = teeoracle::files::files_under(d)
-            .map_err(|e| PyOSError::new_err(format!("maps {}: {e}", d.display())))?;
-        candidates.extend(under);
-    }
-    for f in &folders {
-        let dir = match f.as_os_str().is_empty() {
-            true => Path::new("."),
-            false => f.as_path(),
-        };
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let mut beside: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-            beside.sort();
-            candidates.extend(beside);
-        }
-    }
-    candidates.sort();
-    candidates.dedup();
-    for c in candidates {
-        if c.extension().is_some_and(|e| e == "map" || e == "demo")
-            && let Ok(bytes) = std::fs::read(&c)
-        {
-            maps.add(&bytes);
-        }
-    }
-    Ok(maps)
+    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    teeoracle::simulate::Maps::gather(&paths, dirs).map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 
 /// The roles of the recordings directly inside each folder named (a

@@ -53,6 +53,10 @@ const FILES: &[(&str, u64, &[&str])] = &[
     ("ddnet-16.4/phys_weapons", 1_760, &[]),
     // Teleporters, freeze and an old-style speedup on Gold Mine.
     ("ddnet-16.4/phys_tele_goldmine", 415, &[]),
+    // Walking, jumping and hooking from the spawns of Debian's other
+    // DDRace maps.
+    ("ddnet-16.4/phys_walk_tsunami", 980, &[]),
+    ("ddnet-16.4/phys_walk_sunny_side_up", 980, &[]),
 ];
 
 #[test]

@@ -81,6 +81,8 @@ fn ddnet_16_4_hooks_weapons_kills_and_spawns_equal_every_character_item() {
         ("phys_gravity_fall", 475),
         ("phys_freeze_tutorial", 375),
         ("phys_tele_goldmine", 375),
+        ("phys_walk_tsunami", 925),
+        ("phys_walk_sunny_side_up", 925),
     ] {
         let r = compare("ddnet-16.4", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -155,7 +155,12 @@ fn a_synthetic_session_simulates_exactly_and_the_same_every_time() {
         teeoracle::input::Source::bytes("synthetic.teehistorian", one.clone()),
         &options,
     );
-    assert_eq!(v.status, teeoracle::report::Status::Pass, "{:?}", v.findings);
+    assert_eq!(
+        v.status,
+        teeoracle::report::Status::Pass,
+        "{:?}",
+        v.findings
+    );
     let r = simulate_with(&one, &maps, 64 << 20, &Options::default())
         .unwrap()
         .unwrap();

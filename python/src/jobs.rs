@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals, Verdict};
 use teeoracle::codec::{Codec, Mode, Reader};
@@ -183,7 +183,8 @@ pub fn check<'py>(
 /// them ([`teeoracle::simulate::Maps::gather`]).
 fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulate::Maps> {
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulate::Maps::gather(&paths, dirs).map_err(|e| PyOSError::new_err(format!("maps {e}")))
+    teeoracle::simulate::Maps::gather(&paths, dirs)
+        .map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 
 /// The roles of the recordings directly inside each folder named (a

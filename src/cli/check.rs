@@ -362,5 +362,6 @@ pub(crate) fn maps_for(
     dirs: &[PathBuf],
 ) -> Result<teeoracle::simulate::Maps, Failure> {
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulate::Maps::gather(&paths, dirs).map_err(|e| Failure::Usage(format!("--maps {e}")))
+    teeoracle::simulate::Maps::gather(&paths, dirs)
+        .map_err(|e| Failure::Usage(format!("--maps {e}")))
 }

@@ -354,7 +354,10 @@ mod tests {
         for path in crate::testing::corpus_files("teehistorian") {
             let bytes = std::fs::read(&path).unwrap();
             let name = path.to_string_lossy();
-            let recording = name.contains("/ddnet-20.1/") || name.contains("/ddnet-16.4/");
+            // Recordings of 5 KB or more: in a shorter one the parts are
+            // too short for a misaligned decode to fall into step.
+            let recording = (name.contains("/ddnet-20.1/") || name.contains("/ddnet-16.4/"))
+                && bytes.len() >= 5_000;
             for parts in 2..=6 {
                 for lead in [0, 7, 64, 300, 2000] {
                     // Shorter lead-ins often end before a misaligned decode

@@ -958,23 +958,11 @@ impl IdPool {
     }
 }
 
-/// What a client said about itself (`Cl_StartInfo`, `Cl_ChangeInfo`).
-#[derive(Clone, Debug, Default)]
-struct ClientInfo {
-    name: Vec<u8>,
-    clan: Vec<u8>,
-    country: i32,
-    skin: Vec<u8>,
-    use_custom_color: i32,
-    color_body: i32,
-    color_feet: i32,
-}
-
 /// Every client's info over the file: per client id, (tick, info) in
 /// order; a join starts afresh.
 #[derive(Default)]
 struct Clients {
-    changes: Vec<Vec<(i32, Option<ClientInfo>)>>,
+    changes: Vec<Vec<(i32, Option<crate::packet::msg::ClientInfo>)>>,
     /// Per client id, (tick, rcon level) in order; a join or drop sets 0.
     auth: Vec<Vec<(i32, i32)>>,
     last_tick: i32,
@@ -1016,7 +1004,10 @@ impl Clients {
                     }
                 }
                 Message::NetMessage { cid, data } => {
-                    if let (Some(cid), Some(info)) = (slot(*cid), client_info(rec.protocol, data)) {
+                    if let (Some(cid), Some(info)) = (
+                        slot(*cid),
+                        crate::packet::msg::client_info(rec.protocol, data),
+                    ) {
                         c.changes[cid].push((rec.tick, Some(info)));
                     }
                 }
@@ -1030,7 +1021,7 @@ impl Clients {
     /// The info of `cid` as the snapshot of `tick` shows it: what was
     /// recorded before that tick (records of tick T come after its
     /// snapshot).
-    fn info_at(&self, cid: usize, tick: i32) -> ClientInfo {
+    fn info_at(&self, cid: usize, tick: i32) -> crate::packet::msg::ClientInfo {
         self.changes[cid]
             .iter()
             .rev()
@@ -1072,30 +1063,6 @@ impl Clients {
         }
         span.map(|(a, b)| (a, b.max(a), cids))
     }
-}
-
-/// A `Cl_StartInfo` or `Cl_ChangeInfo`'s info.
-fn client_info(protocol: Option<crate::packet::Version>, data: &[u8]) -> Option<ClientInfo> {
-    use crate::packet::msg::{decode_body, split};
-    let version = protocol.unwrap_or(crate::packet::Version::V06);
-    let (header, body) = split(data).ok()?;
-    if header.sys {
-        return None;
-    }
-    match header.name(version) {
-        Some("Cl_StartInfo" | "Cl_ChangeInfo") => {}
-        _ => return None,
-    }
-    let f = decode_body(version, &header, body)?.ok()?;
-    Some(ClientInfo {
-        name: f.text("name")?.to_vec(),
-        clan: f.text("clan").unwrap_or_default().to_vec(),
-        country: f.int("country").unwrap_or(-1),
-        skin: f.text("skin").unwrap_or(b"default").to_vec(),
-        use_custom_color: f.int("use_custom_color").unwrap_or(0),
-        color_body: f.int("color_body").unwrap_or(0),
-        color_feet: f.int("color_feet").unwrap_or(0),
-    })
 }
 
 #[cfg(test)]

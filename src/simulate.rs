@@ -467,6 +467,33 @@ impl<'d, 'o> Simulation<'d, 'o> {
                 self.advance(tick);
                 return;
             }
+            // The database's answers come in the controller's tick,
+            // after the world's and before the file's positions of it.
+            Message::Ex(ex)
+                if matches!(
+                    ex.ex,
+                    Ex::SaveSuccess { .. }
+                        | Ex::SaveFailure { .. }
+                        | Ex::LoadSuccess { .. }
+                        | Ex::LoadFailure { .. }
+                ) =>
+            {
+                self.advance(tick);
+                let w = self.world.as_mut().expect("made by advance");
+                // The cores a demo's Character items carry were taken
+                // before this.
+                if let Some(d) = self.demo.as_mut() {
+                    d.keep_cores(w, &self.tainted);
+                }
+                match &ex.ex {
+                    Ex::SaveSuccess { team, .. } => w.save_result(*team, true),
+                    Ex::SaveFailure { team } => w.save_result(*team, false),
+                    Ex::LoadSuccess { team, save, .. } => w.load_result(*team, Some(save)),
+                    Ex::LoadFailure { team } => w.load_result(*team, None),
+                    _ => {}
+                }
+                return;
+            }
             _ => {}
         }
         // Anything else happens between this tick and the next.
@@ -508,6 +535,9 @@ impl<'d, 'o> Simulation<'d, 'o> {
                     return;
                 };
                 let version = protocol.unwrap_or(crate::packet::Version::V06);
+                if let Some(info) = crate::packet::msg::client_info(protocol, data) {
+                    w.set_name(c, &info.name);
+                }
                 match header.name(version) {
                     Some("Cl_Kill") if !header.sys => w.kill(c),
                     Some("Cl_SetTeam") if !header.sys => {
@@ -534,8 +564,8 @@ impl<'d, 'o> Simulation<'d, 'o> {
                     }
                 }
                 Ex::PlayerTeam { cid, team } => w.set_ddrace_team(*cid, *team),
-                Ex::PlayerSwap { .. } => w.unmodelled_command(-1, "player swap"),
-                Ex::LoadSuccess { .. } => w.unmodelled_command(-1, "load"),
+                Ex::PlayerSwap { cid1, cid2 } => w.swap(*cid1, *cid2),
+                Ex::TeamPractice { team, practice } => w.set_practice(*team, *practice != 0),
                 _ => {}
             },
             _ => {}
@@ -1097,11 +1127,14 @@ impl<'d> DemoCompare<'d> {
         }
     }
 
-    /// The world stands at the end of its tick (a snapshot's moment):
-    /// keep its cores, and compare the demo's snapshots up to this tick.
-    fn at_tick(&mut self, w: &World, tainted: &[bool], r: &mut DemoReport) {
+    /// The world's tick has stepped its characters (`TickDefered`, where
+    /// DDNet takes the cores it sends): keep them, once a tick.
+    fn keep_cores(&mut self, w: &World, tainted: &[bool]) {
         let tick = w.tick;
         for (cid, (ring, &touched)) in self.ring.iter_mut().zip(tainted).enumerate() {
+            if ring.back().is_some_and(|&(t, _, _)| t == tick) {
+                continue;
+            }
             if let Some(core) = w.core(cid) {
                 if ring.len() == RECKONING_RING {
                     ring.pop_front();
@@ -1111,6 +1144,14 @@ impl<'d> DemoCompare<'d> {
                 ring.clear();
             }
         }
+    }
+
+    /// The world stands at the end of its tick (a snapshot's moment):
+    /// keep its cores unless the world's tick did, and compare the demo's
+    /// snapshots up to this tick.
+    fn at_tick(&mut self, w: &World, tainted: &[bool], r: &mut DemoReport) {
+        let tick = w.tick;
+        self.keep_cores(w, tainted);
         while let Some((snap_tick, chars)) = self.next_snapshot() {
             if snap_tick > tick {
                 self.ahead = Some((snap_tick, chars));

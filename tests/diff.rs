@@ -917,3 +917,49 @@ fn folders_without_recordings_are_not_the_same() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("nothing compared"), "{said}");
 }
+
+#[test]
+fn a_savegame_s_random_uuids_are_not_a_difference() {
+    // The same save in two runs carries another game UUID in its text
+    // (and another random save id; the header's game_uuid is ignored
+    // anyway): by default the same, kept different.
+    let path = root("corpus/teehistorian/ddnet-16.4/phys_load_refused_tsunami.teehistorian");
+    let old = std::fs::read(&path).unwrap();
+    let uuid = b"60dd88eb-0d07-4a52-8a88-36bb1bd1ad94";
+    let mut new = old.clone();
+    let mut replaced = 0;
+    for i in 0..new.len() - uuid.len() {
+        if &new[i..i + uuid.len()] == uuid {
+            new[i..i + uuid.len()].copy_from_slice(b"e30d2b6f-81ba-4be7-a0ca-d3b305e1727b");
+            replaced += 1;
+        }
+    }
+    assert_eq!(
+        replaced, 3,
+        "the header and both members carry the game's UUID"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        temp(&dir, "a.teehistorian", &old),
+        temp(&dir, "b.teehistorian", &new),
+    );
+    let (code, report) = diff(&a, &b);
+    assert_eq!(
+        (code, &report["same"]),
+        (0, &Value::Bool(true)),
+        "{report:#}"
+    );
+    let kept = common::run(&[
+        "diff",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--keep",
+        "savegame.uuids",
+    ]);
+    assert_eq!(
+        kept.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&kept.stdout)
+    );
+}

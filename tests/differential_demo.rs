@@ -130,7 +130,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
 /// our 6 of DDNet 20.1 and 9 of DDNet 16.4 (`ddnet-16.4/phys_*`), DDNet's
 /// 2 bench demos, the 5 hand-made ones in `edge/` and the 5 `demo build`
 /// wrote in `synthetic/` (2 of them unfinished).
-const CORPUS_DEMOS: usize = 27;
+const CORPUS_DEMOS: usize = 28;
 
 fn corpus_root() -> PathBuf {
     common::root().join("corpus/demo")

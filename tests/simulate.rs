@@ -57,6 +57,13 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // DDRace maps.
     ("ddnet-16.4/phys_walk_tsunami", 980, &[]),
     ("ddnet-16.4/phys_walk_sunny_side_up", 980, &[]),
+    // `/save` (the team killed), `/load` (put where the string says) and
+    // `/swap` on Tsunami.
+    ("ddnet-16.4/phys_save_load_tsunami", 1_528, &[]),
+    // The same commands refused (team 0, a racing team, a save not 30 s
+    // old): nobody is killed or moved by them.
+    ("ddnet-16.4/phys_save_refused_tsunami", 1_130, &[]),
+    ("ddnet-16.4/phys_load_refused_tsunami", 1_428, &[]),
 ];
 
 #[test]

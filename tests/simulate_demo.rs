@@ -72,7 +72,7 @@ fn the_other_20_1_sessions_equal_every_character_item() {
 }
 
 #[test]
-fn ddnet_16_4_hooks_weapons_kills_and_spawns_equal_every_character_item() {
+fn ddnet_16_4_hooks_weapons_kills_spawns_and_saves_equal_every_character_item() {
     for (name, items) in [
         ("phys_hook_players", 1_150),
         ("phys_weapons", 1_450),
@@ -83,6 +83,7 @@ fn ddnet_16_4_hooks_weapons_kills_and_spawns_equal_every_character_item() {
         ("phys_tele_goldmine", 375),
         ("phys_walk_tsunami", 925),
         ("phys_walk_sunny_side_up", 925),
+        ("phys_save_load_tsunami", 1_448),
     ] {
         let r = compare("ddnet-16.4", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -48,6 +48,18 @@ pub const SQL_TICK: &str = "database_thread";
 /// whole snapshot) are compared.
 pub const SNAP_DELTA: &str = "SNAP.delta";
 
+/// A teehistorian savegame (TEAM_SAVE_SUCCESS, TEAM_LOAD_SUCCESS): its
+/// random id (`save_id`) and, in its text, the game's UUID each member
+/// carries; both are compared as `<uuid>`-free.
+pub const SAVE_UUIDS: &str = "savegame.uuids";
+
+/// Whether `category` is a savegame record.
+fn is_savegame(category: &str) -> bool {
+    ["save_success", "load_success"]
+        .iter()
+        .any(|n| names(n, category))
+}
+
 /// Whether `category` is a snapshot message.
 fn is_snapshot_message(category: &str) -> bool {
     ["SNAP", "SNAPSINGLE", "SNAPEMPTY"]
@@ -64,7 +76,7 @@ pub const TEEHISTORIAN: Defaults = Defaults {
         "start_time",
         "prng_description",
     ],
-    events: &["ddnetver.connection_id"],
+    events: &["ddnetver.connection_id", SAVE_UUIDS],
 };
 /// Simulated worlds: nothing; what DDNet's physics makes of the inputs
 /// is all meaning.
@@ -194,6 +206,7 @@ impl Options {
             || self.has_default(UNSET_CLIENT_ID) && names("De_ClientLeave", category)
             || self.has_default(TOKENS) && category.starts_with("control:")
             || self.has_default(SNAP_DELTA) && is_snapshot_message(category)
+            || self.has_default(SAVE_UUIDS) && is_savegame(category)
             || self.left_out().any(|entry| {
                 entry
                     .rsplit_once('.')
@@ -264,6 +277,15 @@ impl Options {
         {
             for delta in ["delta_tick", "part_size", "data", "num_parts", "part"] {
                 f.shift_remove(delta);
+            }
+        }
+        if self.has_default(SAVE_UUIDS)
+            && is_savegame(&event.category)
+            && let Value::Object(m) = &mut event.fields
+        {
+            m.shift_remove("save_id");
+            if let Some(Value::String(text)) = m.get_mut("save") {
+                *text = mask_uuids(text);
             }
         }
         if self.has_default(TOKENS)

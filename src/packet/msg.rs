@@ -594,6 +594,48 @@ fn json_array<T>(
         .collect()
 }
 
+/// What a client said about itself (`Cl_StartInfo`, `Cl_ChangeInfo`).
+#[derive(Clone, Debug, Default)]
+pub struct ClientInfo {
+    /// The name.
+    pub name: Vec<u8>,
+    /// The clan.
+    pub clan: Vec<u8>,
+    /// The country code (-1 none).
+    pub country: i32,
+    /// The skin's name.
+    pub skin: Vec<u8>,
+    /// 1: the colours below apply.
+    pub use_custom_color: i32,
+    /// The body colour (HSL packed).
+    pub color_body: i32,
+    /// The feet colour (HSL packed).
+    pub color_feet: i32,
+}
+
+/// A `Cl_StartInfo` or `Cl_ChangeInfo`'s info.
+pub fn client_info(protocol: Option<crate::packet::Version>, data: &[u8]) -> Option<ClientInfo> {
+    let version = protocol.unwrap_or(crate::packet::Version::V06);
+    let (header, body) = split(data).ok()?;
+    if header.sys {
+        return None;
+    }
+    match header.name(version) {
+        Some("Cl_StartInfo" | "Cl_ChangeInfo") => {}
+        _ => return None,
+    }
+    let f = decode_body(version, &header, body)?.ok()?;
+    Some(ClientInfo {
+        name: f.text("name")?.to_vec(),
+        clan: f.text("clan").unwrap_or_default().to_vec(),
+        country: f.int("country").unwrap_or(-1),
+        skin: f.text("skin").unwrap_or(b"default").to_vec(),
+        use_custom_color: f.int("use_custom_color").unwrap_or(0),
+        color_body: f.int("color_body").unwrap_or(0),
+        color_feet: f.int("color_feet").unwrap_or(0),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::tables::{GAME_06, GAME_07};

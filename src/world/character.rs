@@ -100,8 +100,8 @@ pub struct Character {
     /// The number of the last checkpoint (`TILE_TELECHECK`) passed, 0
     /// for none (`m_TeleCheckpoint`): check teleporters send back there.
     pub tele_checkpoint: i32,
-    /// Crossed a start line (`m_DDRaceState`).
-    pub race_started: bool,
+    /// Its race (`m_DDRaceState`, one of [`super::race::ddrace`]).
+    pub ddrace_state: i32,
     /// Has the jetpack gun.
     pub jetpack: bool,
     /// The ninja's dash.
@@ -152,7 +152,7 @@ impl Character {
             move_restrictions: 0,
             last_refill_jumps: false,
             tele_checkpoint: 0,
-            race_started: false,
+            ddrace_state: super::race::ddrace::NONE,
             jetpack: false,
             ninja: super::weapons::Ninja::default(),
         }

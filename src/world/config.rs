@@ -210,6 +210,10 @@ settings! {
     /// `sv_savegames`: `/save` and `/load`.
     sv_savegames: Some("sv_savegames"), Some("sv_savegames");
     default 1, 1; range 0, 1, 1; game false;
+    /// `sv_sql_queries_delay`: seconds between two database queries of a
+    /// player (`/save`, `/load`, `/rank`, ...).
+    sv_sql_queries_delay: Some("sv_sql_queries_delay"), Some("sv_sql_queries_delay");
+    default 1, 1; range 0, 20, 20; game false;
     /// `sv_saveswapgames_delay`: seconds before `/load` or `/swap` work.
     sv_saveswapgames_delay: Some("sv_saveswapgames_delay"), Some("sv_saveswapgames_delay");
     default 30, 30; range 0, 10000, 10000; game false;

@@ -57,6 +57,10 @@ pub struct Player {
     /// Its character died inside this tick's world step; the player's
     /// own tick removes it before any respawn.
     died_in_world: bool,
+    /// Its name, as its last `Cl_StartInfo` or `Cl_ChangeInfo` gave it
+    /// (a load matches savegame members by name).
+    #[serde(skip)]
+    pub name: Vec<u8>,
 }
 
 impl Player {
@@ -74,6 +78,7 @@ impl Player {
             team_change_tick: tick,
             paused: false,
             died_in_world: false,
+            name: Vec::new(),
         }
     }
 }
@@ -171,6 +176,8 @@ pub struct World {
     pub projectiles: Vec<Projectile>,
     /// Lasers, newest first.
     pub lasers: Vec<Laser>,
+    /// The DDRace teams' states, starts and savegames.
+    pub(super) race: super::race::Race,
 }
 
 impl World {
@@ -225,6 +232,7 @@ impl World {
             unmodelled: Vec::new(),
             projectiles: Vec::new(),
             lasers: Vec::new(),
+            race: super::race::Race::new(),
         }
     }
 
@@ -381,8 +389,9 @@ impl World {
     }
 
     /// The character of `cid` dies now (`KillCharacter`).
-    fn kill_now(&mut self, cid: usize) {
+    pub(super) fn kill_now(&mut self, cid: usize) {
         if self.chars[cid].take().is_some() {
+            self.race_death(cid);
             self.cores.slots[cid] = None;
             self.order.retain(|&c| c != cid);
             self.cores.teams.solo[cid] = false;
@@ -673,15 +682,32 @@ impl World {
             "whispers",
             "teamrank",
             "teamtop5",
+            // Their effect is the PLAYER_TEAM, PLAYER_SWAP and
+            // TEAM_PRACTICE records that follow.
             "team",
+            "swap",
+            "practice",
             "record",
             "stoprecord",
         ];
+        // Database queries count for `sv_sql_queries_delay`.
+        const QUERIES: &[&str] = &[
+            "rank", "teamrank", "top5", "teamtop5", "times", "points", "top", "mapinfo",
+        ];
         let c = usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS);
+        if let Some(c) = c
+            && flags & CHAT != 0
+            && (QUERIES.contains(&name) || name == "load" && args.is_empty())
+        {
+            self.rate_limited(c);
+            return;
+        }
         if NO_EFFECT.contains(&name) {
             return;
         }
         match (c, flags & CHAT != 0, name) {
+            (Some(c), true, "save") => self.save(c),
+            (Some(c), true, "load") => self.load(c),
             // `ConProtectedKill` kills only after `sv_kill_protection`
             // minutes of a started race; no race starts on a map without
             // a start line.
@@ -827,7 +853,25 @@ impl World {
                 core.vel = Vec2::default();
             }
         }
-        ch.race_started = false;
+        // Moves and weapons are cheats: the start line ignores the racer.
+        let weapons = matches!(
+            name,
+            "weapons"
+                | "unweapons"
+                | "shotgun"
+                | "unshotgun"
+                | "grenade"
+                | "ungrenade"
+                | "laser"
+                | "unlaser"
+                | "rifle"
+                | "unrifle"
+                | "ninja"
+                | "unninja"
+        );
+        if moved.is_some() || weapons {
+            ch.ddrace_state = super::race::ddrace::CHEAT;
+        }
         true
     }
 
@@ -853,16 +897,6 @@ impl World {
                     self.unmodelled(c, &feature);
                 }
             }
-        }
-    }
-
-    /// A DDRace team change (PLAYER_TEAM).
-    pub fn set_ddrace_team(&mut self, cid: i32, team: i32) {
-        if let Some(t) = usize::try_from(cid)
-            .ok()
-            .and_then(|c| self.cores.teams.team.get_mut(c))
-        {
-            *t = team;
         }
     }
 
@@ -1173,21 +1207,35 @@ impl World {
         if p.team == TEAM_SPECTATORS {
             return;
         }
+        let Some(pos) = self.spawn_position(cid) else {
+            return;
+        };
+        self.spawn_at(cid, pos);
+    }
+
+    /// A new character for `cid` at `pos` (`ForceSpawn`, and a respawn's
+    /// end), with the player's last input.
+    pub(super) fn spawn_at(&mut self, cid: usize, pos: Vec2) {
+        let Some(p) = self.players[cid].as_mut() else {
+            return;
+        };
+        p.spawning = false;
         let last_input = p.last_input.unwrap_or(PlayerInput {
             target_y: -1,
             ..PlayerInput::default()
         });
-        let Some(pos) = self.spawn_position(cid) else {
-            return;
-        };
-        if let Some(p) = self.players[cid].as_mut() {
-            p.spawning = false;
-        }
         let mut core = Core::new(cid, pos, *self.global());
         core.endless_hook = self.config.sv_endless_drag != 0;
         self.cores.slots[cid] = Some(core);
         self.chars[cid] = Some(Character::new(cid, pos, self.tick, last_input));
         self.order.insert(0, cid);
+    }
+
+    /// The player's name (`Cl_StartInfo`, `Cl_ChangeInfo`).
+    pub fn set_name(&mut self, cid: usize, name: &[u8]) {
+        if let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) {
+            p.name = name.to_vec();
+        }
     }
 
     /// `CanSpawn`: the spawn point with the fewest characters near,

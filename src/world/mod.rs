@@ -18,6 +18,8 @@ pub mod core;
 pub mod fmath;
 pub mod game;
 pub mod prng;
+pub mod race;
+pub mod save;
 mod tiles;
 pub mod tuning;
 pub mod weapons;

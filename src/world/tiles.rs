@@ -229,10 +229,19 @@ impl World {
                 let c = self.col.pure_index(Vec2::new(pos.x + dx, pos.y + dy));
                 self.col.game_index(c) == tile::START || self.col.front_index(c) == tile::START
             });
-        if (on(tile::START) || corner_start)
-            && let Some(ch) = self.chars[cid].as_mut()
-        {
-            ch.race_started = true;
+        // Both lines read the race as it was before either.
+        let race_before = self.chars[cid].as_ref().map_or(0, |c| c.ddrace_state);
+        if (on(tile::START) || corner_start) && !self.start_line(cid) {
+            return false;
+        }
+        let corner_finish = [(r, -r), (r, r), (-r, -r), (-r, r)]
+            .iter()
+            .any(|&(dx, dy)| {
+                let c = self.col.pure_index(Vec2::new(pos.x + dx, pos.y + dy));
+                self.col.game_index(c) == tile::FINISH || self.col.front_index(c) == tile::FINISH
+            });
+        if on(tile::FINISH) || corner_finish {
+            self.finish_line(cid, race_before);
         }
         if on(tile::SOLO_ENABLE) && !self.cores.teams.solo[cid] {
             self.set_solo(cid, true);
@@ -421,7 +430,7 @@ impl World {
     }
 
     /// `SetSolo`.
-    fn set_solo(&mut self, cid: usize, solo: bool) {
+    pub(super) fn set_solo(&mut self, cid: usize, solo: bool) {
         self.cores.teams.solo[cid] = solo;
         if let Some(core) = self.cores.slots[cid].as_mut() {
             core.solo = solo;

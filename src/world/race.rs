@@ -1,0 +1,677 @@
+//! The controller's DDRace teams (`CGameTeams`, `src/game/server/teams.cpp`)
+//! as far as they decide where characters are: each team's race state,
+//! who in it crossed the start line, a save or load waiting for the
+//! database; and the savegames: `/save` kills the saved team at once,
+//! TEAM_LOAD_SUCCESS puts every member where the team's string says,
+//! PLAYER_SWAP exchanges two characters. Who is in which team is the
+//! file's PLAYER_TEAM records ([`super::core::Teams`]); when the database
+//! answered is the file's TEAM_SAVE_* and TEAM_LOAD_* records.
+//!
+//! Proved on DDNet 16.4's recordings (`phys_save_load_tsunami`); 20.1's
+//! `/save` checks differ (team 0 mode, practice, `BlocksSave`) and are
+//! reported as not modelled.
+
+use super::character::Slot;
+use super::core::{MAX_CLIENTS, hook};
+use super::save::{SavedTeam, SavedTee};
+use super::{Version, World};
+
+/// `TEAMSTATE_*`.
+pub mod state {
+    /// Nobody in it.
+    pub const EMPTY: i32 = 0;
+    /// Members, no race yet.
+    pub const OPEN: i32 = 1;
+    /// A member crossed the start line.
+    pub const STARTED: i32 = 2;
+    /// Started, but a member left before the start.
+    pub const STARTED_UNFINISHABLE: i32 = 3;
+    /// Finished.
+    pub const FINISHED: i32 = 4;
+    /// Something this world does not model (a finish) may have changed
+    /// it.
+    pub const UNKNOWN: i32 = -1;
+}
+
+/// `DDRACE_*`: a character's race.
+pub mod ddrace {
+    /// Not racing.
+    pub const NONE: i32 = 0;
+    /// Crossed the start line.
+    pub const STARTED: i32 = 1;
+    /// Moved by a cheat (test) command: the start line does nothing.
+    pub const CHEAT: i32 = 2;
+    /// Crossed the finish line.
+    pub const FINISHED: i32 = 3;
+}
+
+/// No team (`TEAM_FLOCK`).
+const TEAM_FLOCK: i32 = 0;
+/// `sv_team` 2: racing needs a team of two or more.
+const SV_TEAM_MANDATORY: i32 = 2;
+/// `sv_team` 3: everyone is a team of one.
+const SV_TEAM_FORCED_SOLO: i32 = 3;
+
+/// A save or load waiting for the database (`GetSaving`).
+#[derive(Clone, Debug)]
+enum Saving {
+    /// `/save`: the team as captured, put back if the save fails.
+    Save(SavedTeam),
+    /// `/load`.
+    Load,
+}
+
+/// The teams' race bookkeeping.
+#[derive(Clone, Debug)]
+pub struct Race {
+    /// Each team's [`state`].
+    state: Vec<i32>,
+    /// Each team's practice mode (TEAM_PRACTICE).
+    practice: Vec<bool>,
+    /// Each team's save or load under way.
+    saving: Vec<Option<Saving>>,
+    /// Each client crossed the start line with its team (`m_aTeeStarted`).
+    tee_started: Vec<bool>,
+    /// Each client's last database query (`m_LastSQLQuery`).
+    last_sql_query: Vec<i32>,
+}
+
+impl Race {
+    /// No teams, nobody started.
+    pub fn new() -> Race {
+        Race {
+            state: vec![state::EMPTY; MAX_CLIENTS + 1],
+            practice: vec![false; MAX_CLIENTS + 1],
+            saving: vec![None; MAX_CLIENTS + 1],
+            tee_started: vec![false; MAX_CLIENTS],
+            last_sql_query: vec![0; MAX_CLIENTS],
+        }
+    }
+
+    /// `team`'s state, if it is a team.
+    pub fn state(&self, team: i32) -> Option<i32> {
+        self.state.get(usize::try_from(team).ok()?).copied()
+    }
+}
+
+impl Default for Race {
+    fn default() -> Race {
+        Race::new()
+    }
+}
+
+/// The index of a team number that is one.
+fn team_index(team: i32) -> Option<usize> {
+    usize::try_from(team).ok().filter(|&t| t <= MAX_CLIENTS)
+}
+
+impl World {
+    /// The connected players in `team` (`Count`).
+    fn team_size(&self, team: i32) -> usize {
+        (0..MAX_CLIENTS)
+            .filter(|&c| self.players[c].is_some() && self.cores.teams.team[c] == team)
+            .count()
+    }
+
+    /// Whether `team` is a DDRace team of its own (1 up to the super team).
+    fn is_race_team(&self, team: i32) -> bool {
+        team > TEAM_FLOCK && team < self.cores.teams.super_team
+    }
+
+    /// A DDRace team change (PLAYER_TEAM), with `SetForceCharacterTeam`'s
+    /// state changes: the last member out empties a team, the first in
+    /// opens it.
+    pub fn set_ddrace_team(&mut self, cid: i32, team: i32) {
+        let (Some(c), Some(new)) = (
+            usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS),
+            team_index(team),
+        ) else {
+            return;
+        };
+        self.race.tee_started[c] = false;
+        let old = self.cores.teams.team[c];
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        if let Some(o) = team_index(old)
+            && team != old
+            && (old != TEAM_FLOCK || forced_solo)
+            && old != self.cores.teams.super_team
+            && self.race.state[o] != state::EMPTY
+            && self.team_size(old) <= 1
+        {
+            self.race.state[o] = state::EMPTY;
+            self.race.practice[o] = false;
+        }
+        self.cores.teams.team[c] = team;
+        if team != self.cores.teams.super_team && self.race.state[new] == state::EMPTY {
+            self.race.state[new] = state::OPEN;
+        }
+    }
+
+    /// TEAM_PRACTICE.
+    pub fn set_practice(&mut self, team: i32, practice: bool) {
+        if let Some(t) = team_index(team) {
+            self.race.practice[t] = practice;
+        }
+    }
+
+    /// The start line under `cid`'s character (`HandleCharacterTiles`'s
+    /// start, `OnCharacterStart`). False when it killed the character.
+    pub(super) fn start_line(&mut self, cid: usize) -> bool {
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return false;
+        };
+        let ddrace_state = ch.ddrace_state;
+        if ddrace_state == ddrace::CHEAT {
+            return true;
+        }
+        let team = self.cores.teams.team[cid];
+        let saving = team_index(team).is_some_and(|t| self.race.saving[t].is_some());
+        let mandatory = self.config.sv_team == SV_TEAM_MANDATORY
+            && (team == TEAM_FLOCK || self.team_size(team) <= 1);
+        if saving || mandatory {
+            self.die_in_world(cid);
+            return false;
+        }
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        if forced_solo {
+            self.unmodelled(cid, "the start line with sv_team 3");
+            return true;
+        }
+        if team == TEAM_FLOCK || team == self.cores.teams.super_team {
+            self.race.tee_started[cid] = true;
+            if let Some(ch) = self.chars[cid].as_mut() {
+                ch.ddrace_state = ddrace::STARTED;
+            }
+            return true;
+        }
+        if ddrace_state == ddrace::FINISHED {
+            return true;
+        }
+        let Some(t) = team_index(team) else {
+            return true;
+        };
+        // A member who finished makes the others wait: finishes are not
+        // modelled, so neither is the team from here on.
+        if (0..MAX_CLIENTS).any(|c| {
+            self.cores.teams.team[c] == team
+                && self.chars[c]
+                    .as_ref()
+                    .is_some_and(|ch| ch.ddrace_state == ddrace::FINISHED)
+        }) {
+            self.race.state[t] = state::UNKNOWN;
+            return true;
+        }
+        self.race.tee_started[cid] = true;
+        if self.race.state[t] < state::STARTED && self.race.state[t] != state::UNKNOWN {
+            self.race.state[t] = state::STARTED;
+            for c in 0..MAX_CLIENTS {
+                if self.cores.teams.team[c] == team
+                    && let Some(ch) = self.chars[c].as_mut()
+                {
+                    ch.ddrace_state = ddrace::STARTED;
+                }
+            }
+        }
+        true
+    }
+
+    /// The finish line, for a character whose race was `race_before`
+    /// when its tiles were read: a team's finish is not modelled.
+    pub(super) fn finish_line(&mut self, cid: usize, race_before: i32) {
+        let team = self.cores.teams.team[cid];
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if race_before != ddrace::STARTED {
+            return;
+        }
+        if team == TEAM_FLOCK || team == self.cores.teams.super_team {
+            ch.ddrace_state = ddrace::FINISHED;
+        } else if let Some(t) = team_index(team) {
+            self.race.state[t] = state::UNKNOWN;
+        }
+    }
+
+    /// `OnCharacterDeath` of an unlocked team: a member who had not
+    /// crossed the start line leaves a started team unfinishable (the
+    /// PLAYER_TEAM record that follows moves it to team 0).
+    pub(super) fn race_death(&mut self, cid: usize) {
+        let team = self.cores.teams.team[cid];
+        let Some(t) = team_index(team) else {
+            return;
+        };
+        if self.race.saving[t].is_some() || !self.is_race_team(team) {
+            return;
+        }
+        if self.race.state[t] == state::STARTED && !self.race.tee_started[cid] {
+            self.race.state[t] = state::STARTED_UNFINISHABLE;
+        }
+    }
+
+    /// `RateLimitPlayer`: true when `cid` queried the database within
+    /// `sv_sql_queries_delay` seconds; else the query counts from now.
+    pub(super) fn rate_limited(&mut self, cid: usize) -> bool {
+        let delay = self.config.sv_sql_queries_delay;
+        let last = &mut self.race.last_sql_query[cid];
+        if i64::from(*last) + i64::from(delay) * 50 >= i64::from(self.tick) {
+            return true;
+        }
+        *last = self.tick;
+        false
+    }
+
+    /// `/save` (`CScore::SaveTeam`, `CSaveTeam::Save`): a started team
+    /// whose every member has a character is captured and killed; the
+    /// database's answer comes as TEAM_SAVE_SUCCESS or _FAILURE.
+    pub(super) fn save(&mut self, cid: usize) {
+        if self.config.sv_savegames == 0 {
+            return;
+        }
+        let team = self.cores.teams.team[cid];
+        if self.version == Version::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
+            // Every member may be killed.
+            for c in 0..MAX_CLIENTS {
+                if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                    self.unmodelled(c, "console command `save`");
+                }
+            }
+            return;
+        }
+        if self.rate_limited(cid) {
+            return;
+        }
+        let Some(t) = team_index(team) else {
+            return;
+        };
+        if self.race.saving[t].is_some() || !self.is_race_team(team) {
+            return;
+        }
+        let members = self.team_size(team);
+        match self.race.state[t] {
+            state::STARTED if members > 0 => {}
+            state::UNKNOWN => {
+                for c in 0..MAX_CLIENTS {
+                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                        self.unmodelled(c, "`save` of a team whose race state is not modelled");
+                    }
+                }
+                return;
+            }
+            _ => return,
+        }
+        let tees: Vec<SavedTee> = self
+            .order
+            .iter()
+            .filter(|&&c| self.cores.teams.team[c] == team)
+            .filter_map(|&c| self.capture(c))
+            .collect();
+        if tees.len() != members {
+            return;
+        }
+        let saved = SavedTeam {
+            team_state: self.race.state[t],
+            members: tees,
+            highest_switch_number: 0,
+            locked: false,
+            practice: self.race.practice[t],
+        };
+        self.race.saving[t] = Some(Saving::Save(saved));
+        // `KillTeam(Team, -1)`: no respawn asked; they come back as any
+        // dead player does.
+        for c in 0..MAX_CLIENTS {
+            if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                self.kill_now(c);
+            }
+        }
+    }
+
+    /// `/load CODE` (`CScore::LoadTeam`): an open team waits for the
+    /// database (the start line kills meanwhile).
+    pub(super) fn load(&mut self, cid: usize) {
+        if self.config.sv_savegames == 0 || self.rate_limited(cid) {
+            return;
+        }
+        let team = self.cores.teams.team[cid];
+        let Some(t) = team_index(team) else {
+            return;
+        };
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        if self.race.saving[t].is_some()
+            || team >= MAX_CLIENTS as i32
+            || (!forced_solo && team == TEAM_FLOCK)
+            || self.race.state[t] != state::OPEN
+            || (self.version == Version::Ddnet20_1 && self.race.practice[t])
+        {
+            return;
+        }
+        self.race.saving[t] = Some(Saving::Load);
+    }
+
+    /// TEAM_SAVE_SUCCESS or _FAILURE (`ProcessSaveTeam`): a failed save
+    /// puts the team back as it was captured.
+    pub fn save_result(&mut self, team: i32, success: bool) {
+        let Some(t) = team_index(team) else {
+            return;
+        };
+        let saving = self.race.saving[t].take();
+        if success {
+            return;
+        }
+        match saving {
+            Some(Saving::Save(saved)) if self.team_size(team) > 0 => {
+                let members: Vec<(usize, &SavedTee)> = saved
+                    .members
+                    .iter()
+                    .filter_map(|tee| Some((self.client_named(&tee.name)?, tee)))
+                    .collect();
+                let by_cid: Vec<(usize, SavedTee, i32)> = members
+                    .into_iter()
+                    .map(|(c, tee)| (c, tee.clone(), tee.hooked_player))
+                    .collect();
+                self.load_members(team, saved.team_state, by_cid, false);
+            }
+            Some(Saving::Save(_)) => {}
+            _ => {
+                for c in 0..MAX_CLIENTS {
+                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                        self.unmodelled(c, "a failed save that no `/save` began");
+                    }
+                }
+            }
+        }
+    }
+
+    /// TEAM_LOAD_SUCCESS (`ProcessSaveTeam`, `CSaveTeam::Load(Team,
+    /// true)`): the team's state, and each member of the string whose
+    /// name a player of `team` has is put where it says (a member without
+    /// a character gets one there). `save` None: TEAM_LOAD_FAILURE.
+    pub fn load_result(&mut self, team: i32, save: Option<&[u8]>) {
+        let Some(t) = team_index(team) else {
+            return;
+        };
+        self.race.saving[t] = None;
+        let Some(text) = save else {
+            return;
+        };
+        let saved = match SavedTeam::parse(text, self.version) {
+            Ok(s) => s,
+            Err(e) => {
+                for c in 0..MAX_CLIENTS {
+                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                        self.unmodelled(
+                            c,
+                            &format!("a loaded savegame this world cannot read ({e})"),
+                        );
+                    }
+                }
+                return;
+            }
+        };
+        // `MatchPlayers`: each saved name to a player of the team, then
+        // each hooked member's index to that player's client id.
+        let cids: Vec<Option<usize>> = saved
+            .members
+            .iter()
+            .map(|tee| {
+                self.client_named(&tee.name)
+                    .filter(|&c| self.cores.teams.team[c] == team)
+            })
+            .collect();
+        for (tee, cid) in saved.members.iter().zip(&cids) {
+            if cid.is_none() {
+                for c in 0..MAX_CLIENTS {
+                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                        self.unmodelled(
+                            c,
+                            &format!(
+                                "a loaded savegame's member {:?} no player of the team is named",
+                                tee.name
+                            ),
+                        );
+                    }
+                }
+                return;
+            }
+        }
+        let members: Vec<(usize, SavedTee, i32)> = saved
+            .members
+            .iter()
+            .zip(&cids)
+            .filter_map(|(tee, &cid)| {
+                let hooked = usize::try_from(tee.hooked_player)
+                    .ok()
+                    .and_then(|i| cids.get(i).copied().flatten())
+                    .map_or(-1, |c| c as i32);
+                Some((cid?, tee.clone(), hooked))
+            })
+            .collect();
+        self.load_members(team, saved.team_state, members, true);
+    }
+
+    /// `CSaveTeam::Load`: the team's state, then each member from the
+    /// last, into the character it has (`keep`) or a new one at the
+    /// saved position.
+    fn load_members(
+        &mut self,
+        team: i32,
+        team_state: i32,
+        members: Vec<(usize, SavedTee, i32)>,
+        keep: bool,
+    ) {
+        if let Some(t) = team_index(team) {
+            self.race.state[t] = team_state;
+        }
+        for (cid, tee, hooked) in members.into_iter().rev() {
+            if self.players[cid].is_none() || self.cores.teams.team[cid] != team {
+                continue;
+            }
+            if !keep || self.chars[cid].is_none() {
+                self.kill_now(cid);
+                self.spawn_at(cid, tee.pos);
+            }
+            self.load_tee(cid, &tee, team, false, hooked);
+        }
+    }
+
+    /// PLAYER_SWAP (`SwapTeamCharacters`): each character takes the
+    /// other's state, then every hook, projectile and laser of one is
+    /// the other's.
+    pub fn swap(&mut self, cid1: i32, cid2: i32) {
+        let ok = |c: i32| usize::try_from(c).ok().filter(|&c| c < MAX_CLIENTS);
+        let (Some(a), Some(b)) = (ok(cid1), ok(cid2)) else {
+            return;
+        };
+        let (Some(ta), Some(tb)) = (self.capture(a), self.capture(b)) else {
+            return;
+        };
+        let team = self.cores.teams.team[a];
+        let (ha, hb) = (ta.hooked_player, tb.hooked_player);
+        self.load_tee(b, &ta, team, true, ha);
+        self.load_tee(a, &tb, team, true, hb);
+        self.race.tee_started.swap(a, b);
+        let other = |c: i32| {
+            if c == a as i32 {
+                b as i32
+            } else if c == b as i32 {
+                a as i32
+            } else {
+                c
+            }
+        };
+        for core in self.cores.slots.iter_mut().flatten() {
+            core.hooked_player = other(core.hooked_player);
+        }
+        for p in &mut self.projectiles {
+            p.owner = other(p.owner);
+        }
+        for l in &mut self.lasers {
+            l.owner = other(l.owner);
+        }
+    }
+
+    /// The connected client with `name`.
+    fn client_named(&self, name: &str) -> Option<usize> {
+        (0..MAX_CLIENTS).find(|&c| {
+            self.players[c]
+                .as_ref()
+                .is_some_and(|p| p.name.as_slice() == name.as_bytes())
+        })
+    }
+
+    /// `CSaveTee::Save` of `cid`'s character, as the world holds it.
+    fn capture(&self, cid: usize) -> Option<SavedTee> {
+        let (ch, core, p) = (
+            self.chars[cid].as_ref()?,
+            self.cores.slots[cid].as_ref()?,
+            self.players[cid].as_ref()?,
+        );
+        let tick = self.tick;
+        Some(SavedTee {
+            name: String::from_utf8_lossy(&p.name).into_owned(),
+            paused: i32::from(p.paused),
+            solo: self.cores.teams.solo[cid],
+            weapons_got: std::array::from_fn(|w| ch.weapons[w].got),
+            last_weapon: ch.last_weapon,
+            queued_weapon: ch.queued_weapon,
+            endless_jump: core.endless_jump,
+            jetpack: ch.jetpack,
+            ninja_jetpack: false,
+            freeze_time: ch.freeze_time,
+            freeze_age: tick - ch.freeze_start,
+            deep_frozen: ch.deep_frozen,
+            live_frozen: ch.live_frozen,
+            endless_hook: core.endless_hook,
+            ddrace_state: ch.ddrace_state,
+            hit_disabled_flags: 0,
+            collision_enabled: !core.collision_disabled,
+            hook_hit_enabled: !core.hook_hit_disabled,
+            pos: ch.pos,
+            prev_pos: ch.prev_pos,
+            tele_checkpoint: ch.tele_checkpoint,
+            core_pos: core.pos,
+            vel: core.vel,
+            active_weapon: ch.active_weapon,
+            jumped: core.jumped,
+            jumped_total: core.jumped_total,
+            jumps: core.jumps,
+            hook_pos: core.hook_pos,
+            hook_dir: core.hook_dir,
+            hook_tele_base: core.hook_tele_base,
+            hook_tick: core.hook_tick,
+            hook_state: core.hook_state,
+            telegun: [false; 3],
+            hooked_player: core.hooked_player,
+            new_hook: core.new_hook,
+            input: [
+                ch.saved_input.direction,
+                ch.saved_input.jump,
+                ch.saved_input.fire,
+                ch.saved_input.hook,
+            ],
+            reload_timer: ch.reload_timer,
+            tee_started: self.race.tee_started[cid],
+            ninja: (self.version == Version::Ddnet20_1).then(|| {
+                let since = if ch.ninja_activation_tick != 0 {
+                    tick - ch.ninja_activation_tick
+                } else {
+                    0
+                };
+                (
+                    ch.ninja.activation_dir,
+                    since,
+                    ch.ninja.current_move_time,
+                    ch.ninja.old_vel_amount as i32,
+                )
+            }),
+        })
+    }
+
+    /// `CSaveTee::Load` into `cid`'s character, a member of `team`;
+    /// `hooked` the client id the hook holds. A swap keeps who crossed
+    /// the start line, and in 20.1 does not check the hooked player's team.
+    fn load_tee(&mut self, cid: usize, tee: &SavedTee, team: i32, swap: bool, hooked: i32) {
+        let tick = self.tick;
+        let version = self.version;
+        if tee.paused > 1 {
+            self.unmodelled(cid, "a loaded spectator (PAUSE_SPEC)");
+        }
+        if tee.ninja_jetpack || tee.telegun.contains(&true) || tee.hit_disabled_flags != 0 {
+            self.unmodelled(
+                cid,
+                "a loaded jetpack ninja, telegun or disabled weapon hits",
+            );
+        }
+        if let Some(p) = self.players[cid].as_mut() {
+            p.paused = tee.paused == 1;
+        }
+        if !swap {
+            self.race.tee_started[cid] = tee.tee_started;
+        }
+        let hooked_elsewhere = (version == Version::Ddnet16_4 || !swap)
+            && hooked != -1
+            && self.cores.teams.team.get(hooked as usize) != Some(&team);
+        let solid_at_hook = self.col.collision_at(tee.hook_pos) == super::collision::TILE_SOLID;
+        let (Some(ch), Some(core)) = (self.chars[cid].as_mut(), self.cores.slots[cid].as_mut())
+        else {
+            return;
+        };
+        for (slot, &got) in ch.weapons.iter_mut().zip(&tee.weapons_got) {
+            *slot = Slot { got, ammo: -1 };
+        }
+        if let Some((dir, since, move_time, old_vel)) = tee.ninja {
+            ch.ninja.activation_dir = dir;
+            ch.ninja_activation_tick = if since != 0 { tick - since } else { 0 };
+            ch.ninja.current_move_time = move_time;
+            ch.ninja.old_vel_amount = old_vel as f32;
+        }
+        ch.last_weapon = tee.last_weapon;
+        ch.queued_weapon = tee.queued_weapon;
+        core.endless_jump = tee.endless_jump;
+        ch.jetpack = tee.jetpack;
+        ch.freeze_time = tee.freeze_time;
+        ch.freeze_start = tick - tee.freeze_age;
+        ch.deep_frozen = tee.deep_frozen;
+        ch.live_frozen = tee.live_frozen;
+        core.endless_hook = tee.endless_hook;
+        ch.ddrace_state = tee.ddrace_state;
+        ch.pos = tee.pos;
+        ch.prev_pos = tee.prev_pos;
+        ch.tele_checkpoint = tee.tele_checkpoint;
+        core.pos = tee.core_pos;
+        core.vel = tee.vel;
+        core.hook_hit_disabled = !tee.hook_hit_enabled;
+        core.collision_disabled = !tee.collision_enabled;
+        ch.active_weapon = tee.active_weapon;
+        core.jumped = tee.jumped;
+        core.jumped_total = tee.jumped_total;
+        core.jumps = tee.jumps;
+        core.hook_pos = tee.hook_pos;
+        core.hook_dir = tee.hook_dir;
+        core.hook_tele_base = tee.hook_tele_base;
+        core.hook_tick = tee.hook_tick;
+        core.hook_state = tee.hook_state;
+        if hooked_elsewhere {
+            core.hooked_player = -1;
+            core.hook_state = hook::FLYING;
+        } else {
+            core.hooked_player = hooked;
+        }
+        // 20.1: a hook held by the ground needs solid ground there.
+        if version == Version::Ddnet20_1
+            && core.hook_state == hook::GRABBED
+            && core.hooked_player == -1
+            && !solid_at_hook
+        {
+            core.hook_state = hook::RETRACTED;
+            core.hook_pos = core.pos;
+        }
+        core.new_hook = tee.new_hook;
+        let [direction, jump, fire, hook_input] = tee.input;
+        ch.saved_input.direction = direction;
+        ch.saved_input.jump = jump;
+        ch.saved_input.fire = fire;
+        ch.saved_input.hook = hook_input;
+        ch.reload_timer = tee.reload_timer;
+        self.set_solo(cid, tee.solo);
+    }
+}

@@ -664,7 +664,9 @@ impl Writer {
         let emote = self.emote(ch, away, tick, self.last_action[cid]);
         let player_flags = player.map_or(0, |p| p.player_flags);
         let mut c = builder("Character");
-        for (name, v) in CORE_FIELDS.iter().zip(sent) {
+        // The core's fields come first (`tick` to `hook_dy`).
+        let core_fields: Vec<&str> = c.field_names().take(sent.len()).collect();
+        for (name, v) in core_fields.into_iter().zip(sent) {
             c.int(name, v);
         }
         c.int("tick", item_tick)
@@ -829,25 +831,6 @@ const EMOTE_BLINK: i32 = 5;
 /// BUG_DDRACE_GHOST, BUG_DDRACE_INPUT, PREDICT_DDRACE,
 /// PREDICT_DDRACE_TILES, ENTITIES_DDNET, _DDRACE, _RACE, RACE.
 const GAMEINFO_FLAGS: i32 = 247_983_155;
-
-/// The core fields of a Character item, in order (`tick` to `hook_dy`).
-const CORE_FIELDS: [&str; 15] = [
-    "tick",
-    "x",
-    "y",
-    "vel_x",
-    "vel_y",
-    "angle",
-    "direction",
-    "jumped",
-    "hooked_player",
-    "hook_state",
-    "hook_tick",
-    "hook_x",
-    "hook_y",
-    "hook_dx",
-    "hook_dy",
-];
 
 /// `CCharacterCore::Write`: the core as a Character item has it (`tick`
 /// 0).

@@ -957,32 +957,6 @@ pub fn synthetic_session(
 /// the core at least every 3 s (`m_ReckoningTick + TickSpeed * 3`).
 pub const RECKONING_RING: usize = 151;
 
-/// The Character item's fields (0.6 layout), by index.
-const CHARACTER_FIELDS: [&str; 22] = [
-    "tick",
-    "x",
-    "y",
-    "vel_x",
-    "vel_y",
-    "angle",
-    "direction",
-    "jumped",
-    "hooked_player",
-    "hook_state",
-    "hook_tick",
-    "hook_x",
-    "hook_y",
-    "hook_dx",
-    "hook_dy",
-    "player_flags",
-    "health",
-    "armor",
-    "ammo_count",
-    "weapon",
-    "emote",
-    "attack_tick",
-];
-
 /// The Character fields compared: the core as of the item's tick (x to
 /// hook_dy but direction), and what DDNet takes from the character at
 /// snapshot time (direction is `m_Input`'s, ammo, weapon, attack tick).
@@ -1225,7 +1199,10 @@ impl<'d> DemoCompare<'d> {
         };
         for &i in &CHARACTER_COMPARED {
             if c.character[i] != sim[i] {
-                tell(r, "Character", CHARACTER_FIELDS[i], c.character[i], sim[i]);
+                let name = crate::snapshot::items::ItemBuilder::new("Character")
+                    .and_then(|b| b.field_names().nth(i))
+                    .unwrap_or("?");
+                tell(r, "Character", name, c.character[i], sim[i]);
             }
         }
         if let Some(dd) = &c.ddnet {

@@ -168,7 +168,7 @@ pub fn check<'py>(
                 teeoracle::check::check(Source::file(path), &options)
             })
             .collect();
-        Ok((verdicts, roles(&paths)))
+        Ok((verdicts, teeoracle::diff::folder::roles_in_folders(&paths)))
     })?;
     let totals = Totals::of(&verdicts);
     let report = Report {
@@ -185,39 +185,6 @@ fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     teeoracle::simulate::Maps::gather(&paths, dirs)
         .map_err(|e| PyOSError::new_err(format!("maps {e}")))
-}
-
-/// The roles of the recordings directly inside each folder named (a
-/// `record` folder), as `check` gives them.
-fn roles(paths: &[PathBuf]) -> BTreeMap<String, String> {
-    use std::io::Read;
-    use teeoracle::diff::folder;
-    let mut out = BTreeMap::new();
-    for dir in paths.iter().filter(|p| p.is_dir()) {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        let entries: Vec<folder::Entry> = files
-            .iter()
-            .map(|p| {
-                let mut head = Vec::new();
-                if let Ok(f) = std::fs::File::open(p) {
-                    let _ = f.take(1 << 20).read_to_end(&mut head);
-                }
-                folder::Entry {
-                    path: p.display().to_string(),
-                    kind: folder::kind_of(&head),
-                }
-            })
-            .collect();
-        out.extend(folder::roles(&entries));
-    }
-    out
 }
 
 /// The collision of a map file, or of the map a demo embeds.

@@ -6,7 +6,6 @@ use super::output::{counter, stdout, write_json_doc, write_json_line, write_stre
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::check::{self, Options, Severity, Source, Status, Totals, Verdict};
@@ -129,7 +128,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let document = Report {
         files: &verdicts,
         totals: &totals,
-        roles: roles(&paths),
+        roles: teeoracle::diff::folder::roles_in_folders(&paths),
     };
     // Read before any output: a baseline that does not read is a usage
     // error, not a verdict.
@@ -226,35 +225,6 @@ pub(super) fn write_report(
             write_json_doc(out, "check", &document)
         }
     }
-}
-
-/// The roles of the recordings directly inside each folder named on the
-/// command line (a `record` folder: `teehistorian #N` in server order,
-/// `demo NAME`, `capture NAME`), by the path their verdict names: a
-/// baseline pairs files by role, so two runs' folders compare whatever
-/// they and their files are called. Files deeper down have no role.
-fn roles(paths: &[PathBuf]) -> BTreeMap<String, String> {
-    use teeoracle::diff::folder;
-    let mut out = BTreeMap::new();
-    for dir in paths.iter().filter(|p| p.is_dir()) {
-        let mut files: Vec<PathBuf> = fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.path())
-            .collect();
-        files.sort();
-        let entries: Vec<folder::Entry> = files
-            .iter()
-            .map(|p| folder::Entry {
-                path: p.display().to_string(),
-                kind: folder::kind_of(&super::diff::head(p)),
-            })
-            .collect();
-        out.extend(folder::roles(&entries));
-    }
-    out
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {

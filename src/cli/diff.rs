@@ -79,9 +79,6 @@ pub struct DiffArgs {
 
 /// Differences listed in the text form; JSON has all those kept.
 const TEXT_LISTED: usize = 20;
-/// Bytes of a file read to tell its kind in a folder (a teehistorian
-/// header is far shorter).
-const KIND_PREFIX: u64 = 1 << 20;
 
 pub fn run(args: DiffArgs) -> Result<(), Failure> {
     let archive = |p: &Path| {
@@ -410,19 +407,8 @@ fn write_text(
     Ok(())
 }
 
-/// The first [`KIND_PREFIX`] bytes of a file (what
-/// [`folder::kind_of`] reads); nothing if it does not open.
-pub(super) fn head(path: &Path) -> Vec<u8> {
-    use std::io::Read;
-    let mut head = Vec::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        let _ = f.take(KIND_PREFIX).read_to_end(&mut head);
-    }
-    head
-}
-
 /// Every file under `dir` (recursively, in name order) with its path
-/// relative to `dir` and its kind (from its first [`KIND_PREFIX`] bytes).
+/// relative to `dir` and its kind (from its first [`folder::KIND_PREFIX`] bytes).
 fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -448,7 +434,7 @@ fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> 
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect::<Vec<_>>()
             .join("/");
-        let kind = folder::kind_of(&head(&p));
+        let kind = folder::kind_of(&folder::head(&p));
         out.push((p, folder::Entry { path: rel, kind }));
     }
     Ok(out)

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// What a file is, as far as pairing goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +82,50 @@ pub struct Unpaired {
     pub side: &'static str,
     /// Its relative path.
     pub path: String,
+}
+
+/// Bytes of a file read to tell its kind in a folder (a teehistorian
+/// header is far shorter).
+pub const KIND_PREFIX: u64 = 1 << 20;
+
+/// The first [`KIND_PREFIX`] bytes of the file at `path` (none when it
+/// cannot be read).
+pub fn head(path: &Path) -> Vec<u8> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(KIND_PREFIX).read_to_end(&mut head);
+    }
+    head
+}
+
+/// The roles of the recordings directly inside each folder of `paths` (a
+/// `record` folder: `teehistorian #N` in server order, `demo NAME`,
+/// `capture NAME`), by the path their verdict names: a baseline pairs
+/// files by role, so two runs' folders compare whatever they and their
+/// files are called. Files deeper down, and paths that are files, have
+/// no role.
+pub fn roles_in_folders(paths: &[PathBuf]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        let entries: Vec<Entry> = files
+            .iter()
+            .map(|p| Entry {
+                path: p.display().to_string(),
+                kind: kind_of(&head(p)),
+            })
+            .collect();
+        out.extend(roles(&entries));
+    }
+    out
 }
 
 /// Each entry's role in its folder (`path` -> role), recordings only:

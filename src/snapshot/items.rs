@@ -297,6 +297,11 @@ impl ItemBuilder {
         })
     }
 
+    /// The type's field names, in order (a string field once).
+    pub fn field_names(&self) -> impl Iterator<Item = &'static str> + use<> {
+        self.def.parts.iter().flat_map(|p| p.iter()).map(|f| f.0)
+    }
+
     /// The 0.6 type id, or `None` for an extended type.
     pub fn type_id(&self) -> Option<i32> {
         self.type_id

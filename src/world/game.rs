@@ -26,6 +26,41 @@ const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 const PICKUP_REACH: f32 = 14.0 + 6.0;
 /// The start line (`TILE_START`).
 const TILE_START: u8 = 33;
+/// The test commands that give or take weapons (`ModifyWeapons`: a cheat).
+const WEAPON_COMMANDS: &[&str] = &[
+    "weapons",
+    "unweapons",
+    "shotgun",
+    "unshotgun",
+    "grenade",
+    "ungrenade",
+    "laser",
+    "unlaser",
+    "rifle",
+    "unrifle",
+    "ninja",
+    "unninja",
+];
+/// The other test commands that act on the runner's character.
+const CHARACTER_COMMANDS: &[&str] = &[
+    "move",
+    "move_raw",
+    "left",
+    "right",
+    "up",
+    "down",
+    "setjumps",
+    "endless_hook",
+    "unendless_hook",
+    "infinite_jump",
+    "uninfinite_jump",
+    "freeze",
+    "unfreeze",
+    "deep",
+    "undeep",
+    "livefreeze",
+    "unlivefreeze",
+];
 
 /// A player slot (`CPlayer`): what outlives its characters.
 #[derive(Clone, Debug, Serialize)]
@@ -746,38 +781,7 @@ impl World {
         let (Some(ch), Some(core)) = (self.chars[cid].as_mut(), self.cores.slots[cid].as_mut())
         else {
             // Without a character these commands do nothing.
-            return matches!(
-                name,
-                "weapons"
-                    | "unweapons"
-                    | "shotgun"
-                    | "unshotgun"
-                    | "grenade"
-                    | "ungrenade"
-                    | "laser"
-                    | "unlaser"
-                    | "rifle"
-                    | "unrifle"
-                    | "ninja"
-                    | "unninja"
-                    | "move"
-                    | "move_raw"
-                    | "left"
-                    | "right"
-                    | "up"
-                    | "down"
-                    | "setjumps"
-                    | "endless_hook"
-                    | "unendless_hook"
-                    | "infinite_jump"
-                    | "uninfinite_jump"
-                    | "freeze"
-                    | "unfreeze"
-                    | "deep"
-                    | "undeep"
-                    | "livefreeze"
-                    | "unlivefreeze"
-            );
+            return WEAPON_COMMANDS.contains(&name) || CHARACTER_COMMANDS.contains(&name);
         };
         let give = |ch: &mut Character, w: i32, remove: bool, tick: i32| {
             if w == weapon::NINJA {
@@ -854,22 +858,7 @@ impl World {
             }
         }
         // Moves and weapons are cheats: the start line ignores the racer.
-        let weapons = matches!(
-            name,
-            "weapons"
-                | "unweapons"
-                | "shotgun"
-                | "unshotgun"
-                | "grenade"
-                | "ungrenade"
-                | "laser"
-                | "unlaser"
-                | "rifle"
-                | "unrifle"
-                | "ninja"
-                | "unninja"
-        );
-        if moved.is_some() || weapons {
+        if moved.is_some() || WEAPON_COMMANDS.contains(&name) {
             ch.ddrace_state = super::race::ddrace::CHEAT;
         }
         true

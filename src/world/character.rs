@@ -102,6 +102,8 @@ pub struct Character {
     pub tele_checkpoint: i32,
     /// Its race (`m_DDRaceState`, one of [`super::race::ddrace`]).
     pub ddrace_state: i32,
+    /// When its race started (`m_StartTime`; 0 none).
+    pub start_tick: i32,
     /// Has the jetpack gun.
     pub jetpack: bool,
     /// The ninja's dash.
@@ -153,6 +155,7 @@ impl Character {
             last_refill_jumps: false,
             tele_checkpoint: 0,
             ddrace_state: super::race::ddrace::NONE,
+            start_tick: 0,
             jetpack: false,
             ninja: super::weapons::Ninja::default(),
         }

@@ -217,6 +217,9 @@ settings! {
     /// `sv_saveswapgames_delay`: seconds before `/load` or `/swap` work.
     sv_saveswapgames_delay: Some("sv_saveswapgames_delay"), Some("sv_saveswapgames_delay");
     default 30, 30; range 0, 10000, 10000; game false;
+    /// `sv_saveswapgames_penalty`: seconds a save adds to the race's time.
+    sv_saveswapgames_penalty: Some("sv_saveswapgames_penalty"), Some("sv_saveswapgames_penalty");
+    default 60, 60; range 0, 10000, 10000; game false;
     /// `sv_swap`: `/swap` exchanges two players' characters.
     sv_swap: Some("sv_swap"), Some("sv_swap");
     default 1, 1; range 0, 1, 1; game false;

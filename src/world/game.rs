@@ -24,8 +24,6 @@ const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// A pickup's radius (`PICKUP_PHYSICS_RADIUS`) plus its extra reach
 /// (`ms_CollisionExtraSize`).
 const PICKUP_REACH: f32 = 14.0 + 6.0;
-/// The start line (`TILE_START`).
-const TILE_START: u8 = 33;
 /// The test commands that give or take weapons (`ModifyWeapons`: a cheat).
 const WEAPON_COMMANDS: &[&str] = &[
     "weapons",
@@ -366,17 +364,19 @@ impl World {
     }
 
     /// `Cl_Kill` (`OnKillNetMessage`): dies and respawns at the next
-    /// player tick, unless it killed itself within `sv_kill_delay`.
+    /// player tick, unless it killed itself within `sv_kill_delay` or
+    /// kill protection holds.
     pub fn kill(&mut self, cid: usize) {
         let tick = self.tick;
         let delay = self.config.sv_kill_delay;
+        let protected = self.kill_protected(cid);
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
             return;
         };
         if p.last_kill != 0 && p.last_kill + 50 * delay > tick || p.paused {
             return;
         }
-        if self.chars[cid].is_none() {
+        if self.chars[cid].is_none() || protected {
             return;
         }
         p.last_kill = tick;
@@ -743,10 +743,7 @@ impl World {
         match (c, flags & CHAT != 0, name) {
             (Some(c), true, "save") => self.save(c),
             (Some(c), true, "load") => self.load(c),
-            // `ConProtectedKill` kills only after `sv_kill_protection`
-            // minutes of a started race; no race starts on a map without
-            // a start line.
-            (Some(_), true, "kill") if !self.col.has_index(TILE_START) => {}
+            (Some(c), true, "kill") => self.protected_kill(c),
             (Some(c), true, "spec") if self.config.sv_pauseable == 0 => self.toggle_pause(c),
             (Some(c), true, "pause") => self.toggle_pause(c),
             (Some(c), false, _) if self.test_command(c, name, args) => {}

@@ -177,10 +177,12 @@ impl World {
             self.unmodelled(cid, "the start line with sv_team 3");
             return true;
         }
+        let tick = self.tick;
         if team == TEAM_FLOCK || team == self.cores.teams.super_team {
             self.race.tee_started[cid] = true;
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.ddrace_state = ddrace::STARTED;
+                ch.start_tick = tick;
             }
             return true;
         }
@@ -209,6 +211,7 @@ impl World {
                     && let Some(ch) = self.chars[c].as_mut()
                 {
                     ch.ddrace_state = ddrace::STARTED;
+                    ch.start_tick = tick;
                 }
             }
         }
@@ -245,6 +248,31 @@ impl World {
         }
         if self.race.state[t] == state::STARTED && !self.race.tee_started[cid] {
             self.race.state[t] = state::STARTED_UNFINISHABLE;
+        }
+    }
+
+    /// Kill protection (`sv_kill_protection`): `cid` has raced for that
+    /// many minutes, so `Cl_Kill` is refused and `/kill` is needed.
+    pub(super) fn kill_protected(&self, cid: usize) -> bool {
+        let minutes = self.config.sv_kill_protection;
+        self.chars[cid].as_ref().is_some_and(|ch| {
+            let seconds = (i64::from(self.tick) - i64::from(ch.start_tick)) / 50;
+            minutes != 0 && seconds >= 60 * i64::from(minutes) && ch.ddrace_state == ddrace::STARTED
+        })
+    }
+
+    /// `/kill` (`ConProtectedKill`): kills only a protected racer (20.1
+    /// also asks for the respawn).
+    pub(super) fn protected_kill(&mut self, cid: usize) {
+        if !self.kill_protected(cid) {
+            return;
+        }
+        self.kill_now(cid);
+        if self.version == Version::Ddnet20_1
+            && let Some(p) = self.players[cid].as_mut()
+            && p.team != super::game::TEAM_SPECTATORS
+        {
+            p.spawning = true;
         }
     }
 
@@ -542,6 +570,11 @@ impl World {
             live_frozen: ch.live_frozen,
             endless_hook: core.endless_hook,
             ddrace_state: ch.ddrace_state,
+            time: if ch.start_tick != 0 {
+                tick - ch.start_tick + self.config.sv_saveswapgames_penalty * 50
+            } else {
+                0
+            },
             hit_disabled_flags: 0,
             collision_enabled: !core.collision_disabled,
             hook_hit_enabled: !core.hook_hit_disabled,
@@ -634,6 +667,9 @@ impl World {
         ch.live_frozen = tee.live_frozen;
         core.endless_hook = tee.endless_hook;
         ch.ddrace_state = tee.ddrace_state;
+        if tee.time != 0 {
+            ch.start_tick = tick - tee.time;
+        }
         ch.pos = tee.pos;
         ch.prev_pos = tee.prev_pos;
         ch.tele_checkpoint = tee.tele_checkpoint;
@@ -673,5 +709,146 @@ impl World {
         ch.saved_input.hook = hook_input;
         ch.reload_timer = tee.reload_timer;
         self.set_solo(cid, tee.solo);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+    use crate::world::Vec2;
+    use crate::world::collision::Collision;
+    use crate::world::config::Config;
+    use crate::world::tuning::{Tuning, Tunings};
+
+    const CHAT: i32 = 128;
+    /// A 20x10 map: a floor on row 8, a start line in column 10, a spawn
+    /// at (2, 7).
+    const START: usize = 5 * 20 + 10;
+
+    /// Players 0 and 1 ("a", "b") spawned, at tick 100.
+    fn world(version: Version) -> World {
+        let (w, h) = (20, 10);
+        let mut tiles = vec![Tile::default(); w * h];
+        for t in &mut tiles[8 * w..9 * w] {
+            t.index = 1;
+        }
+        for y in 0..8 {
+            tiles[y * w + 10].index = 33;
+        }
+        tiles[7 * w + 2].index = 192;
+        let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
+        let tunings = Tunings::new(version, Tuning::ddrace(version));
+        let mut world = World::new(version, col, Config::new(version), tunings, 100);
+        for (cid, name) in [(0, b"a"), (1, b"b")] {
+            world.join(cid);
+            world.set_name(cid, name);
+            world.ready(cid);
+        }
+        world.step();
+        assert!(world.character(0).is_some() && world.character(1).is_some());
+        world
+    }
+
+    fn alive(w: &World) -> [bool; 2] {
+        [w.character(0).is_some(), w.character(1).is_some()]
+    }
+
+    #[test]
+    fn kill_protection_turns_cl_kill_into_slash_kill() {
+        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+            let mut w = world(v);
+            w.config.sv_kill_protection = 1;
+            assert!(w.handle_tiles(0, Some(START)));
+            assert_eq!(
+                w.character(0).map(|c| c.ddrace_state),
+                Some(ddrace::STARTED)
+            );
+            // Within the minute: `/kill` does nothing, Cl_Kill kills.
+            w.tick += 2999;
+            w.console_command::<&[u8]>(0, CHAT, b"kill", &[]);
+            assert_eq!(alive(&w), [true, true]);
+            let mut late = w.clone();
+            w.kill(0);
+            assert_eq!(alive(&w), [false, true]);
+            // After it: Cl_Kill is refused, `/kill` kills.
+            late.tick += 1;
+            late.kill(0);
+            assert_eq!(alive(&late), [true, true]);
+            late.console_command::<&[u8]>(0, CHAT, b"kill", &[]);
+            assert_eq!(alive(&late), [false, true]);
+            // 20.1 asks for the respawn at once; 16.4 waits.
+            let spawning = late.player(0).is_some_and(|p| p.spawning);
+            assert_eq!(spawning, v == Version::Ddnet20_1);
+        }
+    }
+
+    #[test]
+    fn save_kills_only_a_started_team_and_its_start_line_kills_meanwhile() {
+        let mut w = world(Version::Ddnet16_4);
+        // Team 0 and an open team: nothing.
+        w.console_command(0, CHAT, b"save", &[b"pw".as_slice()]);
+        assert_eq!(alive(&w), [true, true]);
+        w.set_ddrace_team(0, 1);
+        w.set_ddrace_team(1, 1);
+        assert_eq!(w.race.state(1), Some(state::OPEN));
+        w.tick += 100;
+        w.console_command(0, CHAT, b"save", &[b"pw".as_slice()]);
+        assert_eq!(alive(&w), [true, true]);
+        // A member over the start line starts the team: the save kills
+        // both (after the second a query is allowed again).
+        assert!(w.handle_tiles(1, Some(START)));
+        assert_eq!(w.race.state(1), Some(state::STARTED));
+        w.tick += 51;
+        w.console_command(0, CHAT, b"save", &[b"pw".as_slice()]);
+        assert_eq!(alive(&w), [false, false]);
+        // Respawned while the database works, the start line kills.
+        w.step();
+        w.step();
+        assert_eq!(alive(&w), [true, true]);
+        assert!(!w.handle_tiles(0, Some(START)));
+        assert_eq!(alive(&w), [false, true]);
+        w.save_result(1, true);
+        assert!(w.handle_tiles(1, Some(START)));
+    }
+
+    #[test]
+    fn a_load_puts_each_member_of_the_team_where_its_string_says() {
+        let mut w = world(Version::Ddnet16_4);
+        w.set_ddrace_team(0, 1);
+        w.set_ddrace_team(1, 1);
+        w.console_command(0, CHAT, b"load", &[b"pw".as_slice()]);
+        w.load_result(1, Some(super::super::save::SAVED.as_bytes()));
+        let core = |c: usize| w.core(c).map(|c| (c.pos, c.vel));
+        assert_eq!(
+            core(0),
+            Some((Vec2::new(1620.0, 5833.0), Vec2::new(0.003906, -10.699219)))
+        );
+        assert_eq!(
+            core(1),
+            Some((Vec2::new(1681.0, 5905.0), Vec2::new(0.0, 0.0)))
+        );
+        assert_eq!(w.race.state(1), Some(state::STARTED));
+        assert!(w.unmodelled.is_empty(), "{:?}", w.unmodelled);
+        // A member no player of the team is named: not modelled.
+        let mut w = world(Version::Ddnet16_4);
+        w.set_ddrace_team(0, 1);
+        w.set_name(1, b"c");
+        w.load_result(1, Some(super::super::save::SAVED.as_bytes()));
+        assert_eq!(w.unmodelled.len(), 1, "{:?}", w.unmodelled);
+    }
+
+    #[test]
+    fn a_swap_exchanges_two_characters() {
+        let mut w = world(Version::Ddnet16_4);
+        w.set_ddrace_team(0, 1);
+        w.set_ddrace_team(1, 1);
+        let pos = |w: &World, c: usize| w.core(c).map(|c| c.pos);
+        if let Some(c) = w.cores.slots[1].as_mut() {
+            c.pos = Vec2::new(300.0, 240.0);
+        }
+        let (a, b) = (pos(&w, 0), pos(&w, 1));
+        w.swap(1, 0);
+        assert_eq!((pos(&w, 0), pos(&w, 1)), (b, a));
     }
 }

@@ -71,6 +71,9 @@ pub struct SavedTee {
     pub endless_hook: bool,
     /// `m_DDRaceState` (`DDRACE_*`).
     pub ddrace_state: i32,
+    /// The race's ticks so far plus `sv_saveswapgames_penalty` (0: not
+    /// racing).
+    pub time: i32,
     /// Hammer, shotgun, grenade, laser hits disabled (bits 1, 2, 4, 8).
     pub hit_disabled_flags: i32,
     /// Others collide with it.
@@ -199,7 +202,7 @@ impl SavedTee {
         let (endless_jump, jetpack, ninja_jetpack) = (s.b(), s.b(), s.b());
         let (freeze_time, freeze_age, deep_frozen, endless_hook) = (s.i(), s.i(), s.b(), s.b());
         let (ddrace_state, hit_disabled_flags, collision_enabled) = (s.i(), s.i(), s.b());
-        let (_tune_zone, _tune_zone_old, hook_hit_enabled, _time) = (s.i(), s.i(), s.b(), s.i());
+        let (_tune_zone, _tune_zone_old, hook_hit_enabled, time) = (s.i(), s.i(), s.b(), s.i());
         let (pos, prev_pos) = (s.v(), s.v());
         let (tele_checkpoint, _last_penalty) = (s.i(), s.i());
         let (core_pos, vel) = (s.v(), s.v());
@@ -280,6 +283,7 @@ impl SavedTee {
             live_frozen,
             endless_hook,
             ddrace_state,
+            time,
             hit_disabled_flags,
             collision_enabled,
             hook_hit_enabled,
@@ -416,32 +420,33 @@ impl<'a> Scan<'a> {
 }
 
 #[cfg(test)]
+/// The team DDNet 16.4 saved in `phys_save_load_tsunami` (its
+/// TEAM_LOAD_SUCCESS record, byte for byte): b on the ground, a in the
+/// air.
+pub(super) const SAVED: &str = concat!(
+    "2\t2\t0\t0\t0\nb\t1\t0\t0\t0\t0\t0\t-1\t0\t1\t0\t-1\t0\t1\t0\t0\t0\t0\t0\t0\t",
+    "0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t-1\t0\t0\t0\t0\t430\t0\t0\t1\t0\t1\t0\t0\t",
+    "1\t3172\t1681\t5905\t1681\t5905\t0\t0\t1681\t5905\t0.000000\t0.000000\t1\t0\t",
+    "0\t2\t1711\t5875\t0.707031\t-0.707031\t0\t0\t0\t-1\t0\t-1\t-1\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0\t0\t0\t0\t",
+    "891cb87f-a4ad-4529-b17a-d79b2880f5dd\t-1\t0\t0\t0\t0\t1\t0\t1\t0\na\t1\t0\t",
+    "0\t0\t0\t0\t-1\t0\t1\t0\t-1\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t",
+    "0\t0\t0\t-1\t0\t0\t0\t0\t430\t0\t0\t1\t0\t1\t0\t0\t1\t3172\t1620\t5833\t",
+    "1620\t5844\t0\t0\t1620\t5833\t0.003906\t-10.699219\t1\t1\t0\t2\t1620\t5844\t",
+    "0.000000\t0.000000\t0\t0\t0\t0\t0\t-1\t-1\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
+    "0.000000\t0\t0\t0\t0\t891cb87f-a4ad-4529-b17a-d79b2880f5dd\t-1\t0\t0\t1\t0\t",
+    "0\t0\t1\t0",
+);
+
+#[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The team DDNet 16.4 saved in `phys_save_load_tsunami` (its
-    /// TEAM_LOAD_SUCCESS record, byte for byte): b on the ground, a in the
-    /// air.
-    const SAVED: &str = concat!(
-        "2\t2\t0\t0\t0\nb\t1\t0\t0\t0\t0\t0\t-1\t0\t1\t0\t-1\t0\t1\t0\t0\t0\t0\t0\t0\t",
-        "0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t-1\t0\t0\t0\t0\t430\t0\t0\t1\t0\t1\t0\t0\t",
-        "1\t3172\t1681\t5905\t1681\t5905\t0\t0\t1681\t5905\t0.000000\t0.000000\t1\t0\t",
-        "0\t2\t1711\t5875\t0.707031\t-0.707031\t0\t0\t0\t-1\t0\t-1\t-1\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0\t0\t0\t0\t",
-        "891cb87f-a4ad-4529-b17a-d79b2880f5dd\t-1\t0\t0\t0\t0\t1\t0\t1\t0\na\t1\t0\t",
-        "0\t0\t0\t0\t-1\t0\t1\t0\t-1\t0\t1\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t",
-        "0\t0\t0\t-1\t0\t0\t0\t0\t430\t0\t0\t1\t0\t1\t0\t0\t1\t3172\t1620\t5833\t",
-        "1620\t5844\t0\t0\t1620\t5833\t0.003906\t-10.699219\t1\t1\t0\t2\t1620\t5844\t",
-        "0.000000\t0.000000\t0\t0\t0\t0\t0\t-1\t-1\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t0.000000\t",
-        "0.000000\t0\t0\t0\t0\t891cb87f-a4ad-4529-b17a-d79b2880f5dd\t-1\t0\t0\t1\t0\t",
-        "0\t0\t1\t0",
-    );
 
     #[test]
     fn a_real_16_4_save_reads_as_ddnet_reads_it() {

@@ -192,7 +192,7 @@ impl World {
 
     /// `HandleTiles` (with the controller's start, finish and solo) on map
     /// index `index`.
-    fn handle_tiles(&mut self, cid: usize, index: Option<usize>) -> bool {
+    pub(super) fn handle_tiles(&mut self, cid: usize, index: Option<usize>) -> bool {
         let tick = self.tick;
         let freeze_delay = self.config.sv_freeze_delay;
         let version = self.version;

@@ -64,6 +64,9 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // old): nobody is killed or moved by them.
     ("ddnet-16.4/phys_save_refused_tsunami", 1_130, &[]),
     ("ddnet-16.4/phys_load_refused_tsunami", 1_428, &[]),
+    // Kill protection: `/kill` before it does nothing, Cl_Kill after it
+    // is refused and `/kill` kills.
+    ("ddnet-16.4/phys_kill_protection_tsunami", 4_514, &[]),
 ];
 
 #[test]

@@ -55,8 +55,9 @@ const SV_TEAM_FORCED_SOLO: i32 = 3;
 /// A save or load waiting for the database (`GetSaving`).
 #[derive(Clone, Debug)]
 enum Saving {
-    /// `/save`: the team as captured, put back if the save fails.
-    Save(SavedTeam),
+    /// `/save`: the team's state and its members as captured (client id
+    /// and character), put back if the save fails.
+    Save(i32, Vec<(usize, SavedTee)>),
     /// `/load`.
     Load,
 }
@@ -111,6 +112,15 @@ impl World {
         (0..MAX_CLIENTS)
             .filter(|&c| self.players[c].is_some() && self.cores.teams.team[c] == team)
             .count()
+    }
+
+    /// Something not modelled may kill or move every player of `team`.
+    fn unmodelled_team(&mut self, team: i32, feature: &str) {
+        for c in 0..MAX_CLIENTS {
+            if self.players[c].is_some() && self.cores.teams.team[c] == team {
+                self.unmodelled(c, feature);
+            }
+        }
     }
 
     /// Whether `team` is a DDRace team of its own (1 up to the super team).
@@ -298,11 +308,7 @@ impl World {
         let team = self.cores.teams.team[cid];
         if self.version == Version::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
             // Every member may be killed.
-            for c in 0..MAX_CLIENTS {
-                if self.players[c].is_some() && self.cores.teams.team[c] == team {
-                    self.unmodelled(c, "console command `save`");
-                }
-            }
+            self.unmodelled_team(team, "console command `save`");
             return;
         }
         if self.rate_limited(cid) {
@@ -318,32 +324,21 @@ impl World {
         match self.race.state[t] {
             state::STARTED if members > 0 => {}
             state::UNKNOWN => {
-                for c in 0..MAX_CLIENTS {
-                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
-                        self.unmodelled(c, "`save` of a team whose race state is not modelled");
-                    }
-                }
+                self.unmodelled_team(team, "`save` of a team whose race state is not modelled");
                 return;
             }
             _ => return,
         }
-        let tees: Vec<SavedTee> = self
+        let tees: Vec<(usize, SavedTee)> = self
             .order
             .iter()
             .filter(|&&c| self.cores.teams.team[c] == team)
-            .filter_map(|&c| self.capture(c))
+            .filter_map(|&c| Some((c, self.capture(c)?)))
             .collect();
         if tees.len() != members {
             return;
         }
-        let saved = SavedTeam {
-            team_state: self.race.state[t],
-            members: tees,
-            highest_switch_number: 0,
-            locked: false,
-            practice: self.race.practice[t],
-        };
-        self.race.saving[t] = Some(Saving::Save(saved));
+        self.race.saving[t] = Some(Saving::Save(self.race.state[t], tees));
         // `KillTeam(Team, -1)`: no respawn asked; they come back as any
         // dead player does.
         for c in 0..MAX_CLIENTS {
@@ -386,26 +381,19 @@ impl World {
             return;
         }
         match saving {
-            Some(Saving::Save(saved)) if self.team_size(team) > 0 => {
-                let members: Vec<(usize, &SavedTee)> = saved
-                    .members
-                    .iter()
-                    .filter_map(|tee| Some((self.client_named(&tee.name)?, tee)))
-                    .collect();
-                let by_cid: Vec<(usize, SavedTee, i32)> = members
-                    .into_iter()
-                    .map(|(c, tee)| (c, tee.clone(), tee.hooked_player))
-                    .collect();
-                self.load_members(team, saved.team_state, by_cid, false);
-            }
-            Some(Saving::Save(_)) => {}
-            _ => {
-                for c in 0..MAX_CLIENTS {
-                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
-                        self.unmodelled(c, "a failed save that no `/save` began");
-                    }
+            Some(Saving::Save(team_state, members)) => {
+                if self.team_size(team) > 0 {
+                    let members = members
+                        .into_iter()
+                        .map(|(c, tee)| {
+                            let hooked = tee.hooked_player;
+                            (c, tee, hooked)
+                        })
+                        .collect();
+                    self.load_members(team, team_state, members, false);
                 }
             }
+            _ => self.unmodelled_team(team, "a failed save that no `/save` began"),
         }
     }
 
@@ -445,21 +433,13 @@ impl World {
                     .filter(|&c| self.cores.teams.team[c] == team)
             })
             .collect();
-        for (tee, cid) in saved.members.iter().zip(&cids) {
-            if cid.is_none() {
-                for c in 0..MAX_CLIENTS {
-                    if self.players[c].is_some() && self.cores.teams.team[c] == team {
-                        self.unmodelled(
-                            c,
-                            &format!(
-                                "a loaded savegame's member {:?} no player of the team is named",
-                                tee.name
-                            ),
-                        );
-                    }
-                }
-                return;
-            }
+        if let Some((tee, _)) = saved.members.iter().zip(&cids).find(|(_, c)| c.is_none()) {
+            let feature = format!(
+                "a loaded savegame's member {:?} no player of the team is named",
+                tee.name
+            );
+            self.unmodelled_team(team, &feature);
+            return;
         }
         let members: Vec<(usize, SavedTee, i32)> = saved
             .members
@@ -800,8 +780,15 @@ mod tests {
         assert!(w.handle_tiles(1, Some(START)));
         assert_eq!(w.race.state(1), Some(state::STARTED));
         w.tick += 51;
+        let before = [w.core(0).map(|c| c.pos), w.core(1).map(|c| c.pos)];
         w.console_command(0, CHAT, b"save", &[b"pw".as_slice()]);
         assert_eq!(alive(&w), [false, false]);
+        // Had the database failed, the team would be back where it was.
+        let mut failed = w.clone();
+        failed.save_result(1, false);
+        let after = [failed.core(0).map(|c| c.pos), failed.core(1).map(|c| c.pos)];
+        assert_eq!(after, before);
+        assert_eq!(failed.race.state(1), Some(state::STARTED));
         // Respawned while the database works, the start line kills.
         w.step();
         w.step();

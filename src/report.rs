@@ -442,6 +442,20 @@ pub trait Format: Sync {
     fn check(&self, source: Source, verdict: &mut Verdict);
 }
 
+/// The `check --format json` document's body (kind `check`, in
+/// src/schema.md): every verdict, the totals, and the roles of the files
+/// of a `record` folder (left out when none).
+#[derive(Serialize)]
+pub struct CheckDocument<'a> {
+    /// The verdicts, in the order checked.
+    pub files: &'a [Verdict],
+    /// Their totals.
+    pub totals: &'a Totals,
+    /// A record folder's files by role (`diff::folder::roles_in_folders`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub roles: std::collections::BTreeMap<String, String>,
+}
+
 /// Totals over a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {

@@ -9,8 +9,6 @@ use crate::teehistorian::Input;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals, Verdict};
@@ -122,15 +120,6 @@ pub fn encode_packets<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, P
     PyList::new(py, datagrams.iter().map(|d| PyBytes::new(py, d)))
 }
 
-/// `check --format json`.
-#[derive(Serialize)]
-struct Report<'a> {
-    files: &'a [Verdict],
-    totals: &'a Totals,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    roles: BTreeMap<String, String>,
-}
-
 /// The ``check --format json`` document of ``paths``.
 #[pyfunction]
 #[pyo3(signature = (paths, maps = Vec::new(), deny_warnings = false, simulate = true, jobs = None))]
@@ -171,7 +160,7 @@ pub fn check<'py>(
         Ok((verdicts, teeoracle::diff::folder::roles_in_folders(&paths)))
     })?;
     let totals = Totals::of(&verdicts);
-    let report = Report {
+    let report = teeoracle::check::CheckDocument {
         files: &verdicts,
         totals: &totals,
         roles,

@@ -26,7 +26,7 @@ pub use crate::compression::{
 };
 pub use crate::input::{HEAD_LEN, Source};
 pub use crate::report::{
-    Code, Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict,
+    CheckDocument, Code, Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict,
 };
 
 /// How a run judges files.

@@ -125,7 +125,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     )?;
     drop(progress);
     let totals = Totals::of(&verdicts);
-    let document = Report {
+    let document = teeoracle::check::CheckDocument {
         files: &verdicts,
         totals: &totals,
         roles: teeoracle::diff::folder::roles_in_folders(&paths),
@@ -197,15 +197,6 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `check --format json`.
-#[derive(Serialize)]
-struct Report<'a> {
-    files: &'a [Verdict],
-    totals: &'a Totals,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    roles: BTreeMap<String, String>,
-}
-
 /// The table (`text`) or the `check` document (`json`) of `verdicts`, as
 /// `check` prints them (`map check` prints its one verdict so).
 pub(super) fn write_report(
@@ -217,7 +208,7 @@ pub(super) fn write_report(
     match format {
         super::output::ReportFormat::Text => report(out, verdicts, totals),
         super::output::ReportFormat::Json => {
-            let document = Report {
+            let document = teeoracle::check::CheckDocument {
                 files: verdicts,
                 totals,
                 roles: BTreeMap::new(),

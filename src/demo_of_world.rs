@@ -525,14 +525,7 @@ impl Writer {
     fn entities(&mut self, w: &World) {
         self.ids.begin(w.pickups().len() as i32);
         for p in w.projectiles.iter().rev() {
-            let key = (
-                p.owner,
-                p.start_tick,
-                p.kind,
-                p.pos.x.to_bits(),
-                p.pos.y.to_bits(),
-            );
-            self.ids.keep(key);
+            self.ids.keep(projectile_key(p));
         }
         let mut lasers = Vec::new();
         for (age, l) in w.lasers.iter().rev().enumerate() {
@@ -541,14 +534,7 @@ impl Writer {
         }
         self.ids.end();
         for p in &w.projectiles {
-            let key = (
-                p.owner,
-                p.start_tick,
-                p.kind,
-                p.pos.x.to_bits(),
-                p.pos.y.to_bits(),
-            );
-            let id = self.ids.id_of(key);
+            let id = self.ids.id_of(projectile_key(p));
             // The direction in millionths, as DDNet sends an ownerless
             // projectile's (an owned one's is the aim as the input had
             // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE.
@@ -665,8 +651,7 @@ impl Writer {
         let player_flags = player.map_or(0, |p| p.player_flags);
         let mut c = builder("Character");
         // The core's fields come first (`tick` to `hook_dy`).
-        let core_fields: Vec<&str> = c.field_names().take(sent.len()).collect();
-        for (name, v) in core_fields.into_iter().zip(sent) {
+        for (name, v) in c.field_names().zip(sent) {
             c.int(name, v);
         }
         c.int("tick", item_tick)
@@ -905,6 +890,19 @@ struct IdPool {
 }
 
 type EntityKey = (i32, i32, i32, u32, u32);
+
+/// A projectile's [`IdPool`] key: its owner, when and what it was fired
+/// as, and where it is now (the same in a tick's two walks over the
+/// projectiles).
+fn projectile_key(p: &crate::world::weapons::Projectile) -> EntityKey {
+    (
+        p.owner,
+        p.start_tick,
+        p.kind,
+        p.pos.x.to_bits(),
+        p.pos.y.to_bits(),
+    )
+}
 
 impl IdPool {
     /// A tick begins; ids start after the map's `pickups`.

@@ -39,20 +39,27 @@ pub struct CheckArgs {
     /// whatever the number.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    #[command(flatten)]
+    judging: Judging,
+}
+
+/// How files are judged, for `check` and `export` alike.
+#[derive(Args, Debug)]
+pub struct Judging {
     /// Folders of maps (and demos, whose embedded maps count) to simulate
     /// teehistorian files on, found by the SHA-256 their headers name.
     /// The maps and demos beside a teehistorian file are always looked
     /// at.
     #[arg(long, value_name = "DIR")]
-    maps: Vec<PathBuf>,
+    pub maps: Vec<PathBuf>,
     /// Do not simulate teehistorian files.
     #[arg(long)]
-    no_simulate: bool,
+    pub no_simulate: bool,
     /// Judge the files named as if found in a folder: one that nothing
     /// recognises is skipped, not failed (for a job that hands a folder's
     /// files out one at a time, such as examples/dask).
     #[arg(long)]
-    walked: bool,
+    pub walked: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,9 +87,9 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             collect(p, true, &mut files)?;
         }
     }
-    let maps = match args.no_simulate {
+    let maps = match args.judging.no_simulate {
         true => None,
-        false => Some(std::sync::Arc::new(maps_for(&files, &args.maps)?)),
+        false => Some(std::sync::Arc::new(maps_for(&files, &args.judging.maps)?)),
     };
     let mut out = stdout();
     if args.format == CheckFormat::Jsonl {
@@ -94,7 +101,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let check_one = |(path, named): &(PathBuf, bool)| {
         let options = Options {
             deny_warnings: args.deny_warnings,
-            named: *named && !args.walked,
+            named: *named && !args.judging.walked,
             max_decompressed: args.max_decompressed,
             // A large file takes the cores `-j` gives.
             threads: jobs,

@@ -21,17 +21,8 @@ pub struct ExportArgs {
     /// file per table, replaced if there.
     #[arg(long, value_name = "DIR", required = true)]
     to: PathBuf,
-    /// Folders of maps (and demos) to simulate teehistorian files on in
-    /// their check, as `check --maps`.
-    #[arg(long, value_name = "DIR")]
-    maps: Vec<PathBuf>,
-    /// Do not simulate teehistorian files in their check.
-    #[arg(long)]
-    no_simulate: bool,
-    /// Judge the files named as if found in a folder (as `check
-    /// --walked`): one nothing recognises is skipped, not failed.
-    #[arg(long)]
-    walked: bool,
+    #[command(flatten)]
+    judging: super::check::Judging,
     /// `text`: a line per file and per table; `json`: one document of
     /// kind `export`.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -75,10 +66,11 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
     }
     std::fs::create_dir_all(&args.to)
         .map_err(|e| Failure::Usage(format!("--to {}: {e}", args.to.display())))?;
-    let maps = match args.no_simulate {
+    let maps = match args.judging.no_simulate {
         true => None,
         false => Some(std::sync::Arc::new(super::check::maps_for(
-            &files, &args.maps,
+            &files,
+            &args.judging.maps,
         )?)),
     };
     let mut exporter = Exporter::create(&args.to)?;
@@ -88,7 +80,7 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
     let mut entries = Vec::with_capacity(files.len());
     for (path, named) in &files {
         let options = Options {
-            named: *named && !args.walked,
+            named: *named && !args.judging.walked,
             maps: maps.clone(),
             ..Options::default()
         };

@@ -12,7 +12,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use teeoracle::codec::Mode;
-use teeoracle::simulate::{Maps, Options, collision_of_map, simulate, synthetic_session};
+use teeoracle::simulation::{Maps, Options, collision_of_map, simulate, synthetic_session};
 use teeoracle::teehistorian::SliceReader;
 
 fn main() {

@@ -71,8 +71,6 @@ pub mod compression;
 #[cfg(feature = "jobs")]
 pub mod conform;
 pub mod demo;
-#[cfg(feature = "zlib")]
-pub mod demo_of_world;
 #[cfg(feature = "jobs")]
 pub mod diff;
 #[cfg(feature = "export")]
@@ -91,10 +89,9 @@ pub mod report;
 pub mod schema;
 pub mod session;
 #[cfg(feature = "zlib")]
-pub mod simulate;
+pub mod simulation;
 pub mod snapshot;
 pub mod teehistorian;
-pub mod world;
 
 #[cfg(test)]
 mod testing;

@@ -32,14 +32,12 @@ const ORDER: &[(&str, &[&str])] = &[
             "teehistorian",
             "archive",
             "map",
-            "world",
         ],
     ),
     (
         "jobs",
         &[
-            "simulate",
-            "demo_of_world",
+            "simulation",
             "check",
             "conform",
             "diff",
@@ -170,6 +168,190 @@ fn every_module_of_the_order_exists() {
     assert!(
         missing.is_empty(),
         "ORDER names modules src/ lacks: {missing:?}"
+    );
+}
+
+/// The module path of a file under `src/` (`simulation/ddrace/world/mod.rs`:
+/// `["simulation", "ddrace", "world"]`; `lib.rs` and `main.rs`: `[]`).
+fn module_path(rel: &str) -> Vec<String> {
+    let stem = rel.strip_suffix(".rs").unwrap_or(rel);
+    let mut parts: Vec<String> = stem.split('/').map(str::to_string).collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Every module path a line names, resolved from the file's own module
+/// `at`: `crate::a::b`, `super::super::c`, `self::d`, and each item of a
+/// one-level group (`super::{a, b::c}`).
+fn paths_named(line: &str, at: &[String], is_mod_file: bool) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let word_start = |i: usize| i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
+    for root in ["crate::", "super::", "self::"] {
+        let mut from = 0;
+        while let Some(found) = line[from..].find(root) {
+            let i = from + found;
+            from = i + root.len();
+            if !word_start(i) {
+                continue;
+            }
+            let mut base: Vec<String> = match root {
+                "crate::" => Vec::new(),
+                _ => at.to_vec(),
+            };
+            // A file's own module is `at`; `super` from `x.rs` is the
+            // folder, from `x/mod.rs` the folder's parent.
+            let mut rest = &line[i..];
+            if root == "super::" {
+                let _ = is_mod_file;
+                base.pop();
+                rest = &rest["super::".len()..];
+                while let Some(r) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = r;
+                }
+            } else {
+                rest = &rest[root.len()..];
+            }
+            let take = |t: &str| -> Vec<String> {
+                t.split("::")
+                    .map(|seg| {
+                        seg.trim()
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect::<String>()
+                    })
+                    .take_while(|seg| !seg.is_empty())
+                    .collect()
+            };
+            match rest.strip_prefix('{') {
+                Some(group) => {
+                    for item in group.split('}').next().unwrap_or("").split(',') {
+                        let mut p = base.clone();
+                        p.extend(take(item));
+                        out.push(p);
+                    }
+                }
+                None => {
+                    let mut p = base.clone();
+                    p.extend(take(rest));
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// No circle inside any folder either: within each folder of `src/`, the
+/// modules it holds (its files and subfolders, `mod.rs` aside, which is
+/// the folder itself) may use one another only one way. A child may use
+/// its folder's `mod.rs`; two siblings may not use each other, directly
+/// or around a longer loop. Test modules are left out, as above.
+#[test]
+fn no_folder_holds_a_circle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    // (folder, child) -> the children of the same folder it uses, with
+    // where.
+    let mut edges: std::collections::BTreeMap<(Vec<String>, String), Vec<(String, String)>> =
+        Default::default();
+    for path in &files {
+        let rel = path
+            .strip_prefix(&src)
+            .expect("under src/")
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.ends_with("/tests.rs") || rel == "testing.rs" {
+            continue;
+        }
+        let at = module_path(&rel);
+        let is_mod_file = rel.ends_with("mod.rs");
+        let text = std::fs::read_to_string(path).expect("a source file");
+        for (n, line) in code_of(&text) {
+            for used in paths_named(&line, &at, is_mod_file) {
+                // The deepest folder holding both this file's module and
+                // the used path, with the child of it on each side.
+                let common = at.iter().zip(&used).take_while(|(a, b)| a == b).count();
+                if common >= at.len() || common >= used.len() {
+                    continue; // a module using itself, its own children or an ancestor
+                }
+                let folder = at[..common].to_vec();
+                let (from, to) = (at[common].clone(), used[common].clone());
+                // Only modules: an item of the folder's mod.rs is not a
+                // sibling (a child may use its folder).
+                let sibling = src
+                    .join(folder.join("/"))
+                    .join(&to);
+                if !(sibling.with_extension("rs").exists() || sibling.is_dir()) {
+                    continue;
+                }
+                edges
+                    .entry((folder, from))
+                    .or_default()
+                    .push((to, format!("src/{rel}:{n}")));
+            }
+        }
+    }
+    // A depth-first search for a back edge, folder by folder.
+    let mut circles = Vec::new();
+    let folders: std::collections::BTreeSet<Vec<String>> =
+        edges.keys().map(|(f, _)| f.clone()).collect();
+    for folder in folders {
+        let next = |m: &str| -> Vec<(String, String)> {
+            edges
+                .get(&(folder.clone(), m.to_string()))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let nodes: std::collections::BTreeSet<String> = edges
+            .keys()
+            .filter(|(f, _)| *f == folder)
+            .map(|(_, m)| m.clone())
+            .collect();
+        let mut done = std::collections::BTreeSet::new();
+        for start in &nodes {
+            let mut stack: Vec<(String, Vec<(String, String)>)> = vec![(start.clone(), next(start))];
+            let mut on_path = vec![(start.clone(), String::new())];
+            while let Some((_, todo)) = stack.last_mut() {
+                let Some((to, at)) = todo.pop() else {
+                    let (m, _) = stack.pop().expect("not empty");
+                    on_path.pop();
+                    done.insert(m);
+                    continue;
+                };
+                if let Some(k) = on_path.iter().position(|(m, _)| *m == to) {
+                    let mut circle: Vec<String> = on_path[k..]
+                        .iter()
+                        .skip(1)
+                        .map(|(m, w)| format!("{m} ({w})"))
+                        .collect();
+                    circle.insert(0, on_path[k].0.clone());
+                    circle.push(format!("{to} ({at})"));
+                    circles.push(format!("src/{}/: {}", folder.join("/"), circle.join(" -> ")));
+                    continue;
+                }
+                if done.contains(&to) {
+                    continue;
+                }
+                on_path.push((to.clone(), at));
+                let n = next(&to);
+                stack.push((to, n));
+            }
+        }
+    }
+    circles.sort();
+    circles.dedup();
+    assert!(
+        circles.is_empty(),
+        "modules of one folder that use each other in a circle:\n{}",
+        circles.join("\n")
     );
 }
 

@@ -121,11 +121,11 @@ fn golden_verdicts() -> BTreeMap<String, serde_json::Value> {
 
 /// The maps `check corpus` has at hand: every map and demo of the corpus
 /// (so its teehistorian files are simulated as in the golden).
-fn corpus_maps() -> std::sync::Arc<teeoracle::simulate::Maps> {
-    static MAPS: std::sync::OnceLock<std::sync::Arc<teeoracle::simulate::Maps>> =
+fn corpus_maps() -> std::sync::Arc<teeoracle::simulation::Maps> {
+    static MAPS: std::sync::OnceLock<std::sync::Arc<teeoracle::simulation::Maps>> =
         std::sync::OnceLock::new();
     MAPS.get_or_init(|| {
-        let mut maps = teeoracle::simulate::Maps::default();
+        let mut maps = teeoracle::simulation::Maps::default();
         for f in teeoracle::files::files_under(Path::new("corpus")).unwrap_or_default() {
             if f.extension().is_some_and(|e| e == "map" || e == "demo")
                 && let Ok(bytes) = std::fs::read(&f)

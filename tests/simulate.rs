@@ -6,7 +6,7 @@
 #![cfg(feature = "jobs")]
 
 use std::path::Path;
-use teeoracle::simulate::{Maps, Options, Report, simulate_with};
+use teeoracle::simulation::{Maps, Options, Report, simulate_with};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 
@@ -151,9 +151,9 @@ fn a_synthetic_session_simulates_exactly_and_the_same_every_time() {
     let map = maps
         .get(header.info.map_sha256.as_deref().unwrap())
         .unwrap();
-    let col = teeoracle::simulate::collision_of_map(map, 64 << 20).unwrap();
-    let one = teeoracle::simulate::synthetic_session(&header, col.clone(), 16, 1000, 7).unwrap();
-    let two = teeoracle::simulate::synthetic_session(&header, col, 16, 1000, 7).unwrap();
+    let col = teeoracle::simulation::collision_of_map(map, 64 << 20).unwrap();
+    let one = teeoracle::simulation::synthetic_session(&header, col.clone(), 16, 1000, 7).unwrap();
+    let two = teeoracle::simulation::synthetic_session(&header, col, 16, 1000, 7).unwrap();
     assert_eq!(one, two);
     // A valid file: `check` passes it (its first tick is 1, after the
     // implicit tick 0, so no TICK_SKIP goes backwards).
@@ -192,12 +192,12 @@ fn the_world_at_a_tick_is_the_world_the_file_records_there() {
     let map = maps
         .get(header.info.map_sha256.as_deref().unwrap())
         .unwrap();
-    let col = teeoracle::simulate::collision_of_map(map, 64 << 20).unwrap();
+    let col = teeoracle::simulation::collision_of_map(map, 64 << 20).unwrap();
     let options = Options {
         until: Some(500),
         ..Options::default()
     };
-    let r = teeoracle::simulate::simulate(&bytes, col, &options).unwrap();
+    let r = teeoracle::simulation::simulate(&bytes, col, &options).unwrap();
     let w = r.world.expect("the world at 500");
     assert_eq!((w.tick, r.ticks.1), (500, 500));
     // Positions are the file's there: replay's own bookkeeping says so.
@@ -278,7 +278,7 @@ fn a_gap_of_days_is_crossed_at_once_when_empty_and_refused_with_players() {
 /// is the plain simulation.
 #[test]
 fn another_versions_physics_shows_where_it_parts_from_the_recording() {
-    use teeoracle::world::Version;
+    use teeoracle::simulation::Release;
     let maps = maps();
     let name = "ddnet-20.1/E_map_change.2_ctf1";
     let bytes = std::fs::read(format!("{DIR}/teehistorian/{name}.teehistorian")).unwrap();
@@ -292,13 +292,13 @@ fn another_versions_physics_shows_where_it_parts_from_the_recording() {
             .unwrap()
     };
     let own = under(None);
-    let same = under(Some(Version::Ddnet20_1));
+    let same = under(Some(Release::Ddnet20_1));
     assert_eq!((own.divergences, same.divergences), (0, 0));
     assert_eq!(own.matched, same.matched);
-    let old = under(Some(Version::Ddnet16_4));
+    let old = under(Some(Release::Ddnet16_4));
     assert_eq!(
         (old.version, old.recorded_version),
-        (Version::Ddnet16_4, Version::Ddnet20_1)
+        (Release::Ddnet16_4, Release::Ddnet20_1)
     );
     assert_eq!((old.player_ticks, old.divergences), (2_899, 31));
     let first = &old.listed[0];
@@ -314,7 +314,7 @@ fn another_versions_physics_shows_where_it_parts_from_the_recording() {
         &maps,
         64 << 20,
         &Options {
-            physics: Some(Version::Ddnet20_1),
+            physics: Some(Release::Ddnet20_1),
             ..Options::default()
         },
     )
@@ -333,18 +333,18 @@ fn the_stepper_gives_the_worlds_the_simulation_shows() {
         "{DIR}/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"
     ))
     .unwrap();
-    let col = teeoracle::simulate::collision_for(&bytes, &maps, 64 << 20)
+    let col = teeoracle::simulation::collision_for(&bytes, &maps, 64 << 20)
         .unwrap()
         .unwrap();
     let mut shown = Vec::new();
-    let report = teeoracle::simulate::simulate_observed(
+    let report = teeoracle::simulation::simulate_observed(
         &bytes,
         col.clone(),
         &Options::default(),
         &mut |w| shown.push(serde_json::to_string(&w.state()).unwrap()),
     )
     .unwrap();
-    let mut stepper = teeoracle::simulate::Stepper::new(&bytes, col, None).unwrap();
+    let mut stepper = teeoracle::simulation::Stepper::new(&bytes, col, None).unwrap();
     let mut stepped = Vec::new();
     while let Some(s) = stepper.next_state() {
         stepped.push(serde_json::to_string(&s).unwrap());

@@ -5,7 +5,7 @@
 #![cfg(feature = "jobs")]
 
 use teeoracle::map::{Datafile, Map};
-use teeoracle::simulate::{DemoReport, Options, collision_of_map, simulate};
+use teeoracle::simulation::{DemoReport, Options, collision_of_map, simulate};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 

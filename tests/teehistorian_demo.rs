@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use teeoracle::demo::{EventKind, Events};
-use teeoracle::demo_of_world::{Span, demo_of_teehistorian};
+use teeoracle::simulation::demo_writer::{Span, demo_of_teehistorian};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 

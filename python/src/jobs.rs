@@ -169,10 +169,10 @@ pub fn check<'py>(
 }
 
 /// The maps teehistorian files may be simulated on, as `check` finds
-/// them ([`teeoracle::simulate::Maps::gather`]).
-fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulate::Maps> {
+/// them ([`teeoracle::simulation::Maps::gather`]).
+fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulation::Maps> {
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulate::Maps::gather(&paths, dirs)
+    teeoracle::simulation::Maps::gather(&paths, dirs)
         .map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 
@@ -180,7 +180,7 @@ fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::
 fn collision(
     py: Python<'_>,
     map: &Bound<'_, PyAny>,
-) -> PyResult<teeoracle::world::collision::Collision> {
+) -> PyResult<teeoracle::simulation::physics::collision::Collision> {
     let input = Input::of(map)?;
     let name = input.name.clone();
     let bytes = input.bytes()?;
@@ -201,7 +201,7 @@ fn collision(
         }
     };
     let cap = teeoracle::compression::default_max_decompressed(map_bytes.len() as u64);
-    teeoracle::simulate::collision_of_map(map_bytes, cap)
+    teeoracle::simulation::collision_of_map(map_bytes, cap)
         .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
 }
 
@@ -216,18 +216,12 @@ pub fn simulate<'py>(
     at: Option<i32>,
     physics: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    use teeoracle::simulate::SimulateError;
-    use teeoracle::world::Version;
-    let physics = match physics {
-        None => None,
-        Some("16.4") => Some(Version::Ddnet16_4),
-        Some("20.1") => Some(Version::Ddnet20_1),
-        Some(other) => {
-            return Err(PyValueError::new_err(format!(
-                "physics {other:?}: the simulator models DDNet \"16.4\" and \"20.1\""
-            )));
-        }
-    };
+    use teeoracle::simulation::Release;
+    use teeoracle::simulation::SimulateError;
+    let physics = physics
+        .map(str::parse::<Release>)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("physics {e}")))?;
     if demo.is_some() && at.is_some() {
         return Err(PyValueError::new_err("at and demo do not go together"));
     }
@@ -239,12 +233,12 @@ pub fn simulate<'py>(
         Some(d) => Some(Input::of(d)?.bytes()?),
         None => None,
     };
-    let options = teeoracle::simulate::Options {
+    let options = teeoracle::simulation::Options {
         demo: demo_bytes.as_deref(),
         until: at,
         physics,
     };
-    let report = match py.detach(|| teeoracle::simulate::simulate(&bytes, col, &options)) {
+    let report = match py.detach(|| teeoracle::simulation::simulate(&bytes, col, &options)) {
         Ok(r) => r,
         Err(SimulateError::Decode(e)) => return Err(errors::decode(py, &name, &e)),
         Err(e) => return Err(PyValueError::new_err(format!("{name}: {e}"))),

@@ -47,7 +47,7 @@ pub struct Options {
     /// DDNet's physics and every recorded position compared
     /// ([`crate::simulate`]).
     #[cfg(feature = "zlib")]
-    pub maps: Option<std::sync::Arc<crate::simulate::Maps>>,
+    pub maps: Option<std::sync::Arc<crate::simulation::Maps>>,
 }
 
 /// Every format `check` knows, in the order they are tried.
@@ -170,7 +170,7 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
 #[cfg(feature = "zlib")]
 fn simulated(
     path: Option<&std::path::Path>,
-    maps: &crate::simulate::Maps,
+    maps: &crate::simulation::Maps,
     options: &Options,
     verdict: &mut Verdict,
 ) {
@@ -196,11 +196,11 @@ fn simulated(
         .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
     // The same session's server demo, checked against the simulation too.
     let demo = session_demo(path, &bytes, cap);
-    let sim_options = crate::simulate::Options {
+    let sim_options = crate::simulation::Options {
         demo: demo.as_ref().map(|(_, d)| d.as_slice()),
         ..Default::default()
     };
-    let report = match crate::simulate::simulate_with(&bytes, maps, cap, &sim_options) {
+    let report = match crate::simulation::simulate_with(&bytes, maps, cap, &sim_options) {
         Ok(Some(r)) => r,
         Ok(None) => {
             verdict.push(Finding::new(
@@ -213,8 +213,8 @@ fn simulated(
         // A header that names no map (DDNet's unit tests write such
         // files) or a server this simulator does not know: said, no more.
         Err(
-            e @ (crate::simulate::SimulateError::Header(_)
-            | crate::simulate::SimulateError::UnknownServer(_)),
+            e @ (crate::simulation::SimulateError::Header(_)
+            | crate::simulation::SimulateError::UnknownServer(_)),
         ) => {
             verdict.push(Finding::new(
                 Severity::Note,
@@ -247,8 +247,8 @@ fn simulated(
                 "tick {}: client {} recorded at {}, DDNet's physics puts it at {}",
                 d.tick,
                 d.cid,
-                crate::simulate::place(d.recorded),
-                crate::simulate::place(d.simulated)
+                crate::simulation::place(d.recorded),
+                crate::simulation::place(d.simulated)
             ),
         ));
     }
@@ -332,7 +332,7 @@ fn session_demo(
     let mut source = Source::file(&candidate);
     source.set_max_decompressed(Some(cap));
     let bytes = source.into_bytes().ok()?;
-    let mut maps = crate::simulate::Maps::default();
+    let mut maps = crate::simulation::Maps::default();
     maps.add(&bytes);
     let (header, _) =
         crate::teehistorian::SliceReader::new(teehistorian, crate::codec::Mode::Lenient).ok()?;
@@ -346,7 +346,7 @@ fn session_demo(
 #[cfg(feature = "zlib")]
 fn demo_findings(
     demo_path: &std::path::Path,
-    d: &crate::simulate::DemoReport,
+    d: &crate::simulation::DemoReport,
     verdict: &mut Verdict,
 ) {
     let name = demo_path.file_name().map_or_else(

@@ -324,12 +324,12 @@ pub(super) fn report(
 }
 
 /// The maps teehistorian files may be simulated on
-/// ([`teeoracle::simulate::Maps::gather`]).
+/// ([`teeoracle::simulation::Maps::gather`]).
 pub(crate) fn maps_for(
     files: &[(PathBuf, bool)],
     dirs: &[PathBuf],
-) -> Result<teeoracle::simulate::Maps, Failure> {
+) -> Result<teeoracle::simulation::Maps, Failure> {
     let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulate::Maps::gather(&paths, dirs)
+    teeoracle::simulation::Maps::gather(&paths, dirs)
         .map_err(|e| Failure::Usage(format!("--maps {e}")))
 }

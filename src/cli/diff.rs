@@ -69,8 +69,8 @@ pub struct DiffArgs {
     /// physics (`16.4`, `20.1`); OLD's follows its recording server.
     /// `diff F F --simulate --physics V` is what V's physics does to F.
     #[arg(long, value_name = "VERSION", requires = "simulate",
-          value_parser = super::teehistorian::physics_version)]
-    physics: Option<teeoracle::world::Version>,
+          value_parser = clap::value_parser!(teeoracle::simulation::Release))]
+    physics: Option<teeoracle::simulation::Release>,
     /// `text` for people (the first divergence, a summary), `json` for
     /// programs (every difference).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]

@@ -203,11 +203,13 @@ impl Loaded {
 
 /// The game layer's collision of a map file, or of the map a demo
 /// embeds (for the simulator).
-pub(crate) fn collision_of(path: &Path) -> Result<teeoracle::world::collision::Collision, Failure> {
+pub(crate) fn collision_of(
+    path: &Path,
+) -> Result<teeoracle::simulation::physics::collision::Collision, Failure> {
     let loaded = Loaded::read(path)?;
     let datafile = loaded.decode(path)?;
     let map = Map::new(&datafile);
-    teeoracle::world::collision::Collision::of_map(&datafile, &map, loaded.cap(None))
+    teeoracle::simulation::physics::collision::Collision::of_map(&datafile, &map, loaded.cap(None))
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
 }
 

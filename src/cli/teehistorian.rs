@@ -92,8 +92,8 @@ pub enum TeehistorianCommand {
         /// instead of the recording server's: what a physics change does
         /// to old recordings. Every divergence is then a place where the
         /// two versions' physics part.
-        #[arg(long, value_name = "VERSION", value_parser = physics_version)]
-        physics: Option<teeoracle::world::Version>,
+        #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(teeoracle::simulation::Release))]
+        physics: Option<teeoracle::simulation::Release>,
         /// Stop after this tick and print the world there (every
         /// character's core, freeze, weapons and inputs; projectiles and
         /// lasers); a tick after the last one is a usage error.
@@ -204,27 +204,17 @@ pub enum SimulationFormat {
     Ron,
 }
 
-/// A DDNet version named on the command line (`16.4`, `20.1`).
-pub(crate) fn physics_version(text: &str) -> Result<teeoracle::world::Version, String> {
-    use teeoracle::world::Version;
-    match text {
-        "16.4" => Ok(Version::Ddnet16_4),
-        "20.1" => Ok(Version::Ddnet20_1),
-        _ => Err("the simulator models DDNet 16.4 and 20.1: `16.4` or `20.1`".into()),
-    }
-}
-
 /// The collision of the map `file`'s header names, found among the maps
 /// and demos beside it and under `dirs`; not found is a failure (the
 /// simulation asked for cannot run).
 pub(crate) fn collision_found(
     file: &Path,
     dirs: &[PathBuf],
-) -> Result<teeoracle::world::collision::Collision, Failure> {
+) -> Result<teeoracle::simulation::physics::collision::Collision, Failure> {
     let maps = super::check::maps_for(&[(file.to_path_buf(), true)], dirs)?;
     let bytes = super::output::read(file)?;
     let cap = teeoracle::compression::default_max_decompressed(bytes.len() as u64);
-    teeoracle::simulate::collision_for(&bytes, &maps, cap)
+    teeoracle::simulation::collision_for(&bytes, &maps, cap)
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?
         .ok_or_else(|| {
             Failure::bad(format!(
@@ -244,7 +234,7 @@ fn demo(
     output: &Path,
     format: ReportFormat,
 ) -> Result<(), Failure> {
-    use teeoracle::demo_of_world::{Span, demo_of_teehistorian};
+    use teeoracle::simulation::demo_writer::{Span, demo_of_teehistorian};
     let span = match (range, player) {
         (Some((from, to)), _) if from > to => {
             return Err(Failure::Usage(format!("--from {from} is after --to {to}")));
@@ -311,8 +301,8 @@ fn demo(
 /// `teehistorian simulate`.
 fn simulate(
     file: &Path,
-    col: teeoracle::world::collision::Collision,
-    physics: Option<teeoracle::world::Version>,
+    col: teeoracle::simulation::physics::collision::Collision,
+    physics: Option<teeoracle::simulation::Release>,
     at: Option<i32>,
     demo: Option<&Path>,
     format: SimulationFormat,
@@ -322,12 +312,12 @@ fn simulate(
         return Err(Failure::Usage("--at and --demo do not go together".into()));
     }
     let demo_bytes = demo.map(super::output::read).transpose()?;
-    let options = teeoracle::simulate::Options {
+    let options = teeoracle::simulation::Options {
         demo: demo_bytes.as_deref(),
         until: at,
         physics,
     };
-    let report = teeoracle::simulate::simulate(&bytes, col, &options)
+    let report = teeoracle::simulation::simulate(&bytes, col, &options)
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     if let Some(at) = at
         && report.world.as_ref().is_none_or(|w| w.tick != at)

@@ -1,5 +1,5 @@
 //! The simulated-world adapter: a teehistorian file's world as DDNet's
-//! physics steps it from the file's inputs ([`crate::simulate::Stepper`]),
+//! physics steps it from the file's inputs ([`crate::simulation::Stepper`]),
 //! read tick by tick. Each character is a keyed event (`character`,
 //! keyed by client id) whose fields are what DDNet's physics decides
 //! (core, freeze, weapons, input; [`character_fields`]); projectiles and
@@ -10,10 +10,10 @@
 
 use super::{Event, Positions, TickContent, Ticks};
 use crate::codec::{DecodeError, Mode};
-use crate::simulate::{SimulateError, Stepper};
-use crate::world::Version;
-use crate::world::collision::Collision;
-use crate::world::game::WorldState;
+use crate::simulation::Release;
+use crate::simulation::ddrace::world::WorldState;
+use crate::simulation::physics::collision::Collision;
+use crate::simulation::{SimulateError, Stepper};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -33,11 +33,11 @@ impl<'a> SimulatedTicks<'a> {
     pub fn new(
         bytes: &'a [u8],
         col: Collision,
-        physics: Option<Version>,
+        physics: Option<Release>,
     ) -> Result<(Value, Self), SimulateError> {
         let (header, _) = crate::teehistorian::SliceReader::new(bytes, Mode::Lenient)
             .map_err(SimulateError::Decode)?;
-        let recorded = crate::simulate::recorded_version(&header)?;
+        let recorded = crate::simulation::recorded_version(&header)?;
         let value = json!({
             "physics": physics.unwrap_or(recorded),
             "recorded_version": recorded,
@@ -52,7 +52,7 @@ impl<'a> SimulatedTicks<'a> {
     }
 
     /// What the simulation found against the file's own positions.
-    pub fn report(&self) -> &crate::simulate::Report {
+    pub fn report(&self) -> &crate::simulation::Report {
         self.stepper.report()
     }
 }
@@ -123,7 +123,7 @@ impl Ticks for SimulatedTicks<'_> {
 /// jumps, direction, aim, input), freeze, weapons and team, flat, in
 /// this order. Bookkeeping that follows from these (previous positions,
 /// input counts, event bits) is left out.
-fn character_fields(c: &crate::world::game::CharacterState) -> Value {
+fn character_fields(c: &crate::simulation::ddrace::world::CharacterState) -> Value {
     let (core, ch) = (&c.core, &c.character);
     let i = &core.input;
     json!({

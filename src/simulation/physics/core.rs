@@ -1,15 +1,17 @@
 //! A character's physical core (`CCharacterCore`, `src/game/gamecore.cpp`):
 //! what one tick does to position, velocity, jumps and hook, and how the
 //! cores push and drag each other. Everything else a character is (freeze,
-//! weapons, tiles) lives in [`super::character`].
+//! weapons, tiles) lives in DDRace's character (`ddrace::character`).
 //!
 //! The cores of a world sit in [`Cores`], one slot per client id, because
 //! DDNet's loops over other characters go by client id (hook targets,
 //! pushes, the path check in `Move`).
 
-use super::collision::Collision;
+use super::Vec2;
+use super::collision::{Collision, cantmove};
+use super::round_to_int;
 use super::tuning::Tuning;
-use super::{Vec2, Version, round_to_int};
+use crate::simulation::Release;
 
 /// The most client ids a world has (DDNet 20.1's `MAX_CLIENTS`; 16.4 had 64).
 pub const MAX_CLIENTS: usize = 128;
@@ -31,18 +33,6 @@ pub mod hook {
     pub const FLYING: i32 = 4;
     /// Holds a wall or a player.
     pub const GRABBED: i32 = 5;
-}
-
-/// Move-restriction bits (`CANTMOVE_*`), from stoppers and doors.
-pub mod cantmove {
-    /// No moving left.
-    pub const LEFT: i32 = 1;
-    /// No moving right.
-    pub const RIGHT: i32 = 2;
-    /// No moving up.
-    pub const UP: i32 = 4;
-    /// No moving down.
-    pub const DOWN: i32 = 8;
 }
 
 /// Core events of one tick (`COREEVENT_*`), as bits.
@@ -278,13 +268,13 @@ pub struct Teams {
 
 impl Teams {
     /// Everybody in team 0, nobody solo.
-    pub fn new(version: Version) -> Teams {
+    pub fn new(version: Release) -> Teams {
         Teams {
             team: vec![0; MAX_CLIENTS],
             solo: vec![false; MAX_CLIENTS],
             super_team: match version {
-                Version::Ddnet16_4 => 64,
-                Version::Ddnet20_1 => 128,
+                Release::Ddnet16_4 => 64,
+                Release::Ddnet20_1 => 128,
             },
         }
     }
@@ -317,7 +307,7 @@ pub struct Cores {
     /// Teams and solo.
     pub teams: Teams,
     /// Which rules.
-    pub version: Version,
+    pub version: Release,
     /// `sv_old_teleport_hook`: a hook goes through plain teleporters.
     pub old_tele_hook: bool,
     /// The world's random generator (`CWorldCore::m_pPrng`), which
@@ -331,7 +321,7 @@ pub struct Cores {
 
 impl Cores {
     /// No characters.
-    pub fn new(version: Version) -> Cores {
+    pub fn new(version: Release) -> Cores {
         Cores {
             slots: vec![None; MAX_CLIENTS],
             teams: Teams::new(version),
@@ -543,8 +533,8 @@ impl Cores {
             // 16.4 measured from the teleporter's base but clamped around
             // the character.
             let around = match self.version {
-                Version::Ddnet16_4 => c.pos,
-                Version::Ddnet20_1 => base,
+                Release::Ddnet16_4 => c.pos,
+                Release::Ddnet20_1 => base,
             };
             new_pos = around + normalize(new_pos - around) * t.hook_length();
             c.reset = true;
@@ -561,8 +551,8 @@ impl Cores {
             c.reset = true;
         }
         let may_hook_players = match self.version {
-            Version::Ddnet16_4 => true,
-            Version::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
+            Release::Ddnet16_4 => true,
+            Release::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
         };
         if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
             let mut best = 0.0f32;
@@ -689,7 +679,7 @@ impl Cores {
             Vec2::new(PHYSICAL_SIZE, PHYSICAL_SIZE),
             elasticity,
         );
-        if grounded && self.version == Version::Ddnet20_1 {
+        if grounded && self.version == Release::Ddnet20_1 {
             c.jumped &= !2;
             c.jumped_total = 0;
         }
@@ -787,8 +777,8 @@ mod tests {
     }
 
     fn world_with(pos: Vec2) -> Cores {
-        let mut cores = Cores::new(Version::Ddnet20_1);
-        cores.slots[0] = Some(Core::new(0, pos, Tuning::ddrace(Version::Ddnet20_1)));
+        let mut cores = Cores::new(Release::Ddnet20_1);
+        cores.slots[0] = Some(Core::new(0, pos, Tuning::ddrace(Release::Ddnet20_1)));
         cores
     }
 

@@ -1,8 +1,10 @@
 //! What a character is beyond its core (`CCharacter`,
 //! `src/game/server/entities/character.cpp`): the inputs it keeps,
-//! freeze, weapons and ammo. The world ([`super::game`]) drives it.
+//! freeze, weapons and ammo. The world ([`super::world`]) drives it.
 
+use crate::simulation::physics::Vec2;
 use crate::teehistorian::PlayerInput;
+use serde::Serialize;
 
 /// Weapons (`WEAPON_*`).
 pub mod weapon {
@@ -27,6 +29,31 @@ pub const PLAYERFLAG_CHATTING: i32 = 1 << 1;
 /// `PLAYERFLAG_SPEC_CAM` (20.1): the input is not for the character.
 pub const PLAYERFLAG_SPEC_CAM: i32 = 1 << 5;
 
+/// `DDRACE_*`: a character's race.
+pub mod race {
+    /// Not racing.
+    pub const NONE: i32 = 0;
+    /// Crossed the start line.
+    pub const STARTED: i32 = 1;
+    /// Moved by a cheat (test) command: the start line does nothing.
+    pub const CHEAT: i32 = 2;
+    /// Crossed the finish line.
+    pub const FINISHED: i32 = 3;
+}
+
+/// A character's ninja state (`m_Core.m_Ninja` and the dash's hit list).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Ninja {
+    /// The dash's direction.
+    pub activation_dir: Vec2,
+    /// Ticks of dash left (goes below 0 when none runs).
+    pub current_move_time: i32,
+    /// The speed to give back when the dash ends.
+    pub old_vel_amount: f32,
+    /// Whom this dash has hit already.
+    pub hit: Vec<usize>,
+}
+
 /// A weapon slot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Slot {
@@ -37,16 +64,16 @@ pub struct Slot {
 }
 
 /// One character, by its client id. Its core is in the world's
-/// [`super::core::Cores`].
+/// [`crate::simulation::physics::core::Cores`].
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Character {
     /// The client id.
     pub cid: usize,
     /// `m_Pos`: the core's position after the last tick's move (tiles and
     /// pickups look here, not at the core).
-    pub pos: super::Vec2,
+    pub pos: crate::simulation::physics::Vec2,
     /// The core position at the end of the last tick (`m_PrevPos`).
-    pub prev_pos: super::Vec2,
+    pub prev_pos: crate::simulation::physics::Vec2,
     /// The tick it spawned.
     pub spawn_tick: i32,
     /// The input the core gets this tick (`m_Input`).
@@ -92,7 +119,7 @@ pub struct Character {
     pub ninja_activation_tick: i32,
     /// Armor (DDNet 20.1 shows the freeze's progress in it).
     pub armor: i32,
-    /// The stoppers' [`super::core::cantmove`] bits where it stands
+    /// The stoppers' [`crate::simulation::physics::collision::cantmove`] bits where it stands
     /// (`m_MoveRestrictions`, from the tiles).
     pub move_restrictions: i32,
     /// Was on a refill tile in the last tile walk.
@@ -100,20 +127,25 @@ pub struct Character {
     /// The number of the last checkpoint (`TILE_TELECHECK`) passed, 0
     /// for none (`m_TeleCheckpoint`): check teleporters send back there.
     pub tele_checkpoint: i32,
-    /// Its race (`m_DDRaceState`, one of [`super::race::ddrace`]).
+    /// Its race (`m_DDRaceState`, one of [`race`]).
     pub ddrace_state: i32,
     /// When its race started (`m_StartTime`; 0 none).
     pub start_tick: i32,
     /// Has the jetpack gun.
     pub jetpack: bool,
     /// The ninja's dash.
-    pub ninja: super::weapons::Ninja,
+    pub ninja: Ninja,
 }
 
 impl Character {
     /// A character spawned at `tick`, with the player's last input (aim
     /// reset to straight up), hammer and gun, gun in hand.
-    pub fn new(cid: usize, pos: super::Vec2, tick: i32, last_input: PlayerInput) -> Character {
+    pub fn new(
+        cid: usize,
+        pos: crate::simulation::physics::Vec2,
+        tick: i32,
+        last_input: PlayerInput,
+    ) -> Character {
         let mut input = last_input;
         input.target_x = 0;
         input.target_y = -1;
@@ -154,10 +186,10 @@ impl Character {
             move_restrictions: 0,
             last_refill_jumps: false,
             tele_checkpoint: 0,
-            ddrace_state: super::race::ddrace::NONE,
+            ddrace_state: race::NONE,
             start_tick: 0,
             jetpack: false,
-            ninja: super::weapons::Ninja::default(),
+            ninja: Ninja::default(),
         }
     }
 
@@ -183,11 +215,11 @@ impl Character {
         seconds: i32,
         tick: i32,
         super_: bool,
-        version: super::Version,
+        version: crate::simulation::Release,
     ) -> bool {
         match version {
-            super::Version::Ddnet20_1 => self.freeze(seconds, tick, super_),
-            super::Version::Ddnet16_4 => {
+            crate::simulation::Release::Ddnet20_1 => self.freeze(seconds, tick, super_),
+            crate::simulation::Release::Ddnet16_4 => {
                 if seconds <= 0 || super_ || self.freeze_time > seconds * 50 {
                     return false;
                 }

@@ -19,7 +19,7 @@
 //! Both convert `strtod`'s double to float (round to nearest) and keep
 //! the low 32 bits of `strtol`'s 64-bit long (which saturates).
 
-use super::Version;
+use super::Release;
 use std::fmt;
 
 /// A console argument DDNet would not have accepted as a number.
@@ -44,12 +44,12 @@ impl fmt::Display for NotANumber {
 impl std::error::Error for NotANumber {}
 
 /// An `f` argument (`GetFloat`) as `version` reads it.
-pub fn float_arg(version: Version, text: &[u8]) -> Result<f32, NotANumber> {
+pub fn float_arg(version: Release, text: &[u8]) -> Result<f32, NotANumber> {
     let (value, used) = strtod(text);
     let value = value as f32;
     match version {
-        Version::Ddnet16_4 => Ok(value),
-        Version::Ddnet20_1 => {
+        Release::Ddnet16_4 => Ok(value),
+        Release::Ddnet20_1 => {
             if used != text.len() || value == f32::MAX || value == f32::MIN_POSITIVE {
                 Err(NotANumber {
                     text: String::from_utf8_lossy(text).into_owned(),
@@ -63,13 +63,13 @@ pub fn float_arg(version: Version, text: &[u8]) -> Result<f32, NotANumber> {
 }
 
 /// An `i` argument (`GetInteger`) as `version` reads it.
-pub fn int_arg(version: Version, text: &[u8]) -> Result<i32, NotANumber> {
+pub fn int_arg(version: Release, text: &[u8]) -> Result<i32, NotANumber> {
     let (value, used) = strtol(text);
     // The low 32 bits, as GCC converts a long to an int.
     let value = value as i32;
     match version {
-        Version::Ddnet16_4 => Ok(value),
-        Version::Ddnet20_1 => {
+        Release::Ddnet16_4 => Ok(value),
+        Release::Ddnet20_1 => {
             if used != text.len() || value == i32::MAX || value == i32::MIN {
                 Err(NotANumber {
                     text: String::from_utf8_lossy(text).into_owned(),
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn versions_differ_on_what_is_a_number() {
-        use Version::*;
+        use Release::*;
         assert_eq!(float_arg(Ddnet16_4, b"0.5abc"), Ok(0.5));
         assert_eq!(float_arg(Ddnet16_4, b"abc"), Ok(0.0));
         assert!(float_arg(Ddnet20_1, b"0.5abc").is_err());

@@ -14,9 +14,9 @@
 //! `sv_old_laser`, `sv_endless_drag` and `sv_hit` (and tuning) after the
 //! header was written: [`apply_map_tiles`].
 
-use super::Version;
-use super::console::{self, NotANumber};
-use super::tuning::Tunings;
+use crate::simulation::Release;
+use crate::simulation::console::{self, NotANumber};
+use crate::simulation::physics::tuning::Tunings;
 use serde::Serialize;
 use std::fmt;
 
@@ -45,7 +45,7 @@ macro_rules! settings {
         #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
         pub struct Config {
             /// The version whose names, limits and console rules apply.
-            pub version: Version,
+            pub version: Release,
             $( $(#[$doc])* pub $field: i32, )*
         }
 
@@ -75,7 +75,7 @@ macro_rules! settings {
             }
 
             /// `version`'s defaults.
-            pub fn new(version: Version) -> Config {
+            pub fn new(version: Release) -> Config {
                 let v = column(version);
                 Config {
                     version,
@@ -238,10 +238,10 @@ settings! {
 const READ_ONLY_20_1: [&str; 3] = ["sv_max_clients", "sv_test_cmds", "sv_rescue"];
 
 /// The index of `version` in the settings' pairs.
-fn column(version: Version) -> usize {
+fn column(version: Release) -> usize {
     match version {
-        Version::Ddnet16_4 => 0,
-        Version::Ddnet20_1 => 1,
+        Release::Ddnet16_4 => 0,
+        Release::Ddnet20_1 => 1,
     }
 }
 
@@ -299,7 +299,7 @@ impl Config {
     /// Settings it does not hold are skipped; a held one whose value is
     /// not an int is an error.
     pub fn from_header(
-        version: Version,
+        version: Release,
         pairs: &[(String, String)],
     ) -> Result<Config, ConfigError> {
         let mut config = Config::new(version);
@@ -325,7 +325,7 @@ impl Config {
 
     /// The DDNet names of the settings held for `version`, in this
     /// module's order.
-    pub fn names(version: Version) -> impl Iterator<Item = &'static str> {
+    pub fn names(version: Release) -> impl Iterator<Item = &'static str> {
         SETTINGS
             .iter()
             .filter_map(move |s| s.names[column(version)])
@@ -357,7 +357,7 @@ impl Config {
         let Some(arg) = args.first() else {
             return Ok(ConfigApplied::NoEffect);
         };
-        let read_only = self.version == Version::Ddnet20_1
+        let read_only = self.version == Release::Ddnet20_1
             && (setting.game || setting.names[v].is_some_and(|n| READ_ONLY_20_1.contains(&n)));
         if read_only {
             return Ok(ConfigApplied::NoEffect);
@@ -381,7 +381,7 @@ impl Config {
 
 /// The setting `name` names in `version` (ASCII case ignored when
 /// `nocase`).
-fn setting(version: Version, name: &[u8], nocase: bool) -> Option<&'static Setting> {
+fn setting(version: Release, name: &[u8], nocase: bool) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| {
         s.names[column(version)].is_some_and(|n| {
             if nocase {
@@ -396,7 +396,7 @@ fn setting(version: Version, name: &[u8], nocase: bool) -> Option<&'static Setti
 /// A header's settings, written by a `from` server, as a `to` server
 /// names them: a setting `to` lacks, or `from` does not know, is left
 /// out (the `to` server keeps its default).
-pub fn rename(from: Version, to: Version, pairs: &[(String, String)]) -> Vec<(String, String)> {
+pub fn rename(from: Release, to: Release, pairs: &[(String, String)]) -> Vec<(String, String)> {
     pairs
         .iter()
         .filter_map(|(name, value)| {
@@ -465,8 +465,8 @@ pub fn apply_map_tiles(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::tuning::Tuning;
-    use Version::*;
+    use crate::simulation::physics::tuning::Tuning;
+    use Release::*;
 
     fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
         p.iter()

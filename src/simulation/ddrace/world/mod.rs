@@ -7,18 +7,23 @@
 //! a time; after each step [`World::positions`] is what the file's
 //! PLAYER records must say.
 
+pub mod race;
+mod tiles;
+
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
-use super::collision::Collision;
 use super::config::Config;
-use super::core::{Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
-use super::tuning::{Applied, Tuning, Tunings};
+use super::player::{Player, TEAM_SPECTATORS};
 use super::weapons::{self, Laser, Projectile};
-use super::{Vec2, Version};
+use crate::simulation::Release;
+use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::Collision;
+use crate::simulation::physics::core::{
+    Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize,
+};
+use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
 
-/// The spectators' team.
-pub const TEAM_SPECTATORS: i32 = -1;
 /// Game-layer indices from here on are entities (`ENTITY_OFFSET`).
 const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// A pickup's radius (`PICKUP_PHYSICS_RADIUS`) plus its extra reach
@@ -59,62 +64,6 @@ const CHARACTER_COMMANDS: &[&str] = &[
     "livefreeze",
     "unlivefreeze",
 ];
-
-/// A player slot (`CPlayer`): what outlives its characters.
-#[derive(Clone, Debug, Serialize)]
-pub struct Player {
-    /// 0 plays, -1 spectates.
-    pub team: i32,
-    /// Entered the game (PLAYER_READY): inputs reach it.
-    pub in_game: bool,
-    /// Will spawn at the next chance (`m_Spawning`).
-    pub spawning: bool,
-    /// When its last character died.
-    pub die_tick: i32,
-    /// When the one before died.
-    pub prev_die_tick: i32,
-    /// The last input it sent, if any (`m_aLastPlayerInput`).
-    #[serde(skip)]
-    pub last_input: Option<PlayerInput>,
-    /// The flags of the last input applied.
-    pub player_flags: i32,
-    /// When it last killed itself (0 never).
-    pub last_kill: i32,
-    /// When it last changed team (0 never).
-    pub last_set_team: i32,
-    /// No team change before this tick.
-    pub team_change_tick: i32,
-    /// Paused by `/spec` or `/pause` (`PAUSE_PAUSED`): its inputs do not
-    /// reach its character, which stays in the world.
-    pub paused: bool,
-    /// Its character died inside this tick's world step; the player's
-    /// own tick removes it before any respawn.
-    died_in_world: bool,
-    /// Its name, as its last `Cl_StartInfo` or `Cl_ChangeInfo` gave it
-    /// (a load matches savegame members by name).
-    #[serde(skip)]
-    pub name: Vec<u8>,
-}
-
-impl Player {
-    fn new(tick: i32) -> Player {
-        Player {
-            team: 0,
-            in_game: false,
-            spawning: false,
-            die_tick: tick,
-            prev_die_tick: tick,
-            last_input: None,
-            player_flags: 0,
-            last_kill: 0,
-            last_set_team: 0,
-            team_change_tick: tick,
-            paused: false,
-            died_in_world: false,
-            name: Vec::new(),
-        }
-    }
-}
 
 /// What a pickup gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -183,7 +132,7 @@ pub struct CharacterState {
 #[derive(Clone, Debug)]
 pub struct World {
     /// Which server's rules.
-    pub version: Version,
+    pub version: Release,
     /// The last tick stepped.
     pub tick: i32,
     pub(super) col: std::sync::Arc<Collision>,
@@ -210,14 +159,14 @@ pub struct World {
     /// Lasers, newest first.
     pub lasers: Vec<Laser>,
     /// The DDRace teams' states, starts and savegames.
-    pub(super) race: super::race::Race,
+    pub(super) race: race::Race,
 }
 
 impl World {
     /// A world on `col`'s map at `tick`, with no players: spawn points
     /// and pickups from the game layer's entities.
     pub fn new(
-        version: Version,
+        version: Release,
         col: Collision,
         config: Config,
         tunings: Tunings,
@@ -265,7 +214,7 @@ impl World {
             unmodelled: Vec::new(),
             projectiles: Vec::new(),
             lasers: Vec::new(),
-            race: super::race::Race::new(),
+            race: race::Race::new(),
         }
     }
 
@@ -508,7 +457,7 @@ impl World {
         if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.paused {
             return;
         }
-        if self.version == Version::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
             return;
         }
         let Some(ch) = self.chars[cid].as_mut() else {
@@ -540,7 +489,7 @@ impl World {
         {
             return;
         }
-        if self.version == Version::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
             return;
         }
         if let Some(ch) = self.chars[cid].as_mut() {
@@ -768,7 +717,7 @@ impl World {
     ) -> bool {
         let int = |i: usize| -> Option<i32> {
             match args.get(i) {
-                Some(a) => super::console::int_arg(self.version, a).ok(),
+                Some(a) => crate::simulation::console::int_arg(self.version, a).ok(),
                 None => None,
             }
         };
@@ -820,8 +769,8 @@ impl World {
             },
             "left" | "right" | "up" | "down" => {
                 let n = match version {
-                    Version::Ddnet16_4 => 1,
-                    Version::Ddnet20_1 => int(0).unwrap_or(1),
+                    Release::Ddnet16_4 => 1,
+                    Release::Ddnet20_1 => int(0).unwrap_or(1),
                 };
                 let (x, y) = match name {
                     "left" => (-n, 0),
@@ -850,13 +799,13 @@ impl World {
         if let Some((x, y)) = moved {
             // `MoveCharacter`: 20.1 also stops the character.
             core.pos = core.pos + Vec2::new(x as f32, y as f32);
-            if version == Version::Ddnet20_1 {
+            if version == Release::Ddnet20_1 {
                 core.vel = Vec2::default();
             }
         }
         // Moves and weapons are cheats: the start line ignores the racer.
         if moved.is_some() || WEAPON_COMMANDS.contains(&name) {
-            ch.ddrace_state = super::race::ddrace::CHEAT;
+            ch.ddrace_state = super::character::race::CHEAT;
         }
         true
     }
@@ -1148,7 +1097,10 @@ impl World {
 
     /// More than 200 tiles outside the map (`GameLayerClipped`).
     pub(super) fn clipped(&self, p: Vec2) -> bool {
-        let (x, y) = (super::round_to_int(p.x) / 32, super::round_to_int(p.y) / 32);
+        let (x, y) = (
+            crate::simulation::physics::round_to_int(p.x) / 32,
+            crate::simulation::physics::round_to_int(p.y) / 32,
+        );
         x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
     }
 
@@ -1234,15 +1186,15 @@ impl World {
         // 20.1 also tries no offsets for a player whose character has
         // collision disabled.
         let collision = global_collision
-            && !(self.version == Version::Ddnet20_1
+            && !(self.version == Release::Ddnet20_1
                 && self.cores.slots[cid]
                     .as_ref()
                     .is_some_and(|c| c.collision_disabled));
         for (kind, points) in self.spawns.iter().enumerate() {
             match self.version {
                 // 16.4 looks at the next type only while nothing is found.
-                Version::Ddnet16_4 if best.is_some() => break,
-                Version::Ddnet20_1 if !global_collision && best.is_some() => break,
+                Release::Ddnet16_4 if best.is_some() => break,
+                Release::Ddnet20_1 if !global_collision && best.is_some() => break,
                 _ => {}
             }
             let _ = kind;
@@ -1296,10 +1248,10 @@ impl World {
                     continue;
                 };
                 let can_collide = match self.version {
-                    Version::Ddnet20_1 => {
+                    Release::Ddnet20_1 => {
                         self.cores.teams.can_collide(c, cid) && !core.collision_disabled
                     }
-                    Version::Ddnet16_4 => true,
+                    Release::Ddnet16_4 => true,
                 };
                 let at = point + off;
                 if self.col.check_point(at) || (can_collide && ch.pos.distance(at) <= PHYSICAL_SIZE)
@@ -1319,8 +1271,8 @@ impl World {
         let teams = &self.cores.teams;
         for &c in &self.order {
             let counts = match self.version {
-                Version::Ddnet20_1 => teams.can_collide(c, cid),
-                Version::Ddnet16_4 => teams.team[c] == teams.team[cid],
+                Release::Ddnet20_1 => teams.can_collide(c, cid),
+                Release::Ddnet16_4 => teams.team[c] == teams.team[cid],
             };
             if !counts {
                 continue;

@@ -7,12 +7,15 @@
 //! last tick (`m_Pos`) and on every tile the core crossed since
 //! (`GetMapIndices`), so their effects take hold before this tick's move.
 
-use super::collision::{TILE_DEATH, tile};
-use super::core::{PHYSICAL_SIZE, cantmove, clamp_vel, hook};
-use super::fmath;
-use super::tuning::Tuning;
-use super::{Vec2, Version, World};
+use super::World;
 use crate::map::tiles::SpeedupTile;
+use crate::simulation::Release;
+use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::cantmove;
+use crate::simulation::physics::collision::{TILE_DEATH, tile};
+use crate::simulation::physics::core::{PHYSICAL_SIZE, clamp_vel, hook};
+use crate::simulation::physics::fmath;
+use crate::simulation::physics::tuning::Tuning;
 
 /// The old speedup (`TILE_SPEED_BOOST_OLD`), the only kind 16.4 knows.
 pub const SPEED_BOOST_OLD: u8 = 28;
@@ -30,7 +33,7 @@ pub const SPEED_BOOST: u8 = 29;
 /// 20.1 only for kind 28, and has a new kind 29 that adds the force along
 /// the direction up to the top speed.
 pub fn speedup(
-    version: Version,
+    version: Release,
     s: SpeedupTile,
     vel: Vec2,
     restrictions: i32,
@@ -42,8 +45,8 @@ pub fn speedup(
     let force = i32::from(s.force);
     let mut max_speed = i32::from(s.max_speed);
     let old = match version {
-        Version::Ddnet16_4 => true,
-        Version::Ddnet20_1 => match s.kind {
+        Release::Ddnet16_4 => true,
+        Release::Ddnet20_1 => match s.kind {
             SPEED_BOOST_OLD => true,
             SPEED_BOOST => false,
             _ => return None,
@@ -174,7 +177,7 @@ impl World {
         };
         // 16.4's `IsSpeedup` answers with the index, so the map's first
         // tile never speeds anybody up there.
-        if self.version == Version::Ddnet16_4 && i == 0 {
+        if self.version == Release::Ddnet16_4 && i == 0 {
             return true;
         }
         let Some(s) = self.col.speedup_at(i) else {
@@ -349,13 +352,13 @@ impl World {
         let n = usize::from(tnum.max(1) - 1);
         let is_in = tkind == tile::TELEIN && tnum != 0;
         let is_evil = tkind == tile::TELEINEVIL && tnum != 0;
-        if is_in && !self.col.tele_outs[n].is_empty()
-            || is_evil && !self.col.tele_outs[n].is_empty()
+        if is_in && !self.col.tele_outs(n).is_empty()
+            || is_evil && !self.col.tele_outs(n).is_empty()
         {
             if self.cores.slots[cid].as_ref().is_some_and(|c| c.super_) {
                 return true;
             }
-            let outs = self.col.tele_outs[n].clone();
+            let outs = self.col.tele_outs(n).to_vec();
             let Some(out) = self.random_out(cid, &outs) else {
                 return true;
             };
@@ -363,7 +366,7 @@ impl World {
             return true;
         }
         // 16.4 asks for a number on the check teleporter, 20.1 does not.
-        let numbered = version == Version::Ddnet20_1 || tnum != 0;
+        let numbered = version == Release::Ddnet20_1 || tnum != 0;
         if (tkind == tile::TELECHECKINEVIL || tkind == tile::TELECHECKIN) && numbered {
             self.check_teleport(cid, tkind == tile::TELECHECKINEVIL);
         }
@@ -383,9 +386,9 @@ impl World {
         }
         let mut to = None;
         for k in (0..checkpoint.clamp(0, 256)).rev() {
-            let outs = &self.col.tele_check_outs[k as usize];
+            let outs = self.col.tele_check_outs(k as usize);
             if !outs.is_empty() {
-                let outs = outs.clone();
+                let outs = outs.to_vec();
                 to = self.random_out(cid, &outs);
                 break;
             }
@@ -461,12 +464,12 @@ impl World {
 mod tests {
     use super::*;
     use crate::map::tiles::{TeleTile, Tile};
+    use crate::simulation::ddrace::character::Character;
+    use crate::simulation::ddrace::config::Config;
+    use crate::simulation::physics::collision::Collision;
+    use crate::simulation::physics::core::Core;
+    use crate::simulation::physics::tuning::Tunings;
     use crate::teehistorian::PlayerInput;
-    use crate::world::character::Character;
-    use crate::world::collision::Collision;
-    use crate::world::config::Config;
-    use crate::world::core::Core;
-    use crate::world::tuning::Tunings;
 
     fn old(force: u8, max_speed: u8, angle: i16) -> SpeedupTile {
         SpeedupTile {
@@ -478,7 +481,7 @@ mod tests {
         }
     }
 
-    fn run(version: Version, s: SpeedupTile, vel: Vec2, restrictions: i32) -> Vec2 {
+    fn run(version: Release, s: SpeedupTile, vel: Vec2, restrictions: i32) -> Vec2 {
         let tuning = Tuning::ddrace(version);
         speedup(version, s, Vec2::new(vel.x, vel.y), restrictions, &tuning).expect("acts")
     }
@@ -488,16 +491,16 @@ mod tests {
         // Gold Mine's: force 5 at 180 degrees. 180 * (pi/180) is the float
         // pi, whose cos is -1 and whose sin is -8.742278e-8 (pi's float
         // falls short of pi by that much).
-        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
             let vel = run(v, old(5, 0, 180), Vec2::new(2.5, 0.5), 0);
             assert_eq!(vel, Vec2::new(-2.5, 0.5 - 5.0 * 8.742278e-8));
         }
         // At rest, at 90 degrees (down): the float pi/2 has cos -4.371139e-8.
-        let vel = run(Version::Ddnet16_4, old(3, 0, 90), Vec2::new(0.0, 0.0), 0);
+        let vel = run(Release::Ddnet16_4, old(3, 0, 90), Vec2::new(0.0, 0.0), 0);
         assert_eq!(vel, Vec2::new(-4.371139e-8 * 3.0, 3.0));
         // A stopper that forbids moving left keeps x at 0.
         let vel = run(
-            Version::Ddnet16_4,
+            Release::Ddnet16_4,
             old(5, 0, 180),
             Vec2::new(0.0, 0.0),
             cantmove::LEFT,
@@ -507,7 +510,7 @@ mod tests {
 
     #[test]
     fn an_old_speedup_with_top_speed_tops_up() {
-        let v = Version::Ddnet16_4;
+        let v = Release::Ddnet16_4;
         // Top speed 50/5 = 10 units a tick, force 2, to the right.
         // Standing (vel (0, 0.5) after gravity): the tee's angle is
         // atan(+inf) + pi = 3pi/2, the speed 0.5, cos(0 - 3pi/2) is about
@@ -546,7 +549,7 @@ mod tests {
 
     #[test]
     fn the_new_speedup_projects_onto_its_direction() {
-        let v = Version::Ddnet20_1;
+        let v = Release::Ddnet20_1;
         let new = |force, max_speed| SpeedupTile {
             kind: SPEED_BOOST,
             ..old(force, max_speed, 0)
@@ -566,7 +569,7 @@ mod tests {
         assert_eq!(vel, Vec2::new(594.0 / 5.0, 0.0));
         // 16.4 knows one kind: kind 29 runs the old rules there.
         assert_eq!(
-            run(Version::Ddnet16_4, new(3, 50), Vec2::new(8.0, 0.0), 0),
+            run(Release::Ddnet16_4, new(3, 50), Vec2::new(8.0, 0.0), 0),
             Vec2::new(10.0, 0.0)
         );
         // 20.1 leaves other kinds alone.
@@ -581,7 +584,12 @@ mod tests {
     /// A 20 by 10 map with a floor on row 8, a spawn at tile (2, 7), and
     /// on row 5: checkpoints 1 (x 3) and 3 (x 4), check-outs 1 (x 10) and
     /// 2 (x 12), a check teleporter (x 6, number 1) and an evil one (x 7).
-    fn world(version: Version) -> World {
+    fn world(version: Release) -> World {
+        world_with_check_in(version, 1)
+    }
+
+    /// [`world`], its check teleporter numbered `number`.
+    fn world_with_check_in(version: Release, number: u8) -> World {
         let (w, h) = (20, 10);
         let mut tiles = vec![Tile::default(); w * h];
         for t in &mut tiles[8 * w..9 * w] {
@@ -594,7 +602,7 @@ mod tests {
             (4, tile::TELECHECK, 3),
             (10, tile::TELECHECKOUT, 1),
             (12, tile::TELECHECKOUT, 2),
-            (6, tile::TELECHECKIN, 1),
+            (6, tile::TELECHECKIN, number),
             (7, tile::TELECHECKINEVIL, 1),
         ] {
             tele[5 * w + x] = TeleTile { number, kind };
@@ -620,7 +628,7 @@ mod tests {
 
     #[test]
     fn a_check_teleporter_without_a_checkpoint_sends_to_the_spawn() {
-        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
             let mut w = world(v);
             assert!(w.handle_tiles(0, Some(5 * 20 + 6)));
             // The spawn's centre (2*32+16, 7*32+16); the velocity stays.
@@ -630,7 +638,7 @@ mod tests {
 
     #[test]
     fn a_check_teleporter_sends_to_the_latest_checkpoint_with_outs() {
-        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
             let mut w = world(v);
             // Checkpoint 1, then 3 (which has no outs: 2 is the next below).
             w.handle_tiles(0, Some(5 * 20 + 3));
@@ -647,13 +655,9 @@ mod tests {
 
     #[test]
     fn an_unnumbered_check_teleporter_acts_in_20_1_only() {
-        for (v, moved) in [(Version::Ddnet16_4, false), (Version::Ddnet20_1, true)] {
-            let mut w = world(v);
+        for (v, moved) in [(Release::Ddnet16_4, false), (Release::Ddnet20_1, true)] {
+            let mut w = world_with_check_in(v, 0);
             let i = 5 * 20 + 6;
-            let mut tele = w.col.tele.clone().expect("a tele layer");
-            tele[i].number = 0;
-            let col = std::sync::Arc::make_mut(&mut w.col);
-            col.tele = Some(tele);
             w.handle_tiles(0, Some(i));
             assert_eq!(at(&w).0 != Vec2::new(200.0, 176.0), moved);
         }

@@ -14,9 +14,8 @@
 //! that 20.1 adds `ground_elasticity_x` and `ground_elasticity_y` at the
 //! end (16.4: 45 parameters; 20.1: 47). Defaults are the same.
 
-use super::Version;
-use super::config::Config;
-use super::console::{self, NotANumber};
+use crate::simulation::Release;
+use crate::simulation::console::{self, NotANumber};
 use serde::Serialize;
 use serde::ser::SerializeMap;
 use std::fmt;
@@ -95,15 +94,15 @@ const DDRACE: [(&str, f32); 5] = [
 ];
 
 /// How many parameters `version` has.
-pub fn param_count(version: Version) -> usize {
+pub fn param_count(version: Release) -> usize {
     match version {
-        Version::Ddnet16_4 => 45,
-        Version::Ddnet20_1 => MAX_PARAMS,
+        Release::Ddnet16_4 => 45,
+        Release::Ddnet20_1 => MAX_PARAMS,
     }
 }
 
 /// The parameters' names for `version`, in network order.
-pub fn param_names(version: Version) -> impl ExactSizeIterator<Item = &'static str> {
+pub fn param_names(version: Release) -> impl ExactSizeIterator<Item = &'static str> {
     PARAMS[..param_count(version)].iter().map(|&(name, _)| name)
 }
 
@@ -139,7 +138,7 @@ pub enum TuningError {
         /// The name as written.
         name: String,
         /// The version whose list it is not in.
-        version: Version,
+        version: Release,
     },
     /// A header value that is not an int (DDNet writes `%d`).
     BadHeaderValue {
@@ -188,7 +187,7 @@ impl From<NotANumber> for TuningError {
 /// in hundredths, read through one method per parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Tuning {
-    version: Version,
+    version: Release,
     /// In network order; past [`param_count`] always 0.
     values: [i32; MAX_PARAMS],
 }
@@ -227,7 +226,7 @@ macro_rules! getters {
 
 impl Tuning {
     /// `tuning.h`'s defaults (`CTuningParams`' constructor).
-    pub fn defaults(version: Version) -> Tuning {
+    pub fn defaults(version: Release) -> Tuning {
         let mut values = [0; MAX_PARAMS];
         for (slot, &(_, v)) in values.iter_mut().zip(&PARAMS[..param_count(version)]) {
             *slot = fixed(v);
@@ -239,7 +238,7 @@ impl Tuning {
     /// (gun_speed 1400, gun_curvature 0, shotgun_speed 500,
     /// shotgun_speeddiff 0, shotgun_curvature 0). The same in 16.4 and
     /// 20.1; every tune zone starts so too.
-    pub fn ddrace(version: Version) -> Tuning {
+    pub fn ddrace(version: Release) -> Tuning {
         let mut t = Tuning::defaults(version);
         for &(name, v) in &DDRACE {
             if let Some(i) = t.index_of(name.as_bytes()) {
@@ -258,7 +257,7 @@ impl Tuning {
     /// A name this version does not have, or a value that is not an int,
     /// is an error.
     pub fn from_header(
-        version: Version,
+        version: Release,
         pairs: &[(String, String)],
     ) -> Result<Tuning, TuningError> {
         let mut t = Tuning::defaults(version);
@@ -278,7 +277,7 @@ impl Tuning {
     }
 
     /// The version whose parameter list this is.
-    pub fn version(&self) -> Version {
+    pub fn version(&self) -> Release {
         self.version
     }
 
@@ -344,8 +343,8 @@ impl Tuning {
     pub fn weapon_fire_delay(&self, weapon: i32) -> Option<f32> {
         let delay = match weapon {
             0 => match self.version {
-                Version::Ddnet16_4 => self.hammer_hit_fire_delay(),
-                Version::Ddnet20_1 => self.hammer_fire_delay(),
+                Release::Ddnet16_4 => self.hammer_hit_fire_delay(),
+                Release::Ddnet20_1 => self.hammer_fire_delay(),
             },
             1 => self.gun_fire_delay(),
             2 => self.shotgun_fire_delay(),
@@ -482,7 +481,7 @@ pub enum Applied {
 /// in a zone uses, for both.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Tunings {
-    version: Version,
+    version: Release,
     global: Tuning,
     /// 256 entries; in 20.1 entry 0 is unused (the global stands for it).
     list: Vec<Tuning>,
@@ -494,18 +493,18 @@ impl Tunings {
     /// 16.4's separate list entry 0) as the map load leaves them, which
     /// no header records: DDRace's ([`Tuning::ddrace`]), with
     /// `player_collision` and `player_hooking` 0 in every zone when
-    /// `sv_solo_server` is set (16.4 `gamecontext.cpp` 3266–3331, 20.1
+    /// `solo` (the server's `sv_solo_server`) is set (16.4 `gamecontext.cpp` 3266–3331, 20.1
     /// 4193–4261). `tune_zone` commands of the server's reset file or
     /// the map's settings ran before the header and are not in it; they
     /// cannot be known here.
     pub fn from_header(
-        version: Version,
+        version: Release,
         tuning: &[(String, String)],
-        config: &Config,
+        solo: bool,
     ) -> Result<Tunings, TuningError> {
         let global = Tuning::from_header(version, tuning)?;
         let mut zone = Tuning::ddrace(version);
-        if config.sv_solo_server != 0 {
+        if solo {
             zone.values[31] = 0;
             zone.values[32] = 0;
         }
@@ -517,7 +516,7 @@ impl Tunings {
     }
 
     /// Every zone DDRace's and the global one as given.
-    pub fn new(version: Version, global: Tuning) -> Tunings {
+    pub fn new(version: Release, global: Tuning) -> Tunings {
         Tunings {
             version,
             global,
@@ -526,7 +525,7 @@ impl Tunings {
     }
 
     /// The version whose rules the commands follow.
-    pub fn version(&self) -> Version {
+    pub fn version(&self) -> Release {
         self.version
     }
 
@@ -553,7 +552,7 @@ impl Tunings {
     /// 0 is the global tuning; in 16.4 it is the list's own entry 0.
     fn list_entry(&mut self, zone: usize) -> &mut Tuning {
         match (self.version, zone) {
-            (Version::Ddnet20_1, 0) => &mut self.global,
+            (Release::Ddnet20_1, 0) => &mut self.global,
             _ => &mut self.list[zone],
         }
     }
@@ -675,7 +674,8 @@ impl Tunings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Version::*;
+    use crate::simulation::ddrace::config::Config;
+    use Release::*;
 
     /// `tuning.h`'s defaults as ints, in network order (20.1's list; 16.4
     /// has the first 45).
@@ -861,8 +861,7 @@ mod tests {
     #[test]
     fn rcon_tune_and_tune_reset_act_on_the_global_tuning() {
         // C_rcon_auth: `tune gravity 0.45` at tick 527, `tune_reset` at 727.
-        let mut t = Tunings::from_header(Ddnet20_1, &corpus_header(), &Config::new(Ddnet20_1))
-            .expect("known names");
+        let mut t = Tunings::from_header(Ddnet20_1, &corpus_header(), false).expect("known names");
         assert_eq!(apply(&mut t, "tune gravity 0.45"), Ok(Applied::Changed));
         assert_eq!(t.zone(0).get_int("gravity"), Some(45));
         assert_eq!(t.zone(1).get_int("gravity"), Some(50));
@@ -938,12 +937,10 @@ mod tests {
 
     #[test]
     fn zones_start_as_ddrace_and_solo_servers_turn_off_collision_and_hooks() {
-        let mut config = Config::new(Ddnet20_1);
-        let t = Tunings::from_header(Ddnet20_1, &[], &config).expect("empty");
+        let t = Tunings::from_header(Ddnet20_1, &[], false).expect("empty");
         assert_eq!(*t.global(), Tuning::defaults(Ddnet20_1));
         assert_eq!(*t.zone(1), Tuning::ddrace(Ddnet20_1));
-        config.sv_solo_server = 1;
-        let t = Tunings::from_header(Ddnet20_1, &[], &config).expect("empty");
+        let t = Tunings::from_header(Ddnet20_1, &[], true).expect("empty");
         assert_eq!(t.zone(5).player_collision(), 0.0);
         assert_eq!(t.zone(5).player_hooking(), 0.0);
         // The global tuning of a solo server is in its header already.
@@ -973,8 +970,8 @@ mod tests {
     #[test]
     fn the_corpus_files_headers_and_commands() {
         use crate::codec::Mode;
+        use crate::simulation::physics::prng::Prng;
         use crate::teehistorian::{Message, SliceReader};
-        use crate::world::prng::Prng;
         use std::ops::ControlFlow;
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/teehistorian/");
         let mut seen = Vec::new();
@@ -992,10 +989,11 @@ mod tests {
                     SliceReader::new(&bytes, Mode::Lenient).expect("a header");
                 let info = &header.info;
                 let server = info.server_version.as_deref().expect("a server version");
-                assert_eq!(Version::of_server(server), Some(version), "{path:?}");
+                assert_eq!(Release::of_server(server), Some(version), "{path:?}");
                 let mut config = Config::from_header(version, &info.config).expect("ints");
                 let mut tunings =
-                    Tunings::from_header(version, &info.tuning, &config).expect("known names");
+                    Tunings::from_header(version, &info.tuning, config.sv_solo_server != 0)
+                        .expect("known names");
                 assert_eq!(*tunings.global(), Tuning::ddrace(version), "{path:?}");
                 let description = info.prng_description.as_deref().expect("a description");
                 assert!(
@@ -1036,21 +1034,6 @@ mod tests {
                 (c, 727, "tune_reset".to_string(), Some(50)),
             ]
         );
-    }
-
-    #[test]
-    fn server_versions_map_to_rules_at_17_2() {
-        assert_eq!(Version::of_server("0.6.4, 16.4"), Some(Ddnet16_4));
-        assert_eq!(
-            Version::of_server("0.6, 20.1 (28baa427bad88b7d)"),
-            Some(Ddnet20_1)
-        );
-        assert_eq!(Version::of_server("0.6.4, 17.1"), Some(Ddnet16_4));
-        assert_eq!(Version::of_server("0.6.4, 17.2"), Some(Ddnet20_1));
-        assert_eq!(Version::of_server("0.6.4, 18.0.3"), Some(Ddnet20_1));
-        assert_eq!(Version::of_server("0.6.4, 15.9.1"), Some(Ddnet16_4));
-        assert_eq!(Version::of_server("DDNet test"), None);
-        assert_eq!(Version::of_server(""), None);
     }
 
     #[test]

@@ -4,17 +4,18 @@
 //! database; and the savegames: `/save` kills the saved team at once,
 //! TEAM_LOAD_SUCCESS puts every member where the team's string says,
 //! PLAYER_SWAP exchanges two characters. Who is in which team is the
-//! file's PLAYER_TEAM records ([`super::core::Teams`]); when the database
+//! file's PLAYER_TEAM records ([`crate::simulation::physics::core::Teams`]); when the database
 //! answered is the file's TEAM_SAVE_* and TEAM_LOAD_* records.
 //!
 //! Proved on DDNet 16.4's recordings (`phys_save_load_tsunami`); 20.1's
 //! `/save` checks differ (team 0 mode, practice, `BlocksSave`) and are
 //! reported as not modelled.
 
-use super::character::Slot;
-use super::core::{MAX_CLIENTS, hook};
-use super::save::{SavedTeam, SavedTee};
-use super::{Version, World};
+use super::World;
+use crate::simulation::Release;
+use crate::simulation::ddrace::character::{Slot, race};
+use crate::simulation::ddrace::save::{SavedTeam, SavedTee};
+use crate::simulation::physics::core::{MAX_CLIENTS, hook};
 
 /// `TEAMSTATE_*`.
 pub mod state {
@@ -31,18 +32,6 @@ pub mod state {
     /// Something this world does not model (a finish) may have changed
     /// it.
     pub const UNKNOWN: i32 = -1;
-}
-
-/// `DDRACE_*`: a character's race.
-pub mod ddrace {
-    /// Not racing.
-    pub const NONE: i32 = 0;
-    /// Crossed the start line.
-    pub const STARTED: i32 = 1;
-    /// Moved by a cheat (test) command: the start line does nothing.
-    pub const CHEAT: i32 = 2;
-    /// Crossed the finish line.
-    pub const FINISHED: i32 = 3;
 }
 
 /// No team (`TEAM_FLOCK`).
@@ -171,7 +160,7 @@ impl World {
             return false;
         };
         let ddrace_state = ch.ddrace_state;
-        if ddrace_state == ddrace::CHEAT {
+        if ddrace_state == race::CHEAT {
             return true;
         }
         let team = self.cores.teams.team[cid];
@@ -191,12 +180,12 @@ impl World {
         if team == TEAM_FLOCK || team == self.cores.teams.super_team {
             self.race.tee_started[cid] = true;
             if let Some(ch) = self.chars[cid].as_mut() {
-                ch.ddrace_state = ddrace::STARTED;
+                ch.ddrace_state = race::STARTED;
                 ch.start_tick = tick;
             }
             return true;
         }
-        if ddrace_state == ddrace::FINISHED {
+        if ddrace_state == race::FINISHED {
             return true;
         }
         let Some(t) = team_index(team) else {
@@ -208,7 +197,7 @@ impl World {
             self.cores.teams.team[c] == team
                 && self.chars[c]
                     .as_ref()
-                    .is_some_and(|ch| ch.ddrace_state == ddrace::FINISHED)
+                    .is_some_and(|ch| ch.ddrace_state == race::FINISHED)
         }) {
             self.race.state[t] = state::UNKNOWN;
             return true;
@@ -220,7 +209,7 @@ impl World {
                 if self.cores.teams.team[c] == team
                     && let Some(ch) = self.chars[c].as_mut()
                 {
-                    ch.ddrace_state = ddrace::STARTED;
+                    ch.ddrace_state = race::STARTED;
                     ch.start_tick = tick;
                 }
             }
@@ -235,11 +224,11 @@ impl World {
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
-        if race_before != ddrace::STARTED {
+        if race_before != race::STARTED {
             return;
         }
         if team == TEAM_FLOCK || team == self.cores.teams.super_team {
-            ch.ddrace_state = ddrace::FINISHED;
+            ch.ddrace_state = race::FINISHED;
         } else if let Some(t) = team_index(team) {
             self.race.state[t] = state::UNKNOWN;
         }
@@ -267,7 +256,7 @@ impl World {
         let minutes = self.config.sv_kill_protection;
         self.chars[cid].as_ref().is_some_and(|ch| {
             let seconds = (i64::from(self.tick) - i64::from(ch.start_tick)) / 50;
-            minutes != 0 && seconds >= 60 * i64::from(minutes) && ch.ddrace_state == ddrace::STARTED
+            minutes != 0 && seconds >= 60 * i64::from(minutes) && ch.ddrace_state == race::STARTED
         })
     }
 
@@ -278,9 +267,9 @@ impl World {
             return;
         }
         self.kill_now(cid);
-        if self.version == Version::Ddnet20_1
+        if self.version == Release::Ddnet20_1
             && let Some(p) = self.players[cid].as_mut()
-            && p.team != super::game::TEAM_SPECTATORS
+            && p.team != crate::simulation::ddrace::player::TEAM_SPECTATORS
         {
             p.spawning = true;
         }
@@ -306,7 +295,7 @@ impl World {
             return;
         }
         let team = self.cores.teams.team[cid];
-        if self.version == Version::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
+        if self.version == Release::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
             // Every member may be killed.
             self.unmodelled_team(team, "console command `save`");
             return;
@@ -363,7 +352,7 @@ impl World {
             || team >= MAX_CLIENTS as i32
             || (!forced_solo && team == TEAM_FLOCK)
             || self.race.state[t] != state::OPEN
-            || (self.version == Version::Ddnet20_1 && self.race.practice[t])
+            || (self.version == Release::Ddnet20_1 && self.race.practice[t])
         {
             return;
         }
@@ -583,7 +572,7 @@ impl World {
             ],
             reload_timer: ch.reload_timer,
             tee_started: self.race.tee_started[cid],
-            ninja: (self.version == Version::Ddnet20_1).then(|| {
+            ninja: (self.version == Release::Ddnet20_1).then(|| {
                 let since = if ch.ninja_activation_tick != 0 {
                     tick - ch.ninja_activation_tick
                 } else {
@@ -620,10 +609,11 @@ impl World {
         if !swap {
             self.race.tee_started[cid] = tee.tee_started;
         }
-        let hooked_elsewhere = (version == Version::Ddnet16_4 || !swap)
+        let hooked_elsewhere = (version == Release::Ddnet16_4 || !swap)
             && hooked != -1
             && self.cores.teams.team.get(hooked as usize) != Some(&team);
-        let solid_at_hook = self.col.collision_at(tee.hook_pos) == super::collision::TILE_SOLID;
+        let solid_at_hook = self.col.collision_at(tee.hook_pos)
+            == crate::simulation::physics::collision::TILE_SOLID;
         let (Some(ch), Some(core)) = (self.chars[cid].as_mut(), self.cores.slots[cid].as_mut())
         else {
             return;
@@ -673,7 +663,7 @@ impl World {
             core.hooked_player = hooked;
         }
         // 20.1: a hook held by the ground needs solid ground there.
-        if version == Version::Ddnet20_1
+        if version == Release::Ddnet20_1
             && core.hook_state == hook::GRABBED
             && core.hooked_player == -1
             && !solid_at_hook
@@ -696,10 +686,10 @@ impl World {
 mod tests {
     use super::*;
     use crate::map::tiles::Tile;
-    use crate::world::Vec2;
-    use crate::world::collision::Collision;
-    use crate::world::config::Config;
-    use crate::world::tuning::{Tuning, Tunings};
+    use crate::simulation::ddrace::config::Config;
+    use crate::simulation::physics::Vec2;
+    use crate::simulation::physics::collision::Collision;
+    use crate::simulation::physics::tuning::{Tuning, Tunings};
 
     const CHAT: i32 = 128;
     /// A 20x10 map: a floor on row 8, a start line in column 10, a spawn
@@ -707,7 +697,7 @@ mod tests {
     const START: usize = 5 * 20 + 10;
 
     /// Players 0 and 1 ("a", "b") spawned, at tick 100.
-    fn world(version: Version) -> World {
+    fn world(version: Release) -> World {
         let (w, h) = (20, 10);
         let mut tiles = vec![Tile::default(); w * h];
         for t in &mut tiles[8 * w..9 * w] {
@@ -736,14 +726,11 @@ mod tests {
 
     #[test]
     fn kill_protection_turns_cl_kill_into_slash_kill() {
-        for v in [Version::Ddnet16_4, Version::Ddnet20_1] {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
             let mut w = world(v);
             w.config.sv_kill_protection = 1;
             assert!(w.handle_tiles(0, Some(START)));
-            assert_eq!(
-                w.character(0).map(|c| c.ddrace_state),
-                Some(ddrace::STARTED)
-            );
+            assert_eq!(w.character(0).map(|c| c.ddrace_state), Some(race::STARTED));
             // Within the minute: `/kill` does nothing, Cl_Kill kills.
             w.tick += 2999;
             w.console_command::<&[u8]>(0, CHAT, b"kill", &[]);
@@ -759,13 +746,13 @@ mod tests {
             assert_eq!(alive(&late), [false, true]);
             // 20.1 asks for the respawn at once; 16.4 waits.
             let spawning = late.player(0).is_some_and(|p| p.spawning);
-            assert_eq!(spawning, v == Version::Ddnet20_1);
+            assert_eq!(spawning, v == Release::Ddnet20_1);
         }
     }
 
     #[test]
     fn save_kills_only_a_started_team_and_its_start_line_kills_meanwhile() {
-        let mut w = world(Version::Ddnet16_4);
+        let mut w = world(Release::Ddnet16_4);
         // Team 0 and an open team: nothing.
         w.console_command(0, CHAT, b"save", &[b"pw".as_slice()]);
         assert_eq!(alive(&w), [true, true]);
@@ -801,11 +788,11 @@ mod tests {
 
     #[test]
     fn a_load_puts_each_member_of_the_team_where_its_string_says() {
-        let mut w = world(Version::Ddnet16_4);
+        let mut w = world(Release::Ddnet16_4);
         w.set_ddrace_team(0, 1);
         w.set_ddrace_team(1, 1);
         w.console_command(0, CHAT, b"load", &[b"pw".as_slice()]);
-        w.load_result(1, Some(super::super::save::SAVED.as_bytes()));
+        w.load_result(1, Some(crate::simulation::ddrace::save::SAVED.as_bytes()));
         let core = |c: usize| w.core(c).map(|c| (c.pos, c.vel));
         assert_eq!(
             core(0),
@@ -818,16 +805,16 @@ mod tests {
         assert_eq!(w.race.state(1), Some(state::STARTED));
         assert!(w.unmodelled.is_empty(), "{:?}", w.unmodelled);
         // A member no player of the team is named: not modelled.
-        let mut w = world(Version::Ddnet16_4);
+        let mut w = world(Release::Ddnet16_4);
         w.set_ddrace_team(0, 1);
         w.set_name(1, b"c");
-        w.load_result(1, Some(super::super::save::SAVED.as_bytes()));
+        w.load_result(1, Some(crate::simulation::ddrace::save::SAVED.as_bytes()));
         assert_eq!(w.unmodelled.len(), 1, "{:?}", w.unmodelled);
     }
 
     #[test]
     fn a_swap_exchanges_two_characters() {
-        let mut w = world(Version::Ddnet16_4);
+        let mut w = world(Release::Ddnet16_4);
         w.set_ddrace_team(0, 1);
         w.set_ddrace_team(1, 1);
         let pos = |w: &World, c: usize| w.core(c).map(|c| c.pos);

@@ -9,15 +9,16 @@
 //! the core just before; then the character is put where the file says
 //! (velocity and hook kept) so that one difference does not hide the rest.
 
+use super::Release;
 use crate::codec::{DecodeError, Mode};
 use crate::packet::msg::{MsgHeader, decode_body, split};
+use crate::simulation::ddrace::config::{Config, apply_map_tiles};
+use crate::simulation::ddrace::world::{Unmodelled, World, WorldState};
+use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::Collision;
+use crate::simulation::physics::core::{Core, MAX_CLIENTS};
+use crate::simulation::physics::tuning::Tunings;
 use crate::teehistorian::{Ex, Header, Message, PlayerInput, Record, SliceReader};
-use crate::world::collision::Collision;
-use crate::world::config::{Config, apply_map_tiles};
-use crate::world::core::{Core, MAX_CLIENTS};
-use crate::world::game::{Unmodelled, World, WorldState};
-use crate::world::tuning::Tunings;
-use crate::world::{Vec2, Version};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -33,10 +34,10 @@ pub const MAX_LISTED: usize = 50;
 pub struct Report {
     /// Whose physics the world followed: the recording server's
     /// (`recorded_version`) unless [`Options::physics`] said otherwise.
-    pub version: Version,
+    pub version: Release,
     /// The version of the server that recorded the file (from the
     /// header's `server_version`).
-    pub recorded_version: Version,
+    pub recorded_version: Release,
     /// The first and last tick simulated.
     pub ticks: (i32, i32),
     /// (tick, player) pairs where the file records a live character.
@@ -61,7 +62,7 @@ pub struct Report {
     pub stopped: Option<String>,
     /// The world after the last tick simulated ([`Options::until`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub world: Option<crate::world::game::WorldState>,
+    pub world: Option<crate::simulation::ddrace::world::WorldState>,
     /// What the world does not model, in order of ticks.
     pub unmodelled: Vec<Unmodelled>,
     /// Per player: its player-ticks, matches, and first divergence tick.
@@ -146,7 +147,7 @@ pub struct Options<'a> {
     /// Step with this version's physics instead of the recording
     /// server's: what a physics change does to old recordings. The
     /// header's settings and tuning are carried over by name.
-    pub physics: Option<Version>,
+    pub physics: Option<Release>,
 }
 
 /// Simulates `bytes` (a teehistorian file) on `col` (its map's game
@@ -226,7 +227,7 @@ impl<'a> Stepper<'a> {
     pub fn new(
         bytes: &'a [u8],
         col: Collision,
-        physics: Option<Version>,
+        physics: Option<Release>,
     ) -> Result<Stepper<'a>, SimulateError> {
         let (header, reader) =
             SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
@@ -302,13 +303,13 @@ struct Simulation<'d, 'o> {
     /// Shown the world after each compared tick.
     on_tick: Box<dyn FnMut(&World) + 'o>,
     /// The physics stepped with, if not the recording server's.
-    physics: Option<Version>,
+    physics: Option<Release>,
     /// Characters are never put back where the file says after a
     /// divergence: the world is the one the inputs make.
     free_running: bool,
     world: Option<World>,
     /// The version of the server that wrote the file.
-    recorded_version: Version,
+    recorded_version: Release,
     /// What the world is made of, until the first record's tick makes it.
     start: Option<(Header, Collision)>,
     /// Positions as the file has them now.
@@ -335,7 +336,7 @@ impl<'d, 'o> Simulation<'d, 'o> {
     fn new(
         header: &Header,
         col: Collision,
-        physics: Option<Version>,
+        physics: Option<Release>,
         on_tick: Box<dyn FnMut(&World) + 'o>,
     ) -> Result<Simulation<'d, 'o>, SimulateError> {
         // The header is read now: a bad one fails before any record.
@@ -427,7 +428,7 @@ impl<'d, 'o> Simulation<'d, 'o> {
             }
             let with_inputs = w.with_inputs();
             // How 16.4's writer records inputs, whatever the physics.
-            self.before = (self.recorded_version == Version::Ddnet16_4 && !with_inputs.is_empty())
+            self.before = (self.recorded_version == Release::Ddnet16_4 && !with_inputs.is_empty())
                 .then(|| (w.clone(), with_inputs));
             w.step();
             self.compared = false;
@@ -685,14 +686,14 @@ pub fn world_of(
     header: &Header,
     col: Collision,
     tick: i32,
-    physics: Option<Version>,
+    physics: Option<Release>,
 ) -> Result<World, SimulateError> {
     let info = &header.info;
     let recorded = recorded_version(header)?;
     let version = physics.unwrap_or(recorded);
     // Another version's server reads the same settings by their names
     // there: a setting it lacks is left at its default.
-    let config_pairs = crate::world::config::rename(recorded, version, &info.config);
+    let config_pairs = crate::simulation::ddrace::config::rename(recorded, version, &info.config);
     let mut config = Config::from_header(version, &config_pairs)
         .map_err(|e| SimulateError::Header(format!("config: {e}")))?;
     let tuning_pairs: Vec<(String, String)> = info
@@ -700,15 +701,16 @@ pub fn world_of(
         .iter()
         .filter(|(name, _)| {
             version == recorded
-                || crate::world::tuning::param_names(version).any(|n| n.eq_ignore_ascii_case(name))
+                || crate::simulation::physics::tuning::param_names(version)
+                    .any(|n| n.eq_ignore_ascii_case(name))
         })
         .cloned()
         .collect();
-    let mut tunings = Tunings::from_header(version, &tuning_pairs, &config)
+    let mut tunings = Tunings::from_header(version, &tuning_pairs, config.sv_solo_server != 0)
         .map_err(|e| SimulateError::Header(format!("tuning: {e}")))?;
     apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
     let prng = match info.prng_description.as_deref() {
-        Some(d) => crate::world::prng::Prng::from_description(d)
+        Some(d) => crate::simulation::physics::prng::Prng::from_description(d)
             .map_err(|e| SimulateError::Header(format!("prng_description: {e}")))?,
         None => None,
     };
@@ -719,9 +721,9 @@ pub fn world_of(
 
 /// The DDNet version whose server wrote the file (its physics is the
 /// one the file's positions follow).
-pub fn recorded_version(header: &Header) -> Result<Version, SimulateError> {
+pub fn recorded_version(header: &Header) -> Result<Release, SimulateError> {
     let server = header.info.server_version.clone().unwrap_or_default();
-    Version::of_server(&server).ok_or(SimulateError::UnknownServer(server))
+    Release::of_server(&server).ok_or(SimulateError::UnknownServer(server))
 }
 
 /// A position as a report shows it: `(x, y)`, or `no character`.
@@ -908,7 +910,7 @@ pub fn synthetic_session(
     // Tick 0 is the file's implicit start (DDNet's `Reset`): the first
     // tick written is 1.
     let mut world = world_of(header, col, 1, None)?;
-    let mut rng = crate::world::prng::Prng::seeded([seed, 0x7465_656f_7261_636c]);
+    let mut rng = crate::simulation::physics::prng::Prng::seeded([seed, 0x7465_656f_7261_636c]);
     let mut rec = Recorder::new(header);
     let mut inputs = vec![PlayerInput::default(); players];
     for t in 0..ticks {
@@ -1175,7 +1177,7 @@ impl<'d> DemoCompare<'d> {
             .map_or(0, |s| s.ammo);
         sim[18] = match w.cores.version {
             _ if ch.freeze_time != 0 => 0,
-            Version::Ddnet16_4 if ammo <= 0 => 0,
+            Release::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,
         };
         let mut differs = false;
@@ -1266,7 +1268,7 @@ const CHARACTER_TYPE: i32 = 9;
 /// A core as `CCharacterCore::Write` puts it in a Character item (the
 /// core part; the rest is zero).
 fn core_item(c: &Core) -> [i32; 22] {
-    use crate::world::round_to_int;
+    use crate::simulation::physics::round_to_int;
     let mut out = [0; 22];
     out[1] = round_to_int(c.pos.x);
     out[2] = round_to_int(c.pos.y);

@@ -7,7 +7,9 @@
 //! (indices 1 to 4) are kinds here; every other index, entities
 //! included, is air. Solid and nohook both stop movement.
 
-use super::{Vec2, round_to_int};
+use super::Vec2;
+
+use super::round_to_int;
 use crate::map::tiles::{SpeedupTile, SwitchTile, TeleTile, Tile, TuneTile};
 
 /// A tile a game layer may hold that collision knows.
@@ -45,6 +47,18 @@ pub struct Collision {
     pub(super) tele_outs: Vec<Vec<Vec2>>,
     /// Checkpoint teleporter outs (`TILE_TELECHECKOUT`) by number − 1.
     pub(super) tele_check_outs: Vec<Vec<Vec2>>,
+}
+
+/// Move-restriction bits (`CANTMOVE_*`), from stoppers and doors.
+pub mod cantmove {
+    /// No moving left.
+    pub const LEFT: i32 = 1;
+    /// No moving right.
+    pub const RIGHT: i32 = 2;
+    /// No moving up.
+    pub const UP: i32 = 4;
+    /// No moving down.
+    pub const DOWN: i32 = 8;
 }
 
 /// Layer indices the DDRace rules name (`TILE_*` of `mapitems.h`).
@@ -406,6 +420,18 @@ impl Collision {
         }
     }
 
+    /// The teleporter outs (`TILE_TELEOUT`) of number `number + 1`, row
+    /// by row.
+    pub fn tele_outs(&self, number: usize) -> &[Vec2] {
+        self.tele_outs.get(number).map_or(&[], Vec::as_slice)
+    }
+
+    /// The checkpoint teleporter outs (`TILE_TELECHECKOUT`) of number
+    /// `number + 1`, row by row.
+    pub fn tele_check_outs(&self, number: usize) -> &[Vec2] {
+        self.tele_check_outs.get(number).map_or(&[], Vec::as_slice)
+    }
+
     /// The tele layer's (kind, number) at map index `i`.
     pub fn tele_at(&self, i: usize) -> (u8, u8) {
         self.tele
@@ -441,7 +467,7 @@ impl Collision {
         }
     }
 
-    /// `GetMoveRestrictions` without doors: the [`super::core::cantmove`]
+    /// `GetMoveRestrictions` without doors: the [`cantmove`]
     /// bits of the stoppers at `pos` and `distance` from it in the four
     /// directions (the centre's tile may be given).
     pub fn move_restrictions(&self, pos: Vec2, distance: f32, center: Option<usize>) -> i32 {
@@ -735,7 +761,7 @@ fn through_offset(p0: Vec2, p1: Vec2) -> (i32, i32) {
 /// tile itself, then right, down, left, up): a stopper stops movement
 /// onto it, a one-way one also off it.
 fn restriction(d: usize, t: Tile) -> i32 {
-    use super::core::cantmove::{DOWN, LEFT, RIGHT, UP};
+    use cantmove::{DOWN, LEFT, RIGHT, UP};
     let flags = t.flags & (XFLIP | YFLIP | ROTATE);
     let raw = match t.index {
         tile::STOP => match flags {

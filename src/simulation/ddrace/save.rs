@@ -10,8 +10,8 @@
 //! saved; [`SavedTeam::parse`] reads it as DDNet's `sscanf` does, with
 //! each version's fallbacks for strings written by older servers.
 
-use super::Vec2;
-use super::Version;
+use crate::simulation::Release;
+use crate::simulation::physics::Vec2;
 use serde::Serialize;
 
 /// The most members a savegame may list (`CSaveTeam::FromString`).
@@ -128,10 +128,10 @@ pub struct SavedTee {
 
 /// How many fields of a member's line each version accepts (`switch(Num)`
 /// in `CSaveTee::FromString`): the fields of older servers' strings.
-fn accepted(version: Version, fields: usize) -> bool {
+fn accepted(version: Release, fields: usize) -> bool {
     match version {
-        Version::Ddnet16_4 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110),
-        Version::Ddnet20_1 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110 | 115),
+        Release::Ddnet16_4 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110),
+        Release::Ddnet20_1 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110 | 115),
     }
 }
 
@@ -139,7 +139,7 @@ impl SavedTeam {
     /// Reads a savegame string as `CSaveTeam::FromString` does: the
     /// team's line, then one line per member. The error says what DDNet
     /// would have refused.
-    pub fn parse(text: &[u8], version: Version) -> Result<SavedTeam, String> {
+    pub fn parse(text: &[u8], version: Release) -> Result<SavedTeam, String> {
         // The string ends at a NUL as C's does.
         let text = text.split(|&b| b == 0).next().unwrap_or_default();
         let mut lines = text.split(|&b| b == b'\n');
@@ -185,11 +185,11 @@ impl SavedTeam {
 
 impl SavedTee {
     /// One member's line (`CSaveTee::FromString`).
-    fn parse(line: &str, version: Version) -> Result<SavedTee, String> {
+    fn parse(line: &str, version: Release) -> Result<SavedTee, String> {
         let mut s = Scan::new(line);
         let name_limit = match version {
-            Version::Ddnet16_4 => usize::MAX,
-            Version::Ddnet20_1 => 15,
+            Release::Ddnet16_4 => usize::MAX,
+            Release::Ddnet20_1 => 15,
         };
         let name = s.name(name_limit).unwrap_or_default().to_owned();
         let (_alive, paused, _faketuning, _finished, solo) = (s.i(), s.i(), s.i(), s.i(), s.b());
@@ -223,8 +223,8 @@ impl SavedTee {
         let mut live_frozen = s.b();
         // 16.4's format ends here: what follows is not read.
         let mut ninja = match version {
-            Version::Ddnet16_4 => None,
-            Version::Ddnet20_1 => Some((s.v(), s.i(), s.i(), s.i())),
+            Release::Ddnet16_4 => None,
+            Release::Ddnet20_1 => Some((s.v(), s.i(), s.i(), s.i())),
         };
         // Every conversion counts: `sscanf` stops at the first that fails.
         let fields = s.fields;
@@ -235,8 +235,8 @@ impl SavedTee {
         if fields <= 101 {
             hooked_player = -1;
             new_hook = false;
-            if hook_state == super::core::hook::GRABBED {
-                hook_state = super::core::hook::FLYING;
+            if hook_state == crate::simulation::physics::core::hook::GRABBED {
+                hook_state = crate::simulation::physics::core::hook::FLYING;
             }
             input = [0; 4];
             reload_timer = 0;
@@ -250,7 +250,7 @@ impl SavedTee {
         if fields <= 97 {
             telegun = [false; 3];
         }
-        if version == Version::Ddnet20_1 && fields <= 110 {
+        if version == Release::Ddnet20_1 && fields <= 110 {
             // 20.1 takes ninja away from strings without the dash.
             if weapons_got[super::character::weapon::NINJA as usize] {
                 weapons_got[super::character::weapon::NINJA as usize] = false;
@@ -258,7 +258,7 @@ impl SavedTee {
             }
             ninja = Some((Vec2::default(), 0, 0, 0));
         }
-        if version == Version::Ddnet20_1 {
+        if version == Release::Ddnet20_1 {
             let weapon = |w: i32| (0..6).contains(&w);
             if !weapon(last_weapon)
                 || !(weapon(queued_weapon) || queued_weapon == -1)
@@ -452,7 +452,7 @@ mod tests {
     fn a_real_16_4_save_reads_as_ddnet_reads_it() {
         let line = SAVED.lines().nth(1).unwrap();
         assert_eq!(line.split('\t').count(), 110);
-        let team = SavedTeam::parse(SAVED.as_bytes(), Version::Ddnet16_4).unwrap();
+        let team = SavedTeam::parse(SAVED.as_bytes(), Release::Ddnet16_4).unwrap();
         assert_eq!((team.team_state, team.members.len()), (2, 2));
         let a = &team.members[1];
         assert_eq!(
@@ -481,7 +481,7 @@ mod tests {
         assert!(b.tee_started && b.collision_enabled && b.hook_hit_enabled);
         assert_eq!(b.ninja, None);
         // 20.1 reads the same 110 fields, and gives no ninja.
-        let b20 = &SavedTeam::parse(SAVED.as_bytes(), Version::Ddnet20_1)
+        let b20 = &SavedTeam::parse(SAVED.as_bytes(), Release::Ddnet20_1)
             .unwrap()
             .members[0];
         assert_eq!(b20.ninja, Some((Vec2::default(), 0, 0, 0)));
@@ -505,19 +505,19 @@ mod tests {
         // that held (state 5, field 67) flies, the input is empty, the
         // tee counts as started.
         let old = cut(96, &[(67, "5")], "");
-        let t = SavedTeam::parse(old.as_bytes(), Version::Ddnet16_4).unwrap();
+        let t = SavedTeam::parse(old.as_bytes(), Release::Ddnet16_4).unwrap();
         let m = &t.members[0];
         assert_eq!((m.hook_state, m.hooked_player, m.input), (4, -1, [0; 4]));
         assert!(m.tee_started && !m.live_frozen);
         assert!(!t.practice, "a team line of 4 numbers: no practice");
         // 20.1's five ninja fields: accepted by 20.1 only.
         let ninja = cut(110, &[], "\t1.000000\t0.000000\t7\t3\t900");
-        let m = &SavedTeam::parse(ninja.as_bytes(), Version::Ddnet20_1)
+        let m = &SavedTeam::parse(ninja.as_bytes(), Release::Ddnet20_1)
             .unwrap()
             .members[0];
         assert_eq!(m.ninja, Some((Vec2::new(1.0, 0.0), 7, 3, 900)));
         // 16.4 stops reading after its 110 fields.
-        assert!(SavedTeam::parse(ninja.as_bytes(), Version::Ddnet16_4).is_ok());
+        assert!(SavedTeam::parse(ninja.as_bytes(), Release::Ddnet16_4).is_ok());
     }
 
     #[test]
@@ -531,7 +531,7 @@ mod tests {
             // A member line missing: the empty line has no name.
             ("2\t2\t0\t0\t0\nb".to_owned(), "no name"),
         ] {
-            for version in [Version::Ddnet16_4, Version::Ddnet20_1] {
+            for version in [Release::Ddnet16_4, Release::Ddnet20_1] {
                 let e = SavedTeam::parse(text.as_bytes(), version);
                 assert!(e.is_err(), "{why}: {e:?}");
             }
@@ -539,17 +539,17 @@ mod tests {
         // 111 fields: 20.1 read one ninja field and failed the next; 16.4
         // stopped after its 110.
         let text = cut(110, &[], "\t1.0\tx");
-        assert!(SavedTeam::parse(text.as_bytes(), Version::Ddnet20_1).is_err());
-        assert!(SavedTeam::parse(text.as_bytes(), Version::Ddnet16_4).is_ok());
+        assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet20_1).is_err());
+        assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet16_4).is_ok());
         // 20.1 checks the weapons.
         let text = cut(110, &[(30, "6")], "");
-        assert!(SavedTeam::parse(text.as_bytes(), Version::Ddnet20_1).is_err());
+        assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet20_1).is_err());
     }
 
     quickcheck::quickcheck! {
         fn any_bytes_read_without_panicking(bytes: Vec<u8>) -> bool {
-            let _ = SavedTeam::parse(&bytes, Version::Ddnet16_4);
-            let _ = SavedTeam::parse(&bytes, Version::Ddnet20_1);
+            let _ = SavedTeam::parse(&bytes, Release::Ddnet16_4);
+            let _ = SavedTeam::parse(&bytes, Release::Ddnet20_1);
             true
         }
     }

@@ -31,15 +31,17 @@
 //! `docs/commands.md`, `teehistorian demo`); what cannot be known (a
 //! player's latency, score, emotes) is 0 or the neutral value.
 
+use super::Release;
 use crate::demo::{DemoRecorder, DemoStart};
 use crate::huffman::Flavor;
-use crate::simulate::{SimulateError, collision_of_map, simulate_observed};
+use crate::simulation::ddrace::world::World;
+use crate::simulation::physics::core::{Core, Cores, MAX_CLIENTS};
+use crate::simulation::physics::round_to_int;
+use crate::simulation::physics::tuning::Tuning;
+use crate::simulation::{SimulateError, collision_of_map, simulate_observed};
 use crate::snapshot::items::{ItemBuilder, uuid_to_ints};
 use crate::snapshot::{ItemSizes, Snapshot};
 use crate::teehistorian::{Message, SliceReader};
-use crate::world::core::{Core, Cores, MAX_CLIENTS};
-use crate::world::tuning::Tuning;
-use crate::world::{Version, World, round_to_int};
 use serde::Serialize;
 use std::ops::ControlFlow;
 
@@ -73,7 +75,7 @@ pub enum Span {
 #[derive(Clone, Debug, Serialize)]
 pub struct DemoSummary {
     /// Whose rules the world followed.
-    pub version: Version,
+    pub version: Release,
     /// The map's name (the teehistorian header's).
     pub map_name: String,
     /// The embedded map's SHA-256, hex.
@@ -178,7 +180,7 @@ pub fn demo_of_teehistorian(
         .map_err(|e| DemoError::Simulate(SimulateError::Decode(e)))?;
     let col = collision_of_map(map, cap).map_err(|e| DemoError::Simulate(SimulateError::Map(e)))?;
     let server = header.info.server_version.clone().unwrap_or_default();
-    let version = Version::of_server(&server)
+    let version = Release::of_server(&server)
         .ok_or(DemoError::Simulate(SimulateError::UnknownServer(server)))?;
     let clients = Clients::read(bytes);
     let (from, to, player_cids) = match span {
@@ -230,7 +232,7 @@ pub fn demo_of_teehistorian(
         reckoned: 0,
     };
     let until = (to != i32::MAX).then_some(to);
-    let options = crate::simulate::Options {
+    let options = crate::simulation::Options {
         until,
         ..Default::default()
     };
@@ -309,7 +311,7 @@ struct Reckoning {
 
 /// The writer's state, fed once a tick.
 struct Writer {
-    version: Version,
+    version: Release,
     from: i32,
     to: i32,
     recorder: DemoRecorder,
@@ -324,7 +326,7 @@ struct Writer {
     /// start of the tick saw it (`m_IsInFreeze`), and where it stood at the
     /// end of the tick (what the next tick's start sees).
     in_freeze: Vec<bool>,
-    end_pos: Vec<Option<crate::world::Vec2>>,
+    end_pos: Vec<Option<crate::simulation::physics::Vec2>>,
     /// The empty world a prediction ticks in.
     empty: Cores,
     /// `CTuningParams()`, what a prediction ticks with.
@@ -394,8 +396,8 @@ impl Writer {
                 None => true,
                 Some(r) => {
                     match self.version {
-                        Version::Ddnet16_4 => reset_16_4(&mut r.predicted),
-                        Version::Ddnet20_1 => {}
+                        Release::Ddnet16_4 => reset_16_4(&mut r.predicted),
+                        Release::Ddnet20_1 => {}
                     }
                     r.predicted.tuning = self.default_tuning;
                     r.predicted.id = cid;
@@ -475,9 +477,9 @@ impl Writer {
                 .int("auth_level", self.clients.auth_at(cid, tick));
             match self.version {
                 // 16.4's has only flags and auth level.
-                Version::Ddnet16_4 => dp.truncate(2),
+                Release::Ddnet16_4 => dp.truncate(2),
                 // No finish time.
-                Version::Ddnet20_1 => dp.int("finish_time_seconds", -1),
+                Release::Ddnet20_1 => dp.int("finish_time_seconds", -1),
             };
             self.push(&dp, "DDNetPlayer", cid as i32);
             self.items.players += 1;
@@ -493,11 +495,11 @@ impl Writer {
         let mut ex = builder("GameInfoEx");
         ex.int("flags", GAMEINFO_FLAGS);
         match self.version {
-            Version::Ddnet16_4 => {
+            Release::Ddnet16_4 => {
                 // GAMEINFO_CURVERSION 8; GAMEINFOFLAG2_HUD_DDRACE.
                 ex.int("version", 8).int("flags2", 1 << 6);
             }
-            Version::Ddnet20_1 => {
+            Release::Ddnet20_1 => {
                 // GAMEINFO_CURVERSION 13; HUD_DDRACE, DDRACE_TEAM,
                 // PREDICT_EVENTS, SUPPORTS_128_TEAMS (NO_WEAK_HOOK with
                 // sv_no_weak_hook); then sv_min_team_size and
@@ -513,7 +515,7 @@ impl Writer {
             }
         }
         self.push(&ex, "GameInfoEx", 0);
-        if self.version == Version::Ddnet20_1 {
+        if self.version == Release::Ddnet20_1 {
             // No best time on the map.
             let mut best = builder("MapBestTime");
             best.int("map_best_time_seconds", -1);
@@ -540,7 +542,7 @@ impl Writer {
             // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE.
             let explosive = if p.explosive { 1 << 2 } else { 0 };
             let (name, b) = match self.version {
-                Version::Ddnet20_1 => {
+                Release::Ddnet20_1 => {
                     let mut b = builder("DDNetProjectile");
                     b.int("x", round_to_int(p.pos.x * 100.0))
                         .int("y", round_to_int(p.pos.y * 100.0))
@@ -552,7 +554,7 @@ impl Writer {
                         .int("flags", explosive);
                     ("DDNetProjectile", b)
                 }
-                Version::Ddnet16_4 => {
+                Release::Ddnet16_4 => {
                     // `FillExtraInfo`: the angle in millionths of a
                     // radian; data: owner + 1, then explosive (bit 8+1)
                     // as 16.4 packs them.
@@ -580,7 +582,7 @@ impl Writer {
                 .int("owner", l.owner)
                 // LASERTYPE_RIFLE 0, LASERTYPE_SHOTGUN 1.
                 .int("type", if l.kind == 2 { 1 } else { 0 });
-            if self.version == Version::Ddnet16_4 {
+            if self.version == Release::Ddnet16_4 {
                 // 16.4's ends with the type.
                 b.truncate(7);
             }
@@ -589,7 +591,7 @@ impl Writer {
         }
         let pickups = w.pickups();
         for (i, pk) in pickups.iter().enumerate() {
-            use crate::world::game::PickupKind;
+            use crate::simulation::ddrace::world::PickupKind;
             // Map entities get the first snap ids, in the order the map
             // made them (the list is newest first).
             let id = (pickups.len() - 1 - i) as i32;
@@ -601,8 +603,8 @@ impl Writer {
             };
             // 16.4 sends the 0.6 item, 20.1 DDNet's.
             let name = match self.version {
-                Version::Ddnet16_4 => "Pickup",
-                Version::Ddnet20_1 => "DDNetPickup",
+                Release::Ddnet16_4 => "Pickup",
+                Release::Ddnet20_1 => "DDNetPickup",
             };
             let mut b = builder(name);
             b.int("x", round_to_int(pk.pos.x))
@@ -639,7 +641,7 @@ impl Writer {
             .map_or(0, |s| s.ammo);
         let ammo = match self.version {
             _ if ch.freeze_time != 0 => 0,
-            Version::Ddnet16_4 if ammo <= 0 => 0,
+            Release::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,
         };
         let player = w.player(cid);
@@ -715,9 +717,9 @@ impl Writer {
             .int("target_y", core.input.target_y);
         match self.version {
             // 16.4's ends with the aim.
-            Version::Ddnet16_4 => d.truncate(10),
+            Release::Ddnet16_4 => d.truncate(10),
             // TuneZone::OVERRIDE_NONE.
-            Version::Ddnet20_1 => d.int("tune_zone_override", -1),
+            Release::Ddnet20_1 => d.int("tune_zone_override", -1),
         };
         self.push(&d, "DDNetCharacter", cid as i32);
         self.items.ddnet_characters += 1;
@@ -733,7 +735,7 @@ impl Writer {
     /// modelled.
     fn emote(
         &self,
-        ch: &crate::world::character::Character,
+        ch: &crate::simulation::ddrace::character::Character,
         away: bool,
         tick: i32,
         last_action: i32,
@@ -758,25 +760,29 @@ impl Writer {
 /// `m_IsInFreeze`: a freeze tile (plain, deep or live; 20.1: or death)
 /// in the game, front or switch layer at `p`, or (20.1) a death tile at a
 /// corner a third of the body out.
-fn in_freeze(col: &crate::world::collision::Collision, p: crate::world::Vec2, v: Version) -> bool {
-    use crate::world::collision::{TILE_DEATH, tile};
+fn in_freeze(
+    col: &crate::simulation::physics::collision::Collision,
+    p: crate::simulation::physics::Vec2,
+    v: Release,
+) -> bool {
+    use crate::simulation::physics::collision::{TILE_DEATH, tile};
     let i = col.pure_index(p);
     let kinds = [col.game_index(i), col.front_index(i), col.switch_at(i).0];
     let freeze = |k: u8| {
         matches!(k, tile::FREEZE | tile::DFREEZE | tile::LFREEZE)
-            || (v == Version::Ddnet20_1 && k == TILE_DEATH)
+            || (v == Release::Ddnet20_1 && k == TILE_DEATH)
     };
     if kinds.into_iter().any(freeze) {
         return true;
     }
-    if v == Version::Ddnet16_4 {
+    if v == Release::Ddnet16_4 {
         return false;
     }
-    let r = crate::world::core::PHYSICAL_SIZE / 3.0;
+    let r = crate::simulation::physics::core::PHYSICAL_SIZE / 3.0;
     [(r, -r), (r, r), (-r, -r), (-r, r)]
         .into_iter()
         .any(|(dx, dy)| {
-            let q = crate::world::Vec2::new(p.x + dx, p.y + dy);
+            let q = crate::simulation::physics::Vec2::new(p.x + dx, p.y + dy);
             col.collision_at(q) == TILE_DEATH || col.front_collision_at(q) == TILE_DEATH
         })
 }
@@ -786,9 +792,9 @@ fn in_freeze(col: &crate::world::collision::Collision, p: crate::world::Vec2, v:
 /// left / 15, so 10 when not frozen), the ninja's time counting down in
 /// its place while it lasts, 0 in the tick a freeze began and for a
 /// character that has not ticked yet (`m_Armor`'s first value).
-fn armor(ch: &crate::world::character::Character, tick: i32) -> i32 {
-    use crate::world::character::weapon;
-    use crate::world::weapons::NINJA_DURATION_MS;
+fn armor(ch: &crate::simulation::ddrace::character::Character, tick: i32) -> i32 {
+    use crate::simulation::ddrace::character::weapon;
+    use crate::simulation::ddrace::weapons::NINJA_DURATION_MS;
     let progress = |left: i32| (10 - left / 15).clamp(0, 10);
     if ch.spawn_tick == tick || (ch.freeze_start == tick && ch.freeze_time > 0) {
         return 0;
@@ -842,13 +848,13 @@ fn core_item(c: &Core) -> [i32; 15] {
 /// DDNet 16.4's `CCharacterCore::Reset`, which its `Init` runs on the
 /// prediction every tick: what it resets (the rest is kept).
 fn reset_16_4(c: &mut Core) {
-    c.pos = crate::world::Vec2::default();
-    c.vel = crate::world::Vec2::default();
+    c.pos = crate::simulation::physics::Vec2::default();
+    c.vel = crate::simulation::physics::Vec2::default();
     c.new_hook = false;
-    c.hook_pos = crate::world::Vec2::default();
-    c.hook_dir = crate::world::Vec2::default();
+    c.hook_pos = crate::simulation::physics::Vec2::default();
+    c.hook_dir = crate::simulation::physics::Vec2::default();
     c.hook_tick = 0;
-    c.hook_state = crate::world::core::hook::IDLE;
+    c.hook_state = crate::simulation::physics::core::hook::IDLE;
     c.hooked_player = -1;
     c.jumped = 0;
     c.jumped_total = 0;
@@ -894,7 +900,7 @@ type EntityKey = (i32, i32, i32, u32, u32);
 /// A projectile's [`IdPool`] key: its owner, when and what it was fired
 /// as, and where it is now (the same in a tick's two walks over the
 /// projectiles).
-fn projectile_key(p: &crate::world::weapons::Projectile) -> EntityKey {
+fn projectile_key(p: &crate::simulation::ddrace::weapons::Projectile) -> EntityKey {
     (
         p.owner,
         p.start_tick,

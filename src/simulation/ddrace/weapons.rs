@@ -12,12 +12,14 @@
 //! through `TakeDamage`, which clamps the velocity with the character's
 //! move restrictions (none until stoppers are modelled).
 
-use super::Vec2;
 use super::character::{Character, weapon};
-use super::collision::Collision;
-use super::core::{Cores, PHYSICAL_SIZE, clamp_vel, closest_point_on_line, normalize};
-use super::game::Player;
-use super::tuning::Tuning;
+use super::player::Player;
+use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::Collision;
+use crate::simulation::physics::core::{
+    Cores, PHYSICAL_SIZE, clamp_vel, closest_point_on_line, normalize,
+};
+use crate::simulation::physics::tuning::Tuning;
 use serde::Serialize;
 
 /// An explosion's reach (`CreateExplosion`'s radius).
@@ -56,19 +58,6 @@ impl Rules {
             old_laser: config.sv_old_laser != 0,
         }
     }
-}
-
-/// A character's ninja state (`m_Core.m_Ninja` and the dash's hit list).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Ninja {
-    /// The dash's direction.
-    pub activation_dir: Vec2,
-    /// Ticks of dash left (goes below 0 when none runs).
-    pub current_move_time: i32,
-    /// The speed to give back when the dash ends.
-    pub old_vel_amount: f32,
-    /// Whom this dash has hit already.
-    pub hit: Vec<usize>,
 }
 
 /// A gun bullet or a grenade (`CProjectile`).
@@ -195,7 +184,10 @@ impl Ctx<'_> {
 
     /// More than 200 tiles outside the map (`GameLayerClipped`).
     fn clipped(&self, p: Vec2) -> bool {
-        let (x, y) = (super::round_to_int(p.x) / 32, super::round_to_int(p.y) / 32);
+        let (x, y) = (
+            crate::simulation::physics::round_to_int(p.x) / 32,
+            crate::simulation::physics::round_to_int(p.y) / 32,
+        );
         x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
     }
 
@@ -591,7 +583,7 @@ impl Ctx<'_> {
 
 /// `RemoveNinja`: back to the weapon before.
 pub fn remove_ninja(ch: &mut Character) {
-    ch.ninja = Ninja::default();
+    ch.ninja = super::character::Ninja::default();
     ch.ninja_activation_tick = 0;
     ch.weapons[weapon::NINJA as usize] = Default::default();
     ch.active_weapon = ch.last_weapon;
@@ -635,9 +627,9 @@ pub fn new_projectile(
 mod tests {
     use super::*;
     use crate::map::tiles::Tile;
+    use crate::simulation::Release;
+    use crate::simulation::physics::core::Core;
     use crate::teehistorian::PlayerInput;
-    use crate::world::Version;
-    use crate::world::core::Core;
 
     /// A 100 by 100 tile map, solid where `solid(column, row)` says.
     fn map(solid: impl Fn(i32, i32) -> bool) -> Collision {
@@ -668,8 +660,8 @@ mod tests {
         fn new(col: Collision) -> Fixture {
             Fixture {
                 col,
-                tuning: Tuning::ddrace(Version::Ddnet20_1),
-                cores: Cores::new(Version::Ddnet20_1),
+                tuning: Tuning::ddrace(Release::Ddnet20_1),
+                cores: Cores::new(Release::Ddnet20_1),
                 chars: vec![None; 8],
                 order: Vec::new(),
                 players: vec![None; 8],
@@ -689,7 +681,9 @@ mod tests {
                 tick,
                 tuning: &self.tuning,
                 col: &self.col,
-                rules: Rules::of(&crate::world::config::Config::new(Version::Ddnet20_1)),
+                rules: Rules::of(&crate::simulation::ddrace::config::Config::new(
+                    Release::Ddnet20_1,
+                )),
                 cores: &mut self.cores,
                 chars: &mut self.chars,
                 order: &self.order,
@@ -706,7 +700,7 @@ mod tests {
     fn a_grenade_follows_ddnets_curve() {
         // 3 ticks at grenade speed 1000 and curvature 7: t = 3/50*1000 = 60
         // units; x = 100 + 0.6*60, y = 200 + 0.8*60 + 7/10000*60^2.
-        let t = Tuning::ddrace(Version::Ddnet20_1);
+        let t = Tuning::ddrace(Release::Ddnet20_1);
         let p = calc_pos(
             Vec2::new(100.0, 200.0),
             Vec2::new(0.6, 0.8),

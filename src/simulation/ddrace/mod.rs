@@ -1,0 +1,16 @@
+//! DDRace's rules over the physics ([`super::physics`]): the server
+//! settings the game reads ([`config`]), characters with their freeze,
+//! weapons and ammunition ([`character`]), player slots ([`player`]), projectiles, lasers, explosions
+//! and the ninja ([`weapons`]), save strings as DDNet reads them
+//! ([`save`]), and the [`World`] that steps them all tick by tick: its
+//! players, spawns, console commands, race teams and tiles
+//! ([`world`]).
+
+pub mod character;
+pub mod config;
+pub mod player;
+pub mod save;
+pub mod weapons;
+pub mod world;
+
+pub use world::World;

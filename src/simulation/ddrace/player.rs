@@ -1,0 +1,63 @@
+//! A player slot (`CPlayer`): what outlives its characters.
+
+use crate::teehistorian::PlayerInput;
+use serde::Serialize;
+
+/// The spectators' team.
+pub const TEAM_SPECTATORS: i32 = -1;
+
+/// A player slot (`CPlayer`): what outlives its characters.
+#[derive(Clone, Debug, Serialize)]
+pub struct Player {
+    /// 0 plays, -1 spectates.
+    pub team: i32,
+    /// Entered the game (PLAYER_READY): inputs reach it.
+    pub in_game: bool,
+    /// Will spawn at the next chance (`m_Spawning`).
+    pub spawning: bool,
+    /// When its last character died.
+    pub die_tick: i32,
+    /// When the one before died.
+    pub prev_die_tick: i32,
+    /// The last input it sent, if any (`m_aLastPlayerInput`).
+    #[serde(skip)]
+    pub last_input: Option<PlayerInput>,
+    /// The flags of the last input applied.
+    pub player_flags: i32,
+    /// When it last killed itself (0 never).
+    pub last_kill: i32,
+    /// When it last changed team (0 never).
+    pub last_set_team: i32,
+    /// No team change before this tick.
+    pub team_change_tick: i32,
+    /// Paused by `/spec` or `/pause` (`PAUSE_PAUSED`): its inputs do not
+    /// reach its character, which stays in the world.
+    pub paused: bool,
+    /// Its character died inside this tick's world step; the player's
+    /// own tick removes it before any respawn.
+    pub(super) died_in_world: bool,
+    /// Its name, as its last `Cl_StartInfo` or `Cl_ChangeInfo` gave it
+    /// (a load matches savegame members by name).
+    #[serde(skip)]
+    pub name: Vec<u8>,
+}
+
+impl Player {
+    pub(super) fn new(tick: i32) -> Player {
+        Player {
+            team: 0,
+            in_game: false,
+            spawning: false,
+            die_tick: tick,
+            prev_die_tick: tick,
+            last_input: None,
+            player_flags: 0,
+            last_kill: 0,
+            last_set_team: 0,
+            team_change_tick: tick,
+            paused: false,
+            died_in_world: false,
+            name: Vec::new(),
+        }
+    }
+}

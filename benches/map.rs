@@ -60,7 +60,11 @@ fn maps() -> Vec<Vec<u8>> {
 /// The `check` pipeline over one map.
 fn read(bytes: &[u8]) -> Verdict {
     let mut verdict = Verdict::new("bench.map");
-    MapFormat.check(Source::bytes("bench.map", bytes.to_vec()), &mut verdict);
+    MapFormat.check(
+        Source::bytes("bench.map", bytes.to_vec()),
+        &Default::default(),
+        &mut verdict,
+    );
     verdict
 }
 

@@ -12,7 +12,7 @@ use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 use teeoracle::codec::Mode;
-use teeoracle::simulation::{Maps, Options, collision_of_map, simulate, synthetic_session};
+use teeoracle::simulation::{Maps, Options, simulate, synthetic_session};
 use teeoracle::teehistorian::SliceReader;
 
 fn main() {
@@ -24,7 +24,8 @@ fn main() {
     let map = maps
         .get(header.info.map_sha256.as_deref().expect("a map"))
         .expect("dm1");
-    let col = collision_of_map(map, 64 << 20).expect("dm1's game layer");
+    let col = teeoracle::simulation::physics::collision::Collision::of_map_bytes(map, 64 << 20)
+        .expect("dm1's game layer");
     let ticks: i32 = std::env::var("TEEORACLE_BENCH_TICKS")
         .ok()
         .and_then(|t| t.parse().ok())

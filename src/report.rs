@@ -438,8 +438,27 @@ pub trait Format: Sync {
         true
     }
     /// Checks the whole file: fills in `verdict` (format, counts,
-    /// findings, error, round trip, summary) and settles its status.
-    fn check(&self, source: Source, verdict: &mut Verdict);
+    /// findings, error, round trip, summary) and settles its status,
+    /// going further where `context` offers a way (a teehistorian file is
+    /// simulated when it holds a [`Simulator`]).
+    fn check(&self, source: Source, context: &Context<'_>, verdict: &mut Verdict);
+}
+
+/// What a format's check is given beside the file: ways to go further
+/// than the format alone can, provided by the jobs above the formats.
+#[derive(Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// Simulates a teehistorian file's game (`None`: not asked for).
+    pub simulator: Option<&'a dyn Simulator>,
+}
+
+/// Simulates the game a checked teehistorian file recorded and says what
+/// it found (`crate::simulation::check`, on the maps at hand).
+pub trait Simulator: Sync {
+    /// `bytes` is the whole file, read from `path` (`None`: not from a
+    /// file, e.g. standard input), and `verdict` its check so far: adds
+    /// the simulation's findings and counts, and settles it again.
+    fn simulate(&self, path: Option<&std::path::Path>, bytes: &[u8], verdict: &mut Verdict);
 }
 
 /// The `check --format json` document's body (kind `check`, in

@@ -5,7 +5,7 @@
 #![cfg(feature = "jobs")]
 
 use teeoracle::map::{Datafile, Map};
-use teeoracle::simulation::{DemoReport, Options, collision_of_map, simulate};
+use teeoracle::simulation::{DemoReport, Options, simulate};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus");
 
@@ -20,7 +20,8 @@ fn compare(dir: &str, name: &str) -> DemoReport {
     Datafile::decode(map)
         .map(|d| Map::new(&d))
         .expect("its map");
-    let col = collision_of_map(map, 64 << 20).expect("a game layer");
+    let col = teeoracle::simulation::physics::collision::Collision::of_map_bytes(map, 64 << 20)
+        .expect("a game layer");
     let options = Options {
         demo: Some(&demo),
         ..Options::default()

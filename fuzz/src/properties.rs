@@ -296,7 +296,7 @@ pub fn map(data: &[u8]) {
     use teeoracle::report::{Format, Verdict};
     let mut source = Source::bytes("fuzz.map", data.to_vec());
     source.set_max_decompressed(Some(16 << 20));
-    MapFormat.check(source, &mut Verdict::new("fuzz.map"));
+    MapFormat.check(source, &Default::default(), &mut Verdict::new("fuzz.map"));
     let Ok(datafile) = Datafile::decode(data) else {
         return;
     };

@@ -181,28 +181,15 @@ fn collision(
     py: Python<'_>,
     map: &Bound<'_, PyAny>,
 ) -> PyResult<teeoracle::simulation::physics::collision::Collision> {
+    use teeoracle::map::NoMap;
+    use teeoracle::simulation::maps::MapFileError;
     let input = Input::of(map)?;
     let name = input.name.clone();
     let bytes = input.bytes()?;
-    let map_bytes: &[u8] = match teeoracle::demo::is_demo(&bytes) {
-        false => &bytes,
-        true => {
-            let events =
-                teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
-            let m = events.map();
-            if m.is_empty() {
-                return Err(PyValueError::new_err(format!(
-                    "{name}: the demo embeds no map"
-                )));
-            }
-            // The slice of `bytes` the map is.
-            let start = m.as_ptr() as usize - bytes.as_ptr() as usize;
-            &bytes[start..start + m.len()]
-        }
-    };
-    let cap = teeoracle::compression::default_max_decompressed(map_bytes.len() as u64);
-    teeoracle::simulation::collision_of_map(map_bytes, cap)
-        .map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+    teeoracle::simulation::collision_of_file(&bytes).map_err(|e| match e {
+        MapFileError::NoMap(NoMap::Demo(e)) => errors::decode(py, &name, &e),
+        e => PyValueError::new_err(format!("{name}: {e}")),
+    })
 }
 
 /// The ``teehistorian simulate --format json`` document.
@@ -222,9 +209,6 @@ pub fn simulate<'py>(
         .map(str::parse::<Release>)
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("physics {e}")))?;
-    if demo.is_some() && at.is_some() {
-        return Err(PyValueError::new_err("at and demo do not go together"));
-    }
     let col = collision(py, map)?;
     let input = Input::of(teehistorian)?;
     let name = input.name.clone();
@@ -238,18 +222,20 @@ pub fn simulate<'py>(
         until: at,
         physics,
     };
-    let report = match py.detach(|| teeoracle::simulation::simulate(&bytes, col, &options)) {
-        Ok(r) => r,
-        Err(SimulateError::Decode(e)) => return Err(errors::decode(py, &name, &e)),
-        Err(e) => return Err(PyValueError::new_err(format!("{name}: {e}"))),
+    let error = |e| match e {
+        SimulateError::Decode(e) => errors::decode(py, &name, &e),
+        SimulateError::UntilWithDemo => PyValueError::new_err("at and demo do not go together"),
+        SimulateError::UntilOutside { until, ticks } => PyValueError::new_err(format!(
+            "at={until}: the file's ticks are {}..{}",
+            ticks.0, ticks.1
+        )),
+        e => PyValueError::new_err(format!("{name}: {e}")),
     };
-    if let Some(at) = at
-        && report.world.as_ref().is_none_or(|w| w.tick != at)
-    {
-        return Err(PyValueError::new_err(format!(
-            "at={at}: the file's ticks are {}..{}",
-            report.ticks.0, report.ticks.1
-        )));
+    let report = py
+        .detach(|| teeoracle::simulation::simulate(&bytes, col, &options))
+        .map_err(&error)?;
+    if let Some(at) = at {
+        report.world_at(at).map_err(&error)?;
     }
     convert::serialize(py, &teeoracle::schema::Document::new("simulation", &report))
 }

@@ -3,7 +3,7 @@
 
 use super::{Archive, MemberStatus, OpenOptions, frames::is_tar_header};
 use crate::input::Source;
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 use std::io;
 
 /// The recording archive format (a TAR file, plain or compressed).
@@ -24,7 +24,7 @@ impl Format for ArchiveFormat {
         head.len() >= 512 && is_tar_header(&head[..512])
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, _: &Context<'_>, verdict: &mut Verdict) {
         // The archive reader seeks: a file is read in place (through its
         // own compression), anything else is spooled to a temporary file.
         let spooled;

@@ -26,7 +26,8 @@ pub use crate::compression::{
 };
 pub use crate::input::{HEAD_LEN, Source};
 pub use crate::report::{
-    CheckDocument, Code, Counts, Finding, Format, RoundTrip, Severity, Status, Totals, Verdict,
+    CheckDocument, Code, Context, Counts, Finding, Format, RoundTrip, Severity, Simulator, Status,
+    Totals, Verdict,
 };
 
 /// How a run judges files.
@@ -45,7 +46,7 @@ pub struct Options {
     /// Maps to simulate teehistorian files on (`None`: no simulation).
     /// A teehistorian file whose map is among them is simulated with
     /// DDNet's physics and every recorded position compared
-    /// ([`crate::simulate`]).
+    /// ([`crate::simulation::check`]).
     #[cfg(feature = "zlib")]
     pub maps: Option<std::sync::Arc<crate::simulation::Maps>>,
 }
@@ -96,8 +97,6 @@ pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
 /// compression), runs that format's check, and applies `options` and the
 /// `malformed/` expectation. Never panics; I/O errors are failures.
 pub fn check(mut source: Source, options: &Options) -> Verdict {
-    #[cfg(feature = "zlib")]
-    let again = source.path().map(std::path::PathBuf::from);
     if options.max_decompressed.is_some() {
         source.set_max_decompressed(options.max_decompressed);
     }
@@ -122,13 +121,22 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
             match (found, claimed) {
                 (Some(format), claimed) => {
                     verdict.format = Some(format.name());
-                    format.check(source, &mut verdict);
                     #[cfg(feature = "zlib")]
-                    if format.name() == "teehistorian"
-                        && let Some(maps) = &options.maps
+                    let simulator =
+                        options
+                            .maps
+                            .as_deref()
+                            .map(|maps| crate::simulation::check::OnMaps {
+                                maps,
+                                max_decompressed: options.max_decompressed,
+                            });
+                    #[cfg_attr(not(feature = "zlib"), allow(unused_mut))]
+                    let mut context = Context::default();
+                    #[cfg(feature = "zlib")]
                     {
-                        simulated(again.as_deref(), maps, options, &mut verdict);
+                        context.simulator = simulator.as_ref().map(|s| s as &dyn Simulator);
                     }
+                    format.check(source, &context, &mut verdict);
                     // Checked as what it is, and failed for its name: a
                     // tool that trusts the name would misread it.
                     if let Some(claimed) = claimed.filter(|c| c.name() != format.name()) {
@@ -162,230 +170,6 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     }
     expect(&mut verdict, options);
     verdict
-}
-
-/// Simulates a checked teehistorian file on its map, if `maps` has it:
-/// a position DDNet's physics does not reproduce fails the file; what
-/// the simulation does not model yet is a warning; no map, a note.
-#[cfg(feature = "zlib")]
-fn simulated(
-    path: Option<&std::path::Path>,
-    maps: &crate::simulation::Maps,
-    options: &Options,
-    verdict: &mut Verdict,
-) {
-    if verdict.status == Status::Fail {
-        return;
-    }
-    let Some(path) = path else {
-        verdict.push(Finding::new(
-            Severity::Note,
-            Code::NotSimulated,
-            "not simulated: read from standard input",
-        ));
-        return;
-    };
-    let mut source = Source::file(path);
-    source.set_max_decompressed(options.max_decompressed);
-    let bytes = match source.into_bytes() {
-        Ok(b) => b,
-        Err(e) => return verdict.fail(Code::Io, format!("cannot read again to simulate: {e}")),
-    };
-    let cap = options
-        .max_decompressed
-        .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
-    // The same session's server demo, checked against the simulation too.
-    let demo = session_demo(path, &bytes, cap);
-    let sim_options = crate::simulation::Options {
-        demo: demo.as_ref().map(|(_, d)| d.as_slice()),
-        ..Default::default()
-    };
-    let report = match crate::simulation::simulate_with(&bytes, maps, cap, &sim_options) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            verdict.push(Finding::new(
-                Severity::Note,
-                Code::NotSimulated,
-                "not simulated: the map the header names (map_sha256) is not at hand (--maps DIR, or a map or demo beside the file)",
-            ));
-            return;
-        }
-        // A header that names no map (DDNet's unit tests write such
-        // files) or a server this simulator does not know: said, no more.
-        Err(
-            e @ (crate::simulation::SimulateError::Header(_)
-            | crate::simulation::SimulateError::UnknownServer(_)),
-        ) => {
-            verdict.push(Finding::new(
-                Severity::Note,
-                Code::NotSimulated,
-                format!("not simulated: {e}"),
-            ));
-            return;
-        }
-        Err(e) => {
-            verdict.push(Finding::new(
-                Severity::Warn,
-                Code::NotSimulated,
-                format!("not simulated: {e}"),
-            ));
-            return;
-        }
-    };
-    if let Some(e) = &report.stopped {
-        verdict.push(Finding::new(
-            Severity::Warn,
-            Code::NotSimulated,
-            format!("simulated only up to where it stopped: {e}"),
-        ));
-    }
-    for d in report.listed.iter().take(5) {
-        verdict.push(Finding::new(
-            Severity::Fail,
-            Code::Simulation,
-            format!(
-                "tick {}: client {} recorded at {}, DDNet's physics puts it at {}",
-                d.tick,
-                d.cid,
-                crate::simulation::place(d.recorded),
-                crate::simulation::place(d.simulated)
-            ),
-        ));
-    }
-    if report.divergences > 5 {
-        verdict.push(Finding::new(
-            Severity::Fail,
-            Code::Simulation,
-            format!("{} more positions differ", report.divergences - 5),
-        ));
-    }
-    if let (Some((demo_path, _)), Some(d)) = (&demo, &report.demo) {
-        demo_findings(demo_path, d, verdict);
-    }
-    let mut features: Vec<&str> = report
-        .unmodelled
-        .iter()
-        .map(|u| u.feature.as_str())
-        .collect();
-    features.sort_unstable();
-    features.dedup();
-    if !features.is_empty() {
-        // Every position matched all the same: nothing went unjudged.
-        let severity = match report.after_unmodelled {
-            0 => Severity::Note,
-            _ => Severity::Warn,
-        };
-        verdict.push(Finding::new(
-            severity,
-            Code::Unmodelled,
-            format!(
-                "{} player-ticks not judged, after what the simulation does not model: {}",
-                report.after_unmodelled,
-                features.join(", ")
-            ),
-        ));
-    }
-    verdict
-        .counts
-        .more
-        .insert("player_ticks", report.player_ticks);
-    verdict
-        .counts
-        .more
-        .insert("player_ticks_matched", report.matched);
-    verdict.summary.push_str(&format!(
-        "; simulated: {} of {} player-ticks where the file puts them",
-        report.matched, report.player_ticks
-    ));
-    verdict.settle();
-}
-
-/// The server demo of the same session as the teehistorian file at
-/// `path`, if one lies beside it: the file of the same name with
-/// `.demo`, or in a folder `record` wrote (it has a `scenario.ron`) its
-/// one demo. Its embedded map must be the one the header names. The
-/// demo's path and bytes.
-#[cfg(feature = "zlib")]
-fn session_demo(
-    path: &std::path::Path,
-    teehistorian: &[u8],
-    cap: u64,
-) -> Option<(std::path::PathBuf, Vec<u8>)> {
-    let same_name = path.with_extension("demo");
-    let candidate = if same_name.is_file() {
-        same_name
-    } else {
-        let dir = path.parent()?;
-        if !dir.join("scenario.ron").is_file() {
-            return None;
-        }
-        let mut demos = std::fs::read_dir(dir)
-            .ok()?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "demo"));
-        let one = demos.next()?;
-        if demos.next().is_some() {
-            return None;
-        }
-        one
-    };
-    let mut source = Source::file(&candidate);
-    source.set_max_decompressed(Some(cap));
-    let bytes = source.into_bytes().ok()?;
-    let mut maps = crate::simulation::Maps::default();
-    maps.add(&bytes);
-    let (header, _) =
-        crate::teehistorian::SliceReader::new(teehistorian, crate::codec::Mode::Lenient).ok()?;
-    maps.get(header.info.map_sha256.as_deref()?)?;
-    Some((candidate, bytes))
-}
-
-/// What comparing the simulation with the session's demo found: an item
-/// field that differs fails the file; a demo that compared nothing is a
-/// warning (the check asked could not be done).
-#[cfg(feature = "zlib")]
-fn demo_findings(
-    demo_path: &std::path::Path,
-    d: &crate::simulation::DemoReport,
-    verdict: &mut Verdict,
-) {
-    let name = demo_path.file_name().map_or_else(
-        || demo_path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    for m in d.listed.iter().take(5) {
-        verdict.push(Finding::new(
-            Severity::Fail,
-            Code::Simulation,
-            format!(
-                "{name}: snapshot {} (item tick {}): client {}: {}.{} is {} in the demo, {} simulated",
-                m.snapshot_tick, m.tick, m.cid, m.item, m.field, m.demo, m.simulated
-            ),
-        ));
-    }
-    if d.mismatched > 5 {
-        verdict.push(Finding::new(
-            Severity::Fail,
-            Code::Simulation,
-            format!("{name}: {} more items differ", d.mismatched - 5),
-        ));
-    }
-    if d.compared == 0 {
-        verdict.push(Finding::new(
-            Severity::Warn,
-            Code::NotSimulated,
-            format!("{name}: the session's demo has no Character item the simulation reached: compared nothing"),
-        ));
-    }
-    verdict
-        .counts
-        .more
-        .insert("demo_items_compared", d.compared);
-    verdict.counts.more.insert("demo_items_matched", d.matched);
-    verdict.summary.push_str(&format!(
-        "; {name}: {} of {} Character items as simulated",
-        d.matched, d.compared
-    ));
 }
 
 /// Applies `--deny-warnings` and the `malformed/` expectation.

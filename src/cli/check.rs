@@ -89,7 +89,10 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     }
     let maps = match args.judging.no_simulate {
         true => None,
-        false => Some(std::sync::Arc::new(maps_for(&files, &args.judging.maps)?)),
+        false => Some(std::sync::Arc::new(super::maps::maps_for(
+            &files,
+            &args.judging.maps,
+        )?)),
     };
     let mut out = stdout();
     if args.format == CheckFormat::Jsonl {
@@ -321,15 +324,4 @@ pub(super) fn report(
         totals.passed, totals.warned, totals.failed, totals.skipped
     )?;
     Ok(())
-}
-
-/// The maps teehistorian files may be simulated on
-/// ([`teeoracle::simulation::Maps::gather`]).
-pub(crate) fn maps_for(
-    files: &[(PathBuf, bool)],
-    dirs: &[PathBuf],
-) -> Result<teeoracle::simulation::Maps, Failure> {
-    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulation::Maps::gather(&paths, dirs)
-        .map_err(|e| Failure::Usage(format!("--maps {e}")))
 }

@@ -178,7 +178,7 @@ fn compare_files(
             )));
         }
         let world = |path: &Path, bytes, physics| {
-            let col = super::teehistorian::collision_found(path, &args.maps)?;
+            let col = super::maps::collision_found(path, &args.maps)?;
             SimulatedTicks::new(bytes, col, physics).map_err(|e| broken(path, &e))
         };
         let (ho, mut o) = world(old_path, old, None)?;

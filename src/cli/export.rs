@@ -68,7 +68,7 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("--to {}: {e}", args.to.display())))?;
     let maps = match args.judging.no_simulate {
         true => None,
-        false => Some(std::sync::Arc::new(super::check::maps_for(
+        false => Some(std::sync::Arc::new(super::maps::maps_for(
             &files,
             &args.judging.maps,
         )?)),

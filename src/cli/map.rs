@@ -201,27 +201,6 @@ impl Loaded {
     }
 }
 
-/// The game layer's collision of a map file, or of the map a demo
-/// embeds (for the simulator).
-pub(crate) fn collision_of(
-    path: &Path,
-) -> Result<teeoracle::simulation::physics::collision::Collision, Failure> {
-    let loaded = Loaded::read(path)?;
-    let datafile = loaded.decode(path)?;
-    let map = Map::new(&datafile);
-    teeoracle::simulation::physics::collision::Collision::of_map(&datafile, &map, loaded.cap(None))
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))
-}
-
-/// A map argument's map bytes (a map file, or the map a demo embeds),
-/// checked to decode, and the cap on its blocks' inflated bytes.
-pub(crate) fn map_bytes_of(path: &Path) -> Result<(Vec<u8>, u64), Failure> {
-    let loaded = Loaded::read(path)?;
-    loaded.decode(path)?;
-    let cap = loaded.cap(None);
-    Ok((loaded.map().to_vec(), cap))
-}
-
 /// The check of a loaded map (the map check's pipeline), settled.
 fn verdict(path: &Path, loaded: &Loaded, cap: u64) -> Verdict {
     let mut verdict = Verdict::new(shown(path));

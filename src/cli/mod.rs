@@ -12,6 +12,7 @@ mod diff;
 mod export;
 mod generate;
 mod map;
+mod maps;
 mod net;
 mod output;
 mod record;

@@ -176,8 +176,8 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             format,
         } => {
             let col = match map {
-                Some(map) => super::map::collision_of(&map)?,
-                None => collision_found(&file, &maps)?,
+                Some(map) => super::maps::collision_of(&map)?,
+                None => super::maps::collision_found(&file, &maps)?,
             };
             simulate(&file, col, physics, at, demo.as_deref(), format)
         }
@@ -204,27 +204,6 @@ pub enum SimulationFormat {
     Ron,
 }
 
-/// The collision of the map `file`'s header names, found among the maps
-/// and demos beside it and under `dirs`; not found is a failure (the
-/// simulation asked for cannot run).
-pub(crate) fn collision_found(
-    file: &Path,
-    dirs: &[PathBuf],
-) -> Result<teeoracle::simulation::physics::collision::Collision, Failure> {
-    let maps = super::check::maps_for(&[(file.to_path_buf(), true)], dirs)?;
-    let bytes = super::output::read(file)?;
-    let cap = teeoracle::compression::default_max_decompressed(bytes.len() as u64);
-    teeoracle::simulation::collision_for(&bytes, &maps, cap)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?
-        .ok_or_else(|| {
-            Failure::bad(format!(
-                "{}: the map the header names (map_sha256) is not among the {} maps beside it or under --maps: give --map MAP or --maps DIR",
-                shown(file),
-                maps.len()
-            ))
-        })
-}
-
 /// `teehistorian demo`: the simulated world as a server demo.
 fn demo(
     file: &Path,
@@ -243,7 +222,7 @@ fn demo(
         (None, Some(name)) => Span::Player(name),
         (None, None) => Span::All,
     };
-    let (map, cap) = super::map::map_bytes_of(map_path)?;
+    let (map, cap) = super::maps::map_bytes_of(map_path)?;
     let bytes = super::output::read(file)?;
     let (demo, summary) = demo_of_teehistorian(&bytes, &map, &span, cap)
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
@@ -307,25 +286,25 @@ fn simulate(
     demo: Option<&Path>,
     format: SimulationFormat,
 ) -> Result<(), Failure> {
+    use teeoracle::simulation::SimulateError;
     let bytes = super::output::read(file)?;
-    if demo.is_some() && at.is_some() {
-        return Err(Failure::Usage("--at and --demo do not go together".into()));
-    }
     let demo_bytes = demo.map(super::output::read).transpose()?;
     let options = teeoracle::simulation::Options {
         demo: demo_bytes.as_deref(),
         until: at,
         physics,
     };
-    let report = teeoracle::simulation::simulate(&bytes, col, &options)
-        .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
-    if let Some(at) = at
-        && report.world.as_ref().is_none_or(|w| w.tick != at)
-    {
-        return Err(Failure::Usage(format!(
-            "--at {at}: the file's ticks are {}..{}",
-            report.ticks.0, report.ticks.1
-        )));
+    let outside = |e| match e {
+        SimulateError::UntilWithDemo => Failure::Usage("--at and --demo do not go together".into()),
+        SimulateError::UntilOutside { until, ticks } => Failure::Usage(format!(
+            "--at {until}: the file's ticks are {}..{}",
+            ticks.0, ticks.1
+        )),
+        e => Failure::bad(format!("{}: {e}", shown(file))),
+    };
+    let report = teeoracle::simulation::simulate(&bytes, col, &options).map_err(outside)?;
+    if let Some(at) = at {
+        report.world_at(at).map_err(outside)?;
     }
     let mut out = stdout();
     match format {
@@ -343,7 +322,7 @@ fn simulate(
                 out,
                 "{}: {:?}, ticks {}..{}: {} of {} player-ticks matched ({:.3}%), {} before the first divergence; {} divergences, {} after unmodelled events",
                 shown(file),
-                report.version,
+                report.release,
                 report.ticks.0,
                 report.ticks.1,
                 report.matched,

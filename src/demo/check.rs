@@ -7,7 +7,7 @@
 use super::{Demo, HEADER_LEN, MAX_FAULTS, TIMELINE_LEN, is_demo, rerecord_decoded};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::input::Source;
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 use crate::snapshot::replay::FaultKind;
 use sha2::{Digest, Sha256};
 
@@ -30,7 +30,7 @@ impl Format for DemoFormat {
         is_demo(head)
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, _: &Context<'_>, verdict: &mut Verdict) {
         match source.into_bytes() {
             Ok(bytes) => check_bytes(&bytes, verdict),
             Err(e) => verdict.push(Finding::new(

@@ -37,7 +37,7 @@ impl<'a> SimulatedTicks<'a> {
     ) -> Result<(Value, Self), SimulateError> {
         let (header, _) = crate::teehistorian::SliceReader::new(bytes, Mode::Lenient)
             .map_err(SimulateError::Decode)?;
-        let recorded = crate::simulation::recorded_version(&header)?;
+        let recorded = crate::simulation::header::recorded_release(&header)?;
         let value = json!({
             "physics": physics.unwrap_or(recorded),
             "recorded_version": recorded,

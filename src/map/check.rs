@@ -6,7 +6,7 @@ use super::{Datafile, ITEM_HEADER_LEN, Map, Tally, is_map, rules};
 use crate::codec::{encode_to_vec, first_difference};
 use crate::compression::zlib::{Fault, inflate_with};
 use crate::input::{Source, default_max_decompressed};
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 
 /// The map format.
 pub struct MapFormat;
@@ -24,7 +24,7 @@ impl Format for MapFormat {
         is_map(head)
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, _: &Context<'_>, verdict: &mut Verdict) {
         let cap = source.max_decompressed();
         match source.into_bytes() {
             Ok(bytes) => {

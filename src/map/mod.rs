@@ -246,6 +246,67 @@ pub fn is_map(head: &[u8]) -> bool {
     (head.starts_with(b"DATA") || head.starts_with(b"ATAD")) && matches!(version, Some(3 | 4))
 }
 
+/// Where the map of a file given as a map lies: a map file is all map;
+/// a demo holds the map its recorder embedded (`demo`, `teehistorian
+/// simulate --map`, `map` commands and the Python package take either).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapBytes {
+    /// The map's bytes within the file.
+    pub range: std::ops::Range<usize>,
+    /// The map is a demo's.
+    pub embedded: bool,
+}
+
+/// Why a file given as a map holds none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoMap {
+    /// A demo that does not decode up to its map.
+    Demo(crate::codec::DecodeError),
+    /// A demo without a map (DDNet writes none when it has no map data).
+    NotEmbedded,
+}
+
+impl std::fmt::Display for NoMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoMap::Demo(e) => write!(f, "{e}"),
+            NoMap::NotEmbedded => f.write_str("the demo embeds no map"),
+        }
+    }
+}
+
+impl std::error::Error for NoMap {}
+
+impl MapBytes {
+    /// The map of `file`: the map a demo embeds, or (anything else) the
+    /// whole file, not checked to be a map.
+    pub fn find(file: &[u8]) -> Result<MapBytes, NoMap> {
+        if !crate::demo::is_demo(file) {
+            return Ok(MapBytes {
+                range: 0..file.len(),
+                embedded: false,
+            });
+        }
+        let events = crate::demo::Events::new(file).map_err(NoMap::Demo)?;
+        let map = events.map();
+        if map.is_empty() {
+            return Err(NoMap::NotEmbedded);
+        }
+        // `map` is a slice of `file`: where it starts.
+        let start = map.as_ptr() as usize - file.as_ptr() as usize;
+        Ok(MapBytes {
+            range: start..start + map.len(),
+            embedded: true,
+        })
+    }
+
+    /// The map's bytes in `file` (the file [`MapBytes::find`] read;
+    /// none in a shorter one).
+    pub fn of<'a>(&self, file: &'a [u8]) -> &'a [u8] {
+        file.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
 /// Findings by rule: the first of each rule is kept, its repeats counted
 /// on it, in the order rules were first met.
 #[derive(Default)]

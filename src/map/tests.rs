@@ -622,7 +622,11 @@ pub(crate) mod zlib {
         use crate::input::Source;
         use crate::report::{Format, Verdict};
         let mut verdict = Verdict::new("t.map");
-        super::super::check::MapFormat.check(Source::bytes("t.map", bytes), &mut verdict);
+        super::super::check::MapFormat.check(
+            Source::bytes("t.map", bytes),
+            &Default::default(),
+            &mut verdict,
+        );
         assert_eq!(verdict.error, None, "it decodes");
         verdict
             .findings
@@ -739,7 +743,11 @@ pub(crate) mod zlib {
         let bytes = mutate(&flips, cut);
         let mut source = Source::bytes("mutated.map", bytes.clone());
         source.set_max_decompressed(Some(1 << 22));
-        MapFormat.check(source, &mut Verdict::new("mutated.map"));
+        MapFormat.check(
+            source,
+            &Default::default(),
+            &mut Verdict::new("mutated.map"),
+        );
         let Ok(datafile) = Datafile::decode(&bytes) else {
             return true;
         };

@@ -7,7 +7,7 @@ use super::{Anomaly, Decoded, Direction, ReplaySummary, Session, Summary, server
 use crate::capture::{self, is_capture};
 use crate::input::Source;
 use crate::packet::{Layer, Mismatch, Packet};
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 use std::collections::BTreeMap;
 
 /// The capture (pcap, pcapng) format.
@@ -26,7 +26,7 @@ impl Format for CaptureFormat {
         is_capture(head)
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, _: &Context<'_>, verdict: &mut Verdict) {
         match source.into_bytes() {
             Ok(bytes) => {
                 check_capture(&bytes, None, verdict);

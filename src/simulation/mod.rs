@@ -9,18 +9,35 @@
 //! - [`ddrace`]: DDRace's rules over it (settings, characters, weapons,
 //!   save strings, race teams, tiles) and the [`World`] they make.
 //! - [`console`]: numbers as DDNet's console reads them (both layers take
-//!   settings and tunings through it).
-//! - [`machine`]: the [`Simulation`], a sans-IO machine fed one record at a
-//!   time, and its [`Report`].
-//! - [`demo_writer`]: the simulated world written as the server's demo.
+//!   settings and tunings through it); [`release`]: whose rules.
+//! - [`machine`]: the [`Simulation`], a sans-IO machine fed one record at
+//!   a time, and [`simulate`], which drives one over a file; [`header`]:
+//!   the world a header describes; [`report`]: what it found;
+//!   [`demo_compare`]: the comparison with the session's server demo.
+//! - [`maps`]: the maps to simulate on, found by the header's checksum;
+//!   [`check`]: the simulation as `check` runs it (findings on a verdict).
+//! - [`demo_writer`]: the simulated world written as the server's demo;
+//!   [`synthetic`]: long valid files that simulate exactly.
 
+pub mod check;
 pub mod console;
 pub mod ddrace;
+pub mod demo_compare;
 pub mod demo_writer;
+pub mod error;
+pub mod header;
 pub mod machine;
+pub mod maps;
 pub mod physics;
 pub mod release;
+pub mod report;
+pub mod synthetic;
 
 pub use ddrace::World;
-pub use machine::*;
+pub use error::{HeaderError, SimulateError};
+pub use machine::{Observer, Options, Simulation, Stepper, simulate, simulate_observed};
+pub use maps::{Lookup, LookupError, Maps, collision_of_file, lookup};
 pub use release::{Release, UnknownRelease};
+pub use report::DemoReport;
+pub use report::{Divergence, MAX_GAP, PlayerSummary, Report, Stopped};
+pub use synthetic::synthetic_session;

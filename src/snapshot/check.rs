@@ -7,7 +7,7 @@
 
 use super::{Delta, ItemSizes, SnapError, Snapshot, apply};
 use crate::input::Source;
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 use std::path::PathBuf;
 
 /// The raw snapshot and delta format.
@@ -32,7 +32,7 @@ impl Format for SnapshotFormat {
         false
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, _: &Context<'_>, verdict: &mut Verdict) {
         let is_delta = source.name().to_ascii_lowercase().ends_with(".delta.bin");
         let base_path = source.path().map(|p| {
             let name = p.file_name().unwrap_or_default().to_string_lossy();

@@ -6,7 +6,7 @@ use super::ReadError;
 use super::is_teehistorian;
 use super::scan::{Scan, Verify};
 use crate::input::Source;
-use crate::report::{Code, Finding, Format, RoundTrip, Severity, Verdict};
+use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Status, Verdict};
 
 /// The teehistorian format.
 pub struct TeehistorianFormat;
@@ -24,7 +24,23 @@ impl Format for TeehistorianFormat {
         is_teehistorian(head)
     }
 
-    fn check(&self, source: Source, verdict: &mut Verdict) {
+    fn check(&self, source: Source, context: &Context<'_>, verdict: &mut Verdict) {
+        // To be simulated: the file is read once, the scan keeping what it
+        // reads for the simulation (a cut stream is checked up to the cut,
+        // and then not simulated: the file failed).
+        if let Some(simulator) = context.simulator {
+            let path = source.path().map(std::path::Path::to_path_buf);
+            let mut kept = Keep::default();
+            let scanned = source.into_reader().map_err(ReadError::Io).and_then(|src| {
+                kept.inner = Some(src);
+                Scan::run(&mut kept, Verify::all())
+            });
+            fill(verdict, scanned);
+            if verdict.status != Status::Fail {
+                simulator.simulate(path.as_deref(), &kept.bytes, verdict);
+            }
+            return;
+        }
         // An uncompressed file on disk: a large one is checked on two
         // threads, if it may use them.
         let file = match (source.path(), source.compression()) {
@@ -39,39 +55,62 @@ impl Format for TeehistorianFormat {
                 .map_err(ReadError::Io)
                 .and_then(|src| Scan::run(src, Verify::all())),
         };
-        match scanned {
-            Err(ReadError::Decode(e)) => verdict.error = Some(e),
-            Err(ReadError::Io(e)) => verdict.push(Finding::new(
-                Severity::Fail,
-                Code::Io,
-                format!("cannot read: {e}"),
-            )),
-            Ok((_, scan)) => {
-                verdict.counts.records = Some(scan.records);
-                verdict.counts.last_tick = Some(scan.last_tick);
-                verdict
-                    .counts
-                    .more
-                    .insert("ticks_with_records", scan.ticks_with_records);
-                verdict.counts.more.insert("client_ids", scan.cids as u64);
-                verdict.roundtrip = match scan.first_mismatch {
-                    Some(offset) => RoundTrip::Differs { offset },
-                    None => RoundTrip::Exact,
-                };
-                verdict.findings.extend(scan.findings());
-                let stopped = match scan.error {
-                    Some(_) => ", then a decode error",
-                    None => "",
-                };
-                verdict.summary = format!(
-                    "{}; {} records replayed to tick {}{stopped}",
-                    verdict.roundtrip.words(),
-                    scan.records,
-                    scan.last_tick
-                );
-                verdict.error = scan.error;
-            }
-        }
-        verdict.settle();
+        fill(verdict, scanned);
     }
+}
+
+/// A reader that keeps every byte read through it.
+#[derive(Default)]
+struct Keep {
+    inner: Option<crate::compression::BoxRead>,
+    bytes: Vec<u8>,
+}
+
+impl std::io::Read for Keep {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(inner) = self.inner.as_mut() else {
+            return Ok(0);
+        };
+        let n = inner.read(buf)?;
+        self.bytes.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// The verdict of a scan (or of a file that could not be read), settled.
+fn fill(verdict: &mut Verdict, scanned: Result<(crate::teehistorian::Header, Scan), ReadError>) {
+    match scanned {
+        Err(ReadError::Decode(e)) => verdict.error = Some(e),
+        Err(ReadError::Io(e)) => verdict.push(Finding::new(
+            Severity::Fail,
+            Code::Io,
+            format!("cannot read: {e}"),
+        )),
+        Ok((_, scan)) => {
+            verdict.counts.records = Some(scan.records);
+            verdict.counts.last_tick = Some(scan.last_tick);
+            verdict
+                .counts
+                .more
+                .insert("ticks_with_records", scan.ticks_with_records);
+            verdict.counts.more.insert("client_ids", scan.cids as u64);
+            verdict.roundtrip = match scan.first_mismatch {
+                Some(offset) => RoundTrip::Differs { offset },
+                None => RoundTrip::Exact,
+            };
+            verdict.findings.extend(scan.findings());
+            let stopped = match scan.error {
+                Some(_) => ", then a decode error",
+                None => "",
+            };
+            verdict.summary = format!(
+                "{}; {} records replayed to tick {}{stopped}",
+                verdict.roundtrip.words(),
+                scan.records,
+                scan.last_tick
+            );
+            verdict.error = scan.error;
+        }
+    }
+    verdict.settle();
 }

@@ -31,19 +31,26 @@
 //! `docs/commands.md`, `teehistorian demo`); what cannot be known (a
 //! player's latency, score, emotes) is 0 or the neutral value.
 
+mod clients;
+mod ids;
+#[cfg(test)]
+mod tests;
+
 use super::Release;
 use crate::demo::{DemoRecorder, DemoStart};
 use crate::huffman::Flavor;
 use crate::simulation::ddrace::world::World;
+use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{Core, Cores, MAX_CLIENTS};
 use crate::simulation::physics::round_to_int;
 use crate::simulation::physics::tuning::Tuning;
-use crate::simulation::{SimulateError, collision_of_map, simulate_observed};
+use crate::simulation::{Observer, SimulateError, Stopped, simulate_observed};
 use crate::snapshot::items::{ItemBuilder, uuid_to_ints};
 use crate::snapshot::{ItemSizes, Snapshot};
-use crate::teehistorian::{Message, SliceReader};
+use crate::teehistorian::SliceReader;
+use clients::Clients;
+use ids::{IdPool, projectile_key};
 use serde::Serialize;
-use std::ops::ControlFlow;
 
 /// DDNet resends a core at least this often (`TickSpeed() * 3`).
 const RECKONING_MAX_AGE: i32 = 150;
@@ -136,14 +143,20 @@ pub struct SimulationFigures {
 }
 
 /// Why no demo was written.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum DemoError {
     /// The file or the map does not simulate.
     Simulate(SimulateError),
-    /// A record does not decode: the simulation stopped there.
-    Stopped(String),
+    /// The simulation stopped before the file's end (a record that does
+    /// not decode).
+    Stopped(Stopped),
     /// The span holds no tick of the simulation.
-    NoTicks(String),
+    NoTicks {
+        /// The simulation's first and last ticks.
+        simulated: (i32, i32),
+        /// The ticks asked for (`None`: a player's span).
+        asked: Option<(i32, i32)>,
+    },
     /// No client of the name is in the file.
     NoPlayer(String),
 }
@@ -153,7 +166,17 @@ impl std::fmt::Display for DemoError {
         match self {
             DemoError::Simulate(e) => write!(f, "{e}"),
             DemoError::Stopped(e) => write!(f, "the simulation stopped at a record: {e}"),
-            DemoError::NoTicks(e) => write!(f, "{e}"),
+            DemoError::NoTicks { simulated, asked } => {
+                write!(
+                    f,
+                    "the simulation's ticks {}..{} hold none of ",
+                    simulated.0, simulated.1
+                )?;
+                match asked {
+                    Some((from, to)) => write!(f, "--from {from} --to {to}"),
+                    None => f.write_str("the span"),
+                }
+            }
             DemoError::NoPlayer(name) => write!(f, "no player named {name:?} in the file"),
         }
     }
@@ -178,10 +201,9 @@ pub fn demo_of_teehistorian(
 ) -> Result<(Vec<u8>, DemoSummary), DemoError> {
     let (header, _) = SliceReader::new(bytes, crate::codec::Mode::Lenient)
         .map_err(|e| DemoError::Simulate(SimulateError::Decode(e)))?;
-    let col = collision_of_map(map, cap).map_err(|e| DemoError::Simulate(SimulateError::Map(e)))?;
-    let server = header.info.server_version.clone().unwrap_or_default();
-    let version = Release::of_server(&server)
-        .ok_or(DemoError::Simulate(SimulateError::UnknownServer(server)))?;
+    let col = Collision::of_map_bytes(map, cap)
+        .map_err(|e| DemoError::Simulate(SimulateError::Map(e)))?;
+    let version = crate::simulation::header::recorded_release(&header)?;
     let clients = Clients::read(bytes);
     let (from, to, player_cids) = match span {
         Span::All => (i32::MIN, i32::MAX, Vec::new()),
@@ -209,7 +231,7 @@ pub fn demo_of_teehistorian(
         timestamp: &timestamp,
         flavor: Flavor::Ddnet,
     };
-    let mut writer = Writer {
+    let writer = Writer {
         version,
         from,
         to,
@@ -236,22 +258,28 @@ pub fn demo_of_teehistorian(
         until,
         ..Default::default()
     };
-    let report = simulate_observed(bytes, col, &options, &mut |w: &World| writer.tick(w))?;
+    let (report, writer) = simulate_observed(bytes, col, &options, writer)?;
     if let Some(e) = report.stopped {
         return Err(DemoError::Stopped(e));
     }
     let Some(ticks) = writer.ticks else {
-        return Err(DemoError::NoTicks(format!(
-            "the simulation's ticks {}..{} hold none of {}",
-            report.ticks.0,
-            report.ticks.1,
-            match span {
-                Span::Ticks { from, to } => format!("--from {from} --to {to}"),
-                _ => "the span".to_owned(),
-            }
-        )));
+        return Err(DemoError::NoTicks {
+            simulated: report.ticks,
+            asked: match span {
+                Span::Ticks { from, to } => Some((*from, *to)),
+                _ => None,
+            },
+        });
     };
-    let out = writer.recorder.finish();
+    let Writer {
+        recorder,
+        snapshots,
+        items,
+        resent,
+        reckoned,
+        ..
+    } = writer;
+    let out = recorder.finish();
     let summary = DemoSummary {
         version,
         map_matches_header: header
@@ -263,10 +291,10 @@ pub fn demo_of_teehistorian(
         map_sha256,
         ticks,
         player_cids,
-        snapshots: writer.snapshots,
-        items: writer.items,
-        cores_resent: writer.resent,
-        cores_reckoned: writer.reckoned,
+        snapshots,
+        items,
+        cores_resent: resent,
+        cores_reckoned: reckoned,
         bytes: out.len() as u64,
         simulation: SimulationFigures {
             player_ticks: report.player_ticks,
@@ -343,9 +371,9 @@ struct Writer {
     reckoned: u64,
 }
 
-impl Writer {
-    /// The world at the end of a tick: reckon every character, and write
-    /// the tick's snapshot if it is in the span.
+/// The world at the end of a tick: reckon every character, and write
+/// the tick's snapshot if it is in the span.
+impl Observer for Writer {
     fn tick(&mut self, w: &World) {
         let tick = w.tick;
         self.reckon(w);
@@ -360,7 +388,9 @@ impl Writer {
             None => (tick, tick),
         });
     }
+}
 
+impl Writer {
     /// `TickDeferred`'s "update the m_SendCore if needed", for every
     /// character the world ticked.
     fn reckon(&mut self, w: &World) {
@@ -879,214 +909,4 @@ fn builder(name: &str) -> ItemBuilder {
 fn push_registration(snap: &mut Snapshot, name: &'static str, index: usize) {
     let uuid = builder(name).uuid().unwrap_or_default();
     snap.push(MAX_TYPE - index as i32, &uuid_to_ints(&uuid));
-}
-
-/// Snap ids for projectiles and lasers: an entity keeps its id while it
-/// lives; a new one takes the lowest id no living entity has, above the
-/// map's pickups. (DDNet's `CSnapIdPool` reuses an id only seconds after
-/// it was freed; the ids differ, the items do not.)
-#[derive(Default)]
-struct IdPool {
-    /// Living entities' keys and ids.
-    live: Vec<(EntityKey, i32)>,
-    /// The keys seen this tick.
-    seen: Vec<EntityKey>,
-    /// The first id (after the pickups).
-    base: i32,
-}
-
-type EntityKey = (i32, i32, i32, u32, u32);
-
-/// A projectile's [`IdPool`] key: its owner, when and what it was fired
-/// as, and where it is now (the same in a tick's two walks over the
-/// projectiles).
-fn projectile_key(p: &crate::simulation::ddrace::weapons::Projectile) -> EntityKey {
-    (
-        p.owner,
-        p.start_tick,
-        p.kind,
-        p.pos.x.to_bits(),
-        p.pos.y.to_bits(),
-    )
-}
-
-impl IdPool {
-    /// A tick begins; ids start after the map's `pickups`.
-    fn begin(&mut self, pickups: i32) {
-        self.seen.clear();
-        self.base = pickups;
-    }
-
-    /// `key` lives this tick: its id.
-    fn keep(&mut self, key: EntityKey) -> i32 {
-        self.seen.push(key);
-        if let Some(&(_, id)) = self.live.iter().find(|(k, _)| *k == key) {
-            return id;
-        }
-        let mut id = self.base;
-        while self.live.iter().any(|&(_, i)| i == id) {
-            id += 1;
-        }
-        self.live.push((key, id));
-        id
-    }
-
-    /// Entities not seen this tick are gone.
-    fn end(&mut self) {
-        let seen = &self.seen;
-        self.live.retain(|(k, _)| seen.contains(k));
-    }
-
-    fn id_of(&self, key: EntityKey) -> i32 {
-        self.live
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(0, |&(_, id)| id)
-    }
-}
-
-/// Every client's info over the file: per client id, (tick, info) in
-/// order; a join starts afresh.
-#[derive(Default)]
-struct Clients {
-    changes: Vec<Vec<(i32, Option<crate::packet::msg::ClientInfo>)>>,
-    /// Per client id, (tick, rcon level) in order; a join or drop sets 0.
-    auth: Vec<Vec<(i32, i32)>>,
-    last_tick: i32,
-}
-
-impl Clients {
-    /// Reads the file's joins, drops and info messages (as far as its
-    /// records decode).
-    fn read(bytes: &[u8]) -> Clients {
-        let mut c = Clients {
-            changes: vec![Vec::new(); MAX_CLIENTS],
-            auth: vec![Vec::new(); MAX_CLIENTS],
-            last_tick: 0,
-        };
-        let Ok((_, mut reader)) = SliceReader::new(bytes, crate::codec::Mode::Lenient) else {
-            return c;
-        };
-        let _ = reader.for_each_record(|rec| {
-            c.last_tick = rec.tick;
-            let slot = |cid: i32| usize::try_from(cid).ok().filter(|&c| c < MAX_CLIENTS);
-            match &rec.msg {
-                Message::Join { cid } | Message::Drop { cid, .. } => {
-                    if let Some(cid) = slot(*cid) {
-                        c.changes[cid].push((rec.tick, None));
-                        c.auth[cid].push((rec.tick, 0));
-                    }
-                }
-                Message::Ex(ex) => {
-                    use crate::teehistorian::Ex;
-                    let (cid, level) = match &ex.ex {
-                        Ex::AuthInit { cid, level, .. } | Ex::AuthLogin { cid, level, .. } => {
-                            (*cid, *level)
-                        }
-                        Ex::AuthLogout { cid } => (*cid, 0),
-                        _ => return ControlFlow::Continue(()),
-                    };
-                    if let Some(cid) = slot(cid) {
-                        c.auth[cid].push((rec.tick, level));
-                    }
-                }
-                Message::NetMessage { cid, data } => {
-                    if let (Some(cid), Some(info)) = (
-                        slot(*cid),
-                        crate::packet::msg::client_info(rec.protocol, data),
-                    ) {
-                        c.changes[cid].push((rec.tick, Some(info)));
-                    }
-                }
-                _ => {}
-            }
-            ControlFlow::<()>::Continue(())
-        });
-        c
-    }
-
-    /// The info of `cid` as the snapshot of `tick` shows it: what was
-    /// recorded before that tick (records of tick T come after its
-    /// snapshot).
-    fn info_at(&self, cid: usize, tick: i32) -> crate::packet::msg::ClientInfo {
-        self.changes[cid]
-            .iter()
-            .rev()
-            .find(|(t, _)| *t < tick)
-            .and_then(|(_, i)| i.clone())
-            .unwrap_or_default()
-    }
-
-    /// The rcon level of `cid` as the snapshot of `tick` shows it.
-    fn auth_at(&self, cid: usize, tick: i32) -> i32 {
-        self.auth[cid]
-            .iter()
-            .rev()
-            .find(|(t, _)| *t < tick)
-            .map_or(0, |&(_, level)| level)
-    }
-
-    /// The ticks from the first snapshot that shows a client named
-    /// `name` to the last one it is in, and those clients.
-    fn span_of(&self, name: &[u8]) -> Option<(i32, i32, Vec<usize>)> {
-        let mut span: Option<(i32, i32)> = None;
-        let mut cids = Vec::new();
-        for (cid, changes) in self.changes.iter().enumerate() {
-            for (i, (t, info)) in changes.iter().enumerate() {
-                if info.as_ref().is_none_or(|i| i.name != name) {
-                    continue;
-                }
-                // Shown from the next tick on, until the next change.
-                let start = t.saturating_add(1);
-                let end = changes.get(i + 1).map_or(self.last_tick, |(t, _)| *t);
-                span = Some(match span {
-                    Some((a, b)) => (a.min(start), b.max(end)),
-                    None => (start, end),
-                });
-                if !cids.contains(&cid) {
-                    cids.push(cid);
-                }
-            }
-        }
-        span.map(|(a, b)| (a, b.max(a), cids))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_timestamp_is_the_sessions_start() {
-        assert_eq!(
-            demo_timestamp(Some("2026-11-22T02:30:53+0000")),
-            "2026-11-22_02-30-53"
-        );
-        for bad in [
-            None,
-            Some("yesterday"),
-            Some("2026-11-22 02:30:53"),
-            Some("é"),
-        ] {
-            assert_eq!(demo_timestamp(bad), "1970-01-01_00-00-00", "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn item_names_are_in_the_tables() {
-        for name in [
-            "Character",
-            "DDNetCharacter",
-            "ClientInfo",
-            "PlayerInfo",
-            "DDNetPlayer",
-            "GameInfo",
-            "GameInfoEx",
-            "DDNetProjectile",
-            "DDNetLaser",
-            "DDNetPickup",
-        ] {
-            assert!(ItemBuilder::new(name).is_some(), "{name}");
-        }
-    }
 }

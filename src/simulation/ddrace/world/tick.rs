@@ -1,0 +1,419 @@
+//! One tick of the world in DDNet's order (`CGameWorld::Tick`, each
+//! character's `Tick` and `TickDeferred`, the players' tick): inputs,
+//! weapons firing, entities, deaths.
+
+use super::*;
+
+impl World {
+    /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
+    pub(super) fn early_input(&mut self, cid: usize, input: PlayerInput) {
+        let Some(p) = self.players[cid].as_mut() else {
+            return;
+        };
+        p.player_flags = input.player_flags;
+        let team = p.team;
+        if self.chars[cid].is_none() && team != TEAM_SPECTATORS && input.fire & 1 != 0 {
+            p.spawning = true;
+        }
+        if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.paused {
+            return;
+        }
+        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+            return;
+        }
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        ch.latest_prev_input = ch.latest_input;
+        ch.latest_input = input;
+        ch.num_inputs += 1;
+        if ch.latest_input.target_x == 0 && ch.latest_input.target_y == 0 {
+            ch.latest_input.target_y = -1;
+        }
+        if ch.num_inputs > 1 && team != TEAM_SPECTATORS {
+            ch.handle_weapon_switch();
+            self.fire_weapon(cid);
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.latest_prev_input = ch.latest_input;
+        }
+    }
+
+    /// `OnPredictedInput`: the input the character moves with.
+    pub(super) fn predicted_input(&mut self, cid: usize, input: PlayerInput) {
+        let Some(p) = self.players[cid].as_ref() else {
+            return;
+        };
+        if p.player_flags & PLAYERFLAG_CHATTING != 0
+            && input.player_flags & PLAYERFLAG_CHATTING != 0
+            || p.paused
+        {
+            return;
+        }
+        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+            return;
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.input = input;
+            if ch.input.target_x == 0 && ch.input.target_y == 0 {
+                ch.input.target_y = -1;
+            }
+            ch.saved_input = ch.input;
+        }
+    }
+
+    /// `FireWeapon`: the hammer is modelled; other weapons that can move
+    /// somebody are reported as unmodelled.
+    pub(super) fn fire_weapon(&mut self, cid: usize) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.reload_timer != 0 {
+            return;
+        }
+        ch.do_weapon_switch();
+        let aim = Vec2::new(
+            ch.latest_input.target_x as f32,
+            ch.latest_input.target_y as f32,
+        );
+        let dir = normalize(aim);
+        let active = ch.active_weapon;
+        let full_auto = matches!(active, weapon::GRENADE | weapon::SHOTGUN | weapon::LASER)
+            || ch.frozen_last_tick;
+        let mut will_fire = presses(ch.latest_prev_input.fire, ch.latest_input.fire) > 0;
+        if full_auto
+            && ch.latest_input.fire & 1 != 0
+            && active >= 0
+            && ch.weapons[active as usize].ammo != 0
+        {
+            will_fire = true;
+        }
+        if !will_fire || ch.freeze_time != 0 {
+            return;
+        }
+        if active < 0 || ch.weapons[active as usize].ammo == 0 {
+            return;
+        }
+        let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
+        let shooter_pos = ch.pos;
+        match active {
+            weapon::HAMMER => {
+                let hits = self.hammer(cid, start, shooter_pos);
+                if hits > 0 {
+                    let delay = self.global().hammer_hit_fire_delay();
+                    if let Some(ch) = self.chars[cid].as_mut() {
+                        ch.reload_timer = (delay * 50.0 / 1000.0) as i32;
+                    }
+                }
+            }
+            weapon::GUN | weapon::GRENADE => {
+                let grenade = active == weapon::GRENADE;
+                let lifetime = if grenade {
+                    self.global().grenade_lifetime()
+                } else {
+                    self.global().gun_lifetime()
+                };
+                let p = weapons::new_projectile(
+                    active, cid as i32, start, dir, lifetime, grenade, tick,
+                );
+                self.projectiles.insert(0, p);
+            }
+            weapon::SHOTGUN | weapon::LASER => {
+                let reach = self.global().laser_reach();
+                let l = self
+                    .weapons()
+                    .new_laser(shooter_pos, dir, reach, cid as i32, active);
+                self.lasers.insert(0, l);
+            }
+            _ => {
+                let vel = self.cores.slots[cid]
+                    .as_ref()
+                    .map_or(Vec2::default(), |c| c.vel);
+                if let Some(ch) = self.chars[cid].as_mut() {
+                    weapons::start_dash(ch, dir, vel);
+                }
+            }
+        }
+        let delay = self.fire_delay(active);
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.attack_tick = tick;
+            if ch.reload_timer == 0 && active != -1 {
+                ch.reload_timer = (delay * 50.0) as i32;
+            }
+        }
+    }
+
+    pub(super) fn fire_delay(&self, w: i32) -> f32 {
+        self.global().weapon_fire_delay(w).unwrap_or(0.0)
+    }
+
+    /// The hammer's blow: every character near the swing, in list order.
+    pub(super) fn hammer(&mut self, cid: usize, start: Vec2, shooter: Vec2) -> usize {
+        let strength = self.global().hammer_strength();
+        let targets: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&t| {
+                self.chars[t]
+                    .as_ref()
+                    .is_some_and(|c| c.pos.distance(start) < PHYSICAL_SIZE * 0.5 + PHYSICAL_SIZE)
+            })
+            .collect();
+        let mut hits = 0;
+        for t in targets {
+            if t == cid || !self.cores.teams.can_collide(t, cid) {
+                continue;
+            }
+            let target_pos = self.chars[t].as_ref().map_or(shooter, |c| c.pos);
+            let dir = if (target_pos - shooter).length() > 0.0 {
+                normalize(target_pos - shooter)
+            } else {
+                Vec2::new(0.0, -1.0)
+            };
+            let restrictions = self.chars[t].as_ref().map_or(0, |c| c.move_restrictions);
+            if let Some(core) = self.cores.slots[t].as_mut() {
+                let mut temp = core.vel + normalize(dir + Vec2::new(0.0, -1.1)) * 10.0;
+                temp = clamp_vel(restrictions, temp);
+                temp = temp - core.vel;
+                let force = (Vec2::new(0.0, -1.0) + temp) * strength;
+                core.vel = clamp_vel(restrictions, core.vel + force);
+            }
+            if let Some(c) = self.chars[t].as_mut() {
+                c.unfreeze();
+            }
+            hits += 1;
+        }
+        hits
+    }
+
+    /// What weapons work on.
+    pub(super) fn weapons(&mut self) -> weapons::Ctx<'_> {
+        weapons::Ctx {
+            tick: self.tick,
+            tuning: self.tunings.global(),
+            col: &self.col,
+            rules: weapons::Rules::of(&self.config),
+            cores: &mut self.cores,
+            chars: &mut self.chars,
+            order: &self.order,
+            players: &self.players,
+        }
+    }
+
+    /// `CGameWorld::Tick`: projectiles, lasers, pickups, then every
+    /// character's first phase, then every character's move; what was
+    /// destroyed goes at the end.
+    pub(super) fn world_tick(&mut self) {
+        let tick = self.tick;
+        let freeze_delay = self.config.sv_freeze_delay;
+        let mut projectiles = std::mem::take(&mut self.projectiles);
+        let mut lasers = std::mem::take(&mut self.lasers);
+        {
+            let mut ctx = self.weapons();
+            for p in &mut projectiles {
+                ctx.tick_projectile(p);
+            }
+            for l in &mut lasers {
+                ctx.tick_laser(l);
+            }
+        }
+        self.projectiles = projectiles;
+        self.lasers = lasers;
+        for pk in &self.pickups {
+            for &cid in &self.order {
+                let Some(ch) = self.chars[cid].as_mut() else {
+                    continue;
+                };
+                if ch.pos.distance(pk.pos) >= PICKUP_REACH + PHYSICAL_SIZE {
+                    continue;
+                }
+                let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
+                match pk.kind {
+                    PickupKind::Health => {
+                        ch.freeze_at(freeze_delay, tick, super_, self.version);
+                    }
+                    PickupKind::Armor => {
+                        let mut any = false;
+                        for w in weapon::SHOTGUN..weapon::COUNT as i32 {
+                            if ch.weapons[w as usize].got {
+                                ch.weapons[w as usize] = Default::default();
+                                any = true;
+                            }
+                        }
+                        ch.ninja.activation_dir = Vec2::default();
+                        ch.ninja_activation_tick = -500;
+                        ch.ninja.current_move_time = 0;
+                        if any {
+                            ch.last_weapon = weapon::GUN;
+                        }
+                        if ch.active_weapon >= weapon::SHOTGUN {
+                            ch.set_weapon(weapon::HAMMER);
+                        }
+                    }
+                    PickupKind::Weapon(w) => {
+                        let slot = ch.weapons[w as usize];
+                        if !slot.got || slot.ammo != -1 {
+                            ch.give_weapon(w);
+                        }
+                    }
+                    PickupKind::Ninja => ch.give_ninja(tick),
+                }
+            }
+        }
+        let order = self.order.clone();
+        for &cid in &order {
+            self.character_tick(cid);
+        }
+        for cid in std::mem::take(&mut self.cores.unseeded_choices) {
+            self.unmodelled(cid, "teleporter with several outs, no seed in the header");
+        }
+        for &cid in &order {
+            if self.chars[cid].is_none() {
+                continue;
+            }
+            self.cores.move_core(cid, &self.col);
+            if let Some(core) = self.cores.slots[cid].as_mut() {
+                core.quantize();
+                let pos = core.pos;
+                if let Some(ch) = self.chars[cid].as_mut() {
+                    ch.pos = pos;
+                }
+            }
+        }
+        self.projectiles.retain(|p| !p.marked);
+        self.lasers.retain(|l| !l.marked);
+    }
+
+    /// `CCharacter::Tick` (with `PreTick`, `DDRaceTick`,
+    /// `HandleWeapons` and `DDRacePostCoreTick`).
+    pub(super) fn character_tick(&mut self, cid: usize) {
+        let tick = self.tick;
+        let zone = self.tune_zone_of(cid);
+        let tuning = *self.tunings.zone(zone);
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        // DDRaceTick: the input as it came, masked by freeze.
+        ch.input = ch.saved_input;
+        if ch.live_frozen {
+            ch.input.direction = 0;
+            ch.input.jump = 0;
+        }
+        if ch.freeze_time > 0 {
+            ch.freeze_time -= 1;
+            ch.input.direction = 0;
+            ch.input.jump = 0;
+            ch.input.hook = 0;
+            if ch.freeze_time == 1 {
+                ch.unfreeze();
+            }
+        }
+        let input = CoreInput {
+            direction: ch.input.direction,
+            target_x: ch.input.target_x,
+            target_y: ch.input.target_y,
+            jump: ch.input.jump,
+            hook: ch.input.hook,
+        };
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.tuning = tuning;
+            core.input = input;
+        }
+        let no_weak_hook = self.config.sv_no_weak_hook != 0;
+        self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
+        self.cores.tick(cid, &self.col, true, !no_weak_hook);
+        if no_weak_hook {
+            // Only the deferred part would run here; see `step_no_weak_hook`.
+            self.unmodelled(cid, "sv_no_weak_hook");
+        }
+
+        // HandleWeapons.
+        self.weapons().handle_ninja(cid);
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.reload_timer != 0 {
+            ch.reload_timer -= 1;
+        } else {
+            self.fire_weapon(cid);
+        }
+
+        // DDRacePostCoreTick.
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        ch.frozen_last_tick = false;
+        let deep = ch.deep_frozen;
+        let Some(core) = self.cores.slots[cid].as_mut() else {
+            return;
+        };
+        if core.endless_hook {
+            core.hook_tick = 0;
+        }
+        if deep && !core.super_ {
+            ch.freeze_at(self.config.sv_freeze_delay, tick, false, self.version);
+        }
+        // -1 (one ground jump) and 0: the feet are always dark; with one
+        // jump, every jump is the last.
+        if core.jumps == -1 || core.jumps == 0 || (core.jumps == 1 && core.jumped > 0) {
+            core.jumped |= 2;
+        } else if core.jumped_total < core.jumps - 1 && core.jumped > 1 {
+            core.jumped = 1;
+        }
+        if (core.super_ || core.endless_jump) && core.jumped > 1 {
+            core.jumped = 1;
+        }
+        if !self.character_tiles(cid) {
+            return;
+        }
+        let core_pos = self.cores.slots[cid].as_ref().map(|c| c.pos);
+        if let (Some(ch), Some(pos)) = (self.chars[cid].as_mut(), core_pos) {
+            ch.prev_input = ch.input;
+            ch.prev_pos = pos;
+        }
+    }
+
+    /// More than 200 tiles outside the map (`GameLayerClipped`).
+    pub(super) fn clipped(&self, p: Vec2) -> bool {
+        let (x, y) = (
+            crate::simulation::physics::round_to_int(p.x) / 32,
+            crate::simulation::physics::round_to_int(p.y) / 32,
+        );
+        x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
+    }
+
+    /// A death inside the world's tick (`Die`): the player's tick removes
+    /// the character, and the respawn delay counts from now.
+    pub(super) fn die_in_world(&mut self, cid: usize) {
+        self.kill_now(cid);
+        if let Some(p) = self.players[cid].as_mut() {
+            p.died_in_world = true;
+        }
+    }
+
+    /// Every player's tick, in client id order: respawns.
+    pub(super) fn players_tick(&mut self) {
+        for cid in 0..MAX_CLIENTS {
+            let tick = self.tick;
+            let Some(p) = self.players[cid].as_mut() else {
+                continue;
+            };
+            if !p.in_game {
+                continue;
+            }
+            let respawn_tick = p.die_tick.max(p.prev_die_tick + 150) + 2;
+            let has_char = self.chars[cid].is_some();
+            if !has_char && respawn_tick <= tick {
+                p.spawning = true;
+            }
+            if std::mem::take(&mut p.died_in_world) || has_char {
+                continue;
+            }
+            if p.spawning {
+                self.try_respawn(cid);
+            }
+        }
+    }
+}

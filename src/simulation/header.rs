@@ -1,0 +1,60 @@
+//! The world a teehistorian header describes: which release recorded it,
+//! its settings, tuning and random generator, on the map it names.
+
+use super::Release;
+use super::SimulateError;
+use super::ddrace::World;
+use super::ddrace::config::{self, Config, apply_map_tiles};
+use super::error::HeaderError;
+use super::physics::collision::Collision;
+use super::physics::prng::Prng;
+use super::physics::tuning::{self, Tunings};
+use crate::teehistorian::Header;
+
+/// The world a teehistorian header describes, on `col`, at `tick`: the
+/// server's rules (`server_version`, or `physics` instead), settings and
+/// tuning (then the map's tiles that change them, as DDNet's loader does
+/// after writing the header) and the random generator
+/// (`prng_description`).
+pub fn world_of(
+    header: &Header,
+    col: Collision,
+    tick: i32,
+    physics: Option<Release>,
+) -> Result<World, SimulateError> {
+    let info = &header.info;
+    let recorded = recorded_release(header)?;
+    let release = physics.unwrap_or(recorded);
+    let bad = SimulateError::Header;
+    // Another release's server reads the same settings by their names
+    // there: a setting it lacks is left at its default.
+    let config_pairs = config::rename(recorded, release, &info.config);
+    let mut config =
+        Config::from_header(release, &config_pairs).map_err(|e| bad(HeaderError::Config(e)))?;
+    let tuning_pairs: Vec<(String, String)> = info
+        .tuning
+        .iter()
+        .filter(|(name, _)| {
+            release == recorded
+                || tuning::param_names(release).any(|n| n.eq_ignore_ascii_case(name))
+        })
+        .cloned()
+        .collect();
+    let mut tunings = Tunings::from_header(release, &tuning_pairs, config.sv_solo_server != 0)
+        .map_err(|e| bad(HeaderError::Tuning(e)))?;
+    apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
+    let prng = match info.prng_description.as_deref() {
+        Some(d) => Prng::from_description(d).map_err(|e| bad(HeaderError::Prng(e)))?,
+        None => None,
+    };
+    let mut world = World::new(release, col, config, tunings, tick);
+    world.cores.prng = prng;
+    Ok(world)
+}
+
+/// The DDNet release whose server wrote the file (its physics is the
+/// one the file's positions follow).
+pub fn recorded_release(header: &Header) -> Result<Release, SimulateError> {
+    let server = header.info.server_version.clone().unwrap_or_default();
+    Release::of_server(&server).ok_or(SimulateError::UnknownServer(server))
+}

@@ -1,0 +1,226 @@
+//! Maps to simulate on: found by the SHA-256 a teehistorian header names
+//! (`map_sha256`), among map files and the maps demos embed.
+
+use super::SimulateError;
+use super::physics::collision::{Collision, MapError};
+use crate::files::WalkError;
+use crate::map::{MapBytes, NoMap};
+use crate::teehistorian::Header;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Maps by the SHA-256 of their bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Maps {
+    by_sha: BTreeMap<[u8; 32], Vec<u8>>,
+}
+
+impl Maps {
+    /// Adds a map file's bytes, or the map a demo embeds; anything else
+    /// is not a map and is left out (false).
+    pub fn add(&mut self, bytes: &[u8]) -> bool {
+        use sha2::{Digest, Sha256};
+        let Ok(found) = MapBytes::find(bytes) else {
+            return false;
+        };
+        let map = found.of(bytes);
+        if !found.embedded && !crate::map::is_map(map) {
+            return false;
+        }
+        let sha: [u8; 32] = Sha256::digest(map).into();
+        self.by_sha.entry(sha).or_insert_with(|| map.to_vec());
+        true
+    }
+
+    /// How many maps.
+    pub fn len(&self) -> usize {
+        self.by_sha.len()
+    }
+
+    /// No maps.
+    pub fn is_empty(&self) -> bool {
+        self.by_sha.is_empty()
+    }
+
+    /// The maps `check` simulates teehistorian files on: every map and
+    /// demo among `files`, under each of `dirs`, and beside each
+    /// teehistorian file among `files` (in path order; a file that
+    /// cannot be read is left out). The error names a folder of `dirs`
+    /// that cannot be walked.
+    pub fn gather(files: &[PathBuf], dirs: &[PathBuf]) -> Result<Maps, WalkError> {
+        let mut folders: Vec<PathBuf> = files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "teehistorian"))
+            .filter_map(|p| p.parent().map(Path::to_path_buf))
+            .collect();
+        folders.sort();
+        folders.dedup();
+        let mut candidates: Vec<PathBuf> = files.to_vec();
+        for d in dirs {
+            candidates.extend(crate::files::files_under(d)?);
+        }
+        for f in &folders {
+            let dir = match f.as_os_str().is_empty() {
+                true => Path::new("."),
+                false => f.as_path(),
+            };
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                candidates.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
+        candidates.sort();
+        candidates.dedup();
+        let mut maps = Maps::default();
+        for c in candidates {
+            if c.extension().is_some_and(|e| e == "map" || e == "demo")
+                && let Ok(bytes) = std::fs::read(&c)
+            {
+                maps.add(&bytes);
+            }
+        }
+        Ok(maps)
+    }
+
+    /// The map whose SHA-256 is `sha256` (hex, as a header writes it).
+    pub fn get(&self, sha256: &str) -> Option<&[u8]> {
+        let mut sha = [0u8; 32];
+        hex::decode_to_slice(sha256, &mut sha).ok()?;
+        self.by_sha.get(&sha).map(Vec::as_slice)
+    }
+
+    /// The collision of the map `header` names, if it is among these
+    /// (`None`: it is not), its blocks inflated up to `cap` bytes.
+    pub fn collision_for(
+        &self,
+        header: &Header,
+        cap: u64,
+    ) -> Result<Option<Collision>, SimulateError> {
+        let sha = header
+            .info
+            .map_sha256
+            .as_deref()
+            .ok_or(SimulateError::NoMapNamed)?;
+        let Some(map) = self.get(sha) else {
+            return Ok(None);
+        };
+        Collision::of_map_bytes(map, cap)
+            .map(Some)
+            .map_err(SimulateError::Map)
+    }
+}
+
+impl Maps {
+    /// Simulates the teehistorian file `bytes` on its map, if it is among
+    /// these (`None`: it is not), with `options`.
+    pub fn simulate(
+        &self,
+        bytes: &[u8],
+        cap: u64,
+        options: &super::Options,
+    ) -> Result<Option<super::Report>, SimulateError> {
+        let (header, _) = crate::teehistorian::SliceReader::new(bytes, crate::codec::Mode::Lenient)
+            .map_err(SimulateError::Decode)?;
+        match self.collision_for(&header, cap)? {
+            Some(col) => super::simulate(bytes, col, options).map(Some),
+            None => Ok(None),
+        }
+    }
+}
+
+/// What looking for a teehistorian file's map found.
+#[derive(Clone, Debug)]
+pub enum Lookup {
+    /// The map's collision.
+    Found(Box<Collision>),
+    /// The map is not among those found (how many there were).
+    NotAmong {
+        /// The maps found.
+        maps: usize,
+    },
+}
+
+/// Why looking for a teehistorian file's map failed.
+#[derive(Debug)]
+pub enum LookupError {
+    /// A folder to look in cannot be walked.
+    Walk(WalkError),
+    /// The file's header, or the map it names, cannot be simulated.
+    Simulate(SimulateError),
+}
+
+impl std::fmt::Display for LookupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LookupError::Walk(e) => write!(f, "{e}"),
+            LookupError::Simulate(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+/// The collision of the map the teehistorian file at `path` (its bytes
+/// `bytes`) names, among the maps and demos beside it and under `dirs`
+/// ([`Maps::gather`]).
+pub fn lookup(path: &Path, bytes: &[u8], dirs: &[PathBuf]) -> Result<Lookup, LookupError> {
+    let maps = Maps::gather(&[path.to_path_buf()], dirs).map_err(LookupError::Walk)?;
+    let (header, _) = crate::teehistorian::SliceReader::new(bytes, crate::codec::Mode::Lenient)
+        .map_err(|e| LookupError::Simulate(SimulateError::Decode(e)))?;
+    let cap = crate::compression::default_max_decompressed(bytes.len() as u64);
+    Ok(
+        match maps
+            .collision_for(&header, cap)
+            .map_err(LookupError::Simulate)?
+        {
+            Some(col) => Lookup::Found(Box::new(col)),
+            None => Lookup::NotAmong { maps: maps.len() },
+        },
+    )
+}
+
+/// Why a file given as a map gives no collision.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapFileError {
+    /// A demo without a map to take.
+    NoMap(NoMap),
+    /// The map (at `start` of the file, a demo's when `embedded`) gives no
+    /// world.
+    Map {
+        /// Where the map starts in the file.
+        start: usize,
+        /// It is a demo's.
+        embedded: bool,
+        /// Why.
+        error: MapError,
+    },
+}
+
+impl std::fmt::Display for MapFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapFileError::NoMap(e) => write!(f, "{e}"),
+            // The offset of a decode error is the map's own.
+            MapFileError::Map {
+                start,
+                embedded: true,
+                error: MapError::Decode(e),
+            } => write!(f, "in the map the demo embeds at byte {start}: {e}"),
+            MapFileError::Map { error, .. } => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for MapFileError {}
+
+/// The collision of a file given as a map: a map file, or the map a demo
+/// embeds (its blocks inflated up to the default cap for its size).
+pub fn collision_of_file(file: &[u8]) -> Result<Collision, MapFileError> {
+    let found = MapBytes::find(file).map_err(MapFileError::NoMap)?;
+    let map = found.of(file);
+    let cap = crate::compression::default_max_decompressed(map.len() as u64);
+    Collision::of_map_bytes(map, cap).map_err(|error| MapFileError::Map {
+        start: found.range.start,
+        embedded: found.embedded,
+        error,
+    })
+}

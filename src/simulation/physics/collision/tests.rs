@@ -1,0 +1,177 @@
+//! The collision module's tests.
+
+use super::*;
+
+/// A map from rows of characters: `#` solid, `x` death, `n` nohook,
+/// `l` nolaser, anything else air.
+fn grid(rows: &[&str]) -> Collision {
+    let tiles: Vec<Tile> = rows
+        .iter()
+        .flat_map(|r| r.bytes())
+        .map(|c| Tile {
+            index: match c {
+                b'#' => TILE_SOLID,
+                b'x' => TILE_DEATH,
+                b'n' => TILE_NOHOOK,
+                b'l' => TILE_NOLASER,
+                b'S' => 192, // a spawn entity: air to collision
+                _ => 0,
+            },
+            flags: 0,
+            skip: 0,
+            reserved: 0,
+        })
+        .collect();
+    Collision::new(rows[0].len() as i32, rows.len() as i32, &tiles).expect("a grid")
+}
+
+#[test]
+fn tiles_are_found_by_integer_division_and_clamped_into_the_map() {
+    let c = grid(&["#.x", ".nS", "l.."]);
+    assert_eq!(c.tile(0, 0), TILE_SOLID);
+    assert_eq!(c.tile(31, 31), TILE_SOLID);
+    assert_eq!(c.tile(32, 0), 0, "the next tile");
+    assert_eq!(c.tile(64, 0), TILE_DEATH);
+    assert_eq!(c.tile(40, 40), TILE_NOHOOK);
+    assert_eq!(c.tile(70, 40), 0, "an entity is air");
+    // -31 / 32 is 0 (towards zero), then everything left of the map is
+    // its first column, everything below its last row.
+    assert_eq!(c.tile(-31, 0), TILE_SOLID);
+    assert_eq!(c.tile(-100_000, 0), TILE_SOLID);
+    assert_eq!(c.tile(0, 100_000), TILE_NOLASER);
+    assert_eq!(c.tile(100_000, -5), TILE_DEATH);
+    assert!(c.is_solid(40, 40), "nohook stops movement");
+    assert!(!c.is_solid(64, 0), "death does not");
+    assert!(!c.is_solid(0, 70), "nolaser does not");
+}
+
+#[test]
+fn points_round_half_away_from_zero() {
+    let c = grid(&["..", ".#"]);
+    // 31.5 rounds to 32: the solid tile; 31.49 to 31: air.
+    assert!(c.check_point(Vec2::new(31.5, 40.0)));
+    assert!(!c.check_point(Vec2::new(31.49, 40.0)));
+    assert_eq!(round_to_int(-0.5), -1);
+    assert_eq!(round_to_int(-0.49), 0);
+    assert_eq!(round_to_int(2.5), 3);
+    assert_eq!(c.collision_at(Vec2::new(32.0, 32.0)), TILE_SOLID);
+}
+
+#[test]
+fn a_falling_box_stops_on_the_floor_and_keeps_sliding() {
+    // A floor at row 3 (y 96..128); a 28-unit box falls onto it.
+    let c = grid(&["....", "....", "....", "####"]);
+    let mut pos = Vec2::new(64.0, 60.0);
+    let mut vel = Vec2::new(3.0, 30.0);
+    let size = Vec2::new(28.0, 28.0);
+    let grounded = c.move_box(&mut pos, &mut vel, size, Vec2::default());
+    // The bottom edge (y + 14) stays where its corner rounds to air:
+    // below 95.5.
+    assert!(pos.y + 14.0 < 95.5 && pos.y + 14.0 >= 94.0, "{pos:?}");
+    assert_eq!(vel.y, 0.0, "stopped vertically: {vel:?}");
+    assert_eq!(vel.x, 3.0, "still sliding: {vel:?}");
+    assert!(pos.x > 64.0, "moved sideways: {pos:?}");
+    assert!(!grounded, "elasticity 0 never reports grounded");
+    assert!(c.is_on_ground(pos, 28.0));
+    // With a positive vertical elasticity it bounces and says so.
+    let (mut pos, mut vel) = (Vec2::new(64.0, 60.0), Vec2::new(0.0, 30.0));
+    assert!(c.move_box(&mut pos, &mut vel, size, Vec2::new(0.5, 0.5)));
+    assert!(vel.y < 0.0, "bounced: {vel:?}");
+}
+
+#[test]
+fn a_box_in_the_open_moves_by_its_whole_velocity() {
+    let c = grid(&["......", "......", "......", "......"]);
+    let (mut pos, mut vel) = (Vec2::new(50.0, 50.0), Vec2::new(10.25, -3.5));
+    c.move_box(&mut pos, &mut vel, Vec2::new(28.0, 28.0), Vec2::default());
+    assert_eq!(vel, Vec2::new(10.25, -3.5));
+    // In 11 steps of a 11th each: not exactly 60.25 in f32 arithmetic.
+    let mut p = Vec2::new(50.0, 50.0);
+    let f = 1.0 / 11.0_f32;
+    for _ in 0..11 {
+        p = p + Vec2::new(10.25, -3.5) * f;
+    }
+    assert_eq!(pos, p, "stepped as DDNet steps");
+    // No velocity: nothing moves, not even by rounding.
+    let (mut pos, mut vel) = (Vec2::new(50.0, 50.0), Vec2::default());
+    c.move_box(&mut pos, &mut vel, Vec2::new(28.0, 28.0), Vec2::default());
+    assert_eq!(pos, Vec2::new(50.0, 50.0));
+}
+
+#[test]
+fn a_line_stops_at_the_first_solid_point() {
+    let c = grid(&["....", "...#", "...."]);
+    let hit = c.intersect_line(Vec2::new(10.0, 48.0), Vec2::new(120.0, 48.0));
+    let (at, before, kind) = hit.expect("the wall at x 96");
+    assert_eq!(kind, TILE_SOLID);
+    assert_eq!(round_to_int(at.x), 96, "{at:?}");
+    assert!(before.x < at.x && round_to_int(before.x) < 96, "{before:?}");
+    assert_eq!(
+        c.intersect_line(Vec2::new(10.0, 10.0), Vec2::new(120.0, 10.0)),
+        None
+    );
+}
+
+#[test]
+fn a_point_bounces_off_the_axis_that_collides() {
+    let c = grid(&["...", "...", "###"]);
+    let (mut pos, mut vel) = (Vec2::new(40.0, 60.0), Vec2::new(2.0, 10.0));
+    assert_eq!(c.move_point(&mut pos, &mut vel, 0.5), 1);
+    assert_eq!((pos, vel), (Vec2::new(40.0, 60.0), Vec2::new(2.0, -5.0)));
+    let (mut pos, mut vel) = (Vec2::new(40.0, 40.0), Vec2::new(2.0, 10.0));
+    assert_eq!(c.move_point(&mut pos, &mut vel, 0.5), 0);
+    assert_eq!(pos, Vec2::new(42.0, 50.0));
+}
+
+/// Teeworlds' dm1 (in the corpus): a 0.6 map's game layer, read
+/// through the map reader. Its border is solid all round; its middle
+/// is air.
+#[cfg(feature = "zlib")]
+#[test]
+fn a_real_maps_game_layer_is_its_collision() {
+    use crate::map::{Datafile, Map};
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/corpus/map/teeworlds-data/dm1.map"
+    ))
+    .expect("dm1.map");
+    let datafile = Datafile::decode(&bytes).expect("dm1 decodes");
+    let map = Map::new(&datafile);
+    let c = Collision::of_map(&datafile, &map, 64 << 20).expect("dm1 has a game layer");
+    let (w, h) = (c.width(), c.height());
+    assert!(w > 10 && h > 10, "{w}x{h}");
+    let solid = (0..w * h)
+        .filter(|i| c.is_solid(i % w * 32, i / w * 32))
+        .count();
+    assert!(
+        solid > 0 && solid < (w * h) as usize,
+        "{solid} solid tiles of {}",
+        w * h
+    );
+    // Every tile outside the map is a border tile: the same kind as
+    // the nearest one inside.
+    assert_eq!(c.tile(-1000, -1000), c.tile(0, 0));
+    assert_eq!(c.tile(w * 32 + 500, 16), c.tile((w - 1) * 32, 16));
+    assert!(
+        c.is_solid(0, 0) && c.is_solid((w - 1) * 32, (h - 1) * 32),
+        "solid corners"
+    );
+    assert!(
+        Collision::of_map(&datafile, &map, 0).is_err(),
+        "a cap of 0 inflates nothing"
+    );
+}
+
+#[test]
+fn a_grid_of_the_wrong_size_is_refused() {
+    let tile = Tile {
+        index: 1,
+        flags: 0,
+        skip: 0,
+        reserved: 0,
+    };
+    assert!(Collision::new(2, 2, &[tile; 3]).is_none());
+    assert!(Collision::new(0, 0, &[]).is_none());
+    assert!(Collision::new(-1, -4, &[tile; 4]).is_none());
+    assert!(Collision::new(2, 2, &[tile; 4]).is_some());
+}

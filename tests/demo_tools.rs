@@ -589,7 +589,11 @@ fn every_flip_in_the_map_fails_check() {
         corrupt[at] ^= 0x01;
         let v = check::check(Source::bytes("x.demo", corrupt), &Options::default());
         assert_eq!(v.status, Status::Fail, "byte {at}: {:?}", v.findings);
-        assert_eq!(v.findings[0].code, "map_checksum", "byte {at}");
+        assert_eq!(
+            v.findings[0].code,
+            teeoracle::report::Code::MapChecksum,
+            "byte {at}"
+        );
         flips += 1;
     }
     assert!(flips > 55, "{flips}");

@@ -191,12 +191,7 @@ fn module_path(rel: &str) -> Vec<String> {
 fn paths_named(line: &str, at: &[String], is_mod_file: bool) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
-    let word_start = |i: usize| {
-        i == 0
-            || !(bytes[i - 1].is_ascii_alphanumeric()
-                || bytes[i - 1] == b'_'
-                || bytes[i - 1] == b':')
-    };
+    let word_start = |i: usize| i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
     for root in ["crate::", "super::", "self::"] {
         let mut from = 0;
         while let Some(found) = line[from..].find(root) {
@@ -291,7 +286,9 @@ fn no_folder_holds_a_circle() {
                 let (from, to) = (at[common].clone(), used[common].clone());
                 // Only modules: an item of the folder's mod.rs is not a
                 // sibling (a child may use its folder).
-                let sibling = src.join(folder.join("/")).join(&to);
+                let sibling = src
+                    .join(folder.join("/"))
+                    .join(&to);
                 if !(sibling.with_extension("rs").exists() || sibling.is_dir()) {
                     continue;
                 }
@@ -320,8 +317,7 @@ fn no_folder_holds_a_circle() {
             .collect();
         let mut done = std::collections::BTreeSet::new();
         for start in &nodes {
-            let mut stack: Vec<(String, Vec<(String, String)>)> =
-                vec![(start.clone(), next(start))];
+            let mut stack: Vec<(String, Vec<(String, String)>)> = vec![(start.clone(), next(start))];
             let mut on_path = vec![(start.clone(), String::new())];
             while let Some((_, todo)) = stack.last_mut() {
                 let Some((to, at)) = todo.pop() else {
@@ -338,11 +334,7 @@ fn no_folder_holds_a_circle() {
                         .collect();
                     circle.insert(0, on_path[k].0.clone());
                     circle.push(format!("{to} ({at})"));
-                    circles.push(format!(
-                        "src/{}/: {}",
-                        folder.join("/"),
-                        circle.join(" -> ")
-                    ));
+                    circles.push(format!("src/{}/: {}", folder.join("/"), circle.join(" -> ")));
                     continue;
                 }
                 if done.contains(&to) {

@@ -32,7 +32,7 @@
 //! - [`schema`]: the JSON shapes the command line prints.
 //!
 //! ```
-//! use teeoracle::check::{self, Options, Source, Status};
+//! use teeoracle::check::{self, Code, Options, Source, Status};
 //!
 //! let verdict = check::check(
 //!     Source::file("corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian"),
@@ -41,7 +41,7 @@
 //! // A server that crashed: everything before the cut decodes, re-encodes
 //! // and replays; the file passes with a warning saying where it ends.
 //! assert_eq!(verdict.status, Status::Warn);
-//! assert_eq!(verdict.findings[0].code, "truncated");
+//! assert_eq!(verdict.findings[0].code, Code::Truncated);
 //! assert_eq!(verdict.findings[0].offset, Some(27206));
 //! ```
 //!

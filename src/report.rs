@@ -219,12 +219,6 @@ impl Serialize for Code {
     }
 }
 
-impl PartialEq<&str> for Code {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
 /// One thing a check found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -561,6 +555,6 @@ mod tests {
         let mut expected: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         expected.sort();
         assert_eq!(by_word, expected);
-        assert_eq!(Code::Truncated, "truncated");
+        assert_eq!(Code::Truncated.as_str(), "truncated");
     }
 }

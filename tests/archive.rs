@@ -1038,7 +1038,7 @@ fn recording_findings_are_the_teehistorian_checks() {
     );
     assert_eq!(verdict.status, teeoracle::check::Status::Fail);
     let f = verdict.headline().unwrap();
-    assert_eq!(f.code, "replay");
+    assert_eq!(f.code, teeoracle::report::Code::Replay);
     assert!(
         f.message.starts_with("1/demodata.bin: replay: "),
         "{}",

@@ -323,15 +323,16 @@ fn build_warns_about_ticks_readers_reject() {
 /// Spec errors are data: the field, and what it was expected to hold.
 #[test]
 fn spec_errors_are_structured() {
-    use teeoracle::demo::spec::{Problem, SpecError, SpecField};
+    use teeoracle::codec::SpecError;
+    use teeoracle::demo::spec::{Problem, SpecField};
     let spec = DemoSpec::from_ron(
         r#"(map_name: "x", map_crc: "00000000", markers: [10, 20],
            events: [(tick: 1, items: [(type: 70000, id: 0)])])"#,
     )
     .unwrap();
     match spec.build(&[]) {
-        Err(SpecError::Field { field, problem }) => {
-            assert_eq!(field, SpecField::ItemType { event: 0, item: 0 });
+        Err(SpecError::Field { path, problem }) => {
+            assert_eq!(path, SpecField::ItemType { event: 0, item: 0 });
             assert_eq!(
                 problem,
                 Problem::Range {
@@ -349,7 +350,7 @@ fn spec_errors_are_structured() {
         matches!(
             err,
             SpecError::Field {
-                field: SpecField::Marker { index: 1 },
+                path: SpecField::Marker { index: 1 },
                 problem: Problem::MarkerRefused { tick: 20 },
             }
         ),
@@ -588,7 +589,11 @@ fn every_flip_in_the_map_fails_check() {
         corrupt[at] ^= 0x01;
         let v = check::check(Source::bytes("x.demo", corrupt), &Options::default());
         assert_eq!(v.status, Status::Fail, "byte {at}: {:?}", v.findings);
-        assert_eq!(v.findings[0].code, "map_checksum", "byte {at}");
+        assert_eq!(
+            v.findings[0].code,
+            teeoracle::report::Code::MapChecksum,
+            "byte {at}"
+        );
         flips += 1;
     }
     assert!(flips > 55, "{flips}");

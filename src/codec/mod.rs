@@ -1,15 +1,18 @@
 //! Format-agnostic codec core: a borrowed [`Reader`] with absolute offsets,
-//! the symmetric [`Codec`] trait and the crate-wide [`DecodeError`]. Every
+//! the symmetric [`Codec`] trait and the crate-wide [`DecodeError`]; and
+//! [`SpecError`], the one error of a spec a file is built from. Every
 //! format module builds on these; none has a reader of its own.
 
 mod error;
 mod reader;
+pub mod spec;
 
 pub use error::{
     DECOMPRESSION_RATIO, DecodeError, DecompressionCap, ErrorDetails, ErrorKind, Inner,
     MIN_MAX_DECOMPRESSED, NonCanonical, PayloadKind, ReadFault,
 };
 pub use reader::{Mode, Reader};
+pub use spec::SpecError;
 
 /// A value with one wire form: `decode` reads it, `encode` writes it back.
 ///

@@ -154,7 +154,7 @@ fn check_bytes(bytes: &[u8], verdict: &mut Verdict) {
         ));
     }
     let rr = &rerecorded.report;
-    let replay_failed = verdict.findings.iter().any(|f| f.code == "replay");
+    let replay_failed = verdict.findings.iter().any(|f| f.code == Code::Replay);
     let recorder = if rr.identical {
         "identical".to_string()
     } else if rr.equivalent() {

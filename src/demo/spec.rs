@@ -18,6 +18,7 @@
 //! warning, so that invalid files can be made on purpose.
 
 use super::{DemoRecorder, DemoStart};
+use crate::codec::SpecError;
 use crate::huffman::Flavor;
 use crate::snapshot::{ItemSizes, MAX_ID, MAX_ITEMS, MAX_SIZE, MAX_TYPE, Snapshot};
 use serde::{Deserialize, Serialize};
@@ -131,24 +132,8 @@ pub struct Built {
     pub messages: usize,
 }
 
-/// Why a spec does not build.
-#[non_exhaustive]
-#[derive(Debug)]
-pub enum SpecError {
-    /// Not RON of the spec's shape (the parser's error, with where).
-    Ron(ron::error::SpannedError),
-    /// Not JSON of the spec's shape (the parser's error, with where).
-    Json(serde_json::Error),
-    /// A field whose value does not do.
-    Field {
-        /// Which field.
-        field: SpecField,
-        /// What was expected of it.
-        problem: Problem,
-    },
-}
-
-/// A field of a spec, as its path (`events[3].message`).
+/// A field of a spec, as its path (`events[3].message`): where a demo
+/// spec's [`SpecError`] is.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpecField {
@@ -189,7 +174,8 @@ pub enum SpecField {
     },
 }
 
-/// What a spec field was expected to hold.
+/// What a spec field was expected to hold (a demo spec's [`SpecError`]'s
+/// problem).
 #[non_exhaustive]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
@@ -285,25 +271,17 @@ impl std::fmt::Display for Problem {
     }
 }
 
-impl std::fmt::Display for SpecError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SpecError::Ron(e) => write!(f, "{e}"),
-            SpecError::Json(e) => write!(f, "{e}"),
-            SpecError::Field { field, problem } => write!(f, "{field}: {problem}"),
-        }
-    }
-}
-
-impl std::error::Error for SpecError {}
-
-fn fail<T>(field: SpecField, problem: Problem) -> Result<T, SpecError> {
-    Err(SpecError::Field { field, problem })
+fn fail<T>(field: SpecField, problem: Problem) -> Result<T, SpecError<SpecField, Problem>> {
+    Err(SpecError::field(field, problem))
 }
 
 /// Hex as a person writes it (spaces and colons between digits are
 /// ignored), of `len` bytes if given.
-fn hex_field(field: SpecField, text: &str, len: Option<usize>) -> Result<Vec<u8>, SpecError> {
+fn hex_field(
+    field: SpecField,
+    text: &str,
+    len: Option<usize>,
+) -> Result<Vec<u8>, SpecError<SpecField, Problem>> {
     let digits: String = text
         .chars()
         .filter(|c| !c.is_whitespace() && *c != ':')
@@ -326,16 +304,13 @@ fn hex_field(field: SpecField, text: &str, len: Option<usize>) -> Result<Vec<u8>
 
 impl DemoSpec {
     /// Reads a RON spec (`Option` fields need no `Some(..)`).
-    pub fn from_ron(text: &str) -> Result<DemoSpec, SpecError> {
-        ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-            .from_str(text)
-            .map_err(SpecError::Ron)
+    pub fn from_ron(text: &str) -> Result<DemoSpec, SpecError<SpecField, Problem>> {
+        crate::codec::spec::from_ron(text)
     }
 
     /// Reads a JSON spec.
-    pub fn from_json(text: &str) -> Result<DemoSpec, SpecError> {
-        serde_json::from_str(text).map_err(SpecError::Json)
+    pub fn from_json(text: &str) -> Result<DemoSpec, SpecError<SpecField, Problem>> {
+        crate::codec::spec::from_json(text)
     }
 
     /// The map file to read, if any (relative to the spec file).
@@ -345,7 +320,7 @@ impl DemoSpec {
 
     /// Records the demo, with `map` as the embedded map. Errors name the
     /// field (`events[3].message: ...`).
-    pub fn build(&self, map: &[u8]) -> Result<Built, SpecError> {
+    pub fn build(&self, map: &[u8]) -> Result<Built, SpecError<SpecField, Problem>> {
         let mut warnings = Vec::new();
         let crc = hex_field(SpecField::MapCrc, &self.map_crc, Some(4))?;
         let map_crc = u32::from_be_bytes(crc.try_into().unwrap_or_default());

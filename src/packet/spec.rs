@@ -16,7 +16,7 @@
 //!       "message": {"name": "Cl_Say", "fields": {"team": 0, "message": "hi"}}}]}}"#;
 //! let datagrams = teeoracle::packet::spec::encode_str(json)?;
 //! assert_eq!(hex::encode(&datagrams[0]), "000001000522006869 00".replace(' ', ""));
-//! # Ok::<(), teeoracle::packet::spec::SpecError>(())
+//! # Ok::<(), teeoracle::codec::SpecError>(())
 //! ```
 //!
 //! What is built is encoded by the packet's own codecs ([`MsgHeader`],
@@ -29,41 +29,14 @@ use super::{
     Chunk, ChunkHeader, Compression, ConnPacket, Message, Packet, PacketCtx, TokenMode, Version,
     control, flags,
 };
-use crate::codec::{Codec, Mode, Reader};
+use crate::codec::{Codec, Mode, Reader, SpecError};
 use crate::huffman::HuffmanInfo;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::fmt;
-
-/// Why a JSON input does not encode: where (a JSON path such as
-/// `packets[2].packet.chunks[0].message.fields.team`) and what was
-/// expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError {
-    /// The JSON path (empty for the document itself).
-    pub path: String,
-    /// What was expected there, in words.
-    pub expected: String,
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.path.is_empty() {
-            true => write!(f, "{}", self.expected),
-            false => write!(f, "{}: {}", self.path, self.expected),
-        }
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 /// Encodes every packet of a JSON text (see the module doc).
 pub fn encode_str(json: &str) -> Result<Vec<Vec<u8>>, SpecError> {
-    let value: Value = serde_json::from_str(json).map_err(|e| SpecError {
-        path: String::new(),
-        expected: format!("JSON ({e})"),
-    })?;
-    encode(&value)
+    encode(&crate::codec::spec::from_json(json)?)
 }
 
 /// Encodes every packet of a `packet_decode` document, or the one packet
@@ -360,10 +333,9 @@ fn encode_message(mut m: Obj<'_>, version: Version) -> Result<Vec<u8>, SpecError
                 let want = "absent: no layout is known for this message (give `body`)";
                 return Err(m.fail("fields", want.into()));
             };
-            let fields = layout.fields_from_json(f.map).map_err(|e| SpecError {
-                path: format!("{}.{}", f.path, e.field),
-                expected: e.expected,
-            })?;
+            let fields = layout
+                .fields_from_json(f.map)
+                .map_err(|e| SpecError::field(format!("{}.{}", f.path, e.field), e.expected))?;
             (Some(fields), Vec::new())
         }
         (None, body) => {
@@ -501,13 +473,11 @@ fn encode_packet(mut p: Obj<'_>, version: Version) -> Result<Vec<u8>, SpecError>
     let packet = parts.packet();
     let mut out = Vec::new();
     packet.encode(&mut out, PacketCtx::default());
-    decodes_as_built(&out, &packet, version).map_err(|what| SpecError {
-        path: p.path.clone(),
-        expected: format!(
-            "a packet whose bytes decode back to it: {what} ({} bytes: {})",
-            out.len(),
-            crate::bytes::hex_preview(&out)
-        ),
+    decodes_as_built(&out, &packet, version).map_err(|what| {
+        let (len, preview) = (out.len(), crate::bytes::hex_preview(&out));
+        let want =
+            format!("a packet whose bytes decode back to it: {what} ({len} bytes: {preview})");
+        SpecError::field(p.path.clone(), want)
     })?;
     if let (Parts::Connection(c), Some(size)) = (&parts, parts.compressed_size()) {
         let found = out.len() - 3 - c.header_token.map_or(0, |t| t.len());
@@ -597,10 +567,10 @@ impl<'v> Obj<'v> {
                 map,
                 taken: Vec::new(),
             }),
-            other => Err(SpecError {
+            other => Err(SpecError::field(
                 path,
-                expected: format!("an object, found {}", kind(other)),
-            }),
+                format!("an object, found {}", kind(other)),
+            )),
         }
     }
 
@@ -612,10 +582,7 @@ impl<'v> Obj<'v> {
     }
 
     fn fail(&self, key: &str, expected: String) -> SpecError {
-        SpecError {
-            path: self.at(key),
-            expected,
-        }
+        SpecError::field(self.at(key), expected)
     }
 
     fn get(&mut self, key: &'static str) -> Option<&'v Value> {

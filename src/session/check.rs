@@ -309,7 +309,7 @@ mod tests {
         let [f] = &verdict.findings[..] else {
             panic!("{:?}", verdict.findings)
         };
-        assert_eq!((f.code.as_str(), f.offset), ("capture", Some(60087)));
+        assert_eq!((f.code, f.offset), (Code::Capture, Some(60087)));
         assert!(
             f.message
                 .starts_with("cannot read the record after frame 500: at byte 60087 (0xeab7)"),
@@ -332,11 +332,7 @@ mod tests {
             let [f] = &verdict.findings[..] else {
                 panic!("{:?}", verdict.findings)
             };
-            assert_eq!(
-                (f.code.as_str(), f.offset),
-                ("truncated", Some(at)),
-                "{name}"
-            );
+            assert_eq!((f.code, f.offset), (Code::Truncated, Some(at)), "{name}");
             assert_eq!(verdict.error, None);
         }
     }
@@ -363,7 +359,7 @@ mod tests {
         let drops: Vec<_> = verdict
             .findings
             .iter()
-            .filter(|f| f.code == "ddnet_drop")
+            .filter(|f| f.code == Code::DdnetDrop)
             .map(|f| (f.severity, f.message.split(": ").next().unwrap()))
             .collect();
         let frames: Vec<_> = (2..=8)
@@ -419,20 +415,20 @@ mod tests {
             .findings
             .iter()
             .filter(|f| f.code.is_snapshot_anomaly())
-            .map(|f| (f.code.as_str(), f.severity, f.count, f.offset, f.tick))
+            .map(|f| (f.code, f.severity, f.count, f.offset, f.tick))
             .collect();
         assert_eq!(
             snapshot,
             [
                 (
-                    "snapshot_missing_base",
+                    Code::SnapshotMissingBase,
                     Severity::Warn,
                     Some(806),
                     Some(285820),
                     Some(194)
                 ),
                 (
-                    "snapshot_old_map_ack",
+                    Code::SnapshotOldMapAck,
                     Severity::Warn,
                     Some(3),
                     Some(77472),
@@ -459,7 +455,7 @@ mod tests {
         assert_eq!(check_capture(&corpus_a(), Some(1), &mut verdict), None);
         verdict.settle();
         assert_eq!(verdict.status, Status::Fail);
-        assert_eq!(verdict.findings[0].code, "no_datagrams");
+        assert_eq!(verdict.findings[0].code, Code::NoDatagrams);
     }
 
     #[test]
@@ -476,7 +472,7 @@ mod tests {
         verdict.settle();
         assert_eq!((summary.errors, verdict.status), (1, Status::Fail));
         let f = &verdict.findings[0];
-        assert_eq!((f.code.as_str(), f.count), ("decode", Some(1)));
+        assert_eq!((f.code, f.count), (Code::Decode, Some(1)));
         // The chunk's data starts after its 3-byte header.
         assert_eq!(f.offset, Some(at as u64 + 3), "{}", f.message);
         assert!(f.message.starts_with("frame 4: at byte"), "{}", f.message);

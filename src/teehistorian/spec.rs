@@ -32,10 +32,10 @@ use super::header::{Header, HeaderInfo};
 use super::message::{ConsoleCommand, Ex, ExMessage, Input, Message};
 use super::recorder::Recorder;
 use crate::bytes::{Blob, Text};
+use crate::codec::SpecError;
 use crate::packet::Version;
 use crate::packet::msg::{Fields, Layout, MsgHeader};
 use serde::Deserialize;
-use std::fmt;
 
 fn yes() -> bool {
     true
@@ -162,40 +162,8 @@ pub enum SpecRecord {
     },
 }
 
-/// Why a spec does not build: a RON or JSON error (with where), or a
-/// record (`records[3]`) or header field that does not do.
-#[derive(Debug)]
-pub enum SpecError {
-    /// Not RON of the spec's shape.
-    Ron(ron::error::SpannedError),
-    /// Not JSON of the spec's shape.
-    Json(serde_json::Error),
-    /// A value that does not do.
-    Field {
-        /// Where: `header.version`, `records[3].fields.team`, ...
-        path: String,
-        /// What was expected there.
-        expected: String,
-    },
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpecError::Ron(e) => write!(f, "{e}"),
-            SpecError::Json(e) => write!(f, "{e}"),
-            SpecError::Field { path, expected } => write!(f, "{path}: {expected}"),
-        }
-    }
-}
-
-impl std::error::Error for SpecError {}
-
 fn fail<T>(path: String, expected: impl Into<String>) -> Result<T, SpecError> {
-    Err(SpecError::Field {
-        path,
-        expected: expected.into(),
-    })
+    Err(SpecError::field(path, expected))
 }
 
 /// A built file.
@@ -210,15 +178,12 @@ pub struct Built {
 impl TeehistorianSpec {
     /// Reads a RON spec (`Option` fields need no `Some(..)`).
     pub fn from_ron(text: &str) -> Result<TeehistorianSpec, SpecError> {
-        ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
-            .from_str(text)
-            .map_err(SpecError::Ron)
+        crate::codec::spec::from_ron(text)
     }
 
     /// Reads a JSON spec.
     pub fn from_json(text: &str) -> Result<TeehistorianSpec, SpecError> {
-        serde_json::from_str(text).map_err(SpecError::Json)
+        crate::codec::spec::from_json(text)
     }
 
     /// Records the file. Errors name the record (`records[3].cid: ...`).

@@ -236,7 +236,7 @@ fn demo(
                 out,
                 "{}: {:?}, ticks {}..{}: {} snapshots, {} bytes; map {} ({}{})",
                 output.display(),
-                s.version,
+                s.release,
                 s.ticks.0,
                 s.ticks.1,
                 s.snapshots,

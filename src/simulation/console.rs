@@ -43,11 +43,11 @@ impl fmt::Display for NotANumber {
 
 impl std::error::Error for NotANumber {}
 
-/// An `f` argument (`GetFloat`) as `version` reads it.
-pub fn float_arg(version: Release, text: &[u8]) -> Result<f32, NotANumber> {
+/// An `f` argument (`GetFloat`) as `release` reads it.
+pub fn float_arg(release: Release, text: &[u8]) -> Result<f32, NotANumber> {
     let (value, used) = strtod(text);
     let value = value as f32;
-    match version {
+    match release {
         Release::Ddnet16_4 => Ok(value),
         Release::Ddnet20_1 => {
             if used != text.len() || value == f32::MAX || value == f32::MIN_POSITIVE {
@@ -62,12 +62,12 @@ pub fn float_arg(version: Release, text: &[u8]) -> Result<f32, NotANumber> {
     }
 }
 
-/// An `i` argument (`GetInteger`) as `version` reads it.
-pub fn int_arg(version: Release, text: &[u8]) -> Result<i32, NotANumber> {
+/// An `i` argument (`GetInteger`) as `release` reads it.
+pub fn int_arg(release: Release, text: &[u8]) -> Result<i32, NotANumber> {
     let (value, used) = strtol(text);
     // The low 32 bits, as GCC converts a long to an int.
     let value = value as i32;
-    match version {
+    match release {
         Release::Ddnet16_4 => Ok(value),
         Release::Ddnet20_1 => {
             if used != text.len() || value == i32::MAX || value == i32::MIN {

@@ -179,7 +179,7 @@ impl<'d> DemoCompare<'d> {
             .ok()
             .and_then(|wi| ch.weapons.get(wi))
             .map_or(0, |s| s.ammo);
-        sim[18] = match w.cores.version {
+        sim[18] = match w.cores.release {
             _ if ch.freeze_time != 0 => 0,
             Release::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,

@@ -263,7 +263,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             seen_unmodelled: 0,
             cores_before: vec![None; MAX_CLIENTS],
             report: Report {
-                release: world.version,
+                release: world.release,
                 recorded_release,
                 ticks: (0, 0),
                 held_inputs: Vec::new(),
@@ -483,14 +483,14 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 let Ok((header, body)) = split(data) else {
                     return;
                 };
-                let version = protocol.unwrap_or(crate::packet::Version::V06);
+                let protocol_version = protocol.unwrap_or(crate::packet::Version::V06);
                 if let Some(info) = crate::packet::msg::client_info(protocol, data) {
                     w.set_name(c, &info.name);
                 }
-                match header.name(version) {
+                match header.name(protocol_version) {
                     Some("Cl_Kill") if !header.sys => w.kill(c),
                     Some("Cl_SetTeam") if !header.sys => {
-                        if let Some(team) = team_of(version, &header, body) {
+                        if let Some(team) = team_of(protocol_version, &header, body) {
                             w.set_team(c, team);
                         }
                     }
@@ -643,6 +643,6 @@ fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {
 }
 
 /// The team a `Cl_SetTeam` asks for.
-fn team_of(version: crate::packet::Version, header: &MsgHeader, body: &[u8]) -> Option<i32> {
-    decode_body(version, header, body)?.ok()?.int("team")
+fn team_of(protocol: crate::packet::Version, header: &MsgHeader, body: &[u8]) -> Option<i32> {
+    decode_body(protocol, header, body)?.ok()?.int("team")
 }

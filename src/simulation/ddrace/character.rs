@@ -208,16 +208,16 @@ impl Character {
         false
     }
 
-    /// `Freeze(seconds)` by `version`'s rule: 16.4 refuses a second freeze
+    /// `Freeze(seconds)` by `release`'s rule: 16.4 refuses a second freeze
     /// within a second of the last one's start even when not frozen.
     pub fn freeze_at(
         &mut self,
         seconds: i32,
         tick: i32,
         super_: bool,
-        version: crate::simulation::Release,
+        release: crate::simulation::Release,
     ) -> bool {
-        match version {
+        match release {
             crate::simulation::Release::Ddnet20_1 => self.freeze(seconds, tick, super_),
             crate::simulation::Release::Ddnet16_4 => {
                 if seconds <= 0 || super_ || self.freeze_time > seconds * 50 {

@@ -1,6 +1,6 @@
 //! The server settings (`sv_*`) DDNet's game reads while it runs: what
 //! moves, spawns, freezes, fires and joins teams differently when they
-//! change. Each has its version's default, minimum and maximum
+//! change. Each has its release's default, minimum and maximum
 //! (`MACRO_CONFIG_INT` in 16.4's `src/engine/shared/config_variables.h`
 //! and `src/game/variables.h`, in 20.1's
 //! `src/engine/shared/config_variables.h`).
@@ -20,11 +20,11 @@ use crate::simulation::physics::tuning::Tunings;
 use serde::Serialize;
 use std::fmt;
 
-/// One setting: its names and limits in each version.
+/// One setting: its names and limits in each release.
 struct Setting {
     /// The `Config` field.
     field: &'static str,
-    /// Its name in 16.4 and in 20.1 (`None`: the version lacks it).
+    /// Its name in 16.4 and in 20.1 (`None`: the release lacks it).
     names: [Option<&'static str>; 2],
     /// The console's lower clamp.
     min: i32,
@@ -44,8 +44,9 @@ macro_rules! settings {
         /// docs (16.4's name after a slash where it differs).
         #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
         pub struct Config {
-            /// The version whose names, limits and console rules apply.
-            pub version: Release,
+            /// The release whose names, limits and console rules apply.
+            #[serde(rename = "version")]
+            pub release: Release,
             $( $(#[$doc])* pub $field: i32, )*
         }
 
@@ -74,11 +75,11 @@ macro_rules! settings {
                 }
             }
 
-            /// `version`'s defaults.
-            pub fn new(version: Release) -> Config {
-                let v = column(version);
+            /// `release`'s defaults.
+            pub fn new(release: Release) -> Config {
+                let v = column(release);
                 Config {
-                    version,
+                    release,
                     $( $field: [$d16, $d20][v], )*
                 }
             }
@@ -237,9 +238,9 @@ settings! {
 /// (`src/engine/server/main.cpp` 188–193) that this module holds.
 const READ_ONLY_20_1: [&str; 3] = ["sv_max_clients", "sv_test_cmds", "sv_rescue"];
 
-/// The index of `version` in the settings' pairs.
-fn column(version: Release) -> usize {
-    match version {
+/// The index of `release` in the settings' pairs.
+fn column(release: Release) -> usize {
+    match release {
         Release::Ddnet16_4 => 0,
         Release::Ddnet20_1 => 1,
     }
@@ -255,7 +256,7 @@ pub enum ConfigError {
         /// The value as written.
         value: String,
     },
-    /// A console argument the version's console would not have read as
+    /// A console argument the release's console would not have read as
     /// an int.
     BadNumber(NotANumber),
 }
@@ -294,17 +295,17 @@ pub enum ConfigApplied {
 }
 
 impl Config {
-    /// The settings from a header's `config` pairs: `version`'s defaults,
+    /// The settings from a header's `config` pairs: `release`'s defaults,
     /// with each listed setting this module holds set to its int.
     /// Settings it does not hold are skipped; a held one whose value is
     /// not an int is an error.
     pub fn from_header(
-        version: Release,
+        release: Release,
         pairs: &[(String, String)],
     ) -> Result<Config, ConfigError> {
-        let mut config = Config::new(version);
+        let mut config = Config::new(release);
         for (name, value) in pairs {
-            let Some(setting) = setting(version, name.as_bytes(), false) else {
+            let Some(setting) = setting(release, name.as_bytes(), false) else {
                 continue;
             };
             let v = value.parse().map_err(|_| ConfigError::BadHeaderValue {
@@ -318,21 +319,21 @@ impl Config {
         Ok(config)
     }
 
-    /// A setting's value by its DDNet name in this version.
+    /// A setting's value by its DDNet name in this release.
     pub fn get(&self, name: &str) -> Option<i32> {
-        self.slot(setting(self.version, name.as_bytes(), false)?.field)
+        self.slot(setting(self.release, name.as_bytes(), false)?.field)
     }
 
-    /// The DDNet names of the settings held for `version`, in this
+    /// The DDNet names of the settings held for `release`, in this
     /// module's order.
-    pub fn names(version: Release) -> impl Iterator<Item = &'static str> {
+    pub fn names(release: Release) -> impl Iterator<Item = &'static str> {
         SETTINGS
             .iter()
-            .filter_map(move |s| s.names[column(version)])
+            .filter_map(move |s| s.names[column(release)])
     }
 
     /// A console command (a CONSOLE_COMMAND record's name and arguments)
-    /// applied as the version's int setting command does (16.4
+    /// applied as the release's int setting command does (16.4
     /// `console.cpp:IntVariableCommand` 766–790, 20.1
     /// `config.cpp:SIntConfigVariable::CommandCallback` 40–68): the
     /// argument read as an int ([`console::int_arg`]), clamped to the
@@ -350,19 +351,19 @@ impl Config {
         if command.eq_ignore_ascii_case(b"toggle") || command.eq_ignore_ascii_case(b"reset") {
             return Ok(ConfigApplied::NoEffect);
         }
-        let v = column(self.version);
-        let Some(setting) = setting(self.version, command, true) else {
+        let v = column(self.release);
+        let Some(setting) = setting(self.release, command, true) else {
             return Ok(ConfigApplied::NotConfig);
         };
         let Some(arg) = args.first() else {
             return Ok(ConfigApplied::NoEffect);
         };
-        let read_only = self.version == Release::Ddnet20_1
+        let read_only = self.release == Release::Ddnet20_1
             && (setting.game || setting.names[v].is_some_and(|n| READ_ONLY_20_1.contains(&n)));
         if read_only {
             return Ok(ConfigApplied::NoEffect);
         }
-        let mut value = console::int_arg(self.version, arg)?;
+        let mut value = console::int_arg(self.release, arg)?;
         let max = setting.max[v];
         if setting.min != max {
             if value < setting.min {
@@ -379,11 +380,11 @@ impl Config {
     }
 }
 
-/// The setting `name` names in `version` (ASCII case ignored when
+/// The setting `name` names in `release` (ASCII case ignored when
 /// `nocase`).
-fn setting(version: Release, name: &[u8], nocase: bool) -> Option<&'static Setting> {
+fn setting(release: Release, name: &[u8], nocase: bool) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| {
-        s.names[column(version)].is_some_and(|n| {
+        s.names[column(release)].is_some_and(|n| {
             if nocase {
                 n.as_bytes().eq_ignore_ascii_case(name)
             } else {
@@ -419,7 +420,7 @@ pub const TILE_NPH: u8 = 75;
 
 /// What the map's tiles change when it loads, after the header was
 /// written: for each tile index of the game layer and of the front layer
-/// (both versions look at both: 16.4 `gamecontext.cpp` 3436–3500, 20.1
+/// (both releases look at both: 16.4 `gamecontext.cpp` 3436–3500, 20.1
 /// `CreateAllEntities` 4355–4430; the order does not matter, every
 /// effect sets a fixed value), `TILE_OLDLASER` (71) sets
 /// `sv_old_laser` 1, `TILE_NPC` (72) the global `player_collision` 0,
@@ -529,7 +530,7 @@ mod tests {
         assert_eq!(old.sv_no_weak_hook, 1);
         let new = Config::from_header(Ddnet20_1, &pairs(&[("sv_no_weak_hook", "1")])).expect("int");
         assert_eq!(new.sv_no_weak_hook, 1);
-        // The other version's name is not this version's setting.
+        // The other release's name is not this release's setting.
         let new = Config::from_header(Ddnet20_1, &pairs(&[("sv_no_weak_hook_and_bounce", "1")]))
             .expect("skipped");
         assert_eq!(new.sv_no_weak_hook, 0);
@@ -578,9 +579,9 @@ mod tests {
 
     #[test]
     fn map_tiles_change_settings_and_global_tuning() {
-        for version in [Ddnet16_4, Ddnet20_1] {
-            let mut config = Config::new(version);
-            let mut tunings = Tunings::new(version, Tuning::ddrace(version));
+        for release in [Ddnet16_4, Ddnet20_1] {
+            let mut config = Config::new(release);
+            let mut tunings = Tunings::new(release, Tuning::ddrace(release));
             let applied = apply_map_tiles(
                 &mut config,
                 &mut tunings,

@@ -8,7 +8,7 @@
 //! writes positions as whole numbers (`(int)m_Pos.x`) and velocities with
 //! six decimals (`%f`), so a loaded character is not the one that was
 //! saved; [`SavedTeam::parse`] reads it as DDNet's `sscanf` does, with
-//! each version's fallbacks for strings written by older servers.
+//! each release's fallbacks for strings written by older servers.
 
 use crate::simulation::Release;
 use crate::simulation::physics::Vec2;
@@ -126,10 +126,10 @@ pub struct SavedTee {
     pub ninja: Option<(Vec2, i32, i32, i32)>,
 }
 
-/// How many fields of a member's line each version accepts (`switch(Num)`
+/// How many fields of a member's line each release accepts (`switch(Num)`
 /// in `CSaveTee::FromString`): the fields of older servers' strings.
-fn accepted(version: Release, fields: usize) -> bool {
-    match version {
+fn accepted(release: Release, fields: usize) -> bool {
+    match release {
         Release::Ddnet16_4 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110),
         Release::Ddnet20_1 => matches!(fields, 96 | 97 | 101 | 108 | 109 | 110 | 115),
     }
@@ -139,7 +139,7 @@ impl SavedTeam {
     /// Reads a savegame string as `CSaveTeam::FromString` does: the
     /// team's line, then one line per member. The error says what DDNet
     /// would have refused.
-    pub fn parse(text: &[u8], version: Release) -> Result<SavedTeam, String> {
+    pub fn parse(text: &[u8], release: Release) -> Result<SavedTeam, String> {
         // The string ends at a NUL as C's does.
         let text = text.split(|&b| b == 0).next().unwrap_or_default();
         let mut lines = text.split(|&b| b == b'\n');
@@ -169,7 +169,7 @@ impl SavedTeam {
             if line.len() + 1 >= MAX_TEE_LINE {
                 return Err(format!("member {n}'s line is too long"));
             }
-            let tee = SavedTee::parse(&String::from_utf8_lossy(line), version)
+            let tee = SavedTee::parse(&String::from_utf8_lossy(line), release)
                 .map_err(|e| format!("member {n}: {e}"))?;
             members.push(tee);
         }
@@ -185,9 +185,9 @@ impl SavedTeam {
 
 impl SavedTee {
     /// One member's line (`CSaveTee::FromString`).
-    fn parse(line: &str, version: Release) -> Result<SavedTee, String> {
+    fn parse(line: &str, release: Release) -> Result<SavedTee, String> {
         let mut s = Scan::new(line);
-        let name_limit = match version {
+        let name_limit = match release {
             Release::Ddnet16_4 => usize::MAX,
             Release::Ddnet20_1 => 15,
         };
@@ -222,13 +222,13 @@ impl SavedTee {
         let mut tee_started = s.b();
         let mut live_frozen = s.b();
         // 16.4's format ends here: what follows is not read.
-        let mut ninja = match version {
+        let mut ninja = match release {
             Release::Ddnet16_4 => None,
             Release::Ddnet20_1 => Some((s.v(), s.i(), s.i(), s.i())),
         };
         // Every conversion counts: `sscanf` stops at the first that fails.
         let fields = s.fields;
-        if !accepted(version, fields) {
+        if !accepted(release, fields) {
             return Err(format!("{fields} fields read, a count DDNet refuses"));
         }
         // The fallthroughs of `switch(Num)`: what older strings lack.
@@ -250,7 +250,7 @@ impl SavedTee {
         if fields <= 97 {
             telegun = [false; 3];
         }
-        if version == Release::Ddnet20_1 && fields <= 110 {
+        if release == Release::Ddnet20_1 && fields <= 110 {
             // 20.1 takes ninja away from strings without the dash.
             if weapons_got[super::character::weapon::NINJA as usize] {
                 weapons_got[super::character::weapon::NINJA as usize] = false;
@@ -258,7 +258,7 @@ impl SavedTee {
             }
             ninja = Some((Vec2::default(), 0, 0, 0));
         }
-        if version == Release::Ddnet20_1 {
+        if release == Release::Ddnet20_1 {
             let weapon = |w: i32| (0..6).contains(&w);
             if !weapon(last_weapon)
                 || !(weapon(queued_weapon) || queued_weapon == -1)
@@ -372,7 +372,7 @@ impl<'a> Scan<'a> {
     }
 
     /// `%d`, 0 where it failed (DDNet leaves such fields as they were,
-    /// and refuses the string unless an older version's count).
+    /// and refuses the string unless an older release's count).
     fn i(&mut self) -> i32 {
         self.int().unwrap_or(0)
     }
@@ -531,8 +531,8 @@ mod tests {
             // A member line missing: the empty line has no name.
             ("2\t2\t0\t0\t0\nb".to_owned(), "no name"),
         ] {
-            for version in [Release::Ddnet16_4, Release::Ddnet20_1] {
-                let e = SavedTeam::parse(text.as_bytes(), version);
+            for release in [Release::Ddnet16_4, Release::Ddnet20_1] {
+                let e = SavedTeam::parse(text.as_bytes(), release);
                 assert!(e.is_err(), "{why}: {e:?}");
             }
         }

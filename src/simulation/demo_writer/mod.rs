@@ -82,7 +82,8 @@ pub enum Span {
 #[derive(Clone, Debug, Serialize)]
 pub struct DemoSummary {
     /// Whose rules the world followed.
-    pub version: Release,
+    #[serde(rename = "version")]
+    pub release: Release,
     /// The map's name (the teehistorian header's).
     pub map_name: String,
     /// The embedded map's SHA-256, hex.
@@ -203,7 +204,7 @@ pub fn demo_of_teehistorian(
         .map_err(|e| DemoError::Simulate(SimulateError::Decode(e)))?;
     let col = Collision::of_map_bytes(map, cap)
         .map_err(|e| DemoError::Simulate(SimulateError::Map(e)))?;
-    let version = crate::simulation::header::recorded_release(&header)?;
+    let release = crate::simulation::header::recorded_release(&header)?;
     let clients = Clients::read(bytes);
     let (from, to, player_cids) = match span {
         Span::All => (i32::MIN, i32::MAX, Vec::new()),
@@ -232,7 +233,7 @@ pub fn demo_of_teehistorian(
         flavor: Flavor::Ddnet,
     };
     let writer = Writer {
-        version,
+        release,
         from,
         to,
         recorder: DemoRecorder::new(&start, ItemSizes::ddnet_06()),
@@ -241,8 +242,8 @@ pub fn demo_of_teehistorian(
         last_input: vec![None; MAX_CLIENTS],
         in_freeze: vec![false; MAX_CLIENTS],
         end_pos: vec![None; MAX_CLIENTS],
-        empty: Cores::new(version),
-        default_tuning: Tuning::defaults(version),
+        empty: Cores::new(release),
+        default_tuning: Tuning::defaults(release),
         ex_types: Vec::new(),
         snap: Snapshot::new(),
         clients,
@@ -281,7 +282,7 @@ pub fn demo_of_teehistorian(
     } = writer;
     let out = recorder.finish();
     let summary = DemoSummary {
-        version,
+        release,
         map_matches_header: header
             .info
             .map_sha256
@@ -339,7 +340,7 @@ struct Reckoning {
 
 /// The writer's state, fed once a tick.
 struct Writer {
-    version: Release,
+    release: Release,
     from: i32,
     to: i32,
     recorder: DemoRecorder,
@@ -413,7 +414,7 @@ impl Writer {
             }
             // `DDRaceTick`: where the character stood when the tick began.
             self.in_freeze[cid] =
-                start_pos.is_some_and(|p| in_freeze(w.collision(), p, self.version));
+                start_pos.is_some_and(|p| in_freeze(w.collision(), p, self.release));
             // `OnPredictedInput`: an input unlike the last one is an action.
             if self.last_input[cid].is_some_and(|i| i != ch.saved_input) {
                 self.last_action[cid] = tick;
@@ -425,7 +426,7 @@ impl Writer {
                 // server's life) a zeroed core that predicts nothing here.
                 None => true,
                 Some(r) => {
-                    match self.version {
+                    match self.release {
                         Release::Ddnet16_4 => reset_16_4(&mut r.predicted),
                         Release::Ddnet20_1 => {}
                     }
@@ -505,7 +506,7 @@ impl Writer {
             // depends on the server's clock and is not set.
             dp.int("flags", if p.paused { 2 } else { 0 })
                 .int("auth_level", self.clients.auth_at(cid, tick));
-            match self.version {
+            match self.release {
                 // 16.4's has only flags and auth level.
                 Release::Ddnet16_4 => dp.truncate(2),
                 // No finish time.
@@ -524,7 +525,7 @@ impl Writer {
         self.push(&gi, "GameInfo", 0);
         let mut ex = builder("GameInfoEx");
         ex.int("flags", GAMEINFO_FLAGS);
-        match self.version {
+        match self.release {
             Release::Ddnet16_4 => {
                 // GAMEINFO_CURVERSION 8; GAMEINFOFLAG2_HUD_DDRACE.
                 ex.int("version", 8).int("flags2", 1 << 6);
@@ -545,7 +546,7 @@ impl Writer {
             }
         }
         self.push(&ex, "GameInfoEx", 0);
-        if self.version == Release::Ddnet20_1 {
+        if self.release == Release::Ddnet20_1 {
             // No best time on the map.
             let mut best = builder("MapBestTime");
             best.int("map_best_time_seconds", -1);
@@ -571,7 +572,7 @@ impl Writer {
             // projectile's (an owned one's is the aim as the input had
             // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE.
             let explosive = if p.explosive { 1 << 2 } else { 0 };
-            let (name, b) = match self.version {
+            let (name, b) = match self.release {
                 Release::Ddnet20_1 => {
                     let mut b = builder("DDNetProjectile");
                     b.int("x", round_to_int(p.pos.x * 100.0))
@@ -612,7 +613,7 @@ impl Writer {
                 .int("owner", l.owner)
                 // LASERTYPE_RIFLE 0, LASERTYPE_SHOTGUN 1.
                 .int("type", if l.kind == 2 { 1 } else { 0 });
-            if self.version == Release::Ddnet16_4 {
+            if self.release == Release::Ddnet16_4 {
                 // 16.4's ends with the type.
                 b.truncate(7);
             }
@@ -632,7 +633,7 @@ impl Writer {
                 PickupKind::Ninja => (3, 5),
             };
             // 16.4 sends the 0.6 item, 20.1 DDNet's.
-            let name = match self.version {
+            let name = match self.release {
                 Release::Ddnet16_4 => "Pickup",
                 Release::Ddnet20_1 => "DDNetPickup",
             };
@@ -669,7 +670,7 @@ impl Writer {
             .ok()
             .and_then(|wi| ch.weapons.get(wi))
             .map_or(0, |s| s.ammo);
-        let ammo = match self.version {
+        let ammo = match self.release {
             _ if ch.freeze_time != 0 => 0,
             Release::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,
@@ -745,7 +746,7 @@ impl Writer {
             .int("freeze_start", ch.freeze_start)
             .int("target_x", core.input.target_x)
             .int("target_y", core.input.target_y);
-        match self.version {
+        match self.release {
             // 16.4's ends with the aim.
             Release::Ddnet16_4 => d.truncate(10),
             // TuneZone::OVERRIDE_NONE.

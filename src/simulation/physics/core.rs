@@ -268,11 +268,11 @@ pub struct Teams {
 
 impl Teams {
     /// Everybody in team 0, nobody solo.
-    pub fn new(version: Release) -> Teams {
+    pub fn new(release: Release) -> Teams {
         Teams {
             team: vec![0; MAX_CLIENTS],
             solo: vec![false; MAX_CLIENTS],
-            super_team: match version {
+            super_team: match release {
                 Release::Ddnet16_4 => 64,
                 Release::Ddnet20_1 => 128,
             },
@@ -307,7 +307,7 @@ pub struct Cores {
     /// Teams and solo.
     pub teams: Teams,
     /// Which rules.
-    pub version: Release,
+    pub release: Release,
     /// `sv_old_teleport_hook`: a hook goes through plain teleporters.
     pub old_tele_hook: bool,
     /// The world's random generator (`CWorldCore::m_pPrng`), which
@@ -321,11 +321,11 @@ pub struct Cores {
 
 impl Cores {
     /// No characters.
-    pub fn new(version: Release) -> Cores {
+    pub fn new(release: Release) -> Cores {
         Cores {
             slots: vec![None; MAX_CLIENTS],
-            teams: Teams::new(version),
-            version,
+            teams: Teams::new(release),
+            release,
             old_tele_hook: false,
             prng: None,
             unseeded_choices: Vec::new(),
@@ -368,7 +368,7 @@ impl Cores {
     /// (`m_ReckoningCore`): `c` ticked without input (`Tick(false)`),
     /// moved and quantized alone, in a world of no other character, as a
     /// client predicts a core it was sent. `self` is that empty world: a
-    /// [`Cores::new`] of the same version that holds no core.
+    /// [`Cores::new`] of the same release that holds no core.
     pub fn tick_alone(&mut self, c: &mut Core, col: &Collision) {
         self.tick_core(c, col, false);
         self.tick_deferred_core(c);
@@ -532,7 +532,7 @@ impl Cores {
             c.hook_state = hook::RETRACT_START;
             // 16.4 measured from the teleporter's base but clamped around
             // the character.
-            let around = match self.version {
+            let around = match self.release {
                 Release::Ddnet16_4 => c.pos,
                 Release::Ddnet20_1 => base,
             };
@@ -550,7 +550,7 @@ impl Cores {
             }
             c.reset = true;
         }
-        let may_hook_players = match self.version {
+        let may_hook_players = match self.release {
             Release::Ddnet16_4 => true,
             Release::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
         };
@@ -679,7 +679,7 @@ impl Cores {
             Vec2::new(PHYSICAL_SIZE, PHYSICAL_SIZE),
             elasticity,
         );
-        if grounded && self.version == Release::Ddnet20_1 {
+        if grounded && self.release == Release::Ddnet20_1 {
             c.jumped &= !2;
             c.jumped_total = 0;
         }

@@ -10,7 +10,7 @@
 //! sees is an int divided by 100 in `f32`. [`Tuning`] stores the ints and
 //! converts on every read, as DDNet does.
 //!
-//! The parameters, in network order, are the same in both versions except
+//! The parameters, in network order, are the same in both releases except
 //! that 20.1 adds `ground_elasticity_x` and `ground_elasticity_y` at the
 //! end (16.4: 45 parameters; 20.1: 47). Defaults are the same.
 
@@ -82,7 +82,7 @@ const PARAMS: [(&str, f32); MAX_PARAMS] = [
 ];
 
 /// What DDNet's ResetTuning (and the reset of every tune zone at map
-/// load) sets on top of the defaults, in both versions
+/// load) sets on top of the defaults, in both releases
 /// (16.4 `gamecontext.cpp` 3896–3905 and 3266–3276; 20.1 4991–4999 and
 /// 4193–4201).
 const DDRACE: [(&str, f32); 5] = [
@@ -93,17 +93,17 @@ const DDRACE: [(&str, f32); 5] = [
     ("shotgun_curvature", 0.0),
 ];
 
-/// How many parameters `version` has.
-pub fn param_count(version: Release) -> usize {
-    match version {
+/// How many parameters `release` has.
+pub fn param_count(release: Release) -> usize {
+    match release {
         Release::Ddnet16_4 => 45,
         Release::Ddnet20_1 => MAX_PARAMS,
     }
 }
 
-/// The parameters' names for `version`, in network order.
-pub fn param_names(version: Release) -> impl ExactSizeIterator<Item = &'static str> {
-    PARAMS[..param_count(version)].iter().map(|&(name, _)| name)
+/// The parameters' names for `release`, in network order.
+pub fn param_names(release: Release) -> impl ExactSizeIterator<Item = &'static str> {
+    PARAMS[..param_count(release)].iter().map(|&(name, _)| name)
 }
 
 /// `CTuneParam`'s assignment from a float: `v * 100.0f` in single
@@ -130,15 +130,15 @@ pub fn unfixed(value: i32) -> f32 {
 /// Why tuning could not be set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TuningError {
-    /// No parameter of this name in this version. DDNet itself prints
+    /// No parameter of this name in this release. DDNet itself prints
     /// "No such tuning parameter" and changes nothing, but a file from a
     /// newer server build may name a parameter that build has and this
     /// crate does not know: the simulator must say so.
     UnknownParam {
         /// The name as written.
         name: String,
-        /// The version whose list it is not in.
-        version: Release,
+        /// The release whose list it is not in.
+        release: Release,
     },
     /// A header value that is not an int (DDNet writes `%d`).
     BadHeaderValue {
@@ -147,7 +147,7 @@ pub enum TuningError {
         /// The value as written.
         value: String,
     },
-    /// A console argument the version's console would not have read as a
+    /// A console argument the release's console would not have read as a
     /// number (so DDNet would not have run the command).
     BadNumber(NotANumber),
     /// A console command with fewer arguments than its parameters need
@@ -161,8 +161,8 @@ pub enum TuningError {
 impl fmt::Display for TuningError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TuningError::UnknownParam { name, version } => {
-                write!(f, "no tuning parameter {name:?} in {version:?}")
+            TuningError::UnknownParam { name, release } => {
+                write!(f, "no tuning parameter {name:?} in {release:?}")
             }
             TuningError::BadHeaderValue { name, value } => {
                 write!(f, "tuning {name:?} has value {value:?}, not an int")
@@ -183,11 +183,11 @@ impl From<NotANumber> for TuningError {
     }
 }
 
-/// One set of tuning parameters (`CTuningParams`) of one version: the ints
+/// One set of tuning parameters (`CTuningParams`) of one release: the ints
 /// in hundredths, read through one method per parameter.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Tuning {
-    version: Release,
+    release: Release,
     /// In network order; past [`param_count`] always 0.
     values: [i32; MAX_PARAMS],
 }
@@ -205,7 +205,7 @@ impl fmt::Debug for Tuning {
 /// A map of name to int, in network order.
 impl Serialize for Tuning {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(param_count(self.version)))?;
+        let mut map = s.serialize_map(Some(param_count(self.release)))?;
         for (name, value) in self.params() {
             map.serialize_entry(name, &value)?;
         }
@@ -226,20 +226,20 @@ macro_rules! getters {
 
 impl Tuning {
     /// `tuning.h`'s defaults (`CTuningParams`' constructor).
-    pub fn defaults(version: Release) -> Tuning {
+    pub fn defaults(release: Release) -> Tuning {
         let mut values = [0; MAX_PARAMS];
-        for (slot, &(_, v)) in values.iter_mut().zip(&PARAMS[..param_count(version)]) {
+        for (slot, &(_, v)) in values.iter_mut().zip(&PARAMS[..param_count(release)]) {
             *slot = fixed(v);
         }
-        Tuning { version, values }
+        Tuning { release, values }
     }
 
     /// What `ResetTuning` sets: the defaults with DDRace's five changes
     /// (gun_speed 1400, gun_curvature 0, shotgun_speed 500,
     /// shotgun_speeddiff 0, shotgun_curvature 0). The same in 16.4 and
     /// 20.1; every tune zone starts so too.
-    pub fn ddrace(version: Release) -> Tuning {
-        let mut t = Tuning::defaults(version);
+    pub fn ddrace(release: Release) -> Tuning {
+        let mut t = Tuning::defaults(release);
         for &(name, v) in &DDRACE {
             if let Some(i) = t.index_of(name.as_bytes()) {
                 t.values[i] = fixed(v);
@@ -254,19 +254,19 @@ impl Tuning {
     /// `teehistorian.cpp:WriteHeader` 169–181, 20.1 202–214, comparing
     /// with `(int)((Value) * 100)`, the same ints as
     /// [`Tuning::defaults`]). So: the defaults, with the listed ints set.
-    /// A name this version does not have, or a value that is not an int,
+    /// A name this release does not have, or a value that is not an int,
     /// is an error.
     pub fn from_header(
-        version: Release,
+        release: Release,
         pairs: &[(String, String)],
     ) -> Result<Tuning, TuningError> {
-        let mut t = Tuning::defaults(version);
+        let mut t = Tuning::defaults(release);
         for (name, value) in pairs {
             let i = t
                 .index_of(name.as_bytes())
                 .ok_or_else(|| TuningError::UnknownParam {
                     name: name.clone(),
-                    version,
+                    release,
                 })?;
             t.values[i] = value.parse().map_err(|_| TuningError::BadHeaderValue {
                 name: name.clone(),
@@ -276,26 +276,26 @@ impl Tuning {
         Ok(t)
     }
 
-    /// The version whose parameter list this is.
-    pub fn version(&self) -> Release {
-        self.version
+    /// The release whose parameter list this is.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The parameters and their ints, in network order.
     pub fn params(&self) -> impl ExactSizeIterator<Item = (&'static str, i32)> + '_ {
-        param_names(self.version).zip(self.values)
+        param_names(self.release).zip(self.values)
     }
 
     /// The ints in network order, as `NETMSGTYPE_SV_TUNEPARAMS` and the
     /// demo's tune message carry them.
     pub fn ints(&self) -> &[i32] {
-        &self.values[..param_count(self.version)]
+        &self.values[..param_count(self.release)]
     }
 
     /// The index of a parameter, matched without regard to ASCII case as
     /// `CTuningParams::Set`/`Get` match it (`str_comp_nocase`).
     fn index_of(&self, name: &[u8]) -> Option<usize> {
-        param_names(self.version).position(|n| n.as_bytes().eq_ignore_ascii_case(name))
+        param_names(self.release).position(|n| n.as_bytes().eq_ignore_ascii_case(name))
     }
 
     /// The int of a parameter by name (ASCII case ignored).
@@ -317,32 +317,32 @@ impl Tuning {
     }
 
     /// `tune NAME VALUE` (`ConTuneParam`): the value text read as this
-    /// version's console reads an argument ([`console::float_arg`]), then
+    /// release's console reads an argument ([`console::float_arg`]), then
     /// [`Tuning::set_float`].
     pub fn set(&mut self, name: &str, value_text: &str) -> Result<(), TuningError> {
         self.set_text(name.as_bytes(), value_text.as_bytes())
     }
 
     fn set_text(&mut self, name: &[u8], value_text: &[u8]) -> Result<(), TuningError> {
-        let value = console::float_arg(self.version, value_text)?;
+        let value = console::float_arg(self.release, value_text)?;
         self.set_float(name, value)
     }
 
     fn unknown(&self, name: &[u8]) -> TuningError {
         TuningError::UnknownParam {
             name: String::from_utf8_lossy(name).into_owned(),
-            version: self.version,
+            release: self.release,
         }
     }
 
     /// The delay of a weapon's shot in seconds, as
     /// `CTuningParams::GetWeaponFireDelay` gives it (weapon 0 hammer to 5
-    /// ninja; `None` for another). The versions differ for the hammer:
+    /// ninja; `None` for another). The releases differ for the hammer:
     /// 16.4 gives `hammer_hit_fire_delay` (`gamecore.cpp` 69), 20.1
     /// `hammer_fire_delay` (`gamecore.cpp` 60).
     pub fn weapon_fire_delay(&self, weapon: i32) -> Option<f32> {
         let delay = match weapon {
-            0 => match self.version {
+            0 => match self.release {
                 Release::Ddnet16_4 => self.hammer_hit_fire_delay(),
                 Release::Ddnet20_1 => self.hammer_fire_delay(),
             },
@@ -481,7 +481,8 @@ pub enum Applied {
 /// in a zone uses, for both.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Tunings {
-    version: Release,
+    #[serde(rename = "version")]
+    release: Release,
     global: Tuning,
     /// 256 entries; in 20.1 entry 0 is unused (the global stands for it).
     list: Vec<Tuning>,
@@ -498,35 +499,35 @@ impl Tunings {
     /// the map's settings ran before the header and are not in it; they
     /// cannot be known here.
     pub fn from_header(
-        version: Release,
+        release: Release,
         tuning: &[(String, String)],
         solo: bool,
     ) -> Result<Tunings, TuningError> {
-        let global = Tuning::from_header(version, tuning)?;
-        let mut zone = Tuning::ddrace(version);
+        let global = Tuning::from_header(release, tuning)?;
+        let mut zone = Tuning::ddrace(release);
         if solo {
             zone.values[31] = 0;
             zone.values[32] = 0;
         }
         Ok(Tunings {
-            version,
+            release,
             global,
             list: vec![zone; ZONES],
         })
     }
 
     /// Every zone DDRace's and the global one as given.
-    pub fn new(version: Release, global: Tuning) -> Tunings {
+    pub fn new(release: Release, global: Tuning) -> Tunings {
         Tunings {
-            version,
+            release,
             global,
-            list: vec![Tuning::ddrace(version); ZONES],
+            list: vec![Tuning::ddrace(release); ZONES],
         }
     }
 
-    /// The version whose rules the commands follow.
-    pub fn version(&self) -> Release {
-        self.version
+    /// The release whose rules the commands follow.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The global tuning (zone 0).
@@ -551,7 +552,7 @@ impl Tunings {
     /// The list entry `tune_zone`/`tune_zone_reset` act on: in 20.1 entry
     /// 0 is the global tuning; in 16.4 it is the list's own entry 0.
     fn list_entry(&mut self, zone: usize) -> &mut Tuning {
-        match (self.version, zone) {
+        match (self.release, zone) {
             (Release::Ddnet20_1, 0) => &mut self.global,
             _ => &mut self.list[zone],
         }
@@ -560,7 +561,7 @@ impl Tunings {
     /// A console command as a CONSOLE_COMMAND record holds it (the
     /// command's name and its arguments as the console split them; see
     /// [`crate::teehistorian::message::ConsoleCommand`]), applied as
-    /// `version`'s `gamecontext.cpp` does (16.4 2551–2714, 20.1
+    /// `release`'s `gamecontext.cpp` does (16.4 2551–2714, 20.1
     /// 3083–3245):
     ///
     /// - `tune NAME VALUE`: the global tuning. Without a value it only
@@ -576,18 +577,18 @@ impl Tunings {
     ///   20.1 both include zone 0, the global tuning; 16.4 leaves its
     ///   global tuning alone.
     /// - `tunes`, `tune_zone_dump`, `tune_zone_enter`, `tune_zone_leave`:
-    ///   [`Applied::NoEffect`]. There is no `tune_dump` in either version.
+    ///   [`Applied::NoEffect`]. There is no `tune_dump` in either release.
     ///
     /// Everything else is [`Applied::NotTuning`]. Names of commands are
     /// matched ignoring ASCII case, as the console finds them. A
-    /// parameter the version lacks, a number the console would not have
+    /// parameter the release lacks, a number the console would not have
     /// read, or missing arguments are errors, and change nothing.
     pub fn apply_console<A: std::ops::Deref<Target = [u8]>>(
         &mut self,
         command: &[u8],
         args: &[A],
     ) -> Result<Applied, TuningError> {
-        let version = self.version;
+        let release = self.release;
         let is = |name: &str| command.eq_ignore_ascii_case(name.as_bytes());
         let arg = |i: usize| -> Result<&[u8], TuningError> {
             args.get(i)
@@ -605,8 +606,8 @@ impl Tunings {
             Ok(Applied::Changed)
         } else if is("toggle_tune") {
             let (name, first, second) = (arg(0)?, arg(1)?, arg(2)?);
-            let first = console::float_arg(version, first)?;
-            let second = console::float_arg(version, second)?;
+            let first = console::float_arg(release, first)?;
+            let second = console::float_arg(release, second)?;
             let old = self
                 .global
                 .index_of(name)
@@ -622,19 +623,19 @@ impl Tunings {
         } else if is("tune_reset") {
             match args.first() {
                 Some(name) => {
-                    let defaults = Tuning::defaults(version);
+                    let defaults = Tuning::defaults(release);
                     let i = defaults
                         .index_of(name)
                         .ok_or_else(|| defaults.unknown(name))?;
                     self.global.values[i] = fixed(unfixed(defaults.values[i]));
                 }
-                None => self.global = Tuning::ddrace(version),
+                None => self.global = Tuning::ddrace(release),
             }
             Ok(Applied::Changed)
         } else if is("tune_zone") {
             let (zone, name, value) = (arg(0)?, arg(1)?, arg(2)?);
-            let zone = console::int_arg(version, zone)?;
-            let value = console::float_arg(version, value)?;
+            let zone = console::int_arg(release, zone)?;
+            let value = console::float_arg(release, value)?;
             match usize::try_from(zone) {
                 Ok(zone) if zone < ZONES => {
                     self.list_entry(zone).set_float(name, value)?;
@@ -643,9 +644,9 @@ impl Tunings {
                 _ => Ok(Applied::NoEffect),
             }
         } else if is("tune_zone_reset") {
-            let defaults = Tuning::defaults(version);
+            let defaults = Tuning::defaults(release);
             match args.first() {
-                Some(zone) => match usize::try_from(console::int_arg(version, zone)?) {
+                Some(zone) => match usize::try_from(console::int_arg(release, zone)?) {
                     Ok(zone) if zone < ZONES => {
                         *self.list_entry(zone) = defaults;
                         Ok(Applied::Changed)

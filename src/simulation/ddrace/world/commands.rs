@@ -122,12 +122,12 @@ impl World {
     ) -> bool {
         let int = |i: usize| -> Option<i32> {
             match args.get(i) {
-                Some(a) => crate::simulation::console::int_arg(self.version, a).ok(),
+                Some(a) => crate::simulation::console::int_arg(self.release, a).ok(),
                 None => None,
             }
         };
         let tick = self.tick;
-        let version = self.version;
+        let release = self.release;
         let freeze_delay = self.config.sv_freeze_delay;
         let (Some(ch), Some(core)) = (self.chars[cid].as_mut(), self.cores.slots[cid].as_mut())
         else {
@@ -173,7 +173,7 @@ impl World {
                 _ => return false,
             },
             "left" | "right" | "up" | "down" => {
-                let n = match version {
+                let n = match release {
                     Release::Ddnet16_4 => 1,
                     Release::Ddnet20_1 => int(0).unwrap_or(1),
                 };
@@ -192,7 +192,7 @@ impl World {
             "endless_hook" | "unendless_hook" => core.endless_hook = name == "endless_hook",
             "infinite_jump" | "uninfinite_jump" => core.endless_jump = name == "infinite_jump",
             "freeze" => {
-                ch.freeze_at(freeze_delay, tick, core.super_, version);
+                ch.freeze_at(freeze_delay, tick, core.super_, release);
             }
             "unfreeze" => {
                 ch.unfreeze();
@@ -204,7 +204,7 @@ impl World {
         if let Some((x, y)) = moved {
             // `MoveCharacter`: 20.1 also stops the character.
             core.pos = core.pos + Vec2::new(x as f32, y as f32);
-            if version == Release::Ddnet20_1 {
+            if release == Release::Ddnet20_1 {
                 core.vel = Vec2::default();
             }
         }

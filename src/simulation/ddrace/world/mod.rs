@@ -135,7 +135,7 @@ pub struct CharacterState {
 #[derive(Clone, Debug)]
 pub struct World {
     /// Which server's rules.
-    pub version: Release,
+    pub release: Release,
     /// The last tick stepped.
     pub tick: i32,
     pub(super) col: std::sync::Arc<Collision>,
@@ -169,7 +169,7 @@ impl World {
     /// A world on `col`'s map at `tick`, with no players: spawn points
     /// and pickups from the game layer's entities.
     pub fn new(
-        version: Release,
+        release: Release,
         col: Collision,
         config: Config,
         tunings: Tunings,
@@ -202,12 +202,12 @@ impl World {
             }
         }
         World {
-            version,
+            release,
             tick,
             col: std::sync::Arc::new(col),
             tunings,
             config,
-            cores: Cores::new(version),
+            cores: Cores::new(release),
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],

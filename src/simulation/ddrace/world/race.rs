@@ -267,7 +267,7 @@ impl World {
             return;
         }
         self.kill_now(cid);
-        if self.version == Release::Ddnet20_1
+        if self.release == Release::Ddnet20_1
             && let Some(p) = self.players[cid].as_mut()
             && p.team != crate::simulation::ddrace::player::TEAM_SPECTATORS
         {
@@ -295,7 +295,7 @@ impl World {
             return;
         }
         let team = self.cores.teams.team[cid];
-        if self.version == Release::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
+        if self.release == Release::Ddnet20_1 || self.config.sv_team == SV_TEAM_FORCED_SOLO {
             // Every member may be killed.
             self.unmodelled_team(team, "console command `save`");
             return;
@@ -352,7 +352,7 @@ impl World {
             || team >= MAX_CLIENTS as i32
             || (!forced_solo && team == TEAM_FLOCK)
             || self.race.state[t] != state::OPEN
-            || (self.version == Release::Ddnet20_1 && self.race.practice[t])
+            || (self.release == Release::Ddnet20_1 && self.race.practice[t])
         {
             return;
         }
@@ -398,7 +398,7 @@ impl World {
         let Some(text) = save else {
             return;
         };
-        let saved = match SavedTeam::parse(text, self.version) {
+        let saved = match SavedTeam::parse(text, self.release) {
             Ok(s) => s,
             Err(e) => {
                 for c in 0..MAX_CLIENTS {
@@ -572,7 +572,7 @@ impl World {
             ],
             reload_timer: ch.reload_timer,
             tee_started: self.race.tee_started[cid],
-            ninja: (self.version == Release::Ddnet20_1).then(|| {
+            ninja: (self.release == Release::Ddnet20_1).then(|| {
                 let since = if ch.ninja_activation_tick != 0 {
                     tick - ch.ninja_activation_tick
                 } else {
@@ -593,7 +593,7 @@ impl World {
     /// the start line, and in 20.1 does not check the hooked player's team.
     fn load_tee(&mut self, cid: usize, tee: &SavedTee, team: i32, swap: bool, hooked: i32) {
         let tick = self.tick;
-        let version = self.version;
+        let release = self.release;
         if tee.paused > 1 {
             self.unmodelled(cid, "a loaded spectator (PAUSE_SPEC)");
         }
@@ -609,7 +609,7 @@ impl World {
         if !swap {
             self.race.tee_started[cid] = tee.tee_started;
         }
-        let hooked_elsewhere = (version == Release::Ddnet16_4 || !swap)
+        let hooked_elsewhere = (release == Release::Ddnet16_4 || !swap)
             && hooked != -1
             && self.cores.teams.team.get(hooked as usize) != Some(&team);
         let solid_at_hook = self.col.collision_at(tee.hook_pos)
@@ -663,7 +663,7 @@ impl World {
             core.hooked_player = hooked;
         }
         // 20.1: a hook held by the ground needs solid ground there.
-        if version == Release::Ddnet20_1
+        if release == Release::Ddnet20_1
             && core.hook_state == hook::GRABBED
             && core.hooked_player == -1
             && !solid_at_hook
@@ -697,7 +697,7 @@ mod tests {
     const START: usize = 5 * 20 + 10;
 
     /// Players 0 and 1 ("a", "b") spawned, at tick 100.
-    fn world(version: Release) -> World {
+    fn world(release: Release) -> World {
         let (w, h) = (20, 10);
         let mut tiles = vec![Tile::default(); w * h];
         for t in &mut tiles[8 * w..9 * w] {
@@ -708,8 +708,8 @@ mod tests {
         }
         tiles[7 * w + 2].index = 192;
         let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
-        let tunings = Tunings::new(version, Tuning::ddrace(version));
-        let mut world = World::new(version, col, Config::new(version), tunings, 100);
+        let tunings = Tunings::new(release, Tuning::ddrace(release));
+        let mut world = World::new(release, col, Config::new(release), tunings, 100);
         for (cid, name) in [(0, b"a"), (1, b"b")] {
             world.join(cid);
             world.set_name(cid, name);

@@ -45,12 +45,12 @@ impl World {
         // 20.1 also tries no offsets for a player whose character has
         // collision disabled.
         let collision = global_collision
-            && !(self.version == Release::Ddnet20_1
+            && !(self.release == Release::Ddnet20_1
                 && self.cores.slots[cid]
                     .as_ref()
                     .is_some_and(|c| c.collision_disabled));
         for (kind, points) in self.spawns.iter().enumerate() {
-            match self.version {
+            match self.release {
                 // 16.4 looks at the next type only while nothing is found.
                 Release::Ddnet16_4 if best.is_some() => break,
                 Release::Ddnet20_1 if !global_collision && best.is_some() => break,
@@ -106,7 +106,7 @@ impl World {
                 else {
                     continue;
                 };
-                let can_collide = match self.version {
+                let can_collide = match self.release {
                     Release::Ddnet20_1 => {
                         self.cores.teams.can_collide(c, cid) && !core.collision_disabled
                     }
@@ -129,7 +129,7 @@ impl World {
         let mut score = 0.0f32;
         let teams = &self.cores.teams;
         for &c in &self.order {
-            let counts = match self.version {
+            let counts = match self.release {
                 Release::Ddnet20_1 => teams.can_collide(c, cid),
                 Release::Ddnet16_4 => teams.team[c] == teams.team[cid],
             };

@@ -18,7 +18,7 @@ impl World {
         if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.paused {
             return;
         }
-        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+        if self.release == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
             return;
         }
         let Some(ch) = self.chars[cid].as_mut() else {
@@ -50,7 +50,7 @@ impl World {
         {
             return;
         }
-        if self.version == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
+        if self.release == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
             return;
         }
         if let Some(ch) = self.chars[cid].as_mut() {
@@ -232,7 +232,7 @@ impl World {
                 let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
                 match pk.kind {
                     PickupKind::Health => {
-                        ch.freeze_at(freeze_delay, tick, super_, self.version);
+                        ch.freeze_at(freeze_delay, tick, super_, self.release);
                     }
                     PickupKind::Armor => {
                         let mut any = false;
@@ -353,7 +353,7 @@ impl World {
             core.hook_tick = 0;
         }
         if deep && !core.super_ {
-            ch.freeze_at(self.config.sv_freeze_delay, tick, false, self.version);
+            ch.freeze_at(self.config.sv_freeze_delay, tick, false, self.release);
         }
         // -1 (one ground jump) and 0: the feet are always dark; with one
         // jump, every jump is the last.

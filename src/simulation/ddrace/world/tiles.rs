@@ -33,7 +33,7 @@ pub const SPEED_BOOST: u8 = 29;
 /// 20.1 only for kind 28, and has a new kind 29 that adds the force along
 /// the direction up to the top speed.
 pub fn speedup(
-    version: Release,
+    release: Release,
     s: SpeedupTile,
     vel: Vec2,
     restrictions: i32,
@@ -44,7 +44,7 @@ pub fn speedup(
     let dir = Vec2::new(fmath::cosf(angle), fmath::sinf(angle));
     let force = i32::from(s.force);
     let mut max_speed = i32::from(s.max_speed);
-    let old = match version {
+    let old = match release {
         Release::Ddnet16_4 => true,
         Release::Ddnet20_1 => match s.kind {
             SPEED_BOOST_OLD => true,
@@ -177,16 +177,16 @@ impl World {
         };
         // 16.4's `IsSpeedup` answers with the index, so the map's first
         // tile never speeds anybody up there.
-        if self.version == Release::Ddnet16_4 && i == 0 {
+        if self.release == Release::Ddnet16_4 && i == 0 {
             return true;
         }
         let Some(s) = self.col.speedup_at(i) else {
             return true;
         };
         let restrictions = self.chars[cid].as_ref().map_or(0, |c| c.move_restrictions);
-        let version = self.version;
+        let release = self.release;
         if let Some(core) = self.cores.slots[cid].as_mut()
-            && let Some(vel) = speedup(version, s, core.vel, restrictions, &core.tuning)
+            && let Some(vel) = speedup(release, s, core.vel, restrictions, &core.tuning)
         {
             core.vel = vel;
         }
@@ -198,7 +198,7 @@ impl World {
     pub(super) fn handle_tiles(&mut self, cid: usize, index: Option<usize>) -> bool {
         let tick = self.tick;
         let freeze_delay = self.config.sv_freeze_delay;
-        let version = self.version;
+        let release = self.release;
         let pos = match self.chars[cid].as_ref() {
             Some(ch) => ch.pos,
             None => return false,
@@ -258,7 +258,7 @@ impl World {
         };
         // Freeze, deep freeze, live freeze.
         if on(tile::FREEZE) && !core.super_ && !ch.deep_frozen {
-            ch.freeze_at(freeze_delay, tick, false, version);
+            ch.freeze_at(freeze_delay, tick, false, release);
         } else if on(tile::UNFREEZE) && !ch.deep_frozen {
             ch.unfreeze();
         }
@@ -330,7 +330,7 @@ impl World {
                 unmodelled = Some("switch");
             }
             tile::FREEZE if number == 0 => {
-                ch.freeze_at(i32::from(delay), tick, core.super_, version);
+                ch.freeze_at(i32::from(delay), tick, core.super_, release);
             }
             tile::DFREEZE if number == 0 => ch.deep_frozen = true,
             tile::DUNFREEZE if number == 0 => ch.deep_frozen = false,
@@ -366,7 +366,7 @@ impl World {
             return true;
         }
         // 16.4 asks for a number on the check teleporter, 20.1 does not.
-        let numbered = version == Release::Ddnet20_1 || tnum != 0;
+        let numbered = release == Release::Ddnet20_1 || tnum != 0;
         if (tkind == tile::TELECHECKINEVIL || tkind == tile::TELECHECKIN) && numbered {
             self.check_teleport(cid, tkind == tile::TELECHECKINEVIL);
         }
@@ -481,9 +481,9 @@ mod tests {
         }
     }
 
-    fn run(version: Release, s: SpeedupTile, vel: Vec2, restrictions: i32) -> Vec2 {
-        let tuning = Tuning::ddrace(version);
-        speedup(version, s, Vec2::new(vel.x, vel.y), restrictions, &tuning).expect("acts")
+    fn run(release: Release, s: SpeedupTile, vel: Vec2, restrictions: i32) -> Vec2 {
+        let tuning = Tuning::ddrace(release);
+        speedup(release, s, Vec2::new(vel.x, vel.y), restrictions, &tuning).expect("acts")
     }
 
     #[test]
@@ -584,12 +584,12 @@ mod tests {
     /// A 20 by 10 map with a floor on row 8, a spawn at tile (2, 7), and
     /// on row 5: checkpoints 1 (x 3) and 3 (x 4), check-outs 1 (x 10) and
     /// 2 (x 12), a check teleporter (x 6, number 1) and an evil one (x 7).
-    fn world(version: Release) -> World {
-        world_with_check_in(version, 1)
+    fn world(release: Release) -> World {
+        world_with_check_in(release, 1)
     }
 
     /// [`world`], its check teleporter numbered `number`.
-    fn world_with_check_in(version: Release, number: u8) -> World {
+    fn world_with_check_in(release: Release, number: u8) -> World {
         let (w, h) = (20, 10);
         let mut tiles = vec![Tile::default(); w * h];
         for t in &mut tiles[8 * w..9 * w] {
@@ -610,8 +610,8 @@ mod tests {
         let col = Collision::new(w as i32, h as i32, &tiles)
             .expect("a grid")
             .with_tele(tele);
-        let tunings = Tunings::new(version, Tuning::ddrace(version));
-        let mut world = World::new(version, col, Config::new(version), tunings, 0);
+        let tunings = Tunings::new(release, Tuning::ddrace(release));
+        let mut world = World::new(release, col, Config::new(release), tunings, 0);
         let pos = Vec2::new(200.0, 176.0);
         let mut core = Core::new(0, pos, *world.tunings.global());
         core.vel = Vec2::new(3.0, -2.0);

@@ -66,7 +66,7 @@ fn the_versions_differ_only_by_the_two_elasticities() {
         err,
         Err(TuningError::UnknownParam {
             name: "ground_elasticity_x".into(),
-            version: Ddnet16_4
+            release: Ddnet16_4
         })
     );
     let t = Tuning::from_header(Ddnet20_1, &header(&[("ground_elasticity_x", "50")]))
@@ -77,16 +77,16 @@ fn the_versions_differ_only_by_the_two_elasticities() {
 
 #[test]
 fn the_corpus_headers_hold_exactly_ddraces_five_changes() {
-    for version in [Ddnet16_4, Ddnet20_1] {
-        let t = Tuning::from_header(version, &corpus_header()).expect("known names");
-        assert_eq!(t, Tuning::ddrace(version));
+    for release in [Ddnet16_4, Ddnet20_1] {
+        let t = Tuning::from_header(release, &corpus_header()).expect("known names");
+        assert_eq!(t, Tuning::ddrace(release));
         assert_eq!(t.gun_speed(), 1400.0);
         assert_eq!(t.shotgun_speed(), 500.0);
         assert_eq!(t.gun_curvature(), 0.0);
         // And DDRace's changes are exactly the header's five.
-        let changed: Vec<_> = Tuning::ddrace(version)
+        let changed: Vec<_> = Tuning::ddrace(release)
             .params()
-            .zip(Tuning::defaults(version).params())
+            .zip(Tuning::defaults(release).params())
             .filter(|(a, b)| a != b)
             .map(|((name, value), _)| (name.to_string(), value.to_string()))
             .collect();
@@ -223,8 +223,8 @@ fn toggle_tune_compares_within_a_ten_thousandth() {
 
 #[test]
 fn zone_0_is_the_global_tuning_in_20_1_only() {
-    for version in [Ddnet16_4, Ddnet20_1] {
-        let mut t = Tunings::new(version, Tuning::ddrace(version));
+    for release in [Ddnet16_4, Ddnet20_1] {
+        let mut t = Tunings::new(release, Tuning::ddrace(release));
         assert_eq!(
             apply(&mut t, "tune_zone 0 gravity 0.25"),
             Ok(Applied::Changed)
@@ -242,7 +242,7 @@ fn zone_0_is_the_global_tuning_in_20_1_only() {
             Ok(Applied::NoEffect)
         );
         let zone0 = t.zone(0).get_int("gravity");
-        match version {
+        match release {
             Ddnet16_4 => assert_eq!(zone0, Some(50)),
             Ddnet20_1 => assert_eq!(zone0, Some(25)),
         }
@@ -250,14 +250,14 @@ fn zone_0_is_the_global_tuning_in_20_1_only() {
         assert_eq!(t.zone(8).get_int("gravity"), Some(50));
         // tune_zone_reset: plain defaults, not DDRace's.
         apply(&mut t, "tune_zone_reset 7").expect("a zone");
-        assert_eq!(*t.zone(7), Tuning::defaults(version));
+        assert_eq!(*t.zone(7), Tuning::defaults(release));
         apply(&mut t, "tune gravity 0.3").expect("known");
         apply(&mut t, "tune_zone_reset").expect("all zones");
-        assert_eq!(*t.zone(200), Tuning::defaults(version));
+        assert_eq!(*t.zone(200), Tuning::defaults(release));
         let global = t.global().get_int("gravity");
-        match version {
+        match release {
             Ddnet16_4 => assert_eq!(global, Some(30)),
-            Ddnet20_1 => assert_eq!(*t.global(), Tuning::defaults(version)),
+            Ddnet20_1 => assert_eq!(*t.global(), Tuning::defaults(release)),
         }
     }
 }
@@ -290,7 +290,7 @@ fn a_16_4_tune_value_is_read_as_a_float() {
     ));
 }
 
-/// Every DDNet 16.4 and 20.1 file of the corpus: its header's version,
+/// Every DDNet 16.4 and 20.1 file of the corpus: its header's release,
 /// config, tuning and generator read, and its console commands applied
 /// in order. C_rcon_auth's rcon `tune gravity 0.45` (tick 527) makes
 /// the global gravity 45 until its `tune_reset` (tick 727).
@@ -302,7 +302,7 @@ fn the_corpus_files_headers_and_commands() {
     use std::ops::ControlFlow;
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/teehistorian/");
     let mut seen = Vec::new();
-    for (dir, version) in [("ddnet-16.4", Ddnet16_4), ("ddnet-20.1", Ddnet20_1)] {
+    for (dir, release) in [("ddnet-16.4", Ddnet16_4), ("ddnet-20.1", Ddnet20_1)] {
         let mut files: Vec<_> = std::fs::read_dir(format!("{root}{dir}"))
             .expect("the corpus")
             .map(|e| e.expect("an entry").path())
@@ -315,12 +315,12 @@ fn the_corpus_files_headers_and_commands() {
             let (header, mut reader) = SliceReader::new(&bytes, Mode::Lenient).expect("a header");
             let info = &header.info;
             let server = info.server_version.as_deref().expect("a server version");
-            assert_eq!(Release::of_server(server), Some(version), "{path:?}");
-            let mut config = Config::from_header(version, &info.config).expect("ints");
+            assert_eq!(Release::of_server(server), Some(release), "{path:?}");
+            let mut config = Config::from_header(release, &info.config).expect("ints");
             let mut tunings =
-                Tunings::from_header(version, &info.tuning, config.sv_solo_server != 0)
+                Tunings::from_header(release, &info.tuning, config.sv_solo_server != 0)
                     .expect("known names");
-            assert_eq!(*tunings.global(), Tuning::ddrace(version), "{path:?}");
+            assert_eq!(*tunings.global(), Tuning::ddrace(release), "{path:?}");
             let description = info.prng_description.as_deref().expect("a description");
             assert!(
                 Prng::from_description(description)

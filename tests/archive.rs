@@ -17,7 +17,7 @@ use teeoracle::archive::frames::{CountingBufRead, bzip2_frame};
 use teeoracle::archive::members;
 use teeoracle::archive::recording::world_at;
 use teeoracle::archive::text::parse_toc;
-use teeoracle::archive::{Archive, ArchiveError, Compression, MemberStatus, PackOptions, pack};
+use teeoracle::archive::{Archive, ArchiveError, Compression, MemberOutcome, PackOptions, pack};
 use teeoracle::codec::first_difference;
 
 const DDNET: &str = "corpus/teehistorian/ddnet-20.1";
@@ -55,7 +55,7 @@ fn stored_archives_verify_cleanly() {
         let expected_warnings = usize::from(file.starts_with('F'));
         assert!(
             remarks.len() == expected_warnings
-                && remarks.iter().all(|v| v.status == MemberStatus::Warn),
+                && remarks.iter().all(|v| v.status == MemberOutcome::Warn),
             "{file}: {remarks:#?}"
         );
         let agree: usize = report.maps.iter().map(|m| m.checkpoints_agree).sum();
@@ -281,7 +281,7 @@ fn deleting_any_non_essential_member_still_verifies() {
         let report = archive.verify();
         assert!(!report.failed(), "without {gone}: {:#?}", report.verdicts);
         let said = report.verdicts.iter().any(|v| {
-            &v.member == gone && matches!(v.status, MemberStatus::Rebuilt | MemberStatus::Note)
+            &v.member == gone && matches!(v.status, MemberOutcome::Rebuilt | MemberOutcome::Note)
         });
         assert!(said, "without {gone}: not reported: {:#?}", report.verdicts);
         let out = dir.path().join(format!("unpacked{k}"));
@@ -328,7 +328,7 @@ fn a_missing_recording_is_the_one_failure() {
     let failed: Vec<_> = report
         .verdicts
         .iter()
-        .filter(|v| v.status == MemberStatus::Failed)
+        .filter(|v| v.status == MemberOutcome::Failed)
         .collect();
     assert_eq!(failed.len(), 1, "{failed:#?}");
     assert_eq!(failed[0].member, "2/demodata.bin");
@@ -353,7 +353,7 @@ fn a_missing_map_folder_fails() {
     let failed: Vec<_> = report
         .verdicts
         .iter()
-        .filter(|v| v.status == MemberStatus::Failed)
+        .filter(|v| v.status == MemberOutcome::Failed)
         .map(|v| format!("{}: {}", v.member, v.detail))
         .collect();
     assert_eq!(
@@ -395,7 +395,7 @@ fn failure_of<'r>(report: &'r teeoracle::archive::Report, member: &str) -> &'r s
         .iter()
         .find(|v| v.member == member)
         .unwrap_or_else(|| panic!("no verdict for {member}"));
-    assert_eq!(v.status, MemberStatus::Failed, "{v:?}");
+    assert_eq!(v.status, MemberOutcome::Failed, "{v:?}");
     &v.detail
 }
 
@@ -1029,7 +1029,7 @@ fn recording_findings_are_the_teehistorian_checks() {
         .iter()
         .find(|v| v.member == "1/demodata.bin")
         .unwrap();
-    assert_eq!(v.status, MemberStatus::Failed);
+    assert_eq!(v.status, MemberOutcome::Failed);
     assert_eq!(v.findings, packed.maps[0].findings);
     assert!(v.detail.starts_with("replay: at byte"), "{}", v.detail);
     let verdict = teeoracle::check::check(

@@ -232,7 +232,7 @@ fn checkpoints_listing_tens_of_megabytes_of_players() {
         let save = report
             .verdicts
             .iter()
-            .find(|v| v.member == "1/save1.ron" && v.status == archive::MemberStatus::Failed)
+            .find(|v| v.member == "1/save1.ron" && v.status == archive::MemberOutcome::Failed)
             .unwrap();
         assert!(
             save.detail.contains("more than a checkpoint at byte"),

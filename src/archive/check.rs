@@ -1,7 +1,7 @@
 //! The archive format for [`crate::check`]: every member verified against
 //! its recordings ([`Archive::verify`]).
 
-use super::{Archive, MemberStatus, OpenOptions, frames::is_tar_header};
+use super::{Archive, MemberOutcome, OpenOptions, frames::is_tar_header};
 use crate::input::Source;
 use crate::report::{Code, Context, Finding, Format, RoundTrip, Severity, Verdict};
 use std::io;
@@ -81,18 +81,15 @@ impl Format for ArchiveFormat {
                     }
                     let worst = v.findings.iter().map(|f| f.severity).max();
                     let said = match v.status {
-                        MemberStatus::Failed => worst == Some(Severity::Fail),
-                        MemberStatus::Warn => worst >= Some(Severity::Warn),
+                        MemberOutcome::Failed => worst == Some(Severity::Fail),
+                        MemberOutcome::Warn => worst >= Some(Severity::Warn),
                         _ => !v.findings.is_empty(),
                     };
                     if said {
                         continue;
                     }
-                    let severity = match v.status {
-                        MemberStatus::Ok => continue,
-                        MemberStatus::Note => Severity::Note,
-                        MemberStatus::Rebuilt | MemberStatus::Warn => Severity::Warn,
-                        MemberStatus::Failed => Severity::Fail,
+                    let Some(severity) = v.status.severity() else {
+                        continue;
                     };
                     verdict.push(Finding::new(
                         severity,
@@ -100,13 +97,13 @@ impl Format for ArchiveFormat {
                         format!("{}: {}", v.member, v.detail),
                     ));
                 }
-                let count = |s: MemberStatus| r.verdicts.iter().filter(|v| v.status == s).count();
+                let count = |s: MemberOutcome| r.verdicts.iter().filter(|v| v.status == s).count();
                 verdict.summary = format!(
                     "{} map(s), {} records, {agree} checkpoint(s) agree; {} rebuilt, {} failed",
                     r.maps.len(),
                     verdict.counts.records.unwrap_or(0),
-                    count(MemberStatus::Rebuilt),
-                    count(MemberStatus::Failed)
+                    count(MemberOutcome::Rebuilt),
+                    count(MemberOutcome::Failed)
                 );
             }
         }

@@ -39,7 +39,7 @@ mod text_error;
 pub use frames::Compression;
 pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
 pub use read::{
-    Archive, MapLine, MapReport, MemberLine, MemberStatus, MemberVerdict, OpenOptions, Report,
+    Archive, MapLine, MapReport, MemberCheck, MemberLine, MemberOutcome, OpenOptions, Report,
     Resumed, SeekResult, Summary, VerifyTotals,
 };
 

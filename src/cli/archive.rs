@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::archive::log::LogEvent;
 use teeoracle::archive::{
-    self, Archive, ArchiveError, Compression, MemberStatus, PackOptions, Progress, Report,
+    self, Archive, ArchiveError, Compression, MemberOutcome, PackOptions, Progress, Report,
     TICKS_PER_SECOND,
 };
 use teeoracle::check::Severity;
@@ -435,7 +435,7 @@ fn print_report(o: &mut impl Write, path: &Path, r: &Report, all: bool) -> Resul
     for v in r
         .verdicts
         .iter()
-        .filter(|v| all || v.status != MemberStatus::Ok)
+        .filter(|v| all || v.status != MemberOutcome::Ok)
     {
         writeln!(
             o,

@@ -3,7 +3,7 @@
 //! read means (`Fault`), and reading the whole archive again when
 //! reading through `index.txt` fails (`Archive::retrying`).
 
-use super::{Archive, MapMembers, MemberStatus, MemberVerdict, OpenOptions};
+use super::{Archive, MapMembers, MemberCheck, MemberOutcome, OpenOptions};
 use crate::archive::frames::{Compression, Frame, read_frames_from};
 use crate::archive::members::{Slot, parse_header};
 use crate::archive::recording::{Analysis, Plan, analyse};
@@ -238,9 +238,9 @@ impl Archive {
                 let mut full = Archive::open_with(&self.path, &options)?;
                 full.structure.insert(
                     0,
-                    MemberVerdict::new(
+                    MemberCheck::new(
                         "index.txt",
-                        MemberStatus::Note,
+                        MemberOutcome::Note,
                         format!(
                             "reading {} through it: {why}: the archive was read from the start",
                             why.member

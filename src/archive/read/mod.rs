@@ -52,10 +52,12 @@ struct MapMembers {
     saves: BTreeMap<u32, usize>,
 }
 
-/// How a member (or the archive) fared.
+/// How a member (or the archive) fared: not a file's [`Status`](crate::report::Status)
+/// (a member can be rebuilt; it is never skipped or expected to fail),
+/// but each has its [`Severity`](crate::report::Severity) ([`MemberOutcome::severity`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MemberStatus {
+pub enum MemberOutcome {
     /// Present and what the recording says.
     Ok,
     /// Worth knowing, not wrong (an optional member absent, an unknown one).
@@ -69,27 +71,38 @@ pub enum MemberStatus {
     Failed,
 }
 
-impl MemberStatus {
+impl MemberOutcome {
+    /// How much it matters in a file's verdict (`None`: nothing to say).
+    pub fn severity(self) -> Option<crate::report::Severity> {
+        use crate::report::Severity;
+        match self {
+            MemberOutcome::Ok => None,
+            MemberOutcome::Note => Some(Severity::Note),
+            MemberOutcome::Rebuilt | MemberOutcome::Warn => Some(Severity::Warn),
+            MemberOutcome::Failed => Some(Severity::Fail),
+        }
+    }
+
     /// The word shown in reports.
     pub fn word(self) -> &'static str {
         match self {
-            MemberStatus::Ok => "ok",
-            MemberStatus::Note => "note",
-            MemberStatus::Rebuilt => "rebuilt",
-            MemberStatus::Warn => "warn",
-            MemberStatus::Failed => "FAIL",
+            MemberOutcome::Ok => "ok",
+            MemberOutcome::Note => "note",
+            MemberOutcome::Rebuilt => "rebuilt",
+            MemberOutcome::Warn => "warn",
+            MemberOutcome::Failed => "FAIL",
         }
     }
 }
 
-/// One line of a verification.
+/// One line of a verification: a member and how it fared.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MemberVerdict {
+pub struct MemberCheck {
     /// A member name, `N/` for a map folder, or `archive` for the file as a
     /// whole.
     pub member: String,
     /// How it fared.
-    pub status: MemberStatus,
+    pub status: MemberOutcome,
     /// What was found, in a line.
     pub detail: String,
     /// For a recording (`N/demodata.bin`): what the teehistorian pipeline
@@ -99,13 +112,13 @@ pub struct MemberVerdict {
     pub findings: Vec<Finding>,
 }
 
-impl MemberVerdict {
+impl MemberCheck {
     pub(super) fn new(
         member: impl Into<String>,
-        status: MemberStatus,
+        status: MemberOutcome,
         detail: impl Into<String>,
-    ) -> MemberVerdict {
-        MemberVerdict {
+    ) -> MemberCheck {
+        MemberCheck {
             member: member.into(),
             status,
             detail: detail.into(),
@@ -125,7 +138,7 @@ pub struct Archive {
     index: Option<usize>,
     maps: BTreeMap<u32, MapMembers>,
     /// How the file was read, and what is odd about its structure.
-    structure: Vec<MemberVerdict>,
+    structure: Vec<MemberCheck>,
     /// The cap it was opened with.
     max_decompressed: Option<u64>,
 }

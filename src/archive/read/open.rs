@@ -3,7 +3,7 @@
 //! once, and checking `index.txt` against what is there.
 
 use super::access::{Fault, Source};
-use super::{Archive, MapMembers, MemberStatus, MemberVerdict, OpenOptions};
+use super::{Archive, MapMembers, MemberCheck, MemberOutcome, OpenOptions};
 use crate::archive::frames::{self, Compression, CountingBufRead, Frame};
 use crate::archive::members::{self, MapMember, Member, Slot, catalogue, parse_header};
 use crate::archive::text::{Expected, Index, TextError};
@@ -222,9 +222,9 @@ impl Archive {
                     archive.max_decompressed = options.max_decompressed;
                     return Ok(archive);
                 }
-                Err(why) => structure.push(MemberVerdict::new(
+                Err(why) => structure.push(MemberCheck::new(
                     "index.txt",
-                    MemberStatus::Note,
+                    MemberOutcome::Note,
                     format!("not usable ({why}): the archive is read from the start"),
                 )),
             }
@@ -234,7 +234,7 @@ impl Archive {
             _ => {
                 let (tmp, len, found) = spool(path, file, compression, cap)?;
                 if let Some(why) = found.error {
-                    structure.push(MemberVerdict::new("archive", MemberStatus::Failed, why));
+                    structure.push(MemberCheck::new("archive", MemberOutcome::Failed, why));
                 }
                 (Source::Spool(tmp), len, found.frames)
             }
@@ -255,22 +255,22 @@ impl Archive {
             ));
         }
         for note in found.ignored {
-            structure.push(MemberVerdict::new(
+            structure.push(MemberCheck::new(
                 "archive",
-                MemberStatus::Note,
+                MemberOutcome::Note,
                 format!("{note}: ignored"),
             ));
         }
         if let Some(why) = found.broken {
-            structure.push(MemberVerdict::new(
+            structure.push(MemberCheck::new(
                 "archive",
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 why.to_string(),
             ));
         } else if found.no_end_marker {
-            structure.push(MemberVerdict::new(
+            structure.push(MemberCheck::new(
                 "archive",
-                MemberStatus::Warn,
+                MemberOutcome::Warn,
                 "the tar stream ends without its end-of-archive blocks (cut short?)",
             ));
         }
@@ -288,14 +288,14 @@ impl Archive {
         bytes: u64,
         source: Source,
         members: Vec<Member>,
-        mut structure: Vec<MemberVerdict>,
+        mut structure: Vec<MemberCheck>,
     ) -> Archive {
         let (mut top, mut index, mut maps) = (None, None, BTreeMap::<u32, MapMembers>::new());
         for (i, m) in members.iter().enumerate() {
             let Some(slot) = Slot::parse(&m.name) else {
-                structure.push(MemberVerdict::new(
+                structure.push(MemberCheck::new(
                     &m.name,
-                    MemberStatus::Note,
+                    MemberOutcome::Note,
                     "not part of the layout: ignored",
                 ));
                 continue;
@@ -313,9 +313,9 @@ impl Archive {
                         MapMember::History => &mut mm.history,
                         MapMember::Save(k) => {
                             if mm.saves.insert(k, i).is_some() {
-                                structure.push(MemberVerdict::new(
+                                structure.push(MemberCheck::new(
                                     &m.name,
-                                    MemberStatus::Note,
+                                    MemberOutcome::Note,
                                     "stored twice: the last copy is used, as tar extracts it",
                                 ));
                             }
@@ -325,9 +325,9 @@ impl Archive {
                 }
             };
             if place.replace(i).is_some() {
-                structure.push(MemberVerdict::new(
+                structure.push(MemberCheck::new(
                     &m.name,
-                    MemberStatus::Note,
+                    MemberOutcome::Note,
                     "stored twice: the last copy is used, as tar extracts it",
                 ));
             }
@@ -350,8 +350,8 @@ impl Archive {
     /// where its streams really start (`boundaries`).
     fn check_index(&mut self, boundaries: &[Frame]) {
         let verdict = match self.index_mismatch(boundaries) {
-            Ok(detail) => MemberVerdict::new("index.txt", MemberStatus::Ok, detail),
-            Err(why) => MemberVerdict::new("index.txt", MemberStatus::Note, why),
+            Ok(detail) => MemberCheck::new("index.txt", MemberOutcome::Ok, detail),
+            Err(why) => MemberCheck::new("index.txt", MemberOutcome::Note, why),
         };
         self.structure.push(verdict);
     }

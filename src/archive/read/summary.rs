@@ -3,7 +3,7 @@
 //! the recordings (and said so).
 
 use super::access::Fault;
-use super::{Archive, MemberStatus};
+use super::{Archive, MemberOutcome};
 use crate::archive::frames::Compression;
 use crate::archive::log;
 use crate::archive::recording::{Plan, read_header};
@@ -108,7 +108,7 @@ impl Archive {
         let mut notes: Vec<String> = self
             .structure
             .iter()
-            .filter(|v| v.status != MemberStatus::Ok)
+            .filter(|v| v.status != MemberOutcome::Ok)
             .map(|v| format!("{}: {}", v.member, v.detail))
             .collect();
         notes.extend(note);

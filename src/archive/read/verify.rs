@@ -4,7 +4,7 @@
 //! resolved (rebuilt) for [`Archive::unpack`].
 
 use super::access::Fault;
-use super::{Archive, MapMembers, MemberStatus, MemberVerdict};
+use super::{Archive, MapMembers, MemberCheck, MemberOutcome};
 use crate::archive::frames::Compression;
 use crate::archive::members::{MapMember, Slot};
 use crate::archive::recording::{Analysis, MIN_EVERY, Plan, Taken};
@@ -24,7 +24,7 @@ pub struct Report {
     /// The file's size.
     pub bytes: u64,
     /// One per member (and for the archive as a whole), in archive order.
-    pub verdicts: Vec<MemberVerdict>,
+    pub verdicts: Vec<MemberCheck>,
     /// The maps whose recording is there.
     pub maps: Vec<MapReport>,
     /// The top-level `info.txt` as it should be.
@@ -63,25 +63,25 @@ impl Report {
     pub fn failed(&self) -> bool {
         self.verdicts
             .iter()
-            .any(|v| v.status == MemberStatus::Failed)
+            .any(|v| v.status == MemberOutcome::Failed)
     }
 
     /// Verdicts with a status other than `ok`.
-    pub fn remarks(&self) -> impl Iterator<Item = &MemberVerdict> {
+    pub fn remarks(&self) -> impl Iterator<Item = &MemberCheck> {
         self.verdicts
             .iter()
-            .filter(|v| v.status != MemberStatus::Ok)
+            .filter(|v| v.status != MemberOutcome::Ok)
     }
 
     /// What was counted.
     pub fn totals(&self) -> VerifyTotals {
-        let count = |s: MemberStatus| self.verdicts.iter().filter(|v| v.status == s).count();
+        let count = |s: MemberOutcome| self.verdicts.iter().filter(|v| v.status == s).count();
         VerifyTotals {
             maps: self.maps.len(),
             records: self.maps.iter().map(|m| m.records).sum(),
             checkpoints_agree: self.maps.iter().map(|m| m.checkpoints_agree).sum(),
-            rebuilt: count(MemberStatus::Rebuilt),
-            failed: count(MemberStatus::Failed),
+            rebuilt: count(MemberOutcome::Rebuilt),
+            failed: count(MemberOutcome::Failed),
         }
     }
 }
@@ -137,9 +137,9 @@ impl Archive {
         let mut verdicts = self.structure.clone();
         let (top, top_text) = self.verify_top_info(&mut verdicts);
         if let Some(gap) = self.missing_folder() {
-            verdicts.push(MemberVerdict::new(
+            verdicts.push(MemberCheck::new(
                 format!("{gap}/"),
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 "map folder missing",
             ));
         }
@@ -163,7 +163,7 @@ impl Archive {
 
     /// The top-level `info.txt`: its verdicts, what it says (or would say,
     /// rebuilt) and its text as it should be.
-    fn verify_top_info(&self, verdicts: &mut Vec<MemberVerdict>) -> (TopInfo, String) {
+    fn verify_top_info(&self, verdicts: &mut Vec<MemberCheck>) -> (TopInfo, String) {
         let folders = self.maps.len() as u32;
         let (top, note) = match self.top_info() {
             Ok(t) => t,
@@ -172,7 +172,7 @@ impl Archive {
                     Fault::Damaged(w) | Fault::Retry(w) => format!("{}: {w}", w.member),
                     Fault::Fail(e) => e.to_string(),
                 };
-                verdicts.push(MemberVerdict::new("archive", MemberStatus::Failed, why));
+                verdicts.push(MemberCheck::new("archive", MemberOutcome::Failed, why));
                 (
                     TopInfo {
                         version: text::ARCHIVE_VERSION,
@@ -187,26 +187,26 @@ impl Archive {
             }
         };
         let top_verdict = match (note, self.top.is_some()) {
-            (None, _) if top.maps != folders => MemberVerdict::new(
+            (None, _) if top.maps != folders => MemberCheck::new(
                 "info.txt",
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 format!(
                     "says {} maps, the archive has {folders} map folders",
                     top.maps
                 ),
             ),
-            (None, _) => MemberVerdict::new(
+            (None, _) => MemberCheck::new(
                 "info.txt",
-                MemberStatus::Ok,
+                MemberOutcome::Ok,
                 format!("version {}, {} maps", top.version, top.maps),
             ),
-            (Some(note), false) => MemberVerdict::new("info.txt", MemberStatus::Rebuilt, note),
-            (Some(note), true) => MemberVerdict::new("info.txt", MemberStatus::Failed, note),
+            (Some(note), false) => MemberCheck::new("info.txt", MemberOutcome::Rebuilt, note),
+            (Some(note), true) => MemberCheck::new("info.txt", MemberOutcome::Failed, note),
         };
         // A sound info.txt is kept as stored (fields a later version added
         // included); otherwise it is rendered with the folders found.
         let top_text = match (top_verdict.status, self.stored_text(self.top)) {
-            (MemberStatus::Ok, Ok(Some(Ok(text)))) => text,
+            (MemberOutcome::Ok, Ok(Some(Ok(text)))) => text,
             _ => TopInfo {
                 maps: folders,
                 ..top.clone()
@@ -215,9 +215,9 @@ impl Archive {
         };
         verdicts.push(top_verdict);
         if top.every < MIN_EVERY {
-            verdicts.push(MemberVerdict::new(
+            verdicts.push(MemberCheck::new(
                 "info.txt",
-                MemberStatus::Note,
+                MemberOutcome::Note,
                 format!(
                     "checkpoint_every: {} ticks is less than a second: checkpoints are rebuilt {MIN_EVERY} ticks apart",
                     top.every
@@ -244,13 +244,13 @@ impl Archive {
         every: i32,
         previous_game: Option<&str>,
         on_read: &mut dyn FnMut(u64),
-    ) -> (Vec<MemberVerdict>, Option<MapReport>, Option<String>) {
+    ) -> (Vec<MemberCheck>, Option<MapReport>, Option<String>) {
         let mm = &self.maps[&n];
         let name = |m: MapMember| Slot::Map(n, m).to_string();
         let Some(rec) = mm.recording else {
-            let missing = MemberVerdict::new(
+            let missing = MemberCheck::new(
                 name(MapMember::Recording),
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 "missing: the recording is the one member that cannot be rebuilt",
             );
             return (vec![missing], None, None);
@@ -281,7 +281,7 @@ impl Archive {
             Ok((_, a)) => a,
             Err(f) => {
                 let failed =
-                    MemberVerdict::new(name(MapMember::Recording), MemberStatus::Failed, why(f));
+                    MemberCheck::new(name(MapMember::Recording), MemberOutcome::Failed, why(f));
                 return (vec![failed], None, None);
             }
         };
@@ -377,7 +377,7 @@ struct MapCheck<'a> {
 #[derive(Default)]
 struct Checkpoints {
     /// One per checkpoint member, in the archive's order.
-    verdicts: Vec<MemberVerdict>,
+    verdicts: Vec<MemberCheck>,
     /// Stored checkpoints that agree with the replay.
     agree: usize,
     /// What is wrong with `toc.txt`.
@@ -427,7 +427,7 @@ impl MapCheck<'_> {
     }
 
     /// The recording's verdict: what the teehistorian pipeline found.
-    fn recording_verdict(&self, a: &Analysis, previous_game: Option<&str>) -> MemberVerdict {
+    fn recording_verdict(&self, a: &Analysis, previous_game: Option<&str>) -> MemberCheck {
         let member = &self.archive.members[self.rec];
         let size = member.size;
         let continues = match (&a.header.info.prev_game_uuid, previous_game) {
@@ -437,19 +437,19 @@ impl MapCheck<'_> {
         let problems: Vec<String> = a.problems().map(|f| f.message).collect();
         let (status, detail) = if a.scan.bytes < size || member.truncated {
             (
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 format!(
                     "the archive ends after {} of its {size} bytes",
                     a.scan.bytes
                 ),
             )
         } else if !problems.is_empty() {
-            (MemberStatus::Failed, problems.join("; "))
+            (MemberOutcome::Failed, problems.join("; "))
         } else {
             let end = a.scan.end.map_or(String::new(), |e| e.to_string());
             let status = match a.scan.end {
-                Some(End::Truncated { .. }) => MemberStatus::Warn,
-                _ => MemberStatus::Ok,
+                Some(End::Truncated { .. }) => MemberOutcome::Warn,
+                _ => MemberOutcome::Ok,
             };
             (
                 status,
@@ -459,7 +459,7 @@ impl MapCheck<'_> {
                 ),
             )
         };
-        let mut verdict = MemberVerdict::new(self.name(MapMember::Recording), status, detail);
+        let mut verdict = MemberCheck::new(self.name(MapMember::Recording), status, detail);
         verdict.findings = a.scan.findings();
         verdict
     }
@@ -477,9 +477,9 @@ impl MapCheck<'_> {
             });
             out.saves
                 .push((save, SaveFile::of(t).render().into_bytes()));
-            out.verdicts.push(MemberVerdict::new(
+            out.verdicts.push(MemberCheck::new(
                 self.name(MapMember::Save(save)),
-                MemberStatus::Rebuilt,
+                MemberOutcome::Rebuilt,
                 format!(
                     "missing: rebuilt from {}/demodata.bin (tick {}, byte {})",
                     self.n,
@@ -489,9 +489,9 @@ impl MapCheck<'_> {
             ));
         }
         for (k, why) in damaged {
-            out.verdicts.push(MemberVerdict::new(
+            out.verdicts.push(MemberCheck::new(
                 self.name(MapMember::Save(*k)),
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 format!("damaged ({why}): not used"),
             ));
         }
@@ -517,9 +517,9 @@ impl MapCheck<'_> {
                 out.toc_faults
                     .push(format!("save{}.ron at byte {}: {why}", e.save, e.offset));
                 if self.mm.saves.contains_key(&e.save) {
-                    out.verdicts.push(MemberVerdict::new(
+                    out.verdicts.push(MemberCheck::new(
                         self.name(MapMember::Save(e.save)),
-                        MemberStatus::Failed,
+                        MemberOutcome::Failed,
                         format!("byte {} is {why}: not used", e.offset),
                     ));
                 }
@@ -538,7 +538,7 @@ impl MapCheck<'_> {
                 ));
             }
             let (verdict, bytes) = self.checkpoint_against_replay(e.save, t);
-            if verdict.status == MemberStatus::Ok {
+            if verdict.status == MemberOutcome::Ok {
                 out.agree += 1;
             }
             out.verdicts.push(verdict);
@@ -560,9 +560,9 @@ impl MapCheck<'_> {
             .keys()
             .filter(|k| !listed.iter().any(|e| e.save == **k))
         {
-            out.verdicts.push(MemberVerdict::new(
+            out.verdicts.push(MemberCheck::new(
                 self.name(MapMember::Save(*k)),
-                MemberStatus::Note,
+                MemberOutcome::Note,
                 why,
             ));
         }
@@ -571,31 +571,31 @@ impl MapCheck<'_> {
 
     /// Checkpoint `save` as stored against the replay's (`t`): its verdict
     /// and its bytes as they should be.
-    fn checkpoint_against_replay(&self, save: u32, t: &Taken) -> (MemberVerdict, Vec<u8>) {
+    fn checkpoint_against_replay(&self, save: u32, t: &Taken) -> (MemberCheck, Vec<u8>) {
         let member = self.name(MapMember::Save(save));
         let n = self.n;
         let expected = SaveFile::of(t);
         let rendered = expected.render();
         let detail = format!("tick {}, byte {}", t.tick(), t.offset);
-        let verdict = |status, detail: String| MemberVerdict::new(&member, status, detail);
+        let verdict = |status, detail: String| MemberCheck::new(&member, status, detail);
         match self.load_save(save, t.offset) {
             None => (
                 verdict(
-                    MemberStatus::Rebuilt,
+                    MemberOutcome::Rebuilt,
                     format!("missing: rebuilt from {n}/demodata.bin ({detail})"),
                 ),
                 rendered.into_bytes(),
             ),
             Some((Ok(s), raw)) if s == expected => (
                 verdict(
-                    MemberStatus::Ok,
+                    MemberOutcome::Ok,
                     format!("agrees with the replay ({detail})"),
                 ),
                 raw.into_bytes(),
             ),
             Some((Ok(s), _)) => (
                 verdict(
-                    MemberStatus::Failed,
+                    MemberOutcome::Failed,
                     format!(
                         "disagrees with the replay of {n}/demodata.bin ({detail}): {}; rebuilt",
                         first_difference(&s, &expected)
@@ -605,7 +605,7 @@ impl MapCheck<'_> {
             ),
             Some((Err(why), _)) => (
                 verdict(
-                    MemberStatus::Failed,
+                    MemberOutcome::Failed,
                     format!("damaged ({why}): rebuilt ({detail})"),
                 ),
                 rendered.into_bytes(),
@@ -620,7 +620,7 @@ impl MapCheck<'_> {
         stored: &Option<Result<Vec<TocEntry>, String>>,
         faults: &[String],
         from_recording: bool,
-    ) -> MemberVerdict {
+    ) -> MemberCheck {
         let (status, detail) = match (stored, faults.is_empty()) {
             (None, _) => {
                 let from = if from_recording {
@@ -629,18 +629,18 @@ impl MapCheck<'_> {
                     "the checkpoints".into()
                 };
                 (
-                    MemberStatus::Rebuilt,
+                    MemberOutcome::Rebuilt,
                     format!("missing: rebuilt from {from}"),
                 )
             }
-            (Some(Err(why)), _) => (MemberStatus::Failed, format!("damaged ({why}): rebuilt")),
+            (Some(Err(why)), _) => (MemberOutcome::Failed, format!("damaged ({why}): rebuilt")),
             (Some(Ok(_)), false) => (
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 format!("{}; rebuilt", faults.join("; ")),
             ),
-            (Some(Ok(e)), true) => (MemberStatus::Ok, format!("{} checkpoints", e.len())),
+            (Some(Ok(e)), true) => (MemberOutcome::Ok, format!("{} checkpoints", e.len())),
         };
-        MemberVerdict::new(self.name(MapMember::Toc), status, detail)
+        MemberCheck::new(self.name(MapMember::Toc), status, detail)
     }
 }
 
@@ -651,20 +651,20 @@ fn compare_text(
     stored: Option<Result<String, String>>,
     canonical: String,
     n: u32,
-) -> (MemberVerdict, String) {
+) -> (MemberCheck, String) {
     match stored {
         None => (
-            MemberVerdict::new(
+            MemberCheck::new(
                 member,
-                MemberStatus::Rebuilt,
+                MemberOutcome::Rebuilt,
                 format!("missing: rebuilt from {n}/demodata.bin"),
             ),
             canonical,
         ),
         Some(Err(why)) => (
-            MemberVerdict::new(
+            MemberCheck::new(
                 member,
-                MemberStatus::Failed,
+                MemberOutcome::Failed,
                 format!("damaged ({why}): rebuilt from {n}/demodata.bin"),
             ),
             canonical,
@@ -672,9 +672,9 @@ fn compare_text(
         Some(Ok(text)) if text == canonical => {
             let lines = text.lines().filter(|l| !l.starts_with('#')).count();
             (
-                MemberVerdict::new(
+                MemberCheck::new(
                     member,
-                    MemberStatus::Ok,
+                    MemberOutcome::Ok,
                     format!("{lines} lines, as the recording says"),
                 ),
                 text,
@@ -691,9 +691,9 @@ fn compare_text(
                 .unwrap_or((0, (None, None)));
             let show = |l: Option<&str>| l.map_or("nothing".to_string(), |l| format!("{l:?}"));
             (
-                MemberVerdict::new(
+                MemberCheck::new(
                     member,
-                    MemberStatus::Failed,
+                    MemberOutcome::Failed,
                     format!(
                         "differs from what {n}/demodata.bin says at line {}: {} instead of {}; rebuilt",
                         line + 1,

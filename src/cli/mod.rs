@@ -15,6 +15,7 @@ mod map;
 mod net;
 mod output;
 mod record;
+mod reports;
 mod snapshot;
 mod teehistorian;
 

@@ -637,7 +637,7 @@ fn judge(
         )?,
         ReportFormat::Text => {
             if !verdicts.is_empty() {
-                super::check::report(&mut out, &verdicts, &totals)?;
+                super::reports::write_table(&mut out, &verdicts, &totals)?;
                 writeln!(out)?;
             }
             let width = outcome.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);

@@ -70,7 +70,7 @@ use crate::codec::{Mode, Reader};
 use crate::demo::{Events, json as demo_json};
 use crate::huffman::{self, Flavor};
 use crate::packer;
-use crate::packet::{TokenMode, Version, VersionReason, json as packet_json};
+use crate::packet::{TokenMode, Version, json as packet_json};
 use crate::snapshot::items::SnapshotJson;
 use crate::snapshot::{ItemSizes, Snapshot, apply, create};
 use crate::teehistorian::{Replay, ReplayConfig, SliceReader, json as th_json};
@@ -393,8 +393,7 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
             } else {
                 Version::V07
             };
-            let v = packet_json::entry_value(input, version, VersionReason::Given, TokenMode::Auto)
-                .map_err(reject)?;
+            let v = packet_json::entry_value(input, version, TokenMode::Auto).map_err(reject)?;
             // What DDNet drops, it never reads: the case is a rejection
             // (its rule is the reason), as an implementation that agrees
             // with DDNet rejects it.

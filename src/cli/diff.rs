@@ -408,37 +408,9 @@ fn write_text(
     Ok(())
 }
 
-/// Every file under `dir` (recursively, in name order) with its path
-/// relative to `dir` and its kind (from its first [`folder::KIND_PREFIX`] bytes).
+/// [`folder::entries`], a folder that cannot be listed a usage error.
 fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let list = std::fs::read_dir(&d)
-            .map_err(|e| Failure::Usage(format!("cannot list {}: {e}", shown(&d))))?;
-        for entry in list.flatten() {
-            let p = entry.path();
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() => files.push(p),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    let mut out = Vec::new();
-    for p in files {
-        let rel = p
-            .strip_prefix(dir)
-            .unwrap_or(&p)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        let kind = folder::kind_of(&folder::head(&p));
-        out.push((p, folder::Entry { path: rel, kind }));
-    }
-    Ok(out)
+    folder::entries(dir).map_err(|(d, e)| Failure::Usage(format!("cannot list {}: {e}", shown(&d))))
 }
 
 /// `diff OLD_DIR NEW_DIR`: recordings paired by role

@@ -24,24 +24,10 @@ struct Mutant {
     answer: fn(&Case) -> Answer,
 }
 
-/// Generated cases per unit and kind, as `conform run` adds them.
-const GENERATED_PER_KIND: usize = 20;
-
-/// The built-in suite `conform run` runs, from the bundled corpus only.
+/// The standard suite `conform run` runs, from the bundled corpus only.
 fn suite() -> Suite {
-    use teeoracle::generate::{self, Kind};
-    let mut extra = Vec::new();
-    for unit in generate::UNITS {
-        for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
-            for g in generate::cases(unit, teeoracle::conform::SEED, GENERATED_PER_KIND, kind) {
-                let id = format!("{unit}/gen/{}", g.name);
-                let reason = format!("generated: {}", g.reason);
-                extra.push(Case::decode(id, unit, g.bytes, &reason));
-            }
-        }
-    }
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    Suite::builtin(&[corpus], extra)
+    teeoracle::generate::suite::standard(&[corpus], &[])
 }
 
 fn main() {

@@ -12,11 +12,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::path::PathBuf;
 use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals, Verdict};
-use teeoracle::codec::{Codec, Mode, Reader};
-use teeoracle::packet::json::{PacketEntry, PacketJson, ReencodeJson};
-use teeoracle::packet::{
-    Packet, PacketCtx, PacketVerdicts, TokenMode, Version, VersionReason, detect_version, reencode,
-};
+use teeoracle::packet::{TokenMode, Version};
 
 /// ``(header, events, end)`` of a demo, as ``demo events --format jsonl``
 /// prints them (without its ``start`` line): every tick marker, message
@@ -73,42 +69,11 @@ pub fn decode_packet<'py>(
     version: &str,
     token: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (v, reason) = match version_arg(version)? {
-        Some(v) => (v, VersionReason::Given),
-        None => detect_version(data),
-    };
-    let ctx = PacketCtx {
-        version: Some(v),
-        token: token_arg(token)?,
-    };
-    let packet = Packet::decode(&mut Reader::new(data, Mode::Lenient), ctx);
-    let verdict = PacketVerdicts::of(data, v, packet.as_ref().ok());
-    let contents = match &packet {
-        Ok(Packet::Connection(p)) => p.contents(),
-        _ => None,
-    };
-    let mismatch = packet
-        .as_ref()
-        .ok()
-        .and_then(|p| reencode(data, p, contents.as_ref(), &mut Vec::new()));
-    let failed = packet.is_err()
-        || mismatch.is_some()
-        || contents.as_ref().is_some_and(|c| c.first_error().is_some());
-    let entry = PacketEntry {
-        bytes: data.len(),
-        version: v,
-        version_reason: reason,
-        version_reason_text: reason.to_string(),
-        verdict,
-        packet: packet
-            .as_ref()
-            .ok()
-            .map(|p| PacketJson::new(p, contents.as_ref(), 0)),
-        error: packet.as_ref().err(),
-        reencode: ReencodeJson::of(packet.is_ok(), mismatch),
-        failed,
-    };
-    convert::serialize(py, &entry)
+    let version = version_arg(version)?;
+    let token = token_arg(token)?;
+    teeoracle::packet::json::decode_entry(data, version, token, |d| {
+        convert::serialize(py, &d.entry)
+    })
 }
 
 /// The datagrams a ``packet_decode`` document (or one of its entries, or

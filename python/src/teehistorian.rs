@@ -15,7 +15,7 @@ use teeoracle::codec::Mode;
 use teeoracle::compression::BoxRead;
 use teeoracle::input::Source;
 use teeoracle::teehistorian::json::{EndLine, HeaderLine};
-use teeoracle::teehistorian::{End, ReadError, Replay, ReplayConfig, StreamReader};
+use teeoracle::teehistorian::{End, ReadError, Replay, ReplayConfig, StreamReader, WorldAtError};
 
 /// Where a file comes from: a path, or bytes in memory.
 pub struct Input {
@@ -432,22 +432,10 @@ pub fn replay<'py>(
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (name, path, _, mut s) = open(source)?;
-    let mut replay = Replay::new(ReplayConfig::default());
-    let mut last_tick = 0;
-    let flow = py.detach(|| {
-        s.reader.for_each_record(|rec| {
-            if at.is_some_and(|at| rec.tick > at) {
-                return ControlFlow::Break(None);
-            }
-            last_tick = rec.tick;
-            match replay.handle(rec.offset, &rec.msg) {
-                Err(inc) if strict => ControlFlow::Break(Some(inc)),
-                _ => ControlFlow::Continue(()),
-            }
-        })
-    });
-    let reached = match flow {
-        Ok(ControlFlow::Break(Some(inc))) => {
+    let world = py.detach(|| teeoracle::teehistorian::world_at(&mut s.reader, at, strict, |_| ()));
+    let world = match world {
+        Ok(world) => world,
+        Err(WorldAtError::Inconsistent(inc)) => {
             return Err(errors::raise(
                 py,
                 format!("{name}: {inc}"),
@@ -458,19 +446,15 @@ pub fn replay<'py>(
                 None,
             ));
         }
-        Ok(ControlFlow::Break(None)) => true,
-        Ok(ControlFlow::Continue(())) => false,
-        Err(e) => return Err(errors::read(py, &path, &e, Some(last_tick))),
-    };
-    let mut world = replay.world();
-    if let Some(at) = at {
-        if !reached && at > last_tick {
+        Err(WorldAtError::Read { error, last_tick }) => {
+            return Err(errors::read(py, &path, &error, Some(last_tick)));
+        }
+        Err(WorldAtError::PastEnd { at, last_tick }) => {
             return Err(PyValueError::new_err(format!(
                 "tick {at} is after the end of {name} (last tick {last_tick})"
             )));
         }
-        world.tick = at;
-    }
+    };
     convert::serialize(
         py,
         &teeoracle::schema::Document::new("teehistorian_world", &world),

@@ -3,12 +3,12 @@
 
 use super::Failure;
 use super::output::{counter, stdout, write_json_doc, write_json_line, write_stream_start};
+use super::reports::{read_check_report, write_file_changes, write_table};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use teeoracle::check::{self, Options, Severity, Source, Status, Totals, Verdict};
+use teeoracle::check::{self, Options, Source, Totals, Verdict};
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -143,11 +143,11 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     // Read before any output: a baseline that does not read is a usage
     // error, not a verdict.
     let baseline = match &args.baseline {
-        Some(path) => Some(super::diff::read_check_report(path)?),
+        Some(path) => Some(read_check_report(path)?),
         None => None,
     };
     match args.format {
-        CheckFormat::Text => report(&mut out, &verdicts, &totals)?,
+        CheckFormat::Text => write_table(&mut out, &verdicts, &totals)?,
         CheckFormat::Json => write_json_doc(&mut out, "check", &document)?,
         CheckFormat::Jsonl => {
             #[derive(Serialize)]
@@ -173,7 +173,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         let pairs = teeoracle::diff::role_pairs(&base, &now);
         // The table's place in text; stderr beside a JSON document.
         let mut lines = String::new();
-        super::diff::write_file_changes(
+        write_file_changes(
             &mut lines,
             &path.display().to_string(),
             "this run",
@@ -205,27 +205,6 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         )));
     }
     Ok(())
-}
-
-/// The table (`text`) or the `check` document (`json`) of `verdicts`, as
-/// `check` prints them (`map check` prints its one verdict so).
-pub(super) fn write_report(
-    out: &mut impl Write,
-    format: super::output::ReportFormat,
-    verdicts: &[Verdict],
-    totals: &Totals,
-) -> Result<(), Failure> {
-    match format {
-        super::output::ReportFormat::Text => report(out, verdicts, totals),
-        super::output::ReportFormat::Json => {
-            let document = teeoracle::check::CheckDocument {
-                files: verdicts,
-                totals,
-                roles: BTreeMap::new(),
-            };
-            write_json_doc(out, "check", &document)
-        }
-    }
 }
 
 fn shown_paths(paths: &[PathBuf]) -> String {
@@ -261,67 +240,4 @@ pub(super) fn collect(
     files: &mut Vec<(PathBuf, bool)>,
 ) -> Result<(), Failure> {
     teeoracle::files::walk(path, named, files).map_err(|e| Failure::bad(e.to_string()))
-}
-
-/// The note of a file's row: why it failed (or failed as expected), its
-/// warnings, or what was checked.
-pub(super) fn note(v: &Verdict) -> String {
-    let worst = |min: Severity| {
-        v.findings
-            .iter()
-            .filter(|f| f.severity >= min)
-            .map(|f| f.message.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
-    match v.status {
-        Status::Pass => v.summary.clone(),
-        Status::Skip => v.summary.clone(),
-        Status::Warn => worst(Severity::Warn),
-        // Under `--deny-warnings` a file fails on its warnings alone.
-        Status::Fail => match worst(Severity::Fail) {
-            fails if fails.is_empty() => format!("warnings denied: {}", worst(Severity::Warn)),
-            fails => fails,
-        },
-        Status::Xfail => format!("fails as expected: {}", worst(Severity::Fail)),
-    }
-}
-
-/// The files' table and the totals line (`record` prints it too).
-pub(super) fn report(
-    out: &mut impl Write,
-    verdicts: &[Verdict],
-    totals: &Totals,
-) -> Result<(), Failure> {
-    let width = verdicts
-        .iter()
-        .map(|v| v.path.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    writeln!(
-        out,
-        "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  note",
-        "status", "format", "records", "last_tick", "file"
-    )?;
-    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-    for v in verdicts {
-        writeln!(
-            out,
-            "{:<6}  {:<12}  {:>8}  {:>9}  {:<width$}  {}",
-            v.status.word(),
-            v.format.unwrap_or("-"),
-            dash(v.counts.records.map(|n| n.to_string())),
-            dash(v.counts.last_tick.map(|n| n.to_string())),
-            v.path,
-            note(v)
-        )?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{} passed ({} with warnings), {} failed, {} skipped",
-        totals.passed, totals.warned, totals.failed, totals.skipped
-    )?;
-    Ok(())
 }

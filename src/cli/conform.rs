@@ -3,18 +3,17 @@
 //! print, and act as the reference adapter.
 
 use super::Failure;
-use super::output::{read_raw, stdout, write_json_doc};
+use super::output::{read_raw, stdout};
 use clap::{Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use teeoracle::conform::{
-    self, Adapter, Answer, Case, Class, Expected, Input, Op, Process, Rejection, StartError, Suite,
-    Unit, UnitInfo, encode, expect,
+    self, Adapter, Answer, Case, Expected, Info, Input, Op, Process, Rejection, StartError, Suite,
+    Unit, encode, expect,
 };
+use teeoracle::generate::suite;
 
 #[derive(Subcommand, Debug)]
 pub enum ConformCommand {
@@ -122,7 +121,9 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
             let (suite, source) = match suite {
                 Some(dir) => {
                     let source = format!("exported: {}", dir.display());
-                    (load_suite(&dir)?, source)
+                    let suite = Suite::load(&dir)
+                        .map_err(|e| Failure::Unreadable(format!("--suite: {e}")))?;
+                    (suite, source)
                 }
                 // A case's id starts with its unit's name: `--case` alone
                 // builds only that unit's cases.
@@ -169,30 +170,27 @@ pub fn run(cmd: ConformCommand) -> Result<(), Failure> {
             out.flush()?;
             Ok(())
         }
-        ConformCommand::Export { dir, units, corpus } => export(&builtin(&corpus, &units)?.0, &dir),
+        ConformCommand::Export { dir, units, corpus } => {
+            let suite = builtin(&corpus, &units)?.0;
+            suite.export(&dir).map_err(Failure::bad)?;
+            eprintln!(
+                "teeoracle: wrote {} cases to {}",
+                suite.cases.len(),
+                dir.display()
+            );
+            Ok(())
+        }
         ConformCommand::Adapter { op, unit } => adapter(&op, unit),
     }
 }
 
-/// The built-in suite from `corpus` folders (default: `corpus` and the
-/// shared upstream corpus beside it, when they exist, in the current
-/// folder or else in the source tree teeoracle was built from), and the
-/// generated cases, of `units` (all when empty); and a line saying where
-/// it comes from. A named folder that cannot be read is an error.
+/// The standard suite ([`teeoracle::generate::suite`]) of `units` (all
+/// when empty) from the `corpus` folders (default: those beside or in the
+/// source tree), and a line saying where it comes from. A named folder
+/// that cannot be read is an error.
 fn builtin(corpus: &[PathBuf], units: &[Unit]) -> Result<(Suite, String), Failure> {
     let roots = if corpus.is_empty() {
-        let default = |base: &Path| -> Vec<PathBuf> {
-            ["corpus", "../shared/corpus/upstream"]
-                .into_iter()
-                .map(|p| base.join(p))
-                .filter(|p| p.is_dir())
-                .collect()
-        };
-        let here = default(Path::new(""));
-        let roots = match here.is_empty() {
-            true => default(Path::new(env!("CARGO_MANIFEST_DIR"))),
-            false => here,
-        };
+        let roots = suite::default_corpora();
         if roots.is_empty() {
             eprintln!(
                 "teeoracle: note: no corpus folder found, so the suite has only its \
@@ -216,31 +214,7 @@ fn builtin(corpus: &[PathBuf], units: &[Unit]) -> Result<(Suite, String), Failur
         true => "built-in, no corpus".to_string(),
         false => format!("built-in, corpus: {}", names.join(", ")),
     };
-    Ok((Suite::builtin_of(&roots, generated(units), units), source))
-}
-
-/// Generated cases per unit and kind in the built-in suite.
-const GENERATED_PER_KIND: usize = 20;
-
-/// The generators' cases for the suite, from its seed: each is expected
-/// and classed by teeoracle like every other case, with the generator's
-/// reason.
-fn generated(units: &[Unit]) -> Vec<Case> {
-    use teeoracle::generate::{self, Kind};
-    let mut cases = Vec::new();
-    for unit in generate::UNITS {
-        if !units.is_empty() && !units.contains(&unit) {
-            continue;
-        }
-        for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
-            for g in generate::cases(unit, teeoracle::conform::SEED, GENERATED_PER_KIND, kind) {
-                let id = format!("{unit}/gen/{}", g.name);
-                let reason = format!("generated: {}", g.reason);
-                cases.push(Case::decode(id, unit, g.bytes, &reason));
-            }
-        }
-    }
-    cases
+    Ok((suite::standard(&roots, units), source))
 }
 
 // ---- the reference adapter ----
@@ -250,22 +224,16 @@ fn adapter(op: &str, unit: Option<Unit>) -> Result<(), Failure> {
     let need_unit = || unit.ok_or_else(|| Failure::Usage(format!("`adapter {op}` needs a UNIT")));
     match op {
         "info" => {
-            let units: BTreeMap<&str, UnitInfo> = Unit::ALL
-                .into_iter()
-                .map(|u| {
-                    let info = UnitInfo {
-                        decode: true,
-                        encode: u.encodes(),
-                        fields: None,
-                    };
-                    (u.name(), info)
-                })
-                .collect();
-            let info = serde_json::json!({
-                "name": "teeoracle", "version": env!("CARGO_PKG_VERSION"),
-                "batch": true, "units": units,
-            });
-            writeln!(out, "{info}")?;
+            // The reference: every unit, with a batch mode.
+            let info = Info {
+                batch: true,
+                ..Info::reference()
+            };
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&info).map_err(Failure::bad)?
+            )?;
         }
         "decode" => {
             let unit = need_unit()?;
@@ -288,7 +256,8 @@ fn adapter(op: &str, unit: Option<Unit>) -> Result<(), Failure> {
         }
         "batch" => {
             for line in std::io::stdin().lock().lines() {
-                let response = batch_answer(&line?);
+                let response = conform::respond(&line?);
+                let response = serde_json::to_string(&response).map_err(Failure::bad)?;
                 writeln!(out, "{response}")?;
                 out.flush()?;
             }
@@ -305,142 +274,6 @@ fn reject(out: &mut impl Write, why: &str) -> Result<(), Failure> {
     writeln!(out, "{}", serde_json::json!({ "error": why }))?;
     out.flush()?;
     Err(Failure::bad(format!("rejected: {why}")))
-}
-
-fn batch_answer(line: &str) -> Value {
-    let request: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-    let id = request["id"].clone();
-    let unit = request["unit"].as_str().and_then(Unit::from_name);
-    let answer = match (request["op"].as_str(), unit) {
-        (Some("decode"), Some(unit)) => request["input_hex"]
-            .as_str()
-            .and_then(|h| hex::decode(h).ok())
-            .ok_or_else(|| Rejection("no input_hex".into()))
-            .and_then(|input| expect(unit, &input))
-            .map(|v| serde_json::json!({"id": id, "ok": true, "output": v})),
-        (Some("encode"), Some(unit)) => encode(unit, &request["input"])
-            .map(|b| serde_json::json!({"id": id, "ok": true, "output_hex": hex::encode(b)})),
-        _ => Err(Rejection(format!("not a request: {line}"))),
-    };
-    answer.unwrap_or_else(|r| serde_json::json!({"id": id, "ok": false, "error": r.0}))
-}
-
-// ---- export and load ----
-
-/// A `conform_suite` manifest.
-#[derive(Serialize, Deserialize)]
-struct Manifest {
-    suite_version: u32,
-    seed: u64,
-    cases: Vec<ManifestCase>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct ManifestCase {
-    id: String,
-    unit: Unit,
-    op: Op,
-    class: Class,
-    reason: String,
-    input: String,
-    expected: Option<String>,
-}
-
-fn export(suite: &Suite, dir: &Path) -> Result<(), Failure> {
-    let write = |name: &str, bytes: &[u8]| -> Result<(), Failure> {
-        let path = dir.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| Failure::bad(format!("{}: {e}", parent.display())))?;
-        }
-        std::fs::write(&path, bytes).map_err(|e| Failure::bad(format!("{}: {e}", path.display())))
-    };
-    let mut cases = Vec::new();
-    for c in &suite.cases {
-        let (input, input_bytes) = match &c.input {
-            Input::Bytes(b) => (format!("{}.in", c.id), b.clone()),
-            Input::Json(v) => (format!("{}.in.json", c.id), json_bytes(&v.value())),
-        };
-        write(&input, &input_bytes)?;
-        let expected = match &c.expected {
-            Expected::Json(v) => Some((format!("{}.json", c.id), json_bytes(&v.value()))),
-            Expected::Bytes(b) => Some((format!("{}.out", c.id), b.clone())),
-            Expected::Reject => None,
-        };
-        if let Some((name, bytes)) = &expected {
-            write(name, bytes)?;
-        }
-        cases.push(ManifestCase {
-            id: c.id.clone(),
-            unit: c.unit,
-            op: c.op,
-            class: c.class,
-            reason: c.reason.clone(),
-            input,
-            expected: expected.map(|e| e.0),
-        });
-    }
-    let manifest = Manifest {
-        suite_version: suite.version,
-        seed: suite.seed,
-        cases,
-    };
-    let mut doc = Vec::new();
-    write_json_doc(&mut doc, "conform_suite", &manifest)?;
-    write("manifest.json", &doc)?;
-    eprintln!(
-        "teeoracle: wrote {} cases to {}",
-        suite.cases.len(),
-        dir.display()
-    );
-    Ok(())
-}
-
-fn json_bytes(v: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(v).expect("JSON values serialise");
-    out.push(b'\n');
-    out
-}
-
-fn load_suite(dir: &Path) -> Result<Suite, Failure> {
-    let read = |name: &str| {
-        let path = dir.join(name);
-        std::fs::read(&path)
-            .map_err(|e| Failure::Unreadable(format!("--suite: {}: {e}", path.display())))
-    };
-    let json = |name: &str| -> Result<Value, Failure> {
-        serde_json::from_slice(&read(name)?)
-            .map_err(|e| Failure::Unreadable(format!("--suite: {}: {e}", dir.join(name).display())))
-    };
-    let manifest: Manifest = serde_json::from_value(json("manifest.json")?).map_err(|e| {
-        Failure::Unreadable(format!("--suite: {}/manifest.json: {e}", dir.display()))
-    })?;
-    let mut cases = Vec::with_capacity(manifest.cases.len());
-    for m in manifest.cases {
-        let input = match m.op {
-            Op::Decode => Input::Bytes(read(&m.input)?),
-            Op::Encode => Input::Json(json(&m.input)?.into()),
-        };
-        let expected = match (&m.expected, m.op) {
-            (None, _) => Expected::Reject,
-            (Some(e), Op::Decode) => Expected::Json(json(e)?.into()),
-            (Some(e), Op::Encode) => Expected::Bytes(read(e)?),
-        };
-        cases.push(Case {
-            id: m.id,
-            unit: m.unit,
-            op: m.op,
-            class: m.class,
-            reason: m.reason,
-            input,
-            expected,
-        });
-    }
-    Ok(Suite {
-        version: manifest.suite_version,
-        seed: manifest.seed,
-        cases,
-    })
 }
 
 // ---- running an adapter ----
@@ -484,17 +317,9 @@ fn run_suite(suite: &Suite, args: &RunArgs) -> Result<(), Failure> {
         conform::check_fields(suite, dec.info()).map_err(|e| Failure::Usage(e.to_string()))?;
         let (answer, outcome) = conform::run_one(case, &mut adapter);
         show_case(&mut out, case, answer.as_ref())?;
-        let mut report = conform::run_parallel(&Suite::default(), &dec, enc.as_ref(), 1)
-            .map_err(|e| Failure::Usage(e.to_string()))?;
-        report.suite = conform::SuiteInfo {
-            source: Some(args.source.clone()),
-            ..report.suite
-        };
-        report.suite.cases = 1;
-        report.suite.units.insert(case.unit, 1);
-        report.summary.findings = usize::from(outcome.result.finding());
-        report.failed = outcome.result.finding();
-        report.cases.push(outcome);
+        let encoder = enc.as_ref().unwrap_or(&dec).info();
+        let mut report = conform::Report::new(suite, dec.info(), encoder, vec![outcome]);
+        report.suite.source = Some(args.source.clone());
         report.write_text(&mut out)?;
         out.flush()?;
         return match report.failed {

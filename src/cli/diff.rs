@@ -3,6 +3,7 @@
 
 use super::Failure;
 use super::output::{ReportFormat, read, shown, stdout, write_json_doc};
+use super::reports::write_file_changes;
 use clap::Args;
 use serde::Serialize;
 use std::io::Write;
@@ -93,7 +94,7 @@ pub fn run(args: DiffArgs) -> Result<(), Failure> {
         return folders(&args);
     }
     let (old, new) = (read(&args.old)?, read(&args.new)?);
-    if let (Some(a), Some(b)) = (check_report(&old), check_report(&new)) {
+    if let (Some(a), Some(b)) = (diff::check_document(&old), diff::check_document(&new)) {
         return reports(&args, &a, &b);
     }
     let (format, report) = compare_files((&args.old, &old), (&args.new, &new), &args)?;
@@ -407,37 +408,9 @@ fn write_text(
     Ok(())
 }
 
-/// Every file under `dir` (recursively, in name order) with its path
-/// relative to `dir` and its kind (from its first [`folder::KIND_PREFIX`] bytes).
+/// [`folder::entries`], a folder that cannot be listed a usage error.
 fn folder_entries(dir: &Path) -> Result<Vec<(PathBuf, folder::Entry)>, Failure> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let list = std::fs::read_dir(&d)
-            .map_err(|e| Failure::Usage(format!("cannot list {}: {e}", shown(&d))))?;
-        for entry in list.flatten() {
-            let p = entry.path();
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() => files.push(p),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    let mut out = Vec::new();
-    for p in files {
-        let rel = p
-            .strip_prefix(dir)
-            .unwrap_or(&p)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        let kind = folder::kind_of(&folder::head(&p));
-        out.push((p, folder::Entry { path: rel, kind }));
-    }
-    Ok(out)
+    folder::entries(dir).map_err(|(d, e)| Failure::Usage(format!("cannot list {}: {e}", shown(&d))))
 }
 
 /// `diff OLD_DIR NEW_DIR`: recordings paired by role
@@ -543,58 +516,6 @@ fn folders(args: &DiffArgs) -> Result<(), Failure> {
     match same {
         true => Ok(()),
         false => Err(Failure::reported(format!("{a} and {b} differ"))),
-    }
-}
-
-/// `bytes` as a `check --format json` document, if they are one.
-fn check_report(bytes: &[u8]) -> Option<serde_json::Value> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    (v["kind"] == "check").then_some(v)
-}
-
-/// A saved `check --format json` report (`check --baseline`).
-pub fn read_check_report(path: &Path) -> Result<serde_json::Value, Failure> {
-    check_report(&read(path)?).ok_or_else(|| {
-        Failure::Usage(format!(
-            "{}: not a `check --format json` report",
-            shown(path)
-        ))
-    })
-}
-
-/// The text form of two reports' differences, file by file.
-pub fn write_file_changes(
-    out: &mut String,
-    old: &str,
-    new: &str,
-    pairs: &[RolePair],
-    changes: &[FileChange],
-) {
-    use std::fmt::Write as _;
-    let _ = match changes.len() {
-        0 => writeln!(out, "{old} -> {new} (check reports): the same"),
-        n => writeln!(out, "{old} -> {new} (check reports): {n} file(s) differ"),
-    };
-    if !pairs.is_empty() {
-        let _ = writeln!(out, "  paired by role ({}):", pairs.len());
-        for p in pairs {
-            let _ = writeln!(out, "    {}: {} -> {}", p.role, p.old, p.new);
-        }
-    }
-    for c in changes {
-        let word = match c.change {
-            Change::Added => "new",
-            Change::Removed => "gone",
-            Change::Changed => "changed",
-        };
-        let _ = match (&c.role, &c.old_path) {
-            (Some(role), Some(was)) => writeln!(out, "  {word} {role}: {was} -> {}", c.path),
-            (Some(role), None) => writeln!(out, "  {word} {role}: {}", c.path),
-            _ => writeln!(out, "  {word} {}", c.path),
-        };
-        for f in &c.fields {
-            let _ = writeln!(out, "      {}: {} -> {}", f.field, f.old, f.new);
-        }
     }
 }
 

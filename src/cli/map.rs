@@ -548,13 +548,13 @@ fn map_check(
         return Err(Failure::bad(format!(
             "{}: not a map (nor a demo with one): {}",
             shown(path),
-            super::check::note(&verdict)
+            super::reports::note(&verdict)
         )));
     }
     let verdicts = [verdict];
     let totals = Totals::of(&verdicts);
     let mut out = stdout();
-    super::check::write_report(&mut out, format, &verdicts, &totals)?;
+    super::reports::write_report(&mut out, format, &verdicts, &totals)?;
     out.flush()?;
     if totals.failed > 0 {
         return Err(Failure::reported(format!("{} failed", shown(path))));

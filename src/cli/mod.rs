@@ -16,6 +16,7 @@ mod maps;
 mod net;
 mod output;
 mod record;
+mod reports;
 mod snapshot;
 mod teehistorian;
 

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
 use teeoracle::capture::{self, Datagram};
 use teeoracle::check::{Status, Verdict};
-use teeoracle::codec::{Codec, DecodeError, Mode, Reader};
+use teeoracle::codec::DecodeError;
 use teeoracle::huffman::{self, Flavor};
-use teeoracle::packet::json::{self, PacketEntry, PacketJson, ReencodeJson};
+use teeoracle::packet::json::{self, PacketJson, ReencodeJson};
 use teeoracle::packet::{
-    CHUNK_RESEND, ConnPacket, Contents, Layer, MessageChunk, Mismatch, Packet, PacketCtx,
-    PacketVerdicts, TokenMode, Version, VersionReason, control, detect_version, reencode,
+    CHUNK_RESEND, ConnPacket, Contents, Layer, MessageChunk, Mismatch, Packet, PacketVerdicts,
+    TokenMode, Version, VersionReason, control,
 };
 use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
 
@@ -354,93 +354,60 @@ pub fn packet_decode(
     if packets.is_empty() {
         return Err(Failure::Usage("give packets as hex, or --file FILE".into()));
     }
+    let version = match version {
+        VersionArg::V06 => Some(Version::V06),
+        VersionArg::V07 => Some(Version::V07),
+        VersionArg::Auto => None,
+    };
     let mut out = stdout();
     let mut any_failed = false;
-    let mut buf = Vec::new();
-    let mut decoded = Vec::with_capacity(packets.len());
-    for bytes in &packets {
-        let (v, reason) = match version {
-            VersionArg::V06 => (Version::V06, VersionReason::Given),
-            VersionArg::V07 => (Version::V07, VersionReason::Given),
-            VersionArg::Auto => detect_version(bytes),
-        };
-        let ctx = PacketCtx {
-            version: Some(v),
-            token,
-        };
-        let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
-        let verdict = PacketVerdicts::of(bytes, v, packet.as_ref().ok());
-        decoded.push((v, reason, packet, verdict));
-    }
+    // JSON keeps each entry as a value: an entry borrows its packet, which
+    // lives only as long as its decode.
     let mut entries = Vec::new();
-    for (i, (bytes, (v, reason, packet, verdict))) in packets.iter().zip(&decoded).enumerate() {
-        let contents = match packet {
-            Ok(Packet::Connection(p)) => p.contents(),
-            _ => None,
-        };
-        let mismatch = packet
-            .as_ref()
-            .ok()
-            .and_then(|p| reencode(bytes, p, contents.as_ref(), &mut buf));
-        let failed = packet.is_err()
-            || mismatch.is_some()
-            || contents.as_ref().is_some_and(|c| c.first_error().is_some());
-        any_failed |= failed;
-        match format {
-            ReportFormat::Text => {
-                writeln!(
-                    out,
-                    "packet {} ({} bytes, version {v}: {reason})",
-                    i + 1,
-                    bytes.len()
-                )?;
-                match packet {
-                    Ok(packet) => {
-                        let mut text = String::new();
-                        describe(&mut text, ("  ", "  "), packet, contents.as_ref(), 0);
-                        out.write_all(text.as_bytes())?;
-                        match mismatch {
-                            None => writeln!(out, "  re-encode: byte-exact")?,
-                            Some(m) => {
-                                writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?
+    for (i, bytes) in packets.iter().enumerate() {
+        json::decode_entry(bytes, version, token, |d| -> Result<(), Failure> {
+            let e = &d.entry;
+            any_failed |= e.failed;
+            match format {
+                ReportFormat::Text => {
+                    writeln!(
+                        out,
+                        "packet {} ({} bytes, version {}: {})",
+                        i + 1,
+                        bytes.len(),
+                        e.version,
+                        e.version_reason
+                    )?;
+                    match (d.packet, e.error) {
+                        (Some(packet), _) => {
+                            let mut text = String::new();
+                            describe(&mut text, ("  ", "  "), packet, d.contents, 0);
+                            out.write_all(text.as_bytes())?;
+                            match d.mismatch {
+                                None => writeln!(out, "  re-encode: byte-exact")?,
+                                Some(m) => {
+                                    writeln!(out, "  re-encode: DIFFERS at {}", mismatch_words(m))?
+                                }
                             }
                         }
+                        (None, Some(e)) => eprintln!("teeoracle: error: packet {}: {e}", i + 1),
+                        (None, None) => {}
                     }
-                    Err(e) => eprintln!("teeoracle: error: packet {}: {e}", i + 1),
+                    write_verdicts(&mut out, "  ", &e.verdict)?;
                 }
-                write_verdicts(&mut out, "  ", verdict)?;
+                ReportFormat::Json => entries.push(serde_json::to_value(e).map_err(Failure::bad)?),
             }
-            ReportFormat::Json => entries.push((i, contents, mismatch, failed)),
-        }
+            Ok(())
+        })?;
     }
     if let ReportFormat::Json = format {
         #[derive(Serialize)]
-        struct Doc<'a> {
-            packets: Vec<PacketEntry<'a>>,
+        struct Doc {
+            packets: Vec<serde_json::Value>,
             failed: bool,
         }
-        let packets = entries
-            .iter()
-            .map(|(i, contents, mismatch, failed)| {
-                let (v, reason, packet, verdict) = &decoded[*i];
-                PacketEntry {
-                    bytes: packets[*i].len(),
-                    version: *v,
-                    version_reason: *reason,
-                    version_reason_text: reason.to_string(),
-                    verdict: *verdict,
-                    packet: packet
-                        .as_ref()
-                        .ok()
-                        .map(|p| PacketJson::new(p, contents.as_ref(), 0)),
-                    error: packet.as_ref().err(),
-                    reencode: ReencodeJson::of(packet.is_ok(), *mismatch),
-                    failed: *failed,
-                }
-            })
-            .collect();
         let doc = Doc {
-            packets,
+            packets: entries,
             failed: any_failed,
         };
         write_json_doc(&mut out, "packet_decode", &doc)?;

@@ -15,7 +15,7 @@ use teeoracle::bytes::key_values;
 use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
-    End, Header, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, json,
+    End, Header, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, WorldAtError, json,
 };
 
 #[derive(Subcommand, Debug)]
@@ -701,38 +701,34 @@ pub fn replay(
     strict: bool,
 ) -> Result<(), Failure> {
     let (_, mut reader) = open_teehistorian(path, Mode::Lenient)?;
-    let mut replay = Replay::new(ReplayConfig::default());
-    let mut last_tick = 0;
     let mut warned = 0u64;
-    let flow = reader.for_each_record(|rec| {
-        if at.is_some_and(|at| rec.tick > at) {
-            return ControlFlow::Break(None);
+    let world = teeoracle::teehistorian::world_at(&mut reader, at, strict, |inc| {
+        if warned < 10 {
+            eprintln!("teeoracle: warning: {}: {inc}", shown(path));
         }
-        last_tick = rec.tick;
-        if let Err(inc) = replay.handle(rec.offset, &rec.msg) {
-            let line = format!("{}: {inc}", shown(path));
-            if strict {
-                return ControlFlow::Break(Some(line));
-            }
-            if warned < 10 {
-                eprintln!("teeoracle: warning: {line}");
-            }
-            warned += 1;
-        }
-        ControlFlow::Continue(())
+        warned += 1;
     });
-    let reached = match flow {
-        Ok(ControlFlow::Break(Some(line))) => return Err(Failure::bad(line)),
-        Ok(ControlFlow::Break(None)) => true,
-        Ok(ControlFlow::Continue(())) => false,
-        Err(ReadError::Decode(e)) => {
+    let world = match world {
+        Ok(world) => Ok(world),
+        // Named after what the stream says of its end, below.
+        Err(WorldAtError::PastEnd { at, last_tick }) => Err(Failure::Usage(format!(
+            "tick {at} is after the end of {} (last tick {last_tick})",
+            shown(path)
+        ))),
+        Err(WorldAtError::Inconsistent(inc)) => {
+            return Err(Failure::bad(format!("{}: {inc}", shown(path))));
+        }
+        Err(WorldAtError::Read {
+            error: ReadError::Decode(e),
+            last_tick,
+        }) => {
             return Err(Failure::bad(format!(
                 "{}: {}",
                 shown(path),
                 e.at_tick(last_tick)
             )));
         }
-        Err(e) => return Err(read_failure(path, e)),
+        Err(WorldAtError::Read { error, .. }) => return Err(read_failure(path, error)),
     };
     if warned > 10 {
         eprintln!("teeoracle: warning: {} more inconsistencies", warned - 10);
@@ -740,16 +736,7 @@ pub fn replay(
     if let Some(end @ End::Truncated { .. }) = reader.end() {
         eprintln!("teeoracle: note: {}: {end}", shown(path));
     }
-    let mut world = replay.world();
-    if let Some(at) = at {
-        if !reached && at > last_tick {
-            return Err(Failure::Usage(format!(
-                "tick {at} is after the end of {} (last tick {last_tick})",
-                shown(path)
-            )));
-        }
-        world.tick = at;
-    }
+    let world = world?;
     let mut out = stdout();
     write_state(&mut out, format, "teehistorian_world", &world)?;
     out.flush()?;

@@ -3,6 +3,7 @@
 //! batch mode; [`InProcess`] calls a Rust closure; [`reference_answer`] is
 //! teeoracle's own answer.
 
+use super::batch::{BatchRequest, BatchResponse};
 use super::{Case, Input, Op, Rejection, Unit, encode, expect};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -627,12 +628,8 @@ impl Batch {
     fn ask(&mut self, case: &Case, timeout: Duration) -> Result<Answer, Answer> {
         self.next_id += 1;
         let id = self.next_id;
-        let request = match &case.input {
-            Input::Bytes(b) => serde_json::json!({"id": id, "op": "decode",
-                "unit": case.unit.name(), "input_hex": hex::encode(b)}),
-            Input::Json(v) => serde_json::json!({"id": id, "op": "encode",
-                "unit": case.unit.name(), "input": v.value()}),
-        };
+        let request = BatchRequest::of(id, case);
+        let request = serde_json::to_string(&request).expect("a request is plain data");
         if writeln!(self.stdin, "{request}")
             .and_then(|()| self.stdin.flush())
             .is_err()
@@ -658,27 +655,33 @@ impl Batch {
                 return Err(self.failure(FailureKind::Crash, detail, None));
             }
         };
-        let response: Value = match serde_json::from_slice(&line) {
-            Ok(v) => v,
+        let response: BatchResponse = match serde_json::from_slice(&line) {
+            Ok(r) => r,
             Err(e) => {
-                let detail = format!("a response that is not JSON: {e}");
+                let detail = match e.classify() {
+                    serde_json::error::Category::Data => {
+                        format!("a response that is not one of the contract: {e}")
+                    }
+                    _ => format!("a response that is not JSON: {e}"),
+                };
                 return Err(self.failure(FailureKind::Garbage, detail, Some(&line)));
             }
         };
-        if response["id"] != id {
-            let detail = format!("response for id {} to request {id}", response["id"]);
+        if response.id != Some(id) {
+            let theirs = response.id.map_or("null".to_string(), |i| i.to_string());
+            let detail = format!("response for id {theirs} to request {id}");
             return Err(self.failure(FailureKind::Garbage, detail, Some(&line)));
         }
-        if response["ok"] != true {
-            let Some(why) = response["error"].as_str() else {
+        if !response.ok {
+            let Some(why) = response.error else {
                 let detail = "a response with neither `ok: true` nor an `error` string".into();
                 return Err(self.failure(FailureKind::Garbage, detail, Some(&line)));
             };
-            return Ok(Answer::Rejected(why.to_string()));
+            return Ok(Answer::Rejected(why));
         }
         Ok(match case.op {
-            Op::Decode => Answer::Decoded(response["output"].clone()),
-            Op::Encode => match response["output_hex"].as_str().map(hex::decode) {
+            Op::Decode => Answer::Decoded(response.output.unwrap_or(Value::Null)),
+            Op::Encode => match response.output_hex.map(hex::decode) {
                 Some(Ok(b)) => Answer::Encoded(b),
                 _ => {
                     let detail = "no output_hex in the response".to_string();

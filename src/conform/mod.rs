@@ -11,8 +11,13 @@
 //! [`Process`] runs another program by the contract, an [`InProcess`]
 //! adapter calls Rust code), [`judge`] turns a case and an [`Answer`] into
 //! an [`Outcome`], and [`run`] (or [`run_parallel`]) gives a [`Report`],
-//! printed as text, JSON or JUnit. A Rust implementation runs the whole
-//! suite from its own tests:
+//! printed as text, JSON or JUnit. A batch adapter's lines are a
+//! [`BatchRequest`] and a [`BatchResponse`], for the harness and for
+//! teeoracle's own adapter ([`respond`]) alike. A suite is written as
+//! plain files and read back with [`Suite::export`] and [`Suite::load`];
+//! the standard one, with the generators' cases, is
+//! [`crate::generate::suite::standard`]. A Rust implementation runs the
+//! whole suite from its own tests:
 //!
 //! ```
 //! use teeoracle::conform::{self, Answer, Case, InProcess, Info, Input, Suite, Unit};
@@ -38,7 +43,9 @@
 //! ```
 
 mod adapter;
+mod batch;
 mod compare;
+mod exported;
 mod judge;
 mod report;
 mod suite;
@@ -47,9 +54,11 @@ pub use adapter::{
     ANSWER_CAP, Adapter, Answer, Failure, FailureKind, InProcess, Info, Process, SHOWN_OUTPUT,
     STDERR_TAIL, StartError, UnitInfo, reference, reference_answer,
 };
+pub use batch::{BatchRequest, BatchResponse, BatchTask, respond};
 pub use compare::{
     Comparison, Difference, FieldSet, KEPT_DIFFERENCES, compare, compare_all, shape_paths,
 };
+pub use exported::{MANIFEST, SuiteFileError};
 pub use judge::{CaseVerdict, Outcome, judge};
 pub use report::{
     Counts, Coverage, Report, RunError, SuiteInfo, Summary, check_fields, run, run_one,
@@ -61,7 +70,7 @@ use crate::codec::{Mode, Reader};
 use crate::demo::{Events, json as demo_json};
 use crate::huffman::{self, Flavor};
 use crate::packer;
-use crate::packet::{TokenMode, Version, VersionReason, json as packet_json};
+use crate::packet::{TokenMode, Version, json as packet_json};
 use crate::snapshot::items::SnapshotJson;
 use crate::snapshot::{ItemSizes, Snapshot, apply, create};
 use crate::teehistorian::{Replay, ReplayConfig, SliceReader, json as th_json};
@@ -384,8 +393,7 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
             } else {
                 Version::V07
             };
-            let v = packet_json::entry_value(input, version, VersionReason::Given, TokenMode::Auto)
-                .map_err(reject)?;
+            let v = packet_json::entry_value(input, version, TokenMode::Auto).map_err(reject)?;
             // What DDNet drops, it never reads: the case is a rejection
             // (its rule is the reason), as an implementation that agrees
             // with DDNet rejects it.

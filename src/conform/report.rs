@@ -132,7 +132,7 @@ pub fn run(
         }
     }
     let encodes = encodes.unwrap_or_else(|| decoder.info().clone());
-    Ok(report(suite, decoder.info(), &encodes, outcomes))
+    Ok(Report::new(suite, decoder.info(), &encodes, outcomes))
 }
 
 /// Runs every case of `suite` on `jobs` threads, each with its own clone
@@ -184,7 +184,7 @@ pub fn run_parallel<A: Adapter + Clone + Send>(
         })
         .collect();
     let encodes = encoder.unwrap_or(decoder).info();
-    Ok(report(suite, decoder.info(), encodes, outcomes))
+    Ok(Report::new(suite, decoder.info(), encodes, outcomes))
 }
 
 fn run_case(case: &Case, adapter: &mut dyn Adapter) -> Outcome {
@@ -277,59 +277,62 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn report(suite: &Suite, decoder: &Info, encoder: &Info, outcomes: Vec<Outcome>) -> Report {
-    let summary = Summary::of(&outcomes);
-    let mut units: BTreeMap<Unit, usize> = BTreeMap::new();
-    for c in &suite.cases {
-        *units.entry(c.unit).or_default() += 1;
-    }
-    let mut left_out: BTreeMap<Unit, BTreeSet<String>> = BTreeMap::new();
-    for o in &outcomes {
-        let set = left_out.entry(o.unit).or_default();
-        for p in &o.left_out {
-            if set.len() < 256 {
-                set.insert(p.clone());
+impl Report {
+    /// The report of `outcomes`, the outcomes of `suite`'s cases in suite
+    /// order (as [`run_one`] gives them), answered by `decoder` and, for
+    /// encode cases, `encoder` (which may be the decoder).
+    pub fn new(suite: &Suite, decoder: &Info, encoder: &Info, outcomes: Vec<Outcome>) -> Report {
+        let summary = Summary::of(&outcomes);
+        let mut units: BTreeMap<Unit, usize> = BTreeMap::new();
+        for c in &suite.cases {
+            *units.entry(c.unit).or_default() += 1;
+        }
+        let mut left_out: BTreeMap<Unit, BTreeSet<String>> = BTreeMap::new();
+        for o in &outcomes {
+            let set = left_out.entry(o.unit).or_default();
+            for p in &o.left_out {
+                if set.len() < 256 {
+                    set.insert(p.clone());
+                }
             }
         }
+        let coverage = units
+            .iter()
+            .map(|(&unit, &cases)| {
+                let dec = decoder.units.get(unit.name());
+                let enc = encoder.units.get(unit.name());
+                let c = Coverage {
+                    cases,
+                    decode: dec.is_some_and(|u| u.decode),
+                    encode: enc.is_some_and(|u| u.encode),
+                    fields: dec.and_then(|u| u.fields.clone()),
+                    not_compared: left_out
+                        .remove(&unit)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .collect(),
+                };
+                (unit, c)
+            })
+            .collect();
+        let mut adapter = decoder.clone();
+        adapter.units.clear();
+        Report {
+            suite: SuiteInfo {
+                version: suite.version,
+                seed: suite.seed,
+                cases: suite.cases.len(),
+                units,
+                source: None,
+            },
+            adapter,
+            coverage,
+            failed: summary.findings > 0,
+            cases: outcomes,
+            summary,
+        }
     }
-    let coverage = units
-        .iter()
-        .map(|(&unit, &cases)| {
-            let dec = decoder.units.get(unit.name());
-            let enc = encoder.units.get(unit.name());
-            let c = Coverage {
-                cases,
-                decode: dec.is_some_and(|u| u.decode),
-                encode: enc.is_some_and(|u| u.encode),
-                fields: dec.and_then(|u| u.fields.clone()),
-                not_compared: left_out
-                    .remove(&unit)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect(),
-            };
-            (unit, c)
-        })
-        .collect();
-    let mut adapter = decoder.clone();
-    adapter.units.clear();
-    Report {
-        suite: SuiteInfo {
-            version: suite.version,
-            seed: suite.seed,
-            cases: suite.cases.len(),
-            units,
-            source: None,
-        },
-        adapter,
-        coverage,
-        failed: summary.findings > 0,
-        cases: outcomes,
-        summary,
-    }
-}
 
-impl Report {
     /// The lines that say what the suite is and who answered.
     fn write_head(&self, out: &mut dyn Write) -> io::Result<()> {
         let units: Vec<String> = self

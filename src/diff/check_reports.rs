@@ -38,6 +38,13 @@ pub struct RolePair {
     pub new: String,
 }
 
+/// `bytes` as a `check --format json` document, if they are one: a saved
+/// report (`check --baseline`, `diff` of two reports).
+pub fn check_document(bytes: &[u8]) -> Option<Value> {
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    (v["kind"] == "check").then_some(v)
+}
+
 /// A report's files by key: their role where both reports carry roles
 /// (`check` records each folder's recordings' roles), else their path.
 fn files_by_key(doc: &Value, by_role: bool) -> BTreeMap<String, (String, Option<String>, &Value)> {

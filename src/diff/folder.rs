@@ -99,6 +99,40 @@ pub fn head(path: &Path) -> Vec<u8> {
     head
 }
 
+/// Every file under `dir` (recursively, in name order) with its
+/// [`Entry`]: its path relative to `dir` and its kind (from its first
+/// [`KIND_PREFIX`] bytes). A folder that cannot be listed is an error
+/// naming it.
+pub fn entries(dir: &Path) -> Result<Vec<(PathBuf, Entry)>, (PathBuf, std::io::Error)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let list = std::fs::read_dir(&d).map_err(|e| (d.clone(), e))?;
+        for entry in list.flatten() {
+            let p = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(p),
+                Ok(t) if t.is_file() => files.push(p),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for p in files {
+        let rel = p
+            .strip_prefix(dir)
+            .unwrap_or(&p)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        let kind = kind_of(&head(&p));
+        out.push((p, Entry { path: rel, kind }));
+    }
+    Ok(out)
+}
+
 /// The roles of the recordings directly inside each folder of `paths` (a
 /// `record` folder: `teehistorian #N` in server order, `demo NAME`,
 /// `capture NAME`), by the path their verdict names: a baseline pairs

@@ -43,7 +43,7 @@ mod teehistorian;
 
 #[cfg(feature = "capture")]
 pub use capture::CaptureTicks;
-pub use check_reports::{FileChange, RolePair, compare_check_reports, role_pairs};
+pub use check_reports::{FileChange, RolePair, check_document, compare_check_reports, role_pairs};
 pub use demo::DemoTicks;
 pub use map::MapTicks;
 pub use options::{

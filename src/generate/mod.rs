@@ -25,6 +25,7 @@ pub mod map;
 pub mod mutate;
 pub mod packet;
 pub mod snapshot;
+pub mod suite;
 pub mod teehistorian;
 
 pub use mutate::{Mutant, Mutation, mutate};

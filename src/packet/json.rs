@@ -271,38 +271,83 @@ pub struct PacketEntry<'a> {
     pub failed: bool,
 }
 
-/// `bytes` read as `version` (for `reason`) as `packet decode --format
-/// json` prints it: the PACKET_ENTRY as a JSON value, or the error when no
-/// packet header reads.
-pub fn entry_value(
+/// A datagram as `packet decode` reads it: its PACKET_ENTRY, and for a
+/// text form the packet, its contents and where it re-encodes
+/// differently.
+pub struct DecodedEntry<'d> {
+    /// The PACKET_ENTRY.
+    pub entry: PacketEntry<'d>,
+    /// The packet, when it decodes.
+    pub packet: Option<&'d Packet<'d>>,
+    /// A connection packet's contents, when they read.
+    pub contents: Option<&'d Contents<'d>>,
+    /// Where it re-encodes differently, if it does.
+    pub mismatch: Option<Mismatch>,
+}
+
+/// Decodes `bytes` as `packet decode` does, as `version` (or the version
+/// its bytes say when `None`), and hands `f` the result: the one reading
+/// of a datagram for the command line, the Python package and the
+/// conformance harness.
+pub fn decode_entry<R>(
     bytes: &[u8],
-    version: Version,
-    reason: VersionReason,
+    version: Option<Version>,
     token: TokenMode,
-) -> Result<serde_json::Value, DecodeError> {
+    f: impl FnOnce(&DecodedEntry<'_>) -> R,
+) -> R {
+    let (version, reason) = match version {
+        Some(v) => (v, VersionReason::Given),
+        None => super::detect_version(bytes),
+    };
     let ctx = PacketCtx {
         version: Some(version),
         token,
     };
     let packet = Packet::decode(&mut Reader::new(bytes, Mode::Lenient), ctx);
     let verdict = PacketVerdicts::of(bytes, version, packet.as_ref().ok());
-    let packet = packet?;
     let contents = match &packet {
-        Packet::Connection(p) => p.contents(),
+        Ok(Packet::Connection(p)) => p.contents(),
         _ => None,
     };
-    let mismatch = reencode(bytes, &packet, contents.as_ref(), &mut Vec::new());
-    let failed = mismatch.is_some() || contents.as_ref().is_some_and(|c| c.first_error().is_some());
+    let mismatch = packet
+        .as_ref()
+        .ok()
+        .and_then(|p| reencode(bytes, p, contents.as_ref(), &mut Vec::new()));
+    let failed = packet.is_err()
+        || mismatch.is_some()
+        || contents.as_ref().is_some_and(|c| c.first_error().is_some());
     let entry = PacketEntry {
         bytes: bytes.len(),
         version,
         version_reason: reason,
         version_reason_text: reason.to_string(),
         verdict,
-        packet: Some(PacketJson::new(&packet, contents.as_ref(), 0)),
-        error: None,
-        reencode: ReencodeJson::of(true, mismatch),
+        packet: packet
+            .as_ref()
+            .ok()
+            .map(|p| PacketJson::new(p, contents.as_ref(), 0)),
+        error: packet.as_ref().err(),
+        reencode: ReencodeJson::of(packet.is_ok(), mismatch),
         failed,
     };
-    Ok(serde_json::to_value(&entry).expect("packet JSON is plain data"))
+    f(&DecodedEntry {
+        entry,
+        packet: packet.as_ref().ok(),
+        contents: contents.as_ref(),
+        mismatch,
+    })
+}
+
+/// `bytes` read as `version` as `packet decode --format json` prints it:
+/// the PACKET_ENTRY as a JSON value, or the error when no packet header
+/// reads.
+pub fn entry_value(
+    bytes: &[u8],
+    version: Version,
+    token: TokenMode,
+) -> Result<serde_json::Value, DecodeError> {
+    decode_entry(bytes, Some(version), token, |d| match d.entry.error {
+        Some(e) => Err(e.clone()),
+        None => Ok(serde_json::to_value(&d.entry).expect("packet JSON is plain data")),
+    })
 }

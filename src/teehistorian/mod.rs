@@ -11,6 +11,7 @@ mod replay;
 pub mod scan;
 pub mod spec;
 mod stream;
+mod world_at;
 
 pub use header::{Header, HeaderInfo, MAGIC, MAX_HEADER_LEN, escape_json_into};
 pub use message::{ConsoleCommand, Ex, ExKind, ExMessage, Input, MAX_RECORD_LEN, Message, id};
@@ -23,6 +24,7 @@ pub use stream::{
     ClientProtocols, End, MAX_RECORD_SPAN, ReadError, Record, SliceReader, StreamReader,
     StreamWriter, TickClock, TickError,
 };
+pub use world_at::{WorldAtError, world_at};
 
 /// True if `bytes` start with the teehistorian magic.
 pub fn is_teehistorian(bytes: &[u8]) -> bool {

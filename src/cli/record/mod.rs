@@ -16,6 +16,7 @@
 //! outer process waits for it.
 
 mod clock;
+mod outcome;
 mod pcapng;
 mod scenario;
 mod session;
@@ -24,9 +25,10 @@ mod stamped;
 use super::Failure;
 use super::output::{ReportFormat, shown, stdout, write_json_doc};
 use clap::Args;
+use outcome::{BotOutcome, Outcome, Timing};
 use scenario::{Flavor, Scenario};
 use serde::Serialize;
-use session::{BotOutcome, MAP_CHANGE_WITHIN, Outcome, PORT, RCON_PASSWORD, Session, Timing};
+use session::{MAP_CHANGE_WITHIN, PORT, RCON_PASSWORD, Session};
 use std::io::{Read, Seek, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -637,7 +639,7 @@ fn judge(
         )?,
         ReportFormat::Text => {
             if !verdicts.is_empty() {
-                super::check::report(&mut out, &verdicts, &totals)?;
+                super::reports::write_table(&mut out, &verdicts, &totals)?;
                 writeln!(out)?;
             }
             let width = outcome.bots.iter().map(|b| b.name.len()).max().unwrap_or(0);

@@ -66,10 +66,10 @@ pub struct DiffArgs {
     /// With `--simulate`: folders of maps and demos to find the maps in.
     #[arg(long, value_name = "DIR", requires = "simulate")]
     maps: Vec<PathBuf>,
-    /// With `--simulate`: step NEW's world with this DDNet version's
+    /// With `--simulate`: step NEW's world with this DDNet release's
     /// physics (`16.4`, `20.1`); OLD's follows its recording server.
-    /// `diff F F --simulate --physics V` is what V's physics does to F.
-    #[arg(long, value_name = "VERSION", requires = "simulate",
+    /// `diff F F --simulate --physics R` is what R's physics does to F.
+    #[arg(long, value_name = "RELEASE", requires = "simulate",
           value_parser = clap::value_parser!(teeoracle::simulation::Release))]
     physics: Option<teeoracle::simulation::Release>,
     /// `text` for people (the first divergence, a summary), `json` for

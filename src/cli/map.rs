@@ -12,7 +12,7 @@ use teeoracle::check::{self, Options, Severity, Source, Totals, Verdict};
 use teeoracle::input::default_max_decompressed;
 use teeoracle::map::info::{Dump, LayerTiles, Summary};
 use teeoracle::map::tiles::Tiles;
-use teeoracle::map::{Datafile, Map};
+use teeoracle::map::{Datafile, Map, MapBytes};
 
 #[derive(Subcommand, Debug)]
 pub enum MapCommand {
@@ -117,59 +117,32 @@ pub fn run(cmd: MapCommand) -> Result<(), Failure> {
 /// A map file's bytes, or a demo's and where its map lies in them.
 struct Loaded {
     bytes: Vec<u8>,
-    /// The map's first byte in `bytes` (0 for a map file).
-    start: usize,
-    end: usize,
-    /// The map is a demo's.
-    demo: bool,
+    /// Where the map lies in `bytes`.
+    at: MapBytes,
 }
 
 impl Loaded {
     /// A FILE argument: a map, or a demo whose embedded map is taken.
     fn read(path: &Path) -> Result<Loaded, Failure> {
         let bytes = read(path)?;
-        if !teeoracle::demo::is_demo(&bytes) {
-            let end = bytes.len();
-            return Ok(Loaded {
-                bytes,
-                start: 0,
-                end,
-                demo: false,
-            });
-        }
-        let events = teeoracle::demo::Events::new(&bytes)
-            .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
-        let map = events.map();
-        if map.is_empty() {
-            return Err(Failure::bad(format!(
-                "{}: the demo embeds no map",
-                shown(path)
-            )));
-        }
-        // Where the demo's slice lies in its bytes.
-        let start = map.as_ptr() as usize - bytes.as_ptr() as usize;
-        let end = start + map.len();
-        Ok(Loaded {
-            bytes,
-            start,
-            end,
-            demo: true,
-        })
+        let at =
+            MapBytes::find(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+        Ok(Loaded { bytes, at })
     }
 
     /// The map's bytes.
     fn map(&self) -> &[u8] {
-        &self.bytes[self.start..self.end]
+        self.at.of(&self.bytes)
     }
 
     /// Where the map came from, for the first line of the text.
     fn origin(&self) -> String {
-        match self.demo {
+        match self.at.embedded {
             true => format!(
                 " (the map the demo embeds, at byte {} (0x{:x}), {} bytes)",
-                self.start,
-                self.start,
-                self.end - self.start
+                self.at.range.start,
+                self.at.range.start,
+                self.at.range.len()
             ),
             false => String::new(),
         }
@@ -179,11 +152,11 @@ impl Loaded {
     /// its map starts (the offset is the map's).
     fn decode(&self, path: &Path) -> Result<Datafile<'_>, Failure> {
         Datafile::decode(self.map()).map_err(|e| {
-            Failure::bad(match self.demo {
+            Failure::bad(match self.at.embedded {
                 true => format!(
                     "{}: in the map the demo embeds at byte {}: {e}",
                     shown(path),
-                    self.start
+                    self.at.range.start
                 ),
                 false => format!("{}: {e}", shown(path)),
             })
@@ -197,7 +170,7 @@ impl Loaded {
 
     /// For JSON: the demo's byte where the map starts, if it is a demo's.
     fn embedded_at(&self) -> Option<usize> {
-        self.demo.then_some(self.start)
+        self.at.embedded.then_some(self.at.range.start)
     }
 }
 
@@ -539,7 +512,7 @@ fn map_check(
     };
     // A demo's map is checked under a name no format claims, in the
     // demo's folder (a `malformed/` one is still expected to fail).
-    let (name, bytes) = match loaded.demo {
+    let (name, bytes) = match loaded.at.embedded {
         true => (format!("{}#map", shown(path)), loaded.map().to_vec()),
         false => (shown(path), loaded.bytes.clone()),
     };

@@ -88,11 +88,11 @@ pub enum TeehistorianCommand {
         /// (repeatable).
         #[arg(long, value_name = "DIR")]
         maps: Vec<PathBuf>,
-        /// Step with this DDNet version's physics (`16.4` or `20.1`)
+        /// Step with this DDNet release's physics (`16.4` or `20.1`)
         /// instead of the recording server's: what a physics change does
         /// to old recordings. Every divergence is then a place where the
-        /// two versions' physics part.
-        #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(teeoracle::simulation::Release))]
+        /// two releases' physics part.
+        #[arg(long, value_name = "RELEASE", value_parser = clap::value_parser!(teeoracle::simulation::Release))]
         physics: Option<teeoracle::simulation::Release>,
         /// Stop after this tick and print the world there (every
         /// character's core, freeze, weapons and inputs; projectiles and

@@ -5,7 +5,7 @@
 //! (core, freeze, weapons, input; [`character_fields`]); projectiles and
 //! lasers are events in sequence with all their fields. Two
 //! files' worlds compared this way show what a physics change does to a
-//! recording: the same file under two versions' physics, or two builds'
+//! recording: the same file under two releases' physics, or two builds'
 //! recordings of one scenario.
 
 use super::{Event, Positions, TickContent, Ticks};

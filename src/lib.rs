@@ -21,15 +21,19 @@
 //! - [`packet`] and [`session`]: 0.6 and 0.7 datagrams, chunks, messages,
 //!   and what DDNet's connection would do with each packet of a capture.
 //! - [`snapshot`]: snapshots and deltas, as DDNet builds and applies them.
+//! - `simulation` (feature `zlib`): DDNet's game from a teehistorian
+//!   file's inputs, its physics and DDRace rules, as a sans-IO
+//!   `Simulation` checked against the file's positions and the server's
+//!   demo.
 //! - [`huffman`], [`packer`]: DDNet's Huffman coder and variable-width ints.
 //! - [`codec`]: the core every format uses: [`codec::Reader`],
 //!   [`codec::Codec`], [`codec::DecodeError`].
 //! - [`report`]: what a check says ([`report::Verdict`], [`report::Finding`]
 //!   and its typed [`report::Code`]); [`input`]: a checked file's bytes,
 //!   through its [`compression`] (detection, decoders, the cap).
+//! - [`schema`]: the JSON shapes the command line prints.
 //!
 //! `ARCHITECTURE.md` draws the layers these modules form.
-//! - [`schema`]: the JSON shapes the command line prints.
 //!
 //! ```
 //! use teeoracle::check::{self, Code, Options, Source, Status};

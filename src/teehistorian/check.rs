@@ -1,6 +1,8 @@
 //! The teehistorian format for [`crate::check`]: one pass that decodes
 //! every record, re-encodes it, replays the world and counts
-//! ([`Scan`](super::scan::Scan)), on several threads for a large file.
+//! ([`Scan`](super::scan::Scan)), on several threads for a large file;
+//! given a [`Simulator`](crate::report::Simulator), it keeps the bytes it
+//! read and hands them over, so the file is read once.
 
 use super::ReadError;
 use super::is_teehistorian;

@@ -1,6 +1,6 @@
 //! A server-side demo of a simulated teehistorian file (issue 27, item 5;
 //! DDNet's "Teehistorian Replayer" wish, ddnet/ddnet#2937): the file's
-//! inputs drive the [`World`] on its map ([`crate::simulate`]), and after
+//! inputs drive the [`World`] on its map ([`crate::simulation::simulate`]), and after
 //! every tick a snapshot of the world, as DDNet's server snaps it for its
 //! own demo (`OnSnap(SERVER_DEMO_CLIENT)`), goes through the crate's
 //! [`DemoRecorder`], with the map embedded.

@@ -560,7 +560,7 @@ impl Tunings {
 
     /// A console command as a CONSOLE_COMMAND record holds it (the
     /// command's name and its arguments as the console split them; see
-    /// [`crate::teehistorian::message::ConsoleCommand`]), applied as
+    /// [`crate::teehistorian::ConsoleCommand`]), applied as
     /// `release`'s `gamecontext.cpp` does (16.4 2551–2714, 20.1
     /// 3083–3245):
     ///

@@ -16,10 +16,15 @@
 //! The comparison is `teeoracle::demo::rerecord`, which `teeoracle demo
 //! rerecord` runs too.
 
-mod common;
+use crate::common::{self, Test};
 
 use std::path::PathBuf;
 use teeoracle::demo::RerecordReport;
+
+pub const TESTS: &[Test] = tests![
+    rerecording_real_demos_gives_their_bytes,
+    rerecording_upstream_demos needs SharedCorpus,
+];
 
 fn demos() -> Vec<PathBuf> {
     let mut out = common::corpus_files("demo/ddnet-20.1");
@@ -58,7 +63,6 @@ const WHOLE: &[&str] = &[
     "RaiNyMore2_bench.demo",
 ];
 
-#[test]
 fn rerecording_real_demos_gives_their_bytes() {
     let (mut deltas, mut reordered) = (0, 0);
     for path in demos() {
@@ -90,12 +94,8 @@ fn rerecording_real_demos_gives_their_bytes() {
 
 /// The upstream demos (DDNet's web viewer samples, Teeworlds 0.7 and DDNet
 /// captures), where the shared corpus is present.
-#[test]
 fn rerecording_upstream_demos() {
-    let Some(root) = common::upstream_corpus() else {
-        eprintln!("no upstream corpus at ../shared/corpus/upstream: skipped");
-        return;
-    };
+    let root = common::upstream_corpus().expect("needs SharedCorpus");
     let files: Vec<PathBuf> = common::files_under(&root)
         .into_iter()
         .filter(|p| common::has_ext(p, "demo"))

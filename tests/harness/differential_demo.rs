@@ -53,7 +53,7 @@
 //! and so does a listed one that no longer happens. The test counts what it
 //! compared and checks the counts, so it cannot pass on an empty corpus.
 
-mod common;
+use crate::common::{self, Test};
 
 use libtw2_demo::RawChunk;
 use libtw2_packer::Unpacker;
@@ -62,6 +62,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use teeoracle::demo::{Chunk, ChunkKind, Demo, payload_bytes};
 use teeoracle::snapshot::replay::FaultKind;
+
+pub const TESTS: &[Test] = tests![
+    demos_agree_with_libtw2 also SharedCorpus,
+];
 
 /// (demo, what differs, why). The demo is named `corpus/<path under
 /// corpus/demo>` or `upstream/<path under the upstream corpus>`.
@@ -567,7 +571,6 @@ fn check_counts(prefix: &str, c: &Counts, demos: usize) {
     );
 }
 
-#[test]
 fn demos_agree_with_libtw2() {
     let (corpus, mut found) = compare_all("corpus", &corpus_root());
     let upstream = common::upstream_corpus().map(|root| {

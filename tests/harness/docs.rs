@@ -18,12 +18,14 @@
 //!   for any number of lines (none included); nothing else is a wildcard.
 //! - An example that cannot run here says why on its opening fence,
 //!   ```` ```text notest: needs a DDNet server ````: it is listed as
-//!   ignored, with its reason. One that names `../shared` is ignored,
-//!   with a line saying so, where that folder is absent.
+//!   ignored, with its reason, and of the kind `notest` (`.ci/run` allows
+//!   no other ignored test). One that names `../shared` is ignored, saying
+//!   why, where the shared corpus is absent.
 //! - A `$ ` line in a block that does not start with one is an error, so
 //!   a misplaced example is never passed over.
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use crate::common::{self, Env};
+use libtest_mimic::{Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -300,18 +302,23 @@ fn run(example: &Example, home: &Path, path: &str) -> Result<(), Failed> {
     Ok(())
 }
 
-fn main() {
-    let args = Arguments::from_args();
+/// The folder the examples run in, made afresh by [`trials`].
+fn scratch() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-examples")
+}
+
+/// Removes what the examples wrote (after the run).
+pub fn clean_up() {
+    let _ = std::fs::remove_dir_all(scratch());
+}
+
+/// A case per example (named by its page, line and first command), and
+/// the matcher's own cases.
+pub fn trials() -> Vec<Trial> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-examples");
+    let scratch = scratch();
     let _ = std::fs::remove_dir_all(&scratch);
-    let has_shared = root.join("../shared/corpus").is_dir();
-    if !has_shared {
-        println!(
-            "note: no shared corpus at ../shared/corpus (a bare clone): the examples that use it \
-             are ignored here and run in CI"
-        );
-    }
+    let no_shared = Env::SharedCorpus.missing();
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_teeoracle")).parent().unwrap();
     let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -321,8 +328,8 @@ fn main() {
     .into_owned();
 
     let mut trials = vec![
-        Trial::test("matcher: an elided example matches", matcher_matches),
-        Trial::test("matcher: a changed line fails", matcher_fails),
+        Trial::test("docs::matcher: an elided example matches", matcher_matches),
+        Trial::test("docs::matcher: a changed line fails", matcher_fails),
     ];
     let mut count = 0;
     for page in pages(root) {
@@ -337,13 +344,13 @@ fn main() {
         for example in found {
             count += 1;
             let name = example.name();
-            let skip = example.notest.clone().or_else(|| {
-                (uses_shared(&example) && !has_shared).then(|| "needs ../shared/corpus".to_string())
-            });
-            if let Some(reason) = skip {
-                trials.push(Trial::ignorable_test(name, move || {
-                    Ok(Completion::ignored_with(format!("not run: {reason}")))
-                }));
+            if let Some(reason) = example.notest.clone() {
+                trials
+                    .push(common::ignored(name, format!("not run: {reason}")).with_kind("notest"));
+                continue;
+            }
+            if let Some(why) = no_shared.clone().filter(|_| uses_shared(&example)) {
+                trials.push(common::ignored(name, why));
                 continue;
             }
             let home = scratch.join(format!(
@@ -359,9 +366,7 @@ fn main() {
         count > 0,
         "no example found in README.md or docs/: the parser is broken"
     );
-    let conclusion = libtest_mimic::run(&args, trials);
-    let _ = std::fs::remove_dir_all(&scratch);
-    conclusion.exit();
+    trials
 }
 
 fn lines(text: &str) -> Vec<String> {

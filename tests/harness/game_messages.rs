@@ -15,7 +15,7 @@
 //!   each such message is listed in [`FEWER`] with why. libtw2 refusing a
 //!   message is listed in [`REFUSED`] with why.
 
-mod common;
+use crate::common::{self, Test};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,6 +25,13 @@ use teeoracle::demo::{EventKind, Events, payload_bytes};
 use teeoracle::packet::msg::MsgId;
 use teeoracle::packet::{Message, Version};
 use teeoracle::session::{self, Session};
+
+pub const TESTS: &[Test] = tests![
+    every_game_message_reads_exactly also SharedCorpus,
+    libtw2_reads_the_same_fields also SharedCorpus,
+    golden_messages_06,
+    golden_messages_07 needs SharedCorpus,
+];
 
 /// One message as found: its bytes (a demo's zero-padded to whole ints).
 struct Sample {
@@ -171,7 +178,6 @@ struct Count {
     exact: usize,
 }
 
-#[test]
 fn every_game_message_reads_exactly() {
     let samples = samples();
     let mut counts: BTreeMap<&str, Count> = BTreeMap::new();
@@ -243,7 +249,6 @@ fn libtw2(s: &Sample) -> Result<Vec<u8>, String> {
     .map_err(|e| format!("{e:?}"))
 }
 
-#[test]
 fn libtw2_reads_the_same_fields() {
     let samples = samples();
     // (version, name) -> (agree, fewer, refused, unknown to libtw2)
@@ -346,17 +351,13 @@ fn first_of_each_kind(path: &Path) -> String {
     out
 }
 
-#[test]
 fn golden_messages_06() {
     let path = common::root().join("corpus/packet/ddnet-20.1/A_join_move_leave.pcap");
     common::snapshot("packet", "messages_06_A", &first_of_each_kind(&path));
 }
 
-#[test]
 fn golden_messages_07() {
-    let Some(up) = common::upstream_corpus() else {
-        return;
-    };
+    let up = common::upstream_corpus().expect("needs SharedCorpus");
     let dir = up.join("teeworlds-traffic-dumps/075_tw_dm1_join_chat_walk_disconnect");
     let text = first_of_each_kind(&dir.join("075_tw_dm1_join_chat_walk_disconnect.pcap"));
     common::snapshot("packet", "messages_07_tw_dm1", &text);

@@ -3,14 +3,17 @@
 //!
 //! Every file under `corpus/` goes through `teeoracle::check` (the pipeline
 //! of the `check` command: decode, re-encode and compare, replay, count)
-//! and its verdict must equal its entry in the reviewed golden
-//! `snapshots/cli/check_corpus.snap`, the output of `teeoracle check corpus
-//! --format json`, which the `check_json` case compares as a whole.
+//! and its verdict (as `check --format json` prints it) must equal its
+//! reviewed golden, one per file: `snapshots/check/<path under corpus/,
+//! with __ for />.snap`, so a reviewer accepts or rejects each file's
+//! changed verdict on its own in `cargo insta review`. The `check_json`
+//! case runs `teeoracle check corpus --format json` itself: each file's
+//! verdict must be its golden, and the rest of the document (the files in
+//! order, the totals) is `snapshots/cli/check_corpus.snap`.
 //!
 //! A file with a format golden is compared with it in the same case: what
 //! a user sees of the file, from the command line where a command prints
 //! it, as an insta snapshot under `snapshots/<format>/`:
-//!
 //! - a teehistorian file: its header fields, `teehistorian dump`'s records
 //!   and end, and `teehistorian replay`'s world; a malformed one, its
 //!   first fault; the recordings in [`PACKED`], their archive's text
@@ -38,16 +41,13 @@
 //! Accept changes with `cargo insta review` (or `INSTA_UPDATE=always`),
 //! reading every changed line. Files of the shared corpus
 //! (`../shared/corpus`, beside the repository in CI) are cases too: they
-//! must not fail; without that folder they are left out with a visible
-//! line.
+//! must not fail; without that folder they are one case reported ignored.
 
-mod common;
-
-use libtest_mimic::{Arguments, Failed, Trial};
+use crate::common::{self, Env};
+use libtest_mimic::{Failed, Trial};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use teeoracle::archive::{Archive, Compression, PackOptions, pack};
 use teeoracle::check::{self, Options, Source, Status};
 use teeoracle::codec::{Codec, Mode, Reader, encode_to_vec};
@@ -57,42 +57,42 @@ use teeoracle::snapshot::replay::FaultKind;
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{End, Header, ReadError};
 
-const GOLDEN: &str = "snapshots/cli/check_corpus.snap";
+/// The folder of the verdicts' goldens, below `snapshots/`.
+const VERDICTS: &str = "check";
 
-fn main() {
-    let args = Arguments::from_args();
-    std::env::set_current_dir(common::root()).expect("the crate root");
-    let golden = Arc::new(golden_verdicts());
+/// A case per corpus file (named by its path), the whole run's case, and
+/// a case per file of the shared corpus (one ignored case without it).
+pub fn trials() -> Vec<Trial> {
     let mut trials = vec![
-        Trial::test("check_json", check_json),
-        Trial::test("made_for_names_every_malformed_demo", made_for_is_complete),
+        Trial::test("golden::check_json", check_json),
+        Trial::test(
+            "golden::made_for_names_every_malformed_demo",
+            made_for_is_complete,
+        ),
     ];
     for path in common::files_under(Path::new("corpus")) {
-        let golden = Arc::clone(&golden);
         let name = path.display().to_string();
-        trials.push(Trial::test(name.clone(), move || {
-            corpus_file(&path, golden.get(&name))
-        }));
+        trials.push(Trial::test(name, move || corpus_file(&path)));
     }
-    let shared = Path::new("../shared/corpus");
-    if shared.is_dir() {
-        for path in common::files_under(shared) {
-            let name = path.display().to_string();
-            trials.push(Trial::test(name, move || shared_file_passes(&path)));
+    match common::shared_corpus() {
+        Some(shared) => {
+            for path in common::files_under(&shared) {
+                let name = path.display().to_string();
+                trials.push(Trial::test(name, move || shared_file_passes(&path)));
+            }
         }
-    } else {
-        println!(
-            "note: no shared corpus at ../shared/corpus (a bare clone): its files, and the \
-             upstream parts of the other tests, are checked in CI only"
-        );
+        None => trials.push(common::ignored(
+            "golden::shared_corpus_files_pass".into(),
+            Env::SharedCorpus.missing().unwrap_or_default(),
+        )),
     }
-    libtest_mimic::run(&args, trials).exit();
+    trials
 }
 
 /// One corpus file: its verdict, then each of its format goldens; every
 /// mismatch is reported.
-fn corpus_file(path: &Path, golden: Option<&serde_json::Value>) -> Result<(), Failed> {
-    let mut failures: Vec<String> = verdict_matches(path, golden).err().into_iter().collect();
+fn corpus_file(path: &Path) -> Result<(), Failed> {
+    let mut failures: Vec<String> = verdict_matches(path).err().into_iter().collect();
     for (dir, name, text) in format_goldens(path) {
         if let Err(e) = text.and_then(|text| compare(dir, &name, &text)) {
             failures.push(format!("snapshots/{dir}/{name}.snap: {e}"));
@@ -105,18 +105,15 @@ fn corpus_file(path: &Path, golden: Option<&serde_json::Value>) -> Result<(), Fa
     }
 }
 
-/// The verdicts of the golden `check --format json`, by path.
-fn golden_verdicts() -> BTreeMap<String, serde_json::Value> {
-    let text = std::fs::read_to_string(GOLDEN).unwrap_or_default();
-    // An insta snapshot: a `---` header, then the document.
-    let body = text.splitn(3, "---\n").nth(2).unwrap_or_default();
-    let doc: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
-    doc["files"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|v| Some((v["path"].as_str()?.to_string(), v.clone())))
-        .collect()
+/// The name of a corpus file's verdict golden: its path below `corpus/`,
+/// `__` between the parts (as the format goldens are named).
+fn verdict_name(path: &Path) -> String {
+    let parts: Vec<String> = path
+        .iter()
+        .skip(1)
+        .map(|c| c.to_string_lossy().into_owned())
+        .collect();
+    parts.join("__")
 }
 
 /// The maps `check corpus` has at hand: every map and demo of the corpus
@@ -126,11 +123,9 @@ fn corpus_maps() -> std::sync::Arc<teeoracle::simulation::Maps> {
         std::sync::OnceLock::new();
     MAPS.get_or_init(|| {
         let mut maps = teeoracle::simulation::Maps::default();
-        for f in teeoracle::files::files_under(Path::new("corpus")).unwrap_or_default() {
-            if f.extension().is_some_and(|e| e == "map" || e == "demo")
-                && let Ok(bytes) = std::fs::read(&f)
-            {
-                maps.add(&bytes);
+        for f in common::files_under(Path::new("corpus")) {
+            if f.extension().is_some_and(|e| e == "map" || e == "demo") {
+                maps.add(&read(&f).expect("a corpus file"));
             }
         }
         std::sync::Arc::new(maps)
@@ -138,27 +133,17 @@ fn corpus_maps() -> std::sync::Arc<teeoracle::simulation::Maps> {
     .clone()
 }
 
-fn verdict_matches(path: &Path, golden: Option<&serde_json::Value>) -> Result<(), String> {
+/// A corpus file's verdict, as `check corpus` gives it, against its
+/// golden; a failing verdict fails even if it is the golden.
+fn verdict_matches(path: &Path) -> Result<(), String> {
     let options = Options {
         maps: Some(corpus_maps()),
         ..Options::default()
     };
     let verdict = check::check(Source::file(path), &options);
     let got = serde_json::to_value(&verdict).map_err(|e| e.to_string())?;
-    let Some(want) = golden else {
-        return Err(format!(
-            "{} is not in {GOLDEN}: run the check_json case and review it",
-            path.display()
-        ));
-    };
-    if &got != want {
-        let (a, b) = (pretty(want), pretty(&got));
-        let diff = similar::TextDiff::from_lines(&a, &b)
-            .unified_diff()
-            .header("golden", "now")
-            .to_string();
-        return Err(format!("verdict differs from {GOLDEN}:\n{diff}"));
-    }
+    compare(VERDICTS, &verdict_name(path), &pretty(&got))
+        .map_err(|e| format!("snapshots/{VERDICTS}/{}.snap: {e}", verdict_name(path)))?;
     if verdict.status == Status::Fail {
         return Err(format!("fails: {}", pretty(&got)));
     }
@@ -185,10 +170,48 @@ fn compare(dir: &str, name: &str, text: &str) -> Result<(), String> {
         .map_err(|_| "differs (cargo insta review)".to_string())
 }
 
-/// The whole run, as the command line prints it, against the golden.
+/// The body of a reviewed insta snapshot (after its `---` header).
+fn snapshot_body(dir: &str, name: &str) -> Result<String, String> {
+    let path = common::root().join(format!("snapshots/{dir}/{name}.snap"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let body = text.splitn(3, "---\n").nth(2);
+    body.map(str::to_string)
+        .ok_or_else(|| format!("{}: not an insta snapshot", path.display()))
+}
+
+/// The whole run, as the command line prints it: each file's verdict is
+/// its golden (the library's, which its own case checks), and the rest of
+/// the document is `snapshots/cli/check_corpus.snap`.
 fn check_json() -> Result<(), Failed> {
     let text = cli(&["check", "corpus", "--format", "json"])?;
-    compare("cli", "check_corpus", &text).map_err(|e| format!("check --format json {e}").into())
+    let mut doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    if pretty(&doc) != text.trim_end() {
+        return Err("check --format json does not print pretty JSON".into());
+    }
+    let files = doc["files"].as_array_mut().ok_or("no files")?;
+    let mut differ = Vec::new();
+    for file in files.iter_mut() {
+        let path = file["path"]
+            .as_str()
+            .ok_or("a file without a path")?
+            .to_string();
+        let name = verdict_name(Path::new(&path));
+        let golden = snapshot_body(VERDICTS, &name).unwrap_or_default();
+        if golden.trim_end() != pretty(file) {
+            differ.push(format!("snapshots/{VERDICTS}/{name}.snap"));
+        }
+        *file = serde_json::Value::String(path);
+    }
+    if !differ.is_empty() {
+        return Err(format!(
+            "check --format json gives other verdicts than their goldens (review the \
+             corpus files' cases first):\n{}",
+            differ.join("\n")
+        )
+        .into());
+    }
+    compare("cli", "check_corpus", &pretty(&doc))
+        .map_err(|e| format!("check --format json, but the verdicts: {e}").into())
 }
 
 /// A format golden: the snapshot folder and name, and the text it must

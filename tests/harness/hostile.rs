@@ -6,13 +6,13 @@
 //! speed targets live in the benches).
 //!
 //! Memory is measured by a global allocator that counts live bytes and
-//! keeps their peak. Each test runs in a process of its own ([`main`]),
-//! one call after another, so the peak of each call is its own.
+//! keeps their peak (the allocator of the whole binary: the other tests
+//! pay two atomic additions an allocation). Each test runs in a process of
+//! its own ([`trials`]: the binary called back), one call after another,
+//! so the peak of each call is its own.
 
-#[macro_use]
-mod common;
-
-use libtest_mimic::{Arguments, Trial};
+use crate::common::Test;
+use libtest_mimic::Trial;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,10 +69,10 @@ fn hostile(name: &str) -> PathBuf {
 }
 
 /// Names the one test a process runs (this binary, called back by
-/// [`main`]).
+/// [`trials`]).
 const ONE_TEST: &str = "TEEORACLE_HOSTILE_TEST";
 
-const TESTS: &[(&str, fn())] = tests![
+const TESTS: &[Test] = tests![
     // The longest first, so that two at a time end together.
     a_member_of_a_gibibyte_of_zeros,
     checkpoints_listing_tens_of_megabytes_of_players,
@@ -83,23 +83,32 @@ const TESTS: &[(&str, fn())] = tests![
     maps_that_claim_huge_sizes,
 ];
 
+/// The test this process was called back for ([`ONE_TEST`]), if any:
+/// runs it (a failure panics) and returns true.
+pub fn run_one_if_called_back() -> bool {
+    let Some(name) = std::env::var_os(ONE_TEST) else {
+        return false;
+    };
+    let name = name.to_string_lossy();
+    let Some(test) = TESTS.iter().find(|t| t.name == name) else {
+        eprintln!("no hostile test {name} here");
+        std::process::exit(2);
+    };
+    if let Err(e) = (test.run)() {
+        panic!("{}", e.message().unwrap_or("failed"));
+    }
+    true
+}
+
 /// Each test runs in a process of its own, this binary called back with
 /// [`ONE_TEST`]: the live bytes and their peak are then the test's own
 /// (threads a call starts included), and the tests run side by side.
-fn main() {
-    if let Some(name) = std::env::var_os(ONE_TEST) {
-        let name = name.to_string_lossy();
-        let Some((_, test)) = TESTS.iter().find(|(n, _)| *n == name) else {
-            eprintln!("no test {name} here");
-            std::process::exit(2);
-        };
-        test();
-        return;
-    }
-    let trials = TESTS
+pub fn trials() -> Vec<Trial> {
+    TESTS
         .iter()
-        .map(|&(name, _)| {
-            Trial::test(name, move || {
+        .map(|t| {
+            let name = t.name;
+            Trial::test(format!("hostile::{name}"), move || {
                 let exe = std::env::current_exe().map_err(|e| format!("this binary: {e}"))?;
                 let out = std::process::Command::new(exe)
                     .env(ONE_TEST, name)
@@ -112,8 +121,7 @@ fn main() {
                 }
             })
         })
-        .collect();
-    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+        .collect()
 }
 
 /// Runs `f`, checks its peak memory and time, and returns what it gave.

@@ -8,7 +8,7 @@
 //! layer whose tiles, like every tiles layer's, number width * height,
 //! and each quads layer's block holds exactly its quads.
 
-mod common;
+use crate::common::{self, Test};
 
 use std::path::{Path, PathBuf};
 use teeoracle::codec::{Mode, Reader, encode_to_vec, first_difference};
@@ -22,26 +22,20 @@ use teeoracle::map::tiles::{TileData, TileKind, Tiles, expand};
 use teeoracle::map::{Datafile, Map, rules};
 use teeoracle::report::Severity;
 
-/// The folders of installed maps.
-const SYSTEM_MAPS: [&str; 3] = [
-    "/usr/share/games/ddnet/data/maps",
-    "/usr/share/games/ddnet/data/maps7",
-    "/usr/share/games/teeworlds/data/maps",
+pub const TESTS: &[Test] = tests![
+    every_map_we_hold_round_trips_and_passes_ddnets_rules also DebianMaps also SharedCorpus,
 ];
 
 /// Every distinct map we hold, by a name saying where it is from:
 /// installed maps, the corpus's, then the maps the demos embed.
 fn maps() -> Vec<(String, Vec<u8>)> {
     let mut maps = Vec::new();
-    for dir in SYSTEM_MAPS {
-        let dir = Path::new(dir);
-        if !dir.is_dir() {
-            println!(
-                "skipping {}: not installed (apt-get install ddnet-data teeworlds-data)",
-                dir.display()
-            );
-            continue;
-        }
+    // Debian's maps, where installed (`also DebianMaps`).
+    for dir in common::DEBIAN_MAPS
+        .map(Path::new)
+        .iter()
+        .filter(|d| d.is_dir())
+    {
         for path in common::files_under(dir) {
             if path.extension().is_some_and(|e| e == "map") {
                 let bytes = std::fs::read(&path).expect("an installed map");
@@ -58,11 +52,9 @@ fn maps() -> Vec<(String, Vec<u8>)> {
         }
     }
     let mut demos: Vec<PathBuf> = common::files_under(&common::root().join("corpus"));
-    let shared = common::root().join("../shared/corpus");
-    if shared.is_dir() {
+    // The shared corpus's, where it is (`also SharedCorpus`).
+    if let Some(shared) = common::shared_corpus() {
         demos.extend(common::files_under(&shared));
-    } else {
-        println!("skipping {}: absent", shared.display());
     }
     for path in demos {
         let malformed = path.components().any(|c| c.as_os_str() == "malformed");
@@ -90,7 +82,6 @@ fn maps() -> Vec<(String, Vec<u8>)> {
     distinct
 }
 
-#[test]
 fn every_map_we_hold_round_trips_and_passes_ddnets_rules() {
     let maps = maps();
     assert!(maps.len() >= 5, "only {} maps found", maps.len());

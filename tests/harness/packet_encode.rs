@@ -4,11 +4,17 @@
 //! 0.7 and as detected, with and without the 0.6 token, comes back byte
 //! for byte; and a bad input gets one error naming its JSON path.
 
-mod common;
+use crate::common::{self, Test};
 
 use common::{corpus_files, root, run, run_stdin, upstream_corpus};
 use serde_json::{Value, json};
 use std::path::Path;
+
+pub const TESTS: &[Test] = tests![
+    decode_then_encode_gives_every_corpus_datagram_back also SharedCorpus,
+    messages_by_name_and_fields_encode_as_decode_reads_them,
+    a_bad_input_gets_one_error_naming_its_json_path,
+];
 
 /// Every datagram of the corpus, deduplicated, in a fixed order: the
 /// captures' datagrams, and those of the hand-made lists and upstream
@@ -114,7 +120,6 @@ fn round_trips(datagrams: &[Vec<u8>], args: &[&str]) -> usize {
     })
 }
 
-#[test]
 fn decode_then_encode_gives_every_corpus_datagram_back() {
     let (captured, listed) = corpus_datagrams();
     assert!(captured.len() > 10_000, "{} datagrams", captured.len());
@@ -204,7 +209,6 @@ fn encode_then_decode(entry: &Value) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-#[test]
 fn messages_by_name_and_fields_encode_as_decode_reads_them() {
     let entry = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0, "ack": 5,
         "chunks": [
@@ -229,7 +233,6 @@ fn messages_by_name_and_fields_encode_as_decode_reads_them() {
     assert_eq!(doc["packets"][0]["packet"]["chunks"], p["chunks"]);
 }
 
-#[test]
 fn a_bad_input_gets_one_error_naming_its_json_path() {
     let good = json!({"version": "0.6", "packet": {"form": "connection", "flags": 0, "ack": 0,
         "chunks": [{"flags": 0, "seq": null,

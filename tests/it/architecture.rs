@@ -191,7 +191,12 @@ fn module_path(rel: &str) -> Vec<String> {
 fn paths_named(line: &str, at: &[String], is_mod_file: bool) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let bytes = line.as_bytes();
-    let word_start = |i: usize| i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':');
+    let word_start = |i: usize| {
+        i == 0
+            || !(bytes[i - 1].is_ascii_alphanumeric()
+                || bytes[i - 1] == b'_'
+                || bytes[i - 1] == b':')
+    };
     for root in ["crate::", "super::", "self::"] {
         let mut from = 0;
         while let Some(found) = line[from..].find(root) {
@@ -286,9 +291,7 @@ fn no_folder_holds_a_circle() {
                 let (from, to) = (at[common].clone(), used[common].clone());
                 // Only modules: an item of the folder's mod.rs is not a
                 // sibling (a child may use its folder).
-                let sibling = src
-                    .join(folder.join("/"))
-                    .join(&to);
+                let sibling = src.join(folder.join("/")).join(&to);
                 if !(sibling.with_extension("rs").exists() || sibling.is_dir()) {
                     continue;
                 }
@@ -317,7 +320,8 @@ fn no_folder_holds_a_circle() {
             .collect();
         let mut done = std::collections::BTreeSet::new();
         for start in &nodes {
-            let mut stack: Vec<(String, Vec<(String, String)>)> = vec![(start.clone(), next(start))];
+            let mut stack: Vec<(String, Vec<(String, String)>)> =
+                vec![(start.clone(), next(start))];
             let mut on_path = vec![(start.clone(), String::new())];
             while let Some((_, todo)) = stack.last_mut() {
                 let Some((to, at)) = todo.pop() else {
@@ -334,7 +338,11 @@ fn no_folder_holds_a_circle() {
                         .collect();
                     circle.insert(0, on_path[k].0.clone());
                     circle.push(format!("{to} ({at})"));
-                    circles.push(format!("src/{}/: {}", folder.join("/"), circle.join(" -> ")));
+                    circles.push(format!(
+                        "src/{}/: {}",
+                        folder.join("/"),
+                        circle.join(" -> ")
+                    ));
                     continue;
                 }
                 if done.contains(&to) {
@@ -355,7 +363,7 @@ fn no_folder_holds_a_circle() {
     );
 }
 
-/// A test file with its own harness (`harness = false` in Cargo.toml)
+/// A test binary with its own harness (`harness = false` in Cargo.toml)
 /// runs only what its `main` lists: a `#[test]` function in it is never
 /// compiled, let alone run (a merge once left one so).
 #[test]
@@ -376,22 +384,48 @@ fn files_with_their_own_harness_hold_no_test_attribute() {
         }
     }
     assert!(
-        own.contains(&"hostile".to_string()),
+        own.contains(&"harness".to_string()),
         "the [[test]] sections read: {own:?}"
     );
     for name in own {
-        let path = root.join("tests").join(format!("{name}.rs"));
-        let text = std::fs::read_to_string(&path).expect("the test file");
-        let at: Vec<usize> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.trim() == "#[test]")
-            .map(|(i, _)| i + 1)
-            .collect();
-        assert!(
-            at.is_empty(),
-            "{} has its own harness but #[test] at lines {at:?}: list the function in its main",
-            path.display()
-        );
+        // A binary of one file, or of a folder.
+        let file = root.join("tests").join(format!("{name}.rs"));
+        let files = match file.exists() {
+            true => vec![file],
+            false => teeoracle::files::files_under(&root.join("tests").join(&name))
+                .expect("the test binary's folder"),
+        };
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("a test file");
+            let at: Vec<usize> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.trim() == "#[test]")
+                .map(|(i, _)| i + 1)
+                .collect();
+            assert!(
+                at.is_empty(),
+                "{} has its own harness but #[test] at lines {at:?}: list the function in its \
+                 module's TESTS",
+                path.display()
+            );
+        }
     }
+}
+
+/// No test file is over 1,000 lines (the house rule for every source
+/// file): a long one is split by topic.
+#[test]
+fn no_test_file_is_over_a_thousand_lines() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let long: Vec<String> = teeoracle::files::files_under(&tests)
+        .expect("tests/")
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a test file");
+            let lines = text.lines().count();
+            (lines > 1000).then(|| format!("{} ({lines} lines)", path.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split by topic: {long:?}");
 }

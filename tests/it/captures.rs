@@ -1,28 +1,10 @@
-//! The damaged captures written by `corpus/make_capture_corpus.py`: the
-//! committed files are the generator's output, byte for byte. What each
-//! one reads as (the frames before the damage, then where and why reading
-//! stopped) is in its golden (`tests/golden.rs`), and in the unit tests of
-//! `src/capture.rs`.
+//! The damaged captures written by `corpus/make_capture_corpus.py` (the
+//! committed files are its output: `tests/harness/generators.rs`) as
+//! `pcap dump` prints them. What each one reads as (the frames before the
+//! damage, then where and why reading stopped) is in its golden
+//! (`tests/harness/golden.rs`), and in the unit tests of `src/capture.rs`.
 
-mod common;
-
-/// The files the generator writes, under `corpus/`.
-const MADE: &[&str] = &[
-    "packet/malformed/record_501_bad_length.pcap",
-    "packet/edge/cut_in_record_501.pcap",
-    "packet/malformed/block_501_bad_length.pcapng",
-    "packet/edge/cut_in_block_501.pcapng",
-];
-
-/// The generator is not needed to run the tests, but the committed files
-/// must be exactly what it writes (skipped without python3).
-#[test]
-fn committed_files_match_the_generator() {
-    let made: Vec<_> = MADE.iter().map(std::path::PathBuf::from).collect();
-    if let Some(out_dir) = common::check_corpus_generator("make_capture_corpus.py", &made) {
-        std::fs::remove_dir_all(&out_dir).unwrap();
-    }
-}
+use crate::common;
 
 /// A damaged record fails `pcap dump` too, after every datagram before it
 /// was printed; a cut last record does not.

@@ -1,7 +1,7 @@
 //! The command line as a user runs it: exit codes, one-line errors with
 //! offsets, output formats, and golden outputs for a real file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

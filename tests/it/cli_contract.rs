@@ -4,7 +4,7 @@
 //! compressed files are read through their compression, and warnings can
 //! be made failures.
 
-mod common;
+use crate::common;
 
 use common::run;
 use std::io::Write;

@@ -6,7 +6,7 @@
 //! golden dump (or, for `malformed/`, its first fault) are in
 //! `tests/golden.rs`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Read;

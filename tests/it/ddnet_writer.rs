@@ -4,7 +4,7 @@
 //! `corpus/teehistorian/ddnet-unit-tests/` were built from DDNet's test
 //! source (see `corpus/README.md`), not by this crate.
 
-mod common;
+use crate::common;
 
 use teeoracle::codec::Mode;
 use teeoracle::packet::Version;

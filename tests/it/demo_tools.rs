@@ -3,7 +3,7 @@
 //! and the synthetic demo of `corpus/demo/synthetic/`, rebuilt from its
 //! spec byte for byte.
 
-mod common;
+use crate::common;
 
 use common::run;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! the corpus authors computed independently, and snapshot replay. Each
 //! demo's verdict and golden output are in `tests/golden.rs`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use teeoracle::codec::{encode_to_vec, first_difference};

@@ -3,7 +3,7 @@
 //! snapshot item, a dropped message) exactly that change is reported, at
 //! its tick.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

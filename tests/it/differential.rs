@@ -39,7 +39,7 @@
 //!   one; the bytes it leaves unread tell the two apart, and must equal
 //!   teeoracle's `End::Truncated::partial`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::PathBuf;

@@ -2,16 +2,16 @@
 //! example is `run(path, out)` plus a `main`, so the tests call `run`.
 
 #[allow(dead_code)]
-#[path = "../examples/capture_sessions.rs"]
+#[path = "../../examples/capture_sessions.rs"]
 mod capture_sessions;
 #[allow(dead_code)]
-#[path = "../examples/conform_in_process.rs"]
+#[path = "../../examples/conform_in_process.rs"]
 mod conform_in_process;
 #[allow(dead_code)]
-#[path = "../examples/demo_chat.rs"]
+#[path = "../../examples/demo_chat.rs"]
 mod demo_chat;
 #[allow(dead_code)]
-#[path = "../examples/teehistorian_replay.rs"]
+#[path = "../../examples/teehistorian_replay.rs"]
 mod teehistorian_replay;
 
 /// `examples/capture_sessions.rs` run on the bundled captures.
@@ -75,8 +75,8 @@ mod captures {
 
 /// The `demo_chat` example, run as a user would, on demos with chat: the
 /// synthetic 0.6 and 0.7 ones of `corpus/demo/synthetic/`, a real DDNet
-/// server demo (players only: a server demo does not record chat), and
-/// a real DDNet client demo of the shared upstream corpus when present.
+/// server demo (players only: a server demo does not record chat); a
+/// real DDNet client demo of the shared corpus in `tests/harness/examples.rs`.
 mod demos {
     use super::demo_chat;
 
@@ -116,22 +116,6 @@ mod demos {
     fn players_of_a_real_server_demo() {
         let out = run("corpus/demo/ddnet-20.1/A_join_move_leave.demo");
         assert!(out.starts_with("    81 players: alice\n"), "{out}");
-    }
-
-    #[test]
-    fn chat_of_a_real_client_demo() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "../shared/corpus/upstream/teeworlds-traffic-dumps/\
-             064_ddnet_join_chat_walk_disconnect/client.demo",
-        );
-        if !path.exists() {
-            eprintln!("no shared upstream corpus: skipped");
-            return;
-        }
-        let mut out = Vec::new();
-        demo_chat::run(&path, &mut out).unwrap();
-        let out = String::from_utf8(out).unwrap();
-        assert!(out.contains("  1528 nameless tee: hello\n"), "{out}");
     }
 }
 

@@ -5,7 +5,7 @@
 //! documents, the schema version in each file's metadata, one row group
 //! per file part, and the same bytes on every run.
 
-mod common;
+use crate::common;
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::reader::{FileReader, SerializedFileReader};

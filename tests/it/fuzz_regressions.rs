@@ -2,7 +2,7 @@
 //! tests: over the corpus files each target is seeded with, and over every
 //! input the fuzzers found and that was kept in `corpus/fuzz/TARGET/`.
 
-#[path = "../fuzz/src/properties.rs"]
+#[path = "../../fuzz/src/properties.rs"]
 #[allow(dead_code)]
 mod properties;
 

@@ -1,7 +1,7 @@
 //! The generators and `mutate`: deterministic, judged right, and read by
 //! independent implementations (the `teehistorian` crate, libtw2).
 
-mod common;
+use crate::common;
 
 use teeoracle::generate::{self, Class, Kind, Unit, judge};
 

@@ -1,13 +1,11 @@
 //! The hand-made demo and snapshot-delta corpus written by
-//! `corpus/make_demo_corpus.py`: the committed files are the generator's
-//! output, byte for byte, and `check` reports every malformed demo as an
-//! expected failure. Each file's verdict and golden (the error it was made
-//! for, a delta's DDNet `UnpackDelta` code, an edge demo's dump and replay)
-//! are in `tests/golden.rs`.
+//! `corpus/make_demo_corpus.py` (the committed files are its output:
+//! `tests/harness/generators.rs`): `check` reports every malformed demo as
+//! an expected failure. Each file's verdict and golden (the error it was
+//! made for, a delta's DDNet `UnpackDelta` code, an edge demo's dump and
+//! replay) are in `tests/harness/golden.rs`.
 
-mod common;
-
-use std::path::{Path, PathBuf};
+use crate::common;
 
 /// `check` reports each malformed demo as an expected failure (the bad
 /// magic one too: it is named `.demo` and is not one).
@@ -24,34 +22,4 @@ fn check_reports_malformed_demos_as_expected_failures() {
         "{stdout}"
     );
     assert_eq!(stdout.matches("xfail").count(), n, "{stdout}");
-}
-
-/// Paths of every file below `dir`, relative to it, sorted.
-fn tree(dir: &Path) -> Vec<PathBuf> {
-    common::files_under(dir)
-        .into_iter()
-        .map(|p| p.strip_prefix(dir).unwrap().to_path_buf())
-        .collect()
-}
-
-/// The generator is not needed to run the tests, but the committed files
-/// must be exactly what it writes (skipped without python3), and it writes
-/// nothing else into these folders.
-#[test]
-fn committed_files_match_the_generator() {
-    let mut committed = Vec::new();
-    for folder in ["demo/edge", "demo/malformed", "snapshot/malformed"] {
-        let base = common::root().join("corpus");
-        committed.extend(
-            tree(&base.join(folder))
-                .into_iter()
-                .map(|p| Path::new(folder).join(p)),
-        );
-    }
-    committed.sort();
-    let Some(out_dir) = common::check_corpus_generator("make_demo_corpus.py", &committed) else {
-        return;
-    };
-    assert_eq!(tree(&out_dir), committed, "the same files");
-    std::fs::remove_dir_all(&out_dir).unwrap();
 }

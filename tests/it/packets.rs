@@ -3,7 +3,7 @@
 //! datagram of `corpus/packet/malformed/packets.txt` decodes to is a golden
 //! in `tests/golden.rs`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use teeoracle::capture;
@@ -713,17 +713,5 @@ mod cli {
             "{stdout}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
-/// `corpus/make_packet_corpus.py` writes the committed capture of datagrams
-/// DDNet drops, byte for byte (skipped without python3).
-#[test]
-fn the_drops_capture_is_the_generator_output() {
-    let made = [std::path::PathBuf::from(
-        "packet/ddnet-verdicts/dropped_06.pcap",
-    )];
-    if let Some(out_dir) = common::check_corpus_generator("make_packet_corpus.py", &made) {
-        std::fs::remove_dir_all(&out_dir).unwrap();
     }
 }

@@ -2,7 +2,7 @@
 //! server sent, applied to the client's base snapshot as DDNet's client
 //! does, must give a snapshot whose CRC is the one the server computed.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;

@@ -2,7 +2,7 @@
 //! synthetic/` is its spec built (by the library and by the command), it
 //! passes `check`, and a bad spec gets one error naming the record.
 
-mod common;
+use crate::common;
 
 use common::{root, run};
 use teeoracle::teehistorian::spec::TeehistorianSpec;

@@ -1,56 +1,32 @@
 //! The conformance harness against two adapters: teeoracle itself (every
 //! case passes, the built-in suite and its export give the same results)
 //! and a deliberately wrong one, which is this test binary itself when
-//! called with an adapter operation: each of its mistakes must be
-//! reported as the right finding in the right case.
+//! called with an adapter operation (`adapters`): each of its mistakes
+//! must be reported as the right finding in the right case. `run`: how
+//! `conform run` meets misbehaving adapters and wrong inputs; `mutants`:
+//! the suite kills every mutant of the reference adapter.
 
-use libtest_mimic::{Arguments, Trial};
+mod adapters;
+pub mod mutants;
+pub mod run;
+
+pub use adapters::adapt_if_called_back;
+
+use crate::common::Test;
+use libtest_mimic::Failed;
 use serde_json::{Value, json};
-use std::io::{BufRead, Write};
 use std::process::Command;
-use teeoracle::conform::{Unit, encode, expect};
+use teeoracle::conform::Unit;
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    match args.get(1).map(String::as_str) {
-        Some("wrong-adapter") => return wrong_adapter(&args[2..]),
-        Some("oneshot-adapter") => return oneshot_adapter(&args[2], &args[3..]),
-        Some("dying-batch") => return dying_batch(&args[2..]),
-        Some("runaway") => return runaway(&args[2], &args[3..]),
-        Some("typo-adapter") => {
-            let info = json!({"name": "typo", "version": "0", "units": {
-                "packet06": {"decode": true, "fields": ["packet.flags", "packet.acks"]}}});
-            return println!("{info}");
-        }
-        _ => {}
-    }
-    let tests = vec![
-        Trial::test("reference_adapter_passes_every_case", reference_passes),
-        Trial::test("export_runs_like_the_builtin_suite", export_matches),
-        Trial::test("wrong_adapter_findings", wrong_findings),
-        Trial::test("separate_encoder_in_junit", separate_encoder_junit),
-        Trial::test("a_field_that_names_nothing_is_exit_2", typo_field),
-        Trial::test(
-            "a_case_that_compares_nothing_is_not_a_pass",
-            nothing_compared,
-        ),
-        Trial::test("unreadable_inputs_are_exit_2", unreadable_inputs),
-        Trial::test("reports_state_suite_and_coverage", reports_state_coverage),
-        Trial::test("a_crash_is_not_a_rejection", crash_is_not_rejection),
-        Trial::test("batch_stderr_is_kept", batch_stderr_kept),
-        Trial::test("runaway_output_is_capped", runaway_capped),
-        Trial::test("gen_refuses_counts_it_cannot_hold", gen_count_bound),
-        Trial::test("encode_mismatch_names_the_byte", encode_mismatch_offset),
-        Trial::test("wrong_value_headlines_the_basic_path", basic_path_first),
-        Trial::test("case_reruns_one_case", one_case),
-        Trial::test("in_process_adapter_runs_the_suite", in_process),
-        Trial::test(
-            "a_suite_built_for_some_units_is_the_whole_one_filtered",
-            suite_of_units,
-        ),
-    ];
-    libtest_mimic::run(&Arguments::from_args(), tests).exit();
-}
+/// The tests over the whole built-in suite read the shared corpus's
+/// cases too where it is (as `conform run` does).
+pub const TESTS: &[Test] = tests![
+    reference_adapter_passes_every_case also SharedCorpus,
+    export_runs_like_the_builtin_suite also SharedCorpus,
+    wrong_adapter_findings also SharedCorpus,
+    separate_encoder_in_junit,
+    a_suite_built_for_some_units_is_the_whole_one_filtered also SharedCorpus,
+];
 
 fn teeoracle(args: &[&str]) -> (i32, Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_teeoracle"))
@@ -85,7 +61,7 @@ const UNITS: [&str; 10] = [
     "delta_apply",
 ];
 
-fn reference_passes() -> Result<(), libtest_mimic::Failed> {
+fn reference_adapter_passes_every_case() -> Result<(), Failed> {
     let mut args = vec!["conform", "run", "--format", "json", "--jobs", "2"];
     let decoder = reference();
     args.extend(["--decoder", &decoder]);
@@ -103,7 +79,7 @@ fn reference_passes() -> Result<(), libtest_mimic::Failed> {
     Ok(())
 }
 
-fn export_matches() -> Result<(), libtest_mimic::Failed> {
+fn export_runs_like_the_builtin_suite() -> Result<(), Failed> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
     let mut args = vec!["conform", "export", path];
@@ -157,7 +133,7 @@ const ASSERTED: [&str; 6] = [
 ];
 
 /// The wrong adapter's findings: exactly the cases its mistakes touch.
-fn wrong_findings() -> Result<(), libtest_mimic::Failed> {
+fn wrong_adapter_findings() -> Result<(), Failed> {
     let decoder = format!(
         "{} wrong-adapter",
         std::env::current_exe().unwrap().display()
@@ -323,7 +299,7 @@ fn builtin_roots() -> Vec<std::path::PathBuf> {
 
 /// `conform run --unit` (or `--case`) builds only the cases of its units:
 /// the same cases, in the same order, as the whole suite keeps of them.
-fn suite_of_units() -> Result<(), libtest_mimic::Failed> {
+fn a_suite_built_for_some_units_is_the_whole_one_filtered() -> Result<(), Failed> {
     use teeoracle::conform::Suite;
     let whole = builtin();
     // `--case ID` builds only the unit its id starts with.
@@ -385,124 +361,9 @@ fn legacy_case(id: &str) -> bool {
         && matches!(&case.input, teeoracle::conform::Input::Json(v) if v.value()["flavor"] == "legacy")
 }
 
-fn wrong_adapter(args: &[String]) {
-    match args.first().map(String::as_str) {
-        Some("info") => {
-            let info = json!({"name": "wrong", "version": "0", "batch": true, "units": {
-                "varint": {"decode": true, "encode": true},
-                "string": {"decode": true},
-                "huffman": {"decode": false, "encode": true},
-                "snapshot": {"decode": true},
-                "delta_apply": {"decode": true},
-                "teehistorian": {"decode": true,
-                    "fields": ["records[].tick", "records[].kind", "records[].uuid"]}}});
-            println!("{info}");
-        }
-        Some("batch") => {
-            let stdout = std::io::stdout();
-            for line in std::io::stdin().lock().lines() {
-                let request: Value = serde_json::from_str(&line.unwrap()).unwrap();
-                let response = wrong_answer(&request);
-                let mut out = stdout.lock();
-                writeln!(out, "{response}").unwrap();
-                out.flush().unwrap();
-            }
-        }
-        _ => std::process::exit(2),
-    }
-}
-
-fn wrong_answer(request: &Value) -> Value {
-    let id = request["id"].clone();
-    let unit = Unit::from_name(request["unit"].as_str().unwrap()).unwrap();
-    if request["op"] == "encode" {
-        let input = &request["input"];
-        let mut bytes = encode(unit, input).unwrap();
-        // Forgets the legacy writer's extra zero byte.
-        if unit == Unit::Huffman && input["flavor"] == "legacy" && bytes.last() == Some(&0) {
-            bytes.pop();
-        }
-        return json!({"id": id, "ok": true, "output_hex": hex::encode(bytes)});
-    }
-    let input = hex::decode(request["input_hex"].as_str().unwrap()).unwrap();
-    let output = match unit {
-        Unit::Varint => json!({"ints": unmasked_varints(&input)}),
-        Unit::String if input == b"hi" => loop {
-            std::thread::sleep(std::time::Duration::from_secs(60));
-        },
-        Unit::String if input.starts_with(&[0xff]) => std::process::abort(),
-        Unit::DeltaApply => return json!({"id": id, "ok": false, "error": "no deltas"}),
-        _ => match expect(unit, &input) {
-            Ok(mut v) => {
-                if unit == Unit::Snapshot {
-                    let items = v["items"].as_array_mut().unwrap();
-                    items.sort_by_key(|i| (i["type_id"].as_i64(), i["id"].as_i64()));
-                }
-                if unit == Unit::Teehistorian {
-                    let records = v["records"].as_array_mut().unwrap();
-                    // Loses the extensions it does not know.
-                    records.retain(|r| r["kind"] != "unknown_ex");
-                    recount_ticks(records);
-                }
-                v
-            }
-            Err(r) => return json!({"id": id, "ok": false, "error": r.0}),
-        },
-    };
-    json!({"id": id, "ok": true, "output": output})
-}
-
-/// Ticks counted with the wrong implicit-tick rule: a player record
-/// starts a new tick only when its client id is *below* the previous
-/// one's (DDNet: at or below).
-fn recount_ticks(records: &mut [Value]) {
-    let (mut tick, mut last) = (0i64, None::<i64>);
-    for r in records {
-        match r["kind"].as_str().unwrap() {
-            "player_diff" | "player_new" | "player_old" => {
-                let cid = r["cid"].as_i64().unwrap();
-                if last.is_none_or(|last| cid < last) {
-                    tick += 1;
-                }
-                last = Some(cid);
-            }
-            "tick_skip" => {
-                tick += r["dt"].as_i64().unwrap() + 1;
-                last = Some(-1);
-            }
-            _ => {}
-        }
-        r["tick"] = json!(tick);
-    }
-}
-
-/// Varints read without masking the fifth byte, and a cut one read as
-/// far as it goes.
-fn unmasked_varints(mut bytes: &[u8]) -> Vec<i32> {
-    let mut out = Vec::new();
-    while let Some((&first, rest)) = bytes.split_first() {
-        bytes = rest;
-        let sign = first & 0x40 != 0;
-        let mut v = (first & 0x3f) as u32;
-        let mut more = first & 0x80 != 0;
-        let mut shift = 6;
-        while more {
-            let Some((&b, rest)) = bytes.split_first() else {
-                break;
-            };
-            bytes = rest;
-            v |= ((b & 0x7f) as u32).wrapping_shl(shift);
-            more = b & 0x80 != 0 && shift < 27;
-            shift += 7;
-        }
-        out.push(if sign { !(v as i32) } else { v as i32 });
-    }
-    out
-}
-
 /// `--encoder` runs the encode cases on another adapter than the decode
 /// ones; JUnit XML has a test case per case and a failure per finding.
-fn separate_encoder_junit() -> Result<(), libtest_mimic::Failed> {
+fn separate_encoder_in_junit() -> Result<(), Failed> {
     let wrong = format!(
         "{} wrong-adapter",
         std::env::current_exe().unwrap().display()
@@ -588,64 +449,6 @@ fn me(mode: &str) -> String {
     format!("{} {mode}", std::env::current_exe().unwrap().display())
 }
 
-/// A one-shot adapter (no batch) of varint: teeoracle's answers, and its
-/// rejections in `how`: `proper` (the contract: a JSON error line, exit
-/// 1), `silent` (exit 1, a message on stderr only), `exit2`.
-fn oneshot_adapter(how: &str, args: &[String]) {
-    if args.first().map(String::as_str) == Some("info") {
-        let info = json!({"name": how, "version": "0",
-            "units": {"varint": {"decode": true, "encode": true}}});
-        return println!("{info}");
-    }
-    let mut input = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).unwrap();
-    let unit = Unit::from_name(&args[1]).unwrap();
-    let answer = match args[0].as_str() {
-        "decode" => expect(unit, &input).map(|v| format!("{v}\n").into_bytes()),
-        _ => encode(unit, &serde_json::from_slice(&input).unwrap()),
-    };
-    match (answer, how) {
-        (Ok(out), _) => std::io::stdout().write_all(&out).unwrap(),
-        (Err(r), "proper") => {
-            println!("{}", json!({"error": r.0}));
-            std::process::exit(1)
-        }
-        (Err(r), "silent") => {
-            eprintln!("error: {}", r.0);
-            std::process::exit(1)
-        }
-        (Err(_), _) => std::process::exit(2),
-    }
-}
-
-/// A batch adapter that dies with a traceback on its first request.
-fn dying_batch(args: &[String]) {
-    if args.first().map(String::as_str) == Some("info") {
-        let info = json!({"name": "dying", "version": "0", "batch": true,
-            "units": {"varint": {"decode": true}}});
-        return println!("{info}");
-    }
-    let mut line = String::new();
-    std::io::stdin().read_line(&mut line).unwrap();
-    eprintln!(
-        "Traceback (most recent call last):\n  File \"adapter.py\", line 7\nValueError: boom"
-    );
-    std::process::exit(1);
-}
-
-/// An adapter that never stops printing (no newline) when asked to
-/// decode, in batch mode or not.
-fn runaway(how: &str, args: &[String]) {
-    if args.first().map(String::as_str) == Some("info") {
-        let info = json!({"name": "runaway", "version": "0", "batch": how == "batch",
-            "units": {"varint": {"decode": true}}});
-        return println!("{info}");
-    }
-    let chunk = vec![b'a'; 1 << 16];
-    let mut out = std::io::stdout().lock();
-    while out.write_all(&chunk).is_ok() {}
-}
-
 fn result_of<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["cases"]
         .as_array()
@@ -653,409 +456,4 @@ fn result_of<'a>(report: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|c| c["id"] == id)
         .unwrap_or_else(|| panic!("no case {id}"))
-}
-
-/// A declared path that names nothing (a typo) stops the run before any
-/// case, naming the nearest real paths.
-fn typo_field() -> Result<(), libtest_mimic::Failed> {
-    let typo = me("typo-adapter");
-    let (code, out, err) = cli(&["conform", "run", "--decoder", &typo, "--unit", "packet06"]);
-    assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("`packet.acks`"), "{err}");
-    assert!(err.contains("`packet.ack`"), "the nearest path: {err}");
-    // `packet.flags` is real: it is not named.
-    assert!(!err.contains("field `packet.flags`"), "{err}");
-    assert!(out.is_empty(), "{out}");
-    Ok(())
-}
-
-/// A case whose expected JSON the fields do not reach is `not_compared`.
-fn nothing_compared() -> Result<(), libtest_mimic::Failed> {
-    use teeoracle::conform::{self, Case, CaseVerdict, Info, Suite, UnitInfo};
-    let suite = Suite {
-        version: 0,
-        seed: 0,
-        cases: vec![
-            Case::decode("varint/t/empty".into(), Unit::Varint, vec![], "no ints"),
-            Case::decode("varint/t/one".into(), Unit::Varint, vec![1], "one int"),
-        ],
-    };
-    let mut info = Info::new("elements", "0");
-    let fields = Some(vec!["ints[]".to_string()]);
-    info.units.insert(
-        "varint".into(),
-        UnitInfo {
-            decode: true,
-            encode: false,
-            fields,
-        },
-    );
-    let mut adapter = conform::InProcess::new(info, conform::reference_answer);
-    let report = conform::run(&suite, &mut adapter, None).unwrap();
-    let results: Vec<CaseVerdict> = report.cases.iter().map(|o| o.result).collect();
-    assert_eq!(results, [CaseVerdict::NotCompared, CaseVerdict::Pass]);
-    assert_eq!(report.summary.total.get("not_compared"), Some(&1));
-    assert!(
-        !report.failed,
-        "a run with no finding failed: {:?}",
-        report.summary
-    );
-    Ok(())
-}
-
-fn unreadable_inputs() -> Result<(), libtest_mimic::Failed> {
-    let reference = reference();
-    for args in [
-        ["--corpus", "/nonexistent/corpus"],
-        ["--suite", "/nonexistent/suite"],
-    ] {
-        let mut run = vec![
-            "conform",
-            "run",
-            "--decoder",
-            &reference,
-            "--unit",
-            "varint",
-        ];
-        run.extend(args);
-        let (code, out, err) = cli(&run);
-        assert_eq!(code, 2, "{args:?}: {out}{err}");
-        assert!(err.contains("/nonexistent/"), "{err}");
-    }
-    // An adapter that cannot start is not a finding either.
-    let (code, _, err) = cli(&["conform", "run", "--decoder", "/nonexistent/adapter"]);
-    assert_eq!(code, 2, "{err}");
-    Ok(())
-}
-
-/// Every form says which suite ran, how many cases of each unit, and what
-/// was compared and what was not.
-fn reports_state_coverage() -> Result<(), libtest_mimic::Failed> {
-    let decoder = me("wrong-adapter");
-    let base = [
-        "conform",
-        "run",
-        "--decoder",
-        &decoder,
-        "--unit",
-        "teehistorian",
-        "--unit",
-        "varint",
-    ];
-    let (_, json) = teeoracle(&[&base[..], &["--format", "json"]].concat());
-    let suite = &json["suite"];
-    assert_eq!(suite["seed"], 0, "{suite}");
-    assert!(suite["version"].as_u64().unwrap() >= 3, "{suite}");
-    let th = suite["units"]["teehistorian"].as_u64().unwrap();
-    let varint = suite["units"]["varint"].as_u64().unwrap();
-    assert_eq!(suite["cases"].as_u64().unwrap(), th + varint, "{suite}");
-    let cov = &json["coverage"]["teehistorian"];
-    assert_eq!(cov["fields"][0], "records[].tick", "{cov}");
-    let left: Vec<&str> = cov["not_compared"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p.as_str().unwrap())
-        .collect();
-    for p in ["header", "world", "records[].cid"] {
-        assert!(left.contains(&p), "{p} not in {left:?}");
-    }
-    assert_eq!(json["coverage"]["varint"]["fields"], Value::Null);
-    let (_, text, _) = cli(&[&base[..], &["--format", "text"]].concat());
-    let head = format!(
-        "suite: version {}, seed 0, {} case(s)",
-        suite["version"],
-        th + varint
-    );
-    assert!(text.starts_with(&head), "{text}");
-    assert!(
-        text.contains("teehistorian: 1") && text.contains("not compared: "),
-        "{text}"
-    );
-    let (_, xml, _) = cli(&[&base[..], &["--format", "junit"]].concat());
-    assert!(
-        xml.contains(r#"<property name="suite_version" value=""#),
-        "{xml}"
-    );
-    assert!(
-        xml.contains(&format!(r#"<property name="cases" value="{th}"/>"#)),
-        "{xml}"
-    );
-    assert!(
-        xml.contains(r#"<property name="compared" value=""#),
-        "{xml}"
-    );
-    Ok(())
-}
-
-/// Exit 1 without the JSON error line, or another exit code, is a crash:
-/// a finding on must-reject cases too.
-fn crash_is_not_rejection() -> Result<(), libtest_mimic::Failed> {
-    let run = |how: &str| {
-        let decoder = me(&format!("oneshot-adapter {how}"));
-        let args = [
-            "conform",
-            "run",
-            "--format",
-            "json",
-            "--decoder",
-            &decoder,
-            "--unit",
-            "varint",
-        ];
-        teeoracle(&args)
-    };
-    let (code, report) = run("proper");
-    assert_eq!(
-        (code, &report["summary"]["findings"]),
-        (0, &json!(0)),
-        "{:#}",
-        report["summary"]
-    );
-    let cut = result_of(&report, "varint/vectors/cut");
-    assert_eq!(cut["result"], "pass", "{cut:#}");
-    for how in ["silent", "exit2"] {
-        let (code, report) = run(how);
-        assert_eq!(code, 1, "{how}");
-        let cut = result_of(&report, "varint/vectors/cut");
-        assert_eq!(cut["class"], "must_reject");
-        assert_eq!(cut["result"], "crash", "{how}: {cut:#}");
-        if how == "silent" {
-            assert!(
-                cut["stderr"].as_str().unwrap().contains("error: "),
-                "{cut:#}"
-            );
-            assert!(
-                cut["detail"].as_str().unwrap().contains("JSON error"),
-                "{cut:#}"
-            );
-        }
-        // The cases it answers still pass.
-        assert_eq!(result_of(&report, "varint/vectors/zero")["result"], "pass");
-    }
-    Ok(())
-}
-
-fn batch_stderr_kept() -> Result<(), libtest_mimic::Failed> {
-    let decoder = me("dying-batch");
-    let args = [
-        "conform",
-        "run",
-        "--format",
-        "json",
-        "--decoder",
-        &decoder,
-        "--unit",
-        "varint",
-    ];
-    let (code, report) = teeoracle(&args);
-    assert_eq!(code, 1);
-    let zero = result_of(&report, "varint/vectors/zero");
-    assert_eq!(zero["result"], "crash");
-    let stderr = zero["stderr"].as_str().unwrap_or_default();
-    assert!(stderr.contains("ValueError: boom"), "{zero:#}");
-    let (_, text, _) = cli(&["conform", "run", "--decoder", &decoder, "--unit", "varint"]);
-    assert!(text.contains("    ValueError: boom"), "{text}");
-    Ok(())
-}
-
-/// An adapter that prints without end is stopped at the cap: its case is
-/// a crash, and the run goes on.
-fn runaway_capped() -> Result<(), libtest_mimic::Failed> {
-    for how in ["oneshot", "batch"] {
-        let decoder = me(&format!("runaway {how}"));
-        let started = std::time::Instant::now();
-        let args = [
-            "conform",
-            "run",
-            "--format",
-            "json",
-            "--decoder",
-            &decoder,
-            "--unit",
-            "varint",
-            "--timeout",
-            "30",
-        ];
-        let (code, report) = teeoracle(&args);
-        assert_eq!(code, 1);
-        let zero = result_of(&report, "varint/vectors/zero");
-        assert_eq!(zero["result"], "crash", "{how}: {zero:#}");
-        let detail = zero["detail"].as_str().unwrap();
-        assert!(
-            detail.contains("bytes") && detail.contains("stopped"),
-            "{detail}"
-        );
-        // What is shown of its output is bounded.
-        assert!(zero["printed"].as_str().unwrap().len() < 2048, "{how}");
-        assert!(
-            started.elapsed().as_secs() < 120,
-            "{how}: {:?}",
-            started.elapsed()
-        );
-    }
-    Ok(())
-}
-
-fn gen_count_bound() -> Result<(), libtest_mimic::Failed> {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    let args = [
-        "gen",
-        "varint",
-        "--seed",
-        "1",
-        "--count",
-        "1000000000",
-        "-o",
-        out,
-    ];
-    let (code, _, err) = cli(&args);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--count"), "{err}");
-    assert_eq!(
-        std::fs::read_dir(dir.path()).unwrap().count(),
-        0,
-        "nothing written"
-    );
-    Ok(())
-}
-
-/// An encode mismatch: the offset of the first differing byte and a few
-/// bytes around it, not the whole strings.
-fn encode_mismatch_offset() -> Result<(), libtest_mimic::Failed> {
-    let wrong = me("wrong-adapter");
-    let reference = reference();
-    let args = [
-        "conform",
-        "run",
-        "--format",
-        "json",
-        "--decoder",
-        &reference,
-        "--encoder",
-        &wrong,
-        "--unit",
-        "huffman",
-    ];
-    let (_, report) = teeoracle(&args);
-    let wrong: Vec<&Value> = report["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["result"] == "wrong_value")
-        .collect();
-    assert!(!wrong.is_empty(), "no wrong_value finding");
-    for c in wrong {
-        let id = c["id"].as_str().unwrap();
-        let case = builtin_case(id);
-        let teeoracle::conform::Expected::Bytes(want) = &case.expected else {
-            panic!("{id}")
-        };
-        // The wrong encoder drops the last (zero) byte.
-        assert_eq!(c["offset"], json!(want.len() - 1), "{c:#}");
-        let start = c["window_start"].as_u64().unwrap() as usize;
-        assert_eq!(c["expected"], json!(hex::encode(&want[start..])), "{c:#}");
-        assert!(c["expected"].as_str().unwrap().len() <= 34, "{c:#}");
-    }
-    let (_, xml, _) = cli(&[&args[..2], &args[4..], &["--format", "junit"]].concat());
-    assert!(xml.contains(r#"message="wrong_value at byte "#), "{xml}");
-    assert!(xml.contains(", got "), "{xml}");
-    Ok(())
-}
-
-/// A snapshot with an item left in: the item is the headline, not the
-/// CRC and size that follow from it; those are listed.
-fn basic_path_first() -> Result<(), libtest_mimic::Failed> {
-    use teeoracle::conform::{self, Answer, Info, Input, Suite};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let roots: Vec<_> = ["corpus"].iter().map(|r| root.join(r)).collect();
-    let suite = Suite::builtin(&roots, Vec::new()).only(&[Unit::DeltaApply]);
-    let kept = |case: &teeoracle::conform::Case| {
-        let Input::Bytes(b) = &case.input else {
-            return Answer::Rejected("no encoder".into());
-        };
-        match expect(case.unit, b) {
-            Ok(mut v) => {
-                // A delta bug that keeps a deleted item.
-                let items = v["items"].as_array_mut().unwrap();
-                if let Some(first) = items.first().cloned() {
-                    let mut ghost = first;
-                    ghost["id"] = json!(9999);
-                    items.push(ghost);
-                    v["crc"] = json!(v["crc"].as_i64().unwrap() + 1);
-                    v["size"] = json!(v["size"].as_i64().unwrap() + 8);
-                }
-                Answer::Decoded(v)
-            }
-            Err(r) => Answer::Rejected(r.0),
-        }
-    };
-    let info = Info::new("ghost", "0").unit(Unit::DeltaApply, false);
-    let mut adapter = conform::InProcess::new(info, kept);
-    let report = conform::run(&suite, &mut adapter, None).unwrap();
-    let wrong: Vec<_> = report
-        .cases
-        .iter()
-        .filter(|o| o.result == conform::CaseVerdict::WrongValue)
-        .collect();
-    assert!(!wrong.is_empty(), "no wrong_value finding");
-    for o in wrong {
-        let path = o.path.as_deref().unwrap();
-        assert!(path.starts_with("items["), "{o:#?}");
-        assert!(o.other_paths.iter().any(|p| p == "crc"), "{o:#?}");
-        assert!(o.other_paths.iter().any(|p| p == "size"), "{o:#?}");
-        assert_eq!(o.differences, 1 + o.other_paths.len());
-    }
-    Ok(())
-}
-
-/// `--case ID`: one case, with its input, the expected output and the
-/// adapter's answer.
-fn one_case() -> Result<(), libtest_mimic::Failed> {
-    let wrong = me("wrong-adapter");
-    let args = [
-        "conform",
-        "run",
-        "--decoder",
-        &wrong,
-        "--case",
-        "varint/vectors/cut",
-    ];
-    let (code, out, err) = cli(&args);
-    assert_eq!(code, 1, "{out}{err}");
-    for want in [
-        "case: varint/vectors/cut",
-        "class: must_reject",
-        "input: 1 byte(s), hex:\n     0: 80",
-        "expected: a rejection",
-        "answer (JSON):",
-        "accepted_must_reject varint/vectors/cut",
-        "suite: version",
-    ] {
-        assert!(out.contains(want), "{want:?} not in:\n{out}");
-    }
-    let (code, _, err) = cli(&[
-        "conform",
-        "run",
-        "--decoder",
-        &wrong,
-        "--case",
-        "varint/nope",
-    ]);
-    assert_eq!(code, 2, "{err}");
-    Ok(())
-}
-
-/// The library runs the suite in process: teeoracle's own answers pass.
-fn in_process() -> Result<(), libtest_mimic::Failed> {
-    use teeoracle::conform::{self, Suite};
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let suite =
-        Suite::builtin(&[root.join("corpus")], Vec::new()).only(&[Unit::Varint, Unit::Huffman]);
-    let mut adapter = conform::reference();
-    let report = conform::run(&suite, &mut adapter, None).unwrap();
-    assert!(!report.failed, "{:?}", report.summary);
-    assert_eq!(report.summary.total.get("pass"), Some(&suite.cases.len()));
-    Ok(())
 }

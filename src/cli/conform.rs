@@ -216,7 +216,9 @@ fn builtin(corpus: &[PathBuf], units: &[Unit]) -> Result<(Suite, String), Failur
         true => "built-in, no corpus".to_string(),
         false => format!("built-in, corpus: {}", names.join(", ")),
     };
-    Ok((Suite::builtin_of(&roots, generated(units), units), source))
+    let suite = Suite::builtin_of(&roots, generated(units), units)
+        .map_err(|e| Failure::Unreadable(e.to_string()))?;
+    Ok((suite, source))
 }
 
 /// Generated cases per unit and kind in the built-in suite.

@@ -4,7 +4,9 @@
 //! replay machine fed keyframe and deltas) must not allocate at all.
 //!
 //! Allocations are counted per thread by a wrapping global allocator, so
-//! the test harness's other threads do not count.
+//! the test harness's other threads do not count. It is the allocator of
+//! the whole `it` binary: every other test pays a thread-local increment
+//! an allocation.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -284,7 +284,7 @@ fn wrong_adapter_findings() -> Result<(), Failed> {
 /// folders; no generated cases), built once for every test here.
 fn builtin() -> &'static teeoracle::conform::Suite {
     static SUITE: std::sync::OnceLock<teeoracle::conform::Suite> = std::sync::OnceLock::new();
-    SUITE.get_or_init(|| teeoracle::conform::Suite::builtin(&builtin_roots(), Vec::new()))
+    SUITE.get_or_init(|| teeoracle::conform::Suite::builtin(&builtin_roots(), Vec::new()).unwrap())
 }
 
 /// The corpus folders `conform run` builds its suite from.
@@ -314,7 +314,7 @@ fn a_suite_built_for_some_units_is_the_whole_one_filtered() -> Result<(), Failed
     let mut sets: Vec<Vec<Unit>> = Unit::ALL.iter().map(|&u| vec![u]).collect();
     sets.push(vec![Unit::Varint, Unit::Huffman, Unit::Teehistorian]);
     for units in sets {
-        let built = Suite::builtin_of(&builtin_roots(), Vec::new(), &units);
+        let built = Suite::builtin_of(&builtin_roots(), Vec::new(), &units).unwrap();
         let filtered = whole.clone().only(&units);
         let ids = |s: &Suite| s.cases.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
         assert!(

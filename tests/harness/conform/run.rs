@@ -338,7 +338,9 @@ fn wrong_value_headlines_the_basic_path() -> Result<(), Failed> {
     use teeoracle::conform::{self, Answer, Info, Input, Suite};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let roots: Vec<_> = ["corpus"].iter().map(|r| root.join(r)).collect();
-    let suite = Suite::builtin(&roots, Vec::new()).only(&[Unit::DeltaApply]);
+    let suite = Suite::builtin(&roots, Vec::new())
+        .unwrap()
+        .only(&[Unit::DeltaApply]);
     let kept = |case: &teeoracle::conform::Case| {
         let Input::Bytes(b) = &case.input else {
             return Answer::Rejected("no encoder".into());
@@ -419,8 +421,9 @@ fn case_reruns_one_case() -> Result<(), Failed> {
 fn in_process_adapter_runs_the_suite() -> Result<(), Failed> {
     use teeoracle::conform::{self, Suite};
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let suite =
-        Suite::builtin(&[root.join("corpus")], Vec::new()).only(&[Unit::Varint, Unit::Huffman]);
+    let suite = Suite::builtin(&[root.join("corpus")], Vec::new())
+        .unwrap()
+        .only(&[Unit::Varint, Unit::Huffman]);
     let mut adapter = conform::reference();
     let report = conform::run(&suite, &mut adapter, None).unwrap();
     assert!(!report.failed, "{:?}", report.summary);

@@ -47,7 +47,7 @@ fn suite() -> Suite {
         }
     }
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    Suite::builtin(&[corpus], extra)
+    Suite::builtin(&[corpus], extra).expect("the bundled corpus")
 }
 
 pub const TESTS: &[Test] = tests![every_mutant_is_killed];

@@ -403,3 +403,47 @@ fn a_server_with_a_physics_change_is_caught_at_its_first_tick() {
     );
     assert!(r.unmodelled.is_empty());
 }
+
+#[test]
+fn what_the_model_lacks_is_named_and_not_judged_rather_than_diverged_on() {
+    // Debian's coverage.map on DDNet 16.4: the spawn lies under a front
+    // layer plasma turret, whose shots push the tee from tick 56 on
+    // (recorded y 857, the model's 855 before the detection existed).
+    let maps = maps();
+    let name = "ddnet-16.4/phys_unmodelled_coverage";
+    let r = simulate(&maps, name);
+    assert_eq!(r.player_ticks, 415);
+    assert_eq!((r.divergences, r.after_unmodelled), (0, 57), "{:?}", r.listed);
+    let named: Vec<String> = r.unmodelled.iter().map(ToString::to_string).collect();
+    // Each life of the character, at its spawn (tick 1, and after the
+    // bot's kill at 5 s).
+    assert_eq!(
+        named,
+        [
+            "not modelled: ENTITY_PLASMAE in the front layer at tick 1, (80, 80): client 0",
+            "not modelled: ENTITY_PLASMAE in the front layer at tick 251, (80, 80): client 0",
+        ]
+    );
+    // `check` says so with a warning, and fails nothing.
+    let options = teeoracle::check::Options {
+        maps: Some(std::sync::Arc::new(maps)),
+        ..teeoracle::check::Options::default()
+    };
+    let path = format!("{DIR}/teehistorian/{name}.teehistorian");
+    let v = teeoracle::check::check(teeoracle::check::Source::file(&path), &options);
+    assert_eq!(v.status, teeoracle::check::Status::Warn, "{:?}", v.findings);
+    let messages: Vec<&str> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == teeoracle::report::Code::Unmodelled)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "not modelled: ENTITY_PLASMAE in the front layer at tick 1, (80, 80): client 0",
+            "not modelled: ENTITY_PLASMAE in the front layer at tick 251, (80, 80): client 0",
+            "57 player-ticks not judged after what the model does not cover",
+        ]
+    );
+}

@@ -413,7 +413,12 @@ fn what_the_model_lacks_is_named_and_not_judged_rather_than_diverged_on() {
     let name = "ddnet-16.4/phys_unmodelled_coverage";
     let r = simulate(&maps, name);
     assert_eq!(r.player_ticks, 415);
-    assert_eq!((r.divergences, r.after_unmodelled), (0, 57), "{:?}", r.listed);
+    assert_eq!(
+        (r.divergences, r.after_unmodelled),
+        (0, 57),
+        "{:?}",
+        r.listed
+    );
     let named: Vec<String> = r.unmodelled.iter().map(ToString::to_string).collect();
     // Each life of the character, at its spawn (tick 1, and after the
     // bot's kill at 5 s).

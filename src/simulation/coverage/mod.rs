@@ -543,8 +543,11 @@ impl Watch {
     }
 }
 
-/// The kind of rows a section of the doc holds, and its title.
-const SECTIONS: &[(&str, fn(&What) -> bool)] = &[
+/// Whether a row belongs to a section of the doc.
+type InSection = fn(&What) -> bool;
+
+/// The doc's sections: each title and the rows it holds.
+const SECTIONS: &[(&str, InSection)] = &[
     ("Game and front layer tiles", |w| {
         matches!(w, What::Tile { .. })
     }),

@@ -14,7 +14,7 @@ fn the_doc_is_the_table() {
     let start = doc.find(BEGIN).expect("the table's first marker") + BEGIN.len();
     let end = doc.find(END).expect("the table's last marker");
     let table = markdown();
-    if &doc[start..end] != table && std::env::var_os("TEEORACLE_WRITE_COVERAGE").is_some() {
+    if doc[start..end] != table && std::env::var_os("TEEORACLE_WRITE_COVERAGE").is_some() {
         let written = format!("{}{table}{}", &doc[..start], &doc[end..]);
         std::fs::write(DOC, written).expect("written");
         return;

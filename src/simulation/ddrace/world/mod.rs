@@ -99,9 +99,11 @@ pub struct Unmodelled {
     /// The tick it happened in.
     pub tick: i32,
     /// Whose character it touched; `None`: everybody's, for the rest of
-    /// the file (a setting the header sets).
+    /// the file (a setting the header sets; the field is left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cid: Option<usize>,
-    /// Where that character was, if it had one.
+    /// Where that character was, if it had one (else left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pos: Option<(i32, i32)>,
     /// What DDNet feature ([`crate::simulation::coverage`]'s name).
     pub feature: String,

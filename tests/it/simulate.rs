@@ -452,3 +452,30 @@ fn what_the_model_lacks_is_named_and_not_judged_rather_than_diverged_on() {
         ]
     );
 }
+
+#[test]
+fn a_header_setting_the_model_does_not_read_leaves_everybody_unjudged() {
+    // E_map_change.1_dm1 with `sv_deepfly 0` in its header's config (a
+    // deep-frozen character may not fire the hammer: not modelled) and
+    // one position forged: the file is simulated, nobody is judged.
+    let path = format!("{DIR}/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian");
+    let mut bytes = std::fs::read(path).expect("a file");
+    let at = bytes
+        .windows(10)
+        .position(|w| w == b"\"config\":{")
+        .expect("a config")
+        + 10;
+    bytes.splice(at..at, b"\"sv_deepfly\":\"0\",".iter().copied());
+    let forged = forge_first_diff(&mut bytes);
+    let r = simulate_with(&bytes, &maps(), 64 << 20, &Options::default())
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.divergences, 0, "{:?}", r.listed);
+    assert!(r.after_unmodelled >= 1, "{forged:?}");
+    assert_eq!(r.matched + r.after_unmodelled, r.player_ticks);
+    let named: Vec<String> = r.unmodelled.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        named,
+        ["not modelled: sv_deepfly 0 (the header's config) at tick 0: everybody, from then on"]
+    );
+}

@@ -494,7 +494,19 @@ impl World {
 
     /// `cid`'s character (or player) met `feature`, which this world
     /// does not model.
+    /// Named once a life: the same feature again (every tick, say) adds
+    /// nothing to what is not judged.
     pub(super) fn unmodelled(&mut self, cid: usize, feature: &str) {
+        let life = self.character(cid).map(|c| c.spawn_tick);
+        let again = self
+            .unmodelled
+            .iter()
+            .rev()
+            .find(|u| u.cid == Some(cid))
+            .is_some_and(|u| u.feature == feature && life.is_some_and(|l| u.tick >= l));
+        if again {
+            return;
+        }
         let pos = self.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
         self.unmodelled.push(Unmodelled {
             tick: self.tick,

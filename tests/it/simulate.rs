@@ -479,3 +479,24 @@ fn a_header_setting_the_model_does_not_read_leaves_everybody_unjudged() {
         ["not modelled: sv_deepfly 0 (the header's config) at tick 0: everybody, from then on"]
     );
 }
+
+#[test]
+fn the_coverage_table_has_every_setting_and_tuning_the_world_holds() {
+    use teeoracle::simulation::coverage::{What, features};
+    use teeoracle::simulation::ddrace::config::Config;
+    use teeoracle::simulation::physics::tuning::param_names;
+    let rows = features();
+    let names: Vec<&str> = rows
+        .iter()
+        .filter(|f| matches!(f.what, What::Setting { .. } | What::Tuning))
+        .flat_map(|f| f.name.split(", ").flat_map(|n| n.split(" / ")))
+        .collect();
+    for release in [
+        teeoracle::simulation::Release::Ddnet16_4,
+        teeoracle::simulation::Release::Ddnet20_1,
+    ] {
+        for name in Config::names(release).chain(param_names(release)) {
+            assert!(names.contains(&name), "{name} ({release})");
+        }
+    }
+}

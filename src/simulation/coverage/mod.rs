@@ -15,7 +15,6 @@ mod table;
 
 use crate::map::items::Physics;
 use crate::simulation::Release;
-use crate::simulation::ddrace::config::Config;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::tuning;
@@ -373,9 +372,10 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// What to watch for on `col`'s map in `release`, with `config`'s
-    /// ranges for the entities that reach far.
-    pub fn new(release: Release, col: &Collision, config: &Config) -> Watch {
+    /// What to watch for on `col`'s map in `release`, draggers reaching
+    /// `dragger_range` and turrets `plasma_range` (`sv_dragger_range`,
+    /// `sv_plasma_range`).
+    pub fn new(release: Release, col: &Collision, dragger_range: i32, plasma_range: i32) -> Watch {
         let mut w = Watch {
             width: col.width(),
             height: col.height(),
@@ -402,8 +402,8 @@ impl Watch {
                     (_, Some(e), _) => {
                         let r = match e {
                             12..=18 | 49 => LASER_LENGTH + 14.0,
-                            29..=32 => config.sv_plasma_range as f32 + 14.0,
-                            42..=47 => config.sv_dragger_range as f32 + 14.0,
+                            29..=32 => plasma_range as f32 + 14.0,
+                            42..=47 => dragger_range as f32 + 14.0,
                             _ => TOUCH,
                         };
                         w.around(n, centre, r, id);

@@ -288,8 +288,8 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Command, "setjumps, endless_hook, infinite_jump, freeze, deep, livefreeze (and un-)", [Modelled, Modelled], "test commands", [];
     What::Command, "any other command (super, tele, /rescue, jetpack, solo, invincible, kill_pl, ...)", [Detected, Detected], "named as not modelled: the runner, or everybody for the server's", [];
 
-    // Settings the model does not read. The ones it reads are listed
-    // by [`Config`](crate::simulation::ddrace::config::Config).
+    // Every setting the world holds (ddrace::config::Config), and the
+    // ones it does not that change physics.
     What::Setting { at_start: true }, "sv_deepfly", [Detected, Detected], "a deep-frozen character may fire the hammer", [];
     What::Setting { at_start: true }, "sv_teleport_lose_weapons", [Detected, Detected], "teleporters take weapons", [];
     What::Setting { at_start: true }, "sv_old_teleport_weapons", [Detected, Detected], "teleporters leave characters alone", [];

@@ -39,20 +39,6 @@ fn every_recording_named_is_in_the_corpus() {
 }
 
 #[test]
-fn every_setting_the_config_holds_and_every_tuning_has_a_row() {
-    let names: Vec<&str> = features()
-        .iter()
-        .filter(|f| matches!(f.what, What::Setting { .. } | What::Tuning))
-        .flat_map(|f| f.name.split(", ").flat_map(|n| n.split(" / ")))
-        .collect();
-    for release in [Ddnet16_4, Ddnet20_1] {
-        for name in Config::names(release).chain(tuning::param_names(release)) {
-            assert!(names.contains(&name), "{name} ({release})");
-        }
-    }
-}
-
-#[test]
 fn rows_do_not_overlap() {
     let rows = features();
     for (i, a) in rows.iter().enumerate() {
@@ -107,7 +93,7 @@ fn at(x: i32, y: i32) -> Vec2 {
 #[test]
 fn a_tile_the_model_lacks_or_does_not_know_is_met_under_the_box() {
     let col = map(&[(5, 5, 20), (10, 5, 8), (15, 5, 9)], &[(20, 5, 150)]);
-    let w = Watch::new(Ddnet16_4, &col, &Config::new(Ddnet16_4));
+    let w = Watch::new(Ddnet16_4, &col, 700, 700);
     assert_eq!(w.met(at(5, 5)), Some("TILE_HIT_DISABLE in the game layer"));
     // A corner of the box on it is enough; 15 units away is not.
     assert_eq!(
@@ -132,9 +118,7 @@ fn an_entity_reaches_as_far_as_it_acts() {
         &[],
         &[(2, 2, 191 + 42), (30, 2, 191 + 1), (30, 15, 191 + 7)],
     );
-    let mut config = Config::new(Ddnet20_1);
-    config.sv_dragger_range = 100;
-    let w = Watch::new(Ddnet20_1, &col, &config);
+    let w = Watch::new(Ddnet20_1, &col, 100, 700);
     let dragger = Some("ENTITY_DRAGGER_WEAK in the front layer");
     assert_eq!(w.met(at(2, 2) + Vec2::new(100.0, 0.0)), dragger);
     assert_eq!(w.met(at(2, 2) + Vec2::new(0.0, 190.0)), None);
@@ -146,7 +130,7 @@ fn an_entity_reaches_as_far_as_it_acts() {
     assert_eq!(w.met(at(30, 15) + Vec2::new(80.0, 0.0)), None);
     // The same in the game layer is modelled.
     let col = map(&[(30, 2, 191 + 1), (30, 15, 191 + 7)], &[]);
-    assert!(Watch::new(Ddnet20_1, &col, &config).is_empty());
+    assert!(Watch::new(Ddnet20_1, &col, 100, 700).is_empty());
 }
 
 #[test]
@@ -167,7 +151,7 @@ fn a_switch_with_a_number_is_detected_without_one_not() {
         delay: 0,
     };
     let col = col.with_switch(switch);
-    let watch = Watch::new(Ddnet16_4, &col, &Config::new(Ddnet16_4));
+    let watch = Watch::new(Ddnet16_4, &col, 700, 700);
     assert_eq!(
         watch.met(at(5, 5)),
         Some("TILE_SWITCHOPEN in the switch layer")

@@ -226,7 +226,12 @@ impl World {
                 pickups.insert(0, Pickup { pos, kind });
             }
         }
-        let watch = std::sync::Arc::new(Watch::new(release, &col, &config));
+        let watch = std::sync::Arc::new(Watch::new(
+            release,
+            &col,
+            config.sv_dragger_range,
+            config.sv_plasma_range,
+        ));
         World {
             release,
             tick,

@@ -135,17 +135,13 @@ impl World {
                 }
             }
         }
-        let delay = self.fire_delay(active);
+        let reload = self.global().reload_ticks(active).unwrap_or(0);
         if let Some(ch) = self.chars[cid].as_mut() {
             ch.attack_tick = tick;
             if ch.reload_timer == 0 && active != -1 {
-                ch.reload_timer = (delay * 50.0) as i32;
+                ch.reload_timer = reload;
             }
         }
-    }
-
-    pub(super) fn fire_delay(&self, w: i32) -> f32 {
-        self.global().weapon_fire_delay(w).unwrap_or(0.0)
     }
 
     /// The hammer's blow: every character near the swing, in list order.

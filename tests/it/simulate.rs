@@ -82,6 +82,10 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // for comes out 7 ticks after the swing (the model had 320 ms, the
     // client's prediction of a hit, and drew it 10 ticks late).
     ("ddnet-16.4/phys_hammer_reload_tsunami", 630, &[]),
+    // Issue 39, class a: coverage.map's plasma turret on the spawn throws
+    // a new tee into the ceiling (tick 32) and its weak dragger pulls the
+    // fallers (from tick 56).
+    ("ddnet-16.4/phys_turret_dragger_coverage", 615, &[]),
 ];
 
 #[test]

@@ -15,6 +15,7 @@ mod tiles;
 
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
 use super::config::Config;
+use super::map_entities::Devices;
 use super::player::{Player, TEAM_SPECTATORS};
 use super::weapons::{self, Laser, Projectile};
 use crate::simulation::Release;
@@ -161,6 +162,8 @@ pub struct World {
     pub projectiles: Vec<Projectile>,
     /// Lasers, newest first.
     pub lasers: Vec<Laser>,
+    /// The map's plasma turrets and draggers, their bullets and beams.
+    pub devices: Devices,
     /// The DDRace teams' states, starts and savegames.
     pub(super) race: race::Race,
 }
@@ -201,6 +204,7 @@ impl World {
                 pickups.insert(0, Pickup { pos, kind });
             }
         }
+        let devices = Devices::of(&col);
         World {
             release,
             tick,
@@ -217,6 +221,7 @@ impl World {
             unmodelled: Vec::new(),
             projectiles: Vec::new(),
             lasers: Vec::new(),
+            devices,
             race: race::Race::new(),
         }
     }
@@ -250,6 +255,7 @@ impl World {
         self.players.iter().all(Option::is_none)
             && self.projectiles.is_empty()
             && self.lasers.is_empty()
+            && self.devices.is_idle(&self.col)
     }
 
     /// What the world holds now.

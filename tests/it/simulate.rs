@@ -86,6 +86,9 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // a new tee into the ceiling (tick 32) and its weak dragger pulls the
     // fallers (from tick 56).
     ("ddnet-16.4/phys_turret_dragger_coverage", 615, &[]),
+    // Issue 39: the laser rifle of Tsunami's front layer is a pickup (a
+    // front-layer spawn is a spawn: 20.1's coverage.map).
+    ("ddnet-16.4/phys_front_pickup_tsunami", 315, &[]),
 ];
 
 #[test]

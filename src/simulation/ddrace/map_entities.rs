@@ -16,10 +16,12 @@
 use super::weapons::{Ctx, Laser};
 use crate::simulation::Release;
 use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
 use serde::Serialize;
 
-/// Game-layer (and front, switch) indices from here on are entities.
+/// Indices of the game, front and switch layers from here on are
+/// entities (`ENTITY_OFFSET`).
 const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// `ENTITY_DRAGGER_WEAK`, `_NORMAL`, `_STRONG`.
 const DRAGGERS: std::ops::RangeInclusive<u8> = 42..=44;
@@ -157,33 +159,19 @@ pub struct Devices {
 }
 
 impl Devices {
-    /// The turrets and draggers of a map (`OnEntity`), from each tile's
-    /// game, front and switch layer entity in turn, row by row.
-    pub fn of(col: &crate::simulation::physics::collision::Collision) -> Devices {
-        let mut devices = Vec::new();
-        for y in 0..col.height() {
-            for x in 0..col.width() {
-                let i = (y * col.width() + x) as usize;
-                let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-                let (switch, _, _) = col.switch_at(i);
-                for index in [col.game_index(i), col.front_index(i), switch] {
-                    if index >= ENTITY_OFFSET
-                        && let Some(d) = Device::of(index - ENTITY_OFFSET, pos)
-                    {
-                        devices.push(d);
-                    }
-                }
-            }
-        }
+    /// The turrets and draggers of a map, in the order it makes them.
+    pub fn of(col: &Collision) -> Devices {
         Devices {
-            devices,
+            devices: entities(col)
+                .filter_map(|(pos, e)| Device::of(e, pos))
+                .collect(),
             ..Devices::default()
         }
     }
 
     /// Nothing here changes while nobody plays: no bullet or beam, no
     /// dragger holding a target, nothing a mover moves.
-    pub fn is_idle(&self, col: &crate::simulation::physics::collision::Collision) -> bool {
+    pub fn is_idle(&self, col: &Collision) -> bool {
         self.plasmas.is_empty()
             && self.beams.is_empty()
             && self.devices.iter().all(|d| {
@@ -493,6 +481,23 @@ impl Device {
             Device::Dragger(g) => (g.pos, g.mover),
         }
     }
+}
+
+/// The map's entities as DDNet's loader meets them (`CGameContext::OnInit`
+/// calling `OnEntity`): row by row, on each tile the game layer's, the
+/// front layer's, then the switch layer's; each as its centre and its
+/// entity number (the index minus `ENTITY_OFFSET`: 1 a spawn, ...).
+pub fn entities(col: &Collision) -> impl Iterator<Item = (Vec2, u8)> + '_ {
+    (0..col.height()).flat_map(move |y| {
+        (0..col.width()).flat_map(move |x| {
+            let i = (y * col.width() + x) as usize;
+            let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
+            [col.game_index(i), col.front_index(i), col.switch_at(i).0]
+                .into_iter()
+                .filter(|&index| index >= ENTITY_OFFSET)
+                .map(move |index| (pos, index - ENTITY_OFFSET))
+        })
+    })
 }
 
 /// Every evaluation a turret or dragger takes the speed of the mover

@@ -248,7 +248,7 @@ fn format_goldens(path: &Path) -> Vec<Golden> {
             vec![("demo", snap(dir, file), demo_stats(path))]
         }
         // The one synthetic demo whose golden was reviewed against its spec;
-        // the chat demos are the examples' input (tests/examples_demo.rs).
+        // the chat demos are the examples' input (tests/it/examples.rs).
         ["demo", "synthetic", file @ "minimal.demo"] => {
             vec![("demo", snap("synthetic", file), demo_synthetic(path))]
         }
@@ -507,7 +507,7 @@ fn demo_fault(path: &Path) -> Result<String, String> {
     };
     let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
     match MADE_FOR.iter().find(|(name, _)| *name == file) {
-        None => Err("not in MADE_FOR (tests/golden.rs)".into()),
+        None => Err("not in MADE_FOR (tests/harness/golden.rs)".into()),
         Some((_, want)) if !fault.contains(want) => Err(format!(
             "{fault}\ndoes not say what it was made for: {want}"
         )),
@@ -603,7 +603,7 @@ fn stored_archive(path: &Path, file: &str) -> Result<String, String> {
     let &(_, inputs, every, compression) = STORED
         .iter()
         .find(|s| s.0 == file)
-        .ok_or("not in STORED (tests/golden.rs)")?;
+        .ok_or("not in STORED (tests/harness/golden.rs)")?;
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let fresh = dir.path().join(file);
     pack_recordings(&fresh, inputs, every, compression)?;

@@ -148,7 +148,7 @@ fn every_module_uses_only_the_modules_below_it() {
     }
     assert!(
         unplaced.is_empty(),
-        "modules missing from ORDER in tests/architecture.rs: {unplaced:?}"
+        "modules missing from ORDER in tests/it/architecture.rs: {unplaced:?}"
     );
     assert!(
         upward.is_empty(),

@@ -24,7 +24,7 @@ fn snapshot(name: &str, text: &str) {
 /// The text report of `check`: one row per file, its status and note,
 /// and the summary line; exit 0 when every file passes or is an expected
 /// failure. (The whole corpus's verdicts, totals included, are checked in
-/// process by `tests/golden.rs` against `snapshots/cli/check_corpus.snap`,
+/// process by `tests/harness/golden.rs` against `snapshots/cli/check_corpus.snap`,
 /// and its `check_json` case runs the command line over all of it once.)
 #[test]
 fn check_text_report_rows_and_summary() {

@@ -4,7 +4,7 @@
 //! clean prefix or an error inside the input, and the real files' scan
 //! matches the corpus authors' independent counts. Each file's verdict and
 //! golden dump (or, for `malformed/`, its first fault) are in
-//! `tests/golden.rs`.
+//! `tests/harness/golden.rs`.
 
 use crate::common;
 

@@ -1,7 +1,7 @@
 //! Demo files over the bundled corpus (`corpus/demo`): byte-exact round
 //! trip with every chunk recompressed, the counts and message histograms
 //! the corpus authors computed independently, and snapshot replay. Each
-//! demo's verdict and golden output are in `tests/golden.rs`.
+//! demo's verdict and golden output are in `tests/harness/golden.rs`.
 
 use crate::common;
 

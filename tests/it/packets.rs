@@ -1,7 +1,7 @@
 //! The packet layer over the bundled captures (`corpus/packet`), DDNet's
 //! golden handshake bytes, and round-trip properties. What each malformed
 //! datagram of `corpus/packet/malformed/packets.txt` decodes to is a golden
-//! in `tests/golden.rs`.
+//! in `tests/harness/golden.rs`.
 
 use crate::common;
 

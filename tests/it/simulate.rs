@@ -77,6 +77,26 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // Kill protection: `/kill` before it does nothing, Cl_Kill after it
     // is refused and `/kill` kills.
     ("ddnet-16.4/phys_kill_protection_tsunami", 4_514, &[]),
+    // Issue 39, class b: a hammer that hits nobody reloads by
+    // hammer_fire_delay (6 ticks) on 16.4's server too, so the gun asked
+    // for comes out 7 ticks after the swing (the model had 320 ms, the
+    // client's prediction of a hit, and drew it 10 ticks late).
+    ("ddnet-16.4/phys_hammer_reload_tsunami", 630, &[]),
+    // Issue 39, class a: coverage.map's plasma turret on the spawn throws
+    // a new tee into the ceiling (tick 32) and its weak dragger pulls the
+    // fallers (from tick 56).
+    (
+        "ddnet-16.4/phys_turret_dragger_coverage",
+        615,
+        &[
+            "TILE_JETPACK_ENABLE in the game layer",
+            "TILE_JETPACK_ENABLE in the game layer",
+            "TILE_JETPACK_ENABLE in the game layer",
+        ],
+    ),
+    // Issue 39: the laser rifle of Tsunami's front layer is a pickup (a
+    // front-layer spawn is a spawn: 20.1's coverage.map).
+    ("ddnet-16.4/phys_front_pickup_tsunami", 315, &[]),
 ];
 
 #[test]
@@ -405,51 +425,47 @@ fn a_server_with_a_physics_change_is_caught_at_its_first_tick() {
 }
 
 #[test]
-fn what_the_model_lacks_is_named_and_not_judged_rather_than_diverged_on() {
+fn what_the_model_lacks_is_named_and_the_rest_judged() {
     // Debian's coverage.map on DDNet 16.4: the spawn lies under a front
     // layer plasma turret, whose shots push the tee from tick 56 on
-    // (recorded y 857, the model's 855 before the detection existed).
+    // (recorded y 857; the model put it at 855 before it had turrets).
+    // The turret is modelled now; the jetpack tile the tee falls through
+    // is not (its gun's push is not), and is named once a life.
     let maps = maps();
     let name = "ddnet-16.4/phys_unmodelled_coverage";
     let r = simulate(&maps, name);
     assert_eq!(r.player_ticks, 415);
     assert_eq!(
-        (r.divergences, r.after_unmodelled),
-        (0, 57),
+        (r.matched, r.divergences, r.after_unmodelled),
+        (415, 0, 0),
         "{:?}",
         r.listed
     );
     let named: Vec<String> = r.unmodelled.iter().map(ToString::to_string).collect();
-    // Each life of the character, at its spawn (tick 1, and after the
-    // bot's kill at 5 s).
-    assert_eq!(
-        named,
-        [
-            "not modelled: ENTITY_PLASMAE in the front layer at tick 1, (80, 80): client 0",
-            "not modelled: ENTITY_PLASMAE in the front layer at tick 251, (80, 80): client 0",
-        ]
-    );
-    // `check` says so with a warning, and fails nothing.
+    // Each life of the character (the bot kills itself at 5 s).
+    let expected = [
+        "not modelled: TILE_JETPACK_ENABLE in the game layer at tick 42, (80, 514): client 0",
+        "not modelled: TILE_JETPACK_ENABLE in the game layer at tick 292, (80, 514): client 0",
+    ];
+    assert_eq!(named, expected);
+    // `check` names them too, and fails nothing.
     let options = teeoracle::check::Options {
         maps: Some(std::sync::Arc::new(maps)),
         ..teeoracle::check::Options::default()
     };
     let path = format!("{DIR}/teehistorian/{name}.teehistorian");
     let v = teeoracle::check::check(teeoracle::check::Source::file(&path), &options);
-    assert_eq!(v.status, teeoracle::check::Status::Warn, "{:?}", v.findings);
+    assert_ne!(v.status, teeoracle::check::Status::Fail, "{:?}", v.findings);
     let messages: Vec<&str> = v
         .findings
         .iter()
         .filter(|f| f.code == teeoracle::report::Code::Unmodelled)
         .map(|f| f.message.as_str())
         .collect();
+    assert_eq!(messages[..2], expected);
     assert_eq!(
-        messages,
-        [
-            "not modelled: ENTITY_PLASMAE in the front layer at tick 1, (80, 80): client 0",
-            "not modelled: ENTITY_PLASMAE in the front layer at tick 251, (80, 80): client 0",
-            "57 player-ticks not judged after what the model does not cover",
-        ]
+        messages[2..],
+        ["0 player-ticks not judged after what the model does not cover"]
     );
 }
 

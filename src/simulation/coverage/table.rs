@@ -25,6 +25,8 @@ const WALK_SUNNY: &str = "ddnet-16.4/phys_walk_sunny_side_up";
 const WEAPONS: &str = "ddnet-16.4/phys_weapons";
 const DM1_20: &str = "ddnet-20.1/B_eight_bots_dm1";
 const UNMODELLED: &str = "ddnet-16.4/phys_unmodelled_coverage";
+const TURRET_DRAGGER: &str = "ddnet-16.4/phys_turret_dragger_coverage";
+const FRONT_PICKUP: &str = "ddnet-16.4/phys_front_pickup_tsunami";
 
 /// Each entity's own name (`ENTITY_*`), by index; "" where DDNet has none.
 pub(super) const ENTITY_NAMES: [&str; 50] = [
@@ -251,16 +253,16 @@ pub(super) const FEATURES: &[Feature] = rows! {
     // Entities (`OnEntity`: the layer's index less ENTITY_OFFSET, 192).
     entity(0), "ENTITY_NULL", [Modelled, Modelled], "nothing", [];
     game_entities(1, 3, EntityLayers::Game), "ENTITY_SPAWN, _RED, _BLUE (game layer)", [Modelled, Modelled], "spawn points", [SPAWN_RUSH, DM1_20];
-    game_entities(1, 3, EntityLayers::FrontSwitch), "ENTITY_SPAWN, _RED, _BLUE (front, switch layers)", [Detected, Detected], "spawn points the model does not take: every spawn is detected", [];
+    game_entities(1, 3, EntityLayers::FrontSwitch), "ENTITY_SPAWN, _RED, _BLUE (front, switch layers)", [Modelled, Modelled], "spawn points, as the game layer's", [UNMODELLED];
     entities(4, 5), "ENTITY_FLAGSTAND_RED, _BLUE", [Modelled, Modelled], "DDRace makes no flags", [];
     game_entities(6, 11, EntityLayers::Game), "ENTITY_ARMOR_1 .. ENTITY_WEAPON_LASER (game layer)", [Modelled, Modelled], "shield, heart (freezes), weapons, ninja", [WEAPONS];
-    game_entities(6, 11, EntityLayers::FrontSwitch), "ENTITY_ARMOR_1 .. ENTITY_WEAPON_LASER (front, switch layers)", [Detected, Detected], "pickups the model does not take", [];
+    game_entities(6, 11, EntityLayers::FrontSwitch), "ENTITY_ARMOR_1 .. ENTITY_WEAPON_LASER (front, switch layers)", [Modelled, Modelled], "pickups, as the game layer's", [FRONT_PICKUP];
     entities(12, 18), "ENTITY_LASER_FAST_CCW .. ENTITY_LASER_FAST_CW", [Detected, Detected], "a freezing laser (CLight): not modelled", [];
     entities(19, 27), "ENTITY_LASER_SHORT .. ENTITY_LASER_O_FAST", [Modelled, Modelled], "nothing of their own: they shape lights and doors, which are detected", [];
-    entities(29, 32), "ENTITY_PLASMAE, _PLASMAF, _PLASMA, _PLASMAU", [Detected, Detected], "a turret (CGun) firing at characters in sv_plasma_range: not modelled", [UNMODELLED];
+    entities(29, 32), "ENTITY_PLASMAE, _PLASMAF, _PLASMA, _PLASMAU", [Modelled, Modelled], "a turret (CGun) firing at characters in sv_plasma_range", [TURRET_DRAGGER, UNMODELLED];
     entities(33, 34), "ENTITY_CRAZY_SHOTGUN_EX, _CRAZY_SHOTGUN", [Detected, Detected], "a bouncing, freezing bullet: not modelled", [];
     entities(35, 38), "ENTITY_ARMOR_SHOTGUN, _GRENADE, _NINJA, _LASER", [Detected, Detected], "a shield that takes one weapon: not modelled", [];
-    entities(42, 47), "ENTITY_DRAGGER_WEAK .. ENTITY_DRAGGER_STRONG_NW", [Detected, Detected], "drags characters in sv_dragger_range: not modelled", [];
+    entities(42, 47), "ENTITY_DRAGGER_WEAK .. ENTITY_DRAGGER_STRONG_NW", [Modelled, Modelled], "drags characters in sv_dragger_range", [TURRET_DRAGGER];
     entity(49), "ENTITY_DOOR", [Detected, Detected], "a laser door (switched): not modelled", [];
 
     // Weapons (`FireWeapon`, the entities they make).

@@ -112,25 +112,20 @@ fn a_tile_the_model_lacks_or_does_not_know_is_met_under_the_box() {
 
 #[test]
 fn an_entity_reaches_as_far_as_it_acts() {
-    // A weak dragger (42) in the front layer at (2, 2), a front layer
-    // spawn at (30, 2), a front layer heart at (30, 15).
+    // A light (12) in the front layer at (2, 2): it reaches as far as the
+    // longest light and a character's half; a front layer spawn at
+    // (30, 2) and a front layer heart at (30, 15), which the model takes.
     let col = map(
         &[],
-        &[(2, 2, 191 + 42), (30, 2, 191 + 1), (30, 15, 191 + 7)],
+        &[(2, 2, 191 + 12), (30, 2, 191 + 1), (30, 15, 191 + 7)],
     );
     let w = Watch::new(Ddnet20_1, &col, 100, 700);
-    let dragger = Some("ENTITY_DRAGGER_WEAK in the front layer");
-    assert_eq!(w.met(at(2, 2) + Vec2::new(100.0, 0.0)), dragger);
-    assert_eq!(w.met(at(2, 2) + Vec2::new(0.0, 190.0)), None);
-    assert_eq!(w.spawn(), Some("ENTITY_SPAWN in the front layer"));
-    assert_eq!(
-        w.met(at(30, 15) + Vec2::new(40.0, 0.0)),
-        Some("ENTITY_HEALTH_1 in the front layer")
-    );
-    assert_eq!(w.met(at(30, 15) + Vec2::new(80.0, 0.0)), None);
-    // The same in the game layer is modelled.
-    let col = map(&[(30, 2, 191 + 1), (30, 15, 191 + 7)], &[]);
-    assert!(Watch::new(Ddnet20_1, &col, 100, 700).is_empty());
+    let light = Some("ENTITY_LASER_FAST_CCW in the front layer");
+    assert_eq!(w.met(at(2, 2) + Vec2::new(300.0, 0.0)), light);
+    assert_eq!(w.met(at(2, 2) + Vec2::new(400.0, 0.0)), None);
+    assert_eq!(w.spawn(), None);
+    assert_eq!(w.met(at(30, 15)), None);
+    assert_eq!(w.met(at(30, 2)), None);
 }
 
 #[test]
@@ -169,7 +164,7 @@ fn a_switch_with_a_number_is_detected_without_one_not() {
 fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
     let col = map(
         &[(5, 5, 20), (3, 7, 20), (1, 1, 9), (6, 6, 191 + 49)],
-        &[(4, 4, 191 + 29)],
+        &[(4, 4, 191 + 12)],
     );
     let got: Vec<(String, u64, (i32, i32))> = map_features(&col)
         .into_iter()
@@ -178,7 +173,11 @@ fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
     assert_eq!(
         got,
         [
-            ("ENTITY_PLASMAE in the front layer".to_owned(), 1, (4, 4)),
+            (
+                "ENTITY_LASER_FAST_CCW in the front layer".to_owned(),
+                1,
+                (4, 4)
+            ),
             ("TILE_HIT_DISABLE in the game layer".to_owned(), 2, (5, 5)),
             ("ENTITY_DOOR in the game layer".to_owned(), 1, (6, 6)),
         ]

@@ -38,7 +38,7 @@ fn options(every: i32, compression: Compression) -> PackOptions {
 }
 
 /// The archives stored in `corpus/archive/` (packed from the corpus
-/// recordings: `tests/golden.rs` checks that packing gives their bytes).
+/// recordings: `tests/harness/golden.rs` checks that packing gives their bytes).
 fn stored_archives() -> Vec<PathBuf> {
     let stored: Vec<PathBuf> = common::corpus_files("archive")
         .into_iter()

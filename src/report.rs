@@ -177,7 +177,7 @@ codes! {
     GameLayer = "game_layer",
     /// Tiles of kinds DDNet does not know in their layer.
     TileIndex = "tile_index",
-    /// A recorded position DDNet's physics does not reproduce.
+    /// A recorded position the model of DDNet's physics does not reproduce.
     Simulation = "simulation",
     /// Something the simulation does not model yet happened; the
     /// positions it may have moved were not judged.

@@ -16,7 +16,8 @@ as Python dicts and lists (the shapes are specified in the crate's
   ``encode_packet(doc)``: the inverse.
 - ``check(path)``: the ``check --format json`` report.
 - ``simulate(teehistorian, map)``: the ``teehistorian simulate --format
-  json`` report (DDNet's physics replayed, every position compared).
+  json`` report (the inputs replayed through our model of DDNet's physics,
+  every position compared).
 
 Bytes that do not decode raise ``DecodeError`` (a ``ValueError``) with the
 file byte (``offset``), the finding code (``code``) and the ``tick``.
@@ -200,7 +201,7 @@ def simulate(
     physics: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The ``simulation`` document of ``teeoracle teehistorian simulate
-    --format json``: the file's inputs replayed through DDNet's physics on
+    --format json``: the file's inputs replayed through our model of DDNet's physics on
     ``map`` (a map file, or a demo that embeds it) and every recorded
     position compared (``matched``, ``player_ticks``, ``divergences``,
     ``players``, ...). With ``demo`` (a server demo of the same session),

@@ -45,7 +45,7 @@ pub struct Options {
     pub threads: usize,
     /// Maps to simulate teehistorian files on (`None`: no simulation).
     /// A teehistorian file whose map is among them is simulated with
-    /// DDNet's physics and every recorded position compared
+    /// the model of DDNet's physics and every recorded position compared
     /// ([`crate::simulation::check`]).
     #[cfg(feature = "zlib")]
     pub maps: Option<std::sync::Arc<crate::simulation::Maps>>,

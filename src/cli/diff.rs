@@ -56,7 +56,7 @@ pub struct DiffArgs {
     /// use, in each file).
     #[arg(long)]
     port: Option<u16>,
-    /// Teehistorian files: compare the worlds DDNet's physics makes of
+    /// Teehistorian files: compare the worlds our model of DDNet's physics makes of
     /// their inputs (every character's core, freeze, weapons and inputs,
     /// every projectile and laser, tick by tick) instead of their
     /// records. Each file's map is found by the header's SHA-256 beside

@@ -13,11 +13,14 @@ use teeoracle::input::default_max_decompressed;
 use teeoracle::map::info::{Dump, LayerTiles, Summary};
 use teeoracle::map::tiles::Tiles;
 use teeoracle::map::{Datafile, Map, MapBytes};
+use teeoracle::simulation::coverage::{MapFeature, map_features};
+use teeoracle::simulation::physics::collision::{Collision, MapError};
 
 #[derive(Subcommand, Debug)]
 pub enum MapCommand {
     /// Version, sizes, item counts, info texts and settings, images,
-    /// envelopes, groups and their layers, and the check's findings.
+    /// envelopes, groups and their layers, what the physics model does
+    /// not cover (docs/physics-coverage.md), and the check's findings.
     Info {
         /// The map, or a demo (its embedded map is read); `-`: standard
         /// input.
@@ -192,6 +195,9 @@ struct InfoDoc<'a> {
     embedded_at: Option<usize>,
     #[serde(flatten)]
     summary: &'a Summary,
+    /// What the map holds that the physics model lacks; `null` when the
+    /// map gives no game layer to simulate on.
+    not_modelled: Option<&'a [MapFeature]>,
     check: CheckSummary<'a>,
 }
 
@@ -209,6 +215,7 @@ fn info(path: &Path, format: ReportFormat, max: Option<u64>) -> Result<(), Failu
     let map = Map::new(&datafile);
     let cap = loaded.cap(max);
     let summary = Summary::new(&datafile, &map, loaded.map().len() as u64, cap);
+    let not_modelled = Collision::of_map(&datafile, &map, cap).map(|col| map_features(&col));
     let verdict = verdict(path, &loaded, cap);
     let mut out = stdout();
     match format {
@@ -219,6 +226,7 @@ fn info(path: &Path, format: ReportFormat, max: Option<u64>) -> Result<(), Failu
                 file: shown(path),
                 embedded_at: loaded.embedded_at(),
                 summary: &summary,
+                not_modelled: not_modelled.as_deref().ok(),
                 check: CheckSummary {
                     status: verdict.status,
                     findings: &verdict.findings,
@@ -226,9 +234,51 @@ fn info(path: &Path, format: ReportFormat, max: Option<u64>) -> Result<(), Failu
                 },
             },
         )?,
-        ReportFormat::Text => write_info_text(&mut out, path, &loaded, &summary, &verdict)?,
+        ReportFormat::Text => {
+            write_info_text(&mut out, path, &loaded, &summary, &verdict, &not_modelled)?
+        }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `not modelled:` and a line per feature the model lacks.
+fn write_not_modelled(
+    out: &mut impl Write,
+    not_modelled: &Result<Vec<MapFeature>, MapError>,
+) -> Result<(), Failure> {
+    let features = match not_modelled {
+        Err(e) => {
+            writeln!(out, "not modelled: not known ({e})")?;
+            return Ok(());
+        }
+        Ok(f) if f.is_empty() => {
+            writeln!(out, "not modelled: nothing, every tile is modelled")?;
+            return Ok(());
+        }
+        Ok(f) => f,
+    };
+    writeln!(
+        out,
+        "not modelled: {} feature(s) (docs/physics-coverage.md)",
+        features.len()
+    )?;
+    for f in features {
+        let status: Vec<String> = f
+            .status
+            .iter()
+            .map(|(release, s)| format!("{release} {}", s.word()))
+            .collect();
+        writeln!(
+            out,
+            "  {}: {} tile(s), first at ({}, {}); {}",
+            f.feature,
+            f.count,
+            f.first.0,
+            f.first.1,
+            status.join(", ")
+        )?;
+    }
     Ok(())
 }
 
@@ -243,6 +293,7 @@ fn write_info_text(
     loaded: &Loaded,
     s: &Summary,
     verdict: &Verdict,
+    not_modelled: &Result<Vec<MapFeature>, MapError>,
 ) -> Result<(), Failure> {
     writeln!(out, "{}{}", shown(path), loaded.origin())?;
     writeln!(
@@ -324,6 +375,7 @@ fn write_info_text(
             writeln!(out, "      {:<5} {} {what}", l.layer, quoted(&l.name))?;
         }
     }
+    write_not_modelled(out, not_modelled)?;
     writeln!(
         out,
         "check:     {}: {}",

@@ -74,7 +74,7 @@ pub enum TeehistorianCommand {
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
-    /// Replay the file's inputs through DDNet's physics on its map and
+    /// Replay the file's inputs through our model of DDNet's physics on its map and
     /// compare every character's position with the file's, tick by tick.
     Simulate {
         /// The teehistorian file.
@@ -345,11 +345,7 @@ fn simulate(
                 )?;
             }
             for u in &report.unmodelled {
-                writeln!(
-                    out,
-                    "  unmodelled at tick {}: cid {}: {}",
-                    u.tick, u.cid, u.feature
-                )?;
+                writeln!(out, "  {u}")?;
             }
             for d in &report.listed {
                 writeln!(

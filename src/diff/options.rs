@@ -78,7 +78,7 @@ pub const TEEHISTORIAN: Defaults = Defaults {
     ],
     events: &["ddnetver.connection_id", SAVE_UUIDS],
 };
-/// Simulated worlds: nothing; what DDNet's physics makes of the inputs
+/// Simulated worlds: nothing; what the model of DDNet's physics makes of the inputs
 /// is all meaning.
 pub const SIMULATED: Defaults = Defaults {
     header: &[],

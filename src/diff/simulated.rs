@@ -1,7 +1,7 @@
-//! The simulated-world adapter: a teehistorian file's world as DDNet's
-//! physics steps it from the file's inputs ([`crate::simulation::Stepper`]),
+//! The simulated-world adapter: a teehistorian file's world as the model
+//! of DDNet's physics steps it from the file's inputs ([`crate::simulation::Stepper`]),
 //! read tick by tick. Each character is a keyed event (`character`,
-//! keyed by client id) whose fields are what DDNet's physics decides
+//! keyed by client id) whose fields are what the model decides
 //! (core, freeze, weapons, input; [`character_fields`]); projectiles and
 //! lasers are events in sequence with all their fields. Two
 //! files' worlds compared this way show what a physics change does to a

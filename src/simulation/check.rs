@@ -1,8 +1,8 @@
 //! The simulation as `check` runs it ([`crate::report::Simulator`]): a
 //! checked teehistorian file's game on the map its header names, among
 //! the maps at hand, compared with its positions and with the server demo
-//! of the same session where one lies beside it. A position DDNet's
-//! physics does not reproduce fails the file; what the simulation does not
+//! of the same session where one lies beside it. A position the model
+//! of DDNet's physics does not reproduce fails the file; what the simulation does not
 //! model yet is a warning (a note when every position matched all the
 //! same); no map, a note.
 
@@ -84,10 +84,11 @@ impl Simulator for OnMaps<'_> {
                 Severity::Fail,
                 Code::Simulation,
                 format!(
-                    "tick {}: client {} recorded at {}, DDNet's physics puts it at {}",
+                    "tick {}: client {} recorded at {}, the {} model puts it at {}",
                     d.tick,
                     d.cid,
                     place(d.recorded),
+                    report.release.number(),
                     place(d.simulated)
                 ),
             ));
@@ -102,26 +103,25 @@ impl Simulator for OnMaps<'_> {
         if let (Some((demo_path, _)), Some(d)) = (&demo, &report.demo) {
             demo_findings(demo_path, d, verdict);
         }
-        let mut features: Vec<&str> = report
-            .unmodelled
-            .iter()
-            .map(|u| u.feature.as_str())
-            .collect();
-        features.sort_unstable();
-        features.dedup();
-        if !features.is_empty() {
+        if !report.unmodelled.is_empty() {
             // Every position matched all the same: nothing went unjudged.
             let severity = match report.after_unmodelled {
                 0 => Severity::Note,
                 _ => Severity::Warn,
             };
+            for u in report.unmodelled.iter().take(5) {
+                verdict.push(Finding::new(severity, Code::Unmodelled, u.to_string()));
+            }
+            let more = match report.unmodelled.len() {
+                n if n > 5 => format!("{} more not modelled; ", n - 5),
+                _ => String::new(),
+            };
             verdict.push(Finding::new(
                 severity,
                 Code::Unmodelled,
                 format!(
-                    "{} player-ticks not judged, after what the simulation does not model: {}",
-                    report.after_unmodelled,
-                    features.join(", ")
+                    "{more}{} player-ticks not judged after what the model does not cover",
+                    report.after_unmodelled
                 ),
             ));
         }

@@ -49,6 +49,11 @@ pub fn world_of(
     };
     let mut world = World::new(release, col, config, tunings, tick);
     world.cores.prng = prng;
+    // Settings that change physics and that the model does not read:
+    // nobody is judged.
+    for setting in super::coverage::start_settings(release, &config_pairs) {
+        world.unmodelled_everybody(&format!("{setting} (the header's config)"));
+    }
     Ok(world)
 }
 

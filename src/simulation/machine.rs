@@ -226,8 +226,11 @@ pub struct Simulation<'d, O = ()> {
     /// had inputs for it, to try the step again with a client's input
     /// held (see [`World::step_holding`]).
     before: Option<(World, Vec<usize>)>,
-    /// Players touched by an unmodelled event (until they respawn).
+    /// Players touched by an unmodelled event (until they respawn; all
+    /// of them for good after one that touched everybody).
     tainted: Vec<bool>,
+    /// An unmodelled event touched everybody: nobody is judged again.
+    everybody_tainted: bool,
     /// The world's unmodelled events already applied to `tainted`.
     seen_unmodelled: usize,
     cores_before: Vec<Option<Core>>,
@@ -260,6 +263,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             compared: false,
             before: None,
             tainted: vec![false; MAX_CLIENTS],
+            everybody_tainted: false,
             seen_unmodelled: 0,
             cores_before: vec![None; MAX_CLIENTS],
             report: Report {
@@ -533,8 +537,13 @@ impl<'d, O: Observer> Simulation<'d, O> {
         let w = &mut self.world;
         // Unmodelled events taint their doer.
         for u in &w.unmodelled[self.seen_unmodelled..] {
-            if u.cid < MAX_CLIENTS {
-                self.tainted[u.cid] = true;
+            match u.cid {
+                Some(c) if c < MAX_CLIENTS => self.tainted[c] = true,
+                Some(_) => {}
+                None => {
+                    self.everybody_tainted = true;
+                    self.tainted.fill(true);
+                }
             }
             self.report.unmodelled.push(u.clone());
         }
@@ -552,7 +561,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             let rec = self.recorded[cid];
             if rec.is_none() && sim.is_none() {
                 // A character gone ends what touched it.
-                self.tainted[cid] = false;
+                self.tainted[cid] = self.everybody_tainted;
                 continue;
             }
             let summary = &mut self.report.players[cid];

@@ -4,7 +4,7 @@
 //! the positions the file records (and, given the session's server demo,
 //! with its Character items).
 //!
-//! - [`physics`]: DDNet's physics (vectors, float math, random generator,
+//! - [`physics`]: our model of DDNet's physics (vectors, float math, random generator,
 //!   collision, tuning, the character core), knowing nothing of DDRace.
 //! - [`ddrace`]: DDRace's rules over it (settings, characters, weapons,
 //!   save strings, race teams, tiles) and the [`World`] they make.
@@ -14,6 +14,8 @@
 //!   a time, and [`simulate`], which drives one over a file; [`header`]:
 //!   the world a header describes; [`report`]: what it found;
 //!   [`demo_compare`]: the comparison with the session's server demo.
+//! - [`coverage`]: what the model covers of DDNet's physics, and how
+//!   the world detects what it does not (docs/physics-coverage.md).
 //! - [`maps`]: the maps to simulate on, found by the header's checksum;
 //!   [`check`]: the simulation as `check` runs it (findings on a verdict).
 //! - [`demo_writer`]: the simulated world written as the server's demo;
@@ -21,6 +23,7 @@
 
 pub mod check;
 pub mod console;
+pub mod coverage;
 pub mod ddrace;
 pub mod demo_compare;
 pub mod demo_writer;

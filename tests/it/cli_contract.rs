@@ -272,6 +272,42 @@ const DM1_MAP: &str = "corpus/map/ddnet-data/dm7.map";
 const A_DEMO: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
 
 #[test]
+fn map_info_lists_what_the_physics_model_does_not_cover() {
+    let out = run(&[
+        "map",
+        "info",
+        "corpus/map/ddnet-data/coverage.map",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = doc["not_modelled"].as_array().expect("a list");
+    let names: Vec<&str> = listed
+        .iter()
+        .filter_map(|f| f["feature"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "TILE_JETPACK_ENABLE in the game layer",
+            "TILE_HIT_ENABLE in the game layer",
+            "TILE_HIT_DISABLE in the game layer",
+        ]
+    );
+    assert_eq!(listed[1]["count"], 2);
+    assert_eq!(listed[1]["first"], serde_json::json!([2, 25]));
+    assert_eq!(
+        listed[0]["status"],
+        serde_json::json!({"16.4": "detected", "20.1": "detected"})
+    );
+    // A map the model covers whole lists nothing.
+    let out = run(&["map", "info", DM1_MAP, "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["not_modelled"], serde_json::json!([]));
+}
+
+#[test]
 fn map_commands_read_a_map_or_the_map_a_demo_embeds() {
     let out = run(&["map", "info", DM1_MAP, "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -19,6 +19,7 @@ use super::map_entities::Devices;
 use super::player::{Player, TEAM_SPECTATORS};
 use super::weapons::{self, Laser, Projectile};
 use crate::simulation::Release;
+use crate::simulation::coverage::Watch;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{
@@ -96,10 +97,29 @@ pub struct Pickup {
 pub struct Unmodelled {
     /// The tick it happened in.
     pub tick: i32,
-    /// Whose doing it was.
-    pub cid: usize,
-    /// What DDNet feature.
+    /// Whose character it touched; `None`: everybody's, for the rest of
+    /// the file (a setting the header sets; the field is left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cid: Option<usize>,
+    /// Where that character was, if it had one (else left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pos: Option<(i32, i32)>,
+    /// What DDNet feature ([`crate::simulation::coverage`]'s name).
     pub feature: String,
+}
+
+/// `not modelled: FEATURE at tick T, (x, y): client C`.
+impl std::fmt::Display for Unmodelled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not modelled: {} at tick {}", self.feature, self.tick)?;
+        if let Some((x, y)) = self.pos {
+            write!(f, ", ({x}, {y})")?;
+        }
+        match self.cid {
+            Some(c) => write!(f, ": client {c}"),
+            None => write!(f, ": everybody, from then on"),
+        }
+    }
 }
 
 /// What the world holds at a tick, for people and programs: every
@@ -164,6 +184,11 @@ pub struct World {
     pub devices: Devices,
     /// The DDRace teams' states, starts and savegames.
     pub(super) race: race::Race,
+    /// What the map holds that the model lacks ([`Watch`]).
+    watch: std::sync::Arc<Watch>,
+    /// Per client id: the spawn tick of the character whose meeting with
+    /// something unmodelled was named (once a life).
+    watched: Vec<Option<i32>>,
 }
 
 impl World {
@@ -178,9 +203,17 @@ impl World {
     ) -> World {
         let (spawns, pickups) = spawn::spawns_and_pickups(&col);
         let devices = Devices::of(&col);
+        let watch = std::sync::Arc::new(Watch::new(
+            release,
+            &col,
+            config.sv_dragger_range,
+            config.sv_plasma_range,
+        ));
         World {
             release,
             tick,
+            watch,
+            watched: vec![None; MAX_CLIENTS],
             col: std::sync::Arc::new(col),
             tunings,
             config,
@@ -385,6 +418,15 @@ impl World {
     /// 16.4 did when a tick had two inputs and the first, equal to the
     /// last one written, was not written again.
     pub fn step_holding(&mut self, held: &[usize]) {
+        let before: Vec<Option<Vec2>> = match self.watch.is_empty() {
+            true => Vec::new(),
+            false => self
+                .cores
+                .slots
+                .iter()
+                .map(|c| c.as_ref().map(|c| c.pos))
+                .collect(),
+        };
         let pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
         // Inputs are applied while the server's tick is still the last.
         for (cid, inputs) in pending.iter().enumerate() {
@@ -424,6 +466,9 @@ impl World {
         }
         self.world_tick();
         self.players_tick();
+        if !before.is_empty() {
+            self.watch_unmodelled(&before);
+        }
     }
 
     /// The global tuning (what zone 0 and the weapons read).
@@ -431,10 +476,37 @@ impl World {
         self.tunings.global()
     }
 
+    /// `cid`'s character (or player) met `feature`, which this world
+    /// does not model.
+    /// Named once a life: the same feature again (every tick, say) adds
+    /// nothing to what is not judged.
     pub(super) fn unmodelled(&mut self, cid: usize, feature: &str) {
+        let life = self.character(cid).map(|c| c.spawn_tick);
+        let again = self
+            .unmodelled
+            .iter()
+            .rev()
+            .find(|u| u.cid == Some(cid))
+            .is_some_and(|u| u.feature == feature && life.is_some_and(|l| u.tick >= l));
+        if again {
+            return;
+        }
+        let pos = self.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
         self.unmodelled.push(Unmodelled {
             tick: self.tick,
-            cid,
+            cid: Some(cid),
+            pos,
+            feature: feature.to_owned(),
+        });
+    }
+
+    /// Everybody meets `feature`, which this world does not model, from
+    /// now to the file's end (a setting of the header).
+    pub fn unmodelled_everybody(&mut self, feature: &str) {
+        self.unmodelled.push(Unmodelled {
+            tick: self.tick,
+            cid: None,
+            pos: None,
             feature: feature.to_owned(),
         });
     }

@@ -10,6 +10,7 @@
 use super::World;
 use crate::map::tiles::SpeedupTile;
 use crate::simulation::Release;
+use crate::simulation::ddrace::character::weapon;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::cantmove;
 use crate::simulation::physics::collision::{TILE_DEATH, tile};
@@ -99,6 +100,22 @@ pub fn speedup(
         temp = temp + dir * force as f32;
     }
     Some(clamp_vel(restrictions, temp))
+}
+
+/// Points from `a` to `b` every 4 units (a character's box, 28 wide,
+/// misses no tile between two), both ends included; a jump of more than
+/// 100 units (a teleporter, a console `move`) only its ends.
+fn path(a: Vec2, b: Vec2) -> impl Iterator<Item = Vec2> {
+    let d = a.distance(b);
+    let steps = if d > 100.0 {
+        1
+    } else {
+        (d / 4.0).ceil() as i32
+    };
+    (0..=steps).map(move |i| match steps {
+        0 => b,
+        _ => a.mix(b, i as f32 / steps as f32),
+    })
 }
 
 /// The old speedup's angle of a vector, in [0, 2pi): minus the `atan` of
@@ -317,18 +334,10 @@ impl World {
         }
         core.vel = clamp_vel(restrictions, core.vel);
 
-        // Switch tiles.
+        // Switch tiles (the switched ones are not modelled: the watch
+        // names them, `watch_unmodelled`).
         let (kind, number, delay) = self.col.switch_at(i);
-        let mut unmodelled = None;
         match kind {
-            tile::SWITCHOPEN
-            | tile::SWITCHTIMEDOPEN
-            | tile::SWITCHTIMEDCLOSE
-            | tile::SWITCHCLOSE
-                if number > 0 =>
-            {
-                unmodelled = Some("switch");
-            }
             tile::FREEZE if number == 0 => {
                 ch.freeze_at(i32::from(delay), tick, core.super_, release);
             }
@@ -336,16 +345,10 @@ impl World {
             tile::DUNFREEZE if number == 0 => ch.deep_frozen = false,
             tile::LFREEZE if number == 0 => ch.live_frozen = true,
             tile::LUNFREEZE if number == 0 => ch.live_frozen = false,
-            tile::FREEZE | tile::DFREEZE | tile::DUNFREEZE | tile::LFREEZE | tile::LUNFREEZE => {
-                unmodelled = Some("switched freeze");
-            }
             tile::JUMP => {
                 core.jumps = if delay == 255 { -1 } else { i32::from(delay) };
             }
             _ => {}
-        }
-        if let Some(feature) = unmodelled {
-            self.unmodelled(cid, feature);
         }
 
         // Teleporters.
@@ -447,6 +450,66 @@ impl World {
                 core.hooked_player = -1;
                 core.hook_state = hook::RETRACTED;
                 core.hook_pos = core.pos;
+            }
+        }
+    }
+
+    /// What this tick met of the map's features the model lacks
+    /// ([`Watch`](crate::simulation::coverage::Watch)): each character's
+    /// first meeting in its life is named (a tile under its box on the
+    /// way from `before`, its position before the tick; an entity that
+    /// reaches it; a spawn point the model does not take), and so is a
+    /// projectile or laser on a weapon teleporter, for every character
+    /// not named yet in its life.
+    pub(super) fn watch_unmodelled(&mut self, before: &[Option<Vec2>]) {
+        let watch = std::sync::Arc::clone(&self.watch);
+        for cid in self.order.clone() {
+            let (Some(ch), Some(core)) = (self.chars[cid].as_ref(), self.cores.slots[cid].as_ref())
+            else {
+                continue;
+            };
+            let life = ch.spawn_tick;
+            if self.watched[cid] == Some(life) {
+                continue;
+            }
+            let now = core.pos;
+            let from = before.get(cid).copied().flatten().unwrap_or(now);
+            let spawned = (life == self.tick).then(|| watch.spawn()).flatten();
+            let met = spawned.or_else(|| path(from, now).find_map(|p| watch.met(p)));
+            if let Some(feature) = met {
+                self.watched[cid] = Some(life);
+                self.unmodelled(cid, feature);
+            }
+        }
+        if !watch.has_weapon_teleporters() {
+            return;
+        }
+        let t = *self.global();
+        let on_lasers = self
+            .lasers
+            .iter()
+            .find_map(|l| path(l.from, l.pos).find_map(|p| watch.weapon_teleporter(p)));
+        let on_projectiles = || {
+            self.projectiles.iter().find_map(|p| {
+                let (curvature, speed) = match p.kind {
+                    weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
+                    _ => (t.gun_curvature(), t.gun_speed()),
+                };
+                let time = (self.tick - p.start_tick) as f32 / 50.0;
+                let at = crate::simulation::ddrace::weapons::calc_pos(
+                    p.pos, p.dir, curvature, speed, time,
+                );
+                watch.weapon_teleporter(at)
+            })
+        };
+        // A teleported shot may hit anybody.
+        if let Some(feature) = on_lasers.or_else(on_projectiles) {
+            for cid in self.order.clone() {
+                let life = self.chars[cid].as_ref().map(|c| c.spawn_tick);
+                if life.is_some() && self.watched[cid] != life {
+                    self.watched[cid] = life;
+                    self.unmodelled(cid, feature);
+                }
             }
         }
     }

@@ -89,6 +89,10 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // Issue 39: the laser rifle of Tsunami's front layer is a pickup (a
     // front-layer spawn is a spawn: 20.1's coverage.map).
     ("ddnet-16.4/phys_front_pickup_tsunami", 315, &[]),
+    // Issue 39: clients in the menu (PLAYERFLAG_IN_MENU, 2) move as
+    // ever; only chatting ones (PLAYERFLAG_CHATTING, 4) are held (the
+    // model took 2 for chatting).
+    ("ddnet-16.4/phys_player_flags_dm1", 830, &[]),
 ];
 
 #[test]

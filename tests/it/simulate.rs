@@ -93,6 +93,12 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // ever; only chatting ones (PLAYERFLAG_CHATTING, 4) are held (the
     // model took 2 for chatting).
     ("ddnet-16.4/phys_player_flags_dm1", 830, &[]),
+    // Issue 39: `sv_no_weak_hook` (16.4: `sv_no_weak_hook_and_bounce`)
+    // ticks every core before the rest of the world (16.4: before the
+    // projectiles, 20.1: right before the characters), the deferred part
+    // in each character's tick; the model reported it as not modelled.
+    ("ddnet-16.4/phys_no_weak_hook_dm1", 1_432, &[]),
+    ("ddnet-20.1/phys_no_weak_hook_dm1", 1_430, &[]),
 ];
 
 #[test]

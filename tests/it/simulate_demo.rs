@@ -65,6 +65,7 @@ fn the_other_20_1_sessions_equal_every_character_item() {
         ("E_map_change.1_dm1", 927),
         ("E_map_change.2_ctf1", 2_162),
         ("F_crash_truncated", 2_629),
+        ("phys_no_weak_hook_dm1", 276),
     ] {
         let r = compare("ddnet-20.1", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);
@@ -89,6 +90,7 @@ fn ddnet_16_4_hooks_weapons_kills_spawns_and_saves_equal_every_character_item() 
         ("phys_turret_dragger_coverage", 520),
         ("phys_front_pickup_tsunami", 275),
         ("phys_player_flags_dm1", 682),
+        ("phys_no_weak_hook_dm1", 1_136),
     ] {
         let r = compare("ddnet-16.4", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -263,8 +263,10 @@ impl World {
                         if any {
                             ch.last_weapon = weapon::GUN;
                         }
+                        // `SetActiveWeapon`, not `SetWeapon`: the last
+                        // and the queued weapon stay.
                         if ch.active_weapon >= weapon::SHOTGUN {
-                            ch.set_weapon(weapon::HAMMER);
+                            ch.active_weapon = weapon::HAMMER;
                         }
                     }
                     PickupKind::Weapon(w) => {

@@ -98,7 +98,6 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // projectiles, 20.1: right before the characters), the deferred part
     // in each character's tick; the model reported it as not modelled.
     ("ddnet-16.4/phys_no_weak_hook_dm1", 1_432, &[]),
-    ("ddnet-20.1/phys_no_weak_hook_dm1", 1_430, &[]),
     // Issue 39: a shield puts the hammer in hand and leaves the weapon
     // asked for during the reload queued (the gun at tick 175).
     ("ddnet-16.4/phys_armor_queue_dm1", 315, &[]),

@@ -65,7 +65,6 @@ fn the_other_20_1_sessions_equal_every_character_item() {
         ("E_map_change.1_dm1", 927),
         ("E_map_change.2_ctf1", 2_162),
         ("F_crash_truncated", 2_629),
-        ("phys_no_weak_hook_dm1", 276),
     ] {
         let r = compare("ddnet-20.1", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -101,6 +101,10 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // Issue 39: a shield puts the hammer in hand and leaves the weapon
     // asked for during the reload queued (the gun at tick 175).
     ("ddnet-16.4/phys_armor_queue_dm1", 315, &[]),
+    // Issue 39: a new character's previous input is the player's last
+    // input, as its latest is: a paused player respawned does not fire
+    // (a campaign recording, kept whole: 8 random bots, tunings changed).
+    ("ddnet-16.4/phys_campaign_spawn_input_ctf5", 7_182, &[]),
 ];
 
 #[test]

@@ -167,10 +167,9 @@ impl Character {
             saved_input: input,
             prev_input: input,
             latest_input: input,
-            latest_prev_input: PlayerInput {
-                target_y: -1,
-                ..PlayerInput::default()
-            },
+            // The constructor sets every input to the last one: a fire
+            // counter already odd is no press.
+            latest_prev_input: input,
             num_inputs: 0,
             freeze_time: 0,
             freeze_start: 0,

@@ -97,6 +97,22 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // Issue 39: the laser rifle of Tsunami's front layer is a pickup (a
     // front-layer spawn is a spawn: 20.1's coverage.map).
     ("ddnet-16.4/phys_front_pickup_tsunami", 315, &[]),
+    // Issue 39: clients in the menu (PLAYERFLAG_IN_MENU, 2) move as
+    // ever; only chatting ones (PLAYERFLAG_CHATTING, 4) are held (the
+    // model took 2 for chatting).
+    ("ddnet-16.4/phys_player_flags_dm1", 830, &[]),
+    // Issue 39: `sv_no_weak_hook` (16.4: `sv_no_weak_hook_and_bounce`)
+    // ticks every core before the rest of the world (16.4: before the
+    // projectiles, 20.1: right before the characters), the deferred part
+    // in each character's tick; the model reported it as not modelled.
+    ("ddnet-16.4/phys_no_weak_hook_dm1", 1_432, &[]),
+    // Issue 39: a shield puts the hammer in hand and leaves the weapon
+    // asked for during the reload queued (the gun at tick 175).
+    ("ddnet-16.4/phys_armor_queue_dm1", 315, &[]),
+    // Issue 39: a new character's previous input is the player's last
+    // input, as its latest is: a paused player respawned does not fire
+    // (a campaign recording, kept whole: 8 random bots, tunings changed).
+    ("ddnet-16.4/phys_campaign_spawn_input_ctf5", 7_182, &[]),
 ];
 
 #[test]

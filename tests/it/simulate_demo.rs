@@ -88,6 +88,10 @@ fn ddnet_16_4_hooks_weapons_kills_spawns_and_saves_equal_every_character_item() 
         ("phys_hammer_reload_tsunami", 550),
         ("phys_turret_dragger_coverage", 520),
         ("phys_front_pickup_tsunami", 275),
+        ("phys_player_flags_dm1", 682),
+        ("phys_no_weak_hook_dm1", 1_136),
+        ("phys_armor_queue_dm1", 275),
+        ("phys_campaign_spawn_input_ctf5", 7_013),
     ] {
         let r = compare("ddnet-16.4", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -27,6 +27,7 @@ const DM1_20: &str = "ddnet-20.1/B_eight_bots_dm1";
 const UNMODELLED: &str = "ddnet-16.4/phys_unmodelled_coverage";
 const TURRET_DRAGGER: &str = "ddnet-16.4/phys_turret_dragger_coverage";
 const FRONT_PICKUP: &str = "ddnet-16.4/phys_front_pickup_tsunami";
+const NO_WEAK_HOOK: &str = "ddnet-16.4/phys_no_weak_hook_dm1";
 
 /// Each entity's own name (`ENTITY_*`), by index; "" where DDNet has none.
 pub(super) const ENTITY_NAMES: [&str; 50] = [
@@ -302,7 +303,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Setting { at_start: true }, "sv_spectator_slots", [Detected, Detected], "fewer players may join the game", [];
     What::Setting { at_start: true }, "sv_inactivekick_time", [Detected, Detected], "inactive players are moved to the spectators", [];
     What::Setting { at_start: true }, "sv_gametype", [Absent, Detected], "another game type than ddnet", [];
-    What::Setting { at_start: false }, "sv_no_weak_hook / sv_no_weak_hook_and_bounce", [Detected, Detected], "detected on every tick it acts", [];
+    What::Setting { at_start: false }, "sv_no_weak_hook / sv_no_weak_hook_and_bounce", [Modelled, Modelled], "every core pre-ticked (16.4: before every entity; 20.1: before the characters)", [NO_WEAK_HOOK];
     What::Setting { at_start: false }, "sv_dragger_range, sv_plasma_range, sv_plasma_per_sec", [Detected, Detected], "their entities are detected (within these ranges)", [];
     What::Setting { at_start: false }, "sv_rescue, sv_rescue_delay, sv_practice, sv_practice_by_default", [Detected, Detected], "through the commands they allow", [];
     What::Setting { at_start: false }, "sv_test_cmds", [Unknown, Unknown], "test commands are modelled as the file records them, whatever this says", [];

@@ -24,8 +24,10 @@ pub mod weapon {
     pub const COUNT: usize = 6;
 }
 
-/// `PLAYERFLAG_CHATTING`: the input is ignored by the character.
-pub const PLAYERFLAG_CHATTING: i32 = 1 << 1;
+/// `PLAYERFLAG_CHATTING` (0.6's third flag, after `PLAYING` and
+/// `IN_MENU`; a 0.7 client's flags are translated to 0.6's before they are
+/// recorded): the input is ignored by the character.
+pub const PLAYERFLAG_CHATTING: i32 = 1 << 2;
 /// `PLAYERFLAG_SPEC_CAM` (20.1): the input is not for the character.
 pub const PLAYERFLAG_SPEC_CAM: i32 = 1 << 5;
 
@@ -165,10 +167,9 @@ impl Character {
             saved_input: input,
             prev_input: input,
             latest_input: input,
-            latest_prev_input: PlayerInput {
-                target_y: -1,
-                ..PlayerInput::default()
-            },
+            // The constructor sets every input to the last one: a fire
+            // counter already odd is no press.
+            latest_prev_input: input,
             num_inputs: 0,
             freeze_time: 0,
             freeze_start: 0,

@@ -223,7 +223,7 @@ impl Devices {
                 .enumerate()
                 .map(|(i, b)| (b.seq, Item::Beam(i))),
         );
-        items.sort_by(|a, b| b.0.cmp(&a.0));
+        items.sort_by_key(|item| std::cmp::Reverse(item.0));
         // Nothing is made before the devices tick: the indices hold.
         for (_, item) in items {
             match item {
@@ -260,7 +260,7 @@ impl Devices {
         let interval = TICK_SPEED / s.plasma_per_sec;
         let mut target_in_team = vec![-1i32; MAX_CLIENTS];
         let mut min_dist_in_team = vec![0i32; MAX_CLIENTS];
-        let mut is_target = vec![false; MAX_CLIENTS];
+        let mut is_target = [false; MAX_CLIENTS];
         for &c in ctx.order {
             let at = char_pos(ctx, c);
             if at.distance(t.pos) >= s.plasma_range as f32 + PHYSICAL_SIZE {
@@ -336,8 +336,8 @@ impl Devices {
         };
         let mut closest_in_team = vec![-1i32; MAX_CLIENTS];
         let mut min_dist_in_team = vec![0i32; MAX_CLIENTS];
-        let mut can_stay = vec![false; MAX_CLIENTS];
-        let mut is_target = vec![false; MAX_CLIENTS];
+        let mut can_stay = [false; MAX_CLIENTS];
+        let mut is_target = [false; MAX_CLIENTS];
         let reach = (s.dragger_range as f32 - PHYSICAL_SIZE) + PHYSICAL_SIZE;
         for &c in ctx.order {
             let at = char_pos(ctx, c);
@@ -390,14 +390,14 @@ impl Devices {
                     },
                 );
                 self.tick_beam(ctx, s, 0);
-            } else if !target && g.beam[c] {
-                if let Some(b) = self
+            } else if !target
+                && g.beam[c]
+                && let Some(b) = self
                     .beams
                     .iter()
                     .position(|b| b.dragger == d && b.target == c && b.active)
-                {
-                    self.reset_beam(b);
-                }
+            {
+                self.reset_beam(b);
             }
         }
     }

@@ -214,6 +214,15 @@ impl World {
             dragger_range: self.config.sv_dragger_range,
             freeze_delay,
         };
+        // With sv_no_weak_hook every character's core ticks before the
+        // rest of the world: 16.4 before all entities
+        // (`CGameWorld::Tick`), 20.1 right before the characters.
+        let no_weak_hook = self.config.sv_no_weak_hook != 0;
+        if no_weak_hook && self.release == Release::Ddnet16_4 {
+            for cid in self.order.clone() {
+                self.pre_tick(cid);
+            }
+        }
         let mut projectiles = std::mem::take(&mut self.projectiles);
         let mut lasers = std::mem::take(&mut self.lasers);
         let mut devices = std::mem::take(&mut self.devices);
@@ -254,8 +263,10 @@ impl World {
                         if any {
                             ch.last_weapon = weapon::GUN;
                         }
+                        // `SetActiveWeapon`, not `SetWeapon`: the last
+                        // and the queued weapon stay.
                         if ch.active_weapon >= weapon::SHOTGUN {
-                            ch.set_weapon(weapon::HAMMER);
+                            ch.active_weapon = weapon::HAMMER;
                         }
                     }
                     PickupKind::Weapon(w) => {
@@ -269,6 +280,11 @@ impl World {
             }
         }
         let order = self.order.clone();
+        if no_weak_hook && self.release == Release::Ddnet20_1 {
+            for &cid in &order {
+                self.pre_tick(cid);
+            }
+        }
         for &cid in &order {
             self.character_tick(cid);
         }
@@ -293,16 +309,16 @@ impl World {
         self.devices.remove_marked();
     }
 
-    /// `CCharacter::Tick` (with `PreTick`, `DDRaceTick`,
-    /// `HandleWeapons` and `DDRacePostCoreTick`).
-    pub(super) fn character_tick(&mut self, cid: usize) {
-        let tick = self.tick;
+    /// `CCharacter::PreTick`: `DDRaceTick` (the input as it came, masked
+    /// by freeze) and the core's tick, with its deferred part (hooked
+    /// players pulled, players pushed apart) unless `sv_no_weak_hook`
+    /// leaves that to [`World::character_tick`].
+    pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
         let tuning = *self.tunings.zone(zone);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
-        // DDRaceTick: the input as it came, masked by freeze.
         ch.input = ch.saved_input;
         if ch.live_frozen {
             ch.input.direction = 0;
@@ -328,12 +344,20 @@ impl World {
             core.tuning = tuning;
             core.input = input;
         }
-        let no_weak_hook = self.config.sv_no_weak_hook != 0;
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
+        let no_weak_hook = self.config.sv_no_weak_hook != 0;
         self.cores.tick(cid, &self.col, true, !no_weak_hook);
-        if no_weak_hook {
-            // Only the deferred part would run here; see `step_no_weak_hook`.
-            self.unmodelled(cid, "sv_no_weak_hook");
+    }
+
+    /// `CCharacter::Tick` (with `HandleWeapons` and
+    /// `DDRacePostCoreTick`): first [`World::pre_tick`], or, with
+    /// `sv_no_weak_hook` (every character pre-ticked already), the core's
+    /// deferred part alone.
+    pub(super) fn character_tick(&mut self, cid: usize) {
+        let tick = self.tick;
+        match self.config.sv_no_weak_hook != 0 {
+            true => self.cores.tick_deferred(cid),
+            false => self.pre_tick(cid),
         }
 
         // HandleWeapons.

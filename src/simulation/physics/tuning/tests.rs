@@ -352,14 +352,24 @@ fn the_corpus_files_headers_and_commands() {
     let c = Some("C_rcon_auth.teehistorian".to_string());
     // phys_gravity_fall (16.4): `tune gravity 0.25` mid-fall, then 0.5.
     let g = Some("phys_gravity_fall.teehistorian".to_string());
+    // phys_campaign_spawn_input_ctf5 (16.4): nine control tunings at its
+    // start (tick 25), ground_friction at 500, velramp_start at 600.
+    let k = Some("phys_campaign_spawn_input_ctf5.teehistorian".to_string());
+    let mut control = vec![(k.clone(), 25, "tune".to_string(), Some(50)); 9];
+    control.push((k.clone(), 500, "tune".to_string(), Some(50)));
+    control.push((k, 600, "tune".to_string(), Some(50)));
     assert_eq!(
         seen,
         [
-            (g.clone(), 180, "tune".to_string(), Some(25)),
-            (g, 230, "tune".to_string(), Some(50)),
-            (c.clone(), 527, "tune".to_string(), Some(45)),
-            (c, 727, "tune_reset".to_string(), Some(50)),
+            control,
+            vec![
+                (g.clone(), 180, "tune".to_string(), Some(25)),
+                (g, 230, "tune".to_string(), Some(50)),
+                (c.clone(), 527, "tune".to_string(), Some(45)),
+                (c, 727, "tune_reset".to_string(), Some(50)),
+            ],
         ]
+        .concat()
     );
 }
 

@@ -9,7 +9,7 @@
 //!   inflated, and DDNet's reader and loader rules over the items and
 //!   the tiles (each tiles block inflated again, one at a time);
 //! * `deflate`: every data block deflated again at DDNet's level, 6, and
-//!   compared with its stored bytes (what `tests/map.rs` counts).
+//!   compared with its stored bytes (what `tests/harness/map.rs` counts).
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::hint::black_box;

@@ -56,7 +56,7 @@ const CAPTURES: &[&str] = &[
 ];
 /// The capture of the packet benchmark.
 const PACKET_CAPTURE: &str = "B_eight_bots_dm1";
-/// Its counts, from the corpus README (as `tests/packets.rs` asserts):
+/// Its counts, from the corpus README (as `tests/it/packets.rs` asserts):
 /// datagrams, compressed packets, vital and non-vital chunks.
 const B_DATAGRAMS: usize = 29_523;
 const B_COMPRESSED: usize = 14_772;

@@ -62,7 +62,9 @@ fn legacy(raw: &[u8]) -> Result<Vec<u8>, String> {
 pub fn run() -> Result<conform::Report, conform::RunError> {
     // The bundled corpus's vectors and files, as `conform run` uses them.
     let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let suite = Suite::builtin(&[corpus], Vec::new()).only(&[Unit::Huffman]);
+    let suite = Suite::builtin(&[corpus], Vec::new())
+        .map_err(|e| conform::RunError(e.to_string()))?
+        .only(&[Unit::Huffman]);
     let info = Info::new("libtw2-huffman (in process)", "0.2").unit(Unit::Huffman, true);
     let mut decoder = InProcess::new(info.clone(), libtw2);
     let mut encoder = InProcess::new(info, libtw2);

@@ -48,9 +48,8 @@ pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Resul
     .map_err(|e| error("read", e))?;
     if meta.is_dir() {
         let mut entries: Vec<PathBuf> = fs::read_dir(path)
-            .map_err(|e| error("list", e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
+            .and_then(|entries| entries.map(|e| Ok(e?.path())).collect())
+            .map_err(|e| error("list", e))?;
         entries.sort();
         for entry in entries {
             walk(&entry, false, files)?;

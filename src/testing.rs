@@ -44,19 +44,6 @@ pub fn corpus_files(sub: &str) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// The shared upstream corpus (real files from other projects; its
-/// README gives their provenance), if this machine has it:
-/// `$TEEORACLE_UPSTREAM`, else `../shared/corpus/upstream` beside the
-/// repository (as in CI). A newcomer's clone has none: tests skip their
-/// upstream part (`tests/golden.rs` says so in one line of its output).
-pub fn upstream_corpus() -> Option<std::path::PathBuf> {
-    let candidates = [
-        std::env::var_os("TEEORACLE_UPSTREAM").map(std::path::PathBuf::from),
-        Some(root().join("../shared/corpus/upstream")),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
-}
-
 /// The codec law for a value: it encodes to bytes that decode, using every
 /// byte, to the same value; and a strict decode of those bytes encodes
 /// back to them exactly. Returns a description of the first broken law.

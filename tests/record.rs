@@ -3,32 +3,33 @@
 //! teehistorian file, the rcon-started demo and the bots' pcapng are
 //! written and check clean, and the teehistorian file has the bots'
 //! joins, inputs, chat and drops. Without the server, or where a network
-//! namespace cannot be made (not root), the test says why and passes:
-//! CI has both.
+//! namespace cannot be made (not root), each test is reported ignored,
+//! saying why: CI has both, and fails on an ignored test.
 
 #[macro_use]
 mod common;
 
-use libtest_mimic::{Arguments, Trial};
+use common::Test;
+use libtest_mimic::Arguments;
 use std::path::Path;
 
-const TESTS: &[(&str, fn())] = tests![
+const TESTS: &[Test] = tests![
     // First, so that its runs (alone) usually come before the others'
     // rather than between them.
-    a_changed_setting_stands_out_and_two_runs_are_the_same,
-    a_scenario_recorded_on_ddnet_16_4_checks_clean,
-    a_server_that_exits_at_once_fails_the_run,
-    a_server_that_dies_from_a_signal_fails_the_run_naming_it,
-    a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts,
-    a_refused_bot_fails_the_run_naming_it_and_the_servers_reason,
-    an_expected_refusal_passes,
-    a_folder_that_holds_files_is_refused_unless_forced,
-    two_map_changes_leave_no_snapshot_anomaly,
-    ctrl_c_keeps_what_the_server_wrote,
-    a_map_change_that_never_comes_fails_the_run,
-    a_scenario_recorded_on_teeworlds_0_7_5_checks_clean,
-    a_07_client_beside_a_06_one_on_ddnet,
-    scripted_inputs_and_kill_land_on_their_ticks,
+    a_changed_setting_stands_out_and_two_runs_are_the_same needs DdnetServer,
+    a_scenario_recorded_on_ddnet_16_4_checks_clean needs DdnetServer,
+    a_server_that_exits_at_once_fails_the_run needs NetNamespace,
+    a_server_that_dies_from_a_signal_fails_the_run_naming_it needs NetNamespace,
+    a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts needs DdnetServer,
+    a_refused_bot_fails_the_run_naming_it_and_the_servers_reason needs DdnetServer,
+    an_expected_refusal_passes needs DdnetServer,
+    a_folder_that_holds_files_is_refused_unless_forced needs DdnetServer,
+    two_map_changes_leave_no_snapshot_anomaly needs DdnetServer,
+    ctrl_c_keeps_what_the_server_wrote needs DdnetServer,
+    a_map_change_that_never_comes_fails_the_run needs DdnetServer,
+    a_scenario_recorded_on_teeworlds_0_7_5_checks_clean needs TeeworldsServer,
+    a_07_client_beside_a_06_one_on_ddnet needs DdnetServer,
+    scripted_inputs_and_kill_land_on_their_ticks needs DdnetServer,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -37,38 +38,14 @@ const TESTS: &[(&str, fn())] = tests![
 fn main() {
     let mut args = Arguments::from_args();
     args.test_threads.get_or_insert(TESTS.len());
-    let trials = TESTS
-        .iter()
-        .map(|&(name, test)| {
-            Trial::test(name, move || {
-                test();
-                Ok(())
-            })
-        })
-        .collect();
-    libtest_mimic::run(&args, trials).exit();
+    libtest_mimic::run(&args, common::trials("", TESTS)).exit();
 }
 
-const SERVER: &str = "/usr/games/DDNet-Server";
-const TEEWORLDS: &str = "/usr/games/teeworlds-server";
-
-fn can_record(server: &str) -> Result<(), String> {
-    if !Path::new(server).exists() {
-        return Err(format!("{server} is not installed (see .ci/run)"));
-    }
-    let ns = std::process::Command::new("unshare")
-        .args(["-n", "true"])
-        .status();
-    if !ns.is_ok_and(|s| s.success()) {
-        return Err("`unshare -n` fails here (a network namespace needs root)".into());
-    }
-    Ok(())
-}
+const SERVER: &str = common::DDNET_SERVER;
+const TEEWORLDS: &str = common::TEEWORLDS_SERVER;
 
 fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
-    let Some((out, shown, _dir)) = record(SERVER, "join_move_leave.ron") else {
-        return;
-    };
+    let (out, shown, _dir) = record(SERVER, "join_move_leave.ron");
     // Three recordings, all passing `check`.
     assert!(shown.contains("3 passed"), "{shown}");
     for file in [
@@ -135,13 +112,8 @@ fn a_scenario_recorded_on_ddnet_16_4_checks_clean() {
 }
 
 /// Runs `scenario` on `server` into a temporary folder: the folder, what
-/// `record` printed, and the folder's owner; `None` (with the reason
-/// printed) where it cannot run.
-fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, tempfile::TempDir)> {
-    if let Err(why) = can_record(server) {
-        eprintln!("SKIPPED: {why}");
-        return None;
-    }
+/// `record` printed, and the folder's owner.
+fn record(server: &str, scenario: &str) -> (std::path::PathBuf, String, tempfile::TempDir) {
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus/record")
         .join(scenario);
@@ -153,7 +125,7 @@ fn record(server: &str, scenario: &str) -> Option<(std::path::PathBuf, String, t
         "{shown}{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    Some((out, shown, dir))
+    (out, shown, dir)
 }
 
 /// Runs `record` with `scenario` on `server` into `run/` of a new
@@ -219,10 +191,6 @@ const SHORT: &str =
     r#"(seconds: 4.0, bots: [(name: "solo", join: 0.5, leave: Some(3.5), moves: true)])"#;
 
 fn a_server_that_exits_at_once_fails_the_run() {
-    if let Err(why) = can_record("/bin/false") {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, _s) = scenario_file(SHORT);
     let (_, run, _dir) = record_with("/bin/false", &scenario, &[]);
     let said = printed(&run);
@@ -234,10 +202,6 @@ fn a_server_that_exits_at_once_fails_the_run() {
 }
 
 fn a_server_that_dies_from_a_signal_fails_the_run_naming_it() {
-    if let Err(why) = can_record("/bin/sh") {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, dir) = scenario_file(SHORT);
     let crash = dir.path().join("crashing-server");
     std::fs::write(&crash, "#!/bin/sh\nsleep 2\nkill -SEGV $$\n").unwrap();
@@ -253,14 +217,6 @@ fn a_server_that_dies_from_a_signal_fails_the_run_naming_it() {
 }
 
 fn a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
-    if !Path::new("/usr/share/games/ddnet/data/maps").is_dir() {
-        eprintln!("SKIPPED: Debian's ddnet-data maps are not installed");
-        return;
-    }
     for (text, expected) in [
         (
             r#"(seconds: 4.0, map: Some("no such map"), bots: [(name: "a")])"#,
@@ -298,10 +254,6 @@ fn a_missing_map_or_a_bad_protocol_is_bad_usage_before_anything_starts() {
 }
 
 fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     // DDNet's default sv_max_clients_per_ip is 4; all bots are 127.0.0.1.
     let (scenario, _s) = scenario_file(
         r#"(seconds: 3.0, bots: [(name: "b1", join: 0.5), (name: "b2", join: 0.6),
@@ -324,10 +276,6 @@ fn a_refused_bot_fails_the_run_naming_it_and_the_servers_reason() {
 
 /// Declared in the scenario, the same refusal passes.
 fn an_expected_refusal_passes() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, _s) = scenario_file(
         r#"(seconds: 3.0, bots: [(name: "b1", join: 0.5), (name: "b2", join: 0.6),
             (name: "b3", join: 0.7), (name: "b4", join: 0.8),
@@ -350,10 +298,6 @@ fn an_expected_refusal_passes() {
 }
 
 fn a_folder_that_holds_files_is_refused_unless_forced() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, _s) = scenario_file(SHORT);
     let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
@@ -389,9 +333,7 @@ fn a_folder_that_holds_files_is_refused_unless_forced() {
 /// the capture replays without one snapshot anomaly; each map has its
 /// teehistorian file, named by its place.
 fn two_map_changes_leave_no_snapshot_anomaly() {
-    let Some((out, shown, _dir)) = record(SERVER, "two_map_changes.ron") else {
-        return;
-    };
+    let (out, shown, _dir) = record(SERVER, "two_map_changes.ron");
     for name in ["server-1", "server-2", "server-3"] {
         let file = out.join(format!("{name}.teehistorian"));
         assert!(file.exists(), "no {}:\n{shown}", file.display());
@@ -428,10 +370,6 @@ fn two_map_changes_leave_no_snapshot_anomaly() {
 /// stops 250 ticks after the command and fails, naming it (it used to go
 /// on to the end with idle bots and pass).
 fn a_map_change_that_never_comes_fails_the_run() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, _s) = scenario_file(
         r#"(seconds: 7.0, map: Some("dm1"), rcon: [(0.6, "sv_map dm1")],
             bots: [(name: "op", join: 0.5, moves: true)])"#,
@@ -455,10 +393,6 @@ fn a_map_change_that_never_comes_fails_the_run() {
 /// SIGINT to the whole process group, as a terminal's Ctrl-C: the server
 /// is stopped in order, its files are collected and end clean.
 fn ctrl_c_keeps_what_the_server_wrote() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     use std::os::unix::process::CommandExt;
     let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
@@ -504,9 +438,7 @@ fn ctrl_c_keeps_what_the_server_wrote() {
 /// net version 0.7) and the bots' capture check clean, and the server was
 /// shut down over the remote console.
 fn a_scenario_recorded_on_teeworlds_0_7_5_checks_clean() {
-    let Some((out, shown, _dir)) = record(TEEWORLDS, "teeworlds_07.ron") else {
-        return;
-    };
+    let (out, shown, _dir) = record(TEEWORLDS, "teeworlds_07.ron");
     assert!(
         shown.contains("2 passed (0 with warnings), 0 failed"),
         "{shown}"
@@ -528,9 +460,7 @@ fn a_scenario_recorded_on_teeworlds_0_7_5_checks_clean() {
 
 /// A 0.7 bot beside a 0.6 one on DDNet (its "sixup" clients).
 fn a_07_client_beside_a_06_one_on_ddnet() {
-    let Some((out, shown, _dir)) = record(SERVER, "mixed_06_07.ron") else {
-        return;
-    };
+    let (out, shown, _dir) = record(SERVER, "mixed_06_07.ron");
     assert!(
         shown.contains("2 passed (0 with warnings), 0 failed"),
         "{shown}"
@@ -572,10 +502,6 @@ fn a_changed_setting_stands_out_and_two_runs_are_the_same() {
     // small servers keep to their ticks on 2 cores, where a check of
     // another test's files running beside them may hold one up.
     let alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/record");
     let runs: Vec<_> = std::thread::scope(|threads| {
         let started: Vec<_> = [
@@ -671,10 +597,6 @@ fn json_len(v: &[serde_json::Value]) -> serde_json::Value {
 /// weapon plus one, and Cl_Kill on its own tick; the tee died and came
 /// back (a second PLAYER_NEW).
 fn scripted_inputs_and_kill_land_on_their_ticks() {
-    if let Err(why) = can_record(SERVER) {
-        eprintln!("SKIPPED: {why}");
-        return;
-    }
     let (scenario, _dir) = scenario_file(
         r#"(map: Some("dm1"), seconds: 4.0, bots: [(name: "a", kill: [3.2], actions: [
             (2.0, (direction: Some(-1), target: Some((50, -20)), weapon: Some(0))),

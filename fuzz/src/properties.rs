@@ -1,5 +1,5 @@
 //! What each fuzz target checks on one input: more than "no crash". Every
-//! function panics when a property fails. `tests/fuzz_regressions.rs`
+//! function panics when a property fails. `tests/it/fuzz_regressions.rs`
 //! runs the same functions over the corpus and every saved finding, so
 //! this file depends on teeoracle and std only.
 

@@ -214,7 +214,8 @@ fn builtin(corpus: &[PathBuf], units: &[Unit]) -> Result<(Suite, String), Failur
         true => "built-in, no corpus".to_string(),
         false => format!("built-in, corpus: {}", names.join(", ")),
     };
-    Ok((suite::standard(&roots, units), source))
+    let suite = suite::standard(&roots, units).map_err(|e| Failure::Unreadable(e.to_string()))?;
+    Ok((suite, source))
 }
 
 // ---- the reference adapter ----

@@ -33,7 +33,7 @@
 //!     }
 //! }
 //!
-//! let suite = Suite::builtin(&[], Vec::new()).only(&[Unit::Varint]);
+//! let suite = Suite::builtin(&[], Vec::new()).unwrap().only(&[Unit::Varint]);
 //! let info = Info::new("mine", "0.1").unit(Unit::Varint, false);
 //! let mut adapter = InProcess::new(info, my_decoder);
 //! let report = conform::run(&suite, &mut adapter, None).unwrap();

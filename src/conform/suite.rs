@@ -2,6 +2,7 @@
 //! corpus file, in a fixed order.
 
 use super::{Case, Unit, join};
+use crate::files::WalkError;
 use crate::packet::{Version, detect_version};
 use crate::snapshot::{ItemSizes, Snapshot, create};
 use std::collections::BTreeSet;
@@ -46,19 +47,24 @@ impl Suite {
     /// `corpora` (a `corpus/` folder, or the shared upstream corpus), and
     /// `extra` cases (the generators'). Each decode case of a unit that
     /// encodes also gives its encode case. Cases are in unit order, then
-    /// id order; an id met twice keeps its first case.
-    pub fn builtin(corpora: &[PathBuf], extra: Vec<Case>) -> Suite {
+    /// id order; an id met twice keeps its first case. A corpus file or
+    /// folder that cannot be read is an error, never left out.
+    pub fn builtin(corpora: &[PathBuf], extra: Vec<Case>) -> Result<Suite, WalkError> {
         Suite::builtin_of(corpora, extra, &[])
     }
 
     /// The built-in suite's cases of `units` (all when empty): the same
-    /// suite as `builtin(corpora, extra).only(units)`, built without
+    /// suite as `builtin(corpora, extra)?.only(units)`, built without
     /// reading the corpus files that give none of their cases.
-    pub fn builtin_of(corpora: &[PathBuf], extra: Vec<Case>, units: &[Unit]) -> Suite {
+    pub fn builtin_of(
+        corpora: &[PathBuf],
+        extra: Vec<Case>,
+        units: &[Unit],
+    ) -> Result<Suite, WalkError> {
         let wanted = |u: Unit| units.is_empty() || units.contains(&u);
         let mut cases = vectors();
         for root in corpora {
-            from_corpus(root, &wanted, &mut cases);
+            from_corpus(root, &wanted, &mut cases)?;
         }
         cases.extend(extra);
         let encodes: Vec<Case> = cases.iter().filter_map(Case::encode_of).collect();
@@ -68,12 +74,12 @@ impl Suite {
         // The same input twice (a vector file in two corpora) is one case.
         let mut seen = BTreeSet::new();
         cases.retain(|c| seen.insert((c.unit, c.op == super::Op::Encode, digest(&c.input))));
-        Suite {
+        Ok(Suite {
             version: SUITE_VERSION,
             seed: SEED,
             cases,
         }
-        .only(units)
+        .only(units))
     }
 
     /// Keeps only the cases of `units` (all when empty).
@@ -240,11 +246,16 @@ fn encode_vector(id: String, unit: Unit, value: serde_json::Value, reason: &str)
 /// Cases from the files under a corpus folder: every file of a unit
 /// teeoracle makes JSON for, in path order, that gives a case of a
 /// `wanted` unit (a file's cases are all made or none: which datagrams
-/// of a capture are taken depends on every one before).
-fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>) {
+/// of a capture are taken depends on every one before). A file or folder
+/// that cannot be read (a delta's `.from.bin` too) is an error.
+fn from_corpus(
+    root: &Path,
+    wanted: &dyn Fn(Unit) -> bool,
+    cases: &mut Vec<Case>,
+) -> Result<(), WalkError> {
     let packets = wanted(Unit::Packet06) || wanted(Unit::Packet07);
     let snapshots = wanted(Unit::Snapshot) || wanted(Unit::DeltaCreate) || wanted(Unit::DeltaApply);
-    for path in files_under(root) {
+    for path in crate::files::files_under(root)? {
         let Ok(rel) = path.strip_prefix(root) else {
             continue;
         };
@@ -268,9 +279,7 @@ fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>
         if !gives {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
+        let bytes = read(&path)?;
         if huffman {
             huffman_vectors(&rel, &bytes, cases);
         } else if packet_text {
@@ -278,13 +287,11 @@ fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>
         } else if capture {
             capture_cases(&rel, &bytes, cases);
         } else if let Some(stem) = name.strip_suffix(".delta.bin") {
-            let from = path.with_file_name(format!("{stem}.from.bin"));
-            if let Ok(from) = std::fs::read(from) {
-                let id = format!("delta_apply/{}", id_part(&rel));
-                let input = join(&from, &bytes);
-                let reason = format!("{rel} applied to its .from.bin");
-                cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
-            }
+            let from = read(&path.with_file_name(format!("{stem}.from.bin")))?;
+            let id = format!("delta_apply/{}", id_part(&rel));
+            let input = join(&from, &bytes);
+            let reason = format!("{rel} applied to its .from.bin");
+            cases.push(Case::decode(id, Unit::DeltaApply, input, &reason));
         } else if demo {
             if wanted(Unit::Demo) {
                 demo_case(&rel, &bytes, cases);
@@ -303,12 +310,16 @@ fn from_corpus(root: &Path, wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>
             cases.push(Case::decode(id, Unit::Teehistorian, bytes, &rel));
         }
     }
+    Ok(())
 }
 
-/// Every file below `dir`, in path order; none if it cannot be read (a
-/// `--corpus` that cannot be read is refused before).
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    crate::files::files_under(dir).unwrap_or_default()
+/// A corpus file's bytes.
+fn read(path: &Path) -> Result<Vec<u8>, WalkError> {
+    std::fs::read(path).map_err(|source| WalkError {
+        what: "read",
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// A path made safe for an id and a file name: letters, digits, `_-.`
@@ -538,7 +549,9 @@ mod tests {
     #[test]
     fn map_cases_from_the_corpus() {
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        let suite = Suite::builtin(&[corpus], Vec::new()).only(&[Unit::Map]);
+        let suite = Suite::builtin(&[corpus], Vec::new())
+            .unwrap()
+            .only(&[Unit::Map]);
         let find = |id: &str| {
             suite
                 .cases
@@ -603,9 +616,32 @@ mod tests {
         assert!(suite.cases.iter().any(|c| c.id.starts_with("map/demo/")));
     }
 
+    /// A folder that is not there, a corpus file that cannot be read (a
+    /// link to nothing) and a delta without its `.from.bin` are errors
+    /// naming the path, never files left out of the suite.
+    #[cfg(unix)]
+    #[test]
+    fn unreadable_corpus_files_and_folders_are_errors() {
+        let dir = std::env::temp_dir().join(format!("teeoracle-suite-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let error = |root: &Path| Suite::builtin(&[root.to_path_buf()], Vec::new()).unwrap_err();
+        let missing = dir.join("missing");
+        let e = error(&missing);
+        assert_eq!((e.what, &e.path), ("read", &missing), "{e}");
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("gone.demo")).unwrap();
+        let e = error(&dir);
+        assert_eq!((e.what, &e.path), ("read", &dir.join("gone.demo")), "{e}");
+        std::fs::remove_file(dir.join("gone.demo")).unwrap();
+        std::fs::write(dir.join("e205_cut.delta.bin"), [0; 4]).unwrap();
+        let e = error(&dir);
+        assert_eq!(e.path, dir.join("e205_cut.from.bin"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn vectors_are_classified() {
-        let suite = Suite::builtin(&[], Vec::new());
+        let suite = Suite::builtin(&[], Vec::new()).unwrap();
         let find = |id: &str| suite.cases.iter().find(|c| c.id == id).unwrap();
         assert_eq!(find("varint/vectors/zero").class, Class::MustAccept);
         let fifth = find("varint/vectors/fifth_byte_high_bits");

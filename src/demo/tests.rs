@@ -1,9 +1,10 @@
 //! The codec laws for the demo wire types, over arbitrary values and
-//! bytes, and every corpus demo round-tripped through them.
+//! bytes (every corpus demo round-trips through them in the integration
+//! tests: `tests/harness/demos.rs`).
 
 use super::chunk::compress_ints;
 use super::*;
-use crate::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
+use crate::codec::{Codec, Mode, Reader, encode_to_vec};
 use crate::huffman::Flavor;
 use crate::testing::{codec_law, qc, strict_law};
 use quickcheck::{Arbitrary, Gen, TestResult};
@@ -396,57 +397,6 @@ fn prop_demo_bytes_obey_the_strict_law() {
     );
     qc().tests(2_000)
         .quickcheck(prop as fn(Vec<u8>) -> Result<(), String>);
-}
-
-/// Every corpus demo (and the shared upstream ones, when present) decodes
-/// through the codec and encodes back to its bytes, its payloads
-/// recompressed; the streaming player and the decoded demo's replay agree.
-#[test]
-fn corpus_demos_round_trip_through_the_codec() {
-    let mut paths = crate::testing::corpus_files("demo");
-    // The shared corpus beside the repository (CI); absent in a bare clone.
-    if let Some(upstream) = crate::testing::upstream_corpus() {
-        paths.extend(crate::testing::files_under(&upstream));
-    }
-    paths.retain(|p| p.extension().is_some_and(|x| x == "demo"));
-    let mut checked = 0;
-    for path in paths {
-        let name = path.display();
-        let bytes = std::fs::read(&path).unwrap_or_default();
-        let Ok((demo, offsets)) = Demo::decode(&bytes) else {
-            assert!(name.to_string().contains("malformed"), "{name}");
-            continue;
-        };
-        let again: Demo<'_> = decode_exact(&bytes, Mode::Lenient, ()).unwrap();
-        assert_eq!(again, demo, "{name}");
-        let encoded = encode_to_vec(&demo, ());
-        assert!(
-            encoded == bytes,
-            "{name}: the re-encoding differs at byte {:?} (lengths {} and {})",
-            crate::codec::first_difference(&encoded, &bytes),
-            encoded.len(),
-            bytes.len()
-        );
-        assert_eq!(strict_law::<Demo<'_>, _>(&bytes, ()), Ok(()), "{name}");
-
-        let mut replayed = 0;
-        let replay = demo.replay_snapshots(&offsets, |_, _, _| replayed += 1);
-        let mut events = Events::new(&bytes).unwrap();
-        let (mut snapshots, mut faults) = (0, 0);
-        while let Some(e) = events.next().unwrap() {
-            match e.kind {
-                EventKind::Snapshot(_) => snapshots += 1,
-                EventKind::Fault(_) => faults += 1,
-                _ => {}
-            }
-        }
-        assert_eq!(events.counts(), replay.counts, "{name}");
-        assert_eq!(events.truncated(), demo.truncated, "{name}");
-        assert_eq!(snapshots, replayed, "{name}");
-        assert_eq!(faults, replay.faults.len(), "{name}");
-        checked += 1;
-    }
-    assert!(checked >= 14, "{checked} demos");
 }
 
 #[test]

@@ -6,14 +6,16 @@
 
 use super::{Kind, UNITS, cases};
 use crate::conform::{Case, SEED, Suite, Unit};
+use crate::files::WalkError;
 use std::path::{Path, PathBuf};
 
 /// Generated cases per unit and kind in the standard suite.
 pub const PER_KIND: usize = 20;
 
 /// The standard suite's cases of `units` (all when empty), with the
-/// corpus files under `corpora`.
-pub fn standard(corpora: &[PathBuf], units: &[Unit]) -> Suite {
+/// corpus files under `corpora`; a corpus file or folder that cannot be
+/// read is an error.
+pub fn standard(corpora: &[PathBuf], units: &[Unit]) -> Result<Suite, WalkError> {
     Suite::builtin_of(corpora, generated(units), units)
 }
 

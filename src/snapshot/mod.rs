@@ -69,7 +69,7 @@ impl Item<'_> {
 /// `FindItemIndexByKey` do. So [`create`] diffs every item against the
 /// first base item with its key and [`apply`] updates the first item with
 /// it, and with duplicates `apply(from, create(from, to))` is not `to`, in
-/// DDNet as here (`tests/snapshots.rs` checks these rules against a plain
+/// DDNet as here (`tests/it/snapshots.rs` checks these rules against a plain
 /// model of them).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Snapshot {

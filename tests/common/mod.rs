@@ -1,12 +1,202 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (`tests/it`, `tests/harness`,
+//! `tests/record.rs`); each binary uses some of them.
 
-/// The tests of a binary with its own harness, each by its function's
-/// name: `(name, function)` pairs (`#[macro_use] mod common;`).
-#[allow(unused_macros)]
+#![allow(dead_code, unused_imports, unused_macros)]
+
+use libtest_mimic::{Completion, Failed, Trial};
+
+/// A test of a binary with its own harness: its name, what it needs
+/// beside the clone, and its body.
+pub struct Test {
+    pub name: &'static str,
+    pub needs: &'static [Need],
+    pub run: fn() -> Result<(), Failed>,
+}
+
+/// What a test function gives: nothing (it panics on failure, as a
+/// `#[test]` does), or `Err` on failure.
+pub trait Outcome {
+    fn into_result(self) -> Result<(), Failed>;
+}
+
+impl Outcome for () {
+    fn into_result(self) -> Result<(), Failed> {
+        Ok(())
+    }
+}
+
+impl Outcome for Result<(), Failed> {
+    fn into_result(self) -> Result<(), Failed> {
+        self
+    }
+}
+
+/// Something a test needs beside the clone.
+#[derive(Clone, Copy)]
+pub enum Need {
+    /// Runs only where it is; elsewhere the test is reported ignored,
+    /// with why.
+    Only(Env),
+    /// Runs everywhere and reads it too where it is; where it is not, a
+    /// twin `<name> (with <it>)` is reported ignored, so the part not run
+    /// is never counted as passed.
+    Also(Env),
+}
+
+/// What a clone may lack and CI has (`.ci/run` installs it or has it
+/// beside the repository, and fails if any test was ignored).
+#[derive(Clone, Copy)]
+pub enum Env {
+    /// The shared corpus: [`shared_corpus`].
+    SharedCorpus,
+    /// `python3`, which runs the corpus generators.
+    Python3,
+    /// Debian's `ddnet-data` and `teeworlds-data` maps.
+    DebianMaps,
+    /// A network namespace (`unshare -n`, which needs root): `record`
+    /// runs every server in one.
+    NetNamespace,
+    /// Debian's DDNet 16.4 server with its maps, and a network namespace.
+    DdnetServer,
+    /// Debian's Teeworlds 0.7.5 server, and a network namespace.
+    TeeworldsServer,
+}
+
+/// Debian's DDNet 16.4 server (`ddnet-server`).
+pub const DDNET_SERVER: &str = "/usr/games/DDNet-Server";
+/// Debian's Teeworlds 0.7.5 server (`teeworlds-server`).
+pub const TEEWORLDS_SERVER: &str = "/usr/games/teeworlds-server";
+/// The folders of Debian's maps (`ddnet-data`, `teeworlds-data`).
+pub const DEBIAN_MAPS: [&str; 3] = [
+    "/usr/share/games/ddnet/data/maps",
+    "/usr/share/games/ddnet/data/maps7",
+    "/usr/share/games/teeworlds/data/maps",
+];
+
+impl Env {
+    /// Why it is missing here, or `None` where it is present.
+    pub fn missing(self) -> Option<String> {
+        use std::path::Path;
+        use std::process::{Command, Stdio};
+        use std::sync::OnceLock;
+        let runs = |cmd: &str, args: &[&str]| {
+            Command::new(cmd)
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let installed = |path: &str, package: &str| {
+            (!Path::new(path).exists())
+                .then(|| format!("{path} is missing (apt-get install {package})"))
+        };
+        match self {
+            Env::SharedCorpus => shared_corpus().is_none().then(|| {
+                format!(
+                    "needs the shared corpus: {} is not a folder",
+                    shared_corpus_path().display()
+                )
+            }),
+            Env::Python3 => (!runs("python3", &["--version"]))
+                .then(|| "needs python3, which runs the corpus generators".into()),
+            Env::DebianMaps => DEBIAN_MAPS.iter().find_map(|dir| {
+                installed(dir, "ddnet-data teeworlds-data").map(|why| format!("needs {why}"))
+            }),
+            Env::NetNamespace => {
+                static NAMESPACE: OnceLock<bool> = OnceLock::new();
+                (!*NAMESPACE.get_or_init(|| runs("unshare", &["-n", "true"])))
+                    .then(|| "needs a network namespace: `unshare -n` fails (not root)".into())
+            }
+            Env::DdnetServer => installed(DDNET_SERVER, "ddnet-server")
+                .or_else(|| installed(DEBIAN_MAPS[0], "ddnet-data"))
+                .map(|why| format!("needs {why}"))
+                .or_else(|| Env::NetNamespace.missing()),
+            Env::TeeworldsServer => installed(TEEWORLDS_SERVER, "teeworlds-server")
+                .map(|why| format!("needs {why}"))
+                .or_else(|| Env::NetNamespace.missing()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Env::SharedCorpus => "the shared corpus",
+            Env::Python3 => "python3",
+            Env::DebianMaps => "Debian's maps",
+            Env::NetNamespace => "a network namespace",
+            Env::DdnetServer => "the DDNet server",
+            Env::TeeworldsServer => "the Teeworlds server",
+        }
+    }
+}
+
+/// `&[Test]` of the functions named, each with what it needs:
+/// `tests![a, b needs SharedCorpus, c also SharedCorpus also DebianMaps]`
+/// ([`Need`]).
 macro_rules! tests {
-    ($($test:ident),* $(,)?) => {
-        &[$((stringify!($test), $test as fn())),*]
+    ($($test:ident $($how:ident $env:ident)*),* $(,)?) => {
+        &[$($crate::common::Test {
+            name: stringify!($test),
+            needs: &[$(tests!(@need $how $env)),*],
+            run: || $crate::common::Outcome::into_result($test()),
+        }),*]
     };
+    (@need needs $env:ident) => { $crate::common::Need::Only($crate::common::Env::$env) };
+    (@need also $env:ident) => { $crate::common::Need::Also($crate::common::Env::$env) };
+}
+
+/// The trials of `tests`, named `<module>::<name>` (as the standard
+/// harness names a test of a module; the name alone for no module).
+pub fn trials(module: &str, tests: &[Test]) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for test in tests {
+        let name = match module {
+            "" => test.name.to_string(),
+            _ => format!("{module}::{}", test.name),
+        };
+        let run = test.run;
+        let missing = |only: bool| {
+            test.needs.iter().filter_map(move |&need| match need {
+                Need::Only(env) if only => Some((env, env.missing()?)),
+                Need::Also(env) if !only => Some((env, env.missing()?)),
+                _ => None,
+            })
+        };
+        if let Some((_, why)) = missing(true).next() {
+            trials.push(ignored(name, why));
+            continue;
+        }
+        for (env, why) in missing(false) {
+            trials.push(ignored(format!("{name} (with {})", env.name()), why));
+        }
+        trials.push(Trial::test(name, run));
+    }
+    trials
+}
+
+/// A trial reported ignored, saying why.
+pub fn ignored(name: String, why: String) -> Trial {
+    Trial::ignorable_test(name, move || Ok(Completion::ignored_with(why)))
+}
+
+/// The shared corpus (recordings we may not copy into the repository,
+/// and real files of other projects under `upstream/`; its READMEs give
+/// their provenance), if this machine has it: `../shared/corpus` beside
+/// the repository, as in CI, where `conform run` and the examples of the
+/// docs look for it too. A bare clone has none: the tests that read it
+/// are reported ignored.
+pub fn shared_corpus() -> Option<PathBuf> {
+    Some(shared_corpus_path()).filter(|dir| dir.is_dir())
+}
+
+/// Where the shared corpus is looked for: [`shared_corpus`].
+fn shared_corpus_path() -> PathBuf {
+    root().join("../shared/corpus")
+}
+
+/// The shared corpus's `upstream/` folder: [`shared_corpus`].
+pub fn upstream_corpus() -> Option<PathBuf> {
+    shared_corpus().map(|dir| dir.join("upstream"))
 }
 
 /// The library's test helpers (seed, quickcheck, codec laws), the same
@@ -16,7 +206,6 @@ pub mod testing;
 
 /// For `testing`, which names the codec and files modules relative to
 /// itself.
-#[allow(unused_imports)]
 pub use teeoracle::{codec, files};
 
 use std::path::{Path, PathBuf};
@@ -25,7 +214,6 @@ use teeoracle::demo::{Demo, SnapshotReplay};
 
 /// Asserts `text` against the golden snapshot `name` in `snapshots/<dir>/`
 /// (reviewed with `cargo insta review`).
-#[allow(dead_code)]
 pub fn snapshot(dir: &str, name: &str, text: &str) {
     insta::with_settings!({
         // Relative to this file: tests/common/ -> the crate's snapshots/.
@@ -39,11 +227,9 @@ pub fn snapshot(dir: &str, name: &str, text: &str) {
 
 /// The corpus walkers and the crate root, from the library's test
 /// helpers (one copy for the unit and the integration tests).
-#[allow(unused_imports)]
-pub use testing::{corpus_files, files_under, root, upstream_corpus};
+pub use testing::{corpus_files, files_under, root};
 
 /// True if `path`'s file name ends with `ext` (without the dot).
-#[allow(dead_code)]
 pub fn has_ext(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e == ext)
 }
@@ -51,7 +237,6 @@ pub fn has_ext(path: &Path, ext: &str) -> bool {
 /// A demo decoded, with what every sound one passes: every payload
 /// decodes, it re-encodes to exactly its bytes, and its snapshots replay
 /// without a fault. The one round-trip check of the demo tests.
-#[allow(dead_code)]
 pub fn sound_demo<'a>(name: &str, bytes: &'a [u8]) -> (Demo<'a>, SnapshotReplay) {
     let (demo, offsets) = Demo::decode(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_eq!(demo.verbatim_payloads(), 0, "{name}: every payload decodes");
@@ -66,7 +251,6 @@ pub fn sound_demo<'a>(name: &str, bytes: &'a [u8]) -> (Demo<'a>, SnapshotReplay)
 
 /// Runs the `teeoracle` binary from the crate root (for tests that call
 /// the command line; not every test crate does).
-#[allow(dead_code)]
 pub fn run(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
         .args(args)
@@ -76,7 +260,6 @@ pub fn run(args: &[&str]) -> std::process::Output {
 }
 
 /// [`run`] with `input` on its standard input.
-#[allow(dead_code)]
 pub fn run_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
     use std::process::{Command, Stdio};
@@ -101,7 +284,6 @@ pub fn run_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
 }
 
 /// The captures of `corpus/packet/ddnet-20.1/` (without `.pcap`).
-#[allow(dead_code)]
 pub const CAPTURES: [&str; 5] = [
     "A_join_move_leave",
     "B_eight_bots_dm1",
@@ -111,17 +293,12 @@ pub const CAPTURES: [&str; 5] = [
 ];
 
 /// Runs a corpus generator script (`corpus/SCRIPT`, Python standard library
-/// only) into a fresh temporary folder and checks that each of `made`
-/// (paths relative to `corpus/`) is byte for byte the committed file.
-/// Returns the folder, for further checks; `None` (with a line) without
-/// python3: the generators are not needed to run the tests.
-#[allow(dead_code)]
-pub fn check_corpus_generator(script: &str, made: &[PathBuf]) -> Option<PathBuf> {
+/// only; a test that calls it `needs Python3`) into a fresh temporary
+/// folder and checks that each of `made` (paths relative to `corpus/`) is
+/// byte for byte the committed file. Returns the folder, for further
+/// checks.
+pub fn check_corpus_generator(script: &str, made: &[PathBuf]) -> PathBuf {
     use std::process::Command;
-    if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("python3 not found: skipping the comparison with {script}");
-        return None;
-    }
     let stem = script.trim_end_matches(".py");
     let out_dir = std::env::temp_dir().join(format!("teeoracle-{stem}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out_dir);
@@ -143,5 +320,5 @@ pub fn check_corpus_generator(script: &str, made: &[PathBuf]) -> Option<PathBuf>
             first_difference(&a, &b)
         );
     }
-    Some(out_dir)
+    out_dir
 }

@@ -75,10 +75,14 @@ pub struct Knobs {
     /// tick (the teehistorian file has it on the join's tick).
     #[serde(default = "yes")]
     pub join_input: bool,
-    /// Sets the chatting flag at times (DDNet then resets the
-    /// character's input); `false` clears it from every input.
+    /// Sets the chatting and (0.6) in-menu flags at times (DDNet resets
+    /// a chatting player's input); `false` clears them from every input.
     #[serde(default = "yes")]
-    pub chatting: bool,
+    pub chat_and_menu: bool,
+    /// Presses next and previous weapon; `false` holds both counters at
+    /// their start.
+    #[serde(default = "yes")]
+    pub next_prev: bool,
 }
 
 fn default_deeds_every() -> f64 {
@@ -266,11 +270,15 @@ impl RandomBot {
     /// previous weapon], as DDNet's INPUT carries it.
     pub fn input(&self, tick: u32) -> [i32; 10] {
         let mut input = self.drawn_input(tick);
-        if !self.knobs.chatting {
+        if !self.knobs.next_prev {
+            input[8] = self.prefix[0][1] as i32;
+            input[9] = self.prefix[0][2] as i32;
+        }
+        if !self.knobs.chat_and_menu {
             input[6] &= !if self.seven {
                 seven::CHATTING
             } else {
-                six::CHATTING
+                six::CHATTING | six::IN_MENU
             };
         }
         input
@@ -626,21 +634,40 @@ mod tests {
     }
 
     #[test]
-    fn without_chatting_only_the_chatting_bit_goes() {
-        for (seven, bit) in [(false, six::CHATTING), (true, seven::CHATTING)] {
+    fn without_chat_and_menu_only_their_bits_go() {
+        let six_bits = six::CHATTING | six::IN_MENU;
+        for (seven, bit) in [(false, six_bits), (true, seven::CHATTING)] {
             let chats = RandomBot::new(&knobs(9), 0, seven, RUN);
-            let quiet: Knobs = ron::from_str("(seed: 9, armed: true, chatting: false)").unwrap();
+            let quiet: Knobs =
+                ron::from_str("(seed: 9, armed: true, chat_and_menu: false)").unwrap();
             let quiet = RandomBot::new(&quiet, 0, seven, RUN);
             let mut chatted = 0;
             for t in 0..RUN {
                 let (a, b) = (chats.input(t), quiet.input(t));
                 chatted += usize::from(a[6] & bit != 0);
-                assert_eq!(b[6] & bit, 0, "tick {t}: chatting");
+                assert_eq!(b[6] & bit, 0, "tick {t}: chatting or in the menu");
                 let mut a = a;
                 a[6] &= !bit;
-                assert_eq!(a, b, "tick {t}: more than the chatting bit changed");
+                assert_eq!(a, b, "tick {t}: more than those bits changed");
             }
             assert!(chatted > 1000, "{chatted} chatting ticks (seven: {seven})");
+        }
+    }
+
+    #[test]
+    fn without_next_prev_the_weapon_counters_hold_their_start() {
+        let quiet: Knobs = ron::from_str("(seed: 9, next_prev: false)").unwrap();
+        let quiet = RandomBot::new(&quiet, 0, false, RUN);
+        let busy = RandomBot::new(&knobs(9), 0, false, RUN);
+        let start = quiet.input(0);
+        assert_eq!(&start[8..], &busy.input(0)[8..], "the same start");
+        assert!((0..RUN).any(|t| busy.input(t)[8..] != start[8..]));
+        for t in 0..RUN {
+            let (mut a, b) = (busy.input(t), quiet.input(t));
+            assert_eq!(b[8..], start[8..], "tick {t}");
+            a[8] = b[8];
+            a[9] = b[9];
+            assert_eq!(a, b, "tick {t}: more than the counters changed");
         }
     }
 

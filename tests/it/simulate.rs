@@ -77,6 +77,18 @@ const FILES: &[(&str, u64, &[&str])] = &[
     // Kill protection: `/kill` before it does nothing, Cl_Kill after it
     // is refused and `/kill` kills.
     ("ddnet-16.4/phys_kill_protection_tsunami", 4_514, &[]),
+    // Issue 39, class b: a hammer that hits nobody reloads by
+    // hammer_fire_delay (6 ticks) on 16.4's server too, so the gun asked
+    // for comes out 7 ticks after the swing (the model had 320 ms, the
+    // client's prediction of a hit, and drew it 10 ticks late).
+    ("ddnet-16.4/phys_hammer_reload_tsunami", 630, &[]),
+    // Issue 39, class a: coverage.map's plasma turret on the spawn throws
+    // a new tee into the ceiling (tick 32) and its weak dragger pulls the
+    // fallers (from tick 56).
+    ("ddnet-16.4/phys_turret_dragger_coverage", 615, &[]),
+    // Issue 39: the laser rifle of Tsunami's front layer is a pickup (a
+    // front-layer spawn is a spawn: 20.1's coverage.map).
+    ("ddnet-16.4/phys_front_pickup_tsunami", 315, &[]),
 ];
 
 #[test]

@@ -85,6 +85,9 @@ fn ddnet_16_4_hooks_weapons_kills_spawns_and_saves_equal_every_character_item() 
         ("phys_walk_tsunami", 925),
         ("phys_walk_sunny_side_up", 925),
         ("phys_save_load_tsunami", 1_448),
+        ("phys_hammer_reload_tsunami", 550),
+        ("phys_turret_dragger_coverage", 520),
+        ("phys_front_pickup_tsunami", 275),
     ] {
         let r = compare("ddnet-16.4", name);
         assert_eq!(r.matched, items, "{name}: {:?}", r.listed);

@@ -1,13 +1,14 @@
 //! DDRace's rules over the physics ([`super::physics`]): the server
 //! settings the game reads ([`config`]), characters with their freeze,
 //! weapons and ammunition ([`character`]), player slots ([`player`]), projectiles, lasers, explosions
-//! and the ninja ([`weapons`]), save strings as DDNet reads them
+//! and the ninja ([`weapons`]), plasma turrets and draggers ([`map_entities`]), save strings as DDNet reads them
 //! ([`save`]), and the [`World`] that steps them all tick by tick: its
 //! players, spawns, console commands, race teams and tiles
 //! ([`world`]).
 
 pub mod character;
 pub mod config;
+pub mod map_entities;
 pub mod player;
 pub mod save;
 pub mod weapons;

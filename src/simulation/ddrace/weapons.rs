@@ -124,6 +124,10 @@ pub struct Laser {
     pub interactions: Interactions,
     /// Gone at the end of this world tick.
     pub marked: bool,
+    /// Its place in the world's laser list (higher: newer), beside the
+    /// map's bullets and beams.
+    #[serde(skip)]
+    pub seq: u64,
 }
 
 /// What weapons work on: the world's characters and cores, at a tick.
@@ -194,7 +198,7 @@ impl Ctx<'_> {
     /// `IntersectCharacter`: of the characters (in list order) whose
     /// centre comes within `radius` + 28 of the segment, the one whose
     /// closest point is nearest `p0` (the first of equals), and that point.
-    fn intersect_character(
+    pub(super) fn intersect_character(
         &self,
         p0: Vec2,
         p1: Vec2,
@@ -496,6 +500,7 @@ impl Ctx<'_> {
             zero_energy_bounce_last_tick: false,
             interactions: Interactions::default(),
             marked: false,
+            seq: 0,
         };
         self.sync_laser(&mut l);
         self.laser_bounce(&mut l);

@@ -200,6 +200,8 @@ pub mod tile {
     pub const UNLIMITED_JUMPS_ENABLE: u8 = 105;
     pub const JETPACK_ENABLE: u8 = 106;
     pub const NPH_ENABLE: u8 = 107;
+    pub const CP: u8 = 64;
+    pub const CP_F: u8 = 65;
     pub const LFREEZE: u8 = 144;
     pub const LUNFREEZE: u8 = 145;
 }
@@ -798,6 +800,63 @@ impl Collision {
             last = p;
         }
         None
+    }
+
+    /// Whether something that stops a laser lies on the way from `from`
+    /// to `to`, tested every unit up to the end, the end itself not:
+    /// solid, nohook or nolaser in the game layer, nolaser in the front
+    /// layer (`IntersectNoLaser`).
+    pub fn intersect_no_laser(&self, from: Vec2, to: Vec2) -> bool {
+        self.walk_before(from, to, |i, _, _| {
+            matches!(self.game[i].index, TILE_SOLID | TILE_NOHOOK | TILE_NOLASER)
+                || self.front_index(i) == TILE_NOLASER
+        })
+    }
+
+    /// [`Collision::intersect_no_laser`] for nolaser tiles only, of either
+    /// layer (`IntersectNoLaserNW`, 20.1's `IntersectNoLaserNoWalls`).
+    pub fn intersect_nolaser_only(&self, from: Vec2, to: Vec2) -> bool {
+        self.walk_before(from, to, |i, x, y| {
+            self.tile(x, y) == TILE_NOLASER || self.front_index(i) == TILE_NOLASER
+        })
+    }
+
+    /// The first of `ceil(distance)` points from `from` towards `to`, a
+    /// unit apart, for which `stops(tile index, x, y)` holds at the point
+    /// rounded.
+    fn walk_before(&self, from: Vec2, to: Vec2, stops: impl Fn(usize, i32, i32) -> bool) -> bool {
+        let d = from.distance(to);
+        (0..d.ceil() as i32).any(|i| {
+            let p = from.mix(to, i as f32 / d);
+            let (x, y) = (round_to_int(p.x), round_to_int(p.y));
+            let i =
+                (x / 32).clamp(0, self.width - 1) + (y / 32).clamp(0, self.height - 1) * self.width;
+            stops(i as usize, x, y)
+        })
+    }
+
+    /// The speed a mover tile (`TILE_CP`, four times for `TILE_CP_F`) of
+    /// the game layer at `(x, y)` gives the turret or dragger on it, by
+    /// its rotation (`MoverSpeed`); `None` off a mover.
+    pub fn mover_speed(&self, x: i32, y: i32) -> Option<Vec2> {
+        let nx = (x / 32).clamp(0, self.width - 1);
+        let ny = (y / 32).clamp(0, self.height - 1);
+        let t = self.game[(ny * self.width + nx) as usize];
+        if t.index != tile::CP && t.index != tile::CP_F {
+            return None;
+        }
+        let speed = match t.flags {
+            ROTATION_0 => Vec2::new(0.0, -4.0),
+            ROTATION_90 => Vec2::new(4.0, 0.0),
+            ROTATION_180 => Vec2::new(0.0, 4.0),
+            ROTATION_270 => Vec2::new(-4.0, 0.0),
+            _ => Vec2::default(),
+        };
+        Some(if t.index == tile::CP_F {
+            speed * 4.0
+        } else {
+            speed
+        })
     }
 
     /// Moves a point by `vel`, or, when it would end in a solid tile,

@@ -335,17 +335,17 @@ impl Tuning {
         }
     }
 
-    /// The delay of a weapon's shot in seconds, as
-    /// `CTuningParams::GetWeaponFireDelay` gives it (weapon 0 hammer to 5
-    /// ninja; `None` for another). The releases differ for the hammer:
-    /// 16.4 gives `hammer_hit_fire_delay` (`gamecore.cpp` 69), 20.1
-    /// `hammer_fire_delay` (`gamecore.cpp` 60).
-    pub fn weapon_fire_delay(&self, weapon: i32) -> Option<f32> {
+    /// The reload after a shot of weapon 0 (hammer) to 5 (ninja), in
+    /// ticks, as the server sets it at the end of `FireWeapon` (`None` for
+    /// another weapon): `hammer_fire_delay` to `ninja_fire_delay` in
+    /// milliseconds. 16.4 reads tuning parameter 38 + weapon and takes
+    /// `delay * 50 / 1000`; 20.1 takes `GetWeaponFireDelay(weapon) * 50`,
+    /// the same parameter in seconds. (16.4's `GetWeaponFireDelay`, which
+    /// gives the hammer `hammer_hit_fire_delay`, is the client's
+    /// prediction: its server does not call it.)
+    pub fn reload_ticks(&self, weapon: i32) -> Option<i32> {
         let delay = match weapon {
-            0 => match self.release {
-                Release::Ddnet16_4 => self.hammer_hit_fire_delay(),
-                Release::Ddnet20_1 => self.hammer_fire_delay(),
-            },
+            0 => self.hammer_fire_delay(),
             1 => self.gun_fire_delay(),
             2 => self.shotgun_fire_delay(),
             3 => self.grenade_fire_delay(),
@@ -353,7 +353,11 @@ impl Tuning {
             5 => self.ninja_fire_delay(),
             _ => return None,
         };
-        Some(delay / 1000.0f32)
+        let ticks = match self.release {
+            Release::Ddnet16_4 => delay * 50.0 / 1000.0,
+            Release::Ddnet20_1 => delay / 1000.0 * 50.0,
+        };
+        Some(ticks as i32)
     }
 
     getters! {

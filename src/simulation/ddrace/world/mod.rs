@@ -15,6 +15,7 @@ mod tiles;
 
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
 use super::config::Config;
+use super::map_entities::Devices;
 use super::player::{Player, TEAM_SPECTATORS};
 use super::weapons::{self, Laser, Projectile};
 use crate::simulation::Release;
@@ -27,8 +28,6 @@ use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
 
-/// Game-layer indices from here on are entities (`ENTITY_OFFSET`).
-const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// A pickup's radius (`PICKUP_PHYSICS_RADIUS`) plus its extra reach
 /// (`ms_CollisionExtraSize`).
 const PICKUP_REACH: f32 = 14.0 + 6.0;
@@ -161,13 +160,15 @@ pub struct World {
     pub projectiles: Vec<Projectile>,
     /// Lasers, newest first.
     pub lasers: Vec<Laser>,
+    /// The map's plasma turrets and draggers, their bullets and beams.
+    pub devices: Devices,
     /// The DDRace teams' states, starts and savegames.
     pub(super) race: race::Race,
 }
 
 impl World {
-    /// A world on `col`'s map at `tick`, with no players: spawn points
-    /// and pickups from the game layer's entities.
+    /// A world on `col`'s map at `tick`, with no players: spawn points,
+    /// pickups, turrets and draggers from the map's entities.
     pub fn new(
         release: Release,
         col: Collision,
@@ -175,32 +176,8 @@ impl World {
         tunings: Tunings,
         tick: i32,
     ) -> World {
-        let mut spawns: [Vec<Vec2>; 3] = Default::default();
-        let mut pickups = Vec::new();
-        for y in 0..col.height() {
-            for x in 0..col.width() {
-                let index = col.index(x, y);
-                if index < ENTITY_OFFSET {
-                    continue;
-                }
-                let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-                let kind = match index - ENTITY_OFFSET {
-                    e @ 1..=3 => {
-                        spawns[usize::from(e - 1)].push(pos);
-                        continue;
-                    }
-                    6 => PickupKind::Armor,
-                    7 => PickupKind::Health,
-                    8 => PickupKind::Weapon(weapon::SHOTGUN),
-                    9 => PickupKind::Weapon(weapon::GRENADE),
-                    10 => PickupKind::Ninja,
-                    11 => PickupKind::Weapon(weapon::LASER),
-                    _ => continue,
-                };
-                // Each new entity goes to the head of its list.
-                pickups.insert(0, Pickup { pos, kind });
-            }
-        }
+        let (spawns, pickups) = spawn::spawns_and_pickups(&col);
+        let devices = Devices::of(&col);
         World {
             release,
             tick,
@@ -217,6 +194,7 @@ impl World {
             unmodelled: Vec::new(),
             projectiles: Vec::new(),
             lasers: Vec::new(),
+            devices,
             race: race::Race::new(),
         }
     }
@@ -250,6 +228,7 @@ impl World {
         self.players.iter().all(Option::is_none)
             && self.projectiles.is_empty()
             && self.lasers.is_empty()
+            && self.devices.is_idle(&self.col)
     }
 
     /// What the world holds now.

@@ -1,6 +1,34 @@
-//! Where characters spawn (`CanSpawn`, `EvaluateSpawnType`) and respawn.
+//! Where characters spawn (`CanSpawn`, `EvaluateSpawnType`) and respawn,
+//! and the map's spawn points and pickups.
 
 use super::*;
+use crate::simulation::ddrace::map_entities;
+
+/// The spawn points (default, red, blue) and the pickups (newest first)
+/// of the map's entities, of every layer that has them
+/// (`IGameController::OnEntity`).
+pub(super) fn spawns_and_pickups(col: &Collision) -> ([Vec<Vec2>; 3], Vec<Pickup>) {
+    let mut spawns: [Vec<Vec2>; 3] = Default::default();
+    let mut pickups = Vec::new();
+    for (pos, entity) in map_entities::entities(col) {
+        let kind = match entity {
+            e @ 1..=3 => {
+                spawns[usize::from(e - 1)].push(pos);
+                continue;
+            }
+            6 => PickupKind::Armor,
+            7 => PickupKind::Health,
+            8 => PickupKind::Weapon(weapon::SHOTGUN),
+            9 => PickupKind::Weapon(weapon::GRENADE),
+            10 => PickupKind::Ninja,
+            11 => PickupKind::Weapon(weapon::LASER),
+            _ => continue,
+        };
+        // Each new entity goes to the head of its list.
+        pickups.insert(0, Pickup { pos, kind });
+    }
+    (spawns, pickups)
+}
 
 impl World {
     /// `TryRespawn`: a character at the best spawn point.

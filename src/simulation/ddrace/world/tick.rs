@@ -3,6 +3,7 @@
 //! weapons firing, entities, deaths.
 
 use super::*;
+use crate::simulation::ddrace::map_entities;
 
 impl World {
     /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
@@ -121,9 +122,10 @@ impl World {
             }
             weapon::SHOTGUN | weapon::LASER => {
                 let reach = self.global().laser_reach();
-                let l = self
+                let mut l = self
                     .weapons()
                     .new_laser(shooter_pos, dir, reach, cid as i32, active);
+                self.devices.place_laser(&mut l);
                 self.lasers.insert(0, l);
             }
             _ => {
@@ -135,17 +137,13 @@ impl World {
                 }
             }
         }
-        let delay = self.fire_delay(active);
+        let reload = self.global().reload_ticks(active).unwrap_or(0);
         if let Some(ch) = self.chars[cid].as_mut() {
             ch.attack_tick = tick;
             if ch.reload_timer == 0 && active != -1 {
-                ch.reload_timer = (delay * 50.0) as i32;
+                ch.reload_timer = reload;
             }
         }
-    }
-
-    pub(super) fn fire_delay(&self, w: i32) -> f32 {
-        self.global().weapon_fire_delay(w).unwrap_or(0.0)
     }
 
     /// The hammer's blow: every character near the swing, in list order.
@@ -202,25 +200,33 @@ impl World {
         }
     }
 
-    /// `CGameWorld::Tick`: projectiles, lasers, pickups, then every
-    /// character's first phase, then every character's move; what was
-    /// destroyed goes at the end.
+    /// `CGameWorld::Tick`: projectiles, the laser list (weapon lasers,
+    /// the map's turrets and draggers), pickups, then every character's
+    /// first phase, then every character's move; what was destroyed goes
+    /// at the end.
     pub(super) fn world_tick(&mut self) {
         let tick = self.tick;
         let freeze_delay = self.config.sv_freeze_delay;
+        let settings = map_entities::Settings {
+            release: self.release,
+            plasma_range: self.config.sv_plasma_range,
+            plasma_per_sec: self.config.sv_plasma_per_sec,
+            dragger_range: self.config.sv_dragger_range,
+            freeze_delay,
+        };
         let mut projectiles = std::mem::take(&mut self.projectiles);
         let mut lasers = std::mem::take(&mut self.lasers);
+        let mut devices = std::mem::take(&mut self.devices);
         {
             let mut ctx = self.weapons();
             for p in &mut projectiles {
                 ctx.tick_projectile(p);
             }
-            for l in &mut lasers {
-                ctx.tick_laser(l);
-            }
+            devices.tick(&mut ctx, settings, &mut lasers);
         }
         self.projectiles = projectiles;
         self.lasers = lasers;
+        self.devices = devices;
         for pk in &self.pickups {
             for &cid in &self.order {
                 let Some(ch) = self.chars[cid].as_mut() else {
@@ -284,6 +290,7 @@ impl World {
         }
         self.projectiles.retain(|p| !p.marked);
         self.lasers.retain(|l| !l.marked);
+        self.devices.remove_marked();
     }
 
     /// `CCharacter::Tick` (with `PreTick`, `DDRaceTick`,

@@ -175,3 +175,33 @@ fn a_grid_of_the_wrong_size_is_refused() {
     assert!(Collision::new(-1, -4, &[tile; 4]).is_none());
     assert!(Collision::new(2, 2, &[tile; 4]).is_some());
 }
+
+#[test]
+fn a_mover_gives_its_rotations_speed_and_nolaser_stops_a_beam_before_its_end() {
+    // Row 1: a mover (TILE_CP) rotated 90 degrees, a fast one (TILE_CP_F)
+    // unrotated, a nolaser tile; the rest air.
+    let mut tiles = vec![Tile::default(); 9];
+    tiles[3] = Tile {
+        index: 64,
+        flags: 8,
+        ..Tile::default()
+    };
+    tiles[4] = Tile {
+        index: 65,
+        ..Tile::default()
+    };
+    tiles[5] = Tile {
+        index: 4,
+        ..Tile::default()
+    };
+    let c = Collision::new(3, 3, &tiles).expect("a grid");
+    assert_eq!(c.mover_speed(16, 48), Some(Vec2::new(4.0, 0.0)));
+    assert_eq!(c.mover_speed(48, 48), Some(Vec2::new(0.0, -16.0)));
+    assert_eq!(c.mover_speed(16, 16), None);
+    // Towards the nolaser tile: stopped by it, with or without walls;
+    // the walk tests every unit before the end, not the end itself.
+    assert!(c.intersect_no_laser(Vec2::new(16.0, 80.0), Vec2::new(80.0, 40.0)));
+    assert!(c.intersect_nolaser_only(Vec2::new(16.0, 80.0), Vec2::new(80.0, 40.0)));
+    assert!(!c.intersect_no_laser(Vec2::new(16.0, 48.0), Vec2::new(64.0, 48.0)));
+    assert!(c.intersect_no_laser(Vec2::new(16.0, 48.0), Vec2::new(65.0, 48.0)));
+}

@@ -172,17 +172,18 @@ fn each_version_reads_the_value_as_its_console_does() {
 }
 
 #[test]
-fn the_fire_delay_of_the_hammer_differs() {
+fn the_server_reloads_the_hammer_by_hammer_fire_delay_in_both_releases() {
     let mut old = Tuning::defaults(Ddnet16_4);
     let mut new = Tuning::defaults(Ddnet20_1);
-    assert_eq!(old.weapon_fire_delay(0), Some(0.32));
-    assert_eq!(new.weapon_fire_delay(0), Some(0.125));
-    assert_eq!(new.weapon_fire_delay(4), Some(0.8));
-    assert_eq!(new.weapon_fire_delay(6), None);
+    // 125 ms: 6.25 ticks, not 16.4's predicted 320 ms of a hit.
+    assert_eq!(old.reload_ticks(0), Some(6));
+    assert_eq!(new.reload_ticks(0), Some(6));
+    assert_eq!(new.reload_ticks(4), Some(40));
+    assert_eq!(new.reload_ticks(6), None);
     old.set("gun_fire_delay", "1000").expect("a parameter");
     new.set("gun_fire_delay", "1000").expect("a parameter");
-    assert_eq!(old.weapon_fire_delay(1), Some(1.0));
-    assert_eq!(new.weapon_fire_delay(1), Some(1.0));
+    assert_eq!(old.reload_ticks(1), Some(50));
+    assert_eq!(new.reload_ticks(1), Some(50));
 }
 
 #[test]

@@ -1,0 +1,568 @@
+//! The map's entities that act on characters from the world's laser list
+//! (`src/game/server/entities/gun.cpp`, `plasma.cpp`, `dragger.cpp`,
+//! `dragger_beam.cpp`): plasma turrets that fire at the nearest
+//! character of each team, their plasma bullets that freeze, unfreeze or
+//! explode, and draggers whose beams pull one character of each team.
+//!
+//! DDNet puts all of them, with weapon lasers, in one entity list of the
+//! laser type, newest first: the map's turrets and draggers (made at map
+//! load, row by row, the game layer's before the front layer's and the
+//! switch layer's on a tile) come last, and the list is ticked after the
+//! projectiles and before the pickups. A bullet or beam made during the
+//! pass goes to the head and waits for the next tick, except a new beam,
+//! which its dragger ticks at once. Both releases follow the same rules
+//! here; their explosions differ (see [`Ctx::explosion`]).
+
+use super::weapons::{Ctx, Laser};
+use crate::simulation::Release;
+use crate::simulation::physics::Vec2;
+use crate::simulation::physics::collision::Collision;
+use crate::simulation::physics::core::{MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
+use serde::Serialize;
+
+/// Indices of the game, front and switch layers from here on are
+/// entities (`ENTITY_OFFSET`).
+const ENTITY_OFFSET: u8 = 255 - 16 * 4;
+/// `ENTITY_DRAGGER_WEAK`, `_NORMAL`, `_STRONG`.
+const DRAGGERS: std::ops::RangeInclusive<u8> = 42..=44;
+/// The same without walls stopping the beam (`_NW`).
+const DRAGGERS_NO_WALLS: std::ops::RangeInclusive<u8> = 45..=47;
+/// `ENTITY_PLASMAE`, `ENTITY_PLASMAF`, `ENTITY_PLASMA`, `ENTITY_PLASMAU`:
+/// (freezes, explodes).
+const TURRETS: [(u8, bool, bool); 4] = [
+    (29, false, true),
+    (30, true, false),
+    (31, true, true),
+    (32, false, false),
+];
+/// Turrets and draggers look around (and movers move them) every this
+/// many ticks (`TickSpeed() * 0.15`, truncated).
+const EVAL_PERIOD: i32 = 7;
+/// A plasma bullet's speed grows by this every tick (`PLASMA_ACCEL`).
+const PLASMA_ACCEL: f32 = 1.1;
+/// A plasma bullet lives this many ticks (`TickSpeed() * 1.5`).
+const PLASMA_LIFETIME: i32 = 75;
+/// Ticks a second.
+const TICK_SPEED: i32 = 50;
+
+/// A plasma turret (`CGun`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Turret {
+    /// Where it stands.
+    pub pos: Vec2,
+    /// What a mover tile last gave it, added every evaluation.
+    pub mover: Vec2,
+    /// Its bullets freeze (else unfreeze).
+    pub freeze: bool,
+    /// Its bullets explode.
+    pub explosive: bool,
+    /// The tick it last fired at each team, and at each solo character.
+    #[serde(skip)]
+    last_fire_team: Vec<i32>,
+    #[serde(skip)]
+    last_fire_solo: Vec<i32>,
+}
+
+/// A dragger (`CDragger`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Dragger {
+    /// Where it stands.
+    pub pos: Vec2,
+    /// What a mover tile last gave it.
+    pub mover: Vec2,
+    /// The pull a tick: 1, 2 or 3.
+    pub strength: f32,
+    /// Walls do not stop its beams (only nolaser tiles do).
+    pub ignore_walls: bool,
+    /// The character each team is dragged by (-1: none).
+    #[serde(skip)]
+    target_in_team: Vec<i32>,
+    /// Whether a beam pulls each client id.
+    #[serde(skip)]
+    beam: Vec<bool>,
+}
+
+/// A turret or a dragger, as the map made them.
+#[derive(Clone, Debug, Serialize)]
+pub enum Device {
+    /// A plasma turret.
+    Turret(Turret),
+    /// A dragger.
+    Dragger(Dragger),
+}
+
+/// A plasma bullet (`CPlasma`), flying at one character.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plasma {
+    /// Where it is.
+    pub pos: Vec2,
+    /// Its move a tick.
+    pub vel: Vec2,
+    /// Freezes (else unfreezes) whom it hits.
+    pub freeze: bool,
+    /// Explodes where it hits.
+    pub explosive: bool,
+    /// The character it flies at.
+    pub target: usize,
+    /// Ticks left.
+    pub life_time: i32,
+    /// Its place in the laser list (higher: newer).
+    #[serde(skip)]
+    pub seq: u64,
+    /// Gone at the end of this tick.
+    pub marked: bool,
+}
+
+/// A dragger's beam on one character (`CDraggerBeam`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Beam {
+    /// Its dragger, by index in [`Devices::devices`].
+    pub dragger: usize,
+    /// The dragger's position.
+    pub pos: Vec2,
+    /// The character it pulls.
+    pub target: usize,
+    /// Still pulling.
+    pub active: bool,
+    /// Its place in the laser list (higher: newer).
+    #[serde(skip)]
+    pub seq: u64,
+}
+
+/// The settings these entities read.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Whose freeze rule.
+    pub release: Release,
+    /// `sv_plasma_range`.
+    pub plasma_range: i32,
+    /// `sv_plasma_per_sec`.
+    pub plasma_per_sec: i32,
+    /// `sv_dragger_range`.
+    pub dragger_range: i32,
+    /// `sv_freeze_delay`: seconds a freezing bullet freezes.
+    pub freeze_delay: i32,
+}
+
+/// The map's turrets and draggers, and the bullets and beams they made.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Devices {
+    /// In the order the map made them (the list ticks them backwards).
+    pub devices: Vec<Device>,
+    /// Plasma bullets, newest first.
+    pub plasmas: Vec<Plasma>,
+    /// Dragger beams, newest first.
+    pub beams: Vec<Beam>,
+    /// The next laser-list place to give out.
+    #[serde(skip)]
+    pub next_seq: u64,
+}
+
+impl Devices {
+    /// The turrets and draggers of a map, in the order it makes them.
+    pub fn of(col: &Collision) -> Devices {
+        Devices {
+            devices: entities(col)
+                .filter_map(|(pos, e)| Device::of(e, pos))
+                .collect(),
+            ..Devices::default()
+        }
+    }
+
+    /// Nothing here changes while nobody plays: no bullet or beam, no
+    /// dragger holding a target, nothing a mover moves.
+    pub fn is_idle(&self, col: &Collision) -> bool {
+        self.plasmas.is_empty()
+            && self.beams.is_empty()
+            && self.devices.iter().all(|d| {
+                let (pos, mover) = d.place();
+                mover == Vec2::default()
+                    && col.mover_speed(pos.x as i32, pos.y as i32).is_none()
+                    && match d {
+                        Device::Dragger(g) => g.target_in_team.iter().all(|&t| t == -1),
+                        Device::Turret(_) => true,
+                    }
+            })
+    }
+
+    fn seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// A place in the laser list for a weapon laser made now.
+    pub fn place_laser(&mut self, l: &mut Laser) {
+        l.seq = self.seq();
+    }
+
+    /// The laser list's pass (`CGameWorld::Tick` over `ENTTYPE_LASER`):
+    /// weapon lasers, bullets and beams newest first, then the map's
+    /// turrets and draggers, newest first.
+    pub fn tick(&mut self, ctx: &mut Ctx<'_>, s: Settings, lasers: &mut [Laser]) {
+        enum Item {
+            Laser(usize),
+            Plasma(usize),
+            Beam(usize),
+        }
+        let mut items: Vec<(u64, Item)> = Vec::new();
+        items.extend(
+            lasers
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (l.seq, Item::Laser(i))),
+        );
+        items.extend(
+            self.plasmas
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.seq, Item::Plasma(i))),
+        );
+        items.extend(
+            self.beams
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.seq, Item::Beam(i))),
+        );
+        items.sort_by(|a, b| b.0.cmp(&a.0));
+        // Nothing is made before the devices tick: the indices hold.
+        for (_, item) in items {
+            match item {
+                Item::Laser(i) => ctx.tick_laser(&mut lasers[i]),
+                Item::Plasma(i) => tick_plasma(ctx, s, &mut self.plasmas[i]),
+                Item::Beam(i) => self.tick_beam(ctx, s, i),
+            }
+        }
+        for d in (0..self.devices.len()).rev() {
+            match &self.devices[d] {
+                Device::Turret(_) => self.tick_turret(ctx, s, d),
+                Device::Dragger(_) => self.tick_dragger(ctx, s, d),
+            }
+        }
+    }
+
+    /// What the end of the world's tick removes.
+    pub fn remove_marked(&mut self) {
+        self.plasmas.retain(|p| !p.marked);
+        self.beams.retain(|b| b.active);
+    }
+
+    /// `CGun::Tick`: the mover, then `Fire`: a bullet at the nearest
+    /// reachable character of each team, and at each solo character,
+    /// each at most `sv_plasma_per_sec` times a second.
+    fn tick_turret(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize) {
+        let Device::Turret(t) = &mut self.devices[d] else {
+            return;
+        };
+        move_device(ctx, &mut t.pos, &mut t.mover);
+        if s.plasma_per_sec <= 0 {
+            return;
+        }
+        let interval = TICK_SPEED / s.plasma_per_sec;
+        let mut target_in_team = vec![-1i32; MAX_CLIENTS];
+        let mut min_dist_in_team = vec![0i32; MAX_CLIENTS];
+        let mut is_target = vec![false; MAX_CLIENTS];
+        for &c in ctx.order {
+            let at = char_pos(ctx, c);
+            if at.distance(t.pos) >= s.plasma_range as f32 + PHYSICAL_SIZE {
+                continue;
+            }
+            let team = ctx.cores.teams.team[c];
+            if team == ctx.cores.teams.super_team {
+                continue;
+            }
+            let solo = ctx.cores.teams.solo[c];
+            let last = match solo {
+                true => t.last_fire_solo[c],
+                false => t.last_fire_team[team as usize],
+            };
+            if last + interval > ctx.tick || ctx.col.intersect_line(t.pos, at).is_some() {
+                continue;
+            }
+            if solo {
+                is_target[c] = true;
+                t.last_fire_solo[c] = ctx.tick;
+            } else {
+                let dist = at.distance(t.pos) as i32;
+                let min = &mut min_dist_in_team[team as usize];
+                if *min == 0 || *min > dist {
+                    *min = dist;
+                    target_in_team[team as usize] = c as i32;
+                }
+            }
+        }
+        for (team, &target) in target_in_team.iter().enumerate() {
+            if target != -1 {
+                is_target[target as usize] = true;
+                t.last_fire_team[team] = ctx.tick;
+            }
+        }
+        let (pos, freeze, explosive) = (t.pos, t.freeze, t.explosive);
+        for c in (0..MAX_CLIENTS).filter(|&c| is_target[c]) {
+            let seq = self.seq();
+            self.plasmas.insert(
+                0,
+                Plasma {
+                    pos,
+                    vel: normalize(char_pos(ctx, c) - pos),
+                    freeze,
+                    explosive,
+                    target: c,
+                    life_time: PLASMA_LIFETIME,
+                    seq,
+                    marked: false,
+                },
+            );
+        }
+    }
+
+    /// `CDragger::Tick`: every evaluation, the mover, then
+    /// `LookForPlayersToDrag`: the team's target stays while it can be
+    /// dragged, else the nearest reachable character of the team is; solo
+    /// characters are each dragged. A new beam pulls at once.
+    fn tick_dragger(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize) {
+        if ctx.tick % EVAL_PERIOD != 0 {
+            return;
+        }
+        let Device::Dragger(g) = &mut self.devices[d] else {
+            return;
+        };
+        move_device(ctx, &mut g.pos, &mut g.mover);
+        let pos = g.pos;
+        for b in self.beams.iter_mut().filter(|b| b.dragger == d) {
+            b.pos = pos;
+        }
+        let Device::Dragger(g) = &mut self.devices[d] else {
+            return;
+        };
+        let mut closest_in_team = vec![-1i32; MAX_CLIENTS];
+        let mut min_dist_in_team = vec![0i32; MAX_CLIENTS];
+        let mut can_stay = vec![false; MAX_CLIENTS];
+        let mut is_target = vec![false; MAX_CLIENTS];
+        let reach = (s.dragger_range as f32 - PHYSICAL_SIZE) + PHYSICAL_SIZE;
+        for &c in ctx.order {
+            let at = char_pos(ctx, c);
+            if at.distance(pos) >= reach {
+                continue;
+            }
+            let team = ctx.cores.teams.team[c];
+            if team == ctx.cores.teams.super_team {
+                continue;
+            }
+            if beam_blocked(ctx, g.ignore_walls, pos, at) {
+                continue;
+            }
+            if ctx.cores.teams.solo[c] {
+                is_target[c] = true;
+            } else {
+                let dist = at.distance(pos) as i32;
+                let min = &mut min_dist_in_team[team as usize];
+                if *min == 0 || *min > dist {
+                    *min = dist;
+                    closest_in_team[team as usize] = c as i32;
+                }
+                can_stay[c] = true;
+            }
+        }
+        for team in 0..MAX_CLIENTS {
+            let held = g.target_in_team[team];
+            if held == -1 || !can_stay[held as usize] {
+                g.target_in_team[team] = closest_in_team[team];
+            }
+            if g.target_in_team[team] != -1 {
+                is_target[g.target_in_team[team] as usize] = true;
+            }
+        }
+        for (c, &target) in is_target.iter().enumerate() {
+            let Device::Dragger(g) = &mut self.devices[d] else {
+                return;
+            };
+            if target && !g.beam[c] {
+                g.beam[c] = true;
+                let seq = self.seq();
+                self.beams.insert(
+                    0,
+                    Beam {
+                        dragger: d,
+                        pos,
+                        target: c,
+                        active: true,
+                        seq,
+                    },
+                );
+                self.tick_beam(ctx, s, 0);
+            } else if !target && g.beam[c] {
+                if let Some(b) = self
+                    .beams
+                    .iter()
+                    .position(|b| b.dragger == d && b.target == c && b.active)
+                {
+                    self.reset_beam(b);
+                }
+            }
+        }
+    }
+
+    /// `CDraggerBeam::Tick`: pulls its character towards the dragger by
+    /// the dragger's strength (not within 28 units of its centre), or
+    /// dissolves when the character is gone, out of range or behind a
+    /// wall.
+    fn tick_beam(&mut self, ctx: &mut Ctx<'_>, s: Settings, b: usize) {
+        let beam = &self.beams[b];
+        if !beam.active {
+            return;
+        }
+        let (c, pos) = (beam.target, beam.pos);
+        let Device::Dragger(g) = &self.devices[beam.dragger] else {
+            return;
+        };
+        let (strength, ignore_walls) = (g.strength, g.ignore_walls);
+        if ctx.chars[c].is_none() {
+            self.reset_beam(b);
+            return;
+        }
+        let at = char_pos(ctx, c);
+        if at.distance(pos) >= s.dragger_range as f32 || beam_blocked(ctx, ignore_walls, pos, at) {
+            self.reset_beam(b);
+            return;
+        }
+        if at.distance(pos) > PHYSICAL_SIZE {
+            let restrictions = ctx.chars[c].as_ref().map_or(0, |ch| ch.move_restrictions);
+            if let Some(core) = ctx.cores.slots[c].as_mut() {
+                core.vel = clamp_vel(restrictions, core.vel + normalize(pos - at) * strength);
+            }
+        }
+    }
+
+    /// `CDraggerBeam::Reset`: inactive, and its dragger's slot free.
+    fn reset_beam(&mut self, b: usize) {
+        let beam = &mut self.beams[b];
+        beam.active = false;
+        let (d, c) = (beam.dragger, beam.target);
+        if let Device::Dragger(g) = &mut self.devices[d] {
+            g.beam[c] = false;
+        }
+    }
+}
+
+impl Device {
+    /// The device entity `entity` (index minus `ENTITY_OFFSET`) makes at
+    /// `pos`, if it is a turret or a dragger.
+    fn of(entity: u8, pos: Vec2) -> Option<Device> {
+        let dragger = |strength: u8, ignore_walls| {
+            Device::Dragger(Dragger {
+                pos,
+                mover: Vec2::default(),
+                strength: f32::from(strength),
+                ignore_walls,
+                target_in_team: vec![-1; MAX_CLIENTS],
+                beam: vec![false; MAX_CLIENTS],
+            })
+        };
+        if DRAGGERS.contains(&entity) {
+            return Some(dragger(entity - DRAGGERS.start() + 1, false));
+        }
+        if DRAGGERS_NO_WALLS.contains(&entity) {
+            return Some(dragger(entity - DRAGGERS_NO_WALLS.start() + 1, true));
+        }
+        let &(_, freeze, explosive) = TURRETS.iter().find(|t| t.0 == entity)?;
+        Some(Device::Turret(Turret {
+            pos,
+            mover: Vec2::default(),
+            freeze,
+            explosive,
+            last_fire_team: vec![0; MAX_CLIENTS],
+            last_fire_solo: vec![0; MAX_CLIENTS],
+        }))
+    }
+
+    fn place(&self) -> (Vec2, Vec2) {
+        match self {
+            Device::Turret(t) => (t.pos, t.mover),
+            Device::Dragger(g) => (g.pos, g.mover),
+        }
+    }
+}
+
+/// The map's entities as DDNet's loader meets them (`CGameContext::OnInit`
+/// calling `OnEntity`): row by row, on each tile the game layer's, the
+/// front layer's, then the switch layer's; each as its centre and its
+/// entity number (the index minus `ENTITY_OFFSET`: 1 a spawn, ...).
+pub fn entities(col: &Collision) -> impl Iterator<Item = (Vec2, u8)> + '_ {
+    (0..col.height()).flat_map(move |y| {
+        (0..col.width()).flat_map(move |x| {
+            let i = (y * col.width() + x) as usize;
+            let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
+            [col.game_index(i), col.front_index(i), col.switch_at(i).0]
+                .into_iter()
+                .filter(|&index| index >= ENTITY_OFFSET)
+                .map(move |index| (pos, index - ENTITY_OFFSET))
+        })
+    })
+}
+
+/// Every evaluation a turret or dragger takes the speed of the mover
+/// tile it stands on, if any, and moves by the last one it took.
+fn move_device(ctx: &Ctx<'_>, pos: &mut Vec2, mover: &mut Vec2) {
+    if ctx.tick % EVAL_PERIOD != 0 {
+        return;
+    }
+    if let Some(speed) = ctx.col.mover_speed(pos.x as i32, pos.y as i32) {
+        *mover = speed;
+    }
+    *pos = *pos + *mover;
+}
+
+/// `m_Pos` of a character that exists.
+fn char_pos(ctx: &Ctx<'_>, c: usize) -> Vec2 {
+    ctx.chars[c].as_ref().map_or(Vec2::default(), |ch| ch.pos)
+}
+
+/// Whether a dragger's beam from `from` to `to` is stopped: by nolaser
+/// tiles, and unless it ignores walls by solid ones.
+fn beam_blocked(ctx: &Ctx<'_>, ignore_walls: bool, from: Vec2, to: Vec2) -> bool {
+    match ignore_walls {
+        true => ctx.col.intersect_nolaser_only(from, to),
+        false => ctx.col.intersect_no_laser(from, to),
+    }
+}
+
+/// `CPlasma::Tick`: gone when its time is up or its character is; else
+/// it moves, faster each tick, and hits the first character on its way
+/// that collides with its target (freezing or unfreezing it, and maybe
+/// exploding), then a wall or nolaser tile (exploding there too).
+fn tick_plasma(ctx: &mut Ctx<'_>, s: Settings, p: &mut Plasma) {
+    if p.life_time == 0 || ctx.chars[p.target].is_none() {
+        p.marked = true;
+        return;
+    }
+    p.life_time -= 1;
+    p.pos = p.pos + p.vel;
+    p.vel = p.vel * PLASMA_ACCEL;
+    let target_team = ctx.cores.teams.team[p.target];
+    let next = p.pos + p.vel;
+    if let Some((hit, _)) = ctx.intersect_character(p.pos, next, 0.0, None, p.target as i32, None)
+        && ctx.cores.teams.team[hit] != ctx.cores.teams.super_team
+    {
+        let super_ = ctx.cores.slots[hit].as_ref().is_some_and(|c| c.super_);
+        if let Some(ch) = ctx.chars[hit].as_mut() {
+            match p.freeze {
+                true => {
+                    ch.freeze_at(s.freeze_delay, ctx.tick, super_, s.release);
+                }
+                false => {
+                    ch.unfreeze();
+                }
+            }
+        }
+        if p.explosive {
+            ctx.explosion(p.pos, p.target as i32, true, target_team);
+        }
+        p.marked = true;
+    }
+    if ctx.col.intersect_no_laser(p.pos, next) {
+        if p.explosive {
+            ctx.explosion(p.pos, p.target as i32, true, target_team);
+        }
+        p.marked = true;
+    }
+}

@@ -131,10 +131,10 @@ const KNOWN: &[(&str, &str, &str)] = &[
 ];
 
 /// Demos in the repository's corpus (asserted, so a lost file is noticed):
-/// our 6 of DDNet 20.1 and 9 of DDNet 16.4 (`ddnet-16.4/phys_*`), DDNet's
+/// our 6 of DDNet 20.1 and 13 of DDNet 16.4 (`ddnet-16.4/phys_*`), DDNet's
 /// 2 bench demos, the 5 hand-made ones in `edge/` and the 5 `demo build`
 /// wrote in `synthetic/` (2 of them unfinished).
-const CORPUS_DEMOS: usize = 28;
+const CORPUS_DEMOS: usize = 31;
 
 fn corpus_root() -> PathBuf {
     common::root().join("corpus/demo")

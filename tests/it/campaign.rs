@@ -6,7 +6,7 @@
 //! it. Each keeps simulating as it does today:
 //! those in `corpus/campaign/` exactly (every player-tick where the file
 //! puts it, every Character item as the demo has it); the known failures
-//! in `tests/campaign/known/` (not in the corpus, whose every file must
+//! in `examples/campaign/known/` (not in the corpus, whose every file must
 //! pass `check`) diverge first where their line says. A known failure
 //! that simulates exactly fails here until it moves to `corpus/campaign/`:
 //! the model's fixes show as that list shrinking.
@@ -28,7 +28,7 @@ struct Known {
 /// The runs in `corpus/campaign/` (exact).
 const EXACT: &[&str] = &["16.4-dm1-weapons-s1-c8-t20", "20.1-dm1-hook-s2-c8-t20"];
 
-/// The runs in `tests/campaign/known/`.
+/// The runs in `examples/campaign/known/`.
 const KNOWN: &[Known] = &[
     Known {
         id: "16.4-dm1-chat_menu-s1-c8-t20",
@@ -146,7 +146,7 @@ fn the_exact_sample_stays_exact() {
 
 #[test]
 fn the_known_failures_diverge_where_they_did() {
-    let dir = root().join("tests/campaign/known");
+    let dir = root().join("examples/campaign/known");
     let mut now_exact = Vec::new();
     let mut moved = Vec::new();
     for k in KNOWN {
@@ -172,7 +172,7 @@ fn the_known_failures_diverge_where_they_did() {
         moved.join("\n")
     );
     let mut found: Vec<String> = std::fs::read_dir(&dir)
-        .expect("tests/campaign/known")
+        .expect("examples/campaign/known")
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -180,5 +180,5 @@ fn the_known_failures_diverge_where_they_did() {
     found.sort();
     let mut listed: Vec<String> = KNOWN.iter().map(|k| k.id.to_string()).collect();
     listed.sort();
-    assert_eq!(found, listed, "tests/campaign/known's folders and KNOWN");
+    assert_eq!(found, listed, "examples/campaign/known's folders and KNOWN");
 }

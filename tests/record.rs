@@ -30,6 +30,7 @@ const TESTS: &[Test] = tests![
     a_scenario_recorded_on_teeworlds_0_7_5_checks_clean needs TeeworldsServer,
     a_07_client_beside_a_06_one_on_ddnet needs DdnetServer,
     scripted_inputs_and_kill_land_on_their_ticks needs DdnetServer,
+    a_campaign_run_records_random_bots_and_prints_its_table needs DdnetServer needs Python3,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -684,4 +685,59 @@ fn scripted_inputs_and_kill_land_on_their_ticks() {
         before.is_some_and(|b| b != (1584, 304)),
         "the tee was on the spawn when it died: {before:?}"
     );
+}
+
+/// `examples/campaign/run` on one map and variant: random bots (0.6 and
+/// 0.7, kills, spectating, teams) record a session that the run checks,
+/// files under its id and counts in its table; a second run skips it.
+fn a_campaign_run_records_random_bots_and_prints_its_table() {
+    let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = |extra: &[&str]| {
+        let out = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/campaign/run"))
+            .args([
+                "--server",
+                SERVER,
+                "--teeoracle",
+                env!("CARGO_BIN_EXE_teeoracle"),
+            ])
+            .args([
+                "--maps",
+                "Gold Mine",
+                "--variants",
+                "default",
+                "--seeds",
+                "1",
+            ])
+            .args(["--clients", "6", "--seconds", "20", "-o"])
+            .arg(dir.path())
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let shown = campaign(&[]);
+    let id = "16.4-Gold_Mine-default-s1-c6-t20";
+    assert!(shown.contains(&format!("[1/1] {id}: ")), "{shown}");
+    // The table counts the one recording, with no run problem.
+    let row = shown
+        .lines()
+        .find(|l| l.starts_with("| Gold Mine |"))
+        .unwrap_or_else(|| panic!("no map row: {shown}"));
+    assert!(row.contains(" / 1 |") && row.ends_with("| 0 |"), "{row}");
+    let scenario = std::fs::read_to_string(dir.path().join(format!("scenarios/{id}.ron"))).unwrap();
+    assert!(scenario.contains("random: Some((seed: 5,"), "{scenario}");
+    assert!(scenario.contains(r#"protocol: Some("0.7")"#), "{scenario}");
+    let th = dir.path().join(format!("runs/{id}/server.teehistorian"));
+    let log = common::run(&["teehistorian", "log", th.to_str().unwrap()]);
+    let log = String::from_utf8_lossy(&log.stdout).into_owned();
+    for cid in 0..6 {
+        assert!(log.contains(&format!("join cid={cid}")), "{log}");
+    }
+    // Run again: the recording is kept, not made anew.
+    let again = campaign(&[]);
+    assert!(again.contains(&format!("[1/1] {id}: ")), "{again}");
+    let wall = |s: &str| s.lines().find(|l| l.contains(id)).map(str::to_string);
+    assert_eq!(wall(&shown), wall(&again), "the second run recorded again");
 }

@@ -12,6 +12,7 @@ mod common;
 
 mod architecture;
 mod archive;
+mod campaign;
 mod captures;
 mod cli;
 mod cli_contract;

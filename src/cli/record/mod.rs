@@ -16,6 +16,7 @@
 //! outer process waits for it.
 
 mod clock;
+mod map_command;
 mod outcome;
 mod pcapng;
 mod scenario;
@@ -25,10 +26,11 @@ mod stamped;
 use super::Failure;
 use super::output::{ReportFormat, shown, stdout, write_json_doc};
 use clap::Args;
+use map_command::MAP_CHANGE_WITHIN;
 use outcome::{BotOutcome, Outcome, Timing};
 use scenario::{Flavor, Scenario};
 use serde::Serialize;
-use session::{MAP_CHANGE_WITHIN, PORT, RCON_PASSWORD, Session};
+use session::{PORT, RCON_PASSWORD, Session};
 use std::io::{Read, Seek, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@ use super::super::Failure;
 use super::super::output::shown;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use teeoracle::bot::random::Knobs;
 use teeoracle::packet::Version;
 
 /// Ticks a second, on DDNet and Teeworlds servers alike.
@@ -81,6 +82,11 @@ pub struct BotPlan {
     /// `kill`).
     #[serde(default)]
     pub kill: Vec<f64>,
+    /// Seeded random input over the whole input message, and deeds
+    /// (kills, spectating, DDRace teams, test commands): `random:
+    /// Some((seed: 7))` ([`Knobs`]). Not with `moves` or `actions`.
+    #[serde(default)]
+    pub random: Option<Knobs>,
 }
 
 /// One change of a bot's scripted input; a field not given keeps its
@@ -255,10 +261,20 @@ impl Scenario {
             for t in &b.kill {
                 within(format!("{who} kill"), *t)?;
             }
-            if b.moves && !b.actions.is_empty() {
+            let givers = [
+                ("`moves`", b.moves),
+                ("`actions`", !b.actions.is_empty()),
+                ("`random`", b.random.is_some()),
+            ];
+            let given: Vec<&str> = givers.iter().filter(|g| g.1).map(|g| g.0).collect();
+            if given.len() > 1 {
                 return Err(format!(
-                    "{who}: `moves` and `actions` both give its input (choose one)"
+                    "{who}: {} give its input (choose one)",
+                    given.join(" and ")
                 ));
+            }
+            if let Some(problem) = b.random.as_ref().and_then(Knobs::problem) {
+                return Err(format!("{who}: random: {problem}"));
             }
             let mut last = 0.0;
             for (t, a) in &b.actions {
@@ -473,6 +489,16 @@ mod tests {
         assert!(e.contains("not within"), "{e}");
         let e = refused(r#"(seconds: 5.0, bots: [(name: "a", kill: [9.0])])"#);
         assert!(e.contains("kill"), "{e}");
+        let e =
+            refused(r#"(seconds: 5.0, bots: [(name: "a", moves: true, random: Some((seed: 1)))])"#);
+        assert!(e.contains("`moves` and `random`"), "{e}");
+        let e =
+            refused(r#"(seconds: 5.0, bots: [(name: "a", random: Some((seed: 1, idle: 2.0)))])"#);
+        assert!(e.contains("random: idle 2"), "{e}");
+        let random =
+            parse(r#"(seconds: 5.0, bots: [(name: "a", random: Some((seed: 3, armed: true)))])"#);
+        assert!(random.validate(Flavor::Ddnet, server).is_ok());
+        assert_eq!(random.bots[0].random.as_ref().map(|k| k.seed), Some(3));
     }
 
     #[test]

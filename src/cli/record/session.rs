@@ -18,9 +18,10 @@
 //! left to it: [`Bot::probe_answer`]), or failing that by the MAP_CHANGE
 //! ([`MAP_CHANGE_LAG`]). Between a command that changes the map and the
 //! new map no input is sent; a new map that has not come
-//! [`MAP_CHANGE_WITHIN`] ticks after the command ends the run. The bots
-//! with the earliest join connect at once; scenario tick 0 is the server tick at
-//! which the first of them was accepted, which is the first tick of the
+//! [`MAP_CHANGE_WITHIN`](super::map_command::MAP_CHANGE_WITHIN) ticks
+//! after the command ends the run. The bots with the earliest join
+//! connect at once; scenario tick 0 is the server tick at which the
+//! first of them was accepted, which is the first tick of the
 //! teehistorian file (the server, empty until then, handles that join on
 //! the tick its first datagram woke it in: the moment of the bot's last
 //! hello, placed on the grid). On the first map scenario tick `s` is
@@ -34,6 +35,7 @@
 //! intended tick, as each of the bot's snapshots comes.
 
 use super::clock::{Clock, TICK};
+use super::map_command::{MapCommand, changes_map};
 use super::outcome::{AtRisk, BotOutcome, Outcome, Timing};
 use super::pcapng::Pcapng;
 use super::scenario::{BotPlan, Flavor, Scenario, scripted_input, ticks};
@@ -44,6 +46,7 @@ use std::path::Path;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
+use teeoracle::bot::random::{Deed, RandomBot};
 use teeoracle::bot::{Bot, PROBE_TICK, Phase, movement};
 use teeoracle::packet::Version;
 
@@ -107,14 +110,6 @@ const PROBE_EVERY: Duration = Duration::from_millis(2);
 const ANSWER_WITHIN: Duration = Duration::from_secs(15);
 /// Wall time a run may take beyond its scenario's seconds.
 const GRACE: Duration = Duration::from_secs(30);
-/// How many scenario ticks (5 s) the bots wait for MAP_CHANGE after a
-/// remote console command that changes the map; no input goes out
-/// meanwhile. DDNet loads the next map at the end of the tick that ran
-/// the command, in well under a second even for a large map on a loaded
-/// machine; a map change that has not come by then is not coming (a
-/// command that changed nothing, a server that hangs on the map).
-pub const MAP_CHANGE_WITHIN: u32 = 250;
-
 /// Something a bot sent that the server records on the tick it reads it.
 struct Sent {
     /// The scenario tick it was sent on.
@@ -146,6 +141,12 @@ struct Running<'p> {
     said: usize,
     /// How many of its `kill` seconds are done.
     killed: usize,
+    /// Its seeded random input and deeds, if it has them.
+    random: Option<RandomBot>,
+    /// The first scenario tick whose deed is still to do.
+    deeds_from: u32,
+    /// It logged in to the remote console.
+    rcon_in: bool,
     outcome: BotOutcome,
 }
 
@@ -182,10 +183,48 @@ impl Running<'_> {
         let lead = LEAD.min(until - 1 - self.bot.snap_tick());
         let from = if from < until { from } else { i32::MAX };
         let (moves, seed, actions) = (self.plan.moves, self.seed, &self.plan.actions);
-        self.bot.send_inputs(lead, from, |t| match moves {
-            true => movement(seed, clock.at(t)),
-            false => scripted_input(actions, clock.at(t)),
+        let random = self.random.as_ref();
+        self.bot.send_inputs(lead, from, |t| match (random, moves) {
+            (Some(r), _) => r.input(clock.at(t)),
+            (None, true) => movement(seed, clock.at(t)),
+            (None, false) => scripted_input(actions, clock.at(t)),
         });
+    }
+
+    /// Does the deeds of its random knobs due from its last one up to
+    /// `now` (none before it may send input): what each sent, for
+    /// [`Sent`].
+    fn deeds(&mut self, now: u32) -> Vec<&'static str> {
+        let mut sent = Vec::new();
+        let start = self
+            .entered
+            .map_or(u32::MAX, |e| (e + FIRST_INPUT).max(FIRST_INPUT_OF_RUN));
+        let Some(random) = &self.random else {
+            return sent;
+        };
+        for tick in self.deeds_from.max(start)..=now {
+            match random.deed(tick) {
+                Some(Deed::Kill) => {
+                    self.bot.kill();
+                    sent.push("kill");
+                }
+                Some(Deed::Say(text)) => {
+                    self.bot.say(&text);
+                    sent.push("chat");
+                }
+                Some(Deed::SetTeam(team)) => {
+                    self.bot.set_team(team);
+                    sent.push("set team");
+                }
+                Some(Deed::Rcon(command)) if self.rcon_in => {
+                    self.bot.rcon(command);
+                    sent.push("rcon");
+                }
+                _ => {}
+            }
+        }
+        self.deeds_from = now + 1;
+        sent
     }
 }
 
@@ -250,8 +289,17 @@ impl<'a> Session<'a> {
             socket.set_nonblocking(true)?;
             stamped::enable(&socket)?;
             let seed = seed.wrapping_add(i as u64);
+            let horizon = ticks(scenario.seconds);
+            let random = plan
+                .random
+                .as_ref()
+                .map(|k| RandomBot::new(k, seed, version == Version::V07, horizon));
+            let mut bot = Bot::new(&plan.name, version, seed);
+            if let Some(input) = random.as_ref().and_then(|r| r.join_input(ticks(plan.join))) {
+                bot.input_with_join(input);
+            }
             bots.push(Running {
-                bot: Bot::new(&plan.name, version, seed),
+                bot,
                 addr: socket.local_addr()?,
                 socket,
                 plan,
@@ -263,6 +311,9 @@ impl<'a> Session<'a> {
                 last_hello: None,
                 said: 0,
                 killed: 0,
+                random,
+                deeds_from: 0,
+                rcon_in: false,
                 outcome: BotOutcome {
                     name: plan.name.clone(),
                     protocol: if version == Version::V06 {
@@ -709,17 +760,20 @@ impl<'a> Session<'a> {
             }
             // The operator logs in to the remote console once in the
             // game (at a tick the clock has surely reached), and starts
-            // the demo.
-            if i == 0
-                && !self.logged_in
-                && needs_rcon
+            // the demo; so does an armed random bot, for test commands.
+            let armed = r.random.as_ref().is_some_and(RandomBot::armed);
+            if ((i == 0 && needs_rcon) || armed)
+                && !r.rcon_in
                 && r.bot.phase() == Phase::InGame
                 && r.entered.is_some_and(|e| now >= (e + 1).max(OPERATOR_TICK))
             {
                 r.bot.rcon_login(RCON_PASSWORD);
                 send(i, "rcon login");
-                self.logged_in = true;
-                if self.scenario.demo {
+                r.rcon_in = true;
+                if i == 0 {
+                    self.logged_in = true;
+                }
+                if i == 0 && self.scenario.demo {
                     r.bot.rcon("record teeoracle");
                     self.demo_running = true;
                 }
@@ -756,6 +810,9 @@ impl<'a> Session<'a> {
                     r.bot.kill();
                     send(i, "kill");
                     r.killed += 1;
+                }
+                for action in r.deeds(now) {
+                    send(i, action);
                 }
             }
             // Silence in the middle of its tick: the server drops the bot
@@ -818,32 +875,6 @@ impl<'a> Session<'a> {
     }
 }
 
-/// Whether a remote console command changes (or reloads) the map. A
-/// bare `sv_map` only prints the setting.
-fn changes_map(command: &str) -> bool {
-    let mut words = command.split_whitespace();
-    match words.next().unwrap_or("") {
-        "change_map" | "reload" => true,
-        "sv_map" => words.next().is_some(),
-        _ => false,
-    }
-}
-
-/// A remote console command that changes the map, and the scenario tick
-/// it was sent on: until its MAP_CHANGE comes, the bots send no input.
-struct MapCommand {
-    command: String,
-    tick: u32,
-}
-
-impl MapCommand {
-    /// Whether its MAP_CHANGE is overdue, the clock's middle at `middle`
-    /// ([`MAP_CHANGE_WITHIN`] ticks after the command, or later).
-    fn overdue(&self, middle: Option<u32>) -> bool {
-        middle.is_some_and(|m| m >= self.tick.saturating_add(MAP_CHANGE_WITHIN))
-    }
-}
-
 /// The question whether the server listens: a 0.7 TOKEN request (which
 /// DDNet and Teeworlds 0.7.5 answer without making a client) from a
 /// socket of its own.
@@ -870,65 +901,5 @@ impl Probe {
     fn answered(&self) -> bool {
         let mut buf = [0u8; 2048];
         self.socket.recv_from(&mut buf).is_ok()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_map_change_that_does_not_come_is_overdue_after_the_bound() {
-        // The clock on the first map's grid, driven by a fake now: three
-        // quarters into tick `ticks` of the grid.
-        let zero = Instant::now();
-        let clock_at = |ticks: u32| {
-            let mut c = Clock {
-                map: 0,
-                base: Some(0),
-                offset: 0,
-                now: None,
-                zero: Some(zero),
-                samples: 2,
-                probed: false,
-                middle: None,
-            };
-            c.tick(zero + TICK * ticks + TICK * 3 / 4);
-            c.middle
-        };
-        let command = MapCommand {
-            command: "sv_map dm1".into(),
-            tick: 100,
-        };
-        let just_before = clock_at(100 + MAP_CHANGE_WITHIN - 1);
-        assert_eq!(just_before, Some(349), "the fake clock is not at tick 349");
-        assert!(
-            !command.overdue(just_before),
-            "overdue at tick 349, {MAP_CHANGE_WITHIN} ticks after 100 is 350"
-        );
-        let at_bound = clock_at(100 + MAP_CHANGE_WITHIN);
-        assert!(
-            command.overdue(at_bound),
-            "not overdue at {at_bound:?}, {MAP_CHANGE_WITHIN} ticks after the command at 100"
-        );
-        assert!(!command.overdue(None), "overdue before the clock started");
-    }
-
-    #[test]
-    fn a_command_changes_the_map_only_if_it_names_one_or_reloads() {
-        for (command, expected) in [
-            ("change_map \"Gold Mine\"", true),
-            ("sv_map dm1", true),
-            ("reload", true),
-            ("sv_map", false),
-            ("tune gravity 0.6", false),
-            ("say change_map", false),
-        ] {
-            assert_eq!(
-                changes_map(command),
-                expected,
-                "{command:?}: changes the map is {expected}"
-            );
-        }
     }
 }

@@ -1,0 +1,183 @@
+//! The physics campaign's sample (docs/campaign.md): recordings of
+//! `examples/campaign/run` on Debian's DDNet 16.4 and on DDNet 20.1, each
+//! a teehistorian file with the server demo of its session (both gzipped:
+//! the demos are large, and a bare `.teehistorian` in the corpus would be
+//! a case of the conformance suite too) and the scenario that regenerates
+//! it. Each keeps simulating as it does today:
+//! those in `corpus/campaign/` exactly (every player-tick where the file
+//! puts it, every Character item as the demo has it); the known failures
+//! in `examples/campaign/known/` (not in the corpus, whose every file must
+//! pass `check`) diverge first where their line says. A known failure
+//! that simulates exactly fails here until it moves to `corpus/campaign/`:
+//! the model's fixes show as that list shrinking.
+
+#![cfg(feature = "jobs")]
+
+use std::path::{Path, PathBuf};
+use teeoracle::simulation::{Options, Report, simulate};
+
+/// A known failure: the run, its class (as `/work/campaign-findings` and
+/// docs/campaign.md name it) and its first divergence as the simulation
+/// reports it today.
+struct Known {
+    id: &'static str,
+    class: &'static str,
+    first: &'static str,
+}
+
+/// The runs in `corpus/campaign/` (exact).
+const EXACT: &[&str] = &[
+    "16.4-dm1-chat_menu-s1-c8-t20",
+    "16.4-dm1-weapons-s1-c8-t20",
+    "20.1-dm1-hook-s2-c8-t20",
+];
+
+/// The runs in `examples/campaign/known/`.
+const KNOWN: &[Known] = &[
+    Known {
+        id: "16.4-dm6-default-s1-c8-t20",
+        class: "16.4-hook-on-wall-1-2-units",
+        first: "tick 619 cid 6: recorded Some((1606, 716)), model Some((1607, 716))",
+    },
+    Known {
+        id: "16.4-Gold_Mine-hook-s1-c8-t20",
+        class: "16.4-character-removed-earlier-in-file-07",
+        first: "tick 717 cid 6: recorded None, model Some((389, 861))",
+    },
+    Known {
+        id: "16.4-dm1-solo_nohit-s1-c8-t20",
+        class: "16.4-demo-Character-vel_x",
+        first: "snapshot 822 cid 6: Character.vel_x -73 in the demo, model -91",
+    },
+    Known {
+        id: "20.1-dm6-gravity_jumps-s2-c8-t20",
+        class: "20.1-position-1-2-units: landing after the jumps were used",
+        first: "tick 1003 cid 1: recorded Some((1450, 977)), model Some((1450, 976))",
+    },
+    Known {
+        id: "20.1-dm6-players-s2-c8-t20",
+        class: "20.1-hook-on-wall-1-2-units",
+        first: "tick 763 cid 0: recorded Some((642, 566)), model Some((642, 567))",
+    },
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Simulates the run in `dir` on the map its demo embeds, against that
+/// demo.
+fn run(dir: &Path) -> Report {
+    let th = gunzip(&dir.join("server.teehistorian.gz"));
+    let demo = gunzip(&dir.join("teeoracle.demo.gz"));
+    let events = teeoracle::demo::Events::new(&demo).expect("a demo");
+    let col =
+        teeoracle::simulation::physics::collision::Collision::of_map_bytes(events.map(), 64 << 20)
+            .expect("a game layer");
+    let options = Options {
+        demo: Some(&demo),
+        ..Options::default()
+    };
+    simulate(&th, col, &options).expect("simulates")
+}
+
+fn gunzip(path: &Path) -> Vec<u8> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut bytes)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    bytes
+}
+
+/// The first divergence in words: the first position the model puts
+/// elsewhere, or the demo's first item field, whichever comes first.
+fn first_divergence(r: &Report) -> Option<String> {
+    let pos = r.listed.iter().find(|d| !d.unmodelled);
+    let item = r.demo.as_ref().and_then(|d| d.listed.first());
+    let pos_first = pos.is_some_and(|p| item.is_none_or(|i| p.tick <= i.tick.max(i.snapshot_tick)));
+    match (pos, item) {
+        (Some(p), _) if pos_first => Some(format!(
+            "tick {} cid {}: recorded {:?}, model {:?}",
+            p.tick, p.cid, p.recorded, p.simulated
+        )),
+        (_, Some(i)) => Some(format!(
+            "snapshot {} cid {}: {}.{} {} in the demo, model {}",
+            i.snapshot_tick, i.cid, i.item, i.field, i.demo, i.simulated
+        )),
+        _ => None,
+    }
+}
+
+fn exact(r: &Report) -> bool {
+    let demo = r.demo.as_ref();
+    r.player_ticks > 0
+        && r.matched == r.player_ticks
+        && r.after_unmodelled == 0
+        && demo.is_some_and(|d| d.compared > 0 && d.matched == d.compared)
+}
+
+#[test]
+fn the_exact_sample_stays_exact() {
+    let dir = root().join("corpus/campaign");
+    for id in EXACT {
+        let r = run(&dir.join(id));
+        assert!(
+            exact(&r),
+            "{id}: no longer exact ({} of {} player-ticks, {:?}); first divergence: {:?}",
+            r.matched,
+            r.player_ticks,
+            r.demo.as_ref().map(|d| (d.matched, d.compared)),
+            first_divergence(&r)
+        );
+    }
+    // Every folder of the sample is listed.
+    let mut found: Vec<String> = std::fs::read_dir(&dir)
+        .expect("corpus/campaign")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = EXACT.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "corpus/campaign's folders and EXACT");
+}
+
+#[test]
+fn the_known_failures_diverge_where_they_did() {
+    let dir = root().join("examples/campaign/known");
+    let mut now_exact = Vec::new();
+    let mut moved = Vec::new();
+    for k in KNOWN {
+        let r = run(&dir.join(k.id));
+        match first_divergence(&r) {
+            None if exact(&r) => now_exact.push(k.id),
+            first if first.as_deref() != Some(k.first) => {
+                moved.push(format!(
+                    "{} ({}): was {:?}, now {first:?}",
+                    k.id, k.class, k.first
+                ));
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        now_exact.is_empty(),
+        "known failures now exact (move each to corpus/campaign/ and EXACT): {now_exact:?}"
+    );
+    assert!(
+        moved.is_empty(),
+        "known failures whose first divergence moved (update their line):\n{}",
+        moved.join("\n")
+    );
+    let mut found: Vec<String> = std::fs::read_dir(&dir)
+        .expect("examples/campaign/known")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    let mut listed: Vec<String> = KNOWN.iter().map(|k| k.id.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed, "examples/campaign/known's folders and KNOWN");
+}

@@ -233,6 +233,9 @@ pub struct Simulation<'d, O = ()> {
     everybody_tainted: bool,
     /// The world's unmodelled events already applied to `tainted`.
     seen_unmodelled: usize,
+    /// The protocol each client joined with (a 0.7 client's team change
+    /// is not in the file).
+    protocols: crate::teehistorian::ClientProtocols,
     cores_before: Vec<Option<Core>>,
     report: Report,
     /// The first record's tick, once one came.
@@ -265,6 +268,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             tainted: vec![false; MAX_CLIENTS],
             everybody_tainted: false,
             seen_unmodelled: 0,
+            protocols: Default::default(),
             cores_before: vec![None; MAX_CLIENTS],
             report: Report {
                 release: world.release,
@@ -392,6 +396,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             return;
         }
         let tick = rec.tick;
+        self.protocols.observe(&rec.msg);
         match &rec.msg {
             Message::PlayerNew { cid, x, y } => {
                 self.advance(tick);
@@ -412,6 +417,13 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 self.advance(tick);
                 if let Some(slot) = slot(&mut self.recorded, *cid) {
                     *slot = None;
+                }
+                // A 0.7 client's character may end for a team change the
+                // file leaves out.
+                if self.protocols.of(*cid) == crate::packet::Version::V07
+                    && let Ok(c) = usize::try_from(*cid)
+                {
+                    self.world.unrecorded_team_change(c);
                 }
                 return;
             }

@@ -280,6 +280,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     // Commands and messages that move or kill characters.
     What::Command, "Cl_Kill", [Modelled, Modelled], "dies, respawns (kill delay, kill protection)", [KILL_HOOKED, KILL_PROTECTION];
     What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators", [];
+    What::Command, "a 0.7 client's team change (DDNet does not record it)", [Detected, Detected], "DDNet records a 0.7 message only where 0.6's table has a recorded one of its id: 0.7's Cl_SetTeam is 0.6's Cl_CallVote, so the file has the character's end and not why", [];
     What::Command, "/kill", [Modelled, Modelled], "dies when kill protection holds", [KILL_PROTECTION];
     What::Command, "/save, /load", [Modelled, Modelled], "the team dies; the loaded team is put where the string says", [SAVE_LOAD, SAVE_REFUSED, LOAD_REFUSED];
     What::Command, "/swap, /team, /practice", [Modelled, Modelled], "as the PLAYER_SWAP, PLAYER_TEAM and TEAM_PRACTICE records that follow", [SAVE_LOAD];

@@ -90,6 +90,11 @@ pub struct Pickup {
     pub kind: PickupKind,
 }
 
+/// A 0.7 client's team change: DDNet records a 0.7 client's message only
+/// where 0.6's table has a recorded message of the same id, and 0.7's
+/// `Cl_SetTeam` has 0.6's `Cl_CallVote`'s, which is not recorded.
+pub const UNRECORDED_TEAM_CHANGE: &str = "a 0.7 client's team change (DDNet does not record it)";
+
 /// Something happened that the simulation does not model: from here on,
 /// the characters it touches may go where the file says and this world
 /// does not.
@@ -498,6 +503,22 @@ impl World {
             pos,
             feature: feature.to_owned(),
         });
+    }
+
+    /// A 0.7 client's character is gone from the file while this world
+    /// still has it: DDNet does not record a 0.7 client's team change
+    /// ([`UNRECORDED_TEAM_CHANGE`]), so the world cannot know why. Named,
+    /// and the player goes to the spectators, as DDNet's did.
+    pub fn unrecorded_team_change(&mut self, cid: usize) {
+        if cid >= MAX_CLIENTS || self.character(cid).is_none() {
+            return;
+        }
+        self.unmodelled(cid, UNRECORDED_TEAM_CHANGE);
+        self.kill_now(cid);
+        if let Some(p) = self.players[cid].as_mut() {
+            p.team = TEAM_SPECTATORS;
+            p.spawning = false;
+        }
     }
 
     /// Everybody meets `feature`, which this world does not model, from

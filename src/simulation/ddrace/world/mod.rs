@@ -379,6 +379,11 @@ impl World {
             p.last_set_team = tick;
             return;
         }
+        // A paused player may not change team ("Use /pause first then you
+        // can kill": 16.4's OnMessage, 20.1's CanJoinTeam).
+        if p.paused {
+            return;
+        }
         p.team = team;
         p.last_set_team = tick;
         p.team_change_tick = tick;

@@ -751,6 +751,20 @@ mod tests {
     }
 
     #[test]
+    fn a_paused_player_keeps_its_team_and_character() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            w.tick += 200;
+            w.console_command::<&[u8]>(0, CHAT, b"pause", &[]);
+            w.set_team(0, crate::simulation::ddrace::player::TEAM_SPECTATORS);
+            assert_eq!(alive(&w), [true, true], "{v:?}: refused while paused");
+            w.console_command::<&[u8]>(0, CHAT, b"pause", &[]);
+            w.set_team(0, crate::simulation::ddrace::player::TEAM_SPECTATORS);
+            assert_eq!(alive(&w), [false, true], "{v:?}: unpaused, it goes");
+        }
+    }
+
+    #[test]
     fn save_kills_only_a_started_team_and_its_start_line_kills_meanwhile() {
         let mut w = world(Release::Ddnet16_4);
         // Team 0 and an open team: nothing.

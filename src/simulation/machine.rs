@@ -14,7 +14,7 @@
 use super::Release;
 use super::SimulateError;
 use super::ddrace::World;
-use super::ddrace::world::WorldState;
+use super::ddrace::world::{UNRECORDED_TEAM_CHANGE, WorldState};
 use super::demo_compare::DemoCompare;
 use super::header::{recorded_release, world_of};
 use super::physics::Vec2;
@@ -676,10 +676,29 @@ impl<'d, O: Observer> Simulation<'d, O> {
         if before.tick + 1 != self.world.tick || self.answered {
             return;
         }
-        if before.unrecorded_team_change_back(cid) {
-            let mut again = before.clone();
-            again.step();
-            self.world = again;
+        let mut back = before.clone();
+        if back.unrecorded_team_change_back(cid) {
+            *before = back.clone();
+            back.step();
+            self.world = back;
+            return;
+        }
+        // Cl_SetTeam could not have taken it back yet (the team change
+        // delay): what ended its character was no team change but
+        // something the model missed (a death, say). The note goes, the
+        // player is back in the game, and the character the file has and
+        // the world lacks is this tick's divergence. (Where the delay
+        // cannot tell, a death and a team change back are the same spawn
+        // rule at the same tick.)
+        before.unrecorded_team_change_undone(cid);
+        self.world.unrecorded_team_change_undone(cid);
+        if let Some(i) = self
+            .report
+            .unmodelled
+            .iter()
+            .rposition(|u| u.cid == Some(cid) && u.feature == UNRECORDED_TEAM_CHANGE)
+        {
+            self.report.unmodelled.remove(i);
         }
     }
 

@@ -560,6 +560,18 @@ impl World {
         !p.unrecorded_spectator
     }
 
+    /// What took `cid`'s character to the spectators was no team change
+    /// after all ([`World::unrecorded_team_change_back`] refused): the
+    /// player is back in the game.
+    pub fn unrecorded_team_change_undone(&mut self, cid: usize) {
+        if let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut)
+            && p.unrecorded_spectator
+        {
+            p.unrecorded_spectator = false;
+            p.team = 0;
+        }
+    }
+
     /// Everybody meets `feature`, which this world does not model, from
     /// now to the file's end (a setting of the header).
     pub fn unmodelled_everybody(&mut self, feature: &str) {

@@ -202,8 +202,7 @@ fn a_return_sooner_than_a_team_change_allows_is_a_divergence() {
     assert_eq!((r.divergences, notes(&r)), (0, 1), "{:?}", r.listed);
 
     // The same records, with client 2 where it comes back from tick 200.
-    let (header, mut reader) =
-        SliceReader::new(&th, teeoracle::codec::Mode::Strict).expect("a file");
+    let (header, reader) = SliceReader::new(&th, teeoracle::codec::Mode::Strict).expect("a file");
     let mut rec = Recorder::new(&header);
     let mut at: Vec<Option<(i32, i32)>> = vec![None; 64];
     let mut tick = None;
@@ -217,7 +216,7 @@ fn a_return_sooner_than_a_team_change_allows_is_a_divergence() {
             }
         }
     };
-    while let Some(r) = reader.next() {
+    for r in reader {
         let r = r.expect("a record");
         if tick != Some(r.tick) {
             if !flushed {

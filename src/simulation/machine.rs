@@ -14,7 +14,7 @@
 use super::Release;
 use super::SimulateError;
 use super::ddrace::World;
-use super::ddrace::world::WorldState;
+use super::ddrace::world::{UNRECORDED_TEAM_CHANGE, WorldState};
 use super::demo_compare::DemoCompare;
 use super::header::{recorded_release, world_of};
 use super::physics::Vec2;
@@ -222,10 +222,15 @@ pub struct Simulation<'d, O = ()> {
     inputs: Vec<Option<PlayerInput>>,
     /// The world's tick was compared with the file.
     compared: bool,
-    /// DDNet 16.4: the world before the last step and the client ids that
-    /// had inputs for it, to try the step again with a client's input
-    /// held (see [`World::step_holding`]).
+    /// The world before the last step, when it may be stepped again, and
+    /// the client ids that had inputs for it under DDNet 16.4 (to try the
+    /// step again with a client's input held, see
+    /// [`World::step_holding`]); also kept while a player awaits a team
+    /// change the file does not record
+    /// ([`World::unrecorded_team_change_back`]).
     before: Option<(World, Vec<usize>)>,
+    /// A database's answer changed the world after its last step.
+    answered: bool,
     /// Players touched by an unmodelled event (until they respawn; all
     /// of them for good after one that touched everybody).
     tainted: Vec<bool>,
@@ -265,6 +270,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
             before: None,
+            answered: false,
             tainted: vec![false; MAX_CLIENTS],
             everybody_tainted: false,
             seen_unmodelled: 0,
@@ -378,12 +384,18 @@ impl<'d, O: Observer> Simulation<'d, O> {
             for cid in 0..MAX_CLIENTS {
                 self.cores_before[cid] = w.core(cid).cloned();
             }
-            let with_inputs = w.with_inputs();
             // How 16.4's writer records inputs, whatever the physics.
-            self.before = (self.recorded_release == Release::Ddnet16_4 && !with_inputs.is_empty())
+            let with_inputs = match self.recorded_release {
+                Release::Ddnet16_4 => w.with_inputs(),
+                Release::Ddnet20_1 => Vec::new(),
+            };
+            // The tick may be stepped again: with an input held, or with
+            // a team change the file does not record.
+            self.before = (!with_inputs.is_empty() || w.awaits_unrecorded_team_change())
                 .then(|| (w.clone(), with_inputs));
             w.step();
             self.compared = false;
+            self.answered = false;
         }
     }
 
@@ -402,6 +414,9 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 self.advance(tick);
                 if let Some(slot) = slot(&mut self.recorded, *cid) {
                     *slot = Some((*x, *y));
+                }
+                if let Ok(c) = usize::try_from(*cid) {
+                    self.unrecorded_team_change_back(c);
                 }
                 return;
             }
@@ -444,6 +459,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 ) =>
             {
                 self.advance(tick);
+                self.answered = true;
                 let w = &mut self.world;
                 // The cores a demo's Character items carry were taken
                 // before this.
@@ -636,6 +652,54 @@ impl<'d, O: Observer> Simulation<'d, O> {
             }
         }
         self.observer.tick(w);
+    }
+
+    /// The file has a character for `cid` that the world lacks, whose
+    /// player a 0.7 client's unrecorded team change took to the
+    /// spectators: it came back into the game by a team change the file
+    /// does not have either, read before this tick (DDNet spawns it at the
+    /// first player tick after). The tick is stepped again with it.
+    fn unrecorded_team_change_back(&mut self, cid: usize) {
+        if self.world.character(cid).is_some()
+            || !self
+                .world
+                .player(cid)
+                .is_some_and(|p| p.unrecorded_spectator)
+        {
+            return;
+        }
+        // Only the world just before this tick can be stepped again, and
+        // not once a database's answer changed the stepped one.
+        let Some((before, _)) = self.before.as_mut() else {
+            return;
+        };
+        if before.tick + 1 != self.world.tick || self.answered {
+            return;
+        }
+        let mut back = before.clone();
+        if back.unrecorded_team_change_back(cid) {
+            *before = back.clone();
+            back.step();
+            self.world = back;
+            return;
+        }
+        // Cl_SetTeam could not have taken it back yet (the team change
+        // delay): what ended its character was no team change but
+        // something the model missed (a death, say). The note goes, the
+        // player is back in the game, and the character the file has and
+        // the world lacks is this tick's divergence. (Where the delay
+        // cannot tell, a death and a team change back are the same spawn
+        // rule at the same tick.)
+        before.unrecorded_team_change_undone(cid);
+        self.world.unrecorded_team_change_undone(cid);
+        if let Some(i) = self
+            .report
+            .unmodelled
+            .iter()
+            .rposition(|u| u.cid == Some(cid) && u.feature == UNRECORDED_TEAM_CHANGE)
+        {
+            self.report.unmodelled.remove(i);
+        }
     }
 
     /// A record did not decode: the simulation stops there (what came

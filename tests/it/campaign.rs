@@ -28,9 +28,11 @@ struct Known {
 /// The runs in `corpus/campaign/` (exact).
 const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
+    "16.4-Tsunami-default-s2-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
     "16.4-dm1-weapons-s1-c8-t20",
     "16.4-dm2-default-s3-c12-t20",
+    "20.1-Gold_Mine-players-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
     "20.1-dm2-default-s3-c12-t20",
 ];
@@ -178,4 +180,84 @@ fn the_known_failures_diverge_where_they_did() {
     let mut listed: Vec<String> = KNOWN.iter().map(|k| k.id.to_string()).collect();
     listed.sort();
     assert_eq!(found, listed, "examples/campaign/known's folders and KNOWN");
+}
+
+/// 16.4-Tsunami-default's 0.7 client 2 leaves the file at tick 141 (an
+/// unrecorded team change) and is back at 343, exactly as a team change
+/// back brings it. Forged back at tick 200 instead, sooner than
+/// `Cl_SetTeam` may follow the last one (`sv_team_change_delay`, 3 s):
+/// that was no team change but something the model missed, so the note
+/// goes and the return is a divergence, never hidden.
+#[test]
+fn a_return_sooner_than_a_team_change_allows_is_a_divergence() {
+    use teeoracle::teehistorian::{Message, Recorder, SliceReader};
+    let dir = root().join("corpus/campaign/16.4-Tsunami-default-s2-c8-t20");
+    let th = gunzip(&dir.join("server.teehistorian.gz"));
+    let demo = gunzip(&dir.join("teeoracle.demo.gz"));
+    let events = teeoracle::demo::Events::new(&demo).expect("a demo");
+    let col =
+        teeoracle::simulation::physics::collision::Collision::of_map_bytes(events.map(), 64 << 20)
+            .expect("a game layer");
+    let note = "a 0.7 client's team change (DDNet does not record it)";
+    let notes = |r: &Report| r.unmodelled.iter().filter(|u| u.feature == note).count();
+    let r = simulate(&th, col.clone(), &Options::default()).expect("simulates");
+    assert_eq!((r.divergences, notes(&r)), (0, 1), "{:?}", r.listed);
+
+    // The same records, with client 2 where it comes back from tick 200.
+    let (header, reader) = SliceReader::new(&th, teeoracle::codec::Mode::Strict).expect("a file");
+    let mut rec = Recorder::new(&header);
+    let mut at: Vec<Option<(i32, i32)>> = vec![None; 64];
+    let mut tick = None;
+    let mut flushed = true;
+    let flush = |rec: &mut Recorder, at: &[Option<(i32, i32)>], tick: i32| {
+        for (cid, p) in at.iter().enumerate() {
+            let p = p.or((cid == 2 && (200..343).contains(&tick)).then_some((80, 5840)));
+            match p {
+                Some((x, y)) => rec.record_player(cid as i32, x, y).expect("in order"),
+                None => rec.record_dead_player(cid as i32).expect("in order"),
+            }
+        }
+    };
+    for r in reader {
+        let r = r.expect("a record");
+        if tick != Some(r.tick) {
+            if !flushed {
+                flush(&mut rec, &at, tick.unwrap_or(0));
+            }
+            tick = Some(r.tick);
+            rec.tick(r.tick);
+            flushed = false;
+        }
+        match r.msg {
+            Message::PlayerNew { cid, x, y } => at[cid as usize] = Some((x, y)),
+            Message::PlayerDiff { cid, dx, dy } => {
+                let p = at[cid as usize].as_mut().expect("alive");
+                *p = (p.0 + dx, p.1 + dy);
+            }
+            Message::PlayerOld { cid } => at[cid as usize] = None,
+            Message::TickSkip { .. } => {}
+            Message::Finish => {
+                if !flushed {
+                    flush(&mut rec, &at, r.tick);
+                    flushed = true;
+                }
+                rec.finish();
+            }
+            msg => {
+                if !flushed {
+                    flush(&mut rec, &at, r.tick);
+                    flushed = true;
+                }
+                rec.record(&msg);
+            }
+        }
+    }
+    let forged = rec.into_bytes();
+    let r = simulate(&forged, col, &Options::default()).expect("simulates");
+    let first = r.listed.first().expect("a divergence");
+    assert_eq!(
+        (first.tick, first.cid, first.recorded, first.simulated),
+        (200, 2, Some((80, 5840)), None)
+    );
+    assert_eq!(notes(&r), 0, "{:?}", r.unmodelled);
 }

@@ -33,6 +33,10 @@ pub struct Player {
     /// Paused by `/spec` or `/pause` (`PAUSE_PAUSED`): its inputs do not
     /// reach its character, which stays in the world.
     pub paused: bool,
+    /// A 0.7 client's team change, which the file does not record, took
+    /// it to the spectators ([`super::world::UNRECORDED_TEAM_CHANGE`]):
+    /// its way back into the game is not recorded either.
+    pub unrecorded_spectator: bool,
     /// Its character died inside this tick's world step; the player's
     /// own tick removes it before any respawn.
     pub(super) died_in_world: bool,
@@ -56,6 +60,7 @@ impl Player {
             last_set_team: 0,
             team_change_tick: tick,
             paused: false,
+            unrecorded_spectator: false,
             died_in_world: false,
             name: Vec::new(),
         }

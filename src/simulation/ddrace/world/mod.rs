@@ -513,16 +513,67 @@ impl World {
     /// A 0.7 client's character is gone from the file while this world
     /// still has it: DDNet does not record a 0.7 client's team change
     /// ([`UNRECORDED_TEAM_CHANGE`]), so the world cannot know why. Named,
-    /// and the player goes to the spectators, as DDNet's did.
+    /// and the player goes to the spectators as DDNet's did: by a message
+    /// read before this tick, so at the last tick's time (the die tick
+    /// and the team change's, which time the way back).
     pub fn unrecorded_team_change(&mut self, cid: usize) {
         if cid >= MAX_CLIENTS || self.character(cid).is_none() {
             return;
         }
         self.unmodelled(cid, UNRECORDED_TEAM_CHANGE);
         self.kill_now(cid);
+        let before = self.tick - 1;
         if let Some(p) = self.players[cid].as_mut() {
             p.team = TEAM_SPECTATORS;
             p.spawning = false;
+            p.unrecorded_spectator = true;
+            p.die_tick = before;
+            p.last_set_team = before;
+            p.team_change_tick = before;
+        }
+    }
+
+    /// Some player is at the spectators by a team change the file does
+    /// not record ([`World::unrecorded_team_change`]).
+    pub fn awaits_unrecorded_team_change(&self) -> bool {
+        self.players
+            .iter()
+            .flatten()
+            .any(|p| p.unrecorded_spectator)
+    }
+
+    /// The file has a character for `cid`, who is at the spectators by a
+    /// team change it does not record: its way back, `Cl_SetTeam` 0, is
+    /// not recorded either. Asked of the world before the tick the
+    /// character appears in: the message came before that tick, as DDNet
+    /// spawns a player who joins the game at its first player tick after
+    /// (then the world steps again). False when `Cl_SetTeam` could not
+    /// have taken it back by then (the team change delay): what took its
+    /// character was not a team change.
+    pub fn unrecorded_team_change_back(&mut self, cid: usize) -> bool {
+        let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
+            return false;
+        };
+        if !p.unrecorded_spectator {
+            return false;
+        }
+        self.set_team(cid, 0);
+        let Some(p) = self.players[cid].as_mut() else {
+            return false;
+        };
+        p.unrecorded_spectator = p.team == TEAM_SPECTATORS;
+        !p.unrecorded_spectator
+    }
+
+    /// What took `cid`'s character to the spectators was no team change
+    /// after all ([`World::unrecorded_team_change_back`] refused): the
+    /// player is back in the game.
+    pub fn unrecorded_team_change_undone(&mut self, cid: usize) {
+        if let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut)
+            && p.unrecorded_spectator
+        {
+            p.unrecorded_spectator = false;
+            p.team = 0;
         }
     }
 

@@ -582,7 +582,7 @@ impl World {
                     ch.ninja.activation_dir,
                     since,
                     ch.ninja.current_move_time,
-                    ch.ninja.old_vel_amount as i32,
+                    ch.ninja.old_vel_amount,
                 )
             }),
         })
@@ -625,7 +625,7 @@ impl World {
             ch.ninja.activation_dir = dir;
             ch.ninja_activation_tick = if since != 0 { tick - since } else { 0 };
             ch.ninja.current_move_time = move_time;
-            ch.ninja.old_vel_amount = old_vel as f32;
+            ch.ninja.old_vel_amount = old_vel;
         }
         ch.last_weapon = tee.last_weapon;
         ch.queued_weapon = tee.queued_weapon;

@@ -30,36 +30,24 @@ const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-Tsunami-default-s2-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
+    "16.4-dm1-solo_nohit-s1-c8-t20",
     "16.4-dm1-weapons-s1-c8-t20",
     "16.4-dm2-default-s3-c12-t20",
+    "16.4-dm6-default-s1-c8-t20",
     "20.1-Gold_Mine-players-s2-c8-t20",
+    "20.1-ctf7-default-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
     "20.1-dm2-default-s3-c12-t20",
+    "20.1-dm6-gravity_jumps-s2-c8-t20",
+    "20.1-dm6-players-s2-c8-t20",
 ];
 
 /// The runs in `examples/campaign/known/`.
-const KNOWN: &[Known] = &[
-    Known {
-        id: "16.4-dm6-default-s1-c8-t20",
-        class: "16.4-hook-on-wall-1-2-units",
-        first: "tick 619 cid 6: recorded Some((1606, 716)), model Some((1607, 716))",
-    },
-    Known {
-        id: "16.4-dm1-solo_nohit-s1-c8-t20",
-        class: "16.4-demo-Character-vel_x",
-        first: "snapshot 822 cid 6: Character.vel_x -73 in the demo, model -91",
-    },
-    Known {
-        id: "20.1-dm6-gravity_jumps-s2-c8-t20",
-        class: "20.1-position-1-2-units: landing after the jumps were used",
-        first: "tick 1003 cid 1: recorded Some((1450, 977)), model Some((1450, 976))",
-    },
-    Known {
-        id: "20.1-dm6-players-s2-c8-t20",
-        class: "20.1-hook-on-wall-1-2-units",
-        first: "tick 763 cid 0: recorded Some((642, 566)), model Some((642, 567))",
-    },
-];
+const KNOWN: &[Known] = &[Known {
+    id: "16.4-ctf5-solo_nohit-s2-c8-t20",
+    class: "16.4-demo-Character-y: a tick with several inputs, every position exact",
+    first: "snapshot 398 cid 5: Character.y 1735 in the demo, model 1720",
+}];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

@@ -50,8 +50,9 @@ pub struct Ninja {
     pub activation_dir: Vec2,
     /// Ticks of dash left (goes below 0 when none runs).
     pub current_move_time: i32,
-    /// The speed to give back when the dash ends.
-    pub old_vel_amount: f32,
+    /// The speed to give back when the dash ends: an `int` in DDNet, so
+    /// the speed at the dash's start truncated.
+    pub old_vel_amount: i32,
     /// Whom this dash has hit already.
     pub hit: Vec<usize>,
 }

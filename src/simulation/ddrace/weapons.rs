@@ -545,7 +545,7 @@ impl Ctx<'_> {
             return;
         };
         if move_time == 0 {
-            core.vel = dir * old_vel;
+            core.vel = dir * old_vel as f32;
         }
         if move_time <= 0 {
             return;
@@ -602,7 +602,7 @@ pub fn start_dash(ch: &mut Character, dir: Vec2, vel: Vec2) {
     ch.ninja.hit.clear();
     ch.ninja.activation_dir = dir;
     ch.ninja.current_move_time = NINJA_MOVETIME_MS * TICK_SPEED / 1000;
-    ch.ninja.old_vel_amount = vel.length().clamp(0.0, 6000.0);
+    ch.ninja.old_vel_amount = vel.length().clamp(0.0, 6000.0) as i32;
 }
 
 /// A projectile `owner` fires from `pos` towards `dir` at `tick`, living
@@ -859,9 +859,10 @@ mod tests {
         f.add(0, 500.0, 500.0);
         let ch = f.chars[0].as_mut().unwrap();
         ch.give_ninja(100);
-        start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.0));
+        start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.5));
         assert_eq!(ch.ninja.current_move_time, 10);
-        assert_eq!(ch.ninja.old_vel_amount, 5.0);
+        // |(3, 4.5)| is 5.41; DDNet keeps it in an int.
+        assert_eq!(ch.ninja.old_vel_amount, 5);
         for tick in 101..=110 {
             f.ctx(tick).handle_ninja(0);
             if tick < 110 {

@@ -140,6 +140,11 @@ impl World {
             self.race.state[o] = state::EMPTY;
             self.race.practice[o] = false;
         }
+        // 20.1 removes what the player fired (`RemoveEntitiesFromPlayer`).
+        if self.release == Release::Ddnet20_1 && team != old {
+            self.projectiles.retain(|p| p.owner != cid);
+            self.lasers.retain(|l| l.owner != cid);
+        }
         self.cores.teams.team[c] = team;
         if team != self.cores.teams.super_team && self.race.state[new] == state::EMPTY {
             self.race.state[new] = state::OPEN;
@@ -248,6 +253,16 @@ impl World {
         if self.race.state[t] == state::STARTED && !self.race.tee_started[cid] {
             self.race.state[t] = state::STARTED_UNFINISHABLE;
         }
+    }
+
+    /// Whether `cid`'s death (`OnCharacterDeath` of an unlocked team) moves
+    /// its player to team 0 (`SetForceCharacterTeam`).
+    pub(super) fn death_leaves_team(&self, cid: usize) -> bool {
+        let team = self.cores.teams.team[cid];
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        team != TEAM_FLOCK
+            && team_index(team).is_some_and(|t| self.race.saving[t].is_none())
+            && !(forced_solo && team != self.cores.teams.super_team)
     }
 
     /// Kill protection (`sv_kill_protection`): `cid` has raced for that
@@ -582,7 +597,7 @@ impl World {
                     ch.ninja.activation_dir,
                     since,
                     ch.ninja.current_move_time,
-                    ch.ninja.old_vel_amount as i32,
+                    ch.ninja.old_vel_amount,
                 )
             }),
         })
@@ -625,7 +640,7 @@ impl World {
             ch.ninja.activation_dir = dir;
             ch.ninja_activation_tick = if since != 0 { tick - since } else { 0 };
             ch.ninja.current_move_time = move_time;
-            ch.ninja.old_vel_amount = old_vel as f32;
+            ch.ninja.old_vel_amount = old_vel;
         }
         ch.last_weapon = tee.last_weapon;
         ch.queued_weapon = tee.queued_weapon;

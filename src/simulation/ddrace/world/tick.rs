@@ -286,7 +286,19 @@ impl World {
             }
         }
         for &cid in &order {
+            let alive = self.chars[cid].is_some();
             self.character_tick(cid);
+            // 20.1: a death that moves its player out of a DDRace team
+            // (`SetForceCharacterTeam`'s `RemoveEntitiesFromPlayer`) leaves
+            // the world's loop pointer at its end, so the characters after
+            // it skip their tick (they still move).
+            if self.release == Release::Ddnet20_1
+                && alive
+                && self.chars[cid].is_none()
+                && self.death_leaves_team(cid)
+            {
+                break;
+            }
         }
         for cid in std::mem::take(&mut self.cores.unseeded_choices) {
             self.unmodelled(cid, "teleporter with several outs, no seed in the header");

@@ -3,6 +3,7 @@
 //! weapons, freeze), and what is reported as not modelled.
 
 use super::*;
+use crate::simulation::physics::core::hook;
 
 impl World {
     /// A console command run by `cid` (-1 and below: the server) with
@@ -98,8 +99,12 @@ impl World {
             (Some(c), true, "save") => self.save(c),
             (Some(c), true, "load") => self.load(c),
             (Some(c), true, "kill") => self.protected_kill(c),
-            (Some(c), true, "spec") if self.config.sv_pauseable == 0 => self.toggle_pause(c),
-            (Some(c), true, "pause") => self.toggle_pause(c),
+            (Some(c), true, "spec" | "pause") if !args.is_empty() => self.unmodelled(
+                c,
+                &format!("console command `{name}` with a player to watch"),
+            ),
+            (Some(c), true, "spec") => self.toggle_pause(c, self.spec_pause_type(c)),
+            (Some(c), true, "pause") => self.toggle_pause(c, Pause::Paused),
             (Some(c), false, _) if self.test_command(c, name, args) => {}
             (Some(c), _, _) => self.unmodelled(c, &format!("console command `{name}`")),
             (None, _, _) => {
@@ -215,15 +220,103 @@ impl World {
         true
     }
 
-    /// `/pause` (and `/spec` without `sv_pauseable`): toggles
-    /// `PAUSE_PAUSED`, which needs a character.
-    pub(super) fn toggle_pause(&mut self, cid: usize) {
-        let has_char = self.chars[cid].is_some();
-        if let Some(p) = self.players[cid].as_mut()
-            && has_char
-        {
-            p.paused = !p.paused;
+    /// What `/spec` asks for (`ConToggleSpec`): spectating with
+    /// `sv_pauseable`, else a pause; in 20.1 spectating too for a
+    /// character in a practice team.
+    fn spec_pause_type(&self, cid: usize) -> Pause {
+        let team = self.cores.teams.team[cid];
+        let practice = self.release == Release::Ddnet20_1
+            && self.chars[cid].is_some()
+            && self.is_practice(team);
+        match self.config.sv_pauseable != 0 || practice {
+            true => Pause::Spec,
+            false => Pause::Paused,
         }
+    }
+
+    /// `/pause` and `/spec` without a name (`ToggleSpecPause`): any pause
+    /// ends, else `want` begins.
+    pub(super) fn toggle_pause(&mut self, cid: usize, want: Pause) {
+        let Some(p) = self.players[cid].as_ref() else {
+            return;
+        };
+        match p.pause {
+            Pause::None => self.set_pause(cid, want, false),
+            _ => self.set_pause(cid, Pause::None, false),
+        }
+    }
+
+    /// `CPlayer::Pause(State, Force)`: needs a character; a paused one
+    /// comes back into the world (unless the player spectates on), but
+    /// not within `sv_pause_frequency` of the last change unless forced.
+    pub(super) fn set_pause(&mut self, cid: usize, state: Pause, force: bool) {
+        let (tick, frequency) = (self.tick, self.config.sv_pause_frequency);
+        let (Some(ch), Some(p)) = (self.chars[cid].as_ref(), self.players[cid].as_ref()) else {
+            return;
+        };
+        if state == p.pause {
+            return;
+        }
+        if state != Pause::Spec && ch.paused {
+            if !force && p.last_pause != 0 && p.last_pause + 50 * frequency > tick {
+                return;
+            }
+            self.pause_character(cid, false);
+        }
+        if let Some(p) = self.players[cid].as_mut() {
+            p.pause = state;
+            p.last_pause = tick;
+        }
+    }
+
+    /// `CCharacter::Pause`: the character leaves the world (out of the
+    /// list and of `m_apCharacters`; a hook it holds on a player lets
+    /// go, and so do the hooks on it, but only then) or comes back at the
+    /// list's head, standing still, in 20.1 its freeze's start moved by
+    /// the time away.
+    pub(super) fn pause_character(&mut self, cid: usize, pause: bool) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.paused == pause {
+            return;
+        }
+        ch.paused = pause;
+        if !pause {
+            // 16.4 keeps the start (a freeze tile met on return then
+            // starts a new freeze: its recordings say so).
+            if self.release == Release::Ddnet20_1 && ch.freeze_start > 0 && ch.paused_tick >= 0 {
+                ch.freeze_start += tick - ch.paused_tick;
+            }
+            if let Some(mut core) = self.paused_cores[cid].take() {
+                core.vel = Vec2::default();
+                self.cores.slots[cid] = Some(core);
+            }
+            self.order.insert(0, cid);
+            return;
+        }
+        ch.paused_tick = tick;
+        self.order.retain(|&c| c != cid);
+        let Some(mut core) = self.cores.slots[cid].take() else {
+            return;
+        };
+        if core.hooked_player != -1 {
+            // `ResetHook`, then `CGameWorld::ReleaseHooked`.
+            core.hooked_player = -1;
+            core.hook_state = hook::RETRACTED;
+            core.hook_pos = core.pos;
+            for &c in &self.order {
+                if let Some(other) = self.cores.slots[c].as_mut()
+                    && other.hooked_player == cid as i32
+                    && !other.super_
+                {
+                    other.hooked_player = -1;
+                    other.hook_state = hook::RETRACTED;
+                }
+            }
+        }
+        self.paused_cores[cid] = Some(core);
     }
 
     /// Something this world does not model happened to everybody or to

@@ -520,6 +520,9 @@ impl World {
         }
         self.unmodelled(cid, UNRECORDED_TEAM_CHANGE);
         self.kill_now(cid);
+        // It left before the tick just stepped, whose numbering then
+        // went without it.
+        self.number_strong_weak();
         if let Some(p) = self.players[cid].as_mut() {
             p.team = TEAM_SPECTATORS;
             p.spawning = false;

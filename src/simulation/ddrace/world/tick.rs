@@ -308,7 +308,12 @@ impl World {
         self.projectiles.retain(|p| !p.marked);
         self.lasers.retain(|l| !l.marked);
         self.devices.remove_marked();
-        // The characters' strong/weak ids: their places in the list.
+        self.number_strong_weak();
+    }
+
+    /// The end of `CGameWorld::Tick`: each character's strong/weak id is
+    /// its place in the list.
+    pub(super) fn number_strong_weak(&mut self) {
         for (i, &cid) in self.order.iter().enumerate() {
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.strong_weak_id = i as i32;

@@ -139,7 +139,8 @@ settings! {
     /// tune zones follow it, see [`Tunings::from_header`]).
     sv_solo_server: Some("sv_solo_server"), Some("sv_solo_server");
     default 0, 0; range 0, 1, 1; game true;
-    /// `sv_pauseable`: `/pause` keeps the character (else spectates).
+    /// `sv_pauseable`: `/spec` spectates, the character leaving the
+    /// world (else `/spec` is `/pause`, which holds its inputs).
     sv_pauseable: Some("sv_pauseable"), Some("sv_pauseable");
     default 0, 0; range 0, 1, 1; game true;
     /// `sv_pause_frequency` (`SvSpecFrequency`): seconds after a pause

@@ -333,3 +333,89 @@ impl World {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+
+    /// A 20 by 10 map with a floor on row 8 and spawns at tiles (2, 7)
+    /// and (10, 7), `sv_pauseable 1`; clients 0 and 1 (the newer
+    /// character) standing on the floor.
+    fn world(release: Release) -> World {
+        let (w, h) = (20, 10);
+        let mut tiles = vec![Tile::default(); w * h];
+        for t in &mut tiles[8 * w..9 * w] {
+            t.index = 1;
+        }
+        tiles[7 * w + 2].index = 192;
+        tiles[7 * w + 10].index = 192;
+        let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
+        let mut config = Config::new(release);
+        config.sv_pauseable = 1;
+        let tunings = Tunings::new(release, Tuning::ddrace(release));
+        let mut world = World::new(release, col, config, tunings, 0);
+        world.join(0);
+        world.ready(0);
+        world.step();
+        world.join(1);
+        world.ready(1);
+        for _ in 0..60 {
+            world.step();
+        }
+        world
+    }
+
+    fn chat(w: &mut World, cid: i32, command: &str) {
+        w.console_command(cid, 128, command.as_bytes(), &[] as &[Vec<u8>]);
+    }
+
+    fn strong_weak(w: &World, cid: usize) -> i32 {
+        w.character(cid).expect("a character").strong_weak_id
+    }
+
+    #[test]
+    fn spec_takes_a_standing_character_out_of_the_world_and_back() {
+        for release in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(release);
+            assert_eq!(w.order(), &[1, 0]);
+            assert_eq!((strong_weak(&w, 1), strong_weak(&w, 0)), (0, 1));
+            let at = w.core(1).expect("a core").pos;
+            chat(&mut w, 1, "spec");
+            w.step();
+            // Out of the list and of the cores the others meet, its core
+            // kept where it stood; numbered before it left.
+            assert!(w.character(1).is_some_and(|c| c.paused));
+            assert_eq!(w.order(), &[0]);
+            assert!(w.cores.slots[1].is_none());
+            assert_eq!(w.core(1).map(|c| c.pos), Some(at));
+            assert_eq!(strong_weak(&w, 0), 1);
+            w.step();
+            assert_eq!(strong_weak(&w, 0), 0);
+            // Not back within sv_pause_frequency (a second).
+            chat(&mut w, 1, "spec");
+            assert!(w.character(1).is_some_and(|c| c.paused));
+            for _ in 0..50 {
+                w.step();
+            }
+            chat(&mut w, 1, "spec");
+            assert_eq!(w.player(1).map(|p| p.pause), Some(Pause::None));
+            assert_eq!(w.order(), &[1, 0]);
+            assert_eq!(
+                w.core(1).map(|c| (c.pos, c.vel)),
+                Some((at, Vec2::default()))
+            );
+        }
+    }
+
+    #[test]
+    fn spec_without_sv_pauseable_only_holds_the_inputs() {
+        let mut w = world(Release::Ddnet20_1);
+        w.config.sv_pauseable = 0;
+        chat(&mut w, 1, "spec");
+        w.step();
+        assert_eq!(w.player(1).map(|p| p.pause), Some(Pause::Paused));
+        assert!(w.character(1).is_some_and(|c| !c.paused));
+        assert_eq!(w.order(), &[1, 0]);
+    }
+}

@@ -30,7 +30,7 @@ const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
     "16.4-dm1-weapons-s1-c8-t20",
-    "16.4-dm8-ddrace-s2-c8-t20",
+    "16.4-dm7-ddrace-s2-c8-t20",
     "20.1-ctf5-ddrace-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
 ];

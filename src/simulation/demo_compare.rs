@@ -220,23 +220,11 @@ impl<'d> DemoCompare<'d> {
             } else {
                 tick + ch.freeze_time
             };
-            // `CGameWorld::Tick` numbers the characters in list order
-            // (newest first) at the end of the world's tick; one spawned
-            // after it, in the players' tick, still has its 0.
-            let strong_weak = if ch.spawn_tick == tick {
-                0
-            } else {
-                w.order()
-                    .iter()
-                    .filter(|&&o| w.character(o).is_some_and(|x| x.spawn_tick != tick))
-                    .position(|&o| o == c.cid)
-                    .unwrap_or(0) as i32
-            };
             for (i, name) in DDNET_COMPARED {
                 let simulated = match i {
                     1 => freeze_end,
                     2 => now.jumps,
-                    4 => strong_weak,
+                    4 => ch.strong_weak_id,
                     5 => now.jumped_total,
                     _ => ch.freeze_start,
                 };

@@ -312,6 +312,6 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Setting { at_start: false }, "sv_max_clients, sv_inactivekick", [Modelled, Modelled], "no effect of their own on the world (joins come as records)", [];
     What::Setting { at_start: false }, "sv_tune_reset, sv_ddrace_tune_reset", [Modelled, Modelled], "the header's tuning is the one after them", [];
     What::Setting { at_start: false }, "sv_freeze_delay, sv_kill_delay, sv_kill_protection, sv_teleport_hold_hook, sv_endless_drag, sv_hit, sv_old_laser", [Modelled, Modelled], "read by the model", [KILL_PROTECTION, FREEZE_TUTORIAL];
-    What::Setting { at_start: false }, "sv_team, sv_solo_server, sv_pauseable, sv_destroy_bullets_on_death, sv_destroy_lasers_on_death", [Modelled, Modelled], "read by the model", [SAVE_LOAD];
+    What::Setting { at_start: false }, "sv_team, sv_solo_server, sv_pauseable, sv_pause_frequency, sv_destroy_bullets_on_death, sv_destroy_lasers_on_death", [Modelled, Modelled], "read by the model", [SAVE_LOAD];
     What::Setting { at_start: false }, "sv_team_change_delay, sv_spamprotection, sv_savegames, sv_sql_queries_delay, sv_saveswapgames_penalty", [Modelled, Modelled], "read by the model", [SAVE_REFUSED, LOAD_REFUSED];
 };

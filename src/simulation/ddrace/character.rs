@@ -138,6 +138,15 @@ pub struct Character {
     pub jetpack: bool,
     /// The ninja's dash.
     pub ninja: Ninja,
+    /// Out of the world (`CCharacter::m_Paused`, by `/spec`): it neither
+    /// ticks nor is met, and keeps its core as it was.
+    pub paused: bool,
+    /// When it left the world (`m_PausedTick`).
+    pub paused_tick: i32,
+    /// Its place in the character list as the last world tick ended
+    /// (`m_StrongWeakId`, numbered in `CGameWorld::Tick`): the
+    /// DDNetCharacter item's `strong_weak_id`.
+    pub strong_weak_id: i32,
 }
 
 impl Character {
@@ -192,6 +201,9 @@ impl Character {
             start_tick: 0,
             jetpack: false,
             ninja: Ninja::default(),
+            paused: false,
+            paused_tick: 0,
+            strong_weak_id: 0,
         }
     }
 

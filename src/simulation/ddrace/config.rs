@@ -139,9 +139,14 @@ settings! {
     /// tune zones follow it, see [`Tunings::from_header`]).
     sv_solo_server: Some("sv_solo_server"), Some("sv_solo_server");
     default 0, 0; range 0, 1, 1; game true;
-    /// `sv_pauseable`: `/pause` keeps the character (else spectates).
+    /// `sv_pauseable`: `/spec` spectates, the character leaving the
+    /// world (else `/spec` is `/pause`, which holds its inputs).
     sv_pauseable: Some("sv_pauseable"), Some("sv_pauseable");
     default 0, 0; range 0, 1, 1; game true;
+    /// `sv_pause_frequency` (`SvSpecFrequency`): seconds after a pause
+    /// state change before a paused character may come back.
+    sv_pause_frequency: Some("sv_pause_frequency"), Some("sv_pause_frequency");
+    default 1, 1; range 0, 9999, 9999; game false;
     /// `sv_deepfly`: a deep-frozen character may still fire the hammer.
     sv_deepfly: Some("sv_deepfly"), Some("sv_deepfly");
     default 1, 1; range 0, 1, 1; game true;

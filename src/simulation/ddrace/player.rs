@@ -6,6 +6,29 @@ use serde::Serialize;
 /// The spectators' team.
 pub const TEAM_SPECTATORS: i32 = -1;
 
+/// `CPlayer::m_Paused`: what `/pause` and `/spec` asked for. It outlives
+/// the character; a player without one cannot change it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Pause {
+    /// `PAUSE_NONE`.
+    #[default]
+    None,
+    /// `PAUSE_PAUSED` (`/pause`): inputs stop reaching the character,
+    /// which stays in the world.
+    Paused,
+    /// `PAUSE_SPEC` (`/spec` with `sv_pauseable`): as paused, and the
+    /// character leaves the world once it stands still on the ground
+    /// (`CPlayer::ProcessPause`).
+    Spec,
+}
+
+impl Pause {
+    /// `abs(CPlayer::IsPaused())` without a force pause: 0, 1 or 2.
+    pub fn number(self) -> i32 {
+        self as i32
+    }
+}
+
 /// A player slot (`CPlayer`): what outlives its characters.
 #[derive(Clone, Debug, Serialize)]
 pub struct Player {
@@ -30,9 +53,11 @@ pub struct Player {
     pub last_set_team: i32,
     /// No team change before this tick.
     pub team_change_tick: i32,
-    /// Paused by `/spec` or `/pause` (`PAUSE_PAUSED`): its inputs do not
-    /// reach its character, which stays in the world.
-    pub paused: bool,
+    /// Paused by `/pause` or `/spec`: its inputs do not reach its
+    /// character.
+    pub pause: Pause,
+    /// When the pause state last changed (`m_LastPause`, 0 never).
+    pub last_pause: i32,
     /// A 0.7 client's team change, which the file does not record, took
     /// it to the spectators ([`super::world::UNRECORDED_TEAM_CHANGE`]):
     /// its way back into the game is not recorded either.
@@ -59,7 +84,8 @@ impl Player {
             last_kill: 0,
             last_set_team: 0,
             team_change_tick: tick,
-            paused: false,
+            pause: Pause::None,
+            last_pause: 0,
             unrecorded_spectator: false,
             died_in_world: false,
             name: Vec::new(),

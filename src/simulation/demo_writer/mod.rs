@@ -39,6 +39,7 @@ mod tests;
 use super::Release;
 use crate::demo::{DemoRecorder, DemoStart};
 use crate::huffman::Flavor;
+use crate::simulation::ddrace::player::Pause;
 use crate::simulation::ddrace::world::World;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{Core, Cores, MAX_CLIENTS};
@@ -502,9 +503,10 @@ impl Writer {
                 .int("score", -9999);
             self.push(&pi, "PlayerInfo", cid as i32);
             let mut dp = builder("DDNetPlayer");
-            // EXPLAYERFLAG_PAUSED (2) for `/pause` and `/spec`; AFK (1)
-            // depends on the server's clock and is not set.
-            dp.int("flags", if p.paused { 2 } else { 0 })
+            // EXPLAYERFLAG_PAUSED (2) for `/pause`, _SPEC (4) for `/spec`
+            // (`CPlayer::Snap`); AFK (1) depends on the server's clock
+            // and is not set.
+            dp.int("flags", 2 * p.pause.number())
                 .int("auth_level", self.clients.auth_at(cid, tick));
             match self.release {
                 // 16.4's has only flags and auth level.
@@ -679,7 +681,7 @@ impl Writer {
         // A character not ticked yet shows its player away (DDNet's new
         // player is `m_Afk` until its inputs reach `AfkTimer`); later
         // absences depend on the server's clock and are not followed.
-        let away = player.is_some_and(|p| p.paused) || ch.spawn_tick == tick;
+        let away = player.is_some_and(|p| p.pause != Pause::None) || ch.spawn_tick == tick;
         let emote = self.emote(ch, away, tick, self.last_action[cid]);
         let player_flags = player.map_or(0, |p| p.player_flags);
         let mut c = builder("Character");
@@ -724,23 +726,11 @@ impl Writer {
         } else {
             tick.wrapping_add(ch.freeze_time)
         };
-        // `CGameWorld::Tick` numbers the characters in list order (newest
-        // first) at the end of the world's tick; one spawned after it, in
-        // the players' tick, still has its 0.
-        let strong_weak = if ch.spawn_tick == tick {
-            0
-        } else {
-            w.order()
-                .iter()
-                .filter(|&&o| w.character(o).is_some_and(|x| x.spawn_tick != tick))
-                .position(|&o| o == cid)
-                .unwrap_or(0) as i32
-        };
         let mut d = builder("DDNetCharacter");
         d.int("flags", flags)
             .int("freeze_end", freeze_end)
             .int("jumps", core.jumps)
-            .int("strong_weak_id", strong_weak)
+            .int("strong_weak_id", ch.strong_weak_id)
             .int("jumped_total", core.jumped_total)
             .int("ninja_activation_tick", ch.ninja_activation_tick)
             .int("freeze_start", ch.freeze_start)

@@ -3,6 +3,7 @@
 //! weapons, freeze), and what is reported as not modelled.
 
 use super::*;
+use crate::simulation::physics::core::hook;
 
 impl World {
     /// A console command run by `cid` (-1 and below: the server) with
@@ -98,8 +99,12 @@ impl World {
             (Some(c), true, "save") => self.save(c),
             (Some(c), true, "load") => self.load(c),
             (Some(c), true, "kill") => self.protected_kill(c),
-            (Some(c), true, "spec") if self.config.sv_pauseable == 0 => self.toggle_pause(c),
-            (Some(c), true, "pause") => self.toggle_pause(c),
+            (Some(c), true, "spec" | "pause") if !args.is_empty() => self.unmodelled(
+                c,
+                &format!("console command `{name}` with a player to watch"),
+            ),
+            (Some(c), true, "spec") => self.toggle_pause(c, self.spec_pause_type(c)),
+            (Some(c), true, "pause") => self.toggle_pause(c, Pause::Paused),
             (Some(c), false, _) if self.test_command(c, name, args) => {}
             (Some(c), _, _) => self.unmodelled(c, &format!("console command `{name}`")),
             (None, _, _) => {
@@ -215,15 +220,103 @@ impl World {
         true
     }
 
-    /// `/pause` (and `/spec` without `sv_pauseable`): toggles
-    /// `PAUSE_PAUSED`, which needs a character.
-    pub(super) fn toggle_pause(&mut self, cid: usize) {
-        let has_char = self.chars[cid].is_some();
-        if let Some(p) = self.players[cid].as_mut()
-            && has_char
-        {
-            p.paused = !p.paused;
+    /// What `/spec` asks for (`ConToggleSpec`): spectating with
+    /// `sv_pauseable`, else a pause; in 20.1 spectating too for a
+    /// character in a practice team.
+    fn spec_pause_type(&self, cid: usize) -> Pause {
+        let team = self.cores.teams.team[cid];
+        let practice = self.release == Release::Ddnet20_1
+            && self.chars[cid].is_some()
+            && self.is_practice(team);
+        match self.config.sv_pauseable != 0 || practice {
+            true => Pause::Spec,
+            false => Pause::Paused,
         }
+    }
+
+    /// `/pause` and `/spec` without a name (`ToggleSpecPause`): any pause
+    /// ends, else `want` begins.
+    pub(super) fn toggle_pause(&mut self, cid: usize, want: Pause) {
+        let Some(p) = self.players[cid].as_ref() else {
+            return;
+        };
+        match p.pause {
+            Pause::None => self.set_pause(cid, want, false),
+            _ => self.set_pause(cid, Pause::None, false),
+        }
+    }
+
+    /// `CPlayer::Pause(State, Force)`: needs a character; a paused one
+    /// comes back into the world (unless the player spectates on), but
+    /// not within `sv_pause_frequency` of the last change unless forced.
+    pub(super) fn set_pause(&mut self, cid: usize, state: Pause, force: bool) {
+        let (tick, frequency) = (self.tick, self.config.sv_pause_frequency);
+        let (Some(ch), Some(p)) = (self.chars[cid].as_ref(), self.players[cid].as_ref()) else {
+            return;
+        };
+        if state == p.pause {
+            return;
+        }
+        if state != Pause::Spec && ch.paused {
+            if !force && p.last_pause != 0 && p.last_pause + 50 * frequency > tick {
+                return;
+            }
+            self.pause_character(cid, false);
+        }
+        if let Some(p) = self.players[cid].as_mut() {
+            p.pause = state;
+            p.last_pause = tick;
+        }
+    }
+
+    /// `CCharacter::Pause`: the character leaves the world (out of the
+    /// list and of `m_apCharacters`; a hook it holds on a player lets
+    /// go, and so do the hooks on it, but only then) or comes back at the
+    /// list's head, standing still, in 20.1 its freeze's start moved by
+    /// the time away.
+    pub(super) fn pause_character(&mut self, cid: usize, pause: bool) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
+        if ch.paused == pause {
+            return;
+        }
+        ch.paused = pause;
+        if !pause {
+            // 16.4 keeps the start (a freeze tile met on return then
+            // starts a new freeze: its recordings say so).
+            if self.release == Release::Ddnet20_1 && ch.freeze_start > 0 && ch.paused_tick >= 0 {
+                ch.freeze_start += tick - ch.paused_tick;
+            }
+            if let Some(mut core) = self.paused_cores[cid].take() {
+                core.vel = Vec2::default();
+                self.cores.slots[cid] = Some(core);
+            }
+            self.order.insert(0, cid);
+            return;
+        }
+        ch.paused_tick = tick;
+        self.order.retain(|&c| c != cid);
+        let Some(mut core) = self.cores.slots[cid].take() else {
+            return;
+        };
+        if core.hooked_player != -1 {
+            // `ResetHook`, then `CGameWorld::ReleaseHooked`.
+            core.hooked_player = -1;
+            core.hook_state = hook::RETRACTED;
+            core.hook_pos = core.pos;
+            for &c in &self.order {
+                if let Some(other) = self.cores.slots[c].as_mut()
+                    && other.hooked_player == cid as i32
+                    && !other.super_
+                {
+                    other.hooked_player = -1;
+                    other.hook_state = hook::RETRACTED;
+                }
+            }
+        }
+        self.paused_cores[cid] = Some(core);
     }
 
     /// Something this world does not model happened to everybody or to
@@ -238,5 +331,91 @@ impl World {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+
+    /// A 20 by 10 map with a floor on row 8 and spawns at tiles (2, 7)
+    /// and (10, 7), `sv_pauseable 1`; clients 0 and 1 (the newer
+    /// character) standing on the floor.
+    fn world(release: Release) -> World {
+        let (w, h) = (20, 10);
+        let mut tiles = vec![Tile::default(); w * h];
+        for t in &mut tiles[8 * w..9 * w] {
+            t.index = 1;
+        }
+        tiles[7 * w + 2].index = 192;
+        tiles[7 * w + 10].index = 192;
+        let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
+        let mut config = Config::new(release);
+        config.sv_pauseable = 1;
+        let tunings = Tunings::new(release, Tuning::ddrace(release));
+        let mut world = World::new(release, col, config, tunings, 0);
+        world.join(0);
+        world.ready(0);
+        world.step();
+        world.join(1);
+        world.ready(1);
+        for _ in 0..60 {
+            world.step();
+        }
+        world
+    }
+
+    fn chat(w: &mut World, cid: i32, command: &str) {
+        w.console_command(cid, 128, command.as_bytes(), &[] as &[Vec<u8>]);
+    }
+
+    fn strong_weak(w: &World, cid: usize) -> i32 {
+        w.character(cid).expect("a character").strong_weak_id
+    }
+
+    #[test]
+    fn spec_takes_a_standing_character_out_of_the_world_and_back() {
+        for release in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(release);
+            assert_eq!(w.order(), &[1, 0]);
+            assert_eq!((strong_weak(&w, 1), strong_weak(&w, 0)), (0, 1));
+            let at = w.core(1).expect("a core").pos;
+            chat(&mut w, 1, "spec");
+            w.step();
+            // Out of the list and of the cores the others meet, its core
+            // kept where it stood; numbered before it left.
+            assert!(w.character(1).is_some_and(|c| c.paused));
+            assert_eq!(w.order(), &[0]);
+            assert!(w.cores.slots[1].is_none());
+            assert_eq!(w.core(1).map(|c| c.pos), Some(at));
+            assert_eq!(strong_weak(&w, 0), 1);
+            w.step();
+            assert_eq!(strong_weak(&w, 0), 0);
+            // Not back within sv_pause_frequency (a second).
+            chat(&mut w, 1, "spec");
+            assert!(w.character(1).is_some_and(|c| c.paused));
+            for _ in 0..50 {
+                w.step();
+            }
+            chat(&mut w, 1, "spec");
+            assert_eq!(w.player(1).map(|p| p.pause), Some(Pause::None));
+            assert_eq!(w.order(), &[1, 0]);
+            assert_eq!(
+                w.core(1).map(|c| (c.pos, c.vel)),
+                Some((at, Vec2::default()))
+            );
+        }
+    }
+
+    #[test]
+    fn spec_without_sv_pauseable_only_holds_the_inputs() {
+        let mut w = world(Release::Ddnet20_1);
+        w.config.sv_pauseable = 0;
+        chat(&mut w, 1, "spec");
+        w.step();
+        assert_eq!(w.player(1).map(|p| p.pause), Some(Pause::Paused));
+        assert!(w.character(1).is_some_and(|c| !c.paused));
+        assert_eq!(w.order(), &[1, 0]);
     }
 }

@@ -16,7 +16,7 @@ mod tiles;
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
 use super::config::Config;
 use super::map_entities::Devices;
-use super::player::{Player, TEAM_SPECTATORS};
+use super::player::{Pause, Player, TEAM_SPECTATORS};
 use super::weapons::{self, Laser, Projectile};
 use crate::simulation::Release;
 use crate::simulation::coverage::Watch;
@@ -169,6 +169,9 @@ pub struct World {
     pub config: Config,
     /// Every character's core.
     pub cores: Cores,
+    /// The cores of paused characters, out of [`World::cores`]
+    /// (`CCharacter::Pause` clears `m_apCharacters`): nobody meets them.
+    pub(super) paused_cores: Vec<Option<Core>>,
     pub(super) chars: Vec<Option<Character>>,
     /// The character list, newest first: the order they tick in.
     pub(super) order: Vec<usize>,
@@ -223,6 +226,7 @@ impl World {
             tunings,
             config,
             cores: Cores::new(release),
+            paused_cores: vec![None; MAX_CLIENTS],
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],
@@ -237,18 +241,18 @@ impl World {
         }
     }
 
-    /// Every character's client id and position, by client id.
+    /// Every character's client id and position, by client id (a
+    /// paused one's too: the file records every player's character).
     pub fn positions(&self) -> impl Iterator<Item = (usize, i32, i32)> + '_ {
-        self.cores
-            .slots
-            .iter()
-            .flatten()
+        (0..MAX_CLIENTS)
+            .filter_map(|cid| self.core(cid))
             .map(|c| (c.id, c.pos.x as i32, c.pos.y as i32))
     }
 
-    /// The core of `cid`'s character.
+    /// The core of `cid`'s character, in the world or paused.
     pub fn core(&self, cid: usize) -> Option<&Core> {
-        self.cores.slots.get(cid)?.as_ref()
+        let slot = self.cores.slots.get(cid)?.as_ref();
+        slot.or(self.paused_cores.get(cid)?.as_ref())
     }
 
     /// The character of `cid`.
@@ -278,7 +282,7 @@ impl World {
                     Some(CharacterState {
                         cid,
                         team: self.cores.teams.team[cid],
-                        core: self.cores.slots[cid].clone()?,
+                        core: self.core(cid)?.clone(),
                         character: self.chars[cid].clone()?,
                     })
                 })
@@ -342,7 +346,7 @@ impl World {
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
             return;
         };
-        if p.last_kill != 0 && p.last_kill + 50 * delay > tick || p.paused {
+        if p.last_kill != 0 && p.last_kill + 50 * delay > tick || p.pause != Pause::None {
             return;
         }
         if self.chars[cid].is_none() || protected {
@@ -381,7 +385,7 @@ impl World {
         }
         // A paused player may not change team ("Use /pause first then you
         // can kill": 16.4's OnMessage, 20.1's CanJoinTeam).
-        if p.paused {
+        if p.pause != Pause::None {
             return;
         }
         p.team = team;
@@ -402,6 +406,7 @@ impl World {
         if self.chars[cid].take().is_some() {
             self.race_death(cid);
             self.cores.slots[cid] = None;
+            self.paused_cores[cid] = None;
             self.order.retain(|&c| c != cid);
             self.cores.teams.solo[cid] = false;
             if let Some(p) = self.players[cid].as_mut() {
@@ -522,6 +527,9 @@ impl World {
         }
         self.unmodelled(cid, UNRECORDED_TEAM_CHANGE);
         self.kill_now(cid);
+        // It left before the tick just stepped, whose numbering then
+        // went without it.
+        self.number_strong_weak();
         let before = self.tick - 1;
         if let Some(p) = self.players[cid].as_mut() {
             p.team = TEAM_SPECTATORS;
@@ -613,7 +621,8 @@ impl World {
                 p.spawning = false;
             }
         }
-        if let Some(core) = self.cores.slots[cid].as_mut() {
+        let slot = self.cores.slots[cid].as_mut();
+        if let Some(core) = slot.or(self.paused_cores[cid].as_mut()) {
             core.pos = pos;
         }
         if let Some(ch) = self.chars[cid].as_mut() {

@@ -14,6 +14,7 @@
 use super::World;
 use crate::simulation::Release;
 use crate::simulation::ddrace::character::{Slot, race};
+use crate::simulation::ddrace::player::Pause;
 use crate::simulation::ddrace::save::{SavedTeam, SavedTee};
 use crate::simulation::physics::core::{MAX_CLIENTS, hook};
 
@@ -156,6 +157,11 @@ impl World {
         if let Some(t) = team_index(team) {
             self.race.practice[t] = practice;
         }
+    }
+
+    /// `CGameTeams::IsPractice` of `team`.
+    pub(super) fn is_practice(&self, team: i32) -> bool {
+        team_index(team).is_some_and(|t| self.race.practice[t])
     }
 
     /// The start line under `cid`'s character (`HandleCharacterTiles`'s
@@ -534,13 +540,17 @@ impl World {
     fn capture(&self, cid: usize) -> Option<SavedTee> {
         let (ch, core, p) = (
             self.chars[cid].as_ref()?,
-            self.cores.slots[cid].as_ref()?,
+            self.core(cid)?,
             self.players[cid].as_ref()?,
         );
         let tick = self.tick;
         Some(SavedTee {
             name: String::from_utf8_lossy(&p.name).into_owned(),
-            paused: i32::from(p.paused),
+            // Spectating counts only once the character left the world.
+            paused: match p.pause {
+                Pause::Spec if !ch.paused => 0,
+                pause => pause.number(),
+            },
             solo: self.cores.teams.solo[cid],
             weapons_got: std::array::from_fn(|w| ch.weapons[w].got),
             last_weapon: ch.last_weapon,
@@ -618,9 +628,13 @@ impl World {
                 "a loaded jetpack ninja, telegun or disabled weapon hits",
             );
         }
-        if let Some(p) = self.players[cid].as_mut() {
-            p.paused = tee.paused == 1;
-        }
+        // `Pause(m_Paused, true)`.
+        let pause = match tee.paused {
+            1 => Pause::Paused,
+            2 => Pause::Spec,
+            _ => Pause::None,
+        };
+        self.set_pause(cid, pause, true);
         if !swap {
             self.race.tee_started[cid] = tee.tee_started;
         }

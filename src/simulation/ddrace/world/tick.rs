@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::simulation::ddrace::map_entities;
+use crate::simulation::physics::collision::cantmove;
 
 impl World {
     /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
@@ -16,7 +17,7 @@ impl World {
         if self.chars[cid].is_none() && team != TEAM_SPECTATORS && input.fire & 1 != 0 {
             p.spawning = true;
         }
-        if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.paused {
+        if input.player_flags & PLAYERFLAG_CHATTING != 0 || p.pause != Pause::None {
             return;
         }
         if self.release == Release::Ddnet20_1 && input.player_flags & PLAYERFLAG_SPEC_CAM != 0 {
@@ -47,7 +48,7 @@ impl World {
         };
         if p.player_flags & PLAYERFLAG_CHATTING != 0
             && input.player_flags & PLAYERFLAG_CHATTING != 0
-            || p.paused
+            || p.pause != Pause::None
         {
             return;
         }
@@ -319,6 +320,17 @@ impl World {
         self.projectiles.retain(|p| !p.marked);
         self.lasers.retain(|l| !l.marked);
         self.devices.remove_marked();
+        self.number_strong_weak();
+    }
+
+    /// The end of `CGameWorld::Tick`: each character's strong/weak id is
+    /// its place in the list.
+    pub(super) fn number_strong_weak(&mut self) {
+        for (i, &cid) in self.order.iter().enumerate() {
+            if let Some(ch) = self.chars[cid].as_mut() {
+                ch.strong_weak_id = i as i32;
+            }
+        }
     }
 
     /// `CCharacter::PreTick`: `DDRaceTick` (the input as it came, masked
@@ -436,7 +448,21 @@ impl World {
         }
     }
 
-    /// Every player's tick, in client id order: respawns.
+    /// `CPlayer::CanSpec`: a character that has not paused yet stands
+    /// on the ground and did not move in the last tick.
+    fn can_spec(&self, cid: usize) -> bool {
+        let Some(ch) = self.chars[cid].as_ref().filter(|c| !c.paused) else {
+            return false;
+        };
+        let below = ch.pos + Vec2::new(0.0, PHYSICAL_SIZE / 2.0 + 4.0);
+        let grounded = self.col.is_on_ground(ch.pos, PHYSICAL_SIZE)
+            || self.col.move_restrictions(below, 0.0, None) & cantmove::DOWN != 0;
+        grounded && ch.pos == ch.prev_pos
+    }
+
+    /// Every player's tick, in client id order: respawns, and a
+    /// spectating player's character leaving the world
+    /// (`CPlayer::ProcessPause`).
     pub(super) fn players_tick(&mut self) {
         for cid in 0..MAX_CLIENTS {
             let tick = self.tick;
@@ -451,7 +477,14 @@ impl World {
             if !has_char && respawn_tick <= tick {
                 p.spawning = true;
             }
-            if std::mem::take(&mut p.died_in_world) || has_char {
+            let spectates = p.pause == Pause::Spec;
+            if std::mem::take(&mut p.died_in_world) {
+                continue;
+            }
+            if has_char {
+                if spectates && self.can_spec(cid) {
+                    self.pause_character(cid, true);
+                }
                 continue;
             }
             if p.spawning {

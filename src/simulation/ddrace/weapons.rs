@@ -182,6 +182,18 @@ impl Ctx<'_> {
         }
     }
 
+    /// Whether `owner`'s shots of weapon `w` may hit others: its
+    /// character's flag (`m_GrenadeHitDisabled`, ...), or `sv_hit` for a
+    /// shot whose owner has no character.
+    fn hits_others(&self, owner: Option<usize>, w: i32) -> bool {
+        match owner {
+            Some(o) => self.chars[o]
+                .as_ref()
+                .is_some_and(|c| !c.hit_disabled[w as usize]),
+            None => self.rules.hit,
+        }
+    }
+
     fn char_pos(&self, cid: usize) -> Vec2 {
         self.chars[cid].as_ref().map_or(Vec2::default(), |c| c.pos)
     }
@@ -250,8 +262,7 @@ impl Ctx<'_> {
             .collect();
         let strength = self.tuning.explosion_strength();
         let owner_char = self.alive(owner);
-        // Grenade hits are never disabled on a character here.
-        let hit_enabled = owner_char.is_some() || self.rules.hit;
+        let hit_enabled = self.hits_others(owner_char, weapon::GRENADE);
         let mut team_mask = vec![true; self.cores.teams.super_team as usize + 1];
         for c in targets {
             let diff = self.char_pos(c) - pos;
@@ -317,7 +328,9 @@ impl Ctx<'_> {
         };
         let owner_char = self.alive(p.owner);
         let mut target = None;
-        if owner_char.is_some() || self.rules.hit {
+        // The gun's bullets too go by the grenade's flag.
+        let hits_others = self.hits_others(owner_char, weapon::GRENADE);
+        if hits_others {
             target = self.intersect_character(prev, col_pos, 6.0, owner_char, p.owner, None);
             if let Some((_, at)) = target {
                 col_pos = at;
@@ -335,8 +348,9 @@ impl Ctx<'_> {
             p.marked = true;
             return;
         }
-        let target_hits = target.is_some_and(|(t, _)| {
-            owner_char.is_some() || self.rules.hit || p.owner == -1 || Some(t) == owner_char
+        let target_hits = target.is_some_and(|(t, _)| match owner_char {
+            Some(_) => hits_others,
+            None => self.rules.hit || p.owner == -1 || Some(t) == owner_char,
         });
         if (target_hits || collide || self.clipped(cur)) && !weapon_collide {
             if p.explosive {
@@ -372,7 +386,11 @@ impl Ctx<'_> {
         }
         let owner = l.owner as usize;
         let owner_char = self.alive(l.owner);
-        l.interactions.no_hit_others = owner_char.is_none() && self.rules.hit;
+        // DDNet's: `sv_hit` itself when the owner has no character.
+        l.interactions.no_hit_others = match owner_char {
+            Some(_) => !self.hits_others(owner_char, l.kind),
+            None => self.rules.hit,
+        };
         l.interactions.no_hit_self = self.rules.old_laser || l.bounces == 0;
         l.interactions.team = self.team(owner);
         l.interactions.solo = owner_char.is_some_and(|o| self.solo(o));
@@ -401,7 +419,7 @@ impl Ctx<'_> {
         let owner_char = self.alive(l.owner);
         let dont_hit_self = self.rules.old_laser || l.bounces == 0;
         let not_this = if dont_hit_self { owner_char } else { None };
-        let hit = if owner_char.is_some() || self.rules.hit {
+        let hit = if self.hits_others(owner_char, l.kind) {
             self.intersect_character(l.pos, to, 0.0, not_this, l.owner, None)
         } else {
             self.intersect_character(l.pos, to, 0.0, not_this, l.owner, owner_char)

@@ -28,6 +28,7 @@ struct Known {
 /// The runs in `corpus/campaign/` (exact).
 const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
+    "16.4-coverage-weapons-s2-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
     "16.4-dm1-weapons-s1-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",

@@ -30,6 +30,7 @@ const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-coverage-weapons-s2-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
+    "16.4-dm1-solo_nohit-s1-c8-t20",
     "16.4-dm1-weapons-s1-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
 ];
@@ -40,11 +41,6 @@ const KNOWN: &[Known] = &[
         id: "16.4-dm6-default-s1-c8-t20",
         class: "16.4-hook-on-wall-1-2-units",
         first: "tick 619 cid 6: recorded Some((1606, 716)), model Some((1607, 716))",
-    },
-    Known {
-        id: "16.4-dm1-solo_nohit-s1-c8-t20",
-        class: "16.4-demo-Character-vel_x",
-        first: "snapshot 822 cid 6: Character.vel_x -73 in the demo, model -91",
     },
     Known {
         id: "20.1-dm6-gravity_jumps-s2-c8-t20",

@@ -50,7 +50,8 @@ pub struct Ninja {
     pub activation_dir: Vec2,
     /// Ticks of dash left (goes below 0 when none runs).
     pub current_move_time: i32,
-    /// The speed to give back when the dash ends.
+    /// The speed to give back when the dash ends, in whole units a tick
+    /// (`m_OldVelAmount`, an `int`).
     pub old_vel_amount: f32,
     /// Whom this dash has hit already.
     pub hit: Vec<usize>,

@@ -615,12 +615,14 @@ pub fn remove_ninja(ch: &mut Character) {
 }
 
 /// The ninja's dash begins (`FireWeapon` with ninja): towards `dir`, for
-/// `NINJA_MOVETIME_MS`, remembering the speed `vel` had.
+/// `NINJA_MOVETIME_MS`, remembering the speed `vel` had in whole units a
+/// tick (`m_OldVelAmount` is an `int` in 16.4 and 20.1: the dash ends at
+/// 1 from 1.5, say).
 pub fn start_dash(ch: &mut Character, dir: Vec2, vel: Vec2) {
     ch.ninja.hit.clear();
     ch.ninja.activation_dir = dir;
     ch.ninja.current_move_time = NINJA_MOVETIME_MS * TICK_SPEED / 1000;
-    ch.ninja.old_vel_amount = vel.length().clamp(0.0, 6000.0);
+    ch.ninja.old_vel_amount = vel.length().clamp(0.0, 6000.0).trunc();
 }
 
 /// A projectile `owner` fires from `pos` towards `dir` at `tick`, living
@@ -880,6 +882,10 @@ mod tests {
         start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.0));
         assert_eq!(ch.ninja.current_move_time, 10);
         assert_eq!(ch.ninja.old_vel_amount, 5.0);
+        // An int in DDNet: 1.5 is 1.
+        let mut other = ch.clone();
+        start_dash(&mut other, Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.5));
+        assert_eq!(other.ninja.old_vel_amount, 1.0);
         for tick in 101..=110 {
             f.ctx(tick).handle_ninja(0);
             if tick < 110 {

@@ -38,13 +38,11 @@ const EXACT: &[&str] = &[
 ];
 
 /// The runs in `examples/campaign/known/`.
-const KNOWN: &[Known] = &[
-    Known {
-        id: "20.1-dm6-players-s2-c8-t20",
-        class: "20.1-hook-on-wall-1-2-units",
-        first: "tick 763 cid 0: recorded Some((642, 566)), model Some((642, 567))",
-    },
-];
+const KNOWN: &[Known] = &[Known {
+    id: "20.1-dm6-players-s2-c8-t20",
+    class: "20.1-hook-on-wall-1-2-units",
+    first: "tick 763 cid 0: recorded Some((642, 566)), model Some((642, 567))",
+}];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()

@@ -273,10 +273,11 @@ const A_DEMO: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
 
 #[test]
 fn map_info_lists_what_the_physics_model_does_not_cover() {
+    // DDNet 20.1's coverage.map: doors, switches, crazy shotguns.
     let out = run(&[
         "map",
         "info",
-        "corpus/map/ddnet-data/coverage.map",
+        "corpus/map/ddnet-20.1/coverage.map",
         "--format",
         "json",
     ]);
@@ -290,17 +291,29 @@ fn map_info_lists_what_the_physics_model_does_not_cover() {
     assert_eq!(
         names,
         [
-            "TILE_JETPACK_ENABLE in the game layer",
-            "TILE_HIT_ENABLE in the game layer",
-            "TILE_HIT_DISABLE in the game layer",
+            "ENTITY_DOOR in the switch layer",
+            "TILE_SWITCHCLOSE in the switch layer",
+            "ENTITY_CRAZY_SHOTGUN_EX in the game layer",
+            "TILE_SWITCHTIMEDCLOSE in the switch layer",
         ]
     );
-    assert_eq!(listed[1]["count"], 2);
-    assert_eq!(listed[1]["first"], serde_json::json!([2, 25]));
+    assert_eq!(listed[0]["count"], 7);
+    assert_eq!(listed[0]["first"], serde_json::json!([3, 2]));
     assert_eq!(
         listed[0]["status"],
         serde_json::json!({"16.4": "detected", "20.1": "detected"})
     );
+    // Debian's (16.4's) coverage.map: the jetpack and hit tiles are
+    // modelled, and nothing else is missing.
+    let out = run(&[
+        "map",
+        "info",
+        "corpus/map/ddnet-data/coverage.map",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["not_modelled"], serde_json::json!([]));
     // A map the model covers whole lists nothing.
     let out = run(&["map", "info", DM1_MAP, "--format", "json"]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

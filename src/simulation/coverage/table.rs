@@ -148,8 +148,8 @@ pub(super) const FEATURES: &[Feature] = rows! {
     tile(16), "TILE_WALLJUMP", [Modelled, Modelled], "a wall jump", [];
     tile(17), "TILE_EHOOK_ENABLE", [Modelled, Modelled], "endless hook on", [];
     tile(18), "TILE_EHOOK_DISABLE", [Modelled, Modelled], "endless hook off", [];
-    tile(19), "TILE_HIT_ENABLE", [Detected, Detected], "the character's weapons hit others again: not modelled", [];
-    tile(20), "TILE_HIT_DISABLE", [Detected, Detected], "the character's weapons stop hitting others: not modelled", [];
+    tile(19), "TILE_HIT_ENABLE", [Modelled, Modelled], "the character's weapons hit others again", [UNMODELLED, TURRET_DRAGGER];
+    tile(20), "TILE_HIT_DISABLE", [Modelled, Modelled], "the character's weapons stop hitting others (the hammer hits nobody; bullets and grenades go by the grenade's flag)", [UNMODELLED, TURRET_DRAGGER];
     tile(21), "TILE_SOLO_ENABLE", [Modelled, Modelled], "solo on", [];
     tile(22), "TILE_SOLO_DISABLE", [Modelled, Modelled], "solo off (TILE_SWITCHTIMEDOPEN in the switch layer)", [];
     tile(23), "TILE_SWITCHTIMEDCLOSE", [Modelled, Modelled], "nothing outside the switch layer", [];
@@ -192,7 +192,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     tile(99), "TILE_ALLOW_BLUE_TELE_GUN", [Modelled, Modelled], "where a tele weapon may land: nothing without one", [];
     tile(104), "TILE_NPC_ENABLE", [Modelled, Modelled], "the character's collision on", [];
     tile(105), "TILE_UNLIMITED_JUMPS_ENABLE", [Modelled, Modelled], "endless jumps on", [];
-    tile(106), "TILE_JETPACK_ENABLE", [Detected, Detected], "the gun becomes a jetpack: its push is not modelled", [];
+    tile(106), "TILE_JETPACK_ENABLE", [Modelled, Modelled], "the gun becomes a jetpack: automatic, and while it fires it pushes its shooter away from its aim by jetpack_strength", [UNMODELLED, TURRET_DRAGGER];
     tile(107), "TILE_NPH_ENABLE", [Modelled, Modelled], "the character's hooking of players on", [];
     tile(112), "TILE_TELE_GRENADE_ENABLE", [Detected, Detected], "the grenade teleports its owner: not modelled", [];
     tile(113), "TILE_TELE_GRENADE_DISABLE", [Modelled, Modelled], "the tele grenade off (on is detected)", [];
@@ -229,8 +229,8 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Switch(12, Some(true)), "TILE_DFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
     What::Switch(13, Some(false)), "TILE_DUNFREEZE (no switch)", [Modelled, Modelled], "ends deep freeze", [];
     What::Switch(13, Some(true)), "TILE_DUNFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
-    What::Switch(19, None), "TILE_HIT_ENABLE", [Detected, Detected], "one weapon hits others again: not modelled", [];
-    What::Switch(20, None), "TILE_HIT_DISABLE", [Detected, Detected], "one weapon stops hitting others: not modelled", [];
+    What::Switch(19, None), "TILE_HIT_ENABLE", [Modelled, Modelled], "the weapon its delay names (hammer, shotgun, grenade, laser) hits others again", [];
+    What::Switch(20, None), "TILE_HIT_DISABLE", [Modelled, Modelled], "the weapon its delay names stops hitting others", [];
     What::Switch(22, Some(true)), "TILE_SWITCHTIMEDOPEN", [Detected, Detected], "turns its switch on for a time: not modelled", [];
     What::Switch(23, Some(true)), "TILE_SWITCHTIMEDCLOSE", [Detected, Detected], "turns its switch off for a time: not modelled", [];
     What::Switch(24, Some(true)), "TILE_SWITCHOPEN", [Detected, Detected], "turns its switch on: not modelled", [];
@@ -264,7 +264,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     entities(33, 34), "ENTITY_CRAZY_SHOTGUN_EX, _CRAZY_SHOTGUN", [Detected, Detected], "a bouncing, freezing bullet: not modelled", [];
     entities(35, 38), "ENTITY_ARMOR_SHOTGUN, _GRENADE, _NINJA, _LASER", [Detected, Detected], "a shield that takes one weapon: not modelled", [];
     entities(42, 47), "ENTITY_DRAGGER_WEAK .. ENTITY_DRAGGER_STRONG_NW", [Modelled, Modelled], "drags characters in sv_dragger_range", [TURRET_DRAGGER];
-    entity(49), "ENTITY_DOOR", [Detected, Detected], "a laser door (switched): not modelled", [];
+    entity(49), "ENTITY_DOOR", [Detected, Detected], "a laser door (switched): not modelled; met beside the tiles it closes", [];
 
     // Weapons (`FireWeapon`, the entities they make).
     What::Weapon, "hammer", [Modelled, Modelled], "hits, unfreezes", [WEAPONS];
@@ -273,9 +273,9 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Weapon, "grenade", [Modelled, Modelled], "explosions push", [WEAPONS];
     What::Weapon, "laser", [Modelled, Modelled], "a beam that unfreezes", [WEAPONS];
     What::Weapon, "ninja", [Modelled, Modelled], "the dash", [];
-    What::Weapon, "jetpack gun", [Detected, Detected], "through TILE_JETPACK_ENABLE and the `jetpack` command", [];
+    What::Weapon, "jetpack gun", [Modelled, Modelled], "pushes its shooter every tick it fires (`HandleJetpack`); the `jetpack` and `ninjajetpack` commands are detected", [];
     What::Weapon, "tele gun, grenade, laser", [Detected, Detected], "through their tiles", [];
-    What::Weapon, "hits disabled per weapon", [Detected, Detected], "through TILE_HIT_ENABLE/DISABLE", [];
+    What::Weapon, "hits disabled per weapon", [Modelled, Modelled], "from sv_hit at spawn, then TILE_HIT_ENABLE/DISABLE (game, front and switch layers) and a loaded save", [];
 
     // Commands and messages that move or kill characters.
     What::Command, "Cl_Kill", [Modelled, Modelled], "dies, respawns (kill delay, kill protection)", [KILL_HOOKED, KILL_PROTECTION];

@@ -92,13 +92,16 @@ fn at(x: i32, y: i32) -> Vec2 {
 
 #[test]
 fn a_tile_the_model_lacks_or_does_not_know_is_met_under_the_box() {
-    let col = map(&[(5, 5, 20), (10, 5, 8), (15, 5, 9)], &[(20, 5, 150)]);
+    let col = map(&[(5, 5, 96), (10, 5, 8), (15, 5, 9)], &[(20, 5, 150)]);
     let w = Watch::new(Ddnet16_4, &col, 700, 700);
-    assert_eq!(w.met(at(5, 5)), Some("TILE_HIT_DISABLE in the game layer"));
+    assert_eq!(
+        w.met(at(5, 5)),
+        Some("TILE_TELE_GUN_ENABLE in the game layer")
+    );
     // A corner of the box on it is enough; 15 units away is not.
     assert_eq!(
         w.met(at(5, 5) + Vec2::new(29.0, 0.0)),
-        Some("TILE_HIT_DISABLE in the game layer")
+        Some("TILE_TELE_GUN_ENABLE in the game layer")
     );
     assert_eq!(w.met(at(5, 5) + Vec2::new(31.0, 0.0)), None);
     assert_eq!(w.met(at(10, 5)), Some("unknown index 8 in the game layer"));
@@ -126,6 +129,29 @@ fn an_entity_reaches_as_far_as_it_acts() {
     assert_eq!(w.spawn(), None);
     assert_eq!(w.met(at(30, 15)), None);
     assert_eq!(w.met(at(30, 2)), None);
+}
+
+#[test]
+fn a_door_is_met_beside_the_tiles_it_closes() {
+    // A door at (5, 5) with a short laser to its right (side 2: a quarter
+    // turn, to the right): three tiles long less one unit, from its
+    // centre, so tiles 5 to 8 of row 5; met there and in the tiles
+    // beside them.
+    let col = map(
+        &[(5, 5, 191 + 49), (6, 5, 191 + 19), (12, 12, 191 + 49)],
+        &[],
+    );
+    let w = Watch::new(Ddnet20_1, &col, 100, 700);
+    let door = Some("ENTITY_DOOR in the game layer");
+    for x in 4..=9 {
+        assert_eq!(w.met(at(x, 5)), door, "tile {x}");
+        assert_eq!(w.met(at(x, 4)), door, "tile {x}");
+    }
+    assert_eq!(w.met(at(10, 5)), None);
+    assert_eq!(w.met(at(5, 3)), None);
+    assert_eq!(w.met(at(3, 5)), None);
+    // A door without a laser beside it closes nothing.
+    assert_eq!(w.met(at(12, 12)), None);
 }
 
 #[test]
@@ -163,7 +189,7 @@ fn a_switch_with_a_number_is_detected_without_one_not() {
 #[test]
 fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
     let col = map(
-        &[(5, 5, 20), (3, 7, 20), (1, 1, 9), (6, 6, 191 + 49)],
+        &[(5, 5, 96), (3, 7, 96), (1, 1, 9), (6, 6, 191 + 49)],
         &[(4, 4, 191 + 12)],
     );
     let got: Vec<(String, u64, (i32, i32))> = map_features(&col)
@@ -178,7 +204,11 @@ fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
                 1,
                 (4, 4)
             ),
-            ("TILE_HIT_DISABLE in the game layer".to_owned(), 2, (5, 5)),
+            (
+                "TILE_TELE_GUN_ENABLE in the game layer".to_owned(),
+                2,
+                (5, 5)
+            ),
             ("ENTITY_DOOR in the game layer".to_owned(), 1, (6, 6)),
         ]
     );

@@ -136,6 +136,11 @@ pub struct Character {
     pub start_tick: i32,
     /// Has the jetpack gun.
     pub jetpack: bool,
+    /// By weapon, whether it cannot hit others (`m_HammerHitDisabled`,
+    /// `m_ShotgunHitDisabled`, `m_GrenadeHitDisabled`,
+    /// `m_LaserHitDisabled`; the gun's slot is unused): every one set from
+    /// `sv_hit` at spawn ([`Character::hit_others`]), then by tiles.
+    pub hit_disabled: [bool; weapon::COUNT],
     /// The ninja's dash.
     pub ninja: Ninja,
     /// Out of the world (`CCharacter::m_Paused`, by `/spec`): it neither
@@ -200,11 +205,19 @@ impl Character {
             ddrace_state: race::NONE,
             start_tick: 0,
             jetpack: false,
+            hit_disabled: [false; weapon::COUNT],
             ninja: Ninja::default(),
             paused: false,
             paused_tick: 0,
             strong_weak_id: 0,
         }
+    }
+
+    /// `DDRaceInit`'s part from `sv_hit`: every weapon hits others, or
+    /// none does.
+    pub fn hit_others(mut self, sv_hit: bool) -> Character {
+        self.hit_disabled = [!sv_hit; weapon::COUNT];
+        self
     }
 
     /// `Freeze(seconds)` at `tick`: refused while a longer freeze runs,

@@ -182,6 +182,18 @@ impl Ctx<'_> {
         }
     }
 
+    /// Whether `owner`'s shots of weapon `w` may hit others: its
+    /// character's flag (`m_GrenadeHitDisabled`, ...), or `sv_hit` for a
+    /// shot whose owner has no character.
+    fn hits_others(&self, owner: Option<usize>, w: i32) -> bool {
+        match owner {
+            Some(o) => self.chars[o]
+                .as_ref()
+                .is_some_and(|c| !c.hit_disabled[w as usize]),
+            None => self.rules.hit,
+        }
+    }
+
     fn char_pos(&self, cid: usize) -> Vec2 {
         self.chars[cid].as_ref().map_or(Vec2::default(), |c| c.pos)
     }
@@ -250,8 +262,7 @@ impl Ctx<'_> {
             .collect();
         let strength = self.tuning.explosion_strength();
         let owner_char = self.alive(owner);
-        // Grenade hits are never disabled on a character here.
-        let hit_enabled = owner_char.is_some() || self.rules.hit;
+        let hit_enabled = self.hits_others(owner_char, weapon::GRENADE);
         let mut team_mask = vec![true; self.cores.teams.super_team as usize + 1];
         for c in targets {
             let diff = self.char_pos(c) - pos;
@@ -317,7 +328,9 @@ impl Ctx<'_> {
         };
         let owner_char = self.alive(p.owner);
         let mut target = None;
-        if owner_char.is_some() || self.rules.hit {
+        // The gun's bullets too go by the grenade's flag.
+        let hits_others = self.hits_others(owner_char, weapon::GRENADE);
+        if hits_others {
             target = self.intersect_character(prev, col_pos, 6.0, owner_char, p.owner, None);
             if let Some((_, at)) = target {
                 col_pos = at;
@@ -335,8 +348,9 @@ impl Ctx<'_> {
             p.marked = true;
             return;
         }
-        let target_hits = target.is_some_and(|(t, _)| {
-            owner_char.is_some() || self.rules.hit || p.owner == -1 || Some(t) == owner_char
+        let target_hits = target.is_some_and(|(t, _)| match owner_char {
+            Some(_) => hits_others,
+            None => self.rules.hit || p.owner == -1 || Some(t) == owner_char,
         });
         if (target_hits || collide || self.clipped(cur)) && !weapon_collide {
             if p.explosive {
@@ -372,7 +386,11 @@ impl Ctx<'_> {
         }
         let owner = l.owner as usize;
         let owner_char = self.alive(l.owner);
-        l.interactions.no_hit_others = owner_char.is_none() && self.rules.hit;
+        // DDNet's: `sv_hit` itself when the owner has no character.
+        l.interactions.no_hit_others = match owner_char {
+            Some(_) => !self.hits_others(owner_char, l.kind),
+            None => self.rules.hit,
+        };
         l.interactions.no_hit_self = self.rules.old_laser || l.bounces == 0;
         l.interactions.team = self.team(owner);
         l.interactions.solo = owner_char.is_some_and(|o| self.solo(o));
@@ -401,7 +419,7 @@ impl Ctx<'_> {
         let owner_char = self.alive(l.owner);
         let dont_hit_self = self.rules.old_laser || l.bounces == 0;
         let not_this = if dont_hit_self { owner_char } else { None };
-        let hit = if owner_char.is_some() || self.rules.hit {
+        let hit = if self.hits_others(owner_char, l.kind) {
             self.intersect_character(l.pos, to, 0.0, not_this, l.owner, None)
         } else {
             self.intersect_character(l.pos, to, 0.0, not_this, l.owner, owner_char)
@@ -597,7 +615,9 @@ pub fn remove_ninja(ch: &mut Character) {
 }
 
 /// The ninja's dash begins (`FireWeapon` with ninja): towards `dir`, for
-/// `NINJA_MOVETIME_MS`, remembering the speed `vel` had.
+/// `NINJA_MOVETIME_MS`, remembering the speed `vel` had in whole units a
+/// tick (`m_OldVelAmount` is an `int` in 16.4 and 20.1: the dash ends at
+/// 1 from 1.5, say).
 pub fn start_dash(ch: &mut Character, dir: Vec2, vel: Vec2) {
     ch.ninja.hit.clear();
     ch.ninja.activation_dir = dir;
@@ -863,6 +883,10 @@ mod tests {
         assert_eq!(ch.ninja.current_move_time, 10);
         // |(3, 4.5)| is 5.41; DDNet keeps it in an int.
         assert_eq!(ch.ninja.old_vel_amount, 5);
+        // An int in DDNet: 1.5 is 1.
+        let mut other = ch.clone();
+        start_dash(&mut other, Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.5));
+        assert_eq!(other.ninja.old_vel_amount, 1);
         for tick in 101..=110 {
             f.ctx(tick).handle_ninja(0);
             if tick < 110 {

@@ -615,7 +615,8 @@ impl World {
             let mut core = Core::new(cid, pos, *self.global());
             core.endless_hook = self.config.sv_endless_drag != 0;
             self.cores.slots[cid] = Some(core);
-            self.chars[cid] = Some(Character::new(cid, pos, self.tick, last));
+            self.chars[cid] =
+                Some(Character::new(cid, pos, self.tick, last).hit_others(self.config.sv_hit != 0));
             self.order.insert(0, cid);
             if let Some(p) = self.players[cid].as_mut() {
                 p.spawning = false;

@@ -13,7 +13,7 @@
 
 use super::World;
 use crate::simulation::Release;
-use crate::simulation::ddrace::character::{Slot, race};
+use crate::simulation::ddrace::character::{Slot, race, weapon};
 use crate::simulation::ddrace::player::Pause;
 use crate::simulation::ddrace::save::{SavedTeam, SavedTee};
 use crate::simulation::physics::core::{MAX_CLIENTS, hook};
@@ -660,6 +660,15 @@ impl World {
         ch.queued_weapon = tee.queued_weapon;
         core.endless_jump = tee.endless_jump;
         ch.jetpack = tee.jetpack;
+        // `HAMMER_HIT_DISABLED` 1, `SHOTGUN_` 2, `GRENADE_` 4, `LASER_` 8.
+        for (bit, w) in [
+            (1, weapon::HAMMER),
+            (2, weapon::SHOTGUN),
+            (4, weapon::GRENADE),
+            (8, weapon::LASER),
+        ] {
+            ch.hit_disabled[w as usize] = tee.hit_disabled_flags & bit != 0;
+        }
         ch.freeze_time = tee.freeze_time;
         ch.freeze_start = tick - tee.freeze_age;
         ch.deep_frozen = tee.deep_frozen;

@@ -59,7 +59,9 @@ impl World {
         let mut core = Core::new(cid, pos, *self.global());
         core.endless_hook = self.config.sv_endless_drag != 0;
         self.cores.slots[cid] = Some(core);
-        self.chars[cid] = Some(Character::new(cid, pos, self.tick, last_input));
+        self.chars[cid] = Some(
+            Character::new(cid, pos, self.tick, last_input).hit_others(self.config.sv_hit != 0),
+        );
         self.order.insert(0, cid);
     }
 

@@ -82,6 +82,7 @@ impl World {
         let dir = normalize(aim);
         let active = ch.active_weapon;
         let full_auto = matches!(active, weapon::GRENADE | weapon::SHOTGUN | weapon::LASER)
+            || ch.jetpack && active == weapon::GUN
             || ch.frozen_last_tick;
         let mut will_fire = presses(ch.latest_prev_input.fire, ch.latest_input.fire) > 0;
         if full_auto
@@ -99,7 +100,10 @@ impl World {
         }
         let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
         let shooter_pos = ch.pos;
+        let hammer_hits = !ch.hit_disabled[weapon::HAMMER as usize];
         match active {
+            // A hammer that may not hit others hits nobody.
+            weapon::HAMMER if !hammer_hits => {}
             weapon::HAMMER => {
                 let hits = self.hammer(cid, start, shooter_pos);
                 if hits > 0 {
@@ -386,6 +390,7 @@ impl World {
 
         // HandleWeapons.
         self.weapons().handle_ninja(cid);
+        self.handle_jetpack(cid);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
@@ -427,6 +432,36 @@ impl World {
         if let (Some(ch), Some(pos)) = (self.chars[cid].as_mut(), core_pos) {
             ch.prev_input = ch.input;
             ch.prev_pos = pos;
+        }
+    }
+
+    /// `HandleJetpack`, every tick before the reload: while the jetpack
+    /// gun is in hand and fires (pressed, or held: it is automatic), its
+    /// shooter is pushed away from its aim (`TakeDamage` with no damage),
+    /// by the `jetpack_strength` of its tune zone.
+    fn handle_jetpack(&mut self, cid: usize) {
+        let zone = self.tune_zone_of(cid);
+        let strength = self.tunings.zone(zone).jetpack_strength();
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return;
+        };
+        let gun = ch.weapons[weapon::GUN as usize];
+        let fires = presses(ch.latest_prev_input.fire, ch.latest_input.fire) > 0
+            || ch.latest_input.fire & 1 != 0;
+        if !ch.jetpack || ch.active_weapon != weapon::GUN || !fires {
+            return;
+        }
+        if gun.ammo == 0 || ch.freeze_time != 0 {
+            return;
+        }
+        let aim = Vec2::new(
+            ch.latest_input.target_x as f32,
+            ch.latest_input.target_y as f32,
+        );
+        let force = normalize(aim) * -1.0 * (strength / 100.0 / 6.11);
+        let restrictions = ch.move_restrictions;
+        if let Some(core) = self.cores.slots[cid].as_mut() {
+            core.vel = clamp_vel(restrictions, core.vel + force);
         }
     }
 
@@ -491,5 +526,140 @@ impl World {
                 self.try_respawn(cid);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::{SwitchTile, Tile};
+    use crate::simulation::physics::collision::tile;
+
+    /// A 20 by 10 map of air over a floor (row 8), with `game` tiles on
+    /// row 5 and a switch layer tile at (9, 5); characters at (200, 176)
+    /// and, with `two`, at (220, 176).
+    fn world(release: Release, game: &[(usize, u8)], switch: SwitchTile, two: bool) -> World {
+        let (w, h) = (20, 10);
+        let mut tiles = vec![Tile::default(); w * h];
+        for t in &mut tiles[8 * w..9 * w] {
+            t.index = 1;
+        }
+        for &(x, index) in game {
+            tiles[5 * w + x].index = index;
+        }
+        let mut switches = vec![SwitchTile::default(); w * h];
+        switches[5 * w + 9] = switch;
+        let col = Collision::new(w as i32, h as i32, &tiles)
+            .expect("a grid")
+            .with_switch(switches);
+        let tunings = Tunings::new(release, Tuning::ddrace(release));
+        let mut world = World::new(release, col, Config::new(release), tunings, 0);
+        let cids: &[usize] = if two { &[0, 1] } else { &[0] };
+        for &cid in cids {
+            let pos = Vec2::new(200.0 + 20.0 * cid as f32, 176.0);
+            world.cores.slots[cid] = Some(Core::new(cid, pos, *world.tunings.global()));
+            world.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
+            world.order.insert(0, cid);
+        }
+        world
+    }
+
+    fn vel(w: &World, cid: usize) -> Vec2 {
+        w.cores.slots[cid].as_ref().expect("a core").vel
+    }
+
+    fn aim_and_hold_fire(w: &mut World, cid: usize, target_x: i32, target_y: i32) {
+        let ch = w.chars[cid].as_mut().expect("a character");
+        ch.latest_input.target_x = target_x;
+        ch.latest_input.target_y = target_y;
+        ch.latest_input.fire = 1;
+        ch.latest_prev_input = ch.latest_input;
+    }
+
+    #[test]
+    fn the_jetpack_pushes_its_shooter_away_from_its_aim_while_fire_is_held() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v, &[], SwitchTile::default(), false);
+            aim_and_hold_fire(&mut w, 0, 100, 0);
+            // Without the jetpack the gun pushes nobody.
+            w.handle_jetpack(0);
+            assert_eq!(vel(&w, 0), Vec2::default());
+            w.chars[0].as_mut().expect("a character").jetpack = true;
+            w.handle_jetpack(0);
+            // jetpack_strength 400, as DDNet computes it in floats.
+            let push = 400.0f32 / 100.0 / 6.11;
+            assert_eq!(vel(&w, 0), Vec2::new(-push, 0.0));
+            w.handle_jetpack(0);
+            assert_eq!(vel(&w, 0), Vec2::new(-push - push, 0.0));
+            // Not while frozen, nor with another weapon in hand.
+            w.chars[0].as_mut().expect("a character").freeze_time = 10;
+            w.handle_jetpack(0);
+            assert_eq!(vel(&w, 0), Vec2::new(-push - push, 0.0));
+            let ch = w.chars[0].as_mut().expect("a character");
+            ch.freeze_time = 0;
+            ch.active_weapon = weapon::HAMMER;
+            w.handle_jetpack(0);
+            assert_eq!(vel(&w, 0), Vec2::new(-push - push, 0.0));
+        }
+    }
+
+    #[test]
+    fn the_jetpack_gun_fires_while_fire_is_held() {
+        let mut w = world(Release::Ddnet20_1, &[], SwitchTile::default(), false);
+        aim_and_hold_fire(&mut w, 0, 100, 0);
+        w.fire_weapon(0);
+        assert!(w.projectiles.is_empty(), "held, the gun does not fire");
+        w.chars[0].as_mut().expect("a character").jetpack = true;
+        w.fire_weapon(0);
+        assert_eq!(w.projectiles.len(), 1);
+    }
+
+    #[test]
+    fn a_hit_disable_tile_stops_the_hammer_and_an_enable_tile_starts_it() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let game = [(5, tile::HIT_DISABLE), (6, tile::HIT_ENABLE)];
+            let mut w = world(v, &game, SwitchTile::default(), true);
+            w.handle_tiles(0, Some(5 * 20 + 5));
+            assert_eq!(w.chars[0].as_ref().map(|c| c.hit_disabled), Some([true; 6]));
+            let swing = |w: &mut World| {
+                let ch = w.chars[0].as_mut().expect("a character");
+                ch.active_weapon = weapon::HAMMER;
+                ch.reload_timer = 0;
+                ch.latest_input.fire += 1;
+                ch.latest_input.target_x = 1;
+                w.fire_weapon(0);
+            };
+            swing(&mut w);
+            assert_eq!(vel(&w, 1), Vec2::default(), "a disabled hammer hits nobody");
+            w.handle_tiles(0, Some(5 * 20 + 6));
+            assert_eq!(
+                w.chars[0].as_ref().map(|c| c.hit_disabled),
+                Some([false; 6])
+            );
+            swing(&mut w);
+            assert!(vel(&w, 1).y < 0.0, "the hammer hits again");
+        }
+    }
+
+    #[test]
+    fn a_switch_layer_hit_tile_takes_the_weapon_its_delay_names() {
+        let switch = SwitchTile {
+            number: 0,
+            kind: tile::HIT_DISABLE,
+            flags: 0,
+            delay: weapon::GRENADE as u8,
+        };
+        let mut w = world(Release::Ddnet20_1, &[], switch, false);
+        w.handle_tiles(0, Some(5 * 20 + 9));
+        let disabled = w.chars[0].as_ref().map(|c| c.hit_disabled);
+        assert_eq!(disabled, Some([false, false, false, true, false, false]));
+    }
+
+    #[test]
+    fn sv_hit_0_spawns_characters_that_hit_nobody() {
+        let pos = Vec2::new(1.0, 2.0);
+        let ch = Character::new(0, pos, 0, PlayerInput::default());
+        assert_eq!(ch.clone().hit_others(false).hit_disabled, [true; 6]);
+        assert_eq!(ch.hit_others(true).hit_disabled, [false; 6]);
     }
 }

@@ -294,6 +294,11 @@ impl World {
         } else if on(tile::EHOOK_DISABLE) {
             core.endless_hook = false;
         }
+        if on(tile::HIT_DISABLE) {
+            ch.hit_disabled = [true; weapon::COUNT];
+        } else if on(tile::HIT_ENABLE) {
+            ch.hit_disabled = [false; weapon::COUNT];
+        }
         if on(tile::NPC_DISABLE) {
             core.collision_disabled = true;
         } else if on(tile::NPC_ENABLE) {
@@ -345,6 +350,16 @@ impl World {
             tile::DUNFREEZE if number == 0 => ch.deep_frozen = false,
             tile::LFREEZE if number == 0 => ch.live_frozen = true,
             tile::LUNFREEZE if number == 0 => ch.live_frozen = false,
+            // One weapon's hits, by the delay (16.4 and 20.1 take the
+            // hammer, shotgun, grenade and laser).
+            tile::HIT_ENABLE | tile::HIT_DISABLE
+                if matches!(
+                    i32::from(delay),
+                    weapon::HAMMER | weapon::SHOTGUN | weapon::GRENADE | weapon::LASER
+                ) =>
+            {
+                ch.hit_disabled[usize::from(delay)] = kind == tile::HIT_DISABLE;
+            }
             tile::JUMP => {
                 core.jumps = if delay == 255 { -1 } else { i32::from(delay) };
             }

@@ -9,7 +9,9 @@
 
 use super::{EntityLayers, Feature, Status, What};
 
-/// The recordings (under `corpus/teehistorian/`, without the ending).
+/// The recordings: under `corpus/teehistorian/` without the ending, or a
+/// physics campaign run (`campaign/ID`: `corpus/campaign/ID/`, whose
+/// teehistorian file and server demo simulate exactly).
 const FREEZE_TUTORIAL: &str = "ddnet-16.4/phys_freeze_tutorial";
 const GRAVITY: &str = "ddnet-16.4/phys_gravity_fall";
 const HOOK: &str = "ddnet-16.4/phys_hook_players";
@@ -28,6 +30,22 @@ const UNMODELLED: &str = "ddnet-16.4/phys_unmodelled_coverage";
 const TURRET_DRAGGER: &str = "ddnet-16.4/phys_turret_dragger_coverage";
 const FRONT_PICKUP: &str = "ddnet-16.4/phys_front_pickup_tsunami";
 const NO_WEAK_HOOK: &str = "ddnet-16.4/phys_no_weak_hook_dm1";
+/// Paused players whose Cl_SetTeam DDNet refuses (both releases).
+const PAUSED_SET_TEAM_16: &str = "campaign/16.4-dm2-default-s3-c12-t20";
+const PAUSED_SET_TEAM_20: &str = "campaign/20.1-dm2-default-s3-c12-t20";
+/// `/spec` with `sv_pauseable 1`: characters out of the world and back.
+const SPEC_16: &str = "campaign/16.4-dm7-ddrace-s2-c8-t20";
+const SPEC_20: &str = "campaign/20.1-ctf5-ddrace-s2-c8-t20";
+/// A 0.7 client's unrecorded team change, out and back.
+const TEAM_CHANGE_07_16: &str = "campaign/16.4-Tsunami-default-s2-c8-t20";
+const TEAM_CHANGE_07_20: &str = "campaign/20.1-Gold_Mine-players-s2-c8-t20";
+/// Ninja dashes ending at their start speed's whole units.
+const NINJA_16: &str = "campaign/16.4-dm1-solo_nohit-s1-c8-t20";
+const NINJA_20: &str = "campaign/20.1-dm6-gravity_jumps-s2-c8-t20";
+/// The jetpack gun and the hit tiles of coverage.map.
+const JETPACK: &str = "campaign/16.4-coverage-weapons-s2-c8-t20";
+/// 20.1: a `/team` change takes the player's shots away.
+const TEAM_SHOTS_20: &str = "campaign/20.1-ctf7-default-s2-c8-t20";
 
 /// Each entity's own name (`ENTITY_*`), by index; "" where DDNet has none.
 pub(super) const ENTITY_NAMES: [&str; 50] = [
@@ -192,7 +210,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     tile(99), "TILE_ALLOW_BLUE_TELE_GUN", [Modelled, Modelled], "where a tele weapon may land: nothing without one", [];
     tile(104), "TILE_NPC_ENABLE", [Modelled, Modelled], "the character's collision on", [];
     tile(105), "TILE_UNLIMITED_JUMPS_ENABLE", [Modelled, Modelled], "endless jumps on", [];
-    tile(106), "TILE_JETPACK_ENABLE", [Modelled, Modelled], "the gun becomes a jetpack: automatic, and while it fires it pushes its shooter away from its aim by jetpack_strength", [UNMODELLED, TURRET_DRAGGER];
+    tile(106), "TILE_JETPACK_ENABLE", [Modelled, Modelled], "the gun becomes a jetpack: automatic, and while it fires it pushes its shooter away from its aim by jetpack_strength", [UNMODELLED, TURRET_DRAGGER, JETPACK];
     tile(107), "TILE_NPH_ENABLE", [Modelled, Modelled], "the character's hooking of players on", [];
     tile(112), "TILE_TELE_GRENADE_ENABLE", [Detected, Detected], "the grenade teleports its owner: not modelled", [];
     tile(113), "TILE_TELE_GRENADE_DISABLE", [Modelled, Modelled], "the tele grenade off (on is detected)", [];
@@ -272,19 +290,19 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Weapon, "shotgun", [Modelled, Modelled], "a beam that pulls", [WEAPONS];
     What::Weapon, "grenade", [Modelled, Modelled], "explosions push", [WEAPONS];
     What::Weapon, "laser", [Modelled, Modelled], "a beam that unfreezes", [WEAPONS];
-    What::Weapon, "ninja", [Modelled, Modelled], "the dash", [];
-    What::Weapon, "jetpack gun", [Modelled, Modelled], "pushes its shooter every tick it fires (`HandleJetpack`); the `jetpack` and `ninjajetpack` commands are detected", [];
+    What::Weapon, "ninja", [Modelled, Modelled], "the dash", [NINJA_16, NINJA_20];
+    What::Weapon, "jetpack gun", [Modelled, Modelled], "pushes its shooter every tick it fires (`HandleJetpack`); the `jetpack` and `ninjajetpack` commands are detected", [JETPACK];
     What::Weapon, "tele gun, grenade, laser", [Detected, Detected], "through their tiles", [];
     What::Weapon, "hits disabled per weapon", [Modelled, Modelled], "from sv_hit at spawn, then TILE_HIT_ENABLE/DISABLE (game, front and switch layers) and a loaded save", [];
 
     // Commands and messages that move or kill characters.
     What::Command, "Cl_Kill", [Modelled, Modelled], "dies, respawns (kill delay, kill protection)", [KILL_HOOKED, KILL_PROTECTION];
-    What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators", [];
-    What::Command, "a 0.7 client's team change (DDNet does not record it)", [Detected, Detected], "DDNet records a 0.7 message only where 0.6's table has a recorded one of its id: 0.7's Cl_SetTeam is 0.6's Cl_CallVote, so the file has the character's end and not why", [];
+    What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators (not while paused)", [PAUSED_SET_TEAM_16, PAUSED_SET_TEAM_20];
+    What::Command, "a 0.7 client's team change (DDNet does not record it)", [Detected, Detected], "DDNet records a 0.7 message only where 0.6's table has a recorded one of its id: 0.7's Cl_SetTeam is 0.6's Cl_CallVote, so the file has the character's end and not why; its way back (the file's next character for it) is stepped as a Cl_SetTeam 0 read before that tick", [TEAM_CHANGE_07_16, TEAM_CHANGE_07_20];
     What::Command, "/kill", [Modelled, Modelled], "dies when kill protection holds", [KILL_PROTECTION];
     What::Command, "/save, /load", [Modelled, Modelled], "the team dies; the loaded team is put where the string says", [SAVE_LOAD, SAVE_REFUSED, LOAD_REFUSED];
-    What::Command, "/swap, /team, /practice", [Modelled, Modelled], "as the PLAYER_SWAP, PLAYER_TEAM and TEAM_PRACTICE records that follow", [SAVE_LOAD];
-    What::Command, "/pause, /spec", [Modelled, Modelled], "the character is held", [];
+    What::Command, "/swap, /team, /practice", [Modelled, Modelled], "as the PLAYER_SWAP, PLAYER_TEAM and TEAM_PRACTICE records that follow", [SAVE_LOAD, TEAM_SHOTS_20];
+    What::Command, "/pause, /spec", [Modelled, Modelled], "the character is held; /spec with sv_pauseable takes it out of the world once it stands on the ground, and back at the head of the list", [PAUSED_SET_TEAM_16, SPEC_16, SPEC_20];
     What::Command, "tune, tune_reset, tune_zone, tune_zone_reset, toggle_tune", [Modelled, Modelled], "the tuning", [GRAVITY];
     What::Command, "sv_* settings the model holds", [Modelled, Modelled], "read-only ones in 20.1 change nothing", [];
     What::Command, "weapons, shotgun, grenade, laser, ninja (and un-)", [Modelled, Modelled], "test commands: weapons given or taken", [WEAPONS];

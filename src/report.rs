@@ -134,6 +134,10 @@ codes! {
     SnapshotCrcMismatchAfterGap = "snapshot_crc_mismatch_after_gap",
     /// A delta on a base tick the client does not have.
     SnapshotMissingBase = "snapshot_missing_base",
+    /// The server's CRC counts an item its delta gives twice (DDNet 16.4).
+    SnapshotRepeatedItem = "snapshot_repeated_item",
+    /// A delta on a base dropped after a [`Code::SnapshotRepeatedItem`].
+    SnapshotMissingBaseAfterRepeatedItem = "snapshot_missing_base_after_repeated_item",
     /// After a MAP_CHANGE, an ack of a tick of the map before.
     SnapshotOldMapAck = "snapshot_old_map_ack",
     /// A delta that does not apply to its base.

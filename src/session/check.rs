@@ -208,6 +208,16 @@ pub fn anomaly_severity(kind: Code) -> Severity {
     }
 }
 
+/// Snapshot anomalies a capture of well-behaved clients may have, since
+/// the server made them: DDNet 16.4's repeated item and the deltas on the
+/// snapshots it took away (which the client acknowledged, as `record`'s
+/// bots acknowledge every snapshot without rebuilding it). `record` does
+/// not count these as its bots' problems.
+pub const SERVER_MADE: &[Code] = &[
+    Code::SnapshotRepeatedItem,
+    Code::SnapshotMissingBaseAfterRepeatedItem,
+];
+
 /// Where a kind of anomaly first happened.
 struct First {
     frame: usize,
@@ -445,6 +455,57 @@ mod tests {
             ),
             "{}",
             missing.message
+        );
+        assert_eq!(replay.anomalies.get(&Code::SnapshotCrcMismatch), None);
+    }
+
+    /// One bot of a 24-client DDNet 16.4 session (campaign run
+    /// 16.4-dm2-default-s4-c24-t60, its id 15, port 20023): it pauses,
+    /// and the server's snapshot of tick 793 has its SpectatorInfo twice.
+    /// The CRC mismatch is the server's repeated item, named; the deltas
+    /// on the ticks the bot acknowledged after it are named after it; the
+    /// capture warns, and `record` does not count either as its bots'.
+    #[test]
+    fn the_servers_repeated_item_is_named_not_failed() {
+        let mut verdict = Verdict::new("repeated_item");
+        let bytes = corpus("ddnet-16.4/repeated_item.pcapng");
+        let (_, replay) = check_capture(&bytes, None, &mut verdict).unwrap();
+        verdict.settle();
+        assert_eq!(verdict.status, Status::Warn, "{:#?}", verdict.findings);
+        let snapshot: Vec<_> = verdict
+            .findings
+            .iter()
+            .filter(|f| f.code.is_snapshot_anomaly())
+            .map(|f| (f.code, f.count, f.offset, f.tick))
+            .collect();
+        assert_eq!(
+            snapshot,
+            [
+                (
+                    Code::SnapshotMissingBaseAfterRepeatedItem,
+                    Some(5),
+                    Some(173080),
+                    Some(794)
+                ),
+                (Code::SnapshotRepeatedItem, Some(1), Some(172744), Some(793)),
+            ]
+        );
+        assert!(snapshot.iter().all(|(c, ..)| SERVER_MADE.contains(c)));
+        let message = |code| {
+            let f = verdict.findings.iter().find(|f| f.code == code).unwrap();
+            f.message.split_once(": snapshot: ").unwrap().1.to_string()
+        };
+        assert_eq!(
+            message(Code::SnapshotRepeatedItem),
+            "offset 172744 tick 793: the delta updates item 12:15 2 times: the server's CRC \
+             112695087 counts every copy, DDNet's client keeps the last one (CRC 112695319) and \
+             drops the snapshot"
+        );
+        assert_eq!(
+            message(Code::SnapshotMissingBaseAfterRepeatedItem),
+            "offset 173080 tick 794: delta against tick 793, which is not in the history (the \
+             base descends from tick 793, dropped for the server's repeated item, which the \
+             client acknowledged though DDNet's client would not have kept it)"
         );
         assert_eq!(replay.anomalies.get(&Code::SnapshotCrcMismatch), None);
     }

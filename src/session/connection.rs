@@ -19,6 +19,7 @@ use crate::report::Code;
 use crate::snapshot::ItemSizes;
 use crate::snapshot::replay::{Base, Fault, FaultKind, SnapData, SnapInput, SnapshotHistory};
 use serde::{Serialize, Serializer};
+use std::collections::VecDeque;
 use std::fmt;
 
 /// Sequence numbers are 10 bits (`NET_MAX_SEQUENCE`).
@@ -170,6 +171,15 @@ pub enum Cause {
         /// The tick.
         tick: i32,
     },
+    /// The delta's base is a snapshot dropped for the server's repeated
+    /// item ([`FaultKind::RepeatedItem`]), or on such a base, which the
+    /// client acknowledged all the same (the server deltas on the tick
+    /// acknowledged last); DDNet's client acknowledges only the snapshots
+    /// it keeps, and -1 on a missing base, and is sent a whole snapshot.
+    RepeatedItem {
+        /// The tick of the snapshot with the repeated item.
+        tick: i32,
+    },
 }
 
 /// Something a capture shows missing toward a client.
@@ -223,6 +233,11 @@ impl fmt::Display for Cause {
                 f,
                 "the client acknowledged tick {tick} from the map before the last MAP_CHANGE (its bug)"
             ),
+            Cause::RepeatedItem { tick } => write!(
+                f,
+                "the base descends from tick {tick}, dropped for the server's repeated item, \
+                 which the client acknowledged though DDNet's client would not have kept it"
+            ),
         }
     }
 }
@@ -238,7 +253,10 @@ impl Anomaly {
     /// `snapshot_bad_delta`, `snapshot_invalid_item`, and
     /// `snapshot_crc_mismatch` for a CRC mismatch nothing in the capture
     /// explains, `snapshot_crc_mismatch_after_gap` for one after a
-    /// [`Cause::Gap`]) and `OldMapAck` is `snapshot_old_map_ack`.
+    /// [`Cause::Gap`], `snapshot_repeated_item` for one the delta's
+    /// repeated item explains, `snapshot_missing_base_after_repeated_item`
+    /// for a missing base with a [`Cause::RepeatedItem`]) and `OldMapAck`
+    /// is `snapshot_old_map_ack`.
     pub fn kind(&self) -> Code {
         match self {
             Anomaly::Malformed { .. } => Code::Malformed,
@@ -252,9 +270,13 @@ impl Anomaly {
             Anomaly::InvalidSnapPart { .. } => Code::InvalidSnapPart,
             Anomaly::IncompleteSnapshot { .. } => Code::IncompleteSnapshot,
             Anomaly::Snapshot { fault, cause } => match (&fault.kind, cause) {
+                (FaultKind::MissingBase { .. }, Some(Cause::RepeatedItem { .. })) => {
+                    Code::SnapshotMissingBaseAfterRepeatedItem
+                }
                 (FaultKind::MissingBase { .. } | FaultKind::NoPrevious, _) => {
                     Code::SnapshotMissingBase
                 }
+                (FaultKind::RepeatedItem { .. }, _) => Code::SnapshotRepeatedItem,
                 (FaultKind::CrcMismatch { .. }, None) => Code::SnapshotCrcMismatch,
                 (FaultKind::CrcMismatch { .. }, Some(_)) => Code::SnapshotCrcMismatchAfterGap,
                 (FaultKind::InvalidItem { .. }, _) => Code::SnapshotInvalidItem,
@@ -414,6 +436,12 @@ pub struct Connection {
     /// its CONNECT or the last MAP_CHANGE.
     #[serde(skip)]
     gap: Option<(u64, Gap)>,
+    /// Snapshots dropped for the server's repeated item, or on such a
+    /// base ([`Cause::RepeatedItem`]), since the CONNECT or last
+    /// MAP_CHANGE: the first one's tick, and the recent ones' ticks,
+    /// ascending (a base is never older than the server's 3 seconds).
+    #[serde(skip)]
+    repeated: Option<(i32, VecDeque<i32>)>,
     /// Per chunk of the packet being fed: delivered to its receiver.
     #[serde(skip)]
     delivered: Vec<bool>,
@@ -553,6 +581,7 @@ impl Connection {
             old_map_ticks: Vec::new(),
             old_map_acks: Vec::new(),
             gap: None,
+            repeated: None,
             delivered: Vec::new(),
         }
     }
@@ -572,6 +601,26 @@ impl Connection {
         self.snap = None;
         self.old_map_acks.clear();
         self.gap = None;
+        self.repeated = None;
+    }
+
+    /// Notes the snapshot of `tick` dropped for the server's repeated item
+    /// (`base` None), or for its missing `base`; true if that base was
+    /// itself so dropped (then so is this one).
+    fn dropped_for_repeated_item(&mut self, tick: i32, base: Option<i32>) -> bool {
+        let ticks = match (&mut self.repeated, base) {
+            (None, Some(_)) => return false,
+            (Some((_, ticks)), Some(base)) if !ticks.contains(&base) => return false,
+            (repeated, _) => &mut repeated.get_or_insert_with(|| (tick, VecDeque::new())).1,
+        };
+        let oldest = tick.saturating_sub(crate::snapshot::replay::DEFAULT_HISTORY as i32);
+        while ticks.front().is_some_and(|&t| t < oldest) {
+            ticks.pop_front();
+        }
+        if ticks.back().is_none_or(|&t| t < tick) {
+            ticks.push_back(tick);
+        }
+        true
     }
 
     /// Notes the first gap since the history started.
@@ -868,6 +917,17 @@ impl Connection {
                 // number the client acknowledged from the old map.
                 FaultKind::MissingBase { base } if self.old_map_acks.contains(&base) => {
                     Some(Cause::OldMapAck { tick: base })
+                }
+                FaultKind::RepeatedItem { .. } => {
+                    self.dropped_for_repeated_item(tick, None);
+                    self.gap.map(|(offset, gap)| Cause::Gap { offset, gap })
+                }
+                FaultKind::MissingBase { base }
+                    if self.dropped_for_repeated_item(tick, Some(base)) =>
+                {
+                    self.repeated
+                        .as_ref()
+                        .map(|&(first, _)| Cause::RepeatedItem { tick: first })
                 }
                 FaultKind::MissingBase { base } => {
                     // Missing itself: what is missing explains later faults.

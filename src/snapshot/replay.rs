@@ -8,7 +8,7 @@
 //! A fault never ends the replay: as in DDNet, the faulty snapshot is
 //! dropped and the next one is applied to whatever base it names.
 
-use super::{DeltaCodec, ItemSizes, SnapError, Snapshot, misfits};
+use super::{Delta, DeltaCodec, ItemSizes, SnapError, Snapshot, misfits};
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::fmt;
@@ -98,6 +98,25 @@ pub enum FaultKind {
         /// The rebuilt snapshot's.
         actual: i32,
     },
+    /// A CRC mismatch the delta explains: it updates one item more than
+    /// once, because the server's snapshot had the item more than once
+    /// (DDNet 16.4 does, for a paused 0.6 client without DDNet's version
+    /// message whose id is 15: `CPlayer::Snap` adds its SpectatorInfo
+    /// under its own id, `CPlayer::FakeSnap` under the fake player's, 15).
+    /// The server's CRC counts every copy; DDNet's client (`UnpackDelta`)
+    /// writes every update into the one item it finds, so it keeps only
+    /// the last copy, its CRC check fails, and it drops the snapshot. The
+    /// server's CRC is the rebuilt one plus the copies overwritten.
+    RepeatedItem {
+        /// The first repeated item's key (`type << 16 | id`).
+        key: i32,
+        /// How many times the delta updates it.
+        copies: usize,
+        /// The server's CRC.
+        expected: i32,
+        /// The rebuilt snapshot's.
+        actual: i32,
+    },
     /// An item whose size is not its type's pre-agreed size (DDNet's
     /// client drops the item; the snapshot is kept for later deltas).
     InvalidItem {
@@ -132,6 +151,18 @@ impl fmt::Display for Fault {
                     "CRC {actual} of the rebuilt snapshot, the server sent {expected}"
                 )
             }
+            FaultKind::RepeatedItem {
+                key,
+                copies,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "the delta updates item {}:{} {copies} times: the server's CRC {expected} counts every copy, \
+                 DDNet's client keeps the last one (CRC {actual}) and drops the snapshot",
+                key >> 16,
+                key & 0xffff
+            ),
             FaultKind::InvalidItem {
                 index,
                 key,
@@ -344,10 +375,29 @@ impl SnapshotHistory {
             }
         };
         let result = result.and_then(|()| match input.crc {
-            Some(expected) if out.crc() != expected => Err(fault(FaultKind::CrcMismatch {
-                expected,
-                actual: out.crc(),
-            })),
+            Some(expected) if out.crc() != expected => {
+                let actual = out.crc();
+                let repeated = match (input.data, base_tick) {
+                    (SnapData::Delta { ints, .. }, Some(t)) => self
+                        .get(t)
+                        .and_then(|from| repeated_item(from, ints, self.codec.sizes())),
+                    (SnapData::Delta { ints, .. }, None) => {
+                        repeated_item(&self.empty, ints, self.codec.sizes())
+                    }
+                    (SnapData::Keyframe(_), _) => None,
+                };
+                Err(fault(match repeated {
+                    Some((key, copies, lost)) if actual.wrapping_add(lost) == expected => {
+                        FaultKind::RepeatedItem {
+                            key,
+                            copies,
+                            expected,
+                            actual,
+                        }
+                    }
+                    _ => FaultKind::CrcMismatch { expected, actual },
+                }))
+            }
             Some(_) => {
                 self.counts.crc_checked += 1;
                 Ok(())
@@ -426,6 +476,35 @@ impl SnapshotHistory {
             }
         }
     }
+}
+
+/// A delta that updates an item more than once ([`FaultKind::RepeatedItem`]):
+/// the first such key, how many updates it has, and the wrapping sum of
+/// the ints of every copy DDNet's client overwrites (each update's item,
+/// its difference added to `from`'s first item of the key if there is
+/// one, as `UnpackDelta` computes it, all but each key's last).
+fn repeated_item(from: &Snapshot, ints: &[i32], sizes: &ItemSizes) -> Option<(i32, usize, i32)> {
+    let delta = Delta::from_ints(ints, sizes).ok()?;
+    // Updates by key, in delta order within a key.
+    let mut order: Vec<(i32, usize)> = (delta.updates.iter().enumerate())
+        .map(|(i, u)| (u.type_id << 16 | u.id, i))
+        .collect();
+    order.sort_unstable();
+    let mut first: Option<(usize, i32, usize)> = None;
+    let mut lost = 0i32;
+    for group in order.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        let (key, at) = group[0];
+        if first.is_none_or(|(i, ..)| at < i) {
+            first = Some((at, key, group.len()));
+        }
+        let past = from.get(key).map_or(&[][..], |item| item.data);
+        for &(_, i) in &group[..group.len() - 1] {
+            let diff = delta.updates[i].data.iter().enumerate();
+            let copy = diff.map(|(j, &d)| d.wrapping_add(past.get(j).copied().unwrap_or(0)));
+            lost = copy.fold(lost, i32::wrapping_add);
+        }
+    }
+    first.map(|(_, key, copies)| (key, copies, lost))
 }
 
 /// `base` with `delta` applied, into `out`, as a copy of the base changed

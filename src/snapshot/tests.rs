@@ -309,6 +309,69 @@ fn history_rebuilds_checks_and_forgets() {
     assert_eq!(h.last().unwrap().0, 22);
 }
 
+/// DDNet 16.4 snaps a paused 0.6 client with id 15 its SpectatorInfo
+/// (type 12) twice under id 15 (`CPlayer::Snap`, `CPlayer::FakeSnap`); the
+/// server's CRC counts both copies, its delta gives both, and DDNet's
+/// client keeps one item, the last update written into it. The copies are
+/// those of frame 1460 of corpus/packet/ddnet-16.4/repeated_item.pcapng
+/// ([-1, -231, 0]: the client's CRC is 232 over the server's).
+#[test]
+fn a_crc_that_counts_an_item_twice_is_the_servers_repeated_item() {
+    let sizes = ItemSizes::ddnet_06();
+    let spec: &[i32] = &[-1, -231, 0];
+    let base = snap(&[(6, 0, &[0, 0, 0, 0, 0, 0, 7, 0]), (12, 3, &[1, 2, 3])]);
+    // New copies, or copies of an item the base has once: each is
+    // written into the one item DDNet's client finds, the last one stays.
+    let new_twice = snap(&[(6, 0, &[0; 8]), (12, 15, spec), (12, 15, spec)]);
+    let kept_twice = snap(&[(6, 0, &[0; 8]), (12, 3, &[1, 2, 5]), (12, 3, &[9, 9, 9])]);
+    fn input(tick: i32, base: Base, ints: &[i32], crc: i32) -> SnapInput<'_> {
+        SnapInput {
+            offset: tick as u64,
+            tick,
+            data: SnapData::Delta { base, ints },
+            crc: Some(crc),
+        }
+    }
+    for (to, repeated, lost) in [
+        (&new_twice, key(12, 15), -232),
+        (&kept_twice, key(12, 3), 8),
+    ] {
+        let mut h = SnapshotHistory::new(sizes.clone());
+        let full = create(&Snapshot::new(), &base, &sizes);
+        h.feed(input(1, Base::Empty, &full, base.crc())).unwrap();
+        let delta = create(&base, to, &sizes);
+        let mut rebuilt = Snapshot::new();
+        DeltaCodec::new(sizes.clone())
+            .unpack(&base, &delta, &mut rebuilt)
+            .unwrap();
+        let last = to.items().filter(|i| i.key == repeated).last().unwrap();
+        let rebuilt_items: Vec<_> = rebuilt.items().filter(|i| i.key == repeated).collect();
+        assert_eq!(rebuilt_items, [last]);
+        assert_eq!(rebuilt.crc().wrapping_add(lost), to.crc());
+        let fault = h.feed(input(2, Base::Tick(1), &delta, to.crc()));
+        assert_eq!(
+            fault.unwrap_err().kind,
+            FaultKind::RepeatedItem {
+                key: repeated,
+                copies: 2,
+                expected: to.crc(),
+                actual: rebuilt.crc(),
+            }
+        );
+        // Dropped, as DDNet's client drops it.
+        assert_eq!(h.get(2), None);
+        // A CRC the copies do not explain stays a mismatch.
+        let fault = h.feed(input(3, Base::Tick(1), &delta, to.crc() ^ 1));
+        assert_eq!(
+            fault.unwrap_err().kind,
+            FaultKind::CrcMismatch {
+                expected: to.crc() ^ 1,
+                actual: rebuilt.crc(),
+            }
+        );
+    }
+}
+
 #[test]
 fn history_reports_items_of_the_wrong_size() {
     let sizes = ItemSizes::ddnet_06();

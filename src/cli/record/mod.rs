@@ -40,6 +40,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use teeoracle::check::{self, Options, Status, Totals, Verdict};
 use teeoracle::report::Code;
+use teeoracle::session::check::SERVER_MADE;
 
 #[derive(Args, Debug)]
 pub struct RecordArgs {
@@ -607,7 +608,10 @@ fn judge(
             problems.push(format!("{} failed its check", v.path));
         }
         let mut anomalies: Vec<(Code, u64)> = Vec::new();
-        for f in v.findings.iter().filter(|f| f.code.is_snapshot_anomaly()) {
+        // The server's own anomalies are its story, named in the file's
+        // findings, not the bots'.
+        let bots_own = |c: Code| c.is_snapshot_anomaly() && !SERVER_MADE.contains(&c);
+        for f in v.findings.iter().filter(|f| bots_own(f.code)) {
             let n = f.count.unwrap_or(1);
             match anomalies.iter_mut().find(|(c, _)| *c == f.code) {
                 Some((_, total)) => *total += n,

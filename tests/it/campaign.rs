@@ -14,6 +14,7 @@
 #![cfg(feature = "jobs")]
 
 use std::path::{Path, PathBuf};
+use teeoracle::simulation::physics::collision::Collision;
 use teeoracle::simulation::{Options, Report, simulate};
 
 /// A known failure: the run, its class (as `/work/campaign-findings` and
@@ -59,17 +60,21 @@ fn root() -> PathBuf {
 /// Simulates the run in `dir` on the map its demo embeds, against that
 /// demo.
 fn run(dir: &Path) -> Report {
-    let th = gunzip(&dir.join("server.teehistorian.gz"));
-    let demo = gunzip(&dir.join("teeoracle.demo.gz"));
-    let events = teeoracle::demo::Events::new(&demo).expect("a demo");
-    let col =
-        teeoracle::simulation::physics::collision::Collision::of_map_bytes(events.map(), 64 << 20)
-            .expect("a game layer");
+    let (th, demo, col) = load(dir);
     let options = Options {
         demo: Some(&demo),
         ..Options::default()
     };
     simulate(&th, col, &options).expect("simulates")
+}
+
+/// The run's teehistorian file and demo, and the map the demo embeds.
+fn load(dir: &Path) -> (Vec<u8>, Vec<u8>, Collision) {
+    let th = gunzip(&dir.join("server.teehistorian.gz"));
+    let demo = gunzip(&dir.join("teeoracle.demo.gz"));
+    let events = teeoracle::demo::Events::new(&demo).expect("a demo");
+    let col = Collision::of_map_bytes(events.map(), 64 << 20).expect("a game layer");
+    (th, demo, col)
 }
 
 fn gunzip(path: &Path) -> Vec<u8> {
@@ -183,12 +188,7 @@ fn the_known_failures_diverge_where_they_did() {
 fn a_return_sooner_than_a_team_change_allows_is_a_divergence() {
     use teeoracle::teehistorian::{Message, Recorder, SliceReader};
     let dir = root().join("corpus/campaign/16.4-Tsunami-default-s2-c8-t20");
-    let th = gunzip(&dir.join("server.teehistorian.gz"));
-    let demo = gunzip(&dir.join("teeoracle.demo.gz"));
-    let events = teeoracle::demo::Events::new(&demo).expect("a demo");
-    let col =
-        teeoracle::simulation::physics::collision::Collision::of_map_bytes(events.map(), 64 << 20)
-            .expect("a game layer");
+    let (th, _, col) = load(&dir);
     let note = "a 0.7 client's team change (DDNet does not record it)";
     let notes = |r: &Report| r.unmodelled.iter().filter(|u| u.feature == note).count();
     let r = simulate(&th, col.clone(), &Options::default()).expect("simulates");

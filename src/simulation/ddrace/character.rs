@@ -127,6 +127,10 @@ pub struct Character {
     pub move_restrictions: i32,
     /// Was on a refill tile in the last tile walk.
     pub last_refill_jumps: bool,
+    /// Was on a time penalty (`TILE_ADD_TIME`) in the last tile walk.
+    pub last_penalty: bool,
+    /// Was on a time bonus (`TILE_SUBTRACT_TIME`) in the last tile walk.
+    pub last_bonus: bool,
     /// The number of the last checkpoint (`TILE_TELECHECK`) passed, 0
     /// for none (`m_TeleCheckpoint`): check teleporters send back there.
     pub tele_checkpoint: i32,
@@ -201,6 +205,8 @@ impl Character {
             armor: 0,
             move_restrictions: 0,
             last_refill_jumps: false,
+            last_penalty: false,
+            last_bonus: false,
             tele_checkpoint: 0,
             ddrace_state: race::NONE,
             start_tick: 0,

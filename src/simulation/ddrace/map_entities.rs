@@ -56,6 +56,10 @@ pub struct Turret {
     pub freeze: bool,
     /// Its bullets explode.
     pub explosive: bool,
+    /// Its switch (switch layer only; 0: always on): it fires at a team
+    /// while the switch is on there.
+    #[serde(skip)]
+    pub number: u8,
     /// The tick it last fired at each team, and at each solo character.
     #[serde(skip)]
     last_fire_team: Vec<i32>,
@@ -74,6 +78,10 @@ pub struct Dragger {
     pub strength: f32,
     /// Walls do not stop its beams (only nolaser tiles do).
     pub ignore_walls: bool,
+    /// Its switch (switch layer only; 0: always on): it drags a team
+    /// while the switch is on there.
+    #[serde(skip)]
+    pub number: u8,
     /// The character each team is dragged by (-1: none).
     #[serde(skip)]
     target_in_team: Vec<i32>,
@@ -163,7 +171,7 @@ impl Devices {
     pub fn of(col: &Collision) -> Devices {
         Devices {
             devices: entities(col)
-                .filter_map(|(pos, e)| Device::of(e, pos))
+                .filter_map(|(pos, e, number)| Device::of(e, pos, number))
                 .collect(),
             ..Devices::default()
         }
@@ -267,7 +275,7 @@ impl Devices {
                 continue;
             }
             let team = ctx.cores.teams.team[c];
-            if team == ctx.cores.teams.super_team {
+            if team == ctx.cores.teams.super_team || !switched_on(ctx, t.number, team) {
                 continue;
             }
             let solo = ctx.cores.teams.solo[c];
@@ -345,7 +353,7 @@ impl Devices {
                 continue;
             }
             let team = ctx.cores.teams.team[c];
-            if team == ctx.cores.teams.super_team {
+            if team == ctx.cores.teams.super_team || !switched_on(ctx, g.number, team) {
                 continue;
             }
             if beam_blocked(ctx, g.ignore_walls, pos, at) {
@@ -415,8 +423,14 @@ impl Devices {
         let Device::Dragger(g) = &self.devices[beam.dragger] else {
             return;
         };
-        let (strength, ignore_walls) = (g.strength, g.ignore_walls);
+        let (strength, ignore_walls, number) = (g.strength, g.ignore_walls, g.number);
         if ctx.chars[c].is_none() {
+            self.reset_beam(b);
+            return;
+        }
+        // Its dragger's switch, off in the character's team, is seen at
+        // the dragger's evaluations only.
+        if ctx.tick % EVAL_PERIOD == 0 && !switched_on(ctx, number, ctx.cores.teams.team[c]) {
             self.reset_beam(b);
             return;
         }
@@ -447,13 +461,14 @@ impl Devices {
 impl Device {
     /// The device entity `entity` (index minus `ENTITY_OFFSET`) makes at
     /// `pos`, if it is a turret or a dragger.
-    fn of(entity: u8, pos: Vec2) -> Option<Device> {
+    fn of(entity: u8, pos: Vec2, number: u8) -> Option<Device> {
         let dragger = |strength: u8, ignore_walls| {
             Device::Dragger(Dragger {
                 pos,
                 mover: Vec2::default(),
                 strength: f32::from(strength),
                 ignore_walls,
+                number,
                 target_in_team: vec![-1; MAX_CLIENTS],
                 beam: vec![false; MAX_CLIENTS],
             })
@@ -470,6 +485,7 @@ impl Device {
             mover: Vec2::default(),
             freeze,
             explosive,
+            number,
             last_fire_team: vec![0; MAX_CLIENTS],
             last_fire_solo: vec![0; MAX_CLIENTS],
         }))
@@ -485,19 +501,30 @@ impl Device {
 
 /// The map's entities as DDNet's loader meets them (`CGameContext::OnInit`
 /// calling `OnEntity`): row by row, on each tile the game layer's, the
-/// front layer's, then the switch layer's; each as its centre and its
-/// entity number (the index minus `ENTITY_OFFSET`: 1 a spawn, ...).
-pub fn entities(col: &Collision) -> impl Iterator<Item = (Vec2, u8)> + '_ {
+/// front layer's, then the switch layer's; each as its centre, its
+/// entity number (the index minus `ENTITY_OFFSET`: 1 a spawn, ...) and
+/// its switch (the switch layer's number; 0 elsewhere).
+pub fn entities(col: &Collision) -> impl Iterator<Item = (Vec2, u8, u8)> + '_ {
     (0..col.height()).flat_map(move |y| {
         (0..col.width()).flat_map(move |x| {
             let i = (y * col.width() + x) as usize;
             let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-            [col.game_index(i), col.front_index(i), col.switch_at(i).0]
-                .into_iter()
-                .filter(|&index| index >= ENTITY_OFFSET)
-                .map(move |index| (pos, index - ENTITY_OFFSET))
+            let (kind, number, _) = col.switch_at(i);
+            [
+                (col.game_index(i), 0),
+                (col.front_index(i), 0),
+                (kind, number),
+            ]
+            .into_iter()
+            .filter(|&(index, _)| index >= ENTITY_OFFSET)
+            .map(move |(index, number)| (pos, index - ENTITY_OFFSET, number))
         })
     })
+}
+
+/// Whether an entity of switch `number` (0: none) acts on `team`.
+fn switched_on(ctx: &Ctx<'_>, number: u8, team: i32) -> bool {
+    number == 0 || ctx.cores.switchers.is_on(number, team)
 }
 
 /// Every evaluation a turret or dragger takes the speed of the mover

@@ -44,6 +44,9 @@ pub struct Collision {
     pub(super) tune: Option<Vec<TuneTile>>,
     /// The highest switch number of the switch layer.
     pub(super) highest_switch: i32,
+    /// The doors' stoppers (`m_pDoor`): each tile's switch number where
+    /// a door lies; empty without a switch layer ([`doors`]).
+    doors: Vec<Option<u8>>,
     /// Teleporter outs (`TILE_TELEOUT`) by number − 1, row by row.
     pub(super) tele_outs: Vec<Vec<Vec2>>,
     /// Checkpoint teleporter outs (`TILE_TELECHECKOUT`) by number − 1.
@@ -245,6 +248,7 @@ impl Collision {
             switch: None,
             tune: None,
             highest_switch: 0,
+            doors: Vec::new(),
             tele_outs: vec![Vec::new(); 256],
             tele_check_outs: vec![Vec::new(); 256],
         })
@@ -259,6 +263,7 @@ impl Collision {
     pub fn with_front(mut self, tiles: Vec<Tile>) -> Collision {
         if tiles.len() == self.cells() {
             self.front = Some(tiles);
+            self.lay_doors();
         }
         self
     }
@@ -310,6 +315,7 @@ impl Collision {
             }
         }
         self.switch = Some(tiles);
+        self.lay_doors();
         self
     }
 
@@ -465,6 +471,7 @@ impl Collision {
         if self.speedup.as_ref().is_some_and(|s| s[i].force > 0)
             || self.switch.as_ref().is_some_and(|s| s[i].kind != 0)
             || self.tune.as_ref().is_some_and(|t| t[i].kind != 0)
+            || self.door_exists(i)
         {
             return true;
         }
@@ -957,6 +964,8 @@ fn restriction(d: usize, t: Tile) -> i32 {
     }
     raw & [0, RIGHT, DOWN, LEFT, UP][d]
 }
+
+mod doors;
 
 #[cfg(test)]
 mod tests;

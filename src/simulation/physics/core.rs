@@ -306,6 +306,8 @@ pub struct Cores {
     pub slots: Vec<Option<Core>>,
     /// Teams and solo.
     pub teams: Teams,
+    /// The map's switches in each team (none until the world sets them).
+    pub switchers: super::switchers::Switchers,
     /// Which rules.
     pub release: Release,
     /// `sv_old_teleport_hook`: a hook goes through plain teleporters.
@@ -325,6 +327,7 @@ impl Cores {
         Cores {
             slots: vec![None; MAX_CLIENTS],
             teams: Teams::new(release),
+            switchers: Default::default(),
             release,
             old_tele_hook: false,
             prng: None,
@@ -394,6 +397,13 @@ impl Cores {
         self.slots[cid] = Some(c);
     }
 
+    /// `IsSwitchActiveCb`: whether a door of switch `number` stops the
+    /// core of `cid` (its switch is on in its team, not the super team).
+    pub fn door_closed(&self, cid: usize, number: u8) -> bool {
+        let team = self.teams.team.get(cid).copied().unwrap_or(0);
+        team != self.teams.super_team && self.switchers.is_on(number, team)
+    }
+
     /// Whether `c` skips `other` in the hook and push loops (teams, solo).
     fn skips(&self, c: &Core, other: &Core) -> bool {
         !(c.super_ || other.super_)
@@ -402,8 +412,11 @@ impl Cores {
 
     fn tick_core(&mut self, c: &mut Core, col: &Collision, use_input: bool) {
         let t = c.tuning;
-        // Doors are not modelled: stoppers only.
-        c.move_restrictions = col.move_restrictions(c.pos, 18.0, None);
+        // Doors only with input (`IsSwitchActiveCb`; none without).
+        c.move_restrictions = match use_input {
+            true => col.move_restrictions_doors(c.pos, 18.0, None, |n| self.door_closed(c.id, n)),
+            false => col.move_restrictions(c.pos, 18.0, None),
+        };
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
         let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));

@@ -1,7 +1,8 @@
 //! DDNet's physics: the float vector it computes with ([`Vec2`]) and
 //! its rounding, DDNet's own float functions ([`fmath`]), the world's
 //! random generator ([`prng`]), the collision of a map's game, front,
-//! switch, tele, speedup and tune layers ([`collision`]), the tuning and
+//! switch, tele, speedup and tune layers ([`collision`]), the switches'
+//! state per team ([`switchers`]), the tuning and
 //! tune zones ([`tuning`]) and the character core that moves, jumps and
 //! hooks by them ([`core`]), each for the [`Release`](super::Release) whose rules apply.
 //! Nothing here knows DDRace's rules ([`super::ddrace`]).
@@ -14,6 +15,7 @@ pub mod collision;
 pub mod core;
 pub mod fmath;
 pub mod prng;
+pub mod switchers;
 pub mod tuning;
 
 use std::ops::{Add, Mul, Sub};

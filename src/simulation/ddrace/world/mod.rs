@@ -10,6 +10,7 @@
 mod commands;
 pub mod race;
 mod spawn;
+mod switches;
 mod tick;
 mod tiles;
 
@@ -25,6 +26,7 @@ use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{
     Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize,
 };
+use crate::simulation::physics::switchers::Switchers;
 use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
@@ -88,6 +90,10 @@ pub struct Pickup {
     pub pos: Vec2,
     /// What it gives.
     pub kind: PickupKind,
+    /// Its switch (switch layer only; 0: always on): it is there for a
+    /// team while the switch is on there.
+    #[serde(skip)]
+    pub number: u8,
 }
 
 /// A 0.7 client's team change: DDNet records a 0.7 client's message only
@@ -211,6 +217,9 @@ impl World {
     ) -> World {
         let (spawns, pickups) = spawn::spawns_and_pickups(&col);
         let devices = Devices::of(&col);
+        let mut cores = Cores::new(release);
+        let teams = usize::try_from(cores.teams.super_team).unwrap_or(0) + 1;
+        cores.switchers = Switchers::new(col.highest_switch(), teams);
         let watch = std::sync::Arc::new(Watch::new(
             release,
             &col,
@@ -225,7 +234,7 @@ impl World {
             col: std::sync::Arc::new(col),
             tunings,
             config,
-            cores: Cores::new(release),
+            cores,
             paused_cores: vec![None; MAX_CLIENTS],
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),

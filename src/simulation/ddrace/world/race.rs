@@ -140,6 +140,7 @@ impl World {
         {
             self.race.state[o] = state::EMPTY;
             self.race.practice[o] = false;
+            self.reset_switchers(old);
         }
         // 20.1 removes what the player fired (`RemoveEntitiesFromPlayer`).
         if self.release == Release::Ddnet20_1 && team != old {
@@ -149,6 +150,7 @@ impl World {
         self.cores.teams.team[c] = team;
         if team != self.cores.teams.super_team && self.race.state[new] == state::EMPTY {
             self.race.state[new] = state::OPEN;
+            self.reset_switchers(team);
         }
     }
 
@@ -253,7 +255,11 @@ impl World {
         let Some(t) = team_index(team) else {
             return;
         };
-        if self.race.saving[t].is_some() || !self.is_race_team(team) {
+        if self.race.saving[t].is_some() {
+            return;
+        }
+        self.death_resets_switchers(cid);
+        if !self.is_race_team(team) {
             return;
         }
         if self.race.state[t] == state::STARTED && !self.race.tee_started[cid] {

@@ -10,7 +10,7 @@ use crate::simulation::ddrace::map_entities;
 pub(super) fn spawns_and_pickups(col: &Collision) -> ([Vec<Vec2>; 3], Vec<Pickup>) {
     let mut spawns: [Vec<Vec2>; 3] = Default::default();
     let mut pickups = Vec::new();
-    for (pos, entity) in map_entities::entities(col) {
+    for (pos, entity, number) in map_entities::entities(col) {
         let kind = match entity {
             e @ 1..=3 => {
                 spawns[usize::from(e - 1)].push(pos);
@@ -25,7 +25,7 @@ pub(super) fn spawns_and_pickups(col: &Collision) -> ([Vec<Vec2>; 3], Vec<Pickup
             _ => continue,
         };
         // Each new entity goes to the head of its list.
-        pickups.insert(0, Pickup { pos, kind });
+        pickups.insert(0, Pickup { pos, kind, number });
     }
     (spawns, pickups)
 }

@@ -249,6 +249,10 @@ impl World {
                 if ch.pos.distance(pk.pos) >= PICKUP_REACH + PHYSICAL_SIZE {
                     continue;
                 }
+                let team = self.cores.teams.team[cid];
+                if pk.number > 0 && !self.cores.switchers.is_on(pk.number, team) {
+                    continue;
+                }
                 let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
                 match pk.kind {
                     PickupKind::Health => {
@@ -325,6 +329,9 @@ impl World {
         self.lasers.retain(|l| !l.marked);
         self.devices.remove_marked();
         self.number_strong_weak();
+        // `CGameContext::OnTick` after the world's and the players' tick
+        // (whose spawns may only reset switches, which this overrides).
+        self.cores.switchers.expire(tick);
     }
 
     /// The end of `CGameWorld::Tick`: each character's strong/weak id is

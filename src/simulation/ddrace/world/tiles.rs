@@ -1,7 +1,8 @@
 //! What the DDRace tiles under a character do (`HandleSkippableTiles`,
 //! `HandleTiles` and the controller's `HandleCharacterTiles` of
 //! `character.cpp` and `ddnet.cpp`): death, speedups, freeze, stoppers,
-//! jumps, solo, the race's start, switches and teleporters.
+//! jumps, solo, the race's start, switches ([`super::switches`]) and
+//! teleporters.
 //!
 //! They run after the core's tick, on the position of the end of the
 //! last tick (`m_Pos`) and on every tile the core crossed since
@@ -220,13 +221,18 @@ impl World {
             Some(ch) => ch.pos,
             None => return false,
         };
-        let restrictions = self.col.move_restrictions(pos, 18.0, index);
+        let cores = &self.cores;
+        let restrictions = self
+            .col
+            .move_restrictions_doors(pos, 18.0, index, |n| cores.door_closed(cid, n));
         if let Some(ch) = self.chars[cid].as_mut() {
             ch.move_restrictions = restrictions;
         }
         let Some(i) = index else {
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.last_refill_jumps = false;
+                ch.last_penalty = false;
+                ch.last_bonus = false;
             }
             return true;
         };
@@ -339,32 +345,7 @@ impl World {
         }
         core.vel = clamp_vel(restrictions, core.vel);
 
-        // Switch tiles (the switched ones are not modelled: the watch
-        // names them, `watch_unmodelled`).
-        let (kind, number, delay) = self.col.switch_at(i);
-        match kind {
-            tile::FREEZE if number == 0 => {
-                ch.freeze_at(i32::from(delay), tick, core.super_, release);
-            }
-            tile::DFREEZE if number == 0 => ch.deep_frozen = true,
-            tile::DUNFREEZE if number == 0 => ch.deep_frozen = false,
-            tile::LFREEZE if number == 0 => ch.live_frozen = true,
-            tile::LUNFREEZE if number == 0 => ch.live_frozen = false,
-            // One weapon's hits, by the delay (16.4 and 20.1 take the
-            // hammer, shotgun, grenade and laser).
-            tile::HIT_ENABLE | tile::HIT_DISABLE
-                if matches!(
-                    i32::from(delay),
-                    weapon::HAMMER | weapon::SHOTGUN | weapon::GRENADE | weapon::LASER
-                ) =>
-            {
-                ch.hit_disabled[usize::from(delay)] = kind == tile::HIT_DISABLE;
-            }
-            tile::JUMP => {
-                core.jumps = if delay == 255 { -1 } else { i32::from(delay) };
-            }
-            _ => {}
-        }
+        self.switch_tiles(cid, i);
 
         // Teleporters.
         let n = usize::from(tnum.max(1) - 1);

@@ -443,7 +443,13 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 return;
             }
             Message::Finish => return,
+            // A finish is written in the world's tick, before its
+            // positions: it changes nothing the world holds.
             Message::TickSkip { .. } => {
+                self.advance(tick);
+                return;
+            }
+            Message::Ex(ex) if matches!(ex.ex, Ex::PlayerFinish { .. } | Ex::TeamFinish { .. }) => {
                 self.advance(tick);
                 return;
             }

@@ -309,6 +309,77 @@ fn hex_float(s: &[u8], at: usize) -> Option<(f64, usize)> {
     Some((value, end))
 }
 
+/// DDNet's `str_skip_whitespaces` set: space, tab, newline, return.
+fn is_console_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// A console line as `ExecuteLine` splits it: commands at each `;` and
+/// up to a `#` outside quotes, each its name then its arguments, split
+/// at whitespace, a quoted argument to its closing quote (with `\"` and
+/// `\\` escapes). What a map's settings run at load; an argument the
+/// command reads as the rest of the line (`r`) comes out in pieces.
+pub fn split_line(line: &[u8]) -> Vec<Vec<Vec<u8>>> {
+    let mut commands = Vec::new();
+    let mut rest = line;
+    while !rest.is_empty() {
+        let (mut end, mut next, mut quoted, mut escaping) = (0, None, false, false);
+        while end < rest.len() {
+            let b = rest[end];
+            if escaping {
+                escaping = false;
+            } else if b == b'"' {
+                quoted = !quoted;
+            } else if quoted && b == b'\\' {
+                escaping = true;
+            }
+            if !quoted && b == b';' {
+                next = Some(end + 1);
+                break;
+            }
+            if !quoted && b == b'#' {
+                break;
+            }
+            end += 1;
+        }
+        let words = split_words(&rest[..end]);
+        if !words.is_empty() {
+            commands.push(words);
+        }
+        rest = next.map_or(&[][..], |n| &rest[n..]);
+    }
+    commands
+}
+
+/// One command's words (`ParseStart`, `ParseArgs`).
+fn split_words(part: &[u8]) -> Vec<Vec<u8>> {
+    let mut words = Vec::new();
+    let mut i = 0;
+    loop {
+        i += run(part, i, is_console_space);
+        if i >= part.len() {
+            return words;
+        }
+        let mut word = Vec::new();
+        if part[i] == b'"' && !words.is_empty() {
+            i += 1;
+            while i < part.len() && part[i] != b'"' {
+                if part[i] == b'\\' && matches!(part.get(i + 1), Some(b'\\' | b'"')) {
+                    i += 1;
+                }
+                word.push(part[i]);
+                i += 1;
+            }
+            i += 1;
+        } else {
+            let n = run(part, i, |b| !is_console_space(b));
+            word.extend_from_slice(&part[i..i + n]);
+            i += n;
+        }
+        words.push(word);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +423,23 @@ mod tests {
             strtod(b"0x20000000000001.000000000000000000000001").0,
             9007199254740994.0
         );
+    }
+
+    #[test]
+    fn a_console_line_splits_at_semicolons_and_whitespace_outside_quotes() {
+        let words = |c: &[&str]| c.iter().map(|w| w.as_bytes().to_vec()).collect::<Vec<_>>();
+        assert_eq!(
+            split_line(b"tune_zone 1 gravity 2"),
+            vec![words(&["tune_zone", "1", "gravity", "2"])]
+        );
+        assert_eq!(
+            split_line(b" switch_open 8; tune_zone_enter 1 \"a;b \\\"c\" # not this"),
+            vec![
+                words(&["switch_open", "8"]),
+                words(&["tune_zone_enter", "1", "a;b \"c"])
+            ]
+        );
+        assert!(split_line(b"  ;# nothing").is_empty());
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub fn world_of(
         .collect();
     let mut tunings = Tunings::from_header(release, &tuning_pairs, config.sv_solo_server != 0)
         .map_err(|e| bad(HeaderError::Tuning(e)))?;
+    let opened = map_settings(release, col.map_settings(), &mut tunings);
     apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
     let prng = match info.prng_description.as_deref() {
         Some(d) => Prng::from_description(d).map_err(|e| bad(HeaderError::Prng(e)))?,
@@ -49,12 +50,44 @@ pub fn world_of(
     };
     let mut world = World::new(release, col, config, tunings, tick);
     world.cores.prng = prng;
+    for number in opened {
+        world.cores.switchers.open_by_default(number);
+    }
     // Settings that change physics and that the model does not read:
     // nobody is judged.
     for setting in super::coverage::start_settings(release, &config_pairs) {
         world.unmodelled_everybody(&format!("{setting} (the header's config)"));
     }
     Ok(world)
+}
+
+/// What the map's settings (`LoadMapSettings`, which ran before the
+/// header was written) leave that the header does not record: the tune
+/// zones' tunings (`tune_zone`, `tune_zone_reset`; the global tuning the
+/// header has already) into `tunings`, and the switches `switch_open`
+/// makes open by default, returned. A line the console would refuse
+/// changes nothing, as there.
+fn map_settings(release: Release, lines: &[Vec<u8>], tunings: &mut Tunings) -> Vec<i32> {
+    let mut zones = tunings.clone();
+    let mut opened = Vec::new();
+    for line in lines {
+        for words in super::console::split_line(line) {
+            let Some((name, args)) = words.split_first() else {
+                continue;
+            };
+            if name.eq_ignore_ascii_case(b"switch_open") {
+                if let Some(n) = args.first() {
+                    opened.extend(super::console::int_arg(release, n).ok());
+                }
+            } else if name.eq_ignore_ascii_case(b"tune_zone")
+                || name.eq_ignore_ascii_case(b"tune_zone_reset")
+            {
+                let _ = zones.apply_console(name, args);
+            }
+        }
+    }
+    tunings.take_zones(&zones);
+    opened
 }
 
 /// The DDNet release whose server wrote the file (its physics is the

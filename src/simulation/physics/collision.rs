@@ -47,6 +47,8 @@ pub struct Collision {
     /// The doors' stoppers (`m_pDoor`): each tile's switch number where
     /// a door lies; empty without a switch layer ([`doors`]).
     doors: Vec<Option<u8>>,
+    /// The map's settings, one console line each ([`settings`]).
+    settings: Vec<Vec<u8>>,
     /// Teleporter outs (`TILE_TELEOUT`) by number − 1, row by row.
     pub(super) tele_outs: Vec<Vec<Vec2>>,
     /// Checkpoint teleporter outs (`TILE_TELECHECKOUT`) by number − 1.
@@ -249,6 +251,7 @@ impl Collision {
             tune: None,
             highest_switch: 0,
             doors: Vec::new(),
+            settings: Vec::new(),
             tele_outs: vec![Vec::new(); 256],
             tele_check_outs: vec![Vec::new(); 256],
         })
@@ -387,7 +390,7 @@ impl Collision {
                 }
             };
         }
-        Ok(col)
+        Ok(col.with_settings_of(datafile, map, cap))
     }
 
     /// The collision of a map file's bytes (its blocks inflated up to
@@ -966,6 +969,7 @@ fn restriction(d: usize, t: Tile) -> i32 {
 }
 
 mod doors;
+mod settings;
 
 #[cfg(test)]
 mod tests;

@@ -529,6 +529,11 @@ impl Tunings {
         }
     }
 
+    /// The zones' tunings (not the global one) as `other` has them.
+    pub fn take_zones(&mut self, other: &Tunings) {
+        self.list.clone_from(&other.list);
+    }
+
     /// The release whose rules the commands follow.
     pub fn release(&self) -> Release {
         self.release

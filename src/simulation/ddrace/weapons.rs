@@ -244,10 +244,11 @@ impl Ctx<'_> {
     }
 
     /// `TakeDamage`: adds `force` to the velocity, clamped by the move
-    /// restrictions (stoppers are not modelled: none).
+    /// restrictions of the character's last tile walk (stoppers, doors).
     fn take_damage(&mut self, cid: usize, force: Vec2) {
+        let restrictions = self.chars[cid].as_ref().map_or(0, |c| c.move_restrictions);
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            core.vel = clamp_vel(0, core.vel + force);
+            core.vel = clamp_vel(restrictions, core.vel + force);
         }
     }
 

@@ -371,9 +371,11 @@ impl World {
     }
 
     /// `Cl_SetTeam` (`OnSetTeamNetMessage`, `SetTeam`): the character dies;
-    /// a player joining the game spawns after the respawn delay.
+    /// a player joining the game spawns after the respawn delay. Refused
+    /// to a racer under kill protection.
     pub fn set_team(&mut self, cid: usize, team: i32) {
         let tick = self.tick;
+        let protected = self.kill_protected(cid);
         let spam_protection = self.config.sv_spamprotection != 0;
         let team_change_delay = self.config.sv_team_change_delay;
         let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) else {
@@ -386,6 +388,9 @@ impl World {
             && p.last_set_team != 0
             && p.last_set_team + 50 * team_change_delay > tick
         {
+            return;
+        }
+        if protected {
             return;
         }
         if p.team_change_tick > tick {

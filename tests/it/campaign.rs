@@ -39,6 +39,8 @@ const EXACT: &[&str] = &[
     "16.4-dm7-ddrace-s2-c8-t20",
     "20.1-Gold_Mine-players-s2-c8-t20",
     "20.1-ctf5-ddrace-s2-c8-t20",
+    "20.1-coverage-default-s2-c8-t20",
+    "20.1-coverage-solo_nohit-s2-c8-t20",
     "20.1-ctf7-default-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
     "20.1-dm2-default-s3-c12-t20",

@@ -27,15 +27,9 @@ const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// (`PICKUP_PHYSICS_RADIUS` plus `ms_CollisionExtraSize`, plus the
 /// character's half width): a character within this of an entity touches it.
 const TOUCH: f32 = 14.0 + 20.0 + 14.0;
-/// The longest light or door: three tiles and three per laser modifier
-/// step, at most `32 * 3 + 32 * 2 * 3`.
+/// The longest light: three tiles and three per laser modifier step, at
+/// most `32 * 3 + 32 * 2 * 3`.
 const LASER_LENGTH: f32 = 288.0;
-/// `ENTITY_DOOR`.
-const DOOR: u8 = 49;
-/// `ENTITY_LASER_SHORT` and `ENTITY_LASER_LONG`: beside a door, its
-/// direction and length.
-const LASER_SHORT: u8 = 19;
-const LASER_LONG: u8 = 21;
 
 /// How far the model goes with a feature, in one release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -290,22 +284,6 @@ fn classify(col: &Collision, layer: Physics, i: usize) -> Option<Found> {
     }
 }
 
-/// The entity at tile (`x`, `y`) of `layer` (`CCollision::Entity`:
-/// none outside the map).
-fn entity_at(col: &Collision, layer: Physics, x: i32, y: i32) -> Option<u8> {
-    if !(0..col.width()).contains(&x) || !(0..col.height()).contains(&y) {
-        return None;
-    }
-    let i = (y * col.width() + x) as usize;
-    let index = match layer {
-        Physics::Game => col.game_index(i),
-        Physics::Front => col.front_index(i),
-        Physics::Switch => col.switch_at(i).0,
-        _ => 0,
-    };
-    index.checked_sub(ENTITY_OFFSET)
-}
-
 /// The map cells of `col`, row by row, with their (x, y) tile.
 fn cells(col: &Collision) -> impl Iterator<Item = (usize, i32, i32)> + '_ {
     let (w, h) = (col.width(), col.height());
@@ -421,7 +399,6 @@ impl Watch {
                     }
                     (_, Some(1..=3), _) => w.spawn = Some(id),
                     (_, Some(33 | 34), _) => w.cross(col, x, y, id),
-                    (_, Some(DOOR), _) => w.door(col, layer, x, y, id),
                     (_, Some(e), _) => {
                         let r = match e {
                             12..=18 => LASER_LENGTH + 14.0,
@@ -468,58 +445,6 @@ impl Watch {
                 let cell = &mut self.near[(y * self.width + x) as usize];
                 if c.distance(centre) <= reach && *cell == NONE {
                     *cell = id;
-                }
-            }
-        }
-    }
-
-    /// Marks `id` near the cells a door at tile (`x`, `y`) of `layer`
-    /// closes, as DDNet lays them (`OnEntity`, `CDoor::ResetCollision`):
-    /// for each of the eight tiles around it that holds a laser length in
-    /// the same layer, a line from its centre that way, 3, 6 or 9 tiles
-    /// long, to the first solid point; and the tiles beside each, where a
-    /// character's move restrictions (18 units either side) reach it.
-    fn door(&mut self, col: &Collision, layer: Physics, x: i32, y: i32, id: u16) {
-        self.near
-            .resize((self.width as usize) * (self.height as usize), NONE);
-        // `aSides`, in their order: the rotation is a quarter pi each.
-        let sides = [
-            (0, 1),
-            (1, 1),
-            (1, 0),
-            (1, -1),
-            (0, -1),
-            (-1, -1),
-            (-1, 0),
-            (-1, 1),
-        ];
-        let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-        for (k, (dx, dy)) in sides.into_iter().enumerate() {
-            let Some(side) = entity_at(col, layer, x + dx, y + dy) else {
-                continue;
-            };
-            if !(LASER_SHORT..=LASER_LONG).contains(&side) {
-                continue;
-            }
-            let rotation = std::f32::consts::PI / 4.0 * k as f32;
-            let dir = Vec2::new(rotation.sin(), rotation.cos());
-            let length = 32 * 3 + 32 * i32::from(side - LASER_SHORT) * 3;
-            for i in 0..length - 1 {
-                let at = pos + dir * i as f32;
-                if col.check_point(at) {
-                    break;
-                }
-                let cell = col.pure_index(at) as i32;
-                let (cx, cy) = (cell % self.width, cell / self.width);
-                for (nx, ny) in
-                    (cy - 1..=cy + 1).flat_map(|ny| (cx - 1..=cx + 1).map(move |nx| (nx, ny)))
-                {
-                    if (0..self.width).contains(&nx) && (0..self.height).contains(&ny) {
-                        let c = &mut self.near[(ny * self.width + nx) as usize];
-                        if *c == NONE {
-                            *c = id;
-                        }
-                    }
                 }
             }
         }

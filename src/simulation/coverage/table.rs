@@ -44,6 +44,12 @@ const NINJA_16: &str = "campaign/16.4-dm1-solo_nohit-s1-c8-t20";
 const NINJA_20: &str = "campaign/20.1-dm6-gravity_jumps-s2-c8-t20";
 /// The jetpack gun and the hit tiles of coverage.map.
 const JETPACK: &str = "campaign/16.4-coverage-weapons-s2-c8-t20";
+/// 20.1's coverage.map: doors that switches (timed too) open, a tune
+/// zone of the map's settings, time penalties.
+const COVERAGE_20: &str = "campaign/20.1-coverage-default-s2-c8-t20";
+/// The same with `sv_team 3`: every player's own team meets the doors
+/// closed; a grenade's push beside a door.
+const COVERAGE_SOLO_20: &str = "campaign/20.1-coverage-solo_nohit-s2-c8-t20";
 /// 20.1: a `/team` change takes the player's shots away.
 const TEAM_SHOTS_20: &str = "campaign/20.1-ctf7-default-s2-c8-t20";
 
@@ -242,32 +248,32 @@ pub(super) const FEATURES: &[Feature] = rows! {
     // or above the map's highest is no switch).
     What::Switch(7, None), "TILE_JUMP", [Modelled, Modelled], "sets the character's jumps", [];
     What::Switch(9, Some(false)), "TILE_FREEZE (no switch)", [Modelled, Modelled], "freezes for the tile's delay", [];
-    What::Switch(9, Some(true)), "TILE_FREEZE (switched)", [Detected, Detected], "freezes while its switch is on: switches are not modelled", [];
+    What::Switch(9, Some(true)), "TILE_FREEZE (switched)", [Modelled, Modelled], "freezes for the tile's delay while its switch is on in the character's team", [];
     What::Switch(12, Some(false)), "TILE_DFREEZE (no switch)", [Modelled, Modelled], "deep freeze", [];
-    What::Switch(12, Some(true)), "TILE_DFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
+    What::Switch(12, Some(true)), "TILE_DFREEZE (switched)", [Modelled, Modelled], "deep freeze while its switch is on", [];
     What::Switch(13, Some(false)), "TILE_DUNFREEZE (no switch)", [Modelled, Modelled], "ends deep freeze", [];
-    What::Switch(13, Some(true)), "TILE_DUNFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
+    What::Switch(13, Some(true)), "TILE_DUNFREEZE (switched)", [Modelled, Modelled], "ends deep freeze while its switch is on", [];
     What::Switch(19, None), "TILE_HIT_ENABLE", [Modelled, Modelled], "the weapon its delay names (hammer, shotgun, grenade, laser) hits others again", [];
     What::Switch(20, None), "TILE_HIT_DISABLE", [Modelled, Modelled], "the weapon its delay names stops hitting others", [];
-    What::Switch(22, Some(true)), "TILE_SWITCHTIMEDOPEN", [Detected, Detected], "turns its switch on for a time: not modelled", [];
-    What::Switch(23, Some(true)), "TILE_SWITCHTIMEDCLOSE", [Detected, Detected], "turns its switch off for a time: not modelled", [];
-    What::Switch(24, Some(true)), "TILE_SWITCHOPEN", [Detected, Detected], "turns its switch on: not modelled", [];
-    What::Switch(25, Some(true)), "TILE_SWITCHCLOSE", [Detected, Detected], "turns its switch off: not modelled", [];
+    What::Switch(22, Some(true)), "TILE_SWITCHTIMEDOPEN", [Modelled, Modelled], "turns its switch on in the character's team for the tile's delay (seconds), then off", [];
+    What::Switch(23, Some(true)), "TILE_SWITCHTIMEDCLOSE", [Modelled, Modelled], "turns its switch off in the character's team for the tile's delay, then on", [COVERAGE_20];
+    What::Switch(24, Some(true)), "TILE_SWITCHOPEN", [Modelled, Modelled], "turns its switch on in the character's team (its doors close)", [];
+    What::Switch(25, Some(true)), "TILE_SWITCHCLOSE", [Modelled, Modelled], "turns its switch off in the character's team (its doors open)", [COVERAGE_20];
     What::Switch(22, Some(false)), "TILE_SWITCHTIMEDOPEN (no switch)", [Modelled, Modelled], "nothing", [];
     What::Switch(23, Some(false)), "TILE_SWITCHTIMEDCLOSE (no switch)", [Modelled, Modelled], "nothing", [];
     What::Switch(24, Some(false)), "TILE_SWITCHOPEN (no switch)", [Modelled, Modelled], "nothing", [];
     What::Switch(25, Some(false)), "TILE_SWITCHCLOSE (no switch)", [Modelled, Modelled], "nothing", [];
-    What::Switch(79, None), "TILE_ADD_TIME", [Modelled, Modelled], "race time only", [];
-    What::Switch(95, None), "TILE_SUBTRACT_TIME", [Modelled, Modelled], "race time only", [];
+    What::Switch(79, None), "TILE_ADD_TIME", [Modelled, Modelled], "once a stay: the race's start moves back by the delay's minutes and the number's seconds (the team's too), which kill protection reads", [COVERAGE_20];
+    What::Switch(95, None), "TILE_SUBTRACT_TIME", [Modelled, Modelled], "once a stay: the race's start moves forward, at most to now", [];
     What::Switch(98, None), "TILE_ALLOW_TELE_GUN", [Modelled, Modelled], "nothing without a tele weapon", [];
     What::Switch(99, None), "TILE_ALLOW_BLUE_TELE_GUN", [Modelled, Modelled], "nothing without a tele weapon", [];
     What::Switch(144, Some(false)), "TILE_LFREEZE (no switch)", [Modelled, Modelled], "live freeze", [];
-    What::Switch(144, Some(true)), "TILE_LFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
+    What::Switch(144, Some(true)), "TILE_LFREEZE (switched)", [Modelled, Modelled], "live freeze while its switch is on", [];
     What::Switch(145, Some(false)), "TILE_LUNFREEZE (no switch)", [Modelled, Modelled], "live freeze off", [];
-    What::Switch(145, Some(true)), "TILE_LUNFREEZE (switched)", [Detected, Detected], "switches are not modelled", [];
+    What::Switch(145, Some(true)), "TILE_LUNFREEZE (switched)", [Modelled, Modelled], "live freeze off while its switch is on", [];
 
     // The tune layer.
-    What::Tune, "TILE_TUNE", [Modelled, Modelled], "a tune zone (DDNet reads any kind but 0 as one)", [];
+    What::Tune, "TILE_TUNE", [Modelled, Modelled], "a tune zone (DDNet reads any kind but 0 as one), tuned by `tune_zone` commands and the map's settings", [COVERAGE_20];
 
     // Entities (`OnEntity`: the layer's index less ENTITY_OFFSET, 192).
     entity(0), "ENTITY_NULL", [Modelled, Modelled], "nothing", [];
@@ -277,12 +283,12 @@ pub(super) const FEATURES: &[Feature] = rows! {
     game_entities(6, 11, EntityLayers::Game), "ENTITY_ARMOR_1 .. ENTITY_WEAPON_LASER (game layer)", [Modelled, Modelled], "shield, heart (freezes), weapons, ninja", [WEAPONS];
     game_entities(6, 11, EntityLayers::FrontSwitch), "ENTITY_ARMOR_1 .. ENTITY_WEAPON_LASER (front, switch layers)", [Modelled, Modelled], "pickups, as the game layer's", [FRONT_PICKUP];
     entities(12, 18), "ENTITY_LASER_FAST_CCW .. ENTITY_LASER_FAST_CW", [Detected, Detected], "a freezing laser (CLight): not modelled", [];
-    entities(19, 27), "ENTITY_LASER_SHORT .. ENTITY_LASER_O_FAST", [Modelled, Modelled], "nothing of their own: they shape lights and doors, which are detected", [];
+    entities(19, 27), "ENTITY_LASER_SHORT .. ENTITY_LASER_O_FAST", [Modelled, Modelled], "nothing of their own: they shape lights (detected) and doors", [COVERAGE_20];
     entities(29, 32), "ENTITY_PLASMAE, _PLASMAF, _PLASMA, _PLASMAU", [Modelled, Modelled], "a turret (CGun) firing at characters in sv_plasma_range", [TURRET_DRAGGER, UNMODELLED];
     entities(33, 34), "ENTITY_CRAZY_SHOTGUN_EX, _CRAZY_SHOTGUN", [Detected, Detected], "a bouncing, freezing bullet: not modelled", [];
     entities(35, 38), "ENTITY_ARMOR_SHOTGUN, _GRENADE, _NINJA, _LASER", [Detected, Detected], "a shield that takes one weapon: not modelled", [];
     entities(42, 47), "ENTITY_DRAGGER_WEAK .. ENTITY_DRAGGER_STRONG_NW", [Modelled, Modelled], "drags characters in sv_dragger_range", [TURRET_DRAGGER];
-    entity(49), "ENTITY_DOOR", [Detected, Detected], "a laser door (switched): not modelled; met beside the tiles it closes", [];
+    entity(49), "ENTITY_DOOR", [Modelled, Modelled], "an all-way stopper on the tiles of its laser (laid at map load, only on a map with a switch layer), met while its switch is on in the character's team (number 0 in the game and front layers)", [COVERAGE_20, COVERAGE_SOLO_20];
 
     // Weapons (`FireWeapon`, the entities they make).
     What::Weapon, "hammer", [Modelled, Modelled], "hits, unfreezes", [WEAPONS];
@@ -297,7 +303,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
 
     // Commands and messages that move or kill characters.
     What::Command, "Cl_Kill", [Modelled, Modelled], "dies, respawns (kill delay, kill protection)", [KILL_HOOKED, KILL_PROTECTION];
-    What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators (not while paused)", [PAUSED_SET_TEAM_16, PAUSED_SET_TEAM_20];
+    What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators (not while paused, nor under kill protection)", [PAUSED_SET_TEAM_16, PAUSED_SET_TEAM_20];
     What::Command, "a 0.7 client's team change (DDNet does not record it)", [Detected, Detected], "DDNet records a 0.7 message only where 0.6's table has a recorded one of its id: 0.7's Cl_SetTeam is 0.6's Cl_CallVote, so the file has the character's end and not why; its way back (the file's next character for it) is stepped as a Cl_SetTeam 0 read before that tick", [TEAM_CHANGE_07_16, TEAM_CHANGE_07_20];
     What::Command, "/kill", [Modelled, Modelled], "dies when kill protection holds", [KILL_PROTECTION];
     What::Command, "/save, /load", [Modelled, Modelled], "the team dies; the loaded team is put where the string says", [SAVE_LOAD, SAVE_REFUSED, LOAD_REFUSED];

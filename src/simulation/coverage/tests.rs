@@ -133,64 +133,42 @@ fn an_entity_reaches_as_far_as_it_acts() {
 }
 
 #[test]
-fn a_door_is_met_beside_the_tiles_it_closes() {
-    // A door at (5, 5) with a short laser to its right (side 2: a quarter
-    // turn, to the right): three tiles long less one unit, from its
-    // centre, so tiles 5 to 8 of row 5; met there and in the tiles
-    // beside them.
-    let col = map(
-        &[(5, 5, 191 + 49), (6, 5, 191 + 19), (12, 12, 191 + 49)],
-        &[],
-    );
-    let w = Watch::new(Ddnet20_1, &col, 100, 700);
-    let door = Some("ENTITY_DOOR in the game layer");
-    for x in 4..=9 {
-        assert_eq!(w.met(at(x, 5)), door, "tile {x}");
-        assert_eq!(w.met(at(x, 4)), door, "tile {x}");
-    }
-    assert_eq!(w.met(at(10, 5)), None);
-    assert_eq!(w.met(at(5, 3)), None);
-    assert_eq!(w.met(at(3, 5)), None);
-    // A door without a laser beside it closes nothing.
-    assert_eq!(w.met(at(12, 12)), None);
-}
-
-#[test]
-fn a_switch_with_a_number_is_detected_without_one_not() {
+fn switches_and_doors_are_modelled_an_unknown_switch_kind_not() {
     let (w, h) = (40, 20);
-    let col = map(&[], &[]);
+    // A door at (6, 6) with a short laser beside it, in the game layer.
+    let col = map(&[(6, 6, 191 + 49), (7, 6, 191 + 19)], &[]);
     let mut switch = vec![SwitchTile::default(); (w * h) as usize];
-    switch[5 * 40 + 5] = SwitchTile {
-        number: 1,
-        kind: 24,
-        flags: 0,
-        delay: 0,
-    };
-    switch[5 * 40 + 10] = SwitchTile {
-        number: 0,
-        kind: 24,
-        flags: 0,
-        delay: 0,
-    };
+    for (x, number, kind) in [(5, 1, 24), (10, 0, 24), (15, 2, 150)] {
+        switch[5 * 40 + x] = SwitchTile {
+            number,
+            kind,
+            flags: 0,
+            delay: 0,
+        };
+    }
     let col = col.with_switch(switch);
-    let watch = Watch::new(Ddnet16_4, &col, 700, 700);
-    assert_eq!(
-        watch.met(at(5, 5)),
-        Some("TILE_SWITCHOPEN in the switch layer")
-    );
-    assert_eq!(watch.met(at(10, 5)), None);
+    for release in [Ddnet16_4, Ddnet20_1] {
+        let watch = Watch::new(release, &col, 700, 700);
+        assert_eq!(watch.met(at(5, 5)), None);
+        assert_eq!(watch.met(at(10, 5)), None);
+        assert_eq!(watch.met(at(6, 6)), None);
+        assert_eq!(
+            watch.met(at(15, 5)),
+            Some("unknown index 150 in the switch layer")
+        );
+    }
     let listed = map_features(&col);
     assert_eq!(listed.len(), 1);
     assert_eq!(
         (listed[0].feature.as_str(), listed[0].count, listed[0].first),
-        ("TILE_SWITCHOPEN in the switch layer", 1, (5, 5))
+        ("unknown index 150 in the switch layer", 1, (15, 5))
     );
 }
 
 #[test]
 fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
     let col = map(
-        &[(5, 5, 96), (3, 7, 96), (1, 1, 9), (6, 6, 191 + 49)],
+        &[(5, 5, 96), (3, 7, 96), (1, 1, 9), (6, 6, 191 + 34)],
         &[(4, 4, 191 + 12)],
     );
     let got: Vec<(String, u64, (i32, i32))> = map_features(&col)
@@ -210,7 +188,11 @@ fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
                 2,
                 (5, 5)
             ),
-            ("ENTITY_DOOR in the game layer".to_owned(), 1, (6, 6)),
+            (
+                "ENTITY_CRAZY_SHOTGUN in the game layer".to_owned(),
+                1,
+                (6, 6)
+            ),
         ]
     );
 }

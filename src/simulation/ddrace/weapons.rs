@@ -46,6 +46,9 @@ pub struct Rules {
     pub destroy_lasers_on_death: bool,
     /// `sv_old_laser`.
     pub old_laser: bool,
+    /// 20.1's bullets and lasers call `TakeDamage` with no force on whom
+    /// they hit (the move restrictions clamp its velocity); 16.4's do not.
+    pub hit_clamps: bool,
 }
 
 impl Rules {
@@ -56,6 +59,7 @@ impl Rules {
             destroy_bullets_on_death: config.sv_destroy_bullets_on_death != 0,
             destroy_lasers_on_death: config.sv_destroy_lasers_on_death != 0,
             old_laser: config.sv_old_laser != 0,
+            hit_clamps: config.release == crate::simulation::Release::Ddnet20_1,
         }
     }
 }
@@ -357,7 +361,9 @@ impl Ctx<'_> {
             if p.explosive {
                 let team = target.map_or(-1, |(t, _)| self.team(t));
                 self.explosion(col_pos, p.owner, p.owner == -1, team);
-            } else if let Some((t, _)) = target {
+            } else if let Some((t, _)) = target
+                && self.rules.hit_clamps
+            {
                 self.take_damage(t, Vec2::default());
             }
             // Bouncing and freezing projectiles come from map entities
@@ -442,20 +448,27 @@ impl Ctx<'_> {
             } else {
                 Some(l.prev_pos)
             };
-            if let Some(towards) = old_laser_pull {
-                if towards != hit_pos {
+            match old_laser_pull {
+                Some(towards) if towards != hit_pos => {
                     self.take_damage(t, normalize(towards - hit_pos) * strength);
-                } else if let Some(core) = self.cores.slots[t].as_mut() {
-                    // The "shotgun bug": a pull from the target's own centre.
-                    core.vel = Vec2::new(-2147483648.0, -2147483648.0);
                 }
+                Some(_) => {
+                    // The "shotgun bug": a pull from the target's own centre.
+                    if let Some(core) = self.cores.slots[t].as_mut() {
+                        core.vel = Vec2::new(-2147483648.0, -2147483648.0);
+                    }
+                }
+                // The old laser without its owner: the restrictions only.
+                None => self.take_damage(t, Vec2::default()),
             }
         } else if l.kind == weapon::LASER
             && let Some(c) = self.chars[t].as_mut()
         {
             c.unfreeze();
         }
-        self.take_damage(t, Vec2::default());
+        if self.rules.hit_clamps {
+            self.take_damage(t, Vec2::default());
+        }
         true
     }
 

@@ -37,6 +37,7 @@
 //! is a random bot's input over the whole input message ([`random`]).
 
 pub mod random;
+pub mod replay;
 
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
@@ -64,6 +65,9 @@ pub enum Phase {
     Connecting,
     /// The server answered; the join waits for [`Bot::join_now`].
     Answered,
+    /// The connection made; the rest of the join waits for
+    /// [`Bot::enter_now`].
+    Accepted,
     /// The whole join sent; waiting for the server's MAP_CHANGE, which
     /// says it was accepted (a refusal is a CLOSE).
     Joining,
@@ -116,6 +120,10 @@ pub struct Bot {
     waited: u32,
     /// An input to send with the join ([`Bot::input_with_join`]).
     join_input: Option<[i32; 10]>,
+    /// The start info to send instead of its own ([`Bot::start_info`]).
+    start_info: Option<Value>,
+    /// The entry waits for [`Bot::enter_now`] ([`Bot::enter_later`]).
+    hold_entry: bool,
 }
 
 impl Bot {
@@ -143,6 +151,8 @@ impl Bot {
             hold: false,
             waited: 0,
             join_input: None,
+            start_info: None,
+            hold_entry: false,
         }
     }
 
@@ -192,13 +202,46 @@ impl Bot {
         }
     }
 
-    /// ACCEPT (0.7: CONNECT with the server's token), then the join.
+    /// ACCEPT (0.7: CONNECT with the server's token), then the join
+    /// (unless held: [`Bot::enter_later`]).
     fn accept_and_join(&mut self) {
         match self.version {
             Version::V06 => self.control("ACCEPT", b""),
             _ => self.control("CONNECT", &padded(self.own_token)),
         }
-        self.join();
+        match self.hold_entry {
+            true => self.phase = Phase::Accepted,
+            false => self.join(),
+        }
+    }
+
+    /// Splits the join: the connection at [`Bot::join_now`], the rest
+    /// (INFO, READY, the start info, ENTERGAME) at [`Bot::enter_now`], as
+    /// a recorded client that took ticks between the two did (DDNet
+    /// records its JOIN when the connection is made, PLAYER_READY at
+    /// ENTERGAME).
+    pub fn enter_later(&mut self) {
+        self.hold_entry = true;
+    }
+
+    /// The rest of a split join, now.
+    pub fn enter_now(&mut self) {
+        self.hold_entry = false;
+        if self.phase == Phase::Accepted {
+            self.join();
+        }
+    }
+
+    /// Sends `info` (a Cl_StartInfo message's JSON) as its start info
+    /// instead of its own (a replayed client's, as recorded).
+    pub fn start_info(&mut self, info: Value) {
+        self.start_info = Some(info);
+    }
+
+    /// Sends a game message (its JSON, as the packet encoder takes it)
+    /// with the next tick, vital.
+    pub fn send_message(&mut self, message: Value) {
+        self.queued.push((true, message));
     }
 
     /// Starts connecting, holding the join until [`Bot::join_now`]: the
@@ -250,7 +293,10 @@ impl Bot {
                 "use_custom_colors": [0, 0, 0, 0, 0, 0],
                 "skin_part_colors": [0, 0, 0, 0, 0, 0]}),
         };
-        let info = json!({"system": false, "name": "Cl_StartInfo", "fields": fields});
+        let info = self
+            .start_info
+            .clone()
+            .unwrap_or_else(|| json!({"system": false, "name": "Cl_StartInfo", "fields": fields}));
         self.queued.push((true, info));
         self.queued.push((
             true,

@@ -47,6 +47,7 @@ use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 use teeoracle::bot::random::{Deed, RandomBot};
+use teeoracle::bot::replay::Deed as Replayed;
 use teeoracle::bot::{Bot, PROBE_TICK, Phase, movement};
 use teeoracle::packet::Version;
 
@@ -98,6 +99,12 @@ const WAKE_AFTER: Duration = Duration::from_millis(3);
 const FIRST_INPUT: u32 = 12;
 /// No input is sent for a scenario tick before this one (2 s).
 const FIRST_INPUT_OF_RUN: u32 = 100;
+/// The first scenario tick a bot that entered the game on tick `entered`
+/// sends input for.
+pub(super) fn first_input_tick(entered: u32) -> u32 {
+    (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN)
+}
+
 /// Datagrams a bot reads per step at most (a server sends a few per tick).
 const MAX_RECEIVED_PER_STEP: usize = 256;
 /// The bots' ports (the `i`-th bot's is this plus `i`): the namespace is
@@ -143,6 +150,8 @@ struct Running<'p> {
     killed: usize,
     /// Its seeded random input and deeds, if it has them.
     random: Option<RandomBot>,
+    /// How many of a replayed player's deeds are done.
+    replayed: usize,
     /// The first scenario tick whose deed is still to do.
     deeds_from: u32,
     /// It logged in to the remote console.
@@ -176,19 +185,56 @@ impl Running<'_> {
             return;
         };
         let entered = entered.max(clock.offset);
-        let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
+        let from = first_input_tick(entered);
         let server_tick =
             |t: u32| base.saturating_add(i32::try_from(t - clock.offset).unwrap_or(i32::MAX));
         let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
         let lead = LEAD.min(until - 1 - self.bot.snap_tick());
         let from = if from < until { from } else { i32::MAX };
         let (moves, seed, actions) = (self.plan.moves, self.seed, &self.plan.actions);
-        let random = self.random.as_ref();
-        self.bot.send_inputs(lead, from, |t| match (random, moves) {
-            (Some(r), _) => r.input(clock.at(t)),
-            (None, true) => movement(seed, clock.at(t)),
-            (None, false) => scripted_input(actions, clock.at(t)),
-        });
+        let (random, replay) = (self.random.as_ref(), self.plan.replay.as_ref());
+        self.bot
+            .send_inputs(lead, from, |t| match (replay, random, moves) {
+                (Some(p), _, _) => p.input_at(clock.at(t)),
+                (None, Some(r), _) => r.input(clock.at(t)),
+                (None, None, true) => movement(seed, clock.at(t)),
+                (None, None, false) => scripted_input(actions, clock.at(t)),
+            });
+    }
+
+    /// Sends what a replayed player sent up to `now`, each on the tick
+    /// the server read it then: what each was, for [`Sent`].
+    fn replay_deeds(&mut self, now: u32) -> Vec<&'static str> {
+        let mut sent = Vec::new();
+        let Some(plan) = &self.plan.replay else {
+            return sent;
+        };
+        while let Some((at, deed)) = plan.deeds.get(self.replayed) {
+            if *at > now {
+                break;
+            }
+            match deed {
+                Replayed::Message(m) => {
+                    self.bot.send_message(m.clone());
+                    sent.push("message");
+                }
+                Replayed::Chat(line) => {
+                    self.bot.say(line);
+                    sent.push("chat command");
+                }
+                Replayed::RconLogin => {
+                    self.bot.rcon_login(RCON_PASSWORD);
+                    self.rcon_in = true;
+                    sent.push("rcon login");
+                }
+                Replayed::Rcon(command) => {
+                    self.bot.rcon(command);
+                    sent.push("rcon");
+                }
+            }
+            self.replayed += 1;
+        }
+        sent
     }
 
     /// Does the deeds of its random knobs due from its last one up to
@@ -196,9 +242,7 @@ impl Running<'_> {
     /// [`Sent`].
     fn deeds(&mut self, now: u32) -> Vec<&'static str> {
         let mut sent = Vec::new();
-        let start = self
-            .entered
-            .map_or(u32::MAX, |e| (e + FIRST_INPUT).max(FIRST_INPUT_OF_RUN));
+        let start = self.entered.map_or(u32::MAX, first_input_tick);
         let Some(random) = &self.random else {
             return sent;
         };
@@ -298,6 +342,17 @@ impl<'a> Session<'a> {
             if let Some(input) = random.as_ref().and_then(|r| r.join_input(ticks(plan.join))) {
                 bot.input_with_join(input);
             }
+            if let Some(p) = &plan.replay {
+                if let Some(info) = &p.start_info {
+                    bot.start_info(info.clone());
+                }
+                if let Some(input) = p.join_input {
+                    bot.input_with_join(input);
+                }
+                if p.ready.is_some_and(|r| r > p.join) {
+                    bot.enter_later();
+                }
+            }
             bots.push(Running {
                 bot,
                 addr: socket.local_addr()?,
@@ -312,6 +367,7 @@ impl<'a> Session<'a> {
                 said: 0,
                 killed: 0,
                 random,
+                replayed: 0,
                 deeds_from: 0,
                 rcon_in: false,
                 outcome: BotOutcome {
@@ -758,6 +814,19 @@ impl<'a> Session<'a> {
                 r.bot.join_now();
                 send(i, "join");
             }
+            // A replayed client that entered the game ticks after its
+            // connection: the entry on its tick.
+            if r.bot.phase() == Phase::Accepted
+                && r.plan
+                    .replay
+                    .as_ref()
+                    .and_then(|p| p.ready)
+                    .is_some_and(|t| t <= now)
+            {
+                r.bot.enter_now();
+                r.connect_tick = Some(now);
+                send(i, "enter");
+            }
             // The operator logs in to the remote console once in the
             // game (at a tick the clock has surely reached), and starts
             // the demo; so does an armed random bot, for test commands.
@@ -812,6 +881,9 @@ impl<'a> Session<'a> {
                     r.killed += 1;
                 }
                 for action in r.deeds(now) {
+                    send(i, action);
+                }
+                for action in r.replay_deeds(now) {
                     send(i, action);
                 }
             }

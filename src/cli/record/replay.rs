@@ -1,0 +1,168 @@
+//! `record --replay FILE`: the scenario a teehistorian file's game makes
+//! ([`teeoracle::bot::replay`]): the map the header names, found by its
+//! SHA-256; the server settings the header holds (but those `record`
+//! decides itself); one bot per join, each sending the recorded client's
+//! start info, inputs and messages on the recorded ticks.
+
+use super::super::Failure;
+use super::super::output::shown;
+use super::scenario::{BotPlan, Flavor, Scenario, TICKS_PER_SECOND, map_dirs};
+use super::session::first_input_tick;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use teeoracle::bot::replay::{Note, Plan, plan};
+use teeoracle::simulation::Maps;
+
+/// The longest replay, in ticks (a scenario's 600 s).
+const MAX_TICKS: u32 = 600 * 50;
+
+/// Header settings a replay does not take over: where the server listens
+/// and writes, its passwords and what `record` sets for its own bots.
+const OWN_SETTINGS: &[&str] = &[
+    "sv_port",
+    "sv_register",
+    "sv_map",
+    "sv_tee_historian",
+    "sv_high_bandwidth",
+    "logfile",
+    "bindaddr",
+    "sv_rcon_password",
+    "sv_rcon_mod_password",
+    "sv_rcon_helper_password",
+    "sv_sqlite_file",
+    "sv_external_port",
+    "sv_hostname",
+];
+
+/// The scenario replaying `file` on `server`, and the plan it was made
+/// of (its notes say what the replay cannot give back).
+pub fn scenario_of(
+    file: &Path,
+    maps: &[PathBuf],
+    server: &Path,
+    flavor: Flavor,
+) -> Result<(Scenario, Plan), Failure> {
+    let bytes = std::fs::read(file).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let mut plan = plan(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let (header, _) =
+        teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Lenient)
+            .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
+    let map_bytes = map_of(file, &plan, maps, server, flavor)?;
+    let mut server_config: Vec<String> = header
+        .info
+        .config
+        .iter()
+        .filter(|(k, _)| !OWN_SETTINGS.contains(&k.as_str()) && !k.starts_with("ec_"))
+        .map(|(k, v)| format!("{k} \"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    server_config.sort();
+    let last = plan.last_tick.saturating_add(1);
+    if last > MAX_TICKS {
+        plan.notes.push(Note {
+            tick: MAX_TICKS,
+            count: 1,
+            what: format!(
+                "the file goes on to tick {last}: a replay plays its first {} s",
+                MAX_TICKS / 50
+            ),
+        });
+    }
+    let last = last.min(MAX_TICKS);
+    let second = |t: u32| f64::from(t) / TICKS_PER_SECOND;
+    let mut names = BTreeSet::new();
+    let mut bots = Vec::new();
+    for p in plan.players.iter().filter(|p| p.join < last) {
+        // Bots need names of their own in the run's report; the server
+        // gets the recorded start info.
+        let mut name = p.name.clone();
+        let mut n = 1;
+        while !names.insert(name.clone()) {
+            n += 1;
+            name = format!("{} ({n})", p.name);
+        }
+        let entry = p.ready.unwrap_or(p.join);
+        if let Some(first) = p.first_input()
+            && first < first_input_tick(entry)
+            && p.inputs
+                .iter()
+                .any(|(t, _)| *t > p.join + 1 && *t < first_input_tick(entry))
+        {
+            plan.notes.push(Note {
+                tick: first,
+                count: 1,
+                what: format!(
+                    "{name}: inputs before tick {} (a bot's first input goes {} ticks after its entry, and none before tick 100)",
+                    first_input_tick(entry),
+                    first_input_tick(entry) - entry
+                ),
+            });
+        }
+        bots.push(BotPlan {
+            name,
+            join: second(p.join),
+            leave: p.leave.filter(|l| *l < last).map(second),
+            protocol: Some(p.protocol.to_string()),
+            replay: Some(p.clone()),
+            ..BotPlan::default()
+        });
+    }
+    plan.notes
+        .sort_by(|a, b| (a.tick, &a.what).cmp(&(b.tick, &b.what)));
+    let scenario = Scenario {
+        map: plan.map_name.clone(),
+        seconds: second(last),
+        server_config,
+        bots,
+        map_bytes: Some(map_bytes),
+        ..Scenario::default()
+    };
+    Ok((scenario, plan))
+}
+
+/// The map the file's header names, by its SHA-256, among the maps
+/// beside the file, under `maps` and the server's own folders; a map of
+/// that name with other bytes is bad usage, named with both checksums.
+fn map_of(
+    file: &Path,
+    plan: &Plan,
+    maps: &[PathBuf],
+    server: &Path,
+    flavor: Flavor,
+) -> Result<Vec<u8>, Failure> {
+    let name = plan.map_name.as_deref().unwrap_or_default();
+    let Some(sha) = plan.map_sha256.as_deref() else {
+        return Err(Failure::Usage(format!(
+            "{}: the header names no map SHA-256 (map {name:?}): the replay cannot know its map",
+            shown(file)
+        )));
+    };
+    let mut dirs = maps.to_vec();
+    dirs.extend(map_dirs(server, flavor));
+    let found = Maps::gather(&[file.to_path_buf()], &dirs)
+        .map_err(|e| Failure::Usage(format!("--maps: {e}")))?;
+    if let Some(map) = found.get(sha) {
+        return Ok(map.to_vec());
+    }
+    let file_name = format!("{name}.map");
+    for d in &dirs {
+        if let Ok(bytes) = std::fs::read(d.join(&file_name)) {
+            use sha2::{Digest, Sha256};
+            let other = hex::encode(Sha256::digest(&bytes));
+            return Err(Failure::Usage(format!(
+                "{}: the map {} has SHA-256 {other}, but the file was recorded on {name:?} with SHA-256 {sha}: another version of the map (give the right one with --maps)",
+                shown(file),
+                shown(&d.join(&file_name))
+            )));
+        }
+    }
+    let looked: Vec<String> = dirs.iter().map(|d| shown(d)).collect();
+    Err(Failure::Usage(format!(
+        "{}: no map {name:?} with SHA-256 {sha} beside it or in {} (give its folder with --maps)",
+        shown(file),
+        if looked.is_empty() {
+            "any maps folder".into()
+        } else {
+            looked.join(", ")
+        }
+    )))
+}

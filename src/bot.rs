@@ -440,6 +440,29 @@ impl Bot {
         self.flush();
     }
 
+    /// Sends, with the queued messages, an INPUT for every server tick
+    /// from `first` (or the one after the last sent) to `last`, each with
+    /// its intended tick, acknowledging the newest snapshot if any: for a
+    /// caller that knows the server's ticks from elsewhere (a replay's
+    /// clock), so that even a client's first inputs after its entry land
+    /// on their ticks.
+    pub fn send_inputs_between(&mut self, first: i32, last: i32, input: impl Fn(i32) -> [i32; 10]) {
+        if self.phase != Phase::InGame {
+            self.flush();
+            return;
+        }
+        let first = self.next_input.unwrap_or(first).max(first).max(last - 100);
+        for tick in first..=last {
+            self.input = input(tick);
+            self.queued
+                .push((false, input_message(self.snap_tick, tick, self.input)));
+        }
+        if first <= last {
+            self.next_input = Some(last + 1);
+        }
+        self.flush();
+    }
+
     /// A datagram from the server.
     pub fn receive(&mut self, datagram: &[u8]) {
         let ctx = PacketCtx {

@@ -34,7 +34,7 @@ pub struct Plan {
     pub map_name: Option<String>,
     /// Its SHA-256 (hex), where the header has one.
     pub map_sha256: Option<String>,
-    /// The file's tick of the replay's tick 0 (the first join).
+    /// The file's tick of the replay's tick 0 (the first client's join).
     pub first_tick: i32,
     /// The replay's last tick (the file's last, on the replay's clock).
     pub last_tick: u32,
@@ -65,7 +65,7 @@ pub struct PlayerPlan {
     /// message's JSON), sent with the replay's entry.
     #[serde(skip)]
     pub start_info: Option<Value>,
-    /// An input the server read with the join (applied on the next tick).
+    /// An input the server read with the entry (applied on the next tick).
     pub join_input: Option<Input>,
     /// The input applied from each tick on, at every change.
     #[serde(skip)]
@@ -76,6 +76,23 @@ pub struct PlayerPlan {
 }
 
 impl PlayerPlan {
+    /// The same player `by` ticks later.
+    pub fn later(&self, by: u32) -> PlayerPlan {
+        let at = |t: u32| t.saturating_add(by);
+        PlayerPlan {
+            join: at(self.join),
+            ready: self.ready.map(at),
+            leave: self.leave.map(at),
+            inputs: self.inputs.iter().map(|(t, i)| (at(*t), *i)).collect(),
+            deeds: self
+                .deeds
+                .iter()
+                .map(|(t, d)| (at(*t), d.clone()))
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     /// The input the server applies on tick `tick` (zero before the
     /// first: DDNet's empty input).
     pub fn input_at(&self, tick: u32) -> Input {
@@ -123,8 +140,8 @@ pub enum PlanError {
     NoJoin,
     /// More joins than [`MAX_JOINS`].
     TooManyJoins {
-        /// The file's tick of the join one too many.
-        at_tick: i32,
+        /// The replay's tick of the join one too many.
+        tick: u32,
     },
 }
 
@@ -133,9 +150,9 @@ impl std::fmt::Display for PlanError {
         match self {
             PlanError::Decode(e) => write!(f, "{e}"),
             PlanError::NoJoin => write!(f, "no client joins in the file: nothing to replay"),
-            PlanError::TooManyJoins { at_tick } => write!(
+            PlanError::TooManyJoins { tick } => write!(
                 f,
-                "more than {MAX_JOINS} joins (the {}th at tick {at_tick}): a replay plays at most {MAX_JOINS}",
+                "more than {MAX_JOINS} joins (the {}th {tick} ticks after the first): a replay plays at most {MAX_JOINS}",
                 MAX_JOINS + 1
             ),
         }
@@ -187,9 +204,15 @@ impl Planner {
     }
 
     fn run(mut self, records: &[Record<'_>]) -> Result<Plan, PlanError> {
+        // The first client: a join, or one that came over from the
+        // previous map (its start info, login or entry).
         let first = records
             .iter()
-            .find(|r| matches!(r.msg, Message::Join { .. }))
+            .find(|r| match &r.msg {
+                Message::Join { .. } | Message::NetMessage { .. } => true,
+                Message::Ex(ex) => matches!(ex.ex, Ex::PlayerReady { .. } | Ex::AuthInit { .. }),
+                _ => false,
+            })
             .ok_or(PlanError::NoJoin)?;
         self.plan.first_tick = first.tick;
         for r in records.iter().filter(|r| r.tick >= first.tick) {
@@ -217,26 +240,46 @@ impl Planner {
         self.plan.players.get_mut(i)
     }
 
+    /// A new join of `cid` on `tick`.
+    fn join(&mut self, cid: i32, tick: u32, version: Version) -> Result<(), PlanError> {
+        if self.plan.players.len() == MAX_JOINS {
+            return Err(PlanError::TooManyJoins { tick });
+        }
+        self.input.remove(&cid);
+        self.current.insert(cid, self.plan.players.len());
+        self.plan.players.push(PlayerPlan {
+            cid,
+            name: format!("cid {cid}"),
+            protocol: if version == Version::V07 {
+                "0.7"
+            } else {
+                "0.6"
+            },
+            join: tick,
+            ..PlayerPlan::default()
+        });
+        Ok(())
+    }
+
+    /// The player `cid` is, or, for a client the file meets without its
+    /// JOIN (it came over from the previous map), a join on `tick`.
+    fn present(&mut self, cid: i32, tick: u32) -> Result<&mut PlayerPlan, PlanError> {
+        if !self.current.contains_key(&cid) {
+            self.note(
+                tick,
+                "a client that came over from the previous map: it joins anew".into(),
+            );
+            self.join(cid, tick, Version::V06)?;
+        }
+        let i = self.current[&cid];
+        Ok(&mut self.plan.players[i])
+    }
+
     fn record(&mut self, r: &Record<'_>, tick: u32) -> Result<(), PlanError> {
         match &r.msg {
             Message::Join { cid } => {
-                if self.plan.players.len() == MAX_JOINS {
-                    return Err(PlanError::TooManyJoins { at_tick: r.tick });
-                }
                 let version = self.protocol.remove(cid).unwrap_or(Version::V06);
-                self.input.remove(cid);
-                self.current.insert(*cid, self.plan.players.len());
-                self.plan.players.push(PlayerPlan {
-                    cid: *cid,
-                    name: format!("cid {cid}"),
-                    protocol: if version == Version::V07 {
-                        "0.7"
-                    } else {
-                        "0.6"
-                    },
-                    join: tick,
-                    ..PlayerPlan::default()
-                });
+                self.join(*cid, tick, version)?;
             }
             Message::Drop { cid, reason } => {
                 let reason = String::from_utf8_lossy(reason).into_owned();
@@ -274,9 +317,7 @@ impl Planner {
                     _ => None,
                 };
                 let json = resent(&m);
-                let Some(p) = self.player(*cid) else {
-                    return Ok(());
-                };
+                let p = self.present(*cid, tick)?;
                 if start_info && p.start_info.is_none() && p.ready.is_none() {
                     if let Some(name) = name {
                         p.name = name;
@@ -294,15 +335,14 @@ impl Planner {
                 Ex::Joinver7 { cid } => {
                     self.protocol.insert(*cid, Version::V07);
                 }
-                Ex::AuthLogin { cid, .. } => {
-                    if let Some(p) = self.player(*cid) {
-                        p.deeds.push((tick, Deed::RconLogin));
-                    }
+                // A login, or one the previous map's client had.
+                Ex::AuthLogin { cid, .. } | Ex::AuthInit { cid, .. } => {
+                    self.present(*cid, tick)?
+                        .deeds
+                        .push((tick, Deed::RconLogin));
                 }
                 Ex::PlayerReady { cid } => {
-                    if let Some(p) = self.player(*cid) {
-                        p.ready.get_or_insert(tick);
-                    }
+                    self.present(*cid, tick)?.ready.get_or_insert(tick);
                 }
                 Ex::PlayerName { cid, name } => {
                     if let Some(p) = self.player(*cid) {
@@ -331,7 +371,7 @@ impl Planner {
         let Some(p) = self.player(cid) else {
             return;
         };
-        if tick == p.join && p.inputs.is_empty() {
+        if tick == p.ready.unwrap_or(p.join) && p.inputs.is_empty() {
             p.join_input = Some(input);
         }
         p.inputs.push((tick + 1, input));

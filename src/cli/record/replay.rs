@@ -7,14 +7,23 @@
 use super::super::Failure;
 use super::super::output::shown;
 use super::scenario::{BotPlan, Flavor, Scenario, TICKS_PER_SECOND, map_dirs};
-use super::session::first_input_tick;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use teeoracle::bot::replay::{Note, Plan, plan};
 use teeoracle::simulation::Maps;
 
-/// The longest replay, in ticks (a scenario's 600 s).
-const MAX_TICKS: u32 = 600 * 50;
+/// The longest replay, in ticks (a scenario's 600 s, less the lead-in).
+const MAX_TICKS: u32 = 600 * 50 - LEAD_IN;
+/// The replay's tick of the file's first join. Before it a bot of the
+/// replay's own, the clock, is in the game alone: the scenario clock is
+/// placed by the snapshots a player in the game gets, and a recorded
+/// client's entry and first inputs need the clock. It leaves before the
+/// first recorded join, so the recorded clients get the client ids they
+/// had (DDNet gives a new client the lowest free one).
+pub const LEAD_IN: u32 = 50;
+/// The clock's name, and the tick it leaves on.
+pub const CLOCK: &str = "teeoracle clock";
+const CLOCK_LEAVES: u32 = 35;
 
 /// Header settings a replay does not take over: where the server listens
 /// and writes, its passwords and what `record` sets for its own bots.
@@ -69,8 +78,13 @@ pub fn scenario_of(
     }
     let last = last.min(MAX_TICKS);
     let second = |t: u32| f64::from(t) / TICKS_PER_SECOND;
-    let mut names = BTreeSet::new();
-    let mut bots = Vec::new();
+    let mut names = BTreeSet::from([CLOCK.to_string()]);
+    let mut bots = vec![BotPlan {
+        name: CLOCK.into(),
+        leave: Some(second(CLOCK_LEAVES)),
+        protocol: Some("0.6".into()),
+        ..BotPlan::default()
+    }];
     for p in plan.players.iter().filter(|p| p.join < last) {
         // Bots need names of their own in the run's report; the server
         // gets the recorded start info.
@@ -80,29 +94,13 @@ pub fn scenario_of(
             n += 1;
             name = format!("{} ({n})", p.name);
         }
-        let entry = p.ready.unwrap_or(p.join);
-        if let Some(first) = p.first_input()
-            && first < first_input_tick(entry)
-            && p.inputs
-                .iter()
-                .any(|(t, _)| *t > p.join + 1 && *t < first_input_tick(entry))
-        {
-            plan.notes.push(Note {
-                tick: first,
-                count: 1,
-                what: format!(
-                    "{name}: inputs before tick {} (a bot's first input goes {} ticks after its entry, and none before tick 100)",
-                    first_input_tick(entry),
-                    first_input_tick(entry) - entry
-                ),
-            });
-        }
+        let p = p.later(LEAD_IN);
         bots.push(BotPlan {
             name,
             join: second(p.join),
-            leave: p.leave.filter(|l| *l < last).map(second),
+            leave: p.leave.filter(|l| *l < last + LEAD_IN).map(second),
             protocol: Some(p.protocol.to_string()),
-            replay: Some(p.clone()),
+            replay: Some(p),
             ..BotPlan::default()
         });
     }
@@ -110,7 +108,7 @@ pub fn scenario_of(
         .sort_by(|a, b| (a.tick, &a.what).cmp(&(b.tick, &b.what)));
     let scenario = Scenario {
         map: plan.map_name.clone(),
-        seconds: second(last),
+        seconds: second(last + LEAD_IN),
         server_config,
         bots,
         map_bytes: Some(map_bytes),

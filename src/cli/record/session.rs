@@ -185,21 +185,33 @@ impl Running<'_> {
             return;
         };
         let entered = entered.max(clock.offset);
-        let from = first_input_tick(entered);
         let server_tick =
             |t: u32| base.saturating_add(i32::try_from(t - clock.offset).unwrap_or(i32::MAX));
+        // A replayed client's inputs go by the clock from the tick after
+        // its entry (after the one sent with it), as the file has them.
+        if let (Some(p), Some(now)) = (&self.plan.replay, clock.now) {
+            // None before the file's first: DDNet tells a client that
+            // never sent input from one that sent zeros.
+            let after_entry = entered + if p.join_input.is_some() { 2 } else { 1 };
+            let first = after_entry.max(p.first_input().unwrap_or(u32::MAX));
+            let last = (now + LEAD as u32).min(end.max(clock.offset + 1) - 1);
+            self.bot
+                .send_inputs_between(server_tick(first), server_tick(last), |t| {
+                    p.input_at(clock.at(t))
+                });
+            return;
+        }
+        let from = first_input_tick(entered);
         let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
         let lead = LEAD.min(until - 1 - self.bot.snap_tick());
         let from = if from < until { from } else { i32::MAX };
         let (moves, seed, actions) = (self.plan.moves, self.seed, &self.plan.actions);
-        let (random, replay) = (self.random.as_ref(), self.plan.replay.as_ref());
-        self.bot
-            .send_inputs(lead, from, |t| match (replay, random, moves) {
-                (Some(p), _, _) => p.input_at(clock.at(t)),
-                (None, Some(r), _) => r.input(clock.at(t)),
-                (None, None, true) => movement(seed, clock.at(t)),
-                (None, None, false) => scripted_input(actions, clock.at(t)),
-            });
+        let random = self.random.as_ref();
+        self.bot.send_inputs(lead, from, |t| match (random, moves) {
+            (Some(r), _) => r.input(clock.at(t)),
+            (None, true) => movement(seed, clock.at(t)),
+            (None, false) => scripted_input(actions, clock.at(t)),
+        });
     }
 
     /// Sends what a replayed player sent up to `now`, each on the tick
@@ -927,7 +939,26 @@ impl<'a> Session<'a> {
     /// Sends what the bots have to send, into the capture too, and wakes
     /// the server when due.
     fn transmit(&mut self) -> std::io::Result<()> {
-        if self.wake.is_some_and(|w| Instant::now() >= w) {
+        // An empty server sleeps until a datagram comes, and handles it
+        // before it counts the ticks it slept through: while nobody is
+        // connected (a hello holds no slot) and someone is still to join,
+        // it is woken every step,
+        // so that the join lands on its tick.
+        let holds_slot = |p: Phase| {
+            matches!(
+                p,
+                Phase::Accepted | Phase::Joining | Phase::InGame | Phase::MapChanged
+            )
+        };
+        let empty = self.clock.now.is_some()
+            && !self.bots.iter().any(|r| holds_slot(r.bot.phase()))
+            && self.bots.iter().any(|r| {
+                matches!(
+                    r.bot.phase(),
+                    Phase::Idle | Phase::Connecting | Phase::Answered
+                )
+            });
+        if empty || self.wake.is_some_and(|w| Instant::now() >= w) {
             self.wake = None;
             self.waker.ask(self.server_addr);
         }

@@ -124,6 +124,8 @@ pub struct Bot {
     start_info: Option<Value>,
     /// The entry waits for [`Bot::enter_now`] ([`Bot::enter_later`]).
     hold_entry: bool,
+    /// It asks to spectate with its entry ([`Bot::spectate_on_entry`]).
+    spectate: bool,
 }
 
 impl Bot {
@@ -153,6 +155,7 @@ impl Bot {
             join_input: None,
             start_info: None,
             hold_entry: false,
+            spectate: false,
         }
     }
 
@@ -232,6 +235,13 @@ impl Bot {
         }
     }
 
+    /// Asks to join the spectators with its entry, in the same packet:
+    /// DDNet reads it before the tick that would spawn its character, so
+    /// it never has one (a replay's clock must not touch the game).
+    pub fn spectate_on_entry(&mut self) {
+        self.spectate = true;
+    }
+
     /// Sends `info` (a Cl_StartInfo message's JSON) as its start info
     /// instead of its own (a replayed client's, as recorded).
     pub fn start_info(&mut self, info: Value) {
@@ -304,6 +314,9 @@ impl Bot {
         ));
         if let Some(input) = self.join_input.take() {
             self.queued.push((false, input_message(-1, 0, input)));
+        }
+        if self.spectate {
+            self.set_team(-1);
         }
         self.phase = Phase::InGame;
         self.flush();

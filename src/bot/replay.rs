@@ -5,8 +5,9 @@
 //! commands, remote console logins and commands), each on the tick the
 //! server read it.
 //!
-//! Ticks are the replay's own: tick 0 is the file's first join, as a
-//! `record` run's tick 0 is its first bot's join. DDNet records a client's
+//! Ticks are the file's: the server's ticks since its map began, which
+//! the replay keeps (a map's turrets and timed switches go by them), as
+//! a `record` run's first bot joins on the map's tick 0. DDNet records a client's
 //! input on the tick before the one it applies it on (the first input a
 //! bot sends for tick 100 is recorded on tick 99), and everything else a
 //! client sends on the tick it reads it. What the file cannot give back
@@ -34,9 +35,10 @@ pub struct Plan {
     pub map_name: Option<String>,
     /// Its SHA-256 (hex), where the header has one.
     pub map_sha256: Option<String>,
-    /// The file's tick of the replay's tick 0 (the first client's join).
+    /// The tick of the first client's join (or, for a client that came
+    /// over from the previous map, its first record).
     pub first_tick: i32,
-    /// The replay's last tick (the file's last, on the replay's clock).
+    /// The file's last tick.
     pub last_tick: u32,
     /// One per join, in join order.
     pub players: Vec<PlayerPlan>,
@@ -76,23 +78,6 @@ pub struct PlayerPlan {
 }
 
 impl PlayerPlan {
-    /// The same player `by` ticks later.
-    pub fn later(&self, by: u32) -> PlayerPlan {
-        let at = |t: u32| t.saturating_add(by);
-        PlayerPlan {
-            join: at(self.join),
-            ready: self.ready.map(at),
-            leave: self.leave.map(at),
-            inputs: self.inputs.iter().map(|(t, i)| (at(*t), *i)).collect(),
-            deeds: self
-                .deeds
-                .iter()
-                .map(|(t, d)| (at(*t), d.clone()))
-                .collect(),
-            ..self.clone()
-        }
-    }
-
     /// The input the server applies on tick `tick` (zero before the
     /// first: DDNet's empty input).
     pub fn input_at(&self, tick: u32) -> Input {
@@ -216,7 +201,7 @@ impl Planner {
             .ok_or(PlanError::NoJoin)?;
         self.plan.first_tick = first.tick;
         for r in records.iter().filter(|r| r.tick >= first.tick) {
-            let tick = u32::try_from(r.tick - first.tick).unwrap_or(u32::MAX);
+            let tick = u32::try_from(r.tick).unwrap_or(u32::MAX);
             self.plan.last_tick = self.plan.last_tick.max(tick);
             self.record(r, tick)?;
         }

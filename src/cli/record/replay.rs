@@ -12,18 +12,22 @@ use std::path::{Path, PathBuf};
 use teeoracle::bot::replay::{Note, Plan, plan};
 use teeoracle::simulation::Maps;
 
-/// The longest replay, in ticks (a scenario's 600 s, less the lead-in).
-const MAX_TICKS: u32 = 600 * 50 - LEAD_IN;
-/// The replay's tick of the file's first join. Before it a bot of the
-/// replay's own, the clock, is in the game alone: the scenario clock is
-/// placed by the snapshots a player in the game gets, and a recorded
-/// client's entry and first inputs need the clock. It leaves before the
-/// first recorded join, so the recorded clients get the client ids they
-/// had (DDNet gives a new client the lowest free one).
-pub const LEAD_IN: u32 = 50;
-/// The clock's name, and the tick it leaves on.
+/// The longest replay, in ticks (a scenario's 600 s).
+const MAX_TICKS: u32 = 600 * 50;
+/// A replay keeps the file's ticks, and `record`'s clock starts with a
+/// join on the map's tick 0 and is placed by the snapshots a client in
+/// the game gets. When the first recorded client joins later than tick 0,
+/// or takes ticks to enter the game, a bot of the replay's own, the
+/// clock, joins on tick 0 as a spectator that never has a character (one
+/// would touch the map: switches, spawns). It leaves this many ticks
+/// before the first recorded join (DDNet gives a new client the lowest
+/// free client id), or, when that join comes too early for it, stays: the
+/// recorded clients then have ids one higher.
+const CLOCK_LEAVES_BEFORE: u32 = 15;
+/// The clock is placed by then (two snapshots, one every 10 ticks).
+const CLOCK_PLACED: u32 = 30;
+/// The clock's name.
 pub const CLOCK: &str = "teeoracle clock";
-const CLOCK_LEAVES: u32 = 35;
 
 /// Header settings a replay does not take over: where the server listens
 /// and writes, its passwords and what `record` sets for its own bots.
@@ -78,13 +82,34 @@ pub fn scenario_of(
     }
     let last = last.min(MAX_TICKS);
     let second = |t: u32| f64::from(t) / TICKS_PER_SECOND;
-    let mut names = BTreeSet::from([CLOCK.to_string()]);
-    let mut bots = vec![BotPlan {
-        name: CLOCK.into(),
-        leave: Some(second(CLOCK_LEAVES)),
-        protocol: Some("0.6".into()),
-        ..BotPlan::default()
-    }];
+    let mut names = BTreeSet::new();
+    let mut bots = Vec::new();
+    let first = plan
+        .players
+        .first()
+        .map(|p| (p.join, p.ready.unwrap_or(p.join)));
+    if let Some((join, entry)) = first.filter(|(join, entry)| *join > 0 || entry > join) {
+        let leaves = join
+            .checked_sub(CLOCK_LEAVES_BEFORE)
+            .filter(|l| *l >= CLOCK_PLACED);
+        if leaves.is_none() {
+            plan.notes.push(Note {
+                tick: 0,
+                count: 1,
+                what: format!(
+                    "the first client joins on tick {join} and enters on {entry}: the replay's clock (a spectator) stays, and every client id is one higher than recorded"
+                ),
+            });
+        }
+        names.insert(CLOCK.to_string());
+        bots.push(BotPlan {
+            name: CLOCK.into(),
+            leave: leaves.map(second),
+            protocol: Some("0.6".into()),
+            spectator: true,
+            ..BotPlan::default()
+        });
+    }
     for p in plan.players.iter().filter(|p| p.join < last) {
         // Bots need names of their own in the run's report; the server
         // gets the recorded start info.
@@ -94,13 +119,12 @@ pub fn scenario_of(
             n += 1;
             name = format!("{} ({n})", p.name);
         }
-        let p = p.later(LEAD_IN);
         bots.push(BotPlan {
             name,
             join: second(p.join),
-            leave: p.leave.filter(|l| *l < last + LEAD_IN).map(second),
+            leave: p.leave.filter(|l| *l < last).map(second),
             protocol: Some(p.protocol.to_string()),
-            replay: Some(p),
+            replay: Some(p.clone()),
             ..BotPlan::default()
         });
     }
@@ -108,7 +132,7 @@ pub fn scenario_of(
         .sort_by(|a, b| (a.tick, &a.what).cmp(&(b.tick, &b.what)));
     let scenario = Scenario {
         map: plan.map_name.clone(),
-        seconds: second(last + LEAD_IN),
+        seconds: second(last),
         server_config,
         bots,
         map_bytes: Some(map_bytes),

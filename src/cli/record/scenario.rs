@@ -98,6 +98,10 @@ pub struct BotPlan {
     /// files.
     #[serde(skip)]
     pub replay: Option<PlayerPlan>,
+    /// It joins the spectators with its entry and never has a character
+    /// (`record --replay`'s clock). Not in scenario files.
+    #[serde(skip)]
+    pub spectator: bool,
 }
 
 /// One change of a bot's scripted input; a field not given keeps its

@@ -354,6 +354,9 @@ impl<'a> Session<'a> {
             if let Some(input) = random.as_ref().and_then(|r| r.join_input(ticks(plan.join))) {
                 bot.input_with_join(input);
             }
+            if plan.spectator {
+                bot.spectate_on_entry();
+            }
             if let Some(p) = &plan.replay {
                 if let Some(info) = &p.start_info {
                     bot.start_info(info.clone());

@@ -30,6 +30,7 @@ struct Known {
 const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-Tsunami-default-s2-c8-t20",
+    "16.4-coverage-hook-s2-c8-t20",
     "16.4-coverage-weapons-s2-c8-t20",
     "16.4-dm1-chat_menu-s1-c8-t20",
     "16.4-dm1-solo_nohit-s1-c8-t20",

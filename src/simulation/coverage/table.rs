@@ -44,6 +44,8 @@ const NINJA_16: &str = "campaign/16.4-dm1-solo_nohit-s1-c8-t20";
 const NINJA_20: &str = "campaign/20.1-dm6-gravity_jumps-s2-c8-t20";
 /// The jetpack gun and the hit tiles of coverage.map.
 const JETPACK: &str = "campaign/16.4-coverage-weapons-s2-c8-t20";
+/// coverage.map's evil teleporter: the hooks on the tee let go where they are.
+const EVIL_TELE: &str = "campaign/16.4-coverage-hook-s2-c8-t20";
 /// 20.1: a `/team` change takes the player's shots away.
 const TEAM_SHOTS_20: &str = "campaign/20.1-ctf7-default-s2-c8-t20";
 
@@ -223,7 +225,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Tile { first: 190, last: 191 }, "TILE_ENTITIES_OFF_1..2", [Modelled, Modelled], "drawn only", [];
 
     // The tele layer (`HandleTiles`, the hook's line, the weapons').
-    What::Tele(10), "TILE_TELEINEVIL", [Modelled, Modelled], "teleports and stops", [];
+    What::Tele(10), "TILE_TELEINEVIL", [Modelled, Modelled], "teleports and stops", [EVIL_TELE];
     What::Tele(14), "TILE_TELEINWEAPON", [Detected, Detected], "teleports projectiles and lasers: not modelled", [];
     What::Tele(15), "TILE_TELEINHOOK", [Modelled, Modelled], "teleports hooks", [];
     What::Tele(26), "TILE_TELEIN", [Modelled, Modelled], "teleports to an out of its number", [TELE_GOLDMINE];

@@ -31,6 +31,7 @@ const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-Tsunami-default-s2-c8-t20",
     "16.4-coverage-hook-s2-c8-t20",
+    "16.4-coverage-solo_nohit-s2-c8-t20",
     "16.4-coverage-weapons-s2-c8-t20",
     "16.4-ctf4-solo_nohit-s2-c8-t20",
     "16.4-ctf5-solo_nohit-s2-c8-t20",

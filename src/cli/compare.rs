@@ -24,12 +24,12 @@ pub struct CompareArgs {
     model: bool,
     /// With `--model`: step with this DDNet release's physics (`16.4` or
     /// `20.1`) instead of the recording server's.
-    #[arg(long, requires = "model", value_name = "RELEASE", value_parser = clap::value_parser!(Release))]
+    #[arg(long, value_name = "RELEASE", value_parser = clap::value_parser!(Release))]
     physics: Option<Release>,
     /// With `--model`: set a tuning parameter as `tune NAME VALUE` in the
     /// server's config would (repeatable; the file's own tuning commands
     /// still apply).
-    #[arg(long, requires = "model", value_name = "NAME=VALUE", value_parser = name_value)]
+    #[arg(long, value_name = "NAME=VALUE", value_parser = name_value)]
     tune: Vec<(String, String)>,
     /// The map the original was recorded on, or a demo that embeds it:
     /// the model's (default with `--model`: the map the header names,
@@ -60,6 +60,12 @@ fn name_value(s: &str) -> Result<(String, String), String> {
 }
 
 pub fn run(args: CompareArgs) -> Result<(), Failure> {
+    // (clap's `requires` takes a flag's default for its presence.)
+    if !args.model && (args.physics.is_some() || !args.tune.is_empty()) {
+        return Err(Failure::Usage(
+            "--physics and --tune go with --model".into(),
+        ));
+    }
     let original = read(&args.original)?;
     let map = || match &args.map {
         Some(map) => super::maps::collision_of(map),

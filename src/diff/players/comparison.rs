@@ -24,7 +24,7 @@ pub struct Comparison {
     /// overlap).
     pub ticks: Option<[i32; 2]>,
     /// The kinds of race events compared.
-    pub events: Vec<&'static str>,
+    pub event_kinds: Vec<&'static str>,
     /// The counts.
     pub summary: Summary,
     /// Every player: the original's in the order they joined, then those
@@ -58,9 +58,10 @@ pub struct Side {
     /// The model's physics (`16.4` or `20.1`); absent for a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub physics: Option<&'static str>,
-    /// The model's changed tunings, in order; absent for a file.
+    /// The model's changed tunings, name to value in the order given;
+    /// absent for a file.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tune: Option<Vec<[String; 2]>>,
+    pub tune: Option<serde_json::Map<String, serde_json::Value>>,
     /// Where its finishes come from.
     pub finishes: FinishSource,
 }
@@ -107,7 +108,11 @@ impl Side {
         Side {
             kind: SideKind::Model,
             physics: Some(physics.number()),
-            tune: Some(tune.iter().map(|(n, v)| [n.clone(), v.clone()]).collect()),
+            tune: Some(
+                (tune.iter())
+                    .map(|(n, v)| (n.clone(), serde_json::Value::String(v.clone())))
+                    .collect(),
+            ),
             finishes: FinishSource::Model,
             ..Side::file(r, FinishSource::Model)
         }
@@ -157,6 +162,10 @@ pub struct Summary {
     pub only_original: usize,
     /// Only in the other.
     pub only_other: usize,
+    /// Changed players whose first difference comes after the model met
+    /// something of DDNet's it does not model for them (the model's side
+    /// only): that difference may be the model's, not the change's.
+    pub after_unmodelled: usize,
     /// The first tick anything differs (the original's numbering).
     pub first_difference: Option<i32>,
 }
@@ -183,6 +192,19 @@ pub struct PlayerComparison {
     /// Its finish times in ticks on each side, when finishes are compared
     /// and it has any (`null` otherwise).
     pub finishes: Option<Finishes>,
+    /// The first thing the model does not model that touched it before
+    /// its first difference (the model's side only; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmodelled: Option<UnmodelledNote>,
+}
+
+/// Something of DDNet's the model met and does not model.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnmodelledNote {
+    /// When (the original's numbering).
+    pub tick: i32,
+    /// What, as docs/physics-coverage.md names it.
+    pub feature: String,
 }
 
 /// A player's finishes on both sides.
@@ -280,6 +302,7 @@ pub(super) fn build(
             path: None,
             events: None,
             finishes: None,
+            unmodelled: None,
         };
         let (Some(sa), Some(sb)) = (sa, sb) else {
             p.status = match sa {
@@ -338,13 +361,46 @@ pub(super) fn build(
         other,
         alignment,
         ticks: range.map(|(a, b)| [a, b]),
-        events: kinds,
+        event_kinds: kinds,
         summary,
         players,
     }
 }
 
 impl Comparison {
+    /// Notes, for each changed player, the first of the model's
+    /// `unmodelled` events (its world's ticks, the original's) that
+    /// touched it (its client id, or everybody) in its session before its
+    /// first difference.
+    pub(super) fn note_unmodelled(
+        &mut self,
+        unmodelled: &[crate::simulation::ddrace::world::Unmodelled],
+    ) {
+        for p in &mut self.players {
+            let (Some(cid), Status::Changed) = (p.original_cid, p.status) else {
+                continue;
+            };
+            let first = [
+                p.path.as_ref().map(|d| d.tick),
+                p.events.as_ref().map(|e| e.tick),
+            ];
+            let Some(first) = first.into_iter().flatten().min() else {
+                continue;
+            };
+            let touched = unmodelled.iter().find(|u| {
+                (p.joined..=first).contains(&u.tick)
+                    && u.cid.is_none_or(|c| i32::try_from(c) == Ok(cid))
+            });
+            if let Some(u) = touched {
+                p.unmodelled = Some(UnmodelledNote {
+                    tick: u.tick,
+                    feature: u.feature.clone(),
+                });
+                self.summary.after_unmodelled += 1;
+            }
+        }
+    }
+
     /// For people: the sides, the alignment, what was compared, then
     /// `identical`, or the summary and each player that differs.
     pub fn text(&self) -> String {
@@ -373,9 +429,8 @@ impl Comparison {
             Some([lo, hi]) => write!(out, "compared: ticks {lo}..{hi} (the original's)")?,
             None => write!(out, "compared: no tick (the files do not overlap)")?,
         }
-        writeln!(out, "; events: {}", self.events.join(" "))?;
-        let finishes = [&self.original, &self.other].map(|s| s.finishes);
-        writeln!(out, "finishes: {}", finish_text(finishes))?;
+        writeln!(out, "; events: {}", self.event_kinds.join(" "))?;
+        writeln!(out, "finishes: {}", finish_text(self))?;
         let s = &self.summary;
         if self.verdict == Verdict::Identical {
             let players = plural(s.players, "player");
@@ -392,6 +447,13 @@ impl Comparison {
             s.only_original,
             s.only_other,
         )?;
+        if s.after_unmodelled > 0 {
+            write!(
+                out,
+                " ({} after something the model does not model)",
+                s.after_unmodelled
+            )?;
+        }
         match s.first_difference {
             Some(t) => writeln!(out, "; first difference at tick {t}")?,
             None => writeln!(out)?,
@@ -419,7 +481,8 @@ fn side_text(s: &Side) -> String {
         SideKind::File => "file".to_string(),
         SideKind::Model => {
             let mut m = format!("the model, physics {}", s.physics.unwrap_or("?"));
-            for [n, v] in s.tune.iter().flatten() {
+            for (n, v) in s.tune.iter().flatten() {
+                let v = v.as_str().unwrap_or_default();
                 let _ = write!(m, ", tune {n} {v}");
             }
             m
@@ -442,14 +505,14 @@ fn side_text(s: &Side) -> String {
     t
 }
 
-fn finish_text(f: [FinishSource; 2]) -> &'static str {
-    match f {
-        [FinishSource::Recorded, FinishSource::Recorded] => "recorded (PLAYER_FINISH)",
-        [FinishSource::Recorded, FinishSource::Model] => {
-            "the original's recorded (PLAYER_FINISH), the model's race"
+fn finish_text(c: &Comparison) -> &'static str {
+    match (c.original.finishes, c.other.finishes, c.other.kind) {
+        (FinishSource::Recorded, FinishSource::Recorded, _) => "recorded (PLAYER_FINISH)",
+        (FinishSource::Model, FinishSource::Model, SideKind::Model) => {
+            "the model's race, on the original's recorded paths and on the model's own"
         }
-        [FinishSource::Model, FinishSource::Model] => {
-            "the model's race on the recorded paths (the servers record no finish)"
+        (FinishSource::Model, FinishSource::Model, SideKind::File) => {
+            "the model's race on each file's recorded paths (a server records no finish)"
         }
         _ => {
             "not compared: a server records no finish (DDNet 16.4) and no map was given for the model's race"
@@ -502,6 +565,13 @@ fn player_text(out: &mut String, p: &PlayerComparison) -> std::fmt::Result {
             e.tick,
             ev(&e.original),
             ev(&e.other)
+        )?;
+    }
+    if let Some(u) = &p.unmodelled {
+        writeln!(
+            out,
+            "    after the model met {} at tick {}, which it does not model: the difference may be the model's",
+            u.feature, u.tick
         )?;
     }
     if let Some(f) = p.finishes.as_ref().filter(|f| f.changed) {

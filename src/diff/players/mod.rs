@@ -191,12 +191,10 @@ pub fn compare(
 pub fn compare_model(file: &[u8], model: &Model) -> Result<Comparison, CompareError> {
     let mut a = Roster::read(file).map_err(|e| e.of(Which::Original))?;
     let mut b = a.without_events();
-    let finish = if a.finish_recorded {
-        FinishSource::Recorded
-    } else {
-        derive_finishes(&mut a, file, &model.col, Which::Original)?;
-        FinishSource::Model
-    };
+    // Like with like: the file's finishes too are the model's race (on
+    // its recorded path), whether or not its server records them.
+    let finish = FinishSource::Model;
+    derive_finishes(&mut a, file, &model.col, Which::Original)?;
     let (_, ticks) = crate::diff::TeehistorianTicks::new(file)
         .map_err(|e| Fault::Decode(e).of(Which::Original))?;
     let mut ta = Recorded(ticks);
@@ -211,7 +209,7 @@ pub fn compare_model(file: &[u8], model: &Model) -> Result<Comparison, CompareEr
         other_tick: a.first_start(),
     };
     let sides = [Side::file(&a, finish), Side::model(&a, release, model.tune)];
-    let comparison = run(
+    let mut comparison = run(
         &mut a,
         &mut ta,
         &mut b,
@@ -223,6 +221,7 @@ pub fn compare_model(file: &[u8], model: &Model) -> Result<Comparison, CompareEr
     if let Some(stopped) = &tb.report().stopped {
         return Err(CompareError::ModelStopped(stopped.clone()));
     }
+    comparison.note_unmodelled(&tb.report().unmodelled);
     Ok(comparison)
 }
 
@@ -272,20 +271,16 @@ fn finishes(
     let Some(col) = map else {
         return Ok(FinishSource::NotCompared);
     };
-    // One source for both: a file's own records are dropped for the
-    // model's, so that like is compared with like.
+    // One source for both, so that like is compared with like.
     for (r, bytes, which) in [(a, original, Which::Original), (b, other, Which::Other)] {
-        for s in &mut r.sessions {
-            s.events.retain(|e| !matches!(e.what, What::Finish { .. }));
-        }
         derive_finishes(r, bytes, col, which)?;
     }
     Ok(FinishSource::Model)
 }
 
-/// Adds the finishes the model's race finds in `bytes` (its own physics,
-/// its characters put back on the recorded path where they depart) to
-/// `roster`'s players.
+/// Replaces `roster`'s finishes with those the model's race finds in
+/// `bytes` (its own physics, its characters put back on the recorded path
+/// where they depart; [`finish`]).
 fn derive_finishes(
     roster: &mut Roster,
     bytes: &[u8],
@@ -308,6 +303,9 @@ fn derive_finishes(
             max: MAX_EVENTS,
         }
         .of(which));
+    }
+    for s in &mut roster.sessions {
+        s.events.retain(|e| !matches!(e.what, What::Finish { .. }));
     }
     for f in watch.kept {
         if let Some(i) = roster.session_at(f.cid, f.tick) {

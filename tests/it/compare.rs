@@ -471,11 +471,41 @@ fn the_command_says_identical_or_where_each_player_departs() {
         (&doc["kind"], &doc["schema_version"]),
         (&"teehistorian_compare".into(), &1.into())
     );
-    common::snapshot("cli", "compare_spawn_rush_moved_json", &json);
+    assert_eq!(doc["summary"]["first_difference"], tick);
     let (code, text, _) = run_cli(&["teehistorian", "compare", SPAWN_RUSH_16, SPAWN_RUSH_16]);
     assert_eq!(code, 0);
     assert!(text.contains("\nidentical: 10 players"), "{text}");
     std::fs::remove_file(&path).unwrap();
+}
+
+/// DDNet 16.4 built with the players' push `1.45f` made `1.55f`
+/// (README, "Regression-test DDNet's physics") recorded the scenario of
+/// `phys_hook_players` again: the same inputs, four players pushed
+/// another way from tick 2.
+#[test]
+fn a_build_with_another_push_moves_four_players_from_tick_2() {
+    let args = |more: &[&'static str]| {
+        let mut a = vec![
+            "teehistorian",
+            "compare",
+            "corpus/teehistorian/ddnet-16.4/phys_hook_players.teehistorian",
+            "corpus/teehistorian/malformed/physics/push_1_55.teehistorian",
+        ];
+        a.extend(more);
+        a
+    };
+    let (code, text, err) = run_cli(&args(&[]));
+    assert_eq!(code, 1, "{err}");
+    common::snapshot("cli", "compare_push_1_55", &text);
+    // With the map, their finishes are the model's race on each path.
+    let (code, json, _) = run_cli(&args(&[
+        "--maps",
+        "corpus/demo/ddnet-16.4",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 1);
+    common::snapshot("cli", "compare_push_1_55_json", &json);
 }
 
 #[test]

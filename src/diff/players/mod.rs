@@ -287,6 +287,14 @@ fn derive_finishes(
     col: &Collision,
     which: Which,
 ) -> Result<(), CompareError> {
+    for s in &mut roster.sessions {
+        s.events.retain(|e| !matches!(e.what, What::Finish { .. }));
+    }
+    // A map without a finish line has no finish: nothing to simulate.
+    let finish_line = crate::simulation::physics::collision::tile::FINISH;
+    if !col.game_and_front_indices().any(|i| i == finish_line) {
+        return Ok(());
+    }
     let options = crate::simulation::Options::default();
     let watch = finish::FinishWatch::default();
     let (report, watch) = crate::simulation::simulate_observed(bytes, col.clone(), &options, watch)
@@ -303,9 +311,6 @@ fn derive_finishes(
             max: MAX_EVENTS,
         }
         .of(which));
-    }
-    for s in &mut roster.sessions {
-        s.events.retain(|e| !matches!(e.what, What::Finish { .. }));
     }
     for f in watch.kept {
         if let Some(i) = roster.session_at(f.cid, f.tick) {

@@ -9,6 +9,13 @@
 //! and `OnCharacterFinish`) read it: a character whose race turns to
 //! finished, with the ticks since its start (DDNet's `TimeTicks`,
 //! `Server()->Tick() - m_StartTime`).
+//!
+//! Measured on the DDNet 20.1 campaign runs on `coverage.map`, which
+//! record PLAYER_FINISH: 85 of 88 finishes on the recorded tick; the race
+//! times all differ (the map's time bonus and penalty tiles, starts the
+//! model does not place as DDNet does). A derived finish says whether and
+//! when the line was crossed, and compares two paths under one rule; its
+//! time is not DDNet's (docs/replay.md).
 
 use super::roster::MAX_EVENTS;
 use crate::simulation::World;

@@ -16,7 +16,7 @@ use super::SimulateError;
 use super::ddrace::World;
 use super::ddrace::world::{UNRECORDED_TEAM_CHANGE, WorldState};
 use super::demo_compare::DemoCompare;
-use super::header::{recorded_release, world_of};
+use super::header::{recorded_release, world_tuned};
 use super::physics::Vec2;
 use super::physics::collision::Collision;
 use super::physics::core::{Core, MAX_CLIENTS};
@@ -140,9 +140,20 @@ impl<'a> Stepper<'a> {
         col: Collision,
         physics: Option<Release>,
     ) -> Result<Stepper<'a>, SimulateError> {
+        Stepper::tuned(bytes, col, physics, &[])
+    }
+
+    /// [`Stepper::new`] with tuning parameters changed
+    /// ([`Simulation::tuned`]).
+    pub fn tuned(
+        bytes: &'a [u8],
+        col: Collision,
+        physics: Option<Release>,
+        tune: &[(String, String)],
+    ) -> Result<Stepper<'a>, SimulateError> {
         let (header, reader) =
             SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
-        let sim = Simulation::new(&header, col, physics, VecDeque::new())?.free_running();
+        let sim = Simulation::tuned(&header, col, physics, tune, VecDeque::new())?.free_running();
         Ok(Stepper {
             reader,
             sim,
@@ -259,7 +270,21 @@ impl<'d, O: Observer> Simulation<'d, O> {
         physics: Option<Release>,
         observer: O,
     ) -> Result<Simulation<'d, O>, SimulateError> {
-        let world = world_of(header, col, 0, physics)?;
+        Simulation::tuned(header, col, physics, &[], observer)
+    }
+
+    /// [`Simulation::new`] with tuning parameters changed after the
+    /// header's (`tune`: names and values as `tune NAME VALUE` takes
+    /// them; [`super::header::world_tuned`]): what a server configured so
+    /// would do with the file's inputs.
+    pub fn tuned(
+        header: &Header,
+        col: Collision,
+        physics: Option<Release>,
+        tune: &[(String, String)],
+        observer: O,
+    ) -> Result<Simulation<'d, O>, SimulateError> {
+        let world = world_tuned(header, col, 0, physics, tune)?;
         let recorded_release = recorded_release(header)?;
         Ok(Simulation {
             observer,

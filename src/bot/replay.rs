@@ -433,12 +433,12 @@ mod tests {
         assert_eq!(plan.map_name.as_deref(), Some("Tutorial"));
         assert!(!plan.players.is_empty());
         let first = &plan.players[0];
-        assert_eq!(first.join, 0);
+        // The file's ticks: this older run's first bot connected on tick
+        // 16 and entered the game three ticks later.
+        assert_eq!(first.join, 16);
         assert_eq!(first.protocol, "0.6");
         assert!(first.start_info.is_some());
-        // This older run's bot entered the game three ticks after its
-        // connection.
-        assert_eq!(first.ready, Some(3));
+        assert_eq!(first.ready, Some(19));
         assert!(!first.name.starts_with("cid "));
         // Every input is applied on a tick after the join.
         for p in &plan.players {

@@ -150,14 +150,22 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
     let files =
         files.map_err(|e| Failure::bad(format!("record: collecting the server's files: {e}")))?;
     drop(home);
-    judge(
+    let judged = judge(
         &args,
         scenario.seconds,
         &outcome,
         stopped,
         &files,
         &log_path,
-    )
+    );
+    match (&plan, &args.replay) {
+        (Some(plan), Some(original)) => {
+            let replayed =
+                replay::compared(original, &args.output, plan, scenario.map_bytes.as_deref());
+            judged.and(replayed)
+        }
+        _ => judged,
+    }
 }
 
 /// The server binary must be an executable file: checked before anything

@@ -188,3 +188,67 @@ fn map_of(
         }
     )))
 }
+
+/// The replayed game against the original, player by player
+/// ([`teeoracle::diff::players`]; the replay's clock left out): printed,
+/// written to `compare.json`, and the run's verdict with the plan's
+/// notes: identical and whole, or why not.
+pub fn compared(
+    original: &Path,
+    out: &Path,
+    plan: &Plan,
+    map: Option<&[u8]>,
+) -> Result<(), Failure> {
+    use teeoracle::diff::players::{self, Options, Status, Verdict};
+    let replayed = ["server.teehistorian", "server-1.teehistorian"]
+        .iter()
+        .map(|n| out.join(n))
+        .find(|p| p.is_file())
+        .ok_or_else(|| Failure::bad("record --replay: the server wrote no teehistorian file"))?;
+    let read = |p: &Path| std::fs::read(p).map_err(|e| Failure::bad(format!("{}: {e}", shown(p))));
+    let (a, b) = (read(original)?, read(&replayed)?);
+    let cap = teeoracle::compression::default_max_decompressed(a.len() as u64);
+    let col = map.and_then(|m| {
+        teeoracle::simulation::physics::collision::Collision::of_map_bytes(m, cap).ok()
+    });
+    let options = Options {
+        offset: Some(0),
+        finish_map: col.as_ref(),
+    };
+    let mut c = players::compare(&a, &b, &options).map_err(|e| {
+        Failure::bad(format!(
+            "record --replay: comparing {} with {}: {e}",
+            shown(original),
+            shown(&replayed)
+        ))
+    })?;
+    let clock = |p: &players::PlayerComparison| {
+        p.status == Status::OnlyOther && p.name.as_deref() == Some(CLOCK.as_bytes())
+    };
+    if c.players.iter().any(clock) {
+        c.players.retain(|p| !clock(p));
+        c.summary.players -= 1;
+        c.summary.only_other -= 1;
+        if c.summary.unchanged == c.summary.players {
+            c.verdict = Verdict::Identical;
+        }
+    }
+    let json = serde_json::to_vec_pretty(&c).unwrap_or_default();
+    std::fs::write(out.join("compare.json"), json)?;
+    println!("\nreplayed against {}:\n{}", shown(original), c.text());
+    for n in &plan.notes {
+        println!(
+            "  not replayed: {} (tick {}, {} time(s))",
+            n.what, n.tick, n.count
+        );
+    }
+    match (c.verdict, plan.notes.is_empty()) {
+        (Verdict::Identical, true) => Ok(()),
+        (Verdict::Identical, false) => Err(Failure::reported(
+            "record --replay: identical, but the replay was partial (its notes above)",
+        )),
+        (Verdict::Changed, _) => Err(Failure::reported(
+            "record --replay: the replayed game differs from the recorded one",
+        )),
+    }
+}

@@ -37,6 +37,7 @@
 //! is a random bot's input over the whole input message ([`random`]).
 
 pub mod random;
+pub mod replay;
 
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
@@ -64,6 +65,9 @@ pub enum Phase {
     Connecting,
     /// The server answered; the join waits for [`Bot::join_now`].
     Answered,
+    /// The connection made; the rest of the join waits for
+    /// [`Bot::enter_now`].
+    Accepted,
     /// The whole join sent; waiting for the server's MAP_CHANGE, which
     /// says it was accepted (a refusal is a CLOSE).
     Joining,
@@ -116,6 +120,12 @@ pub struct Bot {
     waited: u32,
     /// An input to send with the join ([`Bot::input_with_join`]).
     join_input: Option<[i32; 10]>,
+    /// The start info to send instead of its own ([`Bot::start_info`]).
+    start_info: Option<Value>,
+    /// The entry waits for [`Bot::enter_now`] ([`Bot::enter_later`]).
+    hold_entry: bool,
+    /// It asks to spectate with its entry ([`Bot::spectate_on_entry`]).
+    spectate: bool,
 }
 
 impl Bot {
@@ -143,6 +153,9 @@ impl Bot {
             hold: false,
             waited: 0,
             join_input: None,
+            start_info: None,
+            hold_entry: false,
+            spectate: false,
         }
     }
 
@@ -192,13 +205,53 @@ impl Bot {
         }
     }
 
-    /// ACCEPT (0.7: CONNECT with the server's token), then the join.
+    /// ACCEPT (0.7: CONNECT with the server's token), then the join
+    /// (unless held: [`Bot::enter_later`]).
     fn accept_and_join(&mut self) {
         match self.version {
             Version::V06 => self.control("ACCEPT", b""),
             _ => self.control("CONNECT", &padded(self.own_token)),
         }
-        self.join();
+        match self.hold_entry {
+            true => self.phase = Phase::Accepted,
+            false => self.join(),
+        }
+    }
+
+    /// Splits the join: the connection at [`Bot::join_now`], the rest
+    /// (INFO, READY, the start info, ENTERGAME) at [`Bot::enter_now`], as
+    /// a recorded client that took ticks between the two did (DDNet
+    /// records its JOIN when the connection is made, PLAYER_READY at
+    /// ENTERGAME).
+    pub fn enter_later(&mut self) {
+        self.hold_entry = true;
+    }
+
+    /// The rest of a split join, now.
+    pub fn enter_now(&mut self) {
+        self.hold_entry = false;
+        if self.phase == Phase::Accepted {
+            self.join();
+        }
+    }
+
+    /// Asks to join the spectators with its entry, in the same packet:
+    /// DDNet reads it before the tick that would spawn its character, so
+    /// it never has one (a replay's clock must not touch the game).
+    pub fn spectate_on_entry(&mut self) {
+        self.spectate = true;
+    }
+
+    /// Sends `info` (a Cl_StartInfo message's JSON) as its start info
+    /// instead of its own (a replayed client's, as recorded).
+    pub fn start_info(&mut self, info: Value) {
+        self.start_info = Some(info);
+    }
+
+    /// Sends a game message (its JSON, as the packet encoder takes it)
+    /// with the next tick, vital.
+    pub fn send_message(&mut self, message: Value) {
+        self.queued.push((true, message));
     }
 
     /// Starts connecting, holding the join until [`Bot::join_now`]: the
@@ -250,7 +303,10 @@ impl Bot {
                 "use_custom_colors": [0, 0, 0, 0, 0, 0],
                 "skin_part_colors": [0, 0, 0, 0, 0, 0]}),
         };
-        let info = json!({"system": false, "name": "Cl_StartInfo", "fields": fields});
+        let info = self
+            .start_info
+            .clone()
+            .unwrap_or_else(|| json!({"system": false, "name": "Cl_StartInfo", "fields": fields}));
         self.queued.push((true, info));
         self.queued.push((
             true,
@@ -258,6 +314,9 @@ impl Bot {
         ));
         if let Some(input) = self.join_input.take() {
             self.queued.push((false, input_message(-1, 0, input)));
+        }
+        if self.spectate {
+            self.set_team(-1);
         }
         self.phase = Phase::InGame;
         self.flush();
@@ -391,6 +450,29 @@ impl Bot {
                 .push((false, input_message(self.snap_tick, tick, self.input)));
         }
         self.next_input = Some(last + 1);
+        self.flush();
+    }
+
+    /// Sends, with the queued messages, an INPUT for every server tick
+    /// from `first` (or the one after the last sent) to `last`, each with
+    /// its intended tick, acknowledging the newest snapshot if any: for a
+    /// caller that knows the server's ticks from elsewhere (a replay's
+    /// clock), so that even a client's first inputs after its entry land
+    /// on their ticks.
+    pub fn send_inputs_between(&mut self, first: i32, last: i32, input: impl Fn(i32) -> [i32; 10]) {
+        if self.phase != Phase::InGame {
+            self.flush();
+            return;
+        }
+        let first = self.next_input.unwrap_or(first).max(first).max(last - 100);
+        for tick in first..=last {
+            self.input = input(tick);
+            self.queued
+                .push((false, input_message(self.snap_tick, tick, self.input)));
+        }
+        if first <= last {
+            self.next_input = Some(last + 1);
+        }
         self.flush();
     }
 

@@ -31,6 +31,7 @@ const TESTS: &[Test] = tests![
     a_07_client_beside_a_06_one_on_ddnet needs DdnetServer,
     scripted_inputs_and_kill_land_on_their_ticks needs DdnetServer,
     a_campaign_run_records_random_bots_and_prints_its_table needs DdnetServer needs Python3,
+    a_recorded_game_replays_identically_on_the_same_build needs DdnetServer,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -740,4 +741,36 @@ fn a_campaign_run_records_random_bots_and_prints_its_table() {
     assert!(again.contains(&format!("[1/1] {id}: ")), "{again}");
     let wall = |s: &str| s.lines().find(|l| l.contains(id)).map(str::to_string);
     assert_eq!(wall(&shown), wall(&again), "the second run recorded again");
+}
+
+/// `record --replay`: the corpus's DDNet 16.4 recording of ten players
+/// with every weapon, played again into DDNet 16.4, is the same game:
+/// every player's path and events, and the exit code says so.
+fn a_recorded_game_replays_identically_on_the_same_build() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/teehistorian/ddnet-16.4/phys_weapons.teehistorian");
+    let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let run = common::run(&[
+        "record",
+        "--server",
+        SERVER,
+        "--replay",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let shown = printed(&run);
+    assert_eq!(run.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("identical: 10 players, same paths and events"),
+        "{shown}"
+    );
+    let compared: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(compared["verdict"], "identical");
+    assert_eq!(compared["summary"]["unchanged"], 10);
+    assert!(out.join("original.teehistorian").is_file());
+    assert!(out.join("replay.json").is_file());
 }

@@ -6,6 +6,7 @@
 
 mod archive;
 mod check;
+mod compare;
 mod conform;
 mod demo;
 mod diff;

@@ -109,6 +109,12 @@ pub enum TeehistorianCommand {
         #[arg(long, value_enum, default_value_t = SimulationFormat::Text)]
         format: SimulationFormat,
     },
+    /// Compare two recordings of the same game by player (matched by name
+    /// and join order): "identical", or where each player's path first
+    /// departs and which race events differ. `--model` compares the file
+    /// with our model stepping its inputs under changed physics instead.
+    /// Exit 0 identical, 1 changed.
+    Compare(super::compare::CompareArgs),
     /// Write a server-side demo of the simulated world (characters with
     /// DDNet's dead reckoning, players, projectiles, lasers, pickups, game
     /// info; the map embedded), as DDNet's server would have recorded it.
@@ -166,6 +172,7 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             format,
         } => roundtrip(&file, output.as_deref(), strict, format),
         TeehistorianCommand::Build { spec, output } => build(&spec, &output),
+        TeehistorianCommand::Compare(args) => super::compare::run(args),
         TeehistorianCommand::Simulate {
             file,
             map,

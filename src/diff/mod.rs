@@ -36,6 +36,7 @@ mod demo;
 pub mod folder;
 mod map;
 mod options;
+pub mod players;
 mod report;
 mod simulated;
 mod snapshots;

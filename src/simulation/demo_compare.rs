@@ -149,24 +149,88 @@ impl<'d> DemoCompare<'d> {
         }
     }
 
+    /// Whether the demo's Character items of this tick (the world's) for
+    /// `cid` differ from the world's character, before [`Self::at_tick`]
+    /// compares them: `None` if the demo has no snapshot at this tick, or
+    /// no item of `cid` in it, or the model nothing to compare it with.
+    pub(super) fn differs(&mut self, w: &World, cid: usize) -> Option<bool> {
+        if self.ahead.is_none() {
+            self.ahead = self.next_snapshot();
+        }
+        let (snap_tick, chars) = self.ahead.as_ref()?;
+        if *snap_tick != w.tick {
+            return None;
+        }
+        let c = chars.iter().find(|c| c.cid == cid)?;
+        self.differences(w, w.tick, c)
+            .map(|(fields, _)| !fields.is_empty())
+    }
+
     fn compare(&self, w: &World, tick: i32, c: &DemoChar, tainted: bool, r: &mut DemoReport) {
-        let item_tick = c.character[0];
-        let at = if item_tick == 0 { tick } else { item_tick };
-        let core = self.ring[c.cid]
-            .iter()
-            .rev()
-            .find(|(t, _, _)| *t == at)
-            .map(|(_, core, t)| (*core, *t || tainted));
-        let (Some((mut sim, tainted)), Some(ch), Some(now)) =
-            (core, w.character(c.cid), w.core(c.cid))
-        else {
+        let Some((fields, touched)) = self.differences(w, tick, c) else {
             r.not_simulated += 1;
             return;
         };
+        let tainted = tainted || touched;
         r.compared += 1;
+        let item_tick = c.character[0];
         if item_tick == 0 {
             r.tick_zero += 1;
         }
+        if c.ddnet.is_some() {
+            r.ddnet_items += 1;
+        }
+        if fields.is_empty() {
+            r.matched += 1;
+            return;
+        }
+        if tainted {
+            r.after_unmodelled += 1;
+            return;
+        }
+        r.mismatched += 1;
+        for (item, field, demo, simulated) in fields {
+            *r.fields.entry(field).or_insert(0) += 1;
+            if r.listed.len() < MAX_LISTED {
+                r.listed.push(DemoMismatch {
+                    snapshot_tick: tick,
+                    tick: item_tick,
+                    cid: c.cid,
+                    item,
+                    field,
+                    demo,
+                    simulated,
+                });
+            }
+        }
+    }
+
+    /// The fields of `c` (a snapshot's at `tick`) that differ from the
+    /// world's character: (item, field, demo, simulated), and whether an
+    /// unmodelled event had touched the core compared. The core is the
+    /// one kept for the item's tick, or the world's now if it is of this
+    /// tick and not kept yet. `None`: nothing to compare with.
+    #[allow(clippy::type_complexity)]
+    fn differences(
+        &self,
+        w: &World,
+        tick: i32,
+        c: &DemoChar,
+    ) -> Option<(Vec<(&'static str, &'static str, i32, i32)>, bool)> {
+        let item_tick = c.character[0];
+        let at = if item_tick == 0 { tick } else { item_tick };
+        let kept = self.ring[c.cid]
+            .iter()
+            .rev()
+            .find(|(t, _, _)| *t == at)
+            .map(|(_, core, t)| (*core, *t));
+        let now = w.core(c.cid)?;
+        let (mut sim, touched) = match kept {
+            Some(k) => k,
+            None if at == w.tick => (core_item(now), false),
+            None => return None,
+        };
+        let ch = w.character(c.cid)?;
         sim[0] = item_tick;
         // What DDNet takes from the character at snapshot time.
         sim[6] = ch.input.direction;
@@ -184,35 +248,16 @@ impl<'d> DemoCompare<'d> {
             Release::Ddnet16_4 if ammo <= 0 => 0,
             _ => ammo,
         };
-        let mut differs = false;
-        let mut tell = |r: &mut DemoReport, item, field, demo, simulated| {
-            differs = true;
-            if tainted {
-                return;
-            }
-            *r.fields.entry(field).or_insert(0) += 1;
-            if r.listed.len() < MAX_LISTED {
-                r.listed.push(DemoMismatch {
-                    snapshot_tick: tick,
-                    tick: item_tick,
-                    cid: c.cid,
-                    item,
-                    field,
-                    demo,
-                    simulated,
-                });
-            }
-        };
+        let mut fields = Vec::new();
         for &i in &CHARACTER_COMPARED {
             if c.character[i] != sim[i] {
                 let name = ItemBuilder::new("Character")
                     .and_then(|b| b.field_names().nth(i))
                     .unwrap_or("?");
-                tell(r, "Character", name, c.character[i], sim[i]);
+                fields.push(("Character", name, c.character[i], sim[i]));
             }
         }
         if let Some(dd) = &c.ddnet {
-            r.ddnet_items += 1;
             let freeze_end = if ch.deep_frozen {
                 -1
             } else if ch.freeze_time == 0 {
@@ -231,17 +276,11 @@ impl<'d> DemoCompare<'d> {
                 if let Some(&demo) = dd.get(i)
                     && demo != simulated
                 {
-                    tell(r, "DDNetCharacter", name, demo, simulated);
+                    fields.push(("DDNetCharacter", name, demo, simulated));
                 }
             }
         }
-        if differs && tainted {
-            r.after_unmodelled += 1;
-        } else if differs {
-            r.mismatched += 1;
-        } else {
-            r.matched += 1;
-        }
+        Some((fields, touched))
     }
 
     /// Snapshots past the simulation's end.

@@ -30,6 +30,9 @@ pub enum SimulateError {
     /// A synthetic session could not be written (a bug: its bots'
     /// records are in order by construction).
     Recorder(crate::teehistorian::RecorderError),
+    /// A tuning change asked for does not apply (a parameter the
+    /// release lacks, a value its console would not read).
+    Tune(TuningError),
     /// The stop tick asked for is not among the file's ticks.
     UntilOutside {
         /// The tick asked for.
@@ -75,6 +78,7 @@ impl std::fmt::Display for SimulateError {
             SimulateError::Map(e) => write!(f, "the map: {e}"),
             SimulateError::Demo(e) => write!(f, "the demo: {e}"),
             SimulateError::Recorder(e) => write!(f, "the synthetic session: {e}"),
+            SimulateError::Tune(e) => write!(f, "a changed tuning: {e}"),
             SimulateError::UntilWithDemo => {
                 f.write_str("a stop tick and a demo to compare with do not go together")
             }

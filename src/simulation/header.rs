@@ -22,6 +22,20 @@ pub fn world_of(
     tick: i32,
     physics: Option<Release>,
 ) -> Result<World, SimulateError> {
+    world_tuned(header, col, tick, physics, &[])
+}
+
+/// [`world_of`] with tuning parameters changed after the header's
+/// (`tune`: names and values as `tune NAME VALUE` takes them), as a
+/// server whose config ran those commands would start: before the map's
+/// tiles. The file's own tuning commands still apply as recorded.
+pub fn world_tuned(
+    header: &Header,
+    col: Collision,
+    tick: i32,
+    physics: Option<Release>,
+    tune: &[(String, String)],
+) -> Result<World, SimulateError> {
     let info = &header.info;
     let recorded = recorded_release(header)?;
     let release = physics.unwrap_or(recorded);
@@ -43,6 +57,9 @@ pub fn world_of(
     let mut tunings = Tunings::from_header(release, &tuning_pairs, config.sv_solo_server != 0)
         .map_err(|e| bad(HeaderError::Tuning(e)))?;
     let opened = map_settings(release, col.map_settings(), &mut tunings);
+    for (name, value) in tune {
+        (tunings.global_mut().set(name, value)).map_err(SimulateError::Tune)?;
+    }
     apply_map_tiles(&mut config, &mut tunings, col.game_and_front_indices());
     let prng = match info.prng_description.as_deref() {
         Some(d) => Prng::from_description(d).map_err(|e| bad(HeaderError::Prng(e)))?,

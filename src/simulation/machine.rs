@@ -16,7 +16,7 @@ use super::SimulateError;
 use super::ddrace::World;
 use super::ddrace::world::{UNRECORDED_TEAM_CHANGE, WorldState};
 use super::demo_compare::DemoCompare;
-use super::header::{recorded_release, world_of};
+use super::header::{recorded_release, world_tuned};
 use super::physics::Vec2;
 use super::physics::collision::Collision;
 use super::physics::core::{Core, MAX_CLIENTS};
@@ -140,9 +140,20 @@ impl<'a> Stepper<'a> {
         col: Collision,
         physics: Option<Release>,
     ) -> Result<Stepper<'a>, SimulateError> {
+        Stepper::tuned(bytes, col, physics, &[])
+    }
+
+    /// [`Stepper::new`] with tuning parameters changed
+    /// ([`Simulation::tuned`]).
+    pub fn tuned(
+        bytes: &'a [u8],
+        col: Collision,
+        physics: Option<Release>,
+        tune: &[(String, String)],
+    ) -> Result<Stepper<'a>, SimulateError> {
         let (header, reader) =
             SliceReader::new(bytes, Mode::Lenient).map_err(SimulateError::Decode)?;
-        let sim = Simulation::new(&header, col, physics, VecDeque::new())?.free_running();
+        let sim = Simulation::tuned(&header, col, physics, tune, VecDeque::new())?.free_running();
         Ok(Stepper {
             reader,
             sim,
@@ -259,7 +270,21 @@ impl<'d, O: Observer> Simulation<'d, O> {
         physics: Option<Release>,
         observer: O,
     ) -> Result<Simulation<'d, O>, SimulateError> {
-        let world = world_of(header, col, 0, physics)?;
+        Simulation::tuned(header, col, physics, &[], observer)
+    }
+
+    /// [`Simulation::new`] with tuning parameters changed after the
+    /// header's (`tune`: names and values as `tune NAME VALUE` takes
+    /// them; [`super::header::world_tuned`]): what a server configured so
+    /// would do with the file's inputs.
+    pub fn tuned(
+        header: &Header,
+        col: Collision,
+        physics: Option<Release>,
+        tune: &[(String, String)],
+        observer: O,
+    ) -> Result<Simulation<'d, O>, SimulateError> {
+        let world = world_tuned(header, col, 0, physics, tune)?;
         let recorded_release = recorded_release(header)?;
         Ok(Simulation {
             observer,
@@ -584,6 +609,8 @@ impl<'d, O: Observer> Simulation<'d, O> {
         self.seen_unmodelled = w.unmodelled.len();
         let tick = w.tick;
         self.report.ticks = (self.first_tick.unwrap_or(tick), tick);
+        self.hold_inputs();
+        let w = &mut self.world;
         if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
             d.at_tick(w, &self.tainted, r);
         }
@@ -611,28 +638,6 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 }
                 continue;
             }
-            if let Some((before, with_inputs)) = &self.before
-                && with_inputs.contains(&cid)
-                && rec.is_some()
-            {
-                let mut alt = before.clone();
-                alt.step_holding(&[cid]);
-                let pos = alt.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
-                let others_same = alt
-                    .positions()
-                    .filter(|&(c, _, _)| c != cid)
-                    .eq(w.positions().filter(|&(c, _, _)| c != cid));
-                if pos == rec && others_same {
-                    *w = alt;
-                    self.report.held_inputs.push((tick, cid));
-                    self.report.matched += 1;
-                    self.report.players[cid].matched += 1;
-                    if !self.diverged {
-                        self.report.matched_strict += 1;
-                    }
-                    continue;
-                }
-            }
             let summary = &mut self.report.players[cid];
             let tainted = self.tainted[cid];
             if tainted {
@@ -658,6 +663,61 @@ impl<'d, O: Observer> Simulation<'d, O> {
             }
         }
         self.observer.tick(w);
+    }
+
+    /// DDNet 16.4 only: a client's tick may have begun with an input the
+    /// file leaves out (a repeat of the last one written, see
+    /// [`World::step_holding`]). The tick is stepped again that way for a
+    /// client whose position the file puts there and the world does not,
+    /// or, every position the same, whose Character item in the demo
+    /// snapshot of this tick then matches and did not before.
+    fn hold_inputs(&mut self) {
+        let Some((before, with_inputs)) = &self.before else {
+            return;
+        };
+        if before.tick + 1 != self.world.tick || self.answered {
+            return;
+        }
+        let tick = self.world.tick;
+        let mut held: Vec<usize> = Vec::new();
+        let at = |w: &World, cid: usize| w.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
+        for &cid in with_inputs {
+            let rec = self.recorded[cid];
+            if rec.is_none() || at(&self.world, cid) == rec {
+                continue;
+            }
+            let mut alt = before.clone();
+            alt.step_holding(&[held.as_slice(), &[cid]].concat());
+            let others_same = alt
+                .positions()
+                .filter(|&(c, _, _)| c != cid)
+                .eq(self.world.positions().filter(|&(c, _, _)| c != cid));
+            if at(&alt, cid) == rec && others_same {
+                self.world = alt;
+                held.push(cid);
+            }
+        }
+        if let Some(d) = self.demo.as_mut() {
+            for &cid in with_inputs {
+                if held.contains(&cid)
+                    || self.tainted[cid]
+                    || d.differs(&self.world, cid) != Some(true)
+                {
+                    continue;
+                }
+                let mut alt = before.clone();
+                alt.step_holding(&[held.as_slice(), &[cid]].concat());
+                if alt.positions().eq(self.world.positions()) && d.differs(&alt, cid) == Some(false)
+                {
+                    self.world = alt;
+                    held.push(cid);
+                }
+            }
+        }
+        held.sort_unstable();
+        self.report
+            .held_inputs
+            .extend(held.into_iter().map(|cid| (tick, cid)));
     }
 
     /// The file has a character for `cid` that the world lacks, whose

@@ -41,9 +41,11 @@ pub struct Report {
     /// The first [`MAX_LISTED`] divergences, in order.
     pub listed: Vec<Divergence>,
     /// DDNet 16.4 only: (tick, client id) where the character moved with
-    /// the input it had, not the one the file records for the tick; the
-    /// file cannot say which (see [`World::step_holding`](super::World::step_holding)), the position
-    /// decided.
+    /// the last input the file wrote before the tick (an input the writer
+    /// left out as a repeat), not the first one it records for the tick;
+    /// the file cannot say which (see
+    /// [`World::step_holding`](super::World::step_holding)): the position
+    /// or the demo's Character item decided.
     pub held_inputs: Vec<(i32, usize)>,
     /// What ended the simulation early, if anything did.
     pub stopped: Option<Stopped>,

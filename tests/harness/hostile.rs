@@ -80,6 +80,7 @@ const TESTS: &[Test] = tests![
     an_archive_asking_for_a_checkpoint_every_tick,
     a_table_of_contents_listing_every_record,
     packing_twelve_thousand_console_commands,
+    comparing_by_player_twelve_thousand_commands_and_too_many_joins,
     maps_that_claim_huge_sizes,
 ];
 
@@ -272,6 +273,46 @@ fn a_member_of_a_gibibyte_of_zeros() {
         Archive::open_with(&path, &options).unwrap().verify()
     });
     assert!(!report.failed(), "{:#?}", report.verdicts);
+}
+
+/// `teehistorian compare` (`diff::players`): a player's twelve thousand
+/// console commands are its events, compared; a file of more joins than
+/// the comparison holds is an error, not an allocation.
+fn comparing_by_player_twelve_thousand_commands_and_too_many_joins() {
+    use teeoracle::diff::players::{self, CompareError, Fault, Options, Verdict};
+    use teeoracle::teehistorian::{Header, HeaderInfo, Recorder};
+    let bytes = std::fs::read(hostile("console_12000.teehistorian")).unwrap();
+    let c = bounded("teehistorian compare console_12000", || {
+        players::compare(&bytes, &bytes, &Options::default()).unwrap()
+    });
+    assert_eq!(c.verdict, Verdict::Identical);
+    // One more join than the bound, each a client that comes and goes.
+    let header = Header::from_info(HeaderInfo {
+        version: 2,
+        ..HeaderInfo::default()
+    });
+    let mut rec = Recorder::new(&header);
+    let joins = players::roster::MAX_SESSIONS + 1;
+    for i in 0..joins {
+        rec.tick(i as i32 + 1);
+        rec.record_player_join(0, teeoracle::packet::Version::V06);
+        rec.record_player_drop(0, "");
+    }
+    rec.finish();
+    let many = rec.into_bytes();
+    let e = bounded("teehistorian compare of too many joins", || {
+        players::compare(&many, &many, &Options::default()).unwrap_err()
+    });
+    assert!(
+        matches!(
+            &e,
+            CompareError::File {
+                fault: Fault::TooMany { what: "joins", .. },
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 fn packing_twelve_thousand_console_commands() {

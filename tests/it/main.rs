@@ -16,6 +16,7 @@ mod campaign;
 mod captures;
 mod cli;
 mod cli_contract;
+mod compare;
 mod corpus;
 mod ddnet_writer;
 mod demo_tools;

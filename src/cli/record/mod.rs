@@ -19,6 +19,7 @@ mod clock;
 mod map_command;
 mod outcome;
 mod pcapng;
+mod replay;
 mod scenario;
 mod session;
 mod stamped;
@@ -49,8 +50,18 @@ pub struct RecordArgs {
     #[arg(long)]
     server: PathBuf,
     /// The scenario: a RON file (see `corpus/record/`).
-    #[arg(long)]
-    scenario: PathBuf,
+    #[arg(long, required_unless_present = "replay", conflicts_with = "replay")]
+    scenario: Option<PathBuf>,
+    /// Instead of a scenario, play the game a teehistorian file recorded
+    /// (its map, settings, every client's joins, inputs, commands and
+    /// leaves on their ticks) into the server, and compare the two
+    /// recordings player by player (docs/replay.md).
+    #[arg(long, value_name = "FILE.teehistorian")]
+    replay: Option<PathBuf>,
+    /// Where to look for the replayed file's map (by its SHA-256), besides
+    /// the file's own folder and the server's maps.
+    #[arg(long, value_name = "DIR")]
+    maps: Vec<PathBuf>,
     /// The folder to write (created; it must be empty or new unless
     /// `--force`).
     #[arg(short, long)]
@@ -74,11 +85,24 @@ pub struct RecordArgs {
 
 pub fn run(args: RecordArgs) -> Result<(), Failure> {
     // Everything that can be known before anything starts.
-    let scenario = Scenario::read(&args.scenario)?;
     let flavor = Flavor::of(&args.server);
+    let (scenario, plan) = match (&args.scenario, &args.replay) {
+        (Some(file), _) => (Scenario::read(file)?, None),
+        (None, Some(file)) => {
+            let (s, p) = replay::scenario_of(file, &args.maps, &args.server, flavor)?;
+            (s, Some(p))
+        }
+        (None, None) => return Err(Failure::Usage("record: give --scenario or --replay".into())),
+    };
+    let what = args
+        .scenario
+        .as_ref()
+        .or(args.replay.as_ref())
+        .cloned()
+        .unwrap_or_default();
     let versions = scenario
         .validate(flavor, &args.server)
-        .map_err(|e| Failure::Usage(format!("{}: {e}", shown(&args.scenario))))?;
+        .map_err(|e| Failure::Usage(format!("{}: {e}", shown(&what))))?;
     usable_server(&args.server)?;
     usable_output(&args.output, args.force)?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -121,19 +145,27 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
         Err(e) => Err(e),
     };
     let stopped = stop_server(&mut server);
-    let files = collect(home.path(), flavor, &args.output, &args.scenario);
+    let files = collect(home.path(), flavor, &args.output, &what, plan.as_ref());
     let outcome = outcome.map_err(|e| Failure::bad(format!("record: {e}")))?;
     let files =
         files.map_err(|e| Failure::bad(format!("record: collecting the server's files: {e}")))?;
     drop(home);
-    judge(
+    let judged = judge(
         &args,
         scenario.seconds,
         &outcome,
         stopped,
         &files,
         &log_path,
-    )
+    );
+    match (&plan, &args.replay) {
+        (Some(plan), Some(original)) => {
+            let replayed =
+                replay::compared(original, &args.output, plan, scenario.map_bytes.as_deref());
+            judged.and(replayed)
+        }
+        _ => judged,
+    }
 }
 
 /// The server binary must be an executable file: checked before anything
@@ -186,7 +218,15 @@ fn reexec_in_namespace(args: &RecordArgs, stop: &AtomicBool) -> Result<(), Failu
     let mut cmd = Command::new("unshare");
     cmd.args(flags).arg(&me).arg("record");
     cmd.arg("--server").arg(&args.server);
-    cmd.arg("--scenario").arg(&args.scenario);
+    if let Some(s) = &args.scenario {
+        cmd.arg("--scenario").arg(s);
+    }
+    if let Some(r) = &args.replay {
+        cmd.arg("--replay").arg(r);
+    }
+    for m in &args.maps {
+        cmd.arg("--maps").arg(m);
+    }
     cmd.arg("--output").arg(&args.output);
     cmd.arg("--seed").arg(args.seed.to_string());
     cmd.arg("--format").arg(match args.format {
@@ -269,6 +309,10 @@ fn start_server(
     }
     let err = log.try_clone()?;
     let data = home.join("share").join(flavor.data());
+    if let (Some(map), Some(bytes)) = (&scenario.map, &scenario.map_bytes) {
+        std::fs::create_dir_all(data.join("maps"))?;
+        std::fs::write(data.join("maps").join(format!("{map}.map")), bytes)?;
+    }
     if flavor == Flavor::Teeworlds {
         std::fs::create_dir_all(&data)?;
         std::fs::write(data.join("autoexec.cfg"), config.replace("; ", "\n") + "\n")?;
@@ -326,6 +370,7 @@ fn collect(
     flavor: Flavor,
     out: &Path,
     scenario: &Path,
+    replayed: Option<&teeoracle::bot::replay::Plan>,
 ) -> std::io::Result<Vec<PathBuf>> {
     let data = home.join("share").join(flavor.data());
     let mut written = vec![out.join("bots.pcapng")];
@@ -354,7 +399,17 @@ fn collect(
             written.push(out.join(name));
         }
     }
-    std::fs::copy(scenario, out.join("scenario.ron"))?;
+    match replayed {
+        // The replayed file beside its replay, and what the replay made of it.
+        Some(plan) => {
+            std::fs::copy(scenario, out.join("original.teehistorian"))?;
+            let json = serde_json::to_vec_pretty(plan).unwrap_or_default();
+            std::fs::write(out.join("replay.json"), json)?;
+        }
+        None => {
+            std::fs::copy(scenario, out.join("scenario.ron"))?;
+        }
+    }
     written.sort();
     Ok(written)
 }

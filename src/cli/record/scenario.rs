@@ -6,6 +6,7 @@ use super::super::output::shown;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use teeoracle::bot::random::Knobs;
+use teeoracle::bot::replay::PlayerPlan;
 use teeoracle::packet::Version;
 
 /// Ticks a second, on DDNet and Teeworlds servers alike.
@@ -19,7 +20,7 @@ const MAX_BOTS: usize = 128;
 /// seconds on the scenario's clock, which counts server ticks (50 a
 /// second) from the first snapshot of the first map; ticks restart at a
 /// map change, the clock goes on from where the old map left it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     /// The map (default: the server's).
@@ -43,9 +44,14 @@ pub struct Scenario {
     #[serde(default)]
     pub kill_server: Option<f64>,
     pub bots: Vec<BotPlan>,
+    /// The map's bytes, put where the server looks first (`record
+    /// --replay`: the map the file names, found by its checksum). Not in
+    /// scenario files.
+    #[serde(skip)]
+    pub map_bytes: Option<Vec<u8>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BotPlan {
     pub name: String,
@@ -87,6 +93,15 @@ pub struct BotPlan {
     /// Some((seed: 7))` ([`Knobs`]). Not with `moves` or `actions`.
     #[serde(default)]
     pub random: Option<Knobs>,
+    /// A recorded player played again (`record --replay`): its input on
+    /// every tick and what it sent, as the file says. Not in scenario
+    /// files.
+    #[serde(skip)]
+    pub replay: Option<PlayerPlan>,
+    /// It joins the spectators with its entry and never has a character
+    /// (`record --replay`'s clock). Not in scenario files.
+    #[serde(skip)]
+    pub spectator: bool,
 }
 
 /// One change of a bot's scripted input; a field not given keeps its
@@ -310,7 +325,7 @@ impl Scenario {
         }
         let dirs = map_dirs(server, flavor);
         let mut maps: Vec<(String, String)> = Vec::new();
-        if let Some(map) = &self.map {
+        if let Some(map) = self.map.as_ref().filter(|_| self.map_bytes.is_none()) {
             maps.push(("map".into(), map.clone()));
         }
         for (_, cmd) in &self.rcon {

@@ -47,6 +47,7 @@ use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 use teeoracle::bot::random::{Deed, RandomBot};
+use teeoracle::bot::replay::Deed as Replayed;
 use teeoracle::bot::{Bot, PROBE_TICK, Phase, movement};
 use teeoracle::packet::Version;
 
@@ -98,6 +99,12 @@ const WAKE_AFTER: Duration = Duration::from_millis(3);
 const FIRST_INPUT: u32 = 12;
 /// No input is sent for a scenario tick before this one (2 s).
 const FIRST_INPUT_OF_RUN: u32 = 100;
+/// The first scenario tick a bot that entered the game on tick `entered`
+/// sends input for.
+pub(super) fn first_input_tick(entered: u32) -> u32 {
+    (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN)
+}
+
 /// Datagrams a bot reads per step at most (a server sends a few per tick).
 const MAX_RECEIVED_PER_STEP: usize = 256;
 /// The bots' ports (the `i`-th bot's is this plus `i`): the namespace is
@@ -143,6 +150,8 @@ struct Running<'p> {
     killed: usize,
     /// Its seeded random input and deeds, if it has them.
     random: Option<RandomBot>,
+    /// How many of a replayed player's deeds are done.
+    replayed: usize,
     /// The first scenario tick whose deed is still to do.
     deeds_from: u32,
     /// It logged in to the remote console.
@@ -176,9 +185,23 @@ impl Running<'_> {
             return;
         };
         let entered = entered.max(clock.offset);
-        let from = (entered + FIRST_INPUT).max(FIRST_INPUT_OF_RUN);
         let server_tick =
             |t: u32| base.saturating_add(i32::try_from(t - clock.offset).unwrap_or(i32::MAX));
+        // A replayed client's inputs go by the clock from the tick after
+        // its entry (after the one sent with it), as the file has them.
+        if let (Some(p), Some(now)) = (&self.plan.replay, clock.now) {
+            // None before the file's first: DDNet tells a client that
+            // never sent input from one that sent zeros.
+            let after_entry = entered + if p.join_input.is_some() { 2 } else { 1 };
+            let first = after_entry.max(p.first_input().unwrap_or(u32::MAX));
+            let last = (now + LEAD as u32).min(end.max(clock.offset + 1) - 1);
+            self.bot
+                .send_inputs_between(server_tick(first), server_tick(last), |t| {
+                    p.input_at(clock.at(t))
+                });
+            return;
+        }
+        let from = first_input_tick(entered);
         let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
         let lead = LEAD.min(until - 1 - self.bot.snap_tick());
         let from = if from < until { from } else { i32::MAX };
@@ -191,14 +214,47 @@ impl Running<'_> {
         });
     }
 
+    /// Sends what a replayed player sent up to `now`, each on the tick
+    /// the server read it then: what each was, for [`Sent`].
+    fn replay_deeds(&mut self, now: u32) -> Vec<&'static str> {
+        let mut sent = Vec::new();
+        let Some(plan) = &self.plan.replay else {
+            return sent;
+        };
+        while let Some((at, deed)) = plan.deeds.get(self.replayed) {
+            if *at > now {
+                break;
+            }
+            match deed {
+                Replayed::Message(m) => {
+                    self.bot.send_message(m.clone());
+                    sent.push("message");
+                }
+                Replayed::Chat(line) => {
+                    self.bot.say(line);
+                    sent.push("chat command");
+                }
+                Replayed::RconLogin => {
+                    self.bot.rcon_login(RCON_PASSWORD);
+                    self.rcon_in = true;
+                    sent.push("rcon login");
+                }
+                Replayed::Rcon(command) => {
+                    self.bot.rcon(command);
+                    sent.push("rcon");
+                }
+            }
+            self.replayed += 1;
+        }
+        sent
+    }
+
     /// Does the deeds of its random knobs due from its last one up to
     /// `now` (none before it may send input): what each sent, for
     /// [`Sent`].
     fn deeds(&mut self, now: u32) -> Vec<&'static str> {
         let mut sent = Vec::new();
-        let start = self
-            .entered
-            .map_or(u32::MAX, |e| (e + FIRST_INPUT).max(FIRST_INPUT_OF_RUN));
+        let start = self.entered.map_or(u32::MAX, first_input_tick);
         let Some(random) = &self.random else {
             return sent;
         };
@@ -298,6 +354,20 @@ impl<'a> Session<'a> {
             if let Some(input) = random.as_ref().and_then(|r| r.join_input(ticks(plan.join))) {
                 bot.input_with_join(input);
             }
+            if plan.spectator {
+                bot.spectate_on_entry();
+            }
+            if let Some(p) = &plan.replay {
+                if let Some(info) = &p.start_info {
+                    bot.start_info(info.clone());
+                }
+                if let Some(input) = p.join_input {
+                    bot.input_with_join(input);
+                }
+                if p.ready.is_some_and(|r| r > p.join) {
+                    bot.enter_later();
+                }
+            }
             bots.push(Running {
                 bot,
                 addr: socket.local_addr()?,
@@ -312,6 +382,7 @@ impl<'a> Session<'a> {
                 said: 0,
                 killed: 0,
                 random,
+                replayed: 0,
                 deeds_from: 0,
                 rcon_in: false,
                 outcome: BotOutcome {
@@ -758,6 +829,19 @@ impl<'a> Session<'a> {
                 r.bot.join_now();
                 send(i, "join");
             }
+            // A replayed client that entered the game ticks after its
+            // connection: the entry on its tick.
+            if r.bot.phase() == Phase::Accepted
+                && r.plan
+                    .replay
+                    .as_ref()
+                    .and_then(|p| p.ready)
+                    .is_some_and(|t| t <= now)
+            {
+                r.bot.enter_now();
+                r.connect_tick = Some(now);
+                send(i, "enter");
+            }
             // The operator logs in to the remote console once in the
             // game (at a tick the clock has surely reached), and starts
             // the demo; so does an armed random bot, for test commands.
@@ -814,6 +898,9 @@ impl<'a> Session<'a> {
                 for action in r.deeds(now) {
                     send(i, action);
                 }
+                for action in r.replay_deeds(now) {
+                    send(i, action);
+                }
             }
             // Silence in the middle of its tick: the server drops the bot
             // a timeout after its last datagram (the KEEPALIVE that goes
@@ -855,7 +942,26 @@ impl<'a> Session<'a> {
     /// Sends what the bots have to send, into the capture too, and wakes
     /// the server when due.
     fn transmit(&mut self) -> std::io::Result<()> {
-        if self.wake.is_some_and(|w| Instant::now() >= w) {
+        // An empty server sleeps until a datagram comes, and handles it
+        // before it counts the ticks it slept through: while nobody is
+        // connected (a hello holds no slot) and someone is still to join,
+        // it is woken every step,
+        // so that the join lands on its tick.
+        let holds_slot = |p: Phase| {
+            matches!(
+                p,
+                Phase::Accepted | Phase::Joining | Phase::InGame | Phase::MapChanged
+            )
+        };
+        let empty = self.clock.now.is_some()
+            && !self.bots.iter().any(|r| holds_slot(r.bot.phase()))
+            && self.bots.iter().any(|r| {
+                matches!(
+                    r.bot.phase(),
+                    Phase::Idle | Phase::Connecting | Phase::Answered
+                )
+            });
+        if empty || self.wake.is_some_and(|w| Instant::now() >= w) {
             self.wake = None;
             self.waker.ask(self.server_addr);
         }

@@ -50,6 +50,11 @@ const COVERAGE_20: &str = "campaign/20.1-coverage-default-s2-c8-t20";
 /// The same with `sv_team 3`: every player's own team meets the doors
 /// closed; a grenade's push beside a door.
 const COVERAGE_SOLO_20: &str = "campaign/20.1-coverage-solo_nohit-s2-c8-t20";
+/// coverage.map's evil teleporter: the hooks on the tee let go where they are.
+const EVIL_TELE: &str = "campaign/16.4-coverage-hook-s2-c8-t20";
+/// `sv_team 3` (by `sv_solo_server`): solo spawns, the start line, and the
+/// explosive turret's rate per solo character.
+const FORCED_SOLO: &str = "campaign/16.4-coverage-solo_nohit-s2-c8-t20";
 /// 20.1: a `/team` change takes the player's shots away.
 const TEAM_SHOTS_20: &str = "campaign/20.1-ctf7-default-s2-c8-t20";
 
@@ -186,7 +191,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     tile(30), "TILE_TELECHECKOUT", [Modelled, Modelled], "a tele layer kind: nothing here", [];
     tile(31), "TILE_TELECHECKIN", [Modelled, Modelled], "a tele layer kind: nothing here", [];
     tile(32), "TILE_REFILL_JUMPS", [Modelled, Modelled], "air jumps back", [];
-    tile(33), "TILE_START", [Modelled, Modelled], "the race's start (the team's state, sv_team, kill protection)", [SAVE_LOAD, KILL_PROTECTION];
+    tile(33), "TILE_START", [Modelled, Modelled], "the race's start (the team's state, sv_team, kill protection)", [SAVE_LOAD, KILL_PROTECTION, FORCED_SOLO];
     tile(34), "TILE_FINISH", [Modelled, Modelled], "the race's finish", [];
     What::Tile { first: 35, last: 59 }, "TILE_TIME_CHECKPOINT_FIRST..LAST", [Modelled, Modelled], "race times only: nothing a character feels", [];
     tile(60), "TILE_STOP", [Modelled, Modelled], "a one-way stopper", [];
@@ -229,7 +234,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Tile { first: 190, last: 191 }, "TILE_ENTITIES_OFF_1..2", [Modelled, Modelled], "drawn only", [];
 
     // The tele layer (`HandleTiles`, the hook's line, the weapons').
-    What::Tele(10), "TILE_TELEINEVIL", [Modelled, Modelled], "teleports and stops", [];
+    What::Tele(10), "TILE_TELEINEVIL", [Modelled, Modelled], "teleports and stops", [EVIL_TELE];
     What::Tele(14), "TILE_TELEINWEAPON", [Detected, Detected], "teleports projectiles and lasers: not modelled", [];
     What::Tele(15), "TILE_TELEINHOOK", [Modelled, Modelled], "teleports hooks", [];
     What::Tele(26), "TILE_TELEIN", [Modelled, Modelled], "teleports to an out of its number", [TELE_GOLDMINE];
@@ -336,6 +341,6 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Setting { at_start: false }, "sv_max_clients, sv_inactivekick", [Modelled, Modelled], "no effect of their own on the world (joins come as records)", [];
     What::Setting { at_start: false }, "sv_tune_reset, sv_ddrace_tune_reset", [Modelled, Modelled], "the header's tuning is the one after them", [];
     What::Setting { at_start: false }, "sv_freeze_delay, sv_kill_delay, sv_kill_protection, sv_teleport_hold_hook, sv_endless_drag, sv_hit, sv_old_laser", [Modelled, Modelled], "read by the model", [KILL_PROTECTION, FREEZE_TUTORIAL];
-    What::Setting { at_start: false }, "sv_team, sv_solo_server, sv_pauseable, sv_pause_frequency, sv_destroy_bullets_on_death, sv_destroy_lasers_on_death", [Modelled, Modelled], "read by the model", [SAVE_LOAD];
+    What::Setting { at_start: false }, "sv_team, sv_solo_server, sv_pauseable, sv_pause_frequency, sv_destroy_bullets_on_death, sv_destroy_lasers_on_death", [Modelled, Modelled], "read by the model", [SAVE_LOAD, FORCED_SOLO];
     What::Setting { at_start: false }, "sv_team_change_delay, sv_spamprotection, sv_savegames, sv_sql_queries_delay, sv_saveswapgames_penalty", [Modelled, Modelled], "read by the model", [SAVE_REFUSED, LOAD_REFUSED];
 };

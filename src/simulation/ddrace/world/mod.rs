@@ -442,10 +442,15 @@ impl World {
         self.step_holding(&[]);
     }
 
-    /// [`World::step`], but the characters of `held` move with the input
-    /// they had, not the first one recorded for this tick: what DDNet
-    /// 16.4 did when a tick had two inputs and the first, equal to the
-    /// last one written, was not written again.
+    /// [`World::step`], but for the clients of `held` the tick's first
+    /// input was one the file leaves out: DDNet 16.4 handles every input
+    /// meant for a tick (`OnClientPredictedEarlyInput`, which records it)
+    /// and moves with the first (`OnClientPredictedInput`), but its
+    /// writer drops an input equal to the last one written. When a burst
+    /// of inputs comes for one tick, its first may be that one: it is
+    /// handled before the recorded ones, and the character moves with it.
+    /// Which of the two DDNet did the file cannot tell; the position or
+    /// the demo's item does ([`crate::simulation::Simulation`]).
     pub fn step_holding(&mut self, held: &[usize]) {
         let before: Vec<Option<Vec2>> = match self.watch.is_empty() {
             true => Vec::new(),
@@ -456,7 +461,15 @@ impl World {
                 .map(|c| c.as_ref().map(|c| c.pos))
                 .collect(),
         };
-        let pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
+        let mut pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
+        for &cid in held {
+            let last = self.players.get(cid).and_then(|p| p.as_ref()?.last_input);
+            if let (Some(last), Some(inputs)) = (last, pending.get_mut(cid))
+                && !inputs.is_empty()
+            {
+                inputs.insert(0, last);
+            }
+        }
         // Inputs are applied while the server's tick is still the last.
         for (cid, inputs) in pending.iter().enumerate() {
             if !self.players[cid].as_ref().is_some_and(|p| p.in_game) {
@@ -480,9 +493,6 @@ impl World {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
             };
-            if held.contains(&cid) {
-                continue;
-            }
             // 16.4 moves with the first input of the tick, 20.1 records one.
             let input = match inputs.first() {
                 Some(&i) => i,

@@ -40,7 +40,7 @@ const TEAM_FLOCK: i32 = 0;
 /// `sv_team` 2: racing needs a team of two or more.
 const SV_TEAM_MANDATORY: i32 = 2;
 /// `sv_team` 3: everyone is a team of one.
-const SV_TEAM_FORCED_SOLO: i32 = 3;
+pub(super) const SV_TEAM_FORCED_SOLO: i32 = 3;
 
 /// A save or load waiting for the database (`GetSaving`).
 #[derive(Clone, Debug)]
@@ -184,13 +184,14 @@ impl World {
             self.die_in_world(cid);
             return false;
         }
+        // `sv_team 3`: everyone is a team of their own (team 0 too), and
+        // one who started or finished does not start again.
         let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
-        if forced_solo {
-            self.unmodelled(cid, "the start line with sv_team 3");
+        if forced_solo && ddrace_state == race::STARTED {
             return true;
         }
         let tick = self.tick;
-        if team == TEAM_FLOCK || team == self.cores.teams.super_team {
+        if !forced_solo && (team == TEAM_FLOCK || team == self.cores.teams.super_team) {
             self.race.tee_started[cid] = true;
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.ddrace_state = race::STARTED;
@@ -249,7 +250,8 @@ impl World {
 
     /// `OnCharacterDeath` of an unlocked team: a member who had not
     /// crossed the start line leaves a started team unfinishable (the
-    /// PLAYER_TEAM record that follows moves it to team 0).
+    /// PLAYER_TEAM record that follows moves it to team 0). With `sv_team
+    /// 3` the team of one is open again (`ResetRoundState`).
     pub(super) fn race_death(&mut self, cid: usize) {
         let team = self.cores.teams.team[cid];
         let Some(t) = team_index(team) else {
@@ -258,7 +260,12 @@ impl World {
         if self.race.saving[t].is_some() {
             return;
         }
-        self.death_resets_switchers(cid);
+        if self.config.sv_team == SV_TEAM_FORCED_SOLO && team != self.cores.teams.super_team {
+            self.death_resets_switchers(cid);
+            self.race.state[t] = state::OPEN;
+            self.race.practice[t] = false;
+            return;
+        }
         if !self.is_race_team(team) {
             return;
         }
@@ -742,6 +749,11 @@ mod tests {
 
     /// Players 0 and 1 ("a", "b") spawned, at tick 100.
     fn world(release: Release) -> World {
+        world_with(release, Config::new(release))
+    }
+
+    /// [`world`] under `config`.
+    fn world_with(release: Release, config: Config) -> World {
         let (w, h) = (20, 10);
         let mut tiles = vec![Tile::default(); w * h];
         for t in &mut tiles[8 * w..9 * w] {
@@ -753,7 +765,7 @@ mod tests {
         tiles[7 * w + 2].index = 192;
         let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
         let tunings = Tunings::new(release, Tuning::ddrace(release));
-        let mut world = World::new(release, col, Config::new(release), tunings, 100);
+        let mut world = World::new(release, col, config, tunings, 100);
         for (cid, name) in [(0, b"a"), (1, b"b")] {
             world.join(cid);
             world.set_name(cid, name);
@@ -868,6 +880,31 @@ mod tests {
         w.set_name(1, b"c");
         w.load_result(1, Some(crate::simulation::ddrace::save::SAVED.as_bytes()));
         assert_eq!(w.unmodelled.len(), 1, "{:?}", w.unmodelled);
+    }
+
+    #[test]
+    fn with_sv_team_3_each_tee_is_a_solo_team_that_starts_once_a_life() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut config = Config::new(v);
+            config.sv_team = SV_TEAM_FORCED_SOLO;
+            let mut w = world_with(v, config);
+            // Spawned solo; player 1 in a team of its own (its
+            // PLAYER_TEAM), player 0 in team 0, which is one here too.
+            assert_eq!(w.cores.teams.solo[..2], [true, true]);
+            w.set_ddrace_team(1, 1);
+            for c in [0, 1] {
+                assert!(w.handle_tiles(c, Some(START)));
+                assert_eq!(w.character(c).map(|c| c.ddrace_state), Some(race::STARTED));
+            }
+            assert_eq!((w.race.state(0), w.race.state(1)), (Some(2), Some(2)));
+            // Started, the line does nothing until the tee dies: its team
+            // is open again.
+            w.tick += 10;
+            assert!(w.handle_tiles(1, Some(START)));
+            assert_eq!(w.character(1).map(|c| c.start_tick), Some(w.tick - 10));
+            w.kill_now(1);
+            assert_eq!(w.race.state(1), Some(state::OPEN));
+        }
     }
 
     #[test]

@@ -43,6 +43,10 @@ impl World {
             return;
         };
         self.spawn_at(cid, pos);
+        // `sv_team 3` (16.4 and 20.1): a new character is solo.
+        if self.config.sv_team == super::race::SV_TEAM_FORCED_SOLO {
+            self.set_solo(cid, true);
+        }
     }
 
     /// A new character for `cid` at `pos` (`ForceSpawn`, and a respawn's

@@ -12,11 +12,10 @@
 //! switch layer; both releases' rules are the same).
 
 use super::World;
+use super::race::SV_TEAM_FORCED_SOLO;
 use crate::simulation::ddrace::character::weapon;
 use crate::simulation::physics::collision::tile;
 
-/// `sv_team` 3: everyone is a team of one.
-const SV_TEAM_FORCED_SOLO: i32 = 3;
 /// Ticks a second.
 const TICK_SPEED: i32 = 50;
 

@@ -439,13 +439,15 @@ impl World {
         }
     }
 
-    /// `ReleaseHooked`: every hook holding `cid` lets go.
+    /// `ReleaseHooked`: every hook holding `cid` lets go but a super
+    /// character's. The hook stays where it was (16.4 and 20.1 leave
+    /// `m_HookPos` alone here, unlike `ResetHook`), and a retracted hook
+    /// does not move, so the snapshot keeps it there.
     pub(super) fn release_hooked(&mut self, cid: usize) {
         for core in self.cores.slots.iter_mut().flatten() {
-            if core.hooked_player == cid as i32 {
+            if core.hooked_player == cid as i32 && !core.super_ {
                 core.hooked_player = -1;
                 core.hook_state = hook::RETRACTED;
-                core.hook_pos = core.pos;
             }
         }
     }
@@ -709,6 +711,33 @@ mod tests {
             // The evil one also stops the tee.
             w.handle_tiles(0, Some(5 * 20 + 7));
             assert_eq!(at(&w), (Vec2::new(400.0, 176.0), Vec2::new(0.0, 0.0)));
+        }
+    }
+
+    #[test]
+    fn an_evil_teleporter_releases_the_hooks_on_the_tee_where_they_were() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            let tuning = *w.tunings.global();
+            // Tees 1 and 2 hold tee 0 by their hooks; tee 2 is super.
+            for (cid, super_) in [(1, false), (2, true)] {
+                let mut core = Core::new(cid, Vec2::new(300.0, 176.0), tuning);
+                core.hook_state = hook::GRABBED;
+                core.hooked_player = 0;
+                core.hook_pos = Vec2::new(200.0, 176.0);
+                core.super_ = super_;
+                w.cores.slots[cid] = Some(core);
+            }
+            w.handle_tiles(0, Some(5 * 20 + 7));
+            let hook = |cid: usize| {
+                let c = w.cores.slots[cid].as_ref().expect("a core");
+                (c.hook_state, c.hooked_player, c.hook_pos)
+            };
+            // `ReleaseHooked` leaves the hook where it was (DDNet's demo
+            // shows it there until the hook is used again).
+            let was = Vec2::new(200.0, 176.0);
+            assert_eq!(hook(1), (hook::RETRACTED, -1, was));
+            assert_eq!(hook(2), (hook::GRABBED, 0, was));
         }
     }
 

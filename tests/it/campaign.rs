@@ -43,7 +43,7 @@ const EXACT: &[&str] = &[
     "16.4-dm7-ddrace-s2-c8-t20",
     "20.1-Gold_Mine-players-s2-c8-t20",
     "20.1-ctf5-ddrace-s2-c8-t20",
-    "20.1-coverage-default-s2-c8-t20",
+    "20.1-coverage-players-s1-c8-t20",
     "20.1-coverage-solo_nohit-s2-c8-t20",
     "20.1-ctf7-default-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",

@@ -398,7 +398,6 @@ impl Watch {
                         w.weapon_tele[i] = id;
                     }
                     (_, Some(1..=3), _) => w.spawn = Some(id),
-                    (_, Some(33 | 34), _) => w.cross(col, x, y, id),
                     (_, Some(e), _) => {
                         let r = match e {
                             12..=18 => LASER_LENGTH + 14.0,
@@ -446,44 +445,6 @@ impl Watch {
                 if c.distance(centre) <= reach && *cell == NONE {
                     *cell = id;
                 }
-            }
-        }
-    }
-
-    /// Marks `id` near the cells a bullet bouncing from tile (`x`, `y`)
-    /// may cross: along its row and its column (the tile's flags choose
-    /// one; both are taken) up to the solid tiles it bounces off, a tile
-    /// either side.
-    fn cross(&mut self, col: &Collision, x: i32, y: i32, id: u16) {
-        self.near
-            .resize((self.width as usize) * (self.height as usize), NONE);
-        let free = |x: i32, y: i32| {
-            (0..self.width).contains(&x)
-                && (0..self.height).contains(&y)
-                && !col.is_solid(x * 32 + 16, y * 32 + 16)
-        };
-        let walk = |dx: i32, dy: i32| {
-            let mut k = 0;
-            while free(x + (k + 1) * dx, y + (k + 1) * dy) {
-                k += 1;
-            }
-            k
-        };
-        let (left, right, up, down) = (walk(-1, 0), walk(1, 0), walk(0, -1), walk(0, 1));
-        let mut mark = |cx: i32, cy: i32| {
-            if (0..self.width).contains(&cx) && (0..self.height).contains(&cy) {
-                let cell = &mut self.near[(cy * self.width + cx) as usize];
-                if *cell == NONE {
-                    *cell = id;
-                }
-            }
-        };
-        for d in -1..=1 {
-            for cx in x - left..=x + right {
-                mark(cx, y + d);
-            }
-            for cy in y - up..=y + down {
-                mark(x + d, cy);
             }
         }
     }

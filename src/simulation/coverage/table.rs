@@ -45,8 +45,9 @@ const NINJA_20: &str = "campaign/20.1-dm6-gravity_jumps-s2-c8-t20";
 /// The jetpack gun and the hit tiles of coverage.map.
 const JETPACK: &str = "campaign/16.4-coverage-weapons-s2-c8-t20";
 /// 20.1's coverage.map: doors that switches (timed too) open, a tune
-/// zone of the map's settings, time penalties.
-const COVERAGE_20: &str = "campaign/20.1-coverage-default-s2-c8-t20";
+/// zone of the map's settings, time penalties and bonuses, a crazy
+/// shotgun's bullet that freezes a tee and explodes beside it.
+const COVERAGE_20: &str = "campaign/20.1-coverage-players-s1-c8-t20";
 /// The same with `sv_team 3`: every player's own team meets the doors
 /// closed; a grenade's push beside a door.
 const COVERAGE_SOLO_20: &str = "campaign/20.1-coverage-solo_nohit-s2-c8-t20";
@@ -269,7 +270,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Switch(24, Some(false)), "TILE_SWITCHOPEN (no switch)", [Modelled, Modelled], "nothing", [];
     What::Switch(25, Some(false)), "TILE_SWITCHCLOSE (no switch)", [Modelled, Modelled], "nothing", [];
     What::Switch(79, None), "TILE_ADD_TIME", [Modelled, Modelled], "once a stay: the race's start moves back by the delay's minutes and the number's seconds (the team's too), which kill protection reads", [COVERAGE_20];
-    What::Switch(95, None), "TILE_SUBTRACT_TIME", [Modelled, Modelled], "once a stay: the race's start moves forward, at most to now", [];
+    What::Switch(95, None), "TILE_SUBTRACT_TIME", [Modelled, Modelled], "once a stay: the race's start moves forward, at most to now", [COVERAGE_20];
     What::Switch(98, None), "TILE_ALLOW_TELE_GUN", [Modelled, Modelled], "nothing without a tele weapon", [];
     What::Switch(99, None), "TILE_ALLOW_BLUE_TELE_GUN", [Modelled, Modelled], "nothing without a tele weapon", [];
     What::Switch(144, Some(false)), "TILE_LFREEZE (no switch)", [Modelled, Modelled], "live freeze", [];
@@ -290,7 +291,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     entities(12, 18), "ENTITY_LASER_FAST_CCW .. ENTITY_LASER_FAST_CW", [Detected, Detected], "a freezing laser (CLight): not modelled", [];
     entities(19, 27), "ENTITY_LASER_SHORT .. ENTITY_LASER_O_FAST", [Modelled, Modelled], "nothing of their own: they shape lights (detected) and doors", [COVERAGE_20];
     entities(29, 32), "ENTITY_PLASMAE, _PLASMAF, _PLASMA, _PLASMAU", [Modelled, Modelled], "a turret (CGun) firing at characters in sv_plasma_range", [TURRET_DRAGGER, UNMODELLED];
-    entities(33, 34), "ENTITY_CRAZY_SHOTGUN_EX, _CRAZY_SHOTGUN", [Detected, Detected], "a bouncing, freezing bullet: not modelled", [];
+    entities(33, 34), "ENTITY_CRAZY_SHOTGUN_EX, _CRAZY_SHOTGUN", [Modelled, Modelled], "a shotgun bullet of nobody, made at map load, that never ends, bounces off walls (up and down when it starts vertical) and freezes whom it meets (a switch layer's while its switch is on); the _EX one explodes at every wall, without damage (16.4's code is the same; no 16.4 run met one)", [COVERAGE_20];
     entities(35, 38), "ENTITY_ARMOR_SHOTGUN, _GRENADE, _NINJA, _LASER", [Detected, Detected], "a shield that takes one weapon: not modelled", [];
     entities(42, 47), "ENTITY_DRAGGER_WEAK .. ENTITY_DRAGGER_STRONG_NW", [Modelled, Modelled], "drags characters in sv_dragger_range", [TURRET_DRAGGER];
     entity(49), "ENTITY_DOOR", [Modelled, Modelled], "an all-way stopper on the tiles of its laser (laid at map load, only on a map with a switch layer), met while its switch is on in the character's team (number 0 in the game and front layers)", [COVERAGE_20, COVERAGE_SOLO_20];

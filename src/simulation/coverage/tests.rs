@@ -168,7 +168,7 @@ fn switches_and_doors_are_modelled_an_unknown_switch_kind_not() {
 #[test]
 fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
     let col = map(
-        &[(5, 5, 96), (3, 7, 96), (1, 1, 9), (6, 6, 191 + 34)],
+        &[(5, 5, 96), (3, 7, 96), (1, 1, 9), (6, 6, 191 + 35)],
         &[(4, 4, 191 + 12)],
     );
     let got: Vec<(String, u64, (i32, i32))> = map_features(&col)
@@ -189,7 +189,7 @@ fn a_map_lists_what_the_model_lacks_with_counts_and_the_first_tile() {
                 (5, 5)
             ),
             (
-                "ENTITY_CRAZY_SHOTGUN in the game layer".to_owned(),
+                "ENTITY_ARMOR_SHOTGUN in the game layer".to_owned(),
                 1,
                 (6, 6)
             ),

@@ -13,11 +13,11 @@
 //! which its dragger ticks at once. Both releases follow the same rules
 //! here; their explosions differ (see [`Ctx::explosion`]).
 
-use super::weapons::{Ctx, Laser};
+use super::weapons::{Ctx, Laser, Projectile};
 use crate::simulation::Release;
-use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
+use crate::simulation::physics::{Vec2, fmath};
 use serde::Serialize;
 
 /// Indices of the game, front and switch layers from here on are
@@ -591,5 +591,173 @@ fn tick_plasma(ctx: &mut Ctx<'_>, s: Settings, p: &mut Plasma) {
             ctx.explosion(p.pos, p.target as i32, true, target_team);
         }
         p.marked = true;
+    }
+}
+
+/// `ENTITY_CRAZY_SHOTGUN_EX` (explosive) and `ENTITY_CRAZY_SHOTGUN`.
+const CRAZY_SHOTGUNS: [(u8, bool); 2] = [(33, true), (34, false)];
+
+/// The map's crazy shotgun bullets (`OnEntity`), newest first as the
+/// world's projectile list has them, made at `tick`: each a shotgun
+/// bullet of nobody that freezes and never ends, down, left, up or right
+/// by its tile's rotation (0, 90, 180, other degrees), bouncing off walls
+/// up and down when vertical, sideways when not. They move by the global
+/// tuning, as the world's other projectiles do here.
+pub fn bullets(col: &Collision, tick: i32) -> Vec<Projectile> {
+    let mut out = Vec::new();
+    for y in 0..col.height() {
+        for x in 0..col.width() {
+            let i = (y * col.width() + x) as usize;
+            let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
+            let (kind, number, _) = col.switch_at(i);
+            let layers = [col.game_index(i), col.front_index(i), kind];
+            for (layer, (index, flags)) in layers.into_iter().zip(col.flags_at(i)).enumerate() {
+                let Some(&(_, explosive)) = CRAZY_SHOTGUNS
+                    .iter()
+                    .find(|c| index.checked_sub(ENTITY_OFFSET) == Some(c.0))
+                else {
+                    continue;
+                };
+                // `ROTATION_90` is `TILEFLAG_ROTATE`, `ROTATION_180` both flips.
+                let dir: u8 = match flags {
+                    0 => 0,
+                    8 => 1,
+                    3 => 2,
+                    _ => 3,
+                };
+                let deg = f32::from(dir) * (std::f32::consts::PI / 2.0);
+                let d = Vec2::new(fmath::sinf(deg), fmath::cosf(deg));
+                out.push(Projectile {
+                    kind: super::character::weapon::SHOTGUN,
+                    owner: -1,
+                    pos,
+                    dir: d,
+                    life_span: -2,
+                    start_tick: tick,
+                    explosive,
+                    freeze: true,
+                    bouncing: 2 - dir % 2,
+                    switch: (layer == 2).then_some(number),
+                    marked: false,
+                });
+            }
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// A bouncing bullet meets a wall (`CProjectile::Tick`): it starts again
+/// from `before`, the point before the wall, four units back, its
+/// direction turned (a sideways bouncer's x, another's y; what is left of
+/// the other below a millionth is none), and one step on.
+pub fn bounce(p: &mut Projectile, before: Vec2, tick: i32) {
+    p.start_tick = tick;
+    p.pos = before + p.dir * -4.0;
+    match p.bouncing {
+        1 => p.dir.x = -p.dir.x,
+        2 => p.dir.y = -p.dir.y,
+        _ => {}
+    }
+    if p.dir.x.abs() < 1e-6 {
+        p.dir.x = 0.0;
+    }
+    if p.dir.y.abs() < 1e-6 {
+        p.dir.y = 0.0;
+    }
+    p.pos = p.pos + p.dir;
+}
+
+/// A freezing bullet's freeze: every character within a unit of `at`
+/// (`FindEntities`, its proximity radius added); a switch layer's bullet
+/// only where its switch is on in the character's team.
+pub fn freeze_near(ctx: &mut Ctx<'_>, at: Vec2, switch: Option<u8>) {
+    for &c in ctx.order {
+        let team = ctx.cores.teams.team[c];
+        let on = match switch {
+            None => true,
+            Some(n) => n > 0 && ctx.cores.switchers.is_on(n, team),
+        };
+        let super_ = ctx.cores.slots[c].as_ref().is_some_and(|k| k.super_);
+        if let Some(ch) = ctx.chars[c].as_mut()
+            && on
+            && ch.pos.distance(at) < 1.0 + PHYSICAL_SIZE
+        {
+            ch.freeze_at(ctx.rules.freeze_delay, ctx.tick, super_, ctx.rules.release);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::Tile;
+
+    #[test]
+    fn crazy_shotguns_become_bullets_by_their_rotation_newest_first() {
+        // A 10 by 4 map: the explosive one at (2, 1) unrotated (down),
+        // the other at (5, 1) rotated a quarter (sideways).
+        let mut tiles = vec![Tile::default(); 40];
+        tiles[12] = Tile {
+            index: ENTITY_OFFSET + 33,
+            ..Tile::default()
+        };
+        tiles[15] = Tile {
+            index: ENTITY_OFFSET + 34,
+            flags: 8,
+            ..Tile::default()
+        };
+        let col = Collision::new(10, 4, &tiles).expect("a grid");
+        let b = bullets(&col, 7);
+        assert_eq!(b.len(), 2);
+        // Newest first: the later tile's.
+        assert_eq!(
+            (b[0].pos, b[0].explosive, b[0].bouncing),
+            (Vec2::new(176.0, 48.0), false, 1)
+        );
+        assert_eq!(
+            (b[1].pos, b[1].explosive, b[1].bouncing),
+            (Vec2::new(80.0, 48.0), true, 2)
+        );
+        assert_eq!(b[1].dir, Vec2::new(0.0, 1.0));
+        // sin(pi/2) and cos(pi/2) in float: 1 and -4.371139e-8.
+        assert_eq!(b[0].dir, Vec2::new(1.0, -4.371139e-8));
+        assert!(
+            b.iter()
+                .all(|p| p.owner == -1 && p.life_span == -2 && p.freeze)
+        );
+        assert!(b.iter().all(|p| p.start_tick == 7 && p.switch.is_none()));
+    }
+
+    #[test]
+    fn a_bullet_bounces_back_from_the_point_before_the_wall() {
+        let mut p = bullets(
+            &Collision::new(
+                3,
+                3,
+                &[
+                    Tile::default(),
+                    Tile {
+                        index: ENTITY_OFFSET + 33,
+                        ..Tile::default()
+                    },
+                    Tile::default(),
+                    Tile::default(),
+                    Tile::default(),
+                    Tile::default(),
+                    Tile::default(),
+                    Tile::default(),
+                    Tile::default(),
+                ],
+            )
+            .expect("a grid"),
+            0,
+        )
+        .remove(0);
+        // Down, meeting a floor at y 80: back 4 units, turned up, one on.
+        bounce(&mut p, Vec2::new(48.0, 79.5), 30);
+        assert_eq!(p.start_tick, 30);
+        assert_eq!(p.dir, Vec2::new(0.0, -1.0));
+        assert_eq!(p.pos, Vec2::new(48.0, 74.5));
     }
 }

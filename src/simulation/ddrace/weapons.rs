@@ -49,6 +49,10 @@ pub struct Rules {
     /// 20.1's bullets and lasers call `TakeDamage` with no force on whom
     /// they hit (the move restrictions clamp its velocity); 16.4's do not.
     pub hit_clamps: bool,
+    /// Whose freeze rule.
+    pub release: crate::simulation::Release,
+    /// `sv_freeze_delay`: seconds a freezing bullet freezes.
+    pub freeze_delay: i32,
 }
 
 impl Rules {
@@ -60,14 +64,17 @@ impl Rules {
             destroy_lasers_on_death: config.sv_destroy_lasers_on_death != 0,
             old_laser: config.sv_old_laser != 0,
             hit_clamps: config.release == crate::simulation::Release::Ddnet20_1,
+            release: config.release,
+            freeze_delay: config.sv_freeze_delay,
         }
     }
 }
 
-/// A gun bullet or a grenade (`CProjectile`).
+/// A gun bullet, a grenade or a map's crazy shotgun bullet
+/// (`CProjectile`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Projectile {
-    /// `weapon::GUN` or `weapon::GRENADE`.
+    /// `weapon::GUN`, `weapon::GRENADE` or `weapon::SHOTGUN`.
     pub kind: i32,
     /// Who fired it (-1: the world).
     pub owner: i32,
@@ -81,8 +88,22 @@ pub struct Projectile {
     pub start_tick: i32,
     /// Explodes where it ends.
     pub explosive: bool,
+    /// Freezes whom it meets and lives on (the map's bullets).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub freeze: bool,
+    /// Bounces off walls: 1 sideways, 2 up and down (0: never).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bouncing: u8,
+    /// Made by the switch layer, with its number: it freezes a team
+    /// only while that switch (never 0) is on there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch: Option<u8>,
     /// Gone at the end of this world tick.
     pub marked: bool,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 /// Whom a laser may hit (`CInteractions`), as its owner stood at the
@@ -327,16 +348,17 @@ impl Ctx<'_> {
         let cur_t = (self.tick - p.start_tick) as f32 / TICK_SPEED as f32;
         let prev = self.projectile_pos(p, prev_t);
         let cur = self.projectile_pos(p, cur_t);
-        let (collide, mut col_pos) = match self.col.intersect_line(prev, cur) {
-            Some((at, _, _)) => (true, at),
-            None => (false, cur),
+        let (collide, mut col_pos, before) = match self.col.intersect_line(prev, cur) {
+            Some((at, before, _)) => (true, at, before),
+            None => (false, cur, cur),
         };
         let owner_char = self.alive(p.owner);
         let mut target = None;
         // The gun's bullets too go by the grenade's flag.
         let hits_others = self.hits_others(owner_char, weapon::GRENADE);
         if hits_others {
-            target = self.intersect_character(prev, col_pos, 6.0, owner_char, p.owner, None);
+            let radius = if p.freeze { 1.0 } else { 6.0 };
+            target = self.intersect_character(prev, col_pos, radius, owner_char, p.owner, None);
             if let Some((_, at)) = target {
                 col_pos = at;
             }
@@ -358,18 +380,24 @@ impl Ctx<'_> {
             None => self.rules.hit || p.owner == -1 || Some(t) == owner_char,
         });
         if (target_hits || collide || self.clipped(cur)) && !weapon_collide {
-            if p.explosive {
+            let wall = p.kind == weapon::SHOTGUN && collide;
+            if p.explosive && (target.is_none() || !p.freeze || wall) {
                 let team = target.map_or(-1, |(t, _)| self.team(t));
                 self.explosion(col_pos, p.owner, p.owner == -1, team);
+            } else if p.freeze {
+                super::map_entities::freeze_near(self, cur, p.switch);
             } else if let Some((t, _)) = target
                 && self.rules.hit_clamps
             {
                 self.take_damage(t, Vec2::default());
             }
-            // Bouncing and freezing projectiles come from map entities
-            // (not modelled); a weapon's ends here.
-            p.marked = true;
-            return;
+            // A map's bullet bounces off the wall, or stays; a weapon's ends.
+            if collide && p.bouncing != 0 {
+                super::map_entities::bounce(p, before, self.tick);
+            } else if p.kind == weapon::GUN || !p.freeze {
+                p.marked = true;
+                return;
+            }
         }
         if p.life_span == -1 {
             if p.explosive {
@@ -658,6 +686,9 @@ pub fn new_projectile(
         life_span: (TICK_SPEED as f32 * lifetime) as i32,
         start_tick: tick,
         explosive,
+        freeze: false,
+        bouncing: 0,
+        switch: None,
         marked: false,
     }
 }

@@ -572,8 +572,10 @@ impl Writer {
             let id = self.ids.id_of(projectile_key(p));
             // The direction in millionths, as DDNet sends an ownerless
             // projectile's (an owned one's is the aim as the input had
-            // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE.
+            // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE,
+            // and a map bullet's BOUNCE_HORIZONTAL, _VERTICAL and FREEZE.
             let explosive = if p.explosive { 1 << 2 } else { 0 };
+            let flags = explosive | i32::from(p.bouncing & 3) | (i32::from(p.freeze) << 3);
             let (name, b) = match self.release {
                 Release::Ddnet20_1 => {
                     let mut b = builder("DDNetProjectile");
@@ -584,7 +586,7 @@ impl Writer {
                         .int("type", p.kind)
                         .int("start_tick", p.start_tick)
                         .int("owner", p.owner)
-                        .int("flags", explosive);
+                        .int("flags", flags);
                     ("DDNetProjectile", b)
                 }
                 Release::Ddnet16_4 => {

@@ -509,6 +509,14 @@ impl Collision {
         self.game[i].index
     }
 
+    /// The flags of the game, front and switch layers' tiles at map index
+    /// `i` (an entity's rotation).
+    pub fn flags_at(&self, i: usize) -> [u8; 3] {
+        let front = self.front.as_ref().map_or(0, |f| f[i].flags);
+        let switch = self.switch.as_ref().map_or(0, |s| s[i].flags);
+        [self.game[i].flags, front, switch]
+    }
+
     /// The front layer's index at map index `i` (0 without one).
     pub fn front_index(&self, i: usize) -> u8 {
         self.front.as_ref().map_or(0, |f| f[i].index)

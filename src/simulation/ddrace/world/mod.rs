@@ -217,6 +217,7 @@ impl World {
     ) -> World {
         let (spawns, pickups) = spawn::spawns_and_pickups(&col);
         let devices = Devices::of(&col);
+        let projectiles = super::map_entities::bullets(&col, tick);
         let mut cores = Cores::new(release);
         let teams = usize::try_from(cores.teams.super_team).unwrap_or(0) + 1;
         cores.switchers = Switchers::new(col.highest_switch(), teams);
@@ -243,7 +244,7 @@ impl World {
             pickups,
             pending: vec![Vec::new(); MAX_CLIENTS],
             unmodelled: Vec::new(),
-            projectiles: Vec::new(),
+            projectiles,
             lasers: Vec::new(),
             devices,
             race: race::Race::new(),

@@ -491,6 +491,7 @@ impl World {
             self.projectiles.iter().find_map(|p| {
                 let (curvature, speed) = match p.kind {
                     weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
+                    weapon::SHOTGUN => (t.shotgun_curvature(), t.shotgun_speed()),
                     _ => (t.gun_curvature(), t.gun_speed()),
                 };
                 let time = (self.tick - p.start_tick) as f32 / 50.0;

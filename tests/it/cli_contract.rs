@@ -273,11 +273,11 @@ const A_DEMO: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
 
 #[test]
 fn map_info_lists_what_the_physics_model_does_not_cover() {
-    // DDNet 20.1's coverage.map: doors, switches, crazy shotguns.
+    // The map a DDNet bench demo embeds: checkpoint movers (TILE_CP).
     let out = run(&[
         "map",
         "info",
-        "corpus/map/ddnet-20.1/coverage.map",
+        "corpus/demo/ddnet-bench/Multeasymap_bench.demo",
         "--format",
         "json",
     ]);
@@ -290,19 +290,25 @@ fn map_info_lists_what_the_physics_model_does_not_cover() {
         .collect();
     assert_eq!(
         names,
-        [
-            "ENTITY_DOOR in the switch layer",
-            "TILE_SWITCHCLOSE in the switch layer",
-            "ENTITY_CRAZY_SHOTGUN_EX in the game layer",
-            "TILE_SWITCHTIMEDCLOSE in the switch layer",
-        ]
+        ["TILE_CP in the game layer", "TILE_CP in the front layer"]
     );
-    assert_eq!(listed[0]["count"], 7);
-    assert_eq!(listed[0]["first"], serde_json::json!([3, 2]));
+    assert_eq!(listed[0]["count"], 13);
+    assert_eq!(listed[0]["first"], serde_json::json!([511, 58]));
     assert_eq!(
         listed[0]["status"],
         serde_json::json!({"16.4": "detected", "20.1": "detected"})
     );
+    // DDNet 20.1's coverage.map: its doors, switches, time tiles and
+    // crazy shotguns are modelled.
+    let out = run(&[
+        "map",
+        "info",
+        "corpus/map/ddnet-20.1/coverage.map",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["not_modelled"], serde_json::json!([]));
     // Debian's (16.4's) coverage.map: the jetpack and hit tiles are
     // modelled, and nothing else is missing.
     let out = run(&[

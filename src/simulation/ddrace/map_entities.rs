@@ -647,47 +647,6 @@ pub fn bullets(col: &Collision, tick: i32) -> Vec<Projectile> {
     out
 }
 
-/// A bouncing bullet meets a wall (`CProjectile::Tick`): it starts again
-/// from `before`, the point before the wall, four units back, its
-/// direction turned (a sideways bouncer's x, another's y; what is left of
-/// the other below a millionth is none), and one step on.
-pub fn bounce(p: &mut Projectile, before: Vec2, tick: i32) {
-    p.start_tick = tick;
-    p.pos = before + p.dir * -4.0;
-    match p.bouncing {
-        1 => p.dir.x = -p.dir.x,
-        2 => p.dir.y = -p.dir.y,
-        _ => {}
-    }
-    if p.dir.x.abs() < 1e-6 {
-        p.dir.x = 0.0;
-    }
-    if p.dir.y.abs() < 1e-6 {
-        p.dir.y = 0.0;
-    }
-    p.pos = p.pos + p.dir;
-}
-
-/// A freezing bullet's freeze: every character within a unit of `at`
-/// (`FindEntities`, its proximity radius added); a switch layer's bullet
-/// only where its switch is on in the character's team.
-pub fn freeze_near(ctx: &mut Ctx<'_>, at: Vec2, switch: Option<u8>) {
-    for &c in ctx.order {
-        let team = ctx.cores.teams.team[c];
-        let on = match switch {
-            None => true,
-            Some(n) => n > 0 && ctx.cores.switchers.is_on(n, team),
-        };
-        let super_ = ctx.cores.slots[c].as_ref().is_some_and(|k| k.super_);
-        if let Some(ch) = ctx.chars[c].as_mut()
-            && on
-            && ch.pos.distance(at) < 1.0 + PHYSICAL_SIZE
-        {
-            ch.freeze_at(ctx.rules.freeze_delay, ctx.tick, super_, ctx.rules.release);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -755,7 +714,7 @@ mod tests {
         )
         .remove(0);
         // Down, meeting a floor at y 80: back 4 units, turned up, one on.
-        bounce(&mut p, Vec2::new(48.0, 79.5), 30);
+        p.bounce(Vec2::new(48.0, 79.5), 30);
         assert_eq!(p.start_tick, 30);
         assert_eq!(p.dir, Vec2::new(0.0, -1.0));
         assert_eq!(p.pos, Vec2::new(48.0, 74.5));

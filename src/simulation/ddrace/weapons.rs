@@ -106,6 +106,29 @@ fn is_zero(v: &u8) -> bool {
     *v == 0
 }
 
+impl Projectile {
+    /// A bouncing bullet meets a wall (`CProjectile::Tick`): it starts again
+    /// from `before`, the point before the wall, four units back, its
+    /// direction turned (a sideways bouncer's x, another's y; what is left of
+    /// the other below a millionth is none), and one step on.
+    pub fn bounce(&mut self, before: Vec2, tick: i32) {
+        self.start_tick = tick;
+        self.pos = before + self.dir * -4.0;
+        match self.bouncing {
+            1 => self.dir.x = -self.dir.x,
+            2 => self.dir.y = -self.dir.y,
+            _ => {}
+        }
+        if self.dir.x.abs() < 1e-6 {
+            self.dir.x = 0.0;
+        }
+        if self.dir.y.abs() < 1e-6 {
+            self.dir.y = 0.0;
+        }
+        self.pos = self.pos + self.dir;
+    }
+}
+
 /// Whom a laser may hit (`CInteractions`), as its owner stood at the
 /// last sync.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -330,6 +353,31 @@ impl Ctx<'_> {
         }
     }
 
+    /// A freezing bullet's freeze: every character within a unit of `at`
+    /// (`FindEntities`, its proximity radius added); a switch layer's bullet
+    /// only where its switch is on in the character's team.
+    fn freeze_near(&mut self, at: Vec2, switch: Option<u8>) {
+        for &c in self.order {
+            let team = self.cores.teams.team[c];
+            let on = match switch {
+                None => true,
+                Some(n) => n > 0 && self.cores.switchers.is_on(n, team),
+            };
+            let super_ = self.cores.slots[c].as_ref().is_some_and(|k| k.super_);
+            if let Some(ch) = self.chars[c].as_mut()
+                && on
+                && ch.pos.distance(at) < 1.0 + PHYSICAL_SIZE
+            {
+                ch.freeze_at(
+                    self.rules.freeze_delay,
+                    self.tick,
+                    super_,
+                    self.rules.release,
+                );
+            }
+        }
+    }
+
     /// `CProjectile::GetPos`: curvature and speed from the tuning now.
     fn projectile_pos(&self, p: &Projectile, time: f32) -> Vec2 {
         let t = self.tuning;
@@ -385,7 +433,7 @@ impl Ctx<'_> {
                 let team = target.map_or(-1, |(t, _)| self.team(t));
                 self.explosion(col_pos, p.owner, p.owner == -1, team);
             } else if p.freeze {
-                super::map_entities::freeze_near(self, cur, p.switch);
+                self.freeze_near(cur, p.switch);
             } else if let Some((t, _)) = target
                 && self.rules.hit_clamps
             {
@@ -393,7 +441,7 @@ impl Ctx<'_> {
             }
             // A map's bullet bounces off the wall, or stays; a weapon's ends.
             if collide && p.bouncing != 0 {
-                super::map_entities::bounce(p, before, self.tick);
+                p.bounce(before, self.tick);
             } else if p.kind == weapon::GUN || !p.freeze {
                 p.marked = true;
                 return;
@@ -694,262 +742,4 @@ pub fn new_projectile(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::map::tiles::Tile;
-    use crate::simulation::Release;
-    use crate::simulation::physics::core::Core;
-    use crate::teehistorian::PlayerInput;
-
-    /// A 100 by 100 tile map, solid where `solid(column, row)` says.
-    fn map(solid: impl Fn(i32, i32) -> bool) -> Collision {
-        let mut tiles = Vec::new();
-        for y in 0..100 {
-            for x in 0..100 {
-                tiles.push(Tile {
-                    index: u8::from(solid(x, y)),
-                    flags: 0,
-                    skip: 0,
-                    reserved: 0,
-                });
-            }
-        }
-        Collision::new(100, 100, &tiles).expect("a grid")
-    }
-
-    struct Fixture {
-        col: Collision,
-        tuning: Tuning,
-        cores: Cores,
-        chars: Vec<Option<Character>>,
-        order: Vec<usize>,
-        players: Vec<Option<Player>>,
-    }
-
-    impl Fixture {
-        fn new(col: Collision) -> Fixture {
-            Fixture {
-                col,
-                tuning: Tuning::ddrace(Release::Ddnet20_1),
-                cores: Cores::new(Release::Ddnet20_1),
-                chars: vec![None; 8],
-                order: Vec::new(),
-                players: vec![None; 8],
-            }
-        }
-
-        /// A character standing still at `(x, y)`, newest in the list.
-        fn add(&mut self, cid: usize, x: f32, y: f32) {
-            let pos = Vec2::new(x, y);
-            self.cores.slots[cid] = Some(Core::new(cid, pos, self.tuning));
-            self.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
-            self.order.insert(0, cid);
-        }
-
-        fn ctx(&mut self, tick: i32) -> Ctx<'_> {
-            Ctx {
-                tick,
-                tuning: &self.tuning,
-                col: &self.col,
-                rules: Rules::of(&crate::simulation::ddrace::config::Config::new(
-                    Release::Ddnet20_1,
-                )),
-                cores: &mut self.cores,
-                chars: &mut self.chars,
-                order: &self.order,
-                players: &self.players,
-            }
-        }
-
-        fn vel(&self, cid: usize) -> Vec2 {
-            self.cores.slots[cid].as_ref().expect("a core").vel
-        }
-    }
-
-    #[test]
-    fn a_grenade_follows_ddnets_curve() {
-        // 3 ticks at grenade speed 1000 and curvature 7: t = 3/50*1000 = 60
-        // units; x = 100 + 0.6*60, y = 200 + 0.8*60 + 7/10000*60^2.
-        let t = Tuning::ddrace(Release::Ddnet20_1);
-        let p = calc_pos(
-            Vec2::new(100.0, 200.0),
-            Vec2::new(0.6, 0.8),
-            t.grenade_curvature(),
-            t.grenade_speed(),
-            3.0 / 50.0,
-        );
-        assert_eq!(p, Vec2::new(136.0, 250.52));
-        // DDRace's gun flies straight at 1400 units a second.
-        assert_eq!(t.gun_curvature(), 0.0);
-        let g = calc_pos(
-            Vec2::new(0.0, 0.0),
-            Vec2::new(0.0, -1.0),
-            0.0,
-            1400.0,
-            1.0 / 50.0,
-        );
-        assert_eq!(g, Vec2::new(0.0, -28.0));
-    }
-
-    #[test]
-    fn a_grenade_lives_its_lifetime_then_explodes() {
-        let mut f = Fixture::new(map(|_, _| false));
-        f.add(0, 3000.0, 3000.0);
-        // Fired in the early-input phase of tick 11: made at tick 10.
-        let mut p = new_projectile(
-            weapon::GRENADE,
-            0,
-            Vec2::new(200.0, 100.0),
-            Vec2::new(0.0, 1.0),
-            2.0,
-            true,
-            10,
-        );
-        assert_eq!(p.life_span, 100);
-        let mut ticks = 0;
-        for tick in 11..200 {
-            f.ctx(tick).tick_projectile(&mut p);
-            ticks += 1;
-            if p.marked {
-                break;
-            }
-        }
-        assert_eq!(ticks, 101, "lives 100 ticks, ends in the 101st");
-        assert_eq!(p.life_span, -1);
-    }
-
-    #[test]
-    fn a_grenade_hitting_a_character_explodes_where_it_meets_it() {
-        let mut f = Fixture::new(map(|_, _| false));
-        f.add(0, 100.0, 1000.0);
-        f.add(1, 330.0, 300.0);
-        let mut p = new_projectile(
-            weapon::GRENADE,
-            0,
-            Vec2::new(300.0, 300.0),
-            Vec2::new(1.0, 0.0),
-            2.0,
-            true,
-            10,
-        );
-        // First tick: from (300, 300) to (320, 300.28); the closest point
-        // to (330, 300) is the segment's end, 10 units away: full
-        // strength 6, force 12 away from it.
-        f.ctx(11).tick_projectile(&mut p);
-        assert!(p.marked);
-        let v = f.vel(1);
-        let d = Vec2::new(10.0, -0.28);
-        let want = d * (12.0 / d.length());
-        assert!(
-            (v.x - want.x).abs() < 1e-4 && (v.y - want.y).abs() < 1e-4,
-            "{v:?} vs {want:?}"
-        );
-        assert_eq!(f.vel(0), Vec2::default(), "the owner is far");
-    }
-
-    #[test]
-    fn an_explosion_pushes_by_distance() {
-        let mut f = Fixture::new(map(|_, _| false));
-        f.add(0, 600.0, 600.0);
-        f.add(1, 300.0, 300.0);
-        f.add(2, 200.0, 425.0);
-        f.ctx(5).explosion(Vec2::new(200.0, 300.0), 0, false, -1);
-        // 100 away: 1 - (100-48)/87 = 0.4022989, times strength 6 =
-        // 2.413793, times 2 = 4.827586, straight right.
-        assert_eq!(f.vel(1), Vec2::new(4.827_586, 0.0));
-        // 125 away: 6 * (1 - 77/87) = 0.69, below 1: nothing.
-        assert_eq!(f.vel(2), Vec2::default());
-    }
-
-    #[test]
-    fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
-        let mut f = Fixture::new(map(|_, _| false));
-        f.add(0, 100.0, 300.0);
-        f.add(1, 300.0, 300.0);
-        let l = f.ctx(7).new_laser(
-            Vec2::new(100.0, 300.0),
-            Vec2::new(1.0, 0.0),
-            800.0,
-            0,
-            weapon::SHOTGUN,
-        );
-        assert_eq!(f.vel(1), Vec2::new(-10.0, 0.0), "shotgun_strength 10");
-        assert_eq!(f.vel(0), Vec2::default(), "not its owner");
-        assert_eq!(l.pos, Vec2::new(300.0, 300.0));
-        assert_eq!(l.energy, -1.0);
-        assert_eq!(l.eval_tick, 7);
-    }
-
-    #[test]
-    fn a_laser_unfreezes_and_bounces_off_walls() {
-        // A wall from x = 320 (column 10).
-        let mut f = Fixture::new(map(|x, _| x == 10));
-        f.add(0, 100.0, 100.0);
-        f.add(1, 200.0, 500.0);
-        f.chars[1].as_mut().unwrap().freeze(3, 1, false);
-        let mut l = f.ctx(7).new_laser(
-            Vec2::new(100.0, 100.0),
-            Vec2::new(1.0, 0.0),
-            800.0,
-            0,
-            weapon::LASER,
-        );
-        // It stops before the first point that rounds into the wall and
-        // turns back; the way there is taken off its energy.
-        assert!(l.pos.x < 319.5 && l.pos.x > 318.5, "{:?}", l.pos);
-        assert_eq!(l.dir, Vec2::new(-1.0, 0.0));
-        assert_eq!(l.bounces, 1);
-        assert_eq!(l.energy, 800.0 - (l.pos.x - 100.0));
-        // The next bounce after the bounce delay (150 ms: more than 7.5 ticks).
-        let before = l.clone();
-        f.ctx(14).tick_laser(&mut l);
-        assert_eq!(l, before);
-        // Aimed down at character 1 now.
-        l.dir = Vec2::new(-0.5, 2.0);
-        l.dir = normalize(l.dir);
-        l.pos = Vec2::new(300.0, 100.0);
-        f.ctx(15).tick_laser(&mut l);
-        assert_eq!(l.eval_tick, 15);
-        let ch = f.chars[1].as_ref().unwrap();
-        assert_eq!(ch.freeze_time, 0, "unfrozen");
-        assert_eq!(l.energy, -1.0);
-        f.ctx(23).tick_laser(&mut l);
-        assert!(l.marked);
-    }
-
-    #[test]
-    fn the_ninja_dashes_ten_ticks_and_knocks_others_up_once() {
-        let mut f = Fixture::new(map(|_, _| false));
-        f.add(1, 540.0, 500.0);
-        f.add(0, 500.0, 500.0);
-        let ch = f.chars[0].as_mut().unwrap();
-        ch.give_ninja(100);
-        start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.5));
-        assert_eq!(ch.ninja.current_move_time, 10);
-        // |(3, 4.5)| is 5.41; DDNet keeps it in an int.
-        assert_eq!(ch.ninja.old_vel_amount, 5);
-        // An int in DDNet: 1.5 is 1.
-        let mut other = ch.clone();
-        start_dash(&mut other, Vec2::new(1.0, 0.0), Vec2::new(0.0, 1.5));
-        assert_eq!(other.ninja.old_vel_amount, 1);
-        for tick in 101..=110 {
-            f.ctx(tick).handle_ninja(0);
-            if tick < 110 {
-                assert_eq!(f.vel(0), Vec2::default(), "no velocity while dashing");
-            }
-        }
-        // Nine ticks of 50 units (each in 51 steps of 50/51, which does not
-        // add up exactly in f32), then the old speed comes back.
-        let core = f.cores.slots[0].as_ref().unwrap();
-        assert!((core.pos.x - 950.0).abs() < 0.01, "{:?}", core.pos);
-        assert_eq!(core.pos.y, 500.0);
-        assert_eq!(core.vel, Vec2::new(5.0, 0.0));
-        // Character 1 was near where the dash began: hit once.
-        assert_eq!(f.vel(1), Vec2::new(0.0, -10.0));
-        // Ninja ends after 15 s.
-        f.ctx(100 + 751).handle_ninja(0);
-        let ch = f.chars[0].as_ref().unwrap();
-        assert_ne!(ch.active_weapon, weapon::NINJA);
-        assert!(!ch.weapons[weapon::NINJA as usize].got);
-    }
-}
+mod tests;

@@ -312,7 +312,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Command, "Cl_SetTeam", [Modelled, Modelled], "to the game or the spectators (not while paused, nor under kill protection)", [PAUSED_SET_TEAM_16, PAUSED_SET_TEAM_20];
     What::Command, "a 0.7 client's team change (DDNet does not record it)", [Detected, Detected], "DDNet records a 0.7 message only where 0.6's table has a recorded one of its id: 0.7's Cl_SetTeam is 0.6's Cl_CallVote, so the file has the character's end and not why; its way back (the file's next character for it) is stepped as a Cl_SetTeam 0 read before that tick", [TEAM_CHANGE_07_16, TEAM_CHANGE_07_20];
     What::Command, "/kill", [Modelled, Modelled], "dies when kill protection holds", [KILL_PROTECTION];
-    What::Command, "/save, /load", [Modelled, Modelled], "the team dies; the loaded team is put where the string says", [SAVE_LOAD, SAVE_REFUSED, LOAD_REFUSED];
+    What::Command, "/save, /load", [Modelled, Modelled], "the team dies; the loaded team is put where the string says, its switches as the string has them (a failed save puts both back)", [SAVE_LOAD, SAVE_REFUSED, LOAD_REFUSED];
     What::Command, "/swap, /team, /practice", [Modelled, Modelled], "as the PLAYER_SWAP, PLAYER_TEAM and TEAM_PRACTICE records that follow", [SAVE_LOAD, TEAM_SHOTS_20];
     What::Command, "/pause, /spec", [Modelled, Modelled], "the character is held; /spec with sv_pauseable takes it out of the world once it stands on the ground, and back at the head of the list", [PAUSED_SET_TEAM_16, SPEC_16, SPEC_20];
     What::Command, "tune, tune_reset, tune_zone, tune_zone_reset, toggle_tune", [Modelled, Modelled], "the tuning", [GRAVITY];

@@ -30,6 +30,9 @@ pub struct SavedTeam {
     pub members: Vec<SavedTee>,
     /// `m_HighestSwitchNumber`: switch states follow the members.
     pub highest_switch_number: i32,
+    /// The team's switches 1 to the highest number, each (on, ticks
+    /// since its timed end (0: none), the switch tile that set it last).
+    pub switchers: Vec<(i32, i32, i32)>,
     /// The team was locked.
     pub locked: bool,
     /// The team was in practice mode.
@@ -173,10 +176,27 @@ impl SavedTeam {
                 .map_err(|e| format!("member {n}: {e}"))?;
             members.push(tee);
         }
+        if !(0..=255).contains(&highest_switch_number) {
+            return Err(format!(
+                "highest switch number {highest_switch_number} (0 to 255)"
+            ));
+        }
+        // A line each, `%d\t%d\t%d` (DDNet leaves a line that has fewer
+        // as memory left it: refused here).
+        let mut switchers = Vec::new();
+        for n in 1..=highest_switch_number {
+            let line = String::from_utf8_lossy(lines.next().unwrap_or_default());
+            let mut s = Scan::new(&line);
+            match (s.int(), s.int(), s.int()) {
+                (Some(on), Some(end), Some(kind)) => switchers.push((on, end, kind)),
+                _ => return Err(format!("switch {n}'s line has {} numbers, not 3", s.fields)),
+            }
+        }
         Ok(SavedTeam {
             team_state,
             members,
             highest_switch_number,
+            switchers,
             locked: locked != 0,
             practice: practice.is_some_and(|p| p != 0),
         })
@@ -543,6 +563,20 @@ mod tests {
         assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet16_4).is_ok());
         // 20.1 checks the weapons.
         let text = cut(110, &[(30, "6")], "");
+        assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet20_1).is_err());
+    }
+
+    #[test]
+    fn a_team_s_switches_follow_its_members() {
+        // The saved team with two switches: 1 off for good, 2 on with a
+        // timed end 30 ticks ago.
+        let head = SAVED.replacen("2\t2\t0\t0\t0", "2\t2\t2\t0\t0", 1);
+        let text = format!("{head}\n0\t0\t25\n1\t30\t22");
+        let team = SavedTeam::parse(text.as_bytes(), Release::Ddnet16_4).expect("reads");
+        assert_eq!(team.highest_switch_number, 2);
+        assert_eq!(team.switchers, [(0, 0, 25), (1, 30, 22)]);
+        // A switch line short of its three numbers is refused.
+        let text = format!("{head}\n0\t0\t25");
         assert!(SavedTeam::parse(text.as_bytes(), Release::Ddnet20_1).is_err());
     }
 

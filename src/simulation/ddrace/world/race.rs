@@ -45,9 +45,9 @@ pub(super) const SV_TEAM_FORCED_SOLO: i32 = 3;
 /// A save or load waiting for the database (`GetSaving`).
 #[derive(Clone, Debug)]
 enum Saving {
-    /// `/save`: the team's state and its members as captured (client id
-    /// and character), put back if the save fails.
-    Save(i32, Vec<(usize, SavedTee)>),
+    /// `/save`: the team's state, its members as captured (client id
+    /// and character) and its switches, put back if the save fails.
+    Save(i32, Vec<(usize, SavedTee)>, Vec<(i32, i32, i32)>),
     /// `/load`.
     Load,
 }
@@ -361,7 +361,8 @@ impl World {
         if tees.len() != members {
             return;
         }
-        self.race.saving[t] = Some(Saving::Save(self.race.state[t], tees));
+        let switchers = self.saved_switchers(team);
+        self.race.saving[t] = Some(Saving::Save(self.race.state[t], tees, switchers));
         // `KillTeam(Team, -1)`: no respawn asked; they come back as any
         // dead player does.
         for c in 0..MAX_CLIENTS {
@@ -404,7 +405,7 @@ impl World {
             return;
         }
         match saving {
-            Some(Saving::Save(team_state, members)) => {
+            Some(Saving::Save(team_state, members, switchers)) => {
                 if self.team_size(team) > 0 {
                     let members = members
                         .into_iter()
@@ -414,6 +415,7 @@ impl World {
                         })
                         .collect();
                     self.load_members(team, team_state, members, false);
+                    self.load_switchers(team, &switchers);
                 }
             }
             _ => self.unmodelled_team(team, "a failed save that no `/save` began"),
@@ -477,6 +479,7 @@ impl World {
             })
             .collect();
         self.load_members(team, saved.team_state, members, true);
+        self.load_switchers(team, &saved.switchers);
     }
 
     /// `CSaveTeam::Load`: the team's state, then each member from the

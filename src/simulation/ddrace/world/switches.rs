@@ -133,4 +133,40 @@ impl World {
         }
         self.reset_switchers(team);
     }
+
+    /// `CSaveTeam::Save`'s switches of `team`, 1 to the map's highest:
+    /// (on, ticks since a timed switch's end (0: none), its last kind).
+    pub(super) fn saved_switchers(&self, team: i32) -> Vec<(i32, i32, i32)> {
+        let highest = u8::try_from(self.col.highest_switch()).unwrap_or(0);
+        (1..=highest)
+            .filter_map(|n| self.cores.switchers.get(n, team))
+            .map(|s| {
+                let end = if s.end_tick != 0 {
+                    self.tick - s.end_tick
+                } else {
+                    0
+                };
+                (i32::from(s.on), end, i32::from(s.kind))
+            })
+            .collect()
+    }
+
+    /// `CSaveTeam::Load`'s: `team`'s switches as `saved` has them, as far
+    /// as both the string and the map have switches (a timed end counted
+    /// from now; none kept).
+    pub(super) fn load_switchers(&mut self, team: i32, saved: &[(i32, i32, i32)]) {
+        let tick = self.tick;
+        let highest = u8::try_from(self.col.highest_switch()).unwrap_or(0);
+        for (n, &(on, end, kind)) in (1..=highest).zip(saved) {
+            let Some(mut s) = self.cores.switchers.get(n, team) else {
+                continue;
+            };
+            s.on = on != 0;
+            if end != 0 {
+                s.end_tick = tick.wrapping_sub(end);
+            }
+            s.kind = kind as u8;
+            self.cores.switchers.set(n, team, s);
+        }
+    }
 }

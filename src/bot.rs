@@ -52,8 +52,8 @@ pub const NET_VERSION: &str = "0.6 626fce9a778df4d4";
 pub const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
 /// Teeworlds 0.7.5's client version (INFO's last field).
 const CLIENT_VERSION_07: i32 = 0x0705;
-/// The new map's tick a bot's probe at a map change asks about
-/// ([`Bot::probe_answer`]).
+/// The map's tick a bot's probe asks about, at a map change or with its
+/// entry ([`Bot::probe_answer`]).
 pub const PROBE_TICK: i32 = 1;
 
 /// Where a bot is in its connection.
@@ -107,6 +107,8 @@ pub struct Bot {
     /// many milliseconds were left to the new map's tick [`PROBE_TICK`]
     /// when it read the probe.
     probe_answer: Option<i32>,
+    /// A probe went out and its answer has not come.
+    probing: bool,
     /// Messages to send with the next packet: (vital, message JSON).
     queued: Vec<(bool, Value)>,
     out: VecDeque<Vec<u8>>,
@@ -124,8 +126,13 @@ pub struct Bot {
     start_info: Option<Value>,
     /// The entry waits for [`Bot::enter_now`] ([`Bot::enter_later`]).
     hold_entry: bool,
+    /// The server answered the INFO of a join whose entry waits with the
+    /// map (MAP_CHANGE).
+    map_came: bool,
     /// It asks to spectate with its entry ([`Bot::spectate_on_entry`]).
     spectate: bool,
+    /// It probes the tick grid with its join ([`Bot::probe_with_join`]).
+    probe_with_join: bool,
 }
 
 impl Bot {
@@ -146,6 +153,7 @@ impl Bot {
             next_input: None,
             map_changes: 0,
             probe_answer: None,
+            probing: false,
             queued: Vec::new(),
             out: VecDeque::new(),
             input: [0; 10],
@@ -155,7 +163,9 @@ impl Bot {
             join_input: None,
             start_info: None,
             hold_entry: false,
+            map_came: false,
             spectate: false,
+            probe_with_join: false,
         }
     }
 
@@ -212,14 +222,22 @@ impl Bot {
             Version::V06 => self.control("ACCEPT", b""),
             _ => self.control("CONNECT", &padded(self.own_token)),
         }
-        match self.hold_entry {
-            true => self.phase = Phase::Accepted,
-            false => self.join(),
+        if !self.hold_entry {
+            return self.join();
         }
+        // The probe before INFO: DDNet queues its answer unflushed, and
+        // sends it with the map, which answers INFO at once; a client not
+        // in the game has nothing else flushed for half a second.
+        if std::mem::take(&mut self.probe_with_join) {
+            self.probe();
+        }
+        self.info();
+        self.flush();
+        self.phase = Phase::Accepted;
     }
 
-    /// Splits the join: the connection at [`Bot::join_now`], the rest
-    /// (INFO, READY, the start info, ENTERGAME) at [`Bot::enter_now`], as
+    /// Splits the join: the connection and INFO at [`Bot::join_now`], the
+    /// rest (READY, the start info, ENTERGAME) at [`Bot::enter_now`], as
     /// a recorded client that took ticks between the two did (DDNet
     /// records its JOIN when the connection is made, PLAYER_READY at
     /// ENTERGAME).
@@ -231,7 +249,10 @@ impl Bot {
     pub fn enter_now(&mut self) {
         self.hold_entry = false;
         if self.phase == Phase::Accepted {
-            self.join();
+            self.ready_and_enter();
+            if self.map_came {
+                self.phase = Phase::InGame;
+            }
         }
     }
 
@@ -240,6 +261,19 @@ impl Bot {
     /// it never has one (a replay's clock must not touch the game).
     pub fn spectate_on_entry(&mut self) {
         self.spectate = true;
+    }
+
+    /// Probes where the map's ticks are with its join
+    /// ([`Bot::probe_answer`]): a bot that joins an empty server on its
+    /// tick 0 knows the grid at once, where snapshots (one every 10 ticks
+    /// until the client acknowledges one) place it only by tick 20. The
+    /// probe is an input for tick [`PROBE_TICK`]: it goes with the
+    /// connection when the entry waits ([`Bot::enter_later`]; DDNet keeps
+    /// it and never applies it, the tick being past at the entry), else
+    /// with the entry, so this is for a bot whose entry waits or that
+    /// never has a character (a replay's clock).
+    pub fn probe_with_join(&mut self) {
+        self.probe_with_join = true;
     }
 
     /// Sends `info` (a Cl_StartInfo message's JSON) as its start info
@@ -277,6 +311,12 @@ impl Bot {
     /// ENTERGAME the start info), so the bot is in the game on the tick
     /// the server accepted it.
     fn join(&mut self) {
+        self.info();
+        self.ready_and_enter();
+    }
+
+    /// INFO: the client's version; DDNet answers with the map.
+    fn info(&mut self) {
         let fields = match self.version {
             Version::V06 => json!({"version": NET_VERSION, "password": ""}),
             _ => json!({"version": NET_VERSION_07, "password": "",
@@ -286,6 +326,10 @@ impl Bot {
             true,
             json!({"system": true, "name": "INFO", "fields": fields}),
         ));
+    }
+
+    /// READY, the start info and ENTERGAME; joining until the map comes.
+    fn ready_and_enter(&mut self) {
         self.queued
             .push((true, json!({"system": true, "name": "READY", "fields": {}})));
         self.enter();
@@ -317,6 +361,9 @@ impl Bot {
         }
         if self.spectate {
             self.set_team(-1);
+        }
+        if std::mem::take(&mut self.probe_with_join) {
+            self.probe();
         }
         self.phase = Phase::InGame;
         self.flush();
@@ -453,22 +500,30 @@ impl Bot {
         self.flush();
     }
 
-    /// Sends, with the queued messages, an INPUT for every server tick
-    /// from `first` (or the one after the last sent) to `last`, each with
-    /// its intended tick, acknowledging the newest snapshot if any: for a
+    /// Sends, with the queued messages, the INPUTs `inputs` gives for
+    /// every server tick from `first` (or the one after the last sent) to
+    /// `last` (one or more, in order), each with its intended tick,
+    /// acknowledging the newest snapshot if any: for a
     /// caller that knows the server's ticks from elsewhere (a replay's
     /// clock), so that even a client's first inputs after its entry land
     /// on their ticks.
-    pub fn send_inputs_between(&mut self, first: i32, last: i32, input: impl Fn(i32) -> [i32; 10]) {
+    pub fn send_inputs_between(
+        &mut self,
+        first: i32,
+        last: i32,
+        inputs: impl Fn(i32) -> Vec<[i32; 10]>,
+    ) {
         if self.phase != Phase::InGame {
             self.flush();
             return;
         }
         let first = self.next_input.unwrap_or(first).max(first).max(last - 100);
         for tick in first..=last {
-            self.input = input(tick);
-            self.queued
-                .push((false, input_message(self.snap_tick, tick, self.input)));
+            for input in inputs(tick) {
+                self.input = input;
+                self.queued
+                    .push((false, input_message(self.snap_tick, tick, input)));
+            }
         }
         if first <= last {
             self.next_input = Some(last + 1);
@@ -540,6 +595,8 @@ impl Bot {
         match (m.header.sys, name) {
             // The join's map (READY was sent with the join): accepted.
             (true, "MAP_CHANGE") if self.phase == Phase::Joining => self.phase = Phase::InGame,
+            // The map for a join whose entry waits: READY goes with it.
+            (true, "MAP_CHANGE") if self.phase == Phase::Accepted => self.map_came = true,
             // A map change while in the game: back in it at `rejoin`.
             (true, "MAP_CHANGE") if matches!(self.phase, Phase::InGame | Phase::MapChanged) => {
                 // Ticks restart with the map: nothing of the previous
@@ -551,11 +608,12 @@ impl Bot {
                 self.phase = Phase::MapChanged;
                 self.probe();
             }
-            (true, "INPUTTIMING") if self.phase == Phase::MapChanged => {
+            (true, "INPUTTIMING") if self.probing => {
                 if let Some(Ok(fields)) = m.fields.as_ref()
                     && fields.int("intended_tick") == Some(PROBE_TICK)
                 {
                     self.probe_answer = fields.int("time_left");
+                    self.probing = false;
                 }
             }
             // A snapshot counts (is acknowledged, and inputs follow it)
@@ -596,16 +654,19 @@ impl Bot {
     /// Asks where the new map's ticks are: an INPUT for its tick
     /// [`PROBE_TICK`], acknowledging no snapshot, which DDNet answers with
     /// INPUTTIMING (the time left to that tick) whatever the client's
-    /// state. Before the client is back in the game the input is only
-    /// kept, never applied nor recorded, and the tick is past when it is.
+    /// state. At a map change, before the client is back in the game the
+    /// input is only kept, never applied nor recorded, and the tick is
+    /// past when it is; with an entry on tick 0 it is the bot's input of
+    /// tick 1 ([`Bot::probe_on_entry`]).
     fn probe(&mut self) {
         self.probe_answer = None;
+        self.probing = true;
         self.queued
             .push((false, input_message(-1, PROBE_TICK, [0; 10])));
     }
 
-    /// The server's answer to the probe of the last map change: the
-    /// milliseconds left to the new map's tick [`PROBE_TICK`] when it was
+    /// The server's answer to the last probe (of the last map change or
+    /// the entry): the milliseconds left to the map's tick [`PROBE_TICK`] when it was
     /// read (negative: since it began), truncated towards zero.
     pub fn probe_answer(&self) -> Option<i32> {
         self.probe_answer

@@ -32,6 +32,9 @@ const TESTS: &[Test] = tests![
     scripted_inputs_and_kill_land_on_their_ticks needs DdnetServer,
     a_campaign_run_records_random_bots_and_prints_its_table needs DdnetServer needs Python3,
     a_recorded_game_replays_identically_on_the_same_build needs DdnetServer,
+    a_late_first_join_replays_identically_in_one_json_document needs DdnetServer,
+    a_replay_on_another_version_of_its_map_is_bad_usage_naming_both needs DdnetServer,
+    ctrl_c_stops_a_replay_leaving_no_server needs DdnetServer,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -773,4 +776,117 @@ fn a_recorded_game_replays_identically_on_the_same_build() {
     assert_eq!(compared["summary"]["unchanged"], 10);
     assert!(out.join("original.teehistorian").is_file());
     assert!(out.join("replay.json").is_file());
+}
+
+/// The first client joins on tick 16 and enters on 19: the replay's clock
+/// (a spectator) joins on tick 0, is placed by its probe at once and
+/// leaves before that join, so the clients keep their ids; with `--format
+/// json` the run's report, the comparison and the notes are one document.
+fn a_late_first_join_replays_identically_in_one_json_document() {
+    let file = common::root().join("corpus/teehistorian/ddnet-16.4/join_move_leave.teehistorian");
+    let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let run = common::run(&[
+        "record",
+        "--server",
+        SERVER,
+        "--replay",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["kind"], "record");
+    let replay = &doc["replay"];
+    assert_eq!(replay["comparison"]["verdict"], "identical", "{replay}");
+    assert_eq!(replay["notes"], serde_json::json!([]));
+    let players = replay["comparison"]["players"].as_array().unwrap();
+    let cids: Vec<_> = players
+        .iter()
+        .map(|p| (p["original_cid"].clone(), p["other_cid"].clone()))
+        .collect();
+    assert_eq!(
+        cids,
+        [(0.into(), 0.into()), (1.into(), 1.into())],
+        "the clients keep their ids"
+    );
+}
+
+/// A map of the recorded name with other bytes: exit 2 before anything
+/// starts, naming both checksums.
+fn a_replay_on_another_version_of_its_map_is_bad_usage_naming_both() {
+    let original =
+        common::root().join("corpus/teehistorian/ddnet-16.4/join_move_leave.teehistorian");
+    let bytes = std::fs::read(&original).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let at = text
+        .find("\"map_sha256\":\"")
+        .expect("a header with the map's SHA-256")
+        + 14;
+    let recorded = text[at..at + 64].to_string();
+    let other = "0".repeat(64);
+    let mut changed = bytes.clone();
+    changed[at..at + 64].copy_from_slice(other.as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("other_map.teehistorian");
+    std::fs::write(&file, changed).unwrap();
+    let out = dir.path().join("run");
+    let run = common::run(&[
+        "record",
+        "--server",
+        SERVER,
+        "--replay",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let said = printed(&run);
+    assert_eq!(run.status.code(), Some(2), "{said}");
+    assert!(said.contains(&recorded) && said.contains(&other), "{said}");
+    assert!(!out.exists(), "the output folder was made");
+}
+
+/// Ctrl-C in the middle of a replay: the server is stopped, the run says
+/// it was interrupted (no comparison of half a game), and nothing of the
+/// run's process group is left.
+fn ctrl_c_stops_a_replay_leaving_no_server() {
+    use std::os::unix::process::CommandExt;
+    let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
+    let file = common::root().join("corpus/teehistorian/ddnet-16.4/phys_weapons.teehistorian");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(["record", "--server", SERVER, "--replay"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .args(["--format", "json"])
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let group = format!("-{}", child.id());
+    std::process::Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    let run = child.wait_with_output().unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", printed(&run));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
+    let problems = doc["problems"].to_string();
+    assert!(problems.contains("interrupted"), "{problems}");
+    assert!(doc.get("replay").is_none(), "half a game compared");
+    let left = std::process::Command::new("kill")
+        .args(["-0", "--", &group])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!left.success(), "something of the run is still running");
+    assert!(out.join("server.teehistorian").is_file());
 }

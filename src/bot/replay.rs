@@ -77,12 +77,54 @@ pub struct PlayerPlan {
     pub deeds: Vec<(u32, Deed)>,
 }
 
+impl Plan {
+    /// Puts back the inputs DDNet 16.4's teehistorian writer left out:
+    /// it records every input the server reads for a tick and moves with
+    /// the first, but writes no input equal to the last one written, so
+    /// a tick's first input can be missing when several came for it (a
+    /// burst after a stall). `ticks` are the (tick, client id) the model
+    /// of the game found the server moved with such an input on
+    /// ([`crate::simulation::Report::held_inputs`]); the replay sends it
+    /// first, before those the file records for the tick. How many were
+    /// put back.
+    pub fn restore_unwritten(&mut self, ticks: &[(i32, usize)]) -> usize {
+        let mut restored = 0;
+        for &(tick, cid) in ticks {
+            let Ok(tick) = u32::try_from(tick) else {
+                continue;
+            };
+            let player = self.players.iter_mut().find(|p| {
+                usize::try_from(p.cid) == Ok(cid)
+                    && p.join < tick
+                    && p.leave.is_none_or(|l| tick <= l)
+            });
+            let Some(p) = player else {
+                continue;
+            };
+            let at = p.inputs.partition_point(|(t, _)| *t < tick);
+            let Some(&(_, last)) = at.checked_sub(1).and_then(|i| p.inputs.get(i)) else {
+                continue;
+            };
+            p.inputs.insert(at, (tick, last));
+            restored += 1;
+        }
+        restored
+    }
+}
+
 impl PlayerPlan {
-    /// The input the server applies on tick `tick` (zero before the
-    /// first: DDNet's empty input).
-    pub fn input_at(&self, tick: u32) -> Input {
-        let i = self.inputs.partition_point(|(t, _)| *t <= tick);
-        i.checked_sub(1).map_or([0; 10], |i| self.inputs[i].1)
+    /// The inputs the server read for tick `tick`, in the order it read
+    /// them: those the file records for it (DDNet 16.4 moves with the
+    /// first and records each, so all are sent), else the last before
+    /// (zero before the first: DDNet's empty input).
+    pub fn inputs_at(&self, tick: u32) -> Vec<Input> {
+        let from = self.inputs.partition_point(|(t, _)| *t < tick);
+        let to = self.inputs.partition_point(|(t, _)| *t <= tick);
+        match (from < to, to.checked_sub(1)) {
+            (true, _) => self.inputs[from..to].iter().map(|(_, i)| *i).collect(),
+            (false, Some(last)) => vec![self.inputs[last].1],
+            (false, None) => vec![[0; 10]],
+        }
     }
 
     /// The first tick the file applies an input of its own on.
@@ -447,16 +489,36 @@ mod tests {
     }
 
     #[test]
-    fn input_at_holds_the_last_change() {
+    fn inputs_at_holds_the_last_change_and_gives_a_bursts_every_input() {
         let p = PlayerPlan {
-            inputs: vec![(5, [1; 10]), (9, [2; 10])],
+            inputs: vec![(5, [1; 10]), (9, [2; 10]), (9, [3; 10])],
             ..PlayerPlan::default()
         };
-        assert_eq!(p.input_at(4), [0; 10]);
-        assert_eq!(p.input_at(5), [1; 10]);
-        assert_eq!(p.input_at(8), [1; 10]);
-        assert_eq!(p.input_at(9), [2; 10]);
-        assert_eq!(p.input_at(1000), [2; 10]);
+        assert_eq!(p.inputs_at(4), [[0; 10]]);
+        assert_eq!(p.inputs_at(5), [[1; 10]]);
+        assert_eq!(p.inputs_at(8), [[1; 10]]);
+        assert_eq!(p.inputs_at(9), [[2; 10], [3; 10]]);
+        assert_eq!(p.inputs_at(1000), [[3; 10]]);
+    }
+
+    #[test]
+    fn an_unwritten_input_goes_first_on_its_tick() {
+        let mut plan = Plan {
+            players: vec![PlayerPlan {
+                cid: 3,
+                join: 2,
+                inputs: vec![(5, [1; 10]), (9, [2; 10])],
+                ..PlayerPlan::default()
+            }],
+            ..Plan::default()
+        };
+        // Tick 9 began with input 1 again; nothing known before tick 5;
+        // another client; a tick before the join.
+        let restored = plan.restore_unwritten(&[(9, 3), (4, 3), (9, 4), (1, 3)]);
+        assert_eq!(restored, 1);
+        let p = &plan.players[0];
+        assert_eq!(p.inputs_at(9), [[1; 10], [2; 10]]);
+        assert_eq!(p.inputs_at(10), [[2; 10]]);
     }
 
     #[test]

@@ -150,6 +150,16 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
     let files =
         files.map_err(|e| Failure::bad(format!("record: collecting the server's files: {e}")))?;
     drop(home);
+    let replayed = match (&plan, &args.replay) {
+        (Some(plan), Some(original)) if !outcome.interrupted => Some(replay::compared(
+            original,
+            &args.output,
+            plan,
+            scenario.map_bytes.as_deref(),
+        )),
+        _ => None,
+    };
+    let replayed = replayed.transpose();
     let judged = judge(
         &args,
         scenario.seconds,
@@ -157,14 +167,11 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
         stopped,
         &files,
         &log_path,
+        replayed.as_ref().ok().and_then(Option::as_ref),
     );
-    match (&plan, &args.replay) {
-        (Some(plan), Some(original)) => {
-            let replayed =
-                replay::compared(original, &args.output, plan, scenario.map_bytes.as_deref());
-            judged.and(replayed)
-        }
-        _ => judged,
+    match replayed? {
+        Some(r) => judged.and(r.verdict()),
+        None => judged,
     }
 }
 
@@ -560,6 +567,10 @@ struct Report<'a> {
     problems: &'a [String],
     /// The server log's lines that go with the problems.
     server_log: &'a [String],
+    /// `--replay`: the replayed game against the original, and what the
+    /// replay could not give back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<&'a replay::Replayed>,
 }
 
 /// Checks the files, names every problem, prints the report: the verdict.
@@ -570,6 +581,7 @@ fn judge(
     stopped: Stopped,
     files: &[PathBuf],
     log: &Path,
+    replayed: Option<&replay::Replayed>,
 ) -> Result<(), Failure> {
     let mut problems: Vec<String> = Vec::new();
     let mut show_log = false;
@@ -696,6 +708,7 @@ fn judge(
                 timing: &outcome.timing,
                 problems: &problems,
                 server_log: &server_log,
+                replay: replayed,
             },
         )?,
         ReportFormat::Text => {
@@ -712,6 +725,9 @@ fn judge(
                 writeln!(out, "  {:<width$}  {}", b.name, b.line())?;
             }
             timing_report(&mut out, &outcome.timing)?;
+            if let Some(r) = replayed {
+                writeln!(out, "{}", r.text())?;
+            }
         }
     }
     out.flush()?;

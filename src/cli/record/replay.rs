@@ -12,20 +12,28 @@ use std::path::{Path, PathBuf};
 use teeoracle::bot::replay::{Note, Plan, plan};
 use teeoracle::simulation::Maps;
 
-/// The longest replay, in ticks (a scenario's 600 s).
-const MAX_TICKS: u32 = 600 * 50;
+/// The longest replay, in ticks (a scenario's 600 s, with the ticks past
+/// the end).
+const MAX_TICKS: u32 = 600 * 50 - PAST_THE_END;
 /// A replay keeps the file's ticks, and `record`'s clock starts with a
-/// join on the map's tick 0 and is placed by the snapshots a client in
-/// the game gets. When the first recorded client joins later than tick 0,
-/// or takes ticks to enter the game, a bot of the replay's own, the
-/// clock, joins on tick 0 as a spectator that never has a character (one
-/// would touch the map: switches, spawns). It leaves this many ticks
-/// before the first recorded join (DDNet gives a new client the lowest
-/// free client id), or, when that join comes too early for it, stays: the
-/// recorded clients then have ids one higher.
-const CLOCK_LEAVES_BEFORE: u32 = 15;
-/// The clock is placed by then (two snapshots, one every 10 ticks).
-const CLOCK_PLACED: u32 = 30;
+/// join on the map's tick 0 and is placed by the server's answer to a
+/// probe (sent by the first to join, where it moves no character: with
+/// a connection whose entry waits, or a spectator's entry) or by the
+/// snapshots a client in the game gets. When the first recorded client
+/// joins later than tick 0, a bot of the replay's own, the clock, joins
+/// on tick 0 as a spectator that never has a character (one would touch
+/// the map: switches, spawns). It leaves this
+/// many ticks before the first recorded join (DDNet gives a new client
+/// the lowest free client id, and drops a leaving one within the tick),
+/// or, when that join comes too early for it, stays: the recorded clients
+/// then have ids one higher.
+const CLOCK_LEAVES_BEFORE: u32 = 5;
+/// The clock is placed by then (its probe answered on tick 0 or 1).
+const CLOCK_PLACED: u32 = 3;
+/// The run goes on this many ticks past the file's last: a leave on the
+/// last tick is dropped by the server when it next reads its socket, and
+/// the run must not stop the server before.
+const PAST_THE_END: u32 = 3;
 /// The clock's name.
 pub const CLOCK: &str = "teeoracle clock";
 
@@ -61,6 +69,7 @@ pub fn scenario_of(
         teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Lenient)
             .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let map_bytes = map_of(file, &plan, maps, server, flavor)?;
+    restore_unwritten(&bytes, &map_bytes, &mut plan);
     let mut server_config: Vec<String> = header
         .info
         .config
@@ -88,7 +97,7 @@ pub fn scenario_of(
         .players
         .first()
         .map(|p| (p.join, p.ready.unwrap_or(p.join)));
-    if let Some((join, entry)) = first.filter(|(join, entry)| *join > 0 || entry > join) {
+    if let Some((join, entry)) = first.filter(|(join, _)| *join > 0) {
         let leaves = join
             .checked_sub(CLOCK_LEAVES_BEFORE)
             .filter(|l| *l >= CLOCK_PLACED);
@@ -132,13 +141,26 @@ pub fn scenario_of(
         .sort_by(|a, b| (a.tick, &a.what).cmp(&(b.tick, &b.what)));
     let scenario = Scenario {
         map: plan.map_name.clone(),
-        seconds: second(last),
+        seconds: second(last + PAST_THE_END),
         server_config,
         bots,
         map_bytes: Some(map_bytes),
         ..Scenario::default()
     };
     Ok((scenario, plan))
+}
+
+/// DDNet 16.4's unwritten inputs ([`Plan::restore_unwritten`]), where
+/// the model finds them: a file it cannot simulate gives none.
+fn restore_unwritten(bytes: &[u8], map: &[u8], plan: &mut Plan) {
+    use teeoracle::simulation::{Options, physics::collision::Collision, simulate};
+    let cap = teeoracle::compression::default_max_decompressed(map.len() as u64);
+    let Ok(col) = Collision::of_map_bytes(map, cap) else {
+        return;
+    };
+    if let Ok(report) = simulate(bytes, col, &Options::default()) {
+        plan.restore_unwritten(&report.held_inputs);
+    }
 }
 
 /// The map the file's header names, by its SHA-256, among the maps
@@ -189,17 +211,78 @@ fn map_of(
     )))
 }
 
+/// A replay's verdict: the replayed game against the original, player
+/// by player, and what the replay could not give back.
+#[derive(serde::Serialize)]
+pub struct Replayed {
+    /// The original file.
+    pub original: String,
+    /// [`teeoracle::diff::players::compare`]'s document (the replay's
+    /// clock left out).
+    pub comparison: teeoracle::diff::players::Comparison,
+    /// What the replay cannot give back ([`Plan::notes`]).
+    pub notes: Vec<Note>,
+}
+
+impl Replayed {
+    /// For people: the comparison and each note.
+    pub fn text(&self) -> String {
+        let mut t = format!(
+            "\nreplayed against {}:\n{}",
+            self.original,
+            self.comparison.text()
+        );
+        for n in &self.notes {
+            t.push_str(&format!(
+                "\n  not replayed: {} (tick {}, {} time(s))",
+                n.what, n.tick, n.count
+            ));
+        }
+        t
+    }
+
+    /// Ok only when the game is identical and nothing was left out.
+    pub fn verdict(&self) -> Result<(), Failure> {
+        use teeoracle::diff::players::Verdict;
+        match (self.comparison.verdict, self.notes.is_empty()) {
+            (Verdict::Identical, true) => Ok(()),
+            (Verdict::Identical, false) => Err(Failure::reported(
+                "record --replay: identical, but the replay was partial (its notes above)",
+            )),
+            (Verdict::Changed, _) => Err(Failure::reported(
+                "record --replay: the replayed game differs from the recorded one",
+            )),
+        }
+    }
+}
+
+/// Where a player first differs (the original's numbering), as the
+/// comparison's summary counts it.
+fn first_difference(p: &teeoracle::diff::players::PlayerComparison) -> Option<i32> {
+    use teeoracle::diff::players::Status;
+    match p.status {
+        Status::Unchanged => None,
+        Status::OnlyOriginal | Status::OnlyOther => Some(p.joined),
+        Status::Changed => {
+            let path = p.path.as_ref().map(|d| d.tick);
+            path.into_iter()
+                .chain(p.events.as_ref().map(|e| e.tick))
+                .min()
+        }
+    }
+}
+
 /// The replayed game against the original, player by player
-/// ([`teeoracle::diff::players`]; the replay's clock left out): printed,
-/// written to `compare.json`, and the run's verdict with the plan's
-/// notes: identical and whole, or why not.
+/// ([`teeoracle::diff::players`]; the replay's clock left out), also
+/// written to `compare.json`.
 pub fn compared(
     original: &Path,
     out: &Path,
     plan: &Plan,
     map: Option<&[u8]>,
-) -> Result<(), Failure> {
+) -> Result<Replayed, Failure> {
     use teeoracle::diff::players::{self, Options, Status, Verdict};
+    // After a map change at its end the server writes a file per map.
     let replayed = ["server.teehistorian", "server-1.teehistorian"]
         .iter()
         .map(|n| out.join(n))
@@ -229,26 +312,16 @@ pub fn compared(
         c.players.retain(|p| !clock(p));
         c.summary.players -= 1;
         c.summary.only_other -= 1;
+        c.summary.first_difference = c.players.iter().filter_map(first_difference).min();
         if c.summary.unchanged == c.summary.players {
             c.verdict = Verdict::Identical;
         }
     }
     let json = serde_json::to_vec_pretty(&c).unwrap_or_default();
     std::fs::write(out.join("compare.json"), json)?;
-    println!("\nreplayed against {}:\n{}", shown(original), c.text());
-    for n in &plan.notes {
-        println!(
-            "  not replayed: {} (tick {}, {} time(s))",
-            n.what, n.tick, n.count
-        );
-    }
-    match (c.verdict, plan.notes.is_empty()) {
-        (Verdict::Identical, true) => Ok(()),
-        (Verdict::Identical, false) => Err(Failure::reported(
-            "record --replay: identical, but the replay was partial (its notes above)",
-        )),
-        (Verdict::Changed, _) => Err(Failure::reported(
-            "record --replay: the replayed game differs from the recorded one",
-        )),
-    }
+    Ok(Replayed {
+        original: shown(original),
+        comparison: c,
+        notes: plan.notes.clone(),
+    })
 }

@@ -38,7 +38,7 @@ use super::clock::{Clock, TICK};
 use super::map_command::{MapCommand, changes_map};
 use super::outcome::{AtRisk, BotOutcome, Outcome, Timing};
 use super::pcapng::Pcapng;
-use super::scenario::{BotPlan, Flavor, Scenario, scripted_input, ticks};
+use super::scenario::{Flavor, Scenario, ticks};
 use super::stamped;
 use std::collections::BTreeSet;
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
@@ -46,9 +46,8 @@ use std::path::Path;
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
-use teeoracle::bot::random::{Deed, RandomBot};
-use teeoracle::bot::replay::Deed as Replayed;
-use teeoracle::bot::{Bot, PROBE_TICK, Phase, movement};
+use teeoracle::bot::random::RandomBot;
+use teeoracle::bot::{Bot, PROBE_TICK, Phase};
 use teeoracle::packet::Version;
 
 /// The port the server listens on inside the namespace.
@@ -128,161 +127,8 @@ struct Sent {
     late: bool,
 }
 
-/// One bot, its socket and its plan.
-struct Running<'p> {
-    bot: Bot,
-    socket: UdpSocket,
-    /// The socket's address (asked once: it is in every captured datagram).
-    addr: SocketAddr,
-    plan: &'p BotPlan,
-    seed: u64,
-    /// The global map index when it connected.
-    map_base: u32,
-    join_tick: u32,
-    /// The scenario tick it last entered the game at.
-    entered: Option<u32>,
-    /// The scenario tick it was sent to connect on (0: at once).
-    connect_tick: Option<u32>,
-    /// When it last said hello (0.6 CONNECT, 0.7 TOKEN).
-    last_hello: Option<Instant>,
-    said: usize,
-    /// How many of its `kill` seconds are done.
-    killed: usize,
-    /// Its seeded random input and deeds, if it has them.
-    random: Option<RandomBot>,
-    /// How many of a replayed player's deeds are done.
-    replayed: usize,
-    /// The first scenario tick whose deed is still to do.
-    deeds_from: u32,
-    /// It logged in to the remote console.
-    rcon_in: bool,
-    outcome: BotOutcome,
-}
-
-impl Running<'_> {
-    /// The map (global index) the bot is on.
-    fn map(&self) -> u32 {
-        self.map_base + self.bot.map_changes()
-    }
-
-    /// Sends what the bot has queued and its inputs for the ticks up to
-    /// [`LEAD`] past its newest snapshot not sent yet. Called as each of
-    /// its snapshots comes, so that what it sends (the snapshot it
-    /// acknowledges, the ticks it covers) follows from the server's
-    /// snapshots, not from when they were read.
-    /// None is sent for a tick at or after scenario tick `end`: the run
-    /// stops there, and which of the bots' last snapshots are read by
-    /// then is chance.
-    fn send_inputs(&mut self, clock: &Clock, end: u32) {
-        // No input before the clock is placed on the bot's map; then
-        // none before a tick that does not depend on when the snapshots
-        // came: the bot's first inputs are for [`FIRST_INPUT`] ticks
-        // after it entered (or the map began), and never before
-        // [`FIRST_INPUT_OF_RUN`] (the clock is set before then).
-        let placed = clock.base.filter(|_| clock.map == self.map());
-        let (Some(base), Some(entered)) = (placed, self.entered) else {
-            self.bot.send_inputs(LEAD, i32::MAX, |_| [0; 10]);
-            return;
-        };
-        let entered = entered.max(clock.offset);
-        let server_tick =
-            |t: u32| base.saturating_add(i32::try_from(t - clock.offset).unwrap_or(i32::MAX));
-        // A replayed client's inputs go by the clock from the tick after
-        // its entry (after the one sent with it), as the file has them.
-        if let (Some(p), Some(now)) = (&self.plan.replay, clock.now) {
-            // None before the file's first: DDNet tells a client that
-            // never sent input from one that sent zeros.
-            let after_entry = entered + if p.join_input.is_some() { 2 } else { 1 };
-            let first = after_entry.max(p.first_input().unwrap_or(u32::MAX));
-            let last = (now + LEAD as u32).min(end.max(clock.offset + 1) - 1);
-            self.bot
-                .send_inputs_between(server_tick(first), server_tick(last), |t| {
-                    p.input_at(clock.at(t))
-                });
-            return;
-        }
-        let from = first_input_tick(entered);
-        let (from, until) = (server_tick(from), server_tick(end.max(clock.offset)));
-        let lead = LEAD.min(until - 1 - self.bot.snap_tick());
-        let from = if from < until { from } else { i32::MAX };
-        let (moves, seed, actions) = (self.plan.moves, self.seed, &self.plan.actions);
-        let random = self.random.as_ref();
-        self.bot.send_inputs(lead, from, |t| match (random, moves) {
-            (Some(r), _) => r.input(clock.at(t)),
-            (None, true) => movement(seed, clock.at(t)),
-            (None, false) => scripted_input(actions, clock.at(t)),
-        });
-    }
-
-    /// Sends what a replayed player sent up to `now`, each on the tick
-    /// the server read it then: what each was, for [`Sent`].
-    fn replay_deeds(&mut self, now: u32) -> Vec<&'static str> {
-        let mut sent = Vec::new();
-        let Some(plan) = &self.plan.replay else {
-            return sent;
-        };
-        while let Some((at, deed)) = plan.deeds.get(self.replayed) {
-            if *at > now {
-                break;
-            }
-            match deed {
-                Replayed::Message(m) => {
-                    self.bot.send_message(m.clone());
-                    sent.push("message");
-                }
-                Replayed::Chat(line) => {
-                    self.bot.say(line);
-                    sent.push("chat command");
-                }
-                Replayed::RconLogin => {
-                    self.bot.rcon_login(RCON_PASSWORD);
-                    self.rcon_in = true;
-                    sent.push("rcon login");
-                }
-                Replayed::Rcon(command) => {
-                    self.bot.rcon(command);
-                    sent.push("rcon");
-                }
-            }
-            self.replayed += 1;
-        }
-        sent
-    }
-
-    /// Does the deeds of its random knobs due from its last one up to
-    /// `now` (none before it may send input): what each sent, for
-    /// [`Sent`].
-    fn deeds(&mut self, now: u32) -> Vec<&'static str> {
-        let mut sent = Vec::new();
-        let start = self.entered.map_or(u32::MAX, first_input_tick);
-        let Some(random) = &self.random else {
-            return sent;
-        };
-        for tick in self.deeds_from.max(start)..=now {
-            match random.deed(tick) {
-                Some(Deed::Kill) => {
-                    self.bot.kill();
-                    sent.push("kill");
-                }
-                Some(Deed::Say(text)) => {
-                    self.bot.say(&text);
-                    sent.push("chat");
-                }
-                Some(Deed::SetTeam(team)) => {
-                    self.bot.set_team(team);
-                    sent.push("set team");
-                }
-                Some(Deed::Rcon(command)) if self.rcon_in => {
-                    self.bot.rcon(command);
-                    sent.push("rcon");
-                }
-                _ => {}
-            }
-        }
-        self.deeds_from = now + 1;
-        sent
-    }
-}
+mod running;
+use running::Running;
 
 pub struct Session<'a> {
     scenario: &'a Scenario,
@@ -357,6 +203,7 @@ impl<'a> Session<'a> {
             if plan.spectator {
                 bot.spectate_on_entry();
             }
+            let held = (plan.replay.as_ref()).is_some_and(|p| p.ready.is_some_and(|r| r > p.join));
             if let Some(p) = &plan.replay {
                 if let Some(info) = &p.start_info {
                     bot.start_info(info.clone());
@@ -364,9 +211,14 @@ impl<'a> Session<'a> {
                 if let Some(input) = p.join_input {
                     bot.input_with_join(input);
                 }
-                if p.ready.is_some_and(|r| r > p.join) {
+                if held {
                     bot.enter_later();
                 }
+            }
+            // The first to join places the clock by a probe, where what
+            // it sends moves no character.
+            if plan.join <= first_join && (plan.spectator || held) {
+                bot.probe_with_join();
             }
             bots.push(Running {
                 bot,
@@ -747,7 +599,7 @@ impl<'a> Session<'a> {
         // the tick grid once enough snapshots came.
         if self.clock.base.is_none()
             && self.clock.map == 0
-            && self.clock.samples >= GRID_SAMPLES
+            && (self.clock.samples >= GRID_SAMPLES || self.clock.probed)
             && let (Some(hello), Some(zero)) = (self.first_hello, self.clock.zero)
         {
             let since = hello.saturating_duration_since(zero);
@@ -898,6 +750,10 @@ impl<'a> Session<'a> {
                 for action in r.deeds(now) {
                     send(i, action);
                 }
+            }
+            // A replayed client's messages go out from its entry on: the
+            // server reads them after the entry, in the same pass.
+            if matches!(r.bot.phase(), Phase::InGame | Phase::Joining) {
                 for action in r.replay_deeds(now) {
                     send(i, action);
                 }

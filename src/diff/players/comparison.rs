@@ -320,7 +320,15 @@ pub(super) fn build(
             continue;
         };
         let ea = compared(&sa.events, 0, range, &kinds);
-        let eb = compared(&sb.events, offset, range, &kinds);
+        let mut eb = compared(&sb.events, offset, range, &kinds);
+        // A player the original has from the previous map (no join) joins
+        // anew where that map cannot be played first (a replay): its join
+        // is no difference.
+        if ea.first().is_none_or(|e| e.what != What::Join)
+            && eb.first().is_some_and(|e| e.what == What::Join)
+        {
+            eb.remove(0);
+        }
         p.events = events::first_difference(&ea, &eb, offset);
         if finishes_compared {
             let (fa, fb) = (times(&ea), times(&eb));

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Run `teeoracle check`, `simulate` or `export` over a tree of recordings
-on Dask distributed: one task per file, each task one `teeoracle` process.
+"""Run `teeoracle check`, `simulate` or `export` over a tree of recordings,
+or `replay` its teehistorian files into a server build, on Dask
+distributed: one task per file, each task one `teeoracle` process.
 
     python examples/dask/run.py check corpus ../shared/corpus --out target/dask-check
     python examples/dask/run.py export /archive --out /results/export --scheduler tcp://sched:8786
+    python examples/dask/run.py replay /archive --server /usr/games/DDNet-Server --out /results/replay
 
 Without --scheduler a LocalCluster of --workers processes is started on this
 machine; with it, the same tasks go to that cluster (every worker must see
@@ -25,6 +27,13 @@ tables in OUT/parts/NNNNNNN/TABLE.parquet (read them all at once with a
 glob, e.g. DuckDB's read_parquet('OUT/parts/*/characters.parquet')).
 Exit 0 when every file passed, 1 when one failed or could not be run, 2 for
 bad usage.
+
+`replay` (replay.py) runs `teeoracle record --server S --replay FILE -o
+OUT/runs/NAME --format json` per teehistorian file, each server in a
+network namespace of its own, one replay per core (--workers) under a
+timeout from the file's length; rows say identical, changed (from which
+tick, which players), partial or failed. Exit 0 when every file replayed
+identically.
 """
 
 from __future__ import annotations
@@ -39,7 +48,9 @@ import sys
 import time
 from pathlib import Path
 
-MODES = ("check", "simulate", "export")
+import replay
+
+MODES = ("check", "simulate", "export", "replay")
 
 
 def walk(root: Path, out: list[Path]) -> None:
@@ -180,7 +191,10 @@ def main() -> int:
         "--scheduler", help="a Dask scheduler's address (default: a LocalCluster)"
     )
     ap.add_argument(
-        "--workers", type=int, default=2, help="LocalCluster worker processes"
+        "--workers",
+        type=int,
+        help="LocalCluster worker processes (default 2; replay: one per core, "
+        "fewer if memory does not hold them)",
     )
     ap.add_argument(
         "--teeoracle",
@@ -192,15 +206,26 @@ def main() -> int:
         action="append",
         default=None,
         help="folders of maps to simulate teehistorian files on "
-        "(default: the folders given, as `teeoracle check` over them finds them)",
+        "(default: the folders given, as `teeoracle check` over them finds them; "
+        "replay: none, record looks beside each file and in the server's maps)",
+    )
+    ap.add_argument("--server", help="replay: the server binary (the same path on every worker)")
+    ap.add_argument(
+        "--force",
+        action="store_true",
+        help="replay: write into run folders that hold files (record --force)",
     )
     ap.add_argument(
         "--task-memory",
         default="4G",
-        help="address-space cap of one teeoracle process (K, M, G; 0: none)",
+        help="address-space cap of one teeoracle process (K, M, G; 0: none; "
+        "not replay: a server's memory is its own)",
     )
     ap.add_argument(
-        "--timeout", type=float, default=3600, help="seconds per file (0: none)"
+        "--timeout",
+        type=float,
+        help="seconds per file (0: none; default 3600; replay: "
+        f"{replay.TIMEOUT_START:g} s and {replay.TIMEOUT_PER_SECOND:g} per second the file plays)",
     )
     ap.add_argument(
         "--window",
@@ -221,20 +246,52 @@ def main() -> int:
     teeoracle = str(Path(args.teeoracle).resolve())
     if not os.access(teeoracle, os.X_OK):
         ap.error(f"--teeoracle {teeoracle}: not an executable")
+    if args.mode == "replay":
+        if not args.server:
+            ap.error("replay: give the server with --server")
+        args.server = str(Path(args.server).resolve())
+        if not os.access(args.server, os.X_OK) or not os.path.isfile(args.server):
+            ap.error(f"--server {args.server}: not an executable file")
+    if args.workers is None:
+        args.workers = replay.default_workers() if args.mode == "replay" else 2
+    if args.timeout is None and args.mode != "replay":
+        args.timeout = 3600
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
 
     files: list[Path] = []
+    roots: list[Path] = []
     for p in args.paths:
         if not os.path.exists(p):
             ap.error(f"{p}: no such file or folder")
-        walk(Path(p), files)
-    if args.mode == "simulate":
-        files = [f for f in files if ".teehistorian" in f.name]
+        found: list[Path] = []
+        walk(Path(p), found)
+        files += found
+        roots += [Path(p)] * len(found)
+    if args.mode in ("simulate", "replay"):
+        kept = [i for i, f in enumerate(files) if ".teehistorian" in f.name]
+        files, roots = [files[i] for i in kept], [roots[i] for i in kept]
+    names: list[str | None] = [None] * len(files)
+    if args.mode == "replay":
+        # Each file's run folder, OUT/runs/NAME: new (or empty), and one
+        # file's only, before anything starts.
+        owner: dict[str, Path] = {}
+        for i, (root, f) in enumerate(zip(roots, files)):
+            names[i] = replay.run_name(root, f)
+            if names[i] in owner:
+                ap.error(f"{owner[names[i]]} and {f} would both write runs/{names[i]}: "
+                         "give folders of different names")
+            owner[names[i]] = f
+            run_dir = out / "runs" / names[i]
+            if not args.force and run_dir.is_dir() and any(run_dir.iterdir()):
+                ap.error(f"{run_dir} holds files: name a new --out, or add --force")
+    out.mkdir(parents=True, exist_ok=True)
     # As `teeoracle check` over the folders: maps anywhere under them.
-    maps = args.maps if args.maps is not None else [
-        p for p in args.paths if os.path.isdir(p)
-    ]
+    if args.maps is not None:
+        maps = args.maps
+    elif args.mode == "replay":
+        maps = []
+    else:
+        maps = [p for p in args.paths if os.path.isdir(p)]
     cwd = os.getcwd()
     tasks = []
     for i, f in enumerate(files):
@@ -257,8 +314,16 @@ def main() -> int:
                 "maps": maps if is_th else [],
                 "task_memory": task_memory,
                 "timeout": args.timeout,
+                "name": names[i],
+                "server": args.server,
+                "force": args.force,
             }
         )
+    run_task = replay.run_replay if args.mode == "replay" else run_one
+    # replay.py travels with the task (a cluster's workers need not have it).
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(replay)
 
     from dask.distributed import Client, LocalCluster, as_completed
 
@@ -287,63 +352,85 @@ def main() -> int:
     # The largest files first would balance better; path order keeps the
     # submission simple and the results are sorted anyway.
     for t in pending:
-        running.add(client.submit(run_one, t, key=f"teeoracle-{args.mode}-{t['index']}", pure=False))
+        running.add(client.submit(run_task, t, key=f"teeoracle-{args.mode}-{t['index']}", pure=False))
         if running.count() >= args.window:
             break
+    def lost(t: dict, error: str) -> dict:
+        """The row of a file whose task gave none."""
+        if args.mode == "replay":
+            return {**replay.new_row(t), "error": error}
+        return {
+            "index": t["index"], "path": t["path"], "bytes": t["bytes"], "status": "error",
+            "format": None, "records": None, "last_tick": None, "error": error, "findings": 0,
+            "summary": None, "verdict": None, "rows": None, "exit_code": None, "seconds": 0.0,
+        }
+
     done = 0
     last_print = 0.0
-    for fut in running:
-        try:
-            row = fut.result()
-        except Exception as e:  # a worker died: the file is an error, not the run's end
-            idx = int(fut.key.rsplit("-", 1)[1])
-            t = tasks[idx]
-            row = {
-                "index": idx, "path": t["path"], "bytes": t["bytes"], "status": "error",
-                "format": None, "records": None, "last_tick": None,
-                "error": f"task failed: {type(e).__name__}: {e}", "findings": 0,
-                "summary": None, "verdict": None, "rows": None, "exit_code": None,
-                "seconds": 0.0,
-            }
-        rows.append(row)
-        done += 1
-        nxt = next(pending, None)
-        if nxt is not None:
-            running.add(client.submit(run_one, nxt, key=f"teeoracle-{args.mode}-{nxt['index']}", pure=False))
-        now = time.monotonic()
-        if row["status"] in ("fail", "error") or now - last_print > 2 or done == len(tasks):
-            last_print = now
-            note = f" {row['status']}: {row['path']}" if row["status"] in ("fail", "error") else ""
-            print(f"[{done}/{len(tasks)}] {now - started:6.1f} s{note}", file=sys.stderr)
+    try:
+        for fut in running:
+            try:
+                row = fut.result()
+            except Exception as e:  # a worker died: the file is an error, not the run's end
+                row = lost(tasks[int(fut.key.rsplit("-", 1)[1])], f"task failed: {type(e).__name__}: {e}")
+            rows.append(row)
+            done += 1
+            nxt = next(pending, None)
+            if nxt is not None:
+                running.add(client.submit(run_task, nxt, key=f"teeoracle-{args.mode}-{nxt['index']}", pure=False))
+            now = time.monotonic()
+            bad = row["status"] not in ("pass", "warn", "xfail", "skip", "identical")
+            if bad or now - last_print > 2 or done == len(tasks):
+                last_print = now
+                note = f" {row['status']}: {row['path']}" if bad else ""
+                print(f"[{done}/{len(tasks)}] {now - started:6.1f} s{note}", file=sys.stderr)
+    except KeyboardInterrupt:
+        # Ctrl-C reached the workers and their teeoracle processes too
+        # (record stops its server in order); the files done are kept,
+        # the others are reported as not done.
+        got = {r["index"] for r in rows}
+        rows += [lost(t, "interrupted (Ctrl-C) before its result came back")
+                 for t in tasks if t["index"] not in got]
+        print(f"dask: interrupted after {done} of {len(tasks)} file(s)", file=sys.stderr)
     wall = time.monotonic() - started
-    client.close()
-    if cluster is not None:
-        cluster.close()
+    try:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    except Exception:  # workers Ctrl-C ended
+        pass
 
     rows.sort(key=lambda r: r["index"])
-    write_results(rows, out)
-    by_status: dict[str, int] = {}
-    for r in rows:
-        by_status[r["status"]] = by_status.get(r["status"], 0) + 1
     total_bytes = sum(r["bytes"] for r in rows)
     summary = {
         "mode": args.mode,
         "paths": args.paths,
         "files": len(rows),
         "bytes": total_bytes,
-        "by_status": dict(sorted(by_status.items())),
-        "errors": [
+    }
+    if args.mode == "replay":
+        replay.write_results(rows, out)
+        summary["server"] = args.server
+        summary.update(replay.summary_of(rows))
+    else:
+        write_results(rows, out)
+        by_status: dict[str, int] = {}
+        for r in rows:
+            by_status[r["status"]] = by_status.get(r["status"], 0) + 1
+        summary["by_status"] = dict(sorted(by_status.items()))
+        summary["errors"] = [
             {"path": r["path"], "status": r["status"], "error": r["error"]}
             for r in rows
             if r["status"] in ("fail", "error")
-        ],
+        ]
+    summary.update({
         "workers": args.workers if cluster is not None else None,
         "scheduler": args.scheduler,
         "wall_seconds": round(wall, 3),
         "files_per_second": round(len(rows) / wall, 3) if wall else None,
         "mb_per_second": round(total_bytes / 1e6 / wall, 3) if wall else None,
         "task_seconds": round(sum(r["seconds"] for r in rows), 3),
-    }
+    })
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(
         f"dask: {len(rows)} file(s) in {wall:.1f} s "
@@ -352,6 +439,8 @@ def main() -> int:
         + f"; {out / 'results.parquet'}, {out / 'summary.json'}",
         file=sys.stderr,
     )
+    if args.mode == "replay":
+        return 0 if summary["by_status"]["identical"] == len(rows) else 1
     return 1 if summary["errors"] else 0
 
 

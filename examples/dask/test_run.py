@@ -5,7 +5,9 @@ job's own virtual environment (examples/dask/requirements.txt):
     target/venv-dask/bin/python -m pytest -q examples/dask/test_run.py
 
 TEEORACLE_BIN names the binary (default: target/release/teeoracle); the
-tests fail, never skip, when it is missing.
+tests fail, never skip, when it is missing. The replay tests need a DDNet
+server (DDNET_SERVER, default Debian's /usr/games/DDNet-Server) and are
+skipped, saying so, without one.
 """
 
 import json
@@ -91,3 +93,102 @@ def test_a_task_that_dies_is_that_files_error_and_the_run_goes_on(tree, tmp_path
 def test_bad_usage_is_2(tmp_path):
     p = job("check", "--out", str(tmp_path / "out"))
     assert p.returncode == 2
+
+
+SERVER = Path(os.environ.get("DDNET_SERVER", "/usr/games/DDNet-Server"))
+needs_server = pytest.mark.skipif(
+    not os.access(SERVER, os.X_OK), reason=f"no DDNet server at {SERVER} (set DDNET_SERVER)"
+)
+# A changed server's recording (push between players 1.55, not 1.45):
+# replayed into DDNet 16.4, four players depart on tick 2.
+PUSHED = ROOT / "corpus" / "teehistorian" / "malformed" / "physics" / "push_1_55.teehistorian"
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    """Two short DDNet 16.4 games (4 s and 10 s) and a file that is no
+    recording (named as one)."""
+    assert BIN.is_file(), f"{BIN}: build it first (cargo build --release)"
+    d = tmp_path_factory.mktemp("games")
+    shutil.copy(ROOT / "corpus" / "teehistorian" / "ddnet-16.4" / "phys_turret_dragger_coverage.teehistorian", d)
+    shutil.copy(PUSHED, d)
+    (d / "bad.teehistorian").write_bytes(b"not a teehistorian file at all")
+    return d
+
+
+def leftovers(out):
+    """Processes still running whose command line names `out`."""
+    import psutil
+
+    found = []
+    for p in psutil.process_iter(["cmdline"]):
+        if any(str(out) in a for a in p.info["cmdline"] or []):
+            found.append(p.info["cmdline"])
+    return found
+
+
+@needs_server
+def test_replay_gives_record_s_verdict_per_file_each_server_in_its_own_namespace(games, tmp_path):
+    out = tmp_path / "out"
+    p = job("replay", str(games), "--server", str(SERVER), "--out", str(out), "--workers", "2")
+    assert p.returncode == 1, p.stderr
+    rows = pq.read_table(out / "results.parquet").to_pylist()
+    assert [Path(r["path"]).name for r in rows] == [
+        "bad.teehistorian", "phys_turret_dragger_coverage.teehistorian", "push_1_55.teehistorian"]
+    by_name = {Path(r["path"]).name: r for r in rows}
+    bad = by_name["bad.teehistorian"]
+    assert bad["status"] == "failed"
+    assert "magic" in bad["error"], bad["error"]
+    pushed = by_name["push_1_55.teehistorian"]
+    assert pushed["status"] == "changed", pushed
+    assert pushed["first_difference"] == 2
+    assert pushed["first_players"] == ["a #1", "d #1", "i #1", "j #1"]
+    assert (pushed["changed_players"], pushed["players"]) == (4, 10)
+    for r in rows[1:]:
+        run = out / "runs" / r["name"]
+        assert r["name"] == f"{games.name}/{Path(r['path']).name}"
+        for f in ("compare.json", "replay.json", "original.teehistorian", "server.teehistorian"):
+            assert (run / f).is_file(), run / f
+        # The job's verdict is record's: identical exactly when record
+        # says so (exit 0), else the first tick a player departs in its
+        # comparison.
+        compare = json.loads((run / "compare.json").read_text())
+        assert (r["status"] == "identical") == (r["exit_code"] == 0), r
+        if r["status"] == "changed":
+            ticks = [min(t for t in ((p["path"] or {}).get("tick"), (p["events"] or {}).get("tick")) if t is not None)
+                     for p in compare["players"] if p["status"] == "changed"]
+            assert r["first_difference"] == min(ticks)
+        # record ran the server in a network namespace of its own.
+        assert r["netns"] and r["netns"] != r["worker_netns"], r
+    summary = json.loads((out / "summary.json").read_text())
+    assert sum(summary["by_status"].values()) == 3
+    assert summary["errors"] == [{"path": bad["path"], "status": "failed", "error": bad["error"]}]
+    assert summary["namespaces"] == {
+        "servers_seen": 2, "in_workers_namespace": 0, "shared_by_servers_alive_at_once": 0}
+    assert not leftovers(out)
+
+
+@needs_server
+def test_a_replay_out_of_time_is_stopped_and_leaves_no_server(games, tmp_path):
+    out = tmp_path / "out"
+    p = job("replay", str(games / "push_1_55.teehistorian"), "--server", str(SERVER),
+            "--out", str(out), "--workers", "1", "--timeout", "3")
+    assert p.returncode == 1, p.stderr
+    [row] = pq.read_table(out / "results.parquet").to_pylist()
+    assert row["status"] == "failed"
+    assert row["error"].startswith("timed out after 3.0 s (the file plays 10.3 s)"), row["error"]
+    assert row["seconds"] < 60
+    assert not leftovers(out)
+
+
+def test_replay_refuses_a_run_folder_that_holds_files_and_needs_a_server(games, tmp_path):
+    out = tmp_path / "out"
+    run = out / "runs" / games.name / "push_1_55.teehistorian"
+    run.mkdir(parents=True)
+    (run / "server.log").write_text("an earlier run\n")
+    p = job("replay", str(games), "--server", "/bin/true", "--out", str(out))
+    assert p.returncode == 2
+    assert "--force" in p.stderr
+    p = job("replay", str(games), "--out", str(tmp_path / "other"))
+    assert p.returncode == 2
+    assert "--server" in p.stderr

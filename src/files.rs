@@ -34,7 +34,10 @@ impl std::error::Error for WalkError {}
 /// name order (each folder's entries sorted, sub-folders walked in
 /// place), each with whether it was `named`: `path` itself rather than
 /// found in a folder. Links to folders met while walking are left out
-/// (a link to `..` would walk forever); a named one is followed.
+/// (a link to `..` would walk forever); a named one is followed. So are
+/// named pipes, sockets and devices met while walking (reading a FIFO
+/// waits for a writer that may never come); a named one is read, as
+/// `check <(zcat FILE)` asks.
 pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), WalkError> {
     let error = |what, source| WalkError {
         what,
@@ -56,6 +59,9 @@ pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Resul
         }
     } else if meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         // A link to a folder, met while walking: left out.
+    } else if !named && fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        // A pipe, socket or device (or a link to one) met while walking:
+        // left out. A broken link stays, to be reported as unreadable.
     } else {
         files.push((path.to_path_buf(), named));
     }
@@ -72,6 +78,21 @@ pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>, WalkError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_met_while_walking_is_left_out_and_a_named_one_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("a_fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(matches!(made, Ok(s) if s.success()), "mkfifo (coreutils)");
+        std::os::unix::fs::symlink(&fifo, dir.path().join("b_link_to_fifo")).unwrap();
+        fs::write(dir.path().join("c_file"), b"x").unwrap();
+        let files = files_under(dir.path()).unwrap();
+        assert_eq!(files, [dir.path().join("c_file")]);
+        let mut named = Vec::new();
+        walk(&fifo, true, &mut named).unwrap();
+        assert_eq!(named, [(fifo, true)]);
+    }
 
     #[test]
     fn files_come_in_name_order_with_folders_in_place_and_errors_name_the_path() {

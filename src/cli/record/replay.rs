@@ -2,7 +2,8 @@
 //! ([`teeoracle::bot::replay`]): the map the header names, found by its
 //! SHA-256; the server settings the header holds (but those `record`
 //! decides itself); one bot per join, each sending the recorded client's
-//! start info, inputs and messages on the recorded ticks.
+//! start info, inputs and messages on the recorded ticks; with `--tune`
+//! and `--config`, the recorded server changed ([`Replay::changes`]).
 
 use super::super::Failure;
 use super::super::output::shown;
@@ -10,7 +11,8 @@ use super::scenario::{BotPlan, Flavor, Scenario, TICKS_PER_SECOND, map_dirs};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use teeoracle::bot::replay::{Note, Plan, plan};
-use teeoracle::simulation::Maps;
+use teeoracle::simulation::physics::tuning::Tuning;
+use teeoracle::simulation::{Maps, Release};
 
 /// The longest replay, in ticks (a scenario's 600 s).
 const MAX_TICKS: u32 = 600 * 50;
@@ -47,14 +49,87 @@ const OWN_SETTINGS: &[&str] = &[
     "sv_hostname",
 ];
 
-/// The scenario replaying `file` on `server`, and the plan it was made
-/// of (its notes say what the replay cannot give back).
+/// A replay: the plan it plays, and what it changes of the recorded
+/// server.
+pub struct Replay {
+    /// The file's game as the bots play it (its notes say what the replay
+    /// cannot give back).
+    pub plan: Plan,
+    /// The server binary it plays into.
+    pub server: PathBuf,
+    /// Server config lines run after the header's settings (`--config`,
+    /// then `--tune` as `tune NAME VALUE`, with `sv_tune_reset 0` before
+    /// them so that the map's load keeps them): empty for a faithful
+    /// replay. Named in `replay.json` and in the comparison's heading.
+    pub changes: Vec<String>,
+}
+
+impl Replay {
+    /// `replay.json`: the plan, the server and the changes (`[]`: none).
+    pub fn json(&self) -> Vec<u8> {
+        let mut doc = serde_json::to_value(&self.plan).unwrap_or_default();
+        if let Some(o) = doc.as_object_mut() {
+            o.insert("server".into(), shown(&self.server).into());
+            o.insert("changes".into(), serde_json::json!(self.changes));
+        }
+        serde_json::to_vec_pretty(&doc).unwrap_or_default()
+    }
+}
+
+/// The config lines `--config` (one console command each) and `--tune`
+/// (a tuning parameter of the file's release, a finite number) add after
+/// the header's settings; bad usage otherwise. Tunings on a server's
+/// command line are reset when the game loads the map, unless
+/// `sv_tune_reset` is 0 (`CGameContext::OnInit`): so it is.
+fn changes(
+    config: &[String],
+    tune: &[(String, String)],
+    release: Option<Release>,
+) -> Result<Vec<String>, Failure> {
+    let mut lines = Vec::new();
+    for line in config {
+        let first = line.split_whitespace().next().unwrap_or_default();
+        if first.is_empty() || line.contains([';', '\n']) {
+            return Err(Failure::Usage(format!(
+                "--config {line:?}: one console command, without `;` or a line break"
+            )));
+        }
+        if OWN_SETTINGS.contains(&first.to_ascii_lowercase().as_str()) {
+            return Err(Failure::Usage(format!(
+                "--config {line:?}: record sets {first} itself"
+            )));
+        }
+        lines.push(line.clone());
+    }
+    if !tune.is_empty() {
+        lines.push("sv_tune_reset 0".into());
+    }
+    let release = release.unwrap_or(Release::Ddnet20_1);
+    for (name, value) in tune {
+        // A number, though 16.4's console would read "heavy" as 0.
+        if !value.parse::<f32>().is_ok_and(f32::is_finite) {
+            return Err(Failure::Usage(format!(
+                "--tune {name}={value}: {value:?} is not a number"
+            )));
+        }
+        (Tuning::ddrace(release).set(name, value))
+            .map_err(|e| Failure::Usage(format!("--tune {name}={value}: {e}")))?;
+        lines.push(format!("tune {name} {value}"));
+    }
+    Ok(lines)
+}
+
+/// The scenario replaying `file` on `server`, with `config` and `tune`
+/// changing the recorded server ([`changes`]), and the replay it was made
+/// of.
 pub fn scenario_of(
     file: &Path,
     maps: &[PathBuf],
     server: &Path,
     flavor: Flavor,
-) -> Result<(Scenario, Plan), Failure> {
+    config: &[String],
+    tune: &[(String, String)],
+) -> Result<(Scenario, Replay), Failure> {
     let bytes = std::fs::read(file).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let mut plan = plan(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let (header, _) =
@@ -69,6 +144,9 @@ pub fn scenario_of(
         .map(|(k, v)| format!("{k} \"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
         .collect();
     server_config.sort();
+    let server_version = header.info.server_version.as_deref().unwrap_or_default();
+    let changes = changes(config, tune, Release::of_server(server_version))?;
+    server_config.extend(changes.iter().cloned());
     let last = plan.last_tick.saturating_add(1);
     if last > MAX_TICKS {
         plan.notes.push(Note {
@@ -138,7 +216,15 @@ pub fn scenario_of(
         map_bytes: Some(map_bytes),
         ..Scenario::default()
     };
-    Ok((scenario, plan))
+    let server = server.to_path_buf();
+    Ok((
+        scenario,
+        Replay {
+            plan,
+            server,
+            changes,
+        },
+    ))
 }
 
 /// The map the file's header names, by its SHA-256, among the maps
@@ -190,15 +276,16 @@ fn map_of(
 }
 
 /// The replayed game against the original, player by player
-/// ([`teeoracle::diff::players`]; the replay's clock left out): printed,
-/// written to `compare.json`, and the run's verdict with the plan's
-/// notes: identical and whole, or why not.
+/// ([`teeoracle::diff::players`]; the replay's clock left out, its
+/// changes named): printed, written to `compare.json`, and the run's
+/// verdict with the plan's notes: identical and whole, or why not.
 pub fn compared(
     original: &Path,
     out: &Path,
-    plan: &Plan,
+    replay: &Replay,
     map: Option<&[u8]>,
 ) -> Result<(), Failure> {
+    let plan = &replay.plan;
     use teeoracle::diff::players::{self, Options, Status, Verdict};
     let replayed = ["server.teehistorian", "server-1.teehistorian"]
         .iter()
@@ -225,17 +312,18 @@ pub fn compared(
     let clock = |p: &players::PlayerComparison| {
         p.status == Status::OnlyOther && p.name.as_deref() == Some(CLOCK.as_bytes())
     };
-    if c.players.iter().any(clock) {
-        c.players.retain(|p| !clock(p));
-        c.summary.players -= 1;
-        c.summary.only_other -= 1;
-        if c.summary.unchanged == c.summary.players {
-            c.verdict = Verdict::Identical;
-        }
+    c.leave_out(clock);
+    if !replay.changes.is_empty() {
+        c.other.changes = Some(replay.changes.clone());
     }
     let json = serde_json::to_vec_pretty(&c).unwrap_or_default();
     std::fs::write(out.join("compare.json"), json)?;
-    println!("\nreplayed against {}:\n{}", shown(original), c.text());
+    println!(
+        "\nreplayed into {} against {}:\n{}",
+        shown(&replay.server),
+        shown(original),
+        c.text()
+    );
     for n in &plan.notes {
         println!(
             "  not replayed: {} (tick {}, {} time(s))",
@@ -250,5 +338,54 @@ pub fn compared(
         (Verdict::Changed, _) => Err(Failure::reported(
             "record --replay: the replayed game differs from the recorded one",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(config: &[&str], tune: &[(&str, &str)]) -> Result<Vec<String>, String> {
+        let config: Vec<String> = config.iter().map(|s| s.to_string()).collect();
+        let tune: Vec<(String, String)> = (tune.iter())
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        changes(&config, &tune, Some(Release::Ddnet16_4)).map_err(|e| match e {
+            Failure::Usage(m) => m,
+            e => panic!("not bad usage: {e:?}"),
+        })
+    }
+
+    #[test]
+    fn changes_run_after_the_header_and_tunings_outlive_the_maps_load() {
+        assert_eq!(lines(&[], &[]).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            lines(
+                &["sv_team 1"],
+                &[("gravity", "0.6"), ("hook_length", "500")]
+            )
+            .unwrap(),
+            [
+                "sv_team 1",
+                "sv_tune_reset 0",
+                "tune gravity 0.6",
+                "tune hook_length 500"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_the_server_cannot_take_is_bad_usage() {
+        for (config, tune, says) in [
+            (&["sv_port 1"][..], &[][..], "record sets sv_port itself"),
+            (&["SV_RCON_PASSWORD x"], &[], "record sets"),
+            (&["sv_team 1; sv_port 1"], &[], "one console command"),
+            (&[" "], &[], "one console command"),
+            (&[], &[("gravty", "0.6")], "gravty"),
+            (&[], &[("gravity", "heavy")], "--tune gravity=heavy"),
+        ] {
+            let e = lines(config, tune).unwrap_err();
+            assert!(e.contains(says), "{config:?} {tune:?}: {e}");
+        }
     }
 }

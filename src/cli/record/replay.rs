@@ -119,6 +119,40 @@ fn changes(
     Ok(lines)
 }
 
+/// The header's tunings that are not DDRace's defaults, as `tune` lines
+/// giving the same ints: those of a recorded server that kept its tunings
+/// through the map's load (`sv_tune_reset 0`, which the header's config
+/// then holds, as a changed replay's does), or of the map's own settings
+/// (which the replayed map sets again). A value is written as the
+/// hundredths it is, or, where the console's float would truncate to
+/// another int, half a hundredth further from zero.
+fn header_tunings(tuning: &[(String, String)], release: Option<Release>) -> Vec<String> {
+    let release = release.unwrap_or(Release::Ddnet20_1);
+    let ddrace = Tuning::ddrace(release);
+    let gives = |name: &str, text: &str, int: i32| {
+        let mut t = ddrace;
+        t.set(name, text).is_ok() && t.get_int(name) == Some(int)
+    };
+    let mut lines = Vec::new();
+    for (name, value) in tuning {
+        let Ok(int) = value.parse::<i32>() else {
+            continue;
+        };
+        if ddrace.get_int(name).is_none_or(|d| d == int) {
+            continue;
+        }
+        let plain = format!("{}", f64::from(int) / 100.0);
+        let half = format!(
+            "{}",
+            (f64::from(int) + 0.5f64.copysign(f64::from(int))) / 100.0
+        );
+        if let Some(text) = [plain, half].into_iter().find(|t| gives(name, t, int)) {
+            lines.push(format!("tune {name} {text}"));
+        }
+    }
+    lines
+}
+
 /// The scenario replaying `file` on `server`, with `config` and `tune`
 /// changing the recorded server ([`changes`]), and the replay it was made
 /// of.
@@ -145,7 +179,9 @@ pub fn scenario_of(
         .collect();
     server_config.sort();
     let server_version = header.info.server_version.as_deref().unwrap_or_default();
-    let changes = changes(config, tune, Release::of_server(server_version))?;
+    let release = Release::of_server(server_version);
+    server_config.extend(header_tunings(&header.info.tuning, release));
+    let changes = changes(config, tune, release)?;
     server_config.extend(changes.iter().cloned());
     let last = plan.last_tick.saturating_add(1);
     if last > MAX_TICKS {
@@ -372,6 +408,35 @@ mod tests {
                 "tune hook_length 500"
             ]
         );
+    }
+
+    #[test]
+    fn the_headers_own_tunings_are_set_again_to_the_same_ints() {
+        let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+            (p.iter())
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
+        // DDRace's five are every server's; gravity 0.6 and a value whose
+        // plain decimal truncates to one hundredth less are not.
+        let header = pairs(&[
+            ("gun_speed", "140000"),
+            ("gravity", "60"),
+            ("hook_length", "38001"),
+            ("ground_jump_impulse", "-1329"),
+            ("air_friction", "x"),
+        ]);
+        let lines = header_tunings(&header, Some(Release::Ddnet16_4));
+        assert_eq!(lines[0], "tune gravity 0.6");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        let mut t = Tuning::ddrace(Release::Ddnet16_4);
+        for line in &lines {
+            let mut words = line.split(' ').skip(1);
+            let (name, value) = (words.next().unwrap(), words.next().unwrap());
+            t.set(name, value).unwrap();
+        }
+        assert_eq!(t.get_int("hook_length"), Some(38001), "{lines:?}");
+        assert_eq!(t.get_int("ground_jump_impulse"), Some(-1329), "{lines:?}");
     }
 
     #[test]

@@ -62,6 +62,17 @@ pub struct RecordArgs {
     /// the file's own folder and the server's maps.
     #[arg(long, value_name = "DIR")]
     maps: Vec<PathBuf>,
+    /// With `--replay`: the server changed, a tuning parameter set after
+    /// the header's settings as `tune NAME VALUE` would (repeatable; the
+    /// file's own tuning commands still apply). Named in `replay.json`
+    /// and the comparison: the replay is no longer the recorded game.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = name_value)]
+    tune: Vec<(String, String)>,
+    /// With `--replay`: the server changed, one console command run after
+    /// the header's settings (repeatable), e.g. `--config "sv_team 1"`.
+    /// Named as `--tune` is.
+    #[arg(long, value_name = "LINE")]
+    config: Vec<String>,
     /// The folder to write (created; it must be empty or new unless
     /// `--force`).
     #[arg(short, long)]
@@ -83,14 +94,34 @@ pub struct RecordArgs {
     in_namespace: bool,
 }
 
+/// `NAME=VALUE`.
+fn name_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok((n.to_string(), v.to_string())),
+        _ => Err(format!("expected NAME=VALUE, found {s:?}")),
+    }
+}
+
 pub fn run(args: RecordArgs) -> Result<(), Failure> {
     // Everything that can be known before anything starts.
+    if args.replay.is_none() && !(args.tune.is_empty() && args.config.is_empty()) {
+        return Err(Failure::Usage(
+            "--tune and --config go with --replay".into(),
+        ));
+    }
     let flavor = Flavor::of(&args.server);
-    let (scenario, plan) = match (&args.scenario, &args.replay) {
+    let (scenario, replay) = match (&args.scenario, &args.replay) {
         (Some(file), _) => (Scenario::read(file)?, None),
         (None, Some(file)) => {
-            let (s, p) = replay::scenario_of(file, &args.maps, &args.server, flavor)?;
-            (s, Some(p))
+            let (s, r) = replay::scenario_of(
+                file,
+                &args.maps,
+                &args.server,
+                flavor,
+                &args.config,
+                &args.tune,
+            )?;
+            (s, Some(r))
         }
         (None, None) => return Err(Failure::Usage("record: give --scenario or --replay".into())),
     };
@@ -145,16 +176,16 @@ pub fn run(args: RecordArgs) -> Result<(), Failure> {
         Err(e) => Err(e),
     };
     let stopped = stop_server(&mut server);
-    let files = collect(home.path(), flavor, &args.output, &what, plan.as_ref());
+    let files = collect(home.path(), flavor, &args.output, &what, replay.as_ref());
     let outcome = outcome.map_err(|e| Failure::bad(format!("record: {e}")))?;
     let files =
         files.map_err(|e| Failure::bad(format!("record: collecting the server's files: {e}")))?;
     drop(home);
-    let replayed = match (&plan, &args.replay) {
-        (Some(plan), Some(original)) if !outcome.interrupted => Some(replay::compared(
+    let replayed = match (&replay, &args.replay) {
+        (Some(r), Some(original)) if !outcome.interrupted => Some(replay::compared(
             original,
             &args.output,
-            plan,
+            r,
             scenario.map_bytes.as_deref(),
         )),
         _ => None,
@@ -233,6 +264,12 @@ fn reexec_in_namespace(args: &RecordArgs, stop: &AtomicBool) -> Result<(), Failu
     }
     for m in &args.maps {
         cmd.arg("--maps").arg(m);
+    }
+    for (name, value) in &args.tune {
+        cmd.arg("--tune").arg(format!("{name}={value}"));
+    }
+    for line in &args.config {
+        cmd.arg("--config").arg(line);
     }
     cmd.arg("--output").arg(&args.output);
     cmd.arg("--seed").arg(args.seed.to_string());
@@ -377,7 +414,7 @@ fn collect(
     flavor: Flavor,
     out: &Path,
     scenario: &Path,
-    replayed: Option<&teeoracle::bot::replay::Plan>,
+    replayed: Option<&replay::Replay>,
 ) -> std::io::Result<Vec<PathBuf>> {
     let data = home.join("share").join(flavor.data());
     let mut written = vec![out.join("bots.pcapng")];
@@ -408,10 +445,9 @@ fn collect(
     }
     match replayed {
         // The replayed file beside its replay, and what the replay made of it.
-        Some(plan) => {
+        Some(replay) => {
             std::fs::copy(scenario, out.join("original.teehistorian"))?;
-            let json = serde_json::to_vec_pretty(plan).unwrap_or_default();
-            std::fs::write(out.join("replay.json"), json)?;
+            std::fs::write(out.join("replay.json"), replay.json())?;
         }
         None => {
             std::fs::copy(scenario, out.join("scenario.ron"))?;

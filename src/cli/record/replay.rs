@@ -2,7 +2,8 @@
 //! ([`teeoracle::bot::replay`]): the map the header names, found by its
 //! SHA-256; the server settings the header holds (but those `record`
 //! decides itself); one bot per join, each sending the recorded client's
-//! start info, inputs and messages on the recorded ticks.
+//! start info, inputs and messages on the recorded ticks; with `--tune`
+//! and `--config`, the recorded server changed ([`Replay::changes`]).
 
 use super::super::Failure;
 use super::super::output::shown;
@@ -10,7 +11,8 @@ use super::scenario::{BotPlan, Flavor, Scenario, TICKS_PER_SECOND, map_dirs};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use teeoracle::bot::replay::{Note, Plan, plan};
-use teeoracle::simulation::Maps;
+use teeoracle::simulation::physics::tuning::Tuning;
+use teeoracle::simulation::{Maps, Release};
 
 /// The longest replay, in ticks (a scenario's 600 s, with the ticks past
 /// the end).
@@ -55,14 +57,121 @@ const OWN_SETTINGS: &[&str] = &[
     "sv_hostname",
 ];
 
-/// The scenario replaying `file` on `server`, and the plan it was made
-/// of (its notes say what the replay cannot give back).
+/// A replay: the plan it plays, and what it changes of the recorded
+/// server.
+pub struct Replay {
+    /// The file's game as the bots play it (its notes say what the replay
+    /// cannot give back).
+    pub plan: Plan,
+    /// The server binary it plays into.
+    pub server: PathBuf,
+    /// Server config lines run after the header's settings (`--config`,
+    /// then `--tune` as `tune NAME VALUE`, with `sv_tune_reset 0` before
+    /// them so that the map's load keeps them): empty for a faithful
+    /// replay. Named in `replay.json` and in the comparison's heading.
+    pub changes: Vec<String>,
+}
+
+impl Replay {
+    /// `replay.json`: the plan, the server and the changes (`[]`: none).
+    pub fn json(&self) -> Vec<u8> {
+        let mut doc = serde_json::to_value(&self.plan).unwrap_or_default();
+        if let Some(o) = doc.as_object_mut() {
+            o.insert("server".into(), shown(&self.server).into());
+            o.insert("changes".into(), serde_json::json!(self.changes));
+        }
+        serde_json::to_vec_pretty(&doc).unwrap_or_default()
+    }
+}
+
+/// The config lines `--config` (one console command each) and `--tune`
+/// (a tuning parameter of the file's release, a finite number) add after
+/// the header's settings; bad usage otherwise. Tunings on a server's
+/// command line are reset when the game loads the map, unless
+/// `sv_tune_reset` is 0 (`CGameContext::OnInit`): so it is.
+fn changes(
+    config: &[String],
+    tune: &[(String, String)],
+    release: Option<Release>,
+) -> Result<Vec<String>, Failure> {
+    let mut lines = Vec::new();
+    for line in config {
+        let first = line.split_whitespace().next().unwrap_or_default();
+        if first.is_empty() || line.contains([';', '\n']) {
+            return Err(Failure::Usage(format!(
+                "--config {line:?}: one console command, without `;` or a line break"
+            )));
+        }
+        if OWN_SETTINGS.contains(&first.to_ascii_lowercase().as_str()) {
+            return Err(Failure::Usage(format!(
+                "--config {line:?}: record sets {first} itself"
+            )));
+        }
+        lines.push(line.clone());
+    }
+    if !tune.is_empty() {
+        lines.push("sv_tune_reset 0".into());
+    }
+    let release = release.unwrap_or(Release::Ddnet20_1);
+    for (name, value) in tune {
+        // A number, though 16.4's console would read "heavy" as 0.
+        if !value.parse::<f32>().is_ok_and(f32::is_finite) {
+            return Err(Failure::Usage(format!(
+                "--tune {name}={value}: {value:?} is not a number"
+            )));
+        }
+        (Tuning::ddrace(release).set(name, value))
+            .map_err(|e| Failure::Usage(format!("--tune {name}={value}: {e}")))?;
+        lines.push(format!("tune {name} {value}"));
+    }
+    Ok(lines)
+}
+
+/// The header's tunings that are not DDRace's defaults, as `tune` lines
+/// giving the same ints: those of a recorded server that kept its tunings
+/// through the map's load (`sv_tune_reset 0`, which the header's config
+/// then holds, as a changed replay's does), or of the map's own settings
+/// (which the replayed map sets again). A value is written as the
+/// hundredths it is, or, where the console's float would truncate to
+/// another int, half a hundredth further from zero.
+fn header_tunings(tuning: &[(String, String)], release: Option<Release>) -> Vec<String> {
+    let release = release.unwrap_or(Release::Ddnet20_1);
+    let ddrace = Tuning::ddrace(release);
+    let gives = |name: &str, text: &str, int: i32| {
+        let mut t = ddrace;
+        t.set(name, text).is_ok() && t.get_int(name) == Some(int)
+    };
+    let mut lines = Vec::new();
+    for (name, value) in tuning {
+        let Ok(int) = value.parse::<i32>() else {
+            continue;
+        };
+        if ddrace.get_int(name).is_none_or(|d| d == int) {
+            continue;
+        }
+        let plain = format!("{}", f64::from(int) / 100.0);
+        let half = format!(
+            "{}",
+            (f64::from(int) + 0.5f64.copysign(f64::from(int))) / 100.0
+        );
+        if let Some(text) = [plain, half].into_iter().find(|t| gives(name, t, int)) {
+            lines.push(format!("tune {name} {text}"));
+        }
+    }
+    lines
+}
+
+/// The scenario replaying `file` on `server`, with `config` and `tune`
+/// changing the recorded server ([`changes`]), and the replay it was made
+/// of.
 pub fn scenario_of(
     file: &Path,
     maps: &[PathBuf],
     server: &Path,
     flavor: Flavor,
-) -> Result<(Scenario, Plan), Failure> {
+    config: &[String],
+    tune: &[(String, String)],
+) -> Result<(Scenario, Replay), Failure> {
     let bytes = std::fs::read(file).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let mut plan = plan(&bytes).map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let (header, _) =
@@ -78,6 +187,11 @@ pub fn scenario_of(
         .map(|(k, v)| format!("{k} \"{}\"", v.replace('\\', "\\\\").replace('"', "\\\"")))
         .collect();
     server_config.sort();
+    let server_version = header.info.server_version.as_deref().unwrap_or_default();
+    let release = Release::of_server(server_version);
+    server_config.extend(header_tunings(&header.info.tuning, release));
+    let changes = changes(config, tune, release)?;
+    server_config.extend(changes.iter().cloned());
     let last = plan.last_tick.saturating_add(1);
     if last > MAX_TICKS {
         plan.notes.push(Note {
@@ -147,7 +261,15 @@ pub fn scenario_of(
         map_bytes: Some(map_bytes),
         ..Scenario::default()
     };
-    Ok((scenario, plan))
+    let server = server.to_path_buf();
+    Ok((
+        scenario,
+        Replay {
+            plan,
+            server,
+            changes,
+        },
+    ))
 }
 
 /// DDNet 16.4's unwritten inputs ([`Plan::restore_unwritten`]), where
@@ -217,6 +339,8 @@ fn map_of(
 pub struct Replayed {
     /// The original file.
     pub original: String,
+    /// The server it was replayed into.
+    pub server: String,
     /// [`teeoracle::diff::players::compare`]'s document (the replay's
     /// clock left out).
     pub comparison: teeoracle::diff::players::Comparison,
@@ -228,7 +352,8 @@ impl Replayed {
     /// For people: the comparison and each note.
     pub fn text(&self) -> String {
         let mut t = format!(
-            "\nreplayed against {}:\n{}",
+            "\nreplayed into {} against {}:\n{}",
+            self.server,
             self.original,
             self.comparison.text()
         );
@@ -256,32 +381,16 @@ impl Replayed {
     }
 }
 
-/// Where a player first differs (the original's numbering), as the
-/// comparison's summary counts it.
-fn first_difference(p: &teeoracle::diff::players::PlayerComparison) -> Option<i32> {
-    use teeoracle::diff::players::Status;
-    match p.status {
-        Status::Unchanged => None,
-        Status::OnlyOriginal | Status::OnlyOther => Some(p.joined),
-        Status::Changed => {
-            let path = p.path.as_ref().map(|d| d.tick);
-            path.into_iter()
-                .chain(p.events.as_ref().map(|e| e.tick))
-                .min()
-        }
-    }
-}
-
 /// The replayed game against the original, player by player
-/// ([`teeoracle::diff::players`]; the replay's clock left out), also
-/// written to `compare.json`.
+/// ([`teeoracle::diff::players`]; the replay's clock left out, its
+/// changes named), also written to `compare.json`.
 pub fn compared(
     original: &Path,
     out: &Path,
-    plan: &Plan,
+    replay: &Replay,
     map: Option<&[u8]>,
 ) -> Result<Replayed, Failure> {
-    use teeoracle::diff::players::{self, Options, Status, Verdict};
+    use teeoracle::diff::players::{self, Options, Status};
     // After a map change at its end the server writes a file per map.
     let replayed = ["server.teehistorian", "server-1.teehistorian"]
         .iter()
@@ -308,20 +417,94 @@ pub fn compared(
     let clock = |p: &players::PlayerComparison| {
         p.status == Status::OnlyOther && p.name.as_deref() == Some(CLOCK.as_bytes())
     };
-    if c.players.iter().any(clock) {
-        c.players.retain(|p| !clock(p));
-        c.summary.players -= 1;
-        c.summary.only_other -= 1;
-        c.summary.first_difference = c.players.iter().filter_map(first_difference).min();
-        if c.summary.unchanged == c.summary.players {
-            c.verdict = Verdict::Identical;
-        }
+    c.leave_out(clock);
+    if !replay.changes.is_empty() {
+        c.other.changes = Some(replay.changes.clone());
     }
     let json = serde_json::to_vec_pretty(&c).unwrap_or_default();
     std::fs::write(out.join("compare.json"), json)?;
     Ok(Replayed {
         original: shown(original),
+        server: shown(&replay.server),
         comparison: c,
-        notes: plan.notes.clone(),
+        notes: replay.plan.notes.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(config: &[&str], tune: &[(&str, &str)]) -> Result<Vec<String>, String> {
+        let config: Vec<String> = config.iter().map(|s| s.to_string()).collect();
+        let tune: Vec<(String, String)> = (tune.iter())
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        changes(&config, &tune, Some(Release::Ddnet16_4)).map_err(|e| match e {
+            Failure::Usage(m) => m,
+            e => panic!("not bad usage: {e:?}"),
+        })
+    }
+
+    #[test]
+    fn changes_run_after_the_header_and_tunings_outlive_the_maps_load() {
+        assert_eq!(lines(&[], &[]).unwrap(), Vec::<String>::new());
+        assert_eq!(
+            lines(
+                &["sv_team 1"],
+                &[("gravity", "0.6"), ("hook_length", "500")]
+            )
+            .unwrap(),
+            [
+                "sv_team 1",
+                "sv_tune_reset 0",
+                "tune gravity 0.6",
+                "tune hook_length 500"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_headers_own_tunings_are_set_again_to_the_same_ints() {
+        let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+            (p.iter())
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        };
+        // DDRace's five are every server's; gravity 0.6 and a value whose
+        // plain decimal truncates to one hundredth less are not.
+        let header = pairs(&[
+            ("gun_speed", "140000"),
+            ("gravity", "60"),
+            ("hook_length", "38001"),
+            ("ground_jump_impulse", "-1329"),
+            ("air_friction", "x"),
+        ]);
+        let lines = header_tunings(&header, Some(Release::Ddnet16_4));
+        assert_eq!(lines[0], "tune gravity 0.6");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        let mut t = Tuning::ddrace(Release::Ddnet16_4);
+        for line in &lines {
+            let mut words = line.split(' ').skip(1);
+            let (name, value) = (words.next().unwrap(), words.next().unwrap());
+            t.set(name, value).unwrap();
+        }
+        assert_eq!(t.get_int("hook_length"), Some(38001), "{lines:?}");
+        assert_eq!(t.get_int("ground_jump_impulse"), Some(-1329), "{lines:?}");
+    }
+
+    #[test]
+    fn a_change_the_server_cannot_take_is_bad_usage() {
+        for (config, tune, says) in [
+            (&["sv_port 1"][..], &[][..], "record sets sv_port itself"),
+            (&["SV_RCON_PASSWORD x"], &[], "record sets"),
+            (&["sv_team 1; sv_port 1"], &[], "one console command"),
+            (&[" "], &[], "one console command"),
+            (&[], &[("gravty", "0.6")], "gravty"),
+            (&[], &[("gravity", "heavy")], "--tune gravity=heavy"),
+        ] {
+            let e = lines(config, tune).unwrap_err();
+            assert!(e.contains(says), "{config:?} {tune:?}: {e}");
+        }
+    }
 }

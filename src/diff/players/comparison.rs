@@ -62,6 +62,11 @@ pub struct Side {
     /// absent for a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tune: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The server config lines a replay ran after the header's settings
+    /// (`record --replay --tune/--config`): this file is a changed
+    /// server's game, not the recorded one. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<String>>,
     /// Where its finishes come from.
     pub finishes: FinishSource,
 }
@@ -99,6 +104,7 @@ impl Side {
             sessions: r.sessions.len(),
             physics: None,
             tune: None,
+            changes: None,
             finishes,
         }
     }
@@ -144,8 +150,10 @@ pub enum Aligned {
     SameFile,
 }
 
-/// The counts of the comparison. A player may count in several of
-/// `path_changed`, `events_changed` and `finish_changed`.
+/// The counts of the comparison: `unchanged` and the changed players
+/// matched, `only_original` and `only_other` make `players`. A changed
+/// player may count in several of `path_changed`, `events_changed` and
+/// `finish_changed`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
     /// Players, matched or not.
@@ -273,13 +281,6 @@ pub(super) fn build(
             })
             .collect()
     };
-    let mut summary = Summary {
-        players: pairs.len(),
-        ..Summary::default()
-    };
-    let first = |t: i32, summary: &mut Summary| {
-        summary.first_difference = Some(summary.first_difference.map_or(t, |f| f.min(t)));
-    };
     let mut players = Vec::with_capacity(pairs.len());
     for (&(i, j), path) in pairs.iter().zip(departures) {
         let (sa, sb) = (i.map(|i| &a.sessions[i]), j.map(|j| &b.sessions[j]));
@@ -306,16 +307,9 @@ pub(super) fn build(
         };
         let (Some(sa), Some(sb)) = (sa, sb) else {
             p.status = match sa {
-                Some(_) => {
-                    summary.only_original += 1;
-                    Status::OnlyOriginal
-                }
-                None => {
-                    summary.only_other += 1;
-                    Status::OnlyOther
-                }
+                Some(_) => Status::OnlyOriginal,
+                None => Status::OnlyOther,
             };
-            first(joined, &mut summary);
             players.push(p);
             continue;
         };
@@ -334,7 +328,6 @@ pub(super) fn build(
             let (fa, fb) = (times(&ea), times(&eb));
             if !fa.is_empty() || !fb.is_empty() {
                 let changed = fa != fb;
-                summary.finish_changed += usize::from(changed);
                 p.finishes = Some(Finishes {
                     original: fa,
                     other: fb,
@@ -343,39 +336,72 @@ pub(super) fn build(
             }
         }
         p.path = path;
-        if let Some(d) = &p.path {
-            summary.path_changed += 1;
-            first(d.tick, &mut summary);
-        }
-        if let Some(d) = &p.events {
-            summary.events_changed += 1;
-            first(d.tick, &mut summary);
-        }
         if p.path.is_some() || p.events.is_some() {
             p.status = Status::Changed;
-        } else {
-            summary.unchanged += 1;
         }
         players.push(p);
     }
-    let verdict = match summary.unchanged == summary.players {
-        true => Verdict::Identical,
-        false => Verdict::Changed,
-    };
     let [original, other] = sides;
-    Comparison {
-        verdict,
+    let mut c = Comparison {
+        verdict: Verdict::Identical,
         original,
         other,
         alignment,
         ticks: range.map(|(a, b)| [a, b]),
         event_kinds: kinds,
-        summary,
+        summary: Summary::default(),
         players,
-    }
+    };
+    c.summarise();
+    c
 }
 
 impl Comparison {
+    /// The summary and the verdict, counted from the players.
+    fn summarise(&mut self) {
+        let mut s = Summary {
+            players: self.players.len(),
+            ..Summary::default()
+        };
+        let mut first = |t: i32| {
+            s.first_difference = Some(s.first_difference.map_or(t, |f| f.min(t)));
+        };
+        for p in &self.players {
+            match p.status {
+                Status::OnlyOriginal | Status::OnlyOther => first(p.joined),
+                Status::Unchanged | Status::Changed => {
+                    (p.path.iter().map(|d| d.tick)).for_each(&mut first);
+                    (p.events.iter().map(|e| e.tick)).for_each(&mut first);
+                }
+            }
+        }
+        for p in &self.players {
+            match p.status {
+                Status::Unchanged => s.unchanged += 1,
+                Status::Changed => {}
+                Status::OnlyOriginal => s.only_original += 1,
+                Status::OnlyOther => s.only_other += 1,
+            }
+            s.path_changed += usize::from(p.path.is_some());
+            s.events_changed += usize::from(p.events.is_some());
+            s.finish_changed += usize::from(p.finishes.as_ref().is_some_and(|f| f.changed));
+            s.after_unmodelled += usize::from(p.unmodelled.is_some());
+        }
+        self.verdict = match s.unchanged == s.players {
+            true => Verdict::Identical,
+            false => Verdict::Changed,
+        };
+        self.summary = s;
+    }
+
+    /// Leaves out the players `out` picks (a replay's own clock, which
+    /// the original never had), counting the summary and the verdict
+    /// again without them.
+    pub fn leave_out(&mut self, out: impl Fn(&PlayerComparison) -> bool) {
+        self.players.retain(|p| !out(p));
+        self.summarise();
+    }
+
     /// Notes, for each changed player, the first of the model's
     /// `unmodelled` events (its world's ticks, the original's) that
     /// touched it (its client id, or everybody) in its session before its
@@ -404,9 +430,9 @@ impl Comparison {
                     tick: u.tick,
                     feature: u.feature.clone(),
                 });
-                self.summary.after_unmodelled += 1;
             }
         }
+        self.summarise();
     }
 
     /// For people: the sides, the alignment, what was compared, then
@@ -446,9 +472,10 @@ impl Comparison {
         }
         write!(
             out,
-            "changed: {} of {}: {} path changed, {} events changed, {} finish changed, {} only in the original, {} only in the other",
+            "changed: {} of {}: {} unchanged, {} path changed, {} events changed, {} finish changed, {} only in the original, {} only in the other",
             s.players - s.unchanged,
             plural(s.players, "player"),
+            s.unchanged,
             s.path_changed,
             s.events_changed,
             s.finish_changed,
@@ -466,12 +493,13 @@ impl Comparison {
             Some(t) => writeln!(out, "; first difference at tick {t}")?,
             None => writeln!(out)?,
         }
+        let finishes = self.event_kinds.contains(&"finish");
         for p in self
             .players
             .iter()
             .filter(|p| p.status != Status::Unchanged)
         {
-            player_text(out, p)?;
+            player_text(out, p, finishes)?;
         }
         Ok(())
     }
@@ -496,6 +524,9 @@ fn side_text(s: &Side) -> String {
             m
         }
     };
+    if let Some(changes) = &s.changes {
+        let _ = write!(t, " of a changed server ({})", changes.join("; "));
+    }
     let h = &s.header;
     if let Some(v) = &h.server_version {
         let _ = write!(t, ", server {v:?}");
@@ -528,7 +559,10 @@ fn finish_text(c: &Comparison) -> &'static str {
     }
 }
 
-fn player_text(out: &mut String, p: &PlayerComparison) -> std::fmt::Result {
+/// A changed or unmatched player: where its path departs, where its
+/// events part, and, where finishes are compared (`finishes`), whether
+/// its finish time changed.
+fn player_text(out: &mut String, p: &PlayerComparison, finishes: bool) -> std::fmt::Result {
     let name = p
         .name
         .as_ref()
@@ -582,21 +616,23 @@ fn player_text(out: &mut String, p: &PlayerComparison) -> std::fmt::Result {
             u.feature, u.tick
         )?;
     }
-    if let Some(f) = p.finishes.as_ref().filter(|f| f.changed) {
-        let list = |t: &[i32]| match t {
-            [] => "none".to_string(),
-            t => t
-                .iter()
-                .map(|&t| race_time(t))
-                .collect::<Vec<_>>()
-                .join(", "),
-        };
-        writeln!(
+    let list = |t: &[i32]| match t {
+        [] => "none".to_string(),
+        t => t
+            .iter()
+            .map(|&t| race_time(t))
+            .collect::<Vec<_>>()
+            .join(", "),
+    };
+    match &p.finishes {
+        Some(f) if f.changed => writeln!(
             out,
             "    finish changed: original {}, other {}",
             list(&f.original),
             list(&f.other)
-        )?;
+        ),
+        Some(f) => writeln!(out, "    finish unchanged: {}", list(&f.original)),
+        None if finishes => writeln!(out, "    no finish on either side"),
+        None => Ok(()),
     }
-    Ok(())
 }

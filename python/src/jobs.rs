@@ -102,8 +102,7 @@ pub fn check<'py>(
     let (verdicts, roles) = py.detach(|| -> PyResult<_> {
         let mut files = Vec::new();
         for p in &paths {
-            teeoracle::files::walk(p, true, &mut files)
-                .map_err(|e| PyOSError::new_err(e.to_string()))?;
+            teeoracle::files::walk(p, true, &mut files).map_err(|e| errors::walk(&e))?;
         }
         let maps = match simulate {
             true => Some(Arc::new(maps_for(&files, &maps)?)),

@@ -20,7 +20,12 @@ as Python dicts and lists (the shapes are specified in the crate's
   every position compared).
 
 Bytes that do not decode raise ``DecodeError`` (a ``ValueError``) with the
-file byte (``offset``), the finding code (``code``) and the ``tick``.
+file byte (``offset``), the finding code (``code``) and the ``tick``; a
+teehistorian file cut short (no FINISH) warns with ``TruncatedWarning`` at
+its end. A path that does not exist raises ``FileNotFoundError``, a
+source that is neither a path nor bytes ``TypeError``, a nonsense argument
+(``batches(0)``, ``replay(at=-5)``) ``ValueError`` naming it. The readers
+read once: iterating one again after its end raises ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from ._teeoracle import (
     RecordBatch,
     Teehistorian,
     Ticks,
+    TruncatedWarning,
     __version__,
 )
 from . import _teeoracle
@@ -50,6 +56,7 @@ __all__ = [
     "RecordBatch",
     "Teehistorian",
     "Ticks",
+    "TruncatedWarning",
     "__version__",
     "check",
     "decode_packet",
@@ -80,7 +87,9 @@ def ticks(source: Source) -> Ticks:
     (``cid``, ``connected``, ``alive``, ``x``, ``y``, ``input``, ``team``,
     ``name``, ...): every client id the records named so far. The
     replay's inconsistencies (records that do not fit the world) are
-    counted in ``.inconsistencies``, not raised.
+    counted in ``.inconsistencies``, not raised. ``.end`` is the end line
+    once the records have ended (as ``Teehistorian.end``); a file cut short
+    warns with ``TruncatedWarning``.
     """
     return Ticks(source)
 
@@ -90,8 +99,8 @@ def replay(source: Source, at: Optional[int] = None, strict: bool = False) -> Di
 
     The ``teehistorian_world`` document of ``teeoracle teehistorian replay
     --format json``. With ``strict``, an inconsistency raises
-    ``DecodeError`` (code ``"replay"``); a tick after the end raises
-    ``ValueError``.
+    ``DecodeError`` (code ``"replay"``); a negative tick or one after the
+    end raises ``ValueError``.
     """
     return _teeoracle.replay(source, at, strict)
 

@@ -169,9 +169,9 @@ def test_packet_bad_arguments():
 
 
 def test_bad_arguments_raise():
-    with pytest.raises(OSError):
+    with pytest.raises(FileNotFoundError):
         teeoracle.check(CORPUS / "no such folder")
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):
         teeoracle.Teehistorian(123)
     with pytest.raises(ValueError, match="magic"):
         teeoracle.simulate(A_TH, A_TH)  # not a map

@@ -40,13 +40,33 @@ pub fn truncated(py: Python<'_>, name: &str, offset: u64, partial: usize) -> PyR
         0 => String::new(),
         n => format!(", {n} bytes of a cut record after it"),
     };
-    let message = format!(
-        "{name}: truncated: no FINISH record; the last whole record ends at byte {offset}{cut}"
-    );
+    warn::<TruncatedWarning>(
+        py,
+        &format!(
+            "{name}: truncated: no FINISH record; the last whole record ends at byte {offset}{cut}"
+        ),
+        1,
+    )
+}
+
+/// Warns with the category `W` (raises where the warnings filter says so).
+/// `stacklevel` 1 names the caller's line, 2 its caller's (through the
+/// package's Python wrapper).
+pub fn warn<W: pyo3::PyTypeInfo>(py: Python<'_>, message: &str, stacklevel: i32) -> PyResult<()> {
+    // A NUL would end the C string early: a file name may hold one.
     let message = std::ffi::CString::new(message.replace('\0', "\\0"))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    PyErr::warn(py, &py.get_type::<TruncatedWarning>(), &message, 1)
+    PyErr::warn(py, &py.get_type::<W>(), &message, stacklevel)
 }
+
+pyo3::create_exception!(
+    _teeoracle,
+    MapMismatchWarning,
+    PyUserWarning,
+    "The map given to ``simulate`` is not the one the teehistorian header\n\
+     names (its SHA-256, or CRC-32, differs): the positions will not match\n\
+     the recording's."
+);
 
 /// A reader asked for more after its end: iterating it again would give
 /// nothing, so it says so.

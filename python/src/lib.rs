@@ -26,6 +26,10 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SCHEMA_VERSION", teeoracle::schema::SCHEMA_VERSION)?;
     m.add("DecodeError", py.get_type::<errors::DecodeError>())?;
     m.add(
+        "MapMismatchWarning",
+        py.get_type::<errors::MapMismatchWarning>(),
+    )?;
+    m.add(
         "TruncatedWarning",
         py.get_type::<errors::TruncatedWarning>(),
     )?;

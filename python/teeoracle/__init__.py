@@ -39,6 +39,7 @@ from ._teeoracle import (
     SCHEMA_VERSION,
     Batches,
     DecodeError,
+    MapMismatchWarning,
     RecordBatch,
     Teehistorian,
     Ticks,
@@ -53,6 +54,7 @@ __all__ = [
     "Batches",
     "DecodeError",
     "Demo",
+    "MapMismatchWarning",
     "RecordBatch",
     "Teehistorian",
     "Ticks",
@@ -221,5 +223,7 @@ def simulate(
     server version the simulator does not model, a map without a game
     layer) raises ``DecodeError`` or ``ValueError``. ``physics`` (``"16.4"``
     or ``"20.1"``) steps with that DDNet version's physics instead of the
-    recording server's (``--physics``)."""
+    recording server's (``--physics``). A map whose checksum differs from
+    the one the teehistorian header names warns with ``MapMismatchWarning``
+    before the simulation runs."""
     return _teeoracle.simulate(teehistorian, map, demo, at, physics)

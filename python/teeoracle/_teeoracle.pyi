@@ -28,6 +28,10 @@ class TruncatedWarning(UserWarning):
     """A file that ends without its end mark (a teehistorian file without
     FINISH): every whole record was given; ``end`` says where it ends."""
 
+class MapMismatchWarning(UserWarning):
+    """The map given to ``simulate`` is not the one the teehistorian header
+    names (its SHA-256, or CRC-32, differs)."""
+
 class RecordBatch:
     """Records of a teehistorian file in columns (memoryviews of native ints)."""
 

@@ -146,3 +146,21 @@ def test_replay_at_a_negative_tick_is_refused():
     with pytest.raises(ValueError, match="at=-5"):
         teeoracle.replay(A, at=-5)
     assert teeoracle.replay(A, at=0)["tick"] == 0
+
+
+A_DEMO = CORPUS / "demo/ddnet-20.1/A_join_move_leave.demo"
+CTF1_DEMO = CORPUS / "demo/ddnet-20.1/E_map_change.2_ctf1.demo"
+
+
+def test_simulate_on_another_map_warns_that_the_checksums_differ():
+    with pytest.warns(teeoracle.MapMismatchWarning) as caught:
+        report = teeoracle.simulate(A, CTF1_DEMO)
+    [w] = caught
+    assert issubclass(teeoracle.MapMismatchWarning, UserWarning)
+    assert 'names the map "dm1" of SHA-256 ' in str(w.message)
+    assert f"but {CTF1_DEMO}'s map has SHA-256 " in str(w.message)
+    assert report["matched"] < report["player_ticks"]
+    # Its own map: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert teeoracle.simulate(A, A_DEMO)["matched"] == 851

@@ -78,6 +78,35 @@ def limit_memory(limit: int):
     return apply
 
 
+# The statuses summary.json lists under `errors`: each row has its reason.
+FAILED = ("fail", "error")
+
+
+def reason(status: str, error: str | None, findings: list[dict]) -> str | None:
+    """Why a file failed: its decoding error, else its first failing
+    finding's message (a file refused as not its format, a simulation's
+    divergence, ... has no decoding error), else any finding's. None when
+    it did not fail and has no error."""
+    if error:
+        return error
+    if status not in FAILED:
+        return None
+    for severity in ("fail", None):
+        for f in findings:
+            if f.get("message") and severity in (None, f.get("severity")):
+                return f["message"]
+    return f"status {status} without a finding"
+
+
+def read_check_reports(part: str) -> list[dict]:
+    """The part's check_reports rows (one per finding, or one without a
+    finding), in finding order."""
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(Path(part) / "check_reports.parquet").to_pylist()
+    return sorted(rows, key=lambda r: -1 if r["finding"] is None else r["finding"])
+
+
 def run_one(task: dict) -> dict:
     """One file: run teeoracle on it, give back its result row. Never
     raises: whatever goes wrong is the row's `error`."""
@@ -138,17 +167,29 @@ def run_one(task: dict) -> dict:
         return row
     if task["mode"] == "export":
         row["rows"] = json.dumps(verdict_like["rows"], sort_keys=True)
-        # The verdict is in the part's check_reports table; the document
-        # names the status.
+        # The document names the status; the verdict's error and findings
+        # are in the part's check_reports table.
         row["status"] = verdict_like["status"]
         row["format"] = verdict_like["format"]
+        try:
+            reports = read_check_reports(part)
+        except Exception as e:  # noqa: BLE001 - any unreadable table is the row's error
+            if row["status"] in FAILED:
+                row["error"] = f"exit {proc.returncode}, its check_reports table unreadable: {e}"
+            return row
+        first = reports[0] if reports else {}
+        row["records"] = first.get("records")
+        row["last_tick"] = first.get("last_tick")
+        findings = [r for r in reports if r["finding"] is not None]
+        row["findings"] = len(findings)
+        row["error"] = reason(row["status"], first.get("error"), findings)
         return row
     v = verdict_like
     row["status"] = v["status"]
     row["format"] = v["format"]
     row["records"] = v["counts"].get("records")
     row["last_tick"] = v["counts"].get("last_tick")
-    row["error"] = v["error"]["message"] if v["error"] else None
+    row["error"] = reason(v["status"], v["error"]["message"] if v["error"] else None, v["findings"])
     row["findings"] = len(v["findings"])
     row["summary"] = v["summary"]
     row["verdict"] = json.dumps(v, sort_keys=True)
@@ -421,7 +462,7 @@ def main() -> int:
         summary["errors"] = [
             {"path": r["path"], "status": r["status"], "error": r["error"]}
             for r in rows
-            if r["status"] in ("fail", "error")
+            if r["status"] in FAILED
         ]
     summary.update({
         "workers": args.workers if cluster is not None else None,

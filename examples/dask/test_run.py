@@ -90,6 +90,55 @@ def test_a_task_that_dies_is_that_files_error_and_the_run_goes_on(tree, tmp_path
     assert all(r["verdict"] is None for r in rows)
 
 
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    """Files that fail in different ways beside a good one and a cut one
+    (a warning): empty, cut in its header, not a recording at all (named
+    as a teehistorian file and as a demo)."""
+    assert BIN.is_file(), f"{BIN}: build it first (cargo build --release)"
+    d = tmp_path_factory.mktemp("failing")
+    whole = (ROOT / "corpus" / "teehistorian" / f"{A}.teehistorian").read_bytes()
+    (d / "a.teehistorian").write_bytes(whole)
+    (d / "cut.teehistorian").write_bytes(whole[: len(whole) // 2])
+    (d / "headless.teehistorian").write_bytes(whole[:100])
+    (d / "empty.teehistorian").write_bytes(b"")
+    (d / "bad.teehistorian").write_bytes(b"not a teehistorian file at all")
+    (d / "bad.demo").write_bytes(b"not a demo either")
+    return d
+
+
+@pytest.mark.parametrize("mode", ["check", "export"])
+def test_every_failed_file_has_its_reason_in_results_and_summary(failing, tmp_path, mode):
+    out = tmp_path / "out"
+    p = job(mode, str(failing), "--out", str(out), "--workers", "2")
+    assert p.returncode == 1, p.stderr
+    rows = pq.read_table(out / "results.parquet").to_pylist()
+    by_name = {Path(r["path"]).name: r for r in rows}
+    assert by_name["a.teehistorian"]["status"] == "pass"
+    assert by_name["a.teehistorian"]["error"] is None
+    assert by_name["cut.teehistorian"]["status"] == "warn"
+    assert by_name["cut.teehistorian"]["error"] is None
+    failed = [r for r in rows if r["status"] in ("fail", "error")]
+    assert sorted(Path(r["path"]).name for r in failed) == [
+        "bad.demo", "bad.teehistorian", "empty.teehistorian", "headless.teehistorian"]
+    for r in failed:
+        assert r["error"] and r["error"].strip(), r
+    # The reasons are check's own words, export's the same as check's.
+    assert "the file is empty" in by_name["empty.teehistorian"]["error"]
+    assert "not one" in by_name["bad.demo"]["error"]
+    assert by_name["headless.teehistorian"]["error"].startswith("at byte 100 "), by_name["headless.teehistorian"]
+    verdicts = check_json(failing)
+    for r in failed:
+        v = verdicts[r["path"]]
+        expected = v["error"]["message"] if v["error"] else next(
+            f["message"] for f in v["findings"] if f["severity"] == "fail")
+        assert r["error"] == expected, r["path"]
+        assert r["findings"] == len(v["findings"]), r["path"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["errors"] == [
+        {"path": r["path"], "status": r["status"], "error": r["error"]} for r in failed]
+
+
 def test_bad_usage_is_2(tmp_path):
     p = job("check", "--out", str(tmp_path / "out"))
     assert p.returncode == 2

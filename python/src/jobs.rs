@@ -102,8 +102,7 @@ pub fn check<'py>(
     let (verdicts, roles) = py.detach(|| -> PyResult<_> {
         let mut files = Vec::new();
         for p in &paths {
-            teeoracle::files::walk(p, true, &mut files)
-                .map_err(|e| PyOSError::new_err(e.to_string()))?;
+            teeoracle::files::walk(p, true, &mut files).map_err(|e| errors::walk(&e))?;
         }
         let maps = match simulate {
             true => Some(Arc::new(maps_for(&files, &maps)?)),
@@ -141,20 +140,76 @@ fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::
         .map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 
-/// The collision of a map file, or of the map a demo embeds.
+/// The collision of a map file, or of the map a demo embeds, and that
+/// map's bytes.
 fn collision(
     py: Python<'_>,
     map: &Bound<'_, PyAny>,
-) -> PyResult<teeoracle::simulation::physics::collision::Collision> {
+) -> PyResult<(
+    teeoracle::simulation::physics::collision::Collision,
+    String,
+    Vec<u8>,
+)> {
     use teeoracle::map::NoMap;
     use teeoracle::simulation::maps::MapFileError;
     let input = Input::of(map)?;
     let name = input.name.clone();
     let bytes = input.bytes()?;
-    teeoracle::simulation::collision_of_file(&bytes).map_err(|e| match e {
+    let col = teeoracle::simulation::collision_of_file(&bytes).map_err(|e| match e {
         MapFileError::NoMap(NoMap::Demo(e)) => errors::decode(py, &name, &e),
         e => PyValueError::new_err(format!("{name}: {e}")),
-    })
+    })?;
+    // It decoded, so its map is found.
+    let map = match teeoracle::map::MapBytes::find(&bytes) {
+        Ok(found) => found.of(&bytes).to_vec(),
+        Err(_) => Vec::new(),
+    };
+    Ok((col, name, map))
+}
+
+/// Warns (``MapMismatchWarning``) when the map given is not the one the
+/// teehistorian header names: its SHA-256 (or, in a header without one,
+/// its CRC-32) differs. A header that names neither, or does not decode
+/// (the simulation says why), is not compared.
+fn compare_map(
+    py: Python<'_>,
+    name: &str,
+    teehistorian: &[u8],
+    map_name: &str,
+    map: &[u8],
+) -> PyResult<()> {
+    use sha2::Digest;
+    let Ok((header, _)) =
+        teeoracle::teehistorian::StreamReader::new(teehistorian, teeoracle::codec::Mode::Lenient)
+    else {
+        return Ok(());
+    };
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let info = &header.info;
+    let (what, named, given) = match (&info.map_sha256, &info.map_crc) {
+        (Some(sha), _) => (
+            "SHA-256",
+            sha.to_ascii_lowercase(),
+            hex(&sha2::Sha256::digest(map)),
+        ),
+        (None, Some(crc)) => (
+            "CRC-32",
+            crc.to_ascii_lowercase(),
+            format!("{:08x}", crc32fast::hash(map)),
+        ),
+        (None, None) => return Ok(()),
+    };
+    if named == given {
+        return Ok(());
+    }
+    let map_in_header = info.map_name.as_deref().unwrap_or("?");
+    errors::warn::<errors::MapMismatchWarning>(
+        py,
+        &format!(
+            "{name}: its header names the map {map_in_header:?} of {what} {named}, but {map_name}'s map has {what} {given}: the positions will not match the recording"
+        ),
+        2,
+    )
 }
 
 /// The ``teehistorian simulate --format json`` document.
@@ -174,10 +229,11 @@ pub fn simulate<'py>(
         .map(str::parse::<Release>)
         .transpose()
         .map_err(|e| PyValueError::new_err(format!("physics {e}")))?;
-    let col = collision(py, map)?;
+    let (col, map_name, map_bytes) = collision(py, map)?;
     let input = Input::of(teehistorian)?;
     let name = input.name.clone();
     let bytes = input.bytes()?;
+    compare_map(py, &name, &bytes, &map_name, &map_bytes)?;
     let demo_bytes = match demo {
         Some(d) => Some(Input::of(d)?.bytes()?),
         None => None,

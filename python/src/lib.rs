@@ -25,6 +25,14 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SCHEMA_VERSION", teeoracle::schema::SCHEMA_VERSION)?;
     m.add("DecodeError", py.get_type::<errors::DecodeError>())?;
+    m.add(
+        "MapMismatchWarning",
+        py.get_type::<errors::MapMismatchWarning>(),
+    )?;
+    m.add(
+        "TruncatedWarning",
+        py.get_type::<errors::TruncatedWarning>(),
+    )?;
     m.add("KINDS", records::kinds(py)?)?;
     m.add_class::<teehistorian::Teehistorian>()?;
     m.add_class::<teehistorian::Batches>()?;

@@ -4,7 +4,7 @@
 use crate::convert;
 use crate::errors;
 use crate::records::{self, Columns, RecordBatch};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::collections::BTreeSet;
@@ -35,9 +35,15 @@ impl Input {
                 name,
             });
         }
-        let path: PathBuf = obj
-            .extract()
-            .map_err(|_| PyValueError::new_err("expected a path (str or os.PathLike) or bytes"))?;
+        let path: PathBuf = obj.extract().map_err(|_| {
+            let got = obj
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_owned(), |n| n.to_string());
+            PyTypeError::new_err(format!(
+                "expected a path (str or os.PathLike) or bytes, got {got}"
+            ))
+        })?;
         Ok(Input {
             name: path.display().to_string(),
             source: Source::file(&path),
@@ -63,6 +69,8 @@ impl Input {
 
 /// The open stream and what it has given so far.
 struct State {
+    /// The file's name as given, for messages.
+    name: String,
     reader: StreamReader<BoxRead>,
     records: u64,
     tick: i32,
@@ -80,6 +88,7 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)>
         StreamReader::new(src, Mode::Lenient).map_err(|e| errors::read(py, &path, &e, None))?;
     let header = convert::serialize(py, &HeaderLine::new(&header))?.unbind();
     let state = State {
+        name: name.clone(),
         reader,
         records: 0,
         tick: 0,
@@ -98,7 +107,9 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)>
 /// ``kind``, then the kind's fields. ``batches(n)`` gives the same records
 /// in columns, many times faster. A record that does not decode raises
 /// ``DecodeError`` (everything before it was given); the iteration then
-/// stops.
+/// stops. A file without FINISH warns with ``TruncatedWarning`` at its
+/// end. The reader reads once: iterating it (or ``batches()``) again after
+/// its end raises ``RuntimeError``.
 #[pyclass(module = "teeoracle._teeoracle")]
 pub struct Teehistorian {
     name: String,
@@ -161,16 +172,14 @@ impl Teehistorian {
     /// or ``None``).
     #[getter]
     fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let s = self.state();
-        if !s.done {
-            return Ok(None);
-        }
-        let end: Option<End> = s.reader.end();
-        convert::serialize(py, &EndLine::new(s.records, end, s.error.as_ref())).map(Some)
+        end_line(py, self.state())
     }
 
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(mut slf: PyRefMut<'_, Self>) -> PyResult<PyRefMut<'_, Self>> {
+        match slf.state().done {
+            true => Err(errors::already_read(&slf.__repr__())),
+            false => Ok(slf),
+        }
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -191,10 +200,7 @@ impl Teehistorian {
                 s.tick = rec.tick;
                 records::record_dict(py, &rec).map(Some)
             }
-            Ok(None) => {
-                s.done = true;
-                Ok(None)
-            }
+            Ok(None) => ended(py, s).map(|()| None),
             Err(e) => Err(fail(py, path, s, e)),
         }
     }
@@ -202,9 +208,9 @@ impl Teehistorian {
     /// The next (at most) ``size`` records as one ``RecordBatch``, or
     /// ``None`` at the end. The decoding runs without the GIL.
     #[pyo3(signature = (size = 65536))]
-    fn next_batch(&mut self, py: Python<'_>, size: usize) -> PyResult<Option<RecordBatch>> {
+    fn next_batch(&mut self, py: Python<'_>, size: i64) -> PyResult<Option<RecordBatch>> {
         let path = self.path.clone();
-        let size = size.max(1);
+        let size = errors::at_least_one("size", size)?;
         let s = self.state();
         if let Some(e) = s.pending.take() {
             return Err(e);
@@ -238,7 +244,16 @@ impl Teehistorian {
                 return Err(PyValueError::new_err(format!("a record as JSON: {e}")));
             }
             Ok(ControlFlow::Break(Ok(()))) => {}
-            Ok(ControlFlow::Continue(())) => s.done = true,
+            Ok(ControlFlow::Continue(())) => {
+                if let Err(warned) = ended(py, s) {
+                    // The records before the end come first.
+                    if cols.len > 0 {
+                        s.pending = Some(warned);
+                        return Ok(Some(RecordBatch::new(cols)));
+                    }
+                    return Err(warned);
+                }
+            }
             Err(e) => {
                 let err = fail(py, &path, s, e);
                 // The records before the error come first; the error is
@@ -257,15 +272,42 @@ impl Teehistorian {
     }
 
     /// An iterator of ``RecordBatch``es of ``size`` records (the last may
-    /// be shorter), continuing where this reader is.
+    /// be shorter; ``size`` at least 1), continuing where this reader is.
     #[pyo3(signature = (size = 65536))]
-    fn batches(slf: Py<Self>, size: usize) -> Batches {
-        Batches { th: slf, size }
+    fn batches(mut slf: PyRefMut<'_, Self>, size: i64) -> PyResult<Batches> {
+        errors::at_least_one("size", size)?;
+        if slf.state().done {
+            return Err(errors::already_read(&slf.__repr__()));
+        }
+        Ok(Batches {
+            th: slf.into(),
+            size,
+        })
     }
 
     fn __repr__(&self) -> String {
         format!("<Teehistorian {:?}>", self.name)
     }
+}
+
+/// The stream ended without an error: warns if the file was cut
+/// ([`errors::truncated`]; the warning is raised where the filter says
+/// so).
+fn ended(py: Python<'_>, s: &mut State) -> PyResult<()> {
+    s.done = true;
+    match s.reader.end() {
+        Some(End::Truncated { offset, partial }) => errors::truncated(py, &s.name, offset, partial),
+        _ => Ok(()),
+    }
+}
+
+/// The stream's end line (``end`` of the readers), ``None`` before it.
+fn end_line<'py>(py: Python<'py>, s: &State) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if !s.done {
+        return Ok(None);
+    }
+    let end: Option<End> = s.reader.end();
+    convert::serialize(py, &EndLine::new(s.records, end, s.error.as_ref())).map(Some)
 }
 
 /// The stream failed: remember the error (for ``end``), raise it.
@@ -281,7 +323,7 @@ fn fail(py: Python<'_>, path: &std::path::Path, s: &mut State, e: ReadError) -> 
 #[pyclass(module = "teeoracle._teeoracle")]
 pub struct Batches {
     th: Py<Teehistorian>,
-    size: usize,
+    size: i64,
 }
 
 #[pymethods]
@@ -303,8 +345,18 @@ impl Batches {
 /// The replayed world at each tick: see ``ticks`` in the package.
 #[pyclass(module = "teeoracle._teeoracle")]
 pub struct Ticks {
+    name: String,
     path: PathBuf,
     state: Mutex<TickState>,
+}
+
+impl Ticks {
+    fn state(&mut self) -> &mut TickState {
+        match self.state.get_mut() {
+            Ok(s) => s,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
 }
 
 struct TickState {
@@ -340,8 +392,9 @@ fn tick_dict<'py>(
 impl Ticks {
     #[new]
     fn new(source: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (_, path, _, stream) = open(source)?;
+        let (name, path, _, stream) = open(source)?;
         Ok(Ticks {
+            name,
             path,
             state: Mutex::new(TickState {
                 stream,
@@ -353,18 +406,29 @@ impl Ticks {
         })
     }
 
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(mut slf: PyRefMut<'_, Self>) -> PyResult<PyRefMut<'_, Self>> {
+        match slf.state().stream.done {
+            true => Err(errors::already_read(&slf.__repr__())),
+            false => Ok(slf),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Ticks {:?}>", self.name)
     }
 
     /// Inconsistencies the replay met so far (records that do not fit the
     /// world, e.g. a PLAYER_DIFF for a player without a character).
     #[getter]
     fn inconsistencies(&mut self) -> u64 {
-        match self.state.get_mut() {
-            Ok(s) => s.inconsistencies,
-            Err(p) => p.into_inner().inconsistencies,
-        }
+        self.state().inconsistencies
+    }
+
+    /// The end line once the records have ended, else ``None``: as
+    /// ``Teehistorian.end``.
+    #[getter]
+    fn end<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        end_line(py, &self.state().stream)
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -375,11 +439,11 @@ impl Ticks {
             cids,
             started,
             inconsistencies,
-        } = match self.state.get_mut() {
-            Ok(s) => s,
-            Err(p) => p.into_inner(),
-        };
+        } = self.state();
         loop {
+            if let Some(e) = stream.pending.take() {
+                return Err(e);
+            }
             if stream.done {
                 return Ok(None);
             }
@@ -405,17 +469,16 @@ impl Ticks {
                     }
                 }
                 Ok(None) => {
-                    stream.done = true;
-                    return match *started {
-                        true => tick_dict(py, replay, cids).map(Some),
-                        false => Ok(None),
-                    };
+                    let warned = ended(py, stream);
+                    if !*started {
+                        return warned.map(|()| None);
+                    }
+                    // The last tick comes first; a warning made an error
+                    // is raised on the next call.
+                    stream.pending = warned.err();
+                    return tick_dict(py, replay, cids).map(Some);
                 }
-                Err(e) => {
-                    let tick = stream.tick;
-                    stream.done = true;
-                    return Err(errors::read(py, &path, &e, Some(tick)));
-                }
+                Err(e) => return Err(fail(py, &path, stream, e)),
             }
         }
     }
@@ -431,6 +494,11 @@ pub fn replay<'py>(
     at: Option<i32>,
     strict: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(at) = at.filter(|&at| at < 0) {
+        return Err(PyValueError::new_err(format!(
+            "at={at}: a tick is never negative"
+        )));
+    }
     let (name, path, _, mut s) = open(source)?;
     let world = py.detach(|| teeoracle::teehistorian::world_at(&mut s.reader, at, strict, |_| ()));
     let world = match world {

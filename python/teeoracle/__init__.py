@@ -20,7 +20,12 @@ as Python dicts and lists (the shapes are specified in the crate's
   every position compared).
 
 Bytes that do not decode raise ``DecodeError`` (a ``ValueError``) with the
-file byte (``offset``), the finding code (``code``) and the ``tick``.
+file byte (``offset``), the finding code (``code``) and the ``tick``; a
+teehistorian file cut short (no FINISH) warns with ``TruncatedWarning`` at
+its end. A path that does not exist raises ``FileNotFoundError``, a
+source that is neither a path nor bytes ``TypeError``, a nonsense argument
+(``batches(0)``, ``replay(at=-5)``) ``ValueError`` naming it. The readers
+read once: iterating one again after its end raises ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -34,9 +39,11 @@ from ._teeoracle import (
     SCHEMA_VERSION,
     Batches,
     DecodeError,
+    MapMismatchWarning,
     RecordBatch,
     Teehistorian,
     Ticks,
+    TruncatedWarning,
     __version__,
 )
 from . import _teeoracle
@@ -47,9 +54,11 @@ __all__ = [
     "Batches",
     "DecodeError",
     "Demo",
+    "MapMismatchWarning",
     "RecordBatch",
     "Teehistorian",
     "Ticks",
+    "TruncatedWarning",
     "__version__",
     "check",
     "decode_packet",
@@ -80,7 +89,9 @@ def ticks(source: Source) -> Ticks:
     (``cid``, ``connected``, ``alive``, ``x``, ``y``, ``input``, ``team``,
     ``name``, ...): every client id the records named so far. The
     replay's inconsistencies (records that do not fit the world) are
-    counted in ``.inconsistencies``, not raised.
+    counted in ``.inconsistencies``, not raised. ``.end`` is the end line
+    once the records have ended (as ``Teehistorian.end``); a file cut short
+    warns with ``TruncatedWarning``.
     """
     return Ticks(source)
 
@@ -90,8 +101,8 @@ def replay(source: Source, at: Optional[int] = None, strict: bool = False) -> Di
 
     The ``teehistorian_world`` document of ``teeoracle teehistorian replay
     --format json``. With ``strict``, an inconsistency raises
-    ``DecodeError`` (code ``"replay"``); a tick after the end raises
-    ``ValueError``.
+    ``DecodeError`` (code ``"replay"``); a negative tick or one after the
+    end raises ``ValueError``.
     """
     return _teeoracle.replay(source, at, strict)
 
@@ -212,5 +223,7 @@ def simulate(
     server version the simulator does not model, a map without a game
     layer) raises ``DecodeError`` or ``ValueError``. ``physics`` (``"16.4"``
     or ``"20.1"``) steps with that DDNet version's physics instead of the
-    recording server's (``--physics``)."""
+    recording server's (``--physics``). A map whose checksum differs from
+    the one the teehistorian header names warns with ``MapMismatchWarning``
+    before the simulation runs."""
     return _teeoracle.simulate(teehistorian, map, demo, at, physics)

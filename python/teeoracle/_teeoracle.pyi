@@ -24,6 +24,14 @@ class DecodeError(ValueError):
     error: Optional[Dict[str, Any]]
     """The crate's error as the JSON reports print it."""
 
+class TruncatedWarning(UserWarning):
+    """A file that ends without its end mark (a teehistorian file without
+    FINISH): every whole record was given; ``end`` says where it ends."""
+
+class MapMismatchWarning(UserWarning):
+    """The map given to ``simulate`` is not the one the teehistorian header
+    names (its SHA-256, or CRC-32, differs)."""
+
 class RecordBatch:
     """Records of a teehistorian file in columns (memoryviews of native ints)."""
 
@@ -85,12 +93,14 @@ class Teehistorian(Iterator[Dict[str, Any]]):
     @property
     def end(self) -> Optional[Dict[str, Any]]:
         """The end line once the stream has ended."""
-    def __iter__(self) -> "Teehistorian": ...
+    def __iter__(self) -> "Teehistorian":
+        """Itself; raises RuntimeError once the reader has reached its end."""
     def __next__(self) -> Dict[str, Any]: ...
     def next_batch(self, size: int = 65536) -> Optional[RecordBatch]:
-        """The next records in columns, or None at the end."""
+        """The next records in columns, or None at the end (``size`` >= 1)."""
     def batches(self, size: int = 65536) -> "Batches":
-        """RecordBatches of ``size`` records, from where the reader is."""
+        """RecordBatches of ``size`` (>= 1) records, from where the reader is;
+        raises RuntimeError once the reader has reached its end."""
 
 class Batches(Iterator[RecordBatch]):
     def __iter__(self) -> "Batches": ...
@@ -102,7 +112,11 @@ class Ticks(Iterator[Dict[str, Any]]):
     def __init__(self, source: _Source) -> None: ...
     @property
     def inconsistencies(self) -> int: ...
-    def __iter__(self) -> "Ticks": ...
+    @property
+    def end(self) -> Optional[Dict[str, Any]]:
+        """The end line once the records have ended (as ``Teehistorian.end``)."""
+    def __iter__(self) -> "Ticks":
+        """Itself; raises RuntimeError once it has reached its end."""
     def __next__(self) -> Dict[str, Any]: ...
 
 def replay(source: _Source, at: Optional[int] = None, strict: bool = False) -> Dict[str, Any]: ...

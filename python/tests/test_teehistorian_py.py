@@ -18,6 +18,10 @@ import pytest
 import teeoracle
 from conftest import CORPUS, ROOT, ids, teehistorian_files
 
+# The corpus holds files cut short on purpose: their warning is tested in
+# test_end_states.py.
+pytestmark = pytest.mark.filterwarnings("ignore::teeoracle.TruncatedWarning")
+
 teehistorian_py = pytest.importorskip("teehistorian_py")
 
 ADAPTERS = ROOT / "examples" / "adapters"

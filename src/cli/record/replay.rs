@@ -273,16 +273,25 @@ pub fn scenario_of(
 }
 
 /// DDNet 16.4's unwritten inputs ([`Plan::restore_unwritten`]), where
-/// the model finds them: a file it cannot simulate gives none.
+/// the model finds them before its first divergence from the file: a
+/// file it cannot simulate gives none.
 fn restore_unwritten(bytes: &[u8], map: &[u8], plan: &mut Plan) {
     use teeoracle::simulation::{Options, physics::collision::Collision, simulate};
     let cap = teeoracle::compression::default_max_decompressed(map.len() as u64);
     let Ok(col) = Collision::of_map_bytes(map, cap) else {
         return;
     };
-    if let Ok(report) = simulate(bytes, col, &Options::default()) {
-        plan.restore_unwritten(&report.held_inputs);
-    }
+    let Ok(report) = simulate(bytes, col, &Options::default()) else {
+        return;
+    };
+    // Only where the model reproduces the file: past its first
+    // divergence, a held input is a guess (a file of another physics).
+    let trusted = report.listed.first().map_or(i32::MAX, |d| d.tick);
+    let held: Vec<(i32, usize)> = (report.held_inputs.iter())
+        .filter(|(tick, _)| *tick < trusted)
+        .copied()
+        .collect();
+    plan.restore_unwritten(&held);
 }
 
 /// The map the file's header names, by its SHA-256, among the maps

@@ -398,28 +398,12 @@ fn a_map_change_that_never_comes_fails_the_run() {
 /// SIGINT to the whole process group, as a terminal's Ctrl-C: the server
 /// is stopped in order, its files are collected and end clean.
 fn ctrl_c_keeps_what_the_server_wrote() {
-    use std::os::unix::process::CommandExt;
     let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let scenario = common::root().join("corpus/record/join_move_leave.ron");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
-        .args(["record", "--server", SERVER, "--scenario"])
-        .arg(&scenario)
-        .arg("-o")
-        .arg(&out)
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(4));
-    let group = format!("-{}", child.id());
-    std::process::Command::new("kill")
-        .args(["-INT", "--", &group])
-        .status()
-        .unwrap();
-    let run = child.wait_with_output().unwrap();
+    let (scenario, out_arg) = (scenario.to_str().unwrap(), out.to_str().unwrap());
+    let (run, _) = interrupted(&["--scenario", scenario, "-o", out_arg]);
     let said = printed(&run);
     assert_eq!(run.status.code(), Some(1), "{said}");
     assert!(said.contains("interrupted"), "{said}");
@@ -755,15 +739,7 @@ fn a_recorded_game_replays_identically_on_the_same_build() {
     let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let run = common::run(&[
-        "record",
-        "--server",
-        SERVER,
-        "--replay",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let run = replay(&file, &out, &[]);
     let shown = printed(&run);
     assert_eq!(run.status.code(), Some(0), "{shown}");
     assert!(
@@ -787,17 +763,7 @@ fn a_late_first_join_replays_identically_in_one_json_document() {
     let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let run = common::run(&[
-        "record",
-        "--server",
-        SERVER,
-        "--replay",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let run = replay(&file, &out, &["--format", "json"]);
     assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
     let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
     assert_eq!(doc["kind"], "record");
@@ -835,15 +801,7 @@ fn a_replay_on_another_version_of_its_map_is_bad_usage_naming_both() {
     let file = dir.path().join("other_map.teehistorian");
     std::fs::write(&file, changed).unwrap();
     let out = dir.path().join("run");
-    let run = common::run(&[
-        "record",
-        "--server",
-        SERVER,
-        "--replay",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let run = replay(&file, &out, &[]);
     let said = printed(&run);
     assert_eq!(run.status.code(), Some(2), "{said}");
     assert!(said.contains(&recorded) && said.contains(&other), "{said}");
@@ -854,29 +812,12 @@ fn a_replay_on_another_version_of_its_map_is_bad_usage_naming_both() {
 /// it was interrupted (no comparison of half a game), and nothing of the
 /// run's process group is left.
 fn ctrl_c_stops_a_replay_leaving_no_server() {
-    use std::os::unix::process::CommandExt;
     let _side_by_side = SERVERS.read().unwrap_or_else(|e| e.into_inner());
     let file = common::root().join("corpus/teehistorian/ddnet-16.4/phys_weapons.teehistorian");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
-        .args(["record", "--server", SERVER, "--replay"])
-        .arg(&file)
-        .arg("-o")
-        .arg(&out)
-        .args(["--format", "json"])
-        .process_group(0)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(4));
-    let group = format!("-{}", child.id());
-    std::process::Command::new("kill")
-        .args(["-INT", "--", &group])
-        .status()
-        .unwrap();
-    let run = child.wait_with_output().unwrap();
+    let (file_arg, out_arg) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let (run, group) = interrupted(&["--replay", file_arg, "-o", out_arg, "--format", "json"]);
     assert_eq!(run.status.code(), Some(1), "{}", printed(&run));
     let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
     let problems = doc["problems"].to_string();
@@ -889,4 +830,33 @@ fn ctrl_c_stops_a_replay_leaving_no_server() {
         .unwrap();
     assert!(!left.success(), "something of the run is still running");
     assert!(out.join("server.teehistorian").is_file());
+}
+
+/// `record --replay FILE -o OUT` on DDNet 16.4, with `extra` arguments.
+fn replay(file: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["record", "--server", SERVER, "--replay", file, "-o", out];
+    args.extend(extra);
+    common::run(&args)
+}
+
+/// `record --server SERVER ARGS` in a process group of its own, sent
+/// SIGINT (Ctrl-C) after 4 s: what it printed and the group (`-PID`).
+fn interrupted(args: &[&str]) -> (std::process::Output, String) {
+    use std::os::unix::process::CommandExt;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_teeoracle"))
+        .args(["record", "--server", SERVER])
+        .args(args)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let group = format!("-{}", child.id());
+    std::process::Command::new("kill")
+        .args(["-INT", "--", &group])
+        .status()
+        .unwrap();
+    (child.wait_with_output().unwrap(), group)
 }

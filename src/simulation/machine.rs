@@ -846,11 +846,15 @@ impl<'d, O: Observer> Simulation<'d, O> {
         }
     }
 
-    /// The input ended: the last tick is compared, and the demo's
-    /// snapshots past the simulation are counted. Ending twice changes
+    /// The input ended: the last tick is compared, the ticks still kept
+    /// are shown to the observer, and the demo's snapshots past the
+    /// simulation are counted. Ending twice changes
     /// nothing.
     pub fn end(&mut self) {
         self.compare();
+        for k in self.window.drain() {
+            self.observer.tick(&k.world);
+        }
         if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
             d.finish(r);
         }

@@ -4,10 +4,12 @@
 use super::WINDOW;
 use crate::map::tiles::Tile;
 use crate::simulation::ddrace::World;
+use crate::simulation::ddrace::world::WorldState;
 use crate::simulation::header::world_of;
 use crate::simulation::physics::collision::Collision;
-use crate::simulation::{Options, simulate};
+use crate::simulation::{Options, simulate, simulate_observed};
 use crate::teehistorian::{Ex, Header, HeaderInfo, Input, PlayerInput, Recorder};
+use std::collections::VecDeque;
 
 /// A 20 by 20 box of solid tiles (hookable), one spawn point on its
 /// floor, the ceiling ten tiles above it (the hook reaches it).
@@ -108,9 +110,20 @@ fn a_bursts_first_input_shown_ticks_later_is_found() {
         first >= burst + 2 && first - burst < WINDOW as i32,
         "{first}"
     );
-    let r = simulate(&file, boxed(), &Options::default()).expect("simulates");
+    let (r, shown) =
+        simulate_observed(&file, boxed(), &Options::default(), VecDeque::new()).expect("simulates");
     assert_eq!((r.divergences, r.matched), (0, r.player_ticks));
     assert_eq!(r.held_inputs, [(burst, 0)]);
+    // The observer is shown every tick once, as stepped again.
+    let shown: Vec<(i32, Option<(i32, i32)>)> = shown
+        .iter()
+        .map(|s: &WorldState| {
+            let at = s.characters.first().map(|c| c.core.pos);
+            (s.tick, at.map(|p| (p.x as i32, p.y as i32)))
+        })
+        .collect();
+    let ticks = (1..).zip(seen).collect::<Vec<_>>();
+    assert_eq!(shown, ticks);
 }
 
 #[test]

@@ -28,6 +28,9 @@ fn boxed() -> Collision {
     Collision::new(w, h, &tiles).expect("a grid")
 }
 
+/// A character's position at a tick (`None`: no character).
+type Position = Option<(i32, i32)>;
+
 fn header() -> Header {
     Header::from_info(HeaderInfo {
         version: 2,
@@ -43,7 +46,7 @@ fn header() -> Header {
 /// hook flies a tick late. Gives the file and each tick's position of
 /// the character, and the same of the model had it moved with the
 /// file's first input.
-fn session(burst: i32, ticks: i32) -> (Vec<u8>, Vec<Option<(i32, i32)>>, Vec<Option<(i32, i32)>>) {
+fn session(burst: i32, ticks: i32) -> (Vec<u8>, Vec<Position>, Vec<Position>) {
     let col = boxed();
     let mut server = world_of(&header(), col.clone(), 1, None).expect("a world");
     let mut model = server.clone();
@@ -115,7 +118,7 @@ fn a_bursts_first_input_shown_ticks_later_is_found() {
     assert_eq!((r.divergences, r.matched), (0, r.player_ticks));
     assert_eq!(r.held_inputs, [(burst, 0)]);
     // The observer is shown every tick once, as stepped again.
-    let shown: Vec<(i32, Option<(i32, i32)>)> = shown
+    let shown: Vec<(i32, Position)> = shown
         .iter()
         .map(|s: &WorldState| {
             let at = s.characters.first().map(|c| c.core.pos);

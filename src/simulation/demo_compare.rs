@@ -7,6 +7,7 @@ use super::ddrace::World;
 use super::physics::core::{Core, MAX_CLIENTS};
 use super::physics::round_to_int;
 use super::report::{DemoMismatch, DemoReport, MAX_LISTED};
+use super::window::WINDOW;
 use crate::demo::{EventKind, Events};
 use crate::snapshot::items::ItemBuilder;
 use std::collections::VecDeque;
@@ -30,6 +31,17 @@ const DDNET_COMPARED: [(usize, &str); 5] = [
     (7, "freeze_start"),
 ];
 
+/// The fields of an item that differ from the model's: (item, field,
+/// demo, simulated).
+type Fields = Vec<(&'static str, &'static str, i32, i32)>;
+
+/// What differs in an item ([`DemoCompare::differences`]).
+type Differences = Option<(Fields, bool)>;
+
+/// A snapshot compared: its tick, and each item with the fields that
+/// differed (`None`: not simulated).
+type Compared = (i32, Vec<(DemoChar, Option<Fields>)>);
+
 /// One character item pair of a demo snapshot.
 struct DemoChar {
     cid: usize,
@@ -48,6 +60,14 @@ pub(super) struct DemoCompare<'d> {
     /// Per client id: (tick, the core part of its Character item).
     /// The flag: an unmodelled event had touched the character.
     ring: Vec<VecDeque<(i32, [i32; 22], bool)>>,
+    /// The snapshots of the simulation's last [`WINDOW`] ticks, each item
+    /// with what differed (`None`: not simulated): those ticks may be
+    /// stepped again, and must then compare the same.
+    compared: VecDeque<Compared>,
+    /// What differs in the snapshot of the world's tick, item by item,
+    /// found before it is compared ([`Self::differs`]) and kept while
+    /// the world stays as it was ([`Self::forget_now`]).
+    now: Option<(i32, Vec<Differences>)>,
 }
 
 impl<'d> DemoCompare<'d> {
@@ -57,6 +77,8 @@ impl<'d> DemoCompare<'d> {
             ahead: None,
             done: false,
             ring: vec![VecDeque::new(); MAX_CLIENTS],
+            compared: VecDeque::new(),
+            now: None,
         }
     }
 
@@ -126,34 +148,129 @@ impl<'d> DemoCompare<'d> {
         }
     }
 
+    /// The cores kept for `tick` and after are forgotten: those ticks
+    /// were stepped again ([`Self::keep_cores`] keeps the new ones).
+    pub(super) fn rewind(&mut self, tick: i32) {
+        for ring in &mut self.ring {
+            while ring.back().is_some_and(|&(t, _, _)| t >= tick) {
+                ring.pop_back();
+            }
+        }
+    }
+
     /// The world stands at the end of its tick (a snapshot's moment):
     /// keep its cores unless the world's tick did, and compare the demo's
     /// snapshots up to this tick.
     pub(super) fn at_tick(&mut self, w: &World, tainted: &[bool], r: &mut DemoReport) {
         let tick = w.tick;
         self.keep_cores(w, tainted);
+        while self
+            .compared
+            .front()
+            .is_some_and(|&(t, _)| t <= tick - WINDOW as i32)
+        {
+            self.compared.pop_front();
+        }
         while let Some((snap_tick, chars)) = self.next_snapshot() {
             if snap_tick > tick {
                 self.ahead = Some((snap_tick, chars));
                 break;
             }
             r.snapshots += 1;
-            for c in &chars {
-                r.items += 1;
-                if snap_tick != tick {
-                    r.not_simulated += 1;
-                    continue;
-                }
-                self.compare(w, tick, c, tainted[c.cid], r);
+            r.items += chars.len() as u64;
+            if snap_tick != tick {
+                r.not_simulated += chars.len() as u64;
+                continue;
             }
+            let mut found = self
+                .now
+                .take()
+                .filter(|&(t, _)| t == tick)
+                .map(|(_, f)| f.into_iter());
+            let items = chars
+                .into_iter()
+                .map(|c| {
+                    let differences = match found.as_mut() {
+                        Some(f) => f.next().flatten(),
+                        None => self.differences(w, &[], tick, &c),
+                    };
+                    self.count(tick, &c, differences.as_ref(), tainted[c.cid], r);
+                    (c, differences.map(|(fields, _)| fields))
+                })
+                .collect();
+            self.compared.push_back((tick, items));
         }
     }
 
-    /// Whether the demo's Character items of this tick (the world's) for
-    /// `cid` differ from the world's character, before [`Self::at_tick`]
-    /// compares them: `None` if the demo has no snapshot at this tick, or
+    /// Whether the snapshots compared at the ticks of `worlds` (the
+    /// window's, stepped again, one a tick) compare the same with them.
+    pub(super) fn same_again(&self, worlds: &[World]) -> bool {
+        let Some(first) = worlds.first().map(|w| w.tick) else {
+            return true;
+        };
+        self.compared.iter().all(|(tick, items)| {
+            let Some(i) = usize::try_from(tick - first)
+                .ok()
+                .filter(|&i| i < worlds.len())
+            else {
+                return true;
+            };
+            let again = &worlds[..=i];
+            items.iter().all(|(c, before)| {
+                self.differences(&worlds[i], again, *tick, c)
+                    .map(|(fields, _)| fields)
+                    == *before
+            })
+        })
+    }
+
+    /// Whether `cid`'s Character item differed in the last snapshot
+    /// compared that has one.
+    pub(super) fn differed(&self, cid: usize) -> bool {
+        self.compared
+            .iter()
+            .rev()
+            .find_map(|(_, items)| items.iter().find(|(c, _)| c.cid == cid))
+            .is_some_and(|(_, fields)| fields.as_ref().is_some_and(|f| !f.is_empty()))
+    }
+
+    /// Whether the demo's Character item of this tick (the world's) for
+    /// `cid` differs from the world's character, before [`Self::at_tick`]
+    /// compares it: `None` if the demo has no snapshot at this tick, or
     /// no item of `cid` in it, or the model nothing to compare it with.
+    /// What differs is kept for [`Self::at_tick`].
     pub(super) fn differs(&mut self, w: &World, cid: usize) -> Option<bool> {
+        let i = self.item_now(w.tick, cid)?;
+        self.found_now(w)?[i]
+            .as_ref()
+            .map(|(fields, _)| !fields.is_empty())
+    }
+
+    /// The client ids whose Character item of this tick differs
+    /// ([`Self::differs`]), in order.
+    pub(super) fn differing(&mut self, w: &World) -> Vec<usize> {
+        let Some(found) = self.found_now(w) else {
+            return Vec::new();
+        };
+        let differ: Vec<bool> = found
+            .iter()
+            .map(|f| f.as_ref().is_some_and(|(fields, _)| !fields.is_empty()))
+            .collect();
+        let Some((_, chars)) = self.ahead.as_ref() else {
+            return Vec::new();
+        };
+        let mut cids: Vec<usize> = chars
+            .iter()
+            .zip(differ)
+            .filter_map(|(c, differs)| differs.then_some(c.cid))
+            .collect();
+        cids.sort_unstable();
+        cids
+    }
+
+    /// What differs in the snapshot of `w`'s tick, item by item (kept
+    /// until the world changes), if the demo has one.
+    fn found_now(&mut self, w: &World) -> Option<&[Differences]> {
         if self.ahead.is_none() {
             self.ahead = self.next_snapshot();
         }
@@ -161,17 +278,58 @@ impl<'d> DemoCompare<'d> {
         if *snap_tick != w.tick {
             return None;
         }
-        let c = chars.iter().find(|c| c.cid == cid)?;
-        self.differences(w, w.tick, c)
+        if self.now.as_ref().is_none_or(|&(t, _)| t != w.tick) {
+            let found = chars
+                .iter()
+                .map(|c| self.differences(w, &[], w.tick, c))
+                .collect();
+            self.now = Some((w.tick, found));
+        }
+        self.now.as_ref().map(|(_, found)| found.as_slice())
+    }
+
+    /// [`Self::differs`] for `w`, a world stepped again, whose earlier
+    /// ticks' worlds are `again` (their cores stand for the ones kept).
+    pub(super) fn differs_again(&mut self, w: &World, again: &[World], cid: usize) -> Option<bool> {
+        let i = self.item_now(w.tick, cid)?;
+        let (_, chars) = self.ahead.as_ref()?;
+        self.differences(w, again, w.tick, &chars[i])
             .map(|(fields, _)| !fields.is_empty())
     }
 
-    fn compare(&self, w: &World, tick: i32, c: &DemoChar, tainted: bool, r: &mut DemoReport) {
-        let Some((fields, touched)) = self.differences(w, tick, c) else {
+    /// Where `cid`'s item is in the snapshot of `tick` (read ahead), if
+    /// the demo has one.
+    fn item_now(&mut self, tick: i32, cid: usize) -> Option<usize> {
+        if self.ahead.is_none() {
+            self.ahead = self.next_snapshot();
+        }
+        let (snap_tick, chars) = self.ahead.as_ref()?;
+        if *snap_tick != tick {
+            return None;
+        }
+        chars.iter().position(|c| c.cid == cid)
+    }
+
+    /// The world changed since [`Self::differs`] looked at it.
+    pub(super) fn forget_now(&mut self) {
+        self.now = None;
+    }
+
+    /// Counts the item `c` of the snapshot at `tick`, whose fields that
+    /// differ are `differences` ([`Self::differences`]).
+    fn count(
+        &self,
+        tick: i32,
+        c: &DemoChar,
+        differences: Option<&(Fields, bool)>,
+        tainted: bool,
+        r: &mut DemoReport,
+    ) {
+        let Some((fields, touched)) = differences else {
             r.not_simulated += 1;
             return;
         };
-        let tainted = tainted || touched;
+        let tainted = tainted || *touched;
         r.compared += 1;
         let item_tick = c.character[0];
         if item_tick == 0 {
@@ -189,7 +347,7 @@ impl<'d> DemoCompare<'d> {
             return;
         }
         r.mismatched += 1;
-        for (item, field, demo, simulated) in fields {
+        for &(item, field, demo, simulated) in fields {
             *r.fields.entry(field).or_insert(0) += 1;
             if r.listed.len() < MAX_LISTED {
                 r.listed.push(DemoMismatch {
@@ -208,22 +366,20 @@ impl<'d> DemoCompare<'d> {
     /// The fields of `c` (a snapshot's at `tick`) that differ from the
     /// world's character: (item, field, demo, simulated), and whether an
     /// unmodelled event had touched the core compared. The core is the
-    /// one kept for the item's tick, or the world's now if it is of this
-    /// tick and not kept yet. `None`: nothing to compare with.
-    #[allow(clippy::type_complexity)]
-    fn differences(
-        &self,
-        w: &World,
-        tick: i32,
-        c: &DemoChar,
-    ) -> Option<(Vec<(&'static str, &'static str, i32, i32)>, bool)> {
+    /// one of `again` (earlier ticks' worlds, stepped again) or kept for
+    /// the item's tick, or the world's now if it is of this tick and not
+    /// kept yet. `None`: nothing to compare with.
+    fn differences(&self, w: &World, again: &[World], tick: i32, c: &DemoChar) -> Differences {
         let item_tick = c.character[0];
         let at = if item_tick == 0 { tick } else { item_tick };
-        let kept = self.ring[c.cid]
-            .iter()
-            .rev()
-            .find(|(t, _, _)| *t == at)
-            .map(|(_, core, t)| (*core, *t));
+        let kept = match again.iter().find(|a| a.tick == at) {
+            Some(a) => Some((core_item(a.core(c.cid)?), false)),
+            None => self.ring[c.cid]
+                .iter()
+                .rev()
+                .find(|(t, _, _)| *t == at)
+                .map(|(_, core, t)| (*core, *t)),
+        };
         let now = w.core(c.cid)?;
         let (mut sim, touched) = match kept {
             Some(k) => k,

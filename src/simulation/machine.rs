@@ -10,19 +10,24 @@
 //! divergence is reported with the tick, the player, both positions and
 //! the core just before; then the character is put where the file says
 //! (velocity and hook kept) so that one difference does not hide the rest.
+//!
+//! A DDNet 16.4 file may lack the input a character moved with (a burst's
+//! first, see [`World::step_holding`]); the machine keeps its last ticks
+//! ([`super::window`]) and steps them again with that input where the
+//! file's positions or the demo's Character items say so.
 
 use super::Release;
 use super::SimulateError;
 use super::ddrace::World;
 use super::ddrace::world::{UNRECORDED_TEAM_CHANGE, WorldState};
 use super::demo_compare::DemoCompare;
+use super::event::Event;
 use super::header::{recorded_release, world_tuned};
-use super::physics::Vec2;
 use super::physics::collision::Collision;
 use super::physics::core::{Core, MAX_CLIENTS};
 use super::report::{DemoReport, Divergence, MAX_GAP, MAX_LISTED, PlayerSummary, Report, Stopped};
+use super::window::{Kept, Replayed, WINDOW, Window, positions, reseed};
 use crate::codec::{DecodeError, Mode};
-use crate::packet::msg::{MsgHeader, decode_body, split};
 use crate::teehistorian::{Ex, Header, Message, PlayerInput, Record, SliceReader};
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -233,15 +238,19 @@ pub struct Simulation<'d, O = ()> {
     inputs: Vec<Option<PlayerInput>>,
     /// The world's tick was compared with the file.
     compared: bool,
-    /// The world before the last step, when it may be stepped again, and
-    /// the client ids that had inputs for it under DDNet 16.4 (to try the
-    /// step again with a client's input held, see
-    /// [`World::step_holding`]); also kept while a player awaits a team
-    /// change the file does not record
+    /// The last ticks, to step again: a 16.4 file's ([`WINDOW`]; a
+    /// client's input held, see [`World::step_holding`]), or the last
+    /// one while a player awaits a team change the file does not record
     /// ([`World::unrecorded_team_change_back`]).
-    before: Option<(World, Vec<usize>)>,
-    /// A database's answer changed the world after its last step.
-    answered: bool,
+    window: Window,
+    /// The client ids that had inputs for this tick under DDNet 16.4.
+    with_inputs: Vec<usize>,
+    /// The client ids that moved with their last input at this tick.
+    held: Vec<usize>,
+    /// This tick's world was changed other than by its step (a
+    /// database's answer, a 0.7 client's unrecorded team change): it is
+    /// not stepped again.
+    fixed: bool,
     /// Players touched by an unmodelled event (until they respawn; all
     /// of them for good after one that touched everybody).
     tainted: Vec<bool>,
@@ -294,8 +303,10 @@ impl<'d, O: Observer> Simulation<'d, O> {
             recorded: vec![None; MAX_CLIENTS],
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
-            before: None,
-            answered: false,
+            window: Window::default(),
+            with_inputs: Vec::new(),
+            held: Vec::new(),
+            fixed: false,
             tainted: vec![false; MAX_CLIENTS],
             everybody_tainted: false,
             seen_unmodelled: 0,
@@ -393,6 +404,9 @@ impl<'d, O: Observer> Simulation<'d, O> {
             // nothing, so a long gap is crossed at once.
             if w.is_idle() {
                 w.tick = tick;
+                for k in self.window.drain() {
+                    self.observer.tick(&k.world);
+                }
                 self.compared = false;
                 continue;
             }
@@ -410,17 +424,14 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 self.cores_before[cid] = w.core(cid).cloned();
             }
             // How 16.4's writer records inputs, whatever the physics.
-            let with_inputs = match self.recorded_release {
+            self.with_inputs = match self.recorded_release {
                 Release::Ddnet16_4 => w.with_inputs(),
                 Release::Ddnet20_1 => Vec::new(),
             };
-            // The tick may be stepped again: with an input held, or with
-            // a team change the file does not record.
-            self.before = (!with_inputs.is_empty() || w.awaits_unrecorded_team_change())
-                .then(|| (w.clone(), with_inputs));
+            self.held.clear();
             w.step();
             self.compared = false;
-            self.answered = false;
+            self.fixed = false;
         }
     }
 
@@ -462,8 +473,10 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 // file leaves out.
                 if self.protocols.of(*cid) == crate::packet::Version::V07
                     && let Ok(c) = usize::try_from(*cid)
+                    && self.world.character(c).is_some()
                 {
                     self.world.unrecorded_team_change(c);
+                    self.fixed = true;
                 }
                 return;
             }
@@ -490,7 +503,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 ) =>
             {
                 self.advance(tick);
-                self.answered = true;
+                self.fixed = true;
                 let w = &mut self.world;
                 // The cores a demo's Character items carry were taken
                 // before this.
@@ -511,76 +524,9 @@ impl<'d, O: Observer> Simulation<'d, O> {
         // Anything else happens between this tick and the next.
         self.advance(tick);
         self.compare();
-        let protocol = rec.protocol;
-        let w = &mut self.world;
-        match &rec.msg {
-            Message::Join { cid } => {
-                if let Ok(c) = usize::try_from(*cid) {
-                    w.join(c);
-                    if let Some(s) = self.inputs.get_mut(c) {
-                        *s = None;
-                    }
-                }
-            }
-            Message::Drop { cid, .. } => {
-                if let Ok(c) = usize::try_from(*cid) {
-                    w.drop_client(c);
-                }
-            }
-            Message::InputNew { cid, input } => {
-                let input = PlayerInput::from(*input);
-                if let Some(s) = slot(&mut self.inputs, *cid) {
-                    *s = Some(input);
-                    w.input(*cid as usize, input);
-                }
-            }
-            Message::InputDiff { cid, dinput } => {
-                if let Some(s) = slot(&mut self.inputs, *cid) {
-                    let input = s.unwrap_or_default().plus(dinput);
-                    *s = Some(input);
-                    w.input(*cid as usize, input);
-                }
-            }
-            Message::NetMessage { cid, data } => {
-                let Ok(c) = usize::try_from(*cid) else { return };
-                let Ok((header, body)) = split(data) else {
-                    return;
-                };
-                let protocol_version = protocol.unwrap_or(crate::packet::Version::V06);
-                if let Some(info) = crate::packet::msg::client_info(protocol, data) {
-                    w.set_name(c, &info.name);
-                }
-                match header.name(protocol_version) {
-                    Some("Cl_Kill") if !header.sys => w.kill(c),
-                    Some("Cl_SetTeam") if !header.sys => {
-                        if let Some(team) = team_of(protocol_version, &header, body) {
-                            w.set_team(c, team);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Message::ConsoleCommand(cmd) => {
-                w.console_command(cmd.cid, cmd.flags, &cmd.cmd, &cmd.args)
-            }
-            Message::Ex(ex) => match &ex.ex {
-                Ex::PlayerReady { cid } => {
-                    if let Ok(c) = usize::try_from(*cid) {
-                        // A client a map change carried over: DDNet 16.4
-                        // writes no JOIN for it in the new map's file
-                        // (20.1 does), yet it is connected.
-                        if w.player(c).is_none() {
-                            w.join(c);
-                        }
-                        w.ready(c);
-                    }
-                }
-                Ex::PlayerTeam { cid, team } => w.set_ddrace_team(*cid, *team),
-                Ex::PlayerSwap { cid1, cid2 } => w.swap(*cid1, *cid2),
-                Ex::TeamPractice { team, practice } => w.set_practice(*team, *practice != 0),
-                _ => {}
-            },
-            _ => {}
+        if let Some(event) = Event::of(rec, &mut self.inputs) {
+            event.apply(&mut self.world);
+            self.window.log(self.world.tick, &event);
         }
     }
 
@@ -614,10 +560,8 @@ impl<'d, O: Observer> Simulation<'d, O> {
         if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
             d.at_tick(w, &self.tainted, r);
         }
-        let mut simulated: Vec<Option<(i32, i32)>> = vec![None; MAX_CLIENTS];
-        for (cid, x, y) in w.positions() {
-            simulated[cid] = Some((x, y));
-        }
+        let simulated = positions(w);
+        let mut diverged = Vec::new();
         for (cid, &sim) in simulated.iter().enumerate() {
             let rec = self.recorded[cid];
             if rec.is_none() && sim.is_none() {
@@ -657,67 +601,193 @@ impl<'d, O: Observer> Simulation<'d, O> {
                     unmodelled: tainted,
                 });
             }
-            // Put the character where the file says and go on.
-            if !self.free_running {
-                w.reseed(cid, rec.map(|(x, y)| Vec2::new(x as f32, y as f32)));
-            }
+            diverged.push((cid, rec));
         }
-        self.observer.tick(w);
+        // Put the characters where the file says and go on.
+        if !self.free_running {
+            reseed(w, &diverged);
+        }
+        self.keep(simulated, diverged);
+    }
+
+    /// The world compared at its tick's end goes into the window (the
+    /// ticks that leave it, or all, to the observer: a tick is shown once
+    /// it is no longer stepped again).
+    fn keep(
+        &mut self,
+        simulated: Vec<Option<(i32, i32)>>,
+        diverged: Vec<(usize, Option<(i32, i32)>)>,
+    ) {
+        let size = match self.recorded_release {
+            Release::Ddnet16_4 => WINDOW,
+            Release::Ddnet20_1 => usize::from(self.world.awaits_unrecorded_team_change()),
+        };
+        if size == 0 {
+            for k in self.window.drain() {
+                self.observer.tick(&k.world);
+            }
+            self.observer.tick(&self.world);
+            return;
+        }
+        let kept = Kept {
+            world: self.world.clone(),
+            with_inputs: std::mem::take(&mut self.with_inputs),
+            held: std::mem::take(&mut self.held),
+            simulated,
+            diverged,
+            events: Vec::new(),
+            fixed: self.fixed,
+        };
+        for k in self.window.push(kept, size) {
+            self.observer.tick(&k.world);
+        }
     }
 
     /// DDNet 16.4 only: a client's tick may have begun with an input the
     /// file leaves out (a repeat of the last one written, see
-    /// [`World::step_holding`]). The tick is stepped again that way for a
-    /// client whose position the file puts there and the world does not,
-    /// or, every position the same, whose Character item in the demo
-    /// snapshot of this tick then matches and did not before.
+    /// [`World::step_holding`]), and what shows it may come some ticks
+    /// later. The window's ticks are stepped again with such an input
+    /// held, each position and demo item they compared coming out the
+    /// same, for a client
+    /// - whose position the file puts elsewhere: held at this tick, every
+    ///   other position now the same; or, if the client was where the file
+    ///   says a tick ago, held at an earlier tick (the nearest first);
+    /// - whose position agrees either way but whose Character item in the
+    ///   demo snapshot of this tick differs: held at this tick or, if the
+    ///   item did not differ in the client's last snapshot, at an earlier
+    ///   tick (the nearest first), every position the same and the item
+    ///   then matching.
     fn hold_inputs(&mut self) {
-        let Some((before, with_inputs)) = &self.before else {
-            return;
-        };
-        if before.tick + 1 != self.world.tick || self.answered {
+        let now = self.world.tick;
+        if self.fixed || self.window.at(now - 1).is_none() {
             return;
         }
-        let tick = self.world.tick;
-        let mut held: Vec<usize> = Vec::new();
-        let at = |w: &World, cid: usize| w.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
-        for &cid in with_inputs {
-            let rec = self.recorded[cid];
-            if rec.is_none() || at(&self.world, cid) == rec {
+        let earliest = self.window.earliest(now);
+        let off = |s: &Self, cid: usize| {
+            s.recorded[cid].is_some() && at(&s.world, cid) != s.recorded[cid]
+        };
+        let puts = |cid: usize| {
+            move |s: &mut Self, r: &Replayed| {
+                at(&r.world, cid) == s.recorded[cid]
+                    && r.world
+                        .positions()
+                        .filter(|&(c, _, _)| c != cid)
+                        .eq(s.world.positions().filter(|&(c, _, _)| c != cid))
+            }
+        };
+        for cid in 0..MAX_CLIENTS {
+            if off(self, cid) {
+                self.hold_if(now..now + 1, cid, puts(cid));
+            }
+        }
+        for cid in 0..MAX_CLIENTS {
+            let was_off = |k: &Kept| k.diverged.iter().any(|&(c, _)| c == cid);
+            if off(self, cid)
+                && !self.tainted[cid]
+                && self.window.at(now - 1).is_some_and(|k| !was_off(k))
+            {
+                self.hold_if(earliest..now, cid, puts(cid));
+            }
+        }
+        let differing = match self.demo.as_mut() {
+            Some(d) => d.differing(&self.world),
+            None => return,
+        };
+        for cid in differing {
+            if self.held.contains(&cid)
+                || self.tainted[cid]
+                || self.differs(None, cid) != Some(true)
+            {
                 continue;
             }
-            let mut alt = before.clone();
-            alt.step_holding(&[held.as_slice(), &[cid]].concat());
-            let others_same = alt
-                .positions()
-                .filter(|&(c, _, _)| c != cid)
-                .eq(self.world.positions().filter(|&(c, _, _)| c != cid));
-            if at(&alt, cid) == rec && others_same {
-                self.world = alt;
-                held.push(cid);
+            let differed = self.demo.as_ref().is_some_and(|d| d.differed(cid));
+            let from = if differed { now } else { earliest };
+            self.hold_if(from..now + 1, cid, |s, r| {
+                r.world.positions().eq(s.world.positions())
+                    && s.differs(Some(r), cid) == Some(false)
+            });
+        }
+    }
+
+    /// Whether `cid` had inputs for the tick `from` and did not move
+    /// with its last one there.
+    fn may_hold(&self, from: i32, cid: usize) -> bool {
+        let (with_inputs, held) = match from == self.world.tick {
+            true => (&self.with_inputs, &self.held),
+            false => match self.window.at(from) {
+                Some(k) => (&k.with_inputs, &k.held),
+                None => return false,
+            },
+        };
+        with_inputs.contains(&cid) && !held.contains(&cid)
+    }
+
+    /// Holds `cid`'s last input at the latest tick of `ticks` where the
+    /// history stepped again is one `accept` takes, if any.
+    fn hold_if(
+        &mut self,
+        ticks: std::ops::Range<i32>,
+        cid: usize,
+        mut accept: impl FnMut(&mut Self, &Replayed) -> bool,
+    ) {
+        for from in ticks.rev() {
+            if !self.may_hold(from, cid) {
+                continue;
             }
+            if let Some(r) = self.replay(from, cid)
+                && accept(self, &r)
+            {
+                self.hold(r, cid);
+                return;
+            }
+        }
+    }
+
+    /// The window's ticks from `from` to now stepped again with `cid`'s
+    /// last input held at `from` ([`Window::replay`]), if what they
+    /// compared comes out the same: the demo's snapshots of those ticks
+    /// too, and the unmodelled events met.
+    fn replay(&self, from: i32, cid: usize) -> Option<Replayed> {
+        let now = self.world.tick;
+        let r = self
+            .window
+            .replay(from, now, cid, &self.held, self.free_running)?;
+        let same = r.world.unmodelled.len() == self.world.unmodelled.len()
+            && self.demo.as_ref().is_none_or(|d| d.same_again(&r.worlds));
+        same.then_some(r)
+    }
+
+    /// Whether the demo snapshot of this tick has a Character item of
+    /// `cid` that differs from the world's character (or, given `r`,
+    /// from the one stepped again).
+    fn differs(&mut self, r: Option<&Replayed>, cid: usize) -> Option<bool> {
+        let d = self.demo.as_mut()?;
+        match r {
+            Some(r) => d.differs_again(&r.world, &r.worlds, cid),
+            None => d.differs(&self.world, cid),
+        }
+    }
+
+    /// Keeps the history `r` stepped: `cid` held at its first tick.
+    fn hold(&mut self, r: Replayed, cid: usize) {
+        let from = r.from;
+        if from == self.world.tick {
+            self.held.push(cid);
+            self.held.sort_unstable();
         }
         if let Some(d) = self.demo.as_mut() {
-            for &cid in with_inputs {
-                if held.contains(&cid)
-                    || self.tainted[cid]
-                    || d.differs(&self.world, cid) != Some(true)
-                {
-                    continue;
-                }
-                let mut alt = before.clone();
-                alt.step_holding(&[held.as_slice(), &[cid]].concat());
-                if alt.positions().eq(self.world.positions()) && d.differs(&alt, cid) == Some(false)
-                {
-                    self.world = alt;
-                    held.push(cid);
-                }
+            d.forget_now();
+            // The cores kept for the ticks stepped again are theirs now.
+            d.rewind(from);
+            for w in &r.worlds {
+                d.keep_cores(w, &self.tainted);
             }
         }
-        held.sort_unstable();
-        self.report
-            .held_inputs
-            .extend(held.into_iter().map(|cid| (tick, cid)));
+        self.cores_before.clone_from(&r.cores_before);
+        self.world = self.window.rewrite(r, cid);
+        let held = &mut self.report.held_inputs;
+        let i = held.partition_point(|&h| h <= (from, cid));
+        held.insert(i, (from, cid));
     }
 
     /// The file has a character for `cid` that the world lacks, whose
@@ -735,17 +805,17 @@ impl<'d, O: Observer> Simulation<'d, O> {
             return;
         }
         // Only the world just before this tick can be stepped again, and
-        // not once a database's answer changed the stepped one.
-        let Some((before, _)) = self.before.as_mut() else {
-            return;
-        };
-        if before.tick + 1 != self.world.tick || self.answered {
+        // not once it was changed otherwise.
+        let now = self.world.tick;
+        if self.fixed {
             return;
         }
-        let mut back = before.clone();
+        let Some(mut back) = self.window.before(now) else {
+            return;
+        };
         if back.unrecorded_team_change_back(cid) {
-            *before = back.clone();
-            back.step();
+            self.window.log(now - 1, &Event::TeamChangeBack(cid));
+            back.step_holding(&self.held);
             self.world = back;
             return;
         }
@@ -756,7 +826,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
         // the world lacks is this tick's divergence. (Where the delay
         // cannot tell, a death and a team change back are the same spawn
         // rule at the same tick.)
-        before.unrecorded_team_change_undone(cid);
+        self.window.log(now - 1, &Event::TeamChangeUndone(cid));
         self.world.unrecorded_team_change_undone(cid);
         if let Some(i) = self
             .report
@@ -776,11 +846,15 @@ impl<'d, O: Observer> Simulation<'d, O> {
         }
     }
 
-    /// The input ended: the last tick is compared, and the demo's
-    /// snapshots past the simulation are counted. Ending twice changes
+    /// The input ended: the last tick is compared, the ticks still kept
+    /// are shown to the observer, and the demo's snapshots past the
+    /// simulation are counted. Ending twice changes
     /// nothing.
     pub fn end(&mut self) {
         self.compare();
+        for k in self.window.drain() {
+            self.observer.tick(&k.world);
+        }
         if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
             d.finish(r);
         }
@@ -788,12 +862,12 @@ impl<'d, O: Observer> Simulation<'d, O> {
     }
 }
 
+/// Where `cid`'s character is in `w`, if it has one.
+fn at(w: &World, cid: usize) -> Option<(i32, i32)> {
+    w.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32))
+}
+
 /// The entry of `cid` in a per-client table, if the id is in range.
 fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {
     usize::try_from(cid).ok().and_then(|c| table.get_mut(c))
-}
-
-/// The team a `Cl_SetTeam` asks for.
-fn team_of(protocol: crate::packet::Version, header: &MsgHeader, body: &[u8]) -> Option<i32> {
-    decode_body(protocol, header, body)?.ok()?.int("team")
 }

@@ -11,9 +11,11 @@
 //! - [`console`]: numbers as DDNet's console reads them (both layers take
 //!   settings and tunings through it); [`release`]: whose rules.
 //! - [`machine`]: the [`Simulation`], a sans-IO machine fed one record at
-//!   a time, and [`simulate`], which drives one over a file; [`header`]:
-//!   the world a header describes; [`report`]: what it found;
-//!   [`demo_compare`]: the comparison with the session's server demo.
+//!   a time, and [`simulate`], which drives one over a file; [`event`]:
+//!   what a record does to the world; [`window`]: the last ticks, kept to
+//!   step them again; [`header`]: the world a header describes;
+//!   [`report`]: what it found; [`demo_compare`]: the comparison with the
+//!   session's server demo.
 //! - [`coverage`]: what the model covers of DDNet's physics, and how
 //!   the world detects what it does not (docs/physics-coverage.md).
 //! - [`maps`]: the maps to simulate on, found by the header's checksum;
@@ -28,6 +30,7 @@ pub mod ddrace;
 pub mod demo_compare;
 pub mod demo_writer;
 pub mod error;
+pub mod event;
 pub mod header;
 pub mod machine;
 pub mod maps;
@@ -35,6 +38,7 @@ pub mod physics;
 pub mod release;
 pub mod report;
 pub mod synthetic;
+pub mod window;
 
 pub use ddrace::World;
 pub use error::{HeaderError, SimulateError};

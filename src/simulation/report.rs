@@ -44,8 +44,9 @@ pub struct Report {
     /// the last input the file wrote before the tick (an input the writer
     /// left out as a repeat), not the first one it records for the tick;
     /// the file cannot say which (see
-    /// [`World::step_holding`](super::World::step_holding)): the position
-    /// or the demo's Character item decided.
+    /// [`World::step_holding`](super::World::step_holding)): a position or
+    /// the demo's Character item decided, at that tick or up to
+    /// [`WINDOW`](super::window::WINDOW) ticks later.
     pub held_inputs: Vec<(i32, usize)>,
     /// What ended the simulation early, if anything did.
     pub stopped: Option<Stopped>,

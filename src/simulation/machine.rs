@@ -243,6 +243,14 @@ pub struct Simulation<'d, O = ()> {
     /// one while a player awaits a team change the file does not record
     /// ([`World::unrecorded_team_change_back`]).
     window: Window,
+    /// How many ticks a 16.4 file's window keeps: [`WINDOW`] under the
+    /// recording server's own rules; only the last one under another
+    /// release's physics or other tuning, whose positions cannot tell an
+    /// input held ticks ago from a physics that parts.
+    window_size: usize,
+    /// How many ticks the searches of earlier ticks may still step
+    /// again: one more each tick, at most [`SEARCH_RESERVE`].
+    search_steps: usize,
     /// The client ids that had inputs for this tick under DDNet 16.4.
     with_inputs: Vec<usize>,
     /// The client ids that moved with their last input at this tick.
@@ -295,6 +303,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
     ) -> Result<Simulation<'d, O>, SimulateError> {
         let world = world_tuned(header, col, 0, physics, tune)?;
         let recorded_release = recorded_release(header)?;
+        let own_rules = physics.is_none_or(|p| p == recorded_release) && tune.is_empty();
         Ok(Simulation {
             observer,
             demo: None,
@@ -304,6 +313,8 @@ impl<'d, O: Observer> Simulation<'d, O> {
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
             window: Window::default(),
+            window_size: if own_rules { WINDOW } else { 1 },
+            search_steps: SEARCH_RESERVE,
             with_inputs: Vec::new(),
             held: Vec::new(),
             fixed: false,
@@ -619,7 +630,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
         diverged: Vec<(usize, Option<(i32, i32)>)>,
     ) {
         let size = match self.recorded_release {
-            Release::Ddnet16_4 => WINDOW,
+            Release::Ddnet16_4 => self.window_size,
             Release::Ddnet20_1 => usize::from(self.world.awaits_unrecorded_team_change()),
         };
         if size == 0 {
@@ -629,6 +640,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             self.observer.tick(&self.world);
             return;
         }
+        self.search_steps = (self.search_steps + 1).min(SEARCH_RESERVE);
         let kept = Kept {
             world: self.world.clone(),
             with_inputs: std::mem::take(&mut self.with_inputs),
@@ -730,12 +742,28 @@ impl<'d, O: Observer> Simulation<'d, O> {
         cid: usize,
         mut accept: impl FnMut(&mut Self, &Replayed) -> bool,
     ) {
+        let now = self.world.tick;
         for from in ticks.rev() {
             if !self.may_hold(from, cid) {
                 continue;
             }
-            if let Some(r) = self.replay(from, cid)
+            if from < now {
+                let steps = (now - from + 1) as usize;
+                let Some(left) = self.search_steps.checked_sub(steps) else {
+                    return;
+                };
+                self.search_steps = left;
+            }
+            // The demo compares the worlds stepped again; otherwise they
+            // are kept only for the history taken (none at this tick).
+            let keep = self.demo.is_some() || from == now;
+            if let Some(r) = self.replay(from, cid, keep)
                 && accept(self, &r)
+                && let Some(r) = if keep {
+                    Some(r)
+                } else {
+                    self.replay(from, cid, true)
+                }
             {
                 self.hold(r, cid);
                 return;
@@ -744,14 +772,14 @@ impl<'d, O: Observer> Simulation<'d, O> {
     }
 
     /// The window's ticks from `from` to now stepped again with `cid`'s
-    /// last input held at `from` ([`Window::replay`]), if what they
-    /// compared comes out the same: the demo's snapshots of those ticks
-    /// too, and the unmodelled events met.
-    fn replay(&self, from: i32, cid: usize) -> Option<Replayed> {
+    /// last input held at `from` ([`Window::replay`], their worlds kept
+    /// if `keep`), if what they compared comes out the same: the demo's
+    /// snapshots of those ticks too, and the unmodelled events met.
+    fn replay(&self, from: i32, cid: usize, keep: bool) -> Option<Replayed> {
         let now = self.world.tick;
         let r = self
             .window
-            .replay(from, now, cid, &self.held, self.free_running)?;
+            .replay(from, now, cid, &self.held, self.free_running, keep)?;
         let same = r.world.unmodelled.len() == self.world.unmodelled.len()
             && self.demo.as_ref().is_none_or(|d| d.same_again(&r.worlds));
         same.then_some(r)
@@ -861,6 +889,12 @@ impl<'d, O: Observer> Simulation<'d, O> {
         self.report.players.retain(|p| p.player_ticks > 0);
     }
 }
+
+/// The ticks the searches of earlier ticks may step again at once
+/// ([`Simulation::hold_inputs`]): one more each tick simulated, so that a
+/// file the model diverges on everywhere costs at most about one step
+/// again a tick (a search of the tick just stepped is not counted).
+const SEARCH_RESERVE: usize = WINDOW * WINDOW;
 
 /// Where `cid`'s character is in `w`, if it has one.
 fn at(w: &World, cid: usize) -> Option<(i32, i32)> {

@@ -26,9 +26,10 @@ mod tests;
 /// worlds (a few MB with 64 players), whatever the file's length. In the
 /// 10-minute 64-client session a burst shows 2 to 11 ticks after the
 /// tick it came for (the tick stepped again and the one before it must
-/// be kept: 12 ticks); 16 leaves room. A search steps at most this many
-/// ticks again per candidate tick, and only for a client that has just
-/// begun to diverge.
+/// be kept: 12 ticks; with 8 it is not exact); 16 leaves room and costs
+/// no more time. A search steps at most this many ticks again per
+/// candidate tick, only for a client that has just begun to diverge, and
+/// all of them together about one tick again per tick simulated.
 pub const WINDOW: usize = 16;
 
 /// One tick of the window.
@@ -75,7 +76,7 @@ pub(super) struct Replayed {
     /// The first tick stepped again.
     pub from: i32,
     /// The worlds of the ticks from `from` to the one before now, as
-    /// compared.
+    /// compared (if kept).
     pub worlds: Vec<World>,
     /// The cores just before the last step.
     pub cores_before: Vec<Option<Core>>,
@@ -161,9 +162,10 @@ impl Window {
 
     /// The ticks from `from` to `now` (the world's tick) stepped again,
     /// with `cid`'s last input held at `from` besides the clients held
-    /// already (`now_held` at `now`). `None` if the window cannot, or if
-    /// a position before `now` comes out otherwise than it was: the ticks
-    /// compared stay as they were compared.
+    /// already (`now_held` at `now`), and the worlds before `now` if
+    /// `keep`. `None` if the window cannot, or if a position before `now`
+    /// comes out otherwise than it was: the ticks compared stay as they
+    /// were compared.
     pub(super) fn replay(
         &self,
         from: i32,
@@ -171,6 +173,7 @@ impl Window {
         cid: usize,
         now_held: &[usize],
         free_running: bool,
+        keep: bool,
     ) -> Option<Replayed> {
         let held = |held: &[usize], at_from: bool| {
             let mut held = held.to_vec();
@@ -190,7 +193,9 @@ impl Window {
             if !free_running {
                 reseed(&mut w, &k.diverged);
             }
-            worlds.push(w.clone());
+            if keep {
+                worlds.push(w.clone());
+            }
             for e in &k.events {
                 e.apply(&mut w);
             }

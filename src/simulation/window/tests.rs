@@ -138,3 +138,19 @@ fn without_a_burst_nothing_is_held() {
     let r = simulate(&file, boxed(), &Options::default()).expect("simulates");
     assert_eq!((r.divergences, r.held_inputs.len()), (0, 0));
 }
+
+#[test]
+fn under_other_physics_the_window_is_not_searched() {
+    // The same file stepped with 20.1's physics: its positions cannot
+    // tell an input held ticks ago from a physics that parts, so the
+    // earlier ticks are not searched and the late hook is a divergence.
+    let (file, _, _) = session(40, 80);
+    let options = Options {
+        physics: Some(crate::simulation::Release::Ddnet20_1),
+        ..Options::default()
+    };
+    let r = simulate(&file, boxed(), &options).expect("simulates");
+    assert_eq!(r.held_inputs, []);
+    assert!(r.divergences > 0);
+    assert_eq!(r.listed[0].tick, 43);
+}

@@ -39,6 +39,36 @@
 pub mod random;
 pub mod replay;
 
+/// Player flags DDNet 16.4 and 20.1 read from a 0.6 client.
+pub mod six {
+    pub const PLAYING: i32 = 1;
+    pub const IN_MENU: i32 = 2;
+    pub const CHATTING: i32 = 4;
+    pub const SCOREBOARD: i32 = 8;
+    pub const AIM: i32 = 16;
+}
+/// Teeworlds 0.7's player flags (DDNet keeps chatting, scoreboard, aim).
+pub mod seven {
+    pub const CHATTING: i32 = 2;
+    pub const SCOREBOARD: i32 = 4;
+    pub const AIM: i32 = 128;
+}
+
+/// The player flags a 0.7 client sends for those DDNet recorded: its
+/// server reads a 0.7 client's flags into 0.6's (chatting, scoreboard and
+/// aim; `PlayerFlags_SevenToSix` in 16.4's gamecontext.cpp, 20.1's
+/// protocolglue.cpp) before the teehistorian file records the input.
+pub fn six_to_seven(flags: i32) -> i32 {
+    [
+        (six::CHATTING, seven::CHATTING),
+        (six::SCOREBOARD, seven::SCOREBOARD),
+        (six::AIM, seven::AIM),
+    ]
+    .iter()
+    .filter(|(s, _)| flags & s != 0)
+    .fold(0, |acc, (_, s7)| acc | s7)
+}
+
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
 

@@ -17,6 +17,7 @@
 //! a function of the seed and the scenario tick, so two runs of a
 //! scenario send the same inputs and deeds on the same ticks.
 
+use super::{seven, six};
 use crate::generate::Rng;
 use serde::Deserialize;
 
@@ -29,20 +30,6 @@ const BLOCK: u32 = 10;
 /// An idle stretch is one or more of these windows (4 s).
 const WINDOW: u32 = 200;
 
-/// Player flags DDNet 16.4 and 20.1 read from a 0.6 client.
-mod six {
-    pub const PLAYING: i32 = 1;
-    pub const IN_MENU: i32 = 2;
-    pub const CHATTING: i32 = 4;
-    pub const SCOREBOARD: i32 = 8;
-    pub const AIM: i32 = 16;
-}
-/// Teeworlds 0.7's player flags (DDNet keeps chatting, scoreboard, aim).
-mod seven {
-    pub const CHATTING: i32 = 2;
-    pub const SCOREBOARD: i32 = 4;
-    pub const AIM: i32 = 128;
-}
 
 /// How a random bot behaves: `random: Some((seed: 7))` in a scenario.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 pub const MAX_JOINS: usize = 256;
 /// DDNet's chat command flag (`CFGFLAG_CHAT`).
 const CHAT_COMMAND: i32 = 1 << 7;
+/// The player flags' place in an input (`CNetObj_PlayerInput`).
+const PLAYER_FLAGS: usize = 6;
 
 /// A recorded game, as bots replay it.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -392,12 +394,17 @@ impl Planner {
     }
 
     /// An input recorded on `tick`: applied on the next (one that came
-    /// with the join, on the join's tick, goes out with the replay's).
+    /// with the join, on the join's tick, goes out with the replay's). A
+    /// 0.7 client's is planned as it sent it: its player flags as 0.7's.
     fn input(&mut self, cid: i32, tick: u32, input: Input) {
         self.input.insert(cid, input);
         let Some(p) = self.player(cid) else {
             return;
         };
+        let mut input = input;
+        if p.protocol == "0.7" {
+            input[PLAYER_FLAGS] = super::six_to_seven(input[PLAYER_FLAGS]);
+        }
         if tick == p.ready.unwrap_or(p.join) && p.inputs.is_empty() {
             p.join_input = Some(input);
         }
@@ -486,6 +493,39 @@ mod tests {
         for p in &plan.players {
             assert!(p.inputs.iter().all(|(t, _)| *t > p.join), "{}", p.name);
         }
+    }
+
+    #[test]
+    fn a_07_clients_inputs_are_planned_with_07s_player_flags() {
+        use crate::bot::{seven, six};
+        use std::collections::BTreeSet;
+        // A campaign run whose b2 and b4 are 0.7 clients: DDNet recorded
+        // their scoreboard (0.7's 4) and aim (0.7's 128) as 0.6's 8 and 16.
+        let gz = corpus("campaign/16.4-Tsunami-default-s2-c8-t20/server.teehistorian.gz");
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes)
+            .unwrap();
+        let plan = plan(&bytes).unwrap();
+        let flags = |p: &PlayerPlan| -> BTreeSet<i32> {
+            p.inputs.iter().map(|(_, i)| i[PLAYER_FLAGS]).collect()
+        };
+        let sevens: Vec<_> = plan.players.iter().filter(|p| p.protocol == "0.7").collect();
+        assert_eq!(sevens.len(), 2);
+        for p in sevens {
+            assert_eq!(flags(p), BTreeSet::from([0, 4, 128, 132]), "{}", p.name);
+        }
+        // A 0.6 client's go out as recorded (playing: 1).
+        assert!(plan.players.iter().any(|p| flags(p).contains(&(six::PLAYING | six::AIM))));
+        // Chatting, the flag that holds a player still: 0.6's 4 is 0.7's
+        // scoreboard, which would let it move.
+        let (header, _) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+        let mut planner = Planner::new(&header);
+        planner.join(9, 1, Version::V07).unwrap();
+        let mut chatting = [0; 10];
+        chatting[PLAYER_FLAGS] = six::CHATTING | six::AIM;
+        planner.input(9, 2, chatting);
+        let planned = planner.plan.players[0].inputs[0].1[PLAYER_FLAGS];
+        assert_eq!(planned, seven::CHATTING | seven::AIM);
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub mod random;
 pub mod replay;
 
 /// Player flags DDNet 16.4 and 20.1 read from a 0.6 client.
-pub mod six {
+mod six {
     pub const PLAYING: i32 = 1;
     pub const IN_MENU: i32 = 2;
     pub const CHATTING: i32 = 4;
@@ -48,7 +48,7 @@ pub mod six {
     pub const AIM: i32 = 16;
 }
 /// Teeworlds 0.7's player flags (DDNet keeps chatting, scoreboard, aim).
-pub mod seven {
+mod seven {
     pub const CHATTING: i32 = 2;
     pub const SCOREBOARD: i32 = 4;
     pub const AIM: i32 = 128;
@@ -58,7 +58,7 @@ pub mod seven {
 /// server reads a 0.7 client's flags into 0.6's (chatting, scoreboard and
 /// aim; `PlayerFlags_SevenToSix` in 16.4's gamecontext.cpp, 20.1's
 /// protocolglue.cpp) before the teehistorian file records the input.
-pub fn six_to_seven(flags: i32) -> i32 {
+fn six_to_seven(flags: i32) -> i32 {
     [
         (six::CHATTING, seven::CHATTING),
         (six::SCOREBOARD, seven::SCOREBOARD),

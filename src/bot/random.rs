@@ -30,7 +30,6 @@ const BLOCK: u32 = 10;
 /// An idle stretch is one or more of these windows (4 s).
 const WINDOW: u32 = 200;
 
-
 /// How a random bot behaves: `random: Some((seed: 7))` in a scenario.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]

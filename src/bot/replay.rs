@@ -29,6 +29,8 @@ pub const MAX_JOINS: usize = 256;
 const CHAT_COMMAND: i32 = 1 << 7;
 /// The player flags' place in an input (`CNetObj_PlayerInput`).
 const PLAYER_FLAGS: usize = 6;
+/// DDNet's clients (`MAX_CLIENTS`, 16.4 and 20.1).
+const MAX_CLIENTS: i32 = 64;
 
 /// A recorded game, as bots replay it.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -269,8 +271,18 @@ impl Planner {
         self.plan.players.get_mut(i)
     }
 
-    /// A new join of `cid` on `tick`.
+    /// A new join of `cid` on `tick`. A client id DDNet cannot have
+    /// (not below its 64 clients) is left out, named: so a replay never
+    /// plays more clients at once than a server holds.
     fn join(&mut self, cid: i32, tick: u32, version: Version) -> Result<(), PlanError> {
+        if !(0..MAX_CLIENTS).contains(&cid) {
+            let what = format!(
+                "a client id DDNet does not have ({cid}; its clients are 0 to {}): not replayed",
+                MAX_CLIENTS - 1
+            );
+            self.note(tick, what);
+            return Ok(());
+        }
         if self.plan.players.len() == MAX_JOINS {
             return Err(PlanError::TooManyJoins { tick });
         }
@@ -292,16 +304,17 @@ impl Planner {
 
     /// The player `cid` is, or, for a client the file meets without its
     /// JOIN (it came over from the previous map), a join on `tick`.
-    fn present(&mut self, cid: i32, tick: u32) -> Result<&mut PlayerPlan, PlanError> {
-        if !self.current.contains_key(&cid) {
+    fn present(&mut self, cid: i32, tick: u32) -> Result<Option<&mut PlayerPlan>, PlanError> {
+        if !self.current.contains_key(&cid) && (0..MAX_CLIENTS).contains(&cid) {
             self.note(
                 tick,
                 "a client that came over from the previous map: it joins anew".into(),
             );
+        }
+        if !self.current.contains_key(&cid) {
             self.join(cid, tick, Version::V06)?;
         }
-        let i = self.current[&cid];
-        Ok(&mut self.plan.players[i])
+        Ok(self.player(cid))
     }
 
     fn record(&mut self, r: &Record<'_>, tick: u32) -> Result<(), PlanError> {
@@ -346,7 +359,9 @@ impl Planner {
                     _ => None,
                 };
                 let json = resent(&m);
-                let p = self.present(*cid, tick)?;
+                let Some(p) = self.present(*cid, tick)? else {
+                    return Ok(());
+                };
                 if start_info && p.start_info.is_none() && p.ready.is_none() {
                     if let Some(name) = name {
                         p.name = name;
@@ -366,12 +381,14 @@ impl Planner {
                 }
                 // A login, or one the previous map's client had.
                 Ex::AuthLogin { cid, .. } | Ex::AuthInit { cid, .. } => {
-                    self.present(*cid, tick)?
-                        .deeds
-                        .push((tick, Deed::RconLogin));
+                    if let Some(p) = self.present(*cid, tick)? {
+                        p.deeds.push((tick, Deed::RconLogin));
+                    }
                 }
                 Ex::PlayerReady { cid } => {
-                    self.present(*cid, tick)?.ready.get_or_insert(tick);
+                    if let Some(p) = self.present(*cid, tick)? {
+                        p.ready.get_or_insert(tick);
+                    }
                 }
                 Ex::PlayerName { cid, name } => {
                     if let Some(p) = self.player(*cid) {
@@ -503,19 +520,26 @@ mod tests {
         // their scoreboard (0.7's 4) and aim (0.7's 128) as 0.6's 8 and 16.
         let gz = corpus("campaign/16.4-Tsunami-default-s2-c8-t20/server.teehistorian.gz");
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes)
-            .unwrap();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes).unwrap();
         let plan = plan(&bytes).unwrap();
         let flags = |p: &PlayerPlan| -> BTreeSet<i32> {
             p.inputs.iter().map(|(_, i)| i[PLAYER_FLAGS]).collect()
         };
-        let sevens: Vec<_> = plan.players.iter().filter(|p| p.protocol == "0.7").collect();
+        let sevens: Vec<_> = plan
+            .players
+            .iter()
+            .filter(|p| p.protocol == "0.7")
+            .collect();
         assert_eq!(sevens.len(), 2);
         for p in sevens {
             assert_eq!(flags(p), BTreeSet::from([0, 4, 128, 132]), "{}", p.name);
         }
         // A 0.6 client's go out as recorded (playing: 1).
-        assert!(plan.players.iter().any(|p| flags(p).contains(&(six::PLAYING | six::AIM))));
+        assert!(
+            plan.players
+                .iter()
+                .any(|p| flags(p).contains(&(six::PLAYING | six::AIM)))
+        );
         // Chatting, the flag that holds a player still: 0.6's 4 is 0.7's
         // scoreboard, which would let it move.
         let (header, _) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
@@ -526,6 +550,47 @@ mod tests {
         planner.input(9, 2, chatting);
         let planned = planner.plan.players[0].inputs[0].1[PLAYER_FLAGS];
         assert_eq!(planned, seven::CHATTING | seven::AIM);
+    }
+
+    #[test]
+    fn a_client_id_ddnet_does_not_have_is_left_out_named() {
+        use crate::teehistorian::{HeaderInfo, Recorder};
+        let header = Header::from_info(HeaderInfo {
+            version: 2,
+            ..HeaderInfo::default()
+        });
+        let mut rec = Recorder::new(&header);
+        rec.tick(1);
+        for cid in [0, 63, 64, 70] {
+            rec.record_player_join(cid, Version::V06);
+            rec.record_player_input(cid, cid as u32, &[1; 10]).unwrap();
+        }
+        rec.tick(2);
+        rec.record_ex(Ex::PlayerReady { cid: 70 });
+        rec.finish();
+        let plan = plan(rec.bytes()).unwrap();
+        let cids: Vec<i32> = plan.players.iter().map(|p| p.cid).collect();
+        assert_eq!(cids, [0, 63]);
+        let notes: Vec<_> = plan
+            .notes
+            .iter()
+            .map(|n| (n.tick, n.count, &n.what[..]))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                (
+                    1,
+                    1,
+                    "a client id DDNet does not have (64; its clients are 0 to 63): not replayed"
+                ),
+                (
+                    1,
+                    2,
+                    "a client id DDNet does not have (70; its clients are 0 to 63): not replayed"
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -116,6 +116,45 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Puts back the team changes of 0.7 clients DDNet does not record
+    /// (0.7's `Cl_SetTeam` has the id of 0.6's `Cl_CallVote`): `changes`
+    /// are the (tick, client id, team) the model of the game found a
+    /// character gone or back on
+    /// ([`crate::simulation::Report::unrecorded_team_changes`]); the
+    /// replay's 0.7 client sends `Cl_SetTeam` so that the server reads it
+    /// the tick before, as it read a 0.6 client's recorded one. How many
+    /// were put back.
+    pub fn restore_team_changes(&mut self, changes: &[(i32, usize, i32)]) -> usize {
+        let mut restored = 0;
+        for &(tick, cid, team) in changes {
+            let Some(read) = u32::try_from(tick).ok().and_then(|t| t.checked_sub(1)) else {
+                continue;
+            };
+            let player = self.players.iter_mut().find(|p| {
+                usize::try_from(p.cid) == Ok(cid)
+                    && p.protocol == "0.7"
+                    && p.join < read
+                    && p.leave.is_none_or(|l| read < l)
+            });
+            let Some(p) = player else {
+                continue;
+            };
+            let at = p.deeds.partition_point(|(t, _)| *t <= read);
+            p.deeds.insert(at, (read, Deed::Message(set_team_07(team))));
+            restored += 1;
+        }
+        restored
+    }
+}
+
+/// Teeworlds 0.7's `Cl_SetTeam` (game message 25: the team, an int).
+fn set_team_07(team: i32) -> Value {
+    let mut body = Vec::new();
+    crate::packer::write_int(&mut body, team);
+    serde_json::json!({"system": false, "id": 25, "body": hex::encode(body)})
+}
+
 impl PlayerPlan {
     /// The inputs the server read for tick `tick`, in the order it read
     /// them: those the file records for it (DDNet 16.4 moves with the
@@ -591,6 +630,42 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_07_clients_unrecorded_team_changes_are_sent_the_tick_before() {
+        let player = |cid, protocol| PlayerPlan {
+            cid,
+            protocol,
+            join: 2,
+            leave: Some(50),
+            deeds: vec![(30, Deed::Chat("/spec".into()))],
+            ..PlayerPlan::default()
+        };
+        let mut plan = Plan {
+            players: vec![player(3, "0.7"), player(4, "0.6")],
+            ..Plan::default()
+        };
+        // Gone at 41 and back at 30 (Cl_SetTeam -1 and 0 read at 40 and
+        // 29); a 0.6 client (whose are recorded); before the join; after
+        // the leave.
+        let restored = plan.restore_team_changes(&[
+            (41, 3, -1),
+            (30, 3, 0),
+            (41, 4, -1),
+            (2, 3, 0),
+            (60, 3, 0),
+        ]);
+        assert_eq!(restored, 2);
+        let deeds: Vec<String> = (plan.players[0].deeds.iter())
+            .map(|(t, d)| match d {
+                Deed::Message(m) => format!("{t} {}:{}", m["id"], m["body"]),
+                Deed::Chat(c) => format!("{t} {c}"),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(deeds, ["29 25:\"00\"", "30 /spec", "40 25:\"40\""]);
+        assert_eq!(plan.players[1].deeds.len(), 1);
     }
 
     #[test]

@@ -328,6 +328,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 recorded_release,
                 ticks: (0, 0),
                 held_inputs: Vec::new(),
+                unrecorded_team_changes: Vec::new(),
                 stopped: None,
                 world: None,
                 player_ticks: 0,
@@ -487,6 +488,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                     && self.world.character(c).is_some()
                 {
                     self.world.unrecorded_team_change(c);
+                    self.report.unrecorded_team_changes.push((tick, c, -1));
                     self.fixed = true;
                 }
                 return;
@@ -843,6 +845,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
         };
         if back.unrecorded_team_change_back(cid) {
             self.window.log(now - 1, &Event::TeamChangeBack(cid));
+            self.report.unrecorded_team_changes.push((now, cid, 0));
             back.step_holding(&self.held);
             self.world = back;
             return;
@@ -855,6 +858,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
         // cannot tell, a death and a team change back are the same spawn
         // rule at the same tick.)
         self.window.log(now - 1, &Event::TeamChangeUndone(cid));
+        if let Some(i) = (self.report.unrecorded_team_changes.iter())
+            .rposition(|&(_, c, team)| c == cid && team == -1)
+        {
+            self.report.unrecorded_team_changes.remove(i);
+        }
         self.world.unrecorded_team_change_undone(cid);
         if let Some(i) = self
             .report

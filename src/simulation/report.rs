@@ -4,6 +4,8 @@
 use super::Release;
 use super::physics::core::Core;
 use crate::codec::DecodeError;
+#[cfg(doc)]
+use crate::simulation::ddrace::world::UNRECORDED_TEAM_CHANGE;
 use crate::simulation::ddrace::world::{Unmodelled, WorldState};
 use serde::Serialize;
 
@@ -48,6 +50,13 @@ pub struct Report {
     /// the demo's Character item decided, at that tick or up to
     /// [`WINDOW`](super::window::WINDOW) ticks later.
     pub held_inputs: Vec<(i32, usize)>,
+    /// (tick, client id, team) of each team change a 0.7 client made that
+    /// the file does not record ([`UNRECORDED_TEAM_CHANGE`]): its character
+    /// gone at `tick` (team -1) or back (team 0), by a `Cl_SetTeam` the
+    /// server read the tick before. For a replay, which must send them;
+    /// the JSON names them among `unmodelled`.
+    #[serde(skip)]
+    pub unrecorded_team_changes: Vec<(i32, usize, i32)>,
     /// What ended the simulation early, if anything did.
     pub stopped: Option<Stopped>,
     /// The world after the last tick simulated ([`Options::until`](super::Options::until)).

@@ -178,7 +178,7 @@ pub fn scenario_of(
         teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Lenient)
             .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     let map_bytes = map_of(file, &plan, maps, server, flavor)?;
-    restore_unwritten(&bytes, &map_bytes, &mut plan);
+    restore_unrecorded(&bytes, &map_bytes, &mut plan);
     let mut server_config: Vec<String> = header
         .info
         .config
@@ -272,10 +272,12 @@ pub fn scenario_of(
     ))
 }
 
-/// DDNet 16.4's unwritten inputs ([`Plan::restore_unwritten`]), where
-/// the model finds them before its first divergence from the file: a
-/// file it cannot simulate gives none.
-fn restore_unwritten(bytes: &[u8], map: &[u8], plan: &mut Plan) {
+/// What the file leaves out and the replay must send, where the model
+/// finds it before its first divergence from the file: DDNet 16.4's
+/// unwritten inputs ([`Plan::restore_unwritten`]) and 0.7 clients' team
+/// changes ([`Plan::restore_team_changes`]). A file the model cannot
+/// simulate gives none.
+fn restore_unrecorded(bytes: &[u8], map: &[u8], plan: &mut Plan) {
     use teeoracle::simulation::{Options, physics::collision::Collision, simulate};
     let cap = teeoracle::compression::default_max_decompressed(map.len() as u64);
     let Ok(col) = Collision::of_map_bytes(map, cap) else {
@@ -292,6 +294,11 @@ fn restore_unwritten(bytes: &[u8], map: &[u8], plan: &mut Plan) {
         .copied()
         .collect();
     plan.restore_unwritten(&held);
+    let changes: Vec<(i32, usize, i32)> = (report.unrecorded_team_changes.iter())
+        .filter(|(tick, _, _)| *tick < trusted)
+        .copied()
+        .collect();
+    plan.restore_team_changes(&changes);
 }
 
 /// The map the file's header names, by its SHA-256, among the maps

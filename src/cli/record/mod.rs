@@ -787,19 +787,23 @@ fn judge(
 /// the bots sent in them (which may be recorded a tick late).
 fn timing_report(out: &mut impl Write, timing: &Timing) -> std::io::Result<()> {
     let n = timing.overran.len();
-    if n == 0 {
-        return writeln!(out, "timing: the server kept to its ticks");
+    let late = if timing.at_risk.is_empty() {
+        "nothing the bots sent fell in them"
+    } else {
+        "what the bots sent then may be recorded a tick late:"
+    };
+    match (n, timing.at_risk.is_empty()) {
+        (0, true) => return writeln!(out, "timing: the server kept to its ticks"),
+        (0, false) => writeln!(
+            out,
+            "timing: the server kept to its ticks, but the bots sent after their tick was over; {late}"
+        )?,
+        _ => writeln!(
+            out,
+            "timing: the server overran {n} tick{} (snapshots left after the next tick began); {late}",
+            if n == 1 { "" } else { "s" },
+        )?,
     }
-    writeln!(
-        out,
-        "timing: the server overran {n} tick{} (snapshots left after the next tick began){}",
-        if n == 1 { "" } else { "s" },
-        if timing.at_risk.is_empty() {
-            "; nothing the bots sent fell in them"
-        } else {
-            "; what the bots sent then may be recorded a tick late:"
-        }
-    )?;
     for r in &timing.at_risk {
         writeln!(out, "  tick {}  {} {} ({})", r.tick, r.bot, r.action, r.why)?;
     }

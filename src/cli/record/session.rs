@@ -162,6 +162,8 @@ pub struct Session<'a> {
     /// What the bots sent that the server records on the tick it reads
     /// it: when, and whether it went out after its tick was over.
     sent: Vec<Sent>,
+    /// How many of `sent` have gone out as datagrams.
+    transmitted: usize,
     waker: Probe,
 }
 
@@ -280,6 +282,7 @@ impl<'a> Session<'a> {
             wake: None,
             overran: BTreeSet::new(),
             sent: Vec::new(),
+            transmitted: 0,
             waker: Probe::new()?,
         })
     }
@@ -833,6 +836,12 @@ impl<'a> Session<'a> {
                 let _ = r.socket.send_to(&d, self.server_addr);
             }
         }
+        // This process may stall between a tick's actions and their
+        // datagrams (its own load): late is judged as they go out.
+        for s in &mut self.sent[self.transmitted..] {
+            s.late |= self.clock.over(s.tick);
+        }
+        self.transmitted = self.sent.len();
         Ok(())
     }
 }

@@ -809,3 +809,41 @@ fn timing_report(out: &mut impl Write, timing: &Timing) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::outcome::{AtRisk, Timing};
+
+    fn report(overran: &[u32], at_risk: &[(u32, &'static str)]) -> String {
+        let timing = Timing {
+            overran: overran.to_vec(),
+            at_risk: (at_risk.iter())
+                .map(|&(tick, why)| AtRisk {
+                    tick,
+                    bot: "b1".into(),
+                    action: "join",
+                    why,
+                })
+                .collect(),
+        };
+        let mut out = Vec::new();
+        super::timing_report(&mut out, &timing).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_timing_line_names_what_the_bots_sent_late_even_on_a_server_that_kept_time() {
+        assert_eq!(report(&[], &[]), "timing: the server kept to its ticks\n");
+        assert_eq!(
+            report(&[], &[(26, "sent after the tick was over")]),
+            "timing: the server kept to its ticks, but the bots sent after their tick was over; \
+             what the bots sent then may be recorded a tick late:\n  \
+             tick 26  b1 join (sent after the tick was over)\n"
+        );
+        assert_eq!(
+            report(&[7], &[]),
+            "timing: the server overran 1 tick (snapshots left after the next tick began); \
+             nothing the bots sent fell in them\n"
+        );
+    }
+}

@@ -2,14 +2,19 @@
 """Compare a Dask job's results (run.py check) with `teeoracle check` over
 the same paths, file for file: the same files, and for each the same
 verdict (status, format, error, round trip, findings, counts, summary).
-Prints each difference and exits 1 if there is any.
+Prints each difference and exits 1 if there is any. Run it from the
+folder the job was run from (the paths are compared as given); the
+binary is $TEEORACLE_BIN, else the repository's target/release/teeoracle
+(found from this script, wherever it is run from).
 
     python examples/dask/compare.py target/dask-check/results.parquet corpus ../shared/corpus
 """
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pyarrow.parquet as pq
 
@@ -19,7 +24,8 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     results, paths = sys.argv[1], sys.argv[2:]
-    teeoracle = "target/release/teeoracle"
+    repository = Path(__file__).resolve().parents[2]
+    teeoracle = os.environ.get("TEEORACLE_BIN") or str(repository / "target/release/teeoracle")
     proc = subprocess.run(
         [teeoracle, "check", "--format", "json", *paths], capture_output=True
     )

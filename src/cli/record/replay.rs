@@ -198,8 +198,8 @@ pub fn scenario_of(
             tick: MAX_TICKS,
             count: 1,
             what: format!(
-                "the file goes on to tick {last}: a replay plays its first {} s",
-                MAX_TICKS / 50
+                "the file goes on to tick {last}: a replay plays its first {MAX_TICKS} ticks ({:.2} s)",
+                f64::from(MAX_TICKS) / TICKS_PER_SECOND
             ),
         });
     }
@@ -522,5 +522,65 @@ mod tests {
             let e = lines(config, tune).unwrap_err();
             assert!(e.contains(says), "{config:?} {tune:?}: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod long_file {
+    use super::*;
+    use teeoracle::packet::Version;
+    use teeoracle::teehistorian::{Header, HeaderInfo, Recorder};
+
+    /// A file of one player whose game goes on for `ticks` ticks, on
+    /// the corpus's dm7.
+    fn file(ticks: i32, dir: &Path) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let map = concat!(env!("CARGO_MANIFEST_DIR"), "/corpus/map/ddnet-data/dm7.map");
+        let sha = hex::encode(Sha256::digest(std::fs::read(map).unwrap()));
+        let header = Header::from_info(HeaderInfo {
+            version: 2,
+            map_name: Some("dm7".into()),
+            map_sha256: Some(sha),
+            ..HeaderInfo::default()
+        });
+        let mut rec = Recorder::new(&header);
+        rec.tick(0);
+        rec.record_player_join(0, Version::V06);
+        rec.tick(ticks);
+        rec.record_player_drop(0, "");
+        rec.finish();
+        let path = dir.join("long.teehistorian");
+        std::fs::write(&path, rec.bytes()).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_file_hours_long_is_played_for_its_first_600_s_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let maps = [PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/map/ddnet-data"
+        ))];
+        let server = Path::new("/nonexistent/DDNet-Server");
+        let hours = file(3 * 60 * 60 * 50, dir.path());
+        let (scenario, replay) =
+            scenario_of(&hours, &maps, server, Flavor::Ddnet, &[], &[]).unwrap();
+        assert_eq!(scenario.seconds, 600.0);
+        let notes: Vec<_> = (replay.plan.notes.iter())
+            .map(|n| (n.tick, &n.what[..]))
+            .collect();
+        assert_eq!(
+            notes,
+            [(
+                29_997,
+                "the file goes on to tick 540001: a replay plays its first 29997 ticks (599.94 s)"
+            )]
+        );
+        // One that fits plays to its end and 3 ticks past it, named nowhere.
+        let short = file(500, dir.path());
+        let (scenario, replay) =
+            scenario_of(&short, &maps, server, Flavor::Ddnet, &[], &[]).unwrap();
+        assert_eq!(scenario.seconds, 504.0 / 50.0);
+        assert!(replay.plan.notes.is_empty());
     }
 }

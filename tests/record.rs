@@ -35,6 +35,7 @@ const TESTS: &[Test] = tests![
     a_late_first_join_replays_identically_in_one_json_document needs DdnetServer,
     a_replay_on_another_version_of_its_map_is_bad_usage_naming_both needs DdnetServer,
     ctrl_c_stops_a_replay_leaving_no_server needs DdnetServer,
+    sixty_four_clients_replay_identically needs DdnetServer,
 ];
 
 /// The runs wait on the servers' ticks, not on the processor: unless
@@ -830,6 +831,28 @@ fn ctrl_c_stops_a_replay_leaving_no_server() {
         .unwrap();
     assert!(!left.success(), "something of the run is still running");
     assert!(out.join("server.teehistorian").is_file());
+}
+
+/// 66 bots on a server of 64 clients (two refused, as the scenario
+/// expects), then the game the server recorded replayed: all 64 join,
+/// on their ticks, and play it again as recorded.
+fn sixty_four_clients_replay_identically() {
+    let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
+    let scenario = common::root().join("corpus/record/sixty_six_clients.ron");
+    let (recorded, run, dir) = record_alone_or_not(SERVER, &scenario, &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
+    let out = dir.path().join("replayed");
+    let run = replay(
+        &recorded.join("server.teehistorian"),
+        &out,
+        &["--format", "json"],
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
+    let comparison = &doc["replay"]["comparison"];
+    assert_eq!(comparison["verdict"], "identical", "{comparison}");
+    assert_eq!(comparison["summary"]["unchanged"], 64, "{comparison}");
+    assert_eq!(doc["replay"]["notes"], serde_json::json!([]));
 }
 
 /// `record --replay FILE -o OUT` on DDNet 16.4, with `extra` arguments.

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._teeoracle import (
     KINDS,
@@ -268,7 +268,12 @@ def open(path: PathArg) -> Reader:
     reader is a context manager: ``with teeoracle.open(p) as r: ...``."""
     path = os.fspath(path)
     format = _teeoracle.format_of(path)
-    readers = {"teehistorian": Teehistorian, "demo": Demo, "map": Map, "capture": Capture}
+    readers: Dict[str, Callable[[str], Reader]] = {
+        "teehistorian": Teehistorian,
+        "demo": Demo,
+        "map": Map,
+        "capture": Capture,
+    }
     if format not in readers:
         what = f"a {format} file" if format else "no format teeoracle reads"
         raise ValueError(f"{path}: {what}: open() reads {', '.join(readers)} files")

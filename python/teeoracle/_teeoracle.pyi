@@ -2,9 +2,37 @@
 
 import os
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union, final
 
 _Source = Union[str, os.PathLike[str], bytes]
+
+__all__ = [
+    "__version__",
+    "SCHEMA_VERSION",
+    "DecodeError",
+    "MapMismatchWarning",
+    "TruncatedWarning",
+    "KINDS",
+    "Teehistorian",
+    "Batches",
+    "RecordBatch",
+    "Ticks",
+    "Table",
+    "Demo",
+    "Lines",
+    "Capture",
+    "Map",
+    "format_of",
+    "TABLES",
+    "tables",
+    "export",
+    "replay",
+    "records_via_serde",
+    "decode_packet",
+    "encode_packets",
+    "check",
+    "simulate",
+]
 
 __version__: str
 SCHEMA_VERSION: int
@@ -35,11 +63,12 @@ class MapMismatchWarning(UserWarning):
     """The map given to ``simulate`` is not the one the teehistorian header
     names (its SHA-256, or CRC-32, differs)."""
 
+@final
 class RecordBatch:
     """Records of a teehistorian file in columns (memoryviews of native ints)."""
 
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Dict[str, Any]: ...
+    def __getitem__(self, i: int, /) -> Dict[str, Any]: ...
     def __iter__(self) -> Iterator[Dict[str, Any]]: ...
     def record(self, i: int) -> Dict[str, Any]:
         """The *i*-th record as the dict ``Teehistorian`` yields."""
@@ -81,10 +110,11 @@ class RecordBatch:
     def input(self) -> memoryview:
         """10 int32 per record: ``input_new``'s input, ``input_diff``'s dinput."""
 
+@final
 class Teehistorian(Iterator[Dict[str, Any]]):
     """A teehistorian file as a stream of records (dicts), bounded memory."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Teehistorian": ...
     @property
     def header(self) -> Dict[str, Any]:
         """The header line: kind, offset, json_len, info."""
@@ -119,14 +149,16 @@ class Teehistorian(Iterator[Dict[str, Any]]):
         tb: Optional[TracebackType],
     ) -> bool: ...
 
+@final
 class Batches(Iterator[RecordBatch]):
     def __iter__(self) -> "Batches": ...
     def __next__(self) -> RecordBatch: ...
 
+@final
 class Ticks(Iterator[Dict[str, Any]]):
     """The replayed world after each tick: {"tick": T, "players": [...]}."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Ticks": ...
     @property
     def inconsistencies(self) -> int: ...
     @property
@@ -145,6 +177,7 @@ class Ticks(Iterator[Dict[str, Any]]):
 
 def replay(source: _Source, at: Optional[int] = None, strict: bool = False) -> Dict[str, Any]: ...
 def records_via_serde(source: _Source) -> List[Dict[str, Any]]: ...
+@final
 class Table:
     """One table of the export of some files, as an Arrow stream."""
 
@@ -160,10 +193,11 @@ class Table:
     def to_pandas(self) -> Any: ...
     def to_polars(self) -> Any: ...
 
+@final
 class Demo(Iterator[Dict[str, Any]]):
     """A demo's events, decoded as they are asked for."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Demo": ...
     @property
     def header(self) -> Dict[str, Any]: ...
     @property
@@ -193,16 +227,18 @@ class Demo(Iterator[Dict[str, Any]]):
         tb: Optional[TracebackType],
     ) -> bool: ...
 
+@final
 class Lines(Iterator[Dict[str, Any]]):
     """One kind of a file's lines, a pass of its own over the file."""
 
     def __iter__(self) -> "Lines": ...
     def __next__(self) -> Dict[str, Any]: ...
 
+@final
 class Capture(Iterator[Dict[str, Any]]):
     """A packet capture's datagrams, decoded as they are asked for."""
 
-    def __init__(self, source: _Source, port: Optional[int] = None) -> None: ...
+    def __new__(cls, source: _Source, port: Optional[int] = None) -> "Capture": ...
     @property
     def name(self) -> str: ...
     @property
@@ -224,10 +260,11 @@ class Capture(Iterator[Dict[str, Any]]):
         tb: Optional[TracebackType],
     ) -> bool: ...
 
+@final
 class Map:
     """A map file, or the map a demo embeds, read whole."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Map": ...
     @property
     def name(self) -> str: ...
     @property

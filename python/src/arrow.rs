@@ -11,6 +11,7 @@
 //! worker at its next batch.
 
 use crate::errors;
+use crate::jobs;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::ffi::FFI_ArrowSchema;
@@ -23,7 +24,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, sync_channel};
-use teeoracle::check::{Options, Source};
+use teeoracle::check::{Options, Source, Verdict};
 use teeoracle::export::table::{self, Column};
 use teeoracle::export::{Exporter, SCHEMA_VERSION, TABLES};
 use teeoracle::simulation::Maps;
@@ -69,16 +70,30 @@ impl Files {
     }
 
     /// Checks each file and adds it to `exporter`, as `teeoracle export`
-    /// does; gives the rows each table got, in [`TABLES`] order.
-    fn export(&self, exporter: &mut Exporter) -> io::Result<Vec<u64>> {
+    /// does; gives the rows each table got, in [`TABLES`] order. With
+    /// `only` a table other than `check_reports`, a file is not checked:
+    /// the rows of the other tables need only its format, which is
+    /// recognised as the check does it.
+    fn export(&self, exporter: &mut Exporter, only: Option<&str>) -> io::Result<Vec<u64>> {
         let mut total = vec![0; TABLES.len()];
         for (path, named) in &self.files {
-            let options = Options {
-                named: *named,
-                maps: self.maps.clone(),
-                ..Options::default()
+            let verdict = match only.is_some_and(|t| t != "check_reports") {
+                true => {
+                    let mut source = Source::file(path);
+                    let mut verdict = Verdict::new(source.name());
+                    // A file that cannot be read has no rows.
+                    verdict.format = jobs::detect(&mut source).unwrap_or(None);
+                    verdict
+                }
+                false => {
+                    let options = Options {
+                        named: *named,
+                        maps: self.maps.clone(),
+                        ..Options::default()
+                    };
+                    teeoracle::check::check(Source::file(path), &options)
+                }
             };
-            let verdict = teeoracle::check::check(Source::file(path), &options);
             let rows = exporter.add(path, &verdict)?;
             for (t, n) in total.iter_mut().zip(rows) {
                 *t += n;
@@ -139,7 +154,7 @@ impl Table {
         });
         std::thread::spawn(move || {
             let mut exporter = Exporter::to_sink(sink);
-            if let Err(e) = files.export(&mut exporter) {
+            if let Err(e) = files.export(&mut exporter, Some(want)) {
                 // Nobody to tell when the reader has gone.
                 let _ = tx.send(Err(e));
             }
@@ -305,7 +320,7 @@ pub fn export<'py>(
         std::fs::create_dir_all(&to).map_err(|e| errors::io(&to, &e))?;
         let mut exporter = Exporter::create(&to).map_err(|e| errors::io(&to, &e))?;
         files
-            .export(&mut exporter)
+            .export(&mut exporter, None)
             .map_err(|e| errors::io(&to, &e))?;
         exporter.finish().map_err(|e| errors::io(&to, &e))
     })?;

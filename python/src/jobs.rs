@@ -237,3 +237,25 @@ pub fn simulate<'py>(
     }
     convert::serialize(py, &teeoracle::schema::Document::new("simulation", &report))
 }
+
+/// The format of `source` as `check` recognises it (by its bytes,
+/// through any compression; by its name for formats without a magic).
+pub fn detect(source: &mut Source) -> std::io::Result<Option<&'static str>> {
+    use teeoracle::check::{claimed_by_name, formats};
+    let head = source.head()?.to_vec();
+    let claimed = claimed_by_name(source.name());
+    Ok(formats()
+        .iter()
+        .copied()
+        .filter(|f| f.has_magic())
+        .chain(claimed.filter(|f| !f.has_magic()))
+        .find(|f| f.sniff(&head))
+        .map(|f| f.name()))
+}
+
+/// The format of the file at ``path`` as ``check`` recognises it, or
+/// ``None``.
+#[pyfunction]
+pub fn format_of(path: PathBuf) -> PyResult<Option<&'static str>> {
+    detect(&mut Source::file(&path)).map_err(|e| errors::io(&path, &e))
+}

@@ -48,7 +48,7 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lines::Lines>()?;
     m.add_class::<capture::Capture>()?;
     m.add_class::<map::Map>()?;
-    m.add_function(wrap_pyfunction!(map::format_of, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::format_of, m)?)?;
     m.add(
         "TABLES",
         teeoracle::export::TABLES

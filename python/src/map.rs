@@ -6,7 +6,6 @@ use crate::errors;
 use crate::teehistorian::Input;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::path::PathBuf;
 use teeoracle::compression::default_max_decompressed;
 use teeoracle::map::info::{Dump, Summary};
 use teeoracle::map::{Datafile, MapBytes, NoMap};
@@ -116,22 +115,4 @@ impl Map {
     fn __repr__(&self) -> String {
         format!("<Map {:?}>", self.name)
     }
-}
-
-/// The format of the file at ``path`` as ``check`` recognises it (by its
-/// bytes, through any compression; by its name for formats without a
-/// magic), or ``None``.
-#[pyfunction]
-pub fn format_of(path: PathBuf) -> PyResult<Option<&'static str>> {
-    use teeoracle::check::{Source, claimed_by_name, formats};
-    let mut source = Source::file(&path);
-    let head = source.head().map_err(|e| errors::io(&path, &e))?.to_vec();
-    let claimed = claimed_by_name(source.name());
-    Ok(formats()
-        .iter()
-        .copied()
-        .filter(|f| f.has_magic())
-        .chain(claimed.filter(|f| !f.has_magic()))
-        .find(|f| f.sniff(&head))
-        .map(|f| f.name()))
 }

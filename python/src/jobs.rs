@@ -8,34 +8,11 @@ use crate::errors;
 use crate::teehistorian::Input;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 use std::path::PathBuf;
 use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals, Verdict};
 use teeoracle::packet::{TokenMode, Version};
-
-/// ``(header, events, end)`` of a demo, as ``demo events --format jsonl``
-/// prints them (without its ``start`` line): every tick marker, message
-/// (decoded), snapshot (every item) and fault, in order.
-#[pyfunction]
-pub fn demo_events<'py>(
-    py: Python<'py>,
-    source: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let input = Input::of(source)?;
-    let name = input.name.clone();
-    let bytes = input.bytes()?;
-    let mut events =
-        teeoracle::demo::Events::new(&bytes).map_err(|e| errors::decode(py, &name, &e))?;
-    let info = events.info();
-    let header = convert::serialize(py, &teeoracle::demo::json::HeaderLine::new(&info))?;
-    let list = PyList::empty(py);
-    let end = teeoracle::demo::json::for_each_event(&mut events, |line| {
-        list.append(convert::serialize(py, line)?)
-    })?;
-    let end = convert::serialize(py, &end)?;
-    PyTuple::new(py, [header, list.into_any(), end])
-}
 
 fn version_arg(v: &str) -> PyResult<Option<Version>> {
     match v {
@@ -259,4 +236,26 @@ pub fn simulate<'py>(
         report.world_at(at).map_err(&error)?;
     }
     convert::serialize(py, &teeoracle::schema::Document::new("simulation", &report))
+}
+
+/// The format of `source` as `check` recognises it (by its bytes,
+/// through any compression; by its name for formats without a magic).
+pub fn detect(source: &mut Source) -> std::io::Result<Option<&'static str>> {
+    use teeoracle::check::{claimed_by_name, formats};
+    let head = source.head()?.to_vec();
+    let claimed = claimed_by_name(source.name());
+    Ok(formats()
+        .iter()
+        .copied()
+        .filter(|f| f.has_magic())
+        .chain(claimed.filter(|f| !f.has_magic()))
+        .find(|f| f.sniff(&head))
+        .map(|f| f.name()))
+}
+
+/// The format of the file at ``path`` as ``check`` recognises it, or
+/// ``None``.
+#[pyfunction]
+pub fn format_of(path: PathBuf) -> PyResult<Option<&'static str>> {
+    detect(&mut Source::file(&path)).map_err(|e| errors::io(&path, &e))
 }

@@ -12,9 +12,14 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
+mod capture;
 mod convert;
+mod demo;
 mod errors;
 mod jobs;
+mod lines;
+mod map;
 mod records;
 mod teehistorian;
 
@@ -38,9 +43,23 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<teehistorian::Batches>()?;
     m.add_class::<records::RecordBatch>()?;
     m.add_class::<teehistorian::Ticks>()?;
+    m.add_class::<arrow::Table>()?;
+    m.add_class::<demo::Demo>()?;
+    m.add_class::<lines::Lines>()?;
+    m.add_class::<capture::Capture>()?;
+    m.add_class::<map::Map>()?;
+    m.add_function(wrap_pyfunction!(jobs::format_of, m)?)?;
+    m.add(
+        "TABLES",
+        teeoracle::export::TABLES
+            .iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>(),
+    )?;
+    m.add_function(wrap_pyfunction!(arrow::tables, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::export, m)?)?;
     m.add_function(wrap_pyfunction!(teehistorian::replay, m)?)?;
     m.add_function(wrap_pyfunction!(teehistorian::records_via_serde, m)?)?;
-    m.add_function(wrap_pyfunction!(jobs::demo_events, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::decode_packet, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::encode_packets, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::check, m)?)?;

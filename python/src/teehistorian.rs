@@ -1,6 +1,7 @@
 //! Teehistorian files from Python: the streaming reader (records one by
 //! one or in batches), the replayed world per tick and at the end.
 
+use crate::arrow;
 use crate::convert;
 use crate::errors;
 use crate::records::{self, Columns, RecordBatch};
@@ -114,6 +115,8 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)>
 pub struct Teehistorian {
     name: String,
     path: PathBuf,
+    /// Given as bytes, not a path (its Arrow stream has no file to read).
+    bytes: bool,
     header: Py<PyAny>,
     // Only ever reached through `&mut self` (`get_mut`, no locking): the
     // mutex makes the class `Sync`, as pyo3 wants.
@@ -121,6 +124,10 @@ pub struct Teehistorian {
 }
 
 impl Teehistorian {
+    fn table(&self) -> PyResult<arrow::Table> {
+        arrow::of_file("teehistorian_records", &self.path, self.bytes)
+    }
+
     fn state(&mut self) -> &mut State {
         match self.state.get_mut() {
             Ok(s) => s,
@@ -140,6 +147,7 @@ impl Teehistorian {
         Ok(Teehistorian {
             name,
             path,
+            bytes: source.is_instance_of::<PyBytes>(),
             header,
             state: Mutex::new(state),
         })
@@ -285,6 +293,45 @@ impl Teehistorian {
         })
     }
 
+    /// The Arrow C stream of the file's records (a PyCapsule): the rows
+    /// of ``teeoracle export``'s ``teehistorian_records`` table for this
+    /// file, read anew from its start (whatever the reader has given).
+    #[pyo3(signature = (requested_schema = None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyCapsule>> {
+        let _ = requested_schema;
+        arrow::stream_capsule(py, &self.table()?)
+    }
+
+    /// The file's records as a ``pyarrow.Table`` (needs pyarrow).
+    fn to_arrow<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_arrow(slf.as_any())
+    }
+
+    /// The file's records as a ``pandas.DataFrame`` (needs pandas, pyarrow).
+    fn to_pandas<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_pandas(slf.as_any())
+    }
+
+    /// The file's records as a ``polars.DataFrame`` (needs polars).
+    fn to_polars<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        arrow::to_polars(slf.as_any())
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Ends the reading: iterating further gives nothing.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.state().done = true;
+        false
+    }
+
     fn __repr__(&self) -> String {
         format!("<Teehistorian {:?}>", self.name)
     }
@@ -411,6 +458,17 @@ impl Ticks {
             true => Err(errors::already_read(&slf.__repr__())),
             false => Ok(slf),
         }
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Ends the reading: iterating further gives nothing.
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.state().stream.done = true;
+        false
     }
 
     fn __repr__(&self) -> String {

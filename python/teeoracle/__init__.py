@@ -11,7 +11,13 @@ as Python dicts and lists (the shapes are specified in the crate's
 - ``ticks(path)``: the replayed world after each tick (every player's state);
   ``replay(path, at=None)``: the world at a tick (``teehistorian replay``).
 - ``Demo(path)``: a demo's events as DDNet's player meets them (ticks,
-  messages, snapshots with every item, faults).
+  messages, snapshots with every item, faults), decoded as they are
+  asked for; ``Map(path)``: a map's summary, items and layers;
+  ``Capture(path)``: a capture's datagrams with DDNet's verdict;
+  ``open(path)``: the reader of a file by its format.
+- ``tables(paths)``: the tables of ``teeoracle export`` as Arrow streams
+  (``__arrow_c_stream__``: pyarrow, polars, pandas, DuckDB read them
+  without a file); ``export(paths, to)``: the Parquet files.
 - ``decode_packet(data)``: a datagram decoded, with DDNet's verdict;
   ``encode_packet(doc)``: the inverse.
 - ``check(path)``: the ``check --format json`` report.
@@ -32,15 +38,21 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._teeoracle import (
     KINDS,
     SCHEMA_VERSION,
+    TABLES,
     Batches,
     DecodeError,
+    Capture,
+    Demo,
+    Lines,
+    Map,
     MapMismatchWarning,
     RecordBatch,
+    Table,
     Teehistorian,
     Ticks,
     TruncatedWarning,
@@ -51,11 +63,16 @@ from . import _teeoracle
 __all__ = [
     "KINDS",
     "SCHEMA_VERSION",
+    "TABLES",
     "Batches",
     "DecodeError",
+    "Capture",
     "Demo",
+    "Lines",
+    "Map",
     "MapMismatchWarning",
     "RecordBatch",
+    "Table",
     "Teehistorian",
     "Ticks",
     "TruncatedWarning",
@@ -64,9 +81,12 @@ __all__ = [
     "decode_packet",
     "encode_packet",
     "encode_packets",
+    "export",
+    "open",
     "records",
     "replay",
     "simulate",
+    "tables",
     "ticks",
 ]
 
@@ -105,37 +125,6 @@ def replay(source: Source, at: Optional[int] = None, strict: bool = False) -> Di
     end raises ``ValueError``.
     """
     return _teeoracle.replay(source, at, strict)
-
-
-class Demo:
-    """A demo's events, as DDNet's demo player meets them.
-
-    ``header`` is the header line of ``teeoracle demo events --format
-    jsonl``, iterating gives its event lines in order (``kind``: ``tick``,
-    ``message``, ``snapshot`` or ``fault``; a snapshot with every item,
-    typed), and ``end`` its end line (``error`` says what stopped the
-    player, if anything). The whole demo is read when it is opened.
-    """
-
-    def __init__(self, source: Source) -> None:
-        header, events, end = _teeoracle.demo_events(source)
-        self.header: Dict[str, Any] = header
-        self.events: List[Dict[str, Any]] = events
-        self.end: Dict[str, Any] = end
-
-    def __iter__(self) -> Iterator[Dict[str, Any]]:
-        return iter(self.events)
-
-    def __len__(self) -> int:
-        return len(self.events)
-
-    def snapshots(self) -> Iterator[Dict[str, Any]]:
-        """The snapshot events: the full snapshot after each keyframe or delta."""
-        return (e for e in self.events if e["kind"] == "snapshot")
-
-    def messages(self) -> Iterator[Dict[str, Any]]:
-        """The message events (``message`` decoded, ``data`` as hex)."""
-        return (e for e in self.events if e["kind"] == "message")
 
 
 def decode_packet(data: bytes, version: str = "auto", token: str = "auto") -> Dict[str, Any]:
@@ -227,3 +216,65 @@ def simulate(
     the one the teehistorian header names warns with ``MapMismatchWarning``
     before the simulation runs."""
     return _teeoracle.simulate(teehistorian, map, demo, at, physics)
+
+
+def tables(
+    paths: Union[PathArg, Sequence[PathArg]],
+    maps: Sequence[PathArg] = (),
+    simulate: bool = True,
+) -> Dict[str, Table]:
+    """The tables of ``teeoracle export`` for files or folders, as Arrow
+    streams, by name (``TABLES``): no file is written.
+
+    Each ``Table`` has ``__arrow_c_stream__`` (the Arrow PyCapsule
+    interface): ``pyarrow.table(t)``, ``polars.DataFrame(t)`` or DuckDB's
+    ``FROM t`` read its record batches without copying them, with the
+    schema of its Parquet file (``t.to_arrow()``, ``t.to_pandas()``,
+    ``t.to_polars()`` are the same, shorter). The files are read as the
+    consumer pulls, every time a stream is asked for. ``maps`` and
+    ``simulate`` are ``check``'s (the ``check_reports`` table).
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return _teeoracle.tables(
+        [os.fspath(p) for p in paths], [os.fspath(m) for m in maps], simulate
+    )
+
+
+def export(
+    paths: Union[PathArg, Sequence[PathArg]],
+    to: PathArg,
+    maps: Sequence[PathArg] = (),
+    simulate: bool = True,
+) -> Dict[str, Tuple[str, int]]:
+    """``teeoracle export PATHS --to TO``: every table written to
+    ``TO/NAME.parquet`` (the folder is made if missing, the files replaced);
+    gives ``{table: (path, rows)}``."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return _teeoracle.export(
+        [os.fspath(p) for p in paths], os.fspath(to), [os.fspath(m) for m in maps], simulate
+    )
+
+
+Reader = Union[Teehistorian, Demo, Map, Capture]
+
+
+def open(path: PathArg) -> Reader:
+    """The reader of the file at ``path``, by its format as ``check``
+    recognises it (its bytes, through any compression): ``Teehistorian``,
+    ``Demo``, ``Map`` or ``Capture``. A file of another format (an archive,
+    a raw snapshot) or of none raises ``ValueError`` naming it. Every
+    reader is a context manager: ``with teeoracle.open(p) as r: ...``."""
+    path = os.fspath(path)
+    format = _teeoracle.format_of(path)
+    readers: Dict[str, Callable[[str], Reader]] = {
+        "teehistorian": Teehistorian,
+        "demo": Demo,
+        "map": Map,
+        "capture": Capture,
+    }
+    if format not in readers:
+        what = f"a {format} file" if format else "no format teeoracle reads"
+        raise ValueError(f"{path}: {what}: open() reads {', '.join(readers)} files")
+    return readers[format](path)

@@ -1,12 +1,43 @@
 """Type stubs of the extension module (python/src/*.rs)."""
 
 import os
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from types import TracebackType
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union, final
 
 _Source = Union[str, os.PathLike[str], bytes]
 
+__all__ = [
+    "__version__",
+    "SCHEMA_VERSION",
+    "DecodeError",
+    "MapMismatchWarning",
+    "TruncatedWarning",
+    "KINDS",
+    "Teehistorian",
+    "Batches",
+    "RecordBatch",
+    "Ticks",
+    "Table",
+    "Demo",
+    "Lines",
+    "Capture",
+    "Map",
+    "format_of",
+    "TABLES",
+    "tables",
+    "export",
+    "replay",
+    "records_via_serde",
+    "decode_packet",
+    "encode_packets",
+    "check",
+    "simulate",
+]
+
 __version__: str
 SCHEMA_VERSION: int
+TABLES: List[str]
+"""The export's tables, in the order ``teeoracle export`` lists them."""
 KINDS: Tuple[str, ...]
 """The teehistorian record kinds, by index (a RecordBatch's ``kind`` column)."""
 
@@ -32,11 +63,12 @@ class MapMismatchWarning(UserWarning):
     """The map given to ``simulate`` is not the one the teehistorian header
     names (its SHA-256, or CRC-32, differs)."""
 
+@final
 class RecordBatch:
     """Records of a teehistorian file in columns (memoryviews of native ints)."""
 
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Dict[str, Any]: ...
+    def __getitem__(self, i: int, /) -> Dict[str, Any]: ...
     def __iter__(self) -> Iterator[Dict[str, Any]]: ...
     def record(self, i: int) -> Dict[str, Any]:
         """The *i*-th record as the dict ``Teehistorian`` yields."""
@@ -78,10 +110,11 @@ class RecordBatch:
     def input(self) -> memoryview:
         """10 int32 per record: ``input_new``'s input, ``input_diff``'s dinput."""
 
+@final
 class Teehistorian(Iterator[Dict[str, Any]]):
     """A teehistorian file as a stream of records (dicts), bounded memory."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Teehistorian": ...
     @property
     def header(self) -> Dict[str, Any]:
         """The header line: kind, offset, json_len, info."""
@@ -101,15 +134,31 @@ class Teehistorian(Iterator[Dict[str, Any]]):
     def batches(self, size: int = 65536) -> "Batches":
         """RecordBatches of ``size`` (>= 1) records, from where the reader is;
         raises RuntimeError once the reader has reached its end."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The file's ``teehistorian_records`` rows as an Arrow C stream."""
+    # pyarrow.Table, pandas.DataFrame, polars.DataFrame: Any, so that
+    # the stubs do not need those packages.
+    def to_arrow(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def to_polars(self) -> Any: ...
+    def __enter__(self) -> "Teehistorian": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
 
+@final
 class Batches(Iterator[RecordBatch]):
     def __iter__(self) -> "Batches": ...
     def __next__(self) -> RecordBatch: ...
 
+@final
 class Ticks(Iterator[Dict[str, Any]]):
     """The replayed world after each tick: {"tick": T, "players": [...]}."""
 
-    def __init__(self, source: _Source) -> None: ...
+    def __new__(cls, source: _Source) -> "Ticks": ...
     @property
     def inconsistencies(self) -> int: ...
     @property
@@ -118,10 +167,134 @@ class Ticks(Iterator[Dict[str, Any]]):
     def __iter__(self) -> "Ticks":
         """Itself; raises RuntimeError once it has reached its end."""
     def __next__(self) -> Dict[str, Any]: ...
+    def __enter__(self) -> "Ticks": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
 
 def replay(source: _Source, at: Optional[int] = None, strict: bool = False) -> Dict[str, Any]: ...
 def records_via_serde(source: _Source) -> List[Dict[str, Any]]: ...
-def demo_events(source: _Source) -> Tuple[Dict[str, Any], List[Dict[str, Any]], Dict[str, Any]]: ...
+@final
+class Table:
+    """One table of the export of some files, as an Arrow stream."""
+
+    @property
+    def name(self) -> str: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The table's record batches as an Arrow C stream (a PyCapsule)."""
+    def __arrow_c_schema__(self) -> object:
+        """The table's schema as an Arrow C schema (a PyCapsule)."""
+    # pyarrow.Table, pandas.DataFrame, polars.DataFrame: Any, so that
+    # the stubs do not need those packages.
+    def to_arrow(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def to_polars(self) -> Any: ...
+
+@final
+class Demo(Iterator[Dict[str, Any]]):
+    """A demo's events, decoded as they are asked for."""
+
+    def __new__(cls, source: _Source) -> "Demo": ...
+    @property
+    def header(self) -> Dict[str, Any]: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def end(self) -> Optional[Dict[str, Any]]:
+        """The end line once a pass has reached the end."""
+    def __iter__(self) -> "Demo":
+        """Itself; raises RuntimeError once it has reached its end."""
+    def __next__(self) -> Dict[str, Any]: ...
+    def snapshots(self) -> "Lines":
+        """The snapshot events, a pass of their own."""
+    def messages(self) -> "Lines":
+        """The message events, a pass of their own."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The demo's ``demo_events`` rows as an Arrow C stream."""
+    # pyarrow.Table, pandas.DataFrame, polars.DataFrame: Any, so that
+    # the stubs do not need those packages.
+    def to_arrow(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def to_polars(self) -> Any: ...
+    def __enter__(self) -> "Demo": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+@final
+class Lines(Iterator[Dict[str, Any]]):
+    """One kind of a file's lines, a pass of its own over the file."""
+
+    def __iter__(self) -> "Lines": ...
+    def __next__(self) -> Dict[str, Any]: ...
+
+@final
+class Capture(Iterator[Dict[str, Any]]):
+    """A packet capture's datagrams, decoded as they are asked for."""
+
+    def __new__(cls, source: _Source, port: Optional[int] = None) -> "Capture": ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def end(self) -> Optional[Dict[str, Any]]: ...
+    def __iter__(self) -> "Capture": ...
+    def __next__(self) -> Dict[str, Any]: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The capture's ``datagrams`` rows as an Arrow C stream."""
+    def to_arrow(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def to_polars(self) -> Any: ...
+    def __enter__(self) -> "Capture": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+@final
+class Map:
+    """A map file, or the map a demo embeds, read whole."""
+
+    def __new__(cls, source: _Source) -> "Map": ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def embedded_at(self) -> Optional[int]: ...
+    @property
+    def info(self) -> Dict[str, Any]: ...
+    @property
+    def datafile(self) -> Dict[str, Any]: ...
+    @property
+    def items(self) -> List[Dict[str, Any]]: ...
+    @property
+    def blocks(self) -> List[Dict[str, Any]]: ...
+    @property
+    def layers(self) -> List[Dict[str, Any]]: ...
+    def __enter__(self) -> "Map": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+def format_of(path: str) -> Optional[str]: ...
+
+def tables(
+    paths: List[str], maps: List[str] = ..., simulate: bool = True
+) -> Dict[str, Table]: ...
+def export(
+    paths: List[str], to: str, maps: List[str] = ..., simulate: bool = True
+) -> Dict[str, Tuple[str, int]]: ...
 def decode_packet(data: bytes, version: str = "auto", token: str = "auto") -> Dict[str, Any]: ...
 def encode_packets(json: str) -> List[bytes]: ...
 def check(

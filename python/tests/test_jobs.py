@@ -78,35 +78,6 @@ def test_simulate_same_json_as_the_command(cli):
     assert teeoracle.simulate(A_TH, A_DEMO) == want
 
 
-def test_demo_events():
-    demo = teeoracle.Demo(A_DEMO)
-    assert demo.header["kind"] == "header"
-    kinds = {e["kind"] for e in demo}
-    assert kinds == {"tick", "message", "snapshot"}
-    assert demo.end["kind"] == "end"
-    assert demo.end["error"] is None
-    assert demo.end["events"] == len(demo)
-    snaps = list(demo.snapshots())
-    assert len(snaps) == 5 + 329  # keyframes and deltas applied (check says so)
-    assert all(e["tick"] >= 0 for e in snaps)
-    assert len(list(demo.messages())) == 2198
-
-
-def test_demo_same_json_as_the_command(cli):
-    out = subprocess.run(
-        [cli, "demo", "events", "--format", "jsonl", str(A_DEMO)],
-        capture_output=True, check=True, text=True,
-    ).stdout
-    lines = [json.loads(line) for line in out.splitlines()]
-    demo = teeoracle.Demo(A_DEMO.read_bytes())
-    assert lines[1:] == [demo.header, *demo.events, demo.end]
-
-
-def test_demo_errors():
-    with pytest.raises(teeoracle.DecodeError):
-        teeoracle.Demo(b"not a demo at all")
-
-
 def datagrams():
     out = []
     for line in DATAGRAMS.read_text().splitlines():

@@ -273,6 +273,20 @@ impl Exporter {
         })
     }
 
+    /// Starts the tables without files: each table's row groups (the
+    /// record batches its Parquet file would hold) are handed to `sink`
+    /// with the table's name as they are complete.
+    pub fn to_sink(sink: table::Sink) -> Exporter {
+        let tables = TABLES
+            .iter()
+            .map(|(name, cols)| Table::to_sink(name, cols, sink.clone()))
+            .collect();
+        Exporter {
+            tables,
+            buf: Vec::new(),
+        }
+    }
+
     /// Adds the file at `path`, whose check `verdict` is given (it names
     /// the format, and is the file's `check_reports` rows): its rows in
     /// the tables of its format, everything that decodes up to where

@@ -1,7 +1,9 @@
-//! One Parquet table written as a stream: rows go into Arrow builders,
-//! and every [`ROWS`] rows, and at the end of every input file, they are
-//! written out as one row group. A table never holds more than one row
-//! group's rows, so memory stays bounded whatever the archive's size.
+//! One table written as a stream: rows go into Arrow builders, and every
+//! [`ROWS`] rows, and at the end of every input file, they leave as one
+//! Arrow record batch: a row group of the table's Parquet file, or handed
+//! to a [`Sink`] (the Python package's Arrow streams). A table never holds
+//! more than one row group's rows, so memory stays bounded whatever the
+//! archive's size.
 
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, StringBuilder,
@@ -120,14 +122,59 @@ impl Builder {
     }
 }
 
-/// A table being written to `DIR/NAME.parquet`.
+/// Where a table's record batches go instead of a Parquet file: called
+/// with the table's name and each finished row group, in order. An error
+/// it returns stops the export (e.g. a reader that went away).
+pub type Sink = Arc<dyn Fn(&'static str, RecordBatch) -> io::Result<()> + Send + Sync>;
+
+/// The Arrow schema of a table of `columns`, as its Parquet file has it.
+pub fn schema(columns: &[Column]) -> Schema {
+    let fields: Vec<Field> = columns
+        .iter()
+        .map(|&(n, t, nullable)| {
+            let dt = match t {
+                Type::I32 => DataType::Int32,
+                Type::I64 => DataType::Int64,
+                Type::F64 => DataType::Float64,
+                Type::Bool => DataType::Boolean,
+                Type::Str => DataType::Utf8,
+            };
+            Field::new(n, dt, nullable)
+        })
+        .collect();
+    Schema::new(fields)
+}
+
+/// The key-value metadata every table carries (its Parquet file's footer):
+/// `teeoracle.table` (its name) and `teeoracle.schema_version`.
+pub fn metadata(name: &str, schema_version: u32) -> Vec<(String, String)> {
+    vec![
+        ("teeoracle.table".into(), name.to_string()),
+        (
+            "teeoracle.schema_version".into(),
+            schema_version.to_string(),
+        ),
+    ]
+}
+
+/// Where the row groups go.
+enum Out {
+    /// `DIR/NAME.parquet`, written to `partial` until it is finished
+    /// (the writer boxed: it is large).
+    Parquet {
+        writer: Option<Box<ArrowWriter<File>>>,
+        partial: PathBuf,
+        done: PathBuf,
+    },
+    Sink(Sink),
+}
+
+/// A table being written to `DIR/NAME.parquet`, or to a [`Sink`].
 pub struct Table {
     name: &'static str,
     schema: SchemaRef,
     builders: Vec<Builder>,
-    writer: Option<ArrowWriter<File>>,
-    partial: PathBuf,
-    done: PathBuf,
+    out: Out,
     rows: u64,
 }
 
@@ -141,46 +188,44 @@ impl Table {
         columns: &[Column],
         schema_version: u32,
     ) -> io::Result<Table> {
-        let fields: Vec<Field> = columns
-            .iter()
-            .map(|&(n, t, nullable)| {
-                let dt = match t {
-                    Type::I32 => DataType::Int32,
-                    Type::I64 => DataType::Int64,
-                    Type::F64 => DataType::Float64,
-                    Type::Bool => DataType::Boolean,
-                    Type::Str => DataType::Utf8,
-                };
-                Field::new(n, dt, nullable)
-            })
-            .collect();
-        let schema = Arc::new(Schema::new(fields));
+        let schema = Arc::new(schema(columns));
         let done = dir.join(format!("{name}.parquet"));
         let partial = dir.join(format!(".{name}.parquet.partial"));
         let file = File::create(&partial)?;
+        let metadata = metadata(name, schema_version)
+            .into_iter()
+            .map(|(k, v)| KeyValue::new(k, v))
+            .collect();
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(Some(ROWS))
             .set_statistics_enabled(EnabledStatistics::Chunk)
-            .set_key_value_metadata(Some(vec![
-                KeyValue::new("teeoracle.table".into(), name.to_string()),
-                KeyValue::new(
-                    "teeoracle.schema_version".into(),
-                    schema_version.to_string(),
-                ),
-            ]))
+            .set_key_value_metadata(Some(metadata))
             .build();
         let writer =
             ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(io::Error::other)?;
-        Ok(Table {
+        let out = Out::Parquet {
+            writer: Some(Box::new(writer)),
+            partial,
+            done,
+        };
+        Ok(Table::new(name, columns, schema, out))
+    }
+
+    /// Starts the table `name` with `columns`, its row groups handed to
+    /// `sink` as they are complete.
+    pub fn to_sink(name: &'static str, columns: &[Column], sink: Sink) -> Table {
+        Table::new(name, columns, Arc::new(schema(columns)), Out::Sink(sink))
+    }
+
+    fn new(name: &'static str, columns: &[Column], schema: SchemaRef, out: Out) -> Table {
+        Table {
             name,
             builders: columns.iter().map(|&(_, t, _)| Builder::new(t)).collect(),
             schema,
-            writer: Some(writer),
-            partial,
-            done,
+            out,
             rows: 0,
-        })
+        }
     }
 
     /// The table's name.
@@ -222,21 +267,38 @@ impl Table {
         }
         let columns: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
         let batch = RecordBatch::try_new(self.schema.clone(), columns).map_err(io::Error::other)?;
-        let Some(writer) = self.writer.as_mut() else {
-            return Err(io::Error::other("the table is already finished"));
-        };
-        writer.write(&batch).map_err(io::Error::other)?;
-        writer.flush().map_err(io::Error::other)
+        match &mut self.out {
+            Out::Parquet { writer: None, .. } => {
+                Err(io::Error::other("the table is already finished"))
+            }
+            Out::Parquet {
+                writer: Some(writer),
+                ..
+            } => {
+                writer.write(&batch).map_err(io::Error::other)?;
+                writer.flush().map_err(io::Error::other)
+            }
+            Out::Sink(sink) => sink(self.name, batch),
+        }
     }
 
     /// Writes what is left and the file's footer, and gives the file its
-    /// name.
+    /// name (a table handed to a sink has no file: its name is given).
     pub fn finish(mut self) -> io::Result<PathBuf> {
         self.end_part()?;
-        if let Some(writer) = self.writer.take() {
-            writer.close().map_err(io::Error::other)?;
+        match self.out {
+            Out::Parquet {
+                writer,
+                partial,
+                done,
+            } => {
+                if let Some(writer) = writer {
+                    writer.close().map_err(io::Error::other)?;
+                }
+                std::fs::rename(&partial, &done)?;
+                Ok(done)
+            }
+            Out::Sink(_) => Ok(PathBuf::from(self.name)),
         }
-        std::fs::rename(&self.partial, &self.done)?;
-        Ok(self.done.clone())
     }
 }

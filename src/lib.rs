@@ -99,3 +99,13 @@ pub mod teehistorian;
 
 #[cfg(test)]
 mod testing;
+
+/// The `teeoracle` command line, for the binary (`src/main.rs`) and the
+/// Python package's `teeoracle` command: not an API of the library.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+#[allow(missing_docs)]
+pub mod cli;
+// The command line names the library by its name, as the binary did.
+#[cfg(feature = "cli")]
+extern crate self as teeoracle;

@@ -1,9 +1,8 @@
-//! The `teeoracle` command line.
+//! The `teeoracle` command line (`teeoracle::cli`, which the Python
+//! package's `teeoracle` command runs too).
 
 #![forbid(unsafe_code)]
 
-mod cli;
-
 fn main() {
-    std::process::exit(cli::main());
+    std::process::exit(teeoracle::cli::main());
 }

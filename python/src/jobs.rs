@@ -14,6 +14,14 @@ use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals, Verdict};
 use teeoracle::packet::{TokenMode, Version};
 
+/// The `teeoracle` command line (`argv`: the program's name first), run
+/// as the binary runs it, without the GIL; `again` runs the same command
+/// again (`record` runs itself in a network namespace). The exit code.
+#[pyfunction]
+pub fn cli(py: Python<'_>, argv: Vec<std::ffi::OsString>, again: Vec<std::ffi::OsString>) -> i32 {
+    py.detach(|| teeoracle::cli::run_from(argv, Some(again)))
+}
+
 fn version_arg(v: &str) -> PyResult<Option<Version>> {
     match v {
         "0.6" => Ok(Some(Version::V06)),

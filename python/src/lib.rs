@@ -63,6 +63,7 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jobs::decode_packet, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::encode_packets, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::check, m)?)?;
+    m.add_function(wrap_pyfunction!(jobs::cli, m)?)?;
     m.add_function(wrap_pyfunction!(jobs::simulate, m)?)?;
     Ok(())
 }

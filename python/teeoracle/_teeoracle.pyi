@@ -2,7 +2,7 @@
 
 import os
 from types import TracebackType
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Type, Union, final
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Type, Union, final
 
 _Source = Union[str, os.PathLike[str], bytes]
 
@@ -31,6 +31,7 @@ __all__ = [
     "decode_packet",
     "encode_packets",
     "check",
+    "cli",
     "simulate",
 ]
 
@@ -288,6 +289,7 @@ class Map:
     ) -> bool: ...
 
 def format_of(path: str) -> Optional[str]: ...
+def cli(argv: Sequence[str], again: Sequence[str]) -> int: ...
 
 def tables(
     paths: List[str], maps: List[str] = ..., simulate: bool = True

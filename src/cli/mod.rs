@@ -203,8 +203,33 @@ pub(crate) fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s} is too large"))
 }
 
+/// How to run this same command again (`record` runs itself inside a
+/// network namespace): the program and the arguments before the
+/// command's own. Unset: this process's executable.
+static AGAIN: std::sync::OnceLock<Vec<std::ffi::OsString>> = std::sync::OnceLock::new();
+
+/// The program and arguments that run this command again ([`AGAIN`]).
+pub(crate) fn again() -> io::Result<Vec<std::ffi::OsString>> {
+    match AGAIN.get() {
+        Some(again) => Ok(again.clone()),
+        None => Ok(vec![std::env::current_exe()?.into_os_string()]),
+    }
+}
+
+/// The `teeoracle` binary: its command line; the exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    run_from(std::env::args_os().collect(), None)
+}
+
+/// The command line `args` (the program's name first) run as the binary
+/// runs it, for another entry point (the Python package's `teeoracle`
+/// command): `again` is how that entry point runs the same command again
+/// ([`AGAIN`]). The exit code.
+pub fn run_from(args: Vec<std::ffi::OsString>, again: Option<Vec<std::ffi::OsString>>) -> i32 {
+    if let Some(again) = again {
+        let _ = AGAIN.set(again);
+    }
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -244,7 +244,7 @@ fn usable_output(out: &Path, force: bool) -> Result<(), Failure> {
 /// root), and waits for it: a signal that reaches only this process is
 /// passed on, and the inner one cleans up.
 fn reexec_in_namespace(args: &RecordArgs, stop: &AtomicBool) -> Result<(), Failure> {
-    let me = std::env::current_exe()?;
+    let me = crate::cli::again()?;
     let Some(flags) = namespace_flags() else {
         return Err(Failure::bad(
             "record: no network namespace can be made here: neither `unshare -n` (as root) \
@@ -254,7 +254,7 @@ fn reexec_in_namespace(args: &RecordArgs, stop: &AtomicBool) -> Result<(), Failu
         ));
     };
     let mut cmd = Command::new("unshare");
-    cmd.args(flags).arg(&me).arg("record");
+    cmd.args(flags).args(&me).arg("record");
     cmd.arg("--server").arg(&args.server);
     if let Some(s) = &args.scenario {
         cmd.arg("--scenario").arg(s);

@@ -126,6 +126,7 @@ pub(super) struct Carried {
     name: Option<String>,
     clan: Option<String>,
     country: Option<i32>,
+    lives: i32,
 }
 
 /// Carried-over players by the `game_uuid` of the file they were in, by
@@ -151,6 +152,8 @@ struct Session {
     carried_name: Option<String>,
     clan: Option<String>,
     country: Option<i32>,
+    /// PLAYER_NEW records so far: the character's life.
+    lives: i32,
 }
 
 impl Session {
@@ -212,13 +215,24 @@ impl<'f> People<'f> {
         self.keys.get(&cid).map(String::as_str)
     }
 
+    /// The life of `cid`'s character in its session: 1 from its first
+    /// PLAYER_NEW on, counted on from the previous file's for a session
+    /// carried over a map change.
+    pub(super) fn life(&self, cid: i32) -> Option<i32> {
+        self.session(cid).map(|s| s.lives).filter(|&n| n > 0)
+    }
+
     /// The name of `cid`'s current (or last) session, as in `players`.
     pub(super) fn name(&self, cid: i32) -> Option<&str> {
-        let session = self
-            .open
+        self.session(cid)?.name().0
+    }
+
+    /// `cid`'s open session, or its last one (a character outlives its
+    /// DROP by a tick).
+    fn session(&self, cid: i32) -> Option<&Session> {
+        self.open
             .get(&cid)
-            .or_else(|| self.closed.iter().rev().find(|s| s.cid == cid))?;
-        session.name().0
+            .or_else(|| self.closed.iter().rev().find(|s| s.cid == cid))
     }
 
     /// The first and last ticks seen.
@@ -237,8 +251,9 @@ impl<'f> People<'f> {
     /// A carried session continues the session of the same cid that was
     /// still there at the end of the previous file (the one whose
     /// `game_uuid` is this file's `prev_game_uuid`), if that file was
-    /// exported before this one: it keeps that session's key, and its
-    /// name, clan and country where this file records none.
+    /// exported before this one: it keeps that session's key and counts
+    /// its lives on, and takes its name, clan and country where this file
+    /// records none.
     fn open(&mut self, cid: i32, tick: i32, joined: bool) {
         let at_start = self.after_map_change && Some(tick) == self.first_tick;
         let carried = !joined || at_start;
@@ -265,6 +280,7 @@ impl<'f> People<'f> {
             carried_name: from.as_ref().and_then(|c| c.name.clone()),
             clan: from.as_ref().and_then(|c| c.clan.clone()),
             country: from.as_ref().and_then(|c| c.country),
+            lives: from.as_ref().map_or(0, |c| c.lives),
         };
         self.open.insert(cid, session);
     }
@@ -324,9 +340,12 @@ impl<'f> People<'f> {
                 }
                 self.console_command(rec, c, chat, votes)?;
             }
-            Message::PlayerNew { cid, .. }
-            | Message::InputNew { cid, .. }
-            | Message::InputDiff { cid, .. } => {
+            Message::PlayerNew { cid, .. } => {
+                if let Some(s) = self.present(*cid, tick) {
+                    s.lives += 1;
+                }
+            }
+            Message::InputNew { cid, .. } | Message::InputDiff { cid, .. } => {
                 self.present(*cid, tick);
             }
             Message::Ex(ex) => {
@@ -485,6 +504,7 @@ impl<'f> People<'f> {
                         name: name.map(str::to_string),
                         clan: s.clan.clone(),
                         country: s.country,
+                        lives: s.lives,
                     },
                 );
             }

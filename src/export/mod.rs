@@ -30,6 +30,8 @@
 
 mod sessions;
 pub mod table;
+#[cfg(test)]
+mod tests;
 
 use crate::check::Verdict;
 use crate::codec::Mode;

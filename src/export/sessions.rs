@@ -181,9 +181,9 @@ pub(super) struct People<'f> {
     last_tick: i32,
     open: BTreeMap<i32, Session>,
     closed: Vec<Session>,
-    /// The key of each cid's last session (a DROP's tick still has rows
-    /// in `player_states`).
-    keys: BTreeMap<i32, String>,
+    /// Each cid's last closed session, in `closed` (a character outlives
+    /// its DROP by a tick, with rows in `player_states`).
+    last_closed: BTreeMap<i32, usize>,
     next: i32,
 }
 
@@ -205,14 +205,14 @@ impl<'f> People<'f> {
             last_tick: 0,
             open: BTreeMap::new(),
             closed: Vec::new(),
-            keys: BTreeMap::new(),
+            last_closed: BTreeMap::new(),
             next: 0,
         }
     }
 
     /// The key of `cid`'s current (or last) session.
     pub(super) fn key(&self, cid: i32) -> Option<&str> {
-        self.keys.get(&cid).map(String::as_str)
+        self.session(cid).map(|s| s.key.as_str())
     }
 
     /// The life of `cid`'s character in its session: 1 from its first
@@ -227,12 +227,10 @@ impl<'f> People<'f> {
         self.session(cid)?.name().0
     }
 
-    /// `cid`'s open session, or its last one (a character outlives its
-    /// DROP by a tick).
+    /// `cid`'s open session, or its last one.
     fn session(&self, cid: i32) -> Option<&Session> {
-        self.open
-            .get(&cid)
-            .or_else(|| self.closed.iter().rev().find(|s| s.cid == cid))
+        let last = || self.closed.get(*self.last_closed.get(&cid)?);
+        self.open.get(&cid).or_else(last)
     }
 
     /// The first and last ticks seen.
@@ -264,7 +262,6 @@ impl<'f> People<'f> {
             Some(c) => c.key.clone(),
             None => format!("{}/{ordinal}", self.game),
         };
-        self.keys.insert(cid, key.clone());
         let session = Session {
             ordinal,
             key,
@@ -289,6 +286,7 @@ impl<'f> People<'f> {
         let mut s = self.open.remove(&cid)?;
         s.end_tick = tick;
         s.end = end;
+        self.last_closed.insert(cid, self.closed.len());
         self.closed.push(s);
         self.closed.last_mut()
     }

@@ -1,6 +1,6 @@
 //! Recordings as Apache Parquet tables, for analysts: `teeoracle export`.
 //!
-//! An [`Exporter`] writes six tables into a folder, one Parquet file each
+//! An [`Exporter`] writes ten tables into a folder, one Parquet file each
 //! (their columns are specified in `src/schema.md`, `# export`, and
 //! versioned by [`SCHEMA_VERSION`], which every file carries as its
 //! `teeoracle.schema_version` metadata key):
@@ -15,7 +15,10 @@
 //!   each demo snapshot;
 //! - `datagrams`: each captured datagram with DDNet's verdict and the
 //!   session replay's anomalies;
-//! - `check_reports`: each file's check verdict, one row per finding.
+//! - `check_reports`: each file's check verdict, one row per finding;
+//! - `sessions`, `players`, `chat`, `votes`: each recording's header,
+//!   its player sessions under a key that survives client id reuse and
+//!   map changes, what was said and voted ([`sessions`]).
 //!
 //! Files are added one at a time, in the caller's order; each file's rows
 //! of a table form row groups of their own (at most [`table::ROWS`] rows
@@ -25,7 +28,10 @@
 //! The output is a function of the input: no clock, no randomness, files
 //! in the order given.
 
+mod sessions;
 pub mod table;
+#[cfg(test)]
+mod tests;
 
 use crate::check::Verdict;
 use crate::codec::Mode;
@@ -33,6 +39,7 @@ use crate::input::Source;
 use crate::snapshot::items::Value;
 use crate::teehistorian::json::RecordLine;
 use crate::teehistorian::{Record, Replay, ReplayConfig, StreamReader};
+pub use sessions::{TICKS_PER_SECOND, seconds};
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -40,7 +47,7 @@ use table::{Column, Table, Type, V};
 
 /// The version of the tables' schema (`src/schema.md`, `# export`):
 /// renaming or removing a column, or changing its meaning, changes it.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 use Type::{Bool, F64, I32, I64, Str};
 
@@ -72,14 +79,17 @@ const RECORDS: &[Column] = &[
 ];
 
 /// `player_states`.
-const PLAYERS: &[Column] = &[
+const PLAYER_STATES: &[Column] = &[
     ("file", Str, false),
     ("tick", I32, false),
+    ("seconds", F64, false),
     ("cid", I32, false),
+    ("player", Str, true),
     ("name", Str, true),
     ("team", I32, false),
     ("connected", Bool, false),
     ("alive", Bool, false),
+    ("life", I32, true),
     ("x", I32, true),
     ("y", I32, true),
     ("direction", I32, true),
@@ -103,7 +113,10 @@ const EVENTS: &[Column] = &[
     ("index", I64, false),
     ("offset", I64, false),
     ("tick", I32, false),
+    ("seconds", F64, true),
     ("kind", Str, false),
+    ("cid", I32, true),
+    ("cid2", I32, true),
     ("keyframe", Bool, true),
     ("message", Str, true),
     ("system", Bool, true),
@@ -241,27 +254,34 @@ const REPORTS: &[Column] = &[
 
 /// The tables, in the order [`Exporter::finish`] lists them, with their
 /// columns.
-pub const TABLES: [(&str, &[Column]); 6] = [
+pub const TABLES: [(&str, &[Column]); 10] = [
     ("teehistorian_records", RECORDS),
-    ("player_states", PLAYERS),
+    ("player_states", PLAYER_STATES),
     ("demo_events", EVENTS),
     ("characters", CHARACTERS),
     ("datagrams", DATAGRAMS),
     ("check_reports", REPORTS),
+    ("sessions", sessions::SESSIONS),
+    ("players", sessions::PLAYERS),
+    ("chat", sessions::CHAT),
+    ("votes", sessions::VOTES),
 ];
 
 /// Rows one file gave each table, in [`TABLES`] order.
-pub type Rows = [u64; 6];
+pub type Rows = [u64; 10];
 
-/// The six tables being written.
+/// The ten tables being written.
 pub struct Exporter {
     tables: Vec<Table>,
     /// Reused buffer for JSON text.
     buf: Vec<u8>,
+    /// The players still there at the end of each teehistorian file, for
+    /// the file after its map change.
+    handover: sessions::Handover,
 }
 
 impl Exporter {
-    /// Starts the six tables in `dir` (which must exist).
+    /// Starts the ten tables in `dir` (which must exist).
     pub fn create(dir: &Path) -> io::Result<Exporter> {
         let tables = TABLES
             .iter()
@@ -270,6 +290,7 @@ impl Exporter {
         Ok(Exporter {
             tables,
             buf: Vec::new(),
+            handover: sessions::Handover::new(),
         })
     }
 
@@ -302,7 +323,7 @@ impl Exporter {
             _ => {}
         }
         self.report(verdict)?;
-        let mut rows = [0; 6];
+        let mut rows = [0; TABLES.len()];
         for (i, t) in self.tables.iter_mut().enumerate() {
             t.end_part()?;
             rows[i] = t.rows() - before[i];
@@ -325,24 +346,29 @@ impl Exporter {
         let Ok(reader) = Source::arg(path).into_reader() else {
             return Ok(());
         };
-        let Ok((_, mut reader)) = StreamReader::new(reader, Mode::Lenient) else {
+        let Ok((header, mut reader)) = StreamReader::new(reader, Mode::Lenient) else {
             return Ok(());
         };
-        let (records, players) = match &mut self.tables[..] {
-            [r, p, ..] => (r, p),
-            _ => return Ok(()),
+        let [records, states, _, _, _, _, session, players, chat, votes] = &mut self.tables[..]
+        else {
+            return Ok(());
         };
         let buf = &mut self.buf;
+        let info = &header.info;
+        let mut people = sessions::People::new(file, info, &mut self.handover);
         let mut replay = Replay::new(ReplayConfig::default());
         let mut tick: Option<i32> = None;
         let flow = reader.for_each_record(|rec| {
             if tick.is_some_and(|t| t != rec.tick)
-                && let Err(e) = player_rows(players, file, &replay)
+                && let Err(e) = player_rows(states, file, &replay, &people)
             {
                 return ControlFlow::Break(e);
             }
             tick = Some(rec.tick);
             if let Err(e) = record_row(records, buf, file, rec) {
+                return ControlFlow::Break(e);
+            }
+            if let Err(e) = people.record(rec, chat, votes) {
                 return ControlFlow::Break(e);
             }
             // An inconsistency is the writer's; the world goes on as far
@@ -354,9 +380,19 @@ impl Exporter {
             return Err(e);
         }
         if tick.is_some() {
-            player_rows(players, file, &replay)?;
+            player_rows(states, file, &replay, &people)?;
         }
-        Ok(())
+        let finished = matches!(
+            reader.end(),
+            Some(crate::teehistorian::End::Finished { .. })
+        );
+        let ticks = people.ticks();
+        let end = if finished { "finish" } else { "truncated" };
+        let carried = people.finish(players, end)?;
+        if let Some(game) = &info.game_uuid {
+            self.handover.insert(game.clone(), carried);
+        }
+        sessions::teehistorian_session(session, file, info, ticks, !finished)
     }
 
     fn demo(&mut self, path: &Path, file: &str) -> io::Result<()> {
@@ -367,18 +403,28 @@ impl Exporter {
         let Ok(mut events) = crate::demo::Events::new(&bytes) else {
             return Ok(());
         };
-        let (ev, chars) = match &mut self.tables[..] {
-            [_, _, e, c, ..] => (e, c),
-            _ => return Ok(()),
+        let [_, _, ev, chars, _, _, session, _, chat, votes] = &mut self.tables[..] else {
+            return Ok(());
         };
         let buf = &mut self.buf;
-        for_each_event(&mut events, |line| {
+        // Seconds count from the first tick marker: a demo's ticks are the
+        // server's since it started.
+        let mut ticks: Option<(i32, i32)> = None;
+        let end = for_each_event(&mut events, |line| {
+            if line.tick >= 0 {
+                let (first, _) = ticks.get_or_insert((line.tick, line.tick));
+                ticks = Some((*first, line.tick));
+            }
+            let secs = ticks.map(|(first, _)| seconds(line.tick - first));
             let mut row = [
                 V::Str(Some(file)),
                 V::I64(Some(line.index as i64)),
                 V::I64(Some(line.offset as i64)),
                 V::I32(Some(line.tick)),
+                V::F64(secs),
                 V::Str(Some(line.kind)),
+                V::I32(None),
+                V::I32(None),
                 V::Bool(None),
                 V::Str(None),
                 V::Bool(None),
@@ -387,15 +433,25 @@ impl Exporter {
             ];
             let mut json = true;
             match line.what() {
-                EventWhat::Tick { keyframe } => row[5] = V::Bool(Some(keyframe)),
+                EventWhat::Tick { keyframe } => row[8] = V::Bool(Some(keyframe)),
                 EventWhat::Message(Ok(m)) => {
-                    row[6] = V::Str(m.name());
-                    row[7] = V::Bool(Some(m.header.sys));
+                    let (cid, cid2) = sessions::message_cids(m);
+                    (row[6], row[7]) = (V::I32(cid), V::I32(cid2));
+                    row[9] = V::Str(m.name());
+                    row[10] = V::Bool(Some(m.header.sys));
+                    let at = sessions::Row {
+                        file,
+                        tick: line.tick,
+                        seconds: secs,
+                        cid,
+                        player: None,
+                    };
+                    sessions::demo_message(&at, m, chat, votes)?;
                 }
                 EventWhat::Message(Err(_)) | EventWhat::Fault(_) => {}
                 EventWhat::Snapshot(snap) => {
                     json = false;
-                    row[8] = V::I32(Some(i32::try_from(snap.items.len()).unwrap_or(i32::MAX)));
+                    row[11] = V::I32(Some(i32::try_from(snap.items.len()).unwrap_or(i32::MAX)));
                     character_rows(chars, file, line.tick, snap)?;
                 }
             }
@@ -405,11 +461,16 @@ impl Exporter {
             }
             let text = String::from_utf8_lossy(buf);
             if json {
-                row[9] = V::Str(Some(&text));
+                row[12] = V::Str(Some(&text));
             }
             ev.push(&row)
         })?;
-        Ok(())
+        // Cut short: a chunk cut by the end of the file, a recorder never
+        // stopped, or a damaged chunk that stopped the player.
+        let truncated = end.truncated_bytes.is_some()
+            || end.unfinished_seconds.is_some()
+            || end.error.is_some();
+        sessions::demo_session(session, file, &events, ticks, truncated)
     }
 
     #[cfg(feature = "capture")]
@@ -584,10 +645,20 @@ fn record_row(
 
 /// The `player_states` rows of the world at the end of its tick: every
 /// player connected or with a character.
-fn player_rows(table: &mut Table, file: &str, replay: &Replay) -> io::Result<()> {
+fn player_rows(
+    table: &mut Table,
+    file: &str,
+    replay: &Replay,
+    people: &sessions::People<'_>,
+) -> io::Result<()> {
     let tick = replay.tick();
     for p in replay.players().filter(|p| p.connected || p.alive) {
-        let name = p.name.as_ref().map(|n| String::from_utf8_lossy(&n.0));
+        // PLAYER_NAME, else what the player's session knows (a player
+        // carried over a map change has no PLAYER_NAME in the new file).
+        let name = match &p.name {
+            Some(n) => Some(String::from_utf8_lossy(&n.0)),
+            None => people.name(p.cid).map(std::borrow::Cow::Borrowed),
+        };
         let protocol = p.protocol.map(|v| v.to_string());
         let input = p.input;
         let pos = |v: i32| V::I32(p.alive.then_some(v));
@@ -595,11 +666,14 @@ fn player_rows(table: &mut Table, file: &str, replay: &Replay) -> io::Result<()>
         table.push(&[
             V::Str(Some(file)),
             V::I32(Some(tick)),
+            V::F64(Some(seconds(tick))),
             V::I32(Some(p.cid)),
+            V::Str(people.key(p.cid)),
             V::Str(name.as_deref()),
             V::I32(Some(p.team)),
             V::Bool(Some(p.connected)),
             V::Bool(Some(p.alive)),
+            V::I32(people.life(p.cid).filter(|_| p.alive)),
             pos(p.x),
             pos(p.y),
             inp(|i| i.direction),

@@ -12,6 +12,9 @@
 //!   example that names it (commands such as `conform run` look for it).
 //!   A block's commands run in order in the same folder, so one can read
 //!   what another wrote; `$?` is the previous command's exit status.
+//! - A command goes on over the lines after it that start with `> `, as
+//!   a shell prompts for them (a here-document, an open quote): they are
+//!   part of the command, not of what it prints.
 //! - The lines up to the next `$ ` line are what the command prints,
 //!   standard output and standard error together. Trailing spaces and
 //!   trailing empty lines do not count. A line that is only `...` stands
@@ -21,6 +24,10 @@
 //!   ignored, with its reason, and of the kind `notest` (`.ci/run` allows
 //!   no other ignored test). One that names `../shared` is ignored, saying
 //!   why, where the shared corpus is absent.
+//! - An example that needs Python packages names them on its opening
+//!   fence, ```` ```text python: duckdb polars ````: `python3` must import
+//!   them, or the example is listed as ignored, saying which is missing
+//!   (`.ci/run` installs them, from `examples/analyst/requirements.txt`).
 //! - A `$ ` line in a block that does not start with one is an error, so
 //!   a misplaced example is never passed over.
 
@@ -50,6 +57,8 @@ struct Example {
     line: usize,
     /// Why it is not run (the fence's `notest:`).
     notest: Option<String>,
+    /// The Python packages it imports (the fence's `python:`).
+    python: Vec<String>,
     steps: Vec<Step>,
 }
 
@@ -60,7 +69,8 @@ struct Step {
 
 impl Example {
     fn name(&self) -> String {
-        let command = &self.steps[0].command;
+        // A command that goes on over `> ` lines is named by its first.
+        let command = self.steps[0].command.lines().next().unwrap_or_default();
         match command.char_indices().nth(60) {
             Some((cut, _)) => format!("{}:{} $ {}...", self.page, self.line, &command[..cut]),
             None => format!("{}:{} $ {command}", self.page, self.line),
@@ -99,6 +109,10 @@ fn examples(page: &str, text: &str) -> Result<Vec<Example>, String> {
             Some((_, reason)) => Some(reason.trim().to_string()),
             None => None,
         };
+        let python: Vec<String> = match info.split_once("python:") {
+            Some((_, names)) => names.split_whitespace().map(str::to_string).collect(),
+            None => Vec::new(),
+        };
         let is_example = body.first().is_some_and(|(_, l)| l.starts_with("$ "));
         if !is_example {
             if let Some((n, _)) = body.iter().find(|(_, l)| l.starts_with("$ ")) {
@@ -117,18 +131,27 @@ fn examples(page: &str, text: &str) -> Result<Vec<Example>, String> {
         }
         let mut steps: Vec<Step> = Vec::new();
         for (_, line) in &body {
-            match line.strip_prefix("$ ") {
-                Some(command) => steps.push(Step {
+            let step = steps.last_mut();
+            match (line.strip_prefix("$ "), line.strip_prefix("> "), step) {
+                (Some(command), _, _) => steps.push(Step {
                     command: command.to_string(),
                     shown: Vec::new(),
                 }),
-                None => steps.last_mut().unwrap().shown.push(line.to_string()),
+                // A `> ` line right after the command (or after another)
+                // goes on with it.
+                (None, Some(more), Some(step)) if step.shown.is_empty() => {
+                    step.command.push('\n');
+                    step.command.push_str(more);
+                }
+                (None, _, Some(step)) => step.shown.push(line.to_string()),
+                (None, _, None) => unreachable!("an example starts with `$ `"),
             }
         }
         examples.push(Example {
             page: page.to_string(),
             line: body[0].0,
             notest,
+            python,
             steps,
         });
     }
@@ -302,6 +325,28 @@ fn run(example: &Example, home: &Path, path: &str) -> Result<(), Failed> {
     Ok(())
 }
 
+/// Why `python3` (on `path`) cannot run an example that imports
+/// `packages`, or `None` when it can.
+fn missing_python(packages: &[String], path: &str) -> Option<String> {
+    if packages.is_empty() {
+        return None;
+    }
+    let imports = format!("import {}", packages.join(", "));
+    let ok = Command::new("python3")
+        .args(["-c", &imports])
+        .env("PATH", path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    (!ok).then(|| {
+        format!(
+            "needs python3 with {} (pip install -r examples/analyst/requirements.txt)",
+            packages.join(" and ")
+        )
+    })
+}
+
 /// The folder the examples run in, made afresh by [`trials`].
 fn scratch() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("docs-examples")
@@ -347,6 +392,10 @@ pub fn trials() -> Vec<Trial> {
             if let Some(reason) = example.notest.clone() {
                 trials
                     .push(common::ignored(name, format!("not run: {reason}")).with_kind("notest"));
+                continue;
+            }
+            if let Some(why) = missing_python(&example.python, &path) {
+                trials.push(common::ignored(name, why));
                 continue;
             }
             if let Some(why) = no_shared.clone().filter(|_| uses_shared(&example)) {

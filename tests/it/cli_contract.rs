@@ -748,7 +748,7 @@ fn export_exit_codes_are_checks_and_a_bad_file_stops_nothing() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["kind"], "export");
-    assert_eq!(doc["export_schema_version"], 1);
+    assert_eq!(doc["export_schema_version"], 2);
     assert_eq!(doc["files"][0]["rows"]["teehistorian_records"], 970);
     for t in teeoracle::export::TABLES {
         assert!(to.join(format!("{}.parquet", t.0)).is_file(), "{}", t.0);

@@ -56,6 +56,10 @@ def test_the_tables_are_the_exports(tables):
         "characters",
         "datagrams",
         "check_reports",
+        "sessions",
+        "players",
+        "chat",
+        "votes",
     ]
 
 

@@ -305,6 +305,7 @@ impl Exporter {
         Exporter {
             tables,
             buf: Vec::new(),
+            handover: sessions::Handover::new(),
         }
     }
 

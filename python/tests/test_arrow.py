@@ -75,7 +75,10 @@ def test_pyarrow_reads_the_parquet_schema_and_rows(tables, exported, name):
     assert reader.schema.metadata == footer
     assert reader.schema.metadata[b"teeoracle.table"] == name.encode()
     got = reader.read_all()
-    assert got.num_rows == parquet.metadata.num_rows > 0
+    assert got.num_rows == parquet.metadata.num_rows
+    # Every table has rows of these inputs but votes: no corpus file
+    # records one (src/export/tests.rs has them on hand-made records).
+    assert got.num_rows > 0 or name == "votes"
     # The same rows, in the same order.
     assert got.equals(parquet.read())
 

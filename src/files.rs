@@ -34,10 +34,11 @@ impl std::error::Error for WalkError {}
 /// name order (each folder's entries sorted, sub-folders walked in
 /// place), each with whether it was `named`: `path` itself rather than
 /// found in a folder. Links to folders met while walking are left out
-/// (a link to `..` would walk forever); a named one is followed. So are
-/// named pipes, sockets and devices met while walking (reading a FIFO
-/// waits for a writer that may never come); a named one is read, as
-/// `check <(zcat FILE)` asks.
+/// (a link to `..` would walk forever); a named one is followed. Named
+/// pipes, sockets and devices met while walking are listed but must not
+/// be opened (reading a FIFO waits for a writer that may never come):
+/// [`special`] names them, and `check` reports them skipped, unread; a
+/// named one is read, as `check <(zcat FILE)` asks.
 pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Result<(), WalkError> {
     let error = |what, source| WalkError {
         what,
@@ -59,20 +60,36 @@ pub fn walk(path: &Path, named: bool, files: &mut Vec<(PathBuf, bool)>) -> Resul
         }
     } else if meta.is_symlink() && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         // A link to a folder, met while walking: left out.
-    } else if !named && fs::metadata(path).is_ok_and(|m| !m.is_file()) {
-        // A pipe, socket or device (or a link to one) met while walking:
-        // left out. A broken link stays, to be reported as unreadable.
     } else {
+        // A broken link stays, to be reported as unreadable.
         files.push((path.to_path_buf(), named));
     }
     Ok(())
 }
 
-/// Every file below the folder `dir`, in name order ([`walk`]).
+/// What `path` is if it is a named pipe, a socket or a device (or a link
+/// to one): something not to open unless asked by name ([`walk`]).
+pub fn special(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = fs::metadata(path).ok()?.file_type();
+    Some(match () {
+        _ if t.is_fifo() => "a named pipe",
+        _ if t.is_socket() => "a socket",
+        _ if t.is_block_device() || t.is_char_device() => "a device",
+        _ => return None,
+    })
+}
+
+/// Every file below the folder `dir`, in name order ([`walk`]), but the
+/// pipes, sockets and devices met.
 pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>, WalkError> {
     let mut files = Vec::new();
     walk(dir, true, &mut files)?;
-    Ok(files.into_iter().map(|(p, _)| p).collect())
+    Ok(files
+        .into_iter()
+        .filter(|(p, named)| *named || special(p).is_none())
+        .map(|(p, _)| p)
+        .collect())
 }
 
 #[cfg(test)]
@@ -80,15 +97,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_pipe_met_while_walking_is_left_out_and_a_named_one_is_kept() {
+    fn a_pipe_met_while_walking_is_listed_as_special_and_a_named_one_is_kept() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("a_fifo");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         assert!(matches!(made, Ok(s) if s.success()), "mkfifo (coreutils)");
-        std::os::unix::fs::symlink(&fifo, dir.path().join("b_link_to_fifo")).unwrap();
-        fs::write(dir.path().join("c_file"), b"x").unwrap();
-        let files = files_under(dir.path()).unwrap();
-        assert_eq!(files, [dir.path().join("c_file")]);
+        let link = dir.path().join("b_link_to_fifo");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        let file = dir.path().join("c_file");
+        fs::write(&file, b"x").unwrap();
+        let mut walked = Vec::new();
+        walk(dir.path(), true, &mut walked).unwrap();
+        let kinds: Vec<_> = (walked.iter())
+            .map(|(p, named)| (p, *named, special(p)))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (&fifo, false, Some("a named pipe")),
+                (&link, false, Some("a named pipe")),
+                (&file, false, None)
+            ]
+        );
+        assert_eq!(files_under(dir.path()).unwrap(), [file]);
         let mut named = Vec::new();
         walk(&fifo, true, &mut named).unwrap();
         assert_eq!(named, [(fifo, true)]);

@@ -309,7 +309,15 @@ def main() -> int:
         files += found
         roots += [Path(p)] * len(found)
     if args.mode in ("simulate", "replay"):
-        kept = [i for i, f in enumerate(files) if ".teehistorian" in f.name]
+        # A pipe, socket or device met in a folder is never opened (a
+        # read of a FIFO waits for a writer that may never come); check
+        # and export report it skipped, these modes leave it out, named.
+        special = [f for f in files if f.exists() and not f.is_file()]
+        for f in special:
+            print(f"left out: {f}: not a regular file (a pipe, socket or device)", file=sys.stderr)
+        kept = [
+            i for i, f in enumerate(files) if ".teehistorian" in f.name and f not in special
+        ]
         files, roots = [files[i] for i in kept], [roots[i] for i in kept]
     names: list[str | None] = [None] * len(files)
     if args.mode == "replay":

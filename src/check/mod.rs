@@ -102,6 +102,14 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     }
     source.set_threads(options.threads);
     let mut verdict = Verdict::new(source.name());
+    // A pipe, socket or device met in a folder is not opened: reading a
+    // FIFO waits for a writer that may never come.
+    if !options.named
+        && let Some(what) = source.path().and_then(crate::files::special)
+    {
+        verdict.summary = format!("{what} met in a folder: not read (name it to read it)");
+        return verdict;
+    }
     verdict.expected_failure = source.in_malformed_folder();
     let claimed = claimed_by_name(source.name());
     match source.head().map(<[u8]>::to_vec) {

@@ -72,7 +72,9 @@ impl Maps {
         candidates.dedup();
         let mut maps = Maps::default();
         for c in candidates {
+            // A pipe named like a map is not opened ([`crate::files::special`]).
             if c.extension().is_some_and(|e| e == "map" || e == "demo")
+                && crate::files::special(&c).is_none()
                 && let Ok(bytes) = std::fs::read(&c)
             {
                 maps.add(&bytes);

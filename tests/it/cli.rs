@@ -523,3 +523,74 @@ fn denied_warnings_fail_with_their_text() {
         "{row}"
     );
 }
+
+/// A folder holding a named pipe (and a link to it) beside a good file:
+/// `check` and `export` never open the pipe (no writer ever comes: a
+/// read would wait forever), report it skipped, and read the good file.
+#[test]
+fn a_pipe_in_a_folder_is_reported_skipped_never_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("a_pipe.teehistorian");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(matches!(made, Ok(s) if s.success()), "mkfifo (coreutils)");
+    let good = dir.path().join("b_good.teehistorian");
+    std::fs::copy(corpus("ddnet-20.1/A_join_move_leave.teehistorian"), &good).unwrap();
+    let folder = dir.path().to_str().unwrap();
+    // A hang fails the test rather than holding it: the pipe is opened
+    // for writing once the commands are done, which ends any read.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let (done, fifo) = (done.clone(), fifo.clone());
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            if !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+            }
+        })
+    };
+    let check = run(&["check", "--format", "json", "--no-simulate", folder]);
+    let tables = dir.path().join("tables");
+    let export = run(&[
+        "export",
+        "--no-simulate",
+        folder,
+        "--to",
+        tables.to_str().unwrap(),
+    ]);
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    drop(watchdog);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    let files: Vec<(String, String, String)> = (report["files"].as_array().unwrap().iter())
+        .map(|f| {
+            let name = f["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string();
+            (
+                name,
+                f["status"].to_string(),
+                f["summary"].as_str().unwrap()[..20].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        files,
+        [
+            (
+                "a_pipe.teehistorian".into(),
+                "\"skip\"".into(),
+                "a named pipe met in ".into()
+            ),
+            (
+                "b_good.teehistorian".into(),
+                "\"pass\"".into(),
+                "byte-exact; 970 reco".into()
+            ),
+        ]
+    );
+    assert_eq!(export.status.code(), Some(0), "{}", text(&export.stderr));
+}

@@ -645,6 +645,43 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// The record at the start of `buf` and its length, if it is a
+    /// PLAYER_DIFF (cid below 64) or an INPUT_DIFF whose ints all take one
+    /// byte (always canonical), as most records of a file are; `None` for
+    /// anything else, which [`Message::decode_into`] then reads (the same
+    /// message, as the tests check). Checks all bytes at once, not one int
+    /// after the other.
+    #[inline(always)]
+    pub(crate) fn decode_common(buf: &'a [u8]) -> Option<(Message<'a>, usize)> {
+        use crate::packer::one_byte_int;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let &[b0, b1, b2, ..] = buf else {
+            return None;
+        };
+        if b0 < 0x40 {
+            // A one-byte id of 0..64 is a PLAYER_DIFF's cid.
+            if (b1 | b2) & 0x80 != 0 {
+                return None;
+            }
+            let (dx, dy) = (one_byte_int(b1), one_byte_int(b2));
+            let cid = i32::from(b0);
+            return Some((Message::PlayerDiff { cid, dx, dy }, 3));
+        }
+        // INPUT_DIFF's id (-5) in one byte, then the cid and ten ints.
+        let bytes: [u8; 12] = buf.get(..12)?.try_into().ok()?;
+        let lo = u64::from_le_bytes(bytes[..8].try_into().ok()?);
+        let hi = u32::from_le_bytes(bytes[8..].try_into().ok()?);
+        if b0 != 0x44 || (lo | u64::from(hi)) & HIGH != 0 {
+            return None;
+        }
+        let mut dinput = [0; 10];
+        for (v, &b) in dinput.iter_mut().zip(&bytes[2..]) {
+            *v = one_byte_int(b);
+        }
+        let cid = one_byte_int(b1);
+        Some((Message::InputDiff { cid, dinput }, 12))
+    }
+
     /// Decodes one message into `out`, in place: on the hot path this avoids
     /// building the message in a temporary and copying it.
     #[inline(always)]

@@ -190,7 +190,7 @@ impl Mix {
         }
         if let Some(churn) = number("TEEORACLE_BENCH_CHURN") {
             assert!(churn <= 100, "TEEORACLE_BENCH_CHURN: a percentage");
-            mix.aim_churn = churn as u32;
+            mix.aim_churn = churn;
         }
         mix
     }

@@ -539,7 +539,7 @@ fn prop_common_records_decode_as_the_general_path() {
         let decoded = Message::decode_common(&encoded);
         assert!(decoded.is_none_or(|(m, n)| m == msg && n == encoded.len()));
         // INPUT_DIFF's id (0x44) or any byte first, then anything.
-        body.insert(0, if lead % 2 == 0 { 0x44 } else { lead });
+        body.insert(0, if lead.is_multiple_of(2) { 0x44 } else { lead });
         agree(&encoded) && agree(&body)
     }
     qc().tests(5_000)

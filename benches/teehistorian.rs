@@ -26,7 +26,12 @@
 //! * `TEEORACLE_BENCH_MB=N` sets the stream size in MB;
 //! * `TEEORACLE_BENCH_WRITE=PATH` writes the generated file to PATH and
 //!   exits without benchmarking (e.g. for `teeoracle teehistorian stats`);
-//! * `TEEORACLE_BENCH_SEED=N` varies the stream (default 0: the one above).
+//! * `TEEORACLE_BENCH_SEED=N` varies the stream (default 0: the one above);
+//! * `TEEORACLE_BENCH_MIX=NAME` gives it another shape ([`Mix::NAMED`]:
+//!   `default`, `small` (issue 42's mix: 6.5-byte records, some ints of
+//!   2 bytes), `idle`, `churn`, `few`, `chatty`), and
+//!   `TEEORACLE_BENCH_PLAYERS=N` / `TEEORACLE_BENCH_CHURN=PERCENT` change
+//!   its players and how often their aim moves.
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use std::collections::BTreeMap;
@@ -70,7 +75,126 @@ impl Rng {
     }
 }
 
-const PLAYERS: i32 = 64;
+/// The shape of a generated stream: how many players, how often their
+/// inputs change, how far they move per tick (which sets how many bytes
+/// their records take), and how often anything else happens.
+#[derive(Clone, Copy, Debug)]
+struct Mix {
+    /// Clients connected all along (DDNet's cids `0..players`, at most 128).
+    players: i32,
+    /// Percent of ticks in which a player's aim moves (its input changes).
+    aim_churn: u32,
+    /// Largest aim step per tick: past 63 an input diff's ints take 2 bytes.
+    aim_step: i32,
+    /// Movement per tick times this: past 63 units a player diff's ints
+    /// take 2 bytes.
+    speed: i32,
+    /// Chat, commands and finishes, times this.
+    events: u32,
+}
+
+impl Mix {
+    /// `TEEORACLE_BENCH_MIX` names one of these; `TEEORACLE_BENCH_PLAYERS`
+    /// and `TEEORACLE_BENCH_CHURN` (percent) then override its fields.
+    const NAMED: &[(&str, Mix)] = &[
+        // 64 players moving every tick, inputs changing in ~44% of ticks.
+        (
+            "default",
+            Mix {
+                players: 64,
+                aim_churn: 35,
+                aim_step: 12,
+                speed: 1,
+                events: 1,
+            },
+        ),
+        // Issue 42's file (another generator): 116 MB of 17.8 M records,
+        // 12.2 M player_diff, 5.5 M input_diff, 6.5 bytes a record.
+        (
+            "small",
+            Mix {
+                players: 64,
+                aim_churn: 36,
+                aim_step: 12,
+                speed: 7,
+                events: 1,
+            },
+        ),
+        // Inputs rarely change: player records almost alone.
+        (
+            "idle",
+            Mix {
+                players: 64,
+                aim_churn: 3,
+                aim_step: 12,
+                speed: 1,
+                events: 1,
+            },
+        ),
+        // Every player's input changes every tick, by large steps.
+        (
+            "churn",
+            Mix {
+                players: 64,
+                aim_churn: 100,
+                aim_step: 100,
+                speed: 1,
+                events: 1,
+            },
+        ),
+        // A small server: 8 players.
+        (
+            "few",
+            Mix {
+                players: 8,
+                aim_churn: 35,
+                aim_step: 12,
+                speed: 1,
+                events: 1,
+            },
+        ),
+        // Chat, commands and EX records 20 times as often.
+        (
+            "chatty",
+            Mix {
+                players: 64,
+                aim_churn: 35,
+                aim_step: 12,
+                speed: 1,
+                events: 20,
+            },
+        ),
+    ];
+
+    fn from_env() -> Mix {
+        let name = std::env::var("TEEORACLE_BENCH_MIX").unwrap_or_else(|_| "default".into());
+        let mut mix = Mix::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| {
+                let names: Vec<_> = Mix::NAMED.iter().map(|(n, _)| *n).collect();
+                panic!("TEEORACLE_BENCH_MIX={name}: one of {}", names.join(", "))
+            })
+            .1;
+        let number = |var: &str| -> Option<u32> {
+            std::env::var(var)
+                .ok()
+                .map(|v| v.parse().unwrap_or_else(|_| panic!("{var}: a number")))
+        };
+        if let Some(players) = number("TEEORACLE_BENCH_PLAYERS") {
+            assert!(
+                (1..=128).contains(&players),
+                "TEEORACLE_BENCH_PLAYERS: 1 to 128"
+            );
+            mix.players = players as i32;
+        }
+        if let Some(churn) = number("TEEORACLE_BENCH_CHURN") {
+            assert!(churn <= 100, "TEEORACLE_BENCH_CHURN: a percentage");
+            mix.aim_churn = churn;
+        }
+        mix
+    }
+}
 /// 50 ticks per second, as DDNet.
 const TICK_SPEED: i32 = 50;
 const GROUND_SPEED: i32 = 10;
@@ -146,11 +270,12 @@ impl Tee {
 
     /// The client's input for this tick: mostly aim drift, sometimes a
     /// button, direction or weapon change.
-    fn update_input(&mut self, rng: &mut Rng) {
+    fn update_input(&mut self, rng: &mut Rng, mix: &Mix) {
         let i = &mut self.input;
-        if rng.chance(35, 100) {
-            i[inp::TARGET_X] = (i[inp::TARGET_X] + rng.range(-12, 12)).clamp(-400, 400);
-            i[inp::TARGET_Y] = (i[inp::TARGET_Y] + rng.range(-12, 12)).clamp(-300, 300);
+        let step = mix.aim_step;
+        if rng.chance(mix.aim_churn, 100) {
+            i[inp::TARGET_X] = (i[inp::TARGET_X] + rng.range(-step, step)).clamp(-400, 400);
+            i[inp::TARGET_Y] = (i[inp::TARGET_Y] + rng.range(-step, step)).clamp(-300, 300);
         }
         if rng.chance(3, 100) {
             i[inp::DIRECTION] = match rng.below(20) {
@@ -196,7 +321,7 @@ impl Tee {
 
     /// One tick of crude tee physics: run towards the input direction,
     /// gravity, jump off the ground, hook pulls up. Returns the new position.
-    fn step(&mut self, rng: &mut Rng) -> (i32, i32) {
+    fn step(&mut self, rng: &mut Rng, mix: &Mix) -> (i32, i32) {
         let dir = self.input[inp::DIRECTION];
         if dir != 0 {
             self.vx = (self.vx + 2 * dir).clamp(-GROUND_SPEED, GROUND_SPEED);
@@ -212,8 +337,8 @@ impl Tee {
             self.vy = (self.vy + 1).min(16);
         }
         let (old_x, old_y) = (self.x, self.y);
-        self.x += self.vx;
-        self.y += self.vy;
+        self.x += self.vx * mix.speed;
+        self.y += self.vy * mix.speed;
         if self.y >= self.ground {
             self.y = self.ground;
             self.vy = 0;
@@ -278,10 +403,11 @@ fn say(team: bool, text: &str) -> Vec<u8> {
 struct Stream {
     bytes: Vec<u8>,
     last_tick: i32,
+    players: i32,
 }
 
 /// Records ticks until the file reaches `target_len` bytes, then FINISH.
-fn generate(target_len: usize) -> Stream {
+fn generate(target_len: usize, mix: &Mix) -> Stream {
     let header = Header::from_info(HeaderInfo {
         version: 2,
         version_minor: Some("9".into()),
@@ -306,7 +432,7 @@ fn generate(target_len: usize) -> Stream {
         .and_then(|s| s.parse::<u64>().ok())
         .unwrap_or(0);
     let mut rng = Rng(0x7ee0_0ac1_e5ee_d001 ^ seed);
-    let mut tees: Vec<Tee> = (0..PLAYERS).map(Tee::new).collect();
+    let mut tees: Vec<Tee> = (0..mix.players).map(Tee::new).collect();
     let mut next_uid = 1u32;
     let join = |rec: &mut Recorder, rng: &mut Rng, t: &mut Tee, uid: &mut u32, tick: i32| {
         rec.record_player_join(t.cid, Version::V06);
@@ -363,7 +489,7 @@ fn generate(target_len: usize) -> Stream {
                 t.respawn_at = tick + rng.range(TICK_SPEED / 2, 2 * TICK_SPEED);
             }
             if t.alive {
-                let (x, y) = t.step(&mut rng);
+                let (x, y) = t.step(&mut rng, mix);
                 rec.record_player(t.cid, x, y).unwrap();
             } else {
                 rec.record_dead_player(t.cid).unwrap();
@@ -372,20 +498,20 @@ fn generate(target_len: usize) -> Stream {
         // Inputs of every player object.
         for t in &mut tees {
             if t.connected {
-                t.update_input(&mut rng);
+                t.update_input(&mut rng, mix);
                 rec.record_player_input(t.cid, t.uid, &t.input).unwrap();
             }
         }
         // Everything else the server sees between ticks.
-        if rng.chance(1, 100) {
-            let t = &tees[rng.below(PLAYERS as u32) as usize];
+        if rng.chance(mix.events, 100) {
+            let t = &tees[rng.below(mix.players as u32) as usize];
             if t.connected {
                 let text = CHAT[rng.below(CHAT.len() as u32) as usize];
                 rec.record_player_message(t.cid, &say(rng.chance(1, 4), text));
             }
         }
-        if rng.chance(1, 600) {
-            let t = &tees[rng.below(PLAYERS as u32) as usize];
+        if rng.chance(mix.events, 600) {
+            let t = &tees[rng.below(mix.players as u32) as usize];
             if t.connected {
                 match rng.below(4) {
                     0 => rec.record_console_command(t.cid, 1, "rank", &[]),
@@ -399,8 +525,8 @@ fn generate(target_len: usize) -> Stream {
                 }
             }
         }
-        if rng.chance(1, 1500) {
-            let t = &tees[rng.below(PLAYERS as u32) as usize];
+        if rng.chance(mix.events, 1500) {
+            let t = &tees[rng.below(mix.players as u32) as usize];
             if t.alive {
                 rec.record_ex(Ex::PlayerFinish {
                     cid: t.cid,
@@ -410,7 +536,7 @@ fn generate(target_len: usize) -> Stream {
         }
         // Reconnects: a client times out, comes back later as a new object.
         if rng.chance(1, 4000) {
-            let t = &mut tees[rng.below(PLAYERS as u32) as usize];
+            let t = &mut tees[rng.below(mix.players as u32) as usize];
             if t.connected {
                 rec.record_player_drop(t.cid, "Timeout Protection used");
                 t.connected = false;
@@ -428,6 +554,7 @@ fn generate(target_len: usize) -> Stream {
     Stream {
         bytes: rec.into_bytes(),
         last_tick: tick,
+        players: mix.players,
     }
 }
 
@@ -536,7 +663,7 @@ fn verify(stream: &Stream) -> Summary {
     assert!(world.finished, "the replayed world never saw FINISH");
     assert_eq!(
         world.players.iter().filter(|p| p.connected).count() as i32,
-        PLAYERS
+        stream.players
     );
     summary
 }
@@ -670,7 +797,8 @@ fn main() {
         Err(_) if bench_mode => 30.0,
         Err(_) => 0.25,
     };
-    let stream = generate((mb * 1e6) as usize);
+    let mix = Mix::from_env();
+    let stream = generate((mb * 1e6) as usize, &mix);
     if let Some(path) = std::env::var_os("TEEORACLE_BENCH_WRITE") {
         std::fs::write(&path, &stream.bytes).expect("write the generated file");
         eprintln!(
@@ -684,11 +812,12 @@ fn main() {
     let summary = verify(&stream);
     let bytes = &stream.bytes[..];
     eprintln!(
-        "teehistorian bench stream: {} bytes, {} records, {} ticks ({:.1} min at {TICK_SPEED} ticks/s), {PLAYERS} players",
+        "teehistorian bench stream: {} bytes, {} records, {} ticks ({:.1} min at {TICK_SPEED} ticks/s), {} players",
         bytes.len(),
         summary.records,
         summary.last_tick,
         f64::from(summary.last_tick) / f64::from(TICK_SPEED) / 60.0,
+        stream.players,
     );
     for (kind, n) in &summary.kinds {
         eprintln!("  {kind:<16} {n}");

@@ -619,6 +619,27 @@ impl ExKind {
     }
 }
 
+/// The canonical int of one or two bytes at `buf[at..]`: its value and
+/// length; `None` for anything else (longer, over-long, or past the end).
+#[inline(always)]
+fn short_int(buf: &[u8], at: usize) -> Option<(i32, usize)> {
+    let b0 = *buf.get(at)?;
+    if b0 & 0x80 == 0 {
+        return Some((crate::packer::one_byte_int(b0), 1));
+    }
+    let b1 = *buf.get(at + 1)?;
+    // A second byte of 0 is over-long (one byte holds the value); a third
+    // byte is for the general reader.
+    if b1 & 0x80 != 0 || b1 == 0 {
+        return None;
+    }
+    let sign = ((b0 >> 6) & 1) as i32;
+    Some((
+        ((b0 & 0x3F) as i32 | (b1 as i32) << 6) ^ sign.wrapping_neg(),
+        2,
+    ))
+}
+
 impl<'a> Message<'a> {
     /// True for the variants that may own heap data.
     #[inline(always)]
@@ -643,6 +664,47 @@ impl<'a> Message<'a> {
         } else {
             std::mem::forget(old);
         }
+    }
+
+    /// The record at the start of `buf` and its length, if it is a
+    /// PLAYER_DIFF (cid below 64, moves of one or two canonical bytes) or an
+    /// INPUT_DIFF whose ints all take one byte (always canonical), as most
+    /// records of a file are; `None` for
+    /// anything else, which [`Message::decode_into`] then reads (the same
+    /// message, as the tests check). Checks all bytes at once, not one int
+    /// after the other.
+    #[inline(always)]
+    pub(crate) fn decode_common(buf: &'a [u8]) -> Option<(Message<'a>, usize)> {
+        use crate::packer::one_byte_int;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let &[b0, b1, b2, ..] = buf else {
+            return None;
+        };
+        if b0 < 0x40 {
+            // A one-byte id of 0..64 is a PLAYER_DIFF's cid.
+            let cid = i32::from(b0);
+            if (b1 | b2) & 0x80 == 0 {
+                let (dx, dy) = (one_byte_int(b1), one_byte_int(b2));
+                return Some((Message::PlayerDiff { cid, dx, dy }, 3));
+            }
+            // A fast player's move: an int of two bytes.
+            let (dx, n) = short_int(buf, 1)?;
+            let (dy, m) = short_int(buf, 1 + n)?;
+            return Some((Message::PlayerDiff { cid, dx, dy }, 1 + n + m));
+        }
+        // INPUT_DIFF's id (-5) in one byte, then the cid and ten ints.
+        let bytes: [u8; 12] = buf.get(..12)?.try_into().ok()?;
+        let lo = u64::from_le_bytes(bytes[..8].try_into().ok()?);
+        let hi = u32::from_le_bytes(bytes[8..].try_into().ok()?);
+        if b0 != 0x44 || (lo | u64::from(hi)) & HIGH != 0 {
+            return None;
+        }
+        let mut dinput = [0; 10];
+        for (v, &b) in dinput.iter_mut().zip(&bytes[2..]) {
+            *v = one_byte_int(b);
+        }
+        let cid = one_byte_int(b1);
+        Some((Message::InputDiff { cid, dinput }, 12))
     }
 
     /// Decodes one message into `out`, in place: on the hot path this avoids

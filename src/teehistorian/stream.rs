@@ -275,6 +275,18 @@ impl Decoder {
         if self.end.is_some() {
             return Ok(false);
         }
+        // The common records, straight from the bytes: no stream rule but
+        // the tick's applies to them, and they are canonical.
+        if let Some((msg, len)) = Message::decode_common(buf) {
+            Message::clear(&mut rec.msg);
+            std::mem::forget(std::mem::replace(&mut rec.msg, msg));
+            rec.tick = self.clock.advance(&rec.msg).unwrap_or(self.clock.tick());
+            rec.protocol = None;
+            rec.offset = base;
+            rec.raw = &buf[..len];
+            rec.noncanonical = false;
+            return Ok(true);
+        }
         let mut r = Reader::at(buf, base, self.mode);
         if let Err(e) = Message::decode_into(&mut r, &mut rec.msg) {
             return self.cut_or_fail(e, buf.len(), base, at_eof);
@@ -295,23 +307,8 @@ impl Decoder {
         base: u64,
         at_eof: bool,
     ) -> Result<Option<Record<'a>>, DecodeError> {
-        if self.end.is_some() {
-            return Ok(None);
-        }
-        let mut r = Reader::at(buf, base, self.mode);
-        let msg = match Message::decode(&mut r, ()) {
-            Ok(msg) => msg,
-            Err(e) => return self.cut_or_fail(e, buf.len(), base, at_eof).map(|_| None),
-        };
-        let tick = self.accept(&msg, base, r.position())?;
-        Ok(Some(Record {
-            tick,
-            offset: base,
-            raw: r.since(0),
-            protocol: self.clients.observe(&msg),
-            msg,
-            noncanonical: r.noncanonical().is_some(),
-        }))
+        let mut rec = Record::placeholder();
+        Ok(self.next_into(buf, base, at_eof, &mut rec)?.then_some(rec))
     }
 
     /// Checks a decoded message of `len` bytes at `base` against the stream

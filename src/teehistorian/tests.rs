@@ -519,6 +519,33 @@ fn prop_message_streams_round_trip() {
         .quickcheck(prop as fn(Vec<ArbMessage>) -> bool);
 }
 
+/// The decoder's path for the common records reads what the general one
+/// reads, and declines whatever it cannot read exactly so: arbitrary
+/// messages, and arbitrary bytes led by a PLAYER_DIFF's or INPUT_DIFF's id.
+#[test]
+fn prop_common_records_decode_as_the_general_path() {
+    fn agree(buf: &[u8]) -> bool {
+        let Some((msg, len)) = Message::decode_common(buf) else {
+            return true;
+        };
+        let mut r = Reader::new(buf, Mode::Strict);
+        let general = Message::decode(&mut r, ()).expect("the general path reads it");
+        assert_eq!((&msg, len), (&general, r.position()), "{buf:?}");
+        true
+    }
+    fn prop(ArbMessage(msg): ArbMessage, lead: u8, mut body: Vec<u8>) -> bool {
+        let mut encoded = Vec::new();
+        msg.encode(&mut encoded, ());
+        let decoded = Message::decode_common(&encoded);
+        assert!(decoded.is_none_or(|(m, n)| m == msg && n == encoded.len()));
+        // INPUT_DIFF's id (0x44) or any byte first, then anything.
+        body.insert(0, if lead.is_multiple_of(2) { 0x44 } else { lead });
+        agree(&encoded) && agree(&body)
+    }
+    qc().tests(5_000)
+        .quickcheck(prop as fn(ArbMessage, u8, Vec<u8>) -> bool);
+}
+
 /// Decodes and replays everything; the invariants every input must keep.
 fn survive(bytes: &[u8], mode: Mode) -> TestResult {
     let Ok((_, reader)) = SliceReader::new(bytes, mode) else {

@@ -73,7 +73,11 @@ def test_context_manager_stops_the_pass():
 
 
 def test_the_gil_is_released_while_decoding():
-    """Another thread runs while a large demo is read."""
+    """Another thread runs while a large demo is read. A read that held
+    the GIL in Rust, as the eager Demo did, left it nothing until the
+    read was over (seconds); how much it gets otherwise is the machine's
+    scheduling (a loaded CI machine gave it 4 turns in 330 ms), so the
+    test asks for a few turns, not a rate."""
     ticks = 0
     stop = threading.Event()
 
@@ -85,14 +89,16 @@ def test_the_gil_is_released_while_decoding():
 
     t = threading.Thread(target=count)
     t.start()
+    start = time.monotonic()
     try:
         for n, _ in enumerate(teeoracle.Demo(BIG_DEMO).snapshots()):
             if n == 200:
                 break
     finally:
+        elapsed = time.monotonic() - start
         stop.set()
         t.join()
-    assert ticks > 20
+    assert ticks >= 3, (ticks, elapsed)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to itself")

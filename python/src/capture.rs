@@ -15,60 +15,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use teeoracle::capture::Capture as Frames;
 use teeoracle::codec::DecodeError;
-use teeoracle::packet::json::{PacketJson, ReencodeJson};
-use teeoracle::packet::{PacketVerdicts, Version, VersionReason};
-use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
-
-/// One `datagram` line of `pcap dump --format jsonl`.
-#[derive(Serialize)]
-struct DatagramLine<'a> {
-    kind: &'static str,
-    frame: usize,
-    offset: u64,
-    time: f64,
-    direction: Direction,
-    peer: String,
-    version: Version,
-    version_reason: VersionReason,
-    bytes: usize,
-    verdict: PacketVerdicts,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    packet: Option<PacketJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a DecodeError>,
-    reencode: ReencodeJson,
-    failed: bool,
-    anomalies: &'a [Anomaly],
-    snapshots: &'a [SnapshotReceived],
-}
-
-impl<'a> DatagramLine<'a> {
-    fn new(d: &'a Decoded<'a>) -> DatagramLine<'a> {
-        let dg = d.datagram;
-        DatagramLine {
-            kind: "datagram",
-            frame: dg.frame,
-            offset: dg.offset,
-            time: dg.time.as_secs_f64(),
-            direction: d.direction,
-            peer: d.peer.to_string(),
-            version: d.version,
-            version_reason: d.version_reason,
-            bytes: dg.payload.len(),
-            verdict: d.verdict,
-            packet: d
-                .packet
-                .as_ref()
-                .ok()
-                .map(|p| PacketJson::new(p, d.contents.as_ref(), dg.offset)),
-            error: d.packet.as_ref().err(),
-            reencode: ReencodeJson::of(d.packet.is_ok(), d.mismatch),
-            failed: d.failed(),
-            anomalies: &d.anomalies,
-            snapshots: &d.snapshots,
-        }
-    }
-}
+use teeoracle::session::{self, Session};
 
 /// The end line of `pcap dump --format jsonl`.
 #[derive(Serialize)]
@@ -87,7 +34,7 @@ fn producer(frames: Arc<Frames>, port: u16) -> Producer {
     Arc::new(move |out| {
         let mut session = Session::new(&frames, port);
         while let Some(d) = session.next_datagram() {
-            out.send(lines::json(&DatagramLine::new(&d))?, false)?;
+            out.send(lines::json(&session::json::DatagramLine::new(&d))?, false)?;
         }
         let (totals, replay) = session.finish();
         lines::json(&End {

@@ -10,16 +10,16 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
-use teeoracle::capture::{self, Datagram};
+use teeoracle::capture;
 use teeoracle::check::{Status, Verdict};
 use teeoracle::codec::DecodeError;
 use teeoracle::huffman::{self, Flavor};
-use teeoracle::packet::json::{self, PacketJson, ReencodeJson};
+use teeoracle::packet::json;
 use teeoracle::packet::{
     CHUNK_RESEND, ConnPacket, Contents, Layer, MessageChunk, Mismatch, Packet, PacketVerdicts,
-    TokenMode, Version, VersionReason, control,
+    TokenMode, Version, control,
 };
-use teeoracle::session::{self, Anomaly, Decoded, Direction, Session, SnapshotReceived};
+use teeoracle::session::{self, Decoded, Direction, Session};
 
 #[derive(Subcommand, Debug)]
 pub enum HuffmanCommand {
@@ -481,55 +481,6 @@ fn load_capture(path: &Path, port: Option<u16>) -> Result<(capture::Capture, u16
     Ok((capture, port))
 }
 
-/// One `datagram` line of `pcap dump --format jsonl`.
-#[derive(Serialize)]
-struct DatagramLine<'a> {
-    kind: &'static str,
-    frame: usize,
-    offset: u64,
-    time: f64,
-    direction: Direction,
-    peer: String,
-    version: Version,
-    version_reason: VersionReason,
-    bytes: usize,
-    verdict: PacketVerdicts,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    packet: Option<PacketJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a DecodeError>,
-    reencode: ReencodeJson,
-    failed: bool,
-    anomalies: &'a [Anomaly],
-    snapshots: &'a [SnapshotReceived],
-}
-
-fn datagram_line<'a>(d: &'a Decoded<'a>) -> DatagramLine<'a> {
-    let dg: &Datagram = d.datagram;
-    DatagramLine {
-        kind: "datagram",
-        frame: dg.frame,
-        offset: dg.offset,
-        time: dg.time.as_secs_f64(),
-        direction: d.direction,
-        peer: d.peer.to_string(),
-        version: d.version,
-        version_reason: d.version_reason,
-        bytes: dg.payload.len(),
-        verdict: d.verdict,
-        packet: d
-            .packet
-            .as_ref()
-            .ok()
-            .map(|p| PacketJson::new(p, d.contents.as_ref(), dg.offset)),
-        error: d.packet.as_ref().err(),
-        reencode: ReencodeJson::of(d.packet.is_ok(), d.mismatch),
-        failed: d.failed(),
-        anomalies: &d.anomalies,
-        snapshots: &d.snapshots,
-    }
-}
-
 /// One datagram as text; `text` is a reused buffer.
 fn write_datagram_text(
     out: &mut impl Write,
@@ -604,7 +555,9 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
     while let Some(d) = session.next_datagram() {
         match format {
             StreamFormat::Text => write_datagram_text(&mut out, &mut text, &d)?,
-            StreamFormat::Jsonl => write_json_line(&mut out, &datagram_line(&d))?,
+            StreamFormat::Jsonl => {
+                write_json_line(&mut out, &session::json::DatagramLine::new(&d))?
+            }
         }
     }
     let (summary, replayed) = session.finish();

@@ -30,6 +30,7 @@
 #[cfg(feature = "capture")]
 pub mod check;
 mod connection;
+pub mod json;
 
 pub use connection::{
     Anomaly, Cause, Connection, Endpoint, Gap, SnapParts, SnapshotReceived, is_seq_in_backroom,

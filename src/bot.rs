@@ -72,7 +72,7 @@ fn six_to_seven(flags: i32) -> i32 {
 use crate::codec::{Codec, Mode, Reader};
 use crate::generate::Rng;
 
-use crate::packet::{Message, Packet, PacketCtx, TokenMode, Version, spec};
+use crate::packet::{MAX_PACKET_SIZE, Message, Packet, PacketCtx, TokenMode, Version, spec};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 
@@ -85,6 +85,12 @@ const CLIENT_VERSION_07: i32 = 0x0705;
 /// The map's tick a bot's probe asks about, at a map change or with its
 /// entry ([`Bot::probe_answer`]).
 pub const PROBE_TICK: i32 = 1;
+/// DDNet keeps a client's inputs in a ring of this many, emptied at the
+/// connection and at a map change (`CClient::Reset`).
+const INPUT_RING: usize = 200;
+/// A filler's intended tick is this far past the newest snapshot: no run
+/// reaches it (an hour of ticks), nor DDNet 20.1's pre-input window.
+const FILLER_AHEAD: i32 = 50 * 3600;
 
 /// Where a bot is in its connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,7 +148,12 @@ pub struct Bot {
     /// Messages to send with the next packet: (vital, message JSON).
     queued: Vec<(bool, Value)>,
     out: VecDeque<Vec<u8>>,
+    /// The last INPUT's data sent: the server's latest input of the
+    /// client.
     input: [i32; 10],
+    /// Where in the server's ring of inputs ([`INPUT_RING`]) the next
+    /// INPUT goes.
+    ring: usize,
     /// Why the server closed the connection, if it did.
     closed_by_server: Option<String>,
     /// The join waits for [`Bot::join_now`] ([`Bot::connect_ahead`]).
@@ -187,6 +198,7 @@ impl Bot {
             queued: Vec::new(),
             out: VecDeque::new(),
             input: [0; 10],
+            ring: 0,
             closed_by_server: None,
             hold: false,
             waited: 0,
@@ -255,15 +267,21 @@ impl Bot {
         if !self.hold_entry {
             return self.join();
         }
-        // The probe before INFO: DDNet queues its answer unflushed, and
-        // sends it with the map, which answers INFO at once; a client not
-        // in the game has nothing else flushed for half a second.
+        self.probe_and_info();
+        self.flush();
+        self.phase = Phase::Accepted;
+    }
+
+    /// INFO, after the probe if one goes with the join: DDNet queues the
+    /// probe's answer unflushed and sends it with the map, which answers
+    /// INFO at once. After ENTERGAME it would wait for the first
+    /// snapshot, 10 ticks on; a client not in the game has nothing else
+    /// flushed for half a second.
+    fn probe_and_info(&mut self) {
         if std::mem::take(&mut self.probe_with_join) {
             self.probe();
         }
         self.info();
-        self.flush();
-        self.phase = Phase::Accepted;
     }
 
     /// Splits the join: the connection and INFO at [`Bot::join_now`], the
@@ -297,11 +315,11 @@ impl Bot {
     /// ([`Bot::probe_answer`]): a bot that joins an empty server on its
     /// tick 0 knows the grid at once, where snapshots (one every 10 ticks
     /// until the client acknowledges one) place it only by tick 20. The
-    /// probe is an input for tick [`PROBE_TICK`]: it goes with the
-    /// connection when the entry waits ([`Bot::enter_later`]; DDNet keeps
-    /// it and never applies it, the tick being past at the entry), else
-    /// with the entry, so this is for a bot whose entry waits or that
-    /// never has a character (a replay's clock).
+    /// probe is an input for tick [`PROBE_TICK`], sent before INFO: when
+    /// the entry waits ([`Bot::enter_later`]) DDNet keeps it and never
+    /// applies it, the tick being past at the entry; with an entry on tick
+    /// 0 it is the bot's input of tick 1, so this is for a bot whose entry
+    /// waits or that never has a character (a replay's clock).
     pub fn probe_with_join(&mut self) {
         self.probe_with_join = true;
     }
@@ -341,7 +359,7 @@ impl Bot {
     /// ENTERGAME the start info), so the bot is in the game on the tick
     /// the server accepted it.
     fn join(&mut self) {
-        self.info();
+        self.probe_and_info();
         self.ready_and_enter();
     }
 
@@ -387,13 +405,10 @@ impl Bot {
             json!({"system": true, "name": "ENTERGAME", "fields": {}}),
         ));
         if let Some(input) = self.join_input.take() {
-            self.queued.push((false, input_message(-1, 0, input)));
+            self.queue_input(-1, 0, input);
         }
         if self.spectate {
             self.set_team(-1);
-        }
-        if std::mem::take(&mut self.probe_with_join) {
-            self.probe();
         }
         self.phase = Phase::InGame;
         self.flush();
@@ -522,9 +537,7 @@ impl Bot {
         // skipped (the server uses the previous input meanwhile).
         let first = first.max(last - 100);
         for tick in first..=last {
-            self.input = input(tick);
-            self.queued
-                .push((false, input_message(self.snap_tick, tick, self.input)));
+            self.queue_input(self.snap_tick, tick, input(tick));
         }
         self.next_input = Some(last + 1);
         self.flush();
@@ -549,16 +562,43 @@ impl Bot {
         }
         let first = self.next_input.unwrap_or(first).max(first).max(last - 100);
         for tick in first..=last {
-            for input in inputs(tick) {
-                self.input = input;
-                self.queued
-                    .push((false, input_message(self.snap_tick, tick, input)));
+            let these = inputs(tick);
+            self.keep_in_ring(these.len());
+            for input in these {
+                self.queue_input(self.snap_tick, tick, input);
             }
         }
         if first <= last {
             self.next_input = Some(last + 1);
+            // The next tick's fillers, if it needs any, go now: right
+            // after an input, where they change nothing.
+            self.keep_in_ring(inputs(last + 1).len());
         }
         self.flush();
+    }
+
+    /// Before `count` inputs for one tick: DDNet records a tick's inputs,
+    /// and moves with the first, in the order of its ring of inputs, not
+    /// the order they came in, so a burst that would wrap around the
+    /// ring's end would be recorded rotated, and moved with another
+    /// input. Fillers take the ring to its start first: each a copy of
+    /// the last input sent (a direct input that changes nothing right
+    /// after it), for a tick no run reaches.
+    fn keep_in_ring(&mut self, count: usize) {
+        if count < 2 || self.ring == 0 || self.ring + count <= INPUT_RING {
+            return;
+        }
+        let far = self.snap_tick.max(0).saturating_add(FILLER_AHEAD);
+        while self.ring != 0 {
+            self.queue_input(self.snap_tick, far, self.input);
+        }
+    }
+
+    /// Queues an INPUT meant for server tick `tick`.
+    fn queue_input(&mut self, ack: i32, tick: i32, input: [i32; 10]) {
+        self.input = input;
+        self.ring = (self.ring + 1) % INPUT_RING;
+        self.queued.push((false, input_message(ack, tick, input)));
     }
 
     /// A datagram from the server.
@@ -635,6 +675,7 @@ impl Bot {
                 self.snap_tick = -1;
                 self.parts = None;
                 self.next_input = None;
+                self.ring = 0;
                 self.phase = Phase::MapChanged;
                 self.probe();
             }
@@ -687,12 +728,11 @@ impl Bot {
     /// state. At a map change, before the client is back in the game the
     /// input is only kept, never applied nor recorded, and the tick is
     /// past when it is; with an entry on tick 0 it is the bot's input of
-    /// tick 1 ([`Bot::probe_on_entry`]).
+    /// tick 1 ([`Bot::probe_with_join`]).
     fn probe(&mut self) {
         self.probe_answer = None;
         self.probing = true;
-        self.queued
-            .push((false, input_message(-1, PROBE_TICK, [0; 10])));
+        self.queue_input(-1, PROBE_TICK, [0; 10]);
     }
 
     /// The server's answer to the last probe (of the last map change or
@@ -718,9 +758,25 @@ impl Bot {
             chunks
                 .push(json!({"flags": if vital { 1 } else { 0 }, "seq": seq, "message": message}));
         }
+        self.send_chunks(chunks);
+    }
+
+    /// Sends `chunks` in one packet, or split in as many as DDNet takes:
+    /// it drops a datagram over [`MAX_PACKET_SIZE`] bytes (a ring's
+    /// fillers are more).
+    fn send_chunks(&mut self, mut chunks: Vec<Value>) {
         let mut packet = json!({"form": "connection", "flags": 0, "ack": self.ack,
-            "chunks": chunks});
-        self.send(&mut packet);
+            "chunks": &chunks});
+        // The encoder refuses a packet over the limit.
+        let datagrams = self.encoded(&mut packet);
+        let fits = (datagrams.iter().flatten()).all(|d| d.len() <= MAX_PACKET_SIZE);
+        if chunks.len() > 1 && (datagrams.is_none() || !fits) {
+            let second = chunks.split_off(chunks.len() / 2);
+            self.send_chunks(chunks);
+            self.send_chunks(second);
+        } else {
+            self.out.extend(datagrams.into_iter().flatten());
+        }
     }
 
     fn control(&mut self, name: &str, data: &[u8]) {
@@ -734,9 +790,16 @@ impl Bot {
         self.send(&mut packet);
     }
 
-    /// Sends a connection packet: 0.6 with DDNet's token at the end, 0.7
-    /// with the server's token in the header.
+    /// Sends a connection packet.
     fn send(&mut self, packet: &mut Value) {
+        if let Some(datagrams) = self.encoded(packet) {
+            self.out.extend(datagrams);
+        }
+    }
+
+    /// A connection packet's datagrams: 0.6 with DDNet's token at the
+    /// end, 0.7 with the server's token in the header.
+    fn encoded(&self, packet: &mut Value) -> Option<Vec<Vec<u8>>> {
         let token = json!(hex::encode(self.token));
         let version = match self.version {
             Version::V06 => {
@@ -751,9 +814,7 @@ impl Bot {
         let entry = json!({"version": version, "packet": packet});
         // Built from the crate's own tables: a failure is this module's
         // bug, and the datagram is not sent.
-        if let Ok(mut datagrams) = spec::encode(&entry) {
-            self.out.extend(datagrams.drain(..));
-        }
+        spec::encode(&entry).ok()
     }
 }
 

@@ -243,8 +243,19 @@ fn snap_empty(tick: i32) -> Value {
 
 /// The INPUT messages' (ack_tick, intended_tick) in what the bot sent.
 fn inputs_sent(bot: &mut Bot) -> Vec<(i64, i64)> {
-    let mut found = Vec::new();
+    let (fields, _) = input_fields_sent(bot);
+    let int = |f: &Value, name: &str| f[name].as_i64().unwrap();
+    (fields.iter())
+        .map(|f| (int(f, "ack_tick"), int(f, "intended_tick")))
+        .collect()
+}
+
+/// The INPUT messages' fields in what the bot sent, and the size of each
+/// datagram.
+fn input_fields_sent(bot: &mut Bot) -> (Vec<Value>, Vec<usize>) {
+    let (mut found, mut sizes) = (Vec::new(), Vec::new());
     while let Some(d) = bot.poll_transmit() {
+        sizes.push(d.len());
         let ctx = PacketCtx {
             version: Some(Version::V06),
             token: TokenMode::Present,
@@ -258,15 +269,11 @@ fn inputs_sent(bot: &mut Bot) -> Vec<(i64, i64)> {
         for chunk in v["chunks"].as_array().into_iter().flatten() {
             let m = &chunk["message"];
             if m["name"] == "INPUT" {
-                let f = &m["fields"];
-                found.push((
-                    f["ack_tick"].as_i64().unwrap(),
-                    f["intended_tick"].as_i64().unwrap(),
-                ));
+                found.push(m["fields"].clone());
             }
         }
     }
-    found
+    (found, sizes)
 }
 
 /// A bot in the game on its first map (vital chunks 1 and 2 used).
@@ -412,4 +419,44 @@ fn movement_depends_on_the_seed_and_the_tick_only() {
         (3..=20).contains(&turns),
         "{turns} changes of direction in 500 ticks"
     );
+}
+
+/// DDNet takes a tick's inputs in the order of its ring of 200: a burst
+/// that would wrap around its end is preceded, right after the last
+/// input, by fillers (copies of it, for a tick no run reaches) that take
+/// the ring to its start; a packet over 1,400 bytes is split.
+#[test]
+fn a_burst_that_would_wrap_the_servers_ring_of_inputs_starts_it_again() {
+    let mut bot = in_game();
+    bot.receive(&from_server(3, &[snap_empty(100)]));
+    let input = |tick: i32, i: usize| [0, tick, i as i32 + 1, 0, 0, 0, 0, 0, 0, 0];
+    let plan = |tick: i32| match tick {
+        291 => (0..15).map(|i| input(tick, i)).collect(),
+        _ => vec![input(tick, 0)],
+    };
+    bot.send_inputs_between(101, 200, plan);
+    bot.send_inputs_between(201, 290, plan);
+    bot.send_inputs_between(291, 291, plan);
+    let (fields, sizes) = input_fields_sent(&mut bot);
+    assert!(sizes.iter().all(|&n| n <= MAX_PACKET_SIZE), "{sizes:?}");
+    let seen: Vec<(i64, Vec<i64>)> = (fields.iter())
+        .map(|f| {
+            let data = f["input"].as_array().unwrap();
+            let data = data.iter().map(|v| v.as_i64().unwrap()).collect();
+            (f["intended_tick"].as_i64().unwrap(), data)
+        })
+        .collect();
+    assert_eq!(seen.len(), 190 + 10 + 15, "inputs, fillers, the burst");
+    let last_before = seen[189].clone();
+    assert_eq!(last_before.0, 290);
+    for (tick, data) in &seen[190..200] {
+        assert!(
+            *tick > 290 + 50 * 60,
+            "a filler for a tick a run reaches: {tick}"
+        );
+        assert_eq!(data, &last_before.1, "a filler that is no copy");
+    }
+    let burst: Vec<i64> = seen[200..].iter().map(|(_, d)| d[2]).collect();
+    assert_eq!(burst, (1..=15).collect::<Vec<_>>(), "the burst, in order");
+    assert!(seen[200..].iter().all(|(t, _)| *t == 291));
 }

@@ -20,18 +20,18 @@ const MAX_TICKS: u32 = 600 * 50 - PAST_THE_END;
 /// A replay keeps the file's ticks, and `record`'s clock starts with a
 /// join on the map's tick 0 and is placed by the server's answer to a
 /// probe (sent by the first to join, where it moves no character: with
-/// a connection whose entry waits, or a spectator's entry) or by the
-/// snapshots a client in the game gets. When the first recorded client
-/// joins later than tick 0, a bot of the replay's own, the clock, joins
-/// on tick 0 as a spectator that never has a character (one would touch
-/// the map: switches, spawns). It leaves this
-/// many ticks before the first recorded join (DDNet gives a new client
-/// the lowest free client id, and drops a leaving one within the tick),
-/// or, when that join comes too early for it, stays: the recorded clients
-/// then have ids one higher.
+/// a connection whose entry waits, or a spectator's entry; the answer
+/// comes with the map, in the join's tick) or by the snapshots a client
+/// in the game gets. When the first recorded client joins later than
+/// tick 0, a bot of the replay's own, the clock, joins on tick 0 as a
+/// spectator that never has a character (one would touch the map:
+/// switches, spawns). It leaves this many ticks before the first
+/// recorded join, or on tick 0 for a join before then: DDNet gives a new
+/// client the lowest free client id, takes a slot only when the join
+/// itself comes (the answer to a hello holds no state), and drops a
+/// leaving client within the tick, so the recorded clients keep their
+/// ids.
 const CLOCK_LEAVES_BEFORE: u32 = 5;
-/// The clock is placed by then (its probe answered on tick 0 or 1).
-const CLOCK_PLACED: u32 = 3;
 /// The run goes on this many ticks past the file's last: a leave on the
 /// last tick is dropped by the server when it next reads its socket, and
 /// the run must not stop the server before.
@@ -207,27 +207,13 @@ pub fn scenario_of(
     let second = |t: u32| f64::from(t) / TICKS_PER_SECOND;
     let mut names = BTreeSet::new();
     let mut bots = Vec::new();
-    let first = plan
-        .players
-        .first()
-        .map(|p| (p.join, p.ready.unwrap_or(p.join)));
-    if let Some((join, entry)) = first.filter(|(join, _)| *join > 0) {
-        let leaves = join
-            .checked_sub(CLOCK_LEAVES_BEFORE)
-            .filter(|l| *l >= CLOCK_PLACED);
-        if leaves.is_none() {
-            plan.notes.push(Note {
-                tick: 0,
-                count: 1,
-                what: format!(
-                    "the first client joins on tick {join} and enters on {entry}: the replay's clock (a spectator) stays, and every client id is one higher than recorded"
-                ),
-            });
-        }
+    if let Some(join) = plan.players.first().map(|p| p.join).filter(|j| *j > 0) {
+        let leaves = join.saturating_sub(CLOCK_LEAVES_BEFORE);
+        debug_assert!(leaves < join, "the clock leaves before the first join");
         names.insert(CLOCK.to_string());
         bots.push(BotPlan {
             name: CLOCK.into(),
-            leave: leaves.map(second),
+            leave: Some(second(leaves)),
             protocol: Some("0.6".into()),
             spectator: true,
             ..BotPlan::default()

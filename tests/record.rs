@@ -33,6 +33,7 @@ const TESTS: &[Test] = tests![
     a_campaign_run_records_random_bots_and_prints_its_table needs DdnetServer needs Python3,
     a_recorded_game_replays_identically_on_the_same_build needs DdnetServer,
     a_late_first_join_replays_identically_in_one_json_document needs DdnetServer,
+    a_first_join_on_tick_1_replays_identically_keeping_the_ids needs DdnetServer,
     a_replay_on_another_version_of_its_map_is_bad_usage_naming_both needs DdnetServer,
     ctrl_c_stops_a_replay_leaving_no_server needs DdnetServer,
     sixty_four_clients_replay_identically needs DdnetServer,
@@ -781,6 +782,41 @@ fn a_late_first_join_replays_identically_in_one_json_document() {
         [(0.into(), 0.into()), (1.into(), 1.into())],
         "the clients keep their ids"
     );
+}
+
+/// The same file with its first join on tick 1 (its first TICK_SKIP made
+/// 0; what happens after is tick for tick the same, the model still
+/// matches every position), as in 5 of the physics campaign's 209 DDNet
+/// 16.4 files: the clock joins on tick 0 and leaves in it, placed by its
+/// probe's answer (which comes with the map, not 10 ticks on with the
+/// first snapshot), so the join lands on tick 1 and the clients keep their
+/// ids; before, the join landed on tick 10.
+fn a_first_join_on_tick_1_replays_identically_keeping_the_ids() {
+    let real = common::root().join("corpus/teehistorian/ddnet-16.4/join_move_leave.teehistorian");
+    let mut bytes = std::fs::read(real).unwrap();
+    let first_skip = 0xa33;
+    assert_eq!(
+        bytes[first_skip..first_skip + 2],
+        [0x41, 15],
+        "TICK_SKIP 15"
+    );
+    bytes[first_skip + 1] = 0;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("early_join.teehistorian");
+    std::fs::write(&file, bytes).unwrap();
+    let _alone = SERVERS.write().unwrap_or_else(|e| e.into_inner());
+    let out = dir.path().join("run");
+    let run = replay(&file, &out, &["--format", "json"]);
+    assert_eq!(run.status.code(), Some(0), "{}", printed(&run));
+    let doc: serde_json::Value = serde_json::from_slice(&run.stdout).expect("one JSON document");
+    let compared = &doc["replay"]["comparison"];
+    assert_eq!(compared["verdict"], "identical", "{compared}");
+    assert_eq!(compared["original"]["ticks"][0], 1, "the first join's tick");
+    let players = compared["players"].as_array().unwrap();
+    let cids: Vec<_> = (players.iter())
+        .map(|p| (p["original_cid"].clone(), p["other_cid"].clone()))
+        .collect();
+    assert_eq!(cids, [(0.into(), 0.into()), (1.into(), 1.into())]);
 }
 
 /// A map of the recorded name with other bytes: exit 2 before anything

@@ -154,8 +154,9 @@ pub struct Session<'a> {
     /// whose goodbyes are no drops.
     over: bool,
     first_join: f64,
-    /// When to wake the server after a bot left ([`WAKE_AFTER`]).
-    wake: Option<Instant>,
+    /// When to wake the server after a bot left ([`WAKE_AFTER`]), and
+    /// the scenario tick of the leave.
+    wake: Option<(Instant, u32)>,
     /// Scenario ticks whose snapshots left the server after the next
     /// tick began: its work for the tick overran.
     overran: BTreeSet<u32>,
@@ -435,7 +436,7 @@ impl<'a> Session<'a> {
                 if r.outcome.joined.is_some() {
                     r.outcome.left.get_or_insert(now);
                 }
-                self.wake = Some(Instant::now() + WAKE_AFTER);
+                self.wake = Some((Instant::now() + WAKE_AFTER, now));
             }
         }
         self.transmit()?;
@@ -785,7 +786,7 @@ impl<'a> Session<'a> {
                 r.bot.leave("");
                 send(i, "leave");
                 r.outcome.left = Some(now);
-                self.wake = Some(Instant::now() + WAKE_AFTER);
+                self.wake = Some((Instant::now() + WAKE_AFTER, now));
             }
         }
         for (i, action) in sent {
@@ -820,9 +821,24 @@ impl<'a> Session<'a> {
                     Phase::Idle | Phase::Connecting | Phase::Answered
                 )
             });
-        if empty || self.wake.is_some_and(|w| Instant::now() >= w) {
+        let due = self.wake.filter(|(w, _)| Instant::now() >= *w);
+        if due.is_some() {
             self.wake = None;
+        }
+        if empty || due.is_some() {
             self.waker.ask(self.server_addr);
+        }
+        // A leave is dropped on its tick when its wake comes in it: a wake
+        // that went out after the tick (this process stalled) makes the
+        // leave late.
+        if let Some((_, tick)) = due.filter(|(_, t)| self.clock.over(*t)) {
+            for s in self
+                .sent
+                .iter_mut()
+                .filter(|s| s.tick == tick && s.action == "leave")
+            {
+                s.late = true;
+            }
         }
         while self.waker.answered() {}
         for r in &mut self.bots {

@@ -299,3 +299,22 @@ def test_ctrl_c_stops_a_verification_within_a_second(slow):
     out, _ = p.communicate(timeout=60)
     assert "interrupted" in out
     assert time.monotonic() - sent < 1.0
+
+
+def test_seek_passes_over_a_damaged_checkpoint_with_a_warning(session, tmp_path):
+    """ctf1's checkpoint at tick 500 overwritten in a plain archive: the
+    seek to 700 says so and replays from the one before it, to the same
+    world; verify fails the checkpoint."""
+    data = bytearray(bz2.decompress(session.read_bytes()))
+    with tarfile.open(fileobj=io.BytesIO(bytes(data))) as t:
+        member = t.getmember("2/save2.ron")
+    data[member.offset_data:member.offset_data + 8] = b"damaged!"
+    path = tmp_path / "damaged.tar"
+    path.write_bytes(bytes(data))
+    a = teeoracle.Archive(path)
+    with pytest.warns(UserWarning, match="2/save2.ron is damaged"):
+        world = a.seek(map=2, at=700)
+    assert world == teeoracle.replay(CTF1, at=700)
+    v = a.verify()
+    assert v["ok"] is False
+    assert [x["member"] for x in v["verdicts"] if x["status"] == "failed"] == ["2/save2.ron"]

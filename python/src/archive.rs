@@ -12,8 +12,9 @@ use crate::arrow;
 use crate::convert;
 use crate::errors;
 use crate::teehistorian::Teehistorian;
-use arrow_array::builder::UInt64Builder;
-use arrow_array::builder::{Float64Builder, Int32Builder, StringBuilder, UInt32Builder};
+use arrow_array::builder::{
+    Float64Builder, Int32Builder, StringBuilder, UInt32Builder, UInt64Builder,
+};
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchIterator};
 use arrow_schema::{ArrowError, DataType, Field, Schema};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyUserWarning, PyValueError};

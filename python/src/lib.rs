@@ -12,6 +12,7 @@
 
 use pyo3::prelude::*;
 
+mod archive;
 mod arrow;
 mod capture;
 mod convert;
@@ -48,6 +49,8 @@ fn _teeoracle(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lines::Lines>()?;
     m.add_class::<capture::Capture>()?;
     m.add_class::<map::Map>()?;
+    m.add_class::<archive::Archive>()?;
+    m.add_class::<archive::Recordings>()?;
     m.add_function(wrap_pyfunction!(jobs::format_of, m)?)?;
     m.add(
         "TABLES",

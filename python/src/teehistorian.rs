@@ -83,8 +83,17 @@ struct State {
 }
 
 fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)> {
-    let py = obj.py();
     let (name, path, src) = Input::of(obj)?.reader()?;
+    start(obj.py(), name, path, src)
+}
+
+/// The stream `src` of the file `name` (at `path`), its header read.
+fn start(
+    py: Python<'_>,
+    name: String,
+    path: PathBuf,
+    src: BoxRead,
+) -> PyResult<(String, PathBuf, Py<PyAny>, State)> {
     let (header, reader) =
         StreamReader::new(src, Mode::Lenient).map_err(|e| errors::read(py, &path, &e, None))?;
     let header = convert::serialize(py, &HeaderLine::new(&header))?.unbind();
@@ -115,17 +124,51 @@ fn open(obj: &Bound<'_, PyAny>) -> PyResult<(String, PathBuf, Py<PyAny>, State)>
 pub struct Teehistorian {
     name: String,
     path: PathBuf,
-    /// Given as bytes, not a path (its Arrow stream has no file to read).
-    bytes: bool,
+    /// Where its Arrow stream reads the file from.
+    origin: Origin,
     header: Py<PyAny>,
     // Only ever reached through `&mut self` (`get_mut`, no locking): the
     // mutex makes the class `Sync`, as pyo3 wants.
     state: Mutex<State>,
 }
 
+/// Where a `Teehistorian` comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    File,
+    Bytes,
+    /// A member of an archive, streamed from it.
+    Archive,
+}
+
 impl Teehistorian {
     fn table(&self) -> PyResult<arrow::Table> {
-        arrow::of_file("teehistorian_records", &self.path, self.bytes)
+        if self.origin == Origin::Archive {
+            return Err(PyValueError::new_err(format!(
+                "{}: a recording inside an archive has no file of its own for an Arrow stream \
+                 (Archive.to_arrow() gives the maps; `teeoracle archive unpack` extracts it)",
+                self.name
+            )));
+        }
+        arrow::of_file(
+            "teehistorian_records",
+            &self.path,
+            self.origin == Origin::Bytes,
+        )
+    }
+
+    /// A recording streamed from elsewhere (an archive's member), `name`
+    /// naming it in messages. The header is read now.
+    pub fn of_stream(py: Python<'_>, name: String, src: BoxRead) -> PyResult<Teehistorian> {
+        let path = PathBuf::from(&name);
+        let (name, path, header, state) = start(py, name, path, src)?;
+        Ok(Teehistorian {
+            name,
+            path,
+            origin: Origin::Archive,
+            header,
+            state: Mutex::new(state),
+        })
     }
 
     fn state(&mut self) -> &mut State {
@@ -147,7 +190,10 @@ impl Teehistorian {
         Ok(Teehistorian {
             name,
             path,
-            bytes: source.is_instance_of::<PyBytes>(),
+            origin: match source.is_instance_of::<PyBytes>() {
+                true => Origin::Bytes,
+                false => Origin::File,
+            },
             header,
             state: Mutex::new(state),
         })

@@ -14,6 +14,9 @@ as Python dicts and lists (the shapes are specified in the crate's
   messages, snapshots with every item, faults), decoded as they are
   asked for; ``Map(path)``: a map's summary, items and layers;
   ``Capture(path)``: a capture's datagrams with DDNet's verdict;
+  ``Archive(path)``: a recording archive of ``teeoracle archive pack``
+  (its maps, each map's recording as a ``Teehistorian`` streamed from it,
+  the log, the world at a tick from its checkpoints, verification);
   ``open(path)``: the reader of a file by its format.
 - ``tables(paths)``: the tables of ``teeoracle export`` as Arrow streams
   (``__arrow_c_stream__``: pyarrow, polars, pandas, DuckDB read them
@@ -44,6 +47,7 @@ from ._teeoracle import (
     KINDS,
     SCHEMA_VERSION,
     TABLES,
+    Archive,
     Batches,
     DecodeError,
     Capture,
@@ -52,6 +56,7 @@ from ._teeoracle import (
     Map,
     MapMismatchWarning,
     RecordBatch,
+    Recordings,
     Table,
     Teehistorian,
     Ticks,
@@ -64,6 +69,7 @@ __all__ = [
     "KINDS",
     "SCHEMA_VERSION",
     "TABLES",
+    "Archive",
     "Batches",
     "DecodeError",
     "Capture",
@@ -72,6 +78,7 @@ __all__ = [
     "Map",
     "MapMismatchWarning",
     "RecordBatch",
+    "Recordings",
     "Table",
     "Teehistorian",
     "Ticks",
@@ -257,15 +264,16 @@ def export(
     )
 
 
-Reader = Union[Teehistorian, Demo, Map, Capture]
+Reader = Union[Teehistorian, Demo, Map, Capture, Archive]
 
 
 def open(path: PathArg) -> Reader:
     """The reader of the file at ``path``, by its format as ``check``
     recognises it (its bytes, through any compression): ``Teehistorian``,
-    ``Demo``, ``Map`` or ``Capture``. A file of another format (an archive,
-    a raw snapshot) or of none raises ``ValueError`` naming it. Every
-    reader is a context manager: ``with teeoracle.open(p) as r: ...``."""
+    ``Demo``, ``Map``, ``Capture`` or ``Archive`` (a recording archive,
+    plain or compressed). A file of another format (a raw snapshot) or of
+    none raises ``ValueError`` naming it. Every reader is a context
+    manager: ``with teeoracle.open(p) as r: ...``."""
     path = os.fspath(path)
     format = _teeoracle.format_of(path)
     readers: Dict[str, Callable[[str], Reader]] = {
@@ -273,6 +281,7 @@ def open(path: PathArg) -> Reader:
         "demo": Demo,
         "map": Map,
         "capture": Capture,
+        "archive": Archive,
     }
     if format not in readers:
         what = f"a {format} file" if format else "no format teeoracle reads"

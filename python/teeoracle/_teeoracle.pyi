@@ -22,6 +22,8 @@ __all__ = [
     "Lines",
     "Capture",
     "Map",
+    "Archive",
+    "Recordings",
     "format_of",
     "TABLES",
     "tables",
@@ -287,6 +289,60 @@ class Map:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> bool: ...
+
+@final
+class Archive:
+    """A recording archive of ``teeoracle archive pack``, read in place."""
+
+    def __new__(cls, path: Union[str, os.PathLike[str]]) -> "Archive": ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def compression(self) -> str:
+        """``"none"``, ``"bzip2"``, ``"gzip"``, ``"xz"`` or ``"zstd"``."""
+    @property
+    def info(self) -> Dict[str, Any]:
+        """The top-level info.txt: version, name, author, date, maps, every."""
+    @property
+    def maps(self) -> List[Dict[str, Any]]:
+        """One dict per map folder, as ``archive info --format json``."""
+    @property
+    def members(self) -> List[Dict[str, Any]]: ...
+    @property
+    def notes(self) -> List[str]:
+        """What had to be rebuilt, or is odd."""
+    def __len__(self) -> int: ...
+    def recording(self, map: int = 1) -> Teehistorian:
+        """Map ``map``'s recording, streamed from the archive."""
+    def recordings(self) -> "Recordings": ...
+    def __iter__(self) -> "Recordings": ...
+    def log(self, map: Optional[int] = None) -> List[Dict[str, Any]]:
+        """The lines of ``archive log --format jsonl`` (events, notes)."""
+    def seek(self, *, map: int = 1, at: int) -> Dict[str, Any]:
+        """The world at tick ``at`` of map ``map``, from its checkpoints."""
+    def verify(self) -> Dict[str, Any]:
+        """``archive verify --format json``'s document."""
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        """The maps as an Arrow C stream."""
+    # pyarrow.Table, pandas.DataFrame, polars.DataFrame: Any, so that
+    # the stubs do not need those packages.
+    def to_arrow(self) -> Any: ...
+    def to_pandas(self) -> Any: ...
+    def to_polars(self) -> Any: ...
+    def __enter__(self) -> "Archive": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...
+
+@final
+class Recordings(Iterator[Teehistorian]):
+    """Each map's recording in turn (``Archive.recordings()``)."""
+
+    def __iter__(self) -> "Recordings": ...
+    def __next__(self) -> Teehistorian: ...
 
 def format_of(path: str) -> Optional[str]: ...
 def cli(argv: Sequence[str], again: Sequence[str]) -> int: ...

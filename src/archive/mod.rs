@@ -40,7 +40,7 @@ pub use frames::Compression;
 pub use pack::{PackOptions, Packed, PackedMap, pack, pack_with};
 pub use read::{
     Archive, MapLine, MapReport, MemberCheck, MemberLine, MemberOutcome, OpenOptions, Report,
-    Resumed, SeekResult, Summary, VerifyTotals,
+    Resumed, SeekResult, Summary, Verified, VerifyTotals,
 };
 
 use crate::codec::DecodeError;

@@ -178,10 +178,7 @@ pub fn map_info(a: &Analysis) -> String {
     line(&mut s, "map_sha256", h.map_sha256.as_ref());
     line(&mut s, "map_crc", h.map_crc.as_ref());
     line(&mut s, "map_size", h.map_size.as_ref());
-    let end = a
-        .scan
-        .end
-        .map_or("stopped by a decode error".into(), |e| e.to_string());
+    let end = end_text(a);
     let _ = write!(
         s,
         "\n[length]\nticks: {}\nseconds: {}\nrecords: {}\nbytes: {}\nend: {end}\n",
@@ -207,13 +204,26 @@ pub fn map_info(a: &Analysis) -> String {
     s
 }
 
+/// How a recording ends, as its `info.txt` says it (`end:`).
+fn end_text(a: &Analysis) -> String {
+    a.scan
+        .end
+        .map_or("stopped by a decode error".into(), |e| e.to_string())
+}
+
 /// What the `info` command shows of a map's `info.txt`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MapSummary {
     /// The map's name.
     pub map_name: Option<String>,
+    /// The map's SHA-256, as the header names it.
+    pub map_sha256: Option<String>,
     /// The recording's last tick.
     pub ticks: i32,
+    /// The recording's records.
+    pub records: Option<u64>,
+    /// How it ends (`end:`, e.g. `finished: FINISH at byte ...`).
+    pub end: Option<String>,
     /// The recording's `game_uuid`.
     pub game_uuid: Option<String>,
     /// Its `prev_game_uuid`.
@@ -226,7 +236,10 @@ impl MapSummary {
         let h = &a.header.info;
         MapSummary {
             map_name: h.map_name.clone(),
+            map_sha256: h.map_sha256.clone(),
             ticks: a.scan.last_tick,
+            records: Some(a.scan.records),
+            end: Some(end_text(a)),
             game_uuid: h.game_uuid.clone(),
             prev_game_uuid: h.prev_game_uuid.clone(),
         }
@@ -237,15 +250,26 @@ impl MapSummary {
 pub fn parse_map_info(text: &str) -> Result<MapSummary, TextError> {
     let mut summary = MapSummary {
         map_name: None,
+        map_sha256: None,
         ticks: -1,
+        records: None,
+        end: None,
         game_uuid: None,
         prev_game_uuid: None,
     };
     for (n, key, v) in fields(text)? {
         match key {
             "map_name" => summary.map_name = Some(v),
+            "map_sha256" => summary.map_sha256 = Some(v),
             "game_uuid" => summary.game_uuid = Some(v),
             "prev_game_uuid" => summary.prev_game_uuid = Some(v),
+            "end" => summary.end = Some(v),
+            "records" => {
+                let records = v.parse().map_err(|_| {
+                    TextError::at(n, Expected::Number { key: "records" }, quoted(&v))
+                })?;
+                summary.records = Some(records);
+            }
             "ticks" => {
                 summary.ticks = v.parse().ok().filter(|&t: &i32| t >= 0).ok_or_else(|| {
                     TextError::at(n, Expected::Number { key: "ticks" }, quoted(&v))

@@ -455,21 +455,7 @@ fn verify(path: &Path, archive: Archive, format: ReportFormat) -> Result<(), Fai
     let mut o = stdout();
     match format {
         ReportFormat::Json => {
-            #[derive(Serialize)]
-            struct Verified<'r> {
-                archive: String,
-                ok: bool,
-                #[serde(flatten)]
-                report: &'r Report,
-                totals: archive::VerifyTotals,
-            }
-            let doc = Verified {
-                archive: shown(path),
-                ok: !r.failed(),
-                report: &r,
-                totals: r.totals(),
-            };
-            write_json_doc(&mut o, "archive_verify", &doc)?;
+            write_json_doc(&mut o, "archive_verify", &r.document(shown(path)))?;
         }
         ReportFormat::Text => {
             print_report(&mut o, path, &r, true)?;

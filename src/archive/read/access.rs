@@ -130,6 +130,17 @@ impl Archive {
         Ok(n)
     }
 
+    /// Map `n`'s recording (`N/demodata.bin`) as a stream, decompressed
+    /// as it is read (through `index.txt` when it can be): nothing of it
+    /// is held in memory or written out. A read that fails midway is an
+    /// I/O error of the stream.
+    pub fn recording_reader(&mut self, n: u32) -> Result<Box<dyn Read + Send>, ArchiveError> {
+        self.retrying(|a| {
+            let rec = a.recording(n)?;
+            a.member_reader(rec, 0).map_err(|e| a.read_fault(rec, e))
+        })
+    }
+
     fn fault_error(&self, f: Fault) -> ArchiveError {
         match f {
             Fault::Damaged(d) | Fault::Retry(d) => d.into_error(&self.path),

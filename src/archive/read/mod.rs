@@ -21,7 +21,7 @@ mod verify;
 
 pub use seek::{Resumed, SeekResult};
 pub use summary::{MapLine, MemberLine, Summary};
-pub use verify::{MapReport, Report, VerifyTotals};
+pub use verify::{MapReport, Report, Verified, VerifyTotals};
 
 use super::frames::Compression;
 use super::members::Member;

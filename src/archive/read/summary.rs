@@ -47,8 +47,17 @@ pub struct MapLine {
     pub map: u32,
     /// The map's name.
     pub map_name: Option<String>,
+    /// The map's SHA-256, as the recording's header names it.
+    pub map_sha256: Option<String>,
     /// The recording's last tick.
     pub ticks: i32,
+    /// The same in seconds of game time.
+    pub seconds: f64,
+    /// The recording's records (`None`: its `info.txt` does not say).
+    pub records: Option<u64>,
+    /// How it ends, as its `info.txt` says (`finished: FINISH at byte
+    /// ...`, `truncated at byte ...`, `stopped by a decode error`).
+    pub end: Option<String>,
     /// Checkpoints listed in `toc.txt` (or stored, without one).
     pub checkpoints: usize,
     /// The recording's size (`None`: missing).
@@ -142,7 +151,11 @@ impl Archive {
             maps.push(MapLine {
                 map: n,
                 map_name: summary.map_name,
+                map_sha256: summary.map_sha256,
                 ticks: summary.ticks,
+                seconds: f64::from(summary.ticks) / f64::from(crate::archive::TICKS_PER_SECOND),
+                records: summary.records,
+                end: summary.end,
                 checkpoints,
                 recording_bytes: mm.recording.map(|i| self.members[i].size),
                 game_uuid: summary.game_uuid,

@@ -32,6 +32,20 @@ pub struct Report {
     pub(super) top_text: String,
 }
 
+/// The `archive_verify` document of `archive verify --format json`.
+#[derive(Serialize)]
+pub struct Verified<'r> {
+    /// The archive, as named.
+    pub archive: String,
+    /// Nothing failed.
+    pub ok: bool,
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'r Report,
+    /// What was counted.
+    pub totals: VerifyTotals,
+}
+
 /// What a verification counted, for its last line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct VerifyTotals {
@@ -71,6 +85,17 @@ impl Report {
         self.verdicts
             .iter()
             .filter(|v| v.status != MemberOutcome::Ok)
+    }
+
+    /// The report as `archive verify --format json` prints it, for the
+    /// archive named `archive`.
+    pub fn document(&self, archive: String) -> Verified<'_> {
+        Verified {
+            archive,
+            ok: !self.failed(),
+            report: self,
+            totals: self.totals(),
+        }
     }
 
     /// What was counted.

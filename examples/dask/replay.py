@@ -15,7 +15,10 @@ of the machine's load, not of the build.
 A file's verdict: `identical` (record's exit 0: every player's path and
 events as recorded, nothing left out), `changed` (a player's path or
 events differ; `first_difference` and `first_players` say where and
-who), `partial` (identical, but the replay left something out: its
+who, and `late` whether record flagged that tick: something sent on it
+went out after the tick was over, or the server overran it, so the
+difference is the machine's load, not the build's; replay it again),
+`partial` (identical, but the replay left something out: its
 notes), `failed` (no comparison, or record named problems with the run:
 the error says why).
 """
@@ -87,6 +90,8 @@ def new_row(task: dict) -> dict:
         "notes": None,
         "problems": None,
         "overran": None,
+        "late_ticks": None,
+        "late": None,
         "netns": None,
         "server_seen": None,
         "worker_netns": None,
@@ -226,6 +231,7 @@ def run_replay(task: dict) -> dict:
         report, _ = json.JSONDecoder().raw_decode(stdout.lstrip())
         row["problems"] = json.dumps(report["problems"]) if report["problems"] else None
         row["overran"] = len(report["timing"]["overran"])
+        row["late_ticks"] = sorted({r["tick"] for r in report["timing"]["at_risk"]}) or None
     except (ValueError, KeyError, TypeError):
         report = None
     try:
@@ -280,6 +286,7 @@ def judge(row: dict, compare: dict, plan: dict) -> None:
         row["first_difference"] = first
         row["first_players"] = [f"{c['name']} #{c['join']}" for c in changed if c["tick"] == first]
         row["changed"] = json.dumps(changed)
+        row["late"] = first in (row["late_ticks"] or [])
     elif notes:
         row["status"] = "partial"
     else:
@@ -306,6 +313,8 @@ def write_results(rows: list[dict], out: Path) -> None:
             ("notes", pa.string()),
             ("problems", pa.string()),
             ("overran", pa.int32()),
+            ("late_ticks", pa.list_(pa.int32())),
+            ("late", pa.bool_()),
             ("netns", pa.string()),
             ("server_seen", pa.list_(pa.float64())),
             ("worker_netns", pa.string()),
@@ -340,6 +349,7 @@ def summary_of(rows: list[dict]) -> dict:
                 "players": r["first_players"],
                 "changed_players": r["changed_players"],
                 "of": r["players"],
+                "late": r["late"],
             }
             for r in rows
             if r["status"] == "changed"

@@ -32,7 +32,8 @@ bad usage.
 OUT/runs/NAME --format json` per teehistorian file, each server in a
 network namespace of its own, one replay per core (--workers) under a
 timeout from the file's length; rows say identical, changed (from which
-tick, which players), partial or failed. Exit 0 when every file replayed
+tick, which players, and whether record flagged that tick as late: the
+machine's load), partial or failed. Exit 0 when every file replayed
 identically.
 """
 
@@ -221,6 +222,13 @@ def write_results(rows: list[dict], out: Path) -> None:
         [{k: r[k] for k in schema.names} for r in rows], schema=schema
     )
     pq.write_table(table, out / "results.parquet", compression="snappy")
+
+
+def late_note(summary: dict) -> str:
+    """Of the changed replays, those whose first difference is at a tick
+    record flagged as late (the machine's load: replay them again)."""
+    late = sum(1 for c in summary.get("changed") or [] if c["late"])
+    return f" ({late} of them first differ at a tick record flagged late)" if late else ""
 
 
 def main() -> int:
@@ -485,6 +493,7 @@ def main() -> int:
         f"dask: {len(rows)} file(s) in {wall:.1f} s "
         f"({summary['files_per_second']} files/s, {summary['mb_per_second']} MB/s): "
         + ", ".join(f"{n} {s}" for s, n in summary["by_status"].items())
+        + late_note(summary)
         + f"; {out / 'results.parquet'}, {out / 'summary.json'}",
         file=sys.stderr,
     )

@@ -193,6 +193,8 @@ def test_replay_gives_record_s_verdict_per_file_each_server_in_its_own_namespace
     assert pushed["first_difference"] == 2
     assert pushed["first_players"] == ["a #1", "d #1", "i #1", "j #1"]
     assert (pushed["changed_players"], pushed["players"]) == (4, 10)
+    # Whether record flagged the first difference's tick as late.
+    assert pushed["late"] == (2 in (pushed["late_ticks"] or [])), pushed
     for r in rows[1:]:
         run = out / "runs" / r["name"]
         assert r["name"] == f"{games.name}/{Path(r['path']).name}"

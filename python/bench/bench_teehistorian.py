@@ -80,7 +80,8 @@ print(n)
 
 
 def run(python, code, path):
-    """One process: (seconds, peak RSS in KiB, stdout)."""
+    """One process: (seconds, CPU seconds (user and system), peak RSS in
+    KiB, stdout)."""
     start = time.perf_counter()
     proc = subprocess.Popen([python, "-c", code, str(path)], stdout=subprocess.PIPE)
     out = proc.stdout.read()
@@ -89,7 +90,7 @@ def run(python, code, path):
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"failed (exit {proc.returncode}): {code}")
-    return seconds, usage.ru_maxrss, out.decode().strip()
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.decode().strip()
 
 
 def main():
@@ -108,12 +109,14 @@ def main():
             cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL,
         )
     times = {name: [] for name in WAYS}
+    cpu = {name: [] for name in WAYS}
     rss = {name: [] for name in WAYS}
     counts = {}
     for _ in range(args.runs):
         for name, (code, _) in WAYS.items():
-            seconds, peak, out = run(args.python, code, args.file)
+            seconds, used, peak, out = run(args.python, code, args.file)
             times[name].append(seconds)
+            cpu[name].append(used)
             rss[name].append(peak)
             counts[name] = out
     if len(set(counts.values())) != 1:
@@ -123,14 +126,16 @@ def main():
     print(f"{args.file.name}: {size / 1e6:.0f} MB, {records} records; "
           f"medians of {args.runs} runs each, alternating")
     print()
-    print("| how | time | records/s | peak RSS | teehistorian-py's time / this time |")
-    print("|---|---|---|---|---|")
+    print("| how | time | CPU | records/s | peak RSS | teehistorian-py's / this: time, CPU |")
+    print("|---|---|---|---|---|---|")
     for name, (_, peer) in WAYS.items():
         t = statistics.median(times[name])
+        c = statistics.median(cpu[name])
         m = statistics.median(rss[name]) / 1024
-        base = statistics.median(times[peer])
-        versus = "-" if peer == name else f"{base / t:.2f}x (vs {'objects' if peer == PY_ITER else 'dicts'})"
-        print(f"| {name} | {t:.2f} s | {records / t / 1e6:.1f} M | {m:.0f} MB | {versus} |")
+        base, base_cpu = statistics.median(times[peer]), statistics.median(cpu[peer])
+        versus = "-" if peer == name else (
+            f"{base / t:.2f}x, {base_cpu / c:.2f}x (vs {'objects' if peer == PY_ITER else 'dicts'})")
+        print(f"| {name} | {t:.2f} s | {c:.2f} s | {records / t / 1e6:.1f} M | {m:.0f} MB | {versus} |")
 
 
 if __name__ == "__main__":

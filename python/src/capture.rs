@@ -10,24 +10,10 @@ use crate::teehistorian::Input;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
-use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use teeoracle::capture::Capture as Frames;
-use teeoracle::codec::DecodeError;
 use teeoracle::session::{self, Session};
-
-/// The end line of `pcap dump --format jsonl`.
-#[derive(Serialize)]
-struct End<'a> {
-    kind: &'static str,
-    port: u16,
-    totals: &'a session::Summary,
-    replay: &'a session::ReplaySummary,
-    frames: usize,
-    truncated: bool,
-    error: Option<&'a DecodeError>,
-}
 
 /// The session's datagram lines, then its end line.
 fn producer(frames: Arc<Frames>, port: u16) -> Producer {
@@ -37,15 +23,9 @@ fn producer(frames: Arc<Frames>, port: u16) -> Producer {
             out.send(lines::json(&session::json::DatagramLine::new(&d))?, false)?;
         }
         let (totals, replay) = session.finish();
-        lines::json(&End {
-            kind: "end",
-            port,
-            totals: &totals,
-            replay: &replay,
-            frames: frames.frames(),
-            truncated: frames.truncated(),
-            error: frames.error.as_ref(),
-        })
+        lines::json(&session::json::EndLine::new(
+            &frames, port, &totals, &replay,
+        ))
     })
 }
 

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use teeoracle::bytes::hex_preview as preview;
 use teeoracle::capture;
 use teeoracle::check::{Status, Verdict};
-use teeoracle::codec::DecodeError;
 use teeoracle::huffman::{self, Flavor};
 use teeoracle::packet::json;
 use teeoracle::packet::{
@@ -575,25 +574,7 @@ pub fn pcap_dump(path: &Path, port: Option<u16>, format: StreamFormat) -> Result
             }
         }
         StreamFormat::Jsonl => {
-            #[derive(Serialize)]
-            struct End<'a> {
-                kind: &'static str,
-                port: u16,
-                totals: &'a session::Summary,
-                replay: &'a session::ReplaySummary,
-                frames: usize,
-                truncated: bool,
-                error: Option<&'a DecodeError>,
-            }
-            let end = End {
-                kind: "end",
-                port,
-                totals: &summary,
-                replay: &replayed,
-                frames: capture.frames(),
-                truncated: capture.truncated(),
-                error: capture.error.as_ref(),
-            };
+            let end = session::json::EndLine::new(&capture, port, &summary, &replayed);
             write_json_line(&mut out, &end)?;
         }
     }

@@ -1,7 +1,8 @@
 //! A captured datagram as one line of `pcap dump --format jsonl` (the
 //! command's and the Python package's `Capture`).
 
-use super::{Anomaly, Decoded, Direction, SnapshotReceived};
+use super::{Anomaly, Decoded, Direction, ReplaySummary, SnapshotReceived, Summary};
+use crate::capture::Capture;
 use crate::codec::DecodeError;
 use crate::packet::json::{PacketJson, ReencodeJson};
 use crate::packet::{PacketVerdicts, Version, VersionReason};
@@ -55,6 +56,39 @@ impl<'a> DatagramLine<'a> {
             failed: d.failed(),
             anomalies: &d.anomalies,
             snapshots: &d.snapshots,
+        }
+    }
+}
+
+/// The `end` line (src/schema.md, `pcap dump`): the session's totals
+/// after its last datagram, and how reading the capture ended.
+#[derive(Serialize)]
+pub struct EndLine<'a> {
+    kind: &'static str,
+    port: u16,
+    totals: &'a Summary,
+    replay: &'a ReplaySummary,
+    frames: usize,
+    truncated: bool,
+    error: Option<&'a DecodeError>,
+}
+
+impl<'a> EndLine<'a> {
+    /// The end line of the session on `port` of `capture`.
+    pub fn new(
+        capture: &'a Capture,
+        port: u16,
+        totals: &'a Summary,
+        replay: &'a ReplaySummary,
+    ) -> EndLine<'a> {
+        EndLine {
+            kind: "end",
+            port,
+            totals,
+            replay,
+            frames: capture.frames(),
+            truncated: capture.truncated(),
+            error: capture.error.as_ref(),
         }
     }
 }

@@ -707,6 +707,30 @@ impl<'a> Message<'a> {
         Some((Message::InputDiff { cid, dinput }, 12))
     }
 
+    /// What [`Codec::encode`] writes for a PLAYER_DIFF or INPUT_DIFF (the
+    /// records [`Message::decode_common`] reads), in a fixed array and its
+    /// length: check's round trip of them without a `Vec`. `None` for the
+    /// other kinds.
+    #[inline(always)]
+    pub(crate) fn encode_common(&self) -> Option<([u8; 64], usize)> {
+        use crate::packer::put_int;
+        let mut out = [0; 64];
+        let len = match self {
+            Message::PlayerDiff { cid, dx, dy } => {
+                let at = put_int(&mut out, 0, *cid);
+                let at = put_int(&mut out, at, *dx);
+                put_int(&mut out, at, *dy)
+            }
+            Message::InputDiff { cid, dinput } => {
+                let at = put_int(&mut out, 0, id::INPUT_DIFF);
+                let at = put_int(&mut out, at, *cid);
+                dinput.iter().fold(at, |at, &v| put_int(&mut out, at, v))
+            }
+            _ => return None,
+        };
+        Some((out, len))
+    }
+
     /// Decodes one message into `out`, in place: on the hot path this avoids
     /// building the message in a temporary and copying it.
     #[inline(always)]

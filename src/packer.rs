@@ -50,18 +50,12 @@ pub fn write_int(out: &mut Vec<u8>, value: i32) {
 /// Appends `value` in exactly `len` bytes, OR-ing `pad` (bits 4..8) into a
 /// fifth byte. `len` must be at least the canonical length.
 fn write_int_form(out: &mut Vec<u8>, value: i32, len: u8, pad: u8) {
-    int_form(value, len, pad, |b| out.push(b));
-}
-
-/// The bytes of `value` in exactly `len` bytes, in order, to `emit`.
-#[inline(always)]
-fn int_form(value: i32, len: u8, pad: u8, mut emit: impl FnMut(u8)) {
     let sign = (value >> 31) as u32; // all ones if negative
     let mut v = (value as u32) ^ sign;
     let mut byte = ((sign & 0x40) | (v & 0x3F)) as u8;
     v >>= 6;
     for i in 1..len {
-        emit(byte | 0x80);
+        out.push(byte | 0x80);
         byte = if i == 4 {
             (v & 0x0F) as u8 | pad
         } else {
@@ -69,23 +63,7 @@ fn int_form(value: i32, len: u8, pad: u8, mut emit: impl FnMut(u8)) {
         };
         v >>= 7;
     }
-    emit(byte);
-}
-
-/// [`write_int`] into `out` at `at` (room for [`MAX_VARINT_LEN`] bytes
-/// there): the position after it. For encoders into a fixed array.
-#[inline(always)]
-pub fn put_int(out: &mut [u8], at: usize, value: i32) -> usize {
-    if (-64..64).contains(&value) {
-        out[at] = ((value >> 31) as u8 & 0x40) | ((value ^ (value >> 31)) as u8 & 0x3F);
-        return at + 1;
-    }
-    let mut at = at;
-    int_form(value, varint_len(value), 0, |b| {
-        out[at] = b;
-        at += 1;
-    });
-    at
+    out.push(byte);
 }
 
 /// Decodes one varint, returning its value, its length and the ignored bits
@@ -540,25 +518,6 @@ mod tests {
             calculate_uuid("test@ddnet.tw").to_string(),
             "a1eb7182-796e-3b3e-941d-38ca71b2a4a8"
         );
-    }
-
-    #[test]
-    fn prop_put_int_is_write_int() {
-        fn prop(value: i32, at: u8) -> bool {
-            let at = usize::from(at % 8);
-            let mut array = [0xAAu8; 8 + MAX_VARINT_LEN];
-            let end = put_int(&mut array, at, value);
-            let mut vec = Vec::new();
-            write_int(&mut vec, value);
-            array[at..end] == vec[..] && array[..at].iter().all(|&b| b == 0xAA)
-        }
-        qc().tests(5_000).quickcheck(prop as fn(i32, u8) -> bool);
-        // Every length, at both ends of its range (quickcheck's ints are small).
-        for shift in 0..32 {
-            for v in [1i32 << shift, (1i32 << shift).wrapping_sub(1)] {
-                assert!(prop(v, 3) && prop(!v, 5), "{v}");
-            }
-        }
     }
 
     #[test]

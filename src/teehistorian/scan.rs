@@ -2,8 +2,8 @@
 //! with `verify` the byte-exact re-encoding of every record and a replay.
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
-use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::stream::Visit;
+use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::{MAGIC, StreamReader};
 use crate::codec::{DecodeError, Mode};
 use crate::report::{Code, Finding, Severity};
@@ -236,9 +236,7 @@ struct Pass<E> {
 /// only verifying reads.
 struct Visiting<'p, E, const VERIFY: bool>(&'p mut Pass<E>);
 
-impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()>
-    for Visiting<'_, E, VERIFY>
-{
+impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visiting<'_, E, VERIFY> {
     /// In line where the reader builds the common records, so everything
     /// here is specialised to their kind.
     #[inline(always)]
@@ -255,7 +253,9 @@ impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
             && self.verify.roundtrip
             && let Some(i) = rec.reencoding_differs(&mut self.scratch)
         {
-            self.scan.first_mismatch.get_or_insert(rec.offset + i as u64);
+            self.scan
+                .first_mismatch
+                .get_or_insert(rec.offset + i as u64);
         }
         (self.each)(rec, &self.replay);
         if VERIFY

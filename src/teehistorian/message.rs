@@ -640,6 +640,30 @@ fn short_int(buf: &[u8], at: usize) -> Option<(i32, usize)> {
     ))
 }
 
+/// The canonical byte of an int in `-64..64` (what `write_int` writes).
+#[inline(always)]
+fn one_byte_form(v: i32) -> u8 {
+    ((v >> 31) as u8 & 0x40) | ((v ^ (v >> 31)) as u8 & 0x3F)
+}
+
+/// Writes the canonical form of `v` at `out[at..]` if it takes one or two
+/// bytes (what `write_int` writes): the position after it.
+#[inline(always)]
+fn short_int_into(out: &mut [u8; 16], at: usize, v: i32) -> Option<usize> {
+    let magnitude = (v ^ (v >> 31)) as u32;
+    if magnitude < 0x40 {
+        *out.get_mut(at)? = one_byte_form(v);
+        return Some(at + 1);
+    }
+    if magnitude >= 0x2000 {
+        return None;
+    }
+    let sign = (v >> 31) as u32 & 0x40;
+    *out.get_mut(at)? = (0x80 | sign | (magnitude & 0x3F)) as u8;
+    *out.get_mut(at + 1)? = (magnitude >> 6) as u8;
+    Some(at + 2)
+}
+
 impl<'a> Message<'a> {
     /// True for the variants that may own heap data.
     #[inline(always)]
@@ -705,6 +729,39 @@ impl<'a> Message<'a> {
         }
         let cid = one_byte_int(b1);
         Some((Message::InputDiff { cid, dinput }, 12))
+    }
+
+    /// What [`Codec::encode`] writes for a PLAYER_DIFF whose ints take one
+    /// or two bytes, or an INPUT_DIFF whose ints take one (the records
+    /// [`Message::decode_common`] reads), in a fixed array, and its
+    /// length: check's round trip of them without a `Vec`. `None` for any
+    /// other message.
+    #[inline(always)]
+    pub(crate) fn encode_common(&self) -> Option<([u8; 16], usize)> {
+        let mut out = [0; 16];
+        match *self {
+            Message::PlayerDiff { cid, dx, dy } => {
+                let at = short_int_into(&mut out, 0, cid)?;
+                let at = short_int_into(&mut out, at, dx)?;
+                let at = short_int_into(&mut out, at, dy)?;
+                Some((out, at))
+            }
+            Message::InputDiff { cid, ref dinput } => {
+                let mut ints = [0; 12];
+                ints[0] = id::INPUT_DIFF;
+                ints[1] = cid;
+                ints[2..].copy_from_slice(dinput);
+                // All at once: in range, then each byte.
+                if !ints.iter().fold(true, |ok, &v| ok & (-64..64).contains(&v)) {
+                    return None;
+                }
+                for (b, &v) in out.iter_mut().zip(&ints) {
+                    *b = one_byte_form(v);
+                }
+                Some((out, 12))
+            }
+            _ => None,
+        }
     }
 
     /// Decodes one message into `out`, in place: on the hot path this avoids

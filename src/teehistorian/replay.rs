@@ -622,7 +622,10 @@ impl Replay {
     /// Handles the next message of the stream, found at file offset
     /// `offset`. The world is updated as far as the message makes sense
     /// even when an inconsistency is returned, so the caller may go on.
-    #[inline]
+    ///
+    /// In line, with the common records (PLAYER_DIFF, INPUT_DIFF) handled
+    /// here: where the caller knows the kind, only its arm is left.
+    #[inline(always)]
     pub fn handle(&mut self, offset: u64, msg: &Message<'_>) -> Result<(), Inconsistency> {
         let fail = |tick, kind| Err(Inconsistency { offset, tick, kind });
         if self.finished {
@@ -640,16 +643,50 @@ impl Replay {
                 );
             }
         };
-        let kind = match msg {
-            Message::PlayerDiff { cid, dx, dy } => {
-                let p = self.players.get_mut(*cid);
-                p.x = p.x.wrapping_add(*dx);
-                p.y = p.y.wrapping_add(*dy);
-                (!p.alive).then_some(InconsistencyKind::PlayerDiffAbsent { cid: *cid })
+        let kind = match *msg {
+            Message::PlayerDiff { cid, dx, dy } => self.player_diff(cid, dx, dy),
+            Message::InputDiff { cid, ref dinput } => self.input_diff(cid, dinput),
+            _ => self.apply_other(tick, msg),
+        };
+        match kind {
+            Some(kind) => fail(tick, kind),
+            None => Ok(()),
+        }
+    }
+
+    /// A PLAYER_DIFF: what it finds inconsistent.
+    #[inline(always)]
+    fn player_diff(&mut self, cid: i32, dx: i32, dy: i32) -> Option<InconsistencyKind> {
+        let p = self.players.get_mut(cid);
+        p.x = p.x.wrapping_add(dx);
+        p.y = p.y.wrapping_add(dy);
+        (!p.alive).then_some(InconsistencyKind::PlayerDiffAbsent { cid })
+    }
+
+    /// An INPUT_DIFF: what it finds inconsistent.
+    #[inline(always)]
+    fn input_diff(&mut self, cid: i32, dinput: &Input) -> Option<InconsistencyKind> {
+        let p = self.players.get_mut(cid);
+        match &mut p.input {
+            Some(input) => {
+                *input = input.plus(dinput);
+                None
             }
+            None => Some(InconsistencyKind::InputDiffWithoutNew { cid }),
+        }
+    }
+
+    /// [`Replay::handle`] of the other kinds, in tick `tick` (the clock
+    /// has moved): what it finds inconsistent.
+    #[inline(never)]
+    fn apply_other(&mut self, tick: i32, msg: &Message<'_>) -> Option<InconsistencyKind> {
+        match msg {
+            // Handled in line, but said here too so the match is whole.
+            Message::PlayerDiff { cid, dx, dy } => self.player_diff(*cid, *dx, *dy),
+            Message::InputDiff { cid, dinput } => self.input_diff(*cid, dinput),
             Message::PlayerNew { cid, x, y } => {
                 if *cid < 0 {
-                    return fail(tick, InconsistencyKind::NegativeCid { cid: *cid });
+                    return Some(InconsistencyKind::NegativeCid { cid: *cid });
                 }
                 let p = self.players.get_mut(*cid);
                 let was_alive = std::mem::replace(&mut p.alive, true);
@@ -658,7 +695,7 @@ impl Replay {
             }
             Message::PlayerOld { cid } => {
                 if *cid < 0 {
-                    return fail(tick, InconsistencyKind::NegativeCid { cid: *cid });
+                    return Some(InconsistencyKind::NegativeCid { cid: *cid });
                 }
                 let p = self.players.get_mut(*cid);
                 let was_alive = std::mem::replace(&mut p.alive, false);
@@ -667,16 +704,6 @@ impl Replay {
             Message::InputNew { cid, input } => {
                 self.players.get_mut(*cid).input = Some((*input).into());
                 None
-            }
-            Message::InputDiff { cid, dinput } => {
-                let p = self.players.get_mut(*cid);
-                match &mut p.input {
-                    Some(input) => {
-                        *input = input.plus(dinput);
-                        None
-                    }
-                    None => Some(InconsistencyKind::InputDiffWithoutNew { cid: *cid }),
-                }
             }
             Message::Join { cid } => {
                 let p = self.players.get_mut(*cid);
@@ -714,10 +741,6 @@ impl Replay {
                 self.handle_ex(tick, &m.ex);
                 None
             }
-        };
-        match kind {
-            Some(kind) => fail(tick, kind),
-            None => Ok(()),
         }
     }
 

@@ -2,9 +2,10 @@
 //! with `verify` the byte-exact re-encoding of every record and a replay.
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
+use super::stream::Visit;
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::{MAGIC, StreamReader};
-use crate::codec::{DecodeError, Mode, first_difference};
+use crate::codec::{DecodeError, Mode};
 use crate::report::{Code, Finding, Severity};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -217,6 +218,57 @@ impl Tally {
     }
 }
 
+/// One pass's state: what [`Scan::run_with`] does with each record.
+struct Pass<E> {
+    verify: Verify,
+    tally: Tally,
+    replay: Replay,
+    inconsistencies: u64,
+    /// Room to re-encode a record in.
+    scratch: Vec<u8>,
+    /// The first mismatch and inconsistency go here.
+    scan: Scan,
+    each: E,
+}
+
+/// A [`Pass`] that verifies (as its [`Verify`] says) or, with `VERIFY`
+/// false, only counts: a loop of its own, so counting computes no field
+/// only verifying reads.
+struct Visiting<'p, E, const VERIFY: bool>(&'p mut Pass<E>);
+
+impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visiting<'_, E, VERIFY> {
+    /// In line where the reader builds the common records, so everything
+    /// here is specialised to their kind.
+    #[inline(always)]
+    fn record(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
+        self.0.record::<VERIFY>(rec)
+    }
+}
+
+impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
+    #[inline(always)]
+    fn record<const VERIFY: bool>(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
+        self.tally.add(rec);
+        if VERIFY
+            && self.verify.roundtrip
+            && let Some(i) = rec.reencoding_differs(&mut self.scratch)
+        {
+            self.scan
+                .first_mismatch
+                .get_or_insert(rec.offset + i as u64);
+        }
+        (self.each)(rec, &self.replay);
+        if VERIFY
+            && self.verify.replay.is_some()
+            && let Err(inc) = self.replay.handle(rec.offset, &rec.msg)
+        {
+            self.inconsistencies += 1;
+            self.scan.first_inconsistency.get_or_insert(inc);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 impl Scan {
     /// Reads the whole of `src` in bounded memory and counts, verifying as
     /// `verify` says. Fails only if the header cannot be read, or on an
@@ -280,33 +332,29 @@ impl Scan {
     pub fn run_with(
         src: impl Read,
         verify: Verify,
-        mut each: impl FnMut(&Record<'_>, &Replay),
+        each: impl FnMut(&Record<'_>, &Replay),
     ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
-        let mut scan = Scan::default();
-        let mut tally = Tally::new(header_len(&header));
-        let mut replay = Replay::new(verify.replay.unwrap_or_default());
-        let (mut inconsistencies, mut scratch) = (0u64, Vec::new());
-        let result = reader.for_each_record(|rec| {
-            tally.add(rec);
-            if verify.roundtrip {
-                scratch.clear();
-                rec.encode(&mut scratch);
-                // Compared in line: a call to `memcmp` for a few bytes cost
-                // a third of `check`.
-                if let Some(i) = first_difference(&scratch, rec.raw) {
-                    scan.first_mismatch.get_or_insert(rec.offset + i as u64);
-                }
-            }
-            each(rec, &replay);
-            if verify.replay.is_some()
-                && let Err(inc) = replay.handle(rec.offset, &rec.msg)
-            {
-                inconsistencies += 1;
-                scan.first_inconsistency.get_or_insert(inc);
-            }
-            ControlFlow::<()>::Continue(())
-        });
+        let mut pass = Pass {
+            verify,
+            tally: Tally::new(header_len(&header)),
+            replay: Replay::new(verify.replay.unwrap_or_default()),
+            inconsistencies: 0,
+            scratch: Vec::new(),
+            scan: Scan::default(),
+            each,
+        };
+        let result = match verify.roundtrip || verify.replay.is_some() {
+            true => reader.visit(&mut Visiting::<_, true>(&mut pass)),
+            false => reader.visit(&mut Visiting::<_, false>(&mut pass)),
+        };
+        let Pass {
+            tally,
+            replay,
+            inconsistencies,
+            mut scan,
+            ..
+        } = pass;
         scan.inconsistencies = verify.replay.map(|_| inconsistencies);
         scan.take(&tally);
         match result {

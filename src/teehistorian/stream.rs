@@ -8,7 +8,7 @@
 
 use super::header::Header;
 use super::message::{Ex, MAX_RECORD_LEN, Message};
-use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader};
+use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader, first_difference};
 use crate::packet::Version;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
@@ -115,6 +115,34 @@ impl Record<'_> {
         } else {
             self.msg.encode(out, ());
         }
+    }
+
+    /// Where re-encoding the record differs from its bytes (an index
+    /// into `raw`), if anywhere: `check`'s round trip. `scratch` is room
+    /// for the encoding; the common records are encoded without it.
+    #[inline(always)]
+    pub(crate) fn reencoding_differs(&self, scratch: &mut Vec<u8>) -> Option<usize> {
+        if !self.noncanonical
+            && let Some((bytes, len)) = self.msg.encode_common()
+        {
+            // The usual lengths compared as fixed arrays (in line, no
+            // call); where they differ, found byte by byte.
+            let same = len == self.raw.len()
+                && match len {
+                    3 => self.raw.first_chunk::<3>() == bytes.first_chunk::<3>(),
+                    12 => self.raw.first_chunk::<12>() == bytes.first_chunk::<12>(),
+                    _ => bytes[..len] == *self.raw,
+                };
+            if same {
+                return None;
+            }
+            return first_difference(&bytes[..len], self.raw);
+        }
+        scratch.clear();
+        self.encode(scratch);
+        // Compared in line: a call to `memcmp` for a few bytes cost a
+        // third of `check`.
+        first_difference(scratch, self.raw)
     }
 
     /// File offset of the first non-canonical int in the record, if any
@@ -299,6 +327,55 @@ impl Decoder {
         Ok(true)
     }
 
+    /// Hands the run of common records at the start of `buf` (file offset
+    /// `base`; those of [`Message::decode_common`]) that start before
+    /// `limit` to `v`, until another kind of record (which
+    /// [`Decoder::next_into`] then reads) or `v` breaks. Returns the bytes
+    /// they took and how `v` left. The same records `next_into` would
+    /// give, one after the other: its fast path, in a loop that keeps the
+    /// clock in registers and builds each record where its kind is known.
+    #[inline(always)]
+    pub(crate) fn visit_common<'a, B>(
+        &mut self,
+        buf: &'a [u8],
+        base: u64,
+        limit: usize,
+        v: &mut impl Visit<'a, B>,
+    ) -> (usize, ControlFlow<B>) {
+        if self.end.is_some() {
+            return (0, ControlFlow::Continue(()));
+        }
+        let mut clock = self.clock;
+        let mut pos = 0;
+        let flow = loop {
+            if pos >= limit {
+                break ControlFlow::Continue(());
+            }
+            let Some((msg, len)) = Message::decode_common(&buf[pos..]) else {
+                break ControlFlow::Continue(());
+            };
+            // The common messages own nothing: no drop glue for them.
+            let msg = std::mem::ManuallyDrop::new(msg);
+            let raw = &buf[pos..pos + len];
+            let at = base + pos as u64;
+            let flow = match *msg {
+                Message::PlayerDiff { cid, dx, dy } => {
+                    visit_one(v, &mut clock, at, raw, Message::PlayerDiff { cid, dx, dy })
+                }
+                Message::InputDiff { cid, dinput } => {
+                    visit_one(v, &mut clock, at, raw, Message::InputDiff { cid, dinput })
+                }
+                _ => break ControlFlow::Continue(()),
+            };
+            pos += len;
+            if flow.is_break() {
+                break flow;
+            }
+        };
+        self.clock = clock;
+        (pos, flow)
+    }
+
     /// Like [`Decoder::next_into`], returning the record.
     #[inline(always)]
     pub(crate) fn next<'a>(
@@ -360,6 +437,28 @@ impl Decoder {
     }
 }
 
+/// Hands `msg`, a common message (which owns nothing) read from `raw` at
+/// file offset `at`, to `v` as a record, moving the clock. Always in line,
+/// once per kind: `v` sees a message whose kind is a constant.
+#[inline(always)]
+fn visit_one<'a, B>(
+    v: &mut impl Visit<'a, B>,
+    clock: &mut TickClock,
+    at: u64,
+    raw: &'a [u8],
+    msg: Message<'a>,
+) -> ControlFlow<B> {
+    let rec = std::mem::ManuallyDrop::new(Record {
+        offset: at,
+        tick: clock.advance(&msg).unwrap_or(clock.tick()),
+        raw,
+        msg,
+        noncanonical: false,
+        protocol: None,
+    });
+    v.record(&rec)
+}
+
 /// Drops a record slot after use. Its message is cleared (dropped only if
 /// it owns heap data) and the rest is borrowed, so the slot itself is
 /// forgotten: this keeps the drop glue out of the decode loop.
@@ -367,6 +466,26 @@ impl Decoder {
 fn release(mut rec: Record<'_>) {
     Message::clear(&mut rec.msg);
     std::mem::forget(rec);
+}
+
+/// What a pass does with each record: [`StreamReader::visit`] and
+/// [`SliceReader::visit`] hand every record to [`Visit::record`]. The
+/// common records (PLAYER_DIFF, INPUT_DIFF: most of a file) are built in
+/// line with their kind known, so a `record` inlined there (as
+/// `#[inline(always)]` asks) folds its matches on the kind away.
+pub(crate) trait Visit<'a, B> {
+    /// Handles one record; `Break(b)` stops the pass.
+    fn record(&mut self, rec: &Record<'a>) -> ControlFlow<B>;
+}
+
+/// A closure as a [`Visit`] (`for_each_record`).
+struct Each<F>(F);
+
+impl<'a, B, F: FnMut(&Record<'a>) -> ControlFlow<B>> Visit<'a, B> for Each<F> {
+    #[inline(always)]
+    fn record(&mut self, rec: &Record<'a>) -> ControlFlow<B> {
+        (self.0)(rec)
+    }
 }
 
 #[cold]
@@ -523,9 +642,27 @@ impl<'a> SliceReader<'a> {
     #[inline]
     pub fn for_each_record<B>(
         &mut self,
-        mut f: impl FnMut(&Record<'a>) -> ControlFlow<B>,
+        f: impl FnMut(&Record<'a>) -> ControlFlow<B>,
+    ) -> Result<ControlFlow<B>, DecodeError> {
+        self.visit(&mut Each(f))
+    }
+
+    /// Hands every remaining record to `v` (see [`Visit`]); stops early
+    /// when it breaks.
+    #[inline]
+    pub(crate) fn visit<B>(
+        &mut self,
+        v: &mut impl Visit<'a, B>,
     ) -> Result<ControlFlow<B>, DecodeError> {
         while !self.failed {
+            let rest = &self.bytes[self.pos..];
+            let (len, flow) = self
+                .decoder
+                .visit_common(rest, self.pos as u64, rest.len(), v);
+            self.pos += len;
+            if let ControlFlow::Break(b) = flow {
+                return Ok(ControlFlow::Break(b));
+            }
             let mut rec = Record::placeholder();
             match self
                 .decoder
@@ -533,7 +670,7 @@ impl<'a> SliceReader<'a> {
             {
                 Ok(true) => {
                     self.pos += rec.raw.len();
-                    let flow = f(&rec);
+                    let flow = v.record(&rec);
                     release(rec);
                     if let ControlFlow::Break(b) = flow {
                         return Ok(ControlFlow::Break(b));
@@ -754,14 +891,38 @@ impl<R: Read> StreamReader<R> {
     #[inline]
     pub fn for_each_record<B>(
         &mut self,
-        mut f: impl FnMut(&Record<'_>) -> ControlFlow<B>,
+        f: impl FnMut(&Record<'_>) -> ControlFlow<B>,
+    ) -> Result<ControlFlow<B>, ReadError> {
+        self.visit(&mut Each(f))
+    }
+
+    /// Hands every remaining record to `v` (see [`Visit`]); stops early
+    /// when it breaks.
+    #[inline]
+    pub(crate) fn visit<B>(
+        &mut self,
+        v: &mut impl for<'w> Visit<'w, B>,
     ) -> Result<ControlFlow<B>, ReadError> {
         while !self.failed {
+            // The common records straight from the window, those with a
+            // whole span after their start: where `decode_next` would not
+            // refill, so the window moves as it would record by record.
+            let window = &self.buf[self.start..self.filled];
+            let limit = match self.eof {
+                true => window.len(),
+                false => (window.len() + 1).saturating_sub(MAX_RECORD_SPAN),
+            };
+            let offset = self.base + self.start as u64;
+            let (len, flow) = self.decoder.visit_common(window, offset, limit, v);
+            self.start += len;
+            if let ControlFlow::Break(b) = flow {
+                return Ok(ControlFlow::Break(b));
+            }
             let mut rec = Record::placeholder();
             if !self.decode_next(&mut rec)? {
                 break;
             }
-            let flow = f(&rec);
+            let flow = v.record(&rec);
             release(rec);
             if let ControlFlow::Break(b) = flow {
                 return Ok(ControlFlow::Break(b));

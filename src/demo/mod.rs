@@ -311,7 +311,8 @@ fn read_before_map(
 }
 
 /// A demo file's `len` bytes with its embedded map left unread, zeros in
-/// its place, for a reader that never looks at the map ([`Events`] but
+/// its place (but for what the first read, of the longest prefix, takes
+/// of it), for a reader that never looks at the map ([`Events`] but
 /// for [`Events::map`]): the map is most of many demos, and the zeroed
 /// buffer's pages that nothing writes are never mapped, so reading it
 /// costs neither the copy nor the page faults (`demo stats` of

@@ -492,7 +492,8 @@ fn played(bytes: &[u8]) -> String {
 }
 
 /// `bytes` read by [`read_without_map`]: the same bytes but for zeros in
-/// the map, and the same replay as the whole file's.
+/// the map (past the head read first), and the same replay as the whole
+/// file's.
 fn reads_as_whole_but_the_map(bytes: &[u8]) -> Result<(), String> {
     let mut file = std::io::Cursor::new(bytes);
     let sparse = read_without_map(&mut file, bytes.len() as u64)
@@ -509,7 +510,7 @@ fn reads_as_whole_but_the_map(bytes: &[u8]) -> Result<(), String> {
         Err(_) => 0..0,
     };
     let differs = |i: usize| match map.contains(&i) {
-        true => sparse[i] != 0,
+        true => sparse[i] != 0 && sparse[i] != bytes[i],
         false => sparse[i] != bytes[i],
     };
     if let Some(i) = (0..bytes.len()).find(|&i| differs(i)) {

@@ -2,8 +2,8 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StreamFormat, read, read_spec, shown, stdout, write_event_log, write_json_doc,
-    write_json_line, write_stream_start,
+    ReportFormat, StreamFormat, read, read_demo_without_map, read_spec, shown, stdout,
+    write_event_log, write_json_doc, write_json_line, write_stream_start,
 };
 use clap::Subcommand;
 use serde::Serialize;
@@ -393,7 +393,7 @@ struct Stats {
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let bytes = read(path)?;
+    let bytes = read_demo_without_map(path)?;
     // Streamed: the player's counts need no decoded copy of the demo.
     let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
     let mut events = Events::new(&bytes).map_err(failed)?;

@@ -472,3 +472,101 @@ fn prop_a_damaged_chunk_keeps_the_chunks_before_it() {
     qc().tests(500)
         .quickcheck(prop as fn(ArbDemo, u32, Vec<u8>) -> TestResult);
 }
+
+/// Everything [`Events`] tells of a file, for comparing two readings.
+fn played(bytes: &[u8]) -> String {
+    match Events::new(bytes) {
+        Ok(mut events) => {
+            let replay = events.replay();
+            format!(
+                "{replay:?} {:?} {} {:?} {:?} {:?}",
+                events.info(),
+                events.chunks(),
+                events.error(),
+                events.truncated(),
+                events.unfinished()
+            )
+        }
+        Err(e) => format!("{e:?}"),
+    }
+}
+
+/// `bytes` read by [`read_without_map`]: the same bytes but for zeros in
+/// the map (past the head read first), and the same replay as the whole
+/// file's.
+fn reads_as_whole_but_the_map(bytes: &[u8]) -> Result<(), String> {
+    let mut file = std::io::Cursor::new(bytes);
+    let sparse = read_without_map(&mut file, bytes.len() as u64)
+        .map_err(|e| e.to_string())?
+        .ok_or("not read")?;
+    if sparse.len() != bytes.len() {
+        return Err("another length".into());
+    }
+    let map = match Demo::decode_partial(bytes) {
+        Ok((demo, _)) => {
+            let start = demo.map.as_ptr() as usize - bytes.as_ptr() as usize;
+            start..start + demo.map.len()
+        }
+        Err(_) => 0..0,
+    };
+    let differs = |i: usize| match map.contains(&i) {
+        true => sparse[i] != 0 && sparse[i] != bytes[i],
+        false => sparse[i] != bytes[i],
+    };
+    if let Some(i) = (0..bytes.len()).find(|&i| differs(i)) {
+        return Err(format!("byte {i} differs (the map is {map:?})"));
+    }
+    match played(&sparse) == played(bytes) {
+        true => Ok(()),
+        false => Err(format!("{}\n!=\n{}", played(&sparse), played(bytes))),
+    }
+}
+
+/// Any demo, maybe with another map size in its header (the map then
+/// running past the end, or into the chunks) or cut anywhere: the reading
+/// that leaves the map out replays as the whole file.
+#[test]
+fn prop_a_demo_read_without_its_map_replays_the_same() {
+    fn prop(d: ArbDemo, map_size: Option<u32>, cut: Option<usize>) -> TestResult {
+        if d.sha.is_none() && d.map.starts_with(SHA256_UUID.as_bytes()) {
+            return TestResult::discard();
+        }
+        let mut cut_from = Vec::new();
+        let mut bytes = encode_to_vec(&d.demo(&mut cut_from), ());
+        if let Some(size) = map_size {
+            bytes[136..140].copy_from_slice(&(size % 512).to_be_bytes());
+        }
+        if let Some(n) = cut {
+            bytes.truncate(n % (bytes.len() + 1));
+        }
+        if !is_demo(&bytes) {
+            return TestResult::discard();
+        }
+        match reads_as_whole_but_the_map(&bytes) {
+            Ok(()) => TestResult::passed(),
+            Err(e) => TestResult::error(e),
+        }
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(ArbDemo, Option<u32>, Option<usize>) -> TestResult);
+}
+
+#[test]
+fn the_bench_demos_read_without_their_maps_replay_the_same() {
+    for name in [
+        "ddnet-bench/Multeasymap_bench.demo",
+        "ddnet-bench/RaiNyMore2_bench.demo",
+        "ddnet-20.1/B_eight_bots_dm1.demo",
+        "edge/unknown_chunk_type.demo",
+    ] {
+        let bytes = crate::testing::corpus(&format!("demo/{name}"));
+        reads_as_whole_but_the_map(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn a_file_that_is_no_demo_is_not_read_without_a_map() {
+    let gzip = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0];
+    let mut file = std::io::Cursor::new(&gzip[..]);
+    assert_eq!(read_without_map(&mut file, 8).unwrap(), None);
+}

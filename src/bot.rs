@@ -764,14 +764,19 @@ impl Bot {
     /// Sends `chunks` in one packet, or split in as many as DDNet takes:
     /// it drops a datagram over [`MAX_PACKET_SIZE`] bytes (a ring's
     /// fillers are more).
-    fn send_chunks(&mut self, mut chunks: Vec<Value>) {
-        let mut packet = json!({"form": "connection", "flags": 0, "ack": self.ack,
-            "chunks": &chunks});
+    fn send_chunks(&mut self, chunks: Vec<Value>) {
+        let count = chunks.len();
+        // The chunks moved in, not copied (`json!` would copy them).
+        let mut packet = json!({"form": "connection", "flags": 0, "ack": self.ack});
+        packet["chunks"] = Value::Array(chunks);
         // The encoder refuses a packet over the limit.
         let datagrams = self.encoded(&mut packet);
         let fits = (datagrams.iter().flatten()).all(|d| d.len() <= MAX_PACKET_SIZE);
-        if chunks.len() > 1 && (datagrams.is_none() || !fits) {
-            let second = chunks.split_off(chunks.len() / 2);
+        if count > 1 && (datagrams.is_none() || !fits) {
+            let Value::Array(mut chunks) = packet["chunks"].take() else {
+                return;
+            };
+            let second = chunks.split_off(count / 2);
             self.send_chunks(chunks);
             self.send_chunks(second);
         } else {

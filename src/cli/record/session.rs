@@ -93,6 +93,10 @@ const REJOIN: u32 = 5;
 /// this long after a bot leaves, a stateless 0.7 token request wakes the
 /// server, and every connection closed in the tick is dropped in it.
 const WAKE_AFTER: Duration = Duration::from_millis(3);
+/// A server busy with a tick of many clients reads the CLOSEs and the
+/// wake in one pass, which drops nothing: a second wake this long after
+/// the first, while the tick lasts, makes the pass that drops them.
+const WAKE_AGAIN: Duration = Duration::from_millis(5);
 /// A bot's first input is for this many ticks after it entered the game
 /// (its first snapshot has come by then, whenever it came).
 const FIRST_INPUT: u32 = 12;
@@ -116,6 +120,26 @@ const PROBE_EVERY: Duration = Duration::from_millis(2);
 const ANSWER_WITHIN: Duration = Duration::from_secs(15);
 /// Wall time a run may take beyond its scenario's seconds.
 const GRACE: Duration = Duration::from_secs(30);
+/// A wake of the server due after bots left on scenario tick `tick`
+/// ([`WAKE_AFTER`], [`WAKE_AGAIN`]).
+#[derive(Clone, Copy)]
+struct Wake {
+    at: Instant,
+    tick: u32,
+    /// Another one follows while the tick lasts.
+    again: bool,
+}
+
+impl Wake {
+    fn after_leave(tick: u32) -> Wake {
+        Wake {
+            at: Instant::now() + WAKE_AFTER,
+            tick,
+            again: true,
+        }
+    }
+}
+
 /// Something a bot sent that the server records on the tick it reads it.
 struct Sent {
     /// The scenario tick it was sent on.
@@ -154,9 +178,8 @@ pub struct Session<'a> {
     /// whose goodbyes are no drops.
     over: bool,
     first_join: f64,
-    /// When to wake the server after a bot left ([`WAKE_AFTER`]), and
-    /// the scenario tick of the leave.
-    wake: Option<(Instant, u32)>,
+    /// When to wake the server after a bot left.
+    wake: Option<Wake>,
     /// Scenario ticks whose snapshots left the server after the next
     /// tick began: its work for the tick overran.
     overran: BTreeSet<u32>,
@@ -436,7 +459,7 @@ impl<'a> Session<'a> {
                 if r.outcome.joined.is_some() {
                     r.outcome.left.get_or_insert(now);
                 }
-                self.wake = Some((Instant::now() + WAKE_AFTER, now));
+                self.wake = Some(Wake::after_leave(now));
             }
         }
         self.transmit()?;
@@ -786,7 +809,7 @@ impl<'a> Session<'a> {
                 r.bot.leave("");
                 send(i, "leave");
                 r.outcome.left = Some(now);
-                self.wake = Some((Instant::now() + WAKE_AFTER, now));
+                self.wake = Some(Wake::after_leave(now));
             }
         }
         for (i, action) in sent {
@@ -821,9 +844,16 @@ impl<'a> Session<'a> {
                     Phase::Idle | Phase::Connecting | Phase::Answered
                 )
             });
-        let due = self.wake.filter(|(w, _)| Instant::now() >= *w);
-        if due.is_some() {
-            self.wake = None;
+        let due = self.wake.filter(|w| Instant::now() >= w.at);
+        if let Some(w) = due {
+            // Once more while the tick lasts (the first wake's pass may
+            // have read the CLOSEs too).
+            let again = Wake {
+                at: Instant::now() + WAKE_AGAIN,
+                again: false,
+                ..w
+            };
+            self.wake = (w.again && !self.clock.over(w.tick)).then_some(again);
         }
         if empty || due.is_some() {
             self.waker.ask(self.server_addr);
@@ -831,7 +861,7 @@ impl<'a> Session<'a> {
         // A leave is dropped on its tick when its wake comes in it: a wake
         // that went out after the tick (this process stalled) makes the
         // leave late.
-        if let Some((_, tick)) = due.filter(|(_, t)| self.clock.over(*t)) {
+        if let Some(tick) = due.map(|w| w.tick).filter(|t| self.clock.over(*t)) {
             for s in self
                 .sent
                 .iter_mut()

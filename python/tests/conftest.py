@@ -4,6 +4,8 @@ command skip, saying so, where it is not built)."""
 
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,28 @@ def teehistorian_files():
 
 def ids(paths):
     return [str(p.relative_to(CORPUS)) for p in paths]
+
+
+def turns_beside(work):
+    """Runs ``work()`` while another thread takes turns (a 1 ms sleep
+    each): a call that held the GIL in Rust would leave it none. Returns
+    ``work``'s result, the turns and the seconds ``work`` took."""
+    turns = 0
+    stop = threading.Event()
+
+    def count():
+        nonlocal turns
+        while not stop.is_set():
+            turns += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    start = time.monotonic()
+    try:
+        result = work()
+    finally:
+        elapsed = time.monotonic() - start
+        stop.set()
+        t.join()
+    return result, turns, elapsed

@@ -14,13 +14,12 @@ import signal
 import subprocess
 import sys
 import tarfile
-import threading
 import time
 
 import pytest
 
 import teeoracle
-from conftest import CORPUS
+from conftest import CORPUS, turns_beside
 
 DDNET = CORPUS / "teehistorian/ddnet-20.1"
 DM1 = DDNET / "E_map_change.1_dm1.teehistorian"
@@ -257,24 +256,7 @@ def slow(tmp_path_factory):
 def test_the_gil_is_released_while_verifying(slow):
     a = teeoracle.Archive(slow)
     assert len(a) == 40 and any("rebuilt" in n for n in a.notes)
-    ticks = 0
-    stop = threading.Event()
-
-    def count():
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            time.sleep(0.001)
-
-    t = threading.Thread(target=count)
-    t.start()
-    start = time.monotonic()
-    try:
-        v = a.verify()
-    finally:
-        elapsed = time.monotonic() - start
-        stop.set()
-        t.join()
+    v, ticks, elapsed = turns_beside(a.verify)
     assert v["ok"] is True and v["totals"]["records"] == 40 * 24001
     assert ticks >= 3, (ticks, elapsed)
 

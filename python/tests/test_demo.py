@@ -7,13 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
 import teeoracle
-from conftest import CORPUS
+from conftest import CORPUS, turns_beside
 
 A_DEMO = CORPUS / "demo/ddnet-20.1/A_join_move_leave.demo"
 BIG_DEMO = CORPUS / "demo/ddnet-bench/Multeasymap_bench.demo"
@@ -78,26 +77,12 @@ def test_the_gil_is_released_while_decoding():
     read was over (seconds); how much it gets otherwise is the machine's
     scheduling (a loaded CI machine gave it 4 turns in 330 ms), so the
     test asks for a few turns, not a rate."""
-    ticks = 0
-    stop = threading.Event()
-
-    def count():
-        nonlocal ticks
-        while not stop.is_set():
-            ticks += 1
-            time.sleep(0.001)
-
-    t = threading.Thread(target=count)
-    t.start()
-    start = time.monotonic()
-    try:
+    def read():
         for n, _ in enumerate(teeoracle.Demo(BIG_DEMO).snapshots()):
             if n == 200:
                 break
-    finally:
-        elapsed = time.monotonic() - start
-        stop.set()
-        t.join()
+
+    _, ticks, elapsed = turns_beside(read)
     assert ticks >= 3, (ticks, elapsed)
 
 

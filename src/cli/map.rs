@@ -11,6 +11,7 @@ use teeoracle::bytes::key_values;
 use teeoracle::check::{self, Options, Severity, Source, Totals, Verdict};
 use teeoracle::input::default_max_decompressed;
 use teeoracle::map::info::{Dump, LayerTiles, Summary};
+use teeoracle::map::lint::Lint;
 use teeoracle::map::tiles::Tiles;
 use teeoracle::map::{Datafile, Map, MapBytes};
 use teeoracle::simulation::coverage::{MapFeature, map_features};
@@ -69,6 +70,33 @@ pub enum MapCommand {
         #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
         max_decompressed: Option<u64>,
     },
+    /// What DDNet loads without a word but cannot work (a teleporter
+    /// numbered 0, an entrance with no exit, a speedup with no force, a
+    /// layer naming a missing image, ...), each with its layer, tiles and
+    /// the DDNet source of its rule (docs/map-lint.md). Warnings and
+    /// notes; a map DDNet refuses fails (`map check` says why).
+    Lint {
+        /// The map, or a demo (its embedded map is linted); `-`: standard
+        /// input.
+        file: PathBuf,
+        /// `text` for people, `json` for programs.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+        /// Fail (exit 1) on a warning.
+        #[arg(long)]
+        deny_warnings: bool,
+        /// Also write `map render`'s picture with each linted tile
+        /// outlined (black: a warning, lime: a note).
+        #[arg(long, value_name = "OUT.png")]
+        png: Option<PathBuf>,
+        /// Pixels a tile takes each way in the picture (1 to 16).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=16))]
+        scale: u32,
+        /// The most bytes a data block may inflate to (default: 64 times
+        /// the file's size, at least 64 MiB); K, M, G suffixes.
+        #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
+        max_decompressed: Option<u64>,
+    },
     /// A picture of the game layer (with the front, tele and speedup
     /// layers over it), a block of pixels per tile, as PNG; the colours
     /// are in docs/commands.md.
@@ -108,6 +136,21 @@ pub fn run(cmd: MapCommand) -> Result<(), Failure> {
             deny_warnings,
             max_decompressed,
         } => map_check(&file, format, deny_warnings, max_decompressed),
+        MapCommand::Lint {
+            file,
+            format,
+            deny_warnings,
+            png,
+            scale,
+            max_decompressed,
+        } => lint(
+            &file,
+            format,
+            deny_warnings,
+            png.as_deref(),
+            scale,
+            max_decompressed,
+        ),
         MapCommand::Render {
             file,
             output,
@@ -610,5 +653,130 @@ fn render(path: &Path, output: &Path, scale: u32, max: Option<u64>) -> Result<()
         png.len()
     )?;
     out.flush()?;
+    Ok(())
+}
+
+/// `map lint --format json`.
+#[derive(Serialize)]
+struct LintDoc<'a> {
+    file: String,
+    /// The demo's byte where the embedded map starts; absent for a map.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedded_at: Option<usize>,
+    /// True if DDNet refuses the map (then nothing is linted: `map
+    /// check` says why).
+    refused: bool,
+    warnings: usize,
+    notes: usize,
+    lints: &'a [Lint],
+}
+
+fn lint(
+    path: &Path,
+    format: ReportFormat,
+    deny_warnings: bool,
+    png: Option<&Path>,
+    scale: u32,
+    max: Option<u64>,
+) -> Result<(), Failure> {
+    let loaded = Loaded::read(path)?;
+    let datafile = loaded.decode(path)?;
+    let map = Map::new(&datafile);
+    let cap = loaded.cap(max);
+    let refused = verdict(path, &loaded, cap).status == check::Status::Fail;
+    let lints = match refused {
+        true => Vec::new(),
+        false => teeoracle::map::lint::lint(&datafile, &map, cap),
+    };
+    let count = |s: Severity| lints.iter().filter(|l| l.severity == s).count();
+    let (warnings, notes) = (count(Severity::Warn), count(Severity::Note));
+    let mut wrote = None;
+    if let Some(output) = png.filter(|_| !refused) {
+        let mut picture = teeoracle::map::render::render(&datafile, &map, cap, scale)
+            .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+        for l in &lints {
+            let rgb = match l.severity {
+                Severity::Note => teeoracle::map::render::MARK_NOTE,
+                _ => teeoracle::map::render::MARK_WARN,
+            };
+            for t in &l.tiles {
+                picture.mark(t.x, t.y, scale, rgb);
+            }
+        }
+        let bytes = picture
+            .png()
+            .map_err(|e| Failure::bad(format!("{}: {e}", shown(output))))?;
+        std::fs::write(output, &bytes)
+            .map_err(|e| Failure::bad(format!("{}: {e}", shown(output))))?;
+        let marked: usize = lints.iter().map(|l| l.tiles.len()).sum();
+        wrote = Some(format!(
+            "wrote {} ({}x{} pixels, {marked} tile(s) outlined)",
+            shown(output),
+            picture.width,
+            picture.height
+        ));
+    }
+    let mut out = stdout();
+    match format {
+        ReportFormat::Json => write_json_doc(
+            &mut out,
+            "map_lint",
+            &LintDoc {
+                file: shown(path),
+                embedded_at: loaded.embedded_at(),
+                refused,
+                warnings,
+                notes,
+                lints: &lints,
+            },
+        )?,
+        ReportFormat::Text => {
+            writeln!(out, "{}{}", shown(path), loaded.origin())?;
+            if refused {
+                writeln!(
+                    out,
+                    "DDNet refuses this map: `teeoracle map check` says why"
+                )?;
+            }
+            for l in &lints {
+                let place = match (l.tiles.first(), &l.layer, l.item) {
+                    (Some(t), Some(layer), _) => format!("layer {layer} at ({}, {})", t.x, t.y),
+                    (None, Some(layer), _) => format!("layer {layer}"),
+                    (_, None, Some(item)) => format!("item {item}"),
+                    _ => String::new(),
+                };
+                writeln!(
+                    out,
+                    "{:<5} {:<22} {place}: {}",
+                    match l.severity {
+                        Severity::Note => "note",
+                        _ => "warn",
+                    },
+                    l.rule,
+                    l.message
+                )?;
+            }
+            writeln!(
+                out,
+                "{warnings} warning(s), {notes} note(s); the rules: docs/map-lint.md"
+            )?;
+            if let Some(wrote) = wrote {
+                writeln!(out, "{wrote}")?;
+            }
+        }
+    }
+    out.flush()?;
+    if refused {
+        return Err(Failure::reported(format!(
+            "{}: DDNet refuses the map",
+            shown(path)
+        )));
+    }
+    if deny_warnings && warnings > 0 {
+        return Err(Failure::reported(format!(
+            "{}: {warnings} warning(s)",
+            shown(path)
+        )));
+    }
     Ok(())
 }

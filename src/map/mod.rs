@@ -38,6 +38,8 @@ pub mod grid;
 #[cfg(feature = "zlib")]
 pub mod info;
 pub mod items;
+#[cfg(feature = "zlib")]
+pub mod lint;
 pub mod quads;
 #[cfg(feature = "render")]
 pub mod render;

@@ -270,7 +270,38 @@ pub fn render(
     })
 }
 
+/// The outline [`Picture::mark`] draws around a tile a lint warns of
+/// (black: no tile class has it).
+pub const MARK_WARN: [u8; 3] = [0, 0, 0];
+/// The outline around a tile a lint notes (lime: no class has it).
+pub const MARK_NOTE: [u8; 3] = [160, 255, 0];
+
 impl Picture {
+    /// Outlines tile (`x`, `y`) of a picture drawn `scale` pixels a tile
+    /// in `rgb`: its border pixels (the whole tile below 3 pixels). A
+    /// tile outside the picture is left.
+    pub fn mark(&mut self, x: u32, y: u32, scale: u32, rgb: [u8; 3]) {
+        let scale = scale.max(1);
+        let (x0, y0) = (
+            u64::from(x) * u64::from(scale),
+            u64::from(y) * u64::from(scale),
+        );
+        if x0 >= u64::from(self.width) || y0 >= u64::from(self.height) {
+            return;
+        }
+        let last = u64::from(scale - 1);
+        for dy in 0..=last {
+            for dx in 0..=last {
+                let border = scale < 3 || dx == 0 || dy == 0 || dx == last || dy == last;
+                let (px, py) = (x0 + dx, y0 + dy);
+                if border && px < u64::from(self.width) && py < u64::from(self.height) {
+                    let at = ((py * u64::from(self.width) + px) * 3) as usize;
+                    self.rgb[at..at + 3].copy_from_slice(&rgb);
+                }
+            }
+        }
+    }
+
     /// The picture as a PNG file (8-bit RGB, no metadata: the same bytes
     /// for the same picture).
     pub fn png(&self) -> Result<Vec<u8>, String> {
@@ -360,5 +391,27 @@ mod tests {
         colors.sort();
         colors.dedup();
         assert_eq!(colors.len(), LEGEND.len());
+    }
+
+    #[test]
+    fn a_mark_outlines_its_tile_in_a_colour_no_tile_has() {
+        for (_, rgb, what) in LEGEND {
+            assert!(rgb != MARK_WARN && rgb != MARK_NOTE, "{what}");
+        }
+        let mut picture = Picture {
+            width: 8,
+            height: 4,
+            rgb: vec![255; 8 * 4 * 3],
+        };
+        picture.mark(1, 0, 4, MARK_WARN);
+        picture.mark(9, 9, 4, MARK_WARN);
+        let marked: Vec<(usize, usize)> = (0..4)
+            .flat_map(|y| (0..8).map(move |x| (x, y)))
+            .filter(|(x, y)| picture.rgb[(y * 8 + x) * 3..][..3] == MARK_WARN)
+            .collect();
+        // The border of the 4x4 block from x 4: 12 pixels, not its middle.
+        assert_eq!(marked.len(), 12);
+        assert!(marked.iter().all(|&(x, _)| (4..8).contains(&x)));
+        assert!(!marked.contains(&(5, 1)) && !marked.contains(&(6, 2)));
     }
 }

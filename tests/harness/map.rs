@@ -24,6 +24,7 @@ use teeoracle::report::Severity;
 
 pub const TESTS: &[Test] = tests![
     every_map_we_hold_round_trips_and_passes_ddnets_rules also DebianMaps also SharedCorpus,
+    every_installed_map_lints_as_reviewed needs DebianMaps,
 ];
 
 /// Every distinct map we hold, by a name saying where it is from:
@@ -192,4 +193,43 @@ fn every_map_we_hold_round_trips_and_passes_ddnets_rules() {
          at level 6 (flate2)",
         maps.len()
     );
+}
+
+/// `map lint` of every map Debian's `ddnet-data` and `teeworlds-data`
+/// install, and the corpus's own: `snapshots/map/lint_installed.snap`,
+/// reviewed (docs/map-lint.md says why each lint there is right).
+fn every_installed_map_lints_as_reviewed() {
+    let mut paths: Vec<PathBuf> = common::DEBIAN_MAPS
+        .iter()
+        .flat_map(|d| common::files_under(Path::new(d)))
+        .chain(common::files_under(&common::root().join("corpus/map")))
+        .filter(|p| p.extension().is_some_and(|e| e == "map"))
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "malformed"))
+        .collect();
+    paths.sort();
+    let mut text = String::new();
+    for path in paths {
+        let bytes = std::fs::read(&path).expect("a map");
+        let datafile = Datafile::decode(&bytes).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let lints = teeoracle::map::lint::lint(&datafile, &Map::new(&datafile), 1 << 30);
+        let name = path.strip_prefix(common::root()).unwrap_or(&path);
+        text += &format!("{}: {} lint(s)\n", name.display(), lints.len());
+        for l in lints {
+            let tiles: Vec<String> = l
+                .tiles
+                .iter()
+                .map(|t| format!("({}, {})", t.x, t.y))
+                .collect();
+            text += &format!(
+                "  {} {:?} {} x{} {}: {}\n",
+                l.rule,
+                l.severity,
+                l.layer.unwrap_or_default(),
+                l.count,
+                tiles.join(" "),
+                l.message
+            );
+        }
+    }
+    common::snapshot("map", "lint_installed", &text);
 }

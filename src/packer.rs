@@ -256,6 +256,18 @@ pub fn read_ints_into(bytes: &[u8], out: &mut Vec<i32>) -> Result<(), DecodeErro
     Ok(())
 }
 
+/// [`read_ints_into`]'s verdict, for a caller that only counts the ints
+/// (`demo stats` over messages): a last byte without the continuation bit
+/// ends whatever varint is open there (it ends one by that bit, or as a
+/// fifth byte), so no varint is cut and the ints are whole, unread.
+/// Otherwise the ints are read into `out`, for the error if there is one.
+pub fn check_ints(bytes: &[u8], out: &mut Vec<i32>) -> Result<(), DecodeError> {
+    match bytes.last() {
+        Some(&b) if b & 0x80 != 0 => read_ints_into(bytes, out),
+        _ => Ok(()),
+    }
+}
+
 /// How many of the first (at most 8) bytes are whole one-byte varints.
 #[inline]
 fn one_byte_run(bytes: &[u8]) -> usize {
@@ -554,6 +566,33 @@ mod tests {
         }
         qc().tests(5_000)
             .quickcheck(prop as fn(Vec<u8>) -> TestResult);
+    }
+
+    #[test]
+    fn prop_check_ints_is_read_ints_verdict() {
+        // Biased as below: cut forms need runs of continuation bits.
+        fn prop(bytes: Vec<u8>, mode: u8) -> bool {
+            let bytes: Vec<u8> = match mode % 3 {
+                0 => bytes,
+                1 => bytes.iter().map(|b| b | 0x80).collect(),
+                _ => bytes
+                    .iter()
+                    .map(|b| if b % 4 == 0 { b & 0x7F } else { b | 0x80 })
+                    .collect(),
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            check_ints(&bytes, &mut a) == read_ints_into(&bytes, &mut b)
+        }
+        qc().tests(5_000)
+            .quickcheck(prop as fn(Vec<u8>, u8) -> bool);
+        for bytes in [
+            &[0x80, 0x80, 0x80, 0x80, 0x80][..],
+            &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+            &[0xC0],
+            &[],
+        ] {
+            assert!(prop(bytes.to_vec(), 0), "{bytes:?}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ use teeoracle::archive::{
 use teeoracle::check::Severity;
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum ArchiveCommand {
     /// Pack teehistorian files (in session order, or linked by
     /// prev_game_uuid) into OUT (.tar.bz2, or .tar for no compression).
@@ -105,7 +106,8 @@ pub enum ArchiveCommand {
     },
 }
 
-/// How an archive is read.
+// How an archive is read. Not a doc comment: clap would show it as the about
+// of the (deferred) commands built with these arguments.
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct ReadArgs {
     /// The most bytes the archive may decompress to, and the largest

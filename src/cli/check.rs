@@ -43,7 +43,9 @@ pub struct CheckArgs {
     judging: Judging,
 }
 
-/// How files are judged, for `check` and `export` alike.
+// How files are judged, for `check` and `export` alike. Not a doc
+// comment: clap would show it as the about of the (deferred) commands
+// built with these arguments.
 #[derive(Args, Debug)]
 pub struct Judging {
     /// Folders of maps (and demos, whose embedded maps count) to simulate

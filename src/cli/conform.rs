@@ -16,6 +16,7 @@ use teeoracle::conform::{
 use teeoracle::generate::suite;
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum ConformCommand {
     /// Run the suite against an adapter; exit 1 if any case is a finding.
     Run {

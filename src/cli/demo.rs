@@ -16,6 +16,7 @@ use teeoracle::demo::{
 };
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum DemoCommand {
     /// One line per chunk: offset, tick markers, chunk kind, size, message.
     Dump {

@@ -7,7 +7,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use teeoracle::generate::{self, Generated, Kind, Mutant, Unit};
 
-/// `teeoracle gen`.
+// `teeoracle gen`. Not a doc comment: clap would show it as the about
+// of the (deferred) commands built with these arguments.
 #[derive(Args, Debug)]
 pub struct GenArgs {
     /// teehistorian, packet06, packet07, snapshot, delta_apply, demo or map.
@@ -27,7 +28,8 @@ pub struct GenArgs {
     output: PathBuf,
 }
 
-/// `teeoracle mutate`.
+// `teeoracle mutate`. Not a doc comment: clap would show it as the about
+// of the (deferred) commands built with these arguments.
 #[derive(Args, Debug)]
 pub struct MutateArgs {
     /// A real file to make malformed variants of.

@@ -18,6 +18,7 @@ use teeoracle::simulation::coverage::{MapFeature, map_features};
 use teeoracle::simulation::physics::collision::{Collision, MapError};
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum MapCommand {
     /// Version, sizes, item counts, info texts and settings, images,
     /// envelopes, groups and their layers, what the physics model does

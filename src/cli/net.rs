@@ -21,6 +21,7 @@ use teeoracle::packet::{
 use teeoracle::session::{self, Decoded, Direction, Session};
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum HuffmanCommand {
     /// Compress FILE (default: standard input) to standard output.
     Compress {
@@ -47,6 +48,7 @@ pub enum HuffmanFlavor {
 }
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum PacketCommand {
     /// Every field of each packet, its chunks and messages, and a
     /// byte-exact re-encode check of every layer.
@@ -106,6 +108,7 @@ pub enum TokenArg {
 }
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum PcapCommand {
     /// Decode every UDP datagram to or from the server port, with what
     /// the session replay finds.

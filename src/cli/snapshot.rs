@@ -11,6 +11,7 @@ use teeoracle::snapshot::items::SnapshotJson;
 use teeoracle::snapshot::{Delta, ItemSizes, Snapshot, apply, create};
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum SnapshotCommand {
     /// The items of a snapshot, typed, with CRC and size.
     Dump {
@@ -29,6 +30,7 @@ pub enum SnapshotCommand {
 }
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum DeltaCommand {
     /// DDNet's CreateDelta(FROM, TO), written as int32s.
     Create {

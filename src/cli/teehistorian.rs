@@ -19,6 +19,7 @@ use teeoracle::teehistorian::{
 };
 
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum TeehistorianCommand {
     /// One record per message: offset, tick, kind and fields.
     Dump {

@@ -8,7 +8,7 @@
 
 use crate::codec::{Codec, DecodeError, ErrorKind, PayloadKind, Reader};
 use crate::huffman::{self, Flavor, HuffmanInfo};
-use crate::packer::{read_ints_into, write_ints};
+use crate::packer::{check_ints, read_ints_into, write_ints};
 use serde::Serialize;
 
 /// Ticks at or above this are invalid (`MAX_TICK`).
@@ -174,9 +174,32 @@ pub(crate) fn unpack(
     tick: Option<i32>,
     s: &mut Scratch,
 ) -> Result<HuffmanInfo, DecodeError> {
+    decode(raw, at, tick, s, read_ints_into)
+}
+
+/// [`unpack`]'s verdict on a payload that is only counted: decompressed,
+/// its varints checked whole ([`check_ints`]) but not read where their
+/// last byte shows it, so `s.ints` holds nothing of it.
+pub(crate) fn check(
+    raw: &[u8],
+    at: u64,
+    tick: Option<i32>,
+    s: &mut Scratch,
+) -> Result<HuffmanInfo, DecodeError> {
+    decode(raw, at, tick, s, check_ints)
+}
+
+/// [`unpack`] and [`check`], by what they do with the varints.
+fn decode(
+    raw: &[u8],
+    at: u64,
+    tick: Option<i32>,
+    s: &mut Scratch,
+    ints: impl FnOnce(&[u8], &mut Vec<i32>) -> Result<(), DecodeError>,
+) -> Result<HuffmanInfo, DecodeError> {
     s.varints.clear();
     let unpacked = huffman::decompress(raw, &mut s.varints, MAX_PAYLOAD, at).and_then(|info| {
-        read_ints_into(&s.varints, &mut s.ints)
+        ints(&s.varints, &mut s.ints)
             .map(|()| info)
             .map_err(|e| e.inside(at, PayloadKind::Decompressed))
     });

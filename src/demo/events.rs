@@ -6,7 +6,7 @@
 //! nothing kept: constant memory, the fast path), and
 //! [`Demo::replay_snapshots`] walks an already decoded [`Demo`].
 
-use super::chunk::{Frame, Scratch, read_frame, unpack};
+use super::chunk::{Frame, Scratch, check, read_frame, unpack};
 use super::{Chunk, ChunkContext, ChunkKind, Demo, Header, MapSha256, Payload, Prefix, Timeline};
 use crate::codec::{DecodeError, Mode, Reader};
 use crate::snapshot::replay::{
@@ -217,6 +217,9 @@ pub struct Events<'a> {
     first_tick: Option<i32>,
     scratch: Scratch,
     player: Player,
+    /// False while [`Events::replay`] only counts messages: each is
+    /// checked to decode as it is read ([`check`]), its event has no ints.
+    message_ints: bool,
 }
 
 impl<'a> Events<'a> {
@@ -240,6 +243,7 @@ impl<'a> Events<'a> {
             first_tick: None,
             scratch: Scratch::default(),
             player,
+            message_ints: true,
         })
     }
 
@@ -322,6 +326,13 @@ impl<'a> Events<'a> {
                 self.first_tick.get_or_insert(tick);
                 Step::Tick { tick, keyframe }
             }
+            Frame::Data { kind, raw, at, .. } if !kind.is_snapshot() && !self.message_ints => {
+                let checked = check(raw, at, self.ctx.tick, &mut self.scratch);
+                Step::Data {
+                    kind,
+                    ints: checked.map(|_| &[][..]),
+                }
+            }
             Frame::Data { kind, raw, at, .. } => {
                 let unpacked = unpack(raw, at, self.ctx.tick, &mut self.scratch);
                 Step::Data {
@@ -354,9 +365,12 @@ impl<'a> Events<'a> {
     /// damaged chunk, if there is one ([`Events::error`]).
     pub fn replay(&mut self) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
+        // Messages are counted, so only checked.
+        self.message_ints = false;
         while let Ok(Some(e)) = self.next() {
             summary.count(&e);
         }
+        self.message_ints = true;
         summary.finish(&self.player);
         summary
     }

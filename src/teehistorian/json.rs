@@ -6,6 +6,7 @@ use super::{End, Header, HeaderInfo, Message, Record};
 use crate::codec::DecodeError;
 use crate::packet::{self, Version};
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// The `header` line.
 #[derive(Serialize)]
@@ -73,96 +74,253 @@ impl<'r, 'a> RecordLine<'r, 'a> {
 impl RecordLine<'_, '_> {
     /// Writes the line of `rec` and its newline straight to `out`, byte for
     /// byte as serde_json writes [`RecordLine::new`]'s, if `rec` is one of
-    /// the records most of a dump is made of (canonical player and input
-    /// records, joins, tick skips, FINISH): serde's flattened map costs
-    /// about 5 times more. Returns `false`, having written nothing, for
-    /// any other record. `tests.rs` checks the two agree for every kind.
-    pub fn write_common(rec: &Record<'_>, out: &mut impl std::io::Write) -> std::io::Result<bool> {
-        if rec.noncanonical {
-            return Ok(false);
+    /// the records most of a dump is made of (see [`JsonlWriter::common`]).
+    /// Returns `false`, having written nothing, for any other record.
+    pub fn write_common(rec: &Record<'_>, out: &mut impl Write) -> io::Result<bool> {
+        let mut line = [0; MAX_LINE];
+        match common_line(rec, &mut line) {
+            Some(len) => out.write_all(&line[..len]).map(|()| true),
+            None => Ok(false),
         }
-        let mut line = Line::default();
-        line.text(b"{\"offset\":");
-        line.int(rec.offset);
-        line.text(b",\"tick\":");
-        line.int(rec.tick);
-        line.text(b",\"kind\":\"");
-        line.text(rec.msg.kind_name().as_bytes());
-        line.text(b"\"");
-        let (cid, ints): (Option<i32>, &[(&[u8], i32)]) = match &rec.msg {
-            Message::PlayerDiff { cid, dx, dy } => (Some(*cid), &[(b"dx", *dx), (b"dy", *dy)]),
-            Message::PlayerNew { cid, x, y } => (Some(*cid), &[(b"x", *x), (b"y", *y)]),
-            Message::PlayerOld { cid } | Message::Join { cid } => (Some(*cid), &[]),
-            Message::TickSkip { dt } => (None, &[(b"dt", *dt)]),
-            Message::Finish => (None, &[]),
-            Message::InputDiff { cid, dinput: input } | Message::InputNew { cid, input } => {
-                let name: &[u8] = match rec.msg {
-                    Message::InputDiff { .. } => b"dinput",
-                    _ => b"input",
-                };
-                line.text(b",\"cid\":");
-                line.int(*cid);
-                line.text(b",\"");
-                line.text(name);
-                line.text(b"\":[");
-                for (i, v) in input.iter().enumerate() {
-                    if i > 0 {
-                        line.text(b",");
-                    }
-                    line.int(*v);
-                }
-                line.text(b"]}\n");
-                out.write_all(line.bytes())?;
-                return Ok(true);
-            }
-            _ => return Ok(false),
-        };
-        if let Some(cid) = cid {
-            line.text(b",\"cid\":");
-            line.int(cid);
-        }
-        for &(name, v) in ints {
-            line.text(b",\"");
-            line.text(name);
-            line.text(b"\":");
-            line.int(v);
-        }
-        line.text(b"}\n");
-        out.write_all(line.bytes())?;
-        Ok(true)
     }
 }
 
-/// A JSON line of one of the common records, built on the stack: its
-/// longest (INPUT_NEW with every int at its widest) is 218 bytes.
-struct Line {
-    buf: [u8; 256],
+/// The longest line [`common_line`] writes, with room to spare: INPUT_NEW
+/// with every int at its widest is 218 bytes.
+const MAX_LINE: usize = 256;
+
+/// A buffered writer of JSON lines that writes the common records' lines
+/// itself ([`JsonlWriter::common`]) and everything else as any writer
+/// (serde's lines, through [`Write`]). It flushes what it holds when
+/// dropped, as a `BufWriter` does.
+pub struct JsonlWriter<W: Write> {
+    out: W,
+    /// `CAPACITY` bytes of lines, then room for one more.
+    buf: Box<[u8]>,
+    /// The bytes of `buf` written; at most `CAPACITY` between calls.
     len: usize,
 }
 
-impl Default for Line {
-    fn default() -> Self {
-        Line {
-            buf: [0; 256],
+impl<W: Write> JsonlWriter<W> {
+    /// What is handed to `out` at once: large enough that a write costs
+    /// little per line, small enough to stay in the L2 cache.
+    const CAPACITY: usize = 1 << 17;
+
+    /// A writer to `out`.
+    pub fn new(out: W) -> Self {
+        JsonlWriter {
+            out,
+            buf: vec![0; Self::CAPACITY + MAX_LINE].into_boxed_slice(),
             len: 0,
         }
     }
+
+    /// Writes the line of `rec` and its newline, byte for byte as
+    /// serde_json writes [`RecordLine::new`]'s, if `rec` is one of the
+    /// records most of a dump is made of (canonical player and input
+    /// records, joins, tick skips, FINISH): serde's flattened map costs
+    /// many times more. Returns `false`, having written nothing, for any
+    /// other record. `tests.rs` checks the two agree for every kind.
+    #[inline(always)]
+    pub fn common(&mut self, rec: &Record<'_>) -> io::Result<bool> {
+        let Some(line) = self.buf[self.len..].first_chunk_mut() else {
+            return Ok(false); // Never: `len` stays within `CAPACITY`.
+        };
+        let Some(len) = common_line(rec, line) else {
+            return Ok(false);
+        };
+        self.len += len;
+        if self.len > Self::CAPACITY {
+            self.flush_buf()?;
+        }
+        Ok(true)
+    }
+
+    /// Hands the lines held to `out`.
+    #[cold]
+    fn flush_buf(&mut self) -> io::Result<()> {
+        let held = std::mem::take(&mut self.len);
+        self.out.write_all(&self.buf[..held])
+    }
 }
 
-impl Line {
-    #[inline]
-    fn text(&mut self, bytes: &[u8]) {
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+impl<W: Write> Write for JsonlWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.len + data.len() > Self::CAPACITY {
+            self.flush_buf()?;
+            if data.len() > Self::CAPACITY {
+                return self.out.write(data);
+            }
+        }
+        self.buf[self.len..self.len + data.len()].copy_from_slice(data);
+        self.len += data.len();
+        Ok(data.len())
     }
 
-    #[inline]
-    fn int(&mut self, v: impl itoa::Integer) {
-        self.text(itoa::Buffer::new().format(v).as_bytes());
+    fn flush(&mut self) -> io::Result<()> {
+        self.flush_buf()?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Drop for JsonlWriter<W> {
+    fn drop(&mut self) {
+        let _ = self.flush_buf();
+    }
+}
+
+/// Writes the line of `rec` (see [`JsonlWriter::common`]) at the start of
+/// `line` and returns its length, or `None` for a record left to serde.
+/// Every piece is copied with a length known when compiling, so none
+/// calls `memcpy`.
+#[inline(always)]
+fn common_line(rec: &Record<'_>, line: &mut [u8; MAX_LINE]) -> Option<usize> {
+    if rec.noncanonical {
+        return None;
+    }
+    let mut l = Line { buf: line, len: 0 };
+    l.text(b"{\"offset\":");
+    match u32::try_from(rec.offset) {
+        Ok(offset) => l.uint(offset),
+        Err(_) => l.wide(rec.offset),
+    }
+    l.text(b",\"tick\":");
+    l.int(rec.tick);
+    match &rec.msg {
+        Message::PlayerDiff { cid, dx, dy } => {
+            l.text(b",\"kind\":\"player_diff\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"dx\":");
+            l.int(*dx);
+            l.text(b",\"dy\":");
+            l.int(*dy);
+        }
+        Message::InputDiff { cid, dinput } => {
+            l.text(b",\"kind\":\"input_diff\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"dinput\":[");
+            l.ints(dinput);
+        }
+        Message::InputNew { cid, input } => {
+            l.text(b",\"kind\":\"input_new\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"input\":[");
+            l.ints(input);
+        }
+        Message::PlayerNew { cid, x, y } => {
+            l.text(b",\"kind\":\"player_new\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"x\":");
+            l.int(*x);
+            l.text(b",\"y\":");
+            l.int(*y);
+        }
+        Message::PlayerOld { cid } => {
+            l.text(b",\"kind\":\"player_old\",\"cid\":");
+            l.int(*cid);
+        }
+        Message::Join { cid } => {
+            l.text(b",\"kind\":\"join\",\"cid\":");
+            l.int(*cid);
+        }
+        Message::TickSkip { dt } => {
+            l.text(b",\"kind\":\"tick_skip\",\"dt\":");
+            l.int(*dt);
+        }
+        Message::Finish => l.text(b",\"kind\":\"finish\""),
+        _ => return None,
+    }
+    l.text(b"}\n");
+    Some(l.len)
+}
+
+/// A line being written into a buffer that can hold any common record's.
+struct Line<'b> {
+    buf: &'b mut [u8; MAX_LINE],
+    len: usize,
+}
+
+/// "00" to "99", for writing two digits at once.
+const PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+impl Line<'_> {
+    /// Text whose length is known when compiling (a copy of a few moves).
+    #[inline(always)]
+    fn text<const N: usize>(&mut self, bytes: &[u8; N]) {
+        self.buf[self.len..self.len + N].copy_from_slice(bytes);
+        self.len += N;
     }
 
-    fn bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+    #[inline(always)]
+    fn int(&mut self, v: i32) {
+        if v < 0 {
+            self.buf[self.len] = b'-';
+            self.len += 1;
+        }
+        self.uint(v.unsigned_abs());
+    }
+
+    /// `v`'s digits, written from the last: the small values of most
+    /// records in a test or two, the rest two digits at a time.
+    #[inline(always)]
+    fn uint(&mut self, v: u32) {
+        if v < 10 {
+            self.buf[self.len] = b'0' + v as u8;
+            self.len += 1;
+        } else if v < 100 {
+            self.pair(self.len, v);
+            self.len += 2;
+        } else {
+            self.digits(v);
+        }
+    }
+
+    /// Three digits or more.
+    fn digits(&mut self, mut v: u32) {
+        let end = self.len + v.ilog10() as usize + 1;
+        let mut at = end;
+        while v >= 100 {
+            at -= 2;
+            self.pair(at, v % 100);
+            v /= 100;
+        }
+        if v >= 10 {
+            self.pair(at - 2, v);
+        } else {
+            self.buf[at - 1] = b'0' + v as u8;
+        }
+        self.len = end;
+    }
+
+    /// The two digits of `v` (< 100) at `at`.
+    #[inline(always)]
+    fn pair(&mut self, at: usize, v: u32) {
+        let v = v as usize * 2;
+        self.buf[at..at + 2].copy_from_slice(&PAIRS[v..v + 2]);
+    }
+
+    /// An offset past 4 GiB (a rare file).
+    #[cold]
+    fn wide(&mut self, v: u64) {
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(v).as_bytes();
+        self.buf[self.len..self.len + digits.len()].copy_from_slice(digits);
+        self.len += digits.len();
+    }
+
+    /// The ints of an input and the list's `]`.
+    #[inline(always)]
+    fn ints(&mut self, vs: &[i32; 10]) {
+        for &v in vs {
+            self.int(v);
+            self.text(b",");
+        }
+        self.buf[self.len - 1] = b']';
     }
 }
 

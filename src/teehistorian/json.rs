@@ -78,7 +78,7 @@ impl RecordLine<'_, '_> {
     /// Returns `false`, having written nothing, for any other record.
     pub fn write_common(rec: &Record<'_>, out: &mut impl Write) -> io::Result<bool> {
         let mut line = [0; MAX_LINE];
-        match common_line(rec, &mut line) {
+        match common_line(rec, &Digits::of_int(rec.tick), &mut line) {
             Some(len) => out.write_all(&line[..len]).map(|()| true),
             None => Ok(false),
         }
@@ -99,6 +99,9 @@ pub struct JsonlWriter<W: Write> {
     buf: Box<[u8]>,
     /// The bytes of `buf` written; at most `CAPACITY` between calls.
     len: usize,
+    /// The last common record's tick and its text: most records share
+    /// their tick with the one before.
+    tick: (i32, Digits),
 }
 
 impl<W: Write> JsonlWriter<W> {
@@ -112,6 +115,7 @@ impl<W: Write> JsonlWriter<W> {
             out,
             buf: vec![0; Self::CAPACITY + MAX_LINE].into_boxed_slice(),
             len: 0,
+            tick: (0, Digits::of(0)),
         }
     }
 
@@ -126,7 +130,10 @@ impl<W: Write> JsonlWriter<W> {
         let Some(line) = self.buf[self.len..].first_chunk_mut() else {
             return Ok(false); // Never: `len` stays within `CAPACITY`.
         };
-        let Some(len) = common_line(rec, line) else {
+        if rec.tick != self.tick.0 {
+            self.tick = (rec.tick, Digits::of_int(rec.tick));
+        }
+        let Some(len) = common_line(rec, &self.tick.1, line) else {
             return Ok(false);
         };
         self.len += len;
@@ -169,12 +176,12 @@ impl<W: Write> Drop for JsonlWriter<W> {
     }
 }
 
-/// Writes the line of `rec` (see [`JsonlWriter::common`]) at the start of
-/// `line` and returns its length, or `None` for a record left to serde.
+/// Writes the line of `rec` (see [`JsonlWriter::common`]), whose tick's
+/// text is `tick`, at the start of `line` and returns its length, or `None` for a record left to serde.
 /// Every piece is copied with a length known when compiling, so none
 /// calls `memcpy`.
 #[inline(always)]
-fn common_line(rec: &Record<'_>, line: &mut [u8; MAX_LINE]) -> Option<usize> {
+fn common_line(rec: &Record<'_>, tick: &Digits, line: &mut [u8; MAX_LINE]) -> Option<usize> {
     if rec.noncanonical {
         return None;
     }
@@ -185,7 +192,7 @@ fn common_line(rec: &Record<'_>, line: &mut [u8; MAX_LINE]) -> Option<usize> {
         Err(_) => l.wide(rec.offset),
     }
     l.text(b",\"tick\":");
-    l.int(rec.tick);
+    l.text_of(tick);
     match &rec.msg {
         Message::PlayerDiff { cid, dx, dy } => {
             l.text(b",\"kind\":\"player_diff\",\"cid\":");
@@ -232,6 +239,64 @@ fn common_line(rec: &Record<'_>, line: &mut [u8; MAX_LINE]) -> Option<usize> {
     }
     l.text(b"}\n");
     Some(l.len)
+}
+
+/// The two digits of `v` (< 100) in `to`.
+#[inline(always)]
+fn pair(to: &mut [u8], v: u32) {
+    let v = v as usize * 2;
+    to.copy_from_slice(&PAIRS[v..v + 2]);
+}
+
+/// An int's text, sign and digits, with room to copy 16 bytes from its
+/// start: whatever the length, the copy is of a length known when
+/// compiling.
+#[derive(Clone, Copy)]
+struct Digits {
+    /// The text at `at`, followed by at least 16 - `len` bytes.
+    buf: [u8; 28],
+    at: usize,
+    len: usize,
+}
+
+impl Digits {
+    /// `v`'s digits: the ten of any u32, leading zeros and all, in a few
+    /// multiplications that do not wait on each other (no loop whose
+    /// count a branch must guess), then where the first that counts is.
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        let mut buf = [0; 28];
+        let (top, rest) = (v / 100_000_000, v % 100_000_000);
+        let (high, low) = (rest / 10_000, rest % 10_000);
+        pair(&mut buf[2..4], top);
+        pair(&mut buf[4..6], high / 100);
+        pair(&mut buf[6..8], high % 100);
+        pair(&mut buf[8..10], low / 100);
+        pair(&mut buf[10..12], low % 100);
+        let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
+        Digits {
+            buf,
+            at: 12 - len,
+            len,
+        }
+    }
+
+    /// `v`'s text, `-` and all.
+    fn of_int(v: i32) -> Self {
+        let mut d = Digits::of(v.unsigned_abs());
+        if v < 0 {
+            d.at -= 1;
+            d.len += 1;
+            d.buf[d.at] = b'-';
+        }
+        d
+    }
+
+    /// The text and the bytes after it, 16 in all.
+    #[inline(always)]
+    fn bytes(&self) -> &[u8; 16] {
+        self.buf[self.at..].first_chunk().unwrap_or(&[0; 16])
+    }
 }
 
 /// A line being written into a buffer that can hold any common record's.
@@ -281,27 +346,21 @@ impl Line<'_> {
     }
 
     /// Three digits or more.
-    fn digits(&mut self, mut v: u32) {
-        let end = self.len + v.ilog10() as usize + 1;
-        let mut at = end;
-        while v >= 100 {
-            at -= 2;
-            self.pair(at, v % 100);
-            v /= 100;
-        }
-        if v >= 10 {
-            self.pair(at - 2, v);
-        } else {
-            self.buf[at - 1] = b'0' + v as u8;
-        }
-        self.len = end;
+    fn digits(&mut self, v: u32) {
+        self.text_of(&Digits::of(v));
     }
 
     /// The two digits of `v` (< 100) at `at`.
     #[inline(always)]
     fn pair(&mut self, at: usize, v: u32) {
-        let v = v as usize * 2;
-        self.buf[at..at + 2].copy_from_slice(&PAIRS[v..v + 2]);
+        pair(&mut self.buf[at..at + 2], v);
+    }
+
+    /// Text of up to 16 bytes held in a [`Digits`].
+    #[inline(always)]
+    fn text_of(&mut self, d: &Digits) {
+        self.buf[self.len..self.len + 16].copy_from_slice(d.bytes());
+        self.len += d.len;
     }
 
     /// An offset past 4 GiB (a rare file).

@@ -241,61 +241,48 @@ fn common_line(rec: &Record<'_>, tick: &Digits, line: &mut [u8; MAX_LINE]) -> Op
     Some(l.len)
 }
 
-/// The two digits of `v` (< 100) in `to`.
-#[inline(always)]
-fn pair(to: &mut [u8], v: u32) {
-    let v = v as usize * 2;
-    to.copy_from_slice(&PAIRS[v..v + 2]);
-}
-
-/// An int's text, sign and digits, with room to copy 16 bytes from its
-/// start: whatever the length, the copy is of a length known when
-/// compiling.
+/// An int's text, sign and digits, in 16 bytes: whatever its length,
+/// it is copied with a length known when compiling.
 #[derive(Clone, Copy)]
 struct Digits {
-    /// The text at `at`, followed by at least 16 - `len` bytes.
-    buf: [u8; 28],
-    at: usize,
+    /// The text, then zeros.
+    text: [u8; 16],
     len: usize,
 }
 
 impl Digits {
     /// `v`'s digits: the ten of any u32, leading zeros and all, in a few
     /// multiplications that do not wait on each other (no loop whose
-    /// count a branch must guess), then where the first that counts is.
+    /// count a branch must guess), put together in a register (bytes
+    /// stored one by one and read back as one would stall the read),
+    /// then shifted past the zeros that do not count.
     #[inline(always)]
     fn of(v: u32) -> Self {
-        let mut buf = [0; 28];
+        let pair = |v: u32| u128::from(PAIRS[v as usize % 100]);
         let (top, rest) = (v / 100_000_000, v % 100_000_000);
         let (high, low) = (rest / 10_000, rest % 10_000);
-        pair(&mut buf[2..4], top);
-        pair(&mut buf[4..6], high / 100);
-        pair(&mut buf[6..8], high % 100);
-        pair(&mut buf[8..10], low / 100);
-        pair(&mut buf[10..12], low % 100);
+        let ten = pair(top)
+            | pair(high / 100) << 16
+            | pair(high % 100) << 32
+            | pair(low / 100) << 48
+            | pair(low % 100) << 64;
         let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
         Digits {
-            buf,
-            at: 12 - len,
+            text: (ten >> (8 * (10 - len))).to_le_bytes(),
             len,
         }
     }
 
     /// `v`'s text, `-` and all.
     fn of_int(v: i32) -> Self {
-        let mut d = Digits::of(v.unsigned_abs());
-        if v < 0 {
-            d.at -= 1;
-            d.len += 1;
-            d.buf[d.at] = b'-';
+        let d = Digits::of(v.unsigned_abs());
+        match v < 0 {
+            true => Digits {
+                text: (u128::from_le_bytes(d.text) << 8 | u128::from(b'-')).to_le_bytes(),
+                len: d.len + 1,
+            },
+            false => d,
         }
-        d
-    }
-
-    /// The text and the bytes after it, 16 in all.
-    #[inline(always)]
-    fn bytes(&self) -> &[u8; 16] {
-        self.buf[self.at..].first_chunk().unwrap_or(&[0; 16])
     }
 }
 
@@ -305,13 +292,16 @@ struct Line<'b> {
     len: usize,
 }
 
-/// "00" to "99", for writing two digits at once.
-const PAIRS: &[u8; 200] = b"\
-    0001020304050607080910111213141516171819\
-    2021222324252627282930313233343536373839\
-    4041424344454647484950515253545556575859\
-    6061626364656667686970717273747576777879\
-    8081828384858687888990919293949596979899";
+/// "00" to "99" as little-endian u16s, for writing two digits at once.
+const PAIRS: [u16; 100] = {
+    let mut pairs = [0; 100];
+    let mut i = 0;
+    while i < 100 {
+        pairs[i] = u16::from_le_bytes([b'0' + (i / 10) as u8, b'0' + (i % 10) as u8]);
+        i += 1;
+    }
+    pairs
+};
 
 impl Line<'_> {
     /// Text whose length is known when compiling (a copy of a few moves).
@@ -330,8 +320,8 @@ impl Line<'_> {
         self.uint(v.unsigned_abs());
     }
 
-    /// `v`'s digits, written from the last: the small values of most
-    /// records in a test or two, the rest two digits at a time.
+    /// `v`'s digits: the small values of most records in a test or two,
+    /// the rest as [`Digits`].
     #[inline(always)]
     fn uint(&mut self, v: u32) {
         if v < 10 {
@@ -353,13 +343,13 @@ impl Line<'_> {
     /// The two digits of `v` (< 100) at `at`.
     #[inline(always)]
     fn pair(&mut self, at: usize, v: u32) {
-        pair(&mut self.buf[at..at + 2], v);
+        self.buf[at..at + 2].copy_from_slice(&PAIRS[v as usize % 100].to_le_bytes());
     }
 
     /// Text of up to 16 bytes held in a [`Digits`].
     #[inline(always)]
     fn text_of(&mut self, d: &Digits) {
-        self.buf[self.len..self.len + 16].copy_from_slice(d.bytes());
+        self.buf[self.len..self.len + 16].copy_from_slice(&d.text);
         self.len += d.len;
     }
 

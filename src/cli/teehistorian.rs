@@ -15,7 +15,8 @@ use teeoracle::bytes::key_values;
 use teeoracle::codec::{Codec, DecodeError, Mode, first_difference};
 use teeoracle::teehistorian::scan::{Scan, Verify};
 use teeoracle::teehistorian::{
-    End, Header, HeaderInfo, ReadError, Replay, ReplayConfig, StreamReader, WorldAtError, json,
+    End, Header, HeaderInfo, ReadError, Record, Replay, ReplayConfig, StreamReader, WorldAtError,
+    json,
 };
 
 #[derive(Subcommand, Debug)]
@@ -527,65 +528,77 @@ pub fn log(path: &Path, format: StreamFormat) -> Result<(), Failure> {
 
 pub fn dump(path: &Path, format: StreamFormat) -> Result<(), Failure> {
     let (header, mut reader) = open_teehistorian(path, Mode::Lenient)?;
-    let mut out = stdout();
-    let json_len = header.json.len();
-    match format {
+    let error = match format {
         StreamFormat::Text => {
+            let mut out = stdout();
             let i = &header.info;
-            writeln!(out, "# header: {json_len} bytes of JSON at byte 16")?;
+            writeln!(
+                out,
+                "# header: {} bytes of JSON at byte 16",
+                header.json.len()
+            )?;
             writeln!(out, "#{}", key_values(&HeaderSummary::of(i), &[]))?;
             writeln!(out, "# offset      tick kind fields")?;
+            let (_, error) = write_records(path, &mut reader, |rec| {
+                rec.write_text(&mut out)?;
+                match json::client_message(rec) {
+                    Some(Ok(m)) => write!(out, " -> {m}")?,
+                    Some(Err(e)) => write!(out, " -> unreadable message: {e}")?,
+                    None => {}
+                }
+                Ok(out.write_all(b"\n")?)
+            })?;
+            match &error {
+                None => writeln!(out, "# end: {}", end_note(reader.end()))?,
+                Some(e) => writeln!(out, "# stopped: {e}")?,
+            }
+            out.flush()?;
+            error
         }
         StreamFormat::Jsonl => {
+            // Its own buffer: the common records' lines are written there.
+            let mut out = json::JsonlWriter::new(io::stdout().lock());
             write_stream_start(&mut out, "teehistorian dump", &shown(path))?;
             write_json_line(&mut out, &json::HeaderLine::new(&header))?;
+            let (records, error) = write_records(path, &mut reader, |rec| match out.common(rec) {
+                Ok(true) => Ok(()),
+                Ok(false) => write_json_line(&mut out, &json::RecordLine::new(rec)),
+                Err(e) => Err(e.into()),
+            })?;
+            let end = json::EndLine::new(records, reader.end(), error.as_ref());
+            write_json_line(&mut out, &end)?;
+            out.flush()?;
+            error
         }
+    };
+    match error {
+        Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
+        None => Ok(()),
     }
+}
+
+/// Hands every record to `line`, which writes it: returns how many were
+/// read and the decode error that stopped reading (at its tick), if one
+/// did.
+fn write_records(
+    path: &Path,
+    reader: &mut StreamReader<Box<dyn io::Read + Send>>,
+    mut line: impl FnMut(&Record<'_>) -> Result<(), Failure>,
+) -> Result<(u64, Option<DecodeError>), Failure> {
     let (mut tick, mut records) = (0, 0u64);
     let written = reader.for_each_record(|rec| {
         tick = rec.tick;
         records += 1;
-        let result = match format {
-            StreamFormat::Text => rec
-                .write_text(&mut out)
-                .and_then(|()| match json::client_message(rec) {
-                    Some(Ok(m)) => write!(out, " -> {m}"),
-                    Some(Err(e)) => write!(out, " -> unreadable message: {e}"),
-                    None => Ok(()),
-                })
-                .and_then(|()| out.write_all(b"\n"))
-                .map_err(Failure::from),
-            StreamFormat::Jsonl => match json::RecordLine::write_common(rec, &mut out) {
-                Ok(true) => Ok(()),
-                Ok(false) => write_json_line(&mut out, &json::RecordLine::new(rec)),
-                Err(e) => Err(e.into()),
-            },
-        };
-        match result {
+        match line(rec) {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => ControlFlow::Break(e),
         }
     });
-    let error = match written {
-        Ok(ControlFlow::Break(e)) => return Err(e),
-        Ok(ControlFlow::Continue(())) => None,
-        Err(ReadError::Decode(e)) => Some(e.at_tick(tick)),
-        Err(e) => return Err(read_failure(path, e)),
-    };
-    let end = reader.end();
-    match format {
-        StreamFormat::Text => match &error {
-            None => writeln!(out, "# end: {}", end_note(end))?,
-            Some(e) => writeln!(out, "# stopped: {e}")?,
-        },
-        StreamFormat::Jsonl => {
-            write_json_line(&mut out, &json::EndLine::new(records, end, error.as_ref()))?
-        }
-    }
-    out.flush()?;
-    match error {
-        Some(e) => Err(Failure::bad(format!("{}: {e}", shown(path)))),
-        None => Ok(()),
+    match written {
+        Ok(ControlFlow::Break(e)) => Err(e),
+        Ok(ControlFlow::Continue(())) => Ok((records, None)),
+        Err(ReadError::Decode(e)) => Ok((records, Some(e.at_tick(tick)))),
+        Err(e) => Err(read_failure(path, e)),
     }
 }
 

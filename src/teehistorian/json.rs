@@ -6,6 +6,7 @@ use super::{End, Header, HeaderInfo, Message, Record};
 use crate::codec::DecodeError;
 use crate::packet::{self, Version};
 use serde::Serialize;
+use std::io::{self, Write};
 
 /// The `header` line.
 #[derive(Serialize)]
@@ -73,96 +74,302 @@ impl<'r, 'a> RecordLine<'r, 'a> {
 impl RecordLine<'_, '_> {
     /// Writes the line of `rec` and its newline straight to `out`, byte for
     /// byte as serde_json writes [`RecordLine::new`]'s, if `rec` is one of
-    /// the records most of a dump is made of (canonical player and input
-    /// records, joins, tick skips, FINISH): serde's flattened map costs
-    /// about 5 times more. Returns `false`, having written nothing, for
-    /// any other record. `tests.rs` checks the two agree for every kind.
-    pub fn write_common(rec: &Record<'_>, out: &mut impl std::io::Write) -> std::io::Result<bool> {
-        if rec.noncanonical {
-            return Ok(false);
+    /// the records most of a dump is made of (see [`JsonlWriter::common`]).
+    /// Returns `false`, having written nothing, for any other record.
+    pub fn write_common(rec: &Record<'_>, out: &mut impl Write) -> io::Result<bool> {
+        let mut line = [0; MAX_LINE];
+        match common_line(rec, &Digits::of_int(rec.tick), &mut line) {
+            Some(len) => out.write_all(&line[..len]).map(|()| true),
+            None => Ok(false),
         }
-        let mut line = Line::default();
-        line.text(b"{\"offset\":");
-        line.int(rec.offset);
-        line.text(b",\"tick\":");
-        line.int(rec.tick);
-        line.text(b",\"kind\":\"");
-        line.text(rec.msg.kind_name().as_bytes());
-        line.text(b"\"");
-        let (cid, ints): (Option<i32>, &[(&[u8], i32)]) = match &rec.msg {
-            Message::PlayerDiff { cid, dx, dy } => (Some(*cid), &[(b"dx", *dx), (b"dy", *dy)]),
-            Message::PlayerNew { cid, x, y } => (Some(*cid), &[(b"x", *x), (b"y", *y)]),
-            Message::PlayerOld { cid } | Message::Join { cid } => (Some(*cid), &[]),
-            Message::TickSkip { dt } => (None, &[(b"dt", *dt)]),
-            Message::Finish => (None, &[]),
-            Message::InputDiff { cid, dinput: input } | Message::InputNew { cid, input } => {
-                let name: &[u8] = match rec.msg {
-                    Message::InputDiff { .. } => b"dinput",
-                    _ => b"input",
-                };
-                line.text(b",\"cid\":");
-                line.int(*cid);
-                line.text(b",\"");
-                line.text(name);
-                line.text(b"\":[");
-                for (i, v) in input.iter().enumerate() {
-                    if i > 0 {
-                        line.text(b",");
-                    }
-                    line.int(*v);
-                }
-                line.text(b"]}\n");
-                out.write_all(line.bytes())?;
-                return Ok(true);
-            }
-            _ => return Ok(false),
-        };
-        if let Some(cid) = cid {
-            line.text(b",\"cid\":");
-            line.int(cid);
-        }
-        for &(name, v) in ints {
-            line.text(b",\"");
-            line.text(name);
-            line.text(b"\":");
-            line.int(v);
-        }
-        line.text(b"}\n");
-        out.write_all(line.bytes())?;
-        Ok(true)
     }
 }
 
-/// A JSON line of one of the common records, built on the stack: its
-/// longest (INPUT_NEW with every int at its widest) is 218 bytes.
-struct Line {
-    buf: [u8; 256],
+/// The longest line [`common_line`] writes, with room to spare: INPUT_NEW
+/// with every int at its widest is 218 bytes.
+const MAX_LINE: usize = 256;
+
+/// A buffered writer of JSON lines that writes the common records' lines
+/// itself ([`JsonlWriter::common`]) and everything else as any writer
+/// (serde's lines, through [`Write`]). It flushes what it holds when
+/// dropped, as a `BufWriter` does.
+pub struct JsonlWriter<W: Write> {
+    out: W,
+    /// `CAPACITY` bytes of lines, then room for one more.
+    buf: Box<[u8]>,
+    /// The bytes of `buf` written; at most `CAPACITY` between calls.
+    len: usize,
+    /// The last common record's tick and its text: most records share
+    /// their tick with the one before.
+    tick: (i32, Digits),
+}
+
+impl<W: Write> JsonlWriter<W> {
+    /// What is handed to `out` at once: large enough that a write costs
+    /// little per line, small enough to stay in the L2 cache.
+    const CAPACITY: usize = 1 << 17;
+
+    /// A writer to `out`.
+    pub fn new(out: W) -> Self {
+        JsonlWriter {
+            out,
+            buf: vec![0; Self::CAPACITY + MAX_LINE].into_boxed_slice(),
+            len: 0,
+            tick: (0, Digits::of(0)),
+        }
+    }
+
+    /// Writes the line of `rec` and its newline, byte for byte as
+    /// serde_json writes [`RecordLine::new`]'s, if `rec` is one of the
+    /// records most of a dump is made of (canonical player and input
+    /// records, joins, tick skips, FINISH): serde's flattened map costs
+    /// many times more. Returns `false`, having written nothing, for any
+    /// other record. `tests.rs` checks the two agree for every kind.
+    #[inline(always)]
+    pub fn common(&mut self, rec: &Record<'_>) -> io::Result<bool> {
+        let Some(line) = self.buf[self.len..].first_chunk_mut() else {
+            return Ok(false); // Never: `len` stays within `CAPACITY`.
+        };
+        if rec.tick != self.tick.0 {
+            self.tick = (rec.tick, Digits::of_int(rec.tick));
+        }
+        let Some(len) = common_line(rec, &self.tick.1, line) else {
+            return Ok(false);
+        };
+        self.len += len;
+        if self.len > Self::CAPACITY {
+            self.flush_buf()?;
+        }
+        Ok(true)
+    }
+
+    /// Hands the lines held to `out`.
+    #[cold]
+    fn flush_buf(&mut self) -> io::Result<()> {
+        let held = std::mem::take(&mut self.len);
+        self.out.write_all(&self.buf[..held])
+    }
+}
+
+impl<W: Write> Write for JsonlWriter<W> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.len + data.len() > Self::CAPACITY {
+            self.flush_buf()?;
+            if data.len() > Self::CAPACITY {
+                return self.out.write(data);
+            }
+        }
+        self.buf[self.len..self.len + data.len()].copy_from_slice(data);
+        self.len += data.len();
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.flush_buf()?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Drop for JsonlWriter<W> {
+    fn drop(&mut self) {
+        let _ = self.flush_buf();
+    }
+}
+
+/// Writes the line of `rec` (see [`JsonlWriter::common`]), whose tick's
+/// text is `tick`, at the start of `line` and returns its length, or `None` for a record left to serde.
+/// Every piece is copied with a length known when compiling, so none
+/// calls `memcpy`.
+#[inline(always)]
+fn common_line(rec: &Record<'_>, tick: &Digits, line: &mut [u8; MAX_LINE]) -> Option<usize> {
+    if rec.noncanonical {
+        return None;
+    }
+    let mut l = Line { buf: line, len: 0 };
+    l.text(b"{\"offset\":");
+    match u32::try_from(rec.offset) {
+        Ok(offset) => l.uint(offset),
+        Err(_) => l.wide(rec.offset),
+    }
+    l.text(b",\"tick\":");
+    l.text_of(tick);
+    match &rec.msg {
+        Message::PlayerDiff { cid, dx, dy } => {
+            l.text(b",\"kind\":\"player_diff\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"dx\":");
+            l.int(*dx);
+            l.text(b",\"dy\":");
+            l.int(*dy);
+        }
+        Message::InputDiff { cid, dinput } => {
+            l.text(b",\"kind\":\"input_diff\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"dinput\":[");
+            l.ints(dinput);
+        }
+        Message::InputNew { cid, input } => {
+            l.text(b",\"kind\":\"input_new\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"input\":[");
+            l.ints(input);
+        }
+        Message::PlayerNew { cid, x, y } => {
+            l.text(b",\"kind\":\"player_new\",\"cid\":");
+            l.int(*cid);
+            l.text(b",\"x\":");
+            l.int(*x);
+            l.text(b",\"y\":");
+            l.int(*y);
+        }
+        Message::PlayerOld { cid } => {
+            l.text(b",\"kind\":\"player_old\",\"cid\":");
+            l.int(*cid);
+        }
+        Message::Join { cid } => {
+            l.text(b",\"kind\":\"join\",\"cid\":");
+            l.int(*cid);
+        }
+        Message::TickSkip { dt } => {
+            l.text(b",\"kind\":\"tick_skip\",\"dt\":");
+            l.int(*dt);
+        }
+        Message::Finish => l.text(b",\"kind\":\"finish\""),
+        _ => return None,
+    }
+    l.text(b"}\n");
+    Some(l.len)
+}
+
+/// An int's text, sign and digits, in 16 bytes: whatever its length,
+/// it is copied with a length known when compiling.
+#[derive(Clone, Copy)]
+struct Digits {
+    /// The text, then zeros.
+    text: [u8; 16],
     len: usize,
 }
 
-impl Default for Line {
-    fn default() -> Self {
-        Line {
-            buf: [0; 256],
-            len: 0,
+impl Digits {
+    /// `v`'s digits: the ten of any u32, leading zeros and all, in a few
+    /// multiplications that do not wait on each other (no loop whose
+    /// count a branch must guess), put together in a register (bytes
+    /// stored one by one and read back as one would stall the read),
+    /// then shifted past the zeros that do not count.
+    #[inline(always)]
+    fn of(v: u32) -> Self {
+        let pair = |v: u32| u128::from(PAIRS[v as usize % 100]);
+        let (top, rest) = (v / 100_000_000, v % 100_000_000);
+        let (high, low) = (rest / 10_000, rest % 10_000);
+        let ten = pair(top)
+            | pair(high / 100) << 16
+            | pair(high % 100) << 32
+            | pair(low / 100) << 48
+            | pair(low % 100) << 64;
+        let len = v.checked_ilog10().unwrap_or(0) as usize + 1;
+        Digits {
+            text: (ten >> (8 * (10 - len))).to_le_bytes(),
+            len,
+        }
+    }
+
+    /// `v`'s text, `-` and all.
+    fn of_int(v: i32) -> Self {
+        let d = Digits::of(v.unsigned_abs());
+        match v < 0 {
+            true => Digits {
+                text: (u128::from_le_bytes(d.text) << 8 | u128::from(b'-')).to_le_bytes(),
+                len: d.len + 1,
+            },
+            false => d,
         }
     }
 }
 
-impl Line {
-    #[inline]
-    fn text(&mut self, bytes: &[u8]) {
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+/// A line being written into a buffer that can hold any common record's.
+struct Line<'b> {
+    buf: &'b mut [u8; MAX_LINE],
+    len: usize,
+}
+
+/// "00" to "99" as little-endian u16s, for writing two digits at once.
+const PAIRS: [u16; 100] = {
+    let mut pairs = [0; 100];
+    let mut i = 0;
+    while i < 100 {
+        pairs[i] = u16::from_le_bytes([b'0' + (i / 10) as u8, b'0' + (i % 10) as u8]);
+        i += 1;
+    }
+    pairs
+};
+
+impl Line<'_> {
+    /// Text whose length is known when compiling (a copy of a few moves).
+    #[inline(always)]
+    fn text<const N: usize>(&mut self, bytes: &[u8; N]) {
+        self.buf[self.len..self.len + N].copy_from_slice(bytes);
+        self.len += N;
     }
 
-    #[inline]
-    fn int(&mut self, v: impl itoa::Integer) {
-        self.text(itoa::Buffer::new().format(v).as_bytes());
+    #[inline(always)]
+    fn int(&mut self, v: i32) {
+        if v < 0 {
+            self.buf[self.len] = b'-';
+            self.len += 1;
+        }
+        self.uint(v.unsigned_abs());
     }
 
-    fn bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+    /// `v`'s digits: the small values of most records in a test or two,
+    /// the rest as [`Digits`].
+    #[inline(always)]
+    fn uint(&mut self, v: u32) {
+        if v < 10 {
+            self.buf[self.len] = b'0' + v as u8;
+            self.len += 1;
+        } else if v < 100 {
+            self.pair(self.len, v);
+            self.len += 2;
+        } else {
+            self.digits(v);
+        }
+    }
+
+    /// Three digits or more.
+    fn digits(&mut self, v: u32) {
+        self.text_of(&Digits::of(v));
+    }
+
+    /// The two digits of `v` (< 100) at `at`.
+    #[inline(always)]
+    fn pair(&mut self, at: usize, v: u32) {
+        self.buf[at..at + 2].copy_from_slice(&PAIRS[v as usize % 100].to_le_bytes());
+    }
+
+    /// Text of up to 16 bytes held in a [`Digits`].
+    #[inline(always)]
+    fn text_of(&mut self, d: &Digits) {
+        self.buf[self.len..self.len + 16].copy_from_slice(&d.text);
+        self.len += d.len;
+    }
+
+    /// An offset past 4 GiB (a rare file).
+    #[cold]
+    fn wide(&mut self, v: u64) {
+        let mut digits = itoa::Buffer::new();
+        let digits = digits.format(v).as_bytes();
+        self.buf[self.len..self.len + digits.len()].copy_from_slice(digits);
+        self.len += digits.len();
+    }
+
+    /// The ints of an input and the list's `]`.
+    #[inline(always)]
+    fn ints(&mut self, vs: &[i32; 10]) {
+        for &v in vs {
+            self.int(v);
+            self.text(b",");
+        }
+        self.buf[self.len - 1] = b']';
     }
 }
 

@@ -7,6 +7,7 @@ use crate::packet::Version;
 use crate::testing::{codec_law, qc, strict_law};
 use message::Field;
 use quickcheck::{Arbitrary, Gen, TestResult};
+use std::io::Write;
 use uuid::Uuid;
 
 /// The UUIDs of DDNet 20.1's `teehistorian_ex_chunks.h`, as listed in the
@@ -836,40 +837,157 @@ fn lenient_reader_flags_noncanonical_records() {
     let _ = Reader::new(&[], Mode::Strict);
 }
 
+/// Every record's line through a `JsonlWriter` (serde's lines written
+/// through it between the common ones, as in a dump) and serde's, and
+/// whether the writer took each record as common.
+fn jsonl_lines(records: &[Record<'_>]) -> (Vec<u8>, Vec<u8>, Vec<bool>) {
+    let (mut fast, mut serde, mut taken) = (Vec::new(), Vec::new(), Vec::new());
+    let mut writer = super::json::JsonlWriter::new(&mut fast);
+    for rec in records {
+        let line = super::json::RecordLine::new(rec);
+        serde_json::to_writer(&mut serde, &line).unwrap();
+        serde.push(b'\n');
+        let common = writer.common(rec).unwrap();
+        if !common {
+            serde_json::to_writer(&mut writer, &line).unwrap();
+            writer.write_all(b"\n").unwrap();
+        }
+        taken.push(common);
+    }
+    writer.flush().unwrap();
+    drop(writer);
+    (fast, serde, taken)
+}
+
+/// A canonical record of `msg` at `offset` and `tick`, its bytes in `raw`.
+fn record_of<'a>(msg: Message<'a>, offset: u64, tick: i32, raw: &'a mut Vec<u8>) -> Record<'a> {
+    msg.encode(raw, ());
+    Record {
+        offset,
+        tick,
+        raw,
+        protocol: matches!(msg, Message::NetMessage { .. }).then_some(Version::V06),
+        msg,
+        noncanonical: false,
+    }
+}
+
 /// The hand-written JSON lines of the common records are serde's, byte
-/// for byte, at any offset and tick; every other record is left to serde.
+/// for byte, at any offset and tick (the one before or another), with
+/// ints of every width and sign in every field; every other record is
+/// left to serde.
 #[test]
 fn prop_common_json_lines_are_serdes() {
-    fn prop(ArbMessage(msg): ArbMessage, offset: u32, tick: i32) -> bool {
-        let mut raw = Vec::new();
-        msg.encode(&mut raw, ());
-        let rec = Record {
-            offset: u64::from(offset) << 8, // up to 1 TB
-            tick,
-            raw: &raw,
-            protocol: matches!(msg, Message::NetMessage { .. })
-                .then_some(crate::packet::Version::V06),
-            msg,
-            noncanonical: false,
-        };
-        let mut fast = Vec::new();
-        let written = super::json::RecordLine::write_common(&rec, &mut fast).unwrap();
-        let common = matches!(
-            rec.msg,
-            Message::PlayerDiff { .. }
-                | Message::PlayerNew { .. }
-                | Message::PlayerOld { .. }
-                | Message::InputDiff { .. }
-                | Message::InputNew { .. }
-                | Message::Join { .. }
-                | Message::TickSkip { .. }
-                | Message::Finish
-        );
-        let serde = serde_json::to_string(&super::json::RecordLine::new(&rec)).unwrap() + "\n";
-        written == common && (!written && fast.is_empty() || fast == serde.as_bytes())
+    /// Ints of every number of digits (quickcheck's are mostly 10 wide).
+    fn spread(v: i32) -> i32 {
+        v >> (v.unsigned_abs() % 32)
     }
-    qc().tests(5_000)
-        .quickcheck(prop as fn(ArbMessage, u32, i32) -> bool);
+    fn prop(records: Vec<(ArbMessage, u64, i32)>) -> bool {
+        let mut raws = vec![Vec::new(); records.len()];
+        let mut common = Vec::new();
+        let (mut recs, mut last_tick) = (Vec::new(), 0);
+        for ((ArbMessage(mut msg), offset, tick), raw) in records.into_iter().zip(&mut raws) {
+            match &mut msg {
+                Message::PlayerDiff { cid, dx: a, dy: b }
+                | Message::PlayerNew { cid, x: a, y: b } => {
+                    (*cid, *a, *b) = (spread(*cid), spread(*a), spread(*b));
+                }
+                Message::InputDiff { cid, dinput: input } | Message::InputNew { cid, input } => {
+                    *cid = spread(*cid);
+                    input.iter_mut().for_each(|v| *v = spread(*v));
+                }
+                Message::PlayerOld { cid } | Message::Join { cid } => *cid = spread(*cid),
+                Message::TickSkip { dt } => *dt = spread(*dt),
+                _ => {}
+            }
+            common.push(matches!(
+                msg,
+                Message::PlayerDiff { .. }
+                    | Message::PlayerNew { .. }
+                    | Message::PlayerOld { .. }
+                    | Message::InputDiff { .. }
+                    | Message::InputNew { .. }
+                    | Message::Join { .. }
+                    | Message::TickSkip { .. }
+                    | Message::Finish
+            ));
+            // Half the records at the tick before, as most in a file.
+            if tick % 2 != 0 {
+                last_tick = spread(tick);
+            }
+            recs.push(record_of(msg, offset >> (offset % 64), last_tick, raw));
+        }
+        let (fast, serde, taken) = jsonl_lines(&recs);
+        fast == serde && taken == common
+    }
+    qc().tests(2_000)
+        .quickcheck(prop as fn(Vec<(ArbMessage, u64, i32)>) -> bool);
+}
+
+/// The same at each edge of the digit writing: 0, every power of ten and
+/// the int before it, both signs, the widest ints, offsets past 4 GiB; in
+/// every field of the common records, and a line longer than the
+/// writer's buffer (serde's, written through it).
+#[test]
+fn common_json_lines_at_every_width() {
+    let mut edges = vec![0, i32::MIN, i32::MAX, i32::MIN + 1];
+    for p in (0..10).map(|k| 10i32.pow(k)) {
+        edges.extend([p, p - 1, p + 1, -p, 1 - p, -1 - p]);
+    }
+    let offsets = (0..20)
+        .map(|k| 10u64.pow(k))
+        .flat_map(|p| [p, p - 1])
+        .chain([u32::MAX.into(), u64::from(u32::MAX) + 1, u64::MAX]);
+    let mut msgs = Vec::new();
+    for &v in &edges {
+        msgs.extend([
+            Message::PlayerDiff {
+                cid: v,
+                dx: v,
+                dy: v.saturating_neg(),
+            },
+            Message::PlayerNew { cid: v, x: v, y: v },
+            Message::PlayerOld { cid: v },
+            Message::Join { cid: v },
+            Message::TickSkip { dt: v },
+        ]);
+        for i in 0..10 {
+            let mut input = [1; 10];
+            input[i] = v;
+            msgs.push(Message::InputDiff {
+                cid: 1,
+                dinput: input,
+            });
+            msgs.push(Message::InputNew {
+                cid: v,
+                input: [v; 10],
+            });
+        }
+    }
+    msgs.push(Message::Finish);
+    msgs.push(Message::NetMessage {
+        cid: 0,
+        data: Blob::from(vec![7; 200_000]),
+    });
+    let ticks = edges.iter().cycle();
+    let offsets = offsets.cycle();
+    let mut raws = vec![Vec::new(); msgs.len()];
+    let recs: Vec<_> = msgs
+        .into_iter()
+        .zip(&mut raws)
+        .zip(ticks.zip(offsets))
+        .map(|((msg, raw), (&tick, offset))| record_of(msg, offset, tick, raw))
+        .collect();
+    let (fast, serde, taken) = jsonl_lines(&recs);
+    assert_eq!(
+        String::from_utf8(fast).unwrap(),
+        String::from_utf8(serde).unwrap()
+    );
+    assert_eq!(
+        taken.iter().filter(|t| !**t).count(),
+        1,
+        "only the message is serde's"
+    );
 }
 
 /// A MESSAGE record is read with the tables of the protocol its client

@@ -280,6 +280,7 @@ impl Teams {
     }
 
     /// `CanCollide`.
+    #[inline]
     pub fn can_collide(&self, a: usize, b: usize) -> bool {
         if self.team[a] == self.super_team || self.team[b] == self.super_team || a == b {
             return true;
@@ -616,16 +617,17 @@ impl Cores {
             let Some(other) = self.slots[i].as_ref() else {
                 continue;
             };
+            // Far apart and not hooked: neither a push (below 35) nor a
+            // drag can happen; skipping changes nothing but the time
+            // (tested first: it is what skips nearly everybody).
+            let delta = c.pos - other.pos;
+            if c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0 {
+                continue;
+            }
             if other.id == c.id || !self.teams.can_collide(c.id, i) {
                 continue;
             }
             if !(c.super_ || other.super_) && (c.solo || other.solo) {
-                continue;
-            }
-            // Far apart and not hooked: neither a push (below 35) nor a
-            // drag can happen; skipping changes nothing but the time.
-            let delta = c.pos - other.pos;
-            if c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0 {
                 continue;
             }
             let d = c.pos.distance(other.pos);
@@ -717,9 +719,17 @@ impl Cores {
                 // changes nothing but the time.
                 let mut near = [0usize; MAX_CLIENTS];
                 let mut n = 0;
+                let reach = d + PHYSICAL_SIZE + 1.0;
+                // Surely out of reach (the square past the reach's by a
+                // margin for rounding): no square root taken.
+                let far = reach * reach * 1.001;
                 for other in self.slots.iter().flatten() {
+                    let delta = c.pos - other.pos;
+                    if delta.dot(delta) > far {
+                        continue;
+                    }
                     if other.id == c.id
-                        || c.pos.distance(other.pos) >= d + PHYSICAL_SIZE + 1.0
+                        || c.pos.distance(other.pos) >= reach
                         || !(other.super_ || c.super_)
                             && (c.solo
                                 || other.solo

@@ -462,7 +462,9 @@ impl World {
                 .map(|c| c.as_ref().map(|c| c.pos))
                 .collect(),
         };
-        let mut pending = std::mem::replace(&mut self.pending, vec![Vec::new(); MAX_CLIENTS]);
+        // Taken for the step and given back emptied (nothing records an
+        // input while the world steps): no allocation a tick.
+        let mut pending = std::mem::take(&mut self.pending);
         for &cid in held {
             let last = self.players.get(cid).and_then(|p| p.as_ref()?.last_input);
             if let (Some(last), Some(inputs)) = (last, pending.get_mut(cid))
@@ -504,6 +506,8 @@ impl World {
             };
             self.predicted_input(cid, input);
         }
+        pending.iter_mut().for_each(Vec::clear);
+        self.pending = pending;
         self.world_tick();
         self.players_tick();
         if !before.is_empty() {

@@ -640,30 +640,6 @@ fn short_int(buf: &[u8], at: usize) -> Option<(i32, usize)> {
     ))
 }
 
-/// The canonical byte of an int in `-64..64` (what `write_int` writes).
-#[inline(always)]
-fn one_byte_form(v: i32) -> u8 {
-    ((v >> 31) as u8 & 0x40) | ((v ^ (v >> 31)) as u8 & 0x3F)
-}
-
-/// Writes the canonical form of `v` at `out[at..]` if it takes one or two
-/// bytes (what `write_int` writes): the position after it.
-#[inline(always)]
-fn short_int_into(out: &mut [u8; 16], at: usize, v: i32) -> Option<usize> {
-    let magnitude = (v ^ (v >> 31)) as u32;
-    if magnitude < 0x40 {
-        *out.get_mut(at)? = one_byte_form(v);
-        return Some(at + 1);
-    }
-    if magnitude >= 0x2000 {
-        return None;
-    }
-    let sign = (v >> 31) as u32 & 0x40;
-    *out.get_mut(at)? = (0x80 | sign | (magnitude & 0x3F)) as u8;
-    *out.get_mut(at + 1)? = (magnitude >> 6) as u8;
-    Some(at + 2)
-}
-
 impl<'a> Message<'a> {
     /// True for the variants that may own heap data.
     #[inline(always)]
@@ -691,11 +667,13 @@ impl<'a> Message<'a> {
     }
 
     /// The record at the start of `buf` and its length, if it is a
-    /// PLAYER_DIFF (cid below 64, moves of one or two canonical bytes) or an
-    /// INPUT_DIFF whose ints all take one byte (always canonical), as most
-    /// records of a file are; `None` for
+    /// PLAYER_DIFF (cid below 64) or an INPUT_DIFF whose ints all take one
+    /// or two canonical bytes, as most records of a file are; `None` for
     /// anything else, which [`Message::decode_into`] then reads (the same
-    /// message, as the tests check). Checks all bytes at once, not one int
+    /// message, as the tests check). The bytes it reads are the ones
+    /// [`Codec::encode`] writes for the message (a property test holds the
+    /// two to that), which lets `check` skip their re-encoding. An
+    /// INPUT_DIFF of one-byte ints is checked all at once, not one int
     /// after the other.
     #[inline(always)]
     pub(crate) fn decode_common(buf: &'a [u8]) -> Option<(Message<'a>, usize)> {
@@ -717,51 +695,31 @@ impl<'a> Message<'a> {
             return Some((Message::PlayerDiff { cid, dx, dy }, 1 + n + m));
         }
         // INPUT_DIFF's id (-5) in one byte, then the cid and ten ints.
-        let bytes: [u8; 12] = buf.get(..12)?.try_into().ok()?;
-        let lo = u64::from_le_bytes(bytes[..8].try_into().ok()?);
-        let hi = u32::from_le_bytes(bytes[8..].try_into().ok()?);
-        if b0 != 0x44 || (lo | u64::from(hi)) & HIGH != 0 {
+        if b0 != 0x44 {
             return None;
         }
+        if let Some(bytes) = buf.first_chunk::<12>() {
+            let lo = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+            let hi = u32::from_le_bytes(*bytes.last_chunk::<4>()?);
+            if (lo | u64::from(hi)) & HIGH == 0 {
+                let mut dinput = [0; 10];
+                for (v, &b) in dinput.iter_mut().zip(&bytes[2..]) {
+                    *v = one_byte_int(b);
+                }
+                let cid = one_byte_int(b1);
+                return Some((Message::InputDiff { cid, dinput }, 12));
+            }
+        }
+        // Inputs that change by large steps (an aim moving far): some ints
+        // take two bytes, read one after the other.
+        let (cid, n) = short_int(buf, 1)?;
+        let mut at = 1 + n;
         let mut dinput = [0; 10];
-        for (v, &b) in dinput.iter_mut().zip(&bytes[2..]) {
-            *v = one_byte_int(b);
+        for v in &mut dinput {
+            let (value, n) = short_int(buf, at)?;
+            (*v, at) = (value, at + n);
         }
-        let cid = one_byte_int(b1);
-        Some((Message::InputDiff { cid, dinput }, 12))
-    }
-
-    /// What [`Codec::encode`] writes for a PLAYER_DIFF whose ints take one
-    /// or two bytes, or an INPUT_DIFF whose ints take one (the records
-    /// [`Message::decode_common`] reads), in a fixed array, and its
-    /// length: check's round trip of them without a `Vec`. `None` for any
-    /// other message.
-    #[inline(always)]
-    pub(crate) fn encode_common(&self) -> Option<([u8; 16], usize)> {
-        let mut out = [0; 16];
-        match *self {
-            Message::PlayerDiff { cid, dx, dy } => {
-                let at = short_int_into(&mut out, 0, cid)?;
-                let at = short_int_into(&mut out, at, dx)?;
-                let at = short_int_into(&mut out, at, dy)?;
-                Some((out, at))
-            }
-            Message::InputDiff { cid, ref dinput } => {
-                let mut ints = [0; 12];
-                ints[0] = id::INPUT_DIFF;
-                ints[1] = cid;
-                ints[2..].copy_from_slice(dinput);
-                // All at once: in range, then each byte.
-                if !ints.iter().fold(true, |ok, &v| ok & (-64..64).contains(&v)) {
-                    return None;
-                }
-                for (b, &v) in out.iter_mut().zip(&ints) {
-                    *b = one_byte_form(v);
-                }
-                Some((out, 12))
-            }
-            _ => None,
-        }
+        Some((Message::InputDiff { cid, dinput }, at))
     }
 
     /// Decodes one message into `out`, in place: on the hot path this avoids

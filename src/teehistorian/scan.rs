@@ -237,19 +237,30 @@ struct Pass<E> {
 struct Visiting<'p, E, const VERIFY: bool>(&'p mut Pass<E>);
 
 impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visiting<'_, E, VERIFY> {
-    /// In line where the reader builds the common records, so everything
-    /// here is specialised to their kind.
     #[inline(always)]
     fn record(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<VERIFY>(rec)
+        self.0.record::<VERIFY, true>(rec)
+    }
+
+    /// In line where the reader builds the common records, so everything
+    /// here is specialised to their kind. Their round trip is skipped: the
+    /// decoder read them only in the form the encoder writes (see
+    /// [`Visit::common`]).
+    #[inline(always)]
+    fn common(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
+        self.0.record::<VERIFY, false>(rec)
     }
 }
 
 impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
     #[inline(always)]
-    fn record<const VERIFY: bool>(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
+    fn record<const VERIFY: bool, const REENCODE: bool>(
+        &mut self,
+        rec: &Record<'_>,
+    ) -> ControlFlow<()> {
         self.tally.add(rec);
         if VERIFY
+            && REENCODE
             && self.verify.roundtrip
             && let Some(i) = rec.reencoding_differs(&mut self.scratch)
         {

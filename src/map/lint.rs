@@ -441,74 +441,49 @@ fn references(datafile: &Datafile<'_>, map: &Map<'_>, cap: u64, out: &mut Vec<Li
                 message,
             })
         };
-        match &layer.body {
-            LayerBody::Tiles(t) => {
-                if missing(t.image, images) {
-                    push(
-                        "image_missing",
-                        1,
-                        format!("names image {}, the map has {images}", t.image),
-                    );
-                }
-                if missing(t.color_env, envelopes) {
-                    push(
-                        "envelope_missing",
-                        1,
-                        format!(
-                            "names colour envelope {}, the map has {envelopes}",
-                            t.color_env
-                        ),
-                    );
-                }
-            }
+        // The image and sound it names, and how many of its envelope
+        // references (its own, its quads' or its sources') miss.
+        let env = |e: i32| missing(e, envelopes);
+        let (image, sound, bad, whose) = match &layer.body {
+            LayerBody::Tiles(t) => (Some(t.image), None, usize::from(env(t.color_env)), ""),
             LayerBody::Quads(q) => {
-                if missing(q.image, images) {
-                    push(
-                        "image_missing",
-                        1,
-                        format!("names image {}, the map has {images}", q.image),
-                    );
-                }
                 let quads: Vec<Quad> = records(datafile, q.data, cap);
-                let bad = quads
-                    .iter()
-                    .filter(|q| missing(q.pos_env, envelopes) || missing(q.color_env, envelopes))
-                    .count();
-                if bad > 0 {
-                    push(
-                        "envelope_missing",
-                        bad as u64,
-                        format!(
-                            "{bad} quad(s) name an envelope the map does not have ({envelopes})"
-                        ),
-                    );
-                }
+                let bad = quads.iter().filter(|q| env(q.pos_env) || env(q.color_env));
+                (Some(q.image), None, bad.count(), "quad(s)")
             }
             LayerBody::Sounds(s) => {
-                if missing(s.sound, sounds) {
-                    push(
-                        "sound_missing",
-                        1,
-                        format!("names sound {}, the map has {sounds}", s.sound),
-                    );
-                }
                 let sources: Vec<SoundSource> = records(datafile, s.data, cap);
                 let bad = sources
                     .iter()
-                    .filter(|s| missing(s.pos_env, envelopes) || missing(s.sound_env, envelopes))
-                    .count();
-                if bad > 0 {
-                    push(
-                        "envelope_missing",
-                        bad as u64,
-                        format!(
-                            "{bad} sound source(s) name an envelope the map does not have \
-                             ({envelopes})"
-                        ),
-                    );
-                }
+                    .filter(|s| env(s.pos_env) || env(s.sound_env));
+                (None, Some(s.sound), bad.count(), "sound source(s)")
             }
-            LayerBody::Other { .. } => {}
+            LayerBody::Other { .. } => continue,
+        };
+        if let Some(i) = image.filter(|&i| missing(i, images)) {
+            push(
+                "image_missing",
+                1,
+                format!("names image {i}, the map has {images}"),
+            );
+        }
+        if let Some(i) = sound.filter(|&i| missing(i, sounds)) {
+            push(
+                "sound_missing",
+                1,
+                format!("names sound {i}, the map has {sounds}"),
+            );
+        }
+        if bad > 0 {
+            let who = match whose {
+                "" => "names".to_string(),
+                whose => format!("has {bad} {whose} naming"),
+            };
+            push(
+                "envelope_missing",
+                bad as u64,
+                format!("{who} an envelope the map does not have (it has {envelopes})"),
+            );
         }
     }
 }

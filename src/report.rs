@@ -457,6 +457,14 @@ pub trait Simulator: Sync {
     /// file, e.g. standard input), and `verdict` its check so far: adds
     /// the simulation's findings and counts, and settles it again.
     fn simulate(&self, path: Option<&std::path::Path>, bytes: &[u8], verdict: &mut Verdict);
+
+    /// The finding [`Simulator::simulate`] would add, and nothing else,
+    /// for a file of `len` bytes with `header` whose map is not at hand;
+    /// `None` if it may simulate. Lets `check` read such a file without
+    /// keeping its bytes.
+    fn without_map(&self, _header: &crate::teehistorian::Header, _len: u64) -> Option<Finding> {
+        None
+    }
 }
 
 /// The `check --format json` document's body (kind `check`, in

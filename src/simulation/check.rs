@@ -27,7 +27,36 @@ pub struct OnMaps<'a> {
     pub max_decompressed: Option<u64>,
 }
 
+/// The note of a file whose map is not at hand.
+fn no_map() -> Finding {
+    Finding::new(
+        Severity::Note,
+        Code::NotSimulated,
+        "not simulated: the map the header names (map_sha256) is not at hand (--maps DIR, or a map or demo beside the file)",
+    )
+}
+
 impl Simulator for OnMaps<'_> {
+    fn without_map(&self, header: &Header, len: u64) -> Option<Finding> {
+        let sha = header.info.map_sha256.as_deref();
+        if sha.is_some_and(|sha| self.maps.get(sha).is_some()) {
+            return None;
+        }
+        // No map named, or none at hand: what `simulate` says of it.
+        let cap = self
+            .max_decompressed
+            .unwrap_or_else(|| default_max_decompressed(len));
+        match self.maps.collision_for(header, cap) {
+            Ok(Some(_)) => None,
+            Ok(None) => Some(no_map()),
+            Err(e) => Some(Finding::new(
+                severity_of(&e),
+                Code::NotSimulated,
+                format!("not simulated: {e}"),
+            )),
+        }
+    }
+
     fn simulate(&self, path: Option<&Path>, bytes: &[u8], verdict: &mut Verdict) {
         let not_simulated = |verdict: &mut Verdict, severity, message: String| {
             verdict.push(Finding::new(severity, Code::NotSimulated, message));
@@ -41,13 +70,7 @@ impl Simulator for OnMaps<'_> {
             .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
         let col = match self.maps.collision_for(&header, cap) {
             Ok(Some(col)) => col,
-            Ok(None) => {
-                return not_simulated(
-                    verdict,
-                    Severity::Note,
-                    "not simulated: the map the header names (map_sha256) is not at hand (--maps DIR, or a map or demo beside the file)".into(),
-                );
-            }
+            Ok(None) => return verdict.push(no_map()),
             Err(e) => {
                 return not_simulated(verdict, severity_of(&e), format!("not simulated: {e}"));
             }

@@ -30,7 +30,18 @@ impl Format for TeehistorianFormat {
         // To be simulated: the file is read once, the scan keeping what it
         // reads for the simulation (a cut stream is checked up to the cut,
         // and then not simulated: the file failed).
-        if let Some(simulator) = context.simulator {
+        // A file on disk whose map is not at hand is only noted as not
+        // simulated: it is checked as below, without keeping its bytes.
+        let mut not_simulated = None;
+        if let (Some(simulator), Some(path), None) =
+            (context.simulator, source.path(), source.compression())
+            && let Ok(file) = std::fs::File::open(path)
+            && let Ok(len) = file.metadata().map(|m| m.len())
+            && let Ok((header, _)) = super::StreamReader::new(file, crate::codec::Mode::Lenient)
+        {
+            not_simulated = simulator.without_map(&header, len);
+        }
+        if let Some(simulator) = context.simulator.filter(|_| not_simulated.is_none()) {
             let path = source.path().map(std::path::Path::to_path_buf);
             let mut kept = Keep::default();
             let scanned = source.into_reader().map_err(ReadError::Io).and_then(|src| {
@@ -58,6 +69,10 @@ impl Format for TeehistorianFormat {
                 .and_then(|src| Scan::run(src, Verify::all())),
         };
         fill(verdict, scanned);
+        if let Some(note) = not_simulated.filter(|_| verdict.status != Status::Fail) {
+            verdict.push(note);
+            verdict.settle();
+        }
     }
 }
 

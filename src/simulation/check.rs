@@ -37,23 +37,15 @@ fn no_map() -> Finding {
 }
 
 impl Simulator for OnMaps<'_> {
-    fn without_map(&self, header: &Header, len: u64) -> Option<Finding> {
-        let sha = header.info.map_sha256.as_deref();
-        if sha.is_some_and(|sha| self.maps.get(sha).is_some()) {
-            return None;
-        }
-        // No map named, or none at hand: what `simulate` says of it.
-        let cap = self
-            .max_decompressed
-            .unwrap_or_else(|| default_max_decompressed(len));
-        match self.maps.collision_for(header, cap) {
-            Ok(Some(_)) => None,
-            Ok(None) => Some(no_map()),
-            Err(e) => Some(Finding::new(
-                severity_of(&e),
-                Code::NotSimulated,
-                format!("not simulated: {e}"),
-            )),
+    fn without_map(&self, map_sha256: Option<&str>) -> Option<Finding> {
+        match map_sha256 {
+            Some(sha) if self.maps.get(sha).is_some() => None,
+            Some(_) => Some(no_map()),
+            None => {
+                let e = SimulateError::NoMapNamed;
+                let message = format!("not simulated: {e}");
+                Some(Finding::new(severity_of(&e), Code::NotSimulated, message))
+            }
         }
     }
 

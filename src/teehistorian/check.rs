@@ -36,10 +36,9 @@ impl Format for TeehistorianFormat {
         if let (Some(simulator), Some(path), None) =
             (context.simulator, source.path(), source.compression())
             && let Ok(file) = std::fs::File::open(path)
-            && let Ok(len) = file.metadata().map(|m| m.len())
             && let Ok((header, _)) = super::StreamReader::new(file, crate::codec::Mode::Lenient)
         {
-            not_simulated = simulator.without_map(&header, len);
+            not_simulated = simulator.without_map(header.info.map_sha256.as_deref());
         }
         if let Some(simulator) = context.simulator.filter(|_| not_simulated.is_none()) {
             let path = source.path().map(std::path::Path::to_path_buf);

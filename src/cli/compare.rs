@@ -49,6 +49,13 @@ pub struct CompareArgs {
     /// `text` for people, `json` for programs.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     format: ReportFormat,
+    /// Draw each player's path on the map to this file (PNG, or SVG if
+    /// it ends in `.svg`): the original's solid, the other's (or the
+    /// model's) dotted, a numbered ring where each first departs.
+    #[arg(long, value_name = "OUT")]
+    plot: Option<PathBuf>,
+    #[command(flatten)]
+    picture: super::plot::PlotArgs,
 }
 
 /// `NAME=VALUE`.
@@ -66,6 +73,13 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
             "--physics and --tune go with --model".into(),
         ));
     }
+    let paths = match &args.plot {
+        Some(_) => Some(args.picture.request()?),
+        None => {
+            args.picture.without_picture("--plot")?;
+            None
+        }
+    };
     let original = read(&args.original)?;
     let map = || match &args.map {
         Some(map) => super::maps::collision_of(map),
@@ -89,6 +103,7 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
                 col: map()?,
                 physics: args.physics,
                 tune: &args.tune,
+                paths,
             };
             players::compare_model(&original, &model).map_err(failed)?
         }
@@ -101,10 +116,31 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
             let options = Options {
                 offset: args.offset,
                 finish_map: col.as_ref(),
+                paths,
             };
             players::compare(&original, &other, &options).map_err(failed)?
         }
     };
+    if let Some(out) = &args.plot {
+        let key = match args.model {
+            true => "solid: the file; dotted: the model (free: never put back where the file says)",
+            false => "solid: the original; dotted: the other file",
+        };
+        let title = match &args.other {
+            Some(other) => format!("{} against {}", shown(&args.original), shown(other)),
+            None => format!("{} against the model", shown(&args.original)),
+        };
+        plot(
+            &args.original,
+            &args.map,
+            &args.maps,
+            &comparison,
+            &args.picture,
+            title,
+            key,
+            out,
+        )?;
+    }
     let mut out = stdout();
     match args.format {
         ReportFormat::Json => write_json_doc(&mut out, "teehistorian_compare", &comparison)?,
@@ -115,4 +151,24 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
         Verdict::Identical => Ok(()),
         Verdict::Changed => Err(Failure::reported("changed")),
     }
+}
+
+/// Draws `comparison`'s paths on the original's map to `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn plot(
+    original: &std::path::Path,
+    map: &Option<PathBuf>,
+    maps: &[PathBuf],
+    comparison: &players::Comparison,
+    picture: &super::plot::PlotArgs,
+    title: String,
+    key: &str,
+    out: &std::path::Path,
+) -> Result<(), Failure> {
+    let (bytes, cap) = super::plot::teehistorian_map(original, map.as_deref(), maps)?;
+    let scale = picture.scale()?;
+    let name = map.as_deref().map_or(shown(original), shown);
+    let background = super::plot::map_picture(&bytes, cap, scale, &name)?;
+    let plot = super::plot::of_comparison(comparison, picture, title, key);
+    super::plot::write(out, &background, scale, &plot)
 }

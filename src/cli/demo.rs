@@ -100,6 +100,18 @@ pub enum DemoCommand {
         #[arg(short, long, required = true)]
         output: PathBuf,
     },
+    /// Draw each player's path on the map the demo embeds (PNG, or SVG if
+    /// OUT ends in `.svg`), each in its own colour, with a legend of who
+    /// is who.
+    Plot {
+        /// The demo file.
+        file: PathBuf,
+        /// Where to write the picture.
+        #[arg(short, long, required = true)]
+        output: PathBuf,
+        #[command(flatten)]
+        picture: super::plot::PlotArgs,
+    },
     /// Write a synthetic demo from a spec (.ron or .json): header fields,
     /// timeline markers, snapshots and messages.
     Build {
@@ -130,6 +142,11 @@ pub fn run(cmd: DemoCommand) -> Result<(), Failure> {
         } => rerecord(&file, output.as_deref(), format),
         DemoCommand::Build { spec, output } => build(&spec, &output),
         DemoCommand::Map { file, output } => map(&file, &output),
+        DemoCommand::Plot {
+            file,
+            output,
+            picture,
+        } => super::plot::demo(&file, &output, &picture),
     }
 }
 

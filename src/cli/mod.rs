@@ -16,6 +16,7 @@ mod map;
 mod maps;
 mod net;
 mod output;
+mod plot;
 mod record;
 mod reports;
 mod snapshot;

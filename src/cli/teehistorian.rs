@@ -110,6 +110,14 @@ pub enum TeehistorianCommand {
         /// document as JSON's, in RON) for Rust programs.
         #[arg(long, value_enum, default_value_t = SimulationFormat::Text)]
         format: SimulationFormat,
+        /// Draw each player's path on the map to this file (PNG, or SVG
+        /// if it ends in `.svg`): the file's solid, the model's dotted
+        /// (stepped free, as `compare --model` steps it), a numbered ring
+        /// where each first parts from the file.
+        #[arg(long, value_name = "OUT", conflicts_with_all = ["at", "demo"])]
+        plot: Option<PathBuf>,
+        #[command(flatten)]
+        picture: super::plot::PlotArgs,
     },
     /// Compare two recordings of the same game by player (matched by name
     /// and join order): "identical", or where each player's path first
@@ -183,11 +191,35 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             at,
             demo,
             format,
+            plot,
+            picture,
         } => {
-            let col = match map {
-                Some(map) => super::maps::collision_of(&map)?,
+            let paths = match &plot {
+                Some(_) => Some(picture.request()?),
+                None => {
+                    picture.without_picture("--plot")?;
+                    None
+                }
+            };
+            let col = match &map {
+                Some(map) => super::maps::collision_of(map)?,
                 None => super::maps::collision_found(&file, &maps)?,
             };
+            if let (Some(out), Some(paths)) = (&plot, paths) {
+                let model = teeoracle::diff::players::Model {
+                    col: col.clone(),
+                    physics,
+                    tune: &[],
+                    paths: Some(paths),
+                };
+                let bytes = super::output::read(&file)?;
+                let comparison = teeoracle::diff::players::compare_model(&bytes, &model)
+                    .map_err(|e| Failure::bad(format!("{}: {e}", shown(&file))))?;
+                let title = format!("{} against the model", shown(&file));
+                let key =
+                    "solid: the file; dotted: the model (free: never put back where the file says)";
+                super::compare::plot(&file, &map, &maps, &comparison, &picture, title, key, out)?;
+            }
             simulate(&file, col, physics, at, demo.as_deref(), format)
         }
         TeehistorianCommand::Demo {

@@ -1,11 +1,13 @@
 //! The demo adapter: a demo read tick by tick.
 
+use super::players::paths::{MAX_PATH_POINTS, Path, PathRequest};
 use super::snapshots::{character_positions, keyed_items};
 use super::{Event, Positions, TickContent, Ticks};
 use crate::codec::DecodeError;
 use crate::demo::{EventKind, Events, payload_bytes};
 use crate::packet::{Message as NetMessage, Version};
 use crate::snapshot::Snapshot;
+use crate::snapshot::items::ints_to_str;
 use crate::snapshot::replay::{Fault, FaultKind};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -186,4 +188,102 @@ impl DemoTicks<'_> {
     fn items(&self, snap: Option<&Snapshot>) -> BTreeMap<String, Event> {
         snap.map_or_else(BTreeMap::new, |s| keyed_items(s, self.protocol, ""))
     }
+}
+
+/// Each character of a demo over some ticks: its path, and the name the
+/// snapshot's ClientInfo item of the same id gave it (0.6 demos; 0.7
+/// demos send names in messages, not read here). An id whose name
+/// changes is another player from then on: another character.
+#[derive(Clone, Debug, Default)]
+pub struct DemoPaths {
+    /// In order of first appearance.
+    pub characters: Vec<DemoCharacter>,
+    /// The first and last tick read.
+    pub ticks: Option<(i32, i32)>,
+    /// The first tick not kept, when [`MAX_PATH_POINTS`] was reached.
+    pub cut_at: Option<i32>,
+    /// What stopped the reading before the demo's end: the paths are
+    /// those before it.
+    pub stopped: Option<DecodeError>,
+}
+
+/// One character of [`DemoPaths`].
+#[derive(Clone, Debug, Default)]
+pub struct DemoCharacter {
+    /// Its item id (the client id).
+    pub id: i32,
+    /// Its name, if a ClientInfo item gave one.
+    pub name: Option<String>,
+    /// Its path.
+    pub path: Path,
+}
+
+/// The ClientInfo item's type in 0.6 snapshots, and its name's ints.
+const CLIENT_INFO_06: i32 = 11;
+const NAME_INTS: usize = 4;
+
+/// Each character's path through the demo `bytes` over `request`'s
+/// ticks, as DDNet's player meets the demo (where it stops, the paths
+/// stop: [`DemoPaths::stopped`]).
+pub fn demo_paths(bytes: &[u8], request: PathRequest) -> Result<DemoPaths, DecodeError> {
+    let (_, mut ticks) = DemoTicks::new(bytes)?;
+    let mut out = DemoPaths::default();
+    // Each id's character now, by index into `out.characters`.
+    let mut now: BTreeMap<i32, usize> = BTreeMap::new();
+    let mut points = 0usize;
+    let resolution = request.resolution.max(1);
+    loop {
+        let tick = match ticks.next_tick() {
+            Ok(Some(t)) => t,
+            Ok(None) => break,
+            Err(e) => {
+                out.stopped = Some(e);
+                break;
+            }
+        };
+        // (Tick -1: what comes before the first tick marker.)
+        if tick >= 0 {
+            out.ticks = Some(out.ticks.map_or((tick, tick), |(a, _)| (a, tick)));
+        }
+        if request.from.is_some_and(|f| tick < f) || request.to.is_some_and(|l| tick > l) {
+            continue;
+        }
+        if points >= MAX_PATH_POINTS {
+            out.cut_at.get_or_insert(tick);
+            continue;
+        }
+        let chars = &mut out.characters;
+        if let (Some(snap), Version::V06) = (&ticks.snapshot, ticks.protocol) {
+            for item in snap.items().filter(|i| i.type_id() == CLIENT_INFO_06) {
+                let name = item.data.get(..NAME_INTS).and_then(|n| ints_to_str(n).ok());
+                let mut c = character(&mut now, chars, item.id());
+                if chars[c].name.is_some() && chars[c].name != name {
+                    now.remove(&item.id());
+                    c = character(&mut now, chars, item.id());
+                }
+                chars[c].name = name;
+            }
+        }
+        for (id, &c) in &now {
+            if !ticks.positions.contains_key(id) {
+                chars[c].path.close();
+            }
+        }
+        for (&id, &pos) in &ticks.positions {
+            let c = character(&mut now, chars, id);
+            points += usize::from(chars[c].path.push(tick, pos, resolution));
+        }
+    }
+    Ok(out)
+}
+
+/// The index of `id`'s character now, a new one if it has none.
+fn character(now: &mut BTreeMap<i32, usize>, chars: &mut Vec<DemoCharacter>, id: i32) -> usize {
+    *now.entry(id).or_insert_with(|| {
+        chars.push(DemoCharacter {
+            id,
+            ..DemoCharacter::default()
+        });
+        chars.len() - 1
+    })
 }

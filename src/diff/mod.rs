@@ -45,7 +45,7 @@ mod teehistorian;
 #[cfg(feature = "capture")]
 pub use capture::CaptureTicks;
 pub use check_reports::{FileChange, RolePair, check_document, compare_check_reports, role_pairs};
-pub use demo::DemoTicks;
+pub use demo::{DemoCharacter, DemoPaths, DemoTicks, demo_paths};
 pub use map::MapTicks;
 pub use options::{
     CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, SIMULATED, SNAP_DELTA,

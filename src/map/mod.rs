@@ -40,6 +40,8 @@ pub mod info;
 pub mod items;
 #[cfg(feature = "zlib")]
 pub mod lint;
+#[cfg(feature = "render")]
+pub mod plot;
 pub mod quads;
 #[cfg(feature = "render")]
 pub mod render;

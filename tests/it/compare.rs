@@ -402,6 +402,7 @@ fn model_of(bytes: &[u8], tune: &[(String, String)]) -> Comparison {
         col,
         physics: None,
         tune,
+        paths: None,
     };
     players::compare_model(bytes, &model).unwrap()
 }

@@ -408,6 +408,7 @@ pub fn compared(
     let options = Options {
         offset: Some(0),
         finish_map: col.as_ref(),
+        paths: None,
     };
     let mut c = players::compare(&a, &b, &options).map_err(|e| {
         Failure::bad(format!(

@@ -2,7 +2,7 @@
 //! text.
 
 use super::events::{self, EventDifference, RaceEvent, What, race_time};
-use super::paths::Departure;
+use super::paths::{Departure, Path};
 use super::roster::{HeaderSummary, Roster};
 use crate::bytes::Text;
 use crate::simulation::Release;
@@ -30,6 +30,11 @@ pub struct Comparison {
     /// Every player: the original's in the order they joined, then those
     /// only the other has.
     pub players: Vec<PlayerComparison>,
+    /// When paths were kept ([`PlayerComparison::paths`]) and reached
+    /// [`MAX_PATH_POINTS`](super::paths::MAX_PATH_POINTS): the first tick
+    /// not kept.
+    #[serde(skip)]
+    pub paths_cut_at: Option<i32>,
 }
 
 /// Whether anything differs.
@@ -204,6 +209,10 @@ pub struct PlayerComparison {
     /// its first difference (the model's side only; absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unmodelled: Option<UnmodelledNote>,
+    /// Its path on each side (the original's, the other's), when asked
+    /// for ([`Options::paths`](super::Options::paths)).
+    #[serde(skip)]
+    pub paths: Option<[Path; 2]>,
 }
 
 /// Something of DDNet's the model met and does not model.
@@ -304,6 +313,7 @@ pub(super) fn build(
             events: None,
             finishes: None,
             unmodelled: None,
+            paths: None,
         };
         let (Some(sa), Some(sb)) = (sa, sb) else {
             p.status = match sa {
@@ -351,6 +361,7 @@ pub(super) fn build(
         event_kinds: kinds,
         summary: Summary::default(),
         players,
+        paths_cut_at: None,
     };
     c.summarise();
     c

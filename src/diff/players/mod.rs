@@ -48,7 +48,7 @@ use crate::codec::DecodeError;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::{Release, SimulateError, Stepper};
 use events::{RaceEvent, What};
-use paths::{Modelled, Recorded, Track};
+use paths::{Modelled, PathLog, PathRequest, Recorded, Track};
 use roster::{MAX_EVENTS, Roster};
 use std::collections::BTreeMap;
 
@@ -62,6 +62,9 @@ pub struct Options<'a> {
     /// whose server records none (DDNet 16.4): the model's race reads
     /// them from each file's inputs and positions ([`finish`]).
     pub finish_map: Option<&'a Collision>,
+    /// Keep each player's paths over these ticks
+    /// ([`PlayerComparison::paths`]), for a picture.
+    pub paths: Option<PathRequest>,
 }
 
 /// The model's side of a file: whose physics, which tunings changed.
@@ -75,6 +78,9 @@ pub struct Model<'a> {
     /// Tuning parameters changed, as `tune NAME VALUE` in the server's
     /// config would (the file's own tuning commands still apply).
     pub tune: &'a [(String, String)],
+    /// Keep each player's paths over these ticks
+    /// ([`PlayerComparison::paths`]), for a picture.
+    pub paths: Option<PathRequest>,
 }
 
 /// Which file.
@@ -180,7 +186,16 @@ pub fn compare(
             .collect(),
         _ => ALL_KINDS.to_vec(),
     };
-    run(&mut a, &mut ta, &mut b, &mut tb, alignment, sides, kinds)
+    run(
+        &mut a,
+        &mut ta,
+        &mut b,
+        &mut tb,
+        alignment,
+        sides,
+        kinds,
+        options.paths,
+    )
 }
 
 /// Compares a teehistorian file's recorded players with the model's
@@ -217,6 +232,7 @@ pub fn compare_model(file: &[u8], model: &Model) -> Result<Comparison, CompareEr
         alignment,
         sides,
         MODEL_KINDS.to_vec(),
+        model.paths,
     )?;
     if let Some(stopped) = &tb.report().stopped {
         return Err(CompareError::ModelStopped(stopped.clone()));
@@ -333,6 +349,7 @@ fn run(
     alignment: Alignment,
     sides: [Side; 2],
     kinds: Vec<&'static str>,
+    paths: Option<PathRequest>,
 ) -> Result<Comparison, CompareError> {
     // Players: by key, in the original's order, then the other's own.
     let mut index: BTreeMap<&roster::PlayerKey, usize> = BTreeMap::new();
@@ -358,6 +375,7 @@ fn run(
     };
     let (pair_a, pair_b) = (matched(0, a.sessions.len()), matched(1, b.sessions.len()));
     let range = compared_range(a.ticks, b.ticks, alignment.offset);
+    let mut log = paths.map(|r| PathLog::new(r, pairs.len()));
     let departures = {
         let mut sa = paths::Side {
             track: ta,
@@ -374,13 +392,18 @@ fn run(
             shift: alignment.offset,
         };
         match range {
-            Some(r) => paths::walk(&mut sa, &mut sb, r, pairs.len())?,
+            Some(r) => paths::walk(&mut sa, &mut sb, r, pairs.len(), log.as_mut())?,
             None => vec![None; pairs.len()],
         }
     };
-    Ok(comparison::build(
-        a, b, &pairs, departures, alignment, range, sides, kinds,
-    ))
+    let mut c = comparison::build(a, b, &pairs, departures, alignment, range, sides, kinds);
+    if let Some(log) = log {
+        c.paths_cut_at = log.cut_at;
+        for (p, paths) in c.players.iter_mut().zip(log.into_paths()) {
+            p.paths = Some(paths);
+        }
+    }
+    Ok(c)
 }
 
 /// The original's ticks both files cover, if they overlap.

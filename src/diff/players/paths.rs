@@ -198,8 +198,125 @@ impl<'s, 't> Follow<'s, 't> {
     }
 }
 
+/// Which ticks of a comparison to keep each player's paths of (for a
+/// picture: `map::plot`), and how finely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathRequest {
+    /// The first tick (the original's numbering; default: the first
+    /// compared).
+    pub from: Option<i32>,
+    /// The last tick (default: the last compared).
+    pub to: Option<i32>,
+    /// A point nearer than this many map units each way to the last one
+    /// kept is left out (a pixel of the picture: what it could not show).
+    pub resolution: i32,
+}
+
+/// Most points [`PathLog`] keeps over all paths (12 bytes each): what is
+/// past them is not kept, and the log says from which tick.
+pub const MAX_PATH_POINTS: usize = 1 << 22;
+
+/// A jump longer than this many map units from one tick with changes to
+/// the next (a teleporter, a respawn in place) starts a new line.
+pub const JUMP: i32 = 96;
+
+/// One character's path: lines of `(tick, x, y)`, a new one after each
+/// tick without a character or each [`JUMP`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    /// The lines, in order.
+    pub lines: Vec<Vec<(i32, i32, i32)>>,
+    /// The last point is the end of its line.
+    closed: bool,
+}
+
+impl Path {
+    /// `pos` at `tick`, unless it is within `resolution` of the last
+    /// point. Gives whether a point was kept.
+    pub(crate) fn push(&mut self, tick: i32, (x, y): (i32, i32), resolution: i32) -> bool {
+        let last = match self.closed {
+            true => None,
+            false => self.lines.last().and_then(|l| l.last()),
+        };
+        match last {
+            Some(&(_, lx, ly)) if (x - lx).abs().max((y - ly).abs()) > JUMP => {}
+            Some(&(_, lx, ly)) => {
+                if (x - lx).abs() < resolution && (y - ly).abs() < resolution {
+                    return false;
+                }
+                self.lines.last_mut().expect("a line").push((tick, x, y));
+                return true;
+            }
+            None => {}
+        }
+        self.lines.push(vec![(tick, x, y)]);
+        self.closed = false;
+        true
+    }
+
+    /// The character is gone: the next point starts a line.
+    pub(crate) fn close(&mut self) {
+        self.closed = true;
+    }
+}
+
+/// Each compared player's path on both sides over a [`PathRequest`]'s
+/// ticks.
+#[derive(Clone, Debug)]
+pub struct PathLog {
+    request: PathRequest,
+    /// By player (the walk's numbering): the original's path, the other's.
+    players: Vec<[Path; 2]>,
+    points: usize,
+    /// The first tick not kept, when [`MAX_PATH_POINTS`] was reached.
+    pub cut_at: Option<i32>,
+}
+
+impl PathLog {
+    /// An empty log for `players` players.
+    pub fn new(request: PathRequest, players: usize) -> PathLog {
+        PathLog {
+            request,
+            players: vec![Default::default(); players],
+            points: 0,
+            cut_at: None,
+        }
+    }
+
+    /// Each player's paths, in the walk's order of players.
+    pub fn into_paths(self) -> Vec<[Path; 2]> {
+        self.players
+    }
+
+    /// The positions at tick `t` (both sides', by player; a player not
+    /// among them has no character on either side).
+    fn tick(&mut self, t: i64, at: &BTreeMap<usize, (Option<(i32, i32)>, Option<(i32, i32)>)>) {
+        let t = clamp(t);
+        let r = self.request;
+        if r.from.is_some_and(|f| t < f) || r.to.is_some_and(|l| t > l) || self.cut_at.is_some() {
+            return;
+        }
+        if self.points >= MAX_PATH_POINTS {
+            self.cut_at = Some(t);
+            return;
+        }
+        let resolution = r.resolution.max(1);
+        for (p, paths) in self.players.iter_mut().enumerate() {
+            let (x, y) = at.get(&p).copied().unwrap_or_default();
+            for (path, pos) in paths.iter_mut().zip([x, y]) {
+                match pos {
+                    Some(pos) => self.points += usize::from(path.push(t, pos, resolution)),
+                    None => path.close(),
+                }
+            }
+        }
+    }
+}
+
 /// What the walk found so far.
-struct Judge {
+struct Judge<'l> {
+    /// Where each player's paths go, if asked.
+    log: Option<&'l mut PathLog>,
     out: Vec<Option<Departure>>,
     /// The players whose positions differed at the last tick compared.
     differing: BTreeSet<usize>,
@@ -207,7 +324,7 @@ struct Judge {
     last: Option<i64>,
 }
 
-impl Judge {
+impl Judge<'_> {
     /// Counts the ticks from the last one compared up to `t` (excluded)
     /// for the players who differed there: nothing moved in between.
     fn count_to(&mut self, t: i64) {
@@ -232,6 +349,9 @@ impl Judge {
         for (p, pos) in b.by_player(t) {
             at.entry(p).or_default().1 = Some(pos);
         }
+        if let Some(log) = self.log.as_deref_mut() {
+            log.tick(t, &at);
+        }
         self.differing.clear();
         for (p, (x, y)) in at {
             if x == y {
@@ -255,18 +375,21 @@ impl Judge {
 
 /// Walks `original` and `other` together over the original's ticks
 /// `range` (inclusive); gives each of the `players` matched players' first
-/// departure, if their paths depart. Spawns, deaths and finishes are
+/// departure, if their paths depart, and keeps their paths in `log`, if
+/// given. Spawns, deaths and finishes are
 /// taken into each side's roster up to the range's end.
 pub fn walk(
     original: &mut Side<'_>,
     other: &mut Side<'_>,
     range: (i32, i32),
     players: usize,
+    log: Option<&mut PathLog>,
 ) -> Result<Vec<Option<Departure>>, CompareError> {
     let (lo, hi) = (i64::from(range.0), i64::from(range.1));
     let mut a = Follow::start(original)?;
     let mut b = Follow::start(other)?;
     let mut judge = Judge {
+        log,
         out: vec![None; players],
         differing: BTreeSet::new(),
         last: None,

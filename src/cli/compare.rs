@@ -130,15 +130,15 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
             Some(other) => format!("{} against {}", shown(&args.original), shown(other)),
             None => format!("{} against the model", shown(&args.original)),
         };
-        plot(
-            &args.original,
-            &args.map,
-            &args.maps,
-            &comparison,
-            &args.picture,
-            title,
-            key,
+        let plot = super::plot::of_comparison(&comparison, &args.picture, title, key);
+        let map = args.map.as_deref();
+        super::plot::on_teehistorian_map(
             out,
+            &args.original,
+            map,
+            &args.maps,
+            &args.picture,
+            &plot,
         )?;
     }
     let mut out = stdout();
@@ -151,24 +151,4 @@ pub fn run(args: CompareArgs) -> Result<(), Failure> {
         Verdict::Identical => Ok(()),
         Verdict::Changed => Err(Failure::reported("changed")),
     }
-}
-
-/// Draws `comparison`'s paths on the original's map to `out`.
-#[allow(clippy::too_many_arguments)]
-pub fn plot(
-    original: &std::path::Path,
-    map: &Option<PathBuf>,
-    maps: &[PathBuf],
-    comparison: &players::Comparison,
-    picture: &super::plot::PlotArgs,
-    title: String,
-    key: &str,
-    out: &std::path::Path,
-) -> Result<(), Failure> {
-    let (bytes, cap) = super::plot::teehistorian_map(original, map.as_deref(), maps)?;
-    let scale = picture.scale()?;
-    let name = map.as_deref().map_or(shown(original), shown);
-    let background = super::plot::map_picture(&bytes, cap, scale, &name)?;
-    let plot = super::plot::of_comparison(comparison, picture, title, key);
-    super::plot::write(out, &background, scale, &plot)
 }

@@ -10,7 +10,9 @@ use teeoracle::map::plot::{self, Mark, Plot, Track};
 use teeoracle::map::render::Picture;
 use teeoracle::map::{Datafile, Map};
 
-/// What a picture of paths covers and how large it is.
+// What a picture of paths covers and how large it is. (Not a doc
+// comment: clap would take it for the about text of each command that
+// flattens it in.)
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct PlotArgs {
     /// With a picture: pixels a tile each way (default 4).
@@ -151,6 +153,22 @@ pub fn write(out: &Path, map: &Picture, scale: u32, plot: &Plot) -> Result<(), F
     Ok(())
 }
 
+/// Draws `plot` on the map of the teehistorian `file` (`--map`, or the
+/// one its header names among `maps`) to `out`.
+pub fn on_teehistorian_map(
+    out: &Path,
+    file: &Path,
+    map: Option<&Path>,
+    maps: &[PathBuf],
+    args: &PlotArgs,
+    plot: &Plot,
+) -> Result<(), Failure> {
+    let (bytes, cap) = teehistorian_map(file, map, maps)?;
+    let scale = args.scale()?;
+    let background = map_picture(&bytes, cap, scale, &shown(map.unwrap_or(file)))?;
+    write(out, &background, scale, plot)
+}
+
 /// A player as the legend names it.
 fn label(p: &PlayerComparison) -> String {
     let name = p
@@ -173,9 +191,8 @@ pub fn of_comparison(c: &Comparison, args: &PlotArgs, title: String, key: &str) 
     let mut tracks = Vec::new();
     for p in &c.players {
         let Some([a, b]) = &p.paths else { continue };
-        if !args.wants(p.name.as_ref().map(|n| n.to_string()).as_deref())
-            || (a.lines.is_empty() && b.lines.is_empty())
-        {
+        let name = (p.name.as_deref()).map(String::from_utf8_lossy);
+        if !args.wants(name.as_deref()) || (a.lines.is_empty() && b.lines.is_empty()) {
             continue;
         }
         let mut track = Track {
@@ -241,13 +258,15 @@ pub fn demo(file: &Path, out: &Path, args: &PlotArgs) -> Result<(), Failure> {
     let mut tracks = Vec::new();
     for c in &paths.characters {
         let (id, path) = (c.id, &c.path);
-        if path.lines.is_empty() || !args.wants(c.name.as_deref()) {
+        let wanted = args.player.is_empty() || c.names.iter().any(|n| args.wants(Some(n)));
+        if path.lines.is_empty() || !wanted {
             continue;
         }
-        let name = c
-            .name
-            .as_ref()
-            .map_or("(no name)".to_owned(), |n| format!("{n:?}"));
+        let names: Vec<String> = c.names.iter().map(|n| format!("{n:?}")).collect();
+        let name = match names.is_empty() {
+            true => "(no name)".to_owned(),
+            false => names.join(", then "),
+        };
         let (first, last) = (
             path.lines.iter().flatten().next(),
             path.lines.iter().flatten().last(),

@@ -218,7 +218,15 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
                 let title = format!("{} against the model", shown(&file));
                 let key =
                     "solid: the file; dotted: the model (free: never put back where the file says)";
-                super::compare::plot(&file, &map, &maps, &comparison, &picture, title, key, out)?;
+                let plot = super::plot::of_comparison(&comparison, &picture, title, key);
+                super::plot::on_teehistorian_map(
+                    out,
+                    &file,
+                    map.as_deref(),
+                    &maps,
+                    &picture,
+                    &plot,
+                )?;
             }
             simulate(&file, col, physics, at, demo.as_deref(), format)
         }

@@ -10,7 +10,7 @@ use crate::snapshot::Snapshot;
 use crate::snapshot::items::ints_to_str;
 use crate::snapshot::replay::{Fault, FaultKind};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A demo read tick by tick, as DDNet's player meets it: each tick
 /// marker's messages and the snapshot after it (items keyed `TYPE:ID`,
@@ -192,8 +192,9 @@ impl DemoTicks<'_> {
 
 /// Each character of a demo over some ticks: its path, and the name the
 /// snapshot's ClientInfo item of the same id gave it (0.6 demos; 0.7
-/// demos send names in messages, not read here). An id whose name
-/// changes is another player from then on: another character.
+/// demos send names in messages, not read here). An id whose ClientInfo
+/// item comes back after a snapshot without it is another player (one
+/// left, one joined): another character.
 #[derive(Clone, Debug, Default)]
 pub struct DemoPaths {
     /// In order of first appearance.
@@ -202,9 +203,10 @@ pub struct DemoPaths {
     pub ticks: Option<(i32, i32)>,
     /// The first tick not kept, when [`MAX_PATH_POINTS`] was reached.
     pub cut_at: Option<i32>,
-    /// What stopped the reading before the demo's end: the paths are
-    /// those before it.
-    pub stopped: Option<DecodeError>,
+    /// What stopped the reading before the demo's end (a chunk that does
+    /// not decode, where DDNet's player stops too): the paths are those
+    /// before it.
+    pub stopped: Option<String>,
 }
 
 /// One character of [`DemoPaths`].
@@ -212,8 +214,9 @@ pub struct DemoPaths {
 pub struct DemoCharacter {
     /// Its item id (the client id).
     pub id: i32,
-    /// Its name, if a ClientInfo item gave one.
-    pub name: Option<String>,
+    /// The names its ClientInfo items gave it, in order (a rename adds
+    /// one).
+    pub names: Vec<String>,
     /// Its path.
     pub path: Path,
 }
@@ -230,6 +233,8 @@ pub fn demo_paths(bytes: &[u8], request: PathRequest) -> Result<DemoPaths, Decod
     let mut out = DemoPaths::default();
     // Each id's character now, by index into `out.characters`.
     let mut now: BTreeMap<i32, usize> = BTreeMap::new();
+    // The ids with a ClientInfo item in the last snapshot.
+    let mut infos: BTreeSet<i32> = BTreeSet::new();
     let mut points = 0usize;
     let resolution = request.resolution.max(1);
     loop {
@@ -237,10 +242,14 @@ pub fn demo_paths(bytes: &[u8], request: PathRequest) -> Result<DemoPaths, Decod
             Ok(Some(t)) => t,
             Ok(None) => break,
             Err(e) => {
-                out.stopped = Some(e);
+                out.stopped = Some(e.to_string());
                 break;
             }
         };
+        let payload = |f: &&Fault| matches!(f.kind, FaultKind::Payload { .. });
+        if let Some(f) = ticks.faults.iter().find(payload) {
+            out.stopped = Some(f.to_string());
+        }
         // (Tick -1: what comes before the first tick marker.)
         if tick >= 0 {
             out.ticks = Some(out.ticks.map_or((tick, tick), |(a, _)| (a, tick)));
@@ -254,14 +263,19 @@ pub fn demo_paths(bytes: &[u8], request: PathRequest) -> Result<DemoPaths, Decod
         }
         let chars = &mut out.characters;
         if let (Some(snap), Version::V06) = (&ticks.snapshot, ticks.protocol) {
+            let before = std::mem::take(&mut infos);
             for item in snap.items().filter(|i| i.type_id() == CLIENT_INFO_06) {
-                let name = item.data.get(..NAME_INTS).and_then(|n| ints_to_str(n).ok());
-                let mut c = character(&mut now, chars, item.id());
-                if chars[c].name.is_some() && chars[c].name != name {
-                    now.remove(&item.id());
-                    c = character(&mut now, chars, item.id());
+                let id = item.id();
+                infos.insert(id);
+                let back = !before.contains(&id);
+                if back && now.get(&id).is_some_and(|&c| !chars[c].names.is_empty()) {
+                    now.remove(&id);
                 }
-                chars[c].name = name;
+                let c = character(&mut now, chars, id);
+                let name = item.data.get(..NAME_INTS).and_then(|n| ints_to_str(n).ok());
+                if let Some(name) = name.filter(|n| chars[c].names.last() != Some(n)) {
+                    chars[c].names.push(name);
+                }
             }
         }
         for (id, &c) in &now {

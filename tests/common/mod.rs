@@ -225,6 +225,20 @@ pub fn snapshot(dir: &str, name: &str, text: &str) {
     });
 }
 
+/// Asserts `bytes` against the golden file `name` (with its extension:
+/// `plot.png`) in `snapshots/<dir>/`, stored beside its `.snap` as
+/// `<name without extension>.snap.<extension>` (reviewed with `cargo insta
+/// review`, or by opening it).
+pub fn snapshot_file(dir: &str, name: &str, bytes: Vec<u8>) {
+    insta::with_settings!({
+        snapshot_path => format!("../../snapshots/{dir}"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_binary_snapshot!(name, bytes);
+    });
+}
+
 /// The corpus walkers and the crate root, from the library's test
 /// helpers (one copy for the unit and the integration tests).
 pub use testing::{corpus_files, files_under, root};

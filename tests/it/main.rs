@@ -31,6 +31,7 @@ mod generate;
 mod malformed_demos;
 mod no_alloc;
 mod packets;
+mod plot;
 mod simulate;
 mod simulate_demo;
 mod snapshots;

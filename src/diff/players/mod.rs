@@ -186,16 +186,11 @@ pub fn compare(
             .collect(),
         _ => ALL_KINDS.to_vec(),
     };
-    run(
-        &mut a,
-        &mut ta,
-        &mut b,
-        &mut tb,
-        alignment,
-        sides,
+    let asked = Asked {
         kinds,
-        options.paths,
-    )
+        paths: options.paths,
+    };
+    run(&mut a, &mut ta, &mut b, &mut tb, alignment, sides, asked)
 }
 
 /// Compares a teehistorian file's recorded players with the model's
@@ -231,14 +226,23 @@ pub fn compare_model(file: &[u8], model: &Model) -> Result<Comparison, CompareEr
         &mut tb,
         alignment,
         sides,
-        MODEL_KINDS.to_vec(),
-        model.paths,
+        Asked {
+            kinds: MODEL_KINDS.to_vec(),
+            paths: model.paths,
+        },
     )?;
     if let Some(stopped) = &tb.report().stopped {
         return Err(CompareError::ModelStopped(stopped.clone()));
     }
     comparison.note_unmodelled(&tb.report().unmodelled);
     Ok(comparison)
+}
+
+/// What a comparison compares besides paths (the kinds of race events),
+/// and what it keeps (the paths over some ticks).
+struct Asked {
+    kinds: Vec<&'static str>,
+    paths: Option<PathRequest>,
 }
 
 /// Every kind of race event, as JSON names them.
@@ -348,9 +352,9 @@ fn run(
     tb: &mut dyn Track,
     alignment: Alignment,
     sides: [Side; 2],
-    kinds: Vec<&'static str>,
-    paths: Option<PathRequest>,
+    asked: Asked,
 ) -> Result<Comparison, CompareError> {
+    let Asked { kinds, paths } = asked;
     // Players: by key, in the original's order, then the other's own.
     let mut index: BTreeMap<&roster::PlayerKey, usize> = BTreeMap::new();
     let mut pairs: Vec<(Option<usize>, Option<usize>)> = Vec::new();

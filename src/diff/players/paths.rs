@@ -290,7 +290,7 @@ impl PathLog {
 
     /// The positions at tick `t` (both sides', by player; a player not
     /// among them has no character on either side).
-    fn tick(&mut self, t: i64, at: &BTreeMap<usize, (Option<(i32, i32)>, Option<(i32, i32)>)>) {
+    fn tick(&mut self, t: i64, at: &BTreeMap<usize, Both>) {
         let t = clamp(t);
         let r = self.request;
         if r.from.is_some_and(|f| t < f) || r.to.is_some_and(|l| t > l) || self.cut_at.is_some() {
@@ -312,6 +312,9 @@ impl PathLog {
         }
     }
 }
+
+/// A player's positions on both sides at a tick (`None`: no character).
+type Both = (Option<(i32, i32)>, Option<(i32, i32)>);
 
 /// What the walk found so far.
 struct Judge<'l> {
@@ -341,8 +344,7 @@ impl Judge<'_> {
     /// Compares the two sides' positions at `t`.
     fn check(&mut self, t: i64, a: &Follow, b: &Follow) {
         self.count_to(t);
-        type Pair = (Option<(i32, i32)>, Option<(i32, i32)>);
-        let mut at: BTreeMap<usize, Pair> = BTreeMap::new();
+        let mut at: BTreeMap<usize, Both> = BTreeMap::new();
         for (p, pos) in a.by_player(t) {
             at.entry(p).or_default().0 = Some(pos);
         }

@@ -262,3 +262,58 @@ fn a_build_with_another_push_changes_seven_paths_and_five_finishes_on_coverage()
     let same = compare(&original, &original, &options).unwrap();
     assert_eq!(same.verdict, Verdict::Identical);
 }
+
+#[test]
+fn a_path_keeps_a_point_a_pixel_away_and_breaks_at_a_jump_or_a_gap() {
+    use super::paths::{JUMP, Path};
+    let mut p = Path::default();
+    // Resolution 8: (3, 0) is within a pixel of (0, 0); (8, 0) is not.
+    assert!(p.push(0, (0, 0), 8));
+    assert!(!p.push(1, (3, 7), 8));
+    assert!(p.push(2, (8, 0), 8));
+    // A jump longer than JUMP starts a line; so does the point after a gap.
+    assert!(p.push(3, (8 + JUMP + 1, 0), 8));
+    p.close();
+    assert!(
+        p.push(9, (8 + JUMP + 2, 0), 8),
+        "after a gap, even a near point starts a line"
+    );
+    assert_eq!(
+        p.lines,
+        vec![
+            vec![(0, 0, 0), (2, 8, 0)],
+            vec![(3, 8 + JUMP + 1, 0)],
+            vec![(9, 8 + JUMP + 2, 0)],
+        ]
+    );
+}
+
+#[test]
+fn kept_paths_are_both_sides_positions_over_the_ticks_asked() {
+    use super::paths::PathRequest;
+    let bytes = corpus("ddnet-16.4/phys_hook_players.teehistorian");
+    let request = PathRequest {
+        from: Some(0),
+        to: Some(100),
+        resolution: 1,
+    };
+    let options = Options {
+        paths: Some(request),
+        ..Options::default()
+    };
+    // The file against itself: both paths the same, every point within the ticks.
+    let c = compare(&bytes, &bytes, &options).unwrap();
+    let mut points = 0;
+    for p in &c.players {
+        let [a, b] = p.paths.as_ref().expect("paths kept");
+        assert_eq!(a, b);
+        for &(t, _, _) in a.lines.iter().flatten() {
+            assert!((0..=100).contains(&t));
+            points += 1;
+        }
+    }
+    assert!(points > 100, "{points}");
+    // Without a request, none.
+    let c = compare(&bytes, &bytes, &Options::default()).unwrap();
+    assert!(c.players.iter().all(|p| p.paths.is_none()));
+}

@@ -84,8 +84,33 @@ pub fn valid(rng: &mut Rng, width: i32, height: i32) -> MapSpec {
     }
 }
 
-/// One map of `kind`.
-pub(crate) fn generate(rng: &mut Rng, kind: Kind) -> Made {
+/// The edge cases' variants: DDNet's loader quirks (the fourth, a game
+/// tile of a kind the editor does not place, is the `tile_unused` lint),
+/// then one map per other lint rule. Edge case `i` is variant `i` modulo
+/// their number, so the first 20 edge cases hold every rule.
+const EDGE_QUIRKS: u64 = 7;
+const LINT_EDGE: [&str; 13] = [
+    "tele_number_zero",
+    "tele_no_exit",
+    "tele_no_entrance",
+    "switch_number_zero",
+    "speedup_force_zero",
+    "tune_number_zero",
+    "image_missing",
+    "envelope_missing",
+    "sound_missing",
+    "uuid_type_short",
+    "extension_unregistered",
+    "item_type_unknown",
+    "extension_unknown",
+];
+
+/// How many edge variants there are: after this many edge cases every
+/// lint rule a map can trip has one.
+pub const EDGE_VARIANTS: u64 = EDGE_QUIRKS + LINT_EDGE.len() as u64;
+
+/// Map `index` of `kind`.
+pub(crate) fn generate(rng: &mut Rng, kind: Kind, index: u64) -> Made {
     let width = rng.int(2, 24);
     let height = rng.int(2, 24);
     let mut spec = valid(rng, width, height);
@@ -97,13 +122,31 @@ pub(crate) fn generate(rng: &mut Rng, kind: Kind) -> Made {
                 format!("a {width}x{height} game layer and {layers} layer(s) in one group"),
             )
         }
-        Kind::Edge => edge(rng, spec),
+        Kind::Edge => match (index % EDGE_VARIANTS).checked_sub(EDGE_QUIRKS) {
+            None => edge(rng, spec, index % EDGE_VARIANTS),
+            Some(r) => lint_edge(rng, spec, LINT_EDGE[r as usize]),
+        },
         Kind::Malformed => malformed(rng, &mut spec),
     }
 }
 
-fn edge(rng: &mut Rng, mut spec: MapSpec) -> Made {
-    let (bytes, why) = match rng.below(7) {
+/// A map that trips lint `rule` beside tiles that work: DDNet loads it.
+fn lint_edge(rng: &mut Rng, mut spec: MapSpec, rule: &str) -> Made {
+    let what = super::map_lint::working_tiles(&mut spec, rng, rule)
+        .and_then(|()| super::map_lint::trip(&mut spec, rng, rule));
+    match what {
+        Some(what) => Made::valid(
+            spec.write().bytes,
+            format!("{what} (lint `{rule}`): DDNet loads it"),
+        ),
+        // Not reached: a valid map has a game layer, and room for the
+        // layer a rule needs.
+        None => Made::valid(spec.write().bytes, format!("no room for lint `{rule}`")),
+    }
+}
+
+fn edge(rng: &mut Rng, mut spec: MapSpec, variant: u64) -> Made {
+    let (bytes, why) = match variant {
         0 => {
             spec.magic = Magic::Atad;
             (
@@ -143,8 +186,8 @@ fn edge(rng: &mut Rng, mut spec: MapSpec) -> Made {
             spec.blocks[0][at] = k;
             (
                 spec.write().bytes,
-                "a game tile of a kind DDNet's editor does not place (tile_index): the game \
-                 ignores it",
+                "a game tile of a kind DDNet's editor does not place (tile_index; lint \
+                 `tile_unused`): the game ignores it",
             )
         }
         4 => {

@@ -536,4 +536,69 @@ mod tests {
         let all: BTreeSet<&str> = RULES.iter().map(|r| r.name).collect();
         assert_eq!(covered, all);
     }
+
+    /// The `map_lint` unit of the standard suite: its cases trip every
+    /// rule; a checker that lists its lints its own way passes, one that
+    /// misses a rule does not.
+    #[test]
+    fn the_map_lint_unit_compares_lints_as_sets() {
+        use crate::conform::{self, Answer, Case, Expected, InProcess, Info, reference_answer};
+        use serde_json::{Value, json};
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let suite = crate::generate::suite::standard(&[corpus], &[Unit::MapLint]).unwrap();
+        let mut tripped = BTreeSet::new();
+        for c in &suite.cases {
+            if let Expected::Json(v) = &c.expected {
+                for l in v.value()["lints"].as_array().into_iter().flatten() {
+                    tripped.insert(l["rule"].as_str().unwrap_or_default().to_owned());
+                }
+            }
+        }
+        assert_eq!(tripped.len(), RULES.len(), "{tripped:?}");
+        // One lint per tile, last first, no item where a layer is named.
+        fn per_tile(case: &Case) -> Answer {
+            let Answer::Decoded(v) = reference_answer(case) else {
+                return reference_answer(case);
+            };
+            let mut lints = Vec::new();
+            for l in v["lints"].as_array().into_iter().flatten() {
+                let item = if l["layer"].is_null() {
+                    l["item"].clone()
+                } else {
+                    Value::Null
+                };
+                let tiles = l["tiles"].as_array().cloned().unwrap_or_default();
+                if tiles.is_empty() {
+                    lints.push(json!({"rule": l["rule"], "layer": l["layer"], "item": item, "count": l["count"]}));
+                }
+                for t in tiles {
+                    lints.push(
+                        json!({"rule": l["rule"], "layer": l["layer"], "count": 1, "tiles": [t]}),
+                    );
+                }
+            }
+            lints.reverse();
+            Answer::Decoded(json!({ "lints": lints }))
+        }
+        fn no_tune(case: &Case) -> Answer {
+            match reference_answer(case) {
+                Answer::Decoded(mut v) => {
+                    if let Some(l) = v["lints"].as_array_mut() {
+                        l.retain(|l| l["rule"] != "tune_number_zero");
+                    }
+                    Answer::Decoded(v)
+                }
+                other => other,
+            }
+        }
+        let info = || Info::new("checker", "0").unit(Unit::MapLint, false);
+        for (name, answer, passes) in [
+            ("reference", reference_answer as fn(&Case) -> Answer, true),
+            ("per tile", per_tile, true),
+            ("no tune zones", no_tune, false),
+        ] {
+            let report = conform::run(&suite, &mut InProcess::new(info(), answer), None).unwrap();
+            assert_eq!(report.failed, !passes, "{name}");
+        }
+    }
 }

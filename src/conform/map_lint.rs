@@ -41,6 +41,9 @@ pub fn document(lints: &[Lint]) -> Value {
 /// (an unknown rule after them), the rule, the layer, the item.
 type Key = (usize, String, Option<String>, Option<i64>);
 
+/// A place's count (if the checker gave one) and tiles, as (row, column).
+type Found = (Option<u64>, BTreeSet<(u64, u64)>);
+
 /// `value` (a checker's answer, or the oracle's) in the unit's one form:
 /// `{"lints": [{"rule", "layer", "item", "count", "tiles"}]}`, one entry
 /// per rule and place in [`RULES`] order, then by layer and item; a
@@ -51,7 +54,7 @@ pub fn canonical(value: &Value) -> Value {
     let Some(lints) = value.get("lints").and_then(Value::as_array) else {
         return value.clone();
     };
-    let mut merged: BTreeMap<Key, (Option<u64>, BTreeSet<(u64, u64)>)> = BTreeMap::new();
+    let mut merged: BTreeMap<Key, Found> = BTreeMap::new();
     for l in lints {
         let rule = l.get("rule").and_then(Value::as_str).unwrap_or_default();
         let order = RULES

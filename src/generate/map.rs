@@ -111,9 +111,7 @@ pub const EDGE_VARIANTS: u64 = EDGE_QUIRKS + LINT_EDGE.len() as u64;
 
 /// Map `index` of `kind`.
 pub(crate) fn generate(rng: &mut Rng, kind: Kind, index: u64) -> Made {
-    let width = rng.int(2, 24);
-    let height = rng.int(2, 24);
-    let mut spec = valid(rng, width, height);
+    let (mut spec, width, height) = any_valid(rng);
     match kind {
         Kind::Valid => {
             let layers = spec.items.len() - 2;
@@ -122,27 +120,25 @@ pub(crate) fn generate(rng: &mut Rng, kind: Kind, index: u64) -> Made {
                 format!("a {width}x{height} game layer and {layers} layer(s) in one group"),
             )
         }
-        Kind::Edge => match (index % EDGE_VARIANTS).checked_sub(EDGE_QUIRKS) {
-            None => edge(rng, spec, index % EDGE_VARIANTS),
-            Some(r) => lint_edge(rng, spec, LINT_EDGE[r as usize]),
-        },
+        // The lint variants are `map_lint`'s ([`lint_rule`]).
+        Kind::Edge => edge(rng, spec, index % EDGE_VARIANTS),
         Kind::Malformed => malformed(rng, &mut spec),
     }
 }
 
-/// A map that trips lint `rule` beside tiles that work: DDNet loads it.
-fn lint_edge(rng: &mut Rng, mut spec: MapSpec, rule: &str) -> Made {
-    let what = super::map_lint::working_tiles(&mut spec, rng, rule)
-        .and_then(|()| super::map_lint::trip(&mut spec, rng, rule));
-    match what {
-        Some(what) => Made::valid(
-            spec.write().bytes,
-            format!("{what} (lint `{rule}`): DDNet loads it"),
-        ),
-        // Not reached: a valid map has a game layer, and room for the
-        // layer a rule needs.
-        None => Made::valid(spec.write().bytes, format!("no room for lint `{rule}`")),
-    }
+/// A valid map of any size from 2 by 2 to 24 by 24, and its size: what
+/// every map case starts from.
+pub(crate) fn any_valid(rng: &mut Rng) -> (MapSpec, i32, i32) {
+    let width = rng.int(2, 24);
+    let height = rng.int(2, 24);
+    (valid(rng, width, height), width, height)
+}
+
+/// The lint rule map case `index` of `kind` trips, if it is a lint
+/// variant of the edge cases (made by `super::map_lint::generate`).
+pub(crate) fn lint_rule(kind: Kind, index: u64) -> Option<&'static str> {
+    let r = (index % EDGE_VARIANTS).checked_sub(EDGE_QUIRKS)?;
+    (kind == Kind::Edge).then(|| LINT_EDGE[r as usize])
 }
 
 fn edge(rng: &mut Rng, mut spec: MapSpec, variant: u64) -> Made {

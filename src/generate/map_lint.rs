@@ -10,8 +10,8 @@
 //! rule needs and the map lacks (a tele layer, a sounds layer) is added
 //! first, in a group of its own, as large as the game layer.
 
-use super::Rng;
-use super::map::{MapSpec, tiles_layer};
+use super::map::{MapSpec, any_valid, tiles_layer};
+use super::{Made, Rng};
 use crate::map::items::{LAYER_SOUNDS, OFFSET_UUID_TYPE, Physics};
 use crate::map::tiles::{
     TILE_FREEZE, TILE_TELECHECK, TILE_TELECHECKIN, TILE_TELECHECKOUT, TILE_TELEIN, TILE_TELEINEVIL,
@@ -400,6 +400,22 @@ pub fn trip(spec: &mut MapSpec, rng: &mut Rng, rule: &str) -> Option<String> {
             Some(format!("an item of type {t}, which DDNet does not know"))
         }
         _ => None,
+    }
+}
+
+/// A map that trips lint `rule` beside tiles that work, as `gen map`'s
+/// edge variants do ([`super::map::lint_rule`]): DDNet loads it.
+pub(crate) fn generate(rng: &mut Rng, rule: &str) -> Made {
+    let (mut spec, _, _) = any_valid(rng);
+    let what = working_tiles(&mut spec, rng, rule).and_then(|()| trip(&mut spec, rng, rule));
+    match what {
+        Some(what) => Made::valid(
+            spec.write().bytes,
+            format!("{what} (lint `{rule}`): DDNet loads it"),
+        ),
+        // Not reached: a valid map has a game layer, and room for the
+        // layer a rule needs (the tests hold every rule to its case).
+        None => Made::valid(spec.write().bytes, format!("no room for lint `{rule}`")),
     }
 }
 

@@ -273,7 +273,10 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
                 Unit::Snapshot => snapshot::generate_snapshot(&mut rng, kind),
                 Unit::DeltaApply => snapshot::generate_delta(&mut rng, kind),
                 Unit::Demo => demo::generate(&mut rng, kind),
-                Unit::Map => map::generate(&mut rng, kind, i),
+                Unit::Map => match map::lint_rule(kind, i) {
+                    Some(rule) => map_lint::generate(&mut rng, rule),
+                    None => map::generate(&mut rng, kind, i),
+                },
                 _ => return None,
             }
             .into_parts();

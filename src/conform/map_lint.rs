@@ -136,6 +136,49 @@ mod tests {
         assert_eq!(tiles[63], json!({"x": 63, "y": 5}));
     }
 
+    /// src/schema.md names every unit in its table, and documents each
+    /// key of this unit's lints.
+    #[test]
+    fn the_schema_documents_the_unit() {
+        let page = include_str!("../schema.md");
+        let units = page
+            .split("\n## Units\n")
+            .nth(1)
+            .and_then(|s| s.split("\n### ").next())
+            .expect("src/schema.md: ## Units");
+        for u in crate::conform::Unit::ALL {
+            let named = units.lines().any(|l| {
+                l.split('|')
+                    .nth(1)
+                    .is_some_and(|c| c.contains(&format!("`{u}`")))
+            });
+            assert!(named, "src/schema.md: the units table has no row for {u}");
+        }
+        let section = page
+            .split("### The map_lint unit")
+            .nth(1)
+            .and_then(|s| s.split("\n#").next())
+            .expect("src/schema.md: ### The map_lint unit");
+        let lint = crate::map::lint::Lint {
+            rule: "tele_no_exit",
+            severity: crate::report::Severity::Warn,
+            layer: Some("1.0 (Tele)".into()),
+            item: None,
+            count: 1,
+            tiles: vec![crate::map::lint::Tile { x: 1, y: 2 }],
+            message: String::new(),
+        };
+        let doc = document(&[lint]);
+        let keys = doc["lints"][0].as_object().expect("a lint").keys();
+        for key in keys {
+            assert!(
+                section.contains(&format!("`{key}`")),
+                "src/schema.md: map_lint lacks `{key}`"
+            );
+        }
+        assert_eq!(doc["lints"][0]["layer"], "1.0");
+    }
+
     #[test]
     fn a_wrong_rule_or_a_missing_tile_still_differs() {
         let oracle = json!({"lints": [

@@ -7,27 +7,20 @@
 //! placed on an empty tele tile, the exits of a teleporter pair removed,
 //! a speedup's force set to 0, a layer pointed at an image the map does
 //! not have, an item of a type DDNet does not know added. A layer the
-//! rule needs and the map lacks (a tele layer, a sounds layer) is added
-//! first, in a group of its own, as large as the game layer.
+//! rule needs and the map lacks (a tele layer as large as the game
+//! layer, a sounds layer) is added first, in a group of its own.
 
 use super::map::{MapSpec, any_valid, tiles_layer};
 use super::{Made, Rng};
 use crate::map::items::{LAYER_SOUNDS, OFFSET_UUID_TYPE, Physics};
+use crate::map::lint::ENTRANCES;
 use crate::map::tiles::{
-    TILE_FREEZE, TILE_TELECHECK, TILE_TELECHECKIN, TILE_TELECHECKOUT, TILE_TELEIN, TILE_TELEINEVIL,
-    TILE_TELEINHOOK, TILE_TELEINWEAPON, TILE_TELEOUT, known_tile,
+    TILE_FREEZE, TILE_TELECHECK, TILE_TELECHECKIN, TILE_TELECHECKOUT, TILE_TELEOUT, known_tile,
 };
 use crate::map::{Datafile, Map, items::LayerBody};
 use crate::snapshot::items::str_to_ints;
 use std::collections::BTreeSet;
 
-/// The tele kinds that go in through a teleporter numbered N.
-const ENTRANCES: [u8; 4] = [
-    TILE_TELEIN,
-    TILE_TELEINEVIL,
-    TILE_TELEINWEAPON,
-    TILE_TELEINHOOK,
-];
 /// `TILE_SWITCHTIMEDOPEN` to `TILE_SWITCHCLOSE`.
 const SWITCH_OPENERS: std::ops::RangeInclusive<u8> = 22..=25;
 /// `TILE_SPEED_BOOST_OLD`, `TILE_SPEED_BOOST`.
@@ -77,14 +70,12 @@ pub fn spec_of(bytes: &[u8], cap: u64) -> Option<MapSpec> {
 
 /// What [`trip`] reads of a map before changing it.
 struct Seen {
-    /// The physics layers DDNet uses: item index and block.
+    /// The physics layers DDNet uses, and their blocks.
     physics: Vec<(Physics, usize)>,
     /// The game layer's width and height.
     game: (i32, i32),
-    /// Placed tiles layers (item index; drawn ones first) and quads
-    /// layers.
+    /// Placed tiles layers' items, drawn ones first.
     tiles: Vec<usize>,
-    quads: Vec<usize>,
     /// Placed sounds layers' items.
     sounds: Vec<usize>,
     /// How many groups, layers, images, envelopes and sounds.
@@ -110,12 +101,11 @@ fn seen(spec: &MapSpec) -> Option<Seen> {
         })
         .collect();
     let (_, game) = map.physics_layer(Physics::Game)?;
-    let (mut drawn, mut tiles, mut quads, mut sounds) = (vec![], vec![], vec![], vec![]);
+    let (mut drawn, mut tiles, mut sounds) = (vec![], vec![], vec![]);
     for at in map.placements() {
         match map.layer(at.item).map(|l| &l.body) {
             Some(LayerBody::Tiles(t)) if t.physics().is_none() => drawn.push(at.item),
             Some(LayerBody::Tiles(_)) => tiles.push(at.item),
-            Some(LayerBody::Quads(_)) => quads.push(at.item),
             Some(LayerBody::Sounds(_)) => sounds.push(at.item),
             _ => {}
         }
@@ -128,7 +118,6 @@ fn seen(spec: &MapSpec) -> Option<Seen> {
         physics,
         game: (game.width, game.height),
         tiles: drawn,
-        quads,
         sounds,
         groups: count(4),
         layers: count(5),
@@ -153,7 +142,8 @@ fn add_layer(spec: &mut MapSpec, seen: &Seen, payload: Vec<u8>, block: Option<Ve
 }
 
 /// A tile of a physics layer: its size, and where its kind and its
-/// number (a speedup's force) are.
+/// number (a speedup's force; a game tile has none, its flags stand in)
+/// are.
 fn layout(p: Physics) -> (usize, usize, usize) {
     match p {
         Physics::Tele | Physics::Tune => (2, 1, 0),
@@ -322,23 +312,15 @@ pub fn trip(spec: &mut MapSpec, rng: &mut Rng, rule: &str) -> Option<String> {
         }
         "image_missing" | "envelope_missing" | "sound_missing" => {
             let seen = seen(spec)?;
-            let (field, have, what) = match rule {
-                "image_missing" => (13, seen.images, "image"),
-                "envelope_missing" => (11, seen.envelopes, "envelope"),
-                _ => (6, seen.sound_count, "sound"),
+            // The layers that name one, the int of their item that does,
+            // and how many the map has. Every map has a tiles layer: the
+            // game layer.
+            let (layers, field, have, what) = match rule {
+                "image_missing" => (&seen.tiles, 13, seen.images, "image"),
+                "envelope_missing" => (&seen.tiles, 11, seen.envelopes, "envelope"),
+                _ => (&seen.sounds, 6, seen.sound_count, "sound"),
             };
             let missing = have + rng.int(0, 3);
-            let layers = match rule {
-                "image_missing" if seen.tiles.is_empty() => &seen.quads,
-                "sound_missing" => &seen.sounds,
-                _ => &seen.tiles,
-            };
-            // A quads layer's image is its int 6, as a sounds layer's sound.
-            let field = if rule == "image_missing" && seen.tiles.is_empty() {
-                6
-            } else {
-                field
-            };
             match layers.first() {
                 Some(&item) => {
                     set_int(&mut spec.items[item].2, field, missing);

@@ -47,6 +47,7 @@ mod batch;
 mod compare;
 mod exported;
 mod judge;
+pub mod map_lint;
 mod report;
 mod suite;
 
@@ -64,6 +65,7 @@ pub use report::{
     Counts, Coverage, Report, RunError, SuiteInfo, Summary, check_fields, run, run_one,
     run_parallel,
 };
+pub(crate) use suite::map_cases;
 pub use suite::{SEED, SUITE_VERSION, Suite};
 
 use crate::codec::{Mode, Reader};
@@ -106,11 +108,14 @@ pub enum Unit {
     Teehistorian,
     /// A map file (the datafile container and its items).
     Map,
+    /// A map checker's lints: what DDNet loads but cannot work
+    /// ([`crate::map::lint`]).
+    MapLint,
 }
 
 impl Unit {
     /// Every unit, in report order.
-    pub const ALL: [Unit; 11] = [
+    pub const ALL: [Unit; 12] = [
         Unit::Varint,
         Unit::String,
         Unit::Huffman,
@@ -122,6 +127,7 @@ impl Unit {
         Unit::Demo,
         Unit::Teehistorian,
         Unit::Map,
+        Unit::MapLint,
     ];
 
     /// The unit's name in the contract (`packet06`, `delta_apply`, ...).
@@ -138,6 +144,7 @@ impl Unit {
             Unit::Demo => "demo",
             Unit::Teehistorian => "teehistorian",
             Unit::Map => "map",
+            Unit::MapLint => "map_lint",
         }
     }
 
@@ -435,7 +442,16 @@ pub fn expect(unit: Unit, input: &[u8]) -> Result<Value, Rejection> {
             let (datafile, cap) = map_loaded(input)?;
             Ok(crate::map::document::document(&datafile, cap))
         }
+        Unit::MapLint => Ok(map_lint::document(&map_lints(input)?)),
     }
+}
+
+/// The lints of a map DDNet loads ([`crate::map::lint::lint`]), or why
+/// DDNet refuses it (as the `map` unit says).
+pub fn map_lints(input: &[u8]) -> Result<Vec<crate::map::lint::Lint>, Rejection> {
+    let (datafile, cap) = map_loaded(input)?;
+    let map = crate::map::Map::new(&datafile);
+    Ok(crate::map::lint::lint(&datafile, &map, cap))
 }
 
 /// A map DDNet loads, and the decompression cap its blocks are read

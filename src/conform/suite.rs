@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The suite's version: raised whenever its cases change.
-pub const SUITE_VERSION: u32 = 4;
+pub const SUITE_VERSION: u32 = 5;
 
 /// The seed of the generated cases in the suite.
 pub const SEED: u64 = 0;
@@ -270,11 +270,12 @@ fn from_corpus(
         let demo = name.ends_with(".demo");
         let teehistorian = name.ends_with(".teehistorian");
         let map = name.ends_with(".map");
+        let maps = wanted(Unit::Map) || wanted(Unit::MapLint);
         let gives = (huffman && wanted(Unit::Huffman))
             || ((packet_text || capture) && packets)
             || (delta && wanted(Unit::DeltaApply))
-            || (demo && (wanted(Unit::Demo) || snapshots || wanted(Unit::Map)))
-            || (map && wanted(Unit::Map))
+            || (demo && (wanted(Unit::Demo) || snapshots || maps))
+            || (map && maps)
             || (teehistorian && wanted(Unit::Teehistorian));
         if !gives {
             continue;
@@ -299,12 +300,11 @@ fn from_corpus(
             if snapshots {
                 demo_snapshots(&rel, &bytes, cases);
             }
-            if wanted(Unit::Map) {
-                demo_map(&rel, &bytes, cases);
+            if maps {
+                demo_map(&rel, &bytes, wanted, cases);
             }
         } else if map && bytes.len() <= WHOLE_FILE_MAX {
-            let id = format!("map/{}", id_part(&rel));
-            cases.push(Case::decode(id, Unit::Map, bytes, &rel));
+            map_cases(&id_part(&rel), &bytes, &rel, wanted, cases);
         } else if teehistorian && bytes.len() <= WHOLE_FILE_MAX {
             let id = format!("teehistorian/{}", id_part(&rel));
             cases.push(Case::decode(id, Unit::Teehistorian, bytes, &rel));
@@ -479,16 +479,37 @@ fn demo_case(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
 
 /// The map a demo embeds, if it is small enough to be a case (the same
 /// map in many demos is one case: equal inputs are).
-fn demo_map(rel: &str, bytes: &[u8], cases: &mut Vec<Case>) {
+fn demo_map(rel: &str, bytes: &[u8], wanted: &dyn Fn(Unit) -> bool, cases: &mut Vec<Case>) {
     let Ok((demo, _)) = crate::demo::Demo::decode_partial(bytes) else {
         return;
     };
     if demo.map.is_empty() || demo.map.len() > WHOLE_FILE_MAX {
         return;
     }
-    let id = format!("map/demo/{}", id_part(rel));
+    let id = format!("demo/{}", id_part(rel));
     let reason = format!("the map {rel} embeds");
-    cases.push(Case::decode(id, Unit::Map, demo.map.to_vec(), &reason));
+    map_cases(&id, demo.map, &reason, wanted, cases);
+}
+
+/// A map's case of each `wanted` map unit: `map` and `map_lint` (ids
+/// `UNIT/ID`).
+pub(crate) fn map_cases(
+    id: &str,
+    bytes: &[u8],
+    reason: &str,
+    wanted: &dyn Fn(Unit) -> bool,
+    cases: &mut Vec<Case>,
+) {
+    for unit in [Unit::Map, Unit::MapLint] {
+        if wanted(unit) {
+            cases.push(Case::decode(
+                format!("{unit}/{id}"),
+                unit,
+                bytes.to_vec(),
+                reason,
+            ));
+        }
+    }
 }
 
 /// The first snapshots of a demo: a snapshot case each, and delta cases

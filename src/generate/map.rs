@@ -84,11 +84,34 @@ pub fn valid(rng: &mut Rng, width: i32, height: i32) -> MapSpec {
     }
 }
 
-/// One map of `kind`.
-pub(crate) fn generate(rng: &mut Rng, kind: Kind) -> Made {
-    let width = rng.int(2, 24);
-    let height = rng.int(2, 24);
-    let mut spec = valid(rng, width, height);
+/// The edge cases' variants: DDNet's loader quirks (the fourth, a game
+/// tile of a kind the editor does not place, is the `tile_unused` lint),
+/// then one map per other lint rule. Edge case `i` is variant `i` modulo
+/// their number, so the first 20 edge cases hold every rule.
+const EDGE_QUIRKS: u64 = 7;
+const LINT_EDGE: [&str; 13] = [
+    "tele_number_zero",
+    "tele_no_exit",
+    "tele_no_entrance",
+    "switch_number_zero",
+    "speedup_force_zero",
+    "tune_number_zero",
+    "image_missing",
+    "envelope_missing",
+    "sound_missing",
+    "uuid_type_short",
+    "extension_unregistered",
+    "item_type_unknown",
+    "extension_unknown",
+];
+
+/// How many edge variants there are: after this many edge cases every
+/// lint rule a map can trip has one.
+pub const EDGE_VARIANTS: u64 = EDGE_QUIRKS + LINT_EDGE.len() as u64;
+
+/// Map `index` of `kind`.
+pub(crate) fn generate(rng: &mut Rng, kind: Kind, index: u64) -> Made {
+    let (mut spec, width, height) = any_valid(rng);
     match kind {
         Kind::Valid => {
             let layers = spec.items.len() - 2;
@@ -97,13 +120,29 @@ pub(crate) fn generate(rng: &mut Rng, kind: Kind) -> Made {
                 format!("a {width}x{height} game layer and {layers} layer(s) in one group"),
             )
         }
-        Kind::Edge => edge(rng, spec),
+        // The lint variants are `map_lint`'s ([`lint_rule`]).
+        Kind::Edge => edge(rng, spec, index % EDGE_VARIANTS),
         Kind::Malformed => malformed(rng, &mut spec),
     }
 }
 
-fn edge(rng: &mut Rng, mut spec: MapSpec) -> Made {
-    let (bytes, why) = match rng.below(7) {
+/// A valid map of any size from 2 by 2 to 24 by 24, and its size: what
+/// every map case starts from.
+pub(crate) fn any_valid(rng: &mut Rng) -> (MapSpec, i32, i32) {
+    let width = rng.int(2, 24);
+    let height = rng.int(2, 24);
+    (valid(rng, width, height), width, height)
+}
+
+/// The lint rule map case `index` of `kind` trips, if it is a lint
+/// variant of the edge cases (made by `super::map_lint::generate`).
+pub(crate) fn lint_rule(kind: Kind, index: u64) -> Option<&'static str> {
+    let r = (index % EDGE_VARIANTS).checked_sub(EDGE_QUIRKS)?;
+    (kind == Kind::Edge).then(|| LINT_EDGE[r as usize])
+}
+
+fn edge(rng: &mut Rng, mut spec: MapSpec, variant: u64) -> Made {
+    let (bytes, why) = match variant {
         0 => {
             spec.magic = Magic::Atad;
             (
@@ -143,8 +182,8 @@ fn edge(rng: &mut Rng, mut spec: MapSpec) -> Made {
             spec.blocks[0][at] = k;
             (
                 spec.write().bytes,
-                "a game tile of a kind DDNet's editor does not place (tile_index): the game \
-                 ignores it",
+                "a game tile of a kind DDNet's editor does not place (tile_index; lint \
+                 `tile_unused`): the game ignores it",
             )
         }
         4 => {

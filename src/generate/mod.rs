@@ -22,6 +22,7 @@
 
 pub mod demo;
 pub mod map;
+pub mod map_lint;
 pub mod mutate;
 pub mod packet;
 pub mod snapshot;
@@ -32,6 +33,7 @@ pub use mutate::{Mutant, Mutation, mutate};
 
 use crate::check::{self, Options, Source, Status};
 use crate::codec::{DecodeError, Mode, Reader};
+use crate::map::lint::Lint;
 use serde::Serialize;
 use std::fmt;
 
@@ -244,6 +246,18 @@ pub struct Generated {
     /// rejected file, or a quirk DDNet reads around (a packet's cut chunk).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected_fault: Option<Fault>,
+    /// A map DDNet loads: what `map lint` reports of it
+    /// ([`crate::map::lint::lint`]), empty for a lint-clean map.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_lints: Option<Vec<Lint>>,
+}
+
+/// The lints of `bytes` as a file of `unit`: for a map DDNet loads.
+pub(crate) fn expected_lints(unit: Unit, bytes: &[u8]) -> Option<Vec<Lint>> {
+    match unit {
+        Unit::Map => crate::conform::map_lints(bytes).ok(),
+        _ => None,
+    }
 }
 
 /// `count` cases of `unit` and `kind` from `seed` (none for a unit not in
@@ -259,7 +273,10 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
                 Unit::Snapshot => snapshot::generate_snapshot(&mut rng, kind),
                 Unit::DeltaApply => snapshot::generate_delta(&mut rng, kind),
                 Unit::Demo => demo::generate(&mut rng, kind),
-                Unit::Map => map::generate(&mut rng, kind),
+                Unit::Map => match map::lint_rule(kind, i) {
+                    Some(rule) => map_lint::generate(&mut rng, rule),
+                    None => map::generate(&mut rng, kind, i),
+                },
                 _ => return None,
             }
             .into_parts();
@@ -268,6 +285,7 @@ pub fn cases(unit: Unit, seed: u64, count: usize, kind: Kind) -> Vec<Generated> 
             Some(Generated {
                 name: format!("{}-{i:04}", kind.name()),
                 unit,
+                expected_lints: expected_lints(unit, &bytes),
                 bytes,
                 class,
                 reason,

@@ -55,6 +55,14 @@ pub enum Mutation {
         /// The rule.
         rule: &'static str,
     },
+    /// A map DDNet loads changed to trip one lint rule
+    /// ([`crate::map::lint::RULES`]) and no other: a tele number set to
+    /// 0, a teleporter pair's exit removed, a speedup's force set to 0,
+    /// a layer pointed at an image the map lacks, an unknown item added.
+    MapLint {
+        /// The rule.
+        rule: &'static str,
+    },
 }
 
 /// One mutant: the case (bytes, class, reason, expected fault), how it
@@ -80,14 +88,26 @@ pub fn mutate(unit: Unit, bytes: &[u8], seed: u64, count: usize) -> (Vec<Mutant>
     seen.insert(bytes.to_vec());
     let mut mutants = Vec::with_capacity(count);
     let mut skipped = 0;
+    // A map DDNet loads, to trip lint rules in: every other mutant.
+    let lintable = match unit {
+        Unit::Map if crate::conform::map_lints(bytes).is_ok() => {
+            let cap = crate::compression::default_max_decompressed(bytes.len() as u64);
+            super::map_lint::spec_of(bytes, cap)
+        }
+        _ => None,
+    };
     // Bounded: a tiny file has few distinct mutants.
-    for _ in 0..count.saturating_mul(4).max(16) {
+    for draw in 0..count.saturating_mul(4).max(16) {
         if mutants.len() == count {
             break;
         }
-        let (mutation, out) = match unit {
-            Unit::Map => map_rule(&mut rng, bytes).unwrap_or_else(|| one(&mut rng, unit, bytes)),
-            _ => one(&mut rng, unit, bytes),
+        let (mutation, out, how) = match (unit, &lintable) {
+            (Unit::Map, Some(spec)) if draw % 2 == 1 => map_lint(&mut rng, spec)
+                .unwrap_or_else(|| without_words(one(&mut rng, unit, bytes))),
+            (Unit::Map, _) => without_words(
+                map_rule(&mut rng, bytes).unwrap_or_else(|| one(&mut rng, unit, bytes)),
+            ),
+            _ => without_words(one(&mut rng, unit, bytes)),
         };
         if !seen.insert(out.clone()) {
             skipped += 1;
@@ -97,6 +117,16 @@ pub fn mutate(unit: Unit, bytes: &[u8], seed: u64, count: usize) -> (Vec<Mutant>
         let (class, reason) = match (judgement.accepted, &judgement.fault) {
             (false, Some(f)) => (Class::MustReject, format!("{} ({})", words(mutation), f)),
             (false, None) => (Class::MustReject, words(mutation)),
+            (true, _) if matches!(mutation, Mutation::MapLint { .. }) => {
+                let class = match judgement.findings.is_empty() {
+                    true => Class::MustAccept,
+                    false => Class::DdnetQuirk,
+                };
+                (
+                    class,
+                    format!("{how} ({}): DDNet loads it", words(mutation)),
+                )
+            }
             (true, _) if judgement.findings.is_empty() => (
                 Class::MustAccept,
                 format!(
@@ -117,6 +147,7 @@ pub fn mutate(unit: Unit, bytes: &[u8], seed: u64, count: usize) -> (Vec<Mutant>
             case: Generated {
                 name: format!("mutant-{:04}", mutants.len()),
                 unit,
+                expected_lints: super::expected_lints(unit, &out),
                 bytes: out,
                 class,
                 reason,
@@ -138,7 +169,22 @@ fn words(m: Mutation) -> String {
         Mutation::Overlong { offset } => format!("byte {offset} written as a 2-byte varint"),
         Mutation::Append { len } => format!("{len} bytes after the end"),
         Mutation::MapRule { rule } => format!("DDNet's map rule `{rule}` broken"),
+        Mutation::MapLint { rule } => format!("lint `{rule}`"),
     }
+}
+
+/// A mutation with nothing to say beyond [`words`].
+fn without_words((mutation, out): (Mutation, Vec<u8>)) -> (Mutation, Vec<u8>, String) {
+    (mutation, out, String::new())
+}
+
+/// `spec` (a map DDNet loads) with one lint rule tripped, and what was
+/// done; `None` when the map gives the rule drawn no room.
+fn map_lint(rng: &mut Rng, spec: &super::map::MapSpec) -> Option<(Mutation, Vec<u8>, String)> {
+    let rule = rng.pick(crate::map::lint::RULES).name;
+    let mut spec = spec.clone();
+    let how = super::map_lint::trip(&mut spec, rng, rule)?;
+    Some((Mutation::MapLint { rule }, spec.write().bytes, how))
 }
 
 /// The rules [`map_rule`] breaks.

@@ -5,7 +5,7 @@
 //! generators build on the conformance units.
 
 use super::{Kind, UNITS, cases};
-use crate::conform::{Case, SEED, Suite, Unit};
+use crate::conform::{Case, SEED, Suite, Unit, map_cases};
 use crate::files::WalkError;
 use std::path::{Path, PathBuf};
 
@@ -23,16 +23,24 @@ pub fn standard(corpora: &[PathBuf], units: &[Unit]) -> Result<Suite, WalkError>
 /// its seed: each is expected and classed by teeoracle like every other
 /// case, with the generator's reason.
 pub fn generated(units: &[Unit]) -> Vec<Case> {
+    let wanted = |u: Unit| units.is_empty() || units.contains(&u);
     let mut out = Vec::new();
     for unit in UNITS {
-        if !units.is_empty() && !units.contains(&unit) {
+        // A generated map is a case of the map lint unit too.
+        let lint = unit == Unit::Map && wanted(Unit::MapLint);
+        if !wanted(unit) && !lint {
             continue;
         }
         for kind in [Kind::Valid, Kind::Edge, Kind::Malformed] {
             for g in cases(unit, SEED, PER_KIND, kind) {
-                let id = format!("{unit}/gen/{}", g.name);
                 let reason = format!("generated: {}", g.reason);
-                out.push(Case::decode(id, unit, g.bytes, &reason));
+                if unit == Unit::Map {
+                    let id = format!("gen/{}", g.name);
+                    map_cases(&id, &g.bytes, &reason, &wanted, &mut out);
+                } else {
+                    let id = format!("{unit}/gen/{}", g.name);
+                    out.push(Case::decode(id, unit, g.bytes, &reason));
+                }
             }
         }
     }

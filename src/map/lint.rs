@@ -353,13 +353,16 @@ fn unused_tiles(p: Physics, layer: &Used<'_, '_>, out: &mut Vec<Lint>) {
     }
 }
 
+/// The tele kinds that go in through teleporter N: player, evil, weapon
+/// and hook entrances.
+pub const ENTRANCES: [u8; 4] = [
+    TILE_TELEIN,
+    TILE_TELEINEVIL,
+    TILE_TELEINWEAPON,
+    TILE_TELEINHOOK,
+];
+
 fn tele(layer: &Used<'_, '_>, tiles: &[super::tiles::TeleTile], out: &mut Vec<Lint>) {
-    const ENTRANCES: [u8; 4] = [
-        TILE_TELEIN,
-        TILE_TELEINEVIL,
-        TILE_TELEINWEAPON,
-        TILE_TELEINHOOK,
-    ];
     let numbered = [
         TILE_TELEIN,
         TILE_TELEINEVIL,

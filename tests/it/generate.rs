@@ -211,13 +211,17 @@ fn mutants_of_real_maps_each_break_one_named_rule() {
         "corpus/map/teeworlds-data/dm1.map",
     ] {
         let bytes = std::fs::read(common::root().join(path)).unwrap();
-        let (mutants, _) = generate::mutate(Unit::Map, &bytes, 5, 20);
-        assert_eq!(mutants, generate::mutate(Unit::Map, &bytes, 5, 20).0);
-        assert!(mutants.len() >= 10, "{path}: {} mutants", mutants.len());
+        let (mutants, _) = generate::mutate(Unit::Map, &bytes, 5, 40);
+        assert_eq!(mutants, generate::mutate(Unit::Map, &bytes, 5, 40).0);
+        assert!(mutants.len() >= 20, "{path}: {} mutants", mutants.len());
         let mut rules = std::collections::BTreeSet::new();
         for m in &mutants {
-            let Mutation::MapRule { rule } = m.mutation else {
-                panic!("{path}: {:?}", m.mutation)
+            // Every other mutant trips a lint rule instead: the lib's
+            // generate::map_lint tests hold those to their rule.
+            let rule = match m.mutation {
+                Mutation::MapRule { rule } => rule,
+                Mutation::MapLint { .. } => continue,
+                other => panic!("{path}: {other:?}"),
             };
             rules.insert(rule);
             // Every rule broken is one DDNet refuses the map by.
@@ -259,4 +263,58 @@ fn mutants_of_real_files_carry_their_verdict() {
             assert_eq!(m.case.class == Class::MustReject, !m.judgement.accepted);
         }
     }
+}
+
+/// A lint as one line: rule, where (layer or item), count, tiles.
+fn lint_line(l: &teeoracle::map::lint::Lint) -> String {
+    let at = match (&l.layer, l.item) {
+        (Some(layer), _) => format!("layer {layer}"),
+        (None, Some(item)) => format!("item {item}"),
+        (None, None) => "?".to_string(),
+    };
+    let tiles: Vec<String> = l
+        .tiles
+        .iter()
+        .map(|t| format!("({}, {})", t.x, t.y))
+        .collect();
+    format!("{} {at} count {} [{}]", l.rule, l.count, tiles.join(" "))
+}
+
+/// A fixed-seed golden of what `gen map` and `mutate` say a map's lints
+/// are: every edge variant (the loader quirks, then one lint rule each),
+/// and the lint mutants of a real map.
+#[test]
+fn map_lint_cases_golden() {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let edge = generate::cases(
+        Unit::Map,
+        SEED,
+        generate::map::EDGE_VARIANTS as usize,
+        Kind::Edge,
+    );
+    for c in edge.iter().chain(&all(Unit::Map, Kind::Valid, 2)) {
+        writeln!(out, "{} {:?}: {}", c.name, c.class, c.reason).unwrap();
+        for l in c.expected_lints.as_deref().unwrap_or_default() {
+            writeln!(out, "  {}", lint_line(l)).unwrap();
+        }
+    }
+    let path = "corpus/map/ddnet-20.1/coverage.map";
+    let bytes = std::fs::read(common::root().join(path)).unwrap();
+    let before = teeoracle::conform::map_lints(&bytes).unwrap();
+    writeln!(out, "{path}: {} lint(s)", before.len()).unwrap();
+    for l in &before {
+        writeln!(out, "  {}", lint_line(l)).unwrap();
+    }
+    let (mutants, _) = generate::mutate(Unit::Map, &bytes, 5, 16);
+    for m in mutants
+        .iter()
+        .filter(|m| matches!(m.mutation, generate::Mutation::MapLint { .. }))
+    {
+        writeln!(out, "{} {:?}: {}", m.case.name, m.case.class, m.case.reason).unwrap();
+        for l in m.case.expected_lints.as_deref().unwrap_or_default() {
+            writeln!(out, "  {}", lint_line(l)).unwrap();
+        }
+    }
+    common::snapshot("generate", "map_lint_seed_12", &out);
 }

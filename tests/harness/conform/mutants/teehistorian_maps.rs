@@ -188,5 +188,48 @@ pub(super) fn mutants() -> Vec<Mutant> {
                 })
             },
         },
+        // map_lint
+        Mutant {
+            name: "map_lint_tune_zone_zero_missed",
+            bug: "a tune tile of zone 0 is not linted (the checker knows teleporters and switches numbered 0, not tune zones: ddnet#10177 asks for all three)",
+            units: &[MapLint],
+            answer: |c| decoded(c, |_, v| drop_lints(v, |l| l["rule"] == "tune_number_zero")),
+        },
+        Mutant {
+            name: "map_lint_notes_dropped",
+            bug: "only what cannot work is reported: an exit without an entrance, a tile kind the layer does not use and unknown items (DDNet's notes) are left out",
+            units: &[MapLint],
+            answer: |c| {
+                decoded(c, |_, v| {
+                    drop_lints(v, |l| {
+                        let rule = l["rule"].as_str().unwrap_or_default();
+                        teeoracle::map::lint::rule_named(rule)
+                            .is_some_and(|r| r.severity == teeoracle::report::Severity::Note)
+                    })
+                })
+            },
+        },
+        Mutant {
+            name: "map_lint_tiles_column_major",
+            bug: "a tile's place is read column by column (x and y swapped), as a checker that walks the layer's block by columns",
+            units: &[MapLint],
+            answer: |c| {
+                decoded(c, |_, v| {
+                    for l in v["lints"].as_array_mut().into_iter().flatten() {
+                        for t in l["tiles"].as_array_mut().into_iter().flatten() {
+                            let (x, y) = (t["x"].clone(), t["y"].clone());
+                            *t = json!({"x": y, "y": x});
+                        }
+                    }
+                })
+            },
+        },
     ]
+}
+
+/// Leaves out the lints `gone` holds of.
+fn drop_lints(v: &mut Value, gone: impl Fn(&Value) -> bool) {
+    if let Some(lints) = v["lints"].as_array_mut() {
+        lints.retain(|l| !gone(l));
+    }
 }

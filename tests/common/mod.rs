@@ -239,6 +239,20 @@ pub fn snapshot_file(dir: &str, name: &str, bytes: Vec<u8>) {
     });
 }
 
+/// A fresh, empty folder for one test (`teeoracle-<name>-<pid>` in the
+/// temporary folder).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("teeoracle-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A command's output as text (invalid UTF-8 shown replaced).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// The corpus walkers and the crate root, from the library's test
 /// helpers (one copy for the unit and the integration tests).
 pub use testing::{corpus_files, files_under, root};

@@ -11,11 +11,7 @@ fn corpus(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-use common::run;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
+use common::{run, text};
 
 fn snapshot(name: &str, text: &str) {
     common::snapshot("cli", name, text);

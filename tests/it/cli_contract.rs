@@ -6,26 +6,13 @@
 
 use crate::common;
 
-use common::run;
+use common::{run, text};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use teeoracle::demo::Demo;
 
 const A_TH: &str = "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian";
 const F_TH: &str = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian";
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("teeoracle-contract-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn read(rel: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
@@ -33,7 +20,7 @@ fn read(rel: &str) -> Vec<u8> {
 
 #[test]
 fn a_check_that_checked_nothing_fails() {
-    let dir = scratch("empty");
+    let dir = common::scratch("contract-empty");
     let out = run(&["check", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     assert!(
@@ -52,7 +39,7 @@ fn a_check_that_checked_nothing_fails() {
 
 #[test]
 fn a_named_file_nothing_recognises_fails_and_a_misnamed_one_too() {
-    let dir = scratch("named");
+    let dir = common::scratch("contract-named");
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "not a recording").unwrap();
     let out = run(&["check", notes.to_str().unwrap()]);
@@ -165,7 +152,7 @@ fn dash_is_standard_input_and_compressed_files_are_read_through() {
 
     // A gzipped recording is checked through its compression, from a file
     // and from standard input, by the same pipeline.
-    let dir = scratch("gz");
+    let dir = common::scratch("contract-gz");
     let gz = dir.join("A.teehistorian.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(&bytes).unwrap();
@@ -385,7 +372,7 @@ fn map_commands_read_a_map_or_the_map_a_demo_embeds() {
 
 #[test]
 fn map_commands_fail_a_truncated_map_with_its_offset_and_bad_usage_is_2() {
-    let dir = scratch("map-cut");
+    let dir = common::scratch("contract-map-cut");
     let cut = dir.join("cut.map");
     std::fs::write(&cut, &read(DM1_MAP)[..100]).unwrap();
     for command in ["info", "dump", "check"] {
@@ -414,7 +401,7 @@ fn map_commands_fail_a_truncated_map_with_its_offset_and_bad_usage_is_2() {
 
 #[test]
 fn demo_map_writes_the_embedded_map_byte_for_byte() {
-    let dir = scratch("demo-map");
+    let dir = common::scratch("contract-demo-map");
     let out_map = dir.join("out.map");
     let out = run(&["demo", "map", A_DEMO, "-o", out_map.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -476,7 +463,7 @@ fn diff_compares_two_maps_by_meaning() {
 
 #[test]
 fn map_render_writes_the_same_png_every_time() {
-    let dir = scratch("render");
+    let dir = common::scratch("contract-render");
     let (a, b) = (dir.join("a.png"), dir.join("b.png"));
     for p in [&a, &b] {
         let out = run(&["map", "render", DM1_MAP, "-o", p.to_str().unwrap()]);
@@ -535,7 +522,7 @@ fn simulate_finds_its_map_and_steps_with_the_physics_asked() {
         "17.0",
     ]);
     assert_eq!(bad.status.code(), Some(2));
-    let dir = scratch("simulate-nomap");
+    let dir = common::scratch("contract-simulate-nomap");
     std::fs::write(dir.join("e2.teehistorian"), read(E2_TH)).unwrap();
     let file = dir.join("e2.teehistorian");
     let none = run(&["teehistorian", "simulate", file.to_str().unwrap()]);
@@ -598,7 +585,7 @@ fn diff_compares_simulated_worlds() {
 /// map (B's, beside E.1's file) does not pass.
 #[test]
 fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
-    let dir = scratch("check-session-demo");
+    let dir = common::scratch("contract-check-session-demo");
     std::fs::write(dir.join("a.teehistorian"), read(A_TH)).unwrap();
     std::fs::write(
         dir.join("a.demo"),
@@ -638,7 +625,7 @@ fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
 
 #[test]
 fn teehistorian_demo_writes_whole_demos_or_nothing() {
-    let dir = scratch("th-demo");
+    let dir = common::scratch("contract-th-demo");
     let out_demo = dir.join("a.demo");
     let out = out_demo.to_str().unwrap();
     // Bad usage (2): half a range, a range backwards, a range and a player.
@@ -730,7 +717,7 @@ fn teehistorian_demo_writes_whole_demos_or_nothing() {
 
 #[test]
 fn export_exit_codes_are_checks_and_a_bad_file_stops_nothing() {
-    let dir = scratch("export");
+    let dir = common::scratch("contract-export");
     let to = dir.join("tables");
     let to_s = to.to_str().unwrap();
     // Bad usage: no --to, or a --to that is a file.

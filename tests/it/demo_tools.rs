@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::run;
+use common::{run, text};
 use std::path::{Path, PathBuf};
 use teeoracle::codec::first_difference;
 use teeoracle::demo::spec::DemoSpec;
@@ -18,10 +18,6 @@ const MINIMAL: &str = "corpus/demo/synthetic/minimal.demo";
 
 fn root(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
 }
 
 /// A fresh temporary folder for one test.

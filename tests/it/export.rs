@@ -18,13 +18,6 @@ const F_TH: &str = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistoria
 const A_DEMO: &str = "corpus/demo/ddnet-20.1/A_join_move_leave.demo";
 const BAD_TH: &str = "corpus/teehistorian/malformed/unknown_message_id.teehistorian";
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("teeoracle-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// The capture of session A (a pcap of the record folder's kind).
 fn a_capture() -> PathBuf {
     let mut found = Vec::new();
@@ -124,7 +117,7 @@ fn int(batches: &[arrow_array::RecordBatch], column: &str, i: usize) -> Option<i
 
 #[test]
 fn tables_read_back_with_the_crates_own_counts() {
-    let dir = scratch("counts");
+    let dir = common::scratch("export-counts");
     let capture = a_capture();
     let files = [
         Path::new(A_TH),
@@ -227,7 +220,7 @@ fn tables_read_back_with_the_crates_own_counts() {
 
 #[test]
 fn the_columns_are_the_schema_and_the_version_is_in_the_metadata() {
-    let dir = scratch("schema");
+    let dir = common::scratch("export-schema");
     export(&[Path::new(A_TH)], &dir);
     let doc = std::fs::read_to_string("src/schema.md").unwrap();
     let section = &doc[doc.find("\n# export").expect("schema.md has # export")..];
@@ -293,7 +286,10 @@ fn the_columns_are_the_schema_and_the_version_is_in_the_metadata() {
 
 #[test]
 fn the_same_input_gives_the_same_bytes() {
-    let (a, b) = (scratch("same-a"), scratch("same-b"));
+    let (a, b) = (
+        common::scratch("export-same-a"),
+        common::scratch("export-same-b"),
+    );
     let files = [Path::new(A_TH), Path::new(A_DEMO)];
     export(&files, &a);
     export(&files, &b);
@@ -361,7 +357,7 @@ fn rows_text(
 /// there, DROPs at 900, 950 and 1049 ("Server shutdown").
 #[test]
 fn the_session_tables_of_a_map_change() {
-    let dir = scratch("sessions");
+    let dir = common::scratch("export-sessions");
     let e1 = "corpus/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian";
     let e2 = "corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian";
     let c = "corpus/teehistorian/ddnet-20.1/C_rcon_auth.teehistorian";

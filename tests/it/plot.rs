@@ -3,23 +3,11 @@
 //! recordings are goldens (`snapshots/plot/*.snap.png`, reviewed by
 //! looking at them; docs/plot.md shows them).
 
-use crate::common::{self, run};
-use std::path::PathBuf;
+use crate::common::{self, run, text};
 
 const E_TH: &str = "corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian";
 const E_MAPS: &str = "corpus/demo/ddnet-20.1";
 const B_DEMO: &str = "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("teeoracle-plot-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The picture's size and RGB pixels.
 fn pixels(png: &[u8]) -> (u32, u32, Vec<u8>) {
@@ -41,7 +29,7 @@ fn count(rgb: &[u8], color: [u8; 3]) -> usize {
 /// releases' spawns differ.
 #[test]
 fn simulate_plot_of_another_release_is_the_reviewed_picture() {
-    let dir = scratch("simulate");
+    let dir = common::scratch("plot-simulate");
     let out = dir.join("e.png");
     let args = [
         "teehistorian",
@@ -79,7 +67,7 @@ fn simulate_plot_of_another_release_is_the_reviewed_picture() {
 
 #[test]
 fn demo_plot_draws_each_player_once_per_name_on_the_embedded_map() {
-    let dir = scratch("demo");
+    let dir = common::scratch("plot-demo");
     let out = dir.join("b.png");
     let o = run(&["demo", "plot", B_DEMO, "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
@@ -115,7 +103,7 @@ fn demo_plot_draws_each_player_once_per_name_on_the_embedded_map() {
 
 #[test]
 fn an_svg_plot_has_the_map_and_a_polyline_per_line_with_its_ticks() {
-    let dir = scratch("svg");
+    let dir = common::scratch("plot-svg");
     let out = dir.join("e.svg");
     let o = run(&[
         "teehistorian",
@@ -172,7 +160,7 @@ fn an_svg_plot_has_the_map_and_a_polyline_per_line_with_its_ticks() {
 
 #[test]
 fn picture_flags_without_a_picture_or_backwards_ticks_are_bad_usage() {
-    let dir = scratch("usage");
+    let dir = common::scratch("plot-usage");
     let out = dir.join("x.png");
     let out = out.to_str().unwrap();
     for args in [
@@ -233,7 +221,7 @@ fn picture_flags_without_a_picture_or_backwards_ticks_are_bad_usage() {
 
 #[test]
 fn a_demo_that_stops_is_drawn_up_to_where_it_stops_and_fails() {
-    let dir = scratch("cut");
+    let dir = common::scratch("plot-cut");
     let demo = std::fs::read(common::root().join(B_DEMO)).unwrap();
     let out = dir.join("out.png");
     let plot = |file: &std::path::Path| {

@@ -4,13 +4,9 @@
 
 use super::damage::damaged;
 use super::{options, recording};
-use crate::common::{root, run};
+use crate::common::{root, run, text};
 use std::fs;
 use teeoracle::archive::{Archive, Compression, MemberOutcome, pack};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
 
 #[test]
 fn cli_pack_info_seek_verify_log_unpack_check() {

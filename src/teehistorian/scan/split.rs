@@ -266,7 +266,7 @@ fn join(
         let true_tick =
             |rel: i32, after_move: bool| tick + i64::from(rel) + if after_move { shift } else { 0 };
         let t = &part.tally;
-        let end_tick = true_tick(if t.records > 0 { t.last_tick } else { 0 }, moved);
+        let end_tick = true_tick(t.last_tick(), moved);
         if end_tick >= i64::from(i32::MAX) {
             return Ok(None); // where DDNet's clock overflows: one pass
         }
@@ -276,7 +276,7 @@ fn join(
             let same_first = total.records > 0 && first == tick;
             let same_at_move = part.before_move > 0 && shift == -1;
             total.ticks += t.ticks - u64::from(same_first) - u64::from(same_at_move);
-            total.last_tick = true_tick(t.last_tick, moved) as i32;
+            total.last_tick = true_tick(t.last_tick(), moved);
             total.records += t.records;
             total.next_offset = t.next_offset;
             for (sum, n) in total.counts.iter_mut().zip(t.counts) {
@@ -298,7 +298,7 @@ fn join(
             Stop::Ended { end, error } => {
                 let mut scan = Scan::default();
                 scan.take(&total);
-                scan.error = error.map(|e| e.at_tick(total.last_tick));
+                scan.error = error.map(|e| e.at_tick(total.last_tick()));
                 scan.end = end;
                 scan.end_at(total.next_offset, len - total.next_offset);
                 return Ok(Some((scan, used)));

@@ -170,7 +170,6 @@ impl CidSet {
 struct Tally {
     counts: [u64; Message::KINDS],
     cids: CidSet,
-    records: u64,
     /// The tick of the last record, widened so that before the first it
     /// can be [`NO_TICK`]: a new tick is then one comparison per record.
     last_tick: i64,
@@ -185,6 +184,17 @@ struct Tally {
 const NO_TICK: i64 = i64::MIN;
 
 impl Tally {
+    /// Records counted: the sum of the counts by kind (one counter less
+    /// per record).
+    fn records(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// No record counted yet.
+    fn is_empty(&self) -> bool {
+        self.last_tick == NO_TICK
+    }
+
     /// The tick of the last record (0 before any).
     fn last_tick(&self) -> i32 {
         i32::try_from(self.last_tick).unwrap_or(0)
@@ -195,7 +205,6 @@ impl Tally {
         Tally {
             counts: [0; Message::KINDS],
             cids: CidSet::default(),
-            records: 0,
             last_tick: NO_TICK,
             ticks: 0,
             next_offset: start,
@@ -210,7 +219,6 @@ impl Tally {
         self.next_offset = rec.offset + rec.raw.len() as u64;
         let tick = i64::from(rec.tick);
         self.ticks += u64::from(tick != self.last_tick);
-        self.records += 1;
         self.last_tick = tick;
         self.counts[rec.msg.kind_index()] += 1;
         if let Some(cid) = rec.msg.player_record_cid() {
@@ -398,7 +406,7 @@ impl Scan {
     /// Takes the counts of a whole pass.
     fn take(&mut self, tally: &Tally) {
         (self.records, self.last_tick, self.ticks_with_records) =
-            (tally.records, tally.last_tick(), tally.ticks);
+            (tally.records(), tally.last_tick(), tally.ticks);
         self.counts = tally
             .counts
             .iter()

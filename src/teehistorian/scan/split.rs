@@ -209,7 +209,7 @@ fn count_part(
                 return ControlFlow::Break(rec.offset == at);
             }
         }
-        if part.tally.records == 0 {
+        if part.tally.is_empty() {
             part.first_tick = rec.tick;
         }
         let moved = match rec.msg {
@@ -218,7 +218,7 @@ fn count_part(
         };
         if moved.is_some() {
             if part.first_move.is_none() {
-                (part.first_move, part.before_move) = (moved, part.tally.records);
+                (part.first_move, part.before_move) = (moved, part.tally.records());
             }
             part.last_move = moved;
         }
@@ -270,14 +270,13 @@ fn join(
         if end_tick >= i64::from(i32::MAX) {
             return Ok(None); // where DDNet's clock overflows: one pass
         }
-        if t.records > 0 {
+        if !t.is_empty() {
             used += 1;
             let first = true_tick(part.first_tick, moved && part.before_move == 0);
-            let same_first = total.records > 0 && first == tick;
+            let same_first = !total.is_empty() && first == tick;
             let same_at_move = part.before_move > 0 && shift == -1;
             total.ticks += t.ticks - u64::from(same_first) - u64::from(same_at_move);
             total.last_tick = true_tick(t.last_tick(), moved);
-            total.records += t.records;
             total.next_offset = t.next_offset;
             for (sum, n) in total.counts.iter_mut().zip(t.counts) {
                 *sum += n;

@@ -702,10 +702,17 @@ impl<'a> Message<'a> {
             let lo = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
             let hi = u32::from_le_bytes(*bytes.last_chunk::<4>()?);
             if (lo | u64::from(hi)) & HIGH == 0 {
-                let mut dinput = [0; 10];
-                for (v, &b) in dinput.iter_mut().zip(&bytes[2..]) {
-                    *v = one_byte_int(b);
-                }
+                // Every byte's int at once, as an `i8`: its six low bits,
+                // flipped where its sign bit (0x40) is set, as
+                // `one_byte_int` does one byte at a time (one by one, the
+                // ints cost `check` a fifth of its instructions).
+                const LOW: u64 = 0x3F3F_3F3F_3F3F_3F3F;
+                const SIGN: u64 = 0x0101_0101_0101_0101;
+                let ints = |x: u64| ((x & LOW) ^ ((x >> 6 & SIGN) * 0xFF)).to_le_bytes();
+                let (lo, hi) = (ints(lo), ints(u64::from(hi)));
+                let int = |i: usize| i32::from(if i < 8 { lo[i] } else { hi[i - 8] } as i8);
+                let dinput = std::array::from_fn(|i| int(2 + i));
+                // The cid alone where the ints are not used (`stats`).
                 let cid = one_byte_int(b1);
                 return Some((Message::InputDiff { cid, dinput }, 12));
             }

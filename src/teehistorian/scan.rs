@@ -170,8 +170,9 @@ impl CidSet {
 struct Tally {
     counts: [u64; Message::KINDS],
     cids: CidSet,
-    records: u64,
-    last_tick: i32,
+    /// The tick of the last record, widened so that before the first it
+    /// can be [`NO_TICK`]: a new tick is then one comparison per record.
+    last_tick: i64,
     ticks: u64,
     /// Where the next record starts.
     next_offset: u64,
@@ -179,14 +180,32 @@ struct Tally {
     first_noncanonical: Option<u64>,
 }
 
+/// A tally's widened last tick before any record: no tick's.
+const NO_TICK: i64 = i64::MIN;
+
 impl Tally {
+    /// Records counted: the sum of the counts by kind (one counter less
+    /// per record).
+    fn records(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// No record counted yet.
+    fn is_empty(&self) -> bool {
+        self.last_tick == NO_TICK
+    }
+
+    /// The tick of the last record (0 before any).
+    fn last_tick(&self) -> i32 {
+        i32::try_from(self.last_tick).unwrap_or(0)
+    }
+
     /// A tally of records from file offset `start` on.
     fn new(start: u64) -> Self {
         Tally {
             counts: [0; Message::KINDS],
             cids: CidSet::default(),
-            records: 0,
-            last_tick: 0,
+            last_tick: NO_TICK,
             ticks: 0,
             next_offset: start,
             noncanonical_records: 0,
@@ -198,9 +217,9 @@ impl Tally {
     #[inline(always)]
     fn add(&mut self, rec: &Record<'_>) {
         self.next_offset = rec.offset + rec.raw.len() as u64;
-        self.ticks += u64::from(self.records == 0 || rec.tick != self.last_tick);
-        self.records += 1;
-        self.last_tick = rec.tick;
+        let tick = i64::from(rec.tick);
+        self.ticks += u64::from(tick != self.last_tick);
+        self.last_tick = tick;
         self.counts[rec.msg.kind_index()] += 1;
         if let Some(cid) = rec.msg.player_record_cid() {
             self.cids.insert(cid); // the common case, without the general match
@@ -370,7 +389,7 @@ impl Scan {
         scan.take(&tally);
         match result {
             Ok(_) => {}
-            Err(ReadError::Decode(e)) => scan.error = Some(e.at_tick(tally.last_tick)),
+            Err(ReadError::Decode(e)) => scan.error = Some(e.at_tick(tally.last_tick())),
             Err(e) => return Err(e),
         }
         scan.end = reader.end();
@@ -387,7 +406,7 @@ impl Scan {
     /// Takes the counts of a whole pass.
     fn take(&mut self, tally: &Tally) {
         (self.records, self.last_tick, self.ticks_with_records) =
-            (tally.records, tally.last_tick, tally.ticks);
+            (tally.records(), tally.last_tick(), tally.ticks);
         self.counts = tally
             .counts
             .iter()

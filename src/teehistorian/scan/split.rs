@@ -209,7 +209,7 @@ fn count_part(
                 return ControlFlow::Break(rec.offset == at);
             }
         }
-        if part.tally.records == 0 {
+        if part.tally.is_empty() {
             part.first_tick = rec.tick;
         }
         let moved = match rec.msg {
@@ -218,7 +218,7 @@ fn count_part(
         };
         if moved.is_some() {
             if part.first_move.is_none() {
-                (part.first_move, part.before_move) = (moved, part.tally.records);
+                (part.first_move, part.before_move) = (moved, part.tally.records());
             }
             part.last_move = moved;
         }
@@ -266,18 +266,17 @@ fn join(
         let true_tick =
             |rel: i32, after_move: bool| tick + i64::from(rel) + if after_move { shift } else { 0 };
         let t = &part.tally;
-        let end_tick = true_tick(if t.records > 0 { t.last_tick } else { 0 }, moved);
+        let end_tick = true_tick(t.last_tick(), moved);
         if end_tick >= i64::from(i32::MAX) {
             return Ok(None); // where DDNet's clock overflows: one pass
         }
-        if t.records > 0 {
+        if !t.is_empty() {
             used += 1;
             let first = true_tick(part.first_tick, moved && part.before_move == 0);
-            let same_first = total.records > 0 && first == tick;
+            let same_first = !total.is_empty() && first == tick;
             let same_at_move = part.before_move > 0 && shift == -1;
             total.ticks += t.ticks - u64::from(same_first) - u64::from(same_at_move);
-            total.last_tick = true_tick(t.last_tick, moved) as i32;
-            total.records += t.records;
+            total.last_tick = true_tick(t.last_tick(), moved);
             total.next_offset = t.next_offset;
             for (sum, n) in total.counts.iter_mut().zip(t.counts) {
                 *sum += n;
@@ -298,7 +297,7 @@ fn join(
             Stop::Ended { end, error } => {
                 let mut scan = Scan::default();
                 scan.take(&total);
-                scan.error = error.map(|e| e.at_tick(total.last_tick));
+                scan.error = error.map(|e| e.at_tick(total.last_tick()));
                 scan.end = end;
                 scan.end_at(total.next_offset, len - total.next_offset);
                 return Ok(Some((scan, used)));

@@ -70,7 +70,12 @@ impl Simulator for OnMaps<'_> {
         // The same session's server demo, checked against the simulation
         // too; every other demo found is named with why it was not.
         let (demo, pairings) = match path {
-            Some(p) => session_demo(p, &header, cap),
+            Some(p) => {
+                let named = self
+                    .maps
+                    .named_demos(header.info.map_sha256.as_deref().unwrap_or_default());
+                session_demo(p, &header, named, cap)
+            }
             None => (None, Vec::new()),
         };
         for p in pairings.iter().filter(|p| !p.compared) {
@@ -190,18 +195,33 @@ fn severity_of(e: &SimulateError) -> Severity {
 /// The demos found for the teehistorian file at `path` (whose header is
 /// `header`): the one of its session, if exactly one is
 /// ([`same_session`]), with its bytes, and every demo found with whether
-/// it is that one, and why not.
+/// it is that one, and why not. Beside it ([`candidates`]) first; else
+/// among `named`, the demos of its map named on the command line, which
+/// are named here only if of its session (the others are not this
+/// file's).
 fn session_demo(
     path: &Path,
     header: &Header,
+    named: &[PathBuf],
     cap: u64,
 ) -> (Option<(PathBuf, Vec<u8>)>, Vec<DemoPairing>) {
     let mut pairings = Vec::new();
     let mut matching = Vec::new();
-    for candidate in candidates(path) {
-        match same_session(&candidate, header, cap) {
-            Ok(bytes) => matching.push((candidate, bytes)),
-            Err(reason) => pairings.push(not_compared(&candidate, reason)),
+    let beside = candidates(path);
+    for candidate in &beside {
+        match same_session(candidate, header, cap) {
+            Ok(bytes) => matching.push((candidate.clone(), bytes)),
+            Err(reason) => pairings.push(not_compared(candidate, reason)),
+        }
+    }
+    if matching.is_empty() {
+        for candidate in named
+            .iter()
+            .filter(|n| !beside.iter().any(|b| same_file(b, n)))
+        {
+            if let Ok(bytes) = same_session(candidate, header, cap) {
+                matching.push((candidate.clone(), bytes));
+            }
         }
     }
     let chosen = match matching.len() {
@@ -209,7 +229,7 @@ fn session_demo(
         n => {
             for (candidate, _) in &matching {
                 let reason = format!(
-                    "{n} demos beside the file are of its map and session: which one is not known"
+                    "{n} demos found are of the file's map and session: which one is not known"
                 );
                 pairings.push(not_compared(candidate, reason));
             }
@@ -225,6 +245,11 @@ fn session_demo(
     }
     pairings.sort_by(|a, b| a.path.cmp(&b.path));
     (chosen, pairings)
+}
+
+/// `a` and `b` name one file (as named, or once resolved).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 fn not_compared(path: &Path, reason: String) -> DemoPairing {

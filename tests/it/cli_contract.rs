@@ -919,3 +919,52 @@ fn export_exit_codes_are_checks_and_a_bad_file_stops_nothing() {
     assert_eq!(doc["totals"]["failed"], 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A demo named on the command line in another folder pairs with the
+/// teehistorian file of its session (A's); a named demo of the same map
+/// but another session (B's) is not that file's, and is not named there.
+#[test]
+fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
+    let dir = common::scratch("contract-check-named-demo");
+    let (files, demos) = (dir.join("files"), dir.join("demos"));
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::create_dir_all(&demos).unwrap();
+    let th = files.join("a.teehistorian");
+    std::fs::write(&th, read(A_TH)).unwrap();
+    let session = demos.join("session.demo");
+    std::fs::write(
+        &session,
+        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
+    )
+    .unwrap();
+    let other = demos.join("other.demo");
+    std::fs::write(&other, read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo")).unwrap();
+    let args = |demo: &Path| {
+        let out = run(&[
+            "check",
+            "--format",
+            "json",
+            th.to_str().unwrap(),
+            demo.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0].clone()
+    };
+    let a = args(&session);
+    assert_eq!(
+        a["demos"],
+        serde_json::json!([{"path": session.display().to_string(), "compared": true, "reason": null}])
+    );
+    assert_eq!(a["counts"]["more"]["demo_items_compared"], 330, "{a}");
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .contains("; session.demo: 330 of 330 Character items as simulated"),
+        "{a}"
+    );
+    let a = args(&other);
+    assert!(a.get("demos").is_none(), "{a}");
+    assert!(!a["findings"].to_string().contains("other.demo"), "{a}");
+}

@@ -479,10 +479,15 @@ pub trait Simulator: Sync {
     fn simulate(&self, path: Option<&std::path::Path>, bytes: &[u8], verdict: &mut Verdict);
 
     /// The finding [`Simulator::simulate`] would add, and nothing else,
-    /// for a file whose header names the map `map_sha256` (`None`: no
-    /// map), when that map is not at hand; `None` if it may simulate.
-    /// Lets `check` read such a file without keeping its bytes.
-    fn without_map(&self, _map_sha256: Option<&str>) -> Option<Finding> {
+    /// for the file at `path` whose header names the map `map_sha256`
+    /// (`None`: no map), when that map is not at hand; `None` if it may
+    /// simulate or has more to say. Lets `check` read such a file
+    /// without keeping its bytes.
+    fn without_map(
+        &self,
+        _path: Option<&std::path::Path>,
+        _map_sha256: Option<&str>,
+    ) -> Option<Finding> {
         None
     }
 }

@@ -37,9 +37,11 @@ fn no_map() -> Finding {
 }
 
 impl Simulator for OnMaps<'_> {
-    fn without_map(&self, map_sha256: Option<&str>) -> Option<Finding> {
+    fn without_map(&self, path: Option<&Path>, map_sha256: Option<&str>) -> Option<Finding> {
         match map_sha256 {
             Some(sha) if self.maps.get(sha).is_some() => None,
+            // The demos beside it are named by `simulate`.
+            Some(_) if path.is_some_and(|p| !candidates(p).is_empty()) => None,
             Some(_) => Some(no_map()),
             None => {
                 let e = SimulateError::NoMapNamed;
@@ -60,15 +62,9 @@ impl Simulator for OnMaps<'_> {
         let cap = self
             .max_decompressed
             .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
-        let col = match self.maps.collision_for(&header, cap) {
-            Ok(Some(col)) => col,
-            Ok(None) => return verdict.push(no_map()),
-            Err(e) => {
-                return not_simulated(verdict, severity_of(&e), format!("not simulated: {e}"));
-            }
-        };
         // The same session's server demo, checked against the simulation
-        // too; every other demo found is named with why it was not.
+        // too; every other demo found is named with why it was not (also
+        // when the file is not simulated).
         let (demo, pairings) = match path {
             Some(p) => {
                 let named = self
@@ -88,6 +84,26 @@ impl Simulator for OnMaps<'_> {
             ));
         }
         verdict.demos = pairings;
+        // From here, a file not simulated was compared with no demo.
+        let not_simulated = |verdict: &mut Verdict, finding: Finding| {
+            for p in verdict.demos.iter_mut().filter(|p| p.compared) {
+                p.compared = false;
+                p.reason = Some("the file was not simulated".into());
+            }
+            verdict.push(finding);
+        };
+        let why_not = |e: &SimulateError| {
+            Finding::new(
+                severity_of(e),
+                Code::NotSimulated,
+                format!("not simulated: {e}"),
+            )
+        };
+        let col = match self.maps.collision_for(&header, cap) {
+            Ok(Some(col)) => col,
+            Ok(None) => return not_simulated(verdict, no_map()),
+            Err(e) => return not_simulated(verdict, why_not(&e)),
+        };
         let sim = Simulation::new(&header, col, None, ());
         let sim = match (sim, &demo) {
             (Ok(sim), Some((_, d))) => sim.with_demo(d),
@@ -95,13 +111,7 @@ impl Simulator for OnMaps<'_> {
         };
         let mut sim = match sim {
             Ok(sim) => sim,
-            Err(e) => {
-                for p in verdict.demos.iter_mut().filter(|p| p.compared) {
-                    p.compared = false;
-                    p.reason = Some("the file was not simulated".into());
-                }
-                return not_simulated(verdict, severity_of(&e), format!("not simulated: {e}"));
-            }
+            Err(e) => return not_simulated(verdict, why_not(&e)),
         };
         if let Err(e) = reader.for_each_record(|rec| {
             sim.handle(rec);

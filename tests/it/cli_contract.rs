@@ -968,3 +968,36 @@ fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
     assert!(a.get("demos").is_none(), "{a}");
     assert!(!a["findings"].to_string().contains("other.demo"), "{a}");
 }
+
+/// A demo of another map beside a teehistorian file whose own map is not
+/// at hand is named too (issue 45: a dm7 demo beside a dm6 file), beside
+/// the note that the file was not simulated.
+#[test]
+fn check_names_a_demo_of_another_map_when_the_files_map_is_not_at_hand() {
+    let dir = common::scratch("contract-check-demo-no-map");
+    std::fs::write(
+        dir.join("e2.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e2.demo"),
+        read("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo"),
+    )
+    .unwrap();
+    let th = dir.join("e2.teehistorian");
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    assert!(
+        note_of(v, "demo_not_compared")
+            .starts_with("e2.demo not compared: it embeds map dm1 (sha256 0b0c"),
+        "{v}"
+    );
+    assert!(
+        note_of(v, "not_simulated").contains("is not at hand"),
+        "{v}"
+    );
+    assert_eq!(v["demos"][0]["compared"], false, "{v}");
+}

@@ -188,6 +188,9 @@ codes! {
     Unmodelled = "unmodelled",
     /// A teehistorian file that was not simulated, and why.
     NotSimulated = "not_simulated",
+    /// A demo found for a teehistorian file that its simulation was not
+    /// compared with, and why.
+    DemoNotCompared = "demo_not_compared",
 }
 
 impl Code {
@@ -346,6 +349,22 @@ pub struct Verdict {
     pub counts: Counts,
     /// What was checked, in a line (for a file that passed).
     pub summary: String,
+    /// The demos found for a teehistorian file: the one its simulation
+    /// was compared with, and those it was not (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub demos: Vec<DemoPairing>,
+}
+
+/// A demo `check` found for a teehistorian file, and whether the file's
+/// simulation was compared with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DemoPairing {
+    /// The demo, as found.
+    pub path: String,
+    /// The simulation was compared with it.
+    pub compared: bool,
+    /// Why it was not (`None` when it was).
+    pub reason: Option<String>,
 }
 
 impl Verdict {
@@ -362,6 +381,7 @@ impl Verdict {
             findings: Vec::new(),
             counts: Counts::default(),
             summary: String::new(),
+            demos: Vec::new(),
         }
     }
 
@@ -459,10 +479,15 @@ pub trait Simulator: Sync {
     fn simulate(&self, path: Option<&std::path::Path>, bytes: &[u8], verdict: &mut Verdict);
 
     /// The finding [`Simulator::simulate`] would add, and nothing else,
-    /// for a file whose header names the map `map_sha256` (`None`: no
-    /// map), when that map is not at hand; `None` if it may simulate.
-    /// Lets `check` read such a file without keeping its bytes.
-    fn without_map(&self, _map_sha256: Option<&str>) -> Option<Finding> {
+    /// for the file at `path` whose header names the map `map_sha256`
+    /// (`None`: no map), when that map is not at hand; `None` if it may
+    /// simulate or has more to say. Lets `check` read such a file
+    /// without keeping its bytes.
+    fn without_map(
+        &self,
+        _path: Option<&std::path::Path>,
+        _map_sha256: Option<&str>,
+    ) -> Option<Finding> {
         None
     }
 }

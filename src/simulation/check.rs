@@ -12,7 +12,7 @@ use super::{Maps, SimulateError, Simulation};
 use crate::codec::Mode;
 use crate::compression::default_max_decompressed;
 use crate::input::Source;
-use crate::report::{Code, Finding, Severity, Simulator, Verdict};
+use crate::report::{Code, DemoPairing, Finding, Severity, Simulator, Verdict};
 use crate::teehistorian::{Header, SliceReader};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -37,9 +37,11 @@ fn no_map() -> Finding {
 }
 
 impl Simulator for OnMaps<'_> {
-    fn without_map(&self, map_sha256: Option<&str>) -> Option<Finding> {
+    fn without_map(&self, path: Option<&Path>, map_sha256: Option<&str>) -> Option<Finding> {
         match map_sha256 {
             Some(sha) if self.maps.get(sha).is_some() => None,
+            // The demos beside it are named by `simulate`.
+            Some(_) if path.is_some_and(|p| !candidates(p).is_empty()) => None,
             Some(_) => Some(no_map()),
             None => {
                 let e = SimulateError::NoMapNamed;
@@ -60,15 +62,48 @@ impl Simulator for OnMaps<'_> {
         let cap = self
             .max_decompressed
             .unwrap_or_else(|| default_max_decompressed(bytes.len() as u64));
+        // The same session's server demo, checked against the simulation
+        // too; every other demo found is named with why it was not (also
+        // when the file is not simulated).
+        let (demo, pairings) = match path {
+            Some(p) => {
+                let named = self
+                    .maps
+                    .named_demos(header.info.map_sha256.as_deref().unwrap_or_default());
+                session_demo(p, &header, named, cap)
+            }
+            None => (None, Vec::new()),
+        };
+        for p in pairings.iter().filter(|p| !p.compared) {
+            let name = file_name(Path::new(&p.path));
+            let reason = p.reason.as_deref().unwrap_or_default();
+            verdict.push(Finding::new(
+                Severity::Note,
+                Code::DemoNotCompared,
+                format!("{name} not compared: {reason}"),
+            ));
+        }
+        verdict.demos = pairings;
+        // From here, a file not simulated was compared with no demo.
+        let not_simulated = |verdict: &mut Verdict, finding: Finding| {
+            for p in verdict.demos.iter_mut().filter(|p| p.compared) {
+                p.compared = false;
+                p.reason = Some("the file was not simulated".into());
+            }
+            verdict.push(finding);
+        };
+        let why_not = |e: &SimulateError| {
+            Finding::new(
+                severity_of(e),
+                Code::NotSimulated,
+                format!("not simulated: {e}"),
+            )
+        };
         let col = match self.maps.collision_for(&header, cap) {
             Ok(Some(col)) => col,
-            Ok(None) => return verdict.push(no_map()),
-            Err(e) => {
-                return not_simulated(verdict, severity_of(&e), format!("not simulated: {e}"));
-            }
+            Ok(None) => return not_simulated(verdict, no_map()),
+            Err(e) => return not_simulated(verdict, why_not(&e)),
         };
-        // The same session's server demo, checked against the simulation too.
-        let demo = path.and_then(|p| session_demo(p, &header, cap));
         let sim = Simulation::new(&header, col, None, ());
         let sim = match (sim, &demo) {
             (Ok(sim), Some((_, d))) => sim.with_demo(d),
@@ -76,9 +111,7 @@ impl Simulator for OnMaps<'_> {
         };
         let mut sim = match sim {
             Ok(sim) => sim,
-            Err(e) => {
-                return not_simulated(verdict, severity_of(&e), format!("not simulated: {e}"));
-            }
+            Err(e) => return not_simulated(verdict, why_not(&e)),
         };
         if let Err(e) = reader.for_each_record(|rec| {
             sim.handle(rec);
@@ -169,47 +202,202 @@ fn severity_of(e: &SimulateError) -> Severity {
     }
 }
 
-/// The server demo of the same session as the teehistorian file at
-/// `path` (whose header is `header`), if one lies beside it: the file of
-/// the same name with `.demo`, or in a folder `record` wrote (it has a
-/// `scenario.ron`) its one demo. Its embedded map must be the one the
-/// header names. The demo's path and bytes.
-fn session_demo(path: &Path, header: &Header, cap: u64) -> Option<(PathBuf, Vec<u8>)> {
-    let same_name = path.with_extension("demo");
-    let candidate = if same_name.is_file() {
-        same_name
-    } else {
-        let dir = path.parent()?;
-        if !dir.join("scenario.ron").is_file() {
-            return None;
+/// The demos found for the teehistorian file at `path` (whose header is
+/// `header`): the one of its session, if exactly one is
+/// ([`same_session`]), with its bytes, and every demo found with whether
+/// it is that one, and why not. Beside it ([`candidates`]) first; else
+/// among `named`, the demos of its map named on the command line, which
+/// are named here only if of its session (the others are not this
+/// file's).
+fn session_demo(
+    path: &Path,
+    header: &Header,
+    named: &[PathBuf],
+    cap: u64,
+) -> (Option<(PathBuf, Vec<u8>)>, Vec<DemoPairing>) {
+    let mut pairings = Vec::new();
+    let mut matching = Vec::new();
+    let beside = candidates(path);
+    for candidate in &beside {
+        match same_session(candidate, header, cap) {
+            Ok(bytes) => matching.push((candidate.clone(), bytes)),
+            Err(reason) => pairings.push(not_compared(candidate, reason)),
         }
-        let mut demos = std::fs::read_dir(dir)
-            .ok()?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "demo"));
-        let one = demos.next()?;
-        if demos.next().is_some() {
-            return None;
+    }
+    if matching.is_empty() {
+        for candidate in named
+            .iter()
+            .filter(|n| !beside.iter().any(|b| same_file(b, n)))
+        {
+            if let Ok(bytes) = same_session(candidate, header, cap) {
+                matching.push((candidate.clone(), bytes));
+            }
         }
-        one
+    }
+    let chosen = match matching.len() {
+        1 => matching.pop(),
+        n => {
+            for (candidate, _) in &matching {
+                let reason = format!(
+                    "{n} demos found are of the file's map and session: which one is not known"
+                );
+                pairings.push(not_compared(candidate, reason));
+            }
+            None
+        }
     };
-    let mut source = Source::file(&candidate);
+    if let Some((p, _)) = &chosen {
+        pairings.push(DemoPairing {
+            path: p.display().to_string(),
+            compared: true,
+            reason: None,
+        });
+    }
+    pairings.sort_by(|a, b| a.path.cmp(&b.path));
+    (chosen, pairings)
+}
+
+/// `a` and `b` name one file (as named, or once resolved).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+fn not_compared(path: &Path, reason: String) -> DemoPairing {
+    DemoPairing {
+        path: path.display().to_string(),
+        compared: false,
+        reason: Some(reason),
+    }
+}
+
+/// The demos that may be of the session of the teehistorian file at
+/// `path`: the file of the same name with `.demo`, or else, in a folder
+/// `record` wrote (it has a `scenario.ron`), its demos, in name order.
+fn candidates(path: &Path) -> Vec<PathBuf> {
+    let same_name = path.with_extension("demo");
+    if same_name.is_file() {
+        return vec![same_name];
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.join("scenario.ron").is_file() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut demos: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "demo") && p.is_file())
+        .collect();
+    demos.sort();
+    demos
+}
+
+/// The bytes of the demo at `path` if it is of the session the
+/// teehistorian header `header` begins; else why not. It must embed the
+/// map the header names. Then its recording time must fit: DDNet's
+/// server counts ticks from the map's start, where its teehistorian file
+/// begins (`start_time`), so a demo of that map's session, starting at
+/// tick T, was started T / 50 s after it. Its `timestamp`
+/// (`str_timestamp`) and the header's `start_time` (`str_timestamp_ex`)
+/// are both the server's local time, in whole seconds: they must agree
+/// to 2 s. Neither file says more: the demo carries no game UUID, and
+/// its net version is the same for every DDNet release. Where a time or
+/// the demo's first tick is missing, the demo is taken as the session's.
+fn same_session(path: &Path, header: &Header, cap: u64) -> Result<Vec<u8>, String> {
+    use sha2::{Digest, Sha256};
+    let mut source = Source::file(path);
     source.set_max_decompressed(Some(cap));
-    let bytes = source.into_bytes().ok()?;
-    let mut maps = Maps::default();
-    maps.add(&bytes);
-    maps.get(header.info.map_sha256.as_deref()?)?;
-    Some((candidate, bytes))
+    let bytes = source
+        .into_bytes()
+        .map_err(|e| format!("it cannot be read: {e}"))?;
+    let mut events =
+        crate::demo::Events::new(&bytes).map_err(|e| format!("it does not decode: {e}"))?;
+    let embedded = hex::encode(Sha256::digest(events.map()));
+    let named = header.info.map_sha256.as_deref().unwrap_or_default();
+    if !embedded.eq_ignore_ascii_case(named) {
+        return Err(format!(
+            "it embeds map {} (sha256 {embedded}), the header names {} (sha256 {named})",
+            events.header().map_name.text(),
+            header.info.map_name.as_deref().unwrap_or("?"),
+        ));
+    }
+    let timestamp = events.header().timestamp.text();
+    let mut demo_tick = None;
+    while let Ok(Some(e)) = events.next() {
+        if e.tick >= 0 {
+            demo_tick = Some(e.tick);
+            break;
+        }
+    }
+    let start_time = header.info.start_time.as_deref().unwrap_or_default();
+    if let (Some(demo_at), Some(file_at), Some(demo_tick)) = (
+        clock_seconds(&timestamp),
+        clock_seconds(start_time),
+        demo_tick,
+    ) {
+        let after = demo_at - file_at;
+        if (after * TICKS_PER_SECOND - i64::from(demo_tick)).abs() > 2 * TICKS_PER_SECOND {
+            let apart = match after {
+                ..0 => format!("{} s before", -after),
+                _ => format!("{after} s after"),
+            };
+            return Err(format!(
+                "another session: it was recorded at {timestamp}, {apart} the header's start_time {start_time}; starting at tick {demo_tick}, the session's would be {} s after",
+                i64::from(demo_tick) / TICKS_PER_SECOND
+            ));
+        }
+    }
+    Ok(bytes)
+}
+
+/// Server ticks per second (DDNet's `SERVER_TICK_SPEED`).
+const TICKS_PER_SECOND: i64 = 50;
+
+/// The seconds of a clock reading (from 1970-01-01 00:00), from the
+/// first 19 characters of a demo's `timestamp` (`2026-11-22_02-28-13`)
+/// or a teehistorian header's `start_time` (`2026-11-22T02:28:13+0000`),
+/// whose offset is left out: both are the server's local time.
+fn clock_seconds(text: &str) -> Option<i64> {
+    let b = text.as_bytes().get(..19)?;
+    let num = |at: usize, len: usize| -> Option<i64> {
+        let digits = b.get(at..at + len)?;
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    };
+    let (y, m, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, min, s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days from 1970-01-01 of a Gregorian date (H. Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3_600 + min * 60 + s)
+}
+
+/// The last part of `path` (all of it if it has none), as shown.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// What comparing the simulation with the session's demo found: an item
 /// field that differs fails the file; a demo that compared nothing is a
 /// warning (the check asked could not be done).
-fn demo_findings(demo_path: &std::path::Path, d: &DemoReport, verdict: &mut Verdict) {
-    let name = demo_path.file_name().map_or_else(
-        || demo_path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+fn demo_findings(demo_path: &Path, d: &DemoReport, verdict: &mut Verdict) {
+    let name = file_name(demo_path);
     for m in d.listed.iter().take(5) {
         verdict.push(Finding::new(
             Severity::Fail,
@@ -243,4 +431,30 @@ fn demo_findings(demo_path: &std::path::Path, d: &DemoReport, verdict: &mut Verd
         "; {name}: {} of {} Character items as simulated",
         d.matched, d.compared
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clock_seconds;
+
+    #[test]
+    fn a_demo_timestamp_and_a_start_time_read_as_the_same_clock() {
+        assert_eq!(clock_seconds("1970-01-01_00-00-00"), Some(0));
+        assert_eq!(clock_seconds("1969-12-31_23-59-59"), Some(-1));
+        assert_eq!(clock_seconds("2000-02-29T23:59:59+0200"), Some(951_868_799));
+        assert_eq!(
+            clock_seconds("2026-11-22_02-28-13"),
+            clock_seconds("2026-11-22T02:28:13+0000")
+        );
+        assert_eq!(clock_seconds("2026-11-22_02-28-13"), Some(1_795_314_493));
+        for bad in [
+            "",
+            "2026-11-22",
+            "2026-13-01_00-00-00",
+            "2026-1x-01_00-00-00",
+            "+026-11-22_02-28-13",
+        ] {
+            assert_eq!(clock_seconds(bad), None, "{bad}");
+        }
+    }
 }

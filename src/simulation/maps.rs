@@ -9,27 +9,59 @@ use crate::teehistorian::Header;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Maps by the SHA-256 of their bytes.
+/// Maps by the SHA-256 of their bytes, and the demos named on the
+/// command line by the map each embeds.
 #[derive(Clone, Debug, Default)]
 pub struct Maps {
     by_sha: BTreeMap<[u8; 32], Vec<u8>>,
+    named_demos: BTreeMap<[u8; 32], Vec<PathBuf>>,
+}
+
+/// The map of a map file's bytes or of a demo (whether a demo's), and its
+/// SHA-256; `None` for anything else.
+fn map_of(bytes: &[u8]) -> Option<(&[u8], bool, [u8; 32])> {
+    use sha2::{Digest, Sha256};
+    let found = MapBytes::find(bytes).ok()?;
+    let map = found.of(bytes);
+    if !found.embedded && !crate::map::is_map(map) {
+        return None;
+    }
+    Some((map, found.embedded, Sha256::digest(map).into()))
 }
 
 impl Maps {
     /// Adds a map file's bytes, or the map a demo embeds; anything else
     /// is not a map and is left out (false).
     pub fn add(&mut self, bytes: &[u8]) -> bool {
-        use sha2::{Digest, Sha256};
-        let Ok(found) = MapBytes::find(bytes) else {
+        let Some((map, _, sha)) = map_of(bytes) else {
             return false;
         };
-        let map = found.of(bytes);
-        if !found.embedded && !crate::map::is_map(map) {
-            return false;
-        }
-        let sha: [u8; 32] = Sha256::digest(map).into();
         self.by_sha.entry(sha).or_insert_with(|| map.to_vec());
         true
+    }
+
+    /// Takes the demo at `path` (its bytes `bytes`) as named on the
+    /// command line: a teehistorian file elsewhere, of the map it embeds,
+    /// pairs with it if it is of its session
+    /// ([`super::check::OnMaps`]). Anything but a demo is left out.
+    pub fn name_demo(&mut self, path: &Path, bytes: &[u8]) {
+        if let Some((_, true, sha)) = map_of(bytes) {
+            self.named_demos
+                .entry(sha)
+                .or_default()
+                .push(path.to_path_buf());
+        }
+    }
+
+    /// The demos named on the command line that embed the map whose
+    /// SHA-256 is `sha256` (hex, as a header writes it), in the order
+    /// named.
+    pub fn named_demos(&self, sha256: &str) -> &[PathBuf] {
+        let mut sha = [0u8; 32];
+        if hex::decode_to_slice(sha256, &mut sha).is_err() {
+            return &[];
+        }
+        self.named_demos.get(&sha).map_or(&[], Vec::as_slice)
     }
 
     /// How many maps.

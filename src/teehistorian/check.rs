@@ -38,7 +38,7 @@ impl Format for TeehistorianFormat {
             && let Ok(file) = std::fs::File::open(path)
             && let Ok((header, _)) = super::StreamReader::new(file, crate::codec::Mode::Lenient)
         {
-            not_simulated = simulator.without_map(header.info.map_sha256.as_deref());
+            not_simulated = simulator.without_map(Some(path), header.info.map_sha256.as_deref());
         }
         if let Some(simulator) = context.simulator.filter(|_| not_simulated.is_none()) {
             let path = source.path().map(std::path::Path::to_path_buf);

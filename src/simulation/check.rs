@@ -77,11 +77,11 @@ impl Simulator for OnMaps<'_> {
         for p in pairings.iter().filter(|p| !p.compared) {
             let name = file_name(Path::new(&p.path));
             let reason = p.reason.as_deref().unwrap_or_default();
-            verdict.push(Finding::new(
-                Severity::Note,
-                Code::DemoNotCompared,
-                format!("{name} not compared: {reason}"),
-            ));
+            let said = format!("{name} not compared: {reason}");
+            // In the summary too: a passing file's text shows no notes,
+            // and whoever put the demo there must not believe it compared.
+            verdict.summary.push_str(&format!("; {said}"));
+            verdict.push(Finding::new(Severity::Note, Code::DemoNotCompared, said));
         }
         verdict.demos = pairings;
         // From here, a file not simulated was compared with no demo.

@@ -14,6 +14,7 @@ mod architecture;
 mod archive;
 mod campaign;
 mod captures;
+mod check_demos;
 mod cli;
 mod cli_contract;
 mod compare;

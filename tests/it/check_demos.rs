@@ -1,0 +1,293 @@
+//! `check` and the demos it finds for a teehistorian file: the one of
+//! its session compared, every other named with why not (issue 45).
+
+use crate::common;
+
+use common::{run, text};
+use std::path::Path;
+
+const A_TH: &str = "corpus/teehistorian/ddnet-20.1/A_join_move_leave.teehistorian";
+
+fn read(rel: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
+}
+
+/// A teehistorian file with the server demo of its session beside it
+/// (same name) is checked across formats: every Character item of the
+/// demo against the simulation. A demo of another session on the same
+/// map (B's, beside E.1's file: recorded 99 s before it, from tick 1)
+/// is not compared, and a note and `demos` say why.
+#[test]
+fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
+    let dir = common::scratch("contract-check-session-demo");
+    std::fs::write(dir.join("a.teehistorian"), read(A_TH)).unwrap();
+    std::fs::write(
+        dir.join("a.demo"),
+        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e.demo"),
+        read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo"),
+    )
+    .unwrap();
+    let out = run(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+            .clone()
+    };
+    let a = file("a.teehistorian");
+    assert_eq!(a["status"], "pass", "{a}");
+    assert_eq!(a["counts"]["more"]["demo_items_compared"], 330);
+    assert_eq!(a["counts"]["more"]["demo_items_matched"], 330);
+    assert_eq!(
+        a["demos"],
+        serde_json::json!([{"path": dir.join("a.demo").display().to_string(), "compared": true, "reason": null}])
+    );
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .contains("; a.demo: 330 of 330 Character items as simulated"),
+        "{a}"
+    );
+    let e = file("e.teehistorian");
+    assert_eq!(e["status"], "pass", "{e}");
+    let why = "another session: it was recorded at 2026-11-22_02-29-05, 99 s before \
+        the header's start_time 2026-11-22T02:30:44+0000; starting at tick 1, the session's \
+        would be 0 s after";
+    assert_eq!(
+        e["demos"],
+        serde_json::json!([{"path": dir.join("e.demo").display().to_string(), "compared": false, "reason": why}])
+    );
+    assert_eq!(
+        note_of(&e, "demo_not_compared"),
+        format!("e.demo not compared: {why}")
+    );
+    assert!(
+        e["counts"]["more"].get("demo_items_compared").is_none(),
+        "{e}"
+    );
+}
+
+/// The message of `verdict`'s one finding of `code`, which is a note.
+fn note_of(verdict: &serde_json::Value, code: &str) -> String {
+    let found: Vec<&serde_json::Value> = verdict["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect();
+    assert_eq!(found.len(), 1, "{verdict}");
+    assert_eq!(found[0]["severity"], "note", "{verdict}");
+    found[0]["message"].as_str().unwrap().to_string()
+}
+
+/// A demo of another map beside a teehistorian file (E.1's dm1 demo
+/// named as E.2's ctf1 file, whose map is at hand) is named with both
+/// maps, not dropped silently; so is a DDNet 16.4 session's demo of the
+/// same map beside a DDNet 20.1 file (issue 45's two cases).
+#[test]
+fn check_names_a_demo_beside_a_teehistorian_file_that_it_did_not_compare() {
+    let dir = common::scratch("contract-check-other-demo");
+    std::fs::write(
+        dir.join("e2.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e2.demo"),
+        read("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.demo"),
+        read("corpus/demo/ddnet-16.4/phys_armor_queue_dm1.demo"),
+    )
+    .unwrap();
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        "--maps",
+        "corpus/demo/ddnet-20.1",
+        dir.to_str().unwrap(),
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = |name: &str| {
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+            .clone()
+    };
+    let e2 = file("e2.teehistorian");
+    let why = "it embeds map dm1 (sha256 0b0c481d77519c32fbe85624ef16ec0fa9991aec7367ad538bd280f28d8c26cf), \
+        the header names ctf1 (sha256 7ed5c7099a151c632cf39ec7e0fbe4d84d492b60ce8341c55c3b1bf1c92e7506)";
+    assert_eq!(
+        note_of(&e2, "demo_not_compared"),
+        format!("e2.demo not compared: {why}")
+    );
+    assert_eq!(e2["demos"][0]["compared"], false, "{e2}");
+    assert_eq!(e2["demos"][0]["reason"], why, "{e2}");
+    assert!(
+        e2["summary"].as_str().unwrap().contains("simulated:"),
+        "{e2}"
+    );
+    let b = file("b.teehistorian");
+    let note = note_of(&b, "demo_not_compared");
+    assert!(
+        note.starts_with(
+            "b.demo not compared: another session: it was recorded at 2026-11-28_18-41-38"
+        ),
+        "{note}"
+    );
+    assert_eq!(b["demos"][0]["compared"], false, "{b}");
+    assert!(
+        !b["summary"].as_str().unwrap().contains("Character items"),
+        "{b}"
+    );
+}
+
+/// In a folder `record` wrote, with several demos, the one of the
+/// teehistorian file's session is compared and the others are named.
+#[test]
+fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
+    let dir = common::scratch("contract-check-record-demos");
+    std::fs::write(dir.join("scenario.ron"), "()").unwrap();
+    std::fs::write(dir.join("server.teehistorian"), read(A_TH)).unwrap();
+    std::fs::write(
+        dir.join("1.demo"),
+        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("2.demo"),
+        read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo"),
+    )
+    .unwrap();
+    let th = dir.join("server.teehistorian");
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    let demos = v["demos"].as_array().unwrap();
+    assert_eq!(demos.len(), 2, "{v}");
+    assert_eq!(demos[0]["path"], dir.join("1.demo").display().to_string());
+    assert_eq!(demos[0]["compared"], true);
+    assert_eq!(demos[1]["path"], dir.join("2.demo").display().to_string());
+    assert_eq!(demos[1]["compared"], false);
+    assert!(
+        demos[1]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("another session: "),
+        "{v}"
+    );
+    assert_eq!(v["counts"]["more"]["demo_items_compared"], 330, "{v}");
+    assert!(
+        note_of(v, "demo_not_compared").starts_with("2.demo not compared: another session"),
+        "{v}"
+    );
+}
+
+/// A demo named on the command line in another folder pairs with the
+/// teehistorian file of its session (A's); a named demo of the same map
+/// but another session (B's) is not that file's, and is not named there.
+#[test]
+fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
+    let dir = common::scratch("contract-check-named-demo");
+    let (files, demos) = (dir.join("files"), dir.join("demos"));
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::create_dir_all(&demos).unwrap();
+    let th = files.join("a.teehistorian");
+    std::fs::write(&th, read(A_TH)).unwrap();
+    let session = demos.join("session.demo");
+    std::fs::write(
+        &session,
+        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
+    )
+    .unwrap();
+    let other = demos.join("other.demo");
+    std::fs::write(&other, read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo")).unwrap();
+    let args = |demo: &Path| {
+        let out = run(&[
+            "check",
+            "--format",
+            "json",
+            th.to_str().unwrap(),
+            demo.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0].clone()
+    };
+    let a = args(&session);
+    assert_eq!(
+        a["demos"],
+        serde_json::json!([{"path": session.display().to_string(), "compared": true, "reason": null}])
+    );
+    assert_eq!(a["counts"]["more"]["demo_items_compared"], 330, "{a}");
+    assert!(
+        a["summary"]
+            .as_str()
+            .unwrap()
+            .contains("; session.demo: 330 of 330 Character items as simulated"),
+        "{a}"
+    );
+    let a = args(&other);
+    assert!(a.get("demos").is_none(), "{a}");
+    assert!(!a["findings"].to_string().contains("other.demo"), "{a}");
+}
+
+/// A demo of another map beside a teehistorian file whose own map is not
+/// at hand is named too (issue 45: a dm7 demo beside a dm6 file), beside
+/// the note that the file was not simulated.
+#[test]
+fn check_names_a_demo_of_another_map_when_the_files_map_is_not_at_hand() {
+    let dir = common::scratch("contract-check-demo-no-map");
+    std::fs::write(
+        dir.join("e2.teehistorian"),
+        read("corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("e2.demo"),
+        read("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo"),
+    )
+    .unwrap();
+    let th = dir.join("e2.teehistorian");
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    assert!(
+        note_of(v, "demo_not_compared")
+            .starts_with("e2.demo not compared: it embeds map dm1 (sha256 0b0c"),
+        "{v}"
+    );
+    assert!(
+        note_of(v, "not_simulated").contains("is not at hand"),
+        "{v}"
+    );
+    assert_eq!(v["demos"][0]["compared"], false, "{v}");
+}

@@ -49,13 +49,10 @@ impl Files {
             teeoracle::files::walk(p, true, &mut files).map_err(|e| errors::walk(&e))?;
         }
         let maps = match simulate {
-            true => {
-                let found: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-                Some(Arc::new(
-                    Maps::gather(&found, maps)
-                        .map_err(|e| PyOSError::new_err(format!("maps {e}")))?,
-                ))
-            }
+            true => Some(Arc::new(
+                Maps::for_walk(&files, maps)
+                    .map_err(|e| PyOSError::new_err(format!("maps {e}")))?,
+            )),
             false => None,
         };
         Ok(Files { files, maps })

@@ -118,10 +118,9 @@ pub fn check<'py>(
 }
 
 /// The maps teehistorian files may be simulated on, as `check` finds
-/// them ([`teeoracle::simulation::Maps::gather`]).
+/// them ([`teeoracle::simulation::Maps::for_walk`]).
 fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulation::Maps> {
-    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    teeoracle::simulation::Maps::gather(&paths, dirs)
+    teeoracle::simulation::Maps::for_walk(files, dirs)
         .map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 

@@ -12,19 +12,7 @@ use teeoracle::simulation::{Lookup, LookupError, Maps};
 /// The maps teehistorian files may be simulated on ([`Maps::gather`]):
 /// a folder of `--maps` that cannot be walked is bad usage.
 pub(crate) fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> Result<Maps, Failure> {
-    let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    let mut maps = Maps::gather(&paths, dirs).map_err(|e| Failure::Usage(format!("--maps {e}")))?;
-    // A demo named is offered to the teehistorian files of its map.
-    for (path, named) in files {
-        if *named
-            && path.extension().is_some_and(|e| e == "demo")
-            && teeoracle::files::special(path).is_none()
-            && let Ok(bytes) = std::fs::read(path)
-        {
-            maps.name_demo(path, &bytes);
-        }
-    }
-    Ok(maps)
+    Maps::for_walk(files, dirs).map_err(|e| Failure::Usage(format!("--maps {e}")))
 }
 
 /// The collision of `--map FILE`.

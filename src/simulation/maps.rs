@@ -74,6 +74,26 @@ impl Maps {
         self.by_sha.is_empty()
     }
 
+    /// [`Maps::gather`] of the files a walk found (each with whether it
+    /// was named, as [`crate::files::walk`] gives them), each demo named
+    /// also offered to the teehistorian files of its map
+    /// ([`Maps::name_demo`]): the maps of `check`, from the command line
+    /// or from Python alike.
+    pub fn for_walk(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> Result<Maps, WalkError> {
+        let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+        let mut maps = Maps::gather(&paths, dirs)?;
+        for (path, named) in files {
+            if *named
+                && path.extension().is_some_and(|e| e == "demo")
+                && crate::files::special(path).is_none()
+                && let Ok(bytes) = std::fs::read(path)
+            {
+                maps.name_demo(path, &bytes);
+            }
+        }
+        Ok(maps)
+    }
+
     /// The maps `check` simulates teehistorian files on: every map and
     /// demo among `files`, under each of `dirs`, and beside each
     /// teehistorian file among `files` (in path order; a file that

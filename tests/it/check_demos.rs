@@ -12,6 +12,11 @@ fn read(rel: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
 }
 
+/// Copies the corpus file `rel` into `dir` as `name`.
+fn put(dir: &Path, name: &str, rel: &str) {
+    std::fs::write(dir.join(name), read(rel)).unwrap();
+}
+
 /// A teehistorian file with the server demo of its session beside it
 /// (same name) is checked across formats: every Character item of the
 /// demo against the simulation. A demo of another session on the same
@@ -21,21 +26,21 @@ fn read(rel: &str) -> Vec<u8> {
 fn check_compares_a_teehistorian_file_with_its_sessions_demo() {
     let dir = common::scratch("contract-check-session-demo");
     std::fs::write(dir.join("a.teehistorian"), read(A_TH)).unwrap();
-    std::fs::write(
-        dir.join("a.demo"),
-        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("e.teehistorian"),
-        read("corpus/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("e.demo"),
-        read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo"),
-    )
-    .unwrap();
+    put(
+        &dir,
+        "a.demo",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+    );
+    put(
+        &dir,
+        "e.teehistorian",
+        "corpus/teehistorian/ddnet-20.1/E_map_change.1_dm1.teehistorian",
+    );
+    put(
+        &dir,
+        "e.demo",
+        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+    );
     let out = run(&["check", "--format", "json", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -102,26 +107,26 @@ fn note_of(verdict: &serde_json::Value, code: &str) -> String {
 #[test]
 fn check_names_a_demo_beside_a_teehistorian_file_that_it_did_not_compare() {
     let dir = common::scratch("contract-check-other-demo");
-    std::fs::write(
-        dir.join("e2.teehistorian"),
-        read("corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("e2.demo"),
-        read("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("b.teehistorian"),
-        read("corpus/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("b.demo"),
-        read("corpus/demo/ddnet-16.4/phys_armor_queue_dm1.demo"),
-    )
-    .unwrap();
+    put(
+        &dir,
+        "e2.teehistorian",
+        "corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian",
+    );
+    put(
+        &dir,
+        "e2.demo",
+        "corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo",
+    );
+    put(
+        &dir,
+        "b.teehistorian",
+        "corpus/teehistorian/ddnet-20.1/B_eight_bots_dm1.teehistorian",
+    );
+    put(
+        &dir,
+        "b.demo",
+        "corpus/demo/ddnet-16.4/phys_armor_queue_dm1.demo",
+    );
     let out = run(&[
         "check",
         "--format",
@@ -175,16 +180,16 @@ fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
     let dir = common::scratch("contract-check-record-demos");
     std::fs::write(dir.join("scenario.ron"), "()").unwrap();
     std::fs::write(dir.join("server.teehistorian"), read(A_TH)).unwrap();
-    std::fs::write(
-        dir.join("1.demo"),
-        read("corpus/demo/ddnet-20.1/A_join_move_leave.demo"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("2.demo"),
-        read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo"),
-    )
-    .unwrap();
+    put(
+        &dir,
+        "1.demo",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+    );
+    put(
+        &dir,
+        "2.demo",
+        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+    );
     let th = dir.join("server.teehistorian");
     let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -265,16 +270,16 @@ fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
 #[test]
 fn check_names_a_demo_of_another_map_when_the_files_map_is_not_at_hand() {
     let dir = common::scratch("contract-check-demo-no-map");
-    std::fs::write(
-        dir.join("e2.teehistorian"),
-        read("corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("e2.demo"),
-        read("corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo"),
-    )
-    .unwrap();
+    put(
+        &dir,
+        "e2.teehistorian",
+        "corpus/teehistorian/ddnet-20.1/E_map_change.2_ctf1.teehistorian",
+    );
+    put(
+        &dir,
+        "e2.demo",
+        "corpus/demo/ddnet-20.1/E_map_change.1_dm1.demo",
+    );
     let th = dir.join("e2.teehistorian");
     let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));

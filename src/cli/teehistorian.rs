@@ -300,7 +300,7 @@ fn demo(
             )?;
             writeln!(
                 out,
-                "  items: {} Character ({} resent in their tick, {} reckoned from an earlier one), {} DDNetCharacter, {} players, {} projectiles, {} lasers, {} pickups",
+                "  items: {} Character ({} resent in their tick, {} reckoned from an earlier one), {} DDNetCharacter, {} players, {} projectiles, {} lasers, {} pickups, {} events",
                 s.items.characters,
                 s.cores_resent,
                 s.cores_reckoned,
@@ -309,6 +309,7 @@ fn demo(
                 s.items.projectiles,
                 s.items.lasers,
                 s.items.pickups,
+                s.items.events,
             )?;
             let sim = &s.simulation;
             writeln!(

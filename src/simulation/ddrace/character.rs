@@ -156,7 +156,24 @@ pub struct Character {
     /// (`m_StrongWeakId`, numbered in `CGameWorld::Tick`): the
     /// DDNetCharacter item's `strong_weak_id`.
     pub strong_weak_id: i32,
+    /// Ticks until firing while frozen cries again (`m_PainSoundTimer`).
+    #[serde(skip)]
+    pub pain_sound_timer: i32,
+    /// The eyes it was given (`m_EmoteType`, an `EMOTE_*`): by damage or
+    /// an emoticon.
+    #[serde(skip)]
+    pub emote_type: i32,
+    /// The tick they go back to normal after (`m_EmoteStop`; -1 never).
+    #[serde(skip)]
+    pub emote_stop: i32,
+    /// Its snapshot ids ([`super::snap_ids`]): 16.4's entity id, or
+    /// 20.1's two for its other shapes.
+    #[serde(skip)]
+    pub snap_ids: [Option<i32>; 2],
 }
+
+/// `EMOTE_PAIN`.
+pub const EMOTE_PAIN: i32 = 1;
 
 impl Character {
     /// A character spawned at `tick`, with the player's last input (aim
@@ -216,6 +233,10 @@ impl Character {
             paused: false,
             paused_tick: 0,
             strong_weak_id: 0,
+            pain_sound_timer: 0,
+            emote_type: 0,
+            emote_stop: -1,
+            snap_ids: [None; 2],
         }
     }
 
@@ -282,10 +303,23 @@ impl Character {
         false
     }
 
-    /// `SetWeapon`.
-    pub fn set_weapon(&mut self, w: i32) {
+    /// `TakeDamage` with damage, at `tick`: the eyes in pain for half a
+    /// second.
+    pub fn pain(&mut self, tick: i32) {
+        self.set_emote(EMOTE_PAIN, tick.saturating_add(25));
+    }
+
+    /// `SetEmote`: `emote` until `stop`.
+    pub fn set_emote(&mut self, emote: i32, stop: i32) {
+        self.emote_type = emote;
+        self.emote_stop = stop;
+    }
+
+    /// `SetWeapon`: true when the weapon in hand changed (DDNet's switch
+    /// sound).
+    pub fn set_weapon(&mut self, w: i32) -> bool {
         if w == self.active_weapon {
-            return;
+            return false;
         }
         self.last_weapon = self.active_weapon;
         self.queued_weapon = -1;
@@ -294,6 +328,7 @@ impl Character {
         } else {
             0
         };
+        true
     }
 
     /// `GiveWeapon` (not ninja).
@@ -326,28 +361,29 @@ impl Character {
         self.set_weapon(w);
     }
 
-    /// `DoWeaponSwitch`.
-    pub fn do_weapon_switch(&mut self) {
+    /// `DoWeaponSwitch`: true when the weapon in hand changed.
+    pub fn do_weapon_switch(&mut self) -> bool {
         if self.reload_timer != 0 || self.queued_weapon == -1 {
-            return;
+            return false;
         }
         if self.weapons[weapon::NINJA as usize].got
             || !self.weapons[self.queued_weapon as usize].got
         {
-            return;
+            return false;
         }
-        self.set_weapon(self.queued_weapon);
+        self.set_weapon(self.queued_weapon)
     }
 
-    /// `HandleWeaponSwitch`: next/previous presses and the wanted weapon.
-    pub fn handle_weapon_switch(&mut self) {
+    /// `HandleWeaponSwitch`: next/previous presses and the wanted weapon;
+    /// true when the weapon in hand changed.
+    pub fn handle_weapon_switch(&mut self) -> bool {
         let mut wanted = if self.queued_weapon != -1 {
             self.queued_weapon
         } else {
             self.active_weapon
         };
         if !self.weapons[..weapon::COUNT - 1].iter().any(|s| s.got) {
-            return;
+            return false;
         }
         let n = weapon::COUNT as i32;
         let mut next = presses(
@@ -383,7 +419,7 @@ impl Character {
         {
             self.queued_weapon = wanted;
         }
-        self.do_weapon_switch();
+        self.do_weapon_switch()
     }
 }
 

@@ -237,6 +237,23 @@ settings! {
     /// inactive (0: never).
     sv_inactivekick_time: Some("sv_inactivekick_time"), Some("sv_inactivekick_time");
     default 0, 0; range 0, 1000, 1000; game false;
+    /// `sv_high_bandwidth`: a snapshot every tick (16.4: else on even
+    /// ticks only), and events in every one (20.1: else in the even
+    /// ticks' "global" snapshots).
+    sv_high_bandwidth: Some("sv_high_bandwidth"), Some("sv_high_bandwidth");
+    default 0, 0; range 0, 1, 1; game false;
+    /// `sv_emoticon_delay` / `sv_emoticon_ms_delay`: how long after an
+    /// emoticon the next is ignored (16.4 in seconds, 20.1 in
+    /// milliseconds).
+    sv_emoticon_delay: Some("sv_emoticon_delay"), Some("sv_emoticon_ms_delay");
+    default 3, 3000; range 0, 9999, 999_999_999; game false;
+    /// `sv_shotgun_bullet_sound`: the map's exploding shotgun bullets
+    /// sound when they explode.
+    sv_shotgun_bullet_sound: Some("sv_shotgun_bullet_sound"), Some("sv_shotgun_bullet_sound");
+    default 0, 0; range 0, 1, 1; game false;
+    /// `sv_emotional_tees`: an emoticon sets the eyes too.
+    sv_emotional_tees: Some("sv_emotional_tees"), Some("sv_emotional_tees");
+    default 1, 1; range -1, 1, 1; game false;
 }
 
 /// The settings 20.1's server makes read-only for good at start

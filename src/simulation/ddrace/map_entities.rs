@@ -639,6 +639,8 @@ pub fn bullets(col: &Collision, tick: i32) -> Vec<Projectile> {
                     bouncing: 2 - dir % 2,
                     switch: (layer == 2).then_some(number),
                     marked: false,
+                    snap_id: None,
+                    aim: d,
                 });
             }
         }

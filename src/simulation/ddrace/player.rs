@@ -63,8 +63,11 @@ pub struct Player {
     /// its way back into the game is not recorded either.
     pub unrecorded_spectator: bool,
     /// Its character died inside this tick's world step; the player's
-    /// own tick removes it before any respawn.
+    /// own tick removes it before any respawn, and frees these snapshot
+    /// ids (`delete m_pCharacter`).
     pub(super) died_in_world: bool,
+    #[serde(skip)]
+    pub(super) dead_character_ids: [Option<i32>; 2],
     /// Its name, as its last `Cl_StartInfo` or `Cl_ChangeInfo` gave it
     /// (a load matches savegame members by name).
     #[serde(skip)]
@@ -88,6 +91,7 @@ impl Player {
             last_pause: 0,
             unrecorded_spectator: false,
             died_in_world: false,
+            dead_character_ids: [None; 2],
             name: Vec::new(),
         }
     }

@@ -13,6 +13,7 @@
 //! move restrictions (none until stoppers are modelled).
 
 use super::character::{Character, weapon};
+use super::effects::{Effect, Effects, sound};
 use super::player::Player;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::Collision;
@@ -53,6 +54,8 @@ pub struct Rules {
     pub release: crate::simulation::Release,
     /// `sv_freeze_delay`: seconds a freezing bullet freezes.
     pub freeze_delay: i32,
+    /// `sv_shotgun_bullet_sound`: the map's exploding bullets sound.
+    pub shotgun_bullet_sound: bool,
 }
 
 impl Rules {
@@ -66,6 +69,7 @@ impl Rules {
             hit_clamps: config.release == crate::simulation::Release::Ddnet20_1,
             release: config.release,
             freeze_delay: config.sv_freeze_delay,
+            shotgun_bullet_sound: config.sv_shotgun_bullet_sound != 0,
         }
     }
 }
@@ -100,6 +104,13 @@ pub struct Projectile {
     pub switch: Option<u8>,
     /// Gone at the end of this world tick.
     pub marked: bool,
+    /// Its snapshot id (`None`: the server had none left).
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
+    /// The aim it was fired at, as the input had it (`m_InitDir`; the
+    /// direction for the map's bullets).
+    #[serde(skip)]
+    pub aim: Vec2,
 }
 
 fn is_zero(v: &u8) -> bool {
@@ -176,6 +187,9 @@ pub struct Laser {
     /// map's bullets and beams.
     #[serde(skip)]
     pub seq: u64,
+    /// Its snapshot id (`None`: the server had none left).
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
 /// What weapons work on: the world's characters and cores, at a tick.
@@ -196,6 +210,10 @@ pub struct Ctx<'a> {
     pub order: &'a [usize],
     /// Every player slot.
     pub players: &'a [Option<Player>],
+    /// The events for the next snapshot.
+    pub effects: &'a mut Effects,
+    /// That snapshot's tick.
+    pub effects_tick: i32,
 }
 
 /// `CalcPos`: where a projectile is after `time` seconds.
@@ -208,6 +226,11 @@ pub fn calc_pos(pos: Vec2, dir: Vec2, curvature: f32, speed: f32, time: f32) -> 
 }
 
 impl Ctx<'_> {
+    /// An event for the next snapshot.
+    fn effect(&mut self, e: Effect) {
+        self.effects.push(self.effects_tick, e);
+    }
+
     fn alive(&self, cid: i32) -> Option<usize> {
         let c = usize::try_from(cid).ok()?;
         self.chars.get(c)?.as_ref().map(|_| c)
@@ -300,9 +323,10 @@ impl Ctx<'_> {
         }
     }
 
-    /// `CreateExplosion`: pushes every character within reach away from
-    /// `pos`, by its distance.
+    /// `CreateExplosion`: the event, then every character within reach
+    /// pushed away from `pos` by its distance, its eyes in pain.
     pub fn explosion(&mut self, pos: Vec2, owner: i32, no_damage: bool, activated_team: i32) {
+        self.effect(Effect::explosion(pos));
         let targets: Vec<usize> = self
             .order
             .iter()
@@ -350,6 +374,9 @@ impl Ctx<'_> {
                 }
             }
             self.take_damage(c, force_dir * dmg * 2.0);
+            if let Some(ch) = self.chars[c].as_mut() {
+                ch.pain(self.tick);
+            }
         }
     }
 
@@ -427,11 +454,20 @@ impl Ctx<'_> {
             Some(_) => hits_others,
             None => self.rules.hit || p.owner == -1 || Some(t) == owner_char,
         });
+        // `m_SoundImpact`: a grenade's, and the map's bullets' by the setting.
+        let impact = match p.kind {
+            weapon::GRENADE => Some(sound::GRENADE_EXPLODE),
+            _ if p.owner == -1 && self.rules.shotgun_bullet_sound => Some(sound::GRENADE_EXPLODE),
+            _ => None,
+        };
         if (target_hits || collide || self.clipped(cur)) && !weapon_collide {
             let wall = p.kind == weapon::SHOTGUN && collide;
             if p.explosive && (target.is_none() || !p.freeze || wall) {
                 let team = target.map_or(-1, |(t, _)| self.team(t));
                 self.explosion(col_pos, p.owner, p.owner == -1, team);
+                if let Some(id) = impact {
+                    self.effect(Effect::sound(col_pos, id));
+                }
             } else if p.freeze {
                 self.freeze_near(cur, p.switch);
             } else if let Some((t, _)) = target
@@ -442,7 +478,15 @@ impl Ctx<'_> {
             // A map's bullet bounces off the wall, or stays; a weapon's ends.
             if collide && p.bouncing != 0 {
                 p.bounce(before, self.tick);
-            } else if p.kind == weapon::GUN || !p.freeze {
+            } else if p.kind == weapon::GUN {
+                // The bullet's stars, fanned around its way.
+                let angle = -p.dir.x.atan2(p.dir.y);
+                for e in Effect::damage_ind(cur, angle, 10, self.rules.release) {
+                    self.effect(e);
+                }
+                p.marked = true;
+                return;
+            } else if !p.freeze {
                 p.marked = true;
                 return;
             }
@@ -451,6 +495,9 @@ impl Ctx<'_> {
             if p.explosive {
                 let team = owner_char.map_or(-1, |o| self.team(o));
                 self.explosion(col_pos, p.owner, p.owner == -1, team);
+                if let Some(id) = impact {
+                    self.effect(Effect::sound(col_pos, id));
+                }
             }
             p.marked = true;
         }
@@ -584,6 +631,7 @@ impl Ctx<'_> {
                 if l.bounces > self.tuning.laser_bounce_num() as i32 {
                     l.energy = -1.0;
                 }
+                self.effect(Effect::sound(l.pos, sound::LASER_BOUNCE));
             }
         } else if !self.laser_hit(l, pos, to) {
             l.from = l.pos;
@@ -609,6 +657,7 @@ impl Ctx<'_> {
             interactions: Interactions::default(),
             marked: false,
             seq: 0,
+            snap_id: None,
         };
         self.sync_laser(&mut l);
         self.laser_bounce(&mut l);
@@ -638,10 +687,22 @@ impl Ctx<'_> {
         if ch.active_weapon != weapon::NINJA {
             return;
         }
-        if tick - ch.ninja_activation_tick > NINJA_DURATION_MS * TICK_SPEED / 1000 {
+        let duration = NINJA_DURATION_MS * TICK_SPEED / 1000;
+        if tick - ch.ninja_activation_tick > duration {
             remove_ninja(ch);
             return;
         }
+        // The last five seconds counted down in stars.
+        let ninja_time = ch.ninja_activation_tick + duration - tick;
+        if ninja_time % TICK_SPEED == 0 && ninja_time / TICK_SPEED <= 5 {
+            let pos = ch.pos;
+            for e in Effect::damage_ind(pos, 0.0, ninja_time / TICK_SPEED, self.rules.release) {
+                self.effect(e);
+            }
+        }
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
         ch.set_weapon(weapon::NINJA);
         ch.ninja.current_move_time -= 1;
         let dir = ch.ninja.activation_dir;
@@ -689,7 +750,11 @@ impl Ctx<'_> {
                 continue;
             }
             ch.ninja.hit.push(c);
+            self.effect(Effect::sound(target_pos, sound::NINJA_HIT));
             self.take_damage(c, Vec2::new(0.0, -10.0));
+            if let Some(target) = self.chars[c].as_mut() {
+                target.pain(self.tick);
+            }
         }
     }
 }
@@ -738,6 +803,8 @@ pub fn new_projectile(
         bouncing: 0,
         switch: None,
         marked: false,
+        snap_id: None,
+        aim: dir,
     }
 }
 

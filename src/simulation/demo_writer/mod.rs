@@ -32,7 +32,6 @@
 //! player's latency, score, emotes) is 0 or the neutral value.
 
 mod clients;
-mod ids;
 #[cfg(test)]
 mod tests;
 
@@ -50,7 +49,6 @@ use crate::snapshot::items::{ItemBuilder, uuid_to_ints};
 use crate::snapshot::{ItemSizes, Snapshot};
 use crate::teehistorian::SliceReader;
 use clients::Clients;
-use ids::{IdPool, projectile_key};
 use serde::Serialize;
 
 /// DDNet resends a core at least this often (`TickSpeed() * 3`).
@@ -126,6 +124,9 @@ pub struct ItemCounts {
     pub lasers: u64,
     /// `DDNetPickup`.
     pub pickups: u64,
+    /// Events: sounds, damage indicators, hammer hits, explosions,
+    /// spawns, deaths.
+    pub events: u64,
 }
 
 /// The simulation's figures.
@@ -248,7 +249,6 @@ pub fn demo_of_teehistorian(
         ex_types: Vec::new(),
         snap: Snapshot::new(),
         clients,
-        ids: IdPool::default(),
         ticks: None,
         snapshots: 0,
         items: ItemCounts::default(),
@@ -365,7 +365,6 @@ struct Writer {
     ex_types: Vec<&'static str>,
     snap: Snapshot,
     clients: Clients,
-    ids: IdPool,
     ticks: Option<(i32, i32)>,
     snapshots: u64,
     items: ItemCounts,
@@ -558,47 +557,57 @@ impl Writer {
 
     /// `CGameWorld::Snap`: projectiles, lasers, pickups, characters.
     fn entities(&mut self, w: &World) {
-        self.ids.begin(w.pickups().len() as i32);
-        for p in w.projectiles.iter().rev() {
-            self.ids.keep(projectile_key(p));
-        }
-        let mut lasers = Vec::new();
-        for (age, l) in w.lasers.iter().rev().enumerate() {
-            let key = (l.owner, -1 - age as i32, l.kind, 0, 0);
-            lasers.push(self.ids.keep(key));
-        }
-        self.ids.end();
+        // Each entity's id is the server's (`SnapIdPool`); one it could
+        // not give is never snapped.
         for p in &w.projectiles {
-            let id = self.ids.id_of(projectile_key(p));
-            // The direction in millionths, as DDNet sends an ownerless
-            // projectile's (an owned one's is the aim as the input had
-            // it, which the world does not keep); PROJECTILEFLAG_EXPLOSIVE,
-            // and a map bullet's BOUNCE_HORIZONTAL, _VERTICAL and FREEZE.
-            let explosive = if p.explosive { 1 << 2 } else { 0 };
-            let flags = explosive | i32::from(p.bouncing & 3) | (i32::from(p.freeze) << 3);
+            let Some(id) = p.snap_id else {
+                continue;
+            };
+            let (bounce, explosive, freeze) = (
+                i32::from(p.bouncing & 3),
+                i32::from(p.explosive),
+                i32::from(p.freeze),
+            );
             let (name, b) = match self.release {
                 Release::Ddnet20_1 => {
+                    // `NetInfo`: an ownerless projectile's direction in
+                    // millionths; an owned one's aim as its input had it,
+                    // flagged NORMALIZE_VEL. Flags: BOUNCE_HORIZONTAL,
+                    // _VERTICAL, EXPLOSIVE, FREEZE, NORMALIZE_VEL.
+                    let (vel, normalize) = match p.owner < 0 {
+                        true => ((p.dir.x * 1e6, p.dir.y * 1e6), 0),
+                        false => ((p.aim.x, p.aim.y), 1),
+                    };
+                    let flags = bounce | explosive << 2 | freeze << 3 | normalize << 4;
                     let mut b = builder("DDNetProjectile");
                     b.int("x", round_to_int(p.pos.x * 100.0))
                         .int("y", round_to_int(p.pos.y * 100.0))
-                        .int("vel_x", round_to_int(p.dir.x * 1e6))
-                        .int("vel_y", round_to_int(p.dir.y * 1e6))
+                        .int("vel_x", round_to_int(vel.0))
+                        .int("vel_y", round_to_int(vel.1))
                         .int("type", p.kind)
                         .int("start_tick", p.start_tick)
                         .int("owner", p.owner)
+                        .int("switch_number", p.switch.map_or(0, i32::from))
                         .int("flags", flags);
                     ("DDNetProjectile", b)
                 }
                 Release::Ddnet16_4 => {
-                    // `FillExtraInfo`: the angle in millionths of a
-                    // radian; data: owner + 1, then explosive (bit 8+1)
-                    // as 16.4 packs them.
-                    let angle = (p.dir.y.atan2(p.dir.x) * 1_000_000.0) as i32;
+                    // `FillExtraInfo`: the position in hundredths and
+                    // the angle in millionths of a radian, both cut;
+                    // data: the owner's id, NO_OWNER, IS_DDNET, then
+                    // BOUNCE_HORIZONTAL, _VERTICAL, EXPLOSIVE, FREEZE.
+                    let angle = (-p.dir.x.atan2(p.dir.y) * 1_000_000.0) as i32;
+                    let data = (p.owner.wrapping_abs() & 255)
+                        | i32::from(p.owner < 0) << 8
+                        | 1 << 9
+                        | bounce << 10
+                        | explosive << 12
+                        | freeze << 13;
                     let mut b = builder("DDRaceProjectile");
-                    b.int("x", round_to_int(p.pos.x * 100.0))
-                        .int("y", round_to_int(p.pos.y * 100.0))
+                    b.int("x", (p.pos.x * 100.0) as i32)
+                        .int("y", (p.pos.y * 100.0) as i32)
                         .int("angle", angle)
-                        .int("data", (p.owner & 255) | 1 << 9 | (explosive << 10))
+                        .int("data", data)
                         .int("type", p.kind)
                         .int("start_tick", p.start_tick);
                     ("DDRaceProjectile", b)
@@ -607,12 +616,16 @@ impl Writer {
             self.push(&b, name, id);
             self.items.projectiles += 1;
         }
-        for (l, id) in w.lasers.iter().zip(lasers.into_iter().rev()) {
+        for l in &w.lasers {
+            let Some(id) = l.snap_id else {
+                continue;
+            };
+            // Both ends cut to whole units (`(int)`), as DDNet sends them.
             let mut b = builder("DDNetLaser");
-            b.int("to_x", round_to_int(l.pos.x))
-                .int("to_y", round_to_int(l.pos.y))
-                .int("from_x", round_to_int(l.from.x))
-                .int("from_y", round_to_int(l.from.y))
+            b.int("to_x", l.pos.x as i32)
+                .int("to_y", l.pos.y as i32)
+                .int("from_x", l.from.x as i32)
+                .int("from_y", l.from.y as i32)
                 .int("start_tick", l.eval_tick)
                 .int("owner", l.owner)
                 // LASERTYPE_RIFLE 0, LASERTYPE_SHOTGUN 1.
@@ -651,6 +664,37 @@ impl Writer {
         }
         for &cid in w.order() {
             self.character(w, cid);
+        }
+        self.events(w);
+    }
+
+    /// `CEventHandler::Snap`: the tick's events, each with its place in
+    /// the list as its id (the server's demo gets every one).
+    fn events(&mut self, w: &World) {
+        use crate::simulation::ddrace::effects::Effect;
+        for (id, e) in w.effects().iter().enumerate() {
+            let (name, b) = match *e {
+                Effect::Sound { x, y, id } => {
+                    let mut b = builder("SoundWorld");
+                    b.int("x", x).int("y", y).int("sound_id", id);
+                    ("SoundWorld", b)
+                }
+                Effect::DamageInd { x, y, angle } => {
+                    let mut b = builder("DamageInd");
+                    b.int("x", x).int("y", y).int("angle", angle);
+                    ("DamageInd", b)
+                }
+                Effect::HammerHit { x, y } => ("HammerHit", at("HammerHit", x, y)),
+                Effect::Explosion { x, y } => ("Explosion", at("Explosion", x, y)),
+                Effect::Spawn { x, y } => ("Spawn", at("Spawn", x, y)),
+                Effect::Death { x, y, cid } => {
+                    let mut b = at("Death", x, y);
+                    b.int("client_id", cid);
+                    ("Death", b)
+                }
+            };
+            self.push(&b, name, id as i32);
+            self.items.events += 1;
         }
     }
 
@@ -709,12 +753,22 @@ impl Writer {
                 flags |= 1 << bit;
             }
         };
+        // Collision and hooking off by tuning show as the core's flags:
+        // 16.4 reads the global tuning, 20.1 the character's zone's (the
+        // one its core ticked with).
+        let tuning = match self.release {
+            Release::Ddnet16_4 => w.tunings.global(),
+            Release::Ddnet20_1 => &core.tuning,
+        };
         set(0, core.solo);
-        set(2, core.collision_disabled);
+        set(
+            2,
+            core.collision_disabled || tuning.player_collision() == 0.0,
+        );
         set(3, core.endless_hook);
         set(4, core.endless_jump);
         set(5, core.super_);
-        set(10, core.hook_hit_disabled);
+        set(10, core.hook_hit_disabled || tuning.player_hooking() == 0.0);
         for (i, slot) in ch.weapons.iter().enumerate().take(5) {
             set(14 + i as i32, slot.got);
         }
@@ -754,8 +808,9 @@ impl Writer {
     /// closed; frozen
     /// eyes are in pain (deep or live freeze) or closed; and every 5
     /// seconds after the player last changed its input they blink for 4
-    /// ticks. Emotes a player chooses (`Cl_Emoticon`, `/emote`) are not
-    /// modelled.
+    /// ticks; eyes the character was given (pain when hurt, an
+    /// emoticon's) come before the freeze's. A default chosen with
+    /// `/emote` is not modelled.
     fn emote(
         &self,
         ch: &crate::simulation::ddrace::character::Character,
@@ -766,6 +821,9 @@ impl Writer {
         let frozen = ch.deep_frozen || ch.freeze_time > 0;
         if away {
             return if frozen { 0 } else { EMOTE_BLINK };
+        }
+        if ch.emote_type != 0 {
+            return ch.emote_type;
         }
         if ch.deep_frozen || ch.live_frozen {
             return EMOTE_PAIN;
@@ -834,8 +892,7 @@ fn armor(ch: &crate::simulation::ddrace::character::Character, tick: i32) -> i32
     10
 }
 
-/// `EMOTE_PAIN`.
-const EMOTE_PAIN: i32 = 1;
+use crate::simulation::ddrace::character::EMOTE_PAIN;
 /// `EMOTE_BLINK`.
 const EMOTE_BLINK: i32 = 5;
 
@@ -891,6 +948,13 @@ fn reset_16_4(c: &mut Core) {
     c.super_ = false;
     c.input.target_x = 0;
     c.input.target_y = -1;
+}
+
+/// An event item of `name` at (`x`, `y`).
+fn at(name: &str, x: i32, y: i32) -> ItemBuilder {
+    let mut b = builder(name);
+    b.int("x", x).int("y", y);
+    b
 }
 
 /// A zeroed item of a type the tables have.

@@ -29,6 +29,7 @@ struct Fixture {
     chars: Vec<Option<Character>>,
     order: Vec<usize>,
     players: Vec<Option<Player>>,
+    effects: crate::simulation::ddrace::effects::Effects,
 }
 
 impl Fixture {
@@ -40,6 +41,7 @@ impl Fixture {
             chars: vec![None; 8],
             order: Vec::new(),
             players: vec![None; 8],
+            effects: crate::simulation::ddrace::effects::Effects::new(true),
         }
     }
 
@@ -63,6 +65,8 @@ impl Fixture {
             chars: &mut self.chars,
             order: &self.order,
             players: &self.players,
+            effects: &mut self.effects,
+            effects_tick: tick,
         }
     }
 

@@ -262,6 +262,9 @@ impl World {
                 return;
             }
             self.pause_character(cid, false);
+            if let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) {
+                self.effect(Effect::spawn(pos));
+            }
         }
         if let Some(p) = self.players[cid].as_mut() {
             p.pause = state;

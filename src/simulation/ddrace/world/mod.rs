@@ -16,8 +16,10 @@ mod tiles;
 
 use super::character::{Character, PLAYERFLAG_CHATTING, PLAYERFLAG_SPEC_CAM, presses, weapon};
 use super::config::Config;
+use super::effects::{Effect, Effects};
 use super::map_entities::Devices;
 use super::player::{Pause, Player, TEAM_SPECTATORS};
+use super::snap_ids::SnapIds;
 use super::weapons::{self, Laser, Projectile};
 use crate::simulation::Release;
 use crate::simulation::coverage::Watch;
@@ -203,6 +205,13 @@ pub struct World {
     /// Per client id: the spawn tick of the character whose meeting with
     /// something unmodelled was named (once a life).
     watched: Vec<Option<i32>>,
+    /// The events waiting for the next snapshot.
+    pub(super) effects: Effects,
+    /// The server's snapshot ids.
+    pub(super) snap_ids: SnapIds,
+    /// Inside [`World::step`], past the tick's start: what happens now
+    /// is this tick's, not the next one's.
+    stepping: bool,
 }
 
 impl World {
@@ -217,7 +226,17 @@ impl World {
     ) -> World {
         let (spawns, pickups) = spawn::spawns_and_pickups(&col);
         let devices = Devices::of(&col);
-        let projectiles = super::map_entities::bullets(&col, tick);
+        let mut projectiles = super::map_entities::bullets(&col, tick);
+        // The map's entities take the first ids as the map makes them
+        // (pickups, bullets, turrets and draggers; its lights and doors,
+        // which the world does not hold, are not counted).
+        let mut snap_ids = SnapIds::new(release);
+        for _ in 0..pickups.len() + devices.devices.len() {
+            snap_ids.take(tick);
+        }
+        for p in projectiles.iter_mut().rev() {
+            p.snap_id = snap_ids.take(tick);
+        }
         let mut cores = Cores::new(release);
         let teams = usize::try_from(cores.teams.super_team).unwrap_or(0) + 1;
         cores.switchers = Switchers::new(col.highest_switch(), teams);
@@ -248,7 +267,32 @@ impl World {
             lasers: Vec::new(),
             devices,
             race: race::Race::new(),
+            effects: Effects::new(false),
+            snap_ids,
+            stepping: false,
         }
+    }
+
+    /// The events the snapshot of this tick carries, in the order they
+    /// were made.
+    pub fn effects(&self) -> &[Effect] {
+        self.effects.at(self.tick)
+    }
+
+    /// The tick of the snapshot that sends what happens now: the tick
+    /// being stepped, or between two ticks the next.
+    pub(super) fn effects_tick(&self) -> i32 {
+        match self.stepping {
+            true => self.tick,
+            false => self.tick.saturating_add(1),
+        }
+    }
+
+    /// An event for the next snapshot (`m_Events.Create`).
+    pub(super) fn effect(&mut self, e: Effect) {
+        let tick = self.effects_tick();
+        self.effects.every_tick = self.config.sv_high_bandwidth != 0;
+        self.effects.push(tick, e);
     }
 
     /// Every character's client id and position, by client id (a
@@ -416,8 +460,34 @@ impl World {
         }
     }
 
-    /// The character of `cid` dies now (`KillCharacter`).
+    /// The character of `cid` dies now (`KillCharacter`, `Die`): a
+    /// death sound and a death effect where it stood.
     pub(super) fn kill_now(&mut self, cid: usize) {
+        self.death_effects(cid);
+        self.remove_character(cid);
+    }
+
+    /// `Die`'s sound and death effect where `cid`'s character stands.
+    pub(super) fn death_effects(&mut self, cid: usize) {
+        if let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) {
+            self.effect(Effect::sound(pos, super::effects::sound::PLAYER_DIE));
+            self.effect(Effect::death(pos, cid));
+        }
+    }
+
+    /// The character of `cid` leaves the world, with no event (the
+    /// model's own repair after a divergence), its snapshot ids freed.
+    pub(super) fn remove_character(&mut self, cid: usize) {
+        let ids = self.chars[cid].as_ref().map(|c| c.snap_ids);
+        self.remove_character_keeping_ids(cid);
+        for id in ids.into_iter().flatten() {
+            self.snap_ids.free(id, self.tick);
+        }
+    }
+
+    /// [`World::remove_character`], the ids still taken (a death in the
+    /// world's tick: the player's tick deletes the character).
+    pub(super) fn remove_character_keeping_ids(&mut self, cid: usize) {
         if self.chars[cid].take().is_some() {
             self.race_death(cid);
             self.cores.slots[cid] = None;
@@ -492,6 +562,7 @@ impl World {
             }
         }
         self.tick += 1;
+        self.stepping = true;
         for (cid, inputs) in pending.iter().enumerate() {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
@@ -510,6 +581,7 @@ impl World {
         self.pending = pending;
         self.world_tick();
         self.players_tick();
+        self.stepping = false;
         if !before.is_empty() {
             self.watch_unmodelled(&before);
         }
@@ -633,7 +705,7 @@ impl World {
             return;
         }
         let Some(pos) = pos else {
-            self.kill_now(cid);
+            self.remove_character(cid);
             return;
         };
         if self.chars[cid].is_none() {

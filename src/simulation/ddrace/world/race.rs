@@ -144,6 +144,12 @@ impl World {
         }
         // 20.1 removes what the player fired (`RemoveEntitiesFromPlayer`).
         if self.release == Release::Ddnet20_1 && team != old {
+            for p in self.projectiles.iter().filter(|p| p.owner == cid) {
+                self.snap_ids.free(p.snap_id, self.tick);
+            }
+            for l in self.lasers.iter().filter(|l| l.owner == cid) {
+                self.snap_ids.free(l.snap_id, self.tick);
+            }
             self.projectiles.retain(|p| p.owner != cid);
             self.lasers.retain(|l| l.owner != cid);
         }

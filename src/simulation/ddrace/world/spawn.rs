@@ -43,6 +43,7 @@ impl World {
             return;
         };
         self.spawn_at(cid, pos);
+        self.effect(Effect::spawn(pos));
         // `sv_team 3` (16.4 and 20.1): a new character is solo.
         if self.config.sv_team == super::race::SV_TEAM_FORCED_SOLO {
             self.set_solo(cid, true);
@@ -63,9 +64,16 @@ impl World {
         let mut core = Core::new(cid, pos, *self.global());
         core.endless_hook = self.config.sv_endless_drag != 0;
         self.cores.slots[cid] = Some(core);
-        self.chars[cid] = Some(
-            Character::new(cid, pos, self.tick, last_input).hit_others(self.config.sv_hit != 0),
-        );
+        let mut ch =
+            Character::new(cid, pos, self.tick, last_input).hit_others(self.config.sv_hit != 0);
+        // 16.4's character is an entity with an id; 20.1's takes two
+        // (`m_aUntranslatedId`) and none as an entity.
+        let tick = self.tick;
+        ch.snap_ids = match self.release {
+            Release::Ddnet16_4 => [self.snap_ids.take(tick), None],
+            Release::Ddnet20_1 => [self.snap_ids.take(tick), self.snap_ids.take(tick)],
+        };
+        self.chars[cid] = Some(ch);
         self.order.insert(0, cid);
     }
 

@@ -3,6 +3,7 @@
 //! weapons firing, entities, deaths.
 
 use super::*;
+use crate::simulation::ddrace::effects::sound;
 use crate::simulation::ddrace::map_entities;
 use crate::simulation::physics::collision::cantmove;
 
@@ -33,7 +34,10 @@ impl World {
             ch.latest_input.target_y = -1;
         }
         if ch.num_inputs > 1 && team != TEAM_SPECTATORS {
-            ch.handle_weapon_switch();
+            if ch.handle_weapon_switch() {
+                let pos = ch.pos;
+                self.effect(Effect::sound(pos, sound::WEAPON_SWITCH));
+            }
             self.fire_weapon(cid);
         }
         if let Some(ch) = self.chars[cid].as_mut() {
@@ -64,8 +68,7 @@ impl World {
         }
     }
 
-    /// `FireWeapon`: the hammer is modelled; other weapons that can move
-    /// somebody are reported as unmodelled.
+    /// `FireWeapon`: a queued switch, then the shot, with its sound.
     pub(super) fn fire_weapon(&mut self, cid: usize) {
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
@@ -74,7 +77,13 @@ impl World {
         if ch.reload_timer != 0 {
             return;
         }
-        ch.do_weapon_switch();
+        if ch.do_weapon_switch() {
+            let pos = ch.pos;
+            self.effect(Effect::sound(pos, sound::WEAPON_SWITCH));
+        }
+        let Some(ch) = self.chars[cid].as_mut() else {
+            return;
+        };
         let aim = Vec2::new(
             ch.latest_input.target_x as f32,
             ch.latest_input.target_y as f32,
@@ -92,7 +101,16 @@ impl World {
         {
             will_fire = true;
         }
-        if !will_fire || ch.freeze_time != 0 {
+        if !will_fire {
+            return;
+        }
+        if ch.freeze_time != 0 {
+            // A cry at most once a second, and not while fire is held.
+            if ch.pain_sound_timer <= 0 && ch.latest_prev_input.fire & 1 == 0 {
+                ch.pain_sound_timer = 50;
+                let pos = ch.pos;
+                self.effect(Effect::sound(pos, sound::PLAYER_PAIN_LONG));
+            }
             return;
         }
         if active < 0 || ch.weapons[active as usize].ammo == 0 {
@@ -101,6 +119,19 @@ impl World {
         let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
         let shooter_pos = ch.pos;
         let hammer_hits = !ch.hit_disabled[weapon::HAMMER as usize];
+        let fire_sound = match active {
+            weapon::HAMMER => sound::HAMMER_FIRE,
+            weapon::GUN => sound::GUN_FIRE,
+            weapon::SHOTGUN => sound::SHOTGUN_FIRE,
+            weapon::GRENADE => sound::GRENADE_FIRE,
+            weapon::LASER => sound::LASER_FIRE,
+            _ => sound::NINJA_FIRE,
+        };
+        // The hammer's swing sounds before its hits; every other
+        // weapon's shot after its entity is made.
+        if active == weapon::HAMMER {
+            self.effect(Effect::sound(shooter_pos, fire_sound));
+        }
         match active {
             // A hammer that may not hit others hits nobody.
             weapon::HAMMER if !hammer_hits => {}
@@ -120,16 +151,21 @@ impl World {
                 } else {
                     self.global().gun_lifetime()
                 };
-                let p = weapons::new_projectile(
+                let mut p = weapons::new_projectile(
                     active, cid as i32, start, dir, lifetime, grenade, tick,
                 );
+                p.snap_id = self.snap_ids.take(tick);
+                p.aim = aim;
                 self.projectiles.insert(0, p);
             }
             weapon::SHOTGUN | weapon::LASER => {
                 let reach = self.global().laser_reach();
+                // The id is taken before the constructor's first bounce.
+                let snap_id = self.snap_ids.take(tick);
                 let mut l = self
                     .weapons()
                     .new_laser(shooter_pos, dir, reach, cid as i32, active);
+                l.snap_id = snap_id;
                 self.devices.place_laser(&mut l);
                 self.lasers.insert(0, l);
             }
@@ -141,6 +177,9 @@ impl World {
                     weapons::start_dash(ch, dir, vel);
                 }
             }
+        }
+        if active != weapon::HAMMER {
+            self.effect(Effect::sound(shooter_pos, fire_sound));
         }
         let reload = self.global().reload_ticks(active).unwrap_or(0);
         if let Some(ch) = self.chars[cid].as_mut() {
@@ -170,6 +209,11 @@ impl World {
                 continue;
             }
             let target_pos = self.chars[t].as_ref().map_or(shooter, |c| c.pos);
+            let hit_at = match (target_pos - start).length() > 0.0 {
+                true => target_pos - normalize(target_pos - start) * PHYSICAL_SIZE * 0.5,
+                false => start,
+            };
+            self.effect(Effect::hammer_hit(hit_at));
             let dir = if (target_pos - shooter).length() > 0.0 {
                 normalize(target_pos - shooter)
             } else {
@@ -184,6 +228,8 @@ impl World {
                 core.vel = clamp_vel(restrictions, core.vel + force);
             }
             if let Some(c) = self.chars[t].as_mut() {
+                // `TakeDamage` with the hammer's 3 damage, then `Unfreeze`.
+                c.pain(self.tick);
                 c.unfreeze();
             }
             hits += 1;
@@ -193,7 +239,11 @@ impl World {
 
     /// What weapons work on.
     pub(super) fn weapons(&mut self) -> weapons::Ctx<'_> {
+        let effects_tick = self.effects_tick();
+        self.effects.every_tick = self.config.sv_high_bandwidth != 0;
         weapons::Ctx {
+            effects: &mut self.effects,
+            effects_tick,
             tick: self.tick,
             tuning: self.tunings.global(),
             col: &self.col,
@@ -241,6 +291,8 @@ impl World {
         self.projectiles = projectiles;
         self.lasers = lasers;
         self.devices = devices;
+        let fx_tick = self.effects_tick();
+        self.effects.every_tick = self.config.sv_high_bandwidth != 0;
         for pk in &self.pickups {
             for &cid in &self.order {
                 let Some(ch) = self.chars[cid].as_mut() else {
@@ -254,9 +306,13 @@ impl World {
                     continue;
                 }
                 let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
+                // What was picked up sounds where the pickup is.
+                let picked = |id: i32| Effect::sound(pk.pos, id);
                 match pk.kind {
                     PickupKind::Health => {
-                        ch.freeze_at(freeze_delay, tick, super_, self.release);
+                        if ch.freeze_at(freeze_delay, tick, super_, self.release) {
+                            self.effects.push(fx_tick, picked(sound::PICKUP_HEALTH));
+                        }
                     }
                     PickupKind::Armor => {
                         let mut any = false;
@@ -271,6 +327,7 @@ impl World {
                         ch.ninja.current_move_time = 0;
                         if any {
                             ch.last_weapon = weapon::GUN;
+                            self.effects.push(fx_tick, picked(sound::PICKUP_ARMOR));
                         }
                         // `SetActiveWeapon`, not `SetWeapon`: the last
                         // and the queued weapon stay.
@@ -282,9 +339,24 @@ impl World {
                         let slot = ch.weapons[w as usize];
                         if !slot.got || slot.ammo != -1 {
                             ch.give_weapon(w);
+                            let id = match w {
+                                weapon::GRENADE => Some(sound::PICKUP_GRENADE),
+                                weapon::SHOTGUN | weapon::LASER => Some(sound::PICKUP_SHOTGUN),
+                                _ => None,
+                            };
+                            if let Some(id) = id {
+                                self.effects.push(fx_tick, picked(id));
+                            }
                         }
                     }
-                    PickupKind::Ninja => ch.give_ninja(tick),
+                    PickupKind::Ninja => {
+                        ch.give_ninja(tick);
+                        // 16.4's `GiveNinja` sounds where the character is.
+                        if self.release == Release::Ddnet16_4 {
+                            let e = Effect::sound(ch.pos, sound::PICKUP_NINJA);
+                            self.effects.push(fx_tick, e);
+                        }
+                    }
                 }
             }
         }
@@ -317,13 +389,34 @@ impl World {
                 continue;
             }
             self.cores.move_core(cid, &self.col);
-            if let Some(core) = self.cores.slots[cid].as_mut() {
-                core.quantize();
-                let pos = core.pos;
-                if let Some(ch) = self.chars[cid].as_mut() {
-                    ch.pos = pos;
+            let Some(core) = self.cores.slots[cid].as_mut() else {
+                continue;
+            };
+            core.quantize();
+            let (pos, events) = (core.pos, core.triggered_events);
+            if let Some(ch) = self.chars[cid].as_mut() {
+                ch.pos = pos;
+            }
+            // `TickDeferred`: the sounds of what the core did.
+            use crate::simulation::physics::core::event;
+            let sounds = [
+                (event::GROUND_JUMP, sound::PLAYER_JUMP),
+                (event::HOOK_ATTACH_PLAYER, sound::HOOK_ATTACH_PLAYER),
+                (event::HOOK_ATTACH_GROUND, sound::HOOK_ATTACH_GROUND),
+                (event::HOOK_HIT_NOHOOK, sound::HOOK_NOATTACH),
+            ];
+            for (bit, id) in sounds {
+                if events & bit != 0 {
+                    self.effect(Effect::sound(pos, id));
                 }
             }
+        }
+        // `RemoveEntities`: what was marked is deleted, its id freed.
+        for p in self.projectiles.iter().filter(|p| p.marked) {
+            self.snap_ids.free(p.snap_id, tick);
+        }
+        for l in self.lasers.iter().filter(|l| l.marked) {
+            self.snap_ids.free(l.snap_id, tick);
         }
         self.projectiles.retain(|p| !p.marked);
         self.lasers.retain(|l| !l.marked);
@@ -351,15 +444,33 @@ impl World {
     pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
         let tuning = *self.tunings.zone(zone);
+        let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
+        // The eyes given last go back to normal (no `/emote` default).
+        if ch.emote_stop < tick {
+            ch.set_emote(0, -1);
+        }
         ch.input = ch.saved_input;
         if ch.live_frozen {
             ch.input.direction = 0;
             ch.input.jump = 0;
         }
         if ch.freeze_time > 0 {
+            // Each second of freeze left counted down in stars.
+            if ch.freeze_time % 50 == 49 {
+                let (seconds, release) = ((ch.freeze_time + 1) / 50, self.release);
+                let stars = Effect::damage_ind(ch.pos, 0.0, seconds, release);
+                self.effects.every_tick = self.config.sv_high_bandwidth != 0;
+                let fx_tick = match self.stepping {
+                    true => tick,
+                    false => tick.saturating_add(1),
+                };
+                for e in stars {
+                    self.effects.push(fx_tick, e);
+                }
+            }
             ch.freeze_time -= 1;
             ch.input.direction = 0;
             ch.input.jump = 0;
@@ -401,6 +512,9 @@ impl World {
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
+        if ch.pain_sound_timer > 0 {
+            ch.pain_sound_timer -= 1;
+        }
         if ch.reload_timer != 0 {
             ch.reload_timer -= 1;
         } else {
@@ -484,9 +598,14 @@ impl World {
     /// A death inside the world's tick (`Die`): the player's tick removes
     /// the character, and the respawn delay counts from now.
     pub(super) fn die_in_world(&mut self, cid: usize) {
-        self.kill_now(cid);
+        self.death_effects(cid);
+        let ids = self.chars[cid].as_ref().map(|c| c.snap_ids);
+        self.remove_character_keeping_ids(cid);
         if let Some(p) = self.players[cid].as_mut() {
             p.died_in_world = true;
+            if let Some(ids) = ids {
+                p.dead_character_ids = ids;
+            }
         }
     }
 
@@ -521,11 +640,20 @@ impl World {
             }
             let spectates = p.pause == Pause::Spec;
             if std::mem::take(&mut p.died_in_world) {
+                let ids = std::mem::take(&mut p.dead_character_ids);
+                for id in ids {
+                    self.snap_ids.free(id, tick);
+                }
                 continue;
             }
             if has_char {
                 if spectates && self.can_spec(cid) {
                     self.pause_character(cid, true);
+                    // `ProcessPause`: the death effect, then its sound.
+                    if let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) {
+                        self.effect(Effect::death(pos, cid));
+                        self.effect(Effect::sound(pos, sound::PLAYER_DIE));
+                    }
                 }
                 continue;
             }

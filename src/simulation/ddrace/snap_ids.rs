@@ -1,0 +1,114 @@
+//! The server's snapshot ids (`CSnapIdPool`): every entity takes one when
+//! it is made (16.4: characters too; 20.1: a character takes two for the
+//! shapes it has for clients that cannot see it), and gives it back when
+//! it is deleted. A freed id waits five seconds before anybody may take it
+//! again, then goes to the head of the free list: the last id to come back
+//! is the first taken.
+//!
+//! 20.1 times the wait with the clock; a tick is 20 ms of it, so an id
+//! freed at tick T is free again from tick T + 251 (at T + 250 exactly it
+//! depends on where in the two ticks the free and the taking fell: taken
+//! as not yet). 16.4 keeps the deadline, a clock in nanoseconds, in an
+//! `int` (`CSnapIDPool::CID::m_Timeout`): cut to 32 bits it is below the
+//! clock once the server has run 2.1 s, so a freed id is back at the next
+//! take (its server demos reuse a bullet's id two ticks later).
+
+use crate::simulation::Release;
+use std::collections::VecDeque;
+
+/// `CSnapIdPool::MAX_IDS`.
+pub const MAX_IDS: i32 = 32 * 1024;
+
+/// Ticks a freed id waits (`time_freq() * 5`).
+const WAIT: i32 = 250;
+
+/// The pool. Never-used ids are counted, not listed: the free list is the
+/// ids that came back (newest first), then `fresh` and up.
+#[derive(Clone, Debug, Default)]
+pub struct SnapIds {
+    /// Ticks a freed id waits (`None`: 16.4's none).
+    wait: Option<i32>,
+    /// The lowest id never taken.
+    fresh: i32,
+    /// Ids back from their wait, the last one back on top.
+    back: Vec<i32>,
+    /// Freed ids waiting, with the tick they were freed, oldest first.
+    waiting: VecDeque<(i32, i32)>,
+}
+
+impl SnapIds {
+    /// An empty pool of `release`'s server.
+    pub fn new(release: Release) -> SnapIds {
+        SnapIds {
+            wait: (release == Release::Ddnet20_1).then_some(WAIT),
+            ..SnapIds::default()
+        }
+    }
+
+    /// `NewId` at `tick`: `None` when every id is taken (DDNet's "invalid
+    /// id": the entity is never snapped).
+    pub fn take(&mut self, tick: i32) -> Option<i32> {
+        while let Some(&(id, freed)) = self.waiting.front() {
+            if let Some(wait) = self.wait
+                && i64::from(freed) + i64::from(wait) >= i64::from(tick)
+            {
+                break;
+            }
+            self.waiting.pop_front();
+            self.back.push(id);
+        }
+        if let Some(id) = self.back.pop() {
+            return Some(id);
+        }
+        (self.fresh < MAX_IDS).then(|| {
+            self.fresh += 1;
+            self.fresh - 1
+        })
+    }
+
+    /// `FreeId` at `tick` (nothing for `None`).
+    pub fn free(&mut self, id: Option<i32>, tick: i32) {
+        if let Some(id) = id {
+            self.waiting.push_back((id, tick));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_come_back_after_five_seconds_last_back_first_taken() {
+        let mut ids = SnapIds::new(Release::Ddnet20_1);
+        let taken: Vec<_> = (0..4).map(|_| ids.take(0)).collect();
+        assert_eq!(taken, [Some(0), Some(1), Some(2), Some(3)]);
+        ids.free(Some(1), 10);
+        ids.free(Some(2), 10);
+        assert_eq!(ids.take(260), Some(4), "waiting until after tick 260");
+        // Both back at 261, 1 then 2: 2 on top.
+        assert_eq!(ids.take(261), Some(2));
+        assert_eq!(ids.take(261), Some(1));
+        assert_eq!(ids.take(261), Some(5));
+    }
+
+    #[test]
+    fn under_16_4_a_freed_id_is_back_at_once() {
+        let mut ids = SnapIds::new(Release::Ddnet16_4);
+        assert_eq!((ids.take(0), ids.take(0)), (Some(0), Some(1)));
+        ids.free(Some(0), 5);
+        assert_eq!(ids.take(5), Some(0));
+        assert_eq!(ids.take(5), Some(2));
+    }
+
+    #[test]
+    fn the_pool_runs_dry_at_max_ids() {
+        let mut ids = SnapIds::new(Release::Ddnet20_1);
+        for i in 0..MAX_IDS {
+            assert_eq!(ids.take(0), Some(i));
+        }
+        assert_eq!(ids.take(0), None);
+        ids.free(Some(7), 0);
+        assert_eq!(ids.take(300), Some(7));
+    }
+}

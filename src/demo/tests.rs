@@ -570,3 +570,47 @@ fn a_file_that_is_no_demo_is_not_read_without_a_map() {
     let mut file = std::io::Cursor::new(&gzip[..]);
     assert_eq!(read_without_map(&mut file, 8).unwrap(), None);
 }
+
+/// Payloads read with one scratch, repeats among them (demos repeat many
+/// byte for byte, and the scratch keeps recent ones), read as each does
+/// with a new scratch: the same ints, writer, trailing bytes or error
+/// (whose offset is where the repeat is), damaged ones too.
+#[test]
+fn prop_repeated_payloads_read_as_new_ones() {
+    type Case = (Vec<i32>, bool, Vec<u8>, Option<u8>);
+    fn prop(pool: Vec<Case>, picks: Vec<(u8, u16)>) -> TestResult {
+        if pool.is_empty() {
+            return TestResult::discard();
+        }
+        let raws: Vec<Vec<u8>> = pool
+            .iter()
+            .map(|(ints, legacy, junk, cut)| {
+                let flavor = if *legacy {
+                    Flavor::Legacy
+                } else {
+                    Flavor::Ddnet
+                };
+                let mut raw = Vec::new();
+                compress_ints(ints, flavor, &mut Vec::new(), &mut raw);
+                raw.extend_from_slice(junk);
+                if let Some(n) = cut {
+                    raw.truncate(usize::from(*n));
+                }
+                raw
+            })
+            .collect();
+        let mut shared = chunk::Scratch::default();
+        for (pick, at) in picks {
+            let raw = &raws[usize::from(pick) % raws.len()];
+            let at = u64::from(at);
+            let again = Payload::read(raw, at, Some(7), &mut shared);
+            let anew = Payload::read(raw, at, Some(7), &mut chunk::Scratch::default());
+            if again != anew {
+                return TestResult::error(format!("{raw:02x?} at {at}: {again:?} != {anew:?}"));
+            }
+        }
+        TestResult::passed()
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(Vec<Case>, Vec<(u8, u16)>) -> TestResult);
+}

@@ -185,8 +185,8 @@ struct RecentSlot {
 
 /// Slots in [`Recent`].
 const RECENT_SLOTS: usize = 64;
-/// Shorter payloads decode about as fast as they are compared.
-const RECENT_MIN: usize = 32;
+/// Shorter payloads are not kept (the slot's choice reads 8 bytes).
+const RECENT_MIN: usize = 8;
 /// Longer payloads are not kept, which bounds the memory: a symbol takes
 /// a bit at least, so each slot holds at most 9 KiB.
 const RECENT_MAX: usize = 1024;
@@ -198,10 +198,11 @@ impl Recent {
             return None;
         }
         let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().unwrap());
-        let mixed =
-            (word(0) ^ word(raw.len() / 2).rotate_left(21) ^ word(raw.len() - 8).rotate_left(42))
-                .wrapping_add(raw.len() as u64)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mixed = (word(0)
+            ^ word((raw.len() - 8) / 2).rotate_left(21)
+            ^ word(raw.len() - 8).rotate_left(42))
+        .wrapping_add(raw.len() as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         Some((mixed >> 32) as usize % RECENT_SLOTS)
     }
 

@@ -349,3 +349,71 @@ impl HeaderInfo {
         }
     }
 }
+
+/// Server ticks per second (DDNet's `SERVER_TICK_SPEED`).
+pub const TICKS_PER_SECOND: i64 = 50;
+
+/// The seconds of a clock reading (from 1970-01-01 00:00), from the
+/// first 19 characters of a demo's `timestamp` (`2026-11-22_02-28-13`)
+/// or a teehistorian header's `start_time` (`2026-11-22T02:28:13+0000`),
+/// whose offset is left out: both are the server's local time.
+pub fn clock_seconds(text: &str) -> Option<i64> {
+    let b = text.as_bytes().get(..19)?;
+    let num = |at: usize, len: usize| -> Option<i64> {
+        let digits = b.get(at..at + len)?;
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    };
+    let (y, m, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, min, s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days from 1970-01-01 of a Gregorian date (H. Hinnant's days_from_civil).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3_600 + min * 60 + s)
+}
+
+/// Whether two demos are of one server session, and what says so: the
+/// same map (name, CRC and size), and the same start of the server's
+/// tick count by each demo's clock (its `timestamp`, when its recorder
+/// started, less its first tick at 50 a second) to 2 s, as `check` pairs
+/// a demo with its teehistorian file. `None` when anything is missing
+/// or disagrees.
+pub fn one_session(a: &[u8], b: &[u8]) -> Option<String> {
+    let start = |bytes: &[u8]| -> Option<(Header, i64, i32)> {
+        let mut events = super::Events::new(bytes).ok()?;
+        let header = events.header().clone();
+        let first = loop {
+            match events.next() {
+                Ok(Some(e)) if e.tick >= 0 => break e.tick,
+                Ok(Some(_)) => continue,
+                _ => return None,
+            }
+        };
+        let at = clock_seconds(&header.timestamp.text())?;
+        Some((header, at * TICKS_PER_SECOND - i64::from(first), first))
+    };
+    let (ha, sa, fa) = start(a)?;
+    let (hb, sb, fb) = start(b)?;
+    let same_map = ha.map_name == hb.map_name
+        && ha.map_crc == hb.map_crc
+        && ha.map_size == hb.map_size;
+    let apart = (sa - sb).abs();
+    (same_map && apart <= 2 * TICKS_PER_SECOND).then(|| {
+        format!(
+            "map {}, recorded from ticks {fa} and {fb} at {} and {}: the session's tick 0 {} s apart by their clocks",
+            ha.map_name.text(),
+            ha.timestamp.text(),
+            hb.timestamp.text(),
+            apart / TICKS_PER_SECOND
+        )
+    })
+}

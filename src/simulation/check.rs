@@ -354,36 +354,7 @@ fn same_session(path: &Path, header: &Header, cap: u64) -> Result<Vec<u8>, Strin
     Ok(bytes)
 }
 
-/// Server ticks per second (DDNet's `SERVER_TICK_SPEED`).
-const TICKS_PER_SECOND: i64 = 50;
-
-/// The seconds of a clock reading (from 1970-01-01 00:00), from the
-/// first 19 characters of a demo's `timestamp` (`2026-11-22_02-28-13`)
-/// or a teehistorian header's `start_time` (`2026-11-22T02:28:13+0000`),
-/// whose offset is left out: both are the server's local time.
-fn clock_seconds(text: &str) -> Option<i64> {
-    let b = text.as_bytes().get(..19)?;
-    let num = |at: usize, len: usize| -> Option<i64> {
-        let digits = b.get(at..at + len)?;
-        if !digits.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(digits).ok()?.parse().ok()
-    };
-    let (y, m, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, min, s) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Days from 1970-01-01 of a Gregorian date (H. Hinnant's days_from_civil).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + h * 3_600 + min * 60 + s)
-}
+use crate::demo::{TICKS_PER_SECOND, clock_seconds};
 
 /// The last part of `path` (all of it if it has none), as shown.
 fn file_name(path: &Path) -> String {

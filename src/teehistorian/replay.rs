@@ -654,6 +654,42 @@ impl Replay {
         }
     }
 
+    /// [`Replay::handle`] of a record of the reader's common loop (a
+    /// PLAYER_DIFF or an INPUT_DIFF, [`Visit::common`]) whose reader's
+    /// clock put it in `tick`, for a replay that has handled every record
+    /// of the stream before it (a [`Scan`](super::scan::Scan) pass): its
+    /// clock is then the reader's before the record, so it need not be
+    /// advanced a second time. Below the largest tick the reader's clock
+    /// moved without an overflow (an overflow leaves it at the largest),
+    /// so this one would have moved to `tick` and, after a PLAYER_DIFF,
+    /// to its cid; there, [`Replay::handle`] tells. The reader stops at
+    /// FINISH, so the replay has not finished.
+    ///
+    /// [`Visit::common`]: super::stream::Visit::common
+    #[inline(always)]
+    pub(crate) fn handle_common(
+        &mut self,
+        offset: u64,
+        tick: i32,
+        msg: &Message<'_>,
+    ) -> Result<(), Inconsistency> {
+        debug_assert!(!self.finished);
+        debug_assert_eq!(self.peek_tick(msg), tick, "the clocks differ");
+        let kind = match *msg {
+            _ if tick == i32::MAX => return self.handle(offset, msg),
+            Message::PlayerDiff { cid, dx, dy } => {
+                self.clock = TickClock::at(tick, Some(cid));
+                self.player_diff(cid, dx, dy)
+            }
+            Message::InputDiff { cid, ref dinput } => self.input_diff(cid, dinput),
+            _ => return self.handle(offset, msg),
+        };
+        match kind {
+            Some(kind) => Err(Inconsistency { offset, tick, kind }),
+            None => Ok(()),
+        }
+    }
+
     /// A PLAYER_DIFF: what it finds inconsistent.
     #[inline(always)]
     fn player_diff(&mut self, cid: i32, dx: i32, dy: i32) -> Option<InconsistencyKind> {

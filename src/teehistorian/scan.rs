@@ -258,28 +258,29 @@ struct Visiting<'p, E, const VERIFY: bool>(&'p mut Pass<E>);
 impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visiting<'_, E, VERIFY> {
     #[inline(always)]
     fn record(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<VERIFY, true>(rec)
+        self.0.record::<VERIFY, false>(rec)
     }
 
     /// In line where the reader builds the common records, so everything
     /// here is specialised to their kind. Their round trip is skipped: the
     /// decoder read them only in the form the encoder writes (see
-    /// [`Visit::common`]).
+    /// [`Visit::common`]); and the replay takes their tick from the
+    /// reader's clock ([`Replay::handle_common`]).
     #[inline(always)]
     fn common(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<VERIFY, false>(rec)
+        self.0.record::<VERIFY, true>(rec)
     }
 }
 
 impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
     #[inline(always)]
-    fn record<const VERIFY: bool, const REENCODE: bool>(
+    fn record<const VERIFY: bool, const COMMON: bool>(
         &mut self,
         rec: &Record<'_>,
     ) -> ControlFlow<()> {
         self.tally.add(rec);
         if VERIFY
-            && REENCODE
+            && !COMMON
             && self.verify.roundtrip
             && let Some(i) = rec.reencoding_differs(&mut self.scratch)
         {
@@ -290,7 +291,10 @@ impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
         (self.each)(rec, &self.replay);
         if VERIFY
             && self.verify.replay.is_some()
-            && let Err(inc) = self.replay.handle(rec.offset, &rec.msg)
+            && let Err(inc) = match COMMON {
+                true => self.replay.handle_common(rec.offset, rec.tick, &rec.msg),
+                false => self.replay.handle(rec.offset, &rec.msg),
+            }
         {
             self.inconsistencies += 1;
             self.scan.first_inconsistency.get_or_insert(inc);

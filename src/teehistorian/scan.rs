@@ -239,7 +239,6 @@ impl Tally {
 
 /// One pass's state: what [`Scan::run_with`] does with each record.
 struct Pass<E> {
-    verify: Verify,
     tally: Tally,
     replay: Replay,
     inconsistencies: u64,
@@ -250,15 +249,18 @@ struct Pass<E> {
     each: E,
 }
 
-/// A [`Pass`] that verifies (as its [`Verify`] says) or, with `VERIFY`
-/// false, only counts: a loop of its own, so counting computes no field
-/// only verifying reads.
-struct Visiting<'p, E, const VERIFY: bool>(&'p mut Pass<E>);
+/// A [`Pass`] that re-encodes with `ROUNDTRIP`, replays with `REPLAY`
+/// (as its [`Verify`] says), or with neither only counts: a loop of its
+/// own for each, so counting computes no field only verifying reads, and
+/// no record tests what the pass does.
+struct Visiting<'p, E, const ROUNDTRIP: bool, const REPLAY: bool>(&'p mut Pass<E>);
 
-impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visiting<'_, E, VERIFY> {
+impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool> Visit<'_, ()>
+    for Visiting<'_, E, ROUNDTRIP, REPLAY>
+{
     #[inline(always)]
     fn record(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<VERIFY, false>(rec)
+        self.0.record::<ROUNDTRIP, REPLAY, false>(rec)
     }
 
     /// In line where the reader builds the common records, so everything
@@ -268,20 +270,19 @@ impl<E: FnMut(&Record<'_>, &Replay), const VERIFY: bool> Visit<'_, ()> for Visit
     /// reader's clock ([`Replay::handle_common`]).
     #[inline(always)]
     fn common(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<VERIFY, true>(rec)
+        self.0.record::<ROUNDTRIP, REPLAY, true>(rec)
     }
 }
 
 impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
     #[inline(always)]
-    fn record<const VERIFY: bool, const COMMON: bool>(
+    fn record<const ROUNDTRIP: bool, const REPLAY: bool, const COMMON: bool>(
         &mut self,
         rec: &Record<'_>,
     ) -> ControlFlow<()> {
         self.tally.add(rec);
-        if VERIFY
+        if ROUNDTRIP
             && !COMMON
-            && self.verify.roundtrip
             && let Some(i) = rec.reencoding_differs(&mut self.scratch)
         {
             self.scan
@@ -289,8 +290,7 @@ impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
                 .get_or_insert(rec.offset + i as u64);
         }
         (self.each)(rec, &self.replay);
-        if VERIFY
-            && self.verify.replay.is_some()
+        if REPLAY
             && let Err(inc) = match COMMON {
                 true => self.replay.handle_common(rec.offset, rec.tick, &rec.msg),
                 false => self.replay.handle(rec.offset, &rec.msg),
@@ -370,7 +370,6 @@ impl Scan {
     ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
         let mut pass = Pass {
-            verify,
             tally: Tally::new(header_len(&header)),
             replay: Replay::new(verify.replay.unwrap_or_default()),
             inconsistencies: 0,
@@ -378,9 +377,11 @@ impl Scan {
             scan: Scan::default(),
             each,
         };
-        let result = match verify.roundtrip || verify.replay.is_some() {
-            true => reader.visit(&mut Visiting::<_, true>(&mut pass)),
-            false => reader.visit(&mut Visiting::<_, false>(&mut pass)),
+        let result = match (verify.roundtrip, verify.replay.is_some()) {
+            (false, false) => reader.visit(&mut Visiting::<_, false, false>(&mut pass)),
+            (true, false) => reader.visit(&mut Visiting::<_, true, false>(&mut pass)),
+            (false, true) => reader.visit(&mut Visiting::<_, false, true>(&mut pass)),
+            (true, true) => reader.visit(&mut Visiting::<_, true, true>(&mut pass)),
         };
         let Pass {
             tally,

@@ -197,7 +197,9 @@ fn compare_files(
     } else if teeoracle::demo::is_demo(old) && teeoracle::demo::is_demo(new) {
         let (ho, mut o) = DemoTicks::new(old).map_err(|e| broken(old_path, &e))?;
         let (hn, mut n) = DemoTicks::new(new).map_err(|e| broken(new_path, &e))?;
-        let options = options(args, diff::DEMO);
+        let mut options = options(args, diff::DEMO);
+        // Two demos of one session keep the session's ticks.
+        options.same_session = teeoracle::demo::one_session(old, new);
         let r = compare((&ho, &mut o), (&hn, &mut n), &options, paths)?;
         Ok(("demo", r))
     } else if teeoracle::capture::is_capture(old) && teeoracle::capture::is_capture(new) {
@@ -309,6 +311,12 @@ fn write_text(
         s if s > 0 => format!("{s} later"),
         s => format!("{} earlier", -s),
     };
+    if let Some(why) = &r.session {
+        writeln!(
+            out,
+            "both are of one session ({why}): ticks compared as they are"
+        )?;
+    }
     if r.tick_shift != 0 {
         writeln!(
             out,

@@ -403,17 +403,38 @@ pub fn one_session(a: &[u8], b: &[u8]) -> Option<String> {
     };
     let (ha, sa, fa) = start(a)?;
     let (hb, sb, fb) = start(b)?;
-    let same_map = ha.map_name == hb.map_name
-        && ha.map_crc == hb.map_crc
-        && ha.map_size == hb.map_size;
+    let same_map =
+        ha.map_name == hb.map_name && ha.map_crc == hb.map_crc && ha.map_size == hb.map_size;
     let apart = (sa - sb).abs();
     (same_map && apart <= 2 * TICKS_PER_SECOND).then(|| {
         format!(
-            "map {}, recorded from ticks {fa} and {fb} at {} and {}: the session's tick 0 {} s apart by their clocks",
+            "map {}, recorded from ticks {fa} and {fb} at {} and {}: their sessions began {} s apart by their clocks",
             ha.map_name.text(),
             ha.timestamp.text(),
             hb.timestamp.text(),
             apart / TICKS_PER_SECOND
         )
     })
+}
+
+/// `str_timestamp`'s `2026-11-22_02-28-13` of a clock reading in seconds
+/// from 1970-01-01 00:00 ([`clock_seconds`]'s inverse).
+pub fn clock_text(seconds: i64) -> String {
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // H. Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}_{:02}-{:02}-{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
 }

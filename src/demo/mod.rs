@@ -40,7 +40,7 @@ pub use chunk::{Chunk, ChunkContext, ChunkKind, MAX_PAYLOAD, MAX_TICK, Payload, 
 pub use events::{Event, EventKind, Events, MAX_FAULTS, SnapshotReplay};
 pub use header::{
     FieldFault, FixedStr, HEADER_LEN, Header, HeaderInfo, MAGIC, MAX_TIMELINE_MARKERS, MapSha256,
-    TICKS_PER_SECOND, TIMELINE_LEN, Timeline, VERSIONS, clock_seconds, one_session,
+    TICKS_PER_SECOND, TIMELINE_LEN, Timeline, VERSIONS, clock_seconds, clock_text, one_session,
 };
 pub use recorder::{DemoRecorder, DemoStart};
 pub use rerecord::{

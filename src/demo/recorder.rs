@@ -213,6 +213,11 @@ impl DemoRecorder {
         &self.out
     }
 
+    /// Changes the header's `timestamp` (written by [`Self::finish`]).
+    pub fn set_timestamp(&mut self, timestamp: &str) {
+        self.header.timestamp = super::FixedStr::new(timestamp);
+    }
+
     /// `Stop`: the length in seconds and the timeline markers go into the
     /// header; returns the file.
     pub fn finish(mut self) -> Vec<u8> {

@@ -236,6 +236,7 @@ pub fn compare(
         // map, so they are comparable as they are there, and a join a
         // tick later is a difference, never a shift.
         if !options.no_align
+            && options.same_session.is_none()
             && sa == 0
             && sb == 0
             && shift.is_none()
@@ -311,6 +312,12 @@ pub fn compare(
     let mut report = st.report;
     report.segments = (seg_a.map_or(0, |s| s + 1), seg_b.map_or(0, |s| s + 1));
     report.tick_shift = shift.unwrap_or(0);
+    report.aligned_by = match (options.no_align, &options.same_session) {
+        (true, _) => "none",
+        (false, Some(_)) => "session",
+        (false, None) => "first_tick",
+    };
+    report.session = options.same_session.clone().filter(|_| !options.no_align);
     if tracked {
         report.movement = Some(movement);
     }

@@ -144,6 +144,9 @@ pub struct Options {
     /// Compare tick numbers as they are, without moving the new file's
     /// to match the old one's first tick.
     pub no_align: bool,
+    /// The two files are of one server session (what says so): their
+    /// ticks are the session's own and are compared as they are.
+    pub same_session: Option<String>,
     /// Differences kept in full; the rest are only counted.
     pub max_differences: usize,
 }
@@ -155,6 +158,7 @@ impl Default for Options {
             defaults: Vec::new(),
             only: Vec::new(),
             no_align: false,
+            same_session: None,
             max_differences: MAX_DIFFERENCES,
         }
     }

@@ -128,6 +128,13 @@ pub struct Report {
     /// one's: its first segment's ticks are moved back by this much to
     /// be compared (0 with `no_align`). Differences name ticks by the old file's count.
     pub tick_shift: i32,
+    /// How the ticks were lined up: `first_tick` (the new file's moved by
+    /// `tick_shift`), `session` (two demos of one session: the session's
+    /// own ticks, as they are) or `none` (`--no-align`).
+    pub aligned_by: &'static str,
+    /// With `session`: what says the two are of one session.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
 }
 
 impl Report {

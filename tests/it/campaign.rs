@@ -27,7 +27,7 @@ struct Known {
 }
 
 /// The runs in `corpus/campaign/` (exact).
-const EXACT: &[&str] = &[
+pub(crate) const EXACT: &[&str] = &[
     "16.4-Gold_Mine-hook-s1-c8-t20",
     "16.4-Tsunami-default-s2-c8-t20",
     "16.4-coverage-hook-s2-c8-t20",
@@ -57,7 +57,7 @@ const EXACT: &[&str] = &[
 /// input).
 const KNOWN: &[Known] = &[];
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
@@ -73,7 +73,7 @@ fn run(dir: &Path) -> Report {
 }
 
 /// The run's teehistorian file and demo, and the map the demo embeds.
-fn load(dir: &Path) -> (Vec<u8>, Vec<u8>, Collision) {
+pub(crate) fn load(dir: &Path) -> (Vec<u8>, Vec<u8>, Collision) {
     let th = gunzip(&dir.join("server.teehistorian.gz"));
     let demo = gunzip(&dir.join("teeoracle.demo.gz"));
     let events = teeoracle::demo::Events::new(&demo).expect("a demo");

@@ -222,7 +222,8 @@ pub fn demo_of_teehistorian(
     let sha: [u8; 32] = Sha256::digest(map).into();
     let map_sha256 = hex::encode(sha);
     let map_name = header.info.map_name.clone().unwrap_or_default();
-    let timestamp = demo_timestamp(header.info.start_time.as_deref());
+    let start_time = header.info.start_time.as_deref();
+    let timestamp = demo_timestamp(start_time, 0);
     let start = DemoStart {
         version: 6,
         net_version: "0.6 626fce9a778df4d4",
@@ -274,13 +275,15 @@ pub fn demo_of_teehistorian(
         });
     };
     let Writer {
-        recorder,
+        mut recorder,
         snapshots,
         items,
         resent,
         reckoned,
         ..
     } = writer;
+    // Stamped as a recorder started at the first tick would be.
+    recorder.set_timestamp(&demo_timestamp(start_time, ticks.0));
     let out = recorder.finish();
     let summary = DemoSummary {
         release,
@@ -309,11 +312,13 @@ pub fn demo_of_teehistorian(
     Ok((out, summary))
 }
 
-/// The demo header's timestamp (`str_timestamp`'s `2024-05-01_12-00-00`)
-/// from the teehistorian header's `start_time` (`2024-05-01T12:00:00+0000`),
-/// so the demo says when the session began and never reads the clock;
-/// `1970-01-01_00-00-00` when the header has none in that form.
-fn demo_timestamp(start_time: Option<&str>) -> String {
+/// The demo header's timestamp (`str_timestamp`'s `2024-05-01_12-00-00`):
+/// the teehistorian header's `start_time` (`2024-05-01T12:00:00+0000`,
+/// when the server's tick 0 was) plus `first_tick` at 50 a second, when a
+/// server recorder starting there would have stamped it; so the demo
+/// never reads the clock, and `diff` and `check` know its session.
+/// `1970-01-01_00-00-00` when the header has no time in that form.
+fn demo_timestamp(start_time: Option<&str>, first_tick: i32) -> String {
     let fallback = "1970-01-01_00-00-00".to_owned();
     let Some(t) = start_time.and_then(|t| t.get(..19)) else {
         return fallback;
@@ -324,7 +329,11 @@ fn demo_timestamp(start_time: Option<&str>) -> String {
     if !form || !digits.iter().all(|&i| b[i].is_ascii_digit()) {
         return fallback;
     }
-    format!("{}_{}-{}-{}", &t[..10], &t[11..13], &t[14..16], &t[17..19])
+    let Some(at) = crate::demo::clock_seconds(t) else {
+        return fallback;
+    };
+    let after = i64::from(first_tick).div_euclid(crate::demo::TICKS_PER_SECOND);
+    crate::demo::clock_text(at + after)
 }
 
 /// One character's dead reckoning (`m_ReckoningTick`, `m_SendCore`,
@@ -457,7 +466,14 @@ impl Writer {
             None => {
                 self.ex_types.push(name);
                 let i = self.ex_types.len() - 1;
-                push_registration(&mut self.snap, name, i);
+                // 20.1's builder registers a new type where it is first
+                // used; 16.4's only from the next snapshot on (`Init`),
+                // so there its first items have a type nobody names. The
+                // first snapshot written names all it uses: the server
+                // snapped the same world for its clients before.
+                if self.release == Release::Ddnet20_1 || self.snapshots == 0 {
+                    push_registration(&mut self.snap, name, i);
+                }
                 i
             }
         };

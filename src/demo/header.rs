@@ -386,7 +386,7 @@ pub fn clock_seconds(text: &str) -> Option<i64> {
 /// tick count by each demo's clock (its `timestamp`, when its recorder
 /// started, less its first tick at 50 a second) to 2 s, as `check` pairs
 /// a demo with its teehistorian file. `None` when anything is missing
-/// or disagrees.
+/// or disagrees, or a timestamp is 1970-01-01_00-00-00 (no time).
 pub fn one_session(a: &[u8], b: &[u8]) -> Option<String> {
     let start = |bytes: &[u8]| -> Option<(Header, i64, i32)> {
         let mut events = super::Events::new(bytes).ok()?;
@@ -398,7 +398,8 @@ pub fn one_session(a: &[u8], b: &[u8]) -> Option<String> {
                 _ => return None,
             }
         };
-        let at = clock_seconds(&header.timestamp.text())?;
+        // 1970-01-01_00-00-00 is a writer's "no time", not a clock.
+        let at = clock_seconds(&header.timestamp.text()).filter(|&s| s != 0)?;
         Some((header, at * TICKS_PER_SECOND - i64::from(first), first))
     };
     let (ha, sa, fa) = start(a)?;

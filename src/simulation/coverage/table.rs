@@ -340,6 +340,7 @@ pub(super) const FEATURES: &[Feature] = rows! {
     What::Setting { at_start: false }, "sv_test_cmds", [Unknown, Unknown], "test commands are modelled as the file records them, whatever this says", [];
     What::Setting { at_start: false }, "sv_min_team_size, sv_max_team_size, sv_rejoin_team_0, sv_team0mode, sv_swap, sv_saveswapgames_delay", [Modelled, Modelled], "their effects come as records (PLAYER_TEAM, PLAYER_SWAP, LOAD_*)", [SAVE_LOAD];
     What::Setting { at_start: false }, "sv_max_clients, sv_inactivekick", [Modelled, Modelled], "no effect of their own on the world (joins come as records)", [];
+    What::Setting { at_start: false }, "sv_high_bandwidth, sv_shotgun_bullet_sound, sv_emoticon_delay / sv_emoticon_ms_delay, sv_emotional_tees", [Modelled, Modelled], "no effect on the physics; read for what `teehistorian demo` writes (which snapshots carry events, the map bullets' explosion sound; emoticon eyes are not written yet)", [];
     What::Setting { at_start: false }, "sv_tune_reset, sv_ddrace_tune_reset", [Modelled, Modelled], "the header's tuning is the one after them", [];
     What::Setting { at_start: false }, "sv_freeze_delay, sv_kill_delay, sv_kill_protection, sv_teleport_hold_hook, sv_endless_drag, sv_hit, sv_old_laser", [Modelled, Modelled], "read by the model", [KILL_PROTECTION, FREEZE_TUTORIAL];
     What::Setting { at_start: false }, "sv_team, sv_solo_server, sv_pauseable, sv_pause_frequency, sv_destroy_bullets_on_death, sv_destroy_lasers_on_death", [Modelled, Modelled], "read by the model", [SAVE_LOAD, FORCED_SOLO];

@@ -92,6 +92,53 @@ pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>, WalkError> {
         .collect())
 }
 
+/// The name endings of the compressions a [`crate::input::Source`] reads
+/// through: `x.demo.gz` is a demo.
+pub const COMPRESSION_ENDINGS: [&str; 4] = [".gz", ".bz2", ".xz", ".zst"];
+
+/// `path`'s file name, lower-cased, less one compression ending
+/// ([`COMPRESSION_ENDINGS`]): what its format is judged by.
+fn inner_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    Some(
+        match COMPRESSION_ENDINGS
+            .iter()
+            .find_map(|c| name.strip_suffix(c))
+        {
+            Some(inner) => inner.to_string(),
+            None => name,
+        },
+    )
+}
+
+/// `path` is named as a file of the kind `ext` (`"demo"`), compressed
+/// or not: `x.demo`, `x.demo.gz`.
+pub fn named_as(path: &Path, ext: &str) -> bool {
+    inner_name(path).is_some_and(|n| {
+        n.strip_suffix(ext)
+            .is_some_and(|stem| stem.len() > 1 && stem.ends_with('.'))
+    })
+}
+
+/// The files beside `path` whose names are its own with the ending `ext`
+/// in place of its kind's (`x.teehistorian.gz` → `x.demo`, `x.demo.gz`,
+/// ...), those that exist, in that order.
+pub fn same_stem(path: &Path, ext: &str) -> Vec<PathBuf> {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Vec::new();
+    };
+    let inner = COMPRESSION_ENDINGS
+        .iter()
+        .find_map(|c| name.strip_suffix(c))
+        .unwrap_or(name);
+    let stem = inner.rsplit_once('.').map_or(inner, |(stem, _)| stem);
+    std::iter::once(String::new())
+        .chain(COMPRESSION_ENDINGS.iter().map(|c| c.to_string()))
+        .map(|c| path.with_file_name(format!("{stem}.{ext}{c}")))
+        .filter(|p| p.is_file())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +193,43 @@ mod tests {
             e.starts_with("cannot read ") && e.contains("missing"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_kind_is_named_through_a_compression_ending_and_a_stem_finds_its_kin() {
+        let kinds = |name: &str| {
+            ["demo", "teehistorian", "map"]
+                .into_iter()
+                .filter(|k| named_as(Path::new(name), k))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kinds("a/x.demo"), ["demo"]);
+        assert_eq!(kinds("x.DEMO.gz"), ["demo"]);
+        assert_eq!(kinds("x.teehistorian.zst"), ["teehistorian"]);
+        assert!(kinds(".demo").is_empty() && kinds("xdemo").is_empty());
+        assert!(kinds("x.demo.gz.gz").is_empty() && kinds("x.demo.tar").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "s.demo.gz",
+            "s.demo",
+            "s.map",
+            "t.demo",
+            "s.teehistorian.gz",
+        ] {
+            fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        let th = dir.path().join("s.teehistorian.gz");
+        let names = |found: Vec<PathBuf>| -> Vec<String> {
+            found
+                .iter()
+                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(names(same_stem(&th, "demo")), ["s.demo", "s.demo.gz"]);
+        assert_eq!(
+            names(same_stem(&dir.path().join("s.teehistorian"), "map")),
+            ["s.map"]
+        );
+        assert!(same_stem(&dir.path().join("u.teehistorian"), "demo").is_empty());
     }
 }

@@ -86,7 +86,7 @@ pub fn claimed_by_name(name: &str) -> Option<&'static dyn Format> {
     };
     // `x.tar.bz2` is an archive by its whole ending; `x.demo.gz` a demo.
     by_ending(&name).or_else(|| {
-        let inner = [".gz", ".bz2", ".xz", ".zst"]
+        let inner = crate::files::COMPRESSION_ENDINGS
             .iter()
             .find_map(|c| name.strip_suffix(c))?;
         by_ending(inner)

@@ -11,9 +11,11 @@ use super::report::place;
 use super::{Maps, SimulateError, Simulation};
 use crate::codec::Mode;
 use crate::compression::default_max_decompressed;
+use crate::demo::EventKind;
 use crate::input::Source;
 use crate::report::{Code, DemoPairing, Finding, Severity, Simulator, Verdict};
 use crate::teehistorian::{Header, SliceReader};
+use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -67,21 +69,36 @@ impl Simulator for OnMaps<'_> {
         // when the file is not simulated).
         let (demo, pairings) = match path {
             Some(p) => {
-                let named = self
+                let found = self
                     .maps
-                    .named_demos(header.info.map_sha256.as_deref().unwrap_or_default());
-                session_demo(p, &header, named, cap)
+                    .demos_of(header.info.map_sha256.as_deref().unwrap_or_default());
+                session_demo(p, &header, bytes, found, cap)
             }
             None => (None, Vec::new()),
         };
-        for p in pairings.iter().filter(|p| !p.compared) {
+        let passed: Vec<_> = pairings.iter().filter(|p| !p.compared).collect();
+        for p in &passed {
             let name = file_name(Path::new(&p.path));
             let reason = p.reason.as_deref().unwrap_or_default();
             let said = format!("{name} not compared: {reason}");
             // In the summary too: a passing file's text shows no notes,
-            // and whoever put the demo there must not believe it compared.
-            verdict.summary.push_str(&format!("; {said}"));
+            // and whoever put the demo there must not believe it compared
+            // (past two, by name: a `--maps` folder may hold many).
+            if passed.len() <= 2 {
+                verdict.summary.push_str(&format!("; {said}"));
+            }
             verdict.push(Finding::new(Severity::Note, Code::DemoNotCompared, said));
+        }
+        if passed.len() > 2 {
+            let names: Vec<_> = passed
+                .iter()
+                .map(|p| file_name(Path::new(&p.path)))
+                .collect();
+            verdict.summary.push_str(&format!(
+                "; {} demos found not compared, each with why in a note: {}",
+                passed.len(),
+                names.join(", ")
+            ));
         }
         verdict.demos = pairings;
         // From here, a file not simulated was compared with no demo.
@@ -202,42 +219,46 @@ fn severity_of(e: &SimulateError) -> Severity {
     }
 }
 
-/// The demos found for the teehistorian file at `path` (whose header is
-/// `header`): the one of its session, if exactly one is
+/// The demos found for the teehistorian file at `path` (its header
+/// `header`, its bytes `file`): the one of its session, if exactly one is
 /// ([`same_session`]), with its bytes, and every demo found with whether
-/// it is that one, and why not. Beside it ([`candidates`]) first; else
-/// among `named`, the demos of its map named on the command line, which
-/// are named here only if of its session (the others are not this
-/// file's).
+/// it is that one, and why not. The demos beside it ([`candidates`]) and
+/// `found`, those of its map named on the command line or under
+/// `--maps`, are all tried; one beside it comes first.
 fn session_demo(
     path: &Path,
     header: &Header,
-    named: &[PathBuf],
+    file: &[u8],
+    found: &[PathBuf],
     cap: u64,
 ) -> (Option<(PathBuf, Vec<u8>)>, Vec<DemoPairing>) {
-    let mut pairings = Vec::new();
-    let mut matching = Vec::new();
     let beside = candidates(path);
-    for candidate in &beside {
-        match same_session(candidate, header, cap) {
-            Ok(bytes) => matching.push((candidate.clone(), bytes)),
+    let elsewhere = found
+        .iter()
+        .filter(|n| !beside.iter().any(|b| same_file(b, n)));
+    let mut pairings = Vec::new();
+    let mut fits = Vec::new();
+    for (candidate, is_beside) in beside
+        .iter()
+        .map(|b| (b, true))
+        .chain(elsewhere.map(|n| (n, false)))
+    {
+        match same_session(candidate, header, file, cap) {
+            Ok(bytes) => fits.push((candidate.clone(), bytes, is_beside)),
             Err(reason) => pairings.push(not_compared(candidate, reason)),
         }
     }
-    if matching.is_empty() {
-        for candidate in named
-            .iter()
-            .filter(|n| !beside.iter().any(|b| same_file(b, n)))
-        {
-            if let Ok(bytes) = same_session(candidate, header, cap) {
-                matching.push((candidate.clone(), bytes));
-            }
-        }
+    let nearest = fits.iter().any(|(_, _, b)| *b);
+    let (mut taken, passed): (Vec<_>, Vec<_>) =
+        fits.into_iter().partition(|(_, _, b)| *b == nearest);
+    for (candidate, _, _) in &passed {
+        let reason = "of the file's map and session too, but a demo beside the file is taken first";
+        pairings.push(not_compared(candidate, reason.into()));
     }
-    let chosen = match matching.len() {
-        1 => matching.pop(),
+    let chosen = match taken.len() {
+        1 => taken.pop().map(|(p, bytes, _)| (p, bytes)),
         n => {
-            for (candidate, _) in &matching {
+            for (candidate, _, _) in &taken {
                 let reason = format!(
                     "{n} demos found are of the file's map and session: which one is not known"
                 );
@@ -271,12 +292,14 @@ fn not_compared(path: &Path, reason: String) -> DemoPairing {
 }
 
 /// The demos that may be of the session of the teehistorian file at
-/// `path`: the file of the same name with `.demo`, or else, in a folder
-/// `record` wrote (it has a `scenario.ron`), its demos, in name order.
+/// `path`: those of its name with `.demo` (compressed or not:
+/// `x.teehistorian.gz` has `x.demo`, `x.demo.gz`, ...), or else, in a
+/// folder `record` wrote (it has a `scenario.ron`), its demos, in name
+/// order.
 fn candidates(path: &Path) -> Vec<PathBuf> {
-    let same_name = path.with_extension("demo");
-    if same_name.is_file() {
-        return vec![same_name];
+    let same_name = crate::files::same_stem(path, "demo");
+    if !same_name.is_empty() {
+        return same_name;
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -290,24 +313,27 @@ fn candidates(path: &Path) -> Vec<PathBuf> {
     };
     let mut demos: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "demo") && p.is_file())
+        .filter(|p| crate::files::named_as(p, "demo") && p.is_file())
         .collect();
     demos.sort();
     demos
 }
 
 /// The bytes of the demo at `path` if it is of the session the
-/// teehistorian header `header` begins; else why not. It must embed the
-/// map the header names. Then its recording time must fit: DDNet's
-/// server counts ticks from the map's start, where its teehistorian file
-/// begins (`start_time`), so a demo of that map's session, starting at
-/// tick T, was started T / 50 s after it. Its `timestamp`
-/// (`str_timestamp`) and the header's `start_time` (`str_timestamp_ex`)
-/// are both the server's local time, in whole seconds: they must agree
-/// to 2 s. Neither file says more: the demo carries no game UUID, and
-/// its net version is the same for every DDNet release. Where a time or
-/// the demo's first tick is missing, the demo is taken as the session's.
-fn same_session(path: &Path, header: &Header, cap: u64) -> Result<Vec<u8>, String> {
+/// teehistorian file `file` (its header `header`) records; else why not.
+/// It must embed the map the header names. Then its recording time must
+/// fit: DDNet's server counts ticks from the map's start, where its
+/// teehistorian file begins (`start_time`), so a demo of that map's
+/// session, starting at tick T, was started T / 50 s after it. Its
+/// `timestamp` (`str_timestamp`) and the header's `start_time`
+/// (`str_timestamp_ex`) are both the server's local time, in whole
+/// seconds: they must agree to 2 s. Then its snapshots over its first seconds must not
+/// show more players than the file has connected
+/// ([`more_players_than_connected`]).
+/// Neither file says more: the demo carries no game UUID, and its net
+/// version is the same for every DDNet release. What is missing (a time,
+/// a snapshot, the file's records up to that tick) tells nothing.
+fn same_session(path: &Path, header: &Header, file: &[u8], cap: u64) -> Result<Vec<u8>, String> {
     use sha2::{Digest, Sha256};
     let mut source = Source::file(path);
     source.set_max_decompressed(Some(cap));
@@ -326,11 +352,21 @@ fn same_session(path: &Path, header: &Header, cap: u64) -> Result<Vec<u8>, Strin
         ));
     }
     let timestamp = events.header().timestamp.text();
+    let is_07 = events.header().is_07();
     let mut demo_tick = None;
+    // The players of its snapshots over its first seconds.
+    let mut players = Vec::new();
     while let Ok(Some(e)) = events.next() {
-        if e.tick >= 0 {
-            demo_tick = Some(e.tick);
+        if e.tick < 0 {
+            continue;
+        }
+        let first = *demo_tick.get_or_insert(e.tick);
+        if e.tick - first > FIRST_TICKS {
             break;
+        }
+        if let (false, EventKind::Snapshot(snap)) = (is_07, e.kind) {
+            let cids = (snap.items()).filter(|i| i.type_id() == PLAYER_INFO_06);
+            players.push((e.tick, cids.map(|i| i.id()).collect::<Vec<_>>()));
         }
     }
     let start_time = header.info.start_time.as_deref().unwrap_or_default();
@@ -351,7 +387,95 @@ fn same_session(path: &Path, header: &Header, cap: u64) -> Result<Vec<u8>, Strin
             ));
         }
     }
+    if let Some(apart) = more_players_than_connected(file, &players) {
+        return Err(format!("another session: {apart}"));
+    }
     Ok(bytes)
+}
+
+/// 0.6's `NETOBJTYPE_PLAYERINFO`: one item per player in the game, its id
+/// the client id (`CPlayer::Snap`).
+const PLAYER_INFO_06: i32 = 10;
+
+/// How far into a demo its players are held against the file's: its
+/// first 30 s.
+const FIRST_TICKS: i32 = 30 * TICKS_PER_SECOND as i32;
+
+/// `n` players, in words.
+fn players(n: usize) -> String {
+    match n {
+        1 => "1 player".into(),
+        n => format!("{n} players"),
+    }
+}
+
+/// Client ids as a list (`-` for none).
+fn list<'i>(cids: impl IntoIterator<Item = &'i i32>) -> String {
+    let words: Vec<String> = cids.into_iter().map(i32::to_string).collect();
+    match words.is_empty() {
+        true => "-".into(),
+        false => words.join(", "),
+    }
+}
+
+/// The first of a demo's snapshots (`snapshots`: each one's tick and
+/// players' client ids, in tick order) that has more players than the
+/// teehistorian file `file` has connected at some point of that tick, as
+/// said; `None` when none has, or the file does not read so far. DDNet
+/// records a client's JOIN when its connection is taken, before it is
+/// in the game and snapped, and its DROP when it goes; so a demo of the
+/// session never shows more. Counts, not ids: a server translates the
+/// ids it sends an old client, whose demo then shows other ids.
+fn more_players_than_connected(file: &[u8], snapshots: &[(i32, Vec<i32>)]) -> Option<String> {
+    use crate::teehistorian::{Replay, ReplayConfig};
+    let (_, mut reader) = SliceReader::new(file, Mode::Lenient).ok()?;
+    let mut replay = Replay::new(ReplayConfig::default());
+    let connected = |r: &Replay| -> BTreeSet<i32> {
+        r.players().filter(|p| p.connected).map(|p| p.cid).collect()
+    };
+    let mut snaps = snapshots.iter().peekable();
+    // Connected at the end of the tick before the next snapshot's, once
+    // a record of its tick is met.
+    let mut before: Option<BTreeSet<i32>> = None;
+    let apart = |(tick, cids): &(i32, Vec<i32>), during: BTreeSet<i32>| {
+        (cids.len() > during.len()).then(|| {
+            format!(
+                "its snapshot of tick {tick} has {} ({}); the file has {} connected then ({})",
+                players(cids.len()),
+                list(cids),
+                during.len(),
+                list(&during)
+            )
+        })
+    };
+    let flow = reader.for_each_record(|rec| {
+        while let Some(&snap) = snaps.peek() {
+            if rec.tick < snap.0 {
+                break;
+            }
+            let now = connected(&replay);
+            let at_start = before.take().unwrap_or_else(|| now.clone());
+            if rec.tick == snap.0 {
+                before = Some(at_start);
+                break;
+            }
+            // Past the snapshot's tick: what was connected during it.
+            if let Some(said) = apart(snap, &at_start | &now) {
+                return ControlFlow::Break(said);
+            }
+            snaps.next();
+        }
+        if snaps.peek().is_none() {
+            return ControlFlow::Break(String::new());
+        }
+        // An inconsistency is the check's to report; the players stand.
+        let _ = replay.handle(rec.offset, &rec.msg);
+        ControlFlow::Continue(())
+    });
+    match flow {
+        Ok(ControlFlow::Break(said)) if !said.is_empty() => Some(said),
+        _ => None,
+    }
 }
 
 use crate::demo::{TICKS_PER_SECOND, clock_seconds};

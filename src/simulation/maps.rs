@@ -10,11 +10,23 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Maps by the SHA-256 of their bytes, and the demos named on the
-/// command line by the map each embeds.
+/// command line or found under `--maps` by the map each embeds.
 #[derive(Clone, Debug, Default)]
 pub struct Maps {
     by_sha: BTreeMap<[u8; 32], Vec<u8>>,
-    named_demos: BTreeMap<[u8; 32], Vec<PathBuf>>,
+    demos: BTreeMap<[u8; 32], Vec<PathBuf>>,
+}
+
+/// The bytes of the map or demo file at `path` (read through its
+/// compression, up to the default cap for its size), if it is one by its
+/// name and can be read. A pipe named like a map is not opened
+/// ([`crate::files::special`]).
+fn read_map_or_demo(path: &Path) -> Option<Vec<u8>> {
+    let named = crate::files::named_as(path, "map") || crate::files::named_as(path, "demo");
+    if !named || crate::files::special(path).is_some() {
+        return None;
+    }
+    crate::input::Source::file(path).into_bytes().ok()
 }
 
 /// The map of a map file's bytes or of a demo (whether a demo's), and its
@@ -40,28 +52,29 @@ impl Maps {
         true
     }
 
-    /// Takes the demo at `path` (its bytes `bytes`) as named on the
-    /// command line: a teehistorian file elsewhere, of the map it embeds,
-    /// pairs with it if it is of its session
-    /// ([`super::check::OnMaps`]). Anything but a demo is left out.
+    /// Takes the demo at `path` (its bytes `bytes`), named on the command
+    /// line or found under `--maps`, as one that may be of the session of
+    /// a teehistorian file elsewhere on the map it embeds: that file
+    /// compares with it if it is of its session, else names it with why
+    /// not ([`super::check::OnMaps`]). Anything but a demo is left out.
     pub fn name_demo(&mut self, path: &Path, bytes: &[u8]) {
         if let Some((_, true, sha)) = map_of(bytes) {
-            self.named_demos
-                .entry(sha)
-                .or_default()
-                .push(path.to_path_buf());
+            let demos = self.demos.entry(sha).or_default();
+            if !demos.iter().any(|d| d == path) {
+                demos.push(path.to_path_buf());
+            }
         }
     }
 
-    /// The demos named on the command line that embed the map whose
-    /// SHA-256 is `sha256` (hex, as a header writes it), in the order
-    /// named.
-    pub fn named_demos(&self, sha256: &str) -> &[PathBuf] {
+    /// The demos named on the command line or found under `--maps`
+    /// ([`Maps::name_demo`]) that embed the map whose SHA-256 is `sha256`
+    /// (hex, as a header writes it), in the order found.
+    pub fn demos_of(&self, sha256: &str) -> &[PathBuf] {
         let mut sha = [0u8; 32];
         if hex::decode_to_slice(sha256, &mut sha).is_err() {
             return &[];
         }
-        self.named_demos.get(&sha).map_or(&[], Vec::as_slice)
+        self.demos.get(&sha).map_or(&[], Vec::as_slice)
     }
 
     /// How many maps.
@@ -84,9 +97,8 @@ impl Maps {
         let mut maps = Maps::gather(&paths, dirs)?;
         for (path, named) in files {
             if *named
-                && path.extension().is_some_and(|e| e == "demo")
-                && crate::files::special(path).is_none()
-                && let Ok(bytes) = std::fs::read(path)
+                && crate::files::named_as(path, "demo")
+                && let Some(bytes) = read_map_or_demo(path)
             {
                 maps.name_demo(path, &bytes);
             }
@@ -95,22 +107,26 @@ impl Maps {
     }
 
     /// The maps `check` simulates teehistorian files on: every map and
-    /// demo among `files`, under each of `dirs`, and beside each
-    /// teehistorian file among `files` (in path order; a file that
-    /// cannot be read is left out). The error names a folder of `dirs`
-    /// that cannot be walked.
+    /// demo (compressed or not) among `files`, under each of `dirs`, and
+    /// beside each teehistorian file among `files` (in path order; a file
+    /// that cannot be read is left out); the demos under `dirs` are also
+    /// offered to the teehistorian files of their maps
+    /// ([`Maps::name_demo`]). The error names a folder of `dirs` that
+    /// cannot be walked.
     pub fn gather(files: &[PathBuf], dirs: &[PathBuf]) -> Result<Maps, WalkError> {
         let mut folders: Vec<PathBuf> = files
             .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == "teehistorian"))
+            .filter(|p| crate::files::named_as(p, "teehistorian"))
             .filter_map(|p| p.parent().map(Path::to_path_buf))
             .collect();
         folders.sort();
         folders.dedup();
-        let mut candidates: Vec<PathBuf> = files.to_vec();
+        let mut under = std::collections::BTreeSet::new();
         for d in dirs {
-            candidates.extend(crate::files::files_under(d)?);
+            under.extend(crate::files::files_under(d)?);
         }
+        let mut candidates: Vec<PathBuf> = files.to_vec();
+        candidates.extend(under.iter().cloned());
         for f in &folders {
             let dir = match f.as_os_str().is_empty() {
                 true => Path::new("."),
@@ -124,12 +140,11 @@ impl Maps {
         candidates.dedup();
         let mut maps = Maps::default();
         for c in candidates {
-            // A pipe named like a map is not opened ([`crate::files::special`]).
-            if c.extension().is_some_and(|e| e == "map" || e == "demo")
-                && crate::files::special(&c).is_none()
-                && let Ok(bytes) = std::fs::read(&c)
-            {
+            if let Some(bytes) = read_map_or_demo(&c) {
                 maps.add(&bytes);
+                if under.contains(&c) {
+                    maps.name_demo(&c, &bytes);
+                }
             }
         }
         Ok(maps)

@@ -116,18 +116,19 @@ fn verdict_name(path: &Path) -> String {
     parts.join("__")
 }
 
-/// The maps `check corpus` has at hand: every map and demo of the corpus
-/// (so its teehistorian files are simulated as in the golden).
+/// The maps `check corpus` has at hand: every map and demo of the corpus,
+/// compressed or not (so its teehistorian files are simulated as in the
+/// golden).
 fn corpus_maps() -> std::sync::Arc<teeoracle::simulation::Maps> {
     static MAPS: std::sync::OnceLock<std::sync::Arc<teeoracle::simulation::Maps>> =
         std::sync::OnceLock::new();
     MAPS.get_or_init(|| {
-        let mut maps = teeoracle::simulation::Maps::default();
-        for f in common::files_under(Path::new("corpus")) {
-            if f.extension().is_some_and(|e| e == "map" || e == "demo") {
-                maps.add(&read(&f).expect("a corpus file"));
-            }
-        }
+        // As `check corpus` walks it: no file named.
+        let files: Vec<(std::path::PathBuf, bool)> = (common::files_under(Path::new("corpus")))
+            .into_iter()
+            .map(|f| (f, false))
+            .collect();
+        let maps = teeoracle::simulation::Maps::for_walk(&files, &[]).expect("the corpus walks");
         std::sync::Arc::new(maps)
     })
     .clone()

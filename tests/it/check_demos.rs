@@ -13,6 +13,14 @@ fn read(rel: &str) -> Vec<u8> {
 }
 
 /// Copies the corpus file `rel` into `dir` as `name`.
+/// `bytes` gzipped.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
 fn put(dir: &Path, name: &str, rel: &str) {
     std::fs::write(dir.join(name), read(rel)).unwrap();
 }
@@ -158,17 +166,58 @@ fn check_names_a_demo_beside_a_teehistorian_file_that_it_did_not_compare() {
         e2["summary"].as_str().unwrap().contains("simulated:"),
         "{e2}"
     );
+    // B's own demo lies under `--maps`: compared; the 16.4 demo beside
+    // it and the other dm1 demos there are each named with why not, in
+    // path order.
     let b = file("b.teehistorian");
-    let note = note_of(&b, "demo_not_compared");
+    let demos: Vec<(String, bool, String)> = (b["demos"].as_array().unwrap().iter())
+        .map(|d| {
+            let path = d["path"].as_str().unwrap();
+            let name = Path::new(path).file_name().unwrap().to_string_lossy();
+            let reason = d["reason"].as_str().unwrap_or_default();
+            (name.into_owned(), d["compared"] == true, reason.to_string())
+        })
+        .collect();
+    let compared: Vec<_> = demos.iter().filter(|d| d.1).map(|d| d.0.as_str()).collect();
+    assert_eq!(compared, ["B_eight_bots_dm1.demo"], "{b}");
+    let beside = demos.iter().find(|d| d.0 == "b.demo").unwrap();
     assert!(
-        note.starts_with(
-            "b.demo not compared: another session: it was recorded at 2026-11-28_18-41-38"
-        ),
-        "{note}"
+        beside
+            .2
+            .starts_with("another session: it was recorded at 2026-11-28_18-41-38"),
+        "{b}"
     );
-    assert_eq!(b["demos"][0]["compared"], false, "{b}");
+    let passed: Vec<_> = demos
+        .iter()
+        .filter(|d| !d.1)
+        .map(|d| d.0.as_str())
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            "b.demo",
+            "A_join_move_leave.demo",
+            "C_rcon_auth.demo",
+            "E_map_change.1_dm1.demo",
+            "F_crash_truncated.demo"
+        ],
+        "{b}"
+    );
+    let notes = b["findings"].as_array().unwrap();
+    assert_eq!(notes.len(), 5, "{b}");
+    for (n, name) in notes.iter().zip(&passed) {
+        assert_eq!(n["code"], "demo_not_compared", "{b}");
+        assert!(
+            n["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("{name} not compared: another session: ")),
+            "{b}"
+        );
+    }
+    let summary = b["summary"].as_str().unwrap();
     assert!(
-        !b["summary"].as_str().unwrap().contains("Character items"),
+        summary.contains("; 5 demos found not compared, each with why in a note: b.demo, A_join_move_leave.demo, C_rcon_auth.demo, E_map_change.1_dm1.demo, F_crash_truncated.demo; B_eight_bots_dm1.demo: 13981 of 13981 Character items as simulated"),
         "{b}"
     );
 }
@@ -217,7 +266,7 @@ fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
 
 /// A demo named on the command line in another folder pairs with the
 /// teehistorian file of its session (A's); a named demo of the same map
-/// but another session (B's) is not that file's, and is not named there.
+/// but another session (B's) is named there with why not.
 #[test]
 fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
     let dir = common::scratch("contract-check-named-demo");
@@ -260,8 +309,79 @@ fn check_pairs_a_named_demo_elsewhere_with_its_sessions_file() {
         "{a}"
     );
     let a = args(&other);
-    assert!(a.get("demos").is_none(), "{a}");
-    assert!(!a["findings"].to_string().contains("other.demo"), "{a}");
+    let why = "another session: it was recorded at 2026-11-22_02-29-05, 52 s after the header's start_time \
+        2026-11-22T02:28:13+0000; starting at tick 1, the session's would be 0 s after";
+    assert_eq!(
+        a["demos"],
+        serde_json::json!([{"path": other.display().to_string(), "compared": false, "reason": why}])
+    );
+    assert_eq!(
+        note_of(&a, "demo_not_compared"),
+        format!("other.demo not compared: {why}")
+    );
+}
+
+/// A demo whose clock fits the file's but whose first snapshots show
+/// more players than the file has connected is of another session: B's
+/// demo, stamped as if recorded when A's session began, beside A's file.
+/// Compressed files pair as plain ones do (`x.teehistorian.gz` with
+/// `x.demo.gz`).
+#[test]
+fn check_tells_another_session_by_its_first_ticks_players() {
+    let dir = common::scratch("contract-check-players");
+    let th = dir.join("a.teehistorian.gz");
+    std::fs::write(&th, gzip(&read(A_TH))).unwrap();
+    let mut demo = read("corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo");
+    // The demo header's `timestamp` (20 bytes at 156): A's start_time.
+    demo[156..176].copy_from_slice(b"2026-11-22_02-28-13\0");
+    std::fs::write(dir.join("a.demo.gz"), gzip(&demo)).unwrap();
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    let why = "another session: its snapshot of tick 63 has 1 player (0); the file has 0 connected then (-)";
+    assert_eq!(v["demos"][0]["reason"], why, "{v}");
+    assert_eq!(
+        note_of(v, "demo_not_compared"),
+        format!("a.demo.gz not compared: {why}")
+    );
+    // Its own demo, compressed beside it, is compared.
+    std::fs::write(
+        dir.join("a.demo.gz"),
+        gzip(&read("corpus/demo/ddnet-20.1/A_join_move_leave.demo")),
+    )
+    .unwrap();
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    assert_eq!(v["demos"][0]["compared"], true, "{v}");
+    assert_eq!(v["counts"]["more"]["demo_items_compared"], 330, "{v}");
+}
+
+/// A folder `record` wrote keeps its files compressed (the campaign's):
+/// the map comes from its demo, and the demo is compared.
+#[test]
+fn check_simulates_a_record_folders_compressed_files_and_compares_its_demo() {
+    let dir = "corpus/campaign/16.4-dm6-default-s1-c8-t20";
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        &format!("{dir}/server.teehistorian.gz"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    assert_eq!(
+        v["demos"],
+        serde_json::json!([{"path": format!("{dir}/teeoracle.demo.gz"), "compared": true, "reason": null}])
+    );
+    assert!(
+        v["summary"].as_str().unwrap().ends_with(
+            "; teeoracle.demo.gz: 6500 of 6500 Character items as simulated; simulated: 6615 of 6615 player-ticks where the file puts them"
+        ),
+        "{v}"
+    );
 }
 
 /// A demo of another map beside a teehistorian file whose own map is not

@@ -39,7 +39,8 @@ pub struct DiffArgs {
     /// run of one scenario (header start times and game UUIDs, DDNet's
     /// connection UUIDs, remote-console time prefixes, connection tokens),
     /// network timing in demos and captures (INPUTTIMING messages,
-    /// PlayerInfo.latency), the tick of what DDNet's database thread
+    /// PlayerInfo.latency, what a server decides from inputs as they
+    /// arrive: `received_input`), the tick of what DDNet's database thread
     /// times (`database_thread`) and Teeworlds 0.7.5's unset
     /// De_ClientLeave client id. The text output's first line lists them.
     #[arg(long)]

@@ -48,8 +48,9 @@ pub use check_reports::{FileChange, RolePair, check_document, compare_check_repo
 pub use demo::{DemoCharacter, DemoPaths, DemoTicks, demo_paths};
 pub use map::MapTicks;
 pub use options::{
-    CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, SIMULATED, SNAP_DELTA,
-    SQL_TICK, TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids, strip_time_prefix,
+    CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, RECEIVED_INPUT, SIMULATED,
+    SNAP_DELTA, SQL_TICK, TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids,
+    strip_time_prefix,
 };
 pub use report::{Change, Counts, Difference, FieldChange, FirstMove, Movement, Report};
 pub use simulated::SimulatedTicks;

@@ -48,6 +48,19 @@ pub const SQL_TICK: &str = "database_thread";
 /// whole snapshot) are compared.
 pub const SNAP_DELTA: &str = "SNAP.delta";
 
+/// What a DDNet server decides from inputs as they arrive
+/// (`CPlayer::OnDirectInput`), not as a tick applies them: the away flag
+/// (`AfkTimer`: a new player is away until its first input arrives) and
+/// the idle blink (`m_LastActionTick`, the tick a changed input arrived;
+/// `DetermineEyeEmote` blinks every 5 s after it), with the closed eyes
+/// of an away player. Arrival is network timing: two runs of a scenario
+/// differ in it, and a teehistorian file records an input only at the
+/// tick that applies it (`OnClientPredictedEarlyInput`), so a demo
+/// written from one cannot know it. Compared without it: `DDNetPlayer`'s
+/// `flags` without EXPLAYERFLAG_AFK (1), and a `Character`'s `emote`
+/// normal (0) or blink (5) as `<normal or blink>`.
+pub const RECEIVED_INPUT: &str = "received_input";
+
 /// A teehistorian savegame (TEAM_SAVE_SUCCESS, TEAM_LOAD_SUCCESS): its
 /// random id (`save_id`) and, in its text, the game's UUID each member
 /// carries; both are compared as `<uuid>`-free.
@@ -58,6 +71,16 @@ fn is_savegame(category: &str) -> bool {
     ["save_success", "load_success"]
         .iter()
         .any(|n| names(n, category))
+}
+
+/// DDNet's `EXPLAYERFLAG_AFK`, `EMOTE_NORMAL` and `EMOTE_BLINK`.
+const EXPLAYERFLAG_AFK: i64 = 1;
+const EMOTE_NORMAL: i64 = 0;
+const EMOTE_BLINK: i64 = 5;
+
+/// Whether `category` is an item with a field [`RECEIVED_INPUT`] masks.
+fn is_timed_by_arrival(category: &str) -> bool {
+    category == "item:DDNetPlayer" || category == "item:Character"
 }
 
 /// Whether `category` is a snapshot message.
@@ -84,8 +107,9 @@ pub const SIMULATED: Defaults = Defaults {
     header: &[],
     events: &[],
 };
-/// Demos: the recording time, network timing, and remote-console time
-/// prefixes (a server demo records the lines sent to an authed client).
+/// Demos: the recording time, network timing (inputs' arrival among it),
+/// and remote-console time prefixes (a server demo records the lines
+/// sent to an authed client).
 pub const DEMO: Defaults = Defaults {
     header: &["timestamp"],
     events: &[
@@ -95,10 +119,11 @@ pub const DEMO: Defaults = Defaults {
         UNSET_CLIENT_ID,
         SQL_TICK,
         SNAP_DELTA,
+        RECEIVED_INPUT,
     ],
 };
-/// Captures: network timing, remote-console time prefixes, connection
-/// tokens. (Timestamps, addresses, packet-header tokens, acks and
+/// Captures: network timing (inputs' arrival among it), remote-console
+/// time prefixes, connection tokens. (Timestamps, addresses, packet-header tokens, acks and
 /// sequence numbers are never compared.)
 pub const CAPTURE: Defaults = Defaults {
     header: &[],
@@ -108,6 +133,7 @@ pub const CAPTURE: Defaults = Defaults {
         RCON_TIME,
         TOKENS,
         SQL_TICK,
+        RECEIVED_INPUT,
     ],
 };
 
@@ -211,6 +237,7 @@ impl Options {
             || self.has_default(TOKENS) && category.starts_with("control:")
             || self.has_default(SNAP_DELTA) && is_snapshot_message(category)
             || self.has_default(SAVE_UUIDS) && is_savegame(category)
+            || self.leaves_out(RECEIVED_INPUT) && is_timed_by_arrival(category)
             || self.left_out().any(|entry| {
                 entry
                     .rsplit_once('.')
@@ -234,6 +261,11 @@ impl Options {
 
     fn has_default(&self, name: &str) -> bool {
         self.defaults.iter().any(|d| d == name)
+    }
+
+    /// `name` is left out, by default or by the user.
+    fn leaves_out(&self, name: &str) -> bool {
+        self.left_out().any(|d| d == name)
     }
 
     /// `event` without the fields left out (`CATEGORY.FIELD`), a
@@ -281,6 +313,26 @@ impl Options {
         {
             for delta in ["delta_tick", "part_size", "data", "num_parts", "part"] {
                 f.shift_remove(delta);
+            }
+        }
+        if self.leaves_out(RECEIVED_INPUT)
+            && let Value::Object(m) = &mut event.fields
+        {
+            let (field, masked): (&str, fn(&Value) -> Option<Value>) = match event.category.as_str()
+            {
+                "item:DDNetPlayer" => ("flags", |v| {
+                    v.as_i64().map(|f| Value::from(f & !EXPLAYERFLAG_AFK))
+                }),
+                "item:Character" => ("emote", |v| {
+                    matches!(v.as_i64(), Some(EMOTE_NORMAL | EMOTE_BLINK))
+                        .then(|| Value::from("<normal or blink>"))
+                }),
+                _ => ("", |_| None),
+            };
+            if let Some(v) = m.get_mut(field)
+                && let Some(masked) = masked(v)
+            {
+                *v = masked;
             }
         }
         if self.has_default(SAVE_UUIDS)
@@ -438,6 +490,46 @@ mod tests {
             kept.strip(&leave(1490340864)),
             "--keep {UNSET_CLIENT_ID}"
         );
+    }
+
+    /// What a server decides from inputs as they arrive compares without
+    /// it: the away bit of DDNetPlayer's flags, and normal against blink
+    /// eyes; the paused bit and other eyes still count.
+    #[test]
+    fn the_away_bit_and_blinking_eyes_are_left_out_as_arrival_timing() {
+        let item = |category: &str, fields: serde_json::Value| {
+            Event::new(format!("item:{category}"), fields)
+        };
+        let player = |flags: i64| {
+            item(
+                "DDNetPlayer",
+                serde_json::json!({"flags": flags, "auth_level": 0}),
+            )
+        };
+        let eyes = |emote: i64| item("Character", serde_json::json!({"x": 5, "emote": emote}));
+        let demo = Options::default().with_defaults(DEMO, &[], false);
+        assert!(demo.field_ignored("item:DDNetPlayer") && demo.field_ignored("item:Character"));
+        assert_eq!(demo.strip(&player(1)), demo.strip(&player(0)), "away");
+        assert_eq!(
+            demo.strip(&player(3)),
+            demo.strip(&player(2)),
+            "away, paused"
+        );
+        assert_ne!(demo.strip(&player(2)), demo.strip(&player(0)), "paused");
+        assert_eq!(demo.strip(&eyes(5)), demo.strip(&eyes(0)), "blink, normal");
+        assert_ne!(demo.strip(&eyes(1)), demo.strip(&eyes(0)), "pain");
+        assert_ne!(demo.strip(&eyes(1)), demo.strip(&eyes(5)), "pain, blink");
+        // Another item's `flags` is compared as it is.
+        let other = |flags: i64| item("DDNetCharacter", serde_json::json!({"flags": flags}));
+        assert_ne!(demo.strip(&other(1)), demo.strip(&other(0)));
+        let kept = Options::default().with_defaults(DEMO, &[RECEIVED_INPUT.into()], false);
+        assert_ne!(kept.strip(&player(1)), kept.strip(&player(0)), "--keep");
+        assert_ne!(kept.strip(&eyes(5)), kept.strip(&eyes(0)), "--keep");
+        let user = Options {
+            ignore: vec![RECEIVED_INPUT.into()],
+            ..Options::default()
+        };
+        assert_eq!(user.strip(&player(1)), user.strip(&player(0)), "--ignore");
     }
 
     /// A snapshot message recorded in a demo compares by its tick and

@@ -76,29 +76,38 @@ impl Simulator for OnMaps<'_> {
             }
             None => (None, Vec::new()),
         };
-        let passed: Vec<_> = pairings.iter().filter(|p| !p.compared).collect();
-        for p in &passed {
+        // In the summary too, those beside the file: a passing file's
+        // text shows no notes, and whoever put a demo there must not
+        // believe it compared (past two, by name). One found elsewhere
+        // is named in the notes, and in the summary of its own session's
+        // file.
+        let beside = path.map(candidates).unwrap_or_default();
+        let mut passed_beside = Vec::new();
+        for p in pairings.iter().filter(|p| !p.compared) {
             let name = file_name(Path::new(&p.path));
             let reason = p.reason.as_deref().unwrap_or_default();
             let said = format!("{name} not compared: {reason}");
-            // In the summary too: a passing file's text shows no notes,
-            // and whoever put the demo there must not believe it compared
-            // (past two, by name: a `--maps` folder may hold many).
-            if passed.len() <= 2 {
-                verdict.summary.push_str(&format!("; {said}"));
+            if beside.iter().any(|b| b.display().to_string() == p.path) {
+                passed_beside.push((name, said.clone()));
             }
             verdict.push(Finding::new(Severity::Note, Code::DemoNotCompared, said));
         }
-        if passed.len() > 2 {
-            let names: Vec<_> = passed
-                .iter()
-                .map(|p| file_name(Path::new(&p.path)))
-                .collect();
-            verdict.summary.push_str(&format!(
-                "; {} demos found not compared, each with why in a note: {}",
-                passed.len(),
-                names.join(", ")
-            ));
+        match passed_beside.len() {
+            0..=2 => {
+                for (_, said) in &passed_beside {
+                    verdict.summary.push_str(&format!("; {said}"));
+                }
+            }
+            n => {
+                let names: Vec<_> = passed_beside
+                    .iter()
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                verdict.summary.push_str(&format!(
+                    "; {n} demos beside it not compared, each with why in a note: {}",
+                    names.join(", ")
+                ));
+            }
         }
         verdict.demos = pairings;
         // From here, a file not simulated was compared with no demo.

@@ -215,9 +215,17 @@ fn check_names_a_demo_beside_a_teehistorian_file_that_it_did_not_compare() {
             "{b}"
         );
     }
+    // The summary names the demo beside the file, not those elsewhere.
     let summary = b["summary"].as_str().unwrap();
     assert!(
-        summary.contains("; 5 demos found not compared, each with why in a note: b.demo, A_join_move_leave.demo, C_rcon_auth.demo, E_map_change.1_dm1.demo, F_crash_truncated.demo; B_eight_bots_dm1.demo: 13981 of 13981 Character items as simulated"),
+        summary.contains(
+            "; b.demo not compared: another session: it was recorded at 2026-11-28_18-41-38"
+        ),
+        "{b}"
+    );
+    assert!(!summary.contains("A_join_move_leave.demo"), "{b}");
+    assert!(
+        summary.contains("; B_eight_bots_dm1.demo: 13981 of 13981 Character items as simulated"),
         "{b}"
     );
 }
@@ -260,6 +268,59 @@ fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
     assert_eq!(v["counts"]["more"]["demo_items_compared"], 330, "{v}");
     assert!(
         note_of(v, "demo_not_compared").starts_with("2.demo not compared: another session"),
+        "{v}"
+    );
+}
+
+/// Past two demos beside a file not compared, the summary names them and
+/// the notes say why.
+#[test]
+fn check_names_many_demos_beside_a_file_in_its_summary_by_name() {
+    let dir = common::scratch("contract-check-many-demos");
+    std::fs::write(dir.join("scenario.ron"), "()").unwrap();
+    std::fs::write(dir.join("server.teehistorian"), read(A_TH)).unwrap();
+    put(
+        &dir,
+        "1.demo",
+        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+    );
+    put(
+        &dir,
+        "2.demo",
+        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+    );
+    put(&dir, "3.demo", "corpus/demo/ddnet-20.1/C_rcon_auth.demo");
+    put(
+        &dir,
+        "4.demo",
+        "corpus/demo/ddnet-20.1/E_map_change.2_ctf1.demo",
+    );
+    let th = dir.join("server.teehistorian");
+    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &doc["files"][0];
+    assert_eq!(
+        v["summary"],
+        "byte-exact; 970 records replayed to tick 932; 3 demos beside it not compared, each with why in a note: \
+         2.demo, 3.demo, 4.demo; 1.demo: 330 of 330 Character items as simulated; \
+         simulated: 851 of 851 player-ticks where the file puts them",
+        "{v}"
+    );
+    let notes: Vec<&str> = (v["findings"].as_array().unwrap().iter())
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 3, "{v}");
+    assert!(
+        notes[0].starts_with("2.demo not compared: another session: "),
+        "{v}"
+    );
+    assert!(
+        notes[1].starts_with("3.demo not compared: another session: "),
+        "{v}"
+    );
+    assert!(
+        notes[2].starts_with("4.demo not compared: it embeds map ctf1 "),
         "{v}"
     );
 }

@@ -35,6 +35,13 @@ pub struct DiffArgs {
     /// counting at different moments).
     #[arg(long)]
     no_align: bool,
+    /// Demos and captures: compare snapshot items only at ticks where
+    /// both files have a snapshot (by default, where either has one,
+    /// against the other's items in force). A server running late ticks
+    /// several times and snapshots once; a demo written from a
+    /// teehistorian file cannot know where.
+    #[arg(long)]
+    common_snapshots: bool,
     /// Compare what is left out by default too: what changes on every
     /// run of one scenario (header start times and game UUIDs, DDNet's
     /// connection UUIDs, remote-console time prefixes, connection tokens),
@@ -151,6 +158,7 @@ fn options(args: &DiffArgs, defaults: diff::Defaults) -> Options {
         ignore: args.ignore.clone(),
         only: args.only.clone(),
         no_align: args.no_align,
+        common_snapshots: args.common_snapshots,
         max_differences: args.max_differences,
         ..Options::default()
     }
@@ -316,6 +324,12 @@ fn write_text(
         writeln!(
             out,
             "both are of one session ({why}): ticks compared as they are"
+        )?;
+    }
+    if r.common_snapshots {
+        writeln!(
+            out,
+            "snapshot items compared only at ticks where both have a snapshot"
         )?;
     }
     if r.tick_shift != 0 {

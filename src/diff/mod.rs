@@ -319,6 +319,7 @@ pub fn compare(
         (false, None) => "first_tick",
     };
     report.session = options.same_session.clone().filter(|_| !options.no_align);
+    report.common_snapshots = options.common_snapshots;
     if tracked {
         report.movement = Some(movement);
     }
@@ -387,8 +388,13 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
     } else {
         aligned_diff(tick, &a, &ka, &b, &kb, st);
     }
-    // Keyed items, by key, where either file has new ones.
-    if !old.new_items && !new.new_items {
+    // Keyed items, by key, where either file has new ones (both, with
+    // `common_snapshots`).
+    let snapshots = match options.common_snapshots {
+        true => old.new_items && new.new_items,
+        false => old.new_items || new.new_items,
+    };
+    if !snapshots {
         return;
     }
     let keys: BTreeSet<&String> = old.items.keys().chain(new.items.keys()).collect();

@@ -173,6 +173,12 @@ pub struct Options {
     /// The two files are of one server session (what says so): their
     /// ticks are the session's own and are compared as they are.
     pub same_session: Option<String>,
+    /// Snapshot items are compared only at ticks where both files have a
+    /// snapshot, not where either has: a server that runs late ticks
+    /// several times and snapshots once (`CServer::Run`), which no
+    /// teehistorian file records, so a demo written from one cannot
+    /// know where.
+    pub common_snapshots: bool,
     /// Differences kept in full; the rest are only counted.
     pub max_differences: usize,
 }
@@ -185,6 +191,7 @@ impl Default for Options {
             only: Vec::new(),
             no_align: false,
             same_session: None,
+            common_snapshots: false,
             max_differences: MAX_DIFFERENCES,
         }
     }

@@ -135,6 +135,9 @@ pub struct Report {
     /// With `session`: what says the two are of one session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// Snapshot items were compared only at ticks where both files have
+    /// a snapshot (`--common-snapshots`).
+    pub common_snapshots: bool,
 }
 
 impl Report {

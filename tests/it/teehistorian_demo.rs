@@ -357,6 +357,7 @@ fn written_demos_against_the_server_demos_of_the_campaign() {
             only: vec!["item".into()],
             ignore: vec!["Registration".into()],
             same_session: teeoracle::demo::one_session(&server, &ours),
+            common_snapshots: true,
             ..Options::default()
         }
         .with_defaults(DEMO, &[], false);
@@ -377,4 +378,43 @@ fn written_demos_against_the_server_demos_of_the_campaign() {
         }
     }
     crate::common::snapshot("teehistorian_demo", "against_campaign", &text);
+}
+
+/// A server that runs late ticks several times and snapshots once: the
+/// 16.4 ctf4 run's server demo has no snapshot from tick 733 to 767.
+/// Compared where either has a snapshot, the written demo's items there
+/// differ from the server's items in force; with `common_snapshots`,
+/// nothing is compared at those ticks.
+#[test]
+fn items_compare_at_common_snapshots_across_a_servers_stall() {
+    use teeoracle::diff::{DEMO, DemoTicks, Options, compare};
+    let dir = crate::campaign::root().join("corpus/campaign/16.4-ctf4-solo_nohit-s2-c8-t20");
+    let (th, server, _) = crate::campaign::load(&dir);
+    let map = Events::new(&server).expect("a demo").map().to_vec();
+    let span = Span::Ticks { from: 26, to: 1000 };
+    let (ours, _) = demo_of_teehistorian(&th, &map, &span, 64 << 20).expect("a demo");
+    let stalled = |common_snapshots: bool| {
+        let options = Options {
+            only: vec!["item".into()],
+            ignore: vec!["Registration".into()],
+            same_session: teeoracle::demo::one_session(&server, &ours),
+            common_snapshots,
+            max_differences: usize::MAX,
+            ..Options::default()
+        }
+        .with_defaults(DEMO, &[], false);
+        let (ho, mut o) = DemoTicks::new(&server).expect("the server's demo");
+        let (hn, mut n) = DemoTicks::new(&ours).expect("ours");
+        let r = compare(&ho, &hn, &mut o, &mut n, &options).expect("compared");
+        assert_eq!(r.common_snapshots, common_snapshots);
+        let in_gap = (r.differences.iter())
+            .filter(|d| (733..768).contains(&d.tick))
+            .count();
+        (in_gap, r.total_differences)
+    };
+    let (either_gap, either) = stalled(false);
+    let (both_gap, both) = stalled(true);
+    assert!(either_gap > 8 * 30, "{either_gap} differences in the stall");
+    assert_eq!(both_gap, 0);
+    assert!(both < either, "{both} vs {either}");
 }

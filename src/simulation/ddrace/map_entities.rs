@@ -1103,6 +1103,53 @@ mod tests {
     }
 
     #[test]
+    fn ids_go_tile_by_tile_and_doors_and_lights_end_at_walls() {
+        // A 6 by 4 map: a turret at (4, 0); a heart at (0, 1), a door at
+        // (1, 1) with a short laser right of it, a wall at (3, 1); a
+        // light that does not turn at (4, 3) with a short laser right of
+        // it.
+        let mut tiles = vec![Tile::default(); 24];
+        let at = |x: usize, y: usize| y * 6 + x;
+        let entity = |e: u8| Tile {
+            index: ENTITY_OFFSET + e,
+            ..Tile::default()
+        };
+        tiles[at(4, 0)] = entity(29);
+        tiles[at(0, 1)] = entity(7);
+        tiles[at(1, 1)] = entity(DOOR);
+        tiles[at(2, 1)] = entity(19);
+        tiles[at(3, 1)] = Tile {
+            index: 1,
+            ..Tile::default()
+        };
+        tiles[at(4, 3)] = entity(15);
+        tiles[at(5, 3)] = entity(19);
+        let col = Collision::new(6, 4, &tiles).expect("a grid");
+        // Row 0 the turret, row 1 the heart and the door, row 3 the light.
+        assert_eq!(
+            made(&col),
+            [Made::Device, Made::Pickup, Made::Device, Made::Device]
+        );
+        let devices = Devices::of(&col, 0).devices;
+        assert!(matches!(devices[0], Device::Turret(_)));
+        let Device::Door(door) = &devices[1] else {
+            panic!("a door: {devices:?}");
+        };
+        // A quarter turn (right) from (48, 48), 96 long, stopped by the
+        // wall at x 96.
+        assert_eq!(door.pos, Vec2::new(48.0, 48.0));
+        assert_eq!(door.to.x, 96.0);
+        assert!((door.to.y - 48.0).abs() < 1e-3);
+        let Device::Light(light) = &devices[2] else {
+            panic!("a light: {devices:?}");
+        };
+        // Made ending where it starts; 96 long, not turning or growing.
+        assert_eq!(light.to, light.pos);
+        assert_eq!((light.length, light.curve_length, light.speed), (96, 96, 0));
+        assert_eq!(light.angular_speed, 0.0);
+    }
+
+    #[test]
     fn a_bullet_bounces_back_from_the_point_before_the_wall() {
         let mut p = bullets(
             &Collision::new(

@@ -14,7 +14,9 @@
 //! run less than 1.44 s (the first 72 ticks: free again 36 ticks later),
 //! and below the clock from then on, so a freed id is back at the next
 //! take (its server demos reuse a bullet's id two ticks later). An id
-//! still waiting holds back those freed after it.
+//! still waiting holds back those freed after it. What is made between
+//! two ticks (a shot an input fires) is made later than what the earlier
+//! tick made: a wait that ends inside that tick is over for it.
 
 use crate::simulation::Release;
 use std::collections::VecDeque;
@@ -40,6 +42,9 @@ pub struct SnapIds {
     back: Vec<i32>,
     /// Freed ids waiting, with the tick they were freed, oldest first.
     waiting: VecDeque<(i32, i32)>,
+    /// Takes happen between two ticks (an input fired a shot), later
+    /// than the tick's own: a wait that ends inside the tick is over.
+    between: bool,
 }
 
 impl SnapIds {
@@ -50,6 +55,7 @@ impl SnapIds {
             fresh: 0,
             back: Vec::new(),
             waiting: VecDeque::new(),
+            between: false,
         }
     }
 
@@ -57,7 +63,8 @@ impl SnapIds {
     /// id": the entity is never snapped).
     pub fn take(&mut self, tick: i32) -> Option<i32> {
         while let Some(&(id, freed)) = self.waiting.front() {
-            if i64::from(freed) + i64::from(self.wait(freed)) >= i64::from(tick) {
+            let wait = self.wait(freed) - i32::from(self.between);
+            if i64::from(freed) + i64::from(wait) >= i64::from(tick) {
                 break;
             }
             self.waiting.pop_front();
@@ -83,6 +90,12 @@ impl SnapIds {
             Release::Ddnet16_4 if freed <= WAIT_16_4_UNTIL => 35,
             Release::Ddnet16_4 => -1,
         }
+    }
+
+    /// Whether what comes is between two ticks (labelled with the
+    /// earlier) or inside one.
+    pub fn set_between_ticks(&mut self, between: bool) {
+        self.between = between;
     }
 
     /// `FreeId` at `tick` (nothing for `None`).
@@ -125,6 +138,17 @@ mod tests {
         assert_eq!(ids.take(96), Some(0));
         ids.free(Some(2), 100);
         assert_eq!(ids.take(100), Some(2));
+    }
+
+    #[test]
+    fn a_take_between_two_ticks_comes_after_a_wait_ending_in_the_first() {
+        let mut ids = SnapIds::new(Release::Ddnet20_1);
+        assert_eq!((ids.take(0), ids.take(0)), (Some(0), Some(1)));
+        ids.free(Some(0), 10);
+        // Inside tick 260 the five seconds are not over; after it they are.
+        assert_eq!(ids.take(260), Some(2));
+        ids.set_between_ticks(true);
+        assert_eq!(ids.take(260), Some(0));
     }
 
     #[test]

@@ -585,6 +585,7 @@ impl World {
         }
         self.tick += 1;
         self.stepping = true;
+        self.snap_ids.set_between_ticks(false);
         for (cid, inputs) in pending.iter().enumerate() {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
@@ -604,6 +605,7 @@ impl World {
         self.world_tick();
         self.players_tick();
         self.stepping = false;
+        self.snap_ids.set_between_ticks(true);
         if !before.is_empty() {
             self.watch_unmodelled(&before);
         }

@@ -13,11 +13,12 @@
 //! which its dragger ticks at once. Both releases follow the same rules
 //! here; their explosions differ (see [`Ctx::explosion`]).
 
+use super::snap_ids::SnapIds;
 use super::weapons::{Ctx, Laser, Projectile};
 use crate::simulation::Release;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize};
-use crate::simulation::physics::{Vec2, fmath};
+use crate::simulation::physics::{Vec2, fmath, round_to_int};
 use serde::Serialize;
 
 /// Indices of the game, front and switch layers from here on are
@@ -65,6 +66,12 @@ pub struct Turret {
     last_fire_team: Vec<i32>,
     #[serde(skip)]
     last_fire_solo: Vec<i32>,
+    /// The layer that made it (`LAYER_GAME`, `_FRONT` or `_SWITCH`).
+    #[serde(skip)]
+    pub layer: u8,
+    /// Its snapshot id (`None`: the server had none left).
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
 /// A dragger (`CDragger`).
@@ -88,15 +95,77 @@ pub struct Dragger {
     /// Whether a beam pulls each client id.
     #[serde(skip)]
     beam: Vec<bool>,
+    /// The layer that made it.
+    #[serde(skip)]
+    pub layer: u8,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
-/// A turret or a dragger, as the map made them.
+/// A door's laser (`CDoor`): from its tile to the first wall on its way,
+/// as long as the laser-length tile beside it says. Its stoppers are the
+/// collision's ([`Collision::door_at`]); here it is what is snapped.
+#[derive(Clone, Debug, Serialize)]
+pub struct Door {
+    /// Its tile's centre.
+    pub pos: Vec2,
+    /// The laser's end.
+    pub to: Vec2,
+    /// Its switch (0: none).
+    pub number: u8,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
+}
+
+/// A freezing light (`CLight`): a laser from its tile, turning and
+/// growing or shrinking every evaluation. Its freezing is not modelled
+/// (the coverage table names it); where its end is, is, for the
+/// snapshots.
+#[derive(Clone, Debug, Serialize)]
+pub struct Light {
+    /// Its tile's centre (movers move it).
+    pub pos: Vec2,
+    /// The laser's end (`m_To`).
+    pub to: Vec2,
+    /// Its angle, radians (`m_Rotation`).
+    pub rotation: f32,
+    /// Turned by this every tick of an evaluation (`m_AngularSpeed`).
+    pub angular_speed: f32,
+    /// Its full length (`m_Length`).
+    pub length: i32,
+    /// The length it has now (`m_CurveLength`).
+    pub curve_length: i32,
+    /// What an evaluation's growth went past an end (`m_LengthL`).
+    length_l: i32,
+    /// Growth a tick (negative: shrinking; 0: fixed).
+    pub speed: i32,
+    /// What a mover tile last gave it.
+    pub mover: Vec2,
+    /// The tick of its last evaluation.
+    pub eval_tick: i32,
+    /// The layer that made it.
+    pub layer: u8,
+    /// Its switch (0: none).
+    pub number: u8,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
+}
+
+/// A turret, a dragger, a door or a light, as the map made them: the
+/// map's entities of the world's laser list.
 #[derive(Clone, Debug, Serialize)]
 pub enum Device {
     /// A plasma turret.
     Turret(Turret),
     /// A dragger.
     Dragger(Dragger),
+    /// A door.
+    Door(Door),
+    /// A light.
+    Light(Light),
 }
 
 /// A plasma bullet (`CPlasma`), flying at one character.
@@ -119,6 +188,12 @@ pub struct Plasma {
     pub seq: u64,
     /// Gone at the end of this tick.
     pub marked: bool,
+    /// The tick it was made (`m_EvalTick`).
+    #[serde(skip)]
+    pub eval_tick: i32,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
 /// A dragger's beam on one character (`CDraggerBeam`).
@@ -135,6 +210,12 @@ pub struct Beam {
     /// Its place in the laser list (higher: newer).
     #[serde(skip)]
     pub seq: u64,
+    /// The tick it was made (`m_EvalTick`).
+    #[serde(skip)]
+    pub eval_tick: i32,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
 /// The settings these entities read.
@@ -167,28 +248,34 @@ pub struct Devices {
 }
 
 impl Devices {
-    /// The turrets and draggers of a map, in the order it makes them.
-    pub fn of(col: &Collision) -> Devices {
+    /// The turrets, draggers, doors and lights of a map, in the order it
+    /// makes them at `tick`.
+    pub fn of(col: &Collision, tick: i32) -> Devices {
+        let mut devices = Vec::new();
+        for e in entities(col) {
+            Device::make(col, e, tick, &mut devices);
+        }
         Devices {
-            devices: entities(col)
-                .filter_map(|(pos, e, number)| Device::of(e, pos, number))
-                .collect(),
+            devices,
             ..Devices::default()
         }
     }
 
     /// Nothing here changes while nobody plays: no bullet or beam, no
-    /// dragger holding a target, nothing a mover moves.
+    /// dragger holding a target, no light turning or growing, nothing a
+    /// mover moves.
     pub fn is_idle(&self, col: &Collision) -> bool {
         self.plasmas.is_empty()
             && self.beams.is_empty()
             && self.devices.iter().all(|d| {
                 let (pos, mover) = d.place();
                 mover == Vec2::default()
-                    && col.mover_speed(pos.x as i32, pos.y as i32).is_none()
+                    && (matches!(d, Device::Door(_))
+                        || col.mover_speed(pos.x as i32, pos.y as i32).is_none())
                     && match d {
                         Device::Dragger(g) => g.target_in_team.iter().all(|&t| t == -1),
-                        Device::Turret(_) => true,
+                        // A light turning or growing catches up.
+                        Device::Turret(_) | Device::Door(_) | Device::Light(_) => true,
                     }
             })
     }
@@ -205,8 +292,15 @@ impl Devices {
 
     /// The laser list's pass (`CGameWorld::Tick` over `ENTTYPE_LASER`):
     /// weapon lasers, bullets and beams newest first, then the map's
-    /// turrets and draggers, newest first.
-    pub fn tick(&mut self, ctx: &mut Ctx<'_>, s: Settings, lasers: &mut [Laser]) {
+    /// turrets, draggers and lights, newest first (doors do nothing).
+    /// Bullets and beams made take their snapshot ids from `ids`.
+    pub fn tick(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        s: Settings,
+        lasers: &mut [Laser],
+        ids: &mut SnapIds,
+    ) {
         enum Item {
             Laser(usize),
             Plasma(usize),
@@ -241,23 +335,70 @@ impl Devices {
             }
         }
         for d in (0..self.devices.len()).rev() {
-            match &self.devices[d] {
-                Device::Turret(_) => self.tick_turret(ctx, s, d),
-                Device::Dragger(_) => self.tick_dragger(ctx, s, d),
+            match &mut self.devices[d] {
+                Device::Turret(_) => self.tick_turret(ctx, s, d, ids),
+                Device::Dragger(_) => self.tick_dragger(ctx, s, d, ids),
+                Device::Light(l) => tick_light(ctx, l),
+                Device::Door(_) => {}
             }
         }
     }
 
-    /// What the end of the world's tick removes.
-    pub fn remove_marked(&mut self) {
+    /// `RemoveEntities` over the laser list: the marked weapon lasers,
+    /// bullets and beams go, newest first, each freeing its snapshot id.
+    pub fn remove_marked(&mut self, lasers: &mut Vec<Laser>, ids: &mut SnapIds, tick: i32) {
+        let mut gone: Vec<(u64, Option<i32>)> = Vec::new();
+        gone.extend(
+            lasers
+                .iter()
+                .filter(|l| l.marked)
+                .map(|l| (l.seq, l.snap_id)),
+        );
+        gone.extend(
+            self.plasmas
+                .iter()
+                .filter(|p| p.marked)
+                .map(|p| (p.seq, p.snap_id)),
+        );
+        gone.extend(
+            self.beams
+                .iter()
+                .filter(|b| !b.active)
+                .map(|b| (b.seq, b.snap_id)),
+        );
+        gone.sort_by_key(|g| std::cmp::Reverse(g.0));
+        for (_, id) in gone {
+            ids.free(id, tick);
+        }
+        lasers.retain(|l| !l.marked);
         self.plasmas.retain(|p| !p.marked);
         self.beams.retain(|b| b.active);
+    }
+
+    /// The laser list as `CGameWorld::Snap` meets it: weapon lasers,
+    /// bullets and beams newest first, then the map's devices, newest
+    /// first.
+    pub fn snap_order<'a>(&'a self, lasers: &'a [Laser]) -> Vec<LaserEntity<'a>> {
+        let mut made: Vec<(u64, LaserEntity<'a>)> = Vec::new();
+        made.extend(lasers.iter().map(|l| (l.seq, LaserEntity::Weapon(l))));
+        made.extend(self.plasmas.iter().map(|p| (p.seq, LaserEntity::Plasma(p))));
+        made.extend(self.beams.iter().map(|b| (b.seq, LaserEntity::Beam(b))));
+        made.sort_by_key(|m| std::cmp::Reverse(m.0));
+        let mut out: Vec<LaserEntity<'a>> = made.into_iter().map(|m| m.1).collect();
+        out.extend(
+            self.devices
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, d)| LaserEntity::Device(i, d)),
+        );
+        out
     }
 
     /// `CGun::Tick`: the mover, then `Fire`: a bullet at the nearest
     /// reachable character of each team, and at each solo character,
     /// each at most `sv_plasma_per_sec` times a second.
-    fn tick_turret(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize) {
+    fn tick_turret(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize, ids: &mut SnapIds) {
         let Device::Turret(t) = &mut self.devices[d] else {
             return;
         };
@@ -318,6 +459,8 @@ impl Devices {
                     life_time: PLASMA_LIFETIME,
                     seq,
                     marked: false,
+                    eval_tick: ctx.tick,
+                    snap_id: ids.take(ctx.tick),
                 },
             );
         }
@@ -327,7 +470,7 @@ impl Devices {
     /// `LookForPlayersToDrag`: the team's target stays while it can be
     /// dragged, else the nearest reachable character of the team is; solo
     /// characters are each dragged. A new beam pulls at once.
-    fn tick_dragger(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize) {
+    fn tick_dragger(&mut self, ctx: &mut Ctx<'_>, s: Settings, d: usize, ids: &mut SnapIds) {
         if ctx.tick % EVAL_PERIOD != 0 {
             return;
         }
@@ -395,6 +538,8 @@ impl Devices {
                         target: c,
                         active: true,
                         seq,
+                        eval_tick: ctx.tick,
+                        snap_id: ids.take(ctx.tick),
                     },
                 );
                 self.tick_beam(ctx, s, 0);
@@ -459,9 +604,11 @@ impl Devices {
 }
 
 impl Device {
-    /// The device entity `entity` (index minus `ENTITY_OFFSET`) makes at
-    /// `pos`, if it is a turret or a dragger.
-    fn of(entity: u8, pos: Vec2, number: u8) -> Option<Device> {
+    /// What entity `e` makes of the laser list (`OnEntity`), pushed in
+    /// the order it makes them: a door or a light for each laser-length
+    /// tile around it, a turret, a dragger.
+    fn make(col: &Collision, e: MapEntity, tick: i32, out: &mut Vec<Device>) {
+        let (pos, number, layer) = (e.pos, e.number, e.layer);
         let dragger = |strength: u8, ignore_walls| {
             Device::Dragger(Dragger {
                 pos,
@@ -471,53 +618,297 @@ impl Device {
                 number,
                 target_in_team: vec![-1; MAX_CLIENTS],
                 beam: vec![false; MAX_CLIENTS],
+                layer,
+                snap_id: None,
             })
         };
-        if DRAGGERS.contains(&entity) {
-            return Some(dragger(entity - DRAGGERS.start() + 1, false));
+        if DRAGGERS.contains(&e.entity) {
+            return out.push(dragger(e.entity - DRAGGERS.start() + 1, false));
         }
-        if DRAGGERS_NO_WALLS.contains(&entity) {
-            return Some(dragger(entity - DRAGGERS_NO_WALLS.start() + 1, true));
+        if DRAGGERS_NO_WALLS.contains(&e.entity) {
+            return out.push(dragger(e.entity - DRAGGERS_NO_WALLS.start() + 1, true));
         }
-        let &(_, freeze, explosive) = TURRETS.iter().find(|t| t.0 == entity)?;
-        Some(Device::Turret(Turret {
-            pos,
-            mover: Vec2::default(),
-            freeze,
-            explosive,
-            number,
-            last_fire_team: vec![0; MAX_CLIENTS],
-            last_fire_solo: vec![0; MAX_CLIENTS],
-        }))
+        if let Some(&(_, freeze, explosive)) = TURRETS.iter().find(|t| t.0 == e.entity) {
+            return out.push(Device::Turret(Turret {
+                pos,
+                mover: Vec2::default(),
+                freeze,
+                explosive,
+                number,
+                last_fire_team: vec![0; MAX_CLIENTS],
+                last_fire_solo: vec![0; MAX_CLIENTS],
+                layer,
+                snap_id: None,
+            }));
+        }
+        let light = LIGHTS.contains(&e.entity);
+        if e.entity != DOOR && !light {
+            return;
+        }
+        // The eight tiles around, `aSides`' order, and twice as far for
+        // a light's growth (`aSides2`).
+        const SIDES: [(i32, i32); 8] = [
+            (0, 1),
+            (1, 1),
+            (1, 0),
+            (1, -1),
+            (0, -1),
+            (-1, -1),
+            (-1, 0),
+            (-1, 1),
+        ];
+        for (k, (dx, dy)) in SIDES.into_iter().enumerate() {
+            let Some(side) = entity_at(col, e.x + dx, e.y + dy, layer) else {
+                continue;
+            };
+            if !LASER_LENGTHS.contains(&side) {
+                continue;
+            }
+            let rotation = std::f32::consts::PI / 4.0 * k as f32;
+            let length = 32 * 3 + 32 * i32::from(side - LASER_LENGTHS.start()) * 3;
+            if !light {
+                let dir = Vec2::new(fmath::sinf(rotation), fmath::cosf(rotation));
+                let to = pos + normalize(dir) * length as f32;
+                out.push(Device::Door(Door {
+                    pos,
+                    to: no_laser_end(col, pos, to),
+                    number,
+                    snap_id: None,
+                }));
+                continue;
+            }
+            // `ENTITY_LASER_STOP` turns not at all; the three before it
+            // counterclockwise, the three after clockwise, faster away
+            // from it.
+            let steps = i32::from(e.entity) - LASER_STOP;
+            let turn = [
+                0.0,
+                std::f32::consts::PI / 360.0,
+                std::f32::consts::PI / 180.0,
+                std::f32::consts::PI / 90.0,
+            ];
+            let angular_speed = turn[steps.unsigned_abs() as usize] * -(steps.signum() as f32);
+            let growth = entity_at(col, e.x + 2 * dx, e.y + 2 * dy, layer);
+            let (speed, curve_length) = match growth {
+                Some(g) if (22..=24).contains(&g) => (1 + i32::from(g - 22) * 2, length),
+                Some(g) if (25..=27).contains(&g) => (1 + i32::from(g - 25) * 2, 0),
+                _ => (0, length),
+            };
+            // The constructor's first step, with nothing set yet: no
+            // length, so the laser ends where it starts.
+            out.push(Device::Light(Light {
+                pos,
+                to: pos,
+                rotation,
+                angular_speed,
+                length,
+                curve_length,
+                length_l: 0,
+                speed,
+                mover: Vec2::default(),
+                eval_tick: tick,
+                layer,
+                number,
+                snap_id: None,
+            }));
+        }
     }
 
     fn place(&self) -> (Vec2, Vec2) {
         match self {
             Device::Turret(t) => (t.pos, t.mover),
             Device::Dragger(g) => (g.pos, g.mover),
+            Device::Door(d) => (d.pos, Vec2::default()),
+            Device::Light(l) => (l.pos, l.mover),
         }
+    }
+
+    /// Its snapshot id.
+    pub fn snap_id(&self) -> Option<i32> {
+        match self {
+            Device::Turret(t) => t.snap_id,
+            Device::Dragger(g) => g.snap_id,
+            Device::Door(d) => d.snap_id,
+            Device::Light(l) => l.snap_id,
+        }
+    }
+
+    /// Gives it its snapshot id.
+    pub fn set_snap_id(&mut self, id: Option<i32>) {
+        match self {
+            Device::Turret(t) => t.snap_id = id,
+            Device::Dragger(g) => g.snap_id = id,
+            Device::Door(d) => d.snap_id = id,
+            Device::Light(l) => l.snap_id = id,
+        }
+    }
+}
+
+/// An entity of the world's laser list, as snapped.
+#[derive(Clone, Copy, Debug)]
+pub enum LaserEntity<'a> {
+    /// A laser rifle's or shotgun's beam.
+    Weapon(&'a Laser),
+    /// A turret's bullet.
+    Plasma(&'a Plasma),
+    /// A dragger's beam.
+    Beam(&'a Beam),
+    /// The map's, with its index in [`Devices::devices`].
+    Device(usize, &'a Device),
+}
+
+/// One entity tile as DDNet's loader meets it.
+#[derive(Clone, Copy, Debug)]
+pub struct MapEntity {
+    /// Its tile's column.
+    pub x: i32,
+    /// Its tile's row.
+    pub y: i32,
+    /// The tile's centre.
+    pub pos: Vec2,
+    /// The index minus `ENTITY_OFFSET` (1: a spawn, ...).
+    pub entity: u8,
+    /// DDNet's layer number: `LAYER_GAME` 0, `LAYER_FRONT` 1,
+    /// `LAYER_SWITCH` 4.
+    pub layer: u8,
+    /// Its switch (the switch layer's number; 0 elsewhere).
+    pub number: u8,
+    /// The tile's flags (rotation, flips).
+    pub flags: u8,
+}
+
+/// DDNet's numbers of the layers that hold entities (`LAYER_GAME`,
+/// `LAYER_FRONT`, `LAYER_SWITCH`).
+pub const LAYER_GAME: u8 = 0;
+/// See [`LAYER_GAME`].
+pub const LAYER_FRONT: u8 = 1;
+/// See [`LAYER_GAME`].
+pub const LAYER_SWITCH: u8 = 4;
+
+/// `ENTITY_DOOR`.
+const DOOR: u8 = 49;
+/// `ENTITY_LASER_FAST_CCW` to `ENTITY_LASER_FAST_CW`, with
+/// `ENTITY_LASER_STOP` between them.
+const LIGHTS: std::ops::RangeInclusive<u8> = 12..=18;
+const LASER_STOP: i32 = 15;
+/// `ENTITY_LASER_SHORT` to `ENTITY_LASER_LONG`: beside a door or a
+/// light, its direction and length.
+const LASER_LENGTHS: std::ops::RangeInclusive<u8> = 19..=21;
+
+/// `CCollision::Entity`: the entity at tile (`x`, `y`) of `layer`, none
+/// outside the map or below the entities.
+fn entity_at(col: &Collision, x: i32, y: i32, layer: u8) -> Option<u8> {
+    if !(0..col.width()).contains(&x) || !(0..col.height()).contains(&y) {
+        return None;
+    }
+    let i = (y * col.width() + x) as usize;
+    let index = match layer {
+        LAYER_GAME => col.game_index(i),
+        LAYER_FRONT => col.front_index(i),
+        _ => col.switch_at(i).0,
+    };
+    index.checked_sub(ENTITY_OFFSET)
+}
+
+/// `IntersectNoLaser`'s collision point: the first of `ceil(distance)`
+/// points from `from` towards `to`, a unit apart, in a wall, nohook or
+/// nolaser tile of the game layer or nolaser of the front layer; `to`
+/// when there is none.
+fn no_laser_end(col: &Collision, from: Vec2, to: Vec2) -> Vec2 {
+    use crate::simulation::physics::collision::{TILE_NOHOOK, TILE_NOLASER, TILE_SOLID};
+    let d = from.distance(to);
+    for i in 0..d.ceil() as i32 {
+        let p = from.mix(to, i as f32 / d);
+        let x = (round_to_int(p.x) / 32).clamp(0, col.width() - 1);
+        let y = (round_to_int(p.y) / 32).clamp(0, col.height() - 1);
+        let cell = (y * col.width() + x) as usize;
+        if matches!(
+            col.game_index(cell),
+            TILE_SOLID | TILE_NOHOOK | TILE_NOLASER
+        ) || col.front_index(cell) == TILE_NOLASER
+        {
+            return p;
+        }
+    }
+    to
+}
+
+/// `CLight::Tick` without the freezing: every evaluation, the mover,
+/// then `Step`: it grows or shrinks (turning back at either end, what
+/// went past an end counted into the next step), turns, and its end is
+/// where the laser meets a wall. Evaluations an empty world crossed at
+/// once (no mover under it, or it would not be empty) are caught up
+/// here, so its end is always that of its last evaluation.
+fn tick_light(ctx: &Ctx<'_>, l: &mut Light) {
+    let last = ctx.tick - ctx.tick.rem_euclid(EVAL_PERIOD);
+    if last <= l.eval_tick {
+        return;
+    }
+    let mut eval = l.eval_tick - l.eval_tick.rem_euclid(EVAL_PERIOD) + EVAL_PERIOD;
+    while eval <= last {
+        if eval == ctx.tick {
+            move_device(ctx, &mut l.pos, &mut l.mover);
+        }
+        move_light(l);
+        eval += EVAL_PERIOD;
+    }
+    l.eval_tick = last;
+    let dir = Vec2::new(fmath::sinf(l.rotation), fmath::cosf(l.rotation));
+    let to = l.pos + normalize(dir) * l.curve_length as f32;
+    l.to = no_laser_end(ctx.col, l.pos, to);
+}
+
+/// `CLight::Move`: one evaluation's growth and turn.
+fn move_light(l: &mut Light) {
+    if l.speed != 0 {
+        if (l.curve_length >= l.length && l.speed > 0) || (l.curve_length <= 0 && l.speed < 0) {
+            l.speed = -l.speed;
+        }
+        l.curve_length += l.speed * EVAL_PERIOD + l.length_l;
+        l.length_l = 0;
+        if l.curve_length > l.length {
+            l.length_l = l.curve_length - l.length;
+            l.curve_length = l.length;
+        } else if l.curve_length < 0 {
+            l.length_l = l.curve_length;
+            l.curve_length = 0;
+        }
+    }
+    let full = std::f32::consts::PI * 2.0;
+    l.rotation += l.angular_speed * EVAL_PERIOD as f32;
+    if l.rotation > full {
+        l.rotation -= full;
+    } else if l.rotation < 0.0 {
+        l.rotation += full;
     }
 }
 
 /// The map's entities as DDNet's loader meets them (`CGameContext::OnInit`
 /// calling `OnEntity`): row by row, on each tile the game layer's, the
-/// front layer's, then the switch layer's; each as its centre, its
-/// entity number (the index minus `ENTITY_OFFSET`: 1 a spawn, ...) and
-/// its switch (the switch layer's number; 0 elsewhere).
-pub fn entities(col: &Collision) -> impl Iterator<Item = (Vec2, u8, u8)> + '_ {
+/// front layer's, then the switch layer's.
+pub fn entities(col: &Collision) -> impl Iterator<Item = MapEntity> + '_ {
     (0..col.height()).flat_map(move |y| {
         (0..col.width()).flat_map(move |x| {
             let i = (y * col.width() + x) as usize;
             let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
             let (kind, number, _) = col.switch_at(i);
+            let flags = col.flags_at(i);
             [
-                (col.game_index(i), 0),
-                (col.front_index(i), 0),
-                (kind, number),
+                (col.game_index(i), LAYER_GAME, 0, flags[0]),
+                (col.front_index(i), LAYER_FRONT, 0, flags[1]),
+                (kind, LAYER_SWITCH, number, flags[2]),
             ]
             .into_iter()
-            .filter(|&(index, _)| index >= ENTITY_OFFSET)
-            .map(move |(index, number)| (pos, index - ENTITY_OFFSET, number))
+            .filter(|&(index, ..)| index >= ENTITY_OFFSET)
+            .map(move |(index, layer, number, flags)| MapEntity {
+                x,
+                y,
+                pos,
+                entity: index - ENTITY_OFFSET,
+                layer,
+                number,
+                flags,
+            })
         })
     })
 }
@@ -605,47 +996,68 @@ const CRAZY_SHOTGUNS: [(u8, bool); 2] = [(33, true), (34, false)];
 /// tuning, as the world's other projectiles do here.
 pub fn bullets(col: &Collision, tick: i32) -> Vec<Projectile> {
     let mut out = Vec::new();
-    for y in 0..col.height() {
-        for x in 0..col.width() {
-            let i = (y * col.width() + x) as usize;
-            let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-            let (kind, number, _) = col.switch_at(i);
-            let layers = [col.game_index(i), col.front_index(i), kind];
-            for (layer, (index, flags)) in layers.into_iter().zip(col.flags_at(i)).enumerate() {
-                let Some(&(_, explosive)) = CRAZY_SHOTGUNS
-                    .iter()
-                    .find(|c| index.checked_sub(ENTITY_OFFSET) == Some(c.0))
-                else {
-                    continue;
-                };
-                // `ROTATION_90` is `TILEFLAG_ROTATE`, `ROTATION_180` both flips.
-                let dir: u8 = match flags {
-                    0 => 0,
-                    8 => 1,
-                    3 => 2,
-                    _ => 3,
-                };
-                let deg = f32::from(dir) * (std::f32::consts::PI / 2.0);
-                let d = Vec2::new(fmath::sinf(deg), fmath::cosf(deg));
-                out.push(Projectile {
-                    kind: super::character::weapon::SHOTGUN,
-                    owner: -1,
-                    pos,
-                    dir: d,
-                    life_span: -2,
-                    start_tick: tick,
-                    explosive,
-                    freeze: true,
-                    bouncing: 2 - dir % 2,
-                    switch: (layer == 2).then_some(number),
-                    marked: false,
-                    snap_id: None,
-                    aim: d,
-                });
-            }
-        }
+    for e in entities(col) {
+        let Some(&(_, explosive)) = CRAZY_SHOTGUNS.iter().find(|c| c.0 == e.entity) else {
+            continue;
+        };
+        // `ROTATION_90` is `TILEFLAG_ROTATE`, `ROTATION_180` both flips.
+        let dir: u8 = match e.flags {
+            0 => 0,
+            8 => 1,
+            3 => 2,
+            _ => 3,
+        };
+        let deg = f32::from(dir) * (std::f32::consts::PI / 2.0);
+        let d = Vec2::new(fmath::sinf(deg), fmath::cosf(deg));
+        out.push(Projectile {
+            kind: super::character::weapon::SHOTGUN,
+            owner: -1,
+            pos: e.pos,
+            dir: d,
+            life_span: -2,
+            start_tick: tick,
+            explosive,
+            freeze: true,
+            bouncing: 2 - dir % 2,
+            switch: (e.layer == LAYER_SWITCH).then_some(e.number),
+            marked: false,
+            snap_id: None,
+            layer: e.layer,
+            aim: d,
+        });
     }
     out.reverse();
+    out
+}
+
+/// What takes a snapshot id when the map is loaded, in the order
+/// `OnEntity` makes them (each `CEntity` takes the next id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Made {
+    /// The next pickup.
+    Pickup,
+    /// The next crazy shotgun bullet.
+    Bullet,
+    /// The next device ([`Devices::devices`]).
+    Device,
+}
+
+/// The map's entities that take snapshot ids, in the order they take
+/// them: tile by tile, what each makes (doors and lights one per
+/// laser-length tile beside them).
+pub fn made(col: &Collision) -> Vec<Made> {
+    let mut out = Vec::new();
+    for e in entities(col) {
+        if CRAZY_SHOTGUNS.iter().any(|c| c.0 == e.entity) {
+            out.push(Made::Bullet);
+        } else if super::world::pickup_kind(e.entity).is_some() {
+            out.push(Made::Pickup);
+        } else {
+            let mut devices = Vec::new();
+            Device::make(col, e, 0, &mut devices);
+            out.extend(devices.iter().map(|_| Made::Device));
+        }
+    }
     out
 }
 
@@ -688,6 +1100,53 @@ mod tests {
                 .all(|p| p.owner == -1 && p.life_span == -2 && p.freeze)
         );
         assert!(b.iter().all(|p| p.start_tick == 7 && p.switch.is_none()));
+    }
+
+    #[test]
+    fn ids_go_tile_by_tile_and_doors_and_lights_end_at_walls() {
+        // A 6 by 4 map: a turret at (4, 0); a heart at (0, 1), a door at
+        // (1, 1) with a short laser right of it, a wall at (3, 1); a
+        // light that does not turn at (4, 3) with a short laser right of
+        // it.
+        let mut tiles = vec![Tile::default(); 24];
+        let at = |x: usize, y: usize| y * 6 + x;
+        let entity = |e: u8| Tile {
+            index: ENTITY_OFFSET + e,
+            ..Tile::default()
+        };
+        tiles[at(4, 0)] = entity(29);
+        tiles[at(0, 1)] = entity(7);
+        tiles[at(1, 1)] = entity(DOOR);
+        tiles[at(2, 1)] = entity(19);
+        tiles[at(3, 1)] = Tile {
+            index: 1,
+            ..Tile::default()
+        };
+        tiles[at(4, 3)] = entity(15);
+        tiles[at(5, 3)] = entity(19);
+        let col = Collision::new(6, 4, &tiles).expect("a grid");
+        // Row 0 the turret, row 1 the heart and the door, row 3 the light.
+        assert_eq!(
+            made(&col),
+            [Made::Device, Made::Pickup, Made::Device, Made::Device]
+        );
+        let devices = Devices::of(&col, 0).devices;
+        assert!(matches!(devices[0], Device::Turret(_)));
+        let Device::Door(door) = &devices[1] else {
+            panic!("a door: {devices:?}");
+        };
+        // A quarter turn (right) from (48, 48), 96 long, stopped by the
+        // wall at x 96.
+        assert_eq!(door.pos, Vec2::new(48.0, 48.0));
+        assert_eq!(door.to.x, 96.0);
+        assert!((door.to.y - 48.0).abs() < 1e-3);
+        let Device::Light(light) = &devices[2] else {
+            panic!("a light: {devices:?}");
+        };
+        // Made ending where it starts; 96 long, not turning or growing.
+        assert_eq!(light.to, light.pos);
+        assert_eq!((light.length, light.curve_length, light.speed), (96, 96, 0));
+        assert_eq!(light.angular_speed, 0.0);
     }
 
     #[test]

@@ -107,6 +107,10 @@ pub struct Projectile {
     /// Its snapshot id (`None`: the server had none left).
     #[serde(skip)]
     pub snap_id: Option<i32>,
+    /// The map layer that made it (`LAYER_GAME` 0, `_FRONT` 1,
+    /// `_SWITCH` 4; 0 for a weapon's).
+    #[serde(skip)]
+    pub layer: u8,
     /// The aim it was fired at, as the input had it (`m_InitDir`; the
     /// direction for the map's bullets).
     #[serde(skip)]
@@ -804,6 +808,7 @@ pub fn new_projectile(
         switch: None,
         marked: false,
         snap_id: None,
+        layer: 0,
         aim: dir,
     }
 }

@@ -44,7 +44,21 @@ fn item_names_are_in_the_tables() {
         "DDNetProjectile",
         "DDNetLaser",
         "DDNetPickup",
+        "Laser",
+        "Pickup",
+        "EntityEx",
+        "SwitchState",
+        "SpecChar",
     ] {
         assert!(ItemBuilder::new(name).is_some(), "{name}");
     }
+}
+
+#[test]
+fn a_c_int_of_a_value_no_int_holds_is_int_min() {
+    assert_eq!(round_to_c_int(2.5), 3);
+    assert_eq!(round_to_c_int(-2.5), -3);
+    assert_eq!(round_to_c_int(3e9), i32::MIN);
+    assert_eq!(round_to_c_int(-3e9), i32::MIN);
+    assert_eq!(round_to_c_int(f32::NAN), i32::MIN);
 }

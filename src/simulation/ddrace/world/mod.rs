@@ -10,6 +10,7 @@
 mod commands;
 pub mod race;
 mod spawn;
+pub use spawn::pickup_kind;
 mod switches;
 mod tick;
 mod tiles;
@@ -96,6 +97,16 @@ pub struct Pickup {
     /// team while the switch is on there.
     #[serde(skip)]
     pub number: u8,
+    /// The layer that made it (DDNet's number: game 0, front 1, switch
+    /// 4).
+    #[serde(skip)]
+    pub layer: u8,
+    /// Its tile's flags (rotation, flips).
+    #[serde(skip)]
+    pub flags: u8,
+    /// Its snapshot id.
+    #[serde(skip)]
+    pub snap_id: Option<i32>,
 }
 
 /// A 0.7 client's team change: DDNet records a 0.7 client's message only
@@ -224,18 +235,23 @@ impl World {
         tunings: Tunings,
         tick: i32,
     ) -> World {
-        let (spawns, pickups) = spawn::spawns_and_pickups(&col);
-        let devices = Devices::of(&col);
+        let (spawns, mut pickups) = spawn::spawns_and_pickups(&col);
+        let mut devices = Devices::of(&col, tick);
         let mut projectiles = super::map_entities::bullets(&col, tick);
-        // The map's entities take the first ids as the map makes them
-        // (pickups, bullets, turrets and draggers; its lights and doors,
-        // which the world does not hold, are not counted).
+        // The map's entities take the first ids in the order the map
+        // makes them, tile by tile (the lists are newest first).
         let mut snap_ids = SnapIds::new(release);
-        for _ in 0..pickups.len() + devices.devices.len() {
-            snap_ids.take(tick);
-        }
-        for p in projectiles.iter_mut().rev() {
-            p.snap_id = snap_ids.take(tick);
+        let mut pickups_made = pickups.iter_mut().rev();
+        let mut bullets_made = projectiles.iter_mut().rev();
+        let mut devices_made = devices.devices.iter_mut();
+        for made in super::map_entities::made(&col) {
+            let id = snap_ids.take(tick);
+            use super::map_entities::Made;
+            match made {
+                Made::Pickup => pickups_made.next().map(|p| p.snap_id = id),
+                Made::Bullet => bullets_made.next().map(|p| p.snap_id = id),
+                Made::Device => devices_made.next().map(|d| d.set_snap_id(id)),
+            };
         }
         let mut cores = Cores::new(release);
         let teams = usize::try_from(cores.teams.super_team).unwrap_or(0) + 1;
@@ -307,6 +323,12 @@ impl World {
     pub fn core(&self, cid: usize) -> Option<&Core> {
         let slot = self.cores.slots.get(cid)?.as_ref();
         slot.or(self.paused_cores.get(cid)?.as_ref())
+    }
+
+    /// The core of `cid`'s character while it is paused (`/pause`,
+    /// `/spec`).
+    pub fn paused_core(&self, cid: usize) -> Option<&Core> {
+        self.paused_cores.get(cid)?.as_ref()
     }
 
     /// The character of `cid`.
@@ -563,6 +585,7 @@ impl World {
         }
         self.tick += 1;
         self.stepping = true;
+        self.snap_ids.set_between_ticks(false);
         for (cid, inputs) in pending.iter().enumerate() {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
@@ -582,6 +605,7 @@ impl World {
         self.world_tick();
         self.players_tick();
         self.stepping = false;
+        self.snap_ids.set_between_ticks(true);
         if !before.is_empty() {
             self.watch_unmodelled(&before);
         }

@@ -10,24 +10,42 @@ use crate::simulation::ddrace::map_entities;
 pub(super) fn spawns_and_pickups(col: &Collision) -> ([Vec<Vec2>; 3], Vec<Pickup>) {
     let mut spawns: [Vec<Vec2>; 3] = Default::default();
     let mut pickups = Vec::new();
-    for (pos, entity, number) in map_entities::entities(col) {
-        let kind = match entity {
-            e @ 1..=3 => {
-                spawns[usize::from(e - 1)].push(pos);
-                continue;
-            }
-            6 => PickupKind::Armor,
-            7 => PickupKind::Health,
-            8 => PickupKind::Weapon(weapon::SHOTGUN),
-            9 => PickupKind::Weapon(weapon::GRENADE),
-            10 => PickupKind::Ninja,
-            11 => PickupKind::Weapon(weapon::LASER),
-            _ => continue,
+    for e in map_entities::entities(col) {
+        if let e2 @ 1..=3 = e.entity {
+            spawns[usize::from(e2 - 1)].push(e.pos);
+            continue;
+        }
+        let Some(kind) = pickup_kind(e.entity) else {
+            continue;
         };
         // Each new entity goes to the head of its list.
-        pickups.insert(0, Pickup { pos, kind, number });
+        pickups.insert(
+            0,
+            Pickup {
+                pos: e.pos,
+                kind,
+                number: e.number,
+                layer: e.layer,
+                flags: e.flags,
+                snap_id: None,
+            },
+        );
     }
     (spawns, pickups)
+}
+
+/// The pickup entity `entity` (index minus `ENTITY_OFFSET`) makes, if
+/// any.
+pub fn pickup_kind(entity: u8) -> Option<PickupKind> {
+    Some(match entity {
+        6 => PickupKind::Armor,
+        7 => PickupKind::Health,
+        8 => PickupKind::Weapon(weapon::SHOTGUN),
+        9 => PickupKind::Weapon(weapon::GRENADE),
+        10 => PickupKind::Ninja,
+        11 => PickupKind::Weapon(weapon::LASER),
+        _ => return None,
+    })
 }
 
 impl World {

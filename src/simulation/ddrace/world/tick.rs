@@ -281,13 +281,15 @@ impl World {
         let mut projectiles = std::mem::take(&mut self.projectiles);
         let mut lasers = std::mem::take(&mut self.lasers);
         let mut devices = std::mem::take(&mut self.devices);
+        let mut ids = std::mem::replace(&mut self.snap_ids, SnapIds::new(self.release));
         {
             let mut ctx = self.weapons();
             for p in &mut projectiles {
                 ctx.tick_projectile(p);
             }
-            devices.tick(&mut ctx, settings, &mut lasers);
+            devices.tick(&mut ctx, settings, &mut lasers, &mut ids);
         }
+        self.snap_ids = ids;
         self.projectiles = projectiles;
         self.lasers = lasers;
         self.devices = devices;
@@ -415,12 +417,9 @@ impl World {
         for p in self.projectiles.iter().filter(|p| p.marked) {
             self.snap_ids.free(p.snap_id, tick);
         }
-        for l in self.lasers.iter().filter(|l| l.marked) {
-            self.snap_ids.free(l.snap_id, tick);
-        }
         self.projectiles.retain(|p| !p.marked);
-        self.lasers.retain(|l| !l.marked);
-        self.devices.remove_marked();
+        self.devices
+            .remove_marked(&mut self.lasers, &mut self.snap_ids, tick);
         self.number_strong_weak();
         // `CGameContext::OnTick` after the world's and the players' tick
         // (whose spawns may only reset switches, which this overrides).

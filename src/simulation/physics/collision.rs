@@ -250,33 +250,37 @@ impl Collision {
                 _ => 0,
             })
             .collect();
-        Some(Collision {
-            width,
-            height,
-            kinds,
-            indices: tiles.iter().map(|t| t.index).collect(),
-            game: tiles.to_vec(),
-            front: None,
-            tele: None,
-            speedup: None,
-            switch: None,
-            tune: None,
-            highest_switch: 0,
-            doors: Vec::new(),
-            settings: Vec::new(),
-            tele_outs: vec![Vec::new(); 256],
-            tele_check_outs: vec![Vec::new(); 256],
-            exists: Vec::new(),
-            stops: Vec::new(),
-            any_stops: false,
-        }
-        .index_tiles())
+        Some(
+            Collision {
+                width,
+                height,
+                kinds,
+                indices: tiles.iter().map(|t| t.index).collect(),
+                game: tiles.to_vec(),
+                front: None,
+                tele: None,
+                speedup: None,
+                switch: None,
+                tune: None,
+                highest_switch: 0,
+                doors: Vec::new(),
+                settings: Vec::new(),
+                tele_outs: vec![Vec::new(); 256],
+                tele_check_outs: vec![Vec::new(); 256],
+                exists: Vec::new(),
+                stops: Vec::new(),
+                any_stops: false,
+            }
+            .index_tiles(),
+        )
     }
 
     /// Works out the per-tile tables (`exists`, `stops`) from the layers
     /// as they now are: every `with_*` ends here.
     fn index_tiles(mut self) -> Collision {
-        self.exists = (0..self.cells()).map(|i| self.tile_exists_of_layers(i)).collect();
+        self.exists = (0..self.cells())
+            .map(|i| self.tile_exists_of_layers(i))
+            .collect();
         self.stops = (0..self.cells())
             .map(|i| {
                 let layers = [Some(self.game[i]), self.front.as_ref().map(|f| f[i])];
@@ -619,6 +623,7 @@ impl Collision {
 
     /// `GetFrontCollisionAt`: death or nolaser of the front layer at a
     /// float position, rounded.
+    #[inline]
     pub fn front_collision_at(&self, p: Vec2) -> u8 {
         let Some(front) = self.front.as_ref() else {
             return 0;
@@ -783,6 +788,7 @@ impl Collision {
 
     /// The collision kind at a float position, rounded as
     /// [`Collision::check_point`] does (`GetCollisionAt`).
+    #[inline]
     pub fn collision_at(&self, p: Vec2) -> u8 {
         self.tile(round_to_int(p.x), round_to_int(p.y))
     }
@@ -791,9 +797,20 @@ impl Collision {
     /// (`TestBox`), corners in DDNet's order.
     pub fn test_box(&self, p: Vec2, size: Vec2) -> bool {
         let h = size * 0.5;
-        [(-h.x, -h.y), (h.x, -h.y), (-h.x, h.y), (h.x, h.y)]
+        // Two corners share each column and each row: each is rounded
+        // once (`p.x + -h.x` is `p.x - h.x`, bit for bit).
+        let column = |x: f32| (round_to_int(x) / 32).clamp(0, self.width - 1);
+        let row = |y: f32| (round_to_int(y) / 32).clamp(0, self.height - 1);
+        let (left, right) = (column(p.x - h.x), column(p.x + h.x));
+        let (top, bottom) = (row(p.y - h.y), row(p.y + h.y));
+        [(left, top), (right, top), (left, bottom), (right, bottom)]
             .into_iter()
-            .any(|(dx, dy)| self.check_point(Vec2::new(p.x + dx, p.y + dy)))
+            .any(|(x, y)| {
+                matches!(
+                    self.kinds[(y * self.width + x) as usize],
+                    TILE_SOLID | TILE_NOHOOK
+                )
+            })
     }
 
     /// Whether a character of `size` at `p` stands on something: a point

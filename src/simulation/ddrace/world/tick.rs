@@ -293,8 +293,26 @@ impl World {
         self.devices = devices;
         let fx_tick = self.effects_tick();
         self.effects.every_tick = self.config.sv_high_bandwidth != 0;
+        // The characters' positions, packed, for the loop over every
+        // pickup and character (nothing in it moves a character).
+        let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
+        let mut n = 0;
+        for &cid in &self.order {
+            if let Some(ch) = self.chars[cid].as_ref() {
+                at[n] = (cid as u8, ch.pos);
+                n += 1;
+            }
+        }
+        // Surely out of reach (the square past the reach's by a margin for
+        // rounding): no square root taken.
+        const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;
         for pk in &self.pickups {
-            for &cid in &self.order {
+            for &(cid, pos) in &at[..n] {
+                let delta = pos - pk.pos;
+                if delta.dot(delta) > FAR {
+                    continue;
+                }
+                let cid = usize::from(cid);
                 let Some(ch) = self.chars[cid].as_mut() else {
                     continue;
                 };

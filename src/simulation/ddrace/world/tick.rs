@@ -384,9 +384,12 @@ impl World {
                 self.pre_tick(cid);
             }
         }
+        // A character's tick moves no core but its own.
+        self.cores.gather();
         for &cid in &order {
             let alive = self.chars[cid].is_some();
             self.character_tick(cid);
+            self.cores.regather(cid);
             // 20.1: a death that moves its player out of a DDRace team
             // (`SetForceCharacterTeam`'s `RemoveEntitiesFromPlayer`) leaves
             // the world's loop pointer at its end, so the characters after
@@ -399,9 +402,11 @@ impl World {
                 break;
             }
         }
+        self.cores.scatter();
         for cid in std::mem::take(&mut self.cores.unseeded_choices) {
             self.unmodelled(cid, "teleporter with several outs, no seed in the header");
         }
+        self.cores.gather();
         for &cid in &order {
             if self.chars[cid].is_none() {
                 continue;
@@ -412,6 +417,7 @@ impl World {
             };
             core.quantize();
             let (pos, events) = (core.pos, core.triggered_events);
+            self.cores.regather(cid);
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.pos = pos;
             }
@@ -429,6 +435,7 @@ impl World {
                 }
             }
         }
+        self.cores.scatter();
         // `RemoveEntities`: what was marked is deleted, its id freed.
         for p in self.projectiles.iter().filter(|p| p.marked) {
             self.snap_ids.free(p.snap_id, tick);

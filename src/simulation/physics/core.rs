@@ -415,7 +415,8 @@ impl Cores {
                     continue;
                 };
                 let delta = p - other.pos;
-                if !(delta.dot(delta) > limit) || i as i32 == also {
+                let far = delta.dot(delta) > limit;
+                if !far || i as i32 == also {
                     out[n] = i as u8;
                     n += 1;
                 }
@@ -439,7 +440,8 @@ impl Cores {
         let (xs, ys) = (&self.positions.x[..end], &self.positions.y[..end]);
         for ((near, &x), &y) in near.iter_mut().zip(xs).zip(ys) {
             let delta = Vec2::new(p.x - x, p.y - y);
-            *near = !(delta.dot(delta) > limit);
+            let far = delta.dot(delta) > limit;
+            *near = !far;
         }
         if let Some(also) = usize::try_from(also).ok().and_then(|a| near.get_mut(a)) {
             *also = true;

@@ -53,6 +53,18 @@ pub struct Collision {
     pub(super) tele_outs: Vec<Vec<Vec2>>,
     /// Checkpoint teleporter outs (`TILE_TELECHECKOUT`) by number − 1.
     pub(super) tele_check_outs: Vec<Vec<Vec2>>,
+    /// What the walks along a path ask of every tile they pass, worked
+    /// out once per layer set ([`Collision::index_tiles`]): `TileExists`
+    /// of each tile.
+    exists: Vec<bool>,
+    /// The stoppers of each tile, game and front layer together: the
+    /// [`cantmove`] bits it gives a character on it (low four bits) and
+    /// those it gives one beside it, before the side is picked (high
+    /// four) ([`restriction`]).
+    stops: Vec<u8>,
+    /// Whether any tile has a stopper: without one, no move is
+    /// restricted but by doors.
+    any_stops: bool,
 }
 
 /// Why a map gives no collision to simulate on.
@@ -238,23 +250,50 @@ impl Collision {
                 _ => 0,
             })
             .collect();
-        Some(Collision {
-            width,
-            height,
-            kinds,
-            indices: tiles.iter().map(|t| t.index).collect(),
-            game: tiles.to_vec(),
-            front: None,
-            tele: None,
-            speedup: None,
-            switch: None,
-            tune: None,
-            highest_switch: 0,
-            doors: Vec::new(),
-            settings: Vec::new(),
-            tele_outs: vec![Vec::new(); 256],
-            tele_check_outs: vec![Vec::new(); 256],
-        })
+        Some(
+            Collision {
+                width,
+                height,
+                kinds,
+                indices: tiles.iter().map(|t| t.index).collect(),
+                game: tiles.to_vec(),
+                front: None,
+                tele: None,
+                speedup: None,
+                switch: None,
+                tune: None,
+                highest_switch: 0,
+                doors: Vec::new(),
+                settings: Vec::new(),
+                tele_outs: vec![Vec::new(); 256],
+                tele_check_outs: vec![Vec::new(); 256],
+                exists: Vec::new(),
+                stops: Vec::new(),
+                any_stops: false,
+            }
+            .index_tiles(),
+        )
+    }
+
+    /// Works out the per-tile tables (`exists`, `stops`) from the layers
+    /// as they now are: every `with_*` ends here.
+    fn index_tiles(mut self) -> Collision {
+        self.exists = (0..self.cells())
+            .map(|i| self.tile_exists_of_layers(i))
+            .collect();
+        self.stops = (0..self.cells())
+            .map(|i| {
+                let layers = [Some(self.game[i]), self.front.as_ref().map(|f| f[i])];
+                let (mut on, mut beside) = (0, 0);
+                for t in layers.into_iter().flatten() {
+                    on |= restriction(0, t);
+                    beside |= (1..5).fold(0, |r, d| r | restriction(d, t));
+                }
+                (on | beside << 4) as u8
+            })
+            .collect();
+        self.any_stops = self.stops.iter().any(|&s| s != 0);
+        self
     }
 
     /// How many tiles a layer of the game layer's size has.
@@ -267,6 +306,7 @@ impl Collision {
         if tiles.len() == self.cells() {
             self.front = Some(tiles);
             self.lay_doors();
+            return self.index_tiles();
         }
         self
     }
@@ -290,13 +330,14 @@ impl Collision {
             }
         }
         self.tele = Some(tiles);
-        self
+        self.index_tiles()
     }
 
     /// With a speedup layer.
     pub fn with_speedup(mut self, tiles: Vec<SpeedupTile>) -> Collision {
         if tiles.len() == self.cells() {
             self.speedup = Some(tiles);
+            return self.index_tiles();
         }
         self
     }
@@ -319,13 +360,14 @@ impl Collision {
         }
         self.switch = Some(tiles);
         self.lay_doors();
-        self
+        self.index_tiles()
     }
 
     /// With a tune layer.
     pub fn with_tune(mut self, tiles: Vec<TuneTile>) -> Collision {
         if tiles.len() == self.cells() {
             self.tune = Some(tiles);
+            return self.index_tiles();
         }
         self
     }
@@ -401,6 +443,7 @@ impl Collision {
     }
 
     /// `GetPureMapIndex`: the tile at a float position, rounded, clamped.
+    #[inline]
     pub fn pure_index(&self, p: Vec2) -> usize {
         let nx = (round_to_int(p.x) / 32).clamp(0, self.width - 1);
         let ny = (round_to_int(p.y) / 32).clamp(0, self.height - 1);
@@ -408,6 +451,7 @@ impl Collision {
     }
 
     /// The tile a position truncates into, clamped.
+    #[inline]
     fn truncated_index(&self, p: Vec2) -> usize {
         let nx = (p.x as i32 / 32).clamp(0, self.width - 1);
         let ny = (p.y as i32 / 32).clamp(0, self.height - 1);
@@ -416,6 +460,7 @@ impl Collision {
 
     /// `GetMapIndex`: the tile `p` truncates into, if anything DDRace
     /// acts on is there or beside it.
+    #[inline]
     pub fn map_index(&self, p: Vec2) -> Option<usize> {
         let i = self.truncated_index(p);
         self.tile_exists(i).then_some(i)
@@ -448,7 +493,13 @@ impl Collision {
     }
 
     /// `TileExists`: a DDRace tile on `i` or a stopper facing it.
+    #[inline]
     fn tile_exists(&self, i: usize) -> bool {
+        self.exists[i]
+    }
+
+    /// [`Collision::tile_exists`] worked out from the layers.
+    fn tile_exists_of_layers(&self, i: usize) -> bool {
         let acts = |k: u8| {
             (tile::FREEZE..=tile::TELE_LASER_DISABLE).contains(&k)
                 || (tile::LFREEZE..=tile::LUNFREEZE).contains(&k)
@@ -572,6 +623,7 @@ impl Collision {
 
     /// `GetFrontCollisionAt`: death or nolaser of the front layer at a
     /// float position, rounded.
+    #[inline]
     pub fn front_collision_at(&self, p: Vec2) -> u8 {
         let Some(front) = self.front.as_ref() else {
             return 0;
@@ -591,6 +643,9 @@ impl Collision {
     pub fn move_restrictions(&self, pos: Vec2, distance: f32, center: Option<usize>) -> i32 {
         const DIRS: [(f32, f32); 5] =
             [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
+        if !self.any_stops {
+            return 0;
+        }
         let mut r = 0;
         for (d, (dx, dy)) in DIRS.into_iter().enumerate() {
             let at = pos + Vec2::new(dx, dy) * distance;
@@ -598,10 +653,11 @@ impl Collision {
                 (0, Some(c)) => c,
                 _ => self.pure_index(at),
             };
-            r |= restriction(d, self.game[i]);
-            if let Some(f) = &self.front {
-                r |= restriction(d, f[i]);
-            }
+            let stops = i32::from(self.stops[i]);
+            r |= match d {
+                0 => stops & 0xf,
+                _ => stops >> 4 & SIDE_BITS[d],
+            };
         }
         r
     }
@@ -692,6 +748,7 @@ impl Collision {
 
     /// The collision kind of the tile at world position `(x, y)`, clamped
     /// into the map (`GetTile`: integer division by 32, towards zero).
+    #[inline]
     pub fn tile(&self, x: i32, y: i32) -> u8 {
         let nx = (x / 32).clamp(0, self.width - 1);
         let ny = (y / 32).clamp(0, self.height - 1);
@@ -717,18 +774,21 @@ impl Collision {
     }
 
     /// Whether the tile at `(x, y)` stops movement: solid or nohook.
+    #[inline]
     pub fn is_solid(&self, x: i32, y: i32) -> bool {
         matches!(self.tile(x, y), TILE_SOLID | TILE_NOHOOK)
     }
 
     /// [`Collision::is_solid`] at a float position, each coordinate
     /// rounded half away from zero (`CheckPoint`).
+    #[inline]
     pub fn check_point(&self, p: Vec2) -> bool {
         self.is_solid(round_to_int(p.x), round_to_int(p.y))
     }
 
     /// The collision kind at a float position, rounded as
     /// [`Collision::check_point`] does (`GetCollisionAt`).
+    #[inline]
     pub fn collision_at(&self, p: Vec2) -> u8 {
         self.tile(round_to_int(p.x), round_to_int(p.y))
     }
@@ -737,9 +797,20 @@ impl Collision {
     /// (`TestBox`), corners in DDNet's order.
     pub fn test_box(&self, p: Vec2, size: Vec2) -> bool {
         let h = size * 0.5;
-        [(-h.x, -h.y), (h.x, -h.y), (-h.x, h.y), (h.x, h.y)]
+        // Two corners share each column and each row: each is rounded
+        // once (`p.x + -h.x` is `p.x - h.x`, bit for bit).
+        let column = |x: f32| (round_to_int(x) / 32).clamp(0, self.width - 1);
+        let row = |y: f32| (round_to_int(y) / 32).clamp(0, self.height - 1);
+        let (left, right) = (column(p.x - h.x), column(p.x + h.x));
+        let (top, bottom) = (row(p.y - h.y), row(p.y + h.y));
+        [(left, top), (right, top), (left, bottom), (right, bottom)]
             .into_iter()
-            .any(|(dx, dy)| self.check_point(Vec2::new(p.x + dx, p.y + dy)))
+            .any(|(x, y)| {
+                matches!(
+                    self.kinds[(y * self.width + x) as usize],
+                    TILE_SOLID | TILE_NOHOOK
+                )
+            })
     }
 
     /// Whether a character of `size` at `p` stands on something: a point
@@ -973,8 +1044,18 @@ fn restriction(d: usize, t: Tile) -> i32 {
     if d == 0 && t.index == tile::STOP {
         return raw;
     }
-    raw & [0, RIGHT, DOWN, LEFT, UP][d]
+    raw & SIDE_BITS[d]
 }
+
+/// The [`cantmove`] bit a stopper in move-restriction direction `d`
+/// gives (none on the tile itself, then right, down, left, up).
+const SIDE_BITS: [i32; 5] = [
+    0,
+    cantmove::RIGHT,
+    cantmove::DOWN,
+    cantmove::LEFT,
+    cantmove::UP,
+];
 
 mod doors;
 mod settings;

@@ -320,6 +320,37 @@ pub struct Cores {
     /// Choices among several teleporter outs made without a generator:
     /// client ids (the first out was taken; unmodelled).
     pub unseeded_choices: Vec<usize>,
+    /// Every core's position, while the world keeps a copy in step
+    /// ([`Cores::gather`]).
+    positions: Positions,
+}
+
+/// A copy of every core's position by client id, packed, for the loops
+/// over the other cores: they test distance on it first, eight cores to
+/// a cache line and four to an instruction, and look at a core itself
+/// only when it may be near. Absent cores are infinitely far.
+#[derive(Clone, Debug)]
+struct Positions {
+    x: [f32; MAX_CLIENTS],
+    y: [f32; MAX_CLIENTS],
+    /// No core at this client id or after it was copied.
+    end: usize,
+    /// Whether the copy is in step with the cores: only between
+    /// [`Cores::gather`] and [`Cores::scatter`], while every move of a
+    /// core is followed by [`Cores::regather`]. Otherwise the loops read
+    /// the cores.
+    in_step: bool,
+}
+
+impl Default for Positions {
+    fn default() -> Positions {
+        Positions {
+            x: [f32::INFINITY; MAX_CLIENTS],
+            y: [f32::INFINITY; MAX_CLIENTS],
+            end: 0,
+            in_step: false,
+        }
+    }
 }
 
 impl Cores {
@@ -333,7 +364,101 @@ impl Cores {
             old_tele_hook: false,
             prng: None,
             unseeded_choices: Vec::new(),
+            positions: Positions::default(),
         }
+    }
+
+    /// Copies every core's position for the loops over other cores, until
+    /// [`Cores::scatter`]. Between the two, whoever moves a core (or puts
+    /// one in a slot) calls [`Cores::regather`] for it before the next
+    /// core ticks or moves.
+    pub fn gather(&mut self) {
+        self.positions.end = 0;
+        for cid in 0..MAX_CLIENTS {
+            self.copy_position(cid);
+        }
+        self.positions.in_step = true;
+    }
+
+    /// The core of `cid` moved (or came or went): its copied position
+    /// follows.
+    pub fn regather(&mut self, cid: usize) {
+        if self.positions.in_step && cid < MAX_CLIENTS {
+            self.copy_position(cid);
+        }
+    }
+
+    /// The copy of the positions is no longer kept in step.
+    pub fn scatter(&mut self) {
+        self.positions.in_step = false;
+    }
+
+    fn copy_position(&mut self, cid: usize) {
+        let far = Vec2::new(f32::INFINITY, f32::INFINITY);
+        let p = self.slots[cid].as_ref().map_or(far, |c| c.pos);
+        self.positions.x[cid] = p.x;
+        self.positions.y[cid] = p.y;
+        if self.slots[cid].is_some() {
+            self.positions.end = self.positions.end.max(cid + 1);
+        }
+    }
+
+    /// The client ids, in order, of the cores that may be within
+    /// `sqrt(limit)` of `p` (`delta.dot(delta) > limit` does not hold),
+    /// and `also` whatever its distance, into `out`; returns how many.
+    /// A superset: the caller tests each core again.
+    fn near_ids(&self, p: Vec2, limit: f32, also: i32, out: &mut [u8; MAX_CLIENTS]) -> usize {
+        let mut n = 0;
+        if !self.positions.in_step {
+            for (i, slot) in self.slots.iter().enumerate() {
+                let Some(other) = slot else {
+                    continue;
+                };
+                let delta = p - other.pos;
+                let far = delta.dot(delta) > limit;
+                if !far || i as i32 == also {
+                    out[n] = i as u8;
+                    n += 1;
+                }
+            }
+            return n;
+        }
+        debug_assert!(
+            self.slots
+                .iter()
+                .enumerate()
+                .all(|(i, c)| c.as_ref().is_none_or(|c| {
+                    i < self.positions.end
+                        && c.pos.x.to_bits() == self.positions.x[i].to_bits()
+                        && c.pos.y.to_bits() == self.positions.y[i].to_bits()
+                })),
+            "a core moved without Cores::regather"
+        );
+        // Written so that the compiler tests four cores an instruction.
+        let end = self.positions.end;
+        let mut near = [false; MAX_CLIENTS];
+        let (xs, ys) = (&self.positions.x[..end], &self.positions.y[..end]);
+        for ((near, &x), &y) in near.iter_mut().zip(xs).zip(ys) {
+            let delta = Vec2::new(p.x - x, p.y - y);
+            let far = delta.dot(delta) > limit;
+            *near = !far;
+        }
+        if let Some(also) = usize::try_from(also).ok().and_then(|a| near.get_mut(a)) {
+            *also = true;
+        }
+        // Eight at a time: most are far.
+        for (row, eight) in near.chunks_exact(8).enumerate() {
+            if eight == [false; 8] {
+                continue;
+            }
+            for (k, &near) in eight.iter().enumerate() {
+                if near {
+                    out[n] = (row * 8 + k) as u8;
+                    n += 1;
+                }
+            }
+        }
+        n
     }
 
     /// `RandomOr0(n)` for `cid`: no draw for one out; without a
@@ -613,7 +738,10 @@ impl Cores {
 
     fn tick_deferred_core(&mut self, c: &mut Core) {
         let t = c.tuning;
-        for i in 0..self.slots.len() {
+        let mut near = [0u8; MAX_CLIENTS];
+        let n = self.near_ids(c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
+        for &i in &near[..n] {
+            let i = usize::from(i);
             let Some(other) = self.slots[i].as_ref() else {
                 continue;
             };
@@ -717,13 +845,18 @@ impl Cores {
                 // the start can be touched on the way (each point of the
                 // path is within `d` of it): the others are skipped, which
                 // changes nothing but the time.
-                let mut near = [0usize; MAX_CLIENTS];
-                let mut n = 0;
                 let reach = d + PHYSICAL_SIZE + 1.0;
                 // Surely out of reach (the square past the reach's by a
                 // margin for rounding): no square root taken.
                 let far = reach * reach * 1.001;
-                for other in self.slots.iter().flatten() {
+                let mut maybe = [0u8; MAX_CLIENTS];
+                let mut near = [0u8; MAX_CLIENTS];
+                let mut n = 0;
+                let m = self.near_ids(c.pos, far, -1, &mut maybe);
+                for other in maybe[..m]
+                    .iter()
+                    .filter_map(|&o| self.slots[usize::from(o)].as_ref())
+                {
                     let delta = c.pos - other.pos;
                     if delta.dot(delta) > far {
                         continue;
@@ -738,7 +871,7 @@ impl Cores {
                     {
                         continue;
                     }
-                    near[n] = other.id;
+                    near[n] = other.id as u8;
                     n += 1;
                 }
                 let end = (d + 1.0) as i32;
@@ -750,7 +883,7 @@ impl Cores {
                     let a = i as f32 / d;
                     let p = c.pos.mix(new_pos, a);
                     for &o in &near[..n] {
-                        let Some(other) = self.slots[o].as_ref() else {
+                        let Some(other) = self.slots[usize::from(o)].as_ref() else {
                             continue;
                         };
                         let dd = p.distance(other.pos);

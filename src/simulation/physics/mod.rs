@@ -81,6 +81,7 @@ impl Mul<f32> for Vec2 {
 /// conversion of a float past `i32`'s range is undefined; here it
 /// saturates. No position on a map of at most 2^15 tiles a side gets
 /// there.)
+#[inline]
 pub fn round_to_int(f: f32) -> i32 {
     if f > 0.0 {
         (f + 0.5) as i32

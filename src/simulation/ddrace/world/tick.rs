@@ -295,8 +295,26 @@ impl World {
         self.devices = devices;
         let fx_tick = self.effects_tick();
         self.effects.every_tick = self.config.sv_high_bandwidth != 0;
+        // The characters' positions, packed, for the loop over every
+        // pickup and character (nothing in it moves a character).
+        let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
+        let mut n = 0;
+        for &cid in &self.order {
+            if let Some(ch) = self.chars[cid].as_ref() {
+                at[n] = (cid as u8, ch.pos);
+                n += 1;
+            }
+        }
+        // Surely out of reach (the square past the reach's by a margin for
+        // rounding): no square root taken.
+        const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;
         for pk in &self.pickups {
-            for &cid in &self.order {
+            for &(cid, pos) in &at[..n] {
+                let delta = pos - pk.pos;
+                if delta.dot(delta) > FAR {
+                    continue;
+                }
+                let cid = usize::from(cid);
                 let Some(ch) = self.chars[cid].as_mut() else {
                     continue;
                 };
@@ -368,9 +386,12 @@ impl World {
                 self.pre_tick(cid);
             }
         }
+        // A character's tick moves no core but its own.
+        self.cores.gather();
         for &cid in &order {
             let alive = self.chars[cid].is_some();
             self.character_tick(cid);
+            self.cores.regather(cid);
             // 20.1: a death that moves its player out of a DDRace team
             // (`SetForceCharacterTeam`'s `RemoveEntitiesFromPlayer`) leaves
             // the world's loop pointer at its end, so the characters after
@@ -383,9 +404,11 @@ impl World {
                 break;
             }
         }
+        self.cores.scatter();
         for cid in std::mem::take(&mut self.cores.unseeded_choices) {
             self.unmodelled(cid, "teleporter with several outs, no seed in the header");
         }
+        self.cores.gather();
         for &cid in &order {
             if self.chars[cid].is_none() {
                 continue;
@@ -396,6 +419,7 @@ impl World {
             };
             core.quantize();
             let (pos, events) = (core.pos, core.triggered_events);
+            self.cores.regather(cid);
             if let Some(ch) = self.chars[cid].as_mut() {
                 ch.pos = pos;
             }
@@ -413,6 +437,7 @@ impl World {
                 }
             }
         }
+        self.cores.scatter();
         // `RemoveEntities`: what was marked is deleted, its id freed.
         for p in self.projectiles.iter().filter(|p| p.marked) {
             self.snap_ids.free(p.snap_id, tick);

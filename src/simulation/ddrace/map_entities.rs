@@ -1042,6 +1042,33 @@ pub enum Made {
     Device,
 }
 
+/// What a pickup gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PickupKind {
+    /// A heart: under DDRace, it freezes.
+    Health,
+    /// A shield: takes shotgun, grenade, laser and ninja away.
+    Armor,
+    /// A weapon.
+    Weapon(i32),
+    /// Ninja.
+    Ninja,
+}
+
+/// The pickup entity `entity` (index minus `ENTITY_OFFSET`) makes, if
+/// any.
+pub fn pickup_kind(entity: u8) -> Option<PickupKind> {
+    Some(match entity {
+        6 => PickupKind::Armor,
+        7 => PickupKind::Health,
+        8 => PickupKind::Weapon(super::character::weapon::SHOTGUN),
+        9 => PickupKind::Weapon(super::character::weapon::GRENADE),
+        10 => PickupKind::Ninja,
+        11 => PickupKind::Weapon(super::character::weapon::LASER),
+        _ => return None,
+    })
+}
+
 /// The map's entities that take snapshot ids, in the order they take
 /// them: tile by tile, what each makes (doors and lights one per
 /// laser-length tile beside them).
@@ -1050,7 +1077,7 @@ pub fn made(col: &Collision) -> Vec<Made> {
     for e in entities(col) {
         if CRAZY_SHOTGUNS.iter().any(|c| c.0 == e.entity) {
             out.push(Made::Bullet);
-        } else if super::world::pickup_kind(e.entity).is_some() {
+        } else if pickup_kind(e.entity).is_some() {
             out.push(Made::Pickup);
         } else {
             let mut devices = Vec::new();

@@ -10,7 +10,7 @@
 mod commands;
 pub mod race;
 mod spawn;
-pub use spawn::pickup_kind;
+pub use super::map_entities::{PickupKind, pickup_kind};
 mod switches;
 mod tick;
 mod tiles;
@@ -72,19 +72,6 @@ const CHARACTER_COMMANDS: &[&str] = &[
     "livefreeze",
     "unlivefreeze",
 ];
-
-/// What a pickup gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum PickupKind {
-    /// A heart: under DDRace, it freezes.
-    Health,
-    /// A shield: takes shotgun, grenade, laser and ninja away.
-    Armor,
-    /// A weapon.
-    Weapon(i32),
-    /// Ninja.
-    Ninja,
-}
 
 /// A pickup on the map.
 #[derive(Clone, Copy, Debug, Serialize)]

@@ -34,20 +34,6 @@ pub(super) fn spawns_and_pickups(col: &Collision) -> ([Vec<Vec2>; 3], Vec<Pickup
     (spawns, pickups)
 }
 
-/// The pickup entity `entity` (index minus `ENTITY_OFFSET`) makes, if
-/// any.
-pub fn pickup_kind(entity: u8) -> Option<PickupKind> {
-    Some(match entity {
-        6 => PickupKind::Armor,
-        7 => PickupKind::Health,
-        8 => PickupKind::Weapon(weapon::SHOTGUN),
-        9 => PickupKind::Weapon(weapon::GRENADE),
-        10 => PickupKind::Ninja,
-        11 => PickupKind::Weapon(weapon::LASER),
-        _ => return None,
-    })
-}
-
 impl World {
     /// `TryRespawn`: a character at the best spawn point.
     pub(super) fn try_respawn(&mut self, cid: usize) {

@@ -50,7 +50,7 @@ impl Files {
         }
         let maps = match simulate {
             true => Some(Arc::new(
-                Maps::for_walk(&files, maps)
+                Maps::for_walk(&files, maps, false)
                     .map_err(|e| PyOSError::new_err(format!("maps {e}")))?,
             )),
             false => None,

@@ -120,7 +120,7 @@ pub fn check<'py>(
 /// The maps teehistorian files may be simulated on, as `check` finds
 /// them ([`teeoracle::simulation::Maps::for_walk`]).
 fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> PyResult<teeoracle::simulation::Maps> {
-    teeoracle::simulation::Maps::for_walk(files, dirs)
+    teeoracle::simulation::Maps::for_walk(files, dirs, false)
         .map_err(|e| PyOSError::new_err(format!("maps {e}")))
 }
 

@@ -58,8 +58,10 @@ pub struct Judging {
     #[arg(long)]
     pub no_simulate: bool,
     /// Judge the files named as if found in a folder: one that nothing
-    /// recognises is skipped, not failed (for a job that hands a folder's
-    /// files out one at a time, such as examples/dask).
+    /// recognises is skipped, not failed, and the demos under `--maps`
+    /// are maps only, paired with no teehistorian file (for a job that
+    /// hands a folder's files out one at a time with the folder as
+    /// `--maps`, such as examples/dask).
     #[arg(long)]
     pub walked: bool,
 }
@@ -94,6 +96,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
         false => Some(std::sync::Arc::new(super::maps::maps_for(
             &files,
             &args.judging.maps,
+            args.judging.walked,
         )?)),
     };
     let mut out = stdout();

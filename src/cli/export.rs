@@ -71,6 +71,7 @@ pub fn run(args: ExportArgs) -> Result<(), Failure> {
         false => Some(std::sync::Arc::new(super::maps::maps_for(
             &files,
             &args.judging.maps,
+            args.judging.walked,
         )?)),
     };
     let mut exporter = Exporter::create(&args.to)?;

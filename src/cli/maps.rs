@@ -9,10 +9,15 @@ use teeoracle::map::{Datafile, MapBytes};
 use teeoracle::simulation::physics::collision::Collision;
 use teeoracle::simulation::{Lookup, LookupError, Maps};
 
-/// The maps teehistorian files may be simulated on ([`Maps::gather`]):
-/// a folder of `--maps` that cannot be walked is bad usage.
-pub(crate) fn maps_for(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> Result<Maps, Failure> {
-    Maps::for_walk(files, dirs).map_err(|e| Failure::Usage(format!("--maps {e}")))
+/// The maps teehistorian files may be simulated on ([`Maps::for_walk`];
+/// `walked`: the demos under `dirs` are maps only): a folder of `--maps`
+/// that cannot be walked is bad usage.
+pub(crate) fn maps_for(
+    files: &[(PathBuf, bool)],
+    dirs: &[PathBuf],
+    walked: bool,
+) -> Result<Maps, Failure> {
+    Maps::for_walk(files, dirs, walked).map_err(|e| Failure::Usage(format!("--maps {e}")))
 }
 
 /// The collision of `--map FILE`.

@@ -94,7 +94,7 @@ pub fn teehistorian_map(
         return super::maps::map_bytes_of(map);
     }
     let bytes = super::output::read(file)?;
-    let maps = super::maps::maps_for(&[(file.to_path_buf(), true)], dirs)?;
+    let maps = super::maps::maps_for(&[(file.to_path_buf(), true)], dirs, true)?;
     let (header, _) =
         teeoracle::teehistorian::SliceReader::new(&bytes, teeoracle::codec::Mode::Lenient)
             .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;

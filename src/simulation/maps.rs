@@ -91,10 +91,20 @@ impl Maps {
     /// was named, as [`crate::files::walk`] gives them), each demo named
     /// also offered to the teehistorian files of its map
     /// ([`Maps::name_demo`]): the maps of `check`, from the command line
-    /// or from Python alike.
-    pub fn for_walk(files: &[(PathBuf, bool)], dirs: &[PathBuf]) -> Result<Maps, WalkError> {
+    /// or from Python alike. `walked` (`check --walked`, a job handed one
+    /// file of a folder with the folder as `--maps`): the demos under
+    /// `dirs` are maps only, as in the walk of the folder, where a demo
+    /// elsewhere pairs with no teehistorian file.
+    pub fn for_walk(
+        files: &[(PathBuf, bool)],
+        dirs: &[PathBuf],
+        walked: bool,
+    ) -> Result<Maps, WalkError> {
         let paths: Vec<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
         let mut maps = Maps::gather(&paths, dirs)?;
+        if walked {
+            maps.demos.clear();
+        }
         for (path, named) in files {
             if *named
                 && crate::files::named_as(path, "demo")

@@ -128,7 +128,8 @@ fn corpus_maps() -> std::sync::Arc<teeoracle::simulation::Maps> {
             .into_iter()
             .map(|f| (f, false))
             .collect();
-        let maps = teeoracle::simulation::Maps::for_walk(&files, &[]).expect("the corpus walks");
+        let maps =
+            teeoracle::simulation::Maps::for_walk(&files, &[], false).expect("the corpus walks");
         std::sync::Arc::new(maps)
     })
     .clone()

@@ -232,26 +232,33 @@ fn check_names_a_demo_beside_a_teehistorian_file_that_it_did_not_compare() {
 
 /// In a folder `record` wrote, with several demos, the one of the
 /// teehistorian file's session is compared and the others are named.
-#[test]
-fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
-    let dir = common::scratch("contract-check-record-demos");
+/// A folder as `record` writes it (`scenario.ron`), holding A's
+/// teehistorian file and the corpus demos `demos` as `1.demo`, `2.demo`,
+/// ...; and `check --format json`'s verdict of the file, which passes.
+fn record_folder_verdict(name: &str, demos: &[&str]) -> (std::path::PathBuf, serde_json::Value) {
+    let dir = common::scratch(name);
     std::fs::write(dir.join("scenario.ron"), "()").unwrap();
     std::fs::write(dir.join("server.teehistorian"), read(A_TH)).unwrap();
-    put(
-        &dir,
-        "1.demo",
-        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
-    );
-    put(
-        &dir,
-        "2.demo",
-        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
-    );
+    for (i, demo) in demos.iter().enumerate() {
+        put(&dir, &format!("{}.demo", i + 1), demo);
+    }
     let th = dir.join("server.teehistorian");
     let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let v = &doc["files"][0];
+    (dir, doc["files"][0].clone())
+}
+
+#[test]
+fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
+    let (dir, v) = record_folder_verdict(
+        "contract-check-record-demos",
+        &[
+            "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+            "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+        ],
+    );
+    let v = &v;
     let demos = v["demos"].as_array().unwrap();
     assert_eq!(demos.len(), 2, "{v}");
     assert_eq!(demos[0]["path"], dir.join("1.demo").display().to_string());
@@ -276,30 +283,15 @@ fn check_picks_the_sessions_demo_among_a_record_folders_demos() {
 /// the notes say why.
 #[test]
 fn check_names_many_demos_beside_a_file_in_its_summary_by_name() {
-    let dir = common::scratch("contract-check-many-demos");
-    std::fs::write(dir.join("scenario.ron"), "()").unwrap();
-    std::fs::write(dir.join("server.teehistorian"), read(A_TH)).unwrap();
-    put(
-        &dir,
-        "1.demo",
-        "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+    let (_, v) = record_folder_verdict(
+        "contract-check-many-demos",
+        &[
+            "corpus/demo/ddnet-20.1/A_join_move_leave.demo",
+            "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
+            "corpus/demo/ddnet-20.1/C_rcon_auth.demo",
+            "corpus/demo/ddnet-20.1/E_map_change.2_ctf1.demo",
+        ],
     );
-    put(
-        &dir,
-        "2.demo",
-        "corpus/demo/ddnet-20.1/B_eight_bots_dm1.demo",
-    );
-    put(&dir, "3.demo", "corpus/demo/ddnet-20.1/C_rcon_auth.demo");
-    put(
-        &dir,
-        "4.demo",
-        "corpus/demo/ddnet-20.1/E_map_change.2_ctf1.demo",
-    );
-    let th = dir.join("server.teehistorian");
-    let out = run(&["check", "--format", "json", th.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let v = &doc["files"][0];
     assert_eq!(
         v["summary"],
         "byte-exact; 970 records replayed to tick 932; 3 demos beside it not compared, each with why in a note: \
@@ -476,4 +468,36 @@ fn check_names_a_demo_of_another_map_when_the_files_map_is_not_at_hand() {
         "{v}"
     );
     assert_eq!(v["demos"][0]["compared"], false, "{v}");
+}
+
+/// `--walked` judges a file as found in a folder's walk, with the folder
+/// as `--maps` (a job handed one file): the demos under `--maps` are maps
+/// only, as a demo elsewhere in a walk pairs with no file.
+#[test]
+fn a_walked_file_pairs_with_no_demo_under_maps() {
+    let file = "corpus/teehistorian/ddnet-20.1/F_crash_truncated.teehistorian";
+    let verdict = |walked: bool| {
+        let mut args = vec![
+            "check",
+            "--format",
+            "json",
+            "--maps",
+            "corpus/demo/ddnet-20.1",
+        ];
+        if walked {
+            args.push("--walked");
+        }
+        args.push(file);
+        let out = run(&args);
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["files"][0].clone()
+    };
+    let named = verdict(false);
+    assert_eq!(named["demos"].as_array().map(Vec::len), Some(5), "{named}");
+    let walked = verdict(true);
+    assert!(walked.get("demos").is_none(), "{walked}");
+    assert_eq!(
+        walked["counts"]["more"]["player_ticks_matched"], 3318,
+        "{walked}"
+    );
 }

@@ -693,7 +693,7 @@ fn judge(
         // from DDNet's fails here, not only in a later `check`.
         let listed: Vec<(PathBuf, bool)> = files.iter().map(|f| (f.clone(), true)).collect();
         let map_dirs = scenario::map_dirs(&args.server, Flavor::of(&args.server));
-        let maps = crate::cli::maps::maps_for(&listed, &map_dirs)?;
+        let maps = crate::cli::maps::maps_for(&listed, &map_dirs, true)?;
         let options = Options {
             threads: 1,
             maps: Some(std::sync::Arc::new(maps)),

@@ -645,18 +645,9 @@ impl Device {
         if e.entity != DOOR && !light {
             return;
         }
-        // The eight tiles around, `aSides`' order, and twice as far for
-        // a light's growth (`aSides2`).
-        const SIDES: [(i32, i32); 8] = [
-            (0, 1),
-            (1, 1),
-            (1, 0),
-            (1, -1),
-            (0, -1),
-            (-1, -1),
-            (-1, 0),
-            (-1, 1),
-        ];
+        // The eight tiles around, and twice as far for a light's growth
+        // (`aSides2`).
+        use crate::simulation::physics::collision::SIDES;
         for (k, (dx, dy)) in SIDES.into_iter().enumerate() {
             let Some(side) = entity_at(col, e.x + dx, e.y + dy, layer) else {
                 continue;

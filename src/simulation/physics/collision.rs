@@ -1058,6 +1058,7 @@ const SIDE_BITS: [i32; 5] = [
 ];
 
 mod doors;
+pub(crate) use doors::SIDES;
 mod settings;
 
 #[cfg(test)]

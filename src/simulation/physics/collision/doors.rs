@@ -13,6 +13,19 @@ use crate::simulation::physics::{Vec2, fmath};
 const ENTITY_OFFSET: u8 = 255 - 16 * 4;
 /// `ENTITY_DOOR`.
 const DOOR: u8 = 49;
+
+/// The eight tiles around a door or a light, in `aSides`' order (a
+/// quarter pi of rotation apart).
+pub(crate) const SIDES: [(i32, i32); 8] = [
+    (0, 1),
+    (1, 1),
+    (1, 0),
+    (1, -1),
+    (0, -1),
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+];
 /// `ENTITY_LASER_SHORT` to `ENTITY_LASER_LONG`: beside a door, its
 /// direction and length.
 const LASER_SHORT: u8 = 19;
@@ -59,18 +72,8 @@ impl Collision {
     /// eight tiles around it (in `aSides`' order) that holds a laser
     /// length, a quarter pi of rotation apart (`CDoor::ResetCollision`).
     fn lay_door(&self, doors: &mut [Option<u8>], x: i32, y: i32, layer: Layer, number: u8) {
-        let sides = [
-            (0, 1),
-            (1, 1),
-            (1, 0),
-            (1, -1),
-            (0, -1),
-            (-1, -1),
-            (-1, 0),
-            (-1, 1),
-        ];
         let pos = Vec2::new(x as f32 * 32.0 + 16.0, y as f32 * 32.0 + 16.0);
-        for (k, (dx, dy)) in sides.into_iter().enumerate() {
+        for (k, (dx, dy)) in SIDES.into_iter().enumerate() {
             let Some(side) = self.entity(x + dx, y + dy, layer) else {
                 continue;
             };

@@ -611,6 +611,22 @@ pub struct ClientInfo {
     pub color_body: i32,
     /// The feet colour (HSL packed).
     pub color_feet: i32,
+    /// A 0.7 client's skin as it sent it (`Cl_StartInfo` of 0.7 has parts,
+    /// not a skin name: `skin` and the colours above are then the
+    /// defaults, and what a server shows 0.6 clients of it is the server's
+    /// own rule).
+    pub skin_parts: Option<SkinParts>,
+}
+
+/// A 0.7 skin: six parts (body, marking, decoration, hands, feet, eyes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SkinParts {
+    /// Each part's name.
+    pub names: [Vec<u8>; 6],
+    /// Whether each part has a colour of its own (0 or 1).
+    pub use_custom_colors: [i32; 6],
+    /// Each part's colour (HSLA packed).
+    pub colors: [i32; 6],
 }
 
 /// A `Cl_StartInfo` or `Cl_ChangeInfo`'s info.
@@ -633,6 +649,23 @@ pub fn client_info(protocol: Option<crate::packet::Version>, data: &[u8]) -> Opt
         use_custom_color: f.int("use_custom_color").unwrap_or(0),
         color_body: f.int("color_body").unwrap_or(0),
         color_feet: f.int("color_feet").unwrap_or(0),
+        skin_parts: skin_parts(&f),
+    })
+}
+
+/// The 0.7 skin of a message's fields, if they have one.
+fn skin_parts(f: &Fields<'_>) -> Option<SkinParts> {
+    let (Some(Value::Texts(names)), Some(Value::Ints(custom)), Some(Value::Ints(colors))) = (
+        f.get("skin_part_names"),
+        f.get("use_custom_colors"),
+        f.get("skin_part_colors"),
+    ) else {
+        return None;
+    };
+    Some(SkinParts {
+        names: <[_; 6]>::try_from(names.iter().map(|t| t.0.to_vec()).collect::<Vec<_>>()).ok()?,
+        use_custom_colors: custom.as_slice().try_into().ok()?,
+        colors: colors.as_slice().try_into().ok()?,
     })
 }
 

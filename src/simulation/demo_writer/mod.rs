@@ -32,6 +32,7 @@
 //! player's latency, score, emotes) is 0 or the neutral value.
 
 mod clients;
+mod sixup;
 #[cfg(test)]
 mod tests;
 
@@ -582,7 +583,7 @@ impl Writer {
             let Some(p) = w.player(cid).filter(|p| p.in_game) else {
                 continue;
             };
-            let info = self.clients.info_at(cid, tick);
+            let info = sixup::as_06(self.clients.info_at(cid, tick), self.release);
             let mut ci = builder("ClientInfo");
             ci.text("name", &info.name)
                 .text("clan", &info.clan)

@@ -77,15 +77,12 @@ impl Mul<f32> for Vec2 {
     }
 }
 
-/// DDNet's `round_to_int`: half away from zero, then truncated. (C's
-/// conversion of a float past `i32`'s range is undefined; here it
-/// saturates. No position on a map of at most 2^15 tiles a side gets
-/// there.)
+/// DDNet's `round_to_int`: half away from zero, then truncated as x86-64
+/// does ([`fmath::trunc_to_int`]): NaN and anything past `i32`'s range
+/// become `i32::MIN`. A NaN velocity does happen (the old speedup's
+/// `atan(0 / 0)` on a tee standing still in a ninja dash), and DDNet's
+/// snapshot and `Quantize` then hold `i32::MIN`.
 #[inline]
 pub fn round_to_int(f: f32) -> i32 {
-    if f > 0.0 {
-        (f + 0.5) as i32
-    } else {
-        (f - 0.5) as i32
-    }
+    fmath::trunc_to_int(if f > 0.0 { f + 0.5 } else { f - 0.5 })
 }

@@ -55,6 +55,11 @@ fn points_round_half_away_from_zero() {
     assert_eq!(round_to_int(-0.49), 0);
     assert_eq!(round_to_int(2.5), 3);
     assert_eq!(c.collision_at(Vec2::new(32.0, 32.0)), TILE_SOLID);
+    // x86's conversion: NaN and what `int` cannot hold are INT_MIN (a
+    // NaN velocity's snapshot in DDNet 20.1's demo says -2147483648).
+    assert_eq!(round_to_int(f32::NAN), i32::MIN);
+    assert_eq!(round_to_int(3.0e9), i32::MIN);
+    assert_eq!(round_to_int(-3.0e9), i32::MIN);
 }
 
 #[test]

@@ -247,6 +247,13 @@ impl Character {
         self
     }
 
+    /// The armor that shows `ticks` of freeze or ninja left: a bar of 10
+    /// that fills as they run out (16.4's `DDRaceTick` and `HandleNinja`,
+    /// 20.1's `SetArmorProgress`).
+    pub fn armor_progress(ticks: i32) -> i32 {
+        (10 - ticks / 15).clamp(0, 10)
+    }
+
     /// `Freeze(seconds)` at `tick`: refused while a longer freeze runs,
     /// and within a second of the last freeze's start unless not frozen.
     pub fn freeze(&mut self, seconds: i32, tick: i32, super_: bool) -> bool {

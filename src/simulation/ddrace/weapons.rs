@@ -707,6 +707,8 @@ impl Ctx<'_> {
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
+        // The time left shown as armor (`SetArmorProgress` in 20.1).
+        ch.armor = Character::armor_progress(ninja_time);
         ch.set_weapon(weapon::NINJA);
         ch.ninja.current_move_time -= 1;
         let dir = ch.ninja.activation_dir;

@@ -1048,7 +1048,7 @@ impl Writer {
             .int("direction", ch.input.direction)
             .int("player_flags", player_flags)
             .int("health", 10)
-            .int("armor", armor(ch, tick))
+            .int("armor", ch.armor)
             .int("ammo_count", ammo)
             .int("weapon", weapon)
             .int("emote", emote)
@@ -1175,30 +1175,6 @@ fn in_freeze(
             let q = crate::simulation::physics::Vec2::new(p.x + dx, p.y + dy);
             col.collision_at(q) == TILE_DEATH || col.front_collision_at(q) == TILE_DEATH
         })
-}
-
-/// The armor DDNet shows (`SetArmorProgress` in 20.1, `DDRaceTick` in
-/// 16.4): the freeze counting down at the start of the tick (10 - ticks
-/// left / 15, so 10 when not frozen), the ninja's time counting down in
-/// its place while it lasts, 0 in the tick a freeze began and for a
-/// character that has not ticked yet (`m_Armor`'s first value).
-fn armor(ch: &crate::simulation::ddrace::character::Character, tick: i32) -> i32 {
-    use crate::simulation::ddrace::character::weapon;
-    use crate::simulation::ddrace::weapons::NINJA_DURATION_MS;
-    let progress = |left: i32| (10 - left / 15).clamp(0, 10);
-    if ch.spawn_tick == tick || (ch.freeze_start == tick && ch.freeze_time > 0) {
-        return 0;
-    }
-    let ninja_ticks = i64::from(NINJA_DURATION_MS * 50 / 1000);
-    let since = i64::from(tick) - i64::from(ch.ninja_activation_tick);
-    if ch.active_weapon == weapon::NINJA && since <= ninja_ticks {
-        return progress((ninja_ticks - since).clamp(0, 750) as i32);
-    }
-    if ch.freeze_time > 0 {
-        // Counted down by one in this tick's `DDRaceTick`, after the armor.
-        return progress(ch.freeze_time + 1);
-    }
-    10
 }
 
 use crate::simulation::ddrace::character::EMOTE_PAIN;

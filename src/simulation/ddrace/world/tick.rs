@@ -477,6 +477,10 @@ impl World {
             ch.set_emote(0, -1);
         }
         ch.input = ch.saved_input;
+        // The freeze left shown as armor (10 when not frozen), before it
+        // counts down: a freeze begun earlier in the tick (a projectile,
+        // a laser) shows here, one begun later (a tile) shows 0.
+        ch.armor = crate::simulation::ddrace::character::Character::armor_progress(ch.freeze_time);
         if ch.live_frozen {
             ch.input.direction = 0;
             ch.input.jump = 0;

@@ -1070,6 +1070,7 @@ impl Writer {
             Release::Ddnet20_1 => &core.tuning,
         };
         set(0, core.solo);
+        set(1, ch.jetpack);
         set(
             2,
             core.collision_disabled || tuning.player_collision() == 0.0,
@@ -1077,6 +1078,15 @@ impl Writer {
         set(3, core.endless_hook);
         set(4, core.endless_jump);
         set(5, core.super_);
+        use crate::simulation::ddrace::character::weapon;
+        for (bit, w) in [
+            (6, weapon::HAMMER),
+            (7, weapon::SHOTGUN),
+            (8, weapon::GRENADE),
+            (9, weapon::LASER),
+        ] {
+            set(bit, ch.hit_disabled[w as usize]);
+        }
         set(10, core.hook_hit_disabled || tuning.player_hooking() == 0.0);
         for (i, slot) in ch.weapons.iter().enumerate().take(5) {
             set(14 + i as i32, slot.got);

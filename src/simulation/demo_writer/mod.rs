@@ -1105,6 +1105,7 @@ impl Writer {
         d.int("flags", flags)
             .int("freeze_end", freeze_end)
             .int("jumps", core.jumps)
+            .int("tele_checkpoint", ch.tele_checkpoint)
             .int("strong_weak_id", ch.strong_weak_id)
             .int("jumped_total", core.jumped_total)
             .int("ninja_activation_tick", ch.ninja_activation_tick)

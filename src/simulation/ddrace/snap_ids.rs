@@ -6,10 +6,13 @@
 //! is the first taken.
 //!
 //! 20.1 times the wait with the clock; a tick is 20 ms of it, so an id
-//! freed at tick T is free again from tick T + 251 (at T + 250 exactly it
-//! depends on where in the two ticks the free and the taking fell: taken
-//! as not yet). 16.4 keeps the deadline, nanoseconds since the server
-//! started plus five seconds, in an `int` (`CSnapIDPool::CID::m_Timeout`):
+//! freed at tick T is free again from tick T + 251. At T + 250 exactly it
+//! is back when the server's loop woke later after the take's tick began
+//! than after the free's (`time_get()` is read once a turn of
+//! `CServer::Run`): scheduling no file records, half and half on fresh
+//! sessions, taken as not yet. 16.4 keeps the deadline, nanoseconds since
+//! the server started plus five seconds, in an `int`
+//! (`CSnapIDPool::CID::m_Timeout`):
 //! cut to 32 bits it is the free's time plus 0.705 s while the server has
 //! run less than 1.44 s (the first 72 ticks: free again 36 ticks later),
 //! and below the clock from then on, so a freed id is back at the next

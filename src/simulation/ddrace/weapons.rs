@@ -115,6 +115,10 @@ pub struct Projectile {
     /// direction for the map's bullets).
     #[serde(skip)]
     pub aim: Vec2,
+    /// The tune zone where it was made (`m_TuneZone`, fixed by the
+    /// constructor; 20.1 snaps it).
+    #[serde(skip)]
+    pub tune_zone: u8,
 }
 
 fn is_zero(v: &u8) -> bool {
@@ -812,6 +816,7 @@ pub fn new_projectile(
         snap_id: None,
         layer: 0,
         aim: dir,
+        tune_zone: 0,
     }
 }
 

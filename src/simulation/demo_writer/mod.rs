@@ -693,6 +693,7 @@ impl Writer {
                         .int("start_tick", p.start_tick)
                         .int("owner", p.owner)
                         .int("switch_number", p.switch.map_or(0, i32::from))
+                        .int("tune_zone", i32::from(p.tune_zone))
                         .int("flags", flags);
                     ("DDNetProjectile", b)
                 }

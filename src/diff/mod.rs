@@ -49,8 +49,8 @@ pub use demo::{DemoCharacter, DemoPaths, DemoTicks, demo_paths};
 pub use map::MapTicks;
 pub use options::{
     CAPTURE, DEMO, Defaults, MAP, MAX_DIFFERENCES, Options, RCON_TIME, RECEIVED_INPUT, SIMULATED,
-    SNAP_DELTA, SQL_TICK, TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID, mask_uuids,
-    strip_time_prefix,
+    SNAP_DELTA, SNAPSHOT_IDS, SQL_TICK, TEEHISTORIAN, TIMING_IGNORED, TOKENS, UNSET_CLIENT_ID,
+    mask_uuids, strip_time_prefix,
 };
 pub use report::{Change, Counts, Difference, FieldChange, FirstMove, Movement, Report};
 pub use simulated::SimulatedTicks;
@@ -58,6 +58,7 @@ pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;
 use crate::codec::DecodeError;
+use options::from_the_id_pool;
 use serde::Serialize;
 use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
@@ -398,9 +399,18 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
         return;
     }
     let keys: BTreeSet<&String> = old.items.keys().chain(new.items.keys()).collect();
-    for key in keys {
-        let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
-        let (o, n) = (strip(old.items.get(key)), strip(new.items.get(key)));
+    let mut unequal: Vec<(Option<Event>, Option<Event>)> = keys
+        .into_iter()
+        .filter_map(|key| {
+            let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
+            let (o, n) = (strip(old.items.get(key)), strip(new.items.get(key)));
+            (o != n).then_some((o, n))
+        })
+        .collect();
+    if options.leaves_out(SNAPSHOT_IDS) {
+        same_items_under_other_ids(&mut unequal);
+    }
+    for (o, n) in unequal {
         let (category, change) = match (&o, &n) {
             (Some(o), Some(n)) if o == n => continue,
             (Some(o), Some(_)) => (&o.category, Change::Changed),
@@ -415,6 +425,33 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
                 (Some(o), None) => one_sided(tick, Change::Removed, o),
                 (_, n) => one_sided(tick, Change::Added, n.as_ref().unwrap_or(&empty_event())),
             });
+        }
+    }
+}
+
+/// Takes out of a tick's unequal items ([`SNAPSHOT_IDS`]) those of the
+/// snapshot id pool's types that one side has under one id and the other
+/// under another, every field equal: in key order, each old item pairs
+/// with the first new one of the same content.
+fn same_items_under_other_ids(unequal: &mut [(Option<Event>, Option<Event>)]) {
+    let content = |e: &Event| (e.category.clone(), e.fields.to_string());
+    let mut olds: BTreeMap<(String, String), VecDeque<usize>> = BTreeMap::new();
+    for (i, (o, _)) in unequal.iter().enumerate() {
+        if let Some(o) = o.as_ref().filter(|o| from_the_id_pool(&o.category)) {
+            olds.entry(content(o)).or_default().push_back(i);
+        }
+    }
+    for j in 0..unequal.len() {
+        let Some(n) = unequal[j]
+            .1
+            .as_ref()
+            .filter(|n| from_the_id_pool(&n.category))
+        else {
+            continue;
+        };
+        if let Some(i) = olds.get_mut(&content(n)).and_then(VecDeque::pop_front) {
+            unequal[i].0 = None;
+            unequal[j].1 = None;
         }
     }
 }
@@ -638,6 +675,46 @@ mod tests {
                 ..TickContent::default()
             }
         }
+    }
+
+    /// Items of the snapshot id pool's types pair by content across ids;
+    /// others, and items whose fields differ, stay differences.
+    #[test]
+    fn the_same_entity_under_another_snapshot_id_is_the_same_item() {
+        let item = |category: &str, x: i64| {
+            Some(Event::new(
+                format!("item:{category}"),
+                serde_json::json!({"x": x}),
+            ))
+        };
+        // Keys 1, 2, 3 in order: the old side's 1 and 2 are the new side's
+        // 2 and 3, swapped along; 4 moved; a Character under another id
+        // is no entity of the pool.
+        let mut unequal = vec![
+            (item("DDNetProjectile", 10), item("DDNetProjectile", 30)),
+            (item("DDNetProjectile", 20), item("DDNetProjectile", 10)),
+            (None, item("DDNetProjectile", 20)),
+            (item("DDNetLaser", 4), item("DDNetLaser", 5)),
+            (item("Character", 7), None),
+            (None, item("Character", 7)),
+        ];
+        same_items_under_other_ids(&mut unequal);
+        let left: Vec<_> = unequal
+            .iter()
+            .map(|(o, n)| (o.as_ref().map(Event::text), n.as_ref().map(Event::text)))
+            .collect();
+        let text = |c: &str, x: i64| Some(item(c, x).unwrap().text());
+        assert_eq!(
+            left,
+            [
+                (None, text("DDNetProjectile", 30)),
+                (None, None),
+                (None, None),
+                (text("DDNetLaser", 4), text("DDNetLaser", 5)),
+                (text("Character", 7), None),
+                (None, text("Character", 7)),
+            ]
+        );
     }
 
     /// DDNet's database thread decides when (and whether) its lines

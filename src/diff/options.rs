@@ -61,6 +61,36 @@ pub const SNAP_DELTA: &str = "SNAP.delta";
 /// normal (0) or blink (5) as `<normal or blink>`.
 pub const RECEIVED_INPUT: &str = "received_input";
 
+/// Which snapshot id a server gives a new entity (a projectile, a laser,
+/// a pickup, a flag): DDNet's id pool (`CSnapIdPool`) gives a freed id
+/// back five seconds after `FreeId` by `time_get()`, read once a turn of
+/// the server's main loop, so which of the ids freed about then a take
+/// gets is how late the loop woke for each tick: the machine's
+/// scheduling. Two runs of a scenario differ in it, and a teehistorian
+/// file cannot know it. Compared without it: at each snapshot, an item of
+/// those types that one side has under one id and the other under
+/// another, every field equal, is the same item.
+pub const SNAPSHOT_IDS: &str = "snapshot_ids";
+
+/// The item types whose ids come from the snapshot id pool (0.6 and 0.7
+/// names; DDNet's entities snap with their `m_Id`).
+const ID_POOL_ITEMS: [&str; 9] = [
+    "item:Projectile",
+    "item:Laser",
+    "item:Pickup",
+    "item:Flag",
+    "item:DDNetProjectile",
+    "item:DDRaceProjectile",
+    "item:DDNetLaser",
+    "item:DDNetPickup",
+    "item:EntityEx",
+];
+
+/// Whether items of `category` take their ids from the snapshot id pool.
+pub(super) fn from_the_id_pool(category: &str) -> bool {
+    ID_POOL_ITEMS.contains(&category)
+}
+
 /// A teehistorian savegame (TEAM_SAVE_SUCCESS, TEAM_LOAD_SUCCESS): its
 /// random id (`save_id`) and, in its text, the game's UUID each member
 /// carries; both are compared as `<uuid>`-free.
@@ -120,6 +150,7 @@ pub const DEMO: Defaults = Defaults {
         SQL_TICK,
         SNAP_DELTA,
         RECEIVED_INPUT,
+        SNAPSHOT_IDS,
     ],
 };
 /// Captures: network timing (inputs' arrival among it), remote-console
@@ -134,6 +165,7 @@ pub const CAPTURE: Defaults = Defaults {
         TOKENS,
         SQL_TICK,
         RECEIVED_INPUT,
+        SNAPSHOT_IDS,
     ],
 };
 
@@ -271,7 +303,7 @@ impl Options {
     }
 
     /// `name` is left out, by default or by the user.
-    fn leaves_out(&self, name: &str) -> bool {
+    pub(super) fn leaves_out(&self, name: &str) -> bool {
         self.left_out().any(|d| d == name)
     }
 

@@ -418,3 +418,40 @@ fn items_compare_at_common_snapshots_across_a_servers_stall() {
     assert_eq!(both_gap, 0);
     assert!(both < either, "{both} vs {either}");
 }
+
+/// `snapshot_ids`: on a 20.1 campaign session the written demo's only
+/// differences from the server's are projectiles under other ids (the
+/// id pool's five-second wait is the server loop's scheduling); compared
+/// by content, the two are equal item for item.
+#[test]
+fn entities_under_other_snapshot_ids_are_the_same_items() {
+    use teeoracle::diff::{DEMO, DemoTicks, Options, SNAPSHOT_IDS, compare};
+    let dir = crate::campaign::root().join("corpus/campaign/20.1-dm2-default-s3-c12-t20");
+    let (th, server, _) = crate::campaign::load(&dir);
+    let map = Events::new(&server).expect("a demo").map().to_vec();
+    let span = Span::Ticks { from: 26, to: 1000 };
+    let (ours, _) = demo_of_teehistorian(&th, &map, &span, 64 << 20).expect("a demo");
+    let differences = |keep: &[String]| {
+        let options = Options {
+            only: vec!["item".into()],
+            ignore: vec!["Registration".into()],
+            same_session: teeoracle::demo::one_session(&server, &ours),
+            common_snapshots: true,
+            max_differences: usize::MAX,
+            ..Options::default()
+        }
+        .with_defaults(DEMO, keep, false);
+        let (ho, mut o) = DemoTicks::new(&server).expect("the server's demo");
+        let (hn, mut n) = DemoTicks::new(&ours).expect("ours");
+        compare(&ho, &hn, &mut o, &mut n, &options).expect("compared")
+    };
+    let by_id = differences(&[SNAPSHOT_IDS.into()]);
+    assert!(by_id.total_differences > 20, "{}", by_id.total_differences);
+    let kinds: std::collections::BTreeSet<_> = by_id
+        .differences
+        .iter()
+        .map(|d| d.category.as_str())
+        .collect();
+    assert_eq!(kinds, ["item:DDNetProjectile"].into());
+    assert_eq!(differences(&[]).total_differences, 0);
+}

@@ -9,12 +9,14 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
+use super::near::{Reused, points};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
 
 /// The most client ids a world has (DDNet 20.1's `MAX_CLIENTS`; 16.4 had 64).
 pub const MAX_CLIENTS: usize = 128;
+const _: () = assert!(MAX_CLIENTS <= super::near::MAX_POINTS);
 
 /// A character's box side and its radius for proximity (`PhysicalSize`).
 pub const PHYSICAL_SIZE: f32 = 28.0;
@@ -320,37 +322,20 @@ pub struct Cores {
     /// Choices among several teleporter outs made without a generator:
     /// client ids (the first out was taken; unmodelled).
     pub unseeded_choices: Vec<usize>,
-    /// Every core's position, while the world keeps a copy in step
+    /// Every core's position bucketed, while the world keeps it in step
     /// ([`Cores::gather`]).
-    positions: Positions,
+    near: Positions,
 }
 
-/// A copy of every core's position by client id, packed, for the loops
-/// over the other cores: they test distance on it first, eight cores to
-/// a cache line and four to an instruction, and look at a core itself
-/// only when it may be near. Absent cores are infinitely far.
-#[derive(Clone, Debug)]
+/// Every core's position, bucketed for the loops over the other cores:
+/// they look only at the cores that may be near. Kept in step only
+/// between [`Cores::gather`] and [`Cores::scatter`], while every move of
+/// a core is followed by [`Cores::regather`]; otherwise the loops test
+/// every core.
+#[derive(Clone, Debug, Default)]
 struct Positions {
-    x: [f32; MAX_CLIENTS],
-    y: [f32; MAX_CLIENTS],
-    /// No core at this client id or after it was copied.
-    end: usize,
-    /// Whether the copy is in step with the cores: only between
-    /// [`Cores::gather`] and [`Cores::scatter`], while every move of a
-    /// core is followed by [`Cores::regather`]. Otherwise the loops read
-    /// the cores.
+    near: Reused,
     in_step: bool,
-}
-
-impl Default for Positions {
-    fn default() -> Positions {
-        Positions {
-            x: [f32::INFINITY; MAX_CLIENTS],
-            y: [f32::INFINITY; MAX_CLIENTS],
-            end: 0,
-            in_step: false,
-        }
-    }
 }
 
 impl Cores {
@@ -364,7 +349,7 @@ impl Cores {
             old_tele_hook: false,
             prng: None,
             unseeded_choices: Vec::new(),
-            positions: Positions::default(),
+            near: Positions::default(),
         }
     }
 
@@ -373,34 +358,25 @@ impl Cores {
     /// one in a slot) calls [`Cores::regather`] for it before the next
     /// core ticks or moves.
     pub fn gather(&mut self) {
-        self.positions.end = 0;
-        for cid in 0..MAX_CLIENTS {
-            self.copy_position(cid);
+        let near = self.near.near.get_mut();
+        for (cid, c) in self.slots.iter().enumerate() {
+            near.set(cid, c.as_ref().map(|c| c.pos));
         }
-        self.positions.in_step = true;
+        self.near.in_step = true;
     }
 
     /// The core of `cid` moved (or came or went): its copied position
     /// follows.
     pub fn regather(&mut self, cid: usize) {
-        if self.positions.in_step && cid < MAX_CLIENTS {
-            self.copy_position(cid);
+        if self.near.in_step && cid < MAX_CLIENTS {
+            let p = self.slots[cid].as_ref().map(|c| c.pos);
+            self.near.near.get_mut().set(cid, p);
         }
     }
 
     /// The copy of the positions is no longer kept in step.
     pub fn scatter(&mut self) {
-        self.positions.in_step = false;
-    }
-
-    fn copy_position(&mut self, cid: usize) {
-        let far = Vec2::new(f32::INFINITY, f32::INFINITY);
-        let p = self.slots[cid].as_ref().map_or(far, |c| c.pos);
-        self.positions.x[cid] = p.x;
-        self.positions.y[cid] = p.y;
-        if self.slots[cid].is_some() {
-            self.positions.end = self.positions.end.max(cid + 1);
-        }
+        self.near.in_step = false;
     }
 
     /// The client ids, in order, of the cores that may be within
@@ -409,7 +385,8 @@ impl Cores {
     /// A superset: the caller tests each core again.
     fn near_ids(&self, p: Vec2, limit: f32, also: i32, out: &mut [u8; MAX_CLIENTS]) -> usize {
         let mut n = 0;
-        if !self.positions.in_step {
+        let near = self.near.near.get().filter(|_| self.near.in_step);
+        let Some(near) = near else {
             for (i, slot) in self.slots.iter().enumerate() {
                 let Some(other) = slot else {
                     continue;
@@ -422,41 +399,25 @@ impl Cores {
                 }
             }
             return n;
+        };
+        let mut found = near.candidates(p, limit);
+        if let Ok(also) = usize::try_from(also)
+            && also < MAX_CLIENTS
+        {
+            found |= 1 << also;
         }
         debug_assert!(
-            self.slots
-                .iter()
-                .enumerate()
-                .all(|(i, c)| c.as_ref().is_none_or(|c| {
-                    i < self.positions.end
-                        && c.pos.x.to_bits() == self.positions.x[i].to_bits()
-                        && c.pos.y.to_bits() == self.positions.y[i].to_bits()
-                })),
-            "a core moved without Cores::regather"
+            self.slots.iter().enumerate().all(|(i, c)| {
+                c.as_ref().is_none_or(|c| {
+                    let delta = p - c.pos;
+                    delta.dot(delta) > limit || found & 1 << i != 0
+                })
+            }),
+            "a near core is not a candidate (moved without Cores::regather?)"
         );
-        // Written so that the compiler tests four cores an instruction.
-        let end = self.positions.end;
-        let mut near = [false; MAX_CLIENTS];
-        let (xs, ys) = (&self.positions.x[..end], &self.positions.y[..end]);
-        for ((near, &x), &y) in near.iter_mut().zip(xs).zip(ys) {
-            let delta = Vec2::new(p.x - x, p.y - y);
-            let far = delta.dot(delta) > limit;
-            *near = !far;
-        }
-        if let Some(also) = usize::try_from(also).ok().and_then(|a| near.get_mut(a)) {
-            *also = true;
-        }
-        // Eight at a time: most are far.
-        for (row, eight) in near.chunks_exact(8).enumerate() {
-            if eight == [false; 8] {
-                continue;
-            }
-            for (k, &near) in eight.iter().enumerate() {
-                if near {
-                    out[n] = (row * 8 + k) as u8;
-                    n += 1;
-                }
-            }
+        for i in points(found) {
+            out[n] = i as u8;
+            n += 1;
         }
         n
     }

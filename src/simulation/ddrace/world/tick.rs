@@ -6,6 +6,7 @@ use super::*;
 use crate::simulation::ddrace::effects::sound;
 use crate::simulation::ddrace::map_entities;
 use crate::simulation::physics::collision::cantmove;
+use crate::simulation::physics::near::points;
 
 impl World {
     /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
@@ -295,13 +296,17 @@ impl World {
         self.devices = devices;
         let fx_tick = self.effects_tick();
         self.effects.every_tick = self.config.sv_high_bandwidth != 0;
-        // The characters' positions, packed, for the loop over every
-        // pickup and character (nothing in it moves a character).
+        // The characters' positions, in order and bucketed, for the loop
+        // over every pickup and character (nothing in it moves a
+        // character): each pickup looks at the ones that may be near.
         let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
+        let mut reused = std::mem::take(&mut self.pickup_near);
+        let near = reused.cleared();
         let mut n = 0;
         for &cid in &self.order {
             if let Some(ch) = self.chars[cid].as_ref() {
                 at[n] = (cid as u8, ch.pos);
+                near.set(n, Some(ch.pos));
                 n += 1;
             }
         }
@@ -309,7 +314,7 @@ impl World {
         // rounding): no square root taken.
         const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;
         for pk in &self.pickups {
-            for &(cid, pos) in &at[..n] {
+            for (cid, pos) in points(near.candidates(pk.pos, FAR)).map(|k| at[k]) {
                 let delta = pos - pk.pos;
                 if delta.dot(delta) > FAR {
                     continue;
@@ -380,6 +385,7 @@ impl World {
                 }
             }
         }
+        self.pickup_near = reused;
         let order = self.order.clone();
         if no_weak_hook && self.release == Release::Ddnet20_1 {
             for &cid in &order {

@@ -338,6 +338,49 @@ struct Positions {
     in_step: bool,
 }
 
+/// The slots of every core but the one ticking or moving, which DDNet's
+/// loops over the world's characters find too and skip (its slot reads
+/// as empty here).
+struct Others<'a> {
+    /// The slots before the core's.
+    before: &'a mut [Option<Core>],
+    /// The slots after the core's.
+    after: &'a mut [Option<Core>],
+}
+
+impl Others<'_> {
+    /// No other core (a core alone).
+    fn none() -> Others<'static> {
+        Others {
+            before: &mut [],
+            after: &mut [],
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&Core> {
+        let cid = self.before.len();
+        match i.checked_sub(cid + 1) {
+            Some(j) => self.after.get(j)?.as_ref(),
+            None => self.before.get(i)?.as_ref(),
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Core> {
+        let cid = self.before.len();
+        match i.checked_sub(cid + 1) {
+            Some(j) => self.after.get_mut(j)?.as_mut(),
+            None => self.before.get_mut(i)?.as_mut(),
+        }
+    }
+
+    /// Every slot by client id, the core's own empty.
+    fn enumerate(&self) -> impl Iterator<Item = (usize, Option<&Core>)> {
+        let before = self.before.iter().map(Option::as_ref);
+        let after = self.after.iter().map(Option::as_ref);
+        before.chain(std::iter::once(None)).chain(after).enumerate()
+    }
+}
+
 impl Cores {
     /// No characters.
     pub fn new(release: Release) -> Cores {
@@ -383,11 +426,18 @@ impl Cores {
     /// `sqrt(limit)` of `p` (`delta.dot(delta) > limit` does not hold),
     /// and `also` whatever its distance, into `out`; returns how many.
     /// A superset: the caller tests each core again.
-    fn near_ids(&self, p: Vec2, limit: f32, also: i32, out: &mut [u8; MAX_CLIENTS]) -> usize {
+    fn near_ids(
+        &self,
+        others: &Others,
+        p: Vec2,
+        limit: f32,
+        also: i32,
+        out: &mut [u8; MAX_CLIENTS],
+    ) -> usize {
         let mut n = 0;
         let near = self.near.near.get().filter(|_| self.near.in_step);
         let Some(near) = near else {
-            for (i, slot) in self.slots.iter().enumerate() {
+            for (i, slot) in others.enumerate() {
                 let Some(other) = slot else {
                     continue;
                 };
@@ -407,7 +457,7 @@ impl Cores {
             found |= 1 << also;
         }
         debug_assert!(
-            self.slots.iter().enumerate().all(|(i, c)| {
+            others.enumerate().all(|(i, c)| {
                 c.as_ref().is_none_or(|c| {
                     let delta = p - c.pos;
                     delta.dot(delta) > limit || found & 1 << i != 0
@@ -440,18 +490,16 @@ impl Cores {
     /// `CCharacterCore::Tick(true, deferred)` for the core of `cid`.
     /// `restrictions` gives the [`cantmove`] bits at a position.
     pub fn tick(&mut self, cid: usize, col: &Collision, use_input: bool, deferred: bool) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        // DDNet clears `m_Reset` when it resends the core, which it always
-        // does in the same tick's `TickDeferred`: so the flag holds the
-        // tick it was set in.
-        c.reset = false;
-        self.tick_core(&mut c, col, use_input);
-        if deferred {
-            self.tick_deferred_core(&mut c);
-        }
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| {
+            // DDNet clears `m_Reset` when it resends the core, which it
+            // always does in the same tick's `TickDeferred`: so the flag
+            // holds the tick it was set in.
+            c.reset = false;
+            cores.tick_core(c, others, col, use_input);
+            if deferred {
+                cores.tick_deferred_core(c, others);
+            }
+        });
     }
 
     /// The dead-reckoning step of `CCharacter::TickDeferred`
@@ -460,28 +508,35 @@ impl Cores {
     /// client predicts a core it was sent. `self` is that empty world: a
     /// [`Cores::new`] of the same release that holds no core.
     pub fn tick_alone(&mut self, c: &mut Core, col: &Collision) {
-        self.tick_core(c, col, false);
-        self.tick_deferred_core(c);
-        self.move_one(c, col);
+        let others = &mut Others::none();
+        self.tick_core(c, others, col, false);
+        self.tick_deferred_core(c, others);
+        self.move_one(c, others, col);
         c.quantize();
     }
 
     /// `CCharacterCore::TickDeferred` alone (with `sv_no_weak_hook`).
     pub fn tick_deferred(&mut self, cid: usize) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        self.tick_deferred_core(&mut c);
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| cores.tick_deferred_core(c, others));
     }
 
     /// `CCharacterCore::Move` for the core of `cid`.
     pub fn move_core(&mut self, cid: usize, col: &Collision) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        self.move_one(&mut c, col);
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| cores.move_one(c, others, col));
+    }
+
+    /// Runs `f` on the core of `cid` (if any) and the other cores, the
+    /// slots lent out meanwhile (not the core moved out of its slot and
+    /// back: 300 bytes twice).
+    fn with_core(&mut self, cid: usize, f: impl FnOnce(&mut Cores, &mut Core, &mut Others)) {
+        let mut slots = std::mem::take(&mut self.slots);
+        if cid < slots.len() {
+            let (before, rest) = slots.split_at_mut(cid);
+            if let Some((Some(c), after)) = rest.split_first_mut() {
+                f(self, c, &mut Others { before, after });
+            }
+        }
+        self.slots = slots;
     }
 
     /// `IsSwitchActiveCb`: whether a door of switch `number` stops the
@@ -497,7 +552,7 @@ impl Cores {
             && (!self.teams.can_collide(other.id, c.id) || other.solo || c.solo)
     }
 
-    fn tick_core(&mut self, c: &mut Core, col: &Collision, use_input: bool) {
+    fn tick_core(&mut self, c: &mut Core, others: &Others, col: &Collision, use_input: bool) {
         let t = c.tuning;
         // Doors only with input (`IsSwitchActiveCb`; none without).
         c.move_restrictions = match use_input {
@@ -579,13 +634,13 @@ impl Cores {
             c.triggered_events |= event::HOOK_RETRACT;
             c.hook_state = hook::RETRACTED;
         } else if c.hook_state == hook::FLYING {
-            self.fly_hook(c, col, target_dir);
+            self.fly_hook(c, others, col, target_dir);
         }
 
         if c.hook_state == hook::GRABBED {
             if c.hooked_player != -1 {
                 let hooked = c.hooked_player as usize;
-                match &self.slots[hooked] {
+                match others.get(hooked) {
                     Some(other) if self.teams.can_keep_hook(c.id, other.id) => {
                         c.hook_pos = other.pos;
                     }
@@ -614,7 +669,7 @@ impl Cores {
             }
             c.hook_tick += 1;
             if c.hooked_player != -1
-                && (c.hook_tick > 50 + 50 / 5 || self.slots[c.hooked_player as usize].is_none())
+                && (c.hook_tick > 50 + 50 / 5 || others.get(c.hooked_player as usize).is_none())
             {
                 c.hooked_player = -1;
                 c.hook_state = hook::RETRACTED;
@@ -624,7 +679,7 @@ impl Cores {
     }
 
     /// The flying hook's step: length, walls, players.
-    fn fly_hook(&mut self, c: &mut Core, col: &Collision, target_dir: Vec2) {
+    fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision, target_dir: Vec2) {
         let t = c.tuning;
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
         let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
@@ -656,7 +711,10 @@ impl Cores {
         };
         if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
             let mut best = 0.0f32;
-            for other in self.slots.iter().flatten() {
+            for (_, other) in others.enumerate() {
+                let Some(other) = other else {
+                    continue;
+                };
                 if other.id == c.id || self.skips(c, other) {
                     continue;
                 }
@@ -697,13 +755,13 @@ impl Cores {
         }
     }
 
-    fn tick_deferred_core(&mut self, c: &mut Core) {
+    fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
         let t = c.tuning;
         let mut near = [0u8; MAX_CLIENTS];
-        let n = self.near_ids(c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
+        let n = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
         for &i in &near[..n] {
             let i = usize::from(i);
-            let Some(other) = self.slots[i].as_ref() else {
+            let Some(other) = others.get(i) else {
                 continue;
             };
             // Far apart and not hooked: neither a push (below 35) nor a
@@ -744,7 +802,7 @@ impl Cores {
             {
                 let acc = t.hook_drag_accel() * (d / t.hook_length());
                 let ds = t.hook_drag_speed();
-                let other = self.slots[i].as_mut().expect("checked above");
+                let other = others.get_mut(i).expect("checked above");
                 let pushed = Vec2::new(
                     saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
                     saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
@@ -765,7 +823,7 @@ impl Cores {
         }
     }
 
-    fn move_one(&mut self, c: &mut Core, col: &Collision) {
+    fn move_one(&mut self, c: &mut Core, others: &Others, col: &Collision) {
         let t = c.tuning;
         let ramp = velocity_ramp(
             c.vel.length() * 50.0,
@@ -813,10 +871,10 @@ impl Cores {
                 let mut maybe = [0u8; MAX_CLIENTS];
                 let mut near = [0u8; MAX_CLIENTS];
                 let mut n = 0;
-                let m = self.near_ids(c.pos, far, -1, &mut maybe);
+                let m = self.near_ids(others, c.pos, far, -1, &mut maybe);
                 for other in maybe[..m]
                     .iter()
-                    .filter_map(|&o| self.slots[usize::from(o)].as_ref())
+                    .filter_map(|&o| others.get(usize::from(o)))
                 {
                     let delta = c.pos - other.pos;
                     if delta.dot(delta) > far {
@@ -844,7 +902,7 @@ impl Cores {
                     let a = i as f32 / d;
                     let p = c.pos.mix(new_pos, a);
                     for &o in &near[..n] {
-                        let Some(other) = self.slots[usize::from(o)].as_ref() else {
+                        let Some(other) = others.get(usize::from(o)) else {
                             continue;
                         };
                         let dd = p.distance(other.pos);

@@ -325,6 +325,9 @@ pub struct Cores {
     /// Every core's position bucketed, while the world keeps it in step
     /// ([`Cores::gather`]).
     near: Positions,
+    /// Each client id's last aim and its [`angle`] (an `atan2`; an aim
+    /// changes far less often than every tick).
+    angles: Vec<((i32, i32), i32)>,
 }
 
 /// Every core's position, bucketed for the loops over the other cores:
@@ -393,6 +396,7 @@ impl Cores {
             prng: None,
             unseeded_choices: Vec::new(),
             near: Positions::default(),
+            angles: vec![((0, 0), angle(0, 0)); MAX_CLIENTS],
         }
     }
 
@@ -546,6 +550,18 @@ impl Cores {
         team != self.teams.super_team && self.switchers.is_on(number, team)
     }
 
+    /// [`angle`] of `aim`, remembered for `cid`.
+    fn angle_of(&mut self, cid: usize, aim: (i32, i32)) -> i32 {
+        match self.angles.get_mut(cid) {
+            Some((last, a)) if *last == aim => *a,
+            Some(kept) => {
+                *kept = (aim, angle(aim.0, aim.1));
+                kept.1
+            }
+            None => angle(aim.0, aim.1),
+        }
+    }
+
     /// Whether `c` skips `other` in the hook and push loops (teams, solo).
     fn skips(&self, c: &Core, other: &Core) -> bool {
         !(c.super_ || other.super_)
@@ -578,7 +594,7 @@ impl Cores {
         };
         if use_input {
             c.direction = c.input.direction;
-            c.angle = angle(c.input.target_x, c.input.target_y);
+            c.angle = self.angle_of(c.id, (c.input.target_x, c.input.target_y));
             if c.input.jump != 0 {
                 if c.jumped & 1 == 0 {
                     if grounded && (c.jumped & 2 == 0 || c.jumps != 0) {

@@ -473,7 +473,7 @@ impl World {
     /// leaves that to [`World::character_tick`].
     pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
-        let tuning = *self.tunings.zone(zone);
+        let tuning = self.tunings.zone(zone);
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -517,7 +517,7 @@ impl World {
             hook: ch.input.hook,
         };
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            core.tuning = tuning;
+            core.tuning = *tuning;
             core.input = input;
         }
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
@@ -591,8 +591,6 @@ impl World {
     /// shooter is pushed away from its aim (`TakeDamage` with no damage),
     /// by the `jetpack_strength` of its tune zone.
     fn handle_jetpack(&mut self, cid: usize) {
-        let zone = self.tune_zone_of(cid);
-        let strength = self.tunings.zone(zone).jetpack_strength();
         let Some(ch) = self.chars[cid].as_ref() else {
             return;
         };
@@ -605,6 +603,13 @@ impl World {
         if gun.ammo == 0 || ch.freeze_time != 0 {
             return;
         }
+        // The zone only when the jetpack pushes: a lookup a character a
+        // tick otherwise.
+        let zone = self.tune_zone_of(cid);
+        let strength = self.tunings.zone(zone).jetpack_strength();
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return;
+        };
         let aim = Vec2::new(
             ch.latest_input.target_x as f32,
             ch.latest_input.target_y as f32,

@@ -130,7 +130,7 @@ impl Near {
     /// A superset of the points `q` for which `delta.dot(delta) > limit`
     /// (`delta = p - q`) does not hold.
     pub fn candidates(&self, p: Vec2, limit: f32) -> Bits {
-        if !(limit >= 0.0 && limit <= MAX_LIMIT && small(p)) {
+        if !((0.0..=MAX_LIMIT).contains(&limit) && small(p)) {
             return self.present;
         }
         // Past the reach by more than the rounding of the distance test
@@ -189,7 +189,8 @@ mod tests {
             .filter(|&i| {
                 at[i].is_some_and(|q| {
                     let d = p - q;
-                    !(d.dot(d) > limit)
+                    let far = d.dot(d) > limit;
+                    !far
                 })
             })
             .collect()
@@ -201,7 +202,7 @@ mod tests {
         let mut near = Near::default();
         // A walk over the plane, some points on cell borders, some far,
         // one NaN, one infinite; then some moved and some removed.
-        for i in 0..100 {
+        for (i, at) in at.iter_mut().enumerate().take(100) {
             let x = (i as f32 * 37.3) % 700.0 - 100.0;
             let y = (i as f32 * 91.7) % 500.0 - 64.0;
             let p = match i {
@@ -211,7 +212,7 @@ mod tests {
                 10 => Vec2::new(2048.0 + 30.0, 0.0),
                 _ => Vec2::new(x, y),
             };
-            at[i] = Some(p);
+            *at = Some(p);
             near.set(i, Some(p));
         }
         for i in (0..100).step_by(3) {

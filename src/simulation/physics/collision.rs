@@ -65,6 +65,45 @@ pub struct Collision {
     /// Whether any tile has a stopper: without one, no move is
     /// restricted but by doors.
     any_stops: bool,
+    /// Where `exists` holds, by row: a walk through no such tile finds
+    /// nothing.
+    exists_rows: RowCounts,
+    /// Where a tile is solid or nohook (what `TestBox` tests), by row: a
+    /// move through no such tile collides nowhere.
+    solid_rows: RowCounts,
+}
+
+/// Per row of tiles, how many of some sort lie before each column:
+/// whether a rectangle holds one is a subtraction a row.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct RowCounts {
+    width: usize,
+    /// `width + 1` counts a row.
+    counts: Vec<u32>,
+}
+
+impl RowCounts {
+    fn new(width: usize, sort: impl Iterator<Item = bool>) -> RowCounts {
+        let mut counts = Vec::new();
+        let mut sort = sort.peekable();
+        while sort.peek().is_some() {
+            let mut n = 0;
+            counts.push(n);
+            for yes in sort.by_ref().take(width) {
+                n += u32::from(yes);
+                counts.push(n);
+            }
+        }
+        RowCounts { width, counts }
+    }
+
+    /// Whether a tile of the sort lies in columns `x` of rows `y`.
+    fn any(&self, [x, y]: [(usize, usize); 2]) -> bool {
+        (y.0..=y.1).any(|row| {
+            let at = |col: usize| self.counts[row * (self.width + 1) + col];
+            at(x.1 + 1) != at(x.0)
+        })
+    }
 }
 
 /// Why a map gives no collision to simulate on.
@@ -270,6 +309,8 @@ impl Collision {
                 exists: Vec::new(),
                 stops: Vec::new(),
                 any_stops: false,
+                exists_rows: RowCounts::default(),
+                solid_rows: RowCounts::default(),
             }
             .index_tiles(),
         )
@@ -293,7 +334,42 @@ impl Collision {
             })
             .collect();
         self.any_stops = self.stops.iter().any(|&s| s != 0);
+        let width = self.width as usize;
+        self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
+        let solid = self
+            .kinds
+            .iter()
+            .map(|&k| matches!(k, TILE_SOLID | TILE_NOHOOK));
+        self.solid_rows = RowCounts::new(width, solid);
         self
+    }
+
+    /// The columns and rows of the tiles that the points of the box
+    /// spanned by `a` and `b`, widened by `margin` a side, fall in,
+    /// however they are rounded (a unit more) and clamped; `None` past a
+    /// million units or for NaN.
+    fn tiles_between(&self, a: Vec2, b: Vec2, margin: Vec2) -> Option<[(usize, usize); 2]> {
+        let near = |v: f32| v.abs() < 1.0e6;
+        if !(near(a.x)
+            && near(a.y)
+            && near(b.x)
+            && near(b.y)
+            && margin.x < 1.0e6
+            && margin.y < 1.0e6)
+        {
+            return None;
+        }
+        // Truncated then divided: in order, like every rounding of a
+        // coordinate to a tile a unit either side.
+        let tile = |v: f32, n: i32| ((v as i32) / 32).clamp(0, n - 1) as usize;
+        let span = |a: f32, b: f32, margin: f32, n: i32| {
+            let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+            (tile(lo - margin - 1.0, n), tile(hi + margin + 1.0, n))
+        };
+        Some([
+            span(a.x, b.x, margin.x, self.width),
+            span(a.y, b.y, margin.y, self.height),
+        ])
     }
 
     /// How many tiles a layer of the game layer's size has.
@@ -477,6 +553,14 @@ impl Collision {
             } else {
                 Vec::new()
             };
+        }
+        // No tile on the way has anything: every point of the walk lies
+        // between the ends, give or take its rounding.
+        if self
+            .tiles_between(prev, pos, Vec2::new(1.0, 1.0))
+            .is_some_and(|tiles| !self.exists_rows.any(tiles))
+        {
+            return Vec::new();
         }
         let end = (d + 1.0) as i32;
         let mut out = Vec::new();
@@ -838,6 +922,16 @@ impl Collision {
             let fraction = 1.0 / (max + 1) as f32;
             let ex = elasticity.x.clamp(-1.0, 1.0);
             let ey = elasticity.y.clamp(-1.0, 1.0);
+            // Nothing solid anywhere the box can reach: no step tests it.
+            // The steps stay between `p` and `p + v`, but for a rounding
+            // of at most 1/32 of a unit a step below a million units.
+            let slack = (max + 1) as f32 / 16.0 + 1.0;
+            let reach = size * 0.5 + Vec2::new(slack, slack);
+            let end = p + v;
+            let clear = max < 4096
+                && self
+                    .tiles_between(p, end, reach)
+                    .is_some_and(|tiles| !self.solid_rows.any(tiles));
             for _ in 0..=max {
                 if v == Vec2::default() {
                     break;
@@ -846,7 +940,7 @@ impl Collision {
                 if next == p {
                     break;
                 }
-                if self.test_box(next, size) {
+                if !clear && self.test_box(next, size) {
                     let mut hits = 0;
                     if self.test_box(Vec2::new(p.x, next.y), size) {
                         grounded |= ey > 0.0 && v.y > 0.0;

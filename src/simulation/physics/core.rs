@@ -9,12 +9,14 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
+use super::near::{Reused, points};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
 
 /// The most client ids a world has (DDNet 20.1's `MAX_CLIENTS`; 16.4 had 64).
 pub const MAX_CLIENTS: usize = 128;
+const _: () = assert!(MAX_CLIENTS <= super::near::MAX_POINTS);
 
 /// A character's box side and its radius for proximity (`PhysicalSize`).
 pub const PHYSICAL_SIZE: f32 = 28.0;
@@ -320,36 +322,65 @@ pub struct Cores {
     /// Choices among several teleporter outs made without a generator:
     /// client ids (the first out was taken; unmodelled).
     pub unseeded_choices: Vec<usize>,
-    /// Every core's position, while the world keeps a copy in step
+    /// Every core's position bucketed, while the world keeps it in step
     /// ([`Cores::gather`]).
-    positions: Positions,
+    near: Positions,
+    /// Each client id's last aim and its [`angle`] (an `atan2`; an aim
+    /// changes far less often than every tick).
+    angles: Vec<((i32, i32), i32)>,
 }
 
-/// A copy of every core's position by client id, packed, for the loops
-/// over the other cores: they test distance on it first, eight cores to
-/// a cache line and four to an instruction, and look at a core itself
-/// only when it may be near. Absent cores are infinitely far.
-#[derive(Clone, Debug)]
+/// Every core's position, bucketed for the loops over the other cores:
+/// they look only at the cores that may be near. Kept in step only
+/// between [`Cores::gather`] and [`Cores::scatter`], while every move of
+/// a core is followed by [`Cores::regather`]; otherwise the loops test
+/// every core.
+#[derive(Clone, Debug, Default)]
 struct Positions {
-    x: [f32; MAX_CLIENTS],
-    y: [f32; MAX_CLIENTS],
-    /// No core at this client id or after it was copied.
-    end: usize,
-    /// Whether the copy is in step with the cores: only between
-    /// [`Cores::gather`] and [`Cores::scatter`], while every move of a
-    /// core is followed by [`Cores::regather`]. Otherwise the loops read
-    /// the cores.
+    near: Reused,
     in_step: bool,
 }
 
-impl Default for Positions {
-    fn default() -> Positions {
-        Positions {
-            x: [f32::INFINITY; MAX_CLIENTS],
-            y: [f32::INFINITY; MAX_CLIENTS],
-            end: 0,
-            in_step: false,
+/// The slots of every core but the one ticking or moving, which DDNet's
+/// loops over the world's characters find too and skip (its slot reads
+/// as empty here).
+struct Others<'a> {
+    /// The slots before the core's.
+    before: &'a mut [Option<Core>],
+    /// The slots after the core's.
+    after: &'a mut [Option<Core>],
+}
+
+impl Others<'_> {
+    /// No other core (a core alone).
+    fn none() -> Others<'static> {
+        Others {
+            before: &mut [],
+            after: &mut [],
         }
+    }
+
+    fn get(&self, i: usize) -> Option<&Core> {
+        let cid = self.before.len();
+        match i.checked_sub(cid + 1) {
+            Some(j) => self.after.get(j)?.as_ref(),
+            None => self.before.get(i)?.as_ref(),
+        }
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Core> {
+        let cid = self.before.len();
+        match i.checked_sub(cid + 1) {
+            Some(j) => self.after.get_mut(j)?.as_mut(),
+            None => self.before.get_mut(i)?.as_mut(),
+        }
+    }
+
+    /// Every slot by client id, the core's own empty.
+    fn enumerate(&self) -> impl Iterator<Item = (usize, Option<&Core>)> {
+        let before = self.before.iter().map(Option::as_ref);
+        let after = self.after.iter().map(Option::as_ref);
+        before.chain(std::iter::once(None)).chain(after).enumerate()
     }
 }
 
@@ -364,7 +395,8 @@ impl Cores {
             old_tele_hook: false,
             prng: None,
             unseeded_choices: Vec::new(),
-            positions: Positions::default(),
+            near: Positions::default(),
+            angles: vec![((0, 0), angle(0, 0)); MAX_CLIENTS],
         }
     }
 
@@ -373,44 +405,43 @@ impl Cores {
     /// one in a slot) calls [`Cores::regather`] for it before the next
     /// core ticks or moves.
     pub fn gather(&mut self) {
-        self.positions.end = 0;
-        for cid in 0..MAX_CLIENTS {
-            self.copy_position(cid);
+        let near = self.near.near.get_mut();
+        for (cid, c) in self.slots.iter().enumerate() {
+            near.set(cid, c.as_ref().map(|c| c.pos));
         }
-        self.positions.in_step = true;
+        self.near.in_step = true;
     }
 
     /// The core of `cid` moved (or came or went): its copied position
     /// follows.
     pub fn regather(&mut self, cid: usize) {
-        if self.positions.in_step && cid < MAX_CLIENTS {
-            self.copy_position(cid);
+        if self.near.in_step && cid < MAX_CLIENTS {
+            let p = self.slots[cid].as_ref().map(|c| c.pos);
+            self.near.near.get_mut().set(cid, p);
         }
     }
 
     /// The copy of the positions is no longer kept in step.
     pub fn scatter(&mut self) {
-        self.positions.in_step = false;
-    }
-
-    fn copy_position(&mut self, cid: usize) {
-        let far = Vec2::new(f32::INFINITY, f32::INFINITY);
-        let p = self.slots[cid].as_ref().map_or(far, |c| c.pos);
-        self.positions.x[cid] = p.x;
-        self.positions.y[cid] = p.y;
-        if self.slots[cid].is_some() {
-            self.positions.end = self.positions.end.max(cid + 1);
-        }
+        self.near.in_step = false;
     }
 
     /// The client ids, in order, of the cores that may be within
     /// `sqrt(limit)` of `p` (`delta.dot(delta) > limit` does not hold),
     /// and `also` whatever its distance, into `out`; returns how many.
     /// A superset: the caller tests each core again.
-    fn near_ids(&self, p: Vec2, limit: f32, also: i32, out: &mut [u8; MAX_CLIENTS]) -> usize {
+    fn near_ids(
+        &self,
+        others: &Others,
+        p: Vec2,
+        limit: f32,
+        also: i32,
+        out: &mut [u8; MAX_CLIENTS],
+    ) -> usize {
         let mut n = 0;
-        if !self.positions.in_step {
-            for (i, slot) in self.slots.iter().enumerate() {
+        let near = self.near.near.get().filter(|_| self.near.in_step);
+        let Some(near) = near else {
+            for (i, slot) in others.enumerate() {
                 let Some(other) = slot else {
                     continue;
                 };
@@ -422,41 +453,25 @@ impl Cores {
                 }
             }
             return n;
+        };
+        let mut found = near.candidates(p, limit);
+        if let Ok(also) = usize::try_from(also)
+            && also < MAX_CLIENTS
+        {
+            found |= 1 << also;
         }
         debug_assert!(
-            self.slots
-                .iter()
-                .enumerate()
-                .all(|(i, c)| c.as_ref().is_none_or(|c| {
-                    i < self.positions.end
-                        && c.pos.x.to_bits() == self.positions.x[i].to_bits()
-                        && c.pos.y.to_bits() == self.positions.y[i].to_bits()
-                })),
-            "a core moved without Cores::regather"
+            others.enumerate().all(|(i, c)| {
+                c.as_ref().is_none_or(|c| {
+                    let delta = p - c.pos;
+                    delta.dot(delta) > limit || found & 1 << i != 0
+                })
+            }),
+            "a near core is not a candidate (moved without Cores::regather?)"
         );
-        // Written so that the compiler tests four cores an instruction.
-        let end = self.positions.end;
-        let mut near = [false; MAX_CLIENTS];
-        let (xs, ys) = (&self.positions.x[..end], &self.positions.y[..end]);
-        for ((near, &x), &y) in near.iter_mut().zip(xs).zip(ys) {
-            let delta = Vec2::new(p.x - x, p.y - y);
-            let far = delta.dot(delta) > limit;
-            *near = !far;
-        }
-        if let Some(also) = usize::try_from(also).ok().and_then(|a| near.get_mut(a)) {
-            *also = true;
-        }
-        // Eight at a time: most are far.
-        for (row, eight) in near.chunks_exact(8).enumerate() {
-            if eight == [false; 8] {
-                continue;
-            }
-            for (k, &near) in eight.iter().enumerate() {
-                if near {
-                    out[n] = (row * 8 + k) as u8;
-                    n += 1;
-                }
-            }
+        for i in points(found) {
+            out[n] = i as u8;
+            n += 1;
         }
         n
     }
@@ -479,18 +494,16 @@ impl Cores {
     /// `CCharacterCore::Tick(true, deferred)` for the core of `cid`.
     /// `restrictions` gives the [`cantmove`] bits at a position.
     pub fn tick(&mut self, cid: usize, col: &Collision, use_input: bool, deferred: bool) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        // DDNet clears `m_Reset` when it resends the core, which it always
-        // does in the same tick's `TickDeferred`: so the flag holds the
-        // tick it was set in.
-        c.reset = false;
-        self.tick_core(&mut c, col, use_input);
-        if deferred {
-            self.tick_deferred_core(&mut c);
-        }
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| {
+            // DDNet clears `m_Reset` when it resends the core, which it
+            // always does in the same tick's `TickDeferred`: so the flag
+            // holds the tick it was set in.
+            c.reset = false;
+            cores.tick_core(c, others, col, use_input);
+            if deferred {
+                cores.tick_deferred_core(c, others);
+            }
+        });
     }
 
     /// The dead-reckoning step of `CCharacter::TickDeferred`
@@ -499,28 +512,35 @@ impl Cores {
     /// client predicts a core it was sent. `self` is that empty world: a
     /// [`Cores::new`] of the same release that holds no core.
     pub fn tick_alone(&mut self, c: &mut Core, col: &Collision) {
-        self.tick_core(c, col, false);
-        self.tick_deferred_core(c);
-        self.move_one(c, col);
+        let others = &mut Others::none();
+        self.tick_core(c, others, col, false);
+        self.tick_deferred_core(c, others);
+        self.move_one(c, others, col);
         c.quantize();
     }
 
     /// `CCharacterCore::TickDeferred` alone (with `sv_no_weak_hook`).
     pub fn tick_deferred(&mut self, cid: usize) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        self.tick_deferred_core(&mut c);
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| cores.tick_deferred_core(c, others));
     }
 
     /// `CCharacterCore::Move` for the core of `cid`.
     pub fn move_core(&mut self, cid: usize, col: &Collision) {
-        let Some(mut c) = self.slots[cid].take() else {
-            return;
-        };
-        self.move_one(&mut c, col);
-        self.slots[cid] = Some(c);
+        self.with_core(cid, |cores, c, others| cores.move_one(c, others, col));
+    }
+
+    /// Runs `f` on the core of `cid` (if any) and the other cores, the
+    /// slots lent out meanwhile (not the core moved out of its slot and
+    /// back: 300 bytes twice).
+    fn with_core(&mut self, cid: usize, f: impl FnOnce(&mut Cores, &mut Core, &mut Others)) {
+        let mut slots = std::mem::take(&mut self.slots);
+        if cid < slots.len() {
+            let (before, rest) = slots.split_at_mut(cid);
+            if let Some((Some(c), after)) = rest.split_first_mut() {
+                f(self, c, &mut Others { before, after });
+            }
+        }
+        self.slots = slots;
     }
 
     /// `IsSwitchActiveCb`: whether a door of switch `number` stops the
@@ -530,13 +550,25 @@ impl Cores {
         team != self.teams.super_team && self.switchers.is_on(number, team)
     }
 
+    /// [`angle`] of `aim`, remembered for `cid`.
+    fn angle_of(&mut self, cid: usize, aim: (i32, i32)) -> i32 {
+        match self.angles.get_mut(cid) {
+            Some((last, a)) if *last == aim => *a,
+            Some(kept) => {
+                *kept = (aim, angle(aim.0, aim.1));
+                kept.1
+            }
+            None => angle(aim.0, aim.1),
+        }
+    }
+
     /// Whether `c` skips `other` in the hook and push loops (teams, solo).
     fn skips(&self, c: &Core, other: &Core) -> bool {
         !(c.super_ || other.super_)
             && (!self.teams.can_collide(other.id, c.id) || other.solo || c.solo)
     }
 
-    fn tick_core(&mut self, c: &mut Core, col: &Collision, use_input: bool) {
+    fn tick_core(&mut self, c: &mut Core, others: &Others, col: &Collision, use_input: bool) {
         let t = c.tuning;
         // Doors only with input (`IsSwitchActiveCb`; none without).
         c.move_restrictions = match use_input {
@@ -562,7 +594,7 @@ impl Cores {
         };
         if use_input {
             c.direction = c.input.direction;
-            c.angle = angle(c.input.target_x, c.input.target_y);
+            c.angle = self.angle_of(c.id, (c.input.target_x, c.input.target_y));
             if c.input.jump != 0 {
                 if c.jumped & 1 == 0 {
                     if grounded && (c.jumped & 2 == 0 || c.jumps != 0) {
@@ -618,13 +650,13 @@ impl Cores {
             c.triggered_events |= event::HOOK_RETRACT;
             c.hook_state = hook::RETRACTED;
         } else if c.hook_state == hook::FLYING {
-            self.fly_hook(c, col, target_dir);
+            self.fly_hook(c, others, col, target_dir);
         }
 
         if c.hook_state == hook::GRABBED {
             if c.hooked_player != -1 {
                 let hooked = c.hooked_player as usize;
-                match &self.slots[hooked] {
+                match others.get(hooked) {
                     Some(other) if self.teams.can_keep_hook(c.id, other.id) => {
                         c.hook_pos = other.pos;
                     }
@@ -653,7 +685,7 @@ impl Cores {
             }
             c.hook_tick += 1;
             if c.hooked_player != -1
-                && (c.hook_tick > 50 + 50 / 5 || self.slots[c.hooked_player as usize].is_none())
+                && (c.hook_tick > 50 + 50 / 5 || others.get(c.hooked_player as usize).is_none())
             {
                 c.hooked_player = -1;
                 c.hook_state = hook::RETRACTED;
@@ -663,7 +695,7 @@ impl Cores {
     }
 
     /// The flying hook's step: length, walls, players.
-    fn fly_hook(&mut self, c: &mut Core, col: &Collision, target_dir: Vec2) {
+    fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision, target_dir: Vec2) {
         let t = c.tuning;
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
         let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
@@ -695,7 +727,10 @@ impl Cores {
         };
         if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
             let mut best = 0.0f32;
-            for other in self.slots.iter().flatten() {
+            for (_, other) in others.enumerate() {
+                let Some(other) = other else {
+                    continue;
+                };
                 if other.id == c.id || self.skips(c, other) {
                     continue;
                 }
@@ -736,13 +771,13 @@ impl Cores {
         }
     }
 
-    fn tick_deferred_core(&mut self, c: &mut Core) {
+    fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
         let t = c.tuning;
         let mut near = [0u8; MAX_CLIENTS];
-        let n = self.near_ids(c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
+        let n = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
         for &i in &near[..n] {
             let i = usize::from(i);
-            let Some(other) = self.slots[i].as_ref() else {
+            let Some(other) = others.get(i) else {
                 continue;
             };
             // Far apart and not hooked: neither a push (below 35) nor a
@@ -783,7 +818,7 @@ impl Cores {
             {
                 let acc = t.hook_drag_accel() * (d / t.hook_length());
                 let ds = t.hook_drag_speed();
-                let other = self.slots[i].as_mut().expect("checked above");
+                let other = others.get_mut(i).expect("checked above");
                 let pushed = Vec2::new(
                     saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
                     saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
@@ -804,7 +839,7 @@ impl Cores {
         }
     }
 
-    fn move_one(&mut self, c: &mut Core, col: &Collision) {
+    fn move_one(&mut self, c: &mut Core, others: &Others, col: &Collision) {
         let t = c.tuning;
         let ramp = velocity_ramp(
             c.vel.length() * 50.0,
@@ -852,10 +887,10 @@ impl Cores {
                 let mut maybe = [0u8; MAX_CLIENTS];
                 let mut near = [0u8; MAX_CLIENTS];
                 let mut n = 0;
-                let m = self.near_ids(c.pos, far, -1, &mut maybe);
+                let m = self.near_ids(others, c.pos, far, -1, &mut maybe);
                 for other in maybe[..m]
                     .iter()
-                    .filter_map(|&o| self.slots[usize::from(o)].as_ref())
+                    .filter_map(|&o| others.get(usize::from(o)))
                 {
                     let delta = c.pos - other.pos;
                     if delta.dot(delta) > far {
@@ -883,7 +918,7 @@ impl Cores {
                     let a = i as f32 / d;
                     let p = c.pos.mix(new_pos, a);
                     for &o in &near[..n] {
-                        let Some(other) = self.slots[usize::from(o)].as_ref() else {
+                        let Some(other) = others.get(usize::from(o)) else {
                             continue;
                         };
                         let dd = p.distance(other.pos);

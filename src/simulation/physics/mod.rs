@@ -1,6 +1,7 @@
 //! DDNet's physics: the float vector it computes with ([`Vec2`]) and
 //! its rounding, DDNet's own float functions ([`fmath`]), the world's
-//! random generator ([`prng`]), the collision of a map's game, front,
+//! random generator ([`prng`]), the buckets that tell which characters
+//! may be near a place ([`near`]), the collision of a map's game, front,
 //! switch, tele, speedup and tune layers ([`collision`]), the switches'
 //! state per team ([`switchers`]), the tuning and
 //! tune zones ([`tuning`]) and the character core that moves, jumps and
@@ -14,6 +15,7 @@
 pub mod collision;
 pub mod core;
 pub mod fmath;
+pub mod near;
 pub mod prng;
 pub mod switchers;
 pub mod tuning;

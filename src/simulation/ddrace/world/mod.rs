@@ -29,6 +29,7 @@ use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{
     Core, CoreInput, Cores, MAX_CLIENTS, PHYSICAL_SIZE, clamp_vel, normalize,
 };
+use crate::simulation::physics::near::Reused;
 use crate::simulation::physics::switchers::Switchers;
 use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
@@ -186,6 +187,9 @@ pub struct World {
     spawns: [Vec<Vec2>; 3],
     /// Pickups, newest first (the order they tick in).
     pickups: Vec<Pickup>,
+    /// The characters' positions bucketed for the pickups' loop (kept
+    /// from tick to tick not to fill 16 KiB a tick).
+    pickup_near: Reused,
     /// Inputs recorded for the coming tick, per client id, in file order.
     pending: Vec<Vec<PlayerInput>>,
     /// What was not modelled, in order.
@@ -264,6 +268,7 @@ impl World {
             players: vec![None; MAX_CLIENTS],
             spawns,
             pickups,
+            pickup_near: Reused::default(),
             pending: vec![Vec::new(); MAX_CLIENTS],
             unmodelled: Vec::new(),
             projectiles,

@@ -6,6 +6,7 @@ use super::*;
 use crate::simulation::ddrace::effects::sound;
 use crate::simulation::ddrace::map_entities;
 use crate::simulation::physics::collision::cantmove;
+use crate::simulation::physics::near::points;
 
 impl World {
     /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
@@ -296,13 +297,17 @@ impl World {
         self.devices = devices;
         let fx_tick = self.effects_tick();
         self.effects.every_tick = self.config.sv_high_bandwidth != 0;
-        // The characters' positions, packed, for the loop over every
-        // pickup and character (nothing in it moves a character).
+        // The characters' positions, in order and bucketed, for the loop
+        // over every pickup and character (nothing in it moves a
+        // character): each pickup looks at the ones that may be near.
         let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
+        let mut reused = std::mem::take(&mut self.pickup_near);
+        let near = reused.cleared();
         let mut n = 0;
         for &cid in &self.order {
             if let Some(ch) = self.chars[cid].as_ref() {
                 at[n] = (cid as u8, ch.pos);
+                near.set(n, Some(ch.pos));
                 n += 1;
             }
         }
@@ -310,7 +315,7 @@ impl World {
         // rounding): no square root taken.
         const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;
         for pk in &self.pickups {
-            for &(cid, pos) in &at[..n] {
+            for (cid, pos) in points(near.candidates(pk.pos, FAR)).map(|k| at[k]) {
                 let delta = pos - pk.pos;
                 if delta.dot(delta) > FAR {
                     continue;
@@ -381,6 +386,7 @@ impl World {
                 }
             }
         }
+        self.pickup_near = reused;
         let order = self.order.clone();
         if no_weak_hook && self.release == Release::Ddnet20_1 {
             for &cid in &order {
@@ -468,7 +474,7 @@ impl World {
     /// leaves that to [`World::character_tick`].
     pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
-        let tuning = *self.tunings.zone(zone);
+        let tuning = self.tunings.zone(zone);
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -516,7 +522,7 @@ impl World {
             hook: ch.input.hook,
         };
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            core.tuning = tuning;
+            core.tuning = *tuning;
             core.input = input;
         }
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
@@ -590,8 +596,6 @@ impl World {
     /// shooter is pushed away from its aim (`TakeDamage` with no damage),
     /// by the `jetpack_strength` of its tune zone.
     fn handle_jetpack(&mut self, cid: usize) {
-        let zone = self.tune_zone_of(cid);
-        let strength = self.tunings.zone(zone).jetpack_strength();
         let Some(ch) = self.chars[cid].as_ref() else {
             return;
         };
@@ -604,6 +608,13 @@ impl World {
         if gun.ammo == 0 || ch.freeze_time != 0 {
             return;
         }
+        // The zone only when the jetpack pushes: a lookup a character a
+        // tick otherwise.
+        let zone = self.tune_zone_of(cid);
+        let strength = self.tunings.zone(zone).jetpack_strength();
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return;
+        };
         let aim = Vec2::new(
             ch.latest_input.target_x as f32,
             ch.latest_input.target_y as f32,

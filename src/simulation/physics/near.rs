@@ -1,0 +1,252 @@
+//! Which of up to 128 points may lie within a distance of a place,
+//! without testing them all: the loops over other characters (pushes,
+//! the path check of `Move`, pickups) ask it first and test only what it
+//! gives, in their own order, with DDNet's own arithmetic. It only ever
+//! answers a superset, so it changes which points are tested, never what
+//! a test says.
+
+use super::Vec2;
+
+/// A set of points, bit `i` for point `i`, iterated in increasing order.
+pub type Bits = u128;
+
+/// The most points (bits in [`Bits`]).
+pub const MAX_POINTS: usize = 128;
+
+/// A cell's side in world units is `1 << CELL_SHIFT` (64).
+const CELL_SHIFT: u32 = 6;
+/// Cells a side of the torus the plane is folded onto: cells
+/// `SIDE << CELL_SHIFT` units apart share a bucket (a superset still).
+const SIDE: usize = 32;
+/// The most cells a question looks at; a wider one gets every point.
+const MAX_CELLS: i64 = 64;
+/// Past this a place's rounding may outgrow the margin and [`cell`] no
+/// longer holds: a question about such a place gets every point, and such
+/// a point is near every place.
+const MAX_COORD: f32 = 1.0e6;
+/// The largest limit (a squared distance) a question narrows.
+const MAX_LIMIT: f32 = 1.0e8;
+
+/// `bucket_of` for a point that is not there.
+const ABSENT: u16 = u16::MAX;
+/// `bucket_of` for a point farther than [`MAX_COORD`] or with a NaN
+/// coordinate (whose distance to anything, NaN, is never greater than a
+/// limit): near everything.
+const EVERYWHERE: u16 = u16::MAX - 1;
+
+/// Up to [`MAX_POINTS`] points bucketed by the 64-unit cell they are in.
+pub struct Near {
+    buckets: [Bits; SIDE * SIDE],
+    bucket_of: [u16; MAX_POINTS],
+    everywhere: Bits,
+    present: Bits,
+}
+
+impl Default for Near {
+    fn default() -> Near {
+        Near {
+            buckets: [0; SIDE * SIDE],
+            bucket_of: [ABSENT; MAX_POINTS],
+            everywhere: 0,
+            present: 0,
+        }
+    }
+}
+
+/// A [`Near`] kept from one use to the next: cleared rather than made
+/// again (16 KiB to fill). A copy starts without one.
+#[derive(Default)]
+pub struct Reused(Option<Box<Near>>);
+
+impl Clone for Reused {
+    fn clone(&self) -> Reused {
+        Reused(None)
+    }
+}
+
+impl std::fmt::Debug for Reused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reused")
+    }
+}
+
+impl Reused {
+    /// The buckets, emptied.
+    pub fn cleared(&mut self) -> &mut Near {
+        let near = self.0.get_or_insert_with(Default::default);
+        near.clear();
+        near
+    }
+
+    /// The buckets as last filled (empty before the first use).
+    pub fn get_mut(&mut self) -> &mut Near {
+        self.0.get_or_insert_with(Default::default)
+    }
+
+    /// The buckets as last filled, if ever.
+    pub fn get(&self) -> Option<&Near> {
+        self.0.as_deref()
+    }
+}
+
+impl Near {
+    /// Takes every point away (emptying only the buckets in use).
+    pub fn clear(&mut self) {
+        for i in points(self.present) {
+            if let Some(b) = self.buckets.get_mut(usize::from(self.bucket_of[i])) {
+                *b = 0;
+            }
+            self.bucket_of[i] = ABSENT;
+        }
+        self.everywhere = 0;
+        self.present = 0;
+    }
+
+    /// Puts point `i` at `p`, or takes it away (`None`).
+    pub fn set(&mut self, i: usize, p: Option<Vec2>) {
+        let b = match p {
+            None => ABSENT,
+            Some(p) if small(p) => bucket(cell(p.x), cell(p.y)) as u16,
+            Some(_) => EVERYWHERE,
+        };
+        let was = self.bucket_of[i];
+        if b == was {
+            return;
+        }
+        let bit: Bits = 1 << i;
+        match was {
+            ABSENT => self.present |= bit,
+            EVERYWHERE => self.everywhere &= !bit,
+            was => self.buckets[usize::from(was)] &= !bit,
+        }
+        match b {
+            ABSENT => self.present &= !bit,
+            EVERYWHERE => self.everywhere |= bit,
+            b => self.buckets[usize::from(b)] |= bit,
+        }
+        self.bucket_of[i] = b;
+    }
+
+    /// A superset of the points `q` for which `delta.dot(delta) > limit`
+    /// (`delta = p - q`) does not hold.
+    pub fn candidates(&self, p: Vec2, limit: f32) -> Bits {
+        if !((0.0..=MAX_LIMIT).contains(&limit) && small(p)) {
+            return self.present;
+        }
+        // Past the reach by more than the rounding of the distance test
+        // and of `p ± r` can make up.
+        let r = limit.sqrt() * 1.001 + 1.0;
+        let (x0, x1) = (cell(p.x - r), cell(p.x + r));
+        let (y0, y1) = (cell(p.y - r), cell(p.y + r));
+        let (w, h) = (x1 - x0 + 1, y1 - y0 + 1);
+        if w > MAX_CELLS || h > MAX_CELLS || w * h > MAX_CELLS {
+            return self.present;
+        }
+        let mut found = self.everywhere;
+        for cy in y0..=y1 {
+            for cx in x0..=x1 {
+                found |= self.buckets[bucket(cx, cy)];
+            }
+        }
+        found
+    }
+}
+
+/// Both coordinates within [`MAX_COORD`] of 0 (not NaN).
+fn small(p: Vec2) -> bool {
+    p.x.abs() <= MAX_COORD && p.y.abs() <= MAX_COORD
+}
+
+/// The points of `bits`, in increasing order.
+pub fn points(mut bits: Bits) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (i < MAX_POINTS).then_some(i)
+    })
+}
+
+/// The cell of a coordinate no farther than [`MAX_COORD`] from 0: adding
+/// 1.5 * 2^23 rounds it to a whole number in the low bits (all such sums
+/// share an exponent). Not the floor, but it keeps the order of
+/// coordinates, which is all the superset needs.
+fn cell(v: f32) -> i64 {
+    i64::from((v + 12_582_912.0).to_bits() >> CELL_SHIFT)
+}
+
+fn bucket(cx: i64, cy: i64) -> usize {
+    let wrap = |c: i64| (c as usize) & (SIDE - 1);
+    wrap(cy) * SIDE + wrap(cx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The points within the limit by the distance test itself.
+    fn exact(at: &[Option<Vec2>], p: Vec2, limit: f32) -> Vec<usize> {
+        (0..at.len())
+            .filter(|&i| {
+                at[i].is_some_and(|q| {
+                    let d = p - q;
+                    let far = d.dot(d) > limit;
+                    !far
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_point_within_the_limit_is_a_candidate_in_order() {
+        let mut at = vec![None; MAX_POINTS];
+        let mut near = Near::default();
+        // A walk over the plane, some points on cell borders, some far,
+        // one NaN, one infinite; then some moved and some removed.
+        for (i, at) in at.iter_mut().enumerate().take(100) {
+            let x = (i as f32 * 37.3) % 700.0 - 100.0;
+            let y = (i as f32 * 91.7) % 500.0 - 64.0;
+            let p = match i {
+                7 => Vec2::new(f32::NAN, 3.0),
+                8 => Vec2::new(f32::INFINITY, 3.0),
+                9 => Vec2::new(64.0, 128.0),
+                10 => Vec2::new(2048.0 + 30.0, 0.0),
+                _ => Vec2::new(x, y),
+            };
+            *at = Some(p);
+            near.set(i, Some(p));
+        }
+        for i in (0..100).step_by(3) {
+            let p = (i % 2 == 0).then(|| Vec2::new(i as f32, -(i as f32)));
+            at[i] = p;
+            near.set(i, p);
+        }
+        for (p, limit) in [
+            (Vec2::new(64.0, 128.0), 36.0 * 36.0),
+            (Vec2::new(63.99, 127.99), 1.0),
+            (Vec2::new(30.0, 0.0), 36.0 * 36.0),
+            (Vec2::new(300.0, 200.0), 100.0 * 100.0),
+            (Vec2::new(-5.0, -5.0), 0.0),
+            (Vec2::new(1.0e7, 0.0), 36.0),
+            (Vec2::new(0.0, 0.0), f32::INFINITY),
+            (Vec2::new(0.0, 0.0), 1.0e9),
+        ] {
+            let found: Vec<usize> = points(near.candidates(p, limit)).collect();
+            assert!(found.windows(2).all(|w| w[0] < w[1]));
+            for i in exact(&at, p, limit) {
+                assert!(found.contains(&i), "{i} missing near {p:?}");
+            }
+            assert!(found.iter().all(|&i| at[i].is_some()));
+            assert!(found.contains(&7), "a NaN point is near everything");
+        }
+        // Narrow: from a corner of the plane, few of the 100 are asked.
+        let few = points(near.candidates(Vec2::new(-100.0, -64.0), 10.0)).count();
+        assert!(few < 10, "{few}");
+    }
+
+    #[test]
+    fn points_gives_each_bit_once_in_order() {
+        let bits: Bits = 1 | 1 << 5 | 1 << 64 | 1 << 127;
+        assert_eq!(points(bits).collect::<Vec<_>>(), [0, 5, 64, 127]);
+        assert_eq!(points(0).count(), 0);
+    }
+}

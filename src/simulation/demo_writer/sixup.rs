@@ -34,157 +34,32 @@ const fn skin(
 
 /// The standard skins as DDNet 20.1 lists them (16.4's differ in two:
 /// [`KITTIES_16_4`], and it has no greensward).
+#[rustfmt::skip]
 const STANDARD: [Standard; 17] = [
-    skin(
-        "default",
-        ["standard", "", "", "standard", "standard", "standard"],
-        0b011001,
-        [1798004, 0, 0, 1799582, 1869630, 0],
-    ),
-    skin(
-        "bluekitty",
-        ["kitty", "whisker", "", "standard", "standard", "negative"],
-        0b111011,
-        [8681144, -8229413, 0, 7885547, 8868585, 9043712],
-    ),
-    skin(
-        "bluestripe",
-        [
-            "standard", "stripes", "", "standard", "standard", "standard",
-        ],
-        0b011001,
-        [10187898, 0, 0, 750848, 1944919, 0],
-    ),
-    skin(
-        "brownbear",
-        ["bear", "bear", "hair", "standard", "standard", "standard"],
-        0b011011,
-        [1082745, -15634776, 0, 1082745, 1147174, 0],
-    ),
-    skin(
-        "cammo",
-        ["standard", "cammo2", "", "standard", "standard", "standard"],
-        0b011011,
-        [5334342, -11771603, 0, 750848, 1944919, 0],
-    ),
-    skin(
-        "cammostripes",
-        [
-            "standard",
-            "cammostripes",
-            "",
-            "standard",
-            "standard",
-            "standard",
-        ],
-        0b011011,
-        [5334342, -14840320, 0, 750848, 1944919, 0],
-    ),
-    skin(
-        "coala",
-        ["koala", "twinbelly", "", "standard", "standard", "standard"],
-        0b011011,
-        [184, -15397662, 0, 184, 9765959, 0],
-    ),
-    skin(
-        "limekitty",
-        ["kitty", "whisker", "", "standard", "standard", "negative"],
-        0b111011,
-        [4612803, -12229920, 0, 3827951, 3827951, 8256000],
-    ),
-    skin(
-        "pinky",
-        [
-            "standard", "whisker", "", "standard", "standard", "standard",
-        ],
-        0b011011,
-        [15911355, -801066, 0, 15043034, 15043034, 0],
-    ),
-    skin(
-        "redbopp",
-        [
-            "standard", "donny", "unibop", "standard", "standard", "standard",
-        ],
-        0b011111,
-        [16177260, -16590390, 16177260, 16177260, 7624169, 0],
-    ),
-    skin(
-        "redstripe",
-        ["standard", "stripe", "", "standard", "standard", "standard"],
-        0b011001,
-        [16307835, 0, 0, 184, 9765959, 0],
-    ),
-    skin(
-        "saddo",
-        ["standard", "saddo", "", "standard", "standard", "standard"],
-        0b011011,
-        [7171455, -9685436, 0, 3640746, 5792119, 0],
-    ),
-    skin(
-        "toptri",
-        ["standard", "toptri", "", "standard", "standard", "standard"],
-        0b011001,
-        [6119331, 0, 0, 3640746, 5792119, 0],
-    ),
-    skin(
-        "twinbop",
-        [
-            "standard", "duodonny", "twinbopp", "standard", "standard", "standard",
-        ],
-        0b011111,
-        [15310519, -1600806, 15310519, 15310519, 37600, 0],
-    ),
-    skin(
-        "twintri",
-        [
-            "standard", "twintri", "", "standard", "standard", "standard",
-        ],
-        0b011011,
-        [3447932, -14098717, 0, 185, 9634888, 0],
-    ),
-    skin(
-        "warpaint",
-        [
-            "standard", "warpaint", "", "standard", "standard", "standard",
-        ],
-        0b011001,
-        [1944919, 0, 0, 750337, 1944919, 0],
-    ),
-    skin(
-        "greensward",
-        [
-            "greensward",
-            "duodonny",
-            "",
-            "standard",
-            "standard",
-            "standard",
-        ],
-        0b000011,
-        [5635840, -11141356, 65408, 65408, 65408, 65408],
-    ),
+    skin("default", ["standard", "", "", "standard", "standard", "standard"], 0b011001, [1798004, 0, 0, 1799582, 1869630, 0]),
+    skin("bluekitty", ["kitty", "whisker", "", "standard", "standard", "negative"], 0b111011, [8681144, -8229413, 0, 7885547, 8868585, 9043712]),
+    skin("bluestripe", ["standard", "stripes", "", "standard", "standard", "standard"], 0b011001, [10187898, 0, 0, 750848, 1944919, 0]),
+    skin("brownbear", ["bear", "bear", "hair", "standard", "standard", "standard"], 0b011011, [1082745, -15634776, 0, 1082745, 1147174, 0]),
+    skin("cammo", ["standard", "cammo2", "", "standard", "standard", "standard"], 0b011011, [5334342, -11771603, 0, 750848, 1944919, 0]),
+    skin("cammostripes", ["standard", "cammostripes", "", "standard", "standard", "standard"], 0b011011, [5334342, -14840320, 0, 750848, 1944919, 0]),
+    skin("coala", ["koala", "twinbelly", "", "standard", "standard", "standard"], 0b011011, [184, -15397662, 0, 184, 9765959, 0]),
+    skin("limekitty", ["kitty", "whisker", "", "standard", "standard", "negative"], 0b111011, [4612803, -12229920, 0, 3827951, 3827951, 8256000]),
+    skin("pinky", ["standard", "whisker", "", "standard", "standard", "standard"], 0b011011, [15911355, -801066, 0, 15043034, 15043034, 0]),
+    skin("redbopp", ["standard", "donny", "unibop", "standard", "standard", "standard"], 0b011111, [16177260, -16590390, 16177260, 16177260, 7624169, 0]),
+    skin("redstripe", ["standard", "stripe", "", "standard", "standard", "standard"], 0b011001, [16307835, 0, 0, 184, 9765959, 0]),
+    skin("saddo", ["standard", "saddo", "", "standard", "standard", "standard"], 0b011011, [7171455, -9685436, 0, 3640746, 5792119, 0]),
+    skin("toptri", ["standard", "toptri", "", "standard", "standard", "standard"], 0b011001, [6119331, 0, 0, 3640746, 5792119, 0]),
+    skin("twinbop", ["standard", "duodonny", "twinbopp", "standard", "standard", "standard"], 0b011111, [15310519, -1600806, 15310519, 15310519, 37600, 0]),
+    skin("twintri", ["standard", "twintri", "", "standard", "standard", "standard"], 0b011011, [3447932, -14098717, 0, 185, 9634888, 0]),
+    skin("warpaint", ["standard", "warpaint", "", "standard", "standard", "standard"], 0b011001, [1944919, 0, 0, 750337, 1944919, 0]),
+    skin("greensward", ["greensward", "duodonny", "", "standard", "standard", "standard"], 0b000011, [5635840, -11141356, 65408, 65408, 65408, 65408]),
 ];
 
 /// DDNet 16.4's bluekitty and limekitty (indexes 1 and 7): standard eyes.
+#[rustfmt::skip]
 const KITTIES_16_4: [(usize, Standard); 2] = [
-    (
-        1,
-        skin(
-            "bluekitty",
-            ["kitty", "whisker", "", "standard", "standard", "standard"],
-            0b011011,
-            [8681144, -8229413, 0, 7885547, 7885547, 0],
-        ),
-    ),
-    (
-        7,
-        skin(
-            "limekitty",
-            ["kitty", "whisker", "", "standard", "standard", "standard"],
-            0b011011,
-            [4612803, -12229920, 0, 3827951, 3827951, 0],
-        ),
-    ),
+    (1, skin("bluekitty", ["kitty", "whisker", "", "standard", "standard", "standard"], 0b011011, [8681144, -8229413, 0, 7885547, 7885547, 0])),
+    (7, skin("limekitty", ["kitty", "whisker", "", "standard", "standard", "standard"], 0b011011, [4612803, -12229920, 0, 3827951, 3827951, 0])),
 ];
 
 /// `release`'s standard skins, in its order.

@@ -380,6 +380,30 @@ fn written_demos_against_the_server_demos_of_the_campaign() {
     crate::common::snapshot("teehistorian_demo", "against_campaign", &text);
 }
 
+/// The demo written for ticks 26..1000 of the campaign folder `name`,
+/// and `diff`'s items between the server's demo and it, as the docs'
+/// check command compares them (demo defaults but `keep`).
+fn item_diff(name: &str, common_snapshots: bool, keep: &[String]) -> teeoracle::diff::Report {
+    use teeoracle::diff::{DEMO, DemoTicks, Options, compare};
+    let dir = crate::campaign::root().join("corpus/campaign").join(name);
+    let (th, server, _) = crate::campaign::load(&dir);
+    let map = Events::new(&server).expect("a demo").map().to_vec();
+    let span = Span::Ticks { from: 26, to: 1000 };
+    let (ours, _) = demo_of_teehistorian(&th, &map, &span, 64 << 20).expect("a demo");
+    let options = Options {
+        only: vec!["item".into()],
+        ignore: vec!["Registration".into()],
+        same_session: teeoracle::demo::one_session(&server, &ours),
+        common_snapshots,
+        max_differences: usize::MAX,
+        ..Options::default()
+    }
+    .with_defaults(DEMO, keep, false);
+    let (ho, mut o) = DemoTicks::new(&server).expect("the server's demo");
+    let (hn, mut n) = DemoTicks::new(&ours).expect("ours");
+    compare(&ho, &hn, &mut o, &mut n, &options).expect("compared")
+}
+
 /// A server that runs late ticks several times and snapshots once: the
 /// 16.4 ctf4 run's server demo has no snapshot from tick 733 to 767.
 /// Compared where either has a snapshot, the written demo's items there
@@ -387,25 +411,8 @@ fn written_demos_against_the_server_demos_of_the_campaign() {
 /// nothing is compared at those ticks.
 #[test]
 fn items_compare_at_common_snapshots_across_a_servers_stall() {
-    use teeoracle::diff::{DEMO, DemoTicks, Options, compare};
-    let dir = crate::campaign::root().join("corpus/campaign/16.4-ctf4-solo_nohit-s2-c8-t20");
-    let (th, server, _) = crate::campaign::load(&dir);
-    let map = Events::new(&server).expect("a demo").map().to_vec();
-    let span = Span::Ticks { from: 26, to: 1000 };
-    let (ours, _) = demo_of_teehistorian(&th, &map, &span, 64 << 20).expect("a demo");
     let stalled = |common_snapshots: bool| {
-        let options = Options {
-            only: vec!["item".into()],
-            ignore: vec!["Registration".into()],
-            same_session: teeoracle::demo::one_session(&server, &ours),
-            common_snapshots,
-            max_differences: usize::MAX,
-            ..Options::default()
-        }
-        .with_defaults(DEMO, &[], false);
-        let (ho, mut o) = DemoTicks::new(&server).expect("the server's demo");
-        let (hn, mut n) = DemoTicks::new(&ours).expect("ours");
-        let r = compare(&ho, &hn, &mut o, &mut n, &options).expect("compared");
+        let r = item_diff("16.4-ctf4-solo_nohit-s2-c8-t20", common_snapshots, &[]);
         assert_eq!(r.common_snapshots, common_snapshots);
         let in_gap = (r.differences.iter())
             .filter(|d| (733..768).contains(&d.tick))
@@ -425,27 +432,8 @@ fn items_compare_at_common_snapshots_across_a_servers_stall() {
 /// by content, the two are equal item for item.
 #[test]
 fn entities_under_other_snapshot_ids_are_the_same_items() {
-    use teeoracle::diff::{DEMO, DemoTicks, Options, SNAPSHOT_IDS, compare};
-    let dir = crate::campaign::root().join("corpus/campaign/20.1-dm2-default-s3-c12-t20");
-    let (th, server, _) = crate::campaign::load(&dir);
-    let map = Events::new(&server).expect("a demo").map().to_vec();
-    let span = Span::Ticks { from: 26, to: 1000 };
-    let (ours, _) = demo_of_teehistorian(&th, &map, &span, 64 << 20).expect("a demo");
-    let differences = |keep: &[String]| {
-        let options = Options {
-            only: vec!["item".into()],
-            ignore: vec!["Registration".into()],
-            same_session: teeoracle::demo::one_session(&server, &ours),
-            common_snapshots: true,
-            max_differences: usize::MAX,
-            ..Options::default()
-        }
-        .with_defaults(DEMO, keep, false);
-        let (ho, mut o) = DemoTicks::new(&server).expect("the server's demo");
-        let (hn, mut n) = DemoTicks::new(&ours).expect("ours");
-        compare(&ho, &hn, &mut o, &mut n, &options).expect("compared")
-    };
-    let by_id = differences(&[SNAPSHOT_IDS.into()]);
+    let session = "20.1-dm2-default-s3-c12-t20";
+    let by_id = item_diff(session, true, &[teeoracle::diff::SNAPSHOT_IDS.into()]);
     assert!(by_id.total_differences > 20, "{}", by_id.total_differences);
     let kinds: std::collections::BTreeSet<_> = by_id
         .differences
@@ -453,5 +441,5 @@ fn entities_under_other_snapshot_ids_are_the_same_items() {
         .map(|d| d.category.as_str())
         .collect();
     assert_eq!(kinds, ["item:DDNetProjectile"].into());
-    assert_eq!(differences(&[]).total_differences, 0);
+    assert_eq!(item_diff(session, true, &[]).total_differences, 0);
 }

@@ -67,6 +67,7 @@ pub fn world_tuned(
     };
     let mut world = World::new(release, col, config, tunings, tick);
     world.cores.prng = prng;
+    world.carried_over = info.prev_game_uuid.is_some();
     for number in opened {
         world.cores.switchers.open_by_default(number);
     }

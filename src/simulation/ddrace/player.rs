@@ -1,7 +1,12 @@
 //! A player slot (`CPlayer`): what outlives its characters.
 
+use crate::simulation::Release;
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
+
+/// `PLAYERFLAG_SCOREBOARD`: 20.1 leaves it out when it asks whether an
+/// input is an action (a killed player's scoreboard opens by itself).
+const PLAYERFLAG_SCOREBOARD: i32 = 1 << 3;
 
 /// The spectators' team.
 pub const TEAM_SPECTATORS: i32 = -1;
@@ -47,6 +52,22 @@ pub struct Player {
     pub last_input: Option<PlayerInput>,
     /// The flags of the last input applied.
     pub player_flags: i32,
+    /// Away (`m_Afk`), as the file can tell it. 20.1: a new player is
+    /// away until an input unlike the first it sent (`OnDirectInput`
+    /// ignores that one, which the client sends by itself). DDNet decides
+    /// when the input arrives, a few ticks before the tick that applies it
+    /// (the only one the file records), so this ends at the latest tick
+    /// it can. 16.4's new players are never away here: the inputs that
+    /// end it there come before the file records any (in the campaign's
+    /// 16.4 sessions, 6-12 ticks after joining and 55 before the first
+    /// recorded input). `sv_max_afk_time` later is the server's clock and
+    /// not followed.
+    #[serde(skip)]
+    pub afk: bool,
+    /// The last input unlike the one before (`m_pLastTarget`, zeros at
+    /// first), and whether one came (`m_LastTargetInit`).
+    #[serde(skip)]
+    afk_target: (PlayerInput, bool),
     /// When it last killed itself (0 never).
     pub last_kill: i32,
     /// When it last changed team (0 never).
@@ -75,7 +96,23 @@ pub struct Player {
 }
 
 impl Player {
-    pub(super) fn new(tick: i32) -> Player {
+    /// An input reached the player (`OnDirectInput`, 20.1): an action
+    /// unless it is the first, or the last one again.
+    pub(super) fn input_arrived(&mut self, input: PlayerInput) {
+        let target = PlayerInput {
+            player_flags: input.player_flags & !PLAYERFLAG_SCOREBOARD,
+            ..input
+        };
+        let (last, sent) = &mut self.afk_target;
+        if target != *last {
+            if *sent {
+                self.afk = false;
+            }
+            (*last, *sent) = (target, true);
+        }
+    }
+
+    pub(super) fn new(tick: i32, release: Release) -> Player {
         Player {
             team: 0,
             in_game: false,
@@ -84,6 +121,8 @@ impl Player {
             prev_die_tick: tick,
             last_input: None,
             player_flags: 0,
+            afk: release == Release::Ddnet20_1,
+            afk_target: (PlayerInput::default(), false),
             last_kill: 0,
             last_set_team: 0,
             team_change_tick: tick,
@@ -94,5 +133,45 @@ impl Player {
             dead_character_ids: [None; 2],
             name: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An aim at (x, 0) with these flags.
+    fn input(x: i32, flags: i32) -> PlayerInput {
+        PlayerInput {
+            target_x: x,
+            player_flags: flags,
+            ..PlayerInput::default()
+        }
+    }
+
+    /// After these inputs, is a 20.1 player away?
+    fn afk_after(inputs: &[PlayerInput]) -> bool {
+        let mut p = Player::new(0, Release::Ddnet20_1);
+        for &i in inputs {
+            p.input_arrived(i);
+        }
+        p.afk
+    }
+
+    #[test]
+    fn a_player_is_away_until_an_input_unlike_its_first() {
+        assert!(afk_after(&[]));
+        // Zeros are `m_pLastTarget` already: not even the first.
+        assert!(afk_after(&[input(0, 0), input(0, 0)]));
+        assert!(afk_after(&[input(0, 0), input(5, 1)]));
+        assert!(afk_after(&[input(5, 1), input(5, 1)]));
+        assert!(!afk_after(&[input(5, 1), input(6, 1)]));
+        assert!(!afk_after(&[input(5, 1), input(6, 1), input(6, 1)]));
+        // The scoreboard opening is no action.
+        assert!(afk_after(&[
+            input(5, 1),
+            input(5, 1 | PLAYERFLAG_SCOREBOARD)
+        ]));
+        assert!(!Player::new(0, Release::Ddnet16_4).afk);
     }
 }

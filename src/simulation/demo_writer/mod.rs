@@ -600,10 +600,9 @@ impl Writer {
                 .int("score", -9999);
             self.push(&pi, "PlayerInfo", cid as i32);
             let mut dp = builder("DDNetPlayer");
-            // EXPLAYERFLAG_PAUSED (2) for `/pause`, _SPEC (4) for `/spec`
-            // (`CPlayer::Snap`); AFK (1) depends on the server's clock
-            // and is not set.
-            dp.int("flags", 2 * p.pause.number())
+            // EXPLAYERFLAG_AFK (1), _PAUSED (2) for `/pause`, _SPEC (4)
+            // for `/spec` (`CPlayer::Snap`).
+            dp.int("flags", i32::from(p.afk) | 2 * p.pause.number())
                 .int("auth_level", self.clients.auth_at(cid, tick));
             match self.release {
                 // 16.4's has only flags and auth level.
@@ -1035,9 +1034,8 @@ impl Writer {
         };
         let player = w.player(cid);
         // A character not ticked yet shows its player away (DDNet's new
-        // player is `m_Afk` until its inputs reach `AfkTimer`); later
-        // absences depend on the server's clock and are not followed.
-        let away = player.is_some_and(|p| p.pause != Pause::None) || ch.spawn_tick == tick;
+        // player is `m_Afk` until its inputs reach `AfkTimer`).
+        let away = player.is_some_and(|p| p.afk || p.pause != Pause::None) || ch.spawn_tick == tick;
         let emote = self.emote(ch, away, tick, self.last_action[cid]);
         let player_flags = player.map_or(0, |p| p.player_flags);
         let mut c = builder("Character");

@@ -214,6 +214,11 @@ pub struct World {
     /// Inside [`World::step`], past the tick's start: what happens now
     /// is this tick's, not the next one's.
     stepping: bool,
+    /// The file follows a map change (its header names the game before),
+    /// and no tick has begun: a client joining now came over from the
+    /// last map with its away state (20.1's `CPersistentClientData`),
+    /// which only the last map's file knows; it is shown present.
+    pub carried_over: bool,
 }
 
 impl World {
@@ -278,6 +283,7 @@ impl World {
             effects: Effects::new(false),
             snap_ids,
             stepping: false,
+            carried_over: false,
         }
     }
 
@@ -379,7 +385,9 @@ impl World {
     pub fn join(&mut self, cid: usize) {
         if cid < MAX_CLIENTS {
             self.kill_now(cid);
-            self.players[cid] = Some(Player::new(self.tick));
+            let mut player = Player::new(self.tick, self.release);
+            player.afk &= !self.carried_over;
+            self.players[cid] = Some(player);
             self.pending[cid].clear();
         }
     }
@@ -537,6 +545,7 @@ impl World {
     /// Which of the two DDNet did the file cannot tell; the position or
     /// the demo's item does ([`crate::simulation::Simulation`]).
     pub fn step_holding(&mut self, held: &[usize]) {
+        self.carried_over = false;
         let before: Vec<Option<Vec2>> = match self.watch.is_empty() {
             true => Vec::new(),
             false => self
@@ -571,6 +580,9 @@ impl World {
             for &input in inputs {
                 if let Some(p) = self.players[cid].as_mut() {
                     p.last_input = Some(input);
+                    if self.release == Release::Ddnet20_1 {
+                        p.input_arrived(input);
+                    }
                 }
                 self.early_input(cid, input);
             }

@@ -52,16 +52,18 @@ pub struct Player {
     pub last_input: Option<PlayerInput>,
     /// The flags of the last input applied.
     pub player_flags: i32,
-    /// Away (`m_Afk`), as the file can tell it. 20.1: a new player is
-    /// away until an input unlike the first it sent (`OnDirectInput`
-    /// ignores that one, which the client sends by itself). DDNet decides
-    /// when the input arrives, a few ticks before the tick that applies it
-    /// (the only one the file records), so this ends at the latest tick
-    /// it can. 16.4's new players are never away here: the inputs that
-    /// end it there come before the file records any (in the campaign's
-    /// 16.4 sessions, 6-12 ticks after joining and 55 before the first
-    /// recorded input). `sv_max_afk_time` later is the server's clock and
-    /// not followed.
+    /// Away (`m_Afk`), as the file can tell it. 20.1 makes a new player
+    /// away (`SetInitialAfk`) until an input unlike the first it sent
+    /// (`OnDirectInput` ignores that one, which the client sends by
+    /// itself). DDNet decides when the input arrives, a few ticks before
+    /// the tick that applies it (the only one the file records), so this
+    /// ends at the latest tick it can. 16.4's new players are never away
+    /// here: while the server process is younger than `sv_max_afk_time`
+    /// (`time_get` counts from its start) their first input ends it, and
+    /// that comes before the file records any (in the campaign's 16.4
+    /// sessions, 6-12 ticks after joining and 55 before the first
+    /// recorded input). Away again after `sv_max_afk_time` without
+    /// action is the server's clock and not followed.
     #[serde(skip)]
     pub afk: bool,
     /// The last input unlike the one before (`m_pLastTarget`, zeros at

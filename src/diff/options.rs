@@ -51,9 +51,9 @@ pub const SNAP_DELTA: &str = "SNAP.delta";
 /// What a DDNet server decides from inputs as they arrive
 /// (`CPlayer::OnDirectInput`), not as a tick applies them: the away flag
 /// (`AfkTimer`: when the input that ends a new player's away state
-/// arrived) and
-/// the idle blink (`m_LastActionTick`, the tick a changed input arrived;
-/// `DetermineEyeEmote` blinks every 5 s after it), with the closed eyes
+/// arrived) and the idle blink (`m_LastActionTick`, the tick a changed
+/// input arrived; `DetermineEyeEmote` blinks every 5 s after it), with
+/// the closed eyes
 /// of an away player. Arrival is network timing: two runs of a scenario
 /// differ in it, and a teehistorian file records an input only at the
 /// tick that applies it (`OnClientPredictedEarlyInput`), so a demo

@@ -665,9 +665,17 @@ impl Replay {
     /// to its cid; there, [`Replay::handle`] tells. The reader stops at
     /// FINISH, so the replay has not finished.
     ///
+    /// Without `VALUES`, the record's moves and input changes are not
+    /// added, only what makes it consistent is followed (whether its
+    /// player is there, whether it has sent an input): for a pass that
+    /// reads nothing of the replay but its inconsistencies (`check`), so
+    /// the reader need not decode those ints at all. The replay's
+    /// positions and inputs are then not the file's, and it must be
+    /// dropped.
+    ///
     /// [`Visit::common`]: super::stream::Visit::common
     #[inline(always)]
-    pub(crate) fn handle_common(
+    pub(crate) fn handle_common<const VALUES: bool>(
         &mut self,
         offset: u64,
         tick: i32,
@@ -676,12 +684,38 @@ impl Replay {
         debug_assert!(!self.finished);
         debug_assert_eq!(self.peek_tick(msg), tick, "the clocks differ");
         let kind = match *msg {
-            _ if tick == i32::MAX => return self.handle(offset, msg),
+            // Where the reader's clock stopped: the general path, given
+            // the ints only if the replay keeps them.
+            _ if tick == i32::MAX => {
+                let blank = match *msg {
+                    Message::PlayerDiff { cid, .. } if !VALUES => {
+                        Message::PlayerDiff { cid, dx: 0, dy: 0 }
+                    }
+                    Message::InputDiff { cid, .. } if !VALUES => Message::InputDiff {
+                        cid,
+                        dinput: Input::default(),
+                    },
+                    _ => return self.handle(offset, msg),
+                };
+                return self.handle(offset, &blank);
+            }
             Message::PlayerDiff { cid, dx, dy } => {
                 self.clock = TickClock::at(tick, Some(cid));
-                self.player_diff(cid, dx, dy)
+                match VALUES {
+                    true => self.player_diff(cid, dx, dy),
+                    false => {
+                        let p = self.players.get_mut(cid);
+                        (!p.alive).then_some(InconsistencyKind::PlayerDiffAbsent { cid })
+                    }
+                }
             }
-            Message::InputDiff { cid, ref dinput } => self.input_diff(cid, dinput),
+            Message::InputDiff { cid, ref dinput } => match VALUES {
+                true => self.input_diff(cid, dinput),
+                false => {
+                    let p = self.players.get_mut(cid);
+                    (p.input.is_none()).then_some(InconsistencyKind::InputDiffWithoutNew { cid })
+                }
+            },
             _ => return self.handle(offset, msg),
         };
         match kind {

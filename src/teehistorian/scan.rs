@@ -253,14 +253,16 @@ struct Pass<E> {
 /// (as its [`Verify`] says), or with neither only counts: a loop of its
 /// own for each, so counting computes no field only verifying reads, and
 /// no record tests what the pass does.
-struct Visiting<'p, E, const ROUNDTRIP: bool, const REPLAY: bool>(&'p mut Pass<E>);
+struct Visiting<'p, E, const ROUNDTRIP: bool, const REPLAY: bool, const VALUES: bool>(
+    &'p mut Pass<E>,
+);
 
-impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool> Visit<'_, ()>
-    for Visiting<'_, E, ROUNDTRIP, REPLAY>
+impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool, const VALUES: bool>
+    Visit<'_, ()> for Visiting<'_, E, ROUNDTRIP, REPLAY, VALUES>
 {
     #[inline(always)]
     fn record(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<ROUNDTRIP, REPLAY, false>(rec)
+        self.0.record::<ROUNDTRIP, REPLAY, VALUES, false>(rec)
     }
 
     /// In line where the reader builds the common records, so everything
@@ -270,13 +272,13 @@ impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool> 
     /// reader's clock ([`Replay::handle_common`]).
     #[inline(always)]
     fn common(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
-        self.0.record::<ROUNDTRIP, REPLAY, true>(rec)
+        self.0.record::<ROUNDTRIP, REPLAY, VALUES, true>(rec)
     }
 }
 
 impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
     #[inline(always)]
-    fn record<const ROUNDTRIP: bool, const REPLAY: bool, const COMMON: bool>(
+    fn record<const ROUNDTRIP: bool, const REPLAY: bool, const VALUES: bool, const COMMON: bool>(
         &mut self,
         rec: &Record<'_>,
     ) -> ControlFlow<()> {
@@ -292,7 +294,7 @@ impl<E: FnMut(&Record<'_>, &Replay)> Pass<E> {
         (self.each)(rec, &self.replay);
         if REPLAY
             && let Err(inc) = match COMMON {
-                true => self.replay.handle_common(rec.offset, rec.tick, &rec.msg),
+                true => (self.replay).handle_common::<VALUES>(rec.offset, rec.tick, &rec.msg),
                 false => self.replay.handle(rec.offset, &rec.msg),
             }
         {
@@ -309,7 +311,8 @@ impl Scan {
     /// I/O error; a decode error later stops the pass and is kept in
     /// [`Scan::error`].
     pub fn run(src: impl Read, verify: Verify) -> Result<(Header, Scan), ReadError> {
-        Scan::run_with(src, verify, |_, _| {}).map(|(header, scan, _)| (header, scan))
+        // Nobody sees the replay: it follows only what its verdicts need.
+        Scan::pass::<false>(src, verify, |_, _| {}).map(|(header, scan, _)| (header, scan))
     }
 
     /// [`Scan::run`] with [`Verify::default`] (counting only) over an
@@ -368,6 +371,17 @@ impl Scan {
         verify: Verify,
         each: impl FnMut(&Record<'_>, &Replay),
     ) -> Result<(Header, Scan, Replay), ReadError> {
+        Scan::pass::<true>(src, verify, each)
+    }
+
+    /// [`Scan::run_with`]; without `VALUES` the replay follows only what
+    /// its verdicts need ([`Replay::handle_common`]), and `each` and the
+    /// caller must not read its players.
+    fn pass<const VALUES: bool>(
+        src: impl Read,
+        verify: Verify,
+        each: impl FnMut(&Record<'_>, &Replay),
+    ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
         let mut pass = Pass {
             tally: Tally::new(header_len(&header)),
@@ -378,10 +392,10 @@ impl Scan {
             each,
         };
         let result = match (verify.roundtrip, verify.replay.is_some()) {
-            (false, false) => reader.visit(&mut Visiting::<_, false, false>(&mut pass)),
-            (true, false) => reader.visit(&mut Visiting::<_, true, false>(&mut pass)),
-            (false, true) => reader.visit(&mut Visiting::<_, false, true>(&mut pass)),
-            (true, true) => reader.visit(&mut Visiting::<_, true, true>(&mut pass)),
+            (false, false) => reader.visit(&mut Visiting::<_, false, false, VALUES>(&mut pass)),
+            (true, false) => reader.visit(&mut Visiting::<_, true, false, VALUES>(&mut pass)),
+            (false, true) => reader.visit(&mut Visiting::<_, false, true, VALUES>(&mut pass)),
+            (true, true) => reader.visit(&mut Visiting::<_, true, true, VALUES>(&mut pass)),
         };
         let Pass {
             tally,

@@ -97,9 +97,12 @@ impl Player {
     /// True if faults of the last snapshot are waiting to be told.
     fn has_pending(&mut self) -> bool {
         if let Some((index, offset)) = self.warnings_due.take() {
+            // Most snapshots have none: nothing to move then.
             let warnings = self.history.take_warnings();
-            self.pending
-                .extend(warnings.into_iter().map(|f| (index, offset, f)));
+            if !warnings.is_empty() {
+                self.pending
+                    .extend(warnings.into_iter().map(|f| (index, offset, f)));
+            }
         }
         !self.pending.is_empty()
     }

@@ -368,6 +368,7 @@ impl<'a> Events<'a> {
     /// damaged chunk, if there is one ([`Events::error`]).
     pub fn replay(&mut self) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
+        crate::huffman::warm_decoder();
         // Messages are counted, so only checked.
         self.message_ints = false;
         while let Ok(Some(e)) = self.next() {

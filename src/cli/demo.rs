@@ -431,6 +431,11 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
         ReportFormat::Text => write_stats_text(&mut out, &stats)?,
     }
     out.flush()?;
+    // The file's buffer (as long as the file, the map's pages never
+    // touched) is left to the exit, which frees it with everything else,
+    // rather than unmapped first.
+    drop(events);
+    std::mem::forget(bytes);
     match stats.error {
         Some(e) => Err(failed(e)),
         None => Ok(()),

@@ -97,9 +97,12 @@ impl Player {
     /// True if faults of the last snapshot are waiting to be told.
     fn has_pending(&mut self) -> bool {
         if let Some((index, offset)) = self.warnings_due.take() {
+            // Most snapshots have none: nothing to move then.
             let warnings = self.history.take_warnings();
-            self.pending
-                .extend(warnings.into_iter().map(|f| (index, offset, f)));
+            if !warnings.is_empty() {
+                self.pending
+                    .extend(warnings.into_iter().map(|f| (index, offset, f)));
+            }
         }
         !self.pending.is_empty()
     }
@@ -365,6 +368,7 @@ impl<'a> Events<'a> {
     /// damaged chunk, if there is one ([`Events::error`]).
     pub fn replay(&mut self) -> SnapshotReplay {
         let mut summary = SnapshotReplay::default();
+        crate::huffman::warm_decoder();
         // Messages are counted, so only checked.
         self.message_ints = false;
         while let Ok(Some(e)) = self.next() {

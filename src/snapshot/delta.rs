@@ -691,10 +691,13 @@ pub(super) struct KeyHash {
 }
 
 impl Default for KeyHash {
+    /// Without buckets: the first [`KeyHash::build`] makes them. A codec
+    /// that only applies deltas (a demo's replay) never makes one, and
+    /// their 128 KiB cost every such process a map and an unmap.
     fn default() -> Self {
         KeyHash {
             counts: [0; HASH_BUCKETS],
-            entries: vec![(0, 0); HASH_BUCKETS * BUCKET_SIZE],
+            entries: Vec::new(),
         }
     }
 }
@@ -717,6 +720,9 @@ impl KeyHash {
     }
 
     fn build(&mut self, snap: &Snapshot) {
+        if self.entries.is_empty() {
+            self.entries = vec![(0, 0); HASH_BUCKETS * BUCKET_SIZE];
+        }
         self.counts = [0; HASH_BUCKETS];
         for (i, &start) in snap.starts.iter().enumerate() {
             let key = snap.area[start as usize];
@@ -731,7 +737,11 @@ impl KeyHash {
 
     fn find(&self, key: i32) -> Option<usize> {
         let b = Self::bucket(key);
-        let bucket = &self.entries[b * BUCKET_SIZE..][..usize::from(self.counts[b])];
+        let start = b * BUCKET_SIZE;
+        // Nothing before the first `build`.
+        let bucket = self
+            .entries
+            .get(start..start + usize::from(self.counts[b]))?;
         bucket
             .iter()
             .find(|&&(k, _)| k == key)

@@ -602,7 +602,7 @@ impl Writer {
             let mut dp = builder("DDNetPlayer");
             // EXPLAYERFLAG_AFK (1), _PAUSED (2) for `/pause`, _SPEC (4)
             // for `/spec` (`CPlayer::Snap`).
-            dp.int("flags", i32::from(p.afk) | 2 * p.pause.number())
+            dp.int("flags", i32::from(p.afk) | (2 * p.pause.number()))
                 .int("auth_level", self.clients.auth_at(cid, tick));
             match self.release {
                 // 16.4's has only flags and auth level.

@@ -502,6 +502,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
             }
             Message::Ex(ex) if matches!(ex.ex, Ex::PlayerFinish { .. } | Ex::TeamFinish { .. }) => {
                 self.advance(tick);
+                // The score database's save, after the finish in the
+                // world's tick.
+                if let Ex::PlayerFinish { cid, time } = ex.ex {
+                    self.world.finish_saved(cid, time);
+                }
                 return;
             }
             // The database's answers come in the controller's tick,

@@ -116,6 +116,13 @@ pub enum Effect {
         /// Whose.
         cid: i32,
     },
+    /// `Finish` (20.1): a race finished there (the confetti).
+    Finish {
+        /// Where.
+        x: i32,
+        /// Where.
+        y: i32,
+    },
 }
 
 /// `(int)Pos.x, (int)Pos.y`.
@@ -156,6 +163,12 @@ impl Effect {
             y,
             cid: cid as i32,
         }
+    }
+
+    /// `CreateFinishEffect`.
+    pub fn finish(p: Vec2) -> Effect {
+        let (x, y) = cut(p);
+        Effect::Finish { x, y }
     }
 
     /// `CreateDamageInd`: `amount` stars fanned over a third of a turn

@@ -95,6 +95,11 @@ pub struct Player {
     /// (a load matches savegame members by name).
     #[serde(skip)]
     pub name: Vec<u8>,
+    /// Its best race time in seconds, as DDNet keeps it
+    /// (`CPlayerData::m_BestTime`, a float); `None` before its first
+    /// finish. DDNet also asks the score database for it when the player
+    /// joins (`CScore::LoadPlayerData`); the model's database is empty.
+    pub best_time: Option<f32>,
 }
 
 impl Player {
@@ -134,6 +139,7 @@ impl Player {
             died_in_world: false,
             dead_character_ids: [None; 2],
             name: Vec::new(),
+            best_time: None,
         }
     }
 }

@@ -29,7 +29,9 @@
 //! What the world does not model is filled in with what DDNet's DDRace
 //! server sends where that follows from the rules (see
 //! `docs/commands.md`, `teehistorian demo`); what cannot be known (a
-//! player's latency, score, emotes) is 0 or the neutral value.
+//! player's latency, emotes) is 0 or the neutral value. Scores and the
+//! map's record are the world's race (`world/race.rs`) as DDNet snaps
+//! them ([`score_of`], [`finish_time`]).
 
 mod clients;
 mod sixup;
@@ -593,11 +595,10 @@ impl Writer {
                 .int("color_body", info.color_body)
                 .int("color_feet", info.color_feet);
             self.push(&ci, "ClientInfo", cid as i32);
-            // No finish time: the score DDRace sends for none.
             let mut pi = builder("PlayerInfo");
             pi.int("client_id", cid as i32)
                 .int("team", p.team)
-                .int("score", -9999);
+                .int("score", score_of(p.best_time, self.release));
             self.push(&pi, "PlayerInfo", cid as i32);
             let mut dp = builder("DDNetPlayer");
             // EXPLAYERFLAG_AFK (1), _PAUSED (2) for `/pause`, _SPEC (4)
@@ -607,8 +608,11 @@ impl Writer {
             match self.release {
                 // 16.4's has only flags and auth level.
                 Release::Ddnet16_4 => dp.truncate(2),
-                // No finish time.
-                Release::Ddnet20_1 => dp.int("finish_time_seconds", -1),
+                Release::Ddnet20_1 => {
+                    let (seconds, millis) = finish_time(p.best_time);
+                    dp.int("finish_time_seconds", seconds)
+                        .int("finish_time_millis", millis)
+                }
             };
             self.push(&dp, "DDNetPlayer", cid as i32);
             self.items.players += 1;
@@ -652,9 +656,10 @@ impl Writer {
         self.push(&ex, "GameInfoEx", 0);
         self.switch_state(w);
         if self.release == Release::Ddnet20_1 {
-            // No best time on the map.
+            let (seconds, millis) = finish_time(w.map_record());
             let mut best = builder("MapBestTime");
-            best.int("map_best_time_seconds", -1);
+            best.int("map_best_time_seconds", seconds)
+                .int("map_best_time_millis", millis);
             self.push(&best, "MapBestTime", 0);
         }
     }
@@ -996,6 +1001,7 @@ impl Writer {
                 Effect::HammerHit { x, y } => ("HammerHit", at("HammerHit", x, y)),
                 Effect::Explosion { x, y } => ("Explosion", at("Explosion", x, y)),
                 Effect::Spawn { x, y } => ("Spawn", at("Spawn", x, y)),
+                Effect::Finish { x, y } => ("Finish", at("Finish", x, y)),
                 Effect::Death { x, y, cid } => {
                     let mut b = at("Death", x, y);
                     b.int("client_id", cid);
@@ -1287,6 +1293,34 @@ fn reset_16_4(c: &mut Core) {
     c.super_ = false;
     c.input.target_x = 0;
     c.input.target_y = -1;
+}
+
+/// A 0.6 player's score (`PlayerInfo.score`): minus its best time's
+/// whole seconds, -9999 for none (`NOT_FINISHED_TIMESCORE`). 20.1
+/// (`CGameControllerDDNet::SnapPlayerScore`) shows a time of 9999 s as
+/// -10000; 16.4 keeps `-(int)Time` (`CGameTeams::OnFinish`) as it is.
+fn score_of(best: Option<f32>, release: Release) -> i32 {
+    let Some(best) = best else {
+        return -9999;
+    };
+    // C's float-to-int cut.
+    let seconds = best as i32;
+    match (release, seconds) {
+        (Release::Ddnet20_1, 9999) => -10000,
+        _ => seconds.wrapping_neg(),
+    }
+}
+
+/// A time's seconds and milliseconds as 20.1 snaps them (`CFinishTime`,
+/// `SnapPlayerTime`, `SnapMapBestTime`): the milliseconds rounded from
+/// the float (`time_milliseconds_from_seconds`); (-1, 0) for none
+/// (`NOT_FINISHED_MILLIS`).
+fn finish_time(time: Option<f32>) -> (i32, i32) {
+    let Some(time) = time else {
+        return (-1, 0);
+    };
+    let millis = (f64::from(time) * 1000.0).round() as i64;
+    ((millis / 1000) as i32, (millis % 1000) as i32)
 }
 
 /// An event item of `name` at (`x`, `y`).

@@ -62,3 +62,26 @@ fn a_c_int_of_a_value_no_int_holds_is_int_min() {
     assert_eq!(round_to_c_int(-3e9), i32::MIN);
     assert_eq!(round_to_c_int(f32::NAN), i32::MIN);
 }
+
+#[test]
+fn a_best_time_is_snapped_as_ddnet_cuts_and_rounds_it() {
+    use Release::{Ddnet16_4, Ddnet20_1};
+    // None: -9999 (`NOT_FINISHED_TIMESCORE`) and (-1, 0)
+    // (`CFinishTime::NotFinished`).
+    for v in [Ddnet16_4, Ddnet20_1] {
+        assert_eq!(score_of(None, v), -9999);
+    }
+    assert_eq!(finish_time(None), (-1, 0));
+    // 312,480 ticks: 6249.6f seconds; the score cuts them, the
+    // milliseconds round (`time_milliseconds_from_seconds`).
+    let t = 312_480.0f32 / 50.0;
+    assert_eq!(score_of(Some(t), Ddnet20_1), -6249);
+    assert_eq!(score_of(Some(t), Ddnet16_4), -6249);
+    assert_eq!(finish_time(Some(t)), (6249, 600));
+    // 51 ticks are 1.0199999f: 1 s and 20 ms, not 19.
+    assert_eq!(finish_time(Some(51.0f32 / 50.0)), (1, 20));
+    assert_eq!(score_of(Some(51.0f32 / 50.0), Ddnet20_1), -1);
+    // 9999 s would read as no time: 20.1 shows -10000, 16.4 does not.
+    assert_eq!(score_of(Some(9999.5), Ddnet20_1), -10000);
+    assert_eq!(score_of(Some(9999.5), Ddnet16_4), -9999);
+}

@@ -63,8 +63,19 @@ pub struct Race {
     saving: Vec<Option<Saving>>,
     /// Each client crossed the start line with its team (`m_aTeeStarted`).
     tee_started: Vec<bool>,
+    /// Each client crossed the finish line after that (`m_aTeeFinished`).
+    tee_finished: Vec<bool>,
     /// Each client's last database query (`m_LastSQLQuery`).
     last_sql_query: Vec<i32>,
+    /// The server's record on the map (`m_CurrentRecord`), in seconds.
+    record: Option<f32>,
+    /// 20.1's `CScore::LoadBestTime` under way.
+    record_load: Option<RecordLoad>,
+    /// The best time saved in the score database, which starts empty:
+    /// 20.1 saves a finish unless a test command ran or the player is not
+    /// eligible (`CScore::SaveScore`), and records each save in the file
+    /// (PLAYER_FINISH).
+    saved_best: Option<f32>,
 }
 
 impl Race {
@@ -75,7 +86,20 @@ impl Race {
             practice: vec![false; MAX_CLIENTS + 1],
             saving: vec![None; MAX_CLIENTS + 1],
             tee_started: vec![false; MAX_CLIENTS],
+            tee_finished: vec![false; MAX_CLIENTS],
             last_sql_query: vec![0; MAX_CLIENTS],
+            record: None,
+            record_load: None,
+            saved_best: None,
+        }
+    }
+
+    /// The server's record on the map after the controller's tick of
+    /// `tick` (`SnapMapBestTime`).
+    pub fn map_record(&self, tick: i32) -> Option<f32> {
+        match self.record_load {
+            Some(load) if tick > load.tick => load.best,
+            _ => self.record,
         }
     }
 
@@ -91,12 +115,35 @@ impl Default for Race {
     }
 }
 
+/// 20.1's question for the map's record (`CScore::LoadBestTime`), asked
+/// by a finish while the server had none. The database thread answers
+/// with the best time saved when it reads (the asker's own save was
+/// queued before the question, later finishes' after), and the
+/// controller takes the answer in its tick (`IGameController::Tick`, after
+/// the world's) once it is complete. How long the thread takes is not in
+/// the file: the model has the answer in the next tick's controller, as
+/// the recordings show it (a few milliseconds against a 20 ms tick).
+#[derive(Clone, Copy, Debug)]
+struct RecordLoad {
+    /// The tick it was asked in.
+    tick: i32,
+    /// Who asked (whose save the answer includes).
+    cid: usize,
+    /// The best time saved when it was asked, then with the asker's.
+    best: Option<f32>,
+}
+
 /// The index of a team number that is one.
 fn team_index(team: i32) -> Option<usize> {
     usize::try_from(team).ok().filter(|&t| t <= MAX_CLIENTS)
 }
 
 impl World {
+    /// The server's record on the map, as this tick's snapshot shows it.
+    pub fn map_record(&self) -> Option<f32> {
+        self.race.map_record(self.tick)
+    }
+
     /// The connected players in `team` (`Count`).
     fn team_size(&self, team: i32) -> usize {
         (0..MAX_CLIENTS)
@@ -129,6 +176,7 @@ impl World {
             return;
         };
         self.race.tee_started[c] = false;
+        self.race.tee_finished[c] = false;
         let old = self.cores.teams.team[c];
         let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
         if let Some(o) = team_index(old)
@@ -238,19 +286,146 @@ impl World {
     }
 
     /// The finish line, for a character whose race was `race_before`
-    /// when its tiles were read: a team's finish is not modelled.
+    /// when its tiles were read (`OnCharacterFinish`).
     pub(super) fn finish_line(&mut self, cid: usize, race_before: i32) {
         let team = self.cores.teams.team[cid];
-        let Some(ch) = self.chars[cid].as_mut() else {
-            return;
-        };
-        if race_before != race::STARTED {
+        if self.chars[cid].is_none() || race_before != race::STARTED {
             return;
         }
-        if team == TEAM_FLOCK || team == self.cores.teams.super_team {
-            ch.ddrace_state = race::FINISHED;
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        if (team == TEAM_FLOCK && !forced_solo) || team == self.cores.teams.super_team {
+            self.finish(cid);
         } else if let Some(t) = team_index(team) {
-            self.race.state[t] = state::UNKNOWN;
+            if self.race.tee_started[cid] {
+                self.race.tee_finished[cid] = true;
+            }
+            self.team_finished(team, t);
+        }
+    }
+
+    /// `CheckTeamFinished`: a started team whose every member crossed the
+    /// finish line finishes, in its first playing member's time (the
+    /// team's members share `m_StartTime`); in practice mode without a
+    /// rank.
+    fn team_finished(&mut self, team: i32, t: usize) {
+        // `sv_team 3` starts every client in a team of its own
+        // (`CTeamsCore::Reset`); the file names teams only for players.
+        let forced_solo = self.config.sv_team == SV_TEAM_FORCED_SOLO;
+        let team_of = |c: usize| match self.cores.teams.team[c] {
+            0 if forced_solo && self.players[c].is_none() => c as i32,
+            t => t,
+        };
+        if self.race.state[t] != state::STARTED
+            || (0..MAX_CLIENTS).any(|c| team_of(c) == team && !self.race.tee_finished[c])
+        {
+            return;
+        }
+        let playing: Vec<usize> = (0..MAX_CLIENTS)
+            .filter(|&c| {
+                self.cores.teams.team[c] == team
+                    && self.players[c].is_some()
+                    && self.chars[c].is_some()
+            })
+            .collect();
+        for &c in &playing {
+            self.race.tee_started[c] = false;
+            self.race.tee_finished[c] = false;
+        }
+        let Some(start) = playing
+            .first()
+            .and_then(|&c| self.chars[c].as_ref())
+            .map(|ch| ch.start_tick)
+        else {
+            return;
+        };
+        let ticks = self.tick.wrapping_sub(start);
+        if ticks <= 0 {
+            return;
+        }
+        if !self.race.practice[t] {
+            for &c in &playing {
+                self.on_finish(c, ticks);
+            }
+        }
+        for &c in &playing {
+            if let Some(ch) = self.chars[c].as_mut() {
+                ch.ddrace_state = race::FINISHED;
+            }
+        }
+        self.race.state[t] = state::FINISHED;
+    }
+
+    /// `OnCharacterFinish` without a team: the race's time is the ticks
+    /// from `m_StartTime`; a race of no ticks does not finish.
+    fn finish(&mut self, cid: usize) {
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return;
+        };
+        let ticks = self.tick.wrapping_sub(ch.start_tick);
+        if ticks > 0 {
+            self.on_finish(cid, ticks);
+        }
+    }
+
+    /// `CGameTeams::OnFinish` of a race of `ticks` (seconds as a float):
+    /// the time becomes the player's best if it is better and lowers the
+    /// server's record; 20.1 without a record asks the database for it
+    /// instead ([`RecordLoad`]), and shows the confetti.
+    fn on_finish(&mut self, cid: usize, ticks: i32) {
+        let tick = self.tick;
+        let Some(ch) = self.chars[cid].as_ref() else {
+            return;
+        };
+        let (time, pos) = (ticks as f32 / 50.0, ch.pos);
+        if let Some(p) = self.players[cid].as_mut() {
+            p.best_time = Some(p.best_time.map_or(time, |b| b.min(time)));
+        }
+        let race = &mut self.race;
+        match self.release {
+            // `m_CurrentRecord == 0 || Time < m_CurrentRecord`.
+            Release::Ddnet16_4 => {
+                race.record = Some(race.record.map_or(time, |r| r.min(time)));
+            }
+            Release::Ddnet20_1 => {
+                // The controller of the tick before took any answer.
+                if let Some(load) = race.record_load.filter(|l| tick > l.tick.saturating_add(1)) {
+                    race.record = load.best;
+                    race.record_load = None;
+                }
+                match race.record {
+                    // A question under way is not asked again.
+                    None if race.record_load.is_none() => {
+                        race.record_load = Some(RecordLoad {
+                            tick,
+                            cid,
+                            best: race.saved_best,
+                        });
+                    }
+                    None => {}
+                    Some(r) => race.record = Some(r.min(time)),
+                }
+            }
+        }
+        if let Some(ch) = self.chars[cid].as_mut() {
+            ch.ddrace_state = race::FINISHED;
+        }
+        if self.release == Release::Ddnet20_1 {
+            self.effect(crate::simulation::ddrace::effects::Effect::finish(pos));
+        }
+    }
+
+    /// PLAYER_FINISH (20.1's `CScore::SaveScore`): `cid`'s race of
+    /// `ticks` went into the score database, after its finish in this
+    /// tick.
+    pub fn finish_saved(&mut self, cid: i32, ticks: i32) {
+        let time = ticks as f32 / 50.0;
+        let race = &mut self.race;
+        race.saved_best = Some(race.saved_best.map_or(time, |b| b.min(time)));
+        if let Some(load) = race.record_load.as_mut()
+            && load.tick == self.tick
+            && usize::try_from(cid).is_ok_and(|c| c == load.cid)
+        {
+            load.best = Some(load.best.map_or(time, |b| b.min(time)));
         }
     }
 
@@ -529,6 +704,7 @@ impl World {
         self.load_tee(b, &ta, team, true, ha);
         self.load_tee(a, &tb, team, true, hb);
         self.race.tee_started.swap(a, b);
+        self.race.tee_finished.swap(a, b);
         let other = |c: i32| {
             if c == a as i32 {
                 b as i32
@@ -747,14 +923,16 @@ mod tests {
     use super::*;
     use crate::map::tiles::Tile;
     use crate::simulation::ddrace::config::Config;
+    use crate::simulation::ddrace::effects::Effect;
     use crate::simulation::physics::Vec2;
     use crate::simulation::physics::collision::Collision;
     use crate::simulation::physics::tuning::{Tuning, Tunings};
 
     const CHAT: i32 = 128;
-    /// A 20x10 map: a floor on row 8, a start line in column 10, a spawn
-    /// at (2, 7).
+    /// A 20x10 map: a floor on row 8, a start line in column 10, a
+    /// finish line in column 12, a spawn at (2, 7).
     const START: usize = 5 * 20 + 10;
+    const FINISH: usize = 5 * 20 + 12;
 
     /// Players 0 and 1 ("a", "b") spawned, at tick 100.
     fn world(release: Release) -> World {
@@ -770,6 +948,7 @@ mod tests {
         }
         for y in 0..8 {
             tiles[y * w + 10].index = 33;
+            tiles[y * w + 12].index = 34;
         }
         tiles[7 * w + 2].index = 192;
         let col = Collision::new(w as i32, h as i32, &tiles).expect("a grid");
@@ -928,5 +1107,130 @@ mod tests {
         let (a, b) = (pos(&w, 0), pos(&w, 1));
         w.swap(1, 0);
         assert_eq!((pos(&w, 0), pos(&w, 1)), (b, a));
+    }
+
+    /// Starts `cid`'s race now and crosses the finish `ticks` later.
+    fn race(w: &mut World, cid: usize, ticks: i32) {
+        assert!(w.handle_tiles(cid, Some(START)));
+        w.tick += ticks;
+        assert!(w.handle_tiles(cid, Some(FINISH)));
+    }
+
+    fn best(w: &World, cid: usize) -> Option<f32> {
+        w.player(cid).and_then(|p| p.best_time)
+    }
+
+    #[test]
+    fn a_finish_keeps_the_players_best_time_in_seconds_of_fifty_ticks() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            // Events in every tick's snapshot.
+            w.config.sv_high_bandwidth = 1;
+            // `OnCharacterFinish`: 51 ticks are 51 / 50.0f seconds.
+            race(&mut w, 0, 51);
+            assert_eq!(best(&w, 0), Some(1.02f32), "{v:?}");
+            assert_eq!(w.character(0).map(|c| c.ddrace_state), Some(race::FINISHED));
+            // `OnFinish`'s "Time < m_BestTime": a slower race keeps it,
+            // a faster one takes its place.
+            race(&mut w, 0, 60);
+            assert_eq!(best(&w, 0), Some(1.02f32));
+            race(&mut w, 0, 50);
+            assert_eq!(best(&w, 0), Some(1.0f32));
+            // Only 20.1 sends the confetti (`CreateFinishEffect`), at
+            // the tee's cut position.
+            let confetti = w
+                .effects
+                .at(w.tick + 1)
+                .contains(&Effect::Finish { x: 80, y: 240 });
+            assert_eq!(confetti, v == Release::Ddnet20_1, "{v:?}");
+            // A race that starts and ends in one tick does not finish
+            // (`TimeTicks <= 0`, 16.4's `Time < 0.000001f`).
+            race(&mut w, 1, 0);
+            assert_eq!(best(&w, 1), None);
+            assert_eq!(w.character(1).map(|c| c.ddrace_state), Some(race::STARTED));
+        }
+    }
+
+    #[test]
+    fn twenty_one_asks_the_database_for_the_record_and_takes_it_a_tick_later() {
+        let mut w = world(Release::Ddnet20_1);
+        // No record: the finish asks (`LoadBestTime`); the database gets
+        // the race (PLAYER_FINISH) before the question.
+        race(&mut w, 0, 100);
+        w.finish_saved(0, 100);
+        let asked = w.tick;
+        assert_eq!(w.map_record(), None);
+        // The controller of the next tick has the answer, after the
+        // world's tick, whose better finish finds the question under way.
+        race(&mut w, 1, 1);
+        w.finish_saved(1, 1);
+        assert_eq!(w.tick, asked + 1);
+        assert_eq!(w.map_record(), Some(2.0f32));
+        // From then on a better time is the record at once.
+        w.tick += 10;
+        w.handle_tiles(0, Some(START));
+        w.tick += 90;
+        w.handle_tiles(0, Some(FINISH));
+        assert_eq!(w.map_record(), Some(1.8f32));
+        assert_eq!(best(&w, 1), Some(0.02f32));
+    }
+
+    #[test]
+    fn an_unsaved_finish_leaves_the_record_unknown_until_one_is_saved() {
+        let mut w = world(Release::Ddnet20_1);
+        // A test command ran (`Cheated`): no PLAYER_FINISH, the answer is
+        // empty and the next finish asks again.
+        race(&mut w, 0, 100);
+        w.tick += 2;
+        assert_eq!(w.map_record(), None);
+        race(&mut w, 1, 150);
+        w.finish_saved(1, 150);
+        w.tick += 1;
+        assert_eq!(w.map_record(), Some(3.0f32));
+        assert_eq!(best(&w, 0), Some(2.0f32));
+        // 16.4 takes the record at once (and has no item for it).
+        let mut w = world(Release::Ddnet16_4);
+        race(&mut w, 0, 100);
+        assert_eq!(w.map_record(), Some(2.0f32));
+    }
+
+    #[test]
+    fn a_team_finishes_when_its_last_starter_crosses_in_the_first_members_time() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            w.set_ddrace_team(0, 1);
+            w.set_ddrace_team(1, 1);
+            // Both cross the start line (`m_aTeeStarted`); the first
+            // starts the team's clock for both.
+            assert!(w.handle_tiles(0, Some(START)));
+            w.tick += 5;
+            assert!(w.handle_tiles(1, Some(START)));
+            // One over the finish line: the team waits for the other.
+            w.tick += 95;
+            assert!(w.handle_tiles(0, Some(FINISH)));
+            assert_eq!((best(&w, 0), w.race.state(1)), (None, Some(state::STARTED)));
+            // The last one: both finish in 110 ticks, 2.2 s.
+            w.tick += 10;
+            assert!(w.handle_tiles(1, Some(FINISH)));
+            assert_eq!([best(&w, 0), best(&w, 1)], [Some(2.2f32); 2], "{v:?}");
+            assert_eq!(w.race.state(1), Some(state::FINISHED));
+        }
+    }
+
+    #[test]
+    fn with_sv_team_3_each_player_finishes_alone_team_0_too() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut config = Config::new(v);
+            config.sv_team = SV_TEAM_FORCED_SOLO;
+            let mut w = world_with(v, config);
+            // Player 1's team is 1 (its PLAYER_TEAM); player 0 stays in
+            // team 0, which the empty slots, each in its own team
+            // (`CTeamsCore::Reset`), do not hold up.
+            w.set_ddrace_team(1, 1);
+            race(&mut w, 0, 40);
+            assert_eq!((best(&w, 0), best(&w, 1)), (Some(0.8f32), None), "{v:?}");
+            race(&mut w, 1, 60);
+            assert_eq!(best(&w, 1), Some(1.2f32));
+        }
     }
 }

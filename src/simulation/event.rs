@@ -34,6 +34,9 @@ pub(super) enum Event {
     Swap(i32, i32),
     /// TEAM_PRACTICE.
     Practice(i32, bool),
+    /// A 0.7 client to the spectators by a team change the file does not
+    /// record, read before the next tick ([`World::unrecorded_team_change`]).
+    TeamChangeAway(usize),
     /// A 0.7 client back from the spectators by a team change the file
     /// does not record ([`World::unrecorded_team_change_back`]).
     TeamChangeBack(usize),
@@ -119,6 +122,7 @@ impl Event {
             Event::DdraceTeam(c, team) => w.set_ddrace_team(*c, *team),
             Event::Swap(a, b) => w.swap(*a, *b),
             Event::Practice(team, on) => w.set_practice(*team, *on),
+            Event::TeamChangeAway(c) => w.unrecorded_team_change(*c, false),
             Event::TeamChangeBack(c) => {
                 w.unrecorded_team_change_back(*c);
             }

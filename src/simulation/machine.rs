@@ -487,7 +487,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                     && let Ok(c) = usize::try_from(*cid)
                     && self.world.character(c).is_some()
                 {
-                    self.world.unrecorded_team_change(c);
+                    self.unrecorded_team_change(c);
                     self.report.unrecorded_team_changes.push((tick, c, -1));
                     self.fixed = true;
                 }
@@ -638,7 +638,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
     ) {
         let size = match self.recorded_release {
             Release::Ddnet16_4 => self.window_size,
-            Release::Ddnet20_1 => usize::from(self.world.awaits_unrecorded_team_change()),
+            // The tick before, while a 0.7 client's team change may come
+            // or go unrecorded.
+            Release::Ddnet20_1 => {
+                usize::from(self.world.awaits_unrecorded_team_change() || self.sixup_in_game())
+            }
         };
         if size == 0 {
             for k in self.window.drain() {
@@ -823,6 +827,35 @@ impl<'d, O: Observer> Simulation<'d, O> {
         let held = &mut self.report.held_inputs;
         let i = held.partition_point(|&h| h <= (from, cid));
         held.insert(i, (from, cid));
+    }
+
+    /// Some 0.7 client has a character.
+    fn sixup_in_game(&self) -> bool {
+        (0..MAX_CLIENTS).any(|c| {
+            self.world.character(c).is_some()
+                && self.protocols.of(c as i32) == crate::packet::Version::V07
+        })
+    }
+
+    /// The file ends the character of `cid`, a 0.7 client's, that the
+    /// world still has: a team change the file does not record, read
+    /// before this tick. The tick is stepped again without it where the
+    /// window holds the world before it (the character then neither
+    /// meets anyone in the tick nor makes its events, and its death's
+    /// come first in the tick's snapshot, as in DDNet's); else it leaves
+    /// the world as stepped.
+    fn unrecorded_team_change(&mut self, cid: usize) {
+        let now = self.world.tick;
+        if !self.fixed
+            && let Some(mut back) = self.window.before(now)
+        {
+            back.unrecorded_team_change(cid, false);
+            self.window.log(now - 1, &Event::TeamChangeAway(cid));
+            back.step_holding(&self.held);
+            self.world = back;
+            return;
+        }
+        self.world.unrecorded_team_change(cid, true);
     }
 
     /// The file has a character for `cid` that the world lacks, whose

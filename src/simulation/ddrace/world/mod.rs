@@ -648,18 +648,30 @@ impl World {
     /// still has it: DDNet does not record a 0.7 client's team change
     /// ([`UNRECORDED_TEAM_CHANGE`]), so the world cannot know why. Named,
     /// and the player goes to the spectators as DDNet's did: by a message
-    /// read before this tick, so at the last tick's time (the die tick
-    /// and the team change's, which time the way back).
-    pub fn unrecorded_team_change(&mut self, cid: usize) {
+    /// read before the tick the file ends the character at, so at the
+    /// tick before's time (the die tick and the team change's, which time
+    /// the way back), its death's events in that tick's snapshot. With
+    /// `stepped`, this world has stepped that tick already (with the
+    /// character, whose numbering is then redone); without, it is the
+    /// world before it, and the step comes after.
+    pub fn unrecorded_team_change(&mut self, cid: usize, stepped: bool) {
         if cid >= MAX_CLIENTS || self.character(cid).is_none() {
             return;
         }
+        let len = self.unmodelled.len();
         self.unmodelled(cid, UNRECORDED_TEAM_CHANGE);
+        // Noted at the tick the file shows it.
+        if !stepped && let Some(u) = self.unmodelled.get_mut(len) {
+            u.tick = self.tick.saturating_add(1);
+        }
         self.kill_now(cid);
-        // It left before the tick just stepped, whose numbering then
-        // went without it.
-        self.number_strong_weak();
-        let before = self.tick - 1;
+        let before = match stepped {
+            true => {
+                self.number_strong_weak();
+                self.tick - 1
+            }
+            false => self.tick,
+        };
         if let Some(p) = self.players[cid].as_mut() {
             p.team = TEAM_SPECTATORS;
             p.spawning = false;

@@ -668,7 +668,9 @@ fn prop_record_loops_read_as_record_by_record() {
 /// `check`'s pass replays the common records with the reader's clock
 /// (`Replay::handle_common`), not one of the replay's own: the same
 /// inconsistencies and the same replay as handling record by record, also
-/// where the tick overflows (a file that starts near the largest tick).
+/// where the tick overflows (a file that starts near the largest tick);
+/// and `Scan::run`, whose replay follows only what its verdicts need, the
+/// same inconsistencies.
 #[test]
 fn prop_scan_replays_as_record_by_record() {
     fn prop(messages: Vec<ArbMessage>, moves: Vec<(u8, i8)>, near_max: bool) -> bool {
@@ -699,9 +701,12 @@ fn prop_scan_replays_as_record_by_record() {
         }
         let (_, scan, scanned) =
             scan::Scan::run_with(&bytes[..], scan::Verify::all(), |_, _| {}).unwrap();
+        let (_, verdicts_only) = scan::Scan::run(&bytes[..], scan::Verify::all()).unwrap();
         scan.inconsistencies == Some(inconsistencies)
             && scan.first_inconsistency == first
             && scanned == replay
+            && verdicts_only.inconsistencies == Some(inconsistencies)
+            && verdicts_only.first_inconsistency == first
     }
     qc().tests(1_000)
         .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, bool) -> bool);

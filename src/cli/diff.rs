@@ -331,6 +331,14 @@ fn write_text(
             out,
             "snapshot items compared only at ticks where both have a snapshot"
         )?;
+        for (file, carried) in [old, new].iter().zip(r.carried_events) {
+            if carried > 0 {
+                writeln!(
+                    out,
+                    "{carried} event items of {file}'s other snapshots carried into its next common one"
+                )?;
+            }
+        }
     }
     if r.tick_shift != 0 {
         writeln!(

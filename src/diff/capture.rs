@@ -458,6 +458,7 @@ impl Ticks for CaptureTicks<'_> {
             events: self.events.clone(),
             items: capture_items(&self.in_force),
             new_items: self.new_items,
+            ..TickContent::default()
         }
     }
 

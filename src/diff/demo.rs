@@ -1,7 +1,7 @@
 //! The demo adapter: a demo read tick by tick.
 
 use super::players::paths::{MAX_PATH_POINTS, Path, PathRequest};
-use super::snapshots::{character_positions, keyed_items};
+use super::snapshots::{character_positions, keyed_items, keyed_items_and_events};
 use super::{Event, Positions, TickContent, Ticks};
 use crate::codec::DecodeError;
 use crate::demo::{EventKind, Events, payload_bytes};
@@ -165,12 +165,15 @@ impl Ticks for DemoTicks<'_> {
                 ident: None,
             });
         }
-        let new_items = self.snapshot.is_some();
-        let items = self.items(self.snapshot.as_ref().or(self.before.as_ref()));
+        let (items, snapshot_events) = match &self.snapshot {
+            Some(snap) => keyed_items_and_events(snap, self.protocol, ""),
+            None => (self.items(self.before.as_ref()), Vec::new()),
+        };
         TickContent {
             events,
             items,
-            new_items,
+            new_items: self.snapshot.is_some(),
+            snapshot_events,
         }
     }
 

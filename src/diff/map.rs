@@ -290,6 +290,7 @@ impl Ticks for MapTicks<'_> {
             events: Vec::new(),
             items,
             new_items: true,
+            ..TickContent::default()
         }
     }
 }

@@ -58,7 +58,7 @@ pub use teehistorian::TeehistorianTicks;
 
 use crate::bytes::key_values;
 use crate::codec::DecodeError;
-use options::from_the_id_pool;
+use options::{away_on_one_side, from_the_id_pool, mask_away_eyes};
 use serde::Serialize;
 use serde_json::Value;
 use similar::{DiffOp, capture_diff_slices};
@@ -120,6 +120,10 @@ pub struct TickContent {
     /// Whether the keyed events are new at this tick (a snapshot): only
     /// then are they compared, so one difference is reported once.
     pub new_items: bool,
+    /// A demo's snapshot: the keys of its event items and their sizes in
+    /// bytes, in the order of the server's event buffer (see
+    /// [`carry_unshared_events`]).
+    pub snapshot_events: Vec<(String, usize)>,
 }
 
 /// Characters' positions after a tick, by id (client id or item id).
@@ -166,6 +170,13 @@ struct State<'o> {
     /// Each side's distinct [`SQL_TICK`] lines and messages, with where
     /// each first was.
     untimed: [BTreeMap<String, (u32, i32, Event)>; 2],
+    /// Each side's event items, with their sizes, of snapshots the other
+    /// side did not take (see [`carry_unshared_events`]).
+    carried: [Vec<(Event, usize)>; 2],
+    /// Whether both sides have had a snapshot at one tick in this
+    /// segment: only after that is a snapshot one side lacks a snapshot
+    /// its server did not take, not one its recorder had not begun.
+    shared_snapshot: bool,
 }
 
 impl State<'_> {
@@ -199,6 +210,8 @@ pub fn compare(
         segment: 0,
         context: VecDeque::new(),
         untimed: Default::default(),
+        carried: Default::default(),
+        shared_snapshot: false,
     };
     if options.wants("header") {
         let mut header = Vec::new();
@@ -259,9 +272,18 @@ pub fn compare(
             (Some(x), None) => (true, false, x),
             (_, Some(y)) => (false, true, y),
         };
+        if st.segment != segment {
+            // A new map is a new game context, with an empty event buffer.
+            st.carried = Default::default();
+            st.shared_snapshot = false;
+        }
         st.segment = segment;
         let before = st.report.total_differences;
-        if !(from_old && from_new && old.raw() == new.raw()) {
+        // Equal bytes are equal content, unless events are carried or the
+        // first snapshot both took is still to be seen.
+        let carrying = options.common_snapshots
+            && (!st.shared_snapshot || st.carried.iter().any(|c| !c.is_empty()));
+        if !(from_old && from_new && !carrying && old.raw() == new.raw()) {
             // The file without this tick still has its items in force.
             let idle = |t: &dyn Ticks| TickContent {
                 items: t.items_before(),
@@ -389,6 +411,9 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
     } else {
         aligned_diff(tick, &a, &ka, &b, &kb, st);
     }
+    if options.common_snapshots {
+        carry_unshared_events(&mut old, &mut new, st);
+    }
     // Keyed items, by key, where either file has new ones (both, with
     // `common_snapshots`).
     let snapshots = match options.common_snapshots {
@@ -398,11 +423,23 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
     if !snapshots {
         return;
     }
+    let away_eyes = match options.leaves_out(RECEIVED_INPUT) {
+        true => away_on_one_side(&old.items, &new.items),
+        false => BTreeSet::new(),
+    };
     let keys: BTreeSet<&String> = old.items.keys().chain(new.items.keys()).collect();
     let mut unequal: Vec<(Option<Event>, Option<Event>)> = keys
         .into_iter()
         .filter_map(|key| {
-            let strip = |e: Option<&Event>| e.map(|e| options.strip(e));
+            let strip = |e: Option<&Event>| {
+                e.map(|e| {
+                    let mut e = options.strip(e);
+                    if away_eyes.contains(key) {
+                        mask_away_eyes(&mut e);
+                    }
+                    e
+                })
+            };
             let (o, n) = (strip(old.items.get(key)), strip(new.items.get(key)));
             (o != n).then_some((o, n))
         })
@@ -425,6 +462,56 @@ fn tick_diff(tick: i32, mut old: TickContent, mut new: TickContent, st: &mut Sta
                 (Some(o), None) => one_sided(tick, Change::Removed, o),
                 (_, n) => one_sided(tick, Change::Added, n.as_ref().unwrap_or(&empty_event())),
             });
+        }
+    }
+}
+
+/// DDNet's event buffer (`CEventHandler`): at most 128 events and 8 KiB.
+const MAX_EVENTS: usize = 128;
+const MAX_EVENT_BYTES: usize = 128 * 64;
+
+/// With `common_snapshots`: DDNet empties its event buffer only when it
+/// takes a snapshot (`CGameContext::OnPostSnap`), so a server that runs
+/// late ticks several times and snapshots once sends their events in
+/// that one snapshot. The event items of a snapshot only one file took
+/// after one both took are carried into that file's next snapshot both
+/// took, before its own, numbered again in order (event `i` is snapped
+/// under id `i`) and kept only while the buffer has room
+/// (`CEventHandler::Create`).
+fn carry_unshared_events(old: &mut TickContent, new: &mut TickContent, st: &mut State) {
+    let both = old.new_items && new.new_items;
+    for (side, content) in [old, new].into_iter().enumerate() {
+        if !content.new_items || !(both || st.shared_snapshot) {
+            continue;
+        }
+        let own = content
+            .snapshot_events
+            .iter()
+            .filter_map(|(key, size)| Some((content.items.get(key)?.clone(), *size)));
+        if !both {
+            st.carried[side].extend(own);
+            continue;
+        }
+        st.shared_snapshot = true;
+        let carried = std::mem::take(&mut st.carried[side]);
+        if carried.is_empty() {
+            continue;
+        }
+        st.report.carried_events[side] += carried.len() as u64;
+        let own: Vec<(Event, usize)> = own.collect();
+        for (e, _) in &own {
+            content.items.remove(e.key.as_deref().unwrap_or_default());
+        }
+        let (mut count, mut bytes) = (0, 0);
+        for (mut e, size) in carried.into_iter().chain(own) {
+            if count == MAX_EVENTS || bytes + size >= MAX_EVENT_BYTES {
+                continue;
+            }
+            let key = e.key.as_deref().unwrap_or_default();
+            let key = format!("{}:{count}", key.rsplit_once(':').map_or(key, |(t, _)| t));
+            e.key = Some(key.clone());
+            content.items.insert(key, e);
+            (count, bytes) = (count + 1, bytes + size);
         }
     }
 }
@@ -675,6 +762,162 @@ mod tests {
                 ..TickContent::default()
             }
         }
+    }
+
+    /// A demo in memory: at each tick, a snapshot's items as
+    /// `(TYPE:ID, fields)`; DamageInd and SoundWorld are its events.
+    struct Snapped {
+        ticks: Vec<(i32, Vec<(String, Value)>)>,
+        at: usize,
+        raw: Vec<u8>,
+    }
+
+    impl Snapped {
+        fn new(ticks: Vec<(i32, Vec<(String, Value)>)>) -> Snapped {
+            Snapped {
+                ticks,
+                at: 0,
+                raw: Vec::new(),
+            }
+        }
+    }
+
+    impl Ticks for Snapped {
+        fn next_tick(&mut self) -> Result<Option<i32>, DecodeError> {
+            self.at += 1;
+            let tick = self.ticks.get(self.at - 1);
+            self.raw = format!("{:?}", tick.map(|t| &t.1)).into_bytes();
+            Ok(tick.map(|t| t.0))
+        }
+        fn raw(&self) -> &[u8] {
+            &self.raw
+        }
+        fn content(&self, _detail: &dyn Fn(&str) -> bool) -> TickContent {
+            let mut content = TickContent {
+                new_items: true,
+                ..TickContent::default()
+            };
+            for (key, fields) in &self.ticks[self.at - 1].1 {
+                let category = format!("item:{}", key.split(':').next().unwrap_or_default());
+                if ["item:DamageInd", "item:SoundWorld"].contains(&category.as_str()) {
+                    content.snapshot_events.push((key.clone(), 12));
+                }
+                let mut e = Event::new(category, fields.clone());
+                e.key = Some(key.clone());
+                content.items.insert(key.clone(), e);
+            }
+            content
+        }
+    }
+
+    /// Events `(TYPE, x)` numbered in order, as DDNet snaps its buffer.
+    fn events(list: &[(&str, i64)]) -> Vec<(String, Value)> {
+        (list.iter().enumerate())
+            .map(|(i, (t, x))| (format!("{t}:{i}"), serde_json::json!({ "x": x })))
+            .collect()
+    }
+
+    /// A server that ran ticks 11 and 12 late and snapshotted once at 13
+    /// sends their events in snapshot 13, numbered in order: a demo that
+    /// snapshotted each tick has them carried there, but not those of a
+    /// snapshot before the first both took (the other's recorder had not
+    /// begun), and no more than DDNet's buffer holds.
+    #[test]
+    fn events_of_unsnapped_ticks_come_in_the_next_common_snapshot() {
+        let run = |server: Vec<(i32, Vec<(String, Value)>)>,
+                   every_tick: Vec<(i32, Vec<(String, Value)>)>| {
+            let options = Options {
+                common_snapshots: true,
+                no_align: true,
+                ..Options::default()
+            };
+            let (mut a, mut b) = (Snapped::new(server), Snapped::new(every_tick));
+            compare(&Value::Null, &Value::Null, &mut a, &mut b, &options).unwrap()
+        };
+        let every_tick = || {
+            vec![
+                (9, events(&[("SoundWorld", 9)])),
+                (10, events(&[])),
+                (11, events(&[("DamageInd", 1)])),
+                (12, events(&[("SoundWorld", 2), ("DamageInd", 2)])),
+                (13, events(&[("DamageInd", 3)])),
+            ]
+        };
+        let stalled = |at_13: &[(&str, i64)]| vec![(10, events(&[])), (13, events(at_13))];
+        let r = run(
+            stalled(&[
+                ("DamageInd", 1),
+                ("SoundWorld", 2),
+                ("DamageInd", 2),
+                ("DamageInd", 3),
+            ]),
+            every_tick(),
+        );
+        assert_eq!(
+            (r.total_differences, r.carried_events),
+            (0, [0, 3]),
+            "{r:?}"
+        );
+        // Without the carried events, snapshot 13 has one event, not four.
+        let r = run(stalled(&[("DamageInd", 3)]), every_tick());
+        assert_eq!(r.summary["item:DamageInd"].added, 2, "{r:?}");
+        assert_eq!(r.summary["item:SoundWorld"].added, 1, "{r:?}");
+        // The buffer holds 128 events: 100 carried and the first 28 of 13's.
+        let many = |n: usize, x: i64| vec![("DamageInd", x); n];
+        let every_tick = vec![
+            (10, events(&[])),
+            (11, events(&many(100, 1))),
+            (13, events(&many(40, 3))),
+        ];
+        let full = [many(100, 1), many(28, 3)].concat();
+        let r = run(vec![(10, events(&[])), (13, events(&full))], every_tick);
+        assert_eq!(
+            (r.total_differences, r.carried_events),
+            (0, [0, 100]),
+            "{r:?}"
+        );
+    }
+
+    /// Where one side's player is away and the other's is not (when the
+    /// input that ended it arrived: `received_input`), that player's eyes
+    /// are the away state's and are left out; anywhere else, and with
+    /// `--keep received_input`, they are compared.
+    #[test]
+    fn eyes_of_a_player_away_on_one_side_only_are_left_out() {
+        let snap = |flags: i64, emote: i64, other_emote: i64| {
+            vec![(
+                10,
+                vec![
+                    (
+                        "DDNetPlayer:3".into(),
+                        serde_json::json!({ "flags": flags }),
+                    ),
+                    ("Character:3".into(), serde_json::json!({ "emote": emote })),
+                    (
+                        "Character:4".into(),
+                        serde_json::json!({ "emote": other_emote }),
+                    ),
+                ],
+            )]
+        };
+        let run = |old, new, keep: &[String]| {
+            let options = Options::default().with_defaults(DEMO, keep, false);
+            let (mut a, mut b) = (Snapped::new(old), Snapped::new(new));
+            let r = compare(&Value::Null, &Value::Null, &mut a, &mut b, &options).unwrap();
+            (r.differences.iter())
+                .filter_map(|d| d.old.as_ref().or(d.new.as_ref())?.key.clone())
+                .collect::<Vec<_>>()
+        };
+        // Pain (1) where the server had ended the away state, closed eyes
+        // (5) where the written demo had not yet.
+        assert!(run(snap(0, 1, 0), snap(1, 5, 0), &[]).is_empty());
+        // Another player's eyes are still compared.
+        assert_eq!(run(snap(0, 1, 1), snap(1, 5, 0), &[]), ["Character:4"]);
+        // Both away, or neither: the eyes are compared.
+        assert_eq!(run(snap(1, 1, 0), snap(1, 4, 0), &[]), ["Character:3"]);
+        assert_eq!(run(snap(0, 1, 0), snap(0, 4, 0), &[]), ["Character:3"]);
+        let kept = run(snap(0, 1, 0), snap(1, 5, 0), &[RECEIVED_INPUT.into()]);
+        assert_eq!(kept, ["Character:3", "DDNetPlayer:3"]);
     }
 
     /// Items of the snapshot id pool's types pair by content across ids;

@@ -5,6 +5,7 @@
 
 use super::Event;
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a format leaves out by default: what changes on every run of the
 /// same scenario on the same build (wall-clock times, random UUIDs and
@@ -53,13 +54,15 @@ pub const SNAP_DELTA: &str = "SNAP.delta";
 /// (`AfkTimer`: when the input that ends a new player's away state
 /// arrived) and the idle blink (`m_LastActionTick`, the tick a changed
 /// input arrived; `DetermineEyeEmote` blinks every 5 s after it), with
-/// the closed eyes
-/// of an away player. Arrival is network timing: two runs of a scenario
-/// differ in it, and a teehistorian file records an input only at the
-/// tick that applies it (`OnClientPredictedEarlyInput`), so a demo
-/// written from one cannot know it. Compared without it: `DDNetPlayer`'s
-/// `flags` without EXPLAYERFLAG_AFK (1), and a `Character`'s `emote`
-/// normal (0) or blink (5) as `<normal or blink>`.
+/// the eyes of an away player (`DetermineEyeEmote` gives them before
+/// any other). Arrival is network timing: two runs of a scenario differ
+/// in it, and a teehistorian file records an input only at the tick that
+/// applies it (`OnClientPredictedEarlyInput`), so a demo written from one
+/// cannot know it. Compared without it: `DDNetPlayer`'s `flags` without
+/// EXPLAYERFLAG_AFK (1), a `Character`'s `emote` normal (0) or blink (5)
+/// as `<normal or blink>`, and at a snapshot where one side's player is
+/// away and the other's is not, that player's `Character` `emote` as
+/// `<away on one side>` ([`away_on_one_side`]).
 pub const RECEIVED_INPUT: &str = "received_input";
 
 /// Which snapshot id a server gives a new entity (a projectile, a laser,
@@ -108,6 +111,37 @@ fn is_savegame(category: &str) -> bool {
 const EXPLAYERFLAG_AFK: i64 = 1;
 const EMOTE_NORMAL: i64 = 0;
 const EMOTE_BLINK: i64 = 5;
+
+/// The keys of the `Character` items (`PREFIX Character:ID`) whose
+/// player's `DDNetPlayer` item (`PREFIX DDNetPlayer:ID`) has the away flag
+/// on one side and not on the other: their eyes are the away state's
+/// ([`RECEIVED_INPUT`]).
+pub(super) fn away_on_one_side(
+    old: &BTreeMap<String, Event>,
+    new: &BTreeMap<String, Event>,
+) -> BTreeSet<String> {
+    let away = |e: &Event| {
+        e.fields
+            .get("flags")
+            .and_then(Value::as_i64)
+            .map(|f| f & EXPLAYERFLAG_AFK != 0)
+    };
+    old.iter()
+        .filter(|(_, e)| e.category == "item:DDNetPlayer")
+        .filter_map(|(key, o)| {
+            let n = new.get(key)?;
+            let differ = matches!((away(o), away(n)), (Some(a), Some(b)) if a != b);
+            differ.then(|| key.replacen("DDNetPlayer:", "Character:", 1))
+        })
+        .collect()
+}
+
+/// A `Character` item's eyes left out where [`away_on_one_side`] says.
+pub(super) fn mask_away_eyes(e: &mut Event) {
+    if let Some(v) = e.fields.get_mut("emote") {
+        *v = Value::from("<away on one side>");
+    }
+}
 
 /// Whether `category` is an item with a field [`RECEIVED_INPUT`] masks.
 fn is_timed_by_arrival(category: &str) -> bool {

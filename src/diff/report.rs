@@ -138,6 +138,10 @@ pub struct Report {
     /// Snapshot items were compared only at ticks where both files have
     /// a snapshot (`--common-snapshots`).
     pub common_snapshots: bool,
+    /// With `common_snapshots`: each file's event items (old, new) taken
+    /// from snapshots the other file has not and compared in its next
+    /// common snapshot, where DDNet's event buffer would have sent them.
+    pub carried_events: [u64; 2],
 }
 
 impl Report {

@@ -107,6 +107,7 @@ impl Ticks for SimulatedTicks<'_> {
             events,
             items,
             new_items: true,
+            ..TickContent::default()
         }
     }
 

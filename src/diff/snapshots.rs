@@ -4,7 +4,7 @@
 use super::{Event, Positions};
 use crate::packet::Version;
 use crate::snapshot::Snapshot;
-use crate::snapshot::items::SnapshotJson;
+use crate::snapshot::items::{ItemKind, SnapshotJson};
 use std::collections::BTreeMap;
 
 /// A snapshot's items as keyed events: `PREFIX TYPE:ID`, the named
@@ -14,7 +14,19 @@ pub(super) fn keyed_items(
     protocol: Version,
     prefix: &str,
 ) -> BTreeMap<String, Event> {
+    keyed_items_and_events(snap, protocol, prefix).0
+}
+
+/// [`keyed_items`], and the keys of its event items with their sizes in
+/// bytes, in id order: the server's event buffer (`CEventHandler` snaps
+/// event `i` under id `i`).
+pub(super) fn keyed_items_and_events(
+    snap: &Snapshot,
+    protocol: Version,
+    prefix: &str,
+) -> (BTreeMap<String, Event>, Vec<(String, usize)>) {
     let mut items = BTreeMap::new();
+    let mut events = Vec::new();
     let json = SnapshotJson::new(snap, None, protocol);
     for item in &json.items {
         let view = serde_json::to_value(&item.view).unwrap_or_default();
@@ -26,6 +38,9 @@ pub(super) fn keyed_items(
         };
         let name = &item.view.type_name;
         let key = format!("{prefix}{name}:{}", item.id);
+        if item.view.kind == ItemKind::Event {
+            events.push((item.id, key.clone(), 4 * item.data.len()));
+        }
         let event = Event {
             category: format!("item:{name}"),
             key: Some(key.clone()),
@@ -34,7 +49,12 @@ pub(super) fn keyed_items(
         };
         items.insert(key, event);
     }
-    items
+    events.sort_unstable();
+    let events = events
+        .into_iter()
+        .map(|(_, key, size)| (key, size))
+        .collect();
+    (items, events)
 }
 
 /// The Character item's type in each protocol, and where its x and y are.

@@ -2,6 +2,7 @@
 //! `src/game/server/entities/character.cpp`): the inputs it keeps,
 //! freeze, weapons and ammo. The world ([`super::world`]) drives it.
 
+use crate::simulation::Release;
 use crate::simulation::physics::Vec2;
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
@@ -271,16 +272,10 @@ impl Character {
 
     /// `Freeze(seconds)` by `release`'s rule: 16.4 refuses a second freeze
     /// within a second of the last one's start even when not frozen.
-    pub fn freeze_at(
-        &mut self,
-        seconds: i32,
-        tick: i32,
-        super_: bool,
-        release: crate::simulation::Release,
-    ) -> bool {
+    pub fn freeze_at(&mut self, seconds: i32, tick: i32, super_: bool, release: Release) -> bool {
         match release {
-            crate::simulation::Release::Ddnet20_1 => self.freeze(seconds, tick, super_),
-            crate::simulation::Release::Ddnet16_4 => {
+            Release::Ddnet20_1 => self.freeze(seconds, tick, super_),
+            Release::Ddnet16_4 => {
                 if seconds <= 0 || super_ || self.freeze_time > seconds * 50 {
                     return false;
                 }
@@ -359,10 +354,27 @@ impl Character {
         self.active_weapon = weapon::NINJA;
     }
 
-    /// `RemoveNinja`.
-    pub fn remove_ninja(&mut self) {
-        self.ninja_activation_tick = 0;
-        self.weapons[weapon::NINJA as usize] = Slot::default();
+    /// `RemoveNinja`: back to the weapon before. 16.4 ends only the dash
+    /// and the weapon (the activation tick stays, and its DDNetCharacter
+    /// shows it); 20.1 forgets the activation and the dash's direction
+    /// and speed too.
+    pub fn remove_ninja(&mut self, release: Release) {
+        let slot = &mut self.weapons[weapon::NINJA as usize];
+        match release {
+            Release::Ddnet16_4 => {
+                self.ninja.current_move_time = 0;
+                slot.got = false;
+            }
+            Release::Ddnet20_1 => {
+                let hit = std::mem::take(&mut self.ninja.hit);
+                self.ninja = Ninja {
+                    hit,
+                    ..Ninja::default()
+                };
+                self.ninja_activation_tick = 0;
+                *slot = Slot::default();
+            }
+        }
         self.active_weapon = self.last_weapon;
         let w = self.active_weapon;
         self.set_weapon(w);

@@ -58,8 +58,6 @@ pub mod sound {
     pub const PICKUP_GRENADE: i32 = 26;
     /// The shotgun (and the laser rifle).
     pub const PICKUP_SHOTGUN: i32 = 27;
-    /// Ninja (16.4 only; 20.1 left it out).
-    pub const PICKUP_NINJA: i32 = 28;
     /// A tele gun's teleport.
     pub const WEAPON_SPAWN: i32 = 29;
 }

@@ -697,7 +697,7 @@ impl Ctx<'_> {
         }
         let duration = NINJA_DURATION_MS * TICK_SPEED / 1000;
         if tick - ch.ninja_activation_tick > duration {
-            remove_ninja(ch);
+            ch.remove_ninja(self.cores.release);
             return;
         }
         // The last five seconds counted down in stars.
@@ -767,16 +767,6 @@ impl Ctx<'_> {
             }
         }
     }
-}
-
-/// `RemoveNinja`: back to the weapon before.
-pub fn remove_ninja(ch: &mut Character) {
-    ch.ninja = super::character::Ninja::default();
-    ch.ninja_activation_tick = 0;
-    ch.weapons[weapon::NINJA as usize] = Default::default();
-    ch.active_weapon = ch.last_weapon;
-    let w = ch.active_weapon;
-    ch.set_weapon(w);
 }
 
 /// The ninja's dash begins (`FireWeapon` with ninja): towards `dir`, for

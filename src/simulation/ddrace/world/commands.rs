@@ -142,7 +142,7 @@ impl World {
         let give = |ch: &mut Character, w: i32, remove: bool, tick: i32| {
             if w == weapon::NINJA {
                 if remove {
-                    ch.remove_ninja();
+                    ch.remove_ninja(release);
                 } else {
                     ch.give_ninja(tick);
                 }

@@ -375,14 +375,9 @@ impl World {
                             }
                         }
                     }
-                    PickupKind::Ninja => {
-                        ch.give_ninja(tick);
-                        // 16.4's `GiveNinja` sounds where the character is.
-                        if self.release == Release::Ddnet16_4 {
-                            let e = Effect::sound(ch.pos, sound::PICKUP_NINJA);
-                            self.effects.push(fx_tick, e);
-                        }
-                    }
+                    // No sound: 20.1 left it out, and 16.4 asks whether
+                    // the ninja was not got after giving it.
+                    PickupKind::Ninja => ch.give_ninja(tick),
                 }
             }
         }

@@ -798,7 +798,9 @@ impl Writer {
         let recent = |eval: i32| eval.clamp(tick.saturating_sub(4), tick);
         let (id, to, from, start, owner, kind, subtype, number) = match e {
             LaserEntity::Weapon(l) => {
-                let Some(id) = l.snap_id else {
+                // 16.4 snaps a laser only while its owner has a character.
+                let owned = || usize::try_from(l.owner).is_ok_and(|c| w.character(c).is_some());
+                let Some(id) = l.snap_id.filter(|_| !v16 || owned()) else {
                     return;
                 };
                 // LASERTYPE_RIFLE 0, LASERTYPE_SHOTGUN 1.

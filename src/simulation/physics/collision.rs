@@ -698,10 +698,14 @@ impl Collision {
             .map_or((0, 0), |t| (t[i].kind, t[i].number))
     }
 
-    /// The tune zone at map index `i` (0: the global tuning).
-    pub fn tune_zone(&self, i: Option<usize>) -> u8 {
-        match (i, self.tune.as_ref()) {
-            (Some(i), Some(t)) if t[i].kind != 0 => t[i].number,
+    /// The tune zone at `p`, by its map index (0: the global tuning; at
+    /// once without a tune layer).
+    pub fn tune_zone_at(&self, p: Vec2) -> u8 {
+        let Some(t) = self.tune.as_ref() else {
+            return 0;
+        };
+        match self.map_index(p) {
+            Some(i) if t[i].kind != 0 => t[i].number,
             _ => 0,
         }
     }

@@ -513,7 +513,7 @@ impl World {
         let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) else {
             return 0;
         };
-        self.col.tune_zone(self.col.map_index(pos))
+        self.col.tune_zone_at(pos)
     }
 }
 

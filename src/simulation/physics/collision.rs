@@ -339,7 +339,12 @@ impl Collision {
             .collect();
         self.any_stops = self.stops.iter().any(|&s| s != 0);
         let front = self.front.iter().flatten().map(|t| t.index);
-        self.any_death = self.kinds.iter().copied().chain(front).any(|k| k == TILE_DEATH);
+        self.any_death = self
+            .kinds
+            .iter()
+            .copied()
+            .chain(front)
+            .any(|k| k == TILE_DEATH);
         let width = self.width as usize;
         self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
         let solid = self
@@ -721,7 +726,9 @@ impl Collision {
     pub fn any_deadly(&self, points: &[Vec2]) -> bool {
         self.any_death
             && (points.iter().any(|&p| self.collision_at(p) == TILE_DEATH)
-                || points.iter().any(|&p| self.front_collision_at(p) == TILE_DEATH))
+                || points
+                    .iter()
+                    .any(|&p| self.front_collision_at(p) == TILE_DEATH))
     }
 
     /// `GetFrontCollisionAt`: death or nolaser of the front layer at a

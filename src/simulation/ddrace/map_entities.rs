@@ -1015,7 +1015,7 @@ pub fn bullets(col: &Collision, tick: i32) -> Vec<Projectile> {
             snap_id: None,
             layer: e.layer,
             aim: d,
-            tune_zone: col.tune_zone(col.map_index(e.pos)),
+            tune_zone: col.tune_zone_at(e.pos),
         });
     }
     out.reverse();

@@ -65,6 +65,9 @@ pub struct Collision {
     /// Whether any tile has a stopper: without one, no move is
     /// restricted but by doors.
     any_stops: bool,
+    /// Whether any tile of the game or the front layer kills
+    /// (`TILE_DEATH`): without one, no point is deadly.
+    any_death: bool,
     /// Where `exists` holds, by row: a walk through no such tile finds
     /// nothing.
     exists_rows: RowCounts,
@@ -309,6 +312,7 @@ impl Collision {
                 exists: Vec::new(),
                 stops: Vec::new(),
                 any_stops: false,
+                any_death: false,
                 exists_rows: RowCounts::default(),
                 solid_rows: RowCounts::default(),
             }
@@ -334,6 +338,13 @@ impl Collision {
             })
             .collect();
         self.any_stops = self.stops.iter().any(|&s| s != 0);
+        let front = self.front.iter().flatten().map(|t| t.index);
+        self.any_death = self
+            .kinds
+            .iter()
+            .copied()
+            .chain(front)
+            .any(|k| k == TILE_DEATH);
         let width = self.width as usize;
         self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
         let solid = self
@@ -692,10 +703,14 @@ impl Collision {
             .map_or((0, 0), |t| (t[i].kind, t[i].number))
     }
 
-    /// The tune zone at map index `i` (0: the global tuning).
-    pub fn tune_zone(&self, i: Option<usize>) -> u8 {
-        match (i, self.tune.as_ref()) {
-            (Some(i), Some(t)) if t[i].kind != 0 => t[i].number,
+    /// The tune zone at `p`, by its map index (0: the global tuning; at
+    /// once without a tune layer).
+    pub fn tune_zone_at(&self, p: Vec2) -> u8 {
+        let Some(t) = self.tune.as_ref() else {
+            return 0;
+        };
+        match self.map_index(p) {
+            Some(i) if t[i].kind != 0 => t[i].number,
             _ => 0,
         }
     }
@@ -703,6 +718,17 @@ impl Collision {
     /// The speedup at map index `i`, if it has force.
     pub fn speedup_at(&self, i: usize) -> Option<SpeedupTile> {
         self.speedup.as_ref().map(|s| s[i]).filter(|s| s.force > 0)
+    }
+
+    /// Whether any of `points` is on a death tile of the game or the
+    /// front layer (`HandleSkippableTiles`' test); at once false on a map
+    /// without one.
+    pub fn any_deadly(&self, points: &[Vec2]) -> bool {
+        self.any_death
+            && (points.iter().any(|&p| self.collision_at(p) == TILE_DEATH)
+                || points
+                    .iter()
+                    .any(|&p| self.front_collision_at(p) == TILE_DEATH))
     }
 
     /// `GetFrontCollisionAt`: death or nolaser of the front layer at a

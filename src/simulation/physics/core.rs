@@ -9,7 +9,7 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
-use super::near::{Reused, points};
+use super::near::{Bits, Reused, points};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
@@ -426,33 +426,19 @@ impl Cores {
         self.near.in_step = false;
     }
 
-    /// The client ids, in order, of the cores that may be within
-    /// `sqrt(limit)` of `p` (`delta.dot(delta) > limit` does not hold),
-    /// and `also` whatever its distance, into `out`; returns how many.
-    /// A superset: the caller tests each core again.
-    fn near_ids(
-        &self,
-        others: &Others,
-        p: Vec2,
-        limit: f32,
-        also: i32,
-        out: &mut [u8; MAX_CLIENTS],
-    ) -> usize {
-        let mut n = 0;
+    /// The client ids of the cores that may be within `sqrt(limit)` of
+    /// `p` (`delta.dot(delta) > limit` does not hold), and `also`
+    /// whatever its distance, as bits (their [`points`] in order; the
+    /// core's own may be among them). A superset: the caller tests each
+    /// core again, and takes them without a list in between.
+    fn near_ids(&self, others: &Others, p: Vec2, limit: f32, also: i32) -> Bits {
         let near = self.near.near.get().filter(|_| self.near.in_step);
         let Some(near) = near else {
-            for (i, slot) in others.enumerate() {
-                let Some(other) = slot else {
-                    continue;
-                };
-                let delta = p - other.pos;
-                let far = delta.dot(delta) > limit;
-                if !far || i as i32 == also {
-                    out[n] = i as u8;
-                    n += 1;
-                }
-            }
-            return n;
+            // Not kept in step: every other core.
+            return others
+                .enumerate()
+                .filter(|(_, c)| c.is_some())
+                .fold(0, |bits, (i, _)| bits | 1 << i);
         };
         let mut found = near.candidates(p, limit);
         if let Ok(also) = usize::try_from(also)
@@ -469,11 +455,7 @@ impl Cores {
             }),
             "a near core is not a candidate (moved without Cores::regather?)"
         );
-        for i in points(found) {
-            out[n] = i as u8;
-            n += 1;
-        }
-        n
+        found
     }
 
     /// `RandomOr0(n)` for `cid`: no draw for one out; without a
@@ -773,10 +755,7 @@ impl Cores {
 
     fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
         let t = c.tuning;
-        let mut near = [0u8; MAX_CLIENTS];
-        let n = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player, &mut near);
-        for &i in &near[..n] {
-            let i = usize::from(i);
+        for i in points(self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player)) {
             let Some(other) = others.get(i) else {
                 continue;
             };
@@ -884,14 +863,10 @@ impl Cores {
                 // Surely out of reach (the square past the reach's by a
                 // margin for rounding): no square root taken.
                 let far = reach * reach * 1.001;
-                let mut maybe = [0u8; MAX_CLIENTS];
                 let mut near = [0u8; MAX_CLIENTS];
                 let mut n = 0;
-                let m = self.near_ids(others, c.pos, far, -1, &mut maybe);
-                for other in maybe[..m]
-                    .iter()
-                    .filter_map(|&o| others.get(usize::from(o)))
-                {
+                let maybe = self.near_ids(others, c.pos, far, -1);
+                for other in points(maybe).filter_map(|o| others.get(o)) {
                     let delta = c.pos - other.pos;
                     if delta.dot(delta) > far {
                         continue;

@@ -157,7 +157,7 @@ impl World {
                 );
                 p.snap_id = self.snap_ids.take(tick);
                 p.aim = aim;
-                p.tune_zone = self.col.tune_zone(self.col.map_index(start));
+                p.tune_zone = self.col.tune_zone_at(start);
                 self.projectiles.insert(0, p);
             }
             weapon::SHOTGUN | weapon::LASER => {

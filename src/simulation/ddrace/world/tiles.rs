@@ -14,7 +14,7 @@ use crate::simulation::Release;
 use crate::simulation::ddrace::character::weapon;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::cantmove;
-use crate::simulation::physics::collision::{TILE_DEATH, tile};
+use crate::simulation::physics::collision::tile;
 use crate::simulation::physics::core::{PHYSICAL_SIZE, clamp_vel, hook};
 use crate::simulation::physics::fmath;
 use crate::simulation::physics::tuning::Tuning;
@@ -175,12 +175,7 @@ impl World {
             Vec2::new(pos.x - r, pos.y - r),
             Vec2::new(pos.x - r, pos.y + r),
         ];
-        let deadly = corners
-            .iter()
-            .any(|&p| self.col.collision_at(p) == TILE_DEATH)
-            || corners
-                .iter()
-                .any(|&p| self.col.front_collision_at(p) == TILE_DEATH);
+        let deadly = self.col.any_deadly(&corners);
         let super_ = self.cores.slots[cid].as_ref().is_some_and(|c| c.super_);
         if deadly && !super_ {
             self.die_in_world(cid);
@@ -518,7 +513,7 @@ impl World {
         let Some(pos) = self.chars[cid].as_ref().map(|c| c.pos) else {
             return 0;
         };
-        self.col.tune_zone(self.col.map_index(pos))
+        self.col.tune_zone_at(pos)
     }
 }
 

@@ -150,6 +150,10 @@ impl Collision {
         center: Option<usize>,
         closed: impl Fn(u8) -> bool,
     ) -> i32 {
+        // Neither stoppers nor doors (asked twice a character a tick).
+        if !self.any_stops && self.doors.is_empty() {
+            return 0;
+        }
         let mut r = self.move_restrictions(pos, distance, center);
         if self.doors.is_empty() {
             return r;

@@ -210,3 +210,23 @@ fn a_mover_gives_its_rotations_speed_and_nolaser_stops_a_beam_before_its_end() {
     assert!(!c.intersect_no_laser(Vec2::new(16.0, 48.0), Vec2::new(64.0, 48.0)));
     assert!(c.intersect_no_laser(Vec2::new(16.0, 48.0), Vec2::new(65.0, 48.0)));
 }
+
+#[test]
+fn death_is_found_in_the_game_and_the_front_layer_and_nowhere_without_it() {
+    let (on, off) = (Vec2::new(80.0, 16.0), Vec2::new(16.0, 48.0));
+    let game = grid(&["..x", "..."]);
+    assert!(game.any_deadly(&[off, on]));
+    assert!(!game.any_deadly(&[off]));
+    // Clamped into the map like every tile lookup.
+    assert!(game.any_deadly(&[Vec2::new(500.0, -500.0)]));
+    let front = |index| {
+        let mut t = vec![Tile::default(); 6];
+        t[2].index = index;
+        t
+    };
+    let in_front = grid(&["...", "..."]).with_front(front(TILE_DEATH));
+    assert!(in_front.any_deadly(&[on]));
+    assert!(!in_front.any_deadly(&[off]));
+    let none = grid(&["#n.", "l.S"]).with_front(front(TILE_NOLASER));
+    assert!(!none.any_deadly(&[on, off, Vec2::new(16.0, 16.0), Vec2::new(-1e9, f32::NAN)]));
+}

@@ -392,7 +392,7 @@ impl Standing {
     const INPUT: u8 = 2;
 
     fn of(p: &Player) -> u8 {
-        u8::from(p.alive) * Standing::ALIVE | u8::from(p.input.is_some()) * Standing::INPUT
+        (u8::from(p.alive) * Standing::ALIVE) | (u8::from(p.input.is_some()) * Standing::INPUT)
     }
 }
 

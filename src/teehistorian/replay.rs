@@ -368,6 +368,32 @@ struct Players {
     sparse: BTreeMap<i32, Player>,
     /// How many there are.
     count: usize,
+    /// The dense players' [`Standing`], in step with `dense`.
+    standing: Standing,
+}
+
+/// Per dense cid, what the verdict on a PLAYER_DIFF or an INPUT_DIFF asks
+/// of its player (is its character there, has it sent an input), one byte
+/// each: `check`'s replay reads a byte per record instead of the player.
+/// 0 for a cid with no player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Standing([u8; DENSE_CIDS]);
+
+impl Default for Standing {
+    fn default() -> Self {
+        Standing([0; DENSE_CIDS])
+    }
+}
+
+impl Standing {
+    /// The character exists ([`Player::alive`]).
+    const ALIVE: u8 = 1;
+    /// An input was recorded ([`Player::input`]).
+    const INPUT: u8 = 2;
+
+    fn of(p: &Player) -> u8 {
+        (u8::from(p.alive) * Standing::ALIVE) | (u8::from(p.input.is_some()) * Standing::INPUT)
+    }
 }
 
 impl Players {
@@ -399,6 +425,49 @@ impl Players {
                     Player::new(cid)
                 })
             }
+        }
+    }
+
+    /// Whether `cid`'s player has every bit of `flags` ([`Standing`]),
+    /// adding the player if there is none, as [`Players::get_mut`]: one
+    /// byte read where the answer is yes for a dense cid.
+    #[inline(always)]
+    fn stands(&mut self, cid: i32, flags: u8) -> bool {
+        if let Ok(i) = usize::try_from(cid)
+            && let Some(&standing) = self.standing.0.get(i)
+            && standing & flags == flags
+        {
+            return true;
+        }
+        self.stands_by_player(cid, flags)
+    }
+
+    /// [`Players::stands`] from the player itself.
+    #[cold]
+    #[inline(never)]
+    fn stands_by_player(&mut self, cid: i32, flags: u8) -> bool {
+        Standing::of(self.get_mut(cid)) & flags == flags
+    }
+
+    /// Sets whether `cid`'s character exists; returns whether it did.
+    fn set_alive(&mut self, cid: i32, alive: bool) -> bool {
+        let was = std::mem::replace(&mut self.get_mut(cid).alive, alive);
+        self.restand(cid);
+        was
+    }
+
+    /// Sets `cid`'s last input.
+    fn set_input(&mut self, cid: i32, input: PlayerInput) {
+        self.get_mut(cid).input = Some(input);
+        self.restand(cid);
+    }
+
+    /// Brings `cid`'s [`Standing`] in step with its player.
+    fn restand(&mut self, cid: i32) {
+        if let Ok(i) = usize::try_from(cid)
+            && i < DENSE_CIDS
+        {
+            self.standing.0[i] = self.get(cid).map_or(0, Standing::of);
         }
     }
 
@@ -703,18 +772,14 @@ impl Replay {
                 self.clock = TickClock::at(tick, Some(cid));
                 match VALUES {
                     true => self.player_diff(cid, dx, dy),
-                    false => {
-                        let p = self.players.get_mut(cid);
-                        (!p.alive).then_some(InconsistencyKind::PlayerDiffAbsent { cid })
-                    }
+                    false => (!self.players.stands(cid, Standing::ALIVE))
+                        .then_some(InconsistencyKind::PlayerDiffAbsent { cid }),
                 }
             }
             Message::InputDiff { cid, ref dinput } => match VALUES {
                 true => self.input_diff(cid, dinput),
-                false => {
-                    let p = self.players.get_mut(cid);
-                    (p.input.is_none()).then_some(InconsistencyKind::InputDiffWithoutNew { cid })
-                }
+                false => (!self.players.stands(cid, Standing::INPUT))
+                    .then_some(InconsistencyKind::InputDiffWithoutNew { cid }),
             },
             _ => return self.handle(offset, msg),
         };
@@ -758,8 +823,8 @@ impl Replay {
                 if *cid < 0 {
                     return Some(InconsistencyKind::NegativeCid { cid: *cid });
                 }
+                let was_alive = self.players.set_alive(*cid, true);
                 let p = self.players.get_mut(*cid);
-                let was_alive = std::mem::replace(&mut p.alive, true);
                 (p.x, p.y) = (*x, *y);
                 was_alive.then_some(InconsistencyKind::PlayerNewPresent { cid: *cid })
             }
@@ -767,12 +832,11 @@ impl Replay {
                 if *cid < 0 {
                     return Some(InconsistencyKind::NegativeCid { cid: *cid });
                 }
-                let p = self.players.get_mut(*cid);
-                let was_alive = std::mem::replace(&mut p.alive, false);
+                let was_alive = self.players.set_alive(*cid, false);
                 (!was_alive).then_some(InconsistencyKind::PlayerOldAbsent { cid: *cid })
             }
             Message::InputNew { cid, input } => {
-                self.players.get_mut(*cid).input = Some((*input).into());
+                self.players.set_input(*cid, (*input).into());
                 None
             }
             Message::Join { cid } => {
@@ -979,6 +1043,7 @@ impl Replay {
         for p in world.players {
             let cid = p.cid;
             *players.get_mut(cid) = p;
+            players.restand(cid);
         }
         let mut replay = Replay {
             config,

@@ -174,8 +174,6 @@ struct Tally {
     /// can be [`NO_TICK`]: a new tick is then one comparison per record.
     last_tick: i64,
     ticks: u64,
-    /// Where the next record starts.
-    next_offset: u64,
     noncanonical_records: u64,
     first_noncanonical: Option<u64>,
 }
@@ -200,14 +198,13 @@ impl Tally {
         i32::try_from(self.last_tick).unwrap_or(0)
     }
 
-    /// A tally of records from file offset `start` on.
-    fn new(start: u64) -> Self {
+    /// A tally of no records. (Where they end is the reader's position.)
+    fn new() -> Self {
         Tally {
             counts: [0; Message::KINDS],
             cids: CidSet::default(),
             last_tick: NO_TICK,
             ticks: 0,
-            next_offset: start,
             noncanonical_records: 0,
             first_noncanonical: None,
         }
@@ -216,7 +213,6 @@ impl Tally {
     /// Counts a record.
     #[inline(always)]
     fn add(&mut self, rec: &Record<'_>) {
-        self.next_offset = rec.offset + rec.raw.len() as u64;
         let tick = i64::from(rec.tick);
         self.ticks += u64::from(tick != self.last_tick);
         self.last_tick = tick;
@@ -384,7 +380,7 @@ impl Scan {
     ) -> Result<(Header, Scan, Replay), ReadError> {
         let (header, mut reader) = StreamReader::new(src, Mode::Lenient)?;
         let mut pass = Pass {
-            tally: Tally::new(header_len(&header)),
+            tally: Tally::new(),
             replay: Replay::new(verify.replay.unwrap_or_default()),
             inconsistencies: 0,
             scratch: Vec::new(),
@@ -412,13 +408,14 @@ impl Scan {
             Err(e) => return Err(e),
         }
         scan.end = reader.end();
+        let records_end = reader.position();
         let rest = match io::copy(&mut reader.into_rest(), &mut io::sink()) {
             Ok(n) => n,
             // The source failed part-way: its error is the scan's already.
             Err(_) if scan.error.is_some() => 0,
             Err(e) => return Err(e.into()),
         };
-        scan.end_at(tally.next_offset, rest);
+        scan.end_at(records_end, rest);
         Ok((header, scan, replay))
     }
 

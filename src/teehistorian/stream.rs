@@ -966,6 +966,12 @@ impl<R: Read> StreamReader<R> {
         self.decoder.end()
     }
 
+    /// The file offset after the last record handed out (where a pass
+    /// that stopped early broke: after the record it broke on).
+    pub(crate) fn position(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
     /// The unconsumed input: what follows FINISH, or the cut record of a
     /// truncated stream, then anything the source still holds.
     pub fn into_rest(self) -> impl Read {

@@ -47,6 +47,8 @@ enum Stop {
     Ended {
         end: Option<End>,
         error: Option<DecodeError>,
+        /// Where its last whole record ends.
+        records_end: u64,
     },
     /// Past the next part's first record without landing on it: this
     /// split is no good.
@@ -133,13 +135,13 @@ fn count_split(
     let (head, rest) = counted;
     let mut joined = vec![head];
     joined.extend(rest.into_iter().map(|p| p.unwrap_or(Ok(missed()))));
-    Ok((header, join(joined, start, len)?))
+    Ok((header, join(joined, len)?))
 }
 
 /// A part that cannot be used.
 fn missed() -> Part {
     Part {
-        tally: Tally::new(0),
+        tally: Tally::new(),
         first_tick: 0,
         first_move: None,
         before_move: 0,
@@ -231,10 +233,12 @@ fn count_part(
         Ok(ControlFlow::Continue(())) => Stop::Ended {
             end: reader.end(),
             error: None,
+            records_end: reader.position(),
         },
         Err(ReadError::Decode(e)) => Stop::Ended {
             end: None,
             error: Some(e),
+            records_end: reader.position(),
         },
         Err(e) => return Err(e),
     };
@@ -244,12 +248,8 @@ fn count_part(
 /// Joins the parts' counts in order, with their ticks on the true clock,
 /// and says how many parts counted records; `None` where a split did not
 /// join (or ticks come near overflow).
-fn join(
-    parts: Vec<Result<Part, ReadError>>,
-    start: u64,
-    len: u64,
-) -> Result<Option<(Scan, usize)>, ReadError> {
-    let mut total = Tally::new(start);
+fn join(parts: Vec<Result<Part, ReadError>>, len: u64) -> Result<Option<(Scan, usize)>, ReadError> {
+    let mut total = Tally::new();
     let mut used = 0;
     // The true clock after the parts joined so far.
     let mut clock = TickClock::default();
@@ -277,7 +277,6 @@ fn join(
             let same_at_move = part.before_move > 0 && shift == -1;
             total.ticks += t.ticks - u64::from(same_first) - u64::from(same_at_move);
             total.last_tick = true_tick(t.last_tick(), moved);
-            total.next_offset = t.next_offset;
             for (sum, n) in total.counts.iter_mut().zip(t.counts) {
                 *sum += n;
             }
@@ -294,12 +293,16 @@ fn join(
         match part.stop {
             Stop::Joined => continue,
             Stop::Missed => return Ok(None),
-            Stop::Ended { end, error } => {
+            Stop::Ended {
+                end,
+                error,
+                records_end,
+            } => {
                 let mut scan = Scan::default();
                 scan.take(&total);
                 scan.error = error.map(|e| e.at_tick(total.last_tick()));
                 scan.end = end;
-                scan.end_at(total.next_offset, len - total.next_offset);
+                scan.end_at(records_end, len - records_end);
                 return Ok(Some((scan, used)));
             }
         }

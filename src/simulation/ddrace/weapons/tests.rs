@@ -261,3 +261,31 @@ fn the_ninja_dashes_ten_ticks_and_knocks_others_up_once() {
     assert_ne!(ch.active_weapon, weapon::NINJA);
     assert!(!ch.weapons[weapon::NINJA as usize].got);
 }
+
+/// `RemoveNinja` by release: 16.4 ends the dash and the weapon only (its
+/// DDNetCharacter keeps showing the activation tick); 20.1 also forgets
+/// the activation, its direction and the speed to give back.
+#[test]
+fn removing_the_ninja_keeps_its_activation_in_16_4_only() {
+    let mut f = Fixture::new(map(|_, _| false));
+    f.add(0, 500.0, 500.0);
+    let ch = f.chars[0].as_mut().unwrap();
+    let before = ch.active_weapon;
+    ch.give_ninja(100);
+    start_dash(ch, Vec2::new(1.0, 0.0), Vec2::new(3.0, 4.5));
+    let (mut old, mut new) = (ch.clone(), ch.clone());
+    old.remove_ninja(Release::Ddnet16_4);
+    new.remove_ninja(Release::Ddnet20_1);
+    for (ch, release) in [(&old, "16.4"), (&new, "20.1")] {
+        assert_eq!(ch.active_weapon, before, "{release}");
+        assert!(!ch.weapons[weapon::NINJA as usize].got, "{release}");
+        assert_eq!(ch.ninja.current_move_time, 0, "{release}");
+    }
+    assert_eq!(old.ninja_activation_tick, 100);
+    assert_eq!(old.ninja.activation_dir, Vec2::new(1.0, 0.0));
+    assert_eq!(old.ninja.old_vel_amount, 5);
+    assert_eq!(new.ninja_activation_tick, 0);
+    assert_eq!(new.ninja.activation_dir, Vec2::default());
+    assert_eq!(new.ninja.old_vel_amount, 0);
+    assert_eq!(new.weapons[weapon::NINJA as usize].ammo, 0);
+}

@@ -173,10 +173,10 @@ struct State<'o> {
     /// Each side's event items, with their sizes, of snapshots the other
     /// side did not take (see [`carry_unshared_events`]).
     carried: [Vec<(Event, usize)>; 2],
-    /// Whether both sides have had a snapshot at one tick in this
-    /// segment: only after that is a snapshot one side lacks a snapshot
-    /// its server did not take, not one its recorder had not begun.
-    shared_snapshot: bool,
+    /// Whether both sides have had a tick in this segment: only after
+    /// that is a snapshot one side lacks a snapshot its server did not
+    /// take, not one its recorder had not begun.
+    both_recording: bool,
 }
 
 impl State<'_> {
@@ -211,7 +211,7 @@ pub fn compare(
         context: VecDeque::new(),
         untimed: Default::default(),
         carried: Default::default(),
-        shared_snapshot: false,
+        both_recording: false,
     };
     if options.wants("header") {
         let mut header = Vec::new();
@@ -275,14 +275,13 @@ pub fn compare(
         if st.segment != segment {
             // A new map is a new game context, with an empty event buffer.
             st.carried = Default::default();
-            st.shared_snapshot = false;
+            st.both_recording = false;
         }
         st.segment = segment;
         let before = st.report.total_differences;
-        // Equal bytes are equal content, unless events are carried or the
-        // first snapshot both took is still to be seen.
-        let carrying = options.common_snapshots
-            && (!st.shared_snapshot || st.carried.iter().any(|c| !c.is_empty()));
+        st.both_recording |= from_old && from_new;
+        // Equal bytes are equal content, unless events are carried.
+        let carrying = st.carried.iter().any(|c| !c.is_empty());
         if !(from_old && from_new && !carrying && old.raw() == new.raw()) {
             // The file without this tick still has its items in force.
             let idle = |t: &dyn Ticks| TickContent {
@@ -473,15 +472,15 @@ const MAX_EVENT_BYTES: usize = 128 * 64;
 /// With `common_snapshots`: DDNet empties its event buffer only when it
 /// takes a snapshot (`CGameContext::OnPostSnap`), so a server that runs
 /// late ticks several times and snapshots once sends their events in
-/// that one snapshot. The event items of a snapshot only one file took
-/// after one both took are carried into that file's next snapshot both
-/// took, before its own, numbered again in order (event `i` is snapped
+/// that one snapshot. The event items of a snapshot only one file took,
+/// after a tick both files have, are carried into that file's next
+/// snapshot both took, before its own, numbered again in order (event `i` is snapped
 /// under id `i`) and kept only while the buffer has room
 /// (`CEventHandler::Create`).
 fn carry_unshared_events(old: &mut TickContent, new: &mut TickContent, st: &mut State) {
     let both = old.new_items && new.new_items;
     for (side, content) in [old, new].into_iter().enumerate() {
-        if !content.new_items || !(both || st.shared_snapshot) {
+        if !content.new_items || !st.both_recording {
             continue;
         }
         let own = content
@@ -492,7 +491,6 @@ fn carry_unshared_events(old: &mut TickContent, new: &mut TickContent, st: &mut 
             st.carried[side].extend(own);
             continue;
         }
-        st.shared_snapshot = true;
         let carried = std::mem::take(&mut st.carried[side]);
         if carried.is_empty() {
             continue;
@@ -820,8 +818,8 @@ mod tests {
     /// A server that ran ticks 11 and 12 late and snapshotted once at 13
     /// sends their events in snapshot 13, numbered in order: a demo that
     /// snapshotted each tick has them carried there, but not those of a
-    /// snapshot before the first both took (the other's recorder had not
-    /// begun), and no more than DDNet's buffer holds.
+    /// snapshot before the first tick both have (the other's recorder had
+    /// not begun), and no more than DDNet's buffer holds.
     #[test]
     fn events_of_unsnapped_ticks_come_in_the_next_common_snapshot() {
         let run = |server: Vec<(i32, Vec<(String, Value)>)>,

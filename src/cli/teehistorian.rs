@@ -146,6 +146,11 @@ pub enum TeehistorianCommand {
         /// client that had the name.
         #[arg(long)]
         player: Option<String>,
+        /// The server's own demo of the session: what the file cannot
+        /// tell is taken from it (which input of a burst DDNet 16.4
+        /// moved with, as `simulate --demo` finds it).
+        #[arg(long)]
+        witness: Option<PathBuf>,
         /// Where to write the demo (written whole or not at all).
         #[arg(short, long, required = true)]
         output: PathBuf,
@@ -236,9 +241,18 @@ pub fn run(cmd: TeehistorianCommand) -> Result<(), Failure> {
             from,
             to,
             player,
+            witness,
             output,
             format,
-        } => demo(&file, &map, from.zip(to), player, &output, format),
+        } => demo(
+            &file,
+            &map,
+            from.zip(to),
+            player,
+            witness.as_deref(),
+            &output,
+            format,
+        ),
     }
 }
 
@@ -259,6 +273,7 @@ fn demo(
     map_path: &Path,
     range: Option<(i32, i32)>,
     player: Option<String>,
+    witness: Option<&Path>,
     output: &Path,
     format: ReportFormat,
 ) -> Result<(), Failure> {
@@ -273,7 +288,8 @@ fn demo(
     };
     let (map, cap) = super::maps::map_bytes_of(map_path)?;
     let bytes = super::output::read(file)?;
-    let (demo, summary) = demo_of_teehistorian(&bytes, &map, &span, cap)
+    let witness = witness.map(super::output::read).transpose()?;
+    let (demo, summary) = demo_of_teehistorian(&bytes, &map, &span, cap, witness.as_deref())
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     super::output::write_atomically(output, &demo)?;
     let mut out = stdout();

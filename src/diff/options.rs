@@ -73,7 +73,12 @@ pub const RECEIVED_INPUT: &str = "received_input";
 /// scheduling. Two runs of a scenario differ in it, and a teehistorian
 /// file cannot know it. Compared without it: at each snapshot, an item of
 /// those types that one side has under one id and the other under
-/// another, every field equal, is the same item.
+/// another, every field equal, is the same item. So is an item of an
+/// extended type its snapshot does not register (`unknown:N`, N from
+/// `OFFSET_UUID_TYPE` up): DDNet 16.4 registers a new type at the next
+/// snapshot (`CSnapshotBuilder::Init`), so the first snapshot with one
+/// has its item unnamed, and a reader that cannot name an item skips it,
+/// whatever its id.
 pub const SNAPSHOT_IDS: &str = "snapshot_ids";
 
 /// The item types whose ids come from the snapshot id pool (0.6 and 0.7
@@ -90,9 +95,15 @@ const ID_POOL_ITEMS: [&str; 9] = [
     "item:EntityEx",
 ];
 
-/// Whether items of `category` take their ids from the snapshot id pool.
+/// Whether items of `category` take their ids from the snapshot id pool,
+/// or are of an extended type no reader of their snapshot can name
+/// ([`SNAPSHOT_IDS`]).
 pub(super) fn from_the_id_pool(category: &str) -> bool {
-    ID_POOL_ITEMS.contains(&category)
+    let unregistered = category
+        .strip_prefix("item:unknown:")
+        .and_then(|t| t.parse::<i32>().ok())
+        .is_some_and(|t| t >= crate::snapshot::OFFSET_UUID_TYPE);
+    unregistered || ID_POOL_ITEMS.contains(&category)
 }
 
 /// A teehistorian savegame (TEAM_SAVE_SUCCESS, TEAM_LOAD_SUCCESS): its
@@ -504,6 +515,30 @@ pub fn strip_time_prefix(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The id pool's types, and extended types no snapshot registered
+    /// (numbers from `OFFSET_UUID_TYPE`, 0x4000, up); not a 0.6 type
+    /// unknown to the table, nor an item whose id is its client's.
+    #[test]
+    fn pooled_ids_are_the_pools_types_and_unregistered_extended_ones() {
+        for pooled in [
+            "item:DDNetProjectile",
+            "item:Laser",
+            "item:unknown:32763",
+            "item:unknown:16384",
+        ] {
+            assert!(from_the_id_pool(pooled), "{pooled}");
+        }
+        for own in [
+            "item:Character",
+            "item:DDNetCharacter",
+            "item:unknown:63",
+            "item:unknown:16383",
+            "item:unknown:x",
+        ] {
+            assert!(!from_the_id_pool(own), "{own}");
+        }
+    }
 
     /// What a run's wall clock and random tokens put in a demo's and a
     /// capture's events is compared without them by default.

@@ -452,6 +452,54 @@ impl<'d> DemoCompare<'d> {
 /// The Character item type (0.6 and DDNet).
 const CHARACTER_TYPE: i32 = 9;
 
+/// The PlayerInfo item type (0.6 and DDNet; its id the client id, its
+/// fourth int the score).
+const PLAYER_INFO_TYPE: i32 = 10;
+
+/// A score of no time (`CPlayer`'s -9999).
+const NO_TIME: i32 = -9999;
+
+/// DDNet 16.4's answers to joins that a server demo shows, as (tick,
+/// client id), in order. A join asks the score database for the player's
+/// times (`CScore::LoadPlayerData`), and the player's tick that finds the
+/// answer complete sets its score to the database's
+/// (`CPlayer::ProcessScoreResult`): from an empty database no time, which
+/// forgets a finish made before the answer came. When the database thread
+/// answered is in no file; the demo shows it where a player's score goes
+/// from a time back to none between two snapshots that both have the
+/// player. A demo that does not read gives what it showed so far.
+pub fn join_answers(demo: &[u8]) -> Vec<(i32, usize)> {
+    let Ok(mut events) = Events::new(demo) else {
+        return Vec::new();
+    };
+    let mut answers = Vec::new();
+    // Each client id's score in the last snapshot (none: not in it).
+    let mut last = [None; MAX_CLIENTS];
+    while let Ok(Some(e)) = events.next() {
+        let EventKind::Snapshot(snap) = e.kind else {
+            continue;
+        };
+        let mut now = [None; MAX_CLIENTS];
+        for item in snap.items() {
+            if item.type_id() == PLAYER_INFO_TYPE
+                && let (Ok(cid), Some(&score)) = (usize::try_from(item.id()), item.data.get(3))
+                && cid < MAX_CLIENTS
+            {
+                now[cid] = Some(score);
+            }
+        }
+        for (cid, (&before, &score)) in last.iter().zip(&now).enumerate() {
+            if let (Some(before), Some(NO_TIME)) = (before, score)
+                && before != NO_TIME
+            {
+                answers.push((e.tick, cid));
+            }
+        }
+        last = now;
+    }
+    answers
+}
+
 /// A core as `CCharacterCore::Write` puts it in a Character item (the
 /// core part; the rest is zero).
 fn core_item(c: &Core) -> [i32; 22] {

@@ -328,6 +328,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 recorded_release,
                 ticks: (0, 0),
                 held_inputs: Vec::new(),
+                join_answers: Vec::new(),
                 unrecorded_team_changes: Vec::new(),
                 stopped: None,
                 world: None,
@@ -358,6 +359,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
         let events = crate::demo::Events::new(demo).map_err(SimulateError::Demo)?;
         self.demo = Some(DemoCompare::new(events));
         self.report.demo = Some(DemoReport::default());
+        if self.recorded_release == Release::Ddnet16_4 {
+            let answers = super::demo_compare::join_answers(demo);
+            self.world.set_join_answers(&answers);
+            self.report.join_answers = answers;
+        }
         Ok(self)
     }
 

@@ -50,6 +50,12 @@ pub struct Report {
     /// the demo's Character item decided, at that tick or up to
     /// [`WINDOW`](super::window::WINDOW) ticks later.
     pub held_inputs: Vec<(i32, usize)>,
+    /// DDNet 16.4 with a demo only: (tick, client id) where the demo shows
+    /// the score database's answer to the player's join taken after a
+    /// finish, which the file cannot say (see
+    /// [`join_answers`](super::demo_compare::join_answers)); the world
+    /// forgets the player's time there.
+    pub join_answers: Vec<(i32, usize)>,
     /// (tick, client id, team) of each team change a 0.7 client made that
     /// the file does not record ([`UNRECORDED_TEAM_CHANGE`]): its character
     /// gone at `tick` (team -1) or back (team 0), by a `Cl_SetTeam` the

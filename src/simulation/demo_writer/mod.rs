@@ -112,6 +112,20 @@ pub struct DemoSummary {
     pub bytes: u64,
     /// How the simulation went (as `teehistorian simulate` reports it).
     pub simulation: SimulationFigures,
+    /// With a witness: what was taken from it.
+    pub witness: Option<Witnessed>,
+}
+
+/// What a witness (the server's demo of the session) told that the file
+/// cannot: each as (tick, client id), in order.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Witnessed {
+    /// DDNet 16.4: where a character moved with an input the writer left
+    /// out as a repeat ([`crate::simulation::Report::held_inputs`]).
+    pub held_inputs: Vec<(i32, usize)>,
+    /// DDNet 16.4: where the score database's answer to a join came after
+    /// a finish and forgot its time ([`crate::simulation::Report::join_answers`]).
+    pub join_answers: Vec<(i32, usize)>,
 }
 
 /// Items written, by type.
@@ -206,6 +220,7 @@ pub fn demo_of_teehistorian(
     map: &[u8],
     span: &Span,
     cap: u64,
+    witness: Option<&[u8]>,
 ) -> Result<(Vec<u8>, DemoSummary), DemoError> {
     let (header, _) = SliceReader::new(bytes, crate::codec::Mode::Lenient)
         .map_err(|e| DemoError::Simulate(SimulateError::Decode(e)))?;
@@ -263,9 +278,12 @@ pub fn demo_of_teehistorian(
         resent: 0,
         reckoned: 0,
     };
-    let until = (to != i32::MAX).then_some(to);
+    // A witness is compared over the whole file, as `simulate --demo`
+    // does; the ticks after `to` are simulated and not written.
+    let until = (to != i32::MAX && witness.is_none()).then_some(to);
     let options = crate::simulation::Options {
         until,
+        demo: witness,
         ..Default::default()
     };
     let (report, writer) = simulate_observed(bytes, col, &options, writer)?;
@@ -315,6 +333,10 @@ pub fn demo_of_teehistorian(
             after_unmodelled: report.after_unmodelled,
             unmodelled: report.unmodelled.len(),
         },
+        witness: witness.map(|_| Witnessed {
+            held_inputs: report.held_inputs.clone(),
+            join_answers: report.join_answers.clone(),
+        }),
     };
     Ok((out, summary))
 }

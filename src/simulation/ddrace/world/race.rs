@@ -76,6 +76,12 @@ pub struct Race {
     /// eligible (`CScore::SaveScore`), and records each save in the file
     /// (PLAYER_FINISH).
     saved_best: Option<f32>,
+    /// 16.4's answers to joins that came after a finish, as (tick, client
+    /// id) in order, shared by the world's copies: only a witness (the
+    /// server's demo, [`crate::simulation::demo_compare::join_answers`])
+    /// knows their ticks; the model takes every other answer as come
+    /// before the player's first finish.
+    join_answers: std::sync::Arc<[(i32, usize)]>,
 }
 
 impl Race {
@@ -91,6 +97,7 @@ impl Race {
             record: None,
             record_load: None,
             saved_best: None,
+            join_answers: std::sync::Arc::from([]),
         }
     }
 
@@ -139,6 +146,25 @@ fn team_index(team: i32) -> Option<usize> {
 }
 
 impl World {
+    /// 16.4's answers to joins at the ticks a witness showed them
+    /// ([`Race::join_answers`]), in order.
+    pub fn set_join_answers(&mut self, answers: &[(i32, usize)]) {
+        self.race.join_answers = answers.into();
+    }
+
+    /// `CPlayer::Tick` first takes a completed answer to the player's join
+    /// (`ProcessScoreResult`): an empty database's sets the score to no
+    /// time (16.4 only; 20.1 leaves a score the answer has none for).
+    pub(super) fn take_join_answers(&mut self) {
+        let answers = &self.race.join_answers;
+        let from = answers.partition_point(|&(t, _)| t < self.tick);
+        for &(_, cid) in answers[from..].iter().take_while(|&&(t, _)| t == self.tick) {
+            if let Some(p) = self.players.get_mut(cid).and_then(Option::as_mut) {
+                p.best_time = None;
+            }
+        }
+    }
+
     /// The server's record on the map, as this tick's snapshot shows it.
     pub fn map_record(&self) -> Option<f32> {
         self.race.map_record(self.tick)
@@ -1148,6 +1174,31 @@ mod tests {
             race(&mut w, 1, 0);
             assert_eq!(best(&w, 1), None);
             assert_eq!(w.character(1).map(|c| c.ddrace_state), Some(race::STARTED));
+        }
+    }
+
+    /// 16.4's `ProcessScoreResult` of an empty database's answer to a
+    /// join sets the score to no time, in the player's tick that finds it
+    /// complete (`CPlayer::Tick`, after the world's): a finish before it
+    /// is forgotten. 20.1 keeps a time the answer has none for.
+    #[test]
+    fn a_late_answer_to_a_join_forgets_a_sixteen_four_finish() {
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            race(&mut w, 0, 51);
+            race(&mut w, 1, 60);
+            let answered = w.tick + 2;
+            w.set_join_answers(&[(answered, 0)]);
+            w.step();
+            assert_eq!(best(&w, 0), Some(1.02f32), "{v:?}: not yet");
+            w.step();
+            assert_eq!(w.tick, answered);
+            let forgot = v == Release::Ddnet16_4;
+            assert_eq!(best(&w, 0), (!forgot).then_some(1.02f32), "{v:?}");
+            assert_eq!(best(&w, 1), Some(1.2f32), "{v:?}: only client 0's");
+            // A finish after the answer is the best time again.
+            race(&mut w, 0, 70);
+            assert_eq!(best(&w, 0), Some(if forgot { 1.4f32 } else { 1.02 }));
         }
     }
 

@@ -660,6 +660,9 @@ impl World {
     /// spectating player's character leaving the world
     /// (`CPlayer::ProcessPause`).
     pub(super) fn players_tick(&mut self) {
+        if self.release == Release::Ddnet16_4 {
+            self.take_join_answers();
+        }
         for cid in 0..MAX_CLIENTS {
             let tick = self.tick;
             let Some(p) = self.players[cid].as_mut() else {

@@ -379,6 +379,16 @@ impl World {
             }
         }
         self.race.state[t] = state::FINISHED;
+        // `OnTeamFinish`: the finished team rejoins team 0 at once, so
+        // the characters that tick after the finisher's in this tick meet
+        // its members there. (It skips a locked team; `/lock` is not
+        // modelled, so its players are not judged. The PLAYER_TEAM records
+        // that follow find them in team 0 already.)
+        if !self.race.practice[t] && self.config.sv_rejoin_team_0 != 0 && !forced_solo {
+            for &c in &playing {
+                self.set_ddrace_team(c as i32, TEAM_FLOCK);
+            }
+        }
     }
 
     /// `OnCharacterFinish` without a team: the race's time is the ticks
@@ -1264,6 +1274,28 @@ mod tests {
             w.tick += 10;
             assert!(w.handle_tiles(1, Some(FINISH)));
             assert_eq!([best(&w, 0), best(&w, 1)], [Some(2.2f32); 2], "{v:?}");
+            // `OnTeamFinish` (`sv_rejoin_team_0` 1): both rejoin team 0 at
+            // once, in the finisher's tick, and the last out empties it.
+            assert_eq!(w.cores.teams.team[..2], [TEAM_FLOCK; 2], "{v:?}");
+            assert_eq!(w.race.state(1), Some(state::EMPTY));
+        }
+    }
+
+    /// A finished team stays where it is without `sv_rejoin_team_0` and in
+    /// practice mode (which never reaches `OnTeamFinish`).
+    #[test]
+    fn a_finished_team_stays_without_rejoin_or_in_practice() {
+        for (rejoin, practice) in [(0, false), (1, true)] {
+            let mut config = Config::new(Release::Ddnet16_4);
+            config.sv_rejoin_team_0 = rejoin;
+            let mut w = world_with(Release::Ddnet16_4, config);
+            w.set_ddrace_team(0, 1);
+            w.set_practice(1, practice);
+            race(&mut w, 0, 50);
+            assert_eq!(
+                w.cores.teams.team[0], 1,
+                "rejoin {rejoin}, practice {practice}"
+            );
             assert_eq!(w.race.state(1), Some(state::FINISHED));
         }
     }

@@ -288,7 +288,16 @@ fn demo(
     };
     let (map, cap) = super::maps::map_bytes_of(map_path)?;
     let bytes = super::output::read(file)?;
-    let witness = witness.map(super::output::read).transpose()?;
+    let witness = match witness {
+        Some(path) => {
+            let bytes = super::output::read(path)?;
+            // Its faults are its own, not the teehistorian file's.
+            teeoracle::demo::Events::new(&bytes)
+                .map_err(|e| Failure::bad(format!("{}: {e}", shown(path))))?;
+            Some(bytes)
+        }
+        None => None,
+    };
     let (demo, summary) = demo_of_teehistorian(&bytes, &map, &span, cap, witness.as_deref())
         .map_err(|e| Failure::bad(format!("{}: {e}", shown(file))))?;
     super::output::write_atomically(output, &demo)?;

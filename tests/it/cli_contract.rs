@@ -650,7 +650,27 @@ fn teehistorian_demo_writes_whole_demos_or_nothing() {
     assert_eq!(doc["ticks"], serde_json::json!([300, 400]));
     assert_eq!(doc["snapshots"], 101);
     assert_eq!(doc["map_matches_header"], true);
+    assert_eq!(doc["witness"], serde_json::Value::Null);
     assert_eq!(run(&["check", out]).status.code(), Some(0));
+    // A witness that is no demo (1): one message naming it, no file.
+    let before = std::fs::read(&out_demo).unwrap();
+    let mut with = vec!["teehistorian", "demo", A_TH, "--map", A_DEMO, "-o", out];
+    let r = run(&[&with[..], &["--witness", A_TH]].concat());
+    assert_eq!(r.status.code(), Some(1), "{}", text(&r.stderr));
+    let message = text(&r.stderr);
+    assert_eq!(message.trim().lines().count(), 1, "{message}");
+    assert!(message.contains(&format!("{A_TH}: at byte 0")), "{message}");
+    assert_eq!(std::fs::read(&out_demo).unwrap(), before);
+    // The server's own demo as the witness: a 20.1 file needs nothing of
+    // it, and the summary says so.
+    with.extend(["--witness", A_DEMO, "--format", "json"]);
+    let r = run(&with);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        doc["witness"],
+        serde_json::json!({"held_inputs": [], "join_answers": []})
+    );
     // A player: from its name to the end of its session.
     let r = run(&[
         "teehistorian",

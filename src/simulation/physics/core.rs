@@ -70,8 +70,9 @@ pub struct CoreInput {
     pub hook: i32,
 }
 
-/// One character's core.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One character's core (`Copy`: a world's cores are copied as one
+/// block before each tick, for the divergence report).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Core {
     /// The client id (`m_Id`).
     pub id: usize,

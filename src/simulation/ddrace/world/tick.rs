@@ -406,11 +406,11 @@ impl World {
                 break;
             }
         }
-        self.cores.scatter();
+        // The copy kept in step through the characters' ticks serves the
+        // moves as it is (naming the unseeded choices moves no core).
         for cid in std::mem::take(&mut self.cores.unseeded_choices) {
             self.unmodelled(cid, "teleporter with several outs, no seed in the header");
         }
-        self.cores.gather();
         for &cid in &order {
             if self.chars[cid].is_none() {
                 continue;

@@ -89,7 +89,6 @@ impl World {
             ch.latest_input.target_x as f32,
             ch.latest_input.target_y as f32,
         );
-        let dir = normalize(aim);
         let active = ch.active_weapon;
         let full_auto = matches!(active, weapon::GRENADE | weapon::SHOTGUN | weapon::LASER)
             || ch.jetpack && active == weapon::GUN
@@ -117,6 +116,8 @@ impl World {
         if active < 0 || ch.weapons[active as usize].ammo == 0 {
             return;
         }
+        // Only for a shot: nearly every tick fires nothing.
+        let dir = normalize(aim);
         let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
         let shooter_pos = ch.pos;
         let hammer_hits = !ch.hit_disabled[weapon::HAMMER as usize];

@@ -13,8 +13,9 @@ pub type Bits = u128;
 /// The most points (bits in [`Bits`]).
 pub const MAX_POINTS: usize = 128;
 
-/// A cell's side in world units is `1 << CELL_SHIFT` (64).
-const CELL_SHIFT: u32 = 6;
+/// A cell's side in world units is `1 << CELL_SHIFT` (128): a question
+/// (a reach of 37 to 50 units) looks at 1 to 4 cells, not 4 to 9.
+const CELL_SHIFT: u32 = 7;
 /// Cells a side of the torus the plane is folded onto: cells
 /// `SIDE << CELL_SHIFT` units apart share a bucket (a superset still).
 const SIDE: usize = 32;
@@ -34,7 +35,7 @@ const ABSENT: u16 = u16::MAX;
 /// limit): near everything.
 const EVERYWHERE: u16 = u16::MAX - 1;
 
-/// Up to [`MAX_POINTS`] points bucketed by the 64-unit cell they are in.
+/// Up to [`MAX_POINTS`] points bucketed by the cell they are in.
 pub struct Near {
     buckets: [Bits; SIDE * SIDE],
     bucket_of: [u16; MAX_POINTS],

@@ -826,7 +826,10 @@ impl Cores {
         c.vel.x *= ramp;
         let mut new_pos = c.pos;
         let old_vel = c.vel;
-        let elasticity = Vec2::new(c.tuning.ground_elasticity_x(), c.tuning.ground_elasticity_y());
+        let elasticity = Vec2::new(
+            c.tuning.ground_elasticity_x(),
+            c.tuning.ground_elasticity_y(),
+        );
         let grounded = col.move_box(
             &mut new_pos,
             &mut c.vel,

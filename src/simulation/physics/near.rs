@@ -54,8 +54,8 @@ impl Default for Near {
     }
 }
 
-/// A [`Near`] kept from one use to the next: cleared rather than made
-/// again (16 KiB to fill). A copy starts without one.
+/// A [`Near`] kept from one use to the next: its points put again rather
+/// than made anew (16 KiB to fill). A copy starts without one.
 #[derive(Default)]
 pub struct Reused(Option<Box<Near>>);
 
@@ -72,13 +72,6 @@ impl std::fmt::Debug for Reused {
 }
 
 impl Reused {
-    /// The buckets, emptied.
-    pub fn cleared(&mut self) -> &mut Near {
-        let near = self.0.get_or_insert_with(Default::default);
-        near.clear();
-        near
-    }
-
     /// The buckets as last filled (empty before the first use).
     pub fn get_mut(&mut self) -> &mut Near {
         self.0.get_or_insert_with(Default::default)
@@ -91,16 +84,12 @@ impl Reused {
 }
 
 impl Near {
-    /// Takes every point away (emptying only the buckets in use).
-    pub fn clear(&mut self) {
-        for i in points(self.present) {
-            if let Some(b) = self.buckets.get_mut(usize::from(self.bucket_of[i])) {
-                *b = 0;
-            }
-            self.bucket_of[i] = ABSENT;
+    /// Takes away every point from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        let past: Bits = if n < MAX_POINTS { !0 << n } else { 0 };
+        for i in points(self.present & past) {
+            self.set(i, None);
         }
-        self.everywhere = 0;
-        self.present = 0;
     }
 
     /// Puts point `i` at `p`, or takes it away (`None`).
@@ -242,6 +231,33 @@ mod tests {
         // Narrow: from a corner of the plane, few of the 100 are asked.
         let few = points(near.candidates(Vec2::new(-100.0, -64.0), 10.0)).count();
         assert!(few < 10, "{few}");
+    }
+
+    #[test]
+    fn truncating_takes_away_the_points_from_n_on() {
+        let mut near = Near::default();
+        let far = Vec2::new(1.0e7, 0.0);
+        for i in 0..6 {
+            near.set(
+                i,
+                Some(if i == 4 {
+                    far
+                } else {
+                    Vec2::new(i as f32, 0.0)
+                }),
+            );
+        }
+        near.truncate(2);
+        let all = |n: &Near| points(n.candidates(Vec2::new(0.0, 0.0), 100.0)).collect::<Vec<_>>();
+        assert_eq!(all(&near), [0, 1]);
+        // Put again, a point is there as before.
+        near.set(3, Some(Vec2::new(3.0, 0.0)));
+        assert_eq!(all(&near), [0, 1, 3]);
+        near.truncate(MAX_POINTS);
+        assert_eq!(all(&near), [0, 1, 3]);
+        near.truncate(0);
+        assert_eq!(near.present, 0);
+        assert_eq!(near.everywhere, 0);
     }
 
     #[test]

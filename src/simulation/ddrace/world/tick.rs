@@ -301,9 +301,11 @@ impl World {
         // The characters' positions, in order and bucketed, for the loop
         // over every pickup and character (nothing in it moves a
         // character): each pickup looks at the ones that may be near.
+        // Last tick's buckets, each point put again (most stay in their
+        // cell) and the ones past the characters taken away.
         let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
         let mut reused = std::mem::take(&mut self.pickup_near);
-        let near = reused.cleared();
+        let near = reused.get_mut();
         let mut n = 0;
         for &cid in &self.order {
             if let Some(ch) = self.chars[cid].as_ref() {
@@ -312,6 +314,7 @@ impl World {
                 n += 1;
             }
         }
+        near.truncate(n);
         // Surely out of reach (the square past the reach's by a margin for
         // rounding): no square root taken.
         const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;

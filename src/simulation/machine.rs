@@ -614,7 +614,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                     cid,
                     recorded: rec,
                     simulated: sim,
-                    core_before: self.cores_before[cid].clone(),
+                    core_before: self.cores_before[cid],
                     unmodelled: tainted,
                 });
             }

@@ -954,7 +954,7 @@ mod tests {
         cores.move_core(0, col);
         let c = cores.slots[0].as_mut().expect("a core");
         c.quantize();
-        c.clone()
+        *c
     }
 
     #[test]

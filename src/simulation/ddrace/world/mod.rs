@@ -369,7 +369,7 @@ impl World {
                     Some(CharacterState {
                         cid,
                         team: self.cores.teams.team[cid],
-                        core: self.core(cid)?.clone(),
+                        core: *self.core(cid)?,
                         character: self.chars[cid].clone()?,
                     })
                 })

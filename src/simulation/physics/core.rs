@@ -70,8 +70,9 @@ pub struct CoreInput {
     pub hook: i32,
 }
 
-/// One character's core.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One character's core (`Copy`: a world's cores are copied as one
+/// block before each tick, for the divergence report).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Core {
     /// The client id (`m_Id`).
     pub id: usize,
@@ -551,7 +552,6 @@ impl Cores {
     }
 
     fn tick_core(&mut self, c: &mut Core, others: &Others, col: &Collision, use_input: bool) {
-        let t = c.tuning;
         // Doors only with input (`IsSwitchActiveCb`; none without).
         c.move_restrictions = match use_input {
             true => col.move_restrictions_doors(c.pos, 18.0, None, |n| self.door_closed(c.id, n)),
@@ -560,18 +560,18 @@ impl Cores {
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
         let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
-        c.vel.y += t.gravity();
+        c.vel.y += c.tuning.gravity();
         let (max_speed, accel, friction) = if grounded {
             (
-                t.ground_control_speed(),
-                t.ground_control_accel(),
-                t.ground_friction(),
+                c.tuning.ground_control_speed(),
+                c.tuning.ground_control_accel(),
+                c.tuning.ground_friction(),
             )
         } else {
             (
-                t.air_control_speed(),
-                t.air_control_accel(),
-                t.air_friction(),
+                c.tuning.air_control_speed(),
+                c.tuning.air_control_accel(),
+                c.tuning.air_friction(),
             )
         };
         if use_input {
@@ -581,12 +581,12 @@ impl Cores {
                 if c.jumped & 1 == 0 {
                     if grounded && (c.jumped & 2 == 0 || c.jumps != 0) {
                         c.triggered_events |= event::GROUND_JUMP;
-                        c.vel.y = -t.ground_jump_impulse();
+                        c.vel.y = -c.tuning.ground_jump_impulse();
                         c.jumped |= if c.jumps > 1 { 1 } else { 3 };
                         c.jumped_total = 0;
                     } else if c.jumped & 2 == 0 {
                         c.triggered_events |= event::AIR_JUMP;
-                        c.vel.y = -t.air_jump_impulse();
+                        c.vel.y = -c.tuning.air_jump_impulse();
                         c.jumped |= 3;
                         c.jumped_total += 1;
                     }
@@ -600,7 +600,7 @@ impl Cores {
                     c.hook_pos = c.pos + target_dir * PHYSICAL_SIZE * 1.5;
                     c.hook_dir = target_dir;
                     c.hooked_player = -1;
-                    c.hook_tick = (50.0f32 * (1.25 - t.hook_duration())) as i32;
+                    c.hook_tick = (50.0f32 * (1.25 - c.tuning.hook_duration())) as i32;
                     c.triggered_events |= event::HOOK_LAUNCH;
                 }
             } else {
@@ -650,7 +650,7 @@ impl Cores {
                 }
             }
             if c.hooked_player == -1 && c.hook_pos.distance(c.pos) > 46.0 {
-                let mut hv = normalize(c.hook_pos - c.pos) * t.hook_drag_accel();
+                let mut hv = normalize(c.hook_pos - c.pos) * c.tuning.hook_drag_accel();
                 if hv.y > 0.0 {
                     hv.y *= 0.3;
                 }
@@ -661,7 +661,7 @@ impl Cores {
                 }
                 let nv = c.vel + hv;
                 let l = nv.length();
-                if l < t.hook_drag_speed() || l < c.vel.length() {
+                if l < c.tuning.hook_drag_speed() || l < c.vel.length() {
                     c.vel = nv;
                 }
             }
@@ -678,10 +678,9 @@ impl Cores {
 
     /// The flying hook's step: length, walls, players.
     fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision, target_dir: Vec2) {
-        let t = c.tuning;
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
-        let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
-        if base.distance(new_pos) > t.hook_length() {
+        let mut new_pos = c.hook_pos + c.hook_dir * c.tuning.hook_fire_speed();
+        if base.distance(new_pos) > c.tuning.hook_length() {
             c.hook_state = hook::RETRACT_START;
             // 16.4 measured from the teleporter's base but clamped around
             // the character.
@@ -689,7 +688,7 @@ impl Cores {
                 Release::Ddnet16_4 => c.pos,
                 Release::Ddnet20_1 => base,
             };
-            new_pos = around + normalize(new_pos - around) * t.hook_length();
+            new_pos = around + normalize(new_pos - around) * c.tuning.hook_length();
             c.reset = true;
         }
         let (mut hit_ground, mut retract, mut through_tele) = (false, false, 0u8);
@@ -707,7 +706,7 @@ impl Cores {
             Release::Ddnet16_4 => true,
             Release::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
         };
-        if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
+        if !c.hook_hit_disabled && c.tuning.player_hooking() != 0.0 && may_hook_players {
             let mut best = 0.0f32;
             for (_, other) in others.enumerate() {
                 let Some(other) = other else {
@@ -754,7 +753,6 @@ impl Cores {
     }
 
     fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
-        let t = c.tuning;
         for i in points(self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player)) {
             let Some(other) = others.get(i) else {
                 continue;
@@ -780,7 +778,7 @@ impl Cores {
             let can_collide = (c.super_ || other.super_)
                 || (!c.collision_disabled
                     && !other.collision_disabled
-                    && t.player_collision() != 0.0);
+                    && c.tuning.player_collision() != 0.0);
             if can_collide && d < PHYSICAL_SIZE * 1.25 {
                 let a = PHYSICAL_SIZE * 1.45 - d;
                 let mut v = 0.5f32;
@@ -792,11 +790,11 @@ impl Cores {
             }
             if !c.hook_hit_disabled
                 && c.hooked_player == i as i32
-                && t.player_hooking() != 0.0
+                && c.tuning.player_hooking() != 0.0
                 && d > PHYSICAL_SIZE * 1.5
             {
-                let acc = t.hook_drag_accel() * (d / t.hook_length());
-                let ds = t.hook_drag_speed();
+                let acc = c.tuning.hook_drag_accel() * (d / c.tuning.hook_length());
+                let ds = c.tuning.hook_drag_speed();
                 let other = others.get_mut(i).expect("checked above");
                 let pushed = Vec2::new(
                     saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
@@ -819,17 +817,19 @@ impl Cores {
     }
 
     fn move_one(&mut self, c: &mut Core, others: &Others, col: &Collision) {
-        let t = c.tuning;
         let ramp = velocity_ramp(
             c.vel.length() * 50.0,
-            t.velramp_start(),
-            t.velramp_range(),
-            t.velramp_curvature(),
+            c.tuning.velramp_start(),
+            c.tuning.velramp_range(),
+            c.tuning.velramp_curvature(),
         );
         c.vel.x *= ramp;
         let mut new_pos = c.pos;
         let old_vel = c.vel;
-        let elasticity = Vec2::new(t.ground_elasticity_x(), t.ground_elasticity_y());
+        let elasticity = Vec2::new(
+            c.tuning.ground_elasticity_x(),
+            c.tuning.ground_elasticity_y(),
+        );
         let grounded = col.move_box(
             &mut new_pos,
             &mut c.vel,
@@ -852,7 +852,7 @@ impl Cores {
         }
         c.vel.x *= 1.0 / ramp;
 
-        if c.super_ || (t.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
+        if c.super_ || (c.tuning.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
             let d = c.pos.distance(new_pos);
             if d > 0.0 {
                 // Only a core nearer than the path's length plus a body to
@@ -954,7 +954,7 @@ mod tests {
         cores.move_core(0, col);
         let c = cores.slots[0].as_mut().expect("a core");
         c.quantize();
-        c.clone()
+        *c
     }
 
     #[test]

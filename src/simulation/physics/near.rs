@@ -13,8 +13,9 @@ pub type Bits = u128;
 /// The most points (bits in [`Bits`]).
 pub const MAX_POINTS: usize = 128;
 
-/// A cell's side in world units is `1 << CELL_SHIFT` (64).
-const CELL_SHIFT: u32 = 6;
+/// A cell's side in world units is `1 << CELL_SHIFT` (128): a question
+/// (a reach of 37 to 50 units) looks at 1 to 4 cells, not 4 to 9.
+const CELL_SHIFT: u32 = 7;
 /// Cells a side of the torus the plane is folded onto: cells
 /// `SIDE << CELL_SHIFT` units apart share a bucket (a superset still).
 const SIDE: usize = 32;
@@ -34,7 +35,7 @@ const ABSENT: u16 = u16::MAX;
 /// limit): near everything.
 const EVERYWHERE: u16 = u16::MAX - 1;
 
-/// Up to [`MAX_POINTS`] points bucketed by the 64-unit cell they are in.
+/// Up to [`MAX_POINTS`] points bucketed by the cell they are in.
 pub struct Near {
     buckets: [Bits; SIDE * SIDE],
     bucket_of: [u16; MAX_POINTS],
@@ -53,8 +54,8 @@ impl Default for Near {
     }
 }
 
-/// A [`Near`] kept from one use to the next: cleared rather than made
-/// again (16 KiB to fill). A copy starts without one.
+/// A [`Near`] kept from one use to the next: its points put again rather
+/// than made anew (16 KiB to fill). A copy starts without one.
 #[derive(Default)]
 pub struct Reused(Option<Box<Near>>);
 
@@ -71,13 +72,6 @@ impl std::fmt::Debug for Reused {
 }
 
 impl Reused {
-    /// The buckets, emptied.
-    pub fn cleared(&mut self) -> &mut Near {
-        let near = self.0.get_or_insert_with(Default::default);
-        near.clear();
-        near
-    }
-
     /// The buckets as last filled (empty before the first use).
     pub fn get_mut(&mut self) -> &mut Near {
         self.0.get_or_insert_with(Default::default)
@@ -90,16 +84,12 @@ impl Reused {
 }
 
 impl Near {
-    /// Takes every point away (emptying only the buckets in use).
-    pub fn clear(&mut self) {
-        for i in points(self.present) {
-            if let Some(b) = self.buckets.get_mut(usize::from(self.bucket_of[i])) {
-                *b = 0;
-            }
-            self.bucket_of[i] = ABSENT;
+    /// Takes away every point from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        let past: Bits = if n < MAX_POINTS { !0 << n } else { 0 };
+        for i in points(self.present & past) {
+            self.set(i, None);
         }
-        self.everywhere = 0;
-        self.present = 0;
     }
 
     /// Puts point `i` at `p`, or takes it away (`None`).
@@ -241,6 +231,33 @@ mod tests {
         // Narrow: from a corner of the plane, few of the 100 are asked.
         let few = points(near.candidates(Vec2::new(-100.0, -64.0), 10.0)).count();
         assert!(few < 10, "{few}");
+    }
+
+    #[test]
+    fn truncating_takes_away_the_points_from_n_on() {
+        let mut near = Near::default();
+        let far = Vec2::new(1.0e7, 0.0);
+        for i in 0..6 {
+            near.set(
+                i,
+                Some(if i == 4 {
+                    far
+                } else {
+                    Vec2::new(i as f32, 0.0)
+                }),
+            );
+        }
+        near.truncate(2);
+        let all = |n: &Near| points(n.candidates(Vec2::new(0.0, 0.0), 100.0)).collect::<Vec<_>>();
+        assert_eq!(all(&near), [0, 1]);
+        // Put again, a point is there as before.
+        near.set(3, Some(Vec2::new(3.0, 0.0)));
+        assert_eq!(all(&near), [0, 1, 3]);
+        near.truncate(MAX_POINTS);
+        assert_eq!(all(&near), [0, 1, 3]);
+        near.truncate(0);
+        assert_eq!(near.present, 0);
+        assert_eq!(near.everywhere, 0);
     }
 
     #[test]

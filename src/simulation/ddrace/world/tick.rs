@@ -89,7 +89,6 @@ impl World {
             ch.latest_input.target_x as f32,
             ch.latest_input.target_y as f32,
         );
-        let dir = normalize(aim);
         let active = ch.active_weapon;
         let full_auto = matches!(active, weapon::GRENADE | weapon::SHOTGUN | weapon::LASER)
             || ch.jetpack && active == weapon::GUN
@@ -117,6 +116,8 @@ impl World {
         if active < 0 || ch.weapons[active as usize].ammo == 0 {
             return;
         }
+        // Only for a shot: nearly every tick fires nothing.
+        let dir = normalize(aim);
         let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
         let shooter_pos = ch.pos;
         let hammer_hits = !ch.hit_disabled[weapon::HAMMER as usize];
@@ -300,9 +301,11 @@ impl World {
         // The characters' positions, in order and bucketed, for the loop
         // over every pickup and character (nothing in it moves a
         // character): each pickup looks at the ones that may be near.
+        // Last tick's buckets, each point put again (most stay in their
+        // cell) and the ones past the characters taken away.
         let mut at = [(0u8, Vec2::default()); MAX_CLIENTS];
         let mut reused = std::mem::take(&mut self.pickup_near);
-        let near = reused.cleared();
+        let near = reused.get_mut();
         let mut n = 0;
         for &cid in &self.order {
             if let Some(ch) = self.chars[cid].as_ref() {
@@ -311,6 +314,7 @@ impl World {
                 n += 1;
             }
         }
+        near.truncate(n);
         // Surely out of reach (the square past the reach's by a margin for
         // rounding): no square root taken.
         const FAR: f32 = (PICKUP_REACH + PHYSICAL_SIZE) * (PICKUP_REACH + PHYSICAL_SIZE) * 1.001;
@@ -406,11 +410,11 @@ impl World {
                 break;
             }
         }
-        self.cores.scatter();
+        // The copy kept in step through the characters' ticks serves the
+        // moves as it is (naming the unseeded choices moves no core).
         for cid in std::mem::take(&mut self.cores.unseeded_choices) {
             self.unmodelled(cid, "teleporter with several outs, no seed in the header");
         }
-        self.cores.gather();
         for &cid in &order {
             if self.chars[cid].is_none() {
                 continue;

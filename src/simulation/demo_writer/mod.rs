@@ -482,7 +482,7 @@ impl Writer {
                 }
             };
             if resend {
-                let mut predicted = core.clone();
+                let mut predicted = *core;
                 predicted.reset = false;
                 self.reckoning[cid] = Some(Reckoning {
                     tick,

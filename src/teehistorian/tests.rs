@@ -542,10 +542,12 @@ fn prop_common_records_decode_as_the_general_path() {
             crate::packer::write_int(&mut record, i32::from(v));
         }
         let followed = [&record[..], &[0; 24]].concat();
+        let continued = [&record[..], &[0xff; 24]].concat();
         common_agrees(&encoded)
             && common_agrees(&body)
             && common_agrees(&record)
             && common_agrees(&followed)
+            && common_agrees(&continued)
     }
     qc().tests(5_000)
         .quickcheck(prop as fn(ArbMessage, u8, Vec<u8>, Vec<i16>) -> bool);
@@ -582,10 +584,13 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             [b0, b1] => b0 >= 0x80 && (1..0x80).contains(&b1),
             _ => false,
         };
-        // PLAYER_DIFF (cid 5): dx, dy; INPUT_DIFF: cid, each input int.
+        // PLAYER_DIFF (cid 5): dx, dy, also beside a two-byte move (0xc1
+        // 0x01); INPUT_DIFF: cid, each input int.
         let mut records = vec![
             [&[5][..], &form, &[0]].concat(),
             [&[5, 0][..], &form].concat(),
+            [&[5][..], &form, &[0xc1, 0x01]].concat(),
+            [&[5, 0xc1, 0x01][..], &form].concat(),
         ];
         for (at, other) in (0..11).flat_map(|at| [(at, 0), (at, 0x7f)]) {
             let mut record = vec![0x44];
@@ -595,11 +600,13 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             records.push(record);
         }
         for record in &records {
-            // As the last bytes of the input, and followed by more.
-            let followed = [&record[..], &[0; 24]].concat();
-            assert!(common_agrees(record) && common_agrees(&followed));
+            // As the last bytes of the input, and followed by more (zeros,
+            // or bytes that would continue an int).
+            let zeros = [&record[..], &[0; 24]].concat();
+            let ones = [&record[..], &[0xff; 24]].concat();
+            assert!(common_agrees(record) && common_agrees(&zeros) && common_agrees(&ones));
             if canonical {
-                for buf in [&record[..], &followed] {
+                for buf in [&record[..], &zeros, &ones] {
                     let read = Message::decode_common(buf).map(|(_, len)| len);
                     assert_eq!(read, Some(record.len()), "{record:?}");
                 }

@@ -2,7 +2,7 @@
 //! with `verify` the byte-exact re-encoding of every record and a replay.
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
-use super::stream::Visit;
+use super::stream::{TickClock, Visit};
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::{MAGIC, StreamReader};
 use crate::codec::{DecodeError, Mode};
@@ -269,6 +269,15 @@ impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool, 
     #[inline(always)]
     fn common(&mut self, rec: &Record<'_>) -> ControlFlow<()> {
         self.0.record::<ROUNDTRIP, REPLAY, VALUES, true>(rec)
+    }
+
+    /// Without `VALUES` the replay's clock is left behind in a run of
+    /// common records (one store less a record) and caught up here.
+    #[inline(always)]
+    fn run_end(&mut self, clock: &TickClock) {
+        if REPLAY && !VALUES {
+            self.0.replay.follow_clock(clock);
+        }
     }
 }
 

@@ -315,10 +315,14 @@ impl Decoder {
     /// Hands the run of common records at the start of `buf` (file offset
     /// `base`; those of [`Message::decode_common`]) that start before
     /// `limit` to `v`, until another kind of record (which
-    /// [`Decoder::next_into`] then reads) or `v` breaks. Returns the bytes
-    /// they took and how `v` left. The same records `next_into` would
-    /// give, one after the other: its fast path, in a loop that keeps the
-    /// clock in registers and builds each record where its kind is known.
+    /// [`Decoder::next_into`] then reads) or `v` breaks, then tells `v`
+    /// where the clock is ([`Visit::run_end`]). Returns the bytes they took
+    /// and how `v` left. The same records `next_into` would give, one
+    /// after the other: its fast path, in a loop that keeps the clock in
+    /// plain integers and builds each record where its kind is known.
+    /// A run stops before a record at the largest tick (where the clock
+    /// stops: only the general path tells an overflow), so every record
+    /// of a run is in a tick the clock reached by counting.
     #[inline(always)]
     pub(crate) fn visit_common<'a, B>(
         &mut self,
@@ -327,10 +331,14 @@ impl Decoder {
         limit: usize,
         v: &mut impl Visit<'a, B>,
     ) -> (usize, ControlFlow<B>) {
-        if self.end.is_some() {
+        if self.end.is_some() || self.clock.tick == i32::MAX {
             return (0, ControlFlow::Continue(()));
         }
-        let mut clock = self.clock;
+        // The clock as two integers, the previous player cid widened so
+        // that "none yet" (+infinity) is a value: one comparison a record.
+        const NO_PLAYER: i64 = i64::MAX;
+        let mut tick = self.clock.tick;
+        let mut last_cid = self.clock.last_player_cid.map_or(NO_PLAYER, i64::from);
         let mut pos = 0;
         let flow = loop {
             if pos >= limit {
@@ -345,10 +353,17 @@ impl Decoder {
             let at = base + pos as u64;
             let flow = match *msg {
                 Message::PlayerDiff { cid, dx, dy } => {
-                    visit_one(v, &mut clock, at, raw, Message::PlayerDiff { cid, dx, dy })
+                    if i64::from(cid) <= last_cid {
+                        if tick == i32::MAX - 1 {
+                            break ControlFlow::Continue(());
+                        }
+                        tick += 1;
+                    }
+                    last_cid = i64::from(cid);
+                    visit_one(v, tick, at, raw, Message::PlayerDiff { cid, dx, dy })
                 }
                 Message::InputDiff { cid, dinput } => {
-                    visit_one(v, &mut clock, at, raw, Message::InputDiff { cid, dinput })
+                    visit_one(v, tick, at, raw, Message::InputDiff { cid, dinput })
                 }
                 _ => break ControlFlow::Continue(()),
             };
@@ -357,7 +372,9 @@ impl Decoder {
                 break flow;
             }
         };
-        self.clock = clock;
+        let last_cid = (last_cid != NO_PLAYER).then_some(last_cid as i32);
+        self.clock = TickClock::at(tick, last_cid);
+        v.run_end(&self.clock);
         (pos, flow)
     }
 
@@ -423,19 +440,19 @@ impl Decoder {
 }
 
 /// Hands `msg`, a common message (which owns nothing) read from `raw` at
-/// file offset `at`, to `v` as a record, moving the clock. Always in line,
+/// file offset `at` in tick `tick`, to `v` as a record. Always in line,
 /// once per kind: `v` sees a message whose kind is a constant.
 #[inline(always)]
 fn visit_one<'a, B>(
     v: &mut impl Visit<'a, B>,
-    clock: &mut TickClock,
+    tick: i32,
     at: u64,
     raw: &'a [u8],
     msg: Message<'a>,
 ) -> ControlFlow<B> {
     let rec = std::mem::ManuallyDrop::new(Record {
         offset: at,
-        tick: clock.advance(&msg).unwrap_or(clock.tick()),
+        tick,
         raw,
         msg,
         noncanonical: false,
@@ -470,6 +487,12 @@ pub(crate) trait Visit<'a, B> {
     fn common(&mut self, rec: &Record<'a>) -> ControlFlow<B> {
         self.record(rec)
     }
+
+    /// A run of [`Visit::common`] records ended (maybe an empty one), with
+    /// the reader's clock at `clock`: for a visitor that follows the
+    /// clock once a run rather than at every record.
+    #[inline(always)]
+    fn run_end(&mut self, _clock: &TickClock) {}
 }
 
 /// A closure as a [`Visit`] (`for_each_record`).

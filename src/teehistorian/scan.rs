@@ -286,16 +286,24 @@ impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool, 
     /// reader's clock ([`Replay::handle_common`]).
     #[inline(always)]
     fn common(&mut self, rec: &Record<'_>, new_tick: bool) -> ControlFlow<()> {
-        self.0.tally.add_common(rec, new_tick);
+        // Counting only, the tally takes the loop's word on the tick; with
+        // a replay, the test of every record's tick measured faster
+        // (`check` 72 -> 81 ms on the default file the other way).
+        match REPLAY {
+            false => self.0.tally.add_common(rec, new_tick),
+            true => self.0.tally.add(rec),
+        }
         self.0.verify::<ROUNDTRIP, REPLAY, VALUES, true>(rec)
     }
 
-    /// The tally's last tick, and without `VALUES` the replay's clock, are
-    /// left behind in a run of common records (stores less a record) and
-    /// caught up here.
+    /// Counting only, the tally's last tick, and without `VALUES` the
+    /// replay's clock, are left behind in a run of common records (stores
+    /// less a record) and caught up here.
     #[inline(always)]
     fn run_end(&mut self, clock: &TickClock) {
-        self.0.tally.last_tick = i64::from(clock.tick());
+        if !REPLAY {
+            self.0.tally.last_tick = i64::from(clock.tick());
+        }
         if REPLAY && !VALUES {
             self.0.replay.follow_clock(clock);
         }

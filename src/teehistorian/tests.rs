@@ -599,6 +599,11 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             record.extend((at..10).map(|_| other));
             records.push(record);
         }
+        // INPUT_DIFF: the aim's other int (target x or y) of two bytes.
+        let aim = [&[0x44, 3, 0][..], &form, &[0xc1, 0x01], &[0; 7]].concat();
+        records.push(aim);
+        let aim = [&[0x44, 3, 0, 0xc1, 0x01][..], &form, &[0; 7]].concat();
+        records.push(aim);
         for record in &records {
             // As the last bytes of the input, and followed by more (zeros,
             // or bytes that would continue an int).

@@ -640,6 +640,71 @@ fn short_int(buf: &[u8], at: usize) -> Option<(i32, usize)> {
     ))
 }
 
+/// A PLAYER_DIFF's moves from the record's first eight bytes `x` (little
+/// endian; byte 0 the cid): its length and dx, dy, if both take one or two
+/// canonical bytes (what [`short_int`] reads, without a branch on which).
+#[inline(always)]
+fn player_move(x: u64) -> Option<(usize, i32, i32)> {
+    let byte = |at: u64| (x >> (8 * at)) as u8;
+    let continues = |at: u64| u64::from(byte(at) >> 7);
+    // dx at byte 1, dy after it.
+    let long_dx = continues(1);
+    let dy_at = 2 + long_dx;
+    let long_dy = continues(dy_at);
+    // A two-byte int's second byte ends it (no third byte) and is not 0
+    // (over-long); `&` not `&&`: both are computed anyway.
+    let ends = |second: u8| second & 0x80 == 0 && second != 0;
+    if !((long_dx == 0 || ends(byte(2))) & (long_dy == 0 || ends(byte(dy_at + 1)))) {
+        return None;
+    }
+    let int = |at: u64, long: u64| short_int_of(byte(at), byte(at + 1), long as u32);
+    let len = 3 + long_dx + long_dy;
+    Some((len as usize, int(1, long_dx), int(dy_at, long_dy)))
+}
+
+/// The int whose first byte is `b0`, and `b1` its second where `long`
+/// (0 or 1) says it has one: [`short_int`]'s value, without a branch.
+#[inline(always)]
+fn short_int_of(b0: u8, b1: u8, long: u32) -> i32 {
+    let sign = i32::from((b0 >> 6) & 1);
+    let high = (i32::from(b1) << 6) * long as i32;
+    (i32::from(b0 & 0x3F) | high) ^ -sign
+}
+
+/// An INPUT_DIFF from the record's first 16 bytes `x` (little endian; byte
+/// 0 the id): its cid, ints and length, if the aim (target x and y) takes
+/// one or two canonical bytes and every other int one, as where players
+/// aim far (the `churn` mix; a 12-, 13- or 14-byte record at random, so a
+/// branch on the aim's length mispredicts about once a record): without a
+/// branch on which.
+#[inline(always)]
+fn aimed_input(x: u128) -> Option<(i32, Input, usize)> {
+    use crate::packer::one_byte_int;
+    let byte = |at: u32| (x >> (8 * at)) as u8;
+    let long = |at: u32| u32::from(byte(at) >> 7);
+    // The cid at byte 1, the direction at 2, the aim from 3, the rest after.
+    let long_x = long(3);
+    let y_at = 4 + long_x;
+    let long_y = long(y_at);
+    let rest_at = y_at + 1 + long_y;
+    let rest = (x >> (8 * rest_at)) as u64 & 0x00FF_FFFF_FFFF_FFFF;
+    let short = (byte(1) | byte(2)) & 0x80 == 0 && rest & 0x8080_8080_8080_8080 == 0;
+    // As in `player_move`: a second byte ends its int and is not 0.
+    let ends = |second: u8| second & 0x80 == 0 && second != 0;
+    if !(short & (long_x == 0 || ends(byte(4))) & (long_y == 0 || ends(byte(y_at + 1)))) {
+        return None;
+    }
+    let mut dinput = [0; 10];
+    dinput[0] = one_byte_int(byte(2));
+    dinput[1] = short_int_of(byte(3), byte(4), long_x);
+    dinput[2] = short_int_of(byte(y_at), byte(y_at + 1), long_y);
+    for (i, v) in (rest_at..).zip(&mut dinput[3..]) {
+        *v = one_byte_int(byte(i));
+    }
+    let len = 12 + long_x + long_y;
+    Some((one_byte_int(byte(1)), dinput, len as usize))
+}
+
 impl<'a> Message<'a> {
     /// True for the variants that may own heap data.
     #[inline(always)]
@@ -689,7 +754,14 @@ impl<'a> Message<'a> {
                 let (dx, dy) = (one_byte_int(b1), one_byte_int(b2));
                 return Some((Message::PlayerDiff { cid, dx, dy }, 3));
             }
-            // A fast player's move: an int of two bytes.
+            // A fast player's move: an int of two bytes. Where one- and
+            // two-byte moves mix at random, a branch on each int's length
+            // mispredicts about once a record, so the lengths are read
+            // from one word without one.
+            if let Some(&word) = buf.first_chunk::<8>() {
+                let (len, dx, dy) = player_move(u64::from_le_bytes(word))?;
+                return Some((Message::PlayerDiff { cid, dx, dy }, len));
+            }
             let (dx, n) = short_int(buf, 1)?;
             let (dy, m) = short_int(buf, 1 + n)?;
             return Some((Message::PlayerDiff { cid, dx, dy }, 1 + n + m));
@@ -718,7 +790,13 @@ impl<'a> Message<'a> {
             }
         }
         // Inputs that change by large steps (an aim moving far): some ints
-        // take two bytes, read one after the other.
+        // take two bytes; where only the aim's do, read without a branch on
+        // which, else one after the other.
+        if let Some(&bytes) = buf.first_chunk::<16>()
+            && let Some((cid, dinput, len)) = aimed_input(u128::from_le_bytes(bytes))
+        {
+            return Some((Message::InputDiff { cid, dinput }, len));
+        }
         let (cid, n) = short_int(buf, 1)?;
         let mut at = 1 + n;
         let mut dinput = [0; 10];

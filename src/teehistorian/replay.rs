@@ -728,10 +728,9 @@ impl Replay {
     /// clock put it in `tick`, for a replay that has handled every record
     /// of the stream before it (a [`Scan`](super::scan::Scan) pass): its
     /// clock is then the reader's before the record, so it need not be
-    /// advanced a second time. Below the largest tick the reader's clock
-    /// moved without an overflow (an overflow leaves it at the largest),
-    /// so this one would have moved to `tick` and, after a PLAYER_DIFF,
-    /// to its cid; there, [`Replay::handle`] tells. The reader stops at
+    /// advanced a second time. The reader's loop leaves records at the
+    /// largest tick to the general path, so the reader's clock moved to
+    /// `tick` without an overflow, as this one would have; and it stops at
     /// FINISH, so the replay has not finished.
     ///
     /// Without `VALUES`, the record's moves and input changes are not
@@ -740,7 +739,8 @@ impl Replay {
     /// reads nothing of the replay but its inconsistencies (`check`), so
     /// the reader need not decode those ints at all. The replay's
     /// positions and inputs are then not the file's, and it must be
-    /// dropped.
+    /// dropped. Its clock is then not moved here either: the pass sets it
+    /// at the end of each run ([`Replay::follow_clock`]).
     ///
     /// [`Visit::common`]: super::stream::Visit::common
     #[inline(always)]
@@ -751,31 +751,17 @@ impl Replay {
         msg: &Message<'_>,
     ) -> Result<(), Inconsistency> {
         debug_assert!(!self.finished);
-        debug_assert_eq!(self.peek_tick(msg), tick, "the clocks differ");
+        debug_assert!(tick < i32::MAX, "a common record at the largest tick");
+        debug_assert!(!VALUES || self.peek_tick(msg) == tick, "the clocks differ");
         let kind = match *msg {
-            // Where the reader's clock stopped: the general path, given
-            // the ints only if the replay keeps them.
-            _ if tick == i32::MAX => {
-                let blank = match *msg {
-                    Message::PlayerDiff { cid, .. } if !VALUES => {
-                        Message::PlayerDiff { cid, dx: 0, dy: 0 }
-                    }
-                    Message::InputDiff { cid, .. } if !VALUES => Message::InputDiff {
-                        cid,
-                        dinput: Input::default(),
-                    },
-                    _ => return self.handle(offset, msg),
-                };
-                return self.handle(offset, &blank);
-            }
-            Message::PlayerDiff { cid, dx, dy } => {
-                self.clock = TickClock::at(tick, Some(cid));
-                match VALUES {
-                    true => self.player_diff(cid, dx, dy),
-                    false => (!self.players.stands(cid, Standing::ALIVE))
-                        .then_some(InconsistencyKind::PlayerDiffAbsent { cid }),
+            Message::PlayerDiff { cid, dx, dy } => match VALUES {
+                true => {
+                    self.clock = TickClock::at(tick, Some(cid));
+                    self.player_diff(cid, dx, dy)
                 }
-            }
+                false => (!self.players.stands(cid, Standing::ALIVE))
+                    .then_some(InconsistencyKind::PlayerDiffAbsent { cid }),
+            },
             Message::InputDiff { cid, ref dinput } => match VALUES {
                 true => self.input_diff(cid, dinput),
                 false => (!self.players.stands(cid, Standing::INPUT))
@@ -787,6 +773,13 @@ impl Replay {
             Some(kind) => Err(Inconsistency { offset, tick, kind }),
             None => Ok(()),
         }
+    }
+
+    /// Sets the clock to the reader's after a run of records given to
+    /// [`Replay::handle_common`] without `VALUES`, which left it behind.
+    #[inline(always)]
+    pub(crate) fn follow_clock(&mut self, clock: &TickClock) {
+        self.clock = *clock;
     }
 
     /// A PLAYER_DIFF: what it finds inconsistent.

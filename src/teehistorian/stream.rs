@@ -253,6 +253,10 @@ pub(crate) struct Decoder {
     version: u32,
     mode: Mode,
     clock: TickClock,
+    /// A record was read: the common loop, which never reads the first,
+    /// may then say a record is in a new tick exactly where the clock
+    /// moves (see [`Visit::common`]).
+    started: bool,
     end: Option<End>,
     clients: ClientProtocols,
 }
@@ -264,6 +268,7 @@ impl Decoder {
             version,
             mode,
             clock: TickClock::default(),
+            started: false,
             end: None,
             clients: ClientProtocols::default(),
         }
@@ -294,6 +299,7 @@ impl Decoder {
             Message::clear(&mut rec.msg);
             std::mem::forget(std::mem::replace(&mut rec.msg, msg));
             rec.tick = self.clock.advance(&rec.msg).unwrap_or(self.clock.tick());
+            self.started = true;
             rec.protocol = None;
             rec.offset = base;
             rec.raw = &buf[..len];
@@ -305,6 +311,7 @@ impl Decoder {
             return self.cut_or_fail(e, buf.len(), base, at_eof);
         }
         rec.tick = self.accept(&rec.msg, base, r.position())?;
+        self.started = true;
         rec.protocol = self.clients.observe(&rec.msg);
         rec.offset = base;
         rec.raw = r.since(0);
@@ -315,10 +322,16 @@ impl Decoder {
     /// Hands the run of common records at the start of `buf` (file offset
     /// `base`; those of [`Message::decode_common`]) that start before
     /// `limit` to `v`, until another kind of record (which
-    /// [`Decoder::next_into`] then reads) or `v` breaks. Returns the bytes
-    /// they took and how `v` left. The same records `next_into` would
-    /// give, one after the other: its fast path, in a loop that keeps the
-    /// clock in registers and builds each record where its kind is known.
+    /// [`Decoder::next_into`] then reads) or `v` breaks, then tells `v`
+    /// where the clock is ([`Visit::run_end`]). Returns the bytes they took
+    /// and how `v` left. The same records `next_into` would give, one
+    /// after the other: its fast path, in a loop that keeps the clock in
+    /// plain integers and builds each record where its kind is known.
+    /// A run stops before a record at the largest tick (where the clock
+    /// stops: only the general path tells an overflow), so every record
+    /// of a run is in a tick the clock reached by counting; and it never
+    /// holds the stream's first record, so a record's tick is new exactly
+    /// where the clock moves.
     #[inline(always)]
     pub(crate) fn visit_common<'a, B>(
         &mut self,
@@ -327,10 +340,14 @@ impl Decoder {
         limit: usize,
         v: &mut impl Visit<'a, B>,
     ) -> (usize, ControlFlow<B>) {
-        if self.end.is_some() {
+        if self.end.is_some() || !self.started || self.clock.tick == i32::MAX {
             return (0, ControlFlow::Continue(()));
         }
-        let mut clock = self.clock;
+        // The clock as two integers, the previous player cid widened so
+        // that "none yet" (+infinity) is a value: one comparison a record.
+        const NO_PLAYER: i64 = i64::MAX;
+        let mut tick = self.clock.tick;
+        let mut last_cid = self.clock.last_player_cid.map_or(NO_PLAYER, i64::from);
         let mut pos = 0;
         let flow = loop {
             if pos >= limit {
@@ -345,10 +362,20 @@ impl Decoder {
             let at = base + pos as u64;
             let flow = match *msg {
                 Message::PlayerDiff { cid, dx, dy } => {
-                    visit_one(v, &mut clock, at, raw, Message::PlayerDiff { cid, dx, dy })
+                    let new_tick = i64::from(cid) <= last_cid;
+                    if new_tick {
+                        if tick == i32::MAX - 1 {
+                            break ControlFlow::Continue(());
+                        }
+                        tick += 1;
+                    }
+                    last_cid = i64::from(cid);
+                    let msg = Message::PlayerDiff { cid, dx, dy };
+                    visit_one(v, tick, new_tick, at, raw, msg)
                 }
                 Message::InputDiff { cid, dinput } => {
-                    visit_one(v, &mut clock, at, raw, Message::InputDiff { cid, dinput })
+                    let msg = Message::InputDiff { cid, dinput };
+                    visit_one(v, tick, false, at, raw, msg)
                 }
                 _ => break ControlFlow::Continue(()),
             };
@@ -357,7 +384,9 @@ impl Decoder {
                 break flow;
             }
         };
-        self.clock = clock;
+        let last_cid = (last_cid != NO_PLAYER).then_some(last_cid as i32);
+        self.clock = TickClock::at(tick, last_cid);
+        v.run_end(&self.clock);
         (pos, flow)
     }
 
@@ -423,25 +452,27 @@ impl Decoder {
 }
 
 /// Hands `msg`, a common message (which owns nothing) read from `raw` at
-/// file offset `at`, to `v` as a record, moving the clock. Always in line,
-/// once per kind: `v` sees a message whose kind is a constant.
+/// file offset `at` in tick `tick` (`new_tick`: the clock moved there), to
+/// `v` as a record. Always in line, once per kind: `v` sees a message
+/// whose kind is a constant.
 #[inline(always)]
 fn visit_one<'a, B>(
     v: &mut impl Visit<'a, B>,
-    clock: &mut TickClock,
+    tick: i32,
+    new_tick: bool,
     at: u64,
     raw: &'a [u8],
     msg: Message<'a>,
 ) -> ControlFlow<B> {
     let rec = std::mem::ManuallyDrop::new(Record {
         offset: at,
-        tick: clock.advance(&msg).unwrap_or(clock.tick()),
+        tick,
         raw,
         msg,
         noncanonical: false,
         protocol: None,
     });
-    v.common(&rec)
+    v.common(&rec, new_tick)
 }
 
 /// Drops a record slot after use. Its message is cleared (dropped only if
@@ -465,11 +496,20 @@ pub(crate) trait Visit<'a, B> {
     /// Handles a record of the common loop: one that
     /// [`Message::decode_common`] read, so its bytes are canonical and are
     /// what encoding its message writes (`check` need not re-encode it;
-    /// a property test holds the encoder to that).
+    /// a property test holds the encoder to that). `new_tick`: its tick is
+    /// not the previous record's (the loop never hands out a stream's
+    /// first record, so this is where the clock moved).
     #[inline(always)]
-    fn common(&mut self, rec: &Record<'a>) -> ControlFlow<B> {
+    fn common(&mut self, rec: &Record<'a>, new_tick: bool) -> ControlFlow<B> {
+        let _ = new_tick;
         self.record(rec)
     }
+
+    /// A run of [`Visit::common`] records ended (maybe an empty one), with
+    /// the reader's clock at `clock`: for a visitor that follows the
+    /// clock once a run rather than at every record.
+    #[inline(always)]
+    fn run_end(&mut self, _clock: &TickClock) {}
 }
 
 /// A closure as a [`Visit`] (`for_each_record`).

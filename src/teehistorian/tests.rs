@@ -542,10 +542,12 @@ fn prop_common_records_decode_as_the_general_path() {
             crate::packer::write_int(&mut record, i32::from(v));
         }
         let followed = [&record[..], &[0; 24]].concat();
+        let continued = [&record[..], &[0xff; 24]].concat();
         common_agrees(&encoded)
             && common_agrees(&body)
             && common_agrees(&record)
             && common_agrees(&followed)
+            && common_agrees(&continued)
     }
     qc().tests(5_000)
         .quickcheck(prop as fn(ArbMessage, u8, Vec<u8>, Vec<i16>) -> bool);
@@ -582,10 +584,13 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             [b0, b1] => b0 >= 0x80 && (1..0x80).contains(&b1),
             _ => false,
         };
-        // PLAYER_DIFF (cid 5): dx, dy; INPUT_DIFF: cid, each input int.
+        // PLAYER_DIFF (cid 5): dx, dy, also beside a two-byte move (0xc1
+        // 0x01); INPUT_DIFF: cid, each input int.
         let mut records = vec![
             [&[5][..], &form, &[0]].concat(),
             [&[5, 0][..], &form].concat(),
+            [&[5][..], &form, &[0xc1, 0x01]].concat(),
+            [&[5, 0xc1, 0x01][..], &form].concat(),
         ];
         for (at, other) in (0..11).flat_map(|at| [(at, 0), (at, 0x7f)]) {
             let mut record = vec![0x44];
@@ -594,12 +599,19 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             record.extend((at..10).map(|_| other));
             records.push(record);
         }
+        // INPUT_DIFF: the aim's other int (target x or y) of two bytes.
+        let aim = [&[0x44, 3, 0][..], &form, &[0xc1, 0x01], &[0; 7]].concat();
+        records.push(aim);
+        let aim = [&[0x44, 3, 0, 0xc1, 0x01][..], &form, &[0; 7]].concat();
+        records.push(aim);
         for record in &records {
-            // As the last bytes of the input, and followed by more.
-            let followed = [&record[..], &[0; 24]].concat();
-            assert!(common_agrees(record) && common_agrees(&followed));
+            // As the last bytes of the input, and followed by more (zeros,
+            // or bytes that would continue an int).
+            let zeros = [&record[..], &[0; 24]].concat();
+            let ones = [&record[..], &[0xff; 24]].concat();
+            assert!(common_agrees(record) && common_agrees(&zeros) && common_agrees(&ones));
             if canonical {
-                for buf in [&record[..], &followed] {
+                for buf in [&record[..], &zeros, &ones] {
                     let read = Message::decode_common(buf).map(|(_, len)| len);
                     assert_eq!(read, Some(record.len()), "{record:?}");
                 }
@@ -616,9 +628,18 @@ fn prop_record_loops_read_as_record_by_record() {
     fn seen(rec: &Record<'_>) -> String {
         format!("{rec:?}")
     }
-    fn prop(messages: Vec<ArbMessage>, moves: Vec<(u8, i8, i16)>, tail: Vec<u8>) -> bool {
-        // Runs of the common records among arbitrary ones, then anything.
+    fn prop(
+        messages: Vec<ArbMessage>,
+        moves: Vec<(u8, i8, i16)>,
+        tail: Vec<u8>,
+        near_max: bool,
+    ) -> bool {
+        // Runs of the common records among arbitrary ones, then anything;
+        // also from near the largest tick, where the clock stops.
         let mut all: Vec<Message> = Vec::new();
+        if near_max {
+            all.push(Message::TickSkip { dt: i32::MAX - 40 });
+        }
         for (m, &(cid, dx, dy)) in messages.into_iter().zip(moves.iter().cycle()) {
             let cid = i32::from(cid % 66);
             all.push(Message::PlayerDiff {
@@ -662,7 +683,7 @@ fn prop_record_loops_read_as_record_by_record() {
             && stream.end() == one.end()
     }
     qc().tests(1_000)
-        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8, i16)>, Vec<u8>) -> bool);
+        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8, i16)>, Vec<u8>, bool) -> bool);
 }
 
 /// `check`'s pass replays the common records with the reader's clock
@@ -718,6 +739,68 @@ fn prop_scan_replays_as_record_by_record() {
     }
     qc().tests(1_000)
         .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, bool) -> bool);
+}
+
+/// A pass's counts are what counting record by record gives: the common
+/// loop says a tick is new where its clock moves and leaves the tally's
+/// last tick to the end of its run, also where a file starts with a common
+/// record, and near the largest tick.
+#[test]
+fn prop_scan_counts_as_record_by_record() {
+    fn prop(messages: Vec<ArbMessage>, moves: Vec<(u8, i8)>, first: u8, near_max: bool) -> bool {
+        let mut all: Vec<Message> = Vec::new();
+        match first % 3 {
+            0 => all.push(Message::PlayerDiff {
+                cid: 3,
+                dx: 1,
+                dy: 1,
+            }),
+            1 => all.push(Message::InputDiff {
+                cid: 3,
+                dinput: [1; 10],
+            }),
+            _ => {}
+        }
+        if near_max {
+            all.push(Message::TickSkip { dt: i32::MAX - 40 });
+        }
+        for (m, &(cid, d)) in messages.into_iter().zip(moves.iter().cycle()) {
+            let cid = i32::from(cid % 66);
+            let d = i32::from(d);
+            all.push(Message::PlayerDiff { cid, dx: d, dy: -d });
+            all.push(Message::InputDiff {
+                cid,
+                dinput: [d; 10],
+            });
+            all.push(Message::PlayerDiff {
+                cid: (cid + 5) % 64,
+                dx: d,
+                dy: d,
+            });
+            all.push(m.0);
+        }
+        let bytes = file(&all);
+        let (_, reader) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
+        let (mut records, mut ticks, mut last_tick) = (0, 0, None);
+        let mut cids = std::collections::BTreeSet::new();
+        for rec in reader {
+            let Ok(rec) = rec else { break };
+            records += 1;
+            ticks += u64::from(last_tick != Some(rec.tick));
+            last_tick = Some(rec.tick);
+            cids.extend(rec.msg.cids().into_iter().flatten().filter(|&c| c >= 0));
+        }
+        [scan::Verify::default(), scan::Verify::all()]
+            .into_iter()
+            .all(|verify| {
+                let (_, scan) = scan::Scan::run(&bytes[..], verify).unwrap();
+                (scan.records, scan.ticks_with_records, scan.last_tick)
+                    == (records, ticks, last_tick.unwrap_or(0))
+                    && (scan.cids, scan.max_cid) == (cids.len(), cids.last().copied())
+            })
+    }
+    qc().tests(1_000)
+        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, u8, bool) -> bool);
 }
 
 /// Decodes and replays everything; the invariants every input must keep.

@@ -146,9 +146,10 @@ pub enum TeehistorianCommand {
         /// client that had the name.
         #[arg(long)]
         player: Option<String>,
-        /// The server's own demo of the session: what the file cannot
-        /// tell is taken from it (which input of a burst DDNet 16.4
-        /// moved with, as `simulate --demo` finds it).
+        /// The server's own demo of the session: what a DDNet 16.4 file
+        /// cannot tell is taken from it (which input of a burst moved a
+        /// character, as `simulate --demo` finds it; when the score
+        /// database answered a join).
         #[arg(long)]
         witness: Option<PathBuf>,
         /// Where to write the demo (written whole or not at all).

@@ -651,15 +651,21 @@ fn player_move(x: u64) -> Option<(usize, i32, i32)> {
     let long_dx = continues(1);
     let dy_at = 2 + long_dx;
     let long_dy = continues(dy_at);
-    // A two-byte int's second byte ends it (no third byte) and is not 0
-    // (over-long); `&` not `&&`: both are computed anyway.
-    let ends = |second: u8| second & 0x80 == 0 && second != 0;
+    // `&` not `&&`: both are computed anyway.
+    let ends = ends_two_byte_int;
     if !((long_dx == 0 || ends(byte(2))) & (long_dy == 0 || ends(byte(dy_at + 1)))) {
         return None;
     }
     let int = |at: u64, long: u64| short_int_of(byte(at), byte(at + 1), long as u32);
     let len = 3 + long_dx + long_dy;
     Some((len as usize, int(1, long_dx), int(dy_at, long_dy)))
+}
+
+/// Whether `second`, a two-byte int's second byte, ends it (no third
+/// byte) and is not 0 (which would make the int over-long).
+#[inline(always)]
+fn ends_two_byte_int(second: u8) -> bool {
+    second & 0x80 == 0 && second != 0
 }
 
 /// The int whose first byte is `b0`, and `b1` its second where `long`
@@ -689,8 +695,7 @@ fn aimed_input(x: u128) -> Option<(i32, Input, usize)> {
     let rest_at = y_at + 1 + long_y;
     let rest = (x >> (8 * rest_at)) as u64 & 0x00FF_FFFF_FFFF_FFFF;
     let short = (byte(1) | byte(2)) & 0x80 == 0 && rest & 0x8080_8080_8080_8080 == 0;
-    // As in `player_move`: a second byte ends its int and is not 0.
-    let ends = |second: u8| second & 0x80 == 0 && second != 0;
+    let ends = ends_two_byte_int;
     if !(short & (long_x == 0 || ends(byte(4))) & (long_y == 0 || ends(byte(y_at + 1)))) {
         return None;
     }

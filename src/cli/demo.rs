@@ -2,8 +2,8 @@
 
 use super::Failure;
 use super::output::{
-    ReportFormat, StreamFormat, read, read_demo_without_map, read_spec, shown, stdout,
-    write_event_log, write_json_doc, write_json_line, write_stream_start,
+    ReportFormat, StreamFormat, read, read_spec, shown, stdout, write_event_log, write_json_doc,
+    write_json_line, write_stream_start,
 };
 use clap::Subcommand;
 use serde::Serialize;
@@ -411,11 +411,22 @@ struct Stats {
 }
 
 pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
-    let bytes = read_demo_without_map(path)?;
-    // Streamed: the player's counts need no decoded copy of the demo.
-    let failed = |e| Failure::bad(format!("{}: {e}", shown(path)));
-    let mut events = Events::new(&bytes).map_err(failed)?;
+    let failed = |e: &dyn std::fmt::Display| Failure::bad(format!("{}: {e}", shown(path)));
+    // Streamed: the player's counts need no decoded copy of the demo, nor
+    // its map. Standard input, a compressed file, or one whose start does
+    // not read that way is read whole (and its fault named).
+    let bytes;
+    let mut events = match stream(path) {
+        Some(events) => events,
+        None => {
+            bytes = read(path)?;
+            Events::new(&bytes).map_err(|e| failed(&e))?
+        }
+    };
     let replay = events.replay();
+    if let Some(e) = events.read_error() {
+        return Err(failed(e));
+    }
     let stats = Stats {
         file: shown(path),
         header: events.info(),
@@ -431,15 +442,21 @@ pub fn stats(path: &Path, format: ReportFormat) -> Result<(), Failure> {
         ReportFormat::Text => write_stats_text(&mut out, &stats)?,
     }
     out.flush()?;
-    // The file's buffer (as long as the file, the map's pages never
-    // touched) is left to the exit, which frees it with everything else,
-    // rather than unmapped first.
-    drop(events);
-    std::mem::forget(bytes);
     match stats.error {
-        Some(e) => Err(failed(e)),
+        Some(e) => Err(failed(&e)),
         None => Ok(()),
     }
+}
+
+/// A demo FILE's events as it is read, its map skipped
+/// ([`Events::stream`]), if it is a file that reads that way.
+fn stream(path: &Path) -> Option<Events<'static>> {
+    if path == Path::new("-") {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok().filter(|m| m.is_file())?;
+    Events::stream(file, meta.len()).ok()?
 }
 
 fn write_stats_text(out: &mut impl Write, s: &Stats) -> Result<(), Failure> {

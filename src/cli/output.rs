@@ -91,22 +91,6 @@ pub fn read(path: &Path) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
-/// A demo FILE's bytes with its embedded map left unread, for a command
-/// that never looks at the map ([`teeoracle::demo::read_without_map`]);
-/// standard input, a compressed file, or one that fails to read that way
-/// is read whole ([`read`], whose errors are the ones shown).
-pub fn read_demo_without_map(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path != Path::new("-")
-        && let Ok(mut file) = std::fs::File::open(path)
-        && let Ok(meta) = file.metadata()
-        && meta.is_file()
-        && let Ok(Some(bytes)) = teeoracle::demo::read_without_map(&mut file, meta.len())
-    {
-        return Ok(bytes);
-    }
-    read(path)
-}
-
 /// A FILE argument's bytes as they are, never decompressed (`-` is
 /// standard input): for raw payloads such as Huffman streams and packets.
 pub fn read_raw(path: &Path) -> Result<Vec<u8>, Failure> {

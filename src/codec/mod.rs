@@ -1,11 +1,13 @@
-//! Format-agnostic codec core: a borrowed [`Reader`] with absolute offsets,
-//! the symmetric [`Codec`] trait and the crate-wide [`DecodeError`]; and
+//! Format-agnostic codec core: a borrowed [`Reader`] with absolute offsets
+//! (and a [`Window`] that feeds one from a stream), the symmetric [`Codec`]
+//! trait and the crate-wide [`DecodeError`]; and
 //! [`SpecError`], the one error of a spec a file is built from. Every
 //! format module builds on these; none has a reader of its own.
 
 mod error;
 mod reader;
 pub mod spec;
+mod window;
 
 pub use error::{
     DECOMPRESSION_RATIO, DecodeError, DecompressionCap, ErrorDetails, ErrorKind, Inner,
@@ -13,6 +15,7 @@ pub use error::{
 };
 pub use reader::{Mode, Reader};
 pub use spec::SpecError;
+pub use window::Window;
 
 /// A value with one wire form: `decode` reads it, `encode` writes it back.
 ///

@@ -8,13 +8,14 @@
 
 use super::chunk::{Frame, Scratch, check, read_frame, unpack};
 use super::{Chunk, ChunkContext, ChunkKind, Demo, Header, MapSha256, Payload, Prefix, Timeline};
-use crate::codec::{DecodeError, Mode, Reader};
+use crate::codec::{DecodeError, Mode, Reader, Window};
 use crate::snapshot::replay::{
     Base, Fault, FaultKind, ReplayCounts, SnapData, SnapInput, SnapshotHistory,
 };
 use crate::snapshot::{ItemSizes, Snapshot};
 use serde::Serialize;
 use std::collections::VecDeque;
+use std::io::{self, Read, Seek, SeekFrom};
 
 /// One thing the player meets, and where.
 #[derive(Debug)]
@@ -210,10 +211,11 @@ impl Player {
 /// ```
 pub struct Events<'a> {
     prefix: Prefix<'a>,
-    r: Reader<'a>,
+    src: Source<'a>,
     ctx: ChunkContext,
     index: usize,
-    truncated: Option<&'a [u8]>,
+    /// The last chunk is cut short: its bytes are the source's rest.
+    truncated: bool,
     /// The damaged chunk's error, once met: nothing follows it.
     error: Option<DecodeError>,
     /// The first tick marker's tick.
@@ -225,29 +227,138 @@ pub struct Events<'a> {
     message_ints: bool,
 }
 
+/// The longest chunk: its byte, a two-byte size, and 65,535 bytes.
+const MAX_CHUNK_SPAN: usize = 3 + 0xFFFF;
+
+/// Where [`Events`] reads the chunks from.
+enum Source<'a> {
+    /// The demo's bytes, all in memory.
+    Bytes(Reader<'a>),
+    /// A file read a window at a time.
+    Stream(Window),
+}
+
+impl Source<'_> {
+    /// A reader over the bytes at hand, from the next chunk on.
+    #[inline]
+    fn reader(&self) -> Reader<'_> {
+        match self {
+            Source::Bytes(r) => *r,
+            Source::Stream(w) => w.reader(Mode::Lenient),
+        }
+    }
+
+    /// True if a byte is at hand, or came when asked for.
+    fn any(&mut self) -> bool {
+        match self {
+            Source::Bytes(r) => r.remaining() > 0,
+            Source::Stream(w) => !w.bytes().is_empty() || w.more(),
+        }
+    }
+
+    /// Reads more of a stream (false: nothing more comes).
+    fn more(&mut self) -> bool {
+        match self {
+            Source::Bytes(_) => false,
+            Source::Stream(w) => w.more(),
+        }
+    }
+
+    /// Moves past what a [`Source::reader`] read, up to its `position`.
+    #[inline]
+    fn advance(&mut self, position: usize) {
+        match self {
+            Source::Bytes(r) => r.skip_peeked(position - r.position()),
+            Source::Stream(w) => w.consume(position),
+        }
+    }
+
+    /// The bytes not read.
+    fn rest(&self) -> &[u8] {
+        match self {
+            Source::Bytes(r) => {
+                let mut r = *r;
+                r.rest()
+            }
+            Source::Stream(w) => w.bytes(),
+        }
+    }
+}
+
 impl<'a> Events<'a> {
     /// Reads what comes before the chunks (header, timeline markers,
     /// SHA-256 item, map), as [`Demo::decode`] does.
     pub fn new(bytes: &'a [u8]) -> Result<Events<'a>, DecodeError> {
         let mut r = Reader::new(bytes, Mode::Lenient);
         let prefix = super::read_prefix(&mut r)?;
+        Ok(Events::after_prefix(prefix, Source::Bytes(r)))
+    }
+
+    /// A demo file's events as it is read, a window at a time, its map
+    /// skipped unread: a file of any size plays in the memory of its
+    /// longest chunk (64 KiB), and the map's bytes are neither copied nor
+    /// paged in. `len` is the file's length. [`Events::map`] is empty.
+    /// `Ok(None)` if the file is no demo, or what comes before its
+    /// chunks does not read (a map longer than the file, say): read it
+    /// whole then, [`Events::new`] names the fault. A read error after the
+    /// start ends the events like a cut file; [`Events::read_error`] says
+    /// so.
+    pub fn stream(file: impl Read + Seek + 'static, len: u64) -> io::Result<Option<Events<'a>>> {
+        // 32 KiB holds hundreds of a demo's chunks: a read refills it.
+        Events::stream_in(file, len, 32 * 1024)
+    }
+
+    /// [`Events::stream`] through a window that starts at `window` bytes.
+    pub(crate) fn stream_in(
+        mut file: impl Read + Seek + 'static,
+        len: u64,
+        window: usize,
+    ) -> io::Result<Option<Events<'a>>> {
+        let mut head = [0u8; super::MAX_BEFORE_MAP];
+        let head = &mut head[..len.min(super::MAX_BEFORE_MAP as u64) as usize];
+        file.read_exact(head)?;
+        if !super::is_demo(head) {
+            return Ok(None);
+        }
+        let mut r = Reader::new(head, Mode::Lenient);
+        let Ok((header, timeline, map_sha256)) = super::read_before_map(&mut r) else {
+            return Ok(None);
+        };
+        let Some(chunks) = (r.position() as u64)
+            .checked_add(u64::from(header.map_size))
+            .filter(|&end| end <= len)
+        else {
+            return Ok(None);
+        };
+        file.seek(SeekFrom::Start(chunks))?;
+        let prefix = Prefix {
+            header,
+            timeline,
+            map_sha256,
+            map: &[],
+        };
+        let window = Window::new(file, chunks, window, MAX_CHUNK_SPAN);
+        Ok(Some(Events::after_prefix(prefix, Source::Stream(window))))
+    }
+
+    fn after_prefix(prefix: Prefix<'a>, src: Source<'a>) -> Events<'a> {
         let ctx = ChunkContext {
             version: prefix.header.version,
             tick: None,
         };
         let player = Player::new(super::item_sizes(&prefix.header));
-        Ok(Events {
+        Events {
             prefix,
-            r,
+            src,
             ctx,
             index: 0,
-            truncated: None,
+            truncated: false,
             error: None,
             first_tick: None,
             scratch: Scratch::default(),
             player,
             message_ints: true,
-        })
+        }
     }
 
     /// The header.
@@ -265,15 +376,34 @@ impl<'a> Events<'a> {
         self.prefix.map_sha256.as_ref()
     }
 
-    /// The embedded map.
+    /// The embedded map (empty when [`Events::stream`] skipped it).
     pub fn map(&self) -> &'a [u8] {
         self.prefix.map
     }
 
     /// After the last event: a chunk cut short by the end of the file (a
     /// crashed recorder), as [`Demo::truncated`].
-    pub fn truncated(&self) -> Option<&'a [u8]> {
-        self.truncated
+    pub fn truncated(&self) -> Option<&[u8]> {
+        self.truncated.then(|| self.src.rest())
+    }
+
+    /// The bytes a stream's window holds room for (0 for a demo in memory).
+    #[cfg(test)]
+    pub(crate) fn window_len(&self) -> usize {
+        match &self.src {
+            Source::Bytes(_) => 0,
+            Source::Stream(w) => w.room(),
+        }
+    }
+
+    /// After the last event: the error that stopped reading a streamed
+    /// file ([`Events::stream`]); the events before it were given, and
+    /// the file reads as if cut there.
+    pub fn read_error(&self) -> Option<&io::Error> {
+        match &self.src {
+            Source::Bytes(_) => None,
+            Source::Stream(w) => w.error(),
+        }
     }
 
     /// After the last event: the damaged chunk that stopped the reading,
@@ -304,23 +434,28 @@ impl<'a> Events<'a> {
         if self.player.has_pending() {
             return Ok(self.player.next_pending());
         }
-        if self.error.is_some() || self.r.remaining() == 0 {
+        if self.error.is_some() || self.truncated || !self.src.any() {
             return Ok(None);
         }
-        let start = self.r;
-        let offset = start.offset();
-        let frame = match read_frame(&mut self.r, self.ctx) {
-            Ok(frame) => frame,
-            Err(e) if e.is_eof() => {
-                self.r = start;
-                self.truncated = Some(self.r.rest());
-                return Ok(None);
-            }
-            Err(e) => {
-                self.r = start;
+        let mut r = self.src.reader();
+        let offset = r.offset();
+        let frame = loop {
+            let e = match read_frame(&mut r, self.ctx) {
+                Ok(frame) => break frame,
+                Err(e) => e,
+            };
+            if !e.is_eof() {
                 return Err(self.error.insert(e).clone());
             }
+            // A chunk cut at the window's end: read on and try again, or
+            // the file is cut there.
+            if !self.src.more() {
+                self.truncated = true;
+                return Ok(None);
+            }
+            r = self.src.reader();
         };
+        let read = r.position();
         let index = self.index;
         self.index += 1;
         let step = match frame {
@@ -344,6 +479,7 @@ impl<'a> Events<'a> {
                 }
             }
         };
+        self.src.advance(read);
         Ok(Some(self.player.step(index, offset, step)))
     }
 

@@ -310,41 +310,6 @@ fn read_before_map(
     Ok((header, timeline, map_sha256))
 }
 
-/// A demo file's `len` bytes with its embedded map left unread, zeros in
-/// its place (but for what the first read, of the longest prefix, takes
-/// of it), for a reader that never looks at the map ([`Events`] but
-/// for [`Events::map`]): the map is most of many demos, and the zeroed
-/// buffer's pages that nothing writes are never mapped, so reading it
-/// costs neither the copy nor the page faults (`demo stats` of
-/// RaiNyMore2_bench.demo, 86% map: 703 faults and 6.0 ms of CPU with the
-/// map read, 302 and 3.7 ms without). Offsets are the file's;
-/// a prefix that does not parse, or a map that runs past the end, leaves
-/// nothing out. `None`, having read only the head, if the file does not
-/// start with [`MAGIC`] (a compressed one, say).
-pub fn read_without_map(
-    file: &mut (impl std::io::Read + std::io::Seek),
-    len: u64,
-) -> std::io::Result<Option<Vec<u8>>> {
-    let Ok(len) = usize::try_from(len) else {
-        return Ok(None);
-    };
-    let mut bytes = vec![0u8; len];
-    let head = len.min(MAX_BEFORE_MAP);
-    file.read_exact(&mut bytes[..head])?;
-    if !is_demo(&bytes[..head]) {
-        return Ok(None);
-    }
-    let mut r = Reader::new(&bytes[..head], Mode::Lenient);
-    let map_end = read_before_map(&mut r)
-        .ok()
-        .and_then(|(header, ..)| r.position().checked_add(header.map_size as usize))
-        .filter(|&end| end <= len);
-    let rest = map_end.map_or(head, |end| end.max(head));
-    file.seek(std::io::SeekFrom::Start(rest as u64))?;
-    file.read_exact(&mut bytes[rest..])?;
-    Ok(Some(bytes))
-}
-
 /// True if the header's length and timeline markers are as `Start` wrote
 /// them: the recorder was not stopped (or stopped within a second).
 pub(crate) fn as_started(header: &Header, timeline: Option<&Timeline>) -> bool {

@@ -473,61 +473,125 @@ fn prop_a_damaged_chunk_keeps_the_chunks_before_it() {
         .quickcheck(prop as fn(ArbDemo, u32, Vec<u8>) -> TestResult);
 }
 
-/// Everything [`Events`] tells of a file, for comparing two readings.
-fn played(bytes: &[u8]) -> String {
-    match Events::new(bytes) {
+/// A file that gives at most `step` bytes a read, and fails after `fail_at`
+/// bytes if that is set.
+struct Trickle {
+    file: std::io::Cursor<Vec<u8>>,
+    step: usize,
+    fail_at: Option<u64>,
+}
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let at = self.file.position();
+        let left = self.fail_at.map_or(u64::MAX, |f| f.saturating_sub(at));
+        if left == 0 && at < self.file.get_ref().len() as u64 {
+            return Err(std::io::Error::other("the disk is gone"));
+        }
+        let n = out
+            .len()
+            .min(self.step)
+            .min(left.try_into().unwrap_or(usize::MAX));
+        self.file.read(&mut out[..n])
+    }
+}
+
+impl std::io::Seek for Trickle {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(to)
+    }
+}
+
+/// `bytes` streamed ([`Events::stream_in`], a `window`-byte window and
+/// reads of at most `step` bytes) play as the whole file does, or, when
+/// the stream does not start, the whole file does not read; with a read
+/// error at `fail_at`, as the file cut there (and the error is told).
+fn streams_as_whole(
+    bytes: &[u8],
+    window: usize,
+    step: usize,
+    fail_at: Option<u64>,
+) -> Result<(), String> {
+    let file = Trickle {
+        file: std::io::Cursor::new(bytes.to_vec()),
+        step,
+        fail_at,
+    };
+    let streamed = match Events::stream_in(file, bytes.len() as u64, window) {
+        Ok(Some(events)) => events,
+        Ok(None) => {
+            return match Events::new(bytes) {
+                Err(_) => Ok(()),
+                Ok(_) => Err("not streamed, but it reads whole".into()),
+            };
+        }
+        Err(e) => {
+            return match fail_at.is_some_and(|f| f < bytes.len() as u64) {
+                true => Ok(()),
+                false => Err(format!("the stream failed: {e}")),
+            };
+        }
+    };
+    // The map is skipped: a read error in it is met where the chunks start.
+    let Ok((demo, _)) = Demo::decode_partial(bytes) else {
+        return Err("streamed, but what comes before the chunks does not read".into());
+    };
+    let chunks = demo.map.as_ptr() as usize - bytes.as_ptr() as usize + demo.map.len();
+    let cut = fail_at.map_or(bytes.len(), |f| (f as usize).clamp(chunks, bytes.len()));
+    let (got, want) = (play(Ok(streamed)), play(Events::new(&bytes[..cut])));
+    // A read error is told if the reading met it: only where there was
+    // one, and surely where the cut file reads to its end.
+    let failed = cut < bytes.len();
+    let told_right = match got.1 {
+        true => failed,
+        false => !failed || want.2,
+    };
+    match got.0 == want.0 && told_right {
+        true => Ok(()),
+        false => Err(format!(
+            "{got:?}\n!=\n{want:?} (a read error at {fail_at:?})"
+        )),
+    }
+}
+
+/// Everything [`Events`] tells of a file, for comparing two readings;
+/// whether it met a read error, and a damaged chunk.
+fn play(events: Result<Events<'_>, DecodeError>) -> (String, bool, bool) {
+    match events {
         Ok(mut events) => {
             let replay = events.replay();
-            format!(
+            let told = format!(
                 "{replay:?} {:?} {} {:?} {:?} {:?}",
                 events.info(),
                 events.chunks(),
                 events.error(),
                 events.truncated(),
                 events.unfinished()
+            );
+            (
+                told,
+                events.read_error().is_some(),
+                events.error().is_some(),
             )
         }
-        Err(e) => format!("{e:?}"),
-    }
-}
-
-/// `bytes` read by [`read_without_map`]: the same bytes but for zeros in
-/// the map (past the head read first), and the same replay as the whole
-/// file's.
-fn reads_as_whole_but_the_map(bytes: &[u8]) -> Result<(), String> {
-    let mut file = std::io::Cursor::new(bytes);
-    let sparse = read_without_map(&mut file, bytes.len() as u64)
-        .map_err(|e| e.to_string())?
-        .ok_or("not read")?;
-    if sparse.len() != bytes.len() {
-        return Err("another length".into());
-    }
-    let map = match Demo::decode_partial(bytes) {
-        Ok((demo, _)) => {
-            let start = demo.map.as_ptr() as usize - bytes.as_ptr() as usize;
-            start..start + demo.map.len()
-        }
-        Err(_) => 0..0,
-    };
-    let differs = |i: usize| match map.contains(&i) {
-        true => sparse[i] != 0 && sparse[i] != bytes[i],
-        false => sparse[i] != bytes[i],
-    };
-    if let Some(i) = (0..bytes.len()).find(|&i| differs(i)) {
-        return Err(format!("byte {i} differs (the map is {map:?})"));
-    }
-    match played(&sparse) == played(bytes) {
-        true => Ok(()),
-        false => Err(format!("{}\n!=\n{}", played(&sparse), played(bytes))),
+        Err(e) => (format!("{e:?}"), false, true),
     }
 }
 
 /// Any demo, maybe with another map size in its header (the map then
-/// running past the end, or into the chunks) or cut anywhere: the reading
-/// that leaves the map out replays as the whole file.
+/// running past the end, or into the chunks) or cut anywhere, streamed
+/// through any window (1 byte on: every chunk met cut first), in reads of
+/// any length, maybe failing anywhere: it plays as the whole file.
 #[test]
-fn prop_a_demo_read_without_its_map_replays_the_same() {
-    fn prop(d: ArbDemo, map_size: Option<u32>, cut: Option<usize>) -> TestResult {
+fn prop_a_demo_streamed_plays_as_the_whole_file() {
+    fn prop(
+        d: ArbDemo,
+        map_size: Option<u32>,
+        cut: Option<usize>,
+        window: u8,
+        step: u8,
+        fail_at: Option<u16>,
+    ) -> TestResult {
         if d.sha.is_none() && d.map.starts_with(SHA256_UUID.as_bytes()) {
             return TestResult::discard();
         }
@@ -542,33 +606,68 @@ fn prop_a_demo_read_without_its_map_replays_the_same() {
         if !is_demo(&bytes) {
             return TestResult::discard();
         }
-        match reads_as_whole_but_the_map(&bytes) {
+        let window = usize::from(window) + 1;
+        let step = usize::from(step % 64) + 1;
+        let fail_at = fail_at.map(|f| u64::from(f) % (bytes.len() as u64 + 1));
+        match streams_as_whole(&bytes, window, step, fail_at) {
             Ok(()) => TestResult::passed(),
             Err(e) => TestResult::error(e),
         }
     }
-    qc().tests(1_000)
-        .quickcheck(prop as fn(ArbDemo, Option<u32>, Option<usize>) -> TestResult);
+    qc().tests(1_000).quickcheck(
+        prop as fn(ArbDemo, Option<u32>, Option<usize>, u8, u8, Option<u16>) -> TestResult,
+    );
 }
 
+/// The bench demos (a chunk cut at each refill of the window) and the
+/// edge cases, streamed as `demo stats` does and through small windows.
 #[test]
-fn the_bench_demos_read_without_their_maps_replay_the_same() {
+fn the_corpus_demos_streamed_play_as_whole_files() {
     for name in [
         "ddnet-bench/Multeasymap_bench.demo",
         "ddnet-bench/RaiNyMore2_bench.demo",
         "ddnet-20.1/B_eight_bots_dm1.demo",
         "edge/unknown_chunk_type.demo",
+        "edge/truncated_mid_chunk.demo",
+        "edge/tick_backwards.demo",
     ] {
         let bytes = crate::testing::corpus(&format!("demo/{name}"));
-        reads_as_whole_but_the_map(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (window, step) in [(32 * 1024, usize::MAX), (1, 4096), (1000, 777)] {
+            streams_as_whole(&bytes, window, step, None)
+                .unwrap_or_else(|e| panic!("{name} ({window}, {step}): {e}"));
+        }
+        let streamed = Events::stream(std::io::Cursor::new(bytes.clone()), bytes.len() as u64);
+        assert!(streamed.unwrap().unwrap().map().is_empty(), "{name}");
     }
 }
 
+/// However long a demo, a stream of it holds one chunk at most: a file
+/// of a thousand 60 KiB chunks plays in a window of 64 KiB.
 #[test]
-fn a_file_that_is_no_demo_is_not_read_without_a_map() {
+fn a_stream_holds_one_chunk_at_most() {
+    let real = crate::testing::corpus("demo/ddnet-20.1/A_join_move_leave.demo");
+    let (mut demo, _) = Demo::decode(&real).unwrap();
+    demo.chunks.clear();
+    let mut bytes = encode_to_vec(&demo, ());
+    // Data chunks of 60,000 bytes (two-byte sizes), which do not decode.
+    for _ in 0..1000 {
+        bytes.push(0x1f);
+        bytes.extend_from_slice(&60_000u16.to_le_bytes());
+        bytes.extend(std::iter::repeat_n(0xAA, 60_000));
+    }
+    let mut events = Events::stream(std::io::Cursor::new(bytes.clone()), bytes.len() as u64)
+        .unwrap()
+        .unwrap();
+    let _ = events.replay();
+    assert_eq!(events.chunks(), 1000);
+    assert!(events.window_len() <= 3 + 0xFFFF, "{}", events.window_len());
+}
+
+#[test]
+fn a_file_that_is_no_demo_is_not_streamed() {
     let gzip = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0];
-    let mut file = std::io::Cursor::new(&gzip[..]);
-    assert_eq!(read_without_map(&mut file, 8).unwrap(), None);
+    let streamed = Events::stream(std::io::Cursor::new(gzip), 8).unwrap();
+    assert!(streamed.is_none());
 }
 
 /// Payloads read with one scratch, repeats among them (demos repeat many

@@ -399,6 +399,7 @@ fn same_session(path: &Path, header: &Header, file: &[u8], cap: u64) -> Result<V
     if let Some(apart) = more_players_than_connected(file, &players) {
         return Err(format!("another session: {apart}"));
     }
+    drop(events);
     Ok(bytes)
 }
 

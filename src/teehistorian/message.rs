@@ -619,6 +619,9 @@ impl ExKind {
     }
 }
 
+/// How many common records [`Message::aims_mix`] looks at.
+const LOOK_RECORDS: usize = 256;
+
 /// The canonical int of one or two bytes at `buf[at..]`: its value and
 /// length; `None` for anything else (longer, over-long, or past the end).
 #[inline(always)]
@@ -646,11 +649,14 @@ fn short_int(buf: &[u8], at: usize) -> Option<(i32, usize)> {
 #[inline(always)]
 fn player_move(x: u64) -> Option<(usize, i32, i32)> {
     let byte = |at: u64| (x >> (8 * at)) as u8;
-    let continues = |at: u64| u64::from(byte(at) >> 7);
-    // dx at byte 1, dy after it.
+    let continues = |at: u64| x >> (8 * at + 7) & 1;
+    // dx at byte 1, dy after it. A long dx's second byte (2) ends it, so
+    // dy is long where byte 2 continues or, after a long dx, byte 3 does
+    // (the test below rejects the rest): the record's length waits on one
+    // load and a few bit tests, not on a shift by where dy is.
     let long_dx = continues(1);
+    let long_dy = continues(2) | (long_dx & continues(3));
     let dy_at = 2 + long_dx;
-    let long_dy = continues(dy_at);
     // `&` not `&&`: both are computed anyway.
     let ends = ends_two_byte_int;
     if !((long_dx == 0 || ends(byte(2))) & (long_dy == 0 || ends(byte(dy_at + 1)))) {
@@ -677,23 +683,31 @@ fn short_int_of(b0: u8, b1: u8, long: u32) -> i32 {
     (i32::from(b0 & 0x3F) | high) ^ -sign
 }
 
-/// An INPUT_DIFF from the record's first 16 bytes `x` (little endian; byte
-/// 0 the id): its cid, ints and length, if the aim (target x and y) takes
-/// one or two canonical bytes and every other int one, as where players
-/// aim far (the `churn` mix; a 12-, 13- or 14-byte record at random, so a
-/// branch on the aim's length mispredicts about once a record): without a
-/// branch on which.
+/// An INPUT_DIFF from the record's first 16 bytes (byte 0 the id): its
+/// cid, ints and length, if the aim (target x and y) takes one or two
+/// canonical bytes and every other int one, as in most records of a file
+/// and where players aim far (the `churn` mix: a 12-, 13- or 14-byte record
+/// at random, so a branch on the aim's length mispredicts about once a
+/// record): without a branch on which. The length is the count of the
+/// aim's continuation bits (bytes 3 to 5), so the next record's place
+/// waits on one load and three bit tests.
 #[inline(always)]
-fn aimed_input(x: u128) -> Option<(i32, Input, usize)> {
+fn aimed_input(bytes: &[u8; 16]) -> Option<(i32, Input, usize)> {
     use crate::packer::one_byte_int;
-    let byte = |at: u32| (x >> (8 * at)) as u8;
-    let long = |at: u32| u32::from(byte(at) >> 7);
-    // The cid at byte 1, the direction at 2, the aim from 3, the rest after.
+    let lo = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+    let byte = |at: usize| (lo >> (8 * at)) as u8;
+    let long = |at: usize| usize::from(byte(at) >> 7);
+    // The cid at byte 1, the direction at 2, the aim from 3, the rest
+    // after. A long x's second byte (4) ends it, and a short y (at 4) is
+    // followed by a one-byte int (5): so y is long where byte 4 continues
+    // or, after a long x, byte 5 does (the tests below reject the rest).
     let long_x = long(3);
+    let long_y = long(4) | (long_x & long(5));
     let y_at = 4 + long_x;
-    let long_y = long(y_at);
     let rest_at = y_at + 1 + long_y;
-    let rest = (x >> (8 * rest_at)) as u64 & 0x00FF_FFFF_FFFF_FFFF;
+    // The other seven ints, from the byte at `rest_at` (at most 7).
+    let rest = u64::from_le_bytes(*bytes[rest_at & 7..].first_chunk::<8>()?);
+    let rest = rest & 0x00FF_FFFF_FFFF_FFFF;
     let short = (byte(1) | byte(2)) & 0x80 == 0 && rest & 0x8080_8080_8080_8080 == 0;
     let ends = ends_two_byte_int;
     if !(short & (long_x == 0 || ends(byte(4))) & (long_y == 0 || ends(byte(y_at + 1)))) {
@@ -701,13 +715,40 @@ fn aimed_input(x: u128) -> Option<(i32, Input, usize)> {
     }
     let mut dinput = [0; 10];
     dinput[0] = one_byte_int(byte(2));
-    dinput[1] = short_int_of(byte(3), byte(4), long_x);
-    dinput[2] = short_int_of(byte(y_at), byte(y_at + 1), long_y);
-    for (i, v) in (rest_at..).zip(&mut dinput[3..]) {
-        *v = one_byte_int(byte(i));
+    dinput[1] = short_int_of(byte(3), byte(4), long_x as u32);
+    dinput[2] = short_int_of(byte(y_at), byte(y_at + 1), long_y as u32);
+    for (v, b) in dinput[3..].iter_mut().zip(one_byte_ints(rest)) {
+        *v = i32::from(b);
     }
-    let len = 12 + long_x + long_y;
-    Some((one_byte_int(byte(1)), dinput, len as usize))
+    Some((one_byte_int(byte(1)), dinput, 12 + long_x + long_y))
+}
+
+/// An INPUT_DIFF of one-byte ints from its 12 bytes (byte 0 the id): its
+/// cid and ints, all checked at once.
+#[inline(always)]
+fn one_byte_input(bytes: &[u8; 12]) -> Option<(i32, Input)> {
+    let lo = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
+    let hi = u32::from_le_bytes(*bytes.last_chunk::<4>()?);
+    if (lo | u64::from(hi)) & 0x8080_8080_8080_8080 != 0 {
+        return None;
+    }
+    let (lo, hi) = (one_byte_ints(lo), one_byte_ints(u64::from(hi)));
+    let int = |i: usize| i32::from(if i < 8 { lo[i] } else { hi[i - 8] });
+    // The cid alone where the ints are not used (`stats`).
+    Some((int(1), std::array::from_fn(|i| int(2 + i))))
+}
+
+/// The eight one-byte ints of `x` (little endian) at once, each as an
+/// `i8`: its six low bits, flipped where its sign bit (0x40) is set, as
+/// [`crate::packer::one_byte_int`] does one byte at a time (one by one,
+/// an INPUT_DIFF's ints cost `check` a fifth of its instructions).
+#[inline(always)]
+fn one_byte_ints(x: u64) -> [i8; 8] {
+    const LOW: u64 = 0x3F3F_3F3F_3F3F_3F3F;
+    const SIGN: u64 = 0x0101_0101_0101_0101;
+    ((x & LOW) ^ ((x >> 6 & SIGN) * 0xFF))
+        .to_le_bytes()
+        .map(|b| b as i8)
 }
 
 impl<'a> Message<'a> {
@@ -743,12 +784,12 @@ impl<'a> Message<'a> {
     /// message, as the tests check). The bytes it reads are the ones
     /// [`Codec::encode`] writes for the message (a property test holds the
     /// two to that), which lets `check` skip their re-encoding. An
-    /// INPUT_DIFF of one-byte ints is checked all at once, not one int
-    /// after the other.
+    /// INPUT_DIFF's ints are checked all at once, not one int after the
+    /// other; `aims_mix` ([`Message::aims_mix`]) only says which way is
+    /// tried first, not what is read.
     #[inline(always)]
-    pub(crate) fn decode_common(buf: &'a [u8]) -> Option<(Message<'a>, usize)> {
+    pub(crate) fn decode_common(buf: &'a [u8], aims_mix: bool) -> Option<(Message<'a>, usize)> {
         use crate::packer::one_byte_int;
-        const HIGH: u64 = 0x8080_8080_8080_8080;
         let &[b0, b1, b2, ..] = buf else {
             return None;
         };
@@ -775,33 +816,24 @@ impl<'a> Message<'a> {
         if b0 != 0x44 {
             return None;
         }
-        if let Some(bytes) = buf.first_chunk::<12>() {
-            let lo = u64::from_le_bytes(*bytes.first_chunk::<8>()?);
-            let hi = u32::from_le_bytes(*bytes.last_chunk::<4>()?);
-            if (lo | u64::from(hi)) & HIGH == 0 {
-                // Every byte's int at once, as an `i8`: its six low bits,
-                // flipped where its sign bit (0x40) is set, as
-                // `one_byte_int` does one byte at a time (one by one, the
-                // ints cost `check` a fifth of its instructions).
-                const LOW: u64 = 0x3F3F_3F3F_3F3F_3F3F;
-                const SIGN: u64 = 0x0101_0101_0101_0101;
-                let ints = |x: u64| ((x & LOW) ^ ((x >> 6 & SIGN) * 0xFF)).to_le_bytes();
-                let (lo, hi) = (ints(lo), ints(u64::from(hi)));
-                let int = |i: usize| i32::from(if i < 8 { lo[i] } else { hi[i - 8] } as i8);
-                let dinput = std::array::from_fn(|i| int(2 + i));
-                // The cid alone where the ints are not used (`stats`).
-                let cid = one_byte_int(b1);
-                return Some((Message::InputDiff { cid, dinput }, 12));
-            }
+        // Where aims seldom take two bytes, the test for one-byte ints
+        // first: it predicts, and the record's length is then a constant
+        // the core need not wait on. Where they mix, it would mispredict
+        // about once a record.
+        if !aims_mix
+            && let Some(bytes) = buf.first_chunk::<12>()
+            && let Some((cid, dinput)) = one_byte_input(bytes)
+        {
+            return Some((Message::InputDiff { cid, dinput }, 12));
         }
-        // Inputs that change by large steps (an aim moving far): some ints
-        // take two bytes; where only the aim's do, read without a branch on
-        // which, else one after the other.
-        if let Some(&bytes) = buf.first_chunk::<16>()
-            && let Some((cid, dinput, len)) = aimed_input(u128::from_le_bytes(bytes))
+        // An aim of one or two bytes, without a branch on which.
+        if let Some(bytes) = buf.first_chunk::<16>()
+            && let Some((cid, dinput, len)) = aimed_input(bytes)
         {
             return Some((Message::InputDiff { cid, dinput }, len));
         }
+        // Near the input's end, or other ints of two bytes: one after the
+        // other.
         let (cid, n) = short_int(buf, 1)?;
         let mut at = 1 + n;
         let mut dinput = [0; 10];
@@ -810,6 +842,30 @@ impl<'a> Message<'a> {
             (*v, at) = (value, at + n);
         }
         Some((Message::InputDiff { cid, dinput }, at))
+    }
+
+    /// Whether the aims of the INPUT_DIFFs at the start of `buf` mix one-
+    /// and two-byte forms, for [`Message::decode_common`]'s `aims_mix`: more
+    /// than a quarter of those among the first [`LOOK_RECORDS`] common
+    /// records take a long aim (`was` where there are none). Only speed
+    /// depends on it, not what is read.
+    pub(crate) fn aims_mix(buf: &[u8], was: bool) -> bool {
+        let (mut inputs, mut long) = (0, 0);
+        let mut pos = 0;
+        for _ in 0..LOOK_RECORDS {
+            let Some((msg, len)) = Message::decode_common(&buf[pos..], was) else {
+                break;
+            };
+            if let Message::InputDiff { .. } = msg {
+                inputs += 1;
+                long += usize::from(len > 12);
+            }
+            pos += len;
+        }
+        match inputs {
+            0 => was,
+            _ => 4 * long > inputs,
+        }
     }
 
     /// Decodes one message into `out`, in place: on the hot path this avoids

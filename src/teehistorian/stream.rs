@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
+/// Bytes of a stream after which the common loop looks again at how its
+/// records are shaped ([`Message::aims_mix`]).
+const LOOK_EVERY: u64 = 1 << 20;
+
 /// Longest record the readers accept: the largest length field plus room for
 /// the record's id and header fields.
 pub const MAX_RECORD_SPAN: usize = MAX_RECORD_LEN + 64;
@@ -259,6 +263,11 @@ pub(crate) struct Decoder {
     started: bool,
     end: Option<End>,
     clients: ClientProtocols,
+    /// The aims of the INPUT_DIFFs ahead mix one- and two-byte forms
+    /// ([`Message::aims_mix`]): the common records are read accordingly.
+    aims_mix: bool,
+    /// The file offset from which a run of common records looks again.
+    next_look: u64,
 }
 
 impl Decoder {
@@ -271,6 +280,8 @@ impl Decoder {
             started: false,
             end: None,
             clients: ClientProtocols::default(),
+            aims_mix: false,
+            next_look: 0,
         }
     }
 
@@ -295,7 +306,7 @@ impl Decoder {
         }
         // The common records, straight from the bytes: no stream rule but
         // the tick's applies to them, and they are canonical.
-        if let Some((msg, len)) = Message::decode_common(buf) {
+        if let Some((msg, len)) = Message::decode_common(buf, self.aims_mix) {
             Message::clear(&mut rec.msg);
             std::mem::forget(std::mem::replace(&mut rec.msg, msg));
             rec.tick = self.clock.advance(&rec.msg).unwrap_or(self.clock.tick());
@@ -349,11 +360,18 @@ impl Decoder {
         let mut tick = self.clock.tick;
         let mut last_cid = self.clock.last_player_cid.map_or(NO_PLAYER, i64::from);
         let mut pos = 0;
+        // How the records ahead are shaped, looked at once a stretch (not
+        // counted record by record: that cost more than it saved).
+        if base >= self.next_look {
+            self.aims_mix = Message::aims_mix(buf, self.aims_mix);
+            self.next_look = base + LOOK_EVERY;
+        }
+        let aims_mix = self.aims_mix;
         let flow = loop {
             if pos >= limit {
                 break ControlFlow::Continue(());
             }
-            let Some((msg, len)) = Message::decode_common(&buf[pos..]) else {
+            let Some((msg, len)) = Message::decode_common(&buf[pos..], aims_mix) else {
                 break ControlFlow::Continue(());
             };
             // The common messages own nothing: no drop glue for them.

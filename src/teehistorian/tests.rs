@@ -528,11 +528,36 @@ fn prop_message_streams_round_trip() {
 /// PLAYER_DIFF's or INPUT_DIFF's id; and such records of arbitrary ints.
 #[test]
 fn prop_common_records_decode_as_the_general_path() {
-    fn prop(ArbMessage(msg): ArbMessage, lead: u8, mut body: Vec<u8>, ints: Vec<i16>) -> bool {
+    fn prop(
+        ArbMessage(msg): ArbMessage,
+        lead: u8,
+        mut body: Vec<u8>,
+        ints: Vec<i16>,
+        input: Vec<(i8, u8)>,
+    ) -> bool {
         let mut encoded = Vec::new();
         msg.encode(&mut encoded, ());
-        let decoded = Message::decode_common(&encoded);
-        assert!(decoded.is_none_or(|(m, n)| m == msg && n == encoded.len()));
+        for aims_mix in [false, true] {
+            let decoded = Message::decode_common(&encoded, aims_mix);
+            assert!(decoded.is_none_or(|(m, n)| m == msg && n == encoded.len()));
+        }
+        // An INPUT_DIFF whose cid and ints take one to five bytes (half of
+        // them one or two), at the input's end or followed by a few bytes.
+        let mut ints_of = input.iter().map(|&(v, shift)| match shift {
+            0..128 => i32::from(v),
+            _ => i32::from(v) << (shift % 25),
+        });
+        let mut aimed = vec![0x44];
+        for v in (0..11).map(|_| ints_of.next().unwrap_or(0)) {
+            crate::packer::write_int(&mut aimed, v);
+        }
+        for (n, fill) in [0, 1, 2, 3, 4, 8]
+            .into_iter()
+            .flat_map(|n| [(n, 0), (n, 0xff)])
+        {
+            let buf = [&aimed[..], &vec![fill; n]].concat();
+            assert!(common_agrees(&buf));
+        }
         // INPUT_DIFF's id (0x44) or any byte first, then anything.
         let lead = if lead.is_multiple_of(2) { 0x44 } else { lead };
         body.insert(0, lead);
@@ -550,14 +575,17 @@ fn prop_common_records_decode_as_the_general_path() {
             && common_agrees(&continued)
     }
     qc().tests(5_000)
-        .quickcheck(prop as fn(ArbMessage, u8, Vec<u8>, Vec<i16>) -> bool);
+        .quickcheck(prop as fn(ArbMessage, u8, Vec<u8>, Vec<i16>, Vec<(i8, u8)>) -> bool);
 }
 
 /// What [`prop_common_records_decode_as_the_general_path`] asks of one
 /// buffer: the common path declines it, or reads what the general path
 /// reads in strict mode, and encoding that writes exactly the bytes read.
+/// Both ways of reading an INPUT_DIFF (`aims_mix` or not) read the same.
 fn common_agrees(buf: &[u8]) -> bool {
-    let Some((msg, len)) = Message::decode_common(buf) else {
+    let read = Message::decode_common(buf, false);
+    assert_eq!(read, Message::decode_common(buf, true), "{buf:?}");
+    let Some((msg, len)) = read else {
         return true;
     };
     let mut r = Reader::new(buf, Mode::Strict);
@@ -611,12 +639,41 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
             let ones = [&record[..], &[0xff; 24]].concat();
             assert!(common_agrees(record) && common_agrees(&zeros) && common_agrees(&ones));
             if canonical {
-                for buf in [&record[..], &zeros, &ones] {
-                    let read = Message::decode_common(buf).map(|(_, len)| len);
+                for (buf, aims_mix) in [&record[..], &zeros, &ones]
+                    .into_iter()
+                    .flat_map(|buf| [(buf, false), (buf, true)])
+                {
+                    let read = Message::decode_common(buf, aims_mix).map(|(_, len)| len);
                     assert_eq!(read, Some(record.len()), "{record:?}");
                 }
             }
         }
+    }
+}
+
+/// The common loop reads INPUT_DIFFs without a test for one-byte ints
+/// first where more than a quarter of those it looks at take a long aim,
+/// and keeps what it had where it sees none.
+#[test]
+fn aims_mix_where_a_quarter_of_the_inputs_aim_far() {
+    let input = |aim: &[u8]| [&[0x44, 3, 0][..], aim, &[0; 7]].concat();
+    let (near, far) = (input(&[1, 1]), input(&[0xc1, 0x01, 1]));
+    let inputs = |far_in_eight: usize| {
+        let records = (0..8).map(|i| if i < far_in_eight { &far } else { &near });
+        [
+            &[5, 1, 1][..],
+            &records.cloned().collect::<Vec<_>>().concat(),
+        ]
+        .concat()
+    };
+    for was in [false, true] {
+        assert!(!Message::aims_mix(&inputs(0), was));
+        assert!(!Message::aims_mix(&inputs(2), was));
+        assert!(Message::aims_mix(&inputs(3), was));
+        assert!(Message::aims_mix(&inputs(8), was));
+        // PLAYER_DIFFs only, or nothing to read.
+        assert_eq!(Message::aims_mix(&[5, 1, 1, 6, 1, 1], was), was);
+        assert_eq!(Message::aims_mix(&[], was), was);
     }
 }
 

@@ -907,12 +907,30 @@ impl Collision {
     /// (`TestBox`), corners in DDNet's order.
     pub fn test_box(&self, p: Vec2, size: Vec2) -> bool {
         let h = size * 0.5;
-        // Two corners share each column and each row: each is rounded
-        // once (`p.x + -h.x` is `p.x - h.x`, bit for bit).
+        self.any_corner_solid(self.columns(p.x, h.x), self.rows(p.y, h.y))
+    }
+
+    /// The columns `TestBox` tests for a box of half width `h` centred on
+    /// `x`. Two corners share each column: each is rounded once (`x +
+    /// -h` is `x - h`, bit for bit).
+    #[inline]
+    fn columns(&self, x: f32, h: f32) -> (i32, i32) {
         let column = |x: f32| (round_to_int(x) / 32).clamp(0, self.width - 1);
+        (column(x - h), column(x + h))
+    }
+
+    /// The rows `TestBox` tests for a box of half height `h` centred on
+    /// `y`.
+    #[inline]
+    fn rows(&self, y: f32, h: f32) -> (i32, i32) {
         let row = |y: f32| (round_to_int(y) / 32).clamp(0, self.height - 1);
-        let (left, right) = (column(p.x - h.x), column(p.x + h.x));
-        let (top, bottom) = (row(p.y - h.y), row(p.y + h.y));
+        (row(y - h), row(y + h))
+    }
+
+    /// `TestBox` of the box between `columns` and `rows`: whether any of
+    /// its four corner tiles is solid or nohook.
+    #[inline]
+    fn any_corner_solid(&self, (left, right): (i32, i32), (top, bottom): (i32, i32)) -> bool {
         [(left, top), (right, top), (left, bottom), (right, bottom)]
             .into_iter()
             .any(|(x, y)| {
@@ -958,6 +976,12 @@ impl Collision {
                 && self
                     .tiles_between(p, end, reach)
                     .is_some_and(|tiles| !self.solid_rows.any(tiles));
+            // A step's three `TestBox`es share their columns and rows
+            // with each other and with the last step's: each is worked
+            // out once (`TestBox` is a function of them alone). `columns`
+            // and `rows` are those of `p`, once known.
+            let h = size * 0.5;
+            let (mut columns, mut rows) = (None, None);
             for _ in 0..=max {
                 if v == Vec2::default() {
                     break;
@@ -966,25 +990,42 @@ impl Collision {
                 if next == p {
                     break;
                 }
-                if !clear && self.test_box(next, size) {
+                if clear {
+                    p = next;
+                    continue;
+                }
+                let (next_columns, next_rows) = (self.columns(next.x, h.x), self.rows(next.y, h.y));
+                let (mut kept_x, mut kept_y) = (false, false);
+                if self.any_corner_solid(next_columns, next_rows) {
+                    let p_columns = *columns.get_or_insert_with(|| self.columns(p.x, h.x));
+                    let p_rows = *rows.get_or_insert_with(|| self.rows(p.y, h.y));
                     let mut hits = 0;
-                    if self.test_box(Vec2::new(p.x, next.y), size) {
+                    if self.any_corner_solid(p_columns, next_rows) {
                         grounded |= ey > 0.0 && v.y > 0.0;
                         next.y = p.y;
+                        kept_y = true;
                         v.y *= -ey;
                         hits += 1;
                     }
-                    if self.test_box(Vec2::new(next.x, p.y), size) {
+                    if self.any_corner_solid(next_columns, p_rows) {
                         next.x = p.x;
+                        kept_x = true;
                         v.x *= -ex;
                         hits += 1;
                     }
                     if hits == 0 {
                         grounded |= ey > 0.0 && v.y > 0.0;
                         next = p;
+                        (kept_x, kept_y) = (true, true);
                         v.y *= -ey;
                         v.x *= -ex;
                     }
+                }
+                if !kept_x {
+                    columns = Some(next_columns);
+                }
+                if !kept_y {
+                    rows = Some(next_rows);
                 }
                 p = next;
             }

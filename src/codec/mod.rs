@@ -16,6 +16,7 @@ pub use error::{
 pub use reader::{Mode, Reader};
 pub use spec::SpecError;
 pub use window::Window;
+pub(crate) use window::read_full;
 
 /// A value with one wire form: `decode` reads it, `encode` writes it back.
 ///

@@ -83,24 +83,14 @@ impl Window {
             let grown = (self.buf.len() * 2).min(self.max);
             self.buf.resize(grown, 0);
         }
-        let before = self.filled;
-        while self.filled < self.buf.len() {
-            match self.src.read(&mut self.buf[self.filled..]) {
-                Ok(0) => {
-                    self.ended = true;
-                    break;
-                }
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    // Kept for after the bytes read so far are parsed.
-                    self.error = Some(e);
-                    self.ended = true;
-                    break;
-                }
-            }
+        let (n, end) = read_full(&mut self.src, &mut self.buf[self.filled..]);
+        self.filled += n;
+        if let Some(end) = end {
+            self.ended = true;
+            // Kept for after the bytes read so far are parsed.
+            self.error = end.err();
         }
-        self.filled > before
+        n > 0
     }
 
     /// The buffer's length: the most bytes it holds before it grows.
@@ -112,6 +102,21 @@ impl Window {
     pub fn error(&self) -> Option<&io::Error> {
         self.error.as_ref()
     }
+}
+
+/// Reads into `buf` until it is full or the stream ends: the bytes read,
+/// and `Some` if it ended there (`Err`: it failed).
+pub(crate) fn read_full(src: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Result<()>>) {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match src.read(&mut buf[filled..]) {
+            Ok(0) => return (filled, Some(Ok(()))),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (filled, Some(Err(e))),
+        }
+    }
+    (filled, None)
 }
 
 #[cfg(test)]

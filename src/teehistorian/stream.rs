@@ -907,21 +907,12 @@ impl<R: Read> StreamReader<R> {
             let grown = (self.buf.len() * 2).min(WINDOW_CAPACITY);
             self.buf.resize(grown, 0);
         }
-        while self.filled < self.buf.len() {
-            match self.src.read(&mut self.buf[self.filled..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    // Kept for after the bytes read so far are decoded.
-                    self.stopped = Some(e);
-                    self.eof = true;
-                    break;
-                }
-            }
+        let (n, end) = crate::codec::read_full(&mut self.src, &mut self.buf[self.filled..]);
+        self.filled += n;
+        if let Some(end) = end {
+            self.eof = true;
+            // Kept for after the bytes read so far are decoded.
+            self.stopped = end.err();
         }
     }
 

@@ -466,14 +466,17 @@ impl World {
     }
 
     /// `OnCharacterDeath` of an unlocked team: a member who had not
-    /// crossed the start line leaves a started team unfinishable (the
-    /// PLAYER_TEAM record that follows moves it to team 0). With `sv_team
-    /// 3` the team of one is open again (`ResetRoundState`).
+    /// crossed the start line leaves a started team unfinishable, and the
+    /// dead player moves to team 0 inside its death
+    /// (`SetForceCharacterTeam`: in 20.1 what it fired goes before the
+    /// tick's snapshot; the PLAYER_TEAM record that follows says so). With
+    /// `sv_team 3` the team of one is open again (`ResetRoundState`).
     pub(super) fn race_death(&mut self, cid: usize) {
         let team = self.cores.teams.team[cid];
         let Some(t) = team_index(team) else {
             return;
         };
+        let leaves = self.death_leaves_team(cid);
         if self.race.saving[t].is_some() {
             return;
         }
@@ -483,11 +486,14 @@ impl World {
             self.race.practice[t] = false;
             return;
         }
-        if !self.is_race_team(team) {
-            return;
-        }
-        if self.race.state[t] == state::STARTED && !self.race.tee_started[cid] {
+        if self.is_race_team(team)
+            && self.race.state[t] == state::STARTED
+            && !self.race.tee_started[cid]
+        {
             self.race.state[t] = state::STARTED_UNFINISHABLE;
+        }
+        if leaves {
+            self.set_ddrace_team(cid as i32, TEAM_FLOCK);
         }
     }
 
@@ -1278,6 +1284,46 @@ mod tests {
             // once, in the finisher's tick, and the last out empties it.
             assert_eq!(w.cores.teams.team[..2], [TEAM_FLOCK; 2], "{v:?}");
             assert_eq!(w.race.state(1), Some(state::EMPTY));
+        }
+    }
+
+    /// `OnCharacterDeath` of an unlocked team moves the dead player to
+    /// team 0 inside its death (`SetForceCharacterTeam`), and 20.1 takes
+    /// away what it fired there (`RemoveEntitiesFromPlayer`), before the
+    /// tick's snapshot: a bullet the server's demo no longer has at the
+    /// death's tick (the unseen `20.1-dm8-weapons-s9`, tick 342).
+    #[test]
+    fn a_death_out_of_a_team_takes_the_bullets_with_it_in_twenty_one() {
+        use crate::simulation::ddrace::{character::weapon, weapons::new_projectile};
+        for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
+            let mut w = world(v);
+            w.set_ddrace_team(0, 1);
+            w.set_ddrace_team(1, 1);
+            let at = Vec2::new(100.0, 100.0);
+            for owner in [0, 1] {
+                let p = new_projectile(
+                    weapon::GUN,
+                    owner,
+                    at,
+                    Vec2::new(1.0, 0.0),
+                    2.0,
+                    false,
+                    w.tick,
+                );
+                w.projectiles.push(p);
+            }
+            w.kill_now(0);
+            assert_eq!(w.cores.teams.team[..2], [TEAM_FLOCK, 1], "{v:?}");
+            let owners: Vec<i32> = w.projectiles.iter().map(|p| p.owner).collect();
+            let kept = match v {
+                Release::Ddnet20_1 => vec![1],
+                _ => vec![0, 1],
+            };
+            assert_eq!(owners, kept, "{v:?}");
+            // The PLAYER_TEAM record after it changes nothing more.
+            w.set_ddrace_team(0, TEAM_FLOCK);
+            assert_eq!(w.projectiles.len(), kept.len());
+            assert_eq!(w.race.state(1), Some(state::OPEN), "{v:?}: one is left");
         }
     }
 

@@ -395,7 +395,7 @@ impl World {
         // A character's tick moves no core but its own.
         self.cores.gather();
         for &cid in &order {
-            let alive = self.chars[cid].is_some();
+            let (alive, team) = (self.chars[cid].is_some(), self.cores.teams.team[cid]);
             self.character_tick(cid);
             self.cores.regather(cid);
             // 20.1: a death that moves its player out of a DDRace team
@@ -405,7 +405,7 @@ impl World {
             if self.release == Release::Ddnet20_1
                 && alive
                 && self.chars[cid].is_none()
-                && self.death_leaves_team(cid)
+                && self.cores.teams.team[cid] != team
             {
                 break;
             }

@@ -847,8 +847,10 @@ impl<'d, O: Observer> Simulation<'d, O> {
     /// before this tick. The tick is stepped again without it where the
     /// window holds the world before it (the character then neither
     /// meets anyone in the tick nor makes its events, and its death's
-    /// come first in the tick's snapshot, as in DDNet's); else it leaves
-    /// the world as stepped.
+    /// come before the tick's own in the snapshot, as in DDNet's); else
+    /// it leaves the world as stepped. It is read after the gap's drops:
+    /// DDNet may have read it before one (a client's own close drops it
+    /// at the next network pump), which nothing in the file records.
     fn unrecorded_team_change(&mut self, cid: usize) {
         let now = self.world.tick;
         if !self.fixed

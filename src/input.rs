@@ -34,8 +34,6 @@ pub struct Source {
     rest: Option<BoxRead>,
     /// The cap on decompressed bytes (`None`: the default).
     max_decompressed: Option<u64>,
-    /// Threads its check may use.
-    threads: usize,
 }
 
 impl Source {
@@ -73,7 +71,6 @@ impl Source {
             compression: None,
             rest: None,
             max_decompressed: None,
-            threads: 1,
         }
     }
 
@@ -81,17 +78,6 @@ impl Source {
     /// [`default_max_decompressed`] of the compressed size).
     pub fn set_max_decompressed(&mut self, cap: Option<u64>) {
         self.max_decompressed = cap;
-    }
-
-    /// Sets the threads its check may use (a large file's: 0 and 1 mean
-    /// one, the default).
-    pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
-    }
-
-    /// The threads set by [`Source::set_threads`].
-    pub fn threads(&self) -> usize {
-        self.threads
     }
 
     /// The cap set by [`Source::set_max_decompressed`].

@@ -100,7 +100,6 @@ pub fn check<'py>(
                     deny_warnings,
                     named: *named,
                     max_decompressed: None,
-                    threads: jobs,
                     maps: maps.clone(),
                 };
                 teeoracle::check::check(Source::file(path), &options)

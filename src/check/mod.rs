@@ -41,8 +41,6 @@ pub struct Options {
     /// The cap on a compressed file's decompressed bytes (`None`:
     /// [`default_max_decompressed`] of its size).
     pub max_decompressed: Option<u64>,
-    /// Threads one large file may be checked on (0 and 1: one).
-    pub threads: usize,
     /// Maps to simulate teehistorian files on (`None`: no simulation).
     /// A teehistorian file whose map is among them is simulated with
     /// the model of DDNet's physics and every recorded position compared
@@ -100,7 +98,6 @@ pub fn check(mut source: Source, options: &Options) -> Verdict {
     if options.max_decompressed.is_some() {
         source.set_max_decompressed(options.max_decompressed);
     }
-    source.set_threads(options.threads);
     let mut verdict = Verdict::new(source.name());
     // A pipe, socket or device met in a folder is not opened: reading a
     // FIFO waits for a writer that may never come.

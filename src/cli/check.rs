@@ -34,9 +34,8 @@ pub struct CheckArgs {
     /// suffix (powers of 1024).
     #[arg(long, value_name = "BYTES", value_parser = super::parse_bytes)]
     max_decompressed: Option<u64>,
-    /// Files checked at once, and threads a large teehistorian file is
-    /// checked on (default: one per core). The output is in the same order
-    /// whatever the number.
+    /// Files checked at once (default: one per core). The output is in the
+    /// same order whatever the number.
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
     #[command(flatten)]
@@ -111,8 +110,6 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
             deny_warnings: args.deny_warnings,
             named: *named && !args.judging.walked,
             max_decompressed: args.max_decompressed,
-            // A large file takes the cores `-j` gives.
-            threads: jobs,
             maps: maps.clone(),
         };
         check::check(Source::arg(path), &options)

@@ -603,7 +603,6 @@ fn map_check(
         deny_warnings,
         named: true,
         max_decompressed: max,
-        threads: 1,
         maps: None,
     };
     // A demo's map is checked under a name no format claims, in the

@@ -361,41 +361,6 @@ impl Scan {
         Scan::run(io::BufReader::new(file), Verify::default())
     }
 
-    /// [`Scan::run`] with [`Verify::all`] (`check`) over an uncompressed
-    /// teehistorian file: for a file of 16 MiB or more with `threads` > 1,
-    /// the re-encoding and the replay are two passes over the file on two
-    /// threads, with the same result (both read the same records and stop
-    /// at the same place).
-    pub fn verify_file(file: &std::fs::File, threads: usize) -> Result<(Header, Scan), ReadError> {
-        #[cfg(unix)]
-        if worth_threads(file, threads)?.is_some() {
-            let all = Verify::all();
-            let pass = |verify| Scan::run(split::At { file, pos: 0 }, verify);
-            let (encoded, replayed) = std::thread::scope(|s| {
-                let replayed = s.spawn(|| {
-                    pass(Verify {
-                        roundtrip: false,
-                        ..all
-                    })
-                });
-                let encoded = pass(Verify {
-                    replay: None,
-                    ..all
-                });
-                let replayed = replayed
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
-                (encoded, replayed)
-            });
-            let (header, mut scan) = encoded?;
-            let (_, replayed) = replayed?;
-            scan.inconsistencies = replayed.inconsistencies;
-            scan.first_inconsistency = replayed.first_inconsistency;
-            return Ok((header, scan));
-        }
-        Scan::run(io::BufReader::new(file), Verify::all())
-    }
-
     /// [`Scan::run`], calling `each` with every record and the replay as it
     /// was before the record (for callers that derive more from a pass:
     /// the archive's log and checkpoints). Also returns the replay at the

@@ -695,7 +695,6 @@ fn judge(
         let map_dirs = scenario::map_dirs(&args.server, Flavor::of(&args.server));
         let maps = crate::cli::maps::maps_for(&listed, &map_dirs, true)?;
         let options = Options {
-            threads: 1,
             maps: Some(std::sync::Arc::new(maps)),
             ..Options::default()
         };

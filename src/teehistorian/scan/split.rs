@@ -17,7 +17,10 @@
 
 use super::{Scan, Tally, Verify, header_len};
 use crate::codec::{DecodeError, Mode};
-use crate::teehistorian::{End, Header, Message, ReadError, SliceReader, StreamReader, TickClock};
+use crate::teehistorian::stream::Visit;
+use crate::teehistorian::{
+    End, Header, Message, ReadError, Record, SliceReader, StreamReader, TickClock,
+};
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::ops::ControlFlow;
@@ -196,37 +199,15 @@ fn count_part(
     mut reader: StreamReader<At<'_>>,
     next: Option<(u64, Receiver<Option<u64>>)>,
 ) -> Result<Part, ReadError> {
-    let mut part = missed();
-    let mut join_at = None;
-    let flow = reader.for_each_record(|rec| {
-        if let Some((cut, rx)) = &next
-            && rec.offset >= *cut
-        {
-            // `None`: the stream ends inside the next part's lead-in (or its
-            // thread is gone), so this part reads on to the end.
-            let at = *join_at.get_or_insert_with(|| rx.recv().ok().flatten());
-            if let Some(at) = at
-                && rec.offset >= at
-            {
-                return ControlFlow::Break(rec.offset == at);
-            }
-        }
-        if part.tally.is_empty() {
-            part.first_tick = rec.tick;
-        }
-        let moved = match rec.msg {
-            Message::TickSkip { .. } => Some(None),
-            _ => rec.msg.player_record_cid().map(Some),
-        };
-        if moved.is_some() {
-            if part.first_move.is_none() {
-                (part.first_move, part.before_move) = (moved, part.tally.records());
-            }
-            part.last_move = moved;
-        }
-        part.tally.add(rec);
-        ControlFlow::Continue(())
-    });
+    let mut counting = Counting {
+        part: missed(),
+        cut: next.as_ref().map_or(u64::MAX, |(cut, _)| *cut),
+        next,
+        join_at: None,
+        stopped_in: None,
+    };
+    let flow = reader.visit(&mut counting);
+    let mut part = counting.part;
     part.stop = match flow {
         Ok(ControlFlow::Break(true)) => Stop::Joined,
         Ok(ControlFlow::Break(false)) => Stop::Missed,
@@ -243,6 +224,103 @@ fn count_part(
         Err(e) => return Err(e),
     };
     Ok(part)
+}
+
+/// A part's pass: what [`Scan::run`] counts, in the reader's common loop
+/// as its own pass does (the run's last tick caught up at its end), and
+/// besides the clock's first and last moves and the stop at the next
+/// part's first record.
+struct Counting {
+    part: Part,
+    /// The next part's cut (`u64::MAX` for the last part): records before
+    /// it cannot be the next part's first, so each costs one comparison.
+    cut: u64,
+    next: Option<(u64, Receiver<Option<u64>>)>,
+    /// Where the next part's first record is, once asked.
+    join_at: Option<Option<u64>>,
+    /// The tick of the last record counted, where a common record stopped
+    /// the pass: the run's end then tells a clock that counted it.
+    stopped_in: Option<i32>,
+}
+
+impl Counting {
+    /// At or past the cut: `Break(true)` on the next part's first record,
+    /// `Break(false)` past it without landing on it.
+    #[cold]
+    fn at_cut(&mut self, offset: u64) -> ControlFlow<bool> {
+        let Some((_, rx)) = &self.next else {
+            return ControlFlow::Continue(());
+        };
+        // `None`: the stream ends inside the next part's lead-in (or its
+        // thread is gone), so this part reads on to the end.
+        let at = *self.join_at.get_or_insert_with(|| rx.recv().ok().flatten());
+        match at {
+            Some(at) if offset >= at => ControlFlow::Break(offset == at),
+            Some(_) => ControlFlow::Continue(()),
+            None => {
+                self.cut = u64::MAX;
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Notes a record that moved the clock: `Some(cid)` for a player
+    /// record, `None` for TICK_SKIP.
+    #[inline(always)]
+    fn moved(&mut self, moved: Option<i32>) {
+        let part = &mut self.part;
+        if part.first_move.is_none() {
+            (part.first_move, part.before_move) = (Some(moved), part.tally.records());
+        }
+        part.last_move = Some(moved);
+    }
+}
+
+impl Visit<'_, bool> for Counting {
+    #[inline(always)]
+    fn record(&mut self, rec: &Record<'_>) -> ControlFlow<bool> {
+        if rec.offset >= self.cut {
+            self.at_cut(rec.offset)?;
+        }
+        if self.part.tally.is_empty() {
+            self.part.first_tick = rec.tick;
+        }
+        match rec.msg {
+            Message::TickSkip { .. } => self.moved(None),
+            _ => {
+                if let Some(cid) = rec.msg.player_record_cid() {
+                    self.moved(Some(cid));
+                }
+            }
+        }
+        self.part.tally.add(rec);
+        ControlFlow::Continue(())
+    }
+
+    /// A common record is never a stream's first (see [`Visit::common`]),
+    /// so the tally already has its first tick.
+    #[inline(always)]
+    fn common(&mut self, rec: &Record<'_>, new_tick: bool) -> ControlFlow<bool> {
+        if rec.offset >= self.cut
+            && let ControlFlow::Break(joined) = self.at_cut(rec.offset)
+        {
+            // The clock is at the previous record's tick until a record
+            // moves it, by one in the common loop.
+            self.stopped_in = Some(rec.tick - i32::from(new_tick));
+            return ControlFlow::Break(joined);
+        }
+        if let Some(cid) = rec.msg.player_record_cid() {
+            self.moved(Some(cid));
+        }
+        self.part.tally.add_common(rec, new_tick);
+        ControlFlow::Continue(())
+    }
+
+    #[inline(always)]
+    fn run_end(&mut self, clock: &TickClock) {
+        let tick = self.stopped_in.unwrap_or(clock.tick());
+        self.part.tally.last_tick = i64::from(tick);
+    }
 }
 
 /// Joins the parts' counts in order, with their ticks on the true clock,
@@ -409,25 +487,6 @@ mod tests {
                 Some((true, parts))
             );
         }
-    }
-
-    /// `check`'s two passes on two threads (re-encoding, replay) give the
-    /// one pass's result, inconsistencies included.
-    #[test]
-    fn a_large_file_verifies_on_two_threads_as_in_one_pass() {
-        let large = large_file();
-        let path = std::env::temp_dir().join(format!("teeoracle-verify-{}", std::process::id()));
-        std::fs::write(&path, &large).unwrap();
-        let two = Scan::verify_file(&File::open(&path).unwrap(), 2);
-        std::fs::remove_file(&path).unwrap();
-        let (_, two) = two.unwrap();
-        let (_, one) = Scan::run(&large[..], Verify::all()).unwrap();
-        assert!(
-            one.inconsistencies.unwrap() > 0,
-            "a case with inconsistencies"
-        );
-        let json = |scan: &Scan| serde_json::to_string(scan).unwrap();
-        assert_eq!(json(&two), json(&one));
     }
 
     /// Arbitrary records, and arbitrary bytes after a header: the same.

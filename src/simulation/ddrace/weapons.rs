@@ -15,6 +15,7 @@
 use super::character::{Character, weapon};
 use super::effects::{Effect, Effects, sound};
 use super::player::Player;
+use crate::simulation::Release;
 use crate::simulation::physics::Vec2;
 use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{
@@ -51,7 +52,7 @@ pub struct Rules {
     /// they hit (the move restrictions clamp its velocity); 16.4's do not.
     pub hit_clamps: bool,
     /// Whose freeze rule.
-    pub release: crate::simulation::Release,
+    pub release: Release,
     /// `sv_freeze_delay`: seconds a freezing bullet freezes.
     pub freeze_delay: i32,
     /// `sv_shotgun_bullet_sound`: the map's exploding bullets sound.
@@ -66,7 +67,7 @@ impl Rules {
             destroy_bullets_on_death: config.sv_destroy_bullets_on_death != 0,
             destroy_lasers_on_death: config.sv_destroy_lasers_on_death != 0,
             old_laser: config.sv_old_laser != 0,
-            hit_clamps: config.release == crate::simulation::Release::Ddnet20_1,
+            hit_clamps: config.release == Release::Ddnet20_1,
             release: config.release,
             freeze_delay: config.sv_freeze_delay,
             shotgun_bullet_sound: config.sv_shotgun_bullet_sound != 0,
@@ -524,10 +525,14 @@ impl Ctx<'_> {
         }
         let owner = l.owner as usize;
         let owner_char = self.alive(l.owner);
-        // DDNet's: `sv_hit` itself when the owner has no character.
-        l.interactions.no_hit_others = match owner_char {
-            Some(_) => !self.hits_others(owner_char, l.kind),
-            None => self.rules.hit,
+        // Without the owner's character: 20.1's `SyncInteractState` sets
+        // `NoHitOthers` to `sv_hit` itself; 16.4's `CLaser::HitCharacter`
+        // hits others exactly when `sv_hit` is on (a beam fired before its
+        // owner joined the spectators still pulls).
+        l.interactions.no_hit_others = match (owner_char, self.rules.release) {
+            (Some(_), _) => !self.hits_others(owner_char, l.kind),
+            (None, Release::Ddnet16_4) => !self.rules.hit,
+            (None, Release::Ddnet20_1) => self.rules.hit,
         };
         l.interactions.no_hit_self = self.rules.old_laser || l.bounces == 0;
         l.interactions.team = self.team(owner);

@@ -23,6 +23,7 @@ fn map(solid: impl Fn(i32, i32) -> bool) -> Collision {
 }
 
 struct Fixture {
+    release: Release,
     col: Collision,
     tuning: Tuning,
     cores: Cores,
@@ -34,10 +35,15 @@ struct Fixture {
 
 impl Fixture {
     fn new(col: Collision) -> Fixture {
+        Fixture::of(col, Release::Ddnet20_1)
+    }
+
+    fn of(col: Collision, release: Release) -> Fixture {
         Fixture {
+            release,
             col,
-            tuning: Tuning::ddrace(Release::Ddnet20_1),
-            cores: Cores::new(Release::Ddnet20_1),
+            tuning: Tuning::ddrace(release),
+            cores: Cores::new(release),
             chars: vec![None; 8],
             order: Vec::new(),
             players: vec![None; 8],
@@ -59,7 +65,7 @@ impl Fixture {
             tuning: &self.tuning,
             col: &self.col,
             rules: Rules::of(&crate::simulation::ddrace::config::Config::new(
-                Release::Ddnet20_1,
+                self.release,
             )),
             cores: &mut self.cores,
             chars: &mut self.chars,
@@ -187,6 +193,34 @@ fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
     assert_eq!(l.pos, Vec2::new(300.0, 300.0));
     assert_eq!(l.energy, -1.0);
     assert_eq!(l.eval_tick, 7);
+}
+
+/// A shotgun beam bouncing on after its owner (still connected) lost its
+/// character, with `sv_hit` on: DDNet 16.4 pulls whoever it meets, 20.1
+/// nobody. Found by a campaign (16.4-ctf6-hook-s10: the owner joined the
+/// spectators between two bounces).
+#[test]
+fn a_shotgun_beam_without_its_owners_character_pulls_in_16_4_only() {
+    for (release, pulled) in [
+        (Release::Ddnet16_4, Vec2::new(-10.0, 0.0)),
+        (Release::Ddnet20_1, Vec2::default()),
+    ] {
+        let mut f = Fixture::of(map(|_, _| false), release);
+        f.add(1, 300.0, 300.0);
+        f.players[0] = Some(Player::new(0, release));
+        let mut l = f.ctx(7).new_laser(
+            Vec2::new(100.0, 300.0),
+            Vec2::new(0.0, -1.0),
+            800.0,
+            0,
+            weapon::SHOTGUN,
+        );
+        assert_eq!(f.vel(1), Vec2::default(), "{release:?}: aimed away");
+        // Turned towards character 1 for the next bounce.
+        (l.pos, l.dir, l.energy) = (Vec2::new(100.0, 300.0), Vec2::new(1.0, 0.0), 800.0);
+        f.ctx(15).tick_laser(&mut l);
+        assert_eq!(f.vel(1), pulled, "{release:?}");
+    }
 }
 
 #[test]

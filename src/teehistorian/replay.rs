@@ -397,7 +397,7 @@ impl Standing {
     #[inline(always)]
     fn get(&self, i: usize) -> u8 {
         let bit = |words: &[u64; DENSE_CIDS / 64]| (words[i / 64] >> (i % 64)) as u8 & 1;
-        bit(&self.alive) * Standing::ALIVE | bit(&self.input) * Standing::INPUT
+        (bit(&self.alive) * Standing::ALIVE) | (bit(&self.input) * Standing::INPUT)
     }
 
     /// Sets the flags of dense cid `i` (below [`DENSE_CIDS`]).

@@ -8,7 +8,7 @@
 //! the same world.
 
 use super::message::{Ex, Input, Message};
-use super::stream::{TickClock, TickError};
+use super::stream::{CommonCids, TickClock, TickError};
 use crate::bytes::Text;
 use crate::packet::Version;
 use serde::{Deserialize, Serialize};
@@ -373,16 +373,14 @@ struct Players {
 }
 
 /// Per dense cid, what the verdict on a PLAYER_DIFF or an INPUT_DIFF asks
-/// of its player (is its character there, has it sent an input), one byte
-/// each: `check`'s replay reads a byte per record instead of the player.
-/// 0 for a cid with no player.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Standing([u8; DENSE_CIDS]);
-
-impl Default for Standing {
-    fn default() -> Self {
-        Standing([0; DENSE_CIDS])
-    }
+/// of its player (is its character there, has it sent an input), a bit
+/// each: `check`'s replay tests a bit per record instead of reading the
+/// player, and a run of common records takes the first 64 cids' bits at
+/// once ([`Replay::common_verdicts`]). No bit for a cid with no player.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Standing {
+    alive: [u64; DENSE_CIDS / 64],
+    input: [u64; DENSE_CIDS / 64],
 }
 
 impl Standing {
@@ -393,6 +391,23 @@ impl Standing {
 
     fn of(p: &Player) -> u8 {
         (u8::from(p.alive) * Standing::ALIVE) | (u8::from(p.input.is_some()) * Standing::INPUT)
+    }
+
+    /// The flags of dense cid `i` (below [`DENSE_CIDS`]).
+    #[inline(always)]
+    fn get(&self, i: usize) -> u8 {
+        let bit = |words: &[u64; DENSE_CIDS / 64]| (words[i / 64] >> (i % 64)) as u8 & 1;
+        (bit(&self.alive) * Standing::ALIVE) | (bit(&self.input) * Standing::INPUT)
+    }
+
+    /// Sets the flags of dense cid `i` (below [`DENSE_CIDS`]).
+    fn set(&mut self, i: usize, flags: u8) {
+        let put = |words: &mut [u64; DENSE_CIDS / 64], on: bool| {
+            let mask = 1 << (i % 64);
+            words[i / 64] = (words[i / 64] & !mask) | (u64::from(on) << (i % 64));
+        };
+        put(&mut self.alive, flags & Standing::ALIVE != 0);
+        put(&mut self.input, flags & Standing::INPUT != 0);
     }
 }
 
@@ -434,8 +449,8 @@ impl Players {
     #[inline(always)]
     fn stands(&mut self, cid: i32, flags: u8) -> bool {
         if let Ok(i) = usize::try_from(cid)
-            && let Some(&standing) = self.standing.0.get(i)
-            && standing & flags == flags
+            && i < DENSE_CIDS
+            && self.standing.get(i) & flags == flags
         {
             return true;
         }
@@ -467,7 +482,8 @@ impl Players {
         if let Ok(i) = usize::try_from(cid)
             && i < DENSE_CIDS
         {
-            self.standing.0[i] = self.get(cid).map_or(0, Standing::of);
+            let flags = self.get(cid).map_or(0, Standing::of);
+            self.standing.set(i, flags);
         }
     }
 
@@ -772,6 +788,18 @@ impl Replay {
         match kind {
             Some(kind) => Err(Inconsistency { offset, tick, kind }),
             None => Ok(()),
+        }
+    }
+
+    /// The client ids below 64 (a bit each) whose PLAYER_DIFF, and whose
+    /// INPUT_DIFF, [`Replay::handle_common`] without `VALUES` finds
+    /// consistent, doing nothing else: a run of common records with only
+    /// these ids may skip it. (Only records it is not given change them.)
+    #[inline(always)]
+    pub(crate) fn common_verdicts(&self) -> CommonCids {
+        CommonCids {
+            player_diff: self.players.standing.alive[0],
+            input_diff: self.players.standing.input[0],
         }
     }
 

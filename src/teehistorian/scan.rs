@@ -2,7 +2,7 @@
 //! with `verify` the byte-exact re-encoding of every record and a replay.
 //! `teehistorian stats`, `check` and the archive's analysis all run it.
 
-use super::stream::{TickClock, Visit};
+use super::stream::{BulkCounts, CommonCids, TickClock, Visit};
 use super::{End, Header, Inconsistency, Message, ReadError, Record, Replay, ReplayConfig};
 use super::{MAGIC, StreamReader};
 use crate::codec::{DecodeError, Mode};
@@ -221,6 +221,29 @@ impl Tally {
         self.count(rec);
     }
 
+    /// Counts common records counted in bulk ([`Visit::BULK`]).
+    #[inline(always)]
+    fn add_bulk(&mut self, bulk: &BulkCounts) {
+        let player_diff = Message::PlayerDiff {
+            cid: 0,
+            dx: 0,
+            dy: 0,
+        };
+        let input_diff = Message::InputDiff {
+            cid: 0,
+            dinput: [0; 10],
+        };
+        self.counts[player_diff.kind_index()] += bulk.player_diffs;
+        self.counts[input_diff.kind_index()] += bulk.input_diffs;
+        self.ticks += bulk.new_ticks;
+        self.last_tick = i64::from(bulk.tick);
+        let mut cids = bulk.cids;
+        while cids != 0 {
+            self.cids.low[cids.trailing_zeros() as usize] = true;
+            cids &= cids - 1;
+        }
+    }
+
     /// Counts a record.
     #[inline(always)]
     fn add(&mut self, rec: &Record<'_>) {
@@ -294,6 +317,29 @@ impl<E: FnMut(&Record<'_>, &Replay), const ROUNDTRIP: bool, const REPLAY: bool, 
             true => self.0.tally.add(rec),
         }
         self.0.verify::<ROUNDTRIP, REPLAY, VALUES, true>(rec)
+    }
+
+    /// Without `VALUES` nobody sees a record (`each` is [`Scan::run`]'s
+    /// nothing) nor the replay's values: the common records whose verdict
+    /// is known are only counted.
+    const BULK: bool = !VALUES;
+
+    /// Counting only, every common record with a cid below 64; with a
+    /// replay, those it finds consistent.
+    #[inline(always)]
+    fn bulk_cids(&mut self) -> CommonCids {
+        match REPLAY {
+            true => self.0.replay.common_verdicts(),
+            false => CommonCids {
+                player_diff: u64::MAX,
+                input_diff: u64::MAX,
+            },
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_counts(&mut self, bulk: &BulkCounts) {
+        self.0.tally.add_bulk(bulk);
     }
 
     /// Counting only, the tally's last tick, and without `VALUES` the

@@ -344,12 +344,12 @@ impl Decoder {
     /// holds the stream's first record, so a record's tick is new exactly
     /// where the clock moves.
     #[inline(always)]
-    pub(crate) fn visit_common<'a, B>(
+    pub(crate) fn visit_common<'a, B, V: Visit<'a, B>>(
         &mut self,
         buf: &'a [u8],
         base: u64,
         limit: usize,
-        v: &mut impl Visit<'a, B>,
+        v: &mut V,
     ) -> (usize, ControlFlow<B>) {
         if self.end.is_some() || !self.started || self.clock.tick == i32::MAX {
             return (0, ControlFlow::Continue(()));
@@ -368,6 +368,9 @@ impl Decoder {
         }
         let aims_mix = self.aims_mix;
         let flow = loop {
+            if V::BULK {
+                pos += count_bulk(buf, pos, limit, aims_mix, (&mut tick, &mut last_cid), v);
+            }
             if pos >= limit {
                 break ControlFlow::Continue(());
             }
@@ -469,6 +472,71 @@ impl Decoder {
     }
 }
 
+/// For a visitor with [`Visit::BULK`]: counts the common records at
+/// `buf[pos..]` that start before `limit` and that `v` takes in bulk
+/// ([`Visit::bulk_cids`]), moving the clock of [`Decoder::visit_common`]
+/// (`tick` and the previous player cid) over them, and hands the counts
+/// to `v`. Stops before any other record, and before one at the largest
+/// tick, as that loop does; returns the bytes counted. Everything a
+/// record moves stays in registers: nothing goes through memory per
+/// record.
+#[inline(always)]
+fn count_bulk<'a, B>(
+    buf: &[u8],
+    mut pos: usize,
+    limit: usize,
+    aims_mix: bool,
+    (tick, last_cid): (&mut i32, &mut i64),
+    v: &mut impl Visit<'a, B>,
+) -> usize {
+    let take = v.bulk_cids();
+    let (start, first_tick) = (pos, *tick);
+    let (mut t, mut last) = (*tick, *last_cid);
+    let (mut player_diffs, mut input_diffs, mut cids) = (0, 0, 0);
+    while pos < limit {
+        let Some((msg, len)) = Message::decode_common(&buf[pos..], aims_mix) else {
+            break;
+        };
+        // The common messages own nothing: no drop glue for them.
+        match *std::mem::ManuallyDrop::new(msg) {
+            Message::PlayerDiff { cid, .. } => {
+                let bit = cid_bit(cid);
+                if take.player_diff & bit == 0 {
+                    break;
+                }
+                if i64::from(cid) <= last {
+                    if t == i32::MAX - 1 {
+                        break;
+                    }
+                    t += 1;
+                }
+                last = i64::from(cid);
+                player_diffs += 1;
+                cids |= bit;
+            }
+            Message::InputDiff { cid, .. } => {
+                let bit = cid_bit(cid);
+                if take.input_diff & bit == 0 {
+                    break;
+                }
+                input_diffs += 1;
+                cids |= bit;
+            }
+            _ => break,
+        }
+        pos += len;
+    }
+    v.bulk_counts(&BulkCounts {
+        player_diffs,
+        input_diffs,
+        new_ticks: (t - first_tick) as u64,
+        cids,
+        tick: t,
+    });
+    (*tick, *last_cid) = (t, last);
+    pos - start
+}
+
 /// Hands `msg`, a common message (which owns nothing) read from `raw` at
 /// file offset `at` in tick `tick` (`new_tick`: the clock moved there), to
 /// `v` as a record. Always in line, once per kind: `v` sees a message
@@ -528,6 +596,52 @@ pub(crate) trait Visit<'a, B> {
     /// clock once a run rather than at every record.
     #[inline(always)]
     fn run_end(&mut self, _clock: &TickClock) {}
+
+    /// The visitor counts common records in bulk: for each stretch of a
+    /// run, [`Visit::bulk_cids`] says which records it need not see one
+    /// by one, the loop counts those in registers and hands the counts to
+    /// [`Visit::bulk_counts`]; any other record goes to [`Visit::common`]
+    /// as before (after the counts of the records before it).
+    const BULK: bool = false;
+
+    /// With [`Visit::BULK`], the records of a run the visitor takes as
+    /// counts, until the next record it sees itself.
+    #[inline(always)]
+    fn bulk_cids(&mut self) -> CommonCids {
+        CommonCids::default()
+    }
+
+    /// With [`Visit::BULK`], the counts of records not handed out.
+    #[inline(always)]
+    fn bulk_counts(&mut self, _counts: &BulkCounts) {}
+}
+
+/// Which common records a visitor takes in bulk ([`Visit::BULK`]): those
+/// with a client id below 64 whose bit is set, a PLAYER_DIFF's in
+/// `player_diff` and an INPUT_DIFF's in `input_diff`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CommonCids {
+    pub(crate) player_diff: u64,
+    pub(crate) input_diff: u64,
+}
+
+/// Common records counted in bulk ([`Visit::BULK`]), none handed out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BulkCounts {
+    pub(crate) player_diffs: u64,
+    pub(crate) input_diffs: u64,
+    /// Records in a tick other than the record's before them.
+    pub(crate) new_ticks: u64,
+    /// Their client ids, a bit each (all below 64).
+    pub(crate) cids: u64,
+    /// The tick of the last record read (counted or not).
+    pub(crate) tick: i32,
+}
+
+/// `cid`'s bit in a [`CommonCids`] mask: 0 for an id not below 64.
+#[inline(always)]
+fn cid_bit(cid: i32) -> u64 {
+    1u64.checked_shl(cid as u32).unwrap_or(0)
 }
 
 /// A closure as a [`Visit`] (`for_each_record`).

@@ -768,6 +768,12 @@ fn prop_scan_replays_as_record_by_record() {
             };
             let d = i32::from(d);
             all.push(Message::PlayerDiff { cid, dx: d, dy: -d });
+            // Then one read from the bytes kept of the one before.
+            all.push(Message::PlayerDiff {
+                cid: (cid + 1) % 64,
+                dx: 2 * d,
+                dy: d / 3,
+            });
             all.push(Message::InputDiff {
                 cid: input_cid,
                 dinput: [d; 10],
@@ -834,15 +840,24 @@ fn prop_scan_counts_as_record_by_record() {
                 dx: d,
                 dy: d,
             });
+            // Right after it, moves of other lengths: the counting loop
+            // reads a PLAYER_DIFF from the bytes it kept of the one before.
+            all.push(Message::PlayerDiff {
+                cid: (cid + 6) % 64,
+                dx: 2 * d,
+                dy: d / 3,
+            });
             all.push(m.0);
         }
         let bytes = file(&all);
         let (_, reader) = SliceReader::new(&bytes, Mode::Lenient).unwrap();
         let (mut records, mut ticks, mut last_tick) = (0, 0, None);
         let mut cids = std::collections::BTreeSet::new();
+        let mut counts = std::collections::BTreeMap::new();
         for rec in reader {
             let Ok(rec) = rec else { break };
             records += 1;
+            *counts.entry(rec.msg.kind_name()).or_insert(0) += 1;
             ticks += u64::from(last_tick != Some(rec.tick));
             last_tick = Some(rec.tick);
             cids.extend(rec.msg.cids().into_iter().flatten().filter(|&c| c >= 0));
@@ -854,6 +869,7 @@ fn prop_scan_counts_as_record_by_record() {
                 (scan.records, scan.ticks_with_records, scan.last_tick)
                     == (records, ticks, last_tick.unwrap_or(0))
                     && (scan.cids, scan.max_cid) == (cids.len(), cids.last().copied())
+                    && scan.counts == counts
             })
     }
     qc().tests(1_000)

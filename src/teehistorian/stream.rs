@@ -369,7 +369,16 @@ impl Decoder {
         let aims_mix = self.aims_mix;
         let flow = loop {
             if V::BULK {
-                pos += count_bulk(buf, pos, limit, aims_mix, (&mut tick, &mut last_cid), v);
+                let until = usize::try_from(v.bulk_until().saturating_sub(base));
+                let bulk_limit = limit.min(until.unwrap_or(usize::MAX));
+                pos += count_bulk(
+                    buf,
+                    pos,
+                    bulk_limit,
+                    aims_mix,
+                    (&mut tick, &mut last_cid),
+                    v,
+                );
             }
             if pos >= limit {
                 break ControlFlow::Continue(());
@@ -532,6 +541,7 @@ fn count_bulk<'a, B>(
         new_ticks: (t - first_tick) as u64,
         cids,
         tick: t,
+        last_player_cid: (player_diffs > 0).then_some(last as i32),
     });
     (*tick, *last_cid) = (t, last);
     pos - start
@@ -614,6 +624,14 @@ pub(crate) trait Visit<'a, B> {
     /// With [`Visit::BULK`], the counts of records not handed out.
     #[inline(always)]
     fn bulk_counts(&mut self, _counts: &BulkCounts) {}
+
+    /// With [`Visit::BULK`], the file offset before which a stretch
+    /// counted in bulk ends: a record starting there or later is handed
+    /// out.
+    #[inline(always)]
+    fn bulk_until(&self) -> u64 {
+        u64::MAX
+    }
 }
 
 /// Which common records a visitor takes in bulk ([`Visit::BULK`]): those
@@ -636,6 +654,8 @@ pub(crate) struct BulkCounts {
     pub(crate) cids: u64,
     /// The tick of the last record read (counted or not).
     pub(crate) tick: i32,
+    /// The client id of the last PLAYER_DIFF counted, if any.
+    pub(crate) last_player_cid: Option<i32>,
 }
 
 /// `cid`'s bit in a [`CommonCids`] mask: 0 for an id not below 64.

@@ -17,7 +17,7 @@
 
 use super::{Scan, Tally, Verify, header_len};
 use crate::codec::{DecodeError, Mode};
-use crate::teehistorian::stream::Visit;
+use crate::teehistorian::stream::{BulkCounts, CommonCids, Visit};
 use crate::teehistorian::{
     End, Header, Message, ReadError, Record, SliceReader, StreamReader, TickClock,
 };
@@ -227,13 +227,15 @@ fn count_part(
 }
 
 /// A part's pass: what [`Scan::run`] counts, in the reader's common loop
-/// as its own pass does (the run's last tick caught up at its end), and
-/// besides the clock's first and last moves and the stop at the next
-/// part's first record.
+/// as its own pass does (in bulk once the clock has moved, the run's last
+/// tick caught up at its end), and besides the clock's first and last
+/// moves and the stop at the next part's first record.
 struct Counting {
     part: Part,
-    /// The next part's cut (`u64::MAX` for the last part): records before
-    /// it cannot be the next part's first, so each costs one comparison.
+    /// Where the next part may begin: its cut, then (once it said) its
+    /// first record; `u64::MAX` for the last part or once it cannot join.
+    /// Records before it are not its first, so each costs a comparison
+    /// and a bulk count stops there.
     cut: u64,
     next: Option<(u64, Receiver<Option<u64>>)>,
     /// Where the next part's first record is, once asked.
@@ -256,7 +258,10 @@ impl Counting {
         let at = *self.join_at.get_or_insert_with(|| rx.recv().ok().flatten());
         match at {
             Some(at) if offset >= at => ControlFlow::Break(offset == at),
-            Some(_) => ControlFlow::Continue(()),
+            Some(at) => {
+                self.cut = at;
+                ControlFlow::Continue(())
+            }
             None => {
                 self.cut = u64::MAX;
                 ControlFlow::Continue(())
@@ -320,6 +325,36 @@ impl Visit<'_, bool> for Counting {
     fn run_end(&mut self, clock: &TickClock) {
         let tick = self.stopped_in.unwrap_or(clock.tick());
         self.part.tally.last_tick = i64::from(tick);
+    }
+
+    const BULK: bool = true;
+
+    /// Every common record with a cid below 64 once the clock has moved
+    /// (before, the first move and the records before it are noted one by
+    /// one).
+    #[inline(always)]
+    fn bulk_cids(&mut self) -> CommonCids {
+        let all = match self.part.first_move {
+            Some(_) => u64::MAX,
+            None => 0,
+        };
+        CommonCids {
+            player_diff: all,
+            input_diff: all,
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_counts(&mut self, bulk: &BulkCounts) {
+        self.part.tally.add_bulk(bulk);
+        if let Some(cid) = bulk.last_player_cid {
+            self.part.last_move = Some(Some(cid));
+        }
+    }
+
+    #[inline(always)]
+    fn bulk_until(&self) -> u64 {
+        self.cut
     }
 }
 

@@ -39,6 +39,9 @@ const EVERYWHERE: u16 = u16::MAX - 1;
 pub struct Near {
     buckets: [Bits; SIDE * SIDE],
     bucket_of: [u16; MAX_POINTS],
+    /// Each present point's position as last put (a point put again
+    /// where it is costs a comparison).
+    at: [Vec2; MAX_POINTS],
     everywhere: Bits,
     present: Bits,
 }
@@ -48,6 +51,7 @@ impl Default for Near {
         Near {
             buckets: [0; SIDE * SIDE],
             bucket_of: [ABSENT; MAX_POINTS],
+            at: [Vec2::default(); MAX_POINTS],
             everywhere: 0,
             present: 0,
         }
@@ -94,6 +98,18 @@ impl Near {
 
     /// Puts point `i` at `p`, or takes it away (`None`).
     pub fn set(&mut self, i: usize, p: Option<Vec2>) {
+        // Put again where it is, bit for bit (most points, most times):
+        // nothing to do.
+        let here = self.bucket_of[i] != ABSENT;
+        if let Some(p) = p
+            && here
+            && same_bits(self.at[i], p)
+        {
+            return;
+        }
+        if let Some(p) = p {
+            self.at[i] = p;
+        }
         let b = match p {
             None => ABSENT,
             Some(p) if small(p) => bucket(cell(p.x), cell(p.y)) as u16,
@@ -140,6 +156,12 @@ impl Near {
         }
         found
     }
+}
+
+/// The same two `f32`s, bit for bit (so a NaN or a -0 put again is
+/// put anew).
+fn same_bits(a: Vec2, b: Vec2) -> bool {
+    (a.x.to_bits(), a.y.to_bits()) == (b.x.to_bits(), b.y.to_bits())
 }
 
 /// Both coordinates within [`MAX_COORD`] of 0 (not NaN).

@@ -10,8 +10,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use std::path::PathBuf;
-use std::sync::Arc;
-use teeoracle::check::{Options, Source, Totals, Verdict};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use teeoracle::check::{Options, Source, Totals};
 use teeoracle::packet::{TokenMode, Version};
 
 /// The `teeoracle` command line (`argv`: the program's name first), run
@@ -70,6 +71,28 @@ pub fn encode_packets<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, P
     PyList::new(py, datagrams.iter().map(|d| PyBytes::new(py, d)))
 }
 
+/// `f` of every item, on up to `jobs` threads (each takes the next item
+/// left), in the items' order.
+fn in_order<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let done: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    *done[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .filter_map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
 /// The ``check --format json`` document of ``paths``.
 #[pyfunction]
 #[pyo3(signature = (paths, maps = Vec::new(), deny_warnings = false, simulate = true, jobs = None))]
@@ -93,18 +116,16 @@ pub fn check<'py>(
             true => Some(Arc::new(maps_for(&files, &maps)?)),
             false => None,
         };
-        let verdicts: Vec<Verdict> = files
-            .iter()
-            .map(|(path, named)| {
-                let options = Options {
-                    deny_warnings,
-                    named: *named,
-                    max_decompressed: None,
-                    maps: maps.clone(),
-                };
-                teeoracle::check::check(Source::file(path), &options)
-            })
-            .collect();
+        let check_one = |(path, named): &(PathBuf, bool)| {
+            let options = Options {
+                deny_warnings,
+                named: *named,
+                max_decompressed: None,
+                maps: maps.clone(),
+            };
+            teeoracle::check::check(Source::file(path), &options)
+        };
+        let verdicts = in_order(&files, jobs, check_one);
         Ok((verdicts, teeoracle::diff::folder::roles_in_folders(&paths)))
     })?;
     let totals = Totals::of(&verdicts);

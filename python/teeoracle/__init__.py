@@ -185,9 +185,9 @@ def check(
     with their ``code`` and ``offset``, ``counts``, ...) and ``totals``.
     A file that fails is reported, not raised: the report is the answer.
     ``maps``: folders of maps (and demos) to simulate teehistorian files
-    on; ``simulate=False`` is ``--no-simulate``; ``jobs`` the threads a
-    large file is checked on (default: one per core; the report is the
-    same).
+    on; ``simulate=False`` is ``--no-simulate``; ``jobs`` the files
+    checked at once (``-j``; default: one per core; the report is the
+    same, in the same order).
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]

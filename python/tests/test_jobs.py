@@ -41,6 +41,9 @@ def test_check_same_json_as_the_command(cli):
     paths = [CORPUS / "teehistorian/ddnet-20.1", A_DEMO, UNKNOWN_ID]
     want = run_json(cli, "check", "--format", "json", *paths)
     assert teeoracle.check(paths) == want
+    # Files checked one at a time or side by side: the same report.
+    assert teeoracle.check(paths, jobs=1) == want
+    assert teeoracle.check(paths, jobs=3) == want
     # One file, no simulation.
     want = run_json(cli, "check", "--format", "json", "--no-simulate", A_TH)
     assert teeoracle.check(A_TH, simulate=False) == want

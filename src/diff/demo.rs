@@ -24,6 +24,8 @@ pub struct DemoTicks<'a> {
     started: bool,
     done: bool,
     messages: Vec<Vec<u8>>,
+    /// The current tick began at a tick marker (the recorder snapshotted).
+    marked: bool,
     /// The snapshot in force before the current tick, and the one the
     /// current tick brought, if any.
     before: Option<Snapshot>,
@@ -53,6 +55,7 @@ impl<'a> DemoTicks<'a> {
             started: false,
             done: false,
             messages: Vec::new(),
+            marked: false,
             before: None,
             snapshot: None,
             faults: Vec::new(),
@@ -82,6 +85,7 @@ impl Ticks for DemoTicks<'_> {
         };
         self.started = true;
         let mut any = tick != -1;
+        self.marked = any;
         loop {
             let Some(event) = self.events.next()? else {
                 self.done = true;
@@ -95,6 +99,7 @@ impl Ticks for DemoTicks<'_> {
                 EventKind::Tick { .. } => {
                     tick = event.tick;
                     any = true;
+                    self.marked = true;
                 }
                 EventKind::Message(ints) => {
                     let bytes = payload_bytes(ints);
@@ -165,14 +170,19 @@ impl Ticks for DemoTicks<'_> {
                 ident: None,
             });
         }
-        let (items, snapshot_events) = match &self.snapshot {
-            Some(snap) => keyed_items_and_events(snap, self.protocol, ""),
-            None => (self.items(self.before.as_ref()), Vec::new()),
+        let (items, snapshot_events) = match (&self.snapshot, &self.before) {
+            (Some(snap), _) => keyed_items_and_events(snap, self.protocol, ""),
+            // A tick marker alone: the snapshot before, taken again.
+            (None, Some(before)) if self.marked => {
+                keyed_items_and_events(before, self.protocol, "")
+            }
+            (None, before) => (self.items(before.as_ref()), Vec::new()),
         };
         TickContent {
             events,
             items,
             new_items: self.snapshot.is_some(),
+            same_snapshot: self.marked && self.snapshot.is_none(),
             snapshot_events,
         }
     }

@@ -120,6 +120,11 @@ pub struct TickContent {
     /// Whether the keyed events are new at this tick (a snapshot): only
     /// then are they compared, so one difference is reported once.
     pub new_items: bool,
+    /// A demo's tick marker with no snapshot after it: the recorder took
+    /// a snapshot equal to the one before (DDNet's writes no empty delta),
+    /// so the server emptied its event buffer there too; its items and
+    /// `snapshot_events` are that snapshot's.
+    pub same_snapshot: bool,
     /// A demo's snapshot: the keys of its event items and their sizes in
     /// bytes, in the order of the server's event buffer (see
     /// [`carry_unshared_events`]).
@@ -474,13 +479,15 @@ const MAX_EVENT_BYTES: usize = 128 * 64;
 /// late ticks several times and snapshots once sends their events in
 /// that one snapshot. The event items of a snapshot only one file took,
 /// after a tick both files have, are carried into that file's next
-/// snapshot both took, before its own, numbered again in order (event `i` is snapped
+/// snapshot both took (one equal to the snapshot before counts: see
+/// [`TickContent::same_snapshot`]), before its own, numbered again in order (event `i` is snapped
 /// under id `i`) and kept only while the buffer has room
 /// (`CEventHandler::Create`).
 fn carry_unshared_events(old: &mut TickContent, new: &mut TickContent, st: &mut State) {
-    let both = old.new_items && new.new_items;
+    let took = |c: &TickContent| c.new_items || c.same_snapshot;
+    let both = took(old) && took(new);
     for (side, content) in [old, new].into_iter().enumerate() {
-        if !content.new_items || !st.both_recording {
+        if !took(content) || !st.both_recording {
             continue;
         }
         let own = content
@@ -511,6 +518,8 @@ fn carry_unshared_events(old: &mut TickContent, new: &mut TickContent, st: &mut 
             content.items.insert(key, e);
             (count, bytes) = (count + 1, bytes + size);
         }
+        // The events carried make it a snapshot of its own.
+        content.new_items = true;
     }
 }
 
@@ -791,11 +800,16 @@ mod tests {
             &self.raw
         }
         fn content(&self, _detail: &dyn Fn(&str) -> bool) -> TickContent {
+            // A tick marker without a delta (`SAME`): the snapshot before,
+            // taken again.
+            let same = |i: usize| self.ticks[i].1.iter().any(|(key, _)| key == SAME);
+            let at = (0..self.at).rev().find(|&i| !same(i)).unwrap_or_default();
             let mut content = TickContent {
-                new_items: true,
+                new_items: at == self.at - 1,
+                same_snapshot: at != self.at - 1,
                 ..TickContent::default()
             };
-            for (key, fields) in &self.ticks[self.at - 1].1 {
+            for (key, fields) in &self.ticks[at].1 {
                 let category = format!("item:{}", key.split(':').next().unwrap_or_default());
                 if ["item:DamageInd", "item:SoundWorld"].contains(&category.as_str()) {
                     content.snapshot_events.push((key.clone(), 12));
@@ -807,6 +821,9 @@ mod tests {
             content
         }
     }
+
+    /// The key of a [`Snapped`] tick that repeats the snapshot before.
+    const SAME: &str = "same";
 
     /// Events `(TYPE, x)` numbered in order, as DDNet snaps its buffer.
     fn events(list: &[(&str, i64)]) -> Vec<(String, Value)> {
@@ -874,6 +891,59 @@ mod tests {
             (0, [0, 100]),
             "{r:?}"
         );
+    }
+
+    /// A snapshot equal to the one before has a tick marker and no delta
+    /// in a demo (DDNet's recorder writes no empty delta): its server
+    /// snapshotted, so nothing is carried from the other demo's snapshot
+    /// of that tick (which differs in what is left out, a latency say),
+    /// even if it has events (the same as the tick before: a character
+    /// standing on a pickup makes its sound every tick).
+    #[test]
+    fn a_tick_marker_without_a_delta_is_a_snapshot_taken() {
+        let options = Options {
+            common_snapshots: true,
+            no_align: true,
+            ..Options::default()
+        };
+        let run = |server, written| {
+            let (mut a, mut b) = (Snapped::new(server), Snapped::new(written));
+            compare(&Value::Null, &Value::Null, &mut a, &mut b, &options).unwrap()
+        };
+        let sound = || events(&[("SoundWorld", 5)]);
+        let same = || vec![(SAME.to_string(), Value::Null)];
+        let server = vec![(10, sound()), (11, sound()), (12, sound())];
+        let r = run(server, vec![(10, sound()), (11, same()), (12, sound())]);
+        assert_eq!(
+            (r.total_differences, r.carried_events),
+            (0, [0, 0]),
+            "{r:?}"
+        );
+        // The server stalled at 11 and sent 11's events in 12; the other
+        // snapshotted 11, and 12 again unchanged: 11's events are carried
+        // into its 12, before 12's own (the same again).
+        let both = || events(&[("DamageInd", 1), ("SoundWorld", 5)]);
+        let twice = events(&[
+            ("DamageInd", 1),
+            ("SoundWorld", 5),
+            ("DamageInd", 1),
+            ("SoundWorld", 5),
+        ]);
+        let r = run(
+            vec![(10, sound()), (12, twice)],
+            vec![(10, sound()), (11, both()), (12, same())],
+        );
+        assert_eq!(
+            (r.total_differences, r.carried_events),
+            (0, [0, 2]),
+            "{r:?}"
+        );
+        // And compared there: a server whose 12 lacks 11's events differs.
+        let r = run(
+            vec![(10, sound()), (12, both())],
+            vec![(10, sound()), (11, both()), (12, same())],
+        );
+        assert_eq!(r.summary["item:DamageInd"].added, 1, "{r:?}");
     }
 
     /// Where one side's player is away and the other's is not (when the

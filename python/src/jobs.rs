@@ -10,8 +10,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use teeoracle::check::{Options, Source, Totals};
 use teeoracle::packet::{TokenMode, Version};
 
@@ -71,28 +70,6 @@ pub fn encode_packets<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, P
     PyList::new(py, datagrams.iter().map(|d| PyBytes::new(py, d)))
 }
 
-/// `f` of every item, on up to `jobs` threads (each takes the next item
-/// left), in the items' order.
-fn in_order<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let done: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, items.len().max(1)) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    *done[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
-                }
-            });
-        }
-    });
-    done.into_iter()
-        .filter_map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
-        .collect()
-}
-
 /// The ``check --format json`` document of ``paths``.
 #[pyfunction]
 #[pyo3(signature = (paths, maps = Vec::new(), deny_warnings = false, simulate = true, jobs = None))]
@@ -125,7 +102,21 @@ pub fn check<'py>(
             };
             teeoracle::check::check(Source::file(path), &options)
         };
-        let verdicts = in_order(&files, jobs, check_one);
+        let schedule: Vec<usize> = (0..files.len()).collect();
+        let mut verdicts = Vec::with_capacity(files.len());
+        let no_state = || ();
+        let checked = teeoracle::check::in_order(
+            &files,
+            &schedule,
+            jobs,
+            no_state,
+            |(), file| check_one(file),
+            |_, verdict| {
+                verdicts.push(verdict);
+                Ok::<_, std::convert::Infallible>(())
+            },
+        );
+        let Ok(()) = checked;
         Ok((verdicts, teeoracle::diff::folder::roles_in_folders(&paths)))
     })?;
     let totals = Totals::of(&verdicts);

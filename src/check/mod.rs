@@ -212,3 +212,60 @@ fn describe_head(head: &[u8]) -> String {
     let shown = &head[..head.len().min(8)];
     format!("it starts with {}", crate::bytes::hex_preview(shown))
 }
+
+/// Runs `work` on every item on `jobs` threads (each with its own state
+/// from `init`), taking them in the order `schedule` lists their indices,
+/// and hands the results to `each` in the items' order, as soon as each is
+/// next: the output is the same whatever the schedule and the threads'
+/// timing. `each` failing stops the run.
+pub fn in_order<'a, T: Sync, S, R: Send, E>(
+    items: &'a [T],
+    schedule: &[usize],
+    jobs: usize,
+    init: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &'a T) -> R + Sync,
+    mut each: impl FnMut(usize, R) -> Result<(), E>,
+) -> Result<(), E> {
+    let jobs = jobs.clamp(1, items.len().max(1));
+    if jobs == 1 {
+        let mut state = init();
+        for (i, item) in items.iter().enumerate() {
+            each(i, work(&mut state, item))?;
+        }
+        return Ok(());
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Results ahead of the next one wait here; the channel is bounded so
+    // that a slow file does not let the others pile up without end.
+    let (send, receive) = std::sync::mpsc::sync_channel::<(usize, R)>(jobs * 4);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let (send, next, init, work) = (send.clone(), &next, &init, &work);
+            scope.spawn(move || {
+                let mut state = init();
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&i) = schedule.get(k) else { break };
+                    if send.send((i, work(&mut state, &items[i]))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut due = 0;
+        for (i, r) in receive {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&due) {
+                if let Err(e) = each(due, r) {
+                    // Stop the workers: nothing more will be taken.
+                    next.store(schedule.len(), std::sync::atomic::Ordering::Relaxed);
+                    return Err(e);
+                }
+                due += 1;
+            }
+        }
+        Ok(())
+    })
+}

@@ -119,7 +119,7 @@ pub fn run(args: CheckArgs) -> Result<(), Failure> {
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     let mut schedule: Vec<usize> = (0..files.len()).collect();
     schedule.sort_by_key(|&i| std::cmp::Reverse(size(&files[i].0)));
-    super::in_order(
+    check::in_order(
         &files,
         &schedule,
         jobs,

@@ -619,8 +619,91 @@ impl ExKind {
     }
 }
 
-/// How many common records [`Message::aims_mix`] looks at.
+/// How many common records [`Message::mixes`] looks at.
 const LOOK_RECORDS: usize = 256;
+
+/// Whether the ints of the common records ahead mix one- and two-byte
+/// forms ([`Message::mixes`]), so that a branch on an int's length would
+/// mispredict often: they are then read without one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Mixes {
+    /// INPUT_DIFFs' aims: [`Message::decode_common`]'s `aims_mix`.
+    pub(crate) aims: bool,
+    /// PLAYER_DIFFs' moves: the counting loop places them by a block's
+    /// continuation bits ([`MoveLengths`]).
+    pub(crate) moves: bool,
+}
+
+/// Where the PLAYER_DIFFs in a block of bytes end, from the block's
+/// continuation bits (the top bit of each byte) gathered once for all of
+/// it: a record's length is then two bit tests at its place, so the next
+/// record's place does not wait on loading this one's bytes (where moves
+/// of one and two bytes mix at random, that wait or a mispredicted branch
+/// on the length was most of a record's time).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MoveLengths {
+    /// Bit `i`: a record at `i` has a long int (byte `i + 1` or `i + 2`
+    /// continues).
+    one_long: u64,
+    /// Bit `i`: it has two (bytes `i + 1` and `i + 3` continue).
+    two_long: u64,
+}
+
+impl MoveLengths {
+    /// Bytes of a block whose continuation bits are gathered.
+    pub(crate) const BLOCK: usize = 64;
+    /// Records are read from a block where they start before this, so the
+    /// eight bytes [`MoveLengths::player_diff`] reads are in the block.
+    pub(crate) const STARTS: usize = Self::BLOCK - 8;
+    /// The bytes a block's slice holds: after every place a record starts
+    /// at, at least the longest common record (23 bytes), so
+    /// [`Message::decode_common`] reads there what it reads in the input.
+    pub(crate) const SPAN: usize = Self::STARTS + 40;
+
+    /// The lengths for the block at the start of `span`.
+    #[inline(always)]
+    pub(crate) fn of(span: &[u8; Self::SPAN]) -> Self {
+        let mut continues = 0;
+        for (i, word) in span[..Self::BLOCK].as_chunks::<8>().0.iter().enumerate() {
+            continues |= top_bits(u64::from_le_bytes(*word)) << (8 * i);
+        }
+        // dx at byte 1, dy after it; a valid long dx's second byte (2)
+        // ends it, so dy is long where byte 2 or, after a long dx, byte 3
+        // continues (as `player_move`).
+        MoveLengths {
+            one_long: continues >> 1 | continues >> 2,
+            two_long: continues >> 1 & continues >> 3,
+        }
+    }
+
+    /// The PLAYER_DIFF at `at` (below [`MoveLengths::STARTS`]) of `span`,
+    /// the block these lengths are of: its cid and length, if its moves take
+    /// one or two canonical bytes each. `None` for any other record and
+    /// for some such ones ([`Message::decode_common`] then reads it): a
+    /// byte of the three after the cid that continues must be followed by
+    /// one of 1 to 0x7F (which ends the int and is not 0), a test of all
+    /// three at once that may see the next record's first byte.
+    #[inline(always)]
+    pub(crate) fn player_diff(&self, span: &[u8; Self::SPAN], at: usize) -> Option<(i32, usize)> {
+        let x = u64::from_le_bytes(*span.get(at..)?.first_chunk::<8>()?);
+        let cid = x as u8;
+        let continues = x & 0x8080_8000;
+        // Bytes 1 to 0x7F, the top bit of each: for the byte after each.
+        let next = x >> 8;
+        let ends = ((next & 0x7F7F_7F7F_7F7F_7F7F) + 0x7F7F_7F7F_7F7F_7F7F) & !next;
+        if cid >= 0x40 || continues & !ends != 0 {
+            return None;
+        }
+        let len = 3 + (self.one_long >> at & 1) + (self.two_long >> at & 1);
+        Some((i32::from(cid), len as usize))
+    }
+}
+
+/// The top bit of each byte of `x` (little endian), byte `i`'s as bit `i`.
+#[inline(always)]
+fn top_bits(x: u64) -> u64 {
+    ((x & 0x8080_8080_8080_8080) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
 
 /// The canonical int of one or two bytes at `buf[at..]`: its value and
 /// length; `None` for anything else (longer, over-long, or past the end).
@@ -785,7 +868,7 @@ impl<'a> Message<'a> {
     /// [`Codec::encode`] writes for the message (a property test holds the
     /// two to that), which lets `check` skip their re-encoding. An
     /// INPUT_DIFF's ints are checked all at once, not one int after the
-    /// other; `aims_mix` ([`Message::aims_mix`]) only says which way is
+    /// other; `aims_mix` ([`Mixes::aims`]) only says which way is
     /// tried first, not what is read.
     #[inline(always)]
     pub(crate) fn decode_common(buf: &'a [u8], aims_mix: bool) -> Option<(Message<'a>, usize)> {
@@ -844,27 +927,36 @@ impl<'a> Message<'a> {
         Some((Message::InputDiff { cid, dinput }, at))
     }
 
-    /// Whether the aims of the INPUT_DIFFs at the start of `buf` mix one-
-    /// and two-byte forms, for [`Message::decode_common`]'s `aims_mix`: more
-    /// than a quarter of those among the first [`LOOK_RECORDS`] common
-    /// records take a long aim (`was` where there are none). Only speed
-    /// depends on it, not what is read.
-    pub(crate) fn aims_mix(buf: &[u8], was: bool) -> bool {
-        let (mut inputs, mut long) = (0, 0);
+    /// How the common records at the start of `buf` are shaped, from the
+    /// first [`LOOK_RECORDS`] of them: their aims mix where more than a
+    /// quarter of the INPUT_DIFFs take a long aim, their moves where more
+    /// than a sixth of the PLAYER_DIFFs take a long move (each as `was`
+    /// where there are none). Only speed depends on it, not what is read.
+    pub(crate) fn mixes(buf: &[u8], was: Mixes) -> Mixes {
+        let (mut inputs, mut long_aims, mut moves, mut long_moves) = (0, 0, 0, 0);
         let mut pos = 0;
         for _ in 0..LOOK_RECORDS {
-            let Some((msg, len)) = Message::decode_common(&buf[pos..], was) else {
+            let Some((msg, len)) = Message::decode_common(&buf[pos..], was.aims) else {
                 break;
             };
             if let Message::InputDiff { .. } = msg {
                 inputs += 1;
-                long += usize::from(len > 12);
+                long_aims += usize::from(len > 12);
+            } else {
+                moves += 1;
+                long_moves += usize::from(len > 3);
             }
             pos += len;
         }
-        match inputs {
-            0 => was,
-            _ => 4 * long > inputs,
+        Mixes {
+            aims: match inputs {
+                0 => was.aims,
+                _ => 4 * long_aims > inputs,
+            },
+            moves: match moves {
+                0 => was.moves,
+                _ => 6 * long_moves > moves,
+            },
         }
     }
 

@@ -7,7 +7,7 @@
 //! truncated as a crashed server leaves it).
 
 use super::header::Header;
-use super::message::{Ex, MAX_RECORD_LEN, Message};
+use super::message::{Ex, MAX_RECORD_LEN, Message, Mixes, MoveLengths};
 use crate::codec::{Codec, DecodeError, ErrorKind, Mode, ReadFault, Reader, first_difference};
 use crate::packet::Version;
 use serde::{Deserialize, Serialize};
@@ -15,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
 /// Bytes of a stream after which the common loop looks again at how its
-/// records are shaped ([`Message::aims_mix`]).
+/// records are shaped ([`Message::mixes`]).
 const LOOK_EVERY: u64 = 1 << 20;
 
 /// Longest record the readers accept: the largest length field plus room for
@@ -263,9 +263,9 @@ pub(crate) struct Decoder {
     started: bool,
     end: Option<End>,
     clients: ClientProtocols,
-    /// The aims of the INPUT_DIFFs ahead mix one- and two-byte forms
-    /// ([`Message::aims_mix`]): the common records are read accordingly.
-    aims_mix: bool,
+    /// How the ints of the common records ahead mix one- and two-byte
+    /// forms ([`Message::mixes`]): they are read accordingly.
+    mixes: Mixes,
     /// The file offset from which a run of common records looks again.
     next_look: u64,
 }
@@ -280,7 +280,7 @@ impl Decoder {
             started: false,
             end: None,
             clients: ClientProtocols::default(),
-            aims_mix: false,
+            mixes: Mixes::default(),
             next_look: 0,
         }
     }
@@ -306,7 +306,7 @@ impl Decoder {
         }
         // The common records, straight from the bytes: no stream rule but
         // the tick's applies to them, and they are canonical.
-        if let Some((msg, len)) = Message::decode_common(buf, self.aims_mix) {
+        if let Some((msg, len)) = Message::decode_common(buf, self.mixes.aims) {
             Message::clear(&mut rec.msg);
             std::mem::forget(std::mem::replace(&mut rec.msg, msg));
             rec.tick = self.clock.advance(&rec.msg).unwrap_or(self.clock.tick());
@@ -363,22 +363,16 @@ impl Decoder {
         // How the records ahead are shaped, looked at once a stretch (not
         // counted record by record: that cost more than it saved).
         if base >= self.next_look {
-            self.aims_mix = Message::aims_mix(buf, self.aims_mix);
+            self.mixes = Message::mixes(buf, self.mixes);
             self.next_look = base + LOOK_EVERY;
         }
-        let aims_mix = self.aims_mix;
+        let mixes = self.mixes;
+        let aims_mix = mixes.aims;
         let flow = loop {
             if V::BULK {
                 let until = usize::try_from(v.bulk_until().saturating_sub(base));
                 let bulk_limit = limit.min(until.unwrap_or(usize::MAX));
-                pos += count_bulk(
-                    buf,
-                    pos,
-                    bulk_limit,
-                    aims_mix,
-                    (&mut tick, &mut last_cid),
-                    v,
-                );
+                pos += count_bulk(buf, pos, bulk_limit, mixes, (&mut tick, &mut last_cid), v);
             }
             if pos >= limit {
                 break ControlFlow::Continue(());
@@ -488,63 +482,146 @@ impl Decoder {
 /// to `v`. Stops before any other record, and before one at the largest
 /// tick, as that loop does; returns the bytes counted. Everything a
 /// record moves stays in registers: nothing goes through memory per
-/// record.
+/// record. Where moves mix ([`Mixes::moves`]), PLAYER_DIFFs are placed
+/// a block at a time ([`MoveLengths`]).
 #[inline(always)]
 fn count_bulk<'a, B>(
     buf: &[u8],
     mut pos: usize,
     limit: usize,
-    aims_mix: bool,
+    mixes: Mixes,
     (tick, last_cid): (&mut i32, &mut i64),
     v: &mut impl Visit<'a, B>,
 ) -> usize {
-    let take = v.bulk_cids();
-    let (start, first_tick) = (pos, *tick);
-    let (mut t, mut last) = (*tick, *last_cid);
-    let (mut player_diffs, mut input_diffs, mut cids) = (0, 0, 0);
+    let start = pos;
+    let mut c = Counter {
+        take: v.bulk_cids(),
+        first_tick: *tick,
+        tick: *tick,
+        last_cid: *last_cid,
+        player_diffs: 0,
+        input_diffs: 0,
+        cids: 0,
+    };
+    if mixes.moves {
+        pos = c.blocks(buf, pos, limit, mixes.aims);
+    }
+    // Where no block fits (or where the blocks stopped: the same record
+    // stops this loop).
     while pos < limit {
-        let Some((msg, len)) = Message::decode_common(&buf[pos..], aims_mix) else {
+        let Some((msg, len)) = Message::decode_common(&buf[pos..], mixes.aims) else {
             break;
         };
-        // The common messages own nothing: no drop glue for them.
-        match *std::mem::ManuallyDrop::new(msg) {
-            Message::PlayerDiff { cid, .. } => {
-                let bit = cid_bit(cid);
-                if take.player_diff & bit == 0 {
-                    break;
-                }
-                if i64::from(cid) <= last {
-                    if t == i32::MAX - 1 {
-                        break;
-                    }
-                    t += 1;
-                }
-                last = i64::from(cid);
-                player_diffs += 1;
-                cids |= bit;
-            }
-            Message::InputDiff { cid, .. } => {
-                let bit = cid_bit(cid);
-                if take.input_diff & bit == 0 {
-                    break;
-                }
-                input_diffs += 1;
-                cids |= bit;
-            }
-            _ => break,
+        if !c.record(msg) {
+            break;
         }
         pos += len;
     }
     v.bulk_counts(&BulkCounts {
-        player_diffs,
-        input_diffs,
-        new_ticks: (t - first_tick) as u64,
-        cids,
-        tick: t,
-        last_player_cid: (player_diffs > 0).then_some(last as i32),
+        player_diffs: c.player_diffs,
+        input_diffs: c.input_diffs,
+        new_ticks: (c.tick - c.first_tick) as u64,
+        cids: c.cids,
+        tick: c.tick,
+        last_player_cid: (c.player_diffs > 0).then_some(c.last_cid as i32),
     });
-    (*tick, *last_cid) = (t, last);
+    (*tick, *last_cid) = (c.tick, c.last_cid);
     pos - start
+}
+
+/// What [`count_bulk`] counts, in locals (registers) of its loop.
+struct Counter {
+    take: CommonCids,
+    first_tick: i32,
+    tick: i32,
+    last_cid: i64,
+    player_diffs: u64,
+    input_diffs: u64,
+    cids: u64,
+}
+
+impl Counter {
+    /// Counts the records at `buf[pos..]` that start before `limit` a block
+    /// at a time, as long as a block fits ([`MoveLengths`]); returns where
+    /// it stopped: before a record it does not count, or where no block
+    /// fits.
+    #[inline(always)]
+    fn blocks(&mut self, buf: &[u8], mut pos: usize, limit: usize, aims_mix: bool) -> usize {
+        while pos < limit
+            && let Some(span) = buf[pos..].first_chunk::<{ MoveLengths::SPAN }>()
+        {
+            let lengths = MoveLengths::of(span);
+            let end = (limit - pos).min(MoveLengths::STARTS);
+            let mut at = 0;
+            // Counted a block at a time: the loop compiled to 2% fewer
+            // instructions than with the count in `self`.
+            let mut player_diffs = 0;
+            while at < end {
+                let counted = match lengths.player_diff(span, at) {
+                    Some((cid, len)) => self.player_move(cid).then(|| {
+                        player_diffs += 1;
+                        len
+                    }),
+                    None => Message::decode_common(&span[at..], aims_mix)
+                        .and_then(|(msg, len)| self.record(msg).then_some(len)),
+                };
+                let Some(len) = counted else {
+                    self.player_diffs += player_diffs;
+                    return pos + at;
+                };
+                at += len;
+            }
+            self.player_diffs += player_diffs;
+            pos += at;
+        }
+        pos
+    }
+
+    /// Counts a common record; `false` where the count stops before it.
+    #[inline(always)]
+    fn record(&mut self, msg: Message<'_>) -> bool {
+        // The common messages own nothing: no drop glue for them.
+        match *std::mem::ManuallyDrop::new(msg) {
+            Message::PlayerDiff { cid, .. } => self.player_diff(cid),
+            Message::InputDiff { cid, .. } => {
+                let bit = cid_bit(cid);
+                if self.take.input_diff & bit == 0 {
+                    return false;
+                }
+                self.input_diffs += 1;
+                self.cids |= bit;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Counts a PLAYER_DIFF of `cid`; `false` where the count stops before
+    /// it.
+    #[inline(always)]
+    fn player_diff(&mut self, cid: i32) -> bool {
+        let counted = self.player_move(cid);
+        self.player_diffs += u64::from(counted);
+        counted
+    }
+
+    /// [`Counter::player_diff`] but for the count of PLAYER_DIFFs.
+    #[inline(always)]
+    fn player_move(&mut self, cid: i32) -> bool {
+        let bit = cid_bit(cid);
+        if self.take.player_diff & bit == 0 {
+            return false;
+        }
+        if i64::from(cid) <= self.last_cid {
+            if self.tick == i32::MAX - 1 {
+                return false;
+            }
+            self.tick += 1;
+        }
+        self.last_cid = i64::from(cid);
+        self.cids |= bit;
+        true
+    }
 }
 
 /// Hands `msg`, a common message (which owns nothing) read from `raw` at

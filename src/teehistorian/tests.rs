@@ -5,7 +5,7 @@ use crate::bytes::{Blob, Text};
 use crate::codec::{Codec, Mode, Reader, decode_exact, encode_to_vec};
 use crate::packet::Version;
 use crate::testing::{codec_law, qc, strict_law};
-use message::Field;
+use message::{Field, Mixes, MoveLengths};
 use quickcheck::{Arbitrary, Gen, TestResult};
 use std::io::Write;
 use uuid::Uuid;
@@ -585,6 +585,22 @@ fn prop_common_records_decode_as_the_general_path() {
 fn common_agrees(buf: &[u8]) -> bool {
     let read = Message::decode_common(buf, false);
     assert_eq!(read, Message::decode_common(buf, true), "{buf:?}");
+    // The counting loop's read of a PLAYER_DIFF from a block, at its
+    // start and further in (after bytes that continue), where the eight
+    // bytes it reads are the input's: none, or what this one reads.
+    if buf.len() >= 8 {
+        let player_diff = match read {
+            Some((Message::PlayerDiff { cid, .. }, len)) => Some((cid, len)),
+            _ => None,
+        };
+        for at in [0, 1, MoveLengths::STARTS - 1] {
+            let mut span = [0xff; MoveLengths::SPAN];
+            let n = buf.len().min(span.len() - at);
+            span[at..at + n].copy_from_slice(&buf[..n]);
+            let block = MoveLengths::of(&span).player_diff(&span, at);
+            assert!(block.is_none() || block == player_diff, "{buf:?} at {at}");
+        }
+    }
     let Some((msg, len)) = read else {
         return true;
     };
@@ -646,6 +662,14 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
                     let read = Message::decode_common(buf, aims_mix).map(|(_, len)| len);
                     assert_eq!(read, Some(record.len()), "{record:?}");
                 }
+                // The counting loop reads a PLAYER_DIFF followed by a
+                // record's first byte (here 0) from a block.
+                if record[0] < 0x40 {
+                    let mut span = [0; MoveLengths::SPAN];
+                    span[..record.len()].copy_from_slice(record);
+                    let read = MoveLengths::of(&span).player_diff(&span, 0);
+                    assert_eq!(read, Some((5, record.len())), "{record:?}");
+                }
             }
         }
     }
@@ -653,27 +677,31 @@ fn common_records_of_every_short_int_encode_to_their_bytes() {
 
 /// The common loop reads INPUT_DIFFs without a test for one-byte ints
 /// first where more than a quarter of those it looks at take a long aim,
-/// and keeps what it had where it sees none.
+/// and PLAYER_DIFFs a block at a time where more than a sixth of those
+/// take a long move; each keeps what it had where it sees none.
 #[test]
-fn aims_mix_where_a_quarter_of_the_inputs_aim_far() {
+fn mixes_where_a_quarter_of_the_aims_or_a_sixth_of_the_moves_are_long() {
     let input = |aim: &[u8]| [&[0x44, 3, 0][..], aim, &[0; 7]].concat();
     let (near, far) = (input(&[1, 1]), input(&[0xc1, 0x01, 1]));
-    let inputs = |far_in_eight: usize| {
-        let records = (0..8).map(|i| if i < far_in_eight { &far } else { &near });
-        [
-            &[5, 1, 1][..],
-            &records.cloned().collect::<Vec<_>>().concat(),
-        ]
-        .concat()
+    let (short, long) = (vec![5, 1, 1], vec![5, 0xc1, 0x01, 1]);
+    // `n` records of `of` among `in_all`, after `lead`.
+    let records = |lead: &[u8], n: usize, of: &[u8], in_all: usize, rest: &[u8]| {
+        let records = (0..in_all).map(|i| if i < n { of } else { rest });
+        [lead, &records.collect::<Vec<_>>().concat()].concat()
     };
-    for was in [false, true] {
-        assert!(!Message::aims_mix(&inputs(0), was));
-        assert!(!Message::aims_mix(&inputs(2), was));
-        assert!(Message::aims_mix(&inputs(3), was));
-        assert!(Message::aims_mix(&inputs(8), was));
-        // PLAYER_DIFFs only, or nothing to read.
-        assert_eq!(Message::aims_mix(&[5, 1, 1, 6, 1, 1], was), was);
-        assert_eq!(Message::aims_mix(&[], was), was);
+    for aims in [false, true] {
+        for moves in [false, true] {
+            let was = Mixes { aims, moves };
+            let look = |buf: &[u8]| Message::mixes(buf, was);
+            let inputs = |n| look(&records(&short, n, &far, 8, &near)).aims;
+            assert!(!inputs(0) && !inputs(2) && inputs(3) && inputs(8));
+            let players = |n| look(&records(&near, n, &long, 12, &short)).moves;
+            assert!(!players(0) && !players(2) && players(3) && players(12));
+            // Only one kind, or nothing to read.
+            assert_eq!(look(&records(&[], 0, &near, 2, &near)).moves, moves);
+            assert_eq!(look(&records(&[], 0, &short, 2, &short)).aims, aims);
+            assert_eq!(look(&[]), was);
+        }
     }
 }
 
@@ -751,8 +779,14 @@ fn prop_record_loops_read_as_record_by_record() {
 /// same inconsistencies.
 #[test]
 fn prop_scan_replays_as_record_by_record() {
-    fn prop(messages: Vec<ArbMessage>, moves: Vec<(u8, i8)>, near_max: bool) -> bool {
+    fn prop(
+        messages: Vec<ArbMessage>,
+        moves: Vec<(u8, i8)>,
+        near_max: bool,
+        long_moves: bool,
+    ) -> bool {
         let mut all: Vec<Message> = Vec::new();
+        lead_moves(&mut all, long_moves);
         if near_max {
             all.push(Message::TickSkip { dt: i32::MAX - 40 });
         }
@@ -801,7 +835,7 @@ fn prop_scan_replays_as_record_by_record() {
             && verdicts_only.first_inconsistency == first
     }
     qc().tests(1_000)
-        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, bool) -> bool);
+        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, bool, bool) -> bool);
 }
 
 /// A pass's counts are what counting record by record gives: the common
@@ -810,7 +844,13 @@ fn prop_scan_replays_as_record_by_record() {
 /// record, and near the largest tick.
 #[test]
 fn prop_scan_counts_as_record_by_record() {
-    fn prop(messages: Vec<ArbMessage>, moves: Vec<(u8, i8)>, first: u8, near_max: bool) -> bool {
+    fn prop(
+        messages: Vec<ArbMessage>,
+        moves: Vec<(u8, i8)>,
+        first: u8,
+        near_max: bool,
+        long_moves: bool,
+    ) -> bool {
         let mut all: Vec<Message> = Vec::new();
         match first % 3 {
             0 => all.push(Message::PlayerDiff {
@@ -824,6 +864,7 @@ fn prop_scan_counts_as_record_by_record() {
             }),
             _ => {}
         }
+        lead_moves(&mut all, long_moves);
         if near_max {
             all.push(Message::TickSkip { dt: i32::MAX - 40 });
         }
@@ -873,7 +914,15 @@ fn prop_scan_counts_as_record_by_record() {
             })
     }
     qc().tests(1_000)
-        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, u8, bool) -> bool);
+        .quickcheck(prop as fn(Vec<ArbMessage>, Vec<(u8, i8)>, u8, bool, bool) -> bool);
+}
+
+/// PLAYER_DIFFs whose moves all take two bytes, or one: the common loop
+/// looks at them first ([`Message::mixes`]), so a pass reads the records
+/// after them with moves mixed or not, both ways of counting them.
+fn lead_moves(all: &mut Vec<Message>, long: bool) {
+    let d = if long { 100 } else { 1 };
+    all.extend((0..8).map(|cid| Message::PlayerDiff { cid, dx: d, dy: -d }));
 }
 
 /// Decodes and replays everything; the invariants every input must keep.

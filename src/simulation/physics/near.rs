@@ -78,13 +78,21 @@ impl std::fmt::Debug for Reused {
 impl Reused {
     /// The buckets as last filled (empty before the first use).
     pub fn get_mut(&mut self) -> &mut Near {
-        self.0.get_or_insert_with(Default::default)
+        self.0.get_or_insert_with(fresh)
     }
 
     /// The buckets as last filled, if ever.
     pub fn get(&self) -> Option<&Near> {
         self.0.as_deref()
     }
+}
+
+/// New buckets, made where they are kept: made inline, their 17 KiB on
+/// the stack cost every caller four stack probes a call.
+#[inline(never)]
+#[cold]
+fn fresh() -> Box<Near> {
+    Box::default()
 }
 
 impl Near {

@@ -552,8 +552,14 @@ impl World {
             false => self.pre_tick(cid),
         }
 
-        // HandleWeapons.
-        self.weapons().handle_ninja(cid);
+        // HandleWeapons. The ninja's context only with the ninja in hand
+        // (what it sets, `every_tick`, the world's tick set already).
+        if self.chars[cid]
+            .as_ref()
+            .is_some_and(|c| c.active_weapon == weapon::NINJA)
+        {
+            self.weapons().handle_ninja(cid);
+        }
         self.handle_jetpack(cid);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;

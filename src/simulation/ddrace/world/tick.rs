@@ -449,6 +449,10 @@ impl World {
                 (event::HOOK_ATTACH_GROUND, sound::HOOK_ATTACH_GROUND),
                 (event::HOOK_HIT_NOHOOK, sound::HOOK_NOATTACH),
             ];
+            // Most ticks a core does none of them.
+            if sounds.iter().all(|&(bit, _)| events & bit == 0) {
+                continue;
+            }
             for (bit, id) in sounds {
                 if events & bit != 0 {
                     self.effect(Effect::sound(pos, id));

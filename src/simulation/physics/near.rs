@@ -141,6 +141,12 @@ impl Near {
         self.bucket_of[i] = b;
     }
 
+    /// Each point's position as last put, by index (an absent point's is
+    /// stale): the loops over candidates test these packed copies first.
+    pub fn at(&self) -> &[Vec2; MAX_POINTS] {
+        &self.at
+    }
+
     /// A superset of the points `q` for which `delta.dot(delta) > limit`
     /// (`delta = p - q`) does not hold.
     pub fn candidates(&self, p: Vec2, limit: f32) -> Bits {

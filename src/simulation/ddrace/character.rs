@@ -395,7 +395,41 @@ impl Character {
 
     /// `HandleWeaponSwitch`: next/previous presses and the wanted weapon;
     /// true when the weapon in hand changed.
+    #[inline]
     pub fn handle_weapon_switch(&mut self) -> bool {
+        // Nearly every tick: the input handled again.
+        if self.switch_is_idle() {
+            return false;
+        }
+        self.handle_weapon_switch_in_full()
+    }
+
+    /// Whether [`Character::handle_weapon_switch`] can change nothing:
+    /// no next or previous press, no wanted weapon, and no queued weapon
+    /// it may switch to now (a queued one is only queued again).
+    #[inline]
+    pub fn switch_is_idle(&self) -> bool {
+        let (prev, latest) = (&self.latest_prev_input, &self.latest_input);
+        latest.wanted_weapon == 0
+            && prev.next_weapon == latest.next_weapon
+            && prev.prev_weapon == latest.prev_weapon
+            && (self.queued_weapon == -1 || self.reload_timer != 0)
+    }
+
+    /// Whether `FireWeapon` can do nothing: reloading, or no queued
+    /// weapon to switch to, no press of fire and fire not held (what
+    /// even an automatic weapon or a frozen character needs).
+    #[inline]
+    pub fn fires_nothing(&self) -> bool {
+        let (prev, latest) = (&self.latest_prev_input, &self.latest_input);
+        self.reload_timer != 0
+            || self.queued_weapon == -1 && prev.fire == latest.fire && latest.fire & 1 == 0
+    }
+
+    /// [`Character::handle_weapon_switch`] without the test for nothing
+    /// to do (not inlined, as [`Character::switch_is_idle`] is).
+    #[inline(never)]
+    pub(super) fn handle_weapon_switch_in_full(&mut self) -> bool {
         let mut wanted = if self.queued_weapon != -1 {
             self.queued_weapon
         } else {

@@ -68,6 +68,9 @@ pub struct Collision {
     /// Whether any tile of the game or the front layer kills
     /// (`TILE_DEATH`): without one, no point is deadly.
     any_death: bool,
+    /// Whether `exists` holds anywhere: without, no walk finds a tile (a
+    /// map without DDRace tiles).
+    any_exists: bool,
     /// Where `exists` holds, by row: a walk through no such tile finds
     /// nothing.
     exists_rows: RowCounts,
@@ -313,6 +316,7 @@ impl Collision {
                 stops: Vec::new(),
                 any_stops: false,
                 any_death: false,
+                any_exists: false,
                 exists_rows: RowCounts::default(),
                 solid_rows: RowCounts::default(),
             }
@@ -346,6 +350,7 @@ impl Collision {
             .chain(front)
             .any(|k| k == TILE_DEATH);
         let width = self.width as usize;
+        self.any_exists = self.exists.contains(&true);
         self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
         let solid = self
             .kinds
@@ -549,6 +554,9 @@ impl Collision {
     /// acts on is there or beside it.
     #[inline]
     pub fn map_index(&self, p: Vec2) -> Option<usize> {
+        if !self.any_exists {
+            return None;
+        }
         let i = self.truncated_index(p);
         self.tile_exists(i).then_some(i)
     }
@@ -556,6 +564,9 @@ impl Collision {
     /// `GetMapIndices`: the tiles with something on them along the path
     /// from `prev` to `pos`, each once in a row.
     pub fn map_indices(&self, prev: Vec2, pos: Vec2) -> Vec<usize> {
+        if !self.any_exists {
+            return Vec::new();
+        }
         let d = prev.distance(pos);
         if d == 0.0 {
             let i = self.truncated_index(pos);
@@ -573,6 +584,12 @@ impl Collision {
         {
             return Vec::new();
         }
+        self.walk_indices(prev, pos, d)
+    }
+
+    /// [`Collision::map_indices`] without the tests for a walk that finds
+    /// nothing: `GetMapIndices`' walk, `d` the distance.
+    fn walk_indices(&self, prev: Vec2, pos: Vec2, d: f32) -> Vec<usize> {
         let end = (d + 1.0) as i32;
         let mut out = Vec::new();
         let mut last = 0;

@@ -427,11 +427,19 @@ impl Cores {
         self.near.in_step = false;
     }
 
+    /// Every core's position by client id while kept in step (a core's
+    /// own bits; an empty slot's stale): a far candidate is skipped on
+    /// this packed copy, its core not read.
+    fn positions(&self) -> Option<&[Vec2; MAX_CLIENTS]> {
+        let near = self.near.near.get().filter(|_| self.near.in_step)?;
+        Some(near.at())
+    }
+
     /// The client ids of the cores that may be within `sqrt(limit)` of
     /// `p` (`delta.dot(delta) > limit` does not hold), and `also`
-    /// whatever its distance, as bits (their [`points`] in order; the
-    /// core's own may be among them). A superset: the caller tests each
-    /// core again, and takes them without a list in between.
+    /// whatever its distance, as bits (their [`points`] in order; not the
+    /// core's own). A superset: the caller tests each core again, and
+    /// takes them without a list in between.
     fn near_ids(&self, others: &Others, p: Vec2, limit: f32, also: i32) -> Bits {
         let near = self.near.near.get().filter(|_| self.near.in_step);
         let Some(near) = near else {
@@ -446,6 +454,11 @@ impl Cores {
             && also < MAX_CLIENTS
         {
             found |= 1 << also;
+        }
+        // Not the core itself (its slot reads as empty to the loops).
+        let own = others.before.len();
+        if own < MAX_CLIENTS {
+            found &= !(1 << own);
         }
         debug_assert!(
             others.enumerate().all(|(i, c)| {
@@ -753,15 +766,24 @@ impl Cores {
     }
 
     fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
+        // Far apart and not hooked: neither a push (below 35) nor a drag
+        // can happen; skipping changes nothing but the time (tested
+        // first, on the packed positions if kept: it is what skips nearly
+        // everybody).
+        let far = |i: usize, at: Vec2| {
+            let delta = c.pos - at;
+            c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
+        };
+        let at = self.positions();
         for i in points(self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player)) {
+            if at.is_some_and(|at| far(i, at[i])) {
+                continue;
+            }
             let Some(other) = others.get(i) else {
                 continue;
             };
-            // Far apart and not hooked: neither a push (below 35) nor a
-            // drag can happen; skipping changes nothing but the time
-            // (tested first: it is what skips nearly everybody).
-            let delta = c.pos - other.pos;
-            if c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0 {
+            debug_assert!(at.is_none_or(|at| same_bits(at[i], other.pos)));
+            if far(i, other.pos) {
                 continue;
             }
             if other.id == c.id || !self.teams.can_collide(c.id, i) {
@@ -866,9 +888,22 @@ impl Cores {
                 let mut near = [0u8; MAX_CLIENTS];
                 let mut n = 0;
                 let maybe = self.near_ids(others, c.pos, far, -1);
-                for other in points(maybe).filter_map(|o| others.get(o)) {
-                    let delta = c.pos - other.pos;
-                    if delta.dot(delta) > far {
+                // Far: tested on the packed positions if kept, then on the
+                // core (the same bits).
+                let beyond = |at: Vec2| {
+                    let delta = c.pos - at;
+                    delta.dot(delta) > far
+                };
+                let at = self.positions();
+                for o in points(maybe) {
+                    if at.is_some_and(|at| beyond(at[o])) {
+                        continue;
+                    }
+                    let Some(other) = others.get(o) else {
+                        continue;
+                    };
+                    debug_assert!(at.is_none_or(|at| same_bits(at[o], other.pos)));
+                    if beyond(other.pos) {
                         continue;
                     }
                     if other.id == c.id
@@ -912,6 +947,11 @@ impl Cores {
         }
         c.pos = new_pos;
     }
+}
+
+/// The same position, bit for bit (the packed copy kept in step).
+fn same_bits(a: Vec2, b: Vec2) -> bool {
+    (a.x.to_bits(), a.y.to_bits()) == (b.x.to_bits(), b.y.to_bits())
 }
 
 /// The aim angle a core sends (`m_Angle`): `atan2` of the integer aim

@@ -78,13 +78,21 @@ impl std::fmt::Debug for Reused {
 impl Reused {
     /// The buckets as last filled (empty before the first use).
     pub fn get_mut(&mut self) -> &mut Near {
-        self.0.get_or_insert_with(Default::default)
+        self.0.get_or_insert_with(fresh)
     }
 
     /// The buckets as last filled, if ever.
     pub fn get(&self) -> Option<&Near> {
         self.0.as_deref()
     }
+}
+
+/// New buckets, made where they are kept: made inline, their 17 KiB on
+/// the stack cost every caller four stack probes a call.
+#[inline(never)]
+#[cold]
+fn fresh() -> Box<Near> {
+    Box::default()
 }
 
 impl Near {
@@ -131,6 +139,12 @@ impl Near {
             b => self.buckets[usize::from(b)] |= bit,
         }
         self.bucket_of[i] = b;
+    }
+
+    /// Each point's position as last put, by index (an absent point's is
+    /// stale): the loops over candidates test these packed copies first.
+    pub fn at(&self) -> &[Vec2; MAX_POINTS] {
+        &self.at
     }
 
     /// A superset of the points `q` for which `delta.dot(delta) > limit`

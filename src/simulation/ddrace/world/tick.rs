@@ -70,7 +70,19 @@ impl World {
     }
 
     /// `FireWeapon`: a queued switch, then the shot, with its sound.
+    #[inline]
     pub(super) fn fire_weapon(&mut self, cid: usize) {
+        // Nearly every tick: the input handled again, fire not held.
+        if self.chars[cid].as_ref().is_none_or(|c| c.fires_nothing()) {
+            return;
+        }
+        self.fire_weapon_in_full(cid);
+    }
+
+    /// [`World::fire_weapon`] without the test for nothing to do (not
+    /// inlined: the test is, without this one's prologue).
+    #[inline(never)]
+    fn fire_weapon_in_full(&mut self, cid: usize) {
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -437,6 +449,10 @@ impl World {
                 (event::HOOK_ATTACH_GROUND, sound::HOOK_ATTACH_GROUND),
                 (event::HOOK_HIT_NOHOOK, sound::HOOK_NOATTACH),
             ];
+            // Most ticks a core does none of them.
+            if sounds.iter().all(|&(bit, _)| events & bit == 0) {
+                continue;
+            }
             for (bit, id) in sounds {
                 if events & bit != 0 {
                     self.effect(Effect::sound(pos, id));
@@ -540,8 +556,14 @@ impl World {
             false => self.pre_tick(cid),
         }
 
-        // HandleWeapons.
-        self.weapons().handle_ninja(cid);
+        // HandleWeapons. The ninja's context only with the ninja in hand
+        // (what it sets, `every_tick`, the world's tick set already).
+        if self.chars[cid]
+            .as_ref()
+            .is_some_and(|c| c.active_weapon == weapon::NINJA)
+        {
+            self.weapons().handle_ninja(cid);
+        }
         self.handle_jetpack(cid);
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -830,6 +852,78 @@ mod tests {
         w.handle_tiles(0, Some(5 * 20 + 9));
         let disabled = w.chars[0].as_ref().map(|c| c.hit_disabled);
         assert_eq!(disabled, Some([false, false, false, true, false, false]));
+    }
+
+    /// A character's weapons, reload, queue and last two inputs from
+    /// random bytes, the two inputs often alike (as when an input is
+    /// handled again).
+    fn armed(w: &mut World, b: [u8; 8]) {
+        let ch = w.chars[0].as_mut().expect("a character");
+        ch.reload_timer = i32::from(b[0] % 3);
+        ch.queued_weapon = i32::from(b[1] % 7) - 1;
+        ch.active_weapon = i32::from(b[2] % 6);
+        for (i, slot) in ch.weapons.iter_mut().enumerate() {
+            slot.got = b[3] >> i & 1 != 0 || i == 0;
+            slot.ammo = [-1, 0, 10][usize::from(b[4] >> i & 3) % 3];
+        }
+        let input = |v: u8| PlayerInput {
+            fire: i32::from(v & 3),
+            next_weapon: i32::from(v >> 2 & 3),
+            prev_weapon: i32::from(v >> 4 & 1),
+            wanted_weapon: i32::from(v >> 5) % 7,
+            target_x: 10,
+            ..PlayerInput::default()
+        };
+        ch.latest_input = input(b[5]);
+        ch.latest_prev_input = match b[7] & 3 {
+            0 => input(b[6]),
+            _ => ch.latest_input,
+        };
+        ch.input.wanted_weapon = i32::from(b[6] % 7);
+        ch.jetpack = b[7] & 4 != 0;
+        ch.frozen_last_tick = b[7] & 8 != 0;
+        ch.freeze_time = i32::from(b[7] >> 4 & 1) * 5;
+    }
+
+    type Bytes = (u8, u8, u8, u8, u8, u8, u8, u8);
+
+    /// Many cases: the skipping tests hold in a few of them.
+    fn check(property: fn(Bytes) -> bool) {
+        quickcheck::QuickCheck::new()
+            .tests(5000)
+            .quickcheck(property);
+    }
+
+    /// The test that skips `HandleWeaponSwitch` holds only where the
+    /// switch would change nothing.
+    #[test]
+    fn an_idle_switch_changes_nothing() {
+        check(|b| {
+            let mut w = world(Release::Ddnet20_1, &[], SwitchTile::default(), true);
+            armed(&mut w, [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7]);
+            let ch = w.chars[0].as_mut().expect("a character");
+            if !ch.switch_is_idle() {
+                return true;
+            }
+            let before = format!("{ch:?}");
+            !ch.handle_weapon_switch_in_full() && format!("{ch:?}") == before
+        });
+    }
+
+    /// The test that skips `FireWeapon` holds only where firing would
+    /// change nothing in the world.
+    #[test]
+    fn firing_nothing_changes_nothing() {
+        check(|b| {
+            let mut w = world(Release::Ddnet20_1, &[], SwitchTile::default(), true);
+            armed(&mut w, [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7]);
+            if !w.chars[0].as_ref().expect("a character").fires_nothing() {
+                return true;
+            }
+            let before = format!("{w:?}");
+            w.fire_weapon_in_full(0);
+            format!("{w:?}") == before
+        });
     }
 
     #[test]

@@ -15,6 +15,7 @@ fn grid(rows: &[&str]) -> Collision {
                 b'n' => TILE_NOHOOK,
                 b'l' => TILE_NOLASER,
                 b'S' => 192, // a spawn entity: air to collision
+                b'f' => tile::FREEZE,
                 _ => 0,
             },
             flags: 0,
@@ -229,4 +230,44 @@ fn death_is_found_in_the_game_and_the_front_layer_and_nowhere_without_it() {
     assert!(!in_front.any_deadly(&[off]));
     let none = grid(&["#n.", "l.S"]).with_front(front(TILE_NOLASER));
     assert!(!none.any_deadly(&[on, off, Vec2::new(16.0, 16.0), Vec2::new(-1e9, f32::NAN)]));
+}
+
+/// `map_indices` with its shortcuts (no tile on the map, none on the way)
+/// finds what the walk finds, on maps with and without DDRace tiles.
+#[test]
+fn map_indices_find_what_the_walk_finds() {
+    fn property(tiles: Vec<u8>, with_freeze: bool, at: (i16, i16, i16, i16)) -> bool {
+        let rows: Vec<String> = (0..5)
+            .map(|y| {
+                (0..6)
+                    .map(|x| match tiles.get(y * 6 + x).copied().unwrap_or(0) % 4 {
+                        1 => '#',
+                        2 if with_freeze => 'f',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let c = grid(&rows);
+        // From a little outside the map to a little past it, in eighths.
+        let v = |n: i16| f32::from(n % 2000) / 8.0;
+        let (prev, pos) = (Vec2::new(v(at.0), v(at.1)), Vec2::new(v(at.2), v(at.3)));
+        let d = prev.distance(pos);
+        let walked = match d == 0.0 {
+            true => {
+                let i = c.truncated_index(pos);
+                if c.tile_exists(i) {
+                    vec![i]
+                } else {
+                    Vec::new()
+                }
+            }
+            false => c.walk_indices(prev, pos, d),
+        };
+        c.map_indices(prev, pos) == walked
+    }
+    quickcheck::QuickCheck::new()
+        .tests(2000)
+        .quickcheck(property as fn(Vec<u8>, bool, (i16, i16, i16, i16)) -> bool);
 }

@@ -9,7 +9,7 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
-use super::near::{Bits, Reused, points};
+use super::near::{Bits, Reused, points, same_bits};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
@@ -947,11 +947,6 @@ impl Cores {
         }
         c.pos = new_pos;
     }
-}
-
-/// The same position, bit for bit (the packed copy kept in step).
-fn same_bits(a: Vec2, b: Vec2) -> bool {
-    (a.x.to_bits(), a.y.to_bits()) == (b.x.to_bits(), b.y.to_bits())
 }
 
 /// The aim angle a core sends (`m_Angle`): `atan2` of the integer aim

@@ -174,7 +174,7 @@ impl Near {
 
 /// The same two `f32`s, bit for bit (so a NaN or a -0 put again is
 /// put anew).
-fn same_bits(a: Vec2, b: Vec2) -> bool {
+pub(super) fn same_bits(a: Vec2, b: Vec2) -> bool {
     (a.x.to_bits(), a.y.to_bits()) == (b.x.to_bits(), b.y.to_bits())
 }
 

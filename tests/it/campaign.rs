@@ -45,6 +45,7 @@ pub(crate) const EXACT: &[&str] = &[
     "20.1-ctf5-ddrace-s2-c8-t20",
     "20.1-coverage-players-s1-c8-t20",
     "20.1-coverage-solo_nohit-s2-c8-t20",
+    "20.1-coverage-weapons-s22-c12-t20",
     "20.1-ctf7-default-s2-c8-t20",
     "20.1-dm1-hook-s2-c8-t20",
     "20.1-dm2-default-s3-c12-t20",

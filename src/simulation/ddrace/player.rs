@@ -100,6 +100,12 @@ pub struct Player {
     /// finish. DDNet also asks the score database for it when the player
     /// joins (`CScore::LoadPlayerData`); the model's database is empty.
     pub best_time: Option<f32>,
+    /// The tune zone it looks from (`CPlayer::m_TuneZone`, of
+    /// `m_ViewPos` at its tick's end), which its explosions are tuned by:
+    /// its character's while it plays; `None` while its view follows what
+    /// it spectates or before its first character (not modelled).
+    #[serde(skip)]
+    pub(super) view_zone: Option<u8>,
 }
 
 impl Player {
@@ -140,6 +146,7 @@ impl Player {
             dead_character_ids: [None; 2],
             name: Vec::new(),
             best_time: None,
+            view_zone: None,
         }
     }
 }

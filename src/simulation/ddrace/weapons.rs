@@ -21,7 +21,7 @@ use crate::simulation::physics::collision::Collision;
 use crate::simulation::physics::core::{
     Cores, PHYSICAL_SIZE, clamp_vel, closest_point_on_line, normalize,
 };
-use crate::simulation::physics::tuning::Tuning;
+use crate::simulation::physics::tuning::Tunings;
 use serde::Serialize;
 
 /// An explosion's reach (`CreateExplosion`'s radius).
@@ -127,6 +127,20 @@ fn is_zero(v: &u8) -> bool {
 }
 
 impl Projectile {
+    /// Where it is `time` seconds after it started (`CProjectile::GetPos`):
+    /// with the curvature and speed of the tune zone it was made in, as
+    /// they are now.
+    pub fn pos_at(&self, tunings: &Tunings, time: f32) -> Vec2 {
+        let t = tunings.zone(self.tune_zone);
+        let (curvature, speed) = match self.kind {
+            weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
+            weapon::SHOTGUN => (t.shotgun_curvature(), t.shotgun_speed()),
+            weapon::GUN => (t.gun_curvature(), t.gun_speed()),
+            _ => (0.0, 0.0),
+        };
+        calc_pos(self.pos, self.dir, curvature, speed, time)
+    }
+
     /// A bouncing bullet meets a wall (`CProjectile::Tick`): it starts again
     /// from `before`, the point before the wall, four units back, its
     /// direction turned (a sideways bouncer's x, another's y; what is left of
@@ -199,14 +213,20 @@ pub struct Laser {
     /// Its snapshot id (`None`: the server had none left).
     #[serde(skip)]
     pub snap_id: Option<i32>,
+    /// The tune zone where it was made (`m_TuneZone`): its pull and its
+    /// bounces' cost, number and delay are that zone's.
+    #[serde(skip)]
+    pub tune_zone: u8,
 }
 
 /// What weapons work on: the world's characters and cores, at a tick.
 pub struct Ctx<'a> {
     /// The server tick now (`Server()->Tick()`).
     pub tick: i32,
-    /// The global tuning (zone 0: the maps we hold have no tune zones).
-    pub tuning: &'a Tuning,
+    /// The tunings: the global one (zone 0) and every tune zone's; a
+    /// weapon's entity reads the zone it was made in, an explosion its
+    /// owner's.
+    pub tunings: &'a Tunings,
     /// The map.
     pub col: &'a Collision,
     /// The settings.
@@ -223,6 +243,9 @@ pub struct Ctx<'a> {
     pub effects: &'a mut Effects,
     /// That snapshot's tick.
     pub effects_tick: i32,
+    /// An explosion whose owner's tune zone is not modelled (its view
+    /// follows what it spectates) on a map with tune zones: the owner.
+    pub unknown_zone: Option<usize>,
 }
 
 /// `CalcPos`: where a projectile is after `time` seconds.
@@ -342,7 +365,8 @@ impl Ctx<'_> {
             .copied()
             .filter(|&c| self.char_pos(c).distance(pos) < EXPLOSION_RADIUS + PHYSICAL_SIZE)
             .collect();
-        let strength = self.tuning.explosion_strength();
+        let zone = self.owner_zone(owner);
+        let strength = self.tunings.zone(zone).explosion_strength();
         let owner_char = self.alive(owner);
         let hit_enabled = self.hits_others(owner_char, weapon::GRENADE);
         let mut team_mask = vec![true; self.cores.teams.super_team as usize + 1];
@@ -414,16 +438,28 @@ impl Ctx<'_> {
         }
     }
 
-    /// `CProjectile::GetPos`: curvature and speed from the tuning now.
+    /// `CProjectile::GetPos`.
     fn projectile_pos(&self, p: &Projectile, time: f32) -> Vec2 {
-        let t = self.tuning;
-        let (curvature, speed) = match p.kind {
-            weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
-            weapon::SHOTGUN => (t.shotgun_curvature(), t.shotgun_speed()),
-            weapon::GUN => (t.gun_curvature(), t.gun_speed()),
-            _ => (0.0, 0.0),
-        };
-        calc_pos(p.pos, p.dir, curvature, speed, time)
+        p.pos_at(self.tunings, time)
+    }
+
+    /// The tune zone `CreateExplosion` reads for `owner`'s explosion: the
+    /// owner player's (`CPlayer::m_TuneZone`, where it last looked from),
+    /// the global one without a player.
+    fn owner_zone(&mut self, owner: i32) -> u8 {
+        let player = usize::try_from(owner)
+            .ok()
+            .and_then(|o| self.players.get(o)?.as_ref());
+        match player.map(|p| p.view_zone) {
+            None => 0,
+            Some(Some(zone)) => zone,
+            Some(None) => {
+                if self.col.has_tune_zones() {
+                    self.unknown_zone = Some(owner as usize);
+                }
+                0
+            }
+        }
     }
 
     /// `CProjectile::Tick`.
@@ -577,7 +613,7 @@ impl Ctx<'_> {
         l.pos = at;
         l.energy = -1.0;
         if l.kind == weapon::SHOTGUN {
-            let strength = self.tuning.shotgun_strength();
+            let strength = self.tunings.zone(l.tune_zone).shotgun_strength();
             let hit_pos = self.cores.slots[t].as_ref().map_or(at, |c| c.pos);
             let old_laser_pull = if self.rules.old_laser {
                 owner_char.and_then(|o| self.cores.slots[o].as_ref().map(|c| c.pos))
@@ -637,11 +673,11 @@ impl Ctx<'_> {
                 if distance == 0.0 && l.zero_energy_bounce_last_tick {
                     l.energy = -1.0;
                 } else {
-                    l.energy -= distance + self.tuning.laser_bounce_cost();
+                    l.energy -= distance + self.tunings.zone(l.tune_zone).laser_bounce_cost();
                 }
                 l.zero_energy_bounce_last_tick = distance == 0.0;
                 l.bounces += 1;
-                if l.bounces > self.tuning.laser_bounce_num() as i32 {
+                if l.bounces > self.tunings.zone(l.tune_zone).laser_bounce_num() as i32 {
                     l.energy = -1.0;
                 }
                 self.effect(Effect::sound(l.pos, sound::LASER_BOUNCE));
@@ -671,6 +707,7 @@ impl Ctx<'_> {
             marked: false,
             seq: 0,
             snap_id: None,
+            tune_zone: self.col.tune_zone_at(pos),
         };
         self.sync_laser(&mut l);
         self.laser_bounce(&mut l);
@@ -683,7 +720,7 @@ impl Ctx<'_> {
         if self.rules.destroy_lasers_on_death && l.owner >= 0 && self.alive(l.owner).is_none() {
             l.marked = true;
         }
-        let delay = self.tuning.laser_bounce_delay();
+        let delay = self.tunings.zone(l.tune_zone).laser_bounce_delay();
         if (self.tick - l.eval_tick) as f32 > (TICK_SPEED as f32 * delay) / 1000.0 {
             self.laser_bounce(l);
         }
@@ -724,7 +761,9 @@ impl Ctx<'_> {
         let old_vel = ch.ninja.old_vel_amount;
         let move_time = ch.ninja.current_move_time;
         let old_pos = ch.pos;
-        let t = self.tuning;
+        // `m_TuneZone`, where it stood at its tick's start (it has not
+        // moved since); 16.4's dash has no elasticity, as its tuning.
+        let t = self.tunings.zone(self.col.tune_zone_at(old_pos));
         let Some(core) = self.cores.slots[cid].as_mut() else {
             return;
         };

@@ -720,6 +720,11 @@ impl Collision {
             .map_or((0, 0), |t| (t[i].kind, t[i].number))
     }
 
+    /// Whether the map has a tune layer (any zone but 0 to be in).
+    pub fn has_tune_zones(&self) -> bool {
+        self.tune.is_some()
+    }
+
     /// The tune zone at `p`, by its map index (0: the global tuning; at
     /// once without a tune layer).
     pub fn tune_zone_at(&self, p: Vec2) -> u8 {

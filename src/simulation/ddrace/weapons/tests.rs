@@ -1,9 +1,10 @@
 //! The weapons module's tests.
 
 use super::*;
-use crate::map::tiles::Tile;
+use crate::map::tiles::{Tile, TuneTile};
 use crate::simulation::Release;
 use crate::simulation::physics::core::Core;
+use crate::simulation::physics::tuning::Tuning;
 use crate::teehistorian::PlayerInput;
 
 /// A 100 by 100 tile map, solid where `solid(column, row)` says.
@@ -25,7 +26,7 @@ fn map(solid: impl Fn(i32, i32) -> bool) -> Collision {
 struct Fixture {
     release: Release,
     col: Collision,
-    tuning: Tuning,
+    tunings: Tunings,
     cores: Cores,
     chars: Vec<Option<Character>>,
     order: Vec<usize>,
@@ -42,7 +43,7 @@ impl Fixture {
         Fixture {
             release,
             col,
-            tuning: Tuning::ddrace(release),
+            tunings: Tunings::new(release, Tuning::ddrace(release)),
             cores: Cores::new(release),
             chars: vec![None; 8],
             order: Vec::new(),
@@ -54,7 +55,7 @@ impl Fixture {
     /// A character standing still at `(x, y)`, newest in the list.
     fn add(&mut self, cid: usize, x: f32, y: f32) {
         let pos = Vec2::new(x, y);
-        self.cores.slots[cid] = Some(Core::new(cid, pos, self.tuning));
+        self.cores.slots[cid] = Some(Core::new(cid, pos, *self.tunings.global()));
         self.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
         self.order.insert(0, cid);
     }
@@ -62,7 +63,7 @@ impl Fixture {
     fn ctx(&mut self, tick: i32) -> Ctx<'_> {
         Ctx {
             tick,
-            tuning: &self.tuning,
+            tunings: &self.tunings,
             col: &self.col,
             rules: Rules::of(&crate::simulation::ddrace::config::Config::new(
                 self.release,
@@ -73,6 +74,7 @@ impl Fixture {
             players: &self.players,
             effects: &mut self.effects,
             effects_tick: tick,
+            unknown_zone: None,
         }
     }
 
@@ -176,6 +178,32 @@ fn an_explosion_pushes_by_distance() {
     assert_eq!(f.vel(2), Vec2::default());
 }
 
+/// An explosion pushes with its owner player's tune zone
+/// (`CPlayer::m_TuneZone`): zone 1's strength 6, not the global 9; an
+/// owner whose view is not modelled is named.
+#[test]
+fn an_explosion_pushes_with_its_owners_tune_zone() {
+    let push = |view_zone: Option<u8>| {
+        let mut f = tuned_fixture();
+        f.tunings
+            .global_mut()
+            .set_float(b"explosion_strength", 9.0)
+            .unwrap();
+        let mut owner = Player::new(0, Release::Ddnet20_1);
+        owner.view_zone = view_zone;
+        f.players[0] = Some(owner);
+        f.add(1, 300.0, 300.0);
+        let mut ctx = f.ctx(5);
+        ctx.explosion(Vec2::new(200.0, 300.0), 0, false, -1);
+        let unknown = ctx.unknown_zone;
+        (f.vel(1).x, unknown)
+    };
+    // 100 away: strength * 0.4022989 * 2.
+    assert_eq!(push(Some(1)), (4.827_586, None));
+    assert_eq!(push(Some(0)), (7.241_379_7, None));
+    assert_eq!(push(None), (7.241_379_7, Some(0)));
+}
+
 #[test]
 fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
     let mut f = Fixture::new(map(|_, _| false));
@@ -193,6 +221,61 @@ fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
     assert_eq!(l.pos, Vec2::new(300.0, 300.0));
     assert_eq!(l.energy, -1.0);
     assert_eq!(l.eval_tick, 7);
+}
+
+/// The map of [`map`] with tune zone 1 left of x = 160 (five columns);
+/// the global tuning pulls with 15, zone 1 with DDRace's 10.
+fn tuned_fixture() -> Fixture {
+    let tune = (0..100 * 100)
+        .map(|i| match i % 100 < 5 {
+            true => TuneTile {
+                number: 1,
+                kind: 68,
+            },
+            false => TuneTile::default(),
+        })
+        .collect();
+    let mut f = Fixture::new(map(|_, _| false).with_tune(tune));
+    f.tunings
+        .global_mut()
+        .set_float(b"shotgun_strength", 15.0)
+        .unwrap();
+    f
+}
+
+/// A beam's pull is the tune zone's it was fired in (`CLaser::m_TuneZone`,
+/// fixed by its constructor), not the global one nor the target's zone.
+#[test]
+fn a_shotgun_pulls_with_the_tuning_of_the_zone_it_was_fired_in() {
+    let mut f = tuned_fixture();
+    f.add(0, 100.0, 300.0);
+    f.add(1, 300.0, 300.0);
+    let l = f.ctx(7).new_laser(
+        Vec2::new(100.0, 300.0),
+        Vec2::new(1.0, 0.0),
+        800.0,
+        0,
+        weapon::SHOTGUN,
+    );
+    assert_eq!(l.tune_zone, 1);
+    assert_eq!(f.vel(1), Vec2::new(-10.0, 0.0), "zone 1's shotgun_strength");
+    // Fired outside the zone at a character inside it: the global 15.
+    let mut f = tuned_fixture();
+    f.add(0, 300.0, 300.0);
+    f.add(1, 100.0, 300.0);
+    let l = f.ctx(7).new_laser(
+        Vec2::new(300.0, 300.0),
+        Vec2::new(-1.0, 0.0),
+        800.0,
+        0,
+        weapon::SHOTGUN,
+    );
+    assert_eq!(l.tune_zone, 0);
+    assert_eq!(
+        f.vel(1),
+        Vec2::new(15.0, 0.0),
+        "the global shotgun_strength"
+    );
 }
 
 /// A shotgun beam bouncing on after its owner (still connected) lost its

@@ -132,6 +132,9 @@ impl World {
         let dir = normalize(aim);
         let start = ch.pos + dir * PHYSICAL_SIZE * 0.75;
         let shooter_pos = ch.pos;
+        // `m_TuneZone`: the shot's reach, lifetime and delay are the
+        // zone's the shooter stands in.
+        let zone = self.col.tune_zone_at(shooter_pos);
         let hammer_hits = !ch.hit_disabled[weapon::HAMMER as usize];
         let fire_sound = match active {
             weapon::HAMMER => sound::HAMMER_FIRE,
@@ -150,9 +153,9 @@ impl World {
             // A hammer that may not hit others hits nobody.
             weapon::HAMMER if !hammer_hits => {}
             weapon::HAMMER => {
-                let hits = self.hammer(cid, start, shooter_pos);
+                let hits = self.hammer(cid, start, shooter_pos, zone);
                 if hits > 0 {
-                    let delay = self.global().hammer_hit_fire_delay();
+                    let delay = self.tunings.zone(zone).hammer_hit_fire_delay();
                     if let Some(ch) = self.chars[cid].as_mut() {
                         ch.reload_timer = (delay * 50.0 / 1000.0) as i32;
                     }
@@ -160,10 +163,11 @@ impl World {
             }
             weapon::GUN | weapon::GRENADE => {
                 let grenade = active == weapon::GRENADE;
+                let tuning = self.tunings.zone(zone);
                 let lifetime = if grenade {
-                    self.global().grenade_lifetime()
+                    tuning.grenade_lifetime()
                 } else {
-                    self.global().gun_lifetime()
+                    tuning.gun_lifetime()
                 };
                 let mut p = weapons::new_projectile(
                     active, cid as i32, start, dir, lifetime, grenade, tick,
@@ -174,7 +178,7 @@ impl World {
                 self.projectiles.insert(0, p);
             }
             weapon::SHOTGUN | weapon::LASER => {
-                let reach = self.global().laser_reach();
+                let reach = self.tunings.zone(zone).laser_reach();
                 // The id is taken before the constructor's first bounce.
                 let snap_id = self.snap_ids.take(tick);
                 let mut l = self
@@ -196,7 +200,7 @@ impl World {
         if active != weapon::HAMMER {
             self.effect(Effect::sound(shooter_pos, fire_sound));
         }
-        let reload = self.global().reload_ticks(active).unwrap_or(0);
+        let reload = self.tunings.zone(zone).reload_ticks(active).unwrap_or(0);
         if let Some(ch) = self.chars[cid].as_mut() {
             ch.attack_tick = tick;
             if ch.reload_timer == 0 && active != -1 {
@@ -205,9 +209,10 @@ impl World {
         }
     }
 
-    /// The hammer's blow: every character near the swing, in list order.
-    pub(super) fn hammer(&mut self, cid: usize, start: Vec2, shooter: Vec2) -> usize {
-        let strength = self.global().hammer_strength();
+    /// The hammer's blow: every character near the swing, in list order,
+    /// with the strength of the shooter's tune zone.
+    pub(super) fn hammer(&mut self, cid: usize, start: Vec2, shooter: Vec2, zone: u8) -> usize {
+        let strength = self.tunings.zone(zone).hammer_strength();
         let targets: Vec<usize> = self
             .order
             .iter()
@@ -260,13 +265,14 @@ impl World {
             effects: &mut self.effects,
             effects_tick,
             tick: self.tick,
-            tuning: self.tunings.global(),
+            tunings: &self.tunings,
             col: &self.col,
             rules: weapons::Rules::of(&self.config),
             cores: &mut self.cores,
             chars: &mut self.chars,
             order: &self.order,
             players: &self.players,
+            unknown_zone: None,
         }
     }
 
@@ -297,12 +303,20 @@ impl World {
         let mut lasers = std::mem::take(&mut self.lasers);
         let mut devices = std::mem::take(&mut self.devices);
         let mut ids = std::mem::replace(&mut self.snap_ids, SnapIds::new(self.release));
+        let unknown_zone;
         {
             let mut ctx = self.weapons();
             for p in &mut projectiles {
                 ctx.tick_projectile(p);
             }
             devices.tick(&mut ctx, settings, &mut lasers, &mut ids);
+            unknown_zone = ctx.unknown_zone;
+        }
+        if let Some(owner) = unknown_zone {
+            self.unmodelled(
+                owner,
+                "explosion by a player whose view is not its character's, on a map with tune zones",
+            );
         }
         self.snap_ids = ids;
         self.projectiles = projectiles;
@@ -723,6 +737,37 @@ impl World {
             }
             if p.spawning {
                 self.try_respawn(cid);
+            }
+        }
+        self.update_view_zones();
+    }
+
+    /// Each player's `m_TuneZone` as its tick ends: where its playing
+    /// character stands (`m_ViewPos`, also a new one's spawn); kept while
+    /// it has none (the view stays where it died); unknown while it
+    /// spectates or is paused (the view follows another's character or
+    /// its aim).
+    fn update_view_zones(&mut self) {
+        // Without a tune layer every zone is the global one.
+        if !self.col.has_tune_zones() {
+            return;
+        }
+        for cid in 0..MAX_CLIENTS {
+            let Some(p) = self.players[cid].as_ref() else {
+                continue;
+            };
+            if !p.in_game {
+                continue;
+            }
+            let zone = if p.team == TEAM_SPECTATORS || p.pause != Pause::None {
+                None
+            } else if let Some(ch) = self.chars[cid].as_ref() {
+                Some(self.col.tune_zone_at(ch.pos))
+            } else {
+                continue;
+            };
+            if let Some(p) = self.players[cid].as_mut() {
+                p.view_zone = zone;
             }
         }
     }

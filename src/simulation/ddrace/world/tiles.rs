@@ -477,23 +477,14 @@ impl World {
         if !watch.has_weapon_teleporters() {
             return;
         }
-        let t = *self.global();
         let on_lasers = self
             .lasers
             .iter()
             .find_map(|l| path(l.from, l.pos).find_map(|p| watch.weapon_teleporter(p)));
         let on_projectiles = || {
             self.projectiles.iter().find_map(|p| {
-                let (curvature, speed) = match p.kind {
-                    weapon::GRENADE => (t.grenade_curvature(), t.grenade_speed()),
-                    weapon::SHOTGUN => (t.shotgun_curvature(), t.shotgun_speed()),
-                    _ => (t.gun_curvature(), t.gun_speed()),
-                };
                 let time = (self.tick - p.start_tick) as f32 / 50.0;
-                let at = crate::simulation::ddrace::weapons::calc_pos(
-                    p.pos, p.dir, curvature, speed, time,
-                );
-                watch.weapon_teleporter(at)
+                watch.weapon_teleporter(p.pos_at(&self.tunings, time))
             })
         };
         // A teleported shot may hit anybody.

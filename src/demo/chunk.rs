@@ -162,17 +162,33 @@ pub(crate) struct Scratch {
     /// The ints of the last payload unpacked.
     pub(crate) ints: Vec<i32>,
     recent: Recent,
+    /// The [`Recent`] slot that held the last payload's varints, if one
+    /// did (they were not copied to `varints` then).
+    hit: Option<usize>,
+}
+
+impl Scratch {
+    /// What the last payload decoded decompressed to.
+    fn varints(&self) -> &[u8] {
+        match self.hit {
+            Some(i) => &self.recent.slots[i].varints,
+            None => &self.varints,
+        }
+    }
 }
 
 /// Payloads decompressed lately, each in a slot its bytes choose. Demos
 /// repeat payloads byte for byte (the same message or delta tick after
 /// tick: 93% of `RaiNyMore2_bench`'s payload bytes, a quarter of
-/// `B_eight_bots_dm1`'s), and copying one's output back costs a fraction
-/// of decoding it again. Only successes are kept: they depend on the
-/// bytes alone, where an error names the file offset.
+/// `B_eight_bots_dm1`'s), and reading one's output from its slot costs a
+/// fraction of decoding it again. A payload is kept the second time its
+/// slot sees it in a row (most never come again: copying each in cost
+/// more than the repeats saved, and a slot's hot payload stays), and only
+/// successes: they depend on the bytes alone, where an error names the
+/// file offset.
 #[derive(Default)]
 struct Recent {
-    /// `RECENT_SLOTS` slots once a payload is kept.
+    /// `RECENT_SLOTS` slots once a payload decompressed.
     slots: Vec<RecentSlot>,
 }
 
@@ -181,19 +197,24 @@ struct RecentSlot {
     raw: Vec<u8>,
     varints: Vec<u8>,
     info: Option<HuffmanInfo>,
+    /// The hash ([`Recent::hash`]; 0 for none) of the last payload that
+    /// came here and was not kept: the next of that hash is. One of the
+    /// same hash but other bytes is only kept too soon, never read for
+    /// another.
+    seen: u64,
 }
 
 /// Slots in [`Recent`].
 const RECENT_SLOTS: usize = 64;
-/// Shorter payloads are not kept (the slot's choice reads 8 bytes).
+/// Shorter payloads are not kept (the hash reads 8 bytes).
 const RECENT_MIN: usize = 8;
 /// Longer payloads are not kept, which bounds the memory: a symbol takes
 /// a bit at least, so each slot holds at most 9 KiB.
 const RECENT_MAX: usize = 1024;
 
 impl Recent {
-    /// The slot for a payload of these bytes, if such payloads are kept.
-    fn slot(raw: &[u8]) -> Option<usize> {
+    /// A hash of a payload's bytes, never 0, if such payloads are kept.
+    fn hash(raw: &[u8]) -> Option<u64> {
         if !(RECENT_MIN..=RECENT_MAX).contains(&raw.len()) {
             return None;
         }
@@ -203,26 +224,33 @@ impl Recent {
             ^ word(raw.len() - 8).rotate_left(42))
         .wrapping_add(raw.len() as u64)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        Some((mixed >> 32) as usize % RECENT_SLOTS)
+        Some(mixed | 1)
     }
 
-    /// Appends to `out` what `raw` decompressed to when it was kept.
-    fn get(&self, raw: &[u8], out: &mut Vec<u8>) -> Option<HuffmanInfo> {
-        let slot = self.slots.get(Recent::slot(raw)?)?;
+    /// The slot of a payload of this hash.
+    fn slot(hash: u64) -> usize {
+        (hash >> 32) as usize % RECENT_SLOTS
+    }
+
+    /// The slot holding what `raw` (of this hash) decompressed to, and how.
+    fn get(&self, raw: &[u8], hash: u64) -> Option<(usize, HuffmanInfo)> {
+        let i = Recent::slot(hash);
+        let slot = self.slots.get(i)?;
         let info = slot.info.filter(|_| slot.raw == raw)?;
-        out.extend_from_slice(&slot.varints);
-        Some(info)
+        Some((i, info))
     }
 
-    /// Keeps what `raw` decompressed to (in place of its slot's payload).
-    fn put(&mut self, raw: &[u8], varints: &[u8], info: HuffmanInfo) {
-        let Some(i) = Recent::slot(raw) else {
-            return;
-        };
+    /// Keeps what `raw` (of this hash) decompressed to, in place of its
+    /// slot's payload, if the slot saw it last; else notes it.
+    fn put(&mut self, raw: &[u8], hash: u64, varints: &[u8], info: HuffmanInfo) {
         if self.slots.is_empty() {
             self.slots.resize_with(RECENT_SLOTS, RecentSlot::default);
         }
-        let slot = &mut self.slots[i];
+        let slot = &mut self.slots[Recent::slot(hash)];
+        if std::mem::replace(&mut slot.seen, hash) != hash {
+            return;
+        }
+        slot.seen = 0;
         slot.raw.clear();
         slot.raw.extend_from_slice(raw);
         slot.varints.clear();
@@ -265,14 +293,26 @@ fn decode(
     s: &mut Scratch,
     ints: impl FnOnce(&[u8], &mut Vec<i32>) -> Result<(), DecodeError>,
 ) -> Result<HuffmanInfo, DecodeError> {
-    s.varints.clear();
-    let decompressed = match s.recent.get(raw, &mut s.varints) {
-        Some(info) => Ok(info),
-        None => huffman::decompress(raw, &mut s.varints, MAX_PAYLOAD, at)
-            .inspect(|&info| s.recent.put(raw, &s.varints, info)),
+    let hash = Recent::hash(raw);
+    let kept = hash.and_then(|h| s.recent.get(raw, h));
+    s.hit = kept.map(|(i, _)| i);
+    let decompressed = match kept {
+        Some((_, info)) => Ok(info),
+        None => {
+            s.varints.clear();
+            huffman::decompress(raw, &mut s.varints, MAX_PAYLOAD, at).inspect(|&info| {
+                if let Some(h) = hash {
+                    s.recent.put(raw, h, &s.varints, info);
+                }
+            })
+        }
+    };
+    let varints = match kept {
+        Some((i, _)) => &s.recent.slots[i].varints,
+        None => &s.varints,
     };
     let unpacked = decompressed.and_then(|info| {
-        ints(&s.varints, &mut s.ints)
+        ints(varints, &mut s.ints)
             .map(|()| info)
             .map_err(|e| e.inside(at, PayloadKind::Decompressed))
     });
@@ -308,7 +348,7 @@ impl<'a> Payload<'a> {
         };
         let ints = s.ints.as_slice().to_vec();
         match info.flavor(Flavor::Ddnet) {
-            Some(flavor) if canonical(&s.varints, &ints) => Payload::Ints {
+            Some(flavor) if canonical(s.varints(), &ints) => Payload::Ints {
                 ints,
                 flavor,
                 trailing: &raw[info.len..],

@@ -673,7 +673,8 @@ fn a_file_that_is_no_demo_is_not_streamed() {
 /// Payloads read with one scratch, repeats among them (demos repeat many
 /// byte for byte, and the scratch keeps recent ones), read as each does
 /// with a new scratch: the same ints, writer, trailing bytes or error
-/// (whose offset is where the repeat is), damaged ones too.
+/// (whose offset is where the repeat is), damaged ones too; and so for
+/// the player's `unpack` and `check`.
 #[test]
 fn prop_repeated_payloads_read_as_new_ones() {
     type Case = (Vec<i32>, bool, Vec<u8>, Option<u8>);
@@ -706,6 +707,18 @@ fn prop_repeated_payloads_read_as_new_ones() {
             let anew = Payload::read(raw, at, Some(7), &mut chunk::Scratch::default());
             if again != anew {
                 return TestResult::error(format!("{raw:02x?} at {at}: {again:?} != {anew:?}"));
+            }
+            // The player's two readers, on the same scratch.
+            let mut new = chunk::Scratch::default();
+            let again = chunk::unpack(raw, at, None, &mut shared);
+            let anew = chunk::unpack(raw, at, None, &mut new);
+            if again != anew || (anew.is_ok() && shared.ints != new.ints) {
+                return TestResult::error(format!("unpack {raw:02x?}: {again:?} != {anew:?}"));
+            }
+            let again = chunk::check(raw, at, Some(7), &mut shared);
+            let anew = chunk::check(raw, at, Some(7), &mut chunk::Scratch::default());
+            if again != anew {
+                return TestResult::error(format!("check {raw:02x?}: {again:?} != {anew:?}"));
             }
         }
         TestResult::passed()

@@ -204,18 +204,20 @@ fn an_explosion_pushes_with_its_owners_tune_zone() {
     assert_eq!(push(None), (7.241_379_7, Some(0)));
 }
 
+/// Character 0 at `(from, 300)` fires a shotgun beam at tick 7 along
+/// the row at character 1 at `(to, 300)`.
+fn shotgun_along_a_row(f: &mut Fixture, from: f32, to: f32) -> Laser {
+    f.add(0, from, 300.0);
+    f.add(1, to, 300.0);
+    let dir = Vec2::new((to - from).signum(), 0.0);
+    f.ctx(7)
+        .new_laser(Vec2::new(from, 300.0), dir, 800.0, 0, weapon::SHOTGUN)
+}
+
 #[test]
 fn a_shotgun_pulls_the_hit_character_towards_the_shooter() {
     let mut f = Fixture::new(map(|_, _| false));
-    f.add(0, 100.0, 300.0);
-    f.add(1, 300.0, 300.0);
-    let l = f.ctx(7).new_laser(
-        Vec2::new(100.0, 300.0),
-        Vec2::new(1.0, 0.0),
-        800.0,
-        0,
-        weapon::SHOTGUN,
-    );
+    let l = shotgun_along_a_row(&mut f, 100.0, 300.0);
     assert_eq!(f.vel(1), Vec2::new(-10.0, 0.0), "shotgun_strength 10");
     assert_eq!(f.vel(0), Vec2::default(), "not its owner");
     assert_eq!(l.pos, Vec2::new(300.0, 300.0));
@@ -248,28 +250,12 @@ fn tuned_fixture() -> Fixture {
 #[test]
 fn a_shotgun_pulls_with_the_tuning_of_the_zone_it_was_fired_in() {
     let mut f = tuned_fixture();
-    f.add(0, 100.0, 300.0);
-    f.add(1, 300.0, 300.0);
-    let l = f.ctx(7).new_laser(
-        Vec2::new(100.0, 300.0),
-        Vec2::new(1.0, 0.0),
-        800.0,
-        0,
-        weapon::SHOTGUN,
-    );
+    let l = shotgun_along_a_row(&mut f, 100.0, 300.0);
     assert_eq!(l.tune_zone, 1);
     assert_eq!(f.vel(1), Vec2::new(-10.0, 0.0), "zone 1's shotgun_strength");
     // Fired outside the zone at a character inside it: the global 15.
     let mut f = tuned_fixture();
-    f.add(0, 300.0, 300.0);
-    f.add(1, 100.0, 300.0);
-    let l = f.ctx(7).new_laser(
-        Vec2::new(300.0, 300.0),
-        Vec2::new(-1.0, 0.0),
-        800.0,
-        0,
-        weapon::SHOTGUN,
-    );
+    let l = shotgun_along_a_row(&mut f, 300.0, 100.0);
     assert_eq!(l.tune_zone, 0);
     assert_eq!(
         f.vel(1),

@@ -243,9 +243,10 @@ pub struct Ctx<'a> {
     pub effects: &'a mut Effects,
     /// That snapshot's tick.
     pub effects_tick: i32,
-    /// An explosion whose owner's tune zone is not modelled (its view
-    /// follows what it spectates) on a map with tune zones: the owner.
-    pub unknown_zone: Option<usize>,
+    /// Explosions whose owner's tune zone is not modelled (its view
+    /// follows what it spectates) on a map with tune zones: the owners and
+    /// every character within their reach, whose pushes are not judged.
+    pub unknown_zone: Vec<usize>,
 }
 
 /// `CalcPos`: where a projectile is after `time` seconds.
@@ -366,7 +367,11 @@ impl Ctx<'_> {
             .filter(|&c| self.char_pos(c).distance(pos) < EXPLOSION_RADIUS + PHYSICAL_SIZE)
             .collect();
         let zone = self.owner_zone(owner);
-        let strength = self.tunings.zone(zone).explosion_strength();
+        if zone.is_none() {
+            self.unknown_zone.push(owner as usize);
+            self.unknown_zone.extend(&targets);
+        }
+        let strength = self.tunings.zone(zone.unwrap_or(0)).explosion_strength();
         let owner_char = self.alive(owner);
         let hit_enabled = self.hits_others(owner_char, weapon::GRENADE);
         let mut team_mask = vec![true; self.cores.teams.super_team as usize + 1];
@@ -445,20 +450,16 @@ impl Ctx<'_> {
 
     /// The tune zone `CreateExplosion` reads for `owner`'s explosion: the
     /// owner player's (`CPlayer::m_TuneZone`, where it last looked from),
-    /// the global one without a player.
-    fn owner_zone(&mut self, owner: i32) -> u8 {
+    /// the global one without a player; `None` where that is not modelled
+    /// and the map has tune zones.
+    fn owner_zone(&self, owner: i32) -> Option<u8> {
         let player = usize::try_from(owner)
             .ok()
             .and_then(|o| self.players.get(o)?.as_ref());
         match player.map(|p| p.view_zone) {
-            None => 0,
-            Some(Some(zone)) => zone,
-            Some(None) => {
-                if self.col.has_tune_zones() {
-                    self.unknown_zone = Some(owner as usize);
-                }
-                0
-            }
+            None => Some(0),
+            Some(Some(zone)) => Some(zone),
+            Some(None) => (!self.col.has_tune_zones()).then_some(0),
         }
     }
 

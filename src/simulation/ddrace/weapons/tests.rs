@@ -74,7 +74,7 @@ impl Fixture {
             players: &self.players,
             effects: &mut self.effects,
             effects_tick: tick,
-            unknown_zone: None,
+            unknown_zone: Vec::new(),
         }
     }
 
@@ -180,7 +180,7 @@ fn an_explosion_pushes_by_distance() {
 
 /// An explosion pushes with its owner player's tune zone
 /// (`CPlayer::m_TuneZone`): zone 1's strength 6, not the global 9; an
-/// owner whose view is not modelled is named.
+/// owner whose view is not modelled is named, with whom it pushed.
 #[test]
 fn an_explosion_pushes_with_its_owners_tune_zone() {
     let push = |view_zone: Option<u8>| {
@@ -195,13 +195,14 @@ fn an_explosion_pushes_with_its_owners_tune_zone() {
         f.add(1, 300.0, 300.0);
         let mut ctx = f.ctx(5);
         ctx.explosion(Vec2::new(200.0, 300.0), 0, false, -1);
-        let unknown = ctx.unknown_zone;
+        let unknown = std::mem::take(&mut ctx.unknown_zone);
         (f.vel(1).x, unknown)
     };
     // 100 away: strength * 0.4022989 * 2.
-    assert_eq!(push(Some(1)), (4.827_586, None));
-    assert_eq!(push(Some(0)), (7.241_379_7, None));
-    assert_eq!(push(None), (7.241_379_7, Some(0)));
+    assert_eq!(push(Some(1)), (4.827_586, vec![]));
+    assert_eq!(push(Some(0)), (7.241_379_7, vec![]));
+    // Not modelled: the owner and the character it reached are named.
+    assert_eq!(push(None), (7.241_379_7, vec![0, 1]));
 }
 
 /// Character 0 at `(from, 300)` fires a shotgun beam at tick 7 along

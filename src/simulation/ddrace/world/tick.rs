@@ -272,7 +272,7 @@ impl World {
             chars: &mut self.chars,
             order: &self.order,
             players: &self.players,
-            unknown_zone: None,
+            unknown_zone: Vec::new(),
         }
     }
 
@@ -310,11 +310,11 @@ impl World {
                 ctx.tick_projectile(p);
             }
             devices.tick(&mut ctx, settings, &mut lasers, &mut ids);
-            unknown_zone = ctx.unknown_zone;
+            unknown_zone = std::mem::take(&mut ctx.unknown_zone);
         }
-        if let Some(owner) = unknown_zone {
+        for cid in unknown_zone {
             self.unmodelled(
-                owner,
+                cid,
                 "explosion by a player whose view is not its character's, on a map with tune zones",
             );
         }

@@ -74,9 +74,10 @@ pub struct Collision {
     /// Where `exists` holds, by row: a walk through no such tile finds
     /// nothing.
     exists_rows: RowCounts,
-    /// Where a tile is solid or nohook (what `TestBox` tests), by row: a
-    /// move through no such tile collides nowhere.
-    solid_rows: RowCounts,
+    /// Per tile, how far the nearest solid or nohook tile (what `TestBox`
+    /// tests) lies, in tiles on either axis (Chebyshev, at most 255; 0 on
+    /// such a tile): a move that keeps nearer collides nowhere.
+    clearance: Vec<u8>,
 }
 
 /// Per row of tiles, how many of some sort lie before each column:
@@ -110,6 +111,52 @@ impl RowCounts {
             at(x.1 + 1) != at(x.0)
         })
     }
+}
+
+/// Per tile of a grid `width` wide, the Chebyshev distance in tiles to
+/// the nearest solid or nohook tile, at most 255: two sweeps, each
+/// taking the least of the neighbours already seen plus one.
+fn clearance(kinds: &[u8], width: usize) -> Vec<u8> {
+    let mut d: Vec<u8> = kinds
+        .iter()
+        .map(|&k| {
+            if matches!(k, TILE_SOLID | TILE_NOHOOK) {
+                0
+            } else {
+                u8::MAX
+            }
+        })
+        .collect();
+    let height = d.len() / width.max(1);
+    let mut relax = |x: usize, y: usize, forward: bool| {
+        let i = y * width + x;
+        let mut least = d[i];
+        let (xs, dy) = (
+            [x.wrapping_sub(1), x, x + 1],
+            if forward { y.wrapping_sub(1) } else { y + 1 },
+        );
+        for (nx, ny) in xs
+            .into_iter()
+            .map(|nx| (nx, dy))
+            .chain([(if forward { x.wrapping_sub(1) } else { x + 1 }, y)])
+        {
+            if nx < width && ny < height {
+                least = least.min(d[ny * width + nx].saturating_add(1));
+            }
+        }
+        d[i] = least;
+    };
+    for y in 0..height {
+        for x in 0..width {
+            relax(x, y, true);
+        }
+    }
+    for y in (0..height).rev() {
+        for x in (0..width).rev() {
+            relax(x, y, false);
+        }
+    }
+    d
 }
 
 /// Why a map gives no collision to simulate on.
@@ -318,7 +365,7 @@ impl Collision {
                 any_death: false,
                 any_exists: false,
                 exists_rows: RowCounts::default(),
-                solid_rows: RowCounts::default(),
+                clearance: Vec::new(),
             }
             .index_tiles(),
         )
@@ -352,12 +399,24 @@ impl Collision {
         let width = self.width as usize;
         self.any_exists = self.exists.contains(&true);
         self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
-        let solid = self
-            .kinds
-            .iter()
-            .map(|&k| matches!(k, TILE_SOLID | TILE_NOHOOK));
-        self.solid_rows = RowCounts::new(width, solid);
+        self.clearance = clearance(&self.kinds, width);
         self
+    }
+
+    /// Whether no tile that a point within `reach` of `at` on either axis
+    /// rounds into (clamped into the map, as every lookup is) is solid or
+    /// nohook. Such a point's tile lies at most `reach / 32 + 1` tiles
+    /// from `at`'s on each axis: truncating towards zero and clamping
+    /// only bring tiles nearer.
+    fn clear_within(&self, at: Vec2, reach: f32) -> bool {
+        let near = |v: f32| v.abs() < 1.0e6;
+        if !(near(at.x) && near(at.y) && reach < 1.0e5) {
+            return false;
+        }
+        let tile = |v: f32, n: i32| ((v as i32) / 32).clamp(0, n - 1);
+        let i = tile(at.y, self.height) * self.width + tile(at.x, self.width);
+        // In range: both are clamped into the grid.
+        (reach / 32.0) as i32 + 1 < i32::from(self.clearance[i as usize])
     }
 
     /// The columns and rows of the tiles that the points of the box
@@ -990,16 +1049,16 @@ impl Collision {
             let ey = elasticity.y.clamp(-1.0, 1.0);
             // Nothing solid anywhere the box can reach: no step tests it.
             // The steps stay between `p` and `p + v`, but for a rounding
-            // of at most 1/32 of a unit a step below a million units. A
-            // move of one step (a third of them: standing, creeping)
+            // of at most 1/32 of a unit a step below a million units, so
+            // within half the move, that slack and half the box of the
+            // move's middle on either axis; a corner rounds a unit further.
+            // A move of one step (a third of them: standing, creeping)
             // tests once whatever this says, for less than asking.
-            let slack = (max + 1) as f32 / 16.0 + 1.0;
-            let reach = size * 0.5 + Vec2::new(slack, slack);
-            let end = p + v;
-            let clear = (1..4096).contains(&max)
-                && self
-                    .tiles_between(p, end, reach)
-                    .is_some_and(|tiles| !self.solid_rows.any(tiles));
+            let clear = (1..4096).contains(&max) && {
+                let slack = (max + 1) as f32 / 16.0 + 2.0;
+                let reach = v.x.abs().max(v.y.abs()) * 0.5 + size.x.max(size.y) * 0.5 + slack;
+                self.clear_within(p + v * 0.5, reach)
+            };
             // A step's three `TestBox`es share their columns and rows
             // with each other and with the last step's: each is worked
             // out once (`TestBox` is a function of them alone). `columns`

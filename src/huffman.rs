@@ -327,7 +327,7 @@ const SPLIT_MIN: usize = 64;
 /// byte and more).
 const SPLIT_MAX: usize = 8 * 1024;
 /// Lookups of the second half whose starts are kept to meet the first.
-const MEET_WITHIN: usize = 64;
+const MEET_WITHIN: usize = 32;
 
 /// Decodes the two halves of `input` side by side, each lookup chain
 /// hiding the other's latency. The second half starts at a guessed bit,

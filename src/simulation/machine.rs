@@ -836,10 +836,12 @@ impl<'d, O: Observer> Simulation<'d, O> {
 
     /// Some 0.7 client has a character.
     fn sixup_in_game(&self) -> bool {
-        (0..MAX_CLIENTS).any(|c| {
-            self.world.character(c).is_some()
-                && self.protocols.of(c as i32) == crate::packet::Version::V07
-        })
+        // Most sessions have no 0.7 client: no walk over the 128 ids.
+        self.protocols.any_seven()
+            && (0..MAX_CLIENTS).any(|c| {
+                self.world.character(c).is_some()
+                    && self.protocols.of(c as i32) == crate::packet::Version::V07
+            })
     }
 
     /// The file ends the character of `cid`, a 0.7 client's, that the

@@ -812,6 +812,12 @@ impl ClientProtocols {
         }
     }
 
+    /// Some client joined with 0.7 (else [`ClientProtocols::of`] answers
+    /// 0.6 for every cid).
+    pub fn any_seven(&self) -> bool {
+        self.seven != 0
+    }
+
     /// Follows `msg`; for a MESSAGE record, its client's protocol.
     #[inline]
     pub fn observe(&mut self, msg: &Message<'_>) -> Option<Version> {

@@ -1340,6 +1340,28 @@ fn client_protocols_follow_joinver_and_drop() {
     );
 }
 
+/// `any_seven` false only where every cid reads as 0.6.
+#[test]
+fn no_seven_means_every_client_is_06() {
+    fn property(joins: Vec<(u8, bool)>) -> bool {
+        let mut p = ClientProtocols::default();
+        for (cid, seven) in joins {
+            let cid = i32::from(cid % 132) - 2;
+            let ex = match seven {
+                true => Ex::Joinver7 { cid },
+                false => Ex::Joinver6 { cid },
+            };
+            p.observe(&Message::Ex(Box::new(ExMessage {
+                ex,
+                trailing: Blob::from(&b""[..]),
+            })));
+        }
+        p.any_seven() || (-2..132).all(|c| p.of(c) == Version::V06)
+    }
+    qc().tests(5_000)
+        .quickcheck(property as fn(Vec<(u8, bool)>) -> bool);
+}
+
 /// DDNet 16.4 with a 0.6 bot ("six", cid 0) and a 0.7 bot ("seven", cid 1)
 /// (`record` of `corpus/record/mixed_06_07.ron`): the 0.7 bot's
 /// Cl_StartInfo is 0.7's id 27 (0.6's Sv_DDRaceTimeLegacy), and no

@@ -662,12 +662,11 @@ impl World {
     }
 
     /// More than 200 tiles outside the map (`GameLayerClipped`).
+    #[inline]
     pub(super) fn clipped(&self, p: Vec2) -> bool {
-        let (x, y) = (
-            crate::simulation::physics::round_to_int(p.x) / 32,
-            crate::simulation::physics::round_to_int(p.y) / 32,
-        );
-        x < -200 || x > self.col.width() + 200 || y < -200 || y > self.col.height() + 200
+        let (w, h) = (self.col.width(), self.col.height());
+        // Every tick a character stands well inside: no rounding.
+        !well_inside(p, w, h) && clipped(p, w, h)
     }
 
     /// A death inside the world's tick (`Die`): the player's tick removes
@@ -771,6 +770,23 @@ impl World {
             }
         }
     }
+}
+
+/// `GameLayerClipped` on a map of `w` by `h` tiles: more than 200 tiles
+/// outside it.
+fn clipped(p: Vec2, w: i32, h: i32) -> bool {
+    use crate::simulation::physics::round_to_int;
+    let (x, y) = (round_to_int(p.x) / 32, round_to_int(p.y) / 32);
+    x < -200 || x > w + 200 || y < -200 || y > h + 200
+}
+
+/// Surely not [`clipped`]: each coordinate above -6000 (rounded, more than
+/// -201 tiles) and below the map's side (a size clamped to 2^20 tiles, so
+/// the bound is exact in `f32` and far from `i32`'s end). NaN is not.
+#[inline]
+fn well_inside(p: Vec2, w: i32, h: i32) -> bool {
+    let side = |n: i32| n.min(1 << 20) as f32 * 32.0;
+    p.x > -6000.0 && p.x < side(w) && p.y > -6000.0 && p.y < side(h)
 }
 
 #[cfg(test)]
@@ -969,6 +985,38 @@ mod tests {
             w.fire_weapon_in_full(0);
             format!("{w:?}") == before
         });
+    }
+
+    /// A coordinate near a tile's edge `t` (in tiles) or, with `raw`, any
+    /// `f32` at all (NaN, infinities, the ends of `i32`).
+    fn coordinate(t: i16, frac: u8, raw: u32, kind: u8) -> f32 {
+        match kind % 4 {
+            0 => f32::from_bits(raw),
+            _ => f32::from(t) * 32.0 + (f32::from(frac) - 128.0) / 16.0,
+        }
+    }
+
+    /// The test that skips `GameLayerClipped`'s roundings holds only where
+    /// the character is not clipped.
+    #[test]
+    fn well_inside_is_never_clipped() {
+        fn property(x: (i16, u8, u32, u8), y: (i16, u8, u32, u8), w: u16, h: u16) -> bool {
+            let p = Vec2::new(
+                coordinate(x.0 % 300, x.1, x.2, x.3),
+                coordinate(y.0 % 300, y.1, y.2, y.3),
+            );
+            // Small maps (their far side within reach of the tiles tried)
+            // and, now and then, ones past the clamp.
+            let size = |n: u16| match n % 8 {
+                0 => (1 << 24) + i32::from(n),
+                _ => i32::from(n % 64) + 1,
+            };
+            let (w, h) = (size(w), size(h));
+            !well_inside(p, w, h) || !clipped(p, w, h)
+        }
+        quickcheck::QuickCheck::new()
+            .tests(20_000)
+            .quickcheck(property as fn(_, _, u16, u16) -> bool);
     }
 
     #[test]

@@ -207,11 +207,10 @@ impl World {
     }
 
     /// `HandleTiles` (with the controller's start, finish and solo) on map
-    /// index `index`.
+    /// index `index`. The tile itself is [`World::handle_tile`]'s: on a
+    /// map without DDRace tiles every call is for no tile.
+    #[inline]
     pub(super) fn handle_tiles(&mut self, cid: usize, index: Option<usize>) -> bool {
-        let tick = self.tick;
-        let freeze_delay = self.config.sv_freeze_delay;
-        let release = self.release;
         let pos = match self.chars[cid].as_ref() {
             Some(ch) => ch.pos,
             None => return false,
@@ -231,6 +230,16 @@ impl World {
             }
             return true;
         };
+        self.handle_tile(cid, pos, restrictions, i)
+    }
+
+    /// [`World::handle_tiles`] on tile `i`, the character at `pos` with
+    /// its `restrictions` there.
+    #[inline(never)]
+    fn handle_tile(&mut self, cid: usize, pos: Vec2, restrictions: i32, i: usize) -> bool {
+        let tick = self.tick;
+        let freeze_delay = self.config.sv_freeze_delay;
+        let release = self.release;
         // The checkpoint a check teleporter sends back to.
         let (tkind, tnum) = self.col.tele_at(i);
         if tkind == tile::TELECHECK

@@ -403,11 +403,11 @@ impl Collision {
         self
     }
 
-    /// Whether no tile that a point within `reach` of `at` on either axis
-    /// rounds into (clamped into the map, as every lookup is) is solid or
-    /// nohook. Such a point's tile lies at most `reach / 32 + 1` tiles
-    /// from `at`'s on each axis: truncating towards zero and clamping
-    /// only bring tiles nearer.
+    /// Whether no tile within `reach / 32 + 1` tiles of `at`'s on either
+    /// axis is solid or nohook: the tiles of every integer coordinate
+    /// within `reach` units of `at` truncated (clamped into the map, as
+    /// every lookup is: truncating towards zero and clamping only bring
+    /// tiles nearer). A caller's `reach` allows for its own roundings.
     fn clear_within(&self, at: Vec2, reach: f32) -> bool {
         let near = |v: f32| v.abs() < 1.0e6;
         if !(near(at.x) && near(at.y) && reach < 1.0e5) {
@@ -1050,8 +1050,9 @@ impl Collision {
             // Nothing solid anywhere the box can reach: no step tests it.
             // The steps stay between `p` and `p + v`, but for a rounding
             // of at most 1/32 of a unit a step below a million units, so
-            // within half the move, that slack and half the box of the
-            // move's middle on either axis; a corner rounds a unit further.
+            // the corners within half the move, that slack and half the
+            // box of the move's middle on either axis; rounded, and the
+            // middle truncated, two units more.
             // A move of one step (a third of them: standing, creeping)
             // tests once whatever this says, for less than asking.
             let clear = (1..4096).contains(&max) && {

@@ -9,7 +9,7 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
-use super::near::{Bits, Reused, points, same_bits};
+use super::near::{Bits, Pairs, Reused, points, same_bits};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
@@ -338,7 +338,7 @@ pub struct Cores {
 /// every core.
 #[derive(Clone, Debug, Default)]
 struct Positions {
-    near: Reused,
+    near: Reused<Pairs>,
     in_step: bool,
 }
 
@@ -432,7 +432,7 @@ impl Cores {
     /// this packed copy, its core not read.
     fn positions(&self) -> Option<&[Vec2; MAX_CLIENTS]> {
         let near = self.near.near.get().filter(|_| self.near.in_step)?;
-        Some(near.at())
+        Some(near.near().at())
     }
 
     /// The client ids of the cores that may be within `sqrt(limit)` of
@@ -449,14 +449,19 @@ impl Cores {
                 .filter(|(_, c)| c.is_some())
                 .fold(0, |bits, (i, _)| bits | 1 << i);
         };
-        let mut found = near.candidates(p, limit);
+        // At the core's own place, within the pairs' reach (the pushes,
+        // a short move's path): the kept pairs, no question.
+        let own = others.before.len();
+        let mut found = match near.within(own, p, limit) {
+            Some(found) => found,
+            None => near.near().candidates(p, limit),
+        };
         if let Ok(also) = usize::try_from(also)
             && also < MAX_CLIENTS
         {
             found |= 1 << also;
         }
         // Not the core itself (its slot reads as empty to the loops).
-        let own = others.before.len();
         if own < MAX_CLIENTS {
             found &= !(1 << own);
         }

@@ -771,6 +771,23 @@ impl Cores {
     }
 
     fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
+        let found = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player);
+        // Most cores have nobody near: what the loop works out before its
+        // first turn (the tuning's values it reads) is skipped for them.
+        if found != 0 {
+            self.push_and_drag(c, others, found);
+        }
+        if c.hook_state != hook::FLYING {
+            c.new_hook = false;
+        }
+        if c.vel.length() > 6000.0 {
+            c.vel = normalize(c.vel) * 6000.0;
+        }
+    }
+
+    /// The loop of `TickDeferred` over the other cores, those of `found`.
+    #[inline(never)]
+    fn push_and_drag(&self, c: &mut Core, others: &mut Others, found: Bits) {
         // Far apart and not hooked: neither a push (below 35) nor a drag
         // can happen; skipping changes nothing but the time (tested
         // first, on the packed positions if kept: it is what skips nearly
@@ -780,7 +797,7 @@ impl Cores {
             c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
         };
         let at = self.positions();
-        for i in points(self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player)) {
+        for i in points(found) {
             if at.is_some_and(|at| far(i, at[i])) {
                 continue;
             }
@@ -834,12 +851,6 @@ impl Cores {
                 );
                 c.vel = clamp_vel(c.move_restrictions, pulled);
             }
-        }
-        if c.hook_state != hook::FLYING {
-            c.new_hook = false;
-        }
-        if c.vel.length() > 6000.0 {
-            c.vel = normalize(c.vel) * 6000.0;
         }
     }
 

@@ -148,7 +148,9 @@ impl Pairs {
                 // Symmetric: `p - q` is `-(q - p)` exactly, the same
                 // squares.
                 let delta = p - self.near.at[j];
-                if !(delta.dot(delta) > PAIR_LIMIT) {
+                // Not far (a NaN distance is not far either).
+                let far = delta.dot(delta) > PAIR_LIMIT;
+                if !far {
                     row |= 1 << j;
                     self.within[j] |= bit;
                 }

@@ -9,7 +9,7 @@
 
 use super::Vec2;
 use super::collision::{Collision, cantmove};
-use super::near::{Bits, Reused, points, same_bits};
+use super::near::{Bits, Pairs, Reused, points, same_bits};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
@@ -338,7 +338,7 @@ pub struct Cores {
 /// every core.
 #[derive(Clone, Debug, Default)]
 struct Positions {
-    near: Reused,
+    near: Reused<Pairs>,
     in_step: bool,
 }
 
@@ -432,7 +432,7 @@ impl Cores {
     /// this packed copy, its core not read.
     fn positions(&self) -> Option<&[Vec2; MAX_CLIENTS]> {
         let near = self.near.near.get().filter(|_| self.near.in_step)?;
-        Some(near.at())
+        Some(near.near().at())
     }
 
     /// The client ids of the cores that may be within `sqrt(limit)` of
@@ -449,14 +449,19 @@ impl Cores {
                 .filter(|(_, c)| c.is_some())
                 .fold(0, |bits, (i, _)| bits | 1 << i);
         };
-        let mut found = near.candidates(p, limit);
+        // At the core's own place, within the pairs' reach (the pushes,
+        // a short move's path): the kept pairs, no question.
+        let own = others.before.len();
+        let mut found = match near.within(own, p, limit) {
+            Some(found) => found,
+            None => near.near().candidates(p, limit),
+        };
         if let Ok(also) = usize::try_from(also)
             && also < MAX_CLIENTS
         {
             found |= 1 << also;
         }
         // Not the core itself (its slot reads as empty to the loops).
-        let own = others.before.len();
         if own < MAX_CLIENTS {
             found &= !(1 << own);
         }
@@ -766,6 +771,23 @@ impl Cores {
     }
 
     fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
+        let found = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player);
+        // Most cores have nobody near: what the loop works out before its
+        // first turn (the tuning's values it reads) is skipped for them.
+        if found != 0 {
+            self.push_and_drag(c, others, found);
+        }
+        if c.hook_state != hook::FLYING {
+            c.new_hook = false;
+        }
+        if c.vel.length() > 6000.0 {
+            c.vel = normalize(c.vel) * 6000.0;
+        }
+    }
+
+    /// The loop of `TickDeferred` over the other cores, those of `found`.
+    #[inline(never)]
+    fn push_and_drag(&self, c: &mut Core, others: &mut Others, found: Bits) {
         // Far apart and not hooked: neither a push (below 35) nor a drag
         // can happen; skipping changes nothing but the time (tested
         // first, on the packed positions if kept: it is what skips nearly
@@ -775,7 +797,7 @@ impl Cores {
             c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
         };
         let at = self.positions();
-        for i in points(self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player)) {
+        for i in points(found) {
             if at.is_some_and(|at| far(i, at[i])) {
                 continue;
             }
@@ -829,12 +851,6 @@ impl Cores {
                 );
                 c.vel = clamp_vel(c.move_restrictions, pulled);
             }
-        }
-        if c.hook_state != hook::FLYING {
-            c.new_hook = false;
-        }
-        if c.vel.length() > 6000.0 {
-            c.vel = normalize(c.vel) * 6000.0;
         }
     }
 

@@ -58,31 +58,37 @@ impl Default for Near {
     }
 }
 
-/// A [`Near`] kept from one use to the next: its points put again rather
-/// than made anew (16 KiB to fill). A copy starts without one.
-#[derive(Default)]
-pub struct Reused(Option<Box<Near>>);
+/// A [`Near`] (or [`Pairs`]) kept from one use to the next: its points
+/// put again rather than made anew (16 KiB to fill). A copy starts
+/// without one.
+pub struct Reused<T = Near>(Option<Box<T>>);
 
-impl Clone for Reused {
-    fn clone(&self) -> Reused {
+impl<T> Default for Reused<T> {
+    fn default() -> Reused<T> {
         Reused(None)
     }
 }
 
-impl std::fmt::Debug for Reused {
+impl<T> Clone for Reused<T> {
+    fn clone(&self) -> Reused<T> {
+        Reused(None)
+    }
+}
+
+impl<T> std::fmt::Debug for Reused<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Reused")
     }
 }
 
-impl Reused {
+impl<T: Default> Reused<T> {
     /// The buckets as last filled (empty before the first use).
-    pub fn get_mut(&mut self) -> &mut Near {
+    pub fn get_mut(&mut self) -> &mut T {
         self.0.get_or_insert_with(fresh)
     }
 
     /// The buckets as last filled, if ever.
-    pub fn get(&self) -> Option<&Near> {
+    pub fn get(&self) -> Option<&T> {
         self.0.as_deref()
     }
 }
@@ -91,8 +97,81 @@ impl Reused {
 /// the stack cost every caller four stack probes a call.
 #[inline(never)]
 #[cold]
-fn fresh() -> Box<Near> {
+fn fresh<T: Default>() -> Box<T> {
     Box::default()
+}
+
+/// The squared reach [`Pairs`] keeps: the pushes' loop of `TickDeferred`
+/// (a push below 35 units) tests 36 units.
+pub const PAIR_LIMIT: f32 = 36.0 * 36.0;
+
+/// A [`Near`] that also keeps, for each point, the points within
+/// [`PAIR_LIMIT`] of it (`delta.dot(delta) > PAIR_LIMIT` does not hold),
+/// as each point is put: the pushes ask about every character every
+/// tick, but only a point that moved needs asking again (about 6 in 10
+/// a tick), and as the relation is symmetric only its row and column
+/// change.
+pub struct Pairs {
+    near: Near,
+    within: [Bits; MAX_POINTS],
+}
+
+impl Default for Pairs {
+    fn default() -> Pairs {
+        Pairs {
+            near: Near::default(),
+            within: [0; MAX_POINTS],
+        }
+    }
+}
+
+impl Pairs {
+    /// [`Near::set`], the pairs of point `i` made again if it changed.
+    /// Inline the test alone: most puts change nothing.
+    #[inline]
+    pub fn set(&mut self, i: usize, p: Option<Vec2>) {
+        if !self.near.is(i, p) {
+            self.moved(i, p);
+        }
+    }
+
+    #[inline(never)]
+    fn moved(&mut self, i: usize, p: Option<Vec2>) {
+        self.near.set(i, p);
+        let bit: Bits = 1 << i;
+        for j in points(self.within[i]) {
+            self.within[j] &= !bit;
+        }
+        let mut row = 0;
+        if let Some(p) = p {
+            for j in points(self.near.candidates(p, PAIR_LIMIT) & !bit) {
+                // Symmetric: `p - q` is `-(q - p)` exactly, the same
+                // squares.
+                let delta = p - self.near.at[j];
+                // Not far (a NaN distance is not far either).
+                let far = delta.dot(delta) > PAIR_LIMIT;
+                if !far {
+                    row |= 1 << j;
+                    self.within[j] |= bit;
+                }
+            }
+        }
+        self.within[i] = row;
+    }
+
+    /// The buckets themselves.
+    pub fn near(&self) -> &Near {
+        &self.near
+    }
+
+    /// For point `i`, there at `p` bit for bit, and a `limit` not above
+    /// [`PAIR_LIMIT`]: a superset of the points `q` (not `i`) for which
+    /// `delta.dot(delta) > limit` does not hold, without a question
+    /// (exactly those points for [`PAIR_LIMIT`]). `None` otherwise.
+    pub fn within(&self, i: usize, p: Vec2, limit: f32) -> Option<Bits> {
+        let here = self.near.bucket_of.get(i).is_some_and(|&b| b != ABSENT);
+        (here && limit <= PAIR_LIMIT && same_bits(self.near.at[i], p)).then(|| self.within[i])
+    }
 }
 
 impl Near {
@@ -104,16 +183,13 @@ impl Near {
         }
     }
 
-    /// Puts point `i` at `p`, or takes it away (`None`).
-    pub fn set(&mut self, i: usize, p: Option<Vec2>) {
+    /// Puts point `i` at `p`, or takes it away (`None`); whether that
+    /// changed the point (its bits, or whether it is there).
+    pub fn set(&mut self, i: usize, p: Option<Vec2>) -> bool {
         // Put again where it is, bit for bit (most points, most times):
         // nothing to do.
-        let here = self.bucket_of[i] != ABSENT;
-        if let Some(p) = p
-            && here
-            && same_bits(self.at[i], p)
-        {
-            return;
+        if self.is(i, p) {
+            return false;
         }
         if let Some(p) = p {
             self.at[i] = p;
@@ -125,7 +201,7 @@ impl Near {
         };
         let was = self.bucket_of[i];
         if b == was {
-            return;
+            return p.is_some();
         }
         let bit: Bits = 1 << i;
         match was {
@@ -139,6 +215,16 @@ impl Near {
             b => self.buckets[usize::from(b)] |= bit,
         }
         self.bucket_of[i] = b;
+        true
+    }
+
+    /// Whether point `i` is at `p` bit for bit (or absent, `None`).
+    #[inline]
+    fn is(&self, i: usize, p: Option<Vec2>) -> bool {
+        match p {
+            Some(p) => self.bucket_of[i] != ABSENT && same_bits(self.at[i], p),
+            None => self.bucket_of[i] == ABSENT,
+        }
     }
 
     /// Each point's position as last put, by index (an absent point's is
@@ -274,6 +360,62 @@ mod tests {
         // Narrow: from a corner of the plane, few of the 100 are asked.
         let few = points(near.candidates(Vec2::new(-100.0, -64.0), 10.0)).count();
         assert!(few < 10, "{few}");
+    }
+
+    /// `Pairs::within` against the distance test itself, after each of
+    /// random puts (moves, puts where a point is, removals; NaN, infinite
+    /// and far points among them): at a point's own place and a limit not
+    /// above `PAIR_LIMIT`, every point within the limit and only present
+    /// points, not itself (exactly those within for `PAIR_LIMIT`); any
+    /// other place, a larger limit or an absent point, no answer.
+    #[test]
+    fn kept_pairs_are_the_points_within_the_limit() {
+        fn property(puts: Vec<(u8, u8, i16, i16)>, limit: u16) -> bool {
+            const N: usize = 24;
+            let mut pairs = Pairs::default();
+            let mut at: Vec<Option<Vec2>> = vec![None; N];
+            let limit = f32::from(limit % 2600) / 1.5;
+            // Bits of the points of `found` but `i`.
+            let bits = |found: &mut dyn Iterator<Item = usize>, i: usize| {
+                found.filter(|&j| j != i).fold(0, |b: Bits, j| b | 1 << j)
+            };
+            puts.into_iter().all(|(i, kind, x, y)| {
+                // Few points in a small square, so that they meet.
+                let i = usize::from(i) % N;
+                let eighths = |v: i16| f32::from(v % 1600) / 8.0;
+                at[i] = match kind % 16 {
+                    0 => None,
+                    1 => Some(Vec2::new(f32::NAN, eighths(y))),
+                    2 => Some(Vec2::new(f32::INFINITY, eighths(y))),
+                    3 => Some(Vec2::new(2.0e6, eighths(y))),
+                    4 => at[i],
+                    _ => Some(Vec2::new(eighths(x), eighths(y))),
+                };
+                pairs.set(i, at[i]);
+                let present = bits(&mut (0..N).filter(|&j| at[j].is_some()), N);
+                (0..N).all(|i| {
+                    let Some(p) = at[i] else {
+                        return pairs.within(i, Vec2::new(0.0, 0.0), 0.0).is_none();
+                    };
+                    let exact_at = |limit| bits(&mut exact(&at, p, limit).into_iter(), i);
+                    let fits = match pairs.within(i, p, limit) {
+                        Some(found) => {
+                            limit <= PAIR_LIMIT
+                                && found & exact_at(limit) == exact_at(limit)
+                                && found & !present == 0
+                                && found & 1 << i == 0
+                        }
+                        None => limit > PAIR_LIMIT,
+                    };
+                    let moved = Vec2::new(p.x + 1.0, p.y);
+                    fits && pairs.within(i, p, PAIR_LIMIT) == Some(exact_at(PAIR_LIMIT))
+                        && (same_bits(moved, p) || pairs.within(i, moved, 0.0).is_none())
+                })
+            })
+        }
+        crate::testing::qc()
+            .tests(2000)
+            .quickcheck(property as fn(Vec<(u8, u8, i16, i16)>, u16) -> bool);
     }
 
     #[test]

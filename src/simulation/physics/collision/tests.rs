@@ -328,11 +328,13 @@ fn move_box_moves_as_ddnets_plain_steps() {
         let rows: Vec<String> = (0..h)
             .map(|y| {
                 (0..w)
-                    .map(|x| match tiles.get(y * w + x).copied().unwrap_or(255) % 64 {
-                        n if n < solid => '#',
-                        n if n < solid + solid / 2 => 'n',
-                        _ => '.',
-                    })
+                    .map(
+                        |x| match tiles.get(y * w + x).copied().unwrap_or(255) % 64 {
+                            n if n < solid => '#',
+                            n if n < solid + solid / 2 => 'n',
+                            _ => '.',
+                        },
+                    )
                     .collect()
             })
             .collect();

@@ -183,13 +183,12 @@ impl Near {
         }
     }
 
-    /// Puts point `i` at `p`, or takes it away (`None`); whether that
-    /// changed the point (its bits, or whether it is there).
-    pub fn set(&mut self, i: usize, p: Option<Vec2>) -> bool {
+    /// Puts point `i` at `p`, or takes it away (`None`).
+    pub fn set(&mut self, i: usize, p: Option<Vec2>) {
         // Put again where it is, bit for bit (most points, most times):
         // nothing to do.
         if self.is(i, p) {
-            return false;
+            return;
         }
         if let Some(p) = p {
             self.at[i] = p;
@@ -201,7 +200,7 @@ impl Near {
         };
         let was = self.bucket_of[i];
         if b == was {
-            return p.is_some();
+            return;
         }
         let bit: Bits = 1 << i;
         match was {
@@ -215,7 +214,6 @@ impl Near {
             b => self.buckets[usize::from(b)] |= bit,
         }
         self.bucket_of[i] = b;
-        true
     }
 
     /// Whether point `i` is at `p` bit for bit (or absent, `None`).

@@ -406,7 +406,18 @@ impl<'d, O: Observer> Simulation<'d, O> {
 
     /// Steps the world to `tick`, comparing each tick on the way (ticks
     /// without records; never needed before [`Simulation::handle`]).
+    #[inline(always)]
     pub fn advance(&mut self, tick: i32) {
+        // Most records are at the world's tick: nothing to step, and no
+        // call.
+        if self.first_tick.is_none() || tick > self.world.tick {
+            self.step_to(tick);
+        }
+    }
+
+    /// [`Simulation::advance`]'s steps.
+    #[inline(never)]
+    fn step_to(&mut self, tick: i32) {
         if self.report.stopped.is_some() {
             return;
         }
@@ -583,10 +594,12 @@ impl<'d, O: Observer> Simulation<'d, O> {
         if let (Some(d), Some(r)) = (self.demo.as_mut(), self.report.demo.as_mut()) {
             d.at_tick(w, &self.tainted, r);
         }
-        let simulated = positions(w);
         let mut diverged = Vec::new();
-        for (cid, &sim) in simulated.iter().enumerate() {
+        // Each slot read in place: the positions' table is made only for
+        // the window, below.
+        for cid in 0..MAX_CLIENTS {
             let rec = self.recorded[cid];
+            let sim = at(w, cid);
             if rec.is_none() && sim.is_none() {
                 // A character gone ends what touched it.
                 self.tainted[cid] = self.everybody_tainted;
@@ -626,6 +639,9 @@ impl<'d, O: Observer> Simulation<'d, O> {
             }
             diverged.push((cid, rec));
         }
+        // The positions as stepped, before any is put back: the world's
+        // own while none is.
+        let simulated = (!diverged.is_empty()).then(|| positions(w));
         // Put the characters where the file says and go on.
         if !self.free_running {
             reseed(w, &diverged);
@@ -635,10 +651,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
 
     /// The world compared at its tick's end goes into the window (the
     /// ticks that leave it, or all, to the observer: a tick is shown once
-    /// it is no longer stepped again).
+    /// it is no longer stepped again). `simulated`: the positions as
+    /// stepped, if some character was put back since.
     fn keep(
         &mut self,
-        simulated: Vec<Option<(i32, i32)>>,
+        simulated: Option<Vec<Option<(i32, i32)>>>,
         diverged: Vec<(usize, Option<(i32, i32)>)>,
     ) {
         let size = match self.recorded_release {
@@ -661,7 +678,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             world: self.world.clone(),
             with_inputs: std::mem::take(&mut self.with_inputs),
             held: std::mem::take(&mut self.held),
-            simulated,
+            simulated: simulated.unwrap_or_else(|| positions(&self.world)),
             diverged,
             events: Vec::new(),
             fixed: self.fixed,

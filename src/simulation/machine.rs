@@ -599,7 +599,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
         // the window, below.
         for cid in 0..MAX_CLIENTS {
             let rec = self.recorded[cid];
-            let sim = at(w, cid);
+            let sim = w.position(cid);
             if rec.is_none() && sim.is_none() {
                 // A character gone ends what touched it.
                 self.tainted[cid] = self.everybody_tainted;
@@ -709,11 +709,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
         }
         let earliest = self.window.earliest(now);
         let off = |s: &Self, cid: usize| {
-            s.recorded[cid].is_some() && at(&s.world, cid) != s.recorded[cid]
+            s.recorded[cid].is_some() && s.world.position(cid) != s.recorded[cid]
         };
         let puts = |cid: usize| {
             move |s: &mut Self, r: &Replayed| {
-                at(&r.world, cid) == s.recorded[cid]
+                r.world.position(cid) == s.recorded[cid]
                     && r.world
                         .positions()
                         .filter(|&(c, _, _)| c != cid)
@@ -967,11 +967,6 @@ impl<'d, O: Observer> Simulation<'d, O> {
 /// file the model diverges on everywhere costs at most about one step
 /// again a tick (a search of the tick just stepped is not counted).
 const SEARCH_RESERVE: usize = WINDOW * WINDOW;
-
-/// Where `cid`'s character is in `w`, if it has one.
-fn at(w: &World, cid: usize) -> Option<(i32, i32)> {
-    w.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32))
-}
 
 /// The entry of `cid` in a per-client table, if the id is in range.
 fn slot<T>(table: &mut [T], cid: i32) -> Option<&mut T> {

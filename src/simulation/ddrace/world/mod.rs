@@ -312,9 +312,12 @@ impl World {
     /// Every character's client id and position, by client id (a
     /// paused one's too: the file records every player's character).
     pub fn positions(&self) -> impl Iterator<Item = (usize, i32, i32)> + '_ {
-        (0..MAX_CLIENTS)
-            .filter_map(|cid| self.core(cid))
-            .map(|c| (c.id, c.pos.x as i32, c.pos.y as i32))
+        (0..MAX_CLIENTS).filter_map(|cid| self.position(cid).map(|(x, y)| (cid, x, y)))
+    }
+
+    /// `cid`'s character's position as the file writes it (truncated).
+    pub fn position(&self, cid: usize) -> Option<(i32, i32)> {
+        self.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32))
     }
 
     /// The core of `cid`'s character, in the world or paused.
@@ -648,7 +651,7 @@ impl World {
         if again {
             return;
         }
-        let pos = self.core(cid).map(|c| (c.pos.x as i32, c.pos.y as i32));
+        let pos = self.position(cid);
         self.unmodelled.push(Unmodelled {
             tick: self.tick,
             cid: Some(cid),

@@ -407,7 +407,8 @@ impl Cores {
     /// core ticks or moves.
     pub fn gather(&mut self) {
         let near = self.near.near.get_mut();
-        for (cid, c) in self.slots.iter().enumerate() {
+        // At most MAX_POINTS (asserted above): no bounds checks.
+        for (cid, c) in self.slots.iter().take(super::near::MAX_POINTS).enumerate() {
             near.set(cid, c.as_ref().map(|c| c.pos));
         }
         self.near.in_step = true;
@@ -454,7 +455,7 @@ impl Cores {
         let own = others.before.len();
         let mut found = match near.within(own, p, limit) {
             Some(found) => found,
-            None => near.near().candidates(p, limit),
+            None => near.near().candidates_apart(p, limit),
         };
         if let Ok(also) = usize::try_from(also)
             && also < MAX_CLIENTS

@@ -137,7 +137,7 @@ impl Pairs {
 
     #[inline(never)]
     fn moved(&mut self, i: usize, p: Option<Vec2>) {
-        self.near.set(i, p);
+        self.near.put(i, p);
         let bit: Bits = 1 << i;
         for j in points(self.within[i]) {
             self.within[j] &= !bit;
@@ -183,13 +183,19 @@ impl Near {
         }
     }
 
-    /// Puts point `i` at `p`, or takes it away (`None`).
+    /// Puts point `i` at `p`, or takes it away (`None`). Inline the test
+    /// alone: put again where it is, bit for bit (most points, most
+    /// times), there is nothing to do.
+    #[inline]
     pub fn set(&mut self, i: usize, p: Option<Vec2>) {
-        // Put again where it is, bit for bit (most points, most times):
-        // nothing to do.
-        if self.is(i, p) {
-            return;
+        if !self.is(i, p) {
+            self.put(i, p);
         }
+    }
+
+    /// [`Near::set`] without its test first.
+    #[inline(never)]
+    fn put(&mut self, i: usize, p: Option<Vec2>) {
         if let Some(p) = p {
             self.at[i] = p;
         }
@@ -233,6 +239,7 @@ impl Near {
 
     /// A superset of the points `q` for which `delta.dot(delta) > limit`
     /// (`delta = p - q`) does not hold.
+    #[inline]
     pub fn candidates(&self, p: Vec2, limit: f32) -> Bits {
         if !((0.0..=MAX_LIMIT).contains(&limit) && small(p)) {
             return self.present;
@@ -242,6 +249,30 @@ impl Near {
         let r = limit.sqrt() * 1.001 + 1.0;
         let (x0, x1) = (cell(p.x - r), cell(p.x + r));
         let (y0, y1) = (cell(p.y - r), cell(p.y + r));
+        // At most two cells a side (any reach below half a cell's, as
+        // the pushes' and the pickups'): the four corners, without a loop
+        // (a cell read twice changes nothing).
+        if x1 - x0 <= 1 && y1 - y0 <= 1 {
+            let corners = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)];
+            return corners.iter().fold(self.everywhere, |found, &(cx, cy)| {
+                found | self.buckets[bucket(cx, cy)]
+            });
+        }
+        self.block(x0, x1, y0, y1)
+    }
+
+    /// [`Near::candidates`] out of line, for a caller that asks rarely on
+    /// a hot path (inlined, the question's registers cost
+    /// `Cores::near_ids` some 50 instructions on each of its calls).
+    #[inline(never)]
+    pub fn candidates_apart(&self, p: Vec2, limit: f32) -> Bits {
+        self.candidates(p, limit)
+    }
+
+    /// The points of the cells from `(x0, y0)` to `(x1, y1)`, or every
+    /// point for too many cells.
+    #[inline(never)]
+    fn block(&self, x0: i64, x1: i64, y0: i64, y1: i64) -> Bits {
         let (w, h) = (x1 - x0 + 1, y1 - y0 + 1);
         if w > MAX_CELLS || h > MAX_CELLS || w * h > MAX_CELLS {
             return self.present;
@@ -259,7 +290,9 @@ impl Near {
 /// The same two `f32`s, bit for bit (so a NaN or a -0 put again is
 /// put anew).
 pub(super) fn same_bits(a: Vec2, b: Vec2) -> bool {
-    (a.x.to_bits(), a.y.to_bits()) == (b.x.to_bits(), b.y.to_bits())
+    // One 64-bit comparison, not two.
+    let key = |v: Vec2| u64::from(v.x.to_bits()) | u64::from(v.y.to_bits()) << 32;
+    key(a) == key(b)
 }
 
 /// Both coordinates within [`MAX_COORD`] of 0 (not NaN).
@@ -358,6 +391,60 @@ mod tests {
         // Narrow: from a corner of the plane, few of the 100 are asked.
         let few = points(near.candidates(Vec2::new(-100.0, -64.0), 10.0)).count();
         assert!(few < 10, "{few}");
+    }
+
+    /// `Near::candidates` (and `candidates_apart`) against the distance
+    /// test itself, after random puts (moves, removals; NaN, infinite and
+    /// far points among them), at random places (across cell borders,
+    /// NaN and far ones) and limits (reaches from 0 to past six cells,
+    /// so both the four corners and the cells' block answer; negative,
+    /// NaN and infinite ones): every point within the limit and only
+    /// present points.
+    #[test]
+    fn candidates_are_the_points_within_the_limit_and_more() {
+        fn property(puts: Vec<(u8, u8, i16, i16)>, asks: Vec<(u8, i16, i16, u16)>) -> bool {
+            const N: usize = 40;
+            let mut near = Near::default();
+            let mut at: Vec<Option<Vec2>> = vec![None; N];
+            // Quarters, some seven cells a side around 0.
+            let quarters = |v: i16| f32::from(v % 1800) / 4.0;
+            for (i, kind, x, y) in puts {
+                let i = usize::from(i) % N;
+                at[i] = match kind % 16 {
+                    0 => None,
+                    1 => Some(Vec2::new(f32::NAN, quarters(y))),
+                    2 => Some(Vec2::new(quarters(x), f32::INFINITY)),
+                    3 => Some(Vec2::new(2.0e6, quarters(y))),
+                    4 => at[i],
+                    _ => Some(Vec2::new(quarters(x), quarters(y))),
+                };
+                near.set(i, at[i]);
+            }
+            let bits =
+                |found: &mut dyn Iterator<Item = usize>| found.fold(0, |b: Bits, j| b | 1 << j);
+            let present = bits(&mut (0..N).filter(|&j| at[j].is_some()));
+            asks.into_iter().all(|(kind, x, y, limit)| {
+                let p = match kind % 8 {
+                    0 => Vec2::new(f32::NAN, quarters(y)),
+                    1 => Vec2::new(quarters(x), 3.0e6),
+                    _ => Vec2::new(quarters(x), quarters(y)),
+                };
+                let limit = match limit % 64 {
+                    0 => f32::INFINITY,
+                    1 => -1.0,
+                    2 => f32::NAN,
+                    _ => (f32::from(limit) / 200.0).powi(2),
+                };
+                let found = near.candidates(p, limit);
+                let within = bits(&mut exact(&at, p, limit).into_iter());
+                found & within == within
+                    && found & !present == 0
+                    && near.candidates_apart(p, limit) == found
+            })
+        }
+        crate::testing::qc()
+            .tests(2000)
+            .quickcheck(property as fn(Vec<(u8, u8, i16, i16)>, Vec<(u8, i16, i16, u16)>) -> bool);
     }
 
     /// `Pairs::within` against the distance test itself, after each of

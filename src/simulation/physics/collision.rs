@@ -9,6 +9,7 @@
 
 use super::Vec2;
 
+use super::fmath::trunc_to_int;
 use super::round_to_int;
 use crate::map::items::Physics;
 use crate::map::tiles::{SpeedupTile, SwitchTile, TeleTile, Tile, TuneTile};
@@ -413,10 +414,10 @@ impl Collision {
         if !(near(at.x) && near(at.y) && reach < 1.0e5) {
             return false;
         }
-        let tile = |v: f32, n: i32| ((v as i32) / 32).clamp(0, n - 1);
+        let tile = |v: f32, n: i32| (trunc_to_int(v) / 32).clamp(0, n - 1);
         let i = tile(at.y, self.height) * self.width + tile(at.x, self.width);
         // In range: both are clamped into the grid.
-        (reach / 32.0) as i32 + 1 < i32::from(self.clearance[i as usize])
+        trunc_to_int(reach / 32.0) + 1 < i32::from(self.clearance[i as usize])
     }
 
     /// The columns and rows of the tiles that the points of the box
@@ -436,7 +437,7 @@ impl Collision {
         }
         // Truncated then divided: in order, like every rounding of a
         // coordinate to a tile a unit either side.
-        let tile = |v: f32, n: i32| ((v as i32) / 32).clamp(0, n - 1) as usize;
+        let tile = |v: f32, n: i32| (trunc_to_int(v) / 32).clamp(0, n - 1) as usize;
         let span = |a: f32, b: f32, margin: f32, n: i32| {
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
             (tile(lo - margin - 1.0, n), tile(hi + margin + 1.0, n))
@@ -604,8 +605,8 @@ impl Collision {
     /// The tile a position truncates into, clamped.
     #[inline]
     fn truncated_index(&self, p: Vec2) -> usize {
-        let nx = (p.x as i32 / 32).clamp(0, self.width - 1);
-        let ny = (p.y as i32 / 32).clamp(0, self.height - 1);
+        let nx = (trunc_to_int(p.x) / 32).clamp(0, self.width - 1);
+        let ny = (trunc_to_int(p.y) / 32).clamp(0, self.height - 1);
         (ny * self.width + nx) as usize
     }
 
@@ -857,7 +858,7 @@ impl Collision {
     /// first point that is a hook teleporter, a solid tile it may not
     /// pass, or a hook blocker ends it: (what, where, teleporter number).
     pub fn intersect_hook(&self, from: Vec2, to: Vec2, old_tele_hook: bool) -> (u8, Vec2, u8) {
-        let end = (from.distance(to) + 1.0) as i32;
+        let end = trunc_to_int(from.distance(to) + 1.0);
         let (ox, oy) = through_offset(from, to);
         for i in 0..=end {
             let p = from.mix(to, i as f32 / end as f32);
@@ -1040,9 +1041,9 @@ impl Collision {
         let (mut p, mut v) = (*pos, *vel);
         let mut grounded = false;
         let distance = v.length();
-        // The float-to-int conversion truncates; at most one step a world
-        // unit, and no velocity a character core keeps is near i32's range.
-        let max = distance as i32;
+        // At most one step a world unit (`(int)Distance`: none past i32's
+        // range).
+        let max = trunc_to_int(distance);
         if distance > 0.00001 {
             let fraction = 1.0 / (max + 1) as f32;
             let ex = elasticity.x.clamp(-1.0, 1.0);
@@ -1123,7 +1124,7 @@ impl Collision {
     /// returns the first point that is solid, the point before it, and its
     /// collision kind; `None` when the line is clear (`IntersectLine`).
     pub fn intersect_line(&self, from: Vec2, to: Vec2) -> Option<(Vec2, Vec2, u8)> {
-        let end = (from.distance(to) + 1.0) as i32;
+        let end = trunc_to_int(from.distance(to) + 1.0);
         let mut last = from;
         for i in 0..=end {
             let p = from.mix(to, i as f32 / end as f32);

@@ -48,8 +48,28 @@ pub fn log(x: f64) -> f64 {
 
 /// The float to `int` conversion of x86-64 (`cvttss2si`): truncation
 /// toward zero, and `i32::MIN` for NaN and for anything out of range,
-/// where C leaves it undefined.
+/// where C leaves it undefined. On x86-64 the instruction itself
+/// (`cvttps2dq`, the same conversion, on the low lane).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
 pub fn trunc_to_int(x: f32) -> i32 {
+    use safe_arch::{get_i32_from_m128i_s, set_splat_m128, truncate_m128_to_m128i};
+    // Every lane the same: no lane to clear first.
+    get_i32_from_m128i_s(truncate_m128_to_m128i(set_splat_m128(x)))
+}
+
+/// [`trunc_to_int`] elsewhere: modelled.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+pub fn trunc_to_int(x: f32) -> i32 {
+    modelled_trunc_to_int(x)
+}
+
+/// `cvttss2si` in portable Rust: in range, Rust's cast truncates as it
+/// does; out of range and NaN give the instruction's `i32::MIN`, where
+/// Rust's cast saturates.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn modelled_trunc_to_int(x: f32) -> i32 {
     if !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
         i32::MIN
     } else {
@@ -80,5 +100,60 @@ mod tests {
         assert_eq!(trunc_to_int(f32::NAN), i32::MIN);
         assert_eq!(trunc_to_int(3e9), i32::MIN);
         assert_eq!(trunc_to_int(-3e9), i32::MIN);
+        assert_eq!(trunc_to_int(-2_147_483_648.0), i32::MIN);
+        assert_eq!(trunc_to_int(2_147_483_520.0), 2_147_483_520);
+        assert_eq!(trunc_to_int(2_147_483_648.0), i32::MIN);
+        assert_eq!(trunc_to_int(f32::INFINITY), i32::MIN);
+        assert_eq!(trunc_to_int(f32::NEG_INFINITY), i32::MIN);
+        assert_eq!(trunc_to_int(-0.9), 0);
+    }
+
+    /// The instruction and the model agree on every kind of float: bit
+    /// patterns drawn whole (NaNs, infinities, subnormals, far out of
+    /// range) and near the ends of `i32`'s range.
+    #[test]
+    fn the_conversion_is_the_modelled_one() {
+        fn property(bits: u32, near_end: i32) -> bool {
+            let end = (near_end % 4096) as f32 * 256.0 + 2_147_483_648.0;
+            [f32::from_bits(bits), end, -end]
+                .into_iter()
+                .all(|x| trunc_to_int(x) == modelled_trunc_to_int(x))
+        }
+        crate::testing::qc()
+            .tests(20_000)
+            .quickcheck(property as fn(u32, i32) -> bool);
+        // And every sign and exponent, with the mantissas at its ends.
+        for high in 0..512u32 {
+            for low in [0, 1, 2, 0x3f_ffff, 0x40_0000, 0x7f_fffe, 0x7f_ffff] {
+                let x = f32::from_bits(high << 23 | low);
+                assert_eq!(trunc_to_int(x), modelled_trunc_to_int(x), "{x:e}");
+            }
+        }
+    }
+
+    /// `round_to_int` is DDNet's: half away from zero by the sign's
+    /// choice (`f > 0 ? f + 0.5 : f - 0.5`), then truncated.
+    #[test]
+    fn rounding_is_ddnets() {
+        fn same(f: f32) -> bool {
+            let ddnet = modelled_trunc_to_int(if f > 0.0 { f + 0.5 } else { f - 0.5 });
+            super::super::round_to_int(f) == ddnet
+        }
+        for high in 0..512u32 {
+            for low in [0, 1, 2, 0x3f_ffff, 0x40_0000, 0x7f_fffe, 0x7f_ffff] {
+                let f = f32::from_bits(high << 23 | low);
+                assert!(same(f), "{f:e}");
+            }
+        }
+        // Halves and their neighbours, where the direction decides.
+        for n in -70_000..70_000 {
+            let half = n as f32 + 0.5;
+            for f in [half, half.next_up(), half.next_down(), n as f32] {
+                assert!(same(f), "{f:e}");
+            }
+        }
+        crate::testing::qc()
+            .tests(20_000)
+            .quickcheck((|bits: u32| same(f32::from_bits(bits))) as fn(u32) -> bool);
     }
 }

@@ -86,5 +86,7 @@ impl Mul<f32> for Vec2 {
 /// snapshot and `Quantize` then hold `i32::MIN`.
 #[inline]
 pub fn round_to_int(f: f32) -> i32 {
-    fmath::trunc_to_int(if f > 0.0 { f + 0.5 } else { f - 0.5 })
+    // `f > 0 ? f + 0.5 : f - 0.5` without a choice: the two differ only
+    // for a zero, which truncates to 0 either way.
+    fmath::trunc_to_int(f + 0.5f32.copysign(f))
 }

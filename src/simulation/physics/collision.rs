@@ -1067,7 +1067,9 @@ impl Collision {
             // and `rows` are those of `p`, once known.
             let h = size * 0.5;
             let (mut columns, mut rows) = (None, None);
-            for _ in 0..=max {
+            // `0..=max` as a half-open range (a simpler loop); no float
+            // truncates to i32::MAX, so the sum does not overflow.
+            for _ in 0..max + 1 {
                 if v == Vec2::default() {
                     break;
                 }

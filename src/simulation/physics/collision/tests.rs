@@ -104,6 +104,25 @@ fn a_box_in_the_open_moves_by_its_whole_velocity() {
     assert_eq!(pos, Vec2::new(50.0, 50.0));
 }
 
+/// Past `i32`'s range a step count is x86-64's `(int)`, `i32::MIN`: DDNet's
+/// loops (`i <= Max`, `i <= End`) run no step, so nothing is met, not even
+/// the wall next to the start (with Rust's saturated count these walked
+/// up to 2^31 steps, and `MoveBox`'s `Max + 1` overflowed).
+#[test]
+fn a_move_or_a_line_past_i32s_range_takes_no_step() {
+    let c = grid(&["....", ".##.", "...."]);
+    let (mut pos, mut vel) = (Vec2::new(16.0, 16.0), Vec2::new(3.0e9, 0.0));
+    c.move_box(&mut pos, &mut vel, Vec2::new(28.0, 28.0), Vec2::default());
+    assert_eq!((pos, vel), (Vec2::new(16.0, 16.0), Vec2::new(3.0e9, 0.0)));
+    let (from, far) = (Vec2::new(16.0, 48.0), Vec2::new(3.0e9, 48.0));
+    assert_eq!(c.intersect_line(from, far), None);
+    assert_eq!(c.intersect_hook(from, far, false), (0, far, 0));
+    // Within range the wall is met.
+    let near = Vec2::new(200.0, 48.0);
+    assert!(c.intersect_line(from, near).is_some());
+    assert_eq!(c.intersect_hook(from, near, false).0, TILE_SOLID);
+}
+
 #[test]
 fn a_line_stops_at_the_first_solid_point() {
     let c = grid(&["....", "...#", "...."]);

@@ -53,8 +53,9 @@
 //!
 //! With `default-features = false` the crate is the formats only: their
 //! codecs, replays and check pipelines, over the core (dependencies:
-//! serde, serde_json, itoa, ron, uuid, hex, and sha2 and crc32fast for
-//! demo map checksums; `.ci/run` checks this list). `jobs` adds `check`,
+//! serde, serde_json, itoa, ron, uuid, hex, sha2 and crc32fast for
+//! demo map checksums, and on x86-64 safe_arch for the simulation's
+//! float-to-int conversion; `.ci/run` checks this list). `jobs` adds `check`,
 //! `conform`, `diff`, `generate` and the bot (and `similar`); `archive`
 //! adds recording archives and reading compressed files; `capture` adds
 //! reading pcap and pcapng files; `zlib` adds inflating map data blocks

@@ -9,7 +9,7 @@
 
 use super::Vec2;
 
-use super::fmath::trunc_to_int;
+use super::fmath::{round_tiles, trunc_to_int};
 use super::round_to_int;
 use crate::map::items::Physics;
 use crate::map::tiles::{SpeedupTile, SwitchTile, TeleTile, Tile, TuneTile};
@@ -79,6 +79,11 @@ pub struct Collision {
     /// tests) lies, in tiles on either axis (Chebyshev, at most 255; 0 on
     /// such a tile): a move that keeps nearer collides nowhere.
     clearance: Vec<u8>,
+    /// Per tile, whether it (bit 0) and the tiles right of it (bit 1),
+    /// below it (bit 2) and below right (bit 3) are solid or nohook (none
+    /// past the map's edge): `TestBox` of a box at most a tile wide and
+    /// high is one lookup.
+    corners: Vec<u8>,
 }
 
 /// Per row of tiles, how many of some sort lie before each column:
@@ -158,6 +163,26 @@ fn clearance(kinds: &[u8], width: usize) -> Vec<u8> {
         }
     }
     d
+}
+
+/// Per tile of a grid `width` wide, which of it and its neighbours right,
+/// below and below right are solid or nohook (bits 0 to 3).
+fn corners(kinds: &[u8], width: usize) -> Vec<u8> {
+    let solid = |x: usize, y: usize| {
+        x < width
+            && kinds
+                .get(y * width + x)
+                .is_some_and(|&k| matches!(k, TILE_SOLID | TILE_NOHOOK))
+    };
+    (0..kinds.len())
+        .map(|i| {
+            let (x, y) = (i % width, i / width);
+            [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)]
+                .into_iter()
+                .enumerate()
+                .fold(0, |bits, (b, (x, y))| bits | u8::from(solid(x, y)) << b)
+        })
+        .collect()
 }
 
 /// Why a map gives no collision to simulate on.
@@ -367,6 +392,7 @@ impl Collision {
                 any_exists: false,
                 exists_rows: RowCounts::default(),
                 clearance: Vec::new(),
+                corners: Vec::new(),
             }
             .index_tiles(),
         )
@@ -401,6 +427,7 @@ impl Collision {
         self.any_exists = self.exists.contains(&true);
         self.exists_rows = RowCounts::new(width, self.exists.iter().copied());
         self.clearance = clearance(&self.kinds, width);
+        self.corners = corners(&self.kinds, width);
         self
     }
 
@@ -612,7 +639,9 @@ impl Collision {
 
     /// `GetMapIndex`: the tile `p` truncates into, if anything DDRace
     /// acts on is there or beside it.
-    #[inline]
+    // Always: a character a tick asks, mostly on maps where the first
+    // test answers; out of line the call cost more than the answer.
+    #[inline(always)]
     pub fn map_index(&self, p: Vec2) -> Option<usize> {
         if !self.any_exists {
             return None;
@@ -623,10 +652,18 @@ impl Collision {
 
     /// `GetMapIndices`: the tiles with something on them along the path
     /// from `prev` to `pos`, each once in a row.
+    // The test inline, the walk out of line: asked a character a tick,
+    // mostly on maps without DDRace tiles.
+    #[inline(always)]
     pub fn map_indices(&self, prev: Vec2, pos: Vec2) -> Vec<usize> {
         if !self.any_exists {
             return Vec::new();
         }
+        self.indices_on_the_way(prev, pos)
+    }
+
+    /// [`Collision::map_indices`] on a map with DDRace tiles.
+    fn indices_on_the_way(&self, prev: Vec2, pos: Vec2) -> Vec<usize> {
         let d = prev.distance(pos);
         if d == 0.0 {
             let i = self.truncated_index(pos);
@@ -787,10 +824,18 @@ impl Collision {
 
     /// The tune zone at `p`, by its map index (0: the global tuning; at
     /// once without a tune layer).
+    // The test inline, the lookup out of line: asked a character a tick,
+    // mostly on maps without a tune layer.
+    #[inline(always)]
     pub fn tune_zone_at(&self, p: Vec2) -> u8 {
-        let Some(t) = self.tune.as_ref() else {
-            return 0;
-        };
+        match self.tune.as_ref() {
+            Some(t) => self.tune_zone_in(t, p),
+            None => 0,
+        }
+    }
+
+    /// [`Collision::tune_zone_at`] on a map with a tune layer `t`.
+    fn tune_zone_in(&self, t: &[TuneTile], p: Vec2) -> u8 {
         match self.map_index(p) {
             Some(i) if t[i].kind != 0 => t[i].number,
             _ => 0,
@@ -805,12 +850,19 @@ impl Collision {
     /// Whether any of `points` is on a death tile of the game or the
     /// front layer (`HandleSkippableTiles`' test); at once false on a map
     /// without one.
+    // The test inline, the lookups out of line: asked a character a tick,
+    // mostly on maps without death tiles.
+    #[inline(always)]
     pub fn any_deadly(&self, points: &[Vec2]) -> bool {
-        self.any_death
-            && (points.iter().any(|&p| self.collision_at(p) == TILE_DEATH)
-                || points
-                    .iter()
-                    .any(|&p| self.front_collision_at(p) == TILE_DEATH))
+        self.any_death && self.any_point_deadly(points)
+    }
+
+    /// [`Collision::any_deadly`] on a map with death tiles.
+    fn any_point_deadly(&self, points: &[Vec2]) -> bool {
+        points.iter().any(|&p| self.collision_at(p) == TILE_DEATH)
+            || points
+                .iter()
+                .any(|&p| self.front_collision_at(p) == TILE_DEATH)
     }
 
     /// `GetFrontCollisionAt`: death or nolaser of the front layer at a
@@ -989,30 +1041,33 @@ impl Collision {
     /// (`TestBox`), corners in DDNet's order.
     pub fn test_box(&self, p: Vec2, size: Vec2) -> bool {
         let h = size * 0.5;
-        self.any_corner_solid(self.columns(p.x, h.x), self.rows(p.y, h.y))
+        self.any_corner_solid(self.sides(p, [-h.x, h.x, -h.y, h.y]))
     }
 
-    /// The columns `TestBox` tests for a box of half width `h` centred on
-    /// `x`. Two corners share each column: each is rounded once (`x +
-    /// -h` is `x - h`, bit for bit).
+    /// The left and right columns and the top and bottom rows `TestBox`
+    /// tests for a box centred on `p`, `half` its half width negated and
+    /// not, then its half height so (`x + -h` is `x - h`, bit for bit).
     #[inline]
-    fn columns(&self, x: f32, h: f32) -> (i32, i32) {
-        let column = |x: f32| (round_to_int(x) / 32).clamp(0, self.width - 1);
-        (column(x - h), column(x + h))
+    fn sides(&self, p: Vec2, half: [f32; 4]) -> [i32; 4] {
+        let (w, h) = (self.width - 1, self.height - 1);
+        round_tiles([p.x, p.x, p.y, p.y], half, [w, w, h, h])
     }
 
-    /// The rows `TestBox` tests for a box of half height `h` centred on
-    /// `y`.
-    #[inline]
-    fn rows(&self, y: f32, h: f32) -> (i32, i32) {
-        let row = |y: f32| (round_to_int(y) / 32).clamp(0, self.height - 1);
-        (row(y - h), row(y + h))
-    }
-
-    /// `TestBox` of the box between `columns` and `rows`: whether any of
-    /// its four corner tiles is solid or nohook.
-    #[inline]
-    fn any_corner_solid(&self, (left, right): (i32, i32), (top, bottom): (i32, i32)) -> bool {
+    /// `TestBox` of the box between columns `left` and `right` and rows
+    /// `top` and `bottom`: whether any of its four corner tiles is solid
+    /// or nohook.
+    // Always: out of line, its call costs as much as its lookup.
+    #[inline(always)]
+    fn any_corner_solid(&self, [left, right, top, bottom]: [i32; 4]) -> bool {
+        let (dx, dy) = (
+            right.wrapping_sub(left) as u32,
+            bottom.wrapping_sub(top) as u32,
+        );
+        if dx <= 1 && dy <= 1 {
+            // The corners beside the top left one that the box reaches.
+            let reached = (1 + 2 * dx) * (1 + 4 * dy);
+            return u32::from(self.corners[(top * self.width + left) as usize]) & reached != 0;
+        }
         [(left, top), (right, top), (left, bottom), (right, bottom)]
             .into_iter()
             .any(|(x, y)| {
@@ -1026,9 +1081,14 @@ impl Collision {
     /// Whether a character of `size` at `p` stands on something: a point
     /// 5 units below either bottom corner is solid (`IsOnGround`).
     pub fn is_on_ground(&self, p: Vec2, size: f32) -> bool {
-        let below = p.y + size / 2.0 + 5.0;
-        self.check_point(Vec2::new(p.x + size / 2.0, below))
-            || self.check_point(Vec2::new(p.x - size / 2.0, below))
+        let h = size / 2.0;
+        let below = p.y + h + 5.0;
+        // Both points rounded at once (`p.x + -h` is `p.x - h` and `below
+        // + 0` rounds as `below`, bit for bit): the two tiles of one row.
+        let (w, n) = (self.width - 1, self.height - 1);
+        let [right, left, row, _] =
+            round_tiles([p.x, p.x, below, below], [h, -h, 0.0, 0.0], [w, w, n, n]);
+        self.any_corner_solid([left, right, row, row])
     }
 
     /// Moves the box of `size` at `pos` by `vel` in as many steps as the
@@ -1056,17 +1116,23 @@ impl Collision {
             // middle truncated, two units more.
             // A move of one step (a third of them: standing, creeping)
             // tests once whatever this says, for less than asking.
+            // `v` is finite here (its length is); a side of the box may not
+            // be, and must then fail the bound, not be dropped by a `max`.
+            // A box turned inside out reaches as far as turned back.
             let clear = (1..4096).contains(&max) && {
                 let slack = (max + 1) as f32 / 16.0 + 2.0;
-                let reach = v.x.abs().max(v.y.abs()) * 0.5 + size.x.max(size.y) * 0.5 + slack;
-                self.clear_within(p + v * 0.5, reach)
+                let larger = |a: f32, b: f32| if a > b { a } else { b };
+                let (sx, sy) = (size.x.abs(), size.y.abs());
+                let reach = larger(v.x.abs(), v.y.abs()) * 0.5 + larger(sx, sy) * 0.5 + slack;
+                sx + sy < 1.0e5 && self.clear_within(p + v * 0.5, reach)
             };
             // A step's three `TestBox`es share their columns and rows
             // with each other and with the last step's: each is worked
-            // out once (`TestBox` is a function of them alone). `columns`
-            // and `rows` are those of `p`, once known.
+            // out once (`TestBox` is a function of them alone). `at_p` are
+            // those of `p`, once known.
             let h = size * 0.5;
-            let (mut columns, mut rows) = (None, None);
+            let half = [-h.x, h.x, -h.y, h.y];
+            let mut at_p = None;
             // `0..=max` as a half-open range (a simpler loop); no float
             // truncates to i32::MAX, so the sum does not overflow.
             for _ in 0..max + 1 {
@@ -1081,20 +1147,20 @@ impl Collision {
                     p = next;
                     continue;
                 }
-                let (next_columns, next_rows) = (self.columns(next.x, h.x), self.rows(next.y, h.y));
-                let (mut kept_x, mut kept_y) = (false, false);
-                if self.any_corner_solid(next_columns, next_rows) {
-                    let p_columns = *columns.get_or_insert_with(|| self.columns(p.x, h.x));
-                    let p_rows = *rows.get_or_insert_with(|| self.rows(p.y, h.y));
+                let mut at_next = self.sides(next, half);
+                if self.any_corner_solid(at_next) {
+                    let [pl, pr, pt, pb] = *at_p.get_or_insert_with(|| self.sides(p, half));
+                    let [nl, nr, nt, nb] = at_next;
+                    let (mut kept_x, mut kept_y) = (false, false);
                     let mut hits = 0;
-                    if self.any_corner_solid(p_columns, next_rows) {
+                    if self.any_corner_solid([pl, pr, nt, nb]) {
                         grounded |= ey > 0.0 && v.y > 0.0;
                         next.y = p.y;
                         kept_y = true;
                         v.y *= -ey;
                         hits += 1;
                     }
-                    if self.any_corner_solid(next_columns, p_rows) {
+                    if self.any_corner_solid([nl, nr, pt, pb]) {
                         next.x = p.x;
                         kept_x = true;
                         v.x *= -ex;
@@ -1107,13 +1173,14 @@ impl Collision {
                         v.y *= -ey;
                         v.x *= -ex;
                     }
+                    if kept_x {
+                        (at_next[0], at_next[1]) = (pl, pr);
+                    }
+                    if kept_y {
+                        (at_next[2], at_next[3]) = (pt, pb);
+                    }
                 }
-                if !kept_x {
-                    columns = Some(next_columns);
-                }
-                if !kept_y {
-                    rows = Some(next_rows);
-                }
+                at_p = Some(at_next);
                 p = next;
             }
         }

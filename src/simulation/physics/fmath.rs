@@ -77,6 +77,45 @@ fn modelled_trunc_to_int(x: f32) -> i32 {
     }
 }
 
+/// `(round_to_int(a[i] + b[i]) / 32).clamp(0, last[i])` of four lanes
+/// (each `last[i]` at least 0): the tiles of a box's four sides, as
+/// `TestBox` rounds them. On x86-64 one 4-lane rounding (`cvttps2dq`
+/// takes them all; the lanes' `+ 0.5` with the sign copied is scalar
+/// `round_to_int`'s), elsewhere lane by lane.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+pub fn round_tiles(a: [f32; 4], b: [f32; 4], last: [i32; 4]) -> [i32; 4] {
+    use safe_arch::{
+        add_m128, bitand_m128, bitand_m128i, bitandnot_m128i, bitor_m128, bitor_m128i,
+        cmp_gt_mask_i32_m128i, m128, m128i, set_splat_m128, shr_imm_i32_m128i,
+        truncate_m128_to_m128i,
+    };
+    let v = add_m128(m128::from_array(a), m128::from_array(b));
+    let half = bitor_m128(bitand_m128(v, set_splat_m128(-0.0)), set_splat_m128(0.5));
+    let t = truncate_m128_to_m128i(add_m128(v, half));
+    // An arithmetic shift rounds down where `/ 32` rounds towards zero:
+    // they differ only below 0, which is clamped to 0 either way.
+    let t = shr_imm_i32_m128i::<5>(t);
+    let t = bitandnot_m128i(shr_imm_i32_m128i::<31>(t), t);
+    let last = m128i::from(last);
+    let over = cmp_gt_mask_i32_m128i(t, last);
+    bitor_m128i(bitandnot_m128i(over, t), bitand_m128i(over, last)).into()
+}
+
+/// [`round_tiles`] elsewhere: lane by lane.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline]
+pub fn round_tiles(a: [f32; 4], b: [f32; 4], last: [i32; 4]) -> [i32; 4] {
+    lane_round_tiles(a, b, last)
+}
+
+/// [`round_tiles`] as its definition says, a lane at a time.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+#[inline]
+fn lane_round_tiles(a: [f32; 4], b: [f32; 4], last: [i32; 4]) -> [i32; 4] {
+    std::array::from_fn(|i| (super::round_to_int(a[i] + b[i]) / 32).clamp(0, last[i]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +166,46 @@ mod tests {
             for low in [0, 1, 2, 0x3f_ffff, 0x40_0000, 0x7f_fffe, 0x7f_ffff] {
                 let x = f32::from_bits(high << 23 | low);
                 assert_eq!(trunc_to_int(x), modelled_trunc_to_int(x), "{x:e}");
+            }
+        }
+    }
+
+    /// The four lanes' tiles are each lane's own: any bits (NaN,
+    /// infinite, past `i32`'s range, below 0, beside the tiles' borders)
+    /// and any last tile, from a map one tile wide to one past `i32`'s
+    /// tiles.
+    #[test]
+    fn four_tiles_are_each_lanes_own() {
+        fn property(a: [u32; 4], b: [u32; 4], near: [i16; 4], last: [u32; 4]) -> bool {
+            let a = a.map(f32::from_bits);
+            let b = b.map(f32::from_bits);
+            // Near the tiles' borders and their halves, and 0.
+            let c = near.map(|n| f32::from(n) * 0.5);
+            let last = last.map(|l| {
+                let l = (l % (1 << 28)) as i32;
+                if l % 3 == 0 { l % 8 } else { l }
+            });
+            let zero = [0.0; 4];
+            [(a, b), (c, zero), (c, b), (a, c)]
+                .into_iter()
+                .all(|(a, b)| round_tiles(a, b, last) == lane_round_tiles(a, b, last))
+        }
+        crate::testing::qc()
+            .tests(20_000)
+            .quickcheck(property as fn([u32; 4], [u32; 4], [i16; 4], [u32; 4]) -> bool);
+        // Every sign and exponent, with the mantissas at its ends.
+        for high in 0..512u32 {
+            for low in [0, 1, 0x3f_ffff, 0x40_0000, 0x7f_ffff] {
+                let x = f32::from_bits(high << 23 | low);
+                let a = [x, -x, x, x];
+                let b = [0.0, 0.5, -0.5, 14.0];
+                for last in [[0; 4], [1, 2, 3, 4], [i32::MAX; 4]] {
+                    assert_eq!(
+                        round_tiles(a, b, last),
+                        lane_round_tiles(a, b, last),
+                        "{x:e}"
+                    );
+                }
             }
         }
     }

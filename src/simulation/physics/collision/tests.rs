@@ -291,6 +291,14 @@ fn map_indices_find_what_the_walk_finds() {
         .quickcheck(property as fn(Vec<u8>, bool, (i16, i16, i16, i16)) -> bool);
 }
 
+/// `TestBox` as DDNet writes it: each corner rounded and looked up.
+fn plain_test_box(c: &Collision, p: Vec2, size: Vec2) -> bool {
+    let h = size * 0.5;
+    [(-h.x, -h.y), (h.x, -h.y), (-h.x, h.y), (h.x, h.y)]
+        .into_iter()
+        .any(|(dx, dy)| c.check_point(Vec2::new(p.x + dx, p.y + dy)))
+}
+
 /// `MoveBox` as DDNet writes it: three `TestBox`es a step, no shortcut.
 fn plain_move_box(c: &Collision, pos: &mut Vec2, vel: &mut Vec2, size: Vec2, e: Vec2) -> bool {
     let (mut p, mut v, mut grounded) = (*pos, *vel, false);
@@ -307,15 +315,15 @@ fn plain_move_box(c: &Collision, pos: &mut Vec2, vel: &mut Vec2, size: Vec2, e: 
             if next == p {
                 break;
             }
-            if c.test_box(next, size) {
+            if plain_test_box(c, next, size) {
                 let mut hits = 0;
-                if c.test_box(Vec2::new(p.x, next.y), size) {
+                if plain_test_box(c, Vec2::new(p.x, next.y), size) {
                     grounded |= ey > 0.0 && v.y > 0.0;
                     next.y = p.y;
                     v.y *= -ey;
                     hits += 1;
                 }
-                if c.test_box(Vec2::new(next.x, p.y), size) {
+                if plain_test_box(c, Vec2::new(next.x, p.y), size) {
                     next.x = p.x;
                     v.x *= -ex;
                     hits += 1;
@@ -364,6 +372,13 @@ fn move_box_moves_as_ddnets_plain_steps() {
             pick([28.0, 28.0, 10.0, 40.0, 70.0], shape.0),
             pick([28.0, 28.0, 12.0, 36.0, 64.0], shape.0 / 5),
         );
+        // Now and then a box turned inside out, or with a NaN side.
+        let size = match shape.3 / 5 % 8 {
+            1 => size * -1.0,
+            2 => Vec2::new(-size.x, size.y),
+            3 => Vec2::new(f32::NAN, size.y),
+            _ => size,
+        };
         let e = Vec2::new(
             pick([0.0, 0.0, 0.5, -0.25, 1.5], shape.1),
             pick([0.0, 0.5, 0.0, 1.0, -2.0], shape.2),
@@ -382,7 +397,22 @@ fn move_box_moves_as_ddnets_plain_steps() {
         let g1 = c.move_box(&mut p1, &mut v1, size, e);
         let g2 = plain_move_box(&c, &mut p2, &mut v2, size, e);
         let bits = |v: Vec2| (v.x.to_bits(), v.y.to_bits());
-        g1 == g2 && bits(p1) == bits(p2) && bits(v1) == bits(v2)
+        // `TestBox` and `IsOnGround` alone, also far out and at NaN.
+        let far = Vec2::new(f32::from(at.0) * 1.0e3, f32::from(at.1) * 3.0e5);
+        let boxes_same = [pos, p1, far, Vec2::new(f32::NAN, pos.y)]
+            .into_iter()
+            .all(|p| {
+                let on_ground = |size: f32| {
+                    let below = p.y + size / 2.0 + 5.0;
+                    c.check_point(Vec2::new(p.x + size / 2.0, below))
+                        || c.check_point(Vec2::new(p.x - size / 2.0, below))
+                };
+                c.test_box(p, size) == plain_test_box(&c, p, size)
+                    && [size.x, size.y, -size.x]
+                        .into_iter()
+                        .all(|size| c.is_on_ground(p, size) == on_ground(size))
+            });
+        boxes_same && g1 == g2 && bits(p1) == bits(p2) && bits(v1) == bits(v2)
     }
     quickcheck::QuickCheck::new()
         .tests(20000)

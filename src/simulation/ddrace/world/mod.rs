@@ -176,6 +176,10 @@ pub struct World {
     pub config: Config,
     /// Every character's core.
     pub cores: Cores,
+    /// The tuning each client id's core ticks and moves with (its zone's,
+    /// copied at its tick; the global one when its character comes), in
+    /// its slot or paused: beside the cores, which are copied every tick.
+    pub(super) core_tuning: Vec<Tuning>,
     /// The cores of paused characters, out of [`World::cores`]
     /// (`CCharacter::Pause` clears `m_apCharacters`): nobody meets them.
     pub(super) paused_cores: Vec<Option<Core>>,
@@ -258,6 +262,7 @@ impl World {
             config.sv_dragger_range,
             config.sv_plasma_range,
         ));
+        let core_tuning = vec![*tunings.global(); MAX_CLIENTS];
         World {
             release,
             tick,
@@ -268,6 +273,7 @@ impl World {
             config,
             cores,
             paused_cores: vec![None; MAX_CLIENTS],
+            core_tuning,
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],
@@ -631,6 +637,18 @@ impl World {
         }
     }
 
+    /// Puts a new core in the slot of `cid`, with the global tuning until
+    /// its first tick copies its zone's.
+    pub(super) fn put_core(&mut self, cid: usize, core: Core) {
+        self.cores.slots[cid] = Some(core);
+        self.core_tuning[cid] = *self.tunings.global();
+    }
+
+    /// The tuning the core of `cid` last ticked with (its zone's).
+    pub fn core_tuning(&self, cid: usize) -> &Tuning {
+        &self.core_tuning[cid]
+    }
+
     /// The global tuning (what zone 0 and the weapons read).
     pub(super) fn global(&self) -> &Tuning {
         self.tunings.global()
@@ -769,9 +787,9 @@ impl World {
                 .as_ref()
                 .and_then(|p| p.last_input)
                 .unwrap_or_default();
-            let mut core = Core::new(cid, pos, *self.global());
+            let mut core = Core::new(cid, pos);
             core.endless_hook = self.config.sv_endless_drag != 0;
-            self.cores.slots[cid] = Some(core);
+            self.put_core(cid, core);
             self.chars[cid] =
                 Some(Character::new(cid, pos, self.tick, last).hit_others(self.config.sv_hit != 0));
             self.order.insert(0, cid);

@@ -483,13 +483,80 @@ pub enum Applied {
 /// read by the physics: a character in zone 0 gets `Tuning()`
 /// (`character.cpp` 1936–1941). [`Tunings::zone`] gives what a character
 /// in a zone uses, for both.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Serialize)]
 pub struct Tunings {
     #[serde(rename = "version")]
     release: Release,
     global: Tuning,
     /// 256 entries; in 20.1 entry 0 is unused (the global stands for it).
     list: Vec<Tuning>,
+    /// A number no other change of any `Tunings` took, new with each
+    /// change (see [`Tunings::version`]).
+    #[serde(skip)]
+    version: u64,
+}
+
+/// A version no `Tunings` had.
+fn fresh_version() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl PartialEq for Tunings {
+    fn eq(&self, other: &Tunings) -> bool {
+        (self.release, &self.global, &self.list) == (other.release, &other.global, &other.list)
+    }
+}
+
+impl Eq for Tunings {}
+
+impl fmt::Debug for Tunings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tunings")
+            .field("release", &self.release)
+            .field("global", &self.global)
+            .field("list", &self.list)
+            .finish()
+    }
+}
+
+/// A copy of one zone's tuning (a character's, taken at each of its
+/// ticks), copied again only when the zone or the tunings changed: the
+/// copy is 192 bytes, the test a comparison.
+#[derive(Clone, Copy, Debug)]
+pub struct ZoneCopy {
+    tuning: Tuning,
+    /// The zone and the [`Tunings::version`] copied; `None` after
+    /// [`ZoneCopy::set`].
+    of: Option<(u8, u64)>,
+}
+
+impl ZoneCopy {
+    /// Holds `tuning`, of no zone.
+    pub fn new(tuning: Tuning) -> ZoneCopy {
+        ZoneCopy { tuning, of: None }
+    }
+
+    /// Holds `tuning` again, of no zone.
+    pub fn set(&mut self, tuning: &Tuning) {
+        *self = ZoneCopy::new(*tuning);
+    }
+
+    /// Holds `tunings.zone(zone)`: copied unless it holds that zone of
+    /// the same version already (two `Tunings` of one version are equal).
+    #[inline]
+    pub fn take(&mut self, tunings: &Tunings, zone: u8) {
+        let of = Some((zone, tunings.version));
+        if self.of != of {
+            self.tuning = *tunings.zone(zone);
+            self.of = of;
+        }
+    }
+
+    /// The tuning held.
+    pub fn get(&self) -> &Tuning {
+        &self.tuning
+    }
 }
 
 impl Tunings {
@@ -517,6 +584,7 @@ impl Tunings {
             release,
             global,
             list: vec![zone; ZONES],
+            version: fresh_version(),
         })
     }
 
@@ -526,11 +594,13 @@ impl Tunings {
             release,
             global,
             list: vec![Tuning::ddrace(release); ZONES],
+            version: fresh_version(),
         }
     }
 
     /// The zones' tunings (not the global one) as `other` has them.
     pub fn take_zones(&mut self, other: &Tunings) {
+        self.version = fresh_version();
         self.list.clone_from(&other.list);
     }
 
@@ -546,6 +616,7 @@ impl Tunings {
 
     /// The global tuning, to change (the map's game-layer tiles do).
     pub fn global_mut(&mut self) -> &mut Tuning {
+        self.version = fresh_version();
         &mut self.global
     }
 
@@ -561,6 +632,7 @@ impl Tunings {
     /// The list entry `tune_zone`/`tune_zone_reset` act on: in 20.1 entry
     /// 0 is the global tuning; in 16.4 it is the list's own entry 0.
     fn list_entry(&mut self, zone: usize) -> &mut Tuning {
+        self.version = fresh_version();
         match (self.release, zone) {
             (Release::Ddnet20_1, 0) => &mut self.global,
             _ => &mut self.list[zone],
@@ -597,6 +669,9 @@ impl Tunings {
         command: &[u8],
         args: &[A],
     ) -> Result<Applied, TuningError> {
+        // Even a command that fails or changes nothing: a copy is only
+        // taken again.
+        self.version = fresh_version();
         let release = self.release;
         let is = |name: &str| command.eq_ignore_ascii_case(name.as_bytes());
         let arg = |i: usize| -> Result<&[u8], TuningError> {

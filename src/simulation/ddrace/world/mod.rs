@@ -31,7 +31,7 @@ use crate::simulation::physics::core::{
 };
 use crate::simulation::physics::near::Reused;
 use crate::simulation::physics::switchers::Switchers;
-use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
+use crate::simulation::physics::tuning::{Applied, Tuning, Tunings, ZoneCopy};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
 
@@ -179,7 +179,7 @@ pub struct World {
     /// The tuning each client id's core ticks and moves with (its zone's,
     /// copied at its tick; the global one when its character comes), in
     /// its slot or paused: beside the cores, which are copied every tick.
-    pub(super) core_tuning: Vec<Tuning>,
+    pub(super) core_tuning: Vec<ZoneCopy>,
     /// The cores of paused characters, out of [`World::cores`]
     /// (`CCharacter::Pause` clears `m_apCharacters`): nobody meets them.
     pub(super) paused_cores: Vec<Option<Core>>,
@@ -262,7 +262,7 @@ impl World {
             config.sv_dragger_range,
             config.sv_plasma_range,
         ));
-        let core_tuning = vec![*tunings.global(); MAX_CLIENTS];
+        let core_tuning = vec![ZoneCopy::new(*tunings.global()); MAX_CLIENTS];
         World {
             release,
             tick,
@@ -641,12 +641,12 @@ impl World {
     /// its first tick copies its zone's.
     pub(super) fn put_core(&mut self, cid: usize, core: Core) {
         self.cores.slots[cid] = Some(core);
-        self.core_tuning[cid] = *self.tunings.global();
+        self.core_tuning[cid].set(self.tunings.global());
     }
 
     /// The tuning the core of `cid` last ticked with (its zone's).
     pub fn core_tuning(&self, cid: usize) -> &Tuning {
-        &self.core_tuning[cid]
+        self.core_tuning[cid].get()
     }
 
     /// The global tuning (what zone 0 and the weapons read).

@@ -445,7 +445,8 @@ impl World {
             if self.chars[cid].is_none() {
                 continue;
             }
-            self.cores.move_core(cid, &self.col, &self.core_tuning[cid]);
+            self.cores
+                .move_core(cid, &self.col, self.core_tuning[cid].get());
             let Some(core) = self.cores.slots[cid].as_mut() else {
                 continue;
             };
@@ -503,7 +504,6 @@ impl World {
     /// leaves that to [`World::character_tick`].
     pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
-        let tuning = self.tunings.zone(zone);
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -551,12 +551,12 @@ impl World {
             hook: ch.input.hook,
         };
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            self.core_tuning[cid] = *tuning;
+            self.core_tuning[cid].take(&self.tunings, zone);
             core.input = input;
         }
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
         let no_weak_hook = self.config.sv_no_weak_hook != 0;
-        let t = &self.core_tuning[cid];
+        let t = self.core_tuning[cid].get();
         self.cores.tick(cid, &self.col, t, true, !no_weak_hook);
     }
 
@@ -567,7 +567,7 @@ impl World {
     pub(super) fn character_tick(&mut self, cid: usize) {
         let tick = self.tick;
         match self.config.sv_no_weak_hook != 0 {
-            true => self.cores.tick_deferred(cid, &self.core_tuning[cid]),
+            true => self.cores.tick_deferred(cid, self.core_tuning[cid].get()),
             false => self.pre_tick(cid),
         }
 

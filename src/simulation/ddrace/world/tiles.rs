@@ -199,7 +199,13 @@ impl World {
         let restrictions = self.chars[cid].as_ref().map_or(0, |c| c.move_restrictions);
         let release = self.release;
         if let Some(core) = self.cores.slots[cid].as_mut()
-            && let Some(vel) = speedup(release, s, core.vel, restrictions, &self.core_tuning[cid])
+            && let Some(vel) = speedup(
+                release,
+                s,
+                core.vel,
+                restrictions,
+                self.core_tuning[cid].get(),
+            )
         {
             core.vel = vel;
         }

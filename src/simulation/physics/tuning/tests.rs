@@ -379,3 +379,42 @@ fn serialises_as_names_to_ints_in_network_order() {
     assert!(json.starts_with("{\"ground_control_speed\":1000,\"ground_control_accel\":200,"));
     assert!(json.ends_with("\"hammer_hit_fire_delay\":32000}"));
 }
+
+/// A [`ZoneCopy`] taken after any run of tune commands, clones and
+/// zones holds what a copy taken every time would: two `Tunings`, each
+/// changed by `tune_zone` or `tune`, cloned into each other, and zones
+/// asked of either.
+#[test]
+fn a_zone_copy_holds_the_zone_it_was_last_taken_of() {
+    fn property(ops: Vec<(u8, u8, u8)>) -> bool {
+        let release = Ddnet20_1;
+        let mut tunings = [
+            Tunings::new(release, Tuning::ddrace(release)),
+            Tunings::new(release, Tuning::ddrace(release)),
+        ];
+        let mut copy = ZoneCopy::new(Tuning::ddrace(release));
+        for (op, a, b) in ops {
+            let (which, zone) = (usize::from(a & 1), b % 4);
+            let value = 1 + a / 2;
+            match op % 5 {
+                0 => {
+                    let line = format!("tune_zone {zone} gravity {value}");
+                    let _ = apply(&mut tunings[which], &line);
+                }
+                1 => {
+                    let _ = apply(&mut tunings[which], &format!("tune gravity {value}"));
+                }
+                2 => tunings[which] = tunings[1 - which].clone(),
+                3 => copy.set(tunings[which].zone(zone)),
+                _ => copy.take(&tunings[which], zone),
+            }
+            if op % 5 == 4 && copy.get() != tunings[which].zone(zone) {
+                return false;
+            }
+        }
+        true
+    }
+    quickcheck::QuickCheck::new()
+        .tests(2000)
+        .quickcheck(property as fn(Vec<(u8, u8, u8)>) -> bool);
+}

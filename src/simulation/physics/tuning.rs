@@ -520,42 +520,85 @@ impl fmt::Debug for Tunings {
     }
 }
 
-/// A copy of one zone's tuning (a character's, taken at each of its
-/// ticks), copied again only when the zone or the tunings changed: the
-/// copy is 192 bytes, the test a comparison.
-#[derive(Clone, Copy, Debug)]
-pub struct ZoneCopy {
-    tuning: Tuning,
-    /// The zone and the [`Tunings::version`] copied; `None` after
-    /// [`ZoneCopy::set`].
-    of: Option<(u8, u64)>,
+/// The tuning each client id's core ticks and moves with: its zone's,
+/// copied at each of its ticks (the global one when its character
+/// comes), so a tune command after that tick does not reach it. Each
+/// distinct copy is kept once, as most cores share their zone's: 64
+/// copies of 192 bytes read every tick would crowd the data cache.
+#[derive(Clone, Debug)]
+pub struct CoreTunings {
+    /// Each copy, what it is a copy of, and how many client ids hold it
+    /// (one with none is taken again for the next copy: at most one a
+    /// client id).
+    copies: Vec<(Tuning, Of, u8)>,
+    /// The copy each client id holds.
+    held: Vec<u8>,
 }
 
-impl ZoneCopy {
-    /// Holds `tuning`, of no zone.
-    pub fn new(tuning: Tuning) -> ZoneCopy {
-        ZoneCopy { tuning, of: None }
-    }
+/// What a copy is of: a zone's tuning or the global one, of a
+/// [`Tunings::version`] (two `Tunings` of one version are equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Of {
+    Zone(u8, u64),
+    Global(u64),
+}
 
-    /// Holds `tuning` again, of no zone.
-    pub fn set(&mut self, tuning: &Tuning) {
-        *self = ZoneCopy::new(*tuning);
-    }
-
-    /// Holds `tunings.zone(zone)`: copied unless it holds that zone of
-    /// the same version already (two `Tunings` of one version are equal).
-    #[inline]
-    pub fn take(&mut self, tunings: &Tunings, zone: u8) {
-        let of = Some((zone, tunings.version));
-        if self.of != of {
-            self.tuning = *tunings.zone(zone);
-            self.of = of;
+impl CoreTunings {
+    /// `clients` client ids, each holding the global tuning of `tunings`.
+    pub fn new(tunings: &Tunings, clients: usize) -> CoreTunings {
+        let of = Of::Global(tunings.version);
+        let clients = clients.min(usize::from(u8::MAX));
+        CoreTunings {
+            copies: vec![(tunings.global, of, clients as u8)],
+            held: vec![0; clients],
         }
     }
 
-    /// The tuning held.
-    pub fn get(&self) -> &Tuning {
-        &self.tuning
+    /// `cid` holds `tunings.zone(zone)` as it is now. Inline the test
+    /// alone: most ticks the copy held is of that zone and version.
+    #[inline]
+    pub fn take(&mut self, cid: usize, tunings: &Tunings, zone: u8) {
+        let of = Of::Zone(zone, tunings.version);
+        if self.copies[usize::from(self.held[cid])].1 != of {
+            self.hold(cid, of, tunings.zone(zone));
+        }
+    }
+
+    /// `cid` holds the global tuning of `tunings` as it is now.
+    pub fn take_global(&mut self, cid: usize, tunings: &Tunings) {
+        self.hold(cid, Of::Global(tunings.version), &tunings.global);
+    }
+
+    /// `cid` holds the copy of `of` (`tuning`): one kept already, or a
+    /// new one in place of a copy nobody holds.
+    #[inline(never)]
+    fn hold(&mut self, cid: usize, of: Of, tuning: &Tuning) {
+        let was = usize::from(self.held[cid]);
+        self.copies[was].2 -= 1;
+        let i = match self.copies.iter().position(|c| c.1 == of) {
+            Some(i) => i,
+            None => {
+                let copy = (*tuning, of, 0);
+                match self.copies.iter().position(|c| c.2 == 0) {
+                    Some(free) => {
+                        self.copies[free] = copy;
+                        free
+                    }
+                    None => {
+                        self.copies.push(copy);
+                        self.copies.len() - 1
+                    }
+                }
+            }
+        };
+        self.copies[i].2 += 1;
+        self.held[cid] = i as u8;
+    }
+
+    /// The tuning `cid` holds.
+    #[inline]
+    pub fn get(&self, cid: usize) -> &Tuning {
+        &self.copies[usize::from(self.held[cid])].0
     }
 }
 

@@ -31,7 +31,7 @@ use crate::simulation::physics::core::{
 };
 use crate::simulation::physics::near::Reused;
 use crate::simulation::physics::switchers::Switchers;
-use crate::simulation::physics::tuning::{Applied, Tuning, Tunings, ZoneCopy};
+use crate::simulation::physics::tuning::{Applied, CoreTunings, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
 
@@ -176,10 +176,9 @@ pub struct World {
     pub config: Config,
     /// Every character's core.
     pub cores: Cores,
-    /// The tuning each client id's core ticks and moves with (its zone's,
-    /// copied at its tick; the global one when its character comes), in
-    /// its slot or paused: beside the cores, which are copied every tick.
-    pub(super) core_tuning: Vec<ZoneCopy>,
+    /// The tuning each client id's core ticks and moves with, in its
+    /// slot or paused: beside the cores, which are copied every tick.
+    pub(super) core_tuning: CoreTunings,
     /// The cores of paused characters, out of [`World::cores`]
     /// (`CCharacter::Pause` clears `m_apCharacters`): nobody meets them.
     pub(super) paused_cores: Vec<Option<Core>>,
@@ -262,7 +261,7 @@ impl World {
             config.sv_dragger_range,
             config.sv_plasma_range,
         ));
-        let core_tuning = vec![ZoneCopy::new(*tunings.global()); MAX_CLIENTS];
+        let core_tuning = CoreTunings::new(&tunings, MAX_CLIENTS);
         World {
             release,
             tick,
@@ -333,8 +332,7 @@ impl World {
     }
 
     /// Every client id's [`World::core`], into `out` by client id: a
-    /// core copied as one block, an empty slot only marked empty (one
-    /// copy of all 128 slots is 39 KB).
+    /// core copied as one block, an empty slot only marked empty.
     pub fn copy_cores(&self, out: &mut [Option<Core>]) {
         let cores = self.cores.slots.iter().zip(&self.paused_cores);
         for (o, (slot, paused)) in out.iter_mut().zip(cores) {
@@ -641,12 +639,12 @@ impl World {
     /// its first tick copies its zone's.
     pub(super) fn put_core(&mut self, cid: usize, core: Core) {
         self.cores.slots[cid] = Some(core);
-        self.core_tuning[cid].set(self.tunings.global());
+        self.core_tuning.take_global(cid, &self.tunings);
     }
 
     /// The tuning the core of `cid` last ticked with (its zone's).
     pub fn core_tuning(&self, cid: usize) -> &Tuning {
-        self.core_tuning[cid].get()
+        self.core_tuning.get(cid)
     }
 
     /// The global tuning (what zone 0 and the weapons read).

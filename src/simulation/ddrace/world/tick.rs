@@ -446,7 +446,7 @@ impl World {
                 continue;
             }
             self.cores
-                .move_core(cid, &self.col, self.core_tuning[cid].get());
+                .move_core(cid, &self.col, self.core_tuning.get(cid));
             let Some(core) = self.cores.slots[cid].as_mut() else {
                 continue;
             };
@@ -551,12 +551,12 @@ impl World {
             hook: ch.input.hook,
         };
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            self.core_tuning[cid].take(&self.tunings, zone);
+            self.core_tuning.take(cid, &self.tunings, zone);
             core.input = input;
         }
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
         let no_weak_hook = self.config.sv_no_weak_hook != 0;
-        let t = self.core_tuning[cid].get();
+        let t = self.core_tuning.get(cid);
         self.cores.tick(cid, &self.col, t, true, !no_weak_hook);
     }
 
@@ -567,7 +567,7 @@ impl World {
     pub(super) fn character_tick(&mut self, cid: usize) {
         let tick = self.tick;
         match self.config.sv_no_weak_hook != 0 {
-            true => self.cores.tick_deferred(cid, self.core_tuning[cid].get()),
+            true => self.cores.tick_deferred(cid, self.core_tuning.get(cid)),
             false => self.pre_tick(cid),
         }
 

@@ -204,7 +204,7 @@ impl World {
                 s,
                 core.vel,
                 restrictions,
-                self.core_tuning[cid].get(),
+                self.core_tuning.get(cid),
             )
         {
             core.vel = vel;

@@ -186,6 +186,9 @@ pub struct World {
     /// The character list, newest first: the order they tick in.
     pub(super) order: Vec<usize>,
     pub(super) players: Vec<Option<Player>>,
+    /// One past the highest client id that ever joined: the loops over
+    /// the players stop there (an empty slot read is a cache line).
+    pub(super) players_end: usize,
     /// Spawn points: default, red, blue.
     spawns: [Vec<Vec2>; 3],
     /// Pickups, newest first (the order they tick in).
@@ -276,6 +279,7 @@ impl World {
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],
+            players_end: 0,
             spawns,
             pickups,
             pickup_near: Reused::default(),
@@ -408,6 +412,7 @@ impl World {
             let mut player = Player::new(self.tick, self.release);
             player.afk &= !self.carried_over;
             self.players[cid] = Some(player);
+            self.players_end = self.players_end.max(cid + 1);
             self.pending[cid].clear();
         }
     }
@@ -587,7 +592,7 @@ impl World {
             }
         }
         // Inputs are applied while the server's tick is still the last.
-        for (cid, inputs) in pending.iter().enumerate() {
+        for (cid, inputs) in pending.iter().enumerate().take(self.players_end) {
             if !self.players[cid].as_ref().is_some_and(|p| p.in_game) {
                 continue;
             }
@@ -610,7 +615,7 @@ impl World {
         self.tick += 1;
         self.stepping = true;
         self.snap_ids.set_between_ticks(false);
-        for (cid, inputs) in pending.iter().enumerate() {
+        for (cid, inputs) in pending.iter().enumerate().take(self.players_end) {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
             };

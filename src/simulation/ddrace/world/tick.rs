@@ -703,7 +703,7 @@ impl World {
         if self.release == Release::Ddnet16_4 {
             self.take_join_answers();
         }
-        for cid in 0..MAX_CLIENTS {
+        for cid in 0..self.players_end {
             let tick = self.tick;
             let Some(p) = self.players[cid].as_mut() else {
                 continue;
@@ -752,7 +752,7 @@ impl World {
         if !self.col.has_tune_zones() {
             return;
         }
-        for cid in 0..MAX_CLIENTS {
+        for cid in 0..self.players_end {
             let Some(p) = self.players[cid].as_ref() else {
                 continue;
             };

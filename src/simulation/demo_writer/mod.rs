@@ -473,9 +473,9 @@ impl Writer {
                         Release::Ddnet16_4 => reset_16_4(&mut r.predicted),
                         Release::Ddnet20_1 => {}
                     }
-                    r.predicted.tuning = self.default_tuning;
                     r.predicted.id = cid;
-                    self.empty.tick_alone(&mut r.predicted, w.collision());
+                    let t = &self.default_tuning;
+                    self.empty.tick_alone(&mut r.predicted, t, w.collision());
                     core.reset
                         || i64::from(tick) - i64::from(r.tick) > i64::from(RECKONING_MAX_AGE)
                         || core_item(&r.predicted) != current
@@ -1096,7 +1096,7 @@ impl Writer {
         // one its core ticked with).
         let tuning = match self.release {
             Release::Ddnet16_4 => w.tunings.global(),
-            Release::Ddnet20_1 => &core.tuning,
+            Release::Ddnet20_1 => w.core_tuning(cid),
         };
         set(0, core.solo);
         set(1, ch.jetpack);

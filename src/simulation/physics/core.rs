@@ -71,7 +71,9 @@ pub struct CoreInput {
 }
 
 /// One character's core (`Copy`: a world's cores are copied as one
-/// block before each tick, for the divergence report).
+/// block before each tick, for the divergence report). The tuning it
+/// moves with is kept beside it, by its world, and lent to each tick and
+/// move: the copies stay small.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Core {
     /// The client id (`m_Id`).
@@ -130,14 +132,11 @@ pub struct Core {
     pub endless_jump: bool,
     /// The input the next tick uses.
     pub input: CoreInput,
-    /// The tuning of its zone, copied every tick.
-    #[serde(skip)]
-    pub tuning: Tuning,
 }
 
 impl Core {
     /// A core at `pos` as `Reset` leaves it (2 jumps, hook idle, aim up).
-    pub fn new(id: usize, pos: Vec2, tuning: Tuning) -> Core {
+    pub fn new(id: usize, pos: Vec2) -> Core {
         Core {
             id,
             pos,
@@ -170,7 +169,6 @@ impl Core {
                 target_y: -1,
                 ..CoreInput::default()
             },
-            tuning,
         }
     }
 
@@ -493,17 +491,24 @@ impl Cores {
         }
     }
 
-    /// `CCharacterCore::Tick(true, deferred)` for the core of `cid`.
-    /// `restrictions` gives the [`cantmove`] bits at a position.
-    pub fn tick(&mut self, cid: usize, col: &Collision, use_input: bool, deferred: bool) {
+    /// `CCharacterCore::Tick(true, deferred)` for the core of `cid`,
+    /// which moves with tuning `t`.
+    pub fn tick(
+        &mut self,
+        cid: usize,
+        col: &Collision,
+        t: &Tuning,
+        use_input: bool,
+        deferred: bool,
+    ) {
         self.with_core(cid, |cores, c, others| {
             // DDNet clears `m_Reset` when it resends the core, which it
             // always does in the same tick's `TickDeferred`: so the flag
             // holds the tick it was set in.
             c.reset = false;
-            cores.tick_core(c, others, col, use_input);
+            cores.tick_core(c, t, others, col, use_input);
             if deferred {
-                cores.tick_deferred_core(c, others);
+                cores.tick_deferred_core(c, t, others);
             }
         });
     }
@@ -512,28 +517,31 @@ impl Cores {
     /// (`m_ReckoningCore`): `c` ticked without input (`Tick(false)`),
     /// moved and quantized alone, in a world of no other character, as a
     /// client predicts a core it was sent. `self` is that empty world: a
-    /// [`Cores::new`] of the same release that holds no core.
-    pub fn tick_alone(&mut self, c: &mut Core, col: &Collision) {
+    /// [`Cores::new`] of the same release that holds no core; `t` the
+    /// tuning it moves with.
+    pub fn tick_alone(&mut self, c: &mut Core, t: &Tuning, col: &Collision) {
         let others = &mut Others::none();
-        self.tick_core(c, others, col, false);
-        self.tick_deferred_core(c, others);
-        self.move_one(c, others, col);
+        self.tick_core(c, t, others, col, false);
+        self.tick_deferred_core(c, t, others);
+        self.move_one(c, t, others, col);
         c.quantize();
     }
 
     /// `CCharacterCore::TickDeferred` alone (with `sv_no_weak_hook`).
-    pub fn tick_deferred(&mut self, cid: usize) {
-        self.with_core(cid, |cores, c, others| cores.tick_deferred_core(c, others));
+    pub fn tick_deferred(&mut self, cid: usize, t: &Tuning) {
+        self.with_core(cid, |cores, c, others| {
+            cores.tick_deferred_core(c, t, others)
+        });
     }
 
     /// `CCharacterCore::Move` for the core of `cid`.
-    pub fn move_core(&mut self, cid: usize, col: &Collision) {
-        self.with_core(cid, |cores, c, others| cores.move_one(c, others, col));
+    pub fn move_core(&mut self, cid: usize, col: &Collision, t: &Tuning) {
+        self.with_core(cid, |cores, c, others| cores.move_one(c, t, others, col));
     }
 
     /// Runs `f` on the core of `cid` (if any) and the other cores, the
     /// slots lent out meanwhile (not the core moved out of its slot and
-    /// back: 300 bytes twice).
+    /// back).
     fn with_core(&mut self, cid: usize, f: impl FnOnce(&mut Cores, &mut Core, &mut Others)) {
         let mut slots = std::mem::take(&mut self.slots);
         if cid < slots.len() {
@@ -570,7 +578,14 @@ impl Cores {
             && (!self.teams.can_collide(other.id, c.id) || other.solo || c.solo)
     }
 
-    fn tick_core(&mut self, c: &mut Core, others: &Others, col: &Collision, use_input: bool) {
+    fn tick_core(
+        &mut self,
+        c: &mut Core,
+        t: &Tuning,
+        others: &Others,
+        col: &Collision,
+        use_input: bool,
+    ) {
         // Doors only with input (`IsSwitchActiveCb`; none without).
         c.move_restrictions = match use_input {
             true => col.move_restrictions_doors(c.pos, 18.0, None, |n| self.door_closed(c.id, n)),
@@ -579,18 +594,18 @@ impl Cores {
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
         let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
-        c.vel.y += c.tuning.gravity();
+        c.vel.y += t.gravity();
         let (max_speed, accel, friction) = if grounded {
             (
-                c.tuning.ground_control_speed(),
-                c.tuning.ground_control_accel(),
-                c.tuning.ground_friction(),
+                t.ground_control_speed(),
+                t.ground_control_accel(),
+                t.ground_friction(),
             )
         } else {
             (
-                c.tuning.air_control_speed(),
-                c.tuning.air_control_accel(),
-                c.tuning.air_friction(),
+                t.air_control_speed(),
+                t.air_control_accel(),
+                t.air_friction(),
             )
         };
         if use_input {
@@ -600,12 +615,12 @@ impl Cores {
                 if c.jumped & 1 == 0 {
                     if grounded && (c.jumped & 2 == 0 || c.jumps != 0) {
                         c.triggered_events |= event::GROUND_JUMP;
-                        c.vel.y = -c.tuning.ground_jump_impulse();
+                        c.vel.y = -t.ground_jump_impulse();
                         c.jumped |= if c.jumps > 1 { 1 } else { 3 };
                         c.jumped_total = 0;
                     } else if c.jumped & 2 == 0 {
                         c.triggered_events |= event::AIR_JUMP;
-                        c.vel.y = -c.tuning.air_jump_impulse();
+                        c.vel.y = -t.air_jump_impulse();
                         c.jumped |= 3;
                         c.jumped_total += 1;
                     }
@@ -619,7 +634,7 @@ impl Cores {
                     c.hook_pos = c.pos + target_dir * PHYSICAL_SIZE * 1.5;
                     c.hook_dir = target_dir;
                     c.hooked_player = -1;
-                    c.hook_tick = (50.0f32 * (1.25 - c.tuning.hook_duration())) as i32;
+                    c.hook_tick = (50.0f32 * (1.25 - t.hook_duration())) as i32;
                     c.triggered_events |= event::HOOK_LAUNCH;
                 }
             } else {
@@ -651,7 +666,7 @@ impl Cores {
             c.triggered_events |= event::HOOK_RETRACT;
             c.hook_state = hook::RETRACTED;
         } else if c.hook_state == hook::FLYING {
-            self.fly_hook(c, others, col, target_dir);
+            self.fly_hook(c, t, others, col, target_dir);
         }
 
         if c.hook_state == hook::GRABBED {
@@ -669,7 +684,7 @@ impl Cores {
                 }
             }
             if c.hooked_player == -1 && c.hook_pos.distance(c.pos) > 46.0 {
-                let mut hv = normalize(c.hook_pos - c.pos) * c.tuning.hook_drag_accel();
+                let mut hv = normalize(c.hook_pos - c.pos) * t.hook_drag_accel();
                 if hv.y > 0.0 {
                     hv.y *= 0.3;
                 }
@@ -680,7 +695,7 @@ impl Cores {
                 }
                 let nv = c.vel + hv;
                 let l = nv.length();
-                if l < c.tuning.hook_drag_speed() || l < c.vel.length() {
+                if l < t.hook_drag_speed() || l < c.vel.length() {
                     c.vel = nv;
                 }
             }
@@ -696,10 +711,17 @@ impl Cores {
     }
 
     /// The flying hook's step: length, walls, players.
-    fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision, target_dir: Vec2) {
+    fn fly_hook(
+        &mut self,
+        c: &mut Core,
+        t: &Tuning,
+        others: &Others,
+        col: &Collision,
+        target_dir: Vec2,
+    ) {
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
-        let mut new_pos = c.hook_pos + c.hook_dir * c.tuning.hook_fire_speed();
-        if base.distance(new_pos) > c.tuning.hook_length() {
+        let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
+        if base.distance(new_pos) > t.hook_length() {
             c.hook_state = hook::RETRACT_START;
             // 16.4 measured from the teleporter's base but clamped around
             // the character.
@@ -707,7 +729,7 @@ impl Cores {
                 Release::Ddnet16_4 => c.pos,
                 Release::Ddnet20_1 => base,
             };
-            new_pos = around + normalize(new_pos - around) * c.tuning.hook_length();
+            new_pos = around + normalize(new_pos - around) * t.hook_length();
             c.reset = true;
         }
         let (mut hit_ground, mut retract, mut through_tele) = (false, false, 0u8);
@@ -725,7 +747,7 @@ impl Cores {
             Release::Ddnet16_4 => true,
             Release::Ddnet20_1 => c.hook_state == hook::FLYING || !c.new_hook,
         };
-        if !c.hook_hit_disabled && c.tuning.player_hooking() != 0.0 && may_hook_players {
+        if !c.hook_hit_disabled && t.player_hooking() != 0.0 && may_hook_players {
             let mut best = 0.0f32;
             for (_, other) in others.enumerate() {
                 let Some(other) = other else {
@@ -771,12 +793,12 @@ impl Cores {
         }
     }
 
-    fn tick_deferred_core(&mut self, c: &mut Core, others: &mut Others) {
+    fn tick_deferred_core(&mut self, c: &mut Core, t: &Tuning, others: &mut Others) {
         let found = self.near_ids(others, c.pos, 36.0 * 36.0, c.hooked_player);
         // Most cores have nobody near: what the loop works out before its
         // first turn (the tuning's values it reads) is skipped for them.
         if found != 0 {
-            self.push_and_drag(c, others, found);
+            self.push_and_drag(c, t, others, found);
         }
         if c.hook_state != hook::FLYING {
             c.new_hook = false;
@@ -788,7 +810,7 @@ impl Cores {
 
     /// The loop of `TickDeferred` over the other cores, those of `found`.
     #[inline(never)]
-    fn push_and_drag(&self, c: &mut Core, others: &mut Others, found: Bits) {
+    fn push_and_drag(&self, c: &mut Core, t: &Tuning, others: &mut Others, found: Bits) {
         // Far apart and not hooked: neither a push (below 35) nor a drag
         // can happen; skipping changes nothing but the time (tested
         // first, on the packed positions if kept: it is what skips nearly
@@ -823,7 +845,7 @@ impl Cores {
             let can_collide = (c.super_ || other.super_)
                 || (!c.collision_disabled
                     && !other.collision_disabled
-                    && c.tuning.player_collision() != 0.0);
+                    && t.player_collision() != 0.0);
             if can_collide && d < PHYSICAL_SIZE * 1.25 {
                 let a = PHYSICAL_SIZE * 1.45 - d;
                 let mut v = 0.5f32;
@@ -835,11 +857,11 @@ impl Cores {
             }
             if !c.hook_hit_disabled
                 && c.hooked_player == i as i32
-                && c.tuning.player_hooking() != 0.0
+                && t.player_hooking() != 0.0
                 && d > PHYSICAL_SIZE * 1.5
             {
-                let acc = c.tuning.hook_drag_accel() * (d / c.tuning.hook_length());
-                let ds = c.tuning.hook_drag_speed();
+                let acc = t.hook_drag_accel() * (d / t.hook_length());
+                let ds = t.hook_drag_speed();
                 let other = others.get_mut(i).expect("checked above");
                 let pushed = Vec2::new(
                     saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
@@ -855,20 +877,17 @@ impl Cores {
         }
     }
 
-    fn move_one(&mut self, c: &mut Core, others: &Others, col: &Collision) {
+    fn move_one(&mut self, c: &mut Core, t: &Tuning, others: &Others, col: &Collision) {
         let ramp = velocity_ramp(
             c.vel.length() * 50.0,
-            c.tuning.velramp_start(),
-            c.tuning.velramp_range(),
-            c.tuning.velramp_curvature(),
+            t.velramp_start(),
+            t.velramp_range(),
+            t.velramp_curvature(),
         );
         c.vel.x *= ramp;
         let mut new_pos = c.pos;
         let old_vel = c.vel;
-        let elasticity = Vec2::new(
-            c.tuning.ground_elasticity_x(),
-            c.tuning.ground_elasticity_y(),
-        );
+        let elasticity = Vec2::new(t.ground_elasticity_x(), t.ground_elasticity_y());
         let grounded = col.move_box(
             &mut new_pos,
             &mut c.vel,
@@ -891,7 +910,7 @@ impl Cores {
         }
         c.vel.x *= 1.0 / ramp;
 
-        if c.super_ || (c.tuning.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
+        if c.super_ || (t.player_collision() != 0.0 && !c.collision_disabled && !c.solo) {
             let d = c.pos.distance(new_pos);
             if d > 0.0 {
                 // Only a core nearer than the path's length plus a body to
@@ -996,14 +1015,15 @@ mod tests {
 
     fn world_with(pos: Vec2) -> Cores {
         let mut cores = Cores::new(Release::Ddnet20_1);
-        cores.slots[0] = Some(Core::new(0, pos, Tuning::ddrace(Release::Ddnet20_1)));
+        cores.slots[0] = Some(Core::new(0, pos));
         cores
     }
 
     /// One tick of core 0: tick, move, quantize.
     fn step(cores: &mut Cores, col: &Collision) -> Core {
-        cores.tick(0, col, true, true);
-        cores.move_core(0, col);
+        let t = Tuning::ddrace(Release::Ddnet20_1);
+        cores.tick(0, col, &t, true, true);
+        cores.move_core(0, col, &t);
         let c = cores.slots[0].as_mut().expect("a core");
         c.quantize();
         *c

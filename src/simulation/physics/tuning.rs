@@ -483,13 +483,123 @@ pub enum Applied {
 /// read by the physics: a character in zone 0 gets `Tuning()`
 /// (`character.cpp` 1936–1941). [`Tunings::zone`] gives what a character
 /// in a zone uses, for both.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Serialize)]
 pub struct Tunings {
     #[serde(rename = "version")]
     release: Release,
     global: Tuning,
     /// 256 entries; in 20.1 entry 0 is unused (the global stands for it).
     list: Vec<Tuning>,
+    /// A number no other change of any `Tunings` took, new with each
+    /// change (see [`Tunings::version`]).
+    #[serde(skip)]
+    version: u64,
+}
+
+/// A version no `Tunings` had.
+fn fresh_version() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl PartialEq for Tunings {
+    fn eq(&self, other: &Tunings) -> bool {
+        (self.release, &self.global, &self.list) == (other.release, &other.global, &other.list)
+    }
+}
+
+impl Eq for Tunings {}
+
+impl fmt::Debug for Tunings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tunings")
+            .field("release", &self.release)
+            .field("global", &self.global)
+            .field("list", &self.list)
+            .finish()
+    }
+}
+
+/// The tuning each client id's core ticks and moves with: its zone's,
+/// copied at each of its ticks (the global one when its character
+/// comes), so a tune command after that tick does not reach it. Each
+/// distinct copy is kept once, as most cores share their zone's: 64
+/// copies of 192 bytes read every tick would crowd the data cache.
+#[derive(Clone, Debug)]
+pub struct CoreTunings {
+    /// Each copy, what it is a copy of, and how many client ids hold it
+    /// (one with none is taken again for the next copy: at most one a
+    /// client id).
+    copies: Vec<(Tuning, Of, u8)>,
+    /// The copy each client id holds.
+    held: Vec<u8>,
+}
+
+/// What a copy is of: a zone's tuning or the global one, of a
+/// [`Tunings::version`] (two `Tunings` of one version are equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Of {
+    Zone(u8, u64),
+    Global(u64),
+}
+
+impl CoreTunings {
+    /// `clients` client ids, each holding the global tuning of `tunings`.
+    pub fn new(tunings: &Tunings, clients: usize) -> CoreTunings {
+        let of = Of::Global(tunings.version);
+        let clients = clients.min(usize::from(u8::MAX));
+        CoreTunings {
+            copies: vec![(tunings.global, of, clients as u8)],
+            held: vec![0; clients],
+        }
+    }
+
+    /// `cid` holds `tunings.zone(zone)` as it is now. Inline the test
+    /// alone: most ticks the copy held is of that zone and version.
+    #[inline]
+    pub fn take(&mut self, cid: usize, tunings: &Tunings, zone: u8) {
+        let of = Of::Zone(zone, tunings.version);
+        if self.copies[usize::from(self.held[cid])].1 != of {
+            self.hold(cid, of, tunings.zone(zone));
+        }
+    }
+
+    /// `cid` holds the global tuning of `tunings` as it is now.
+    pub fn take_global(&mut self, cid: usize, tunings: &Tunings) {
+        self.hold(cid, Of::Global(tunings.version), &tunings.global);
+    }
+
+    /// `cid` holds the copy of `of` (`tuning`): one kept already, or a
+    /// new one in place of a copy nobody holds.
+    #[inline(never)]
+    fn hold(&mut self, cid: usize, of: Of, tuning: &Tuning) {
+        let was = usize::from(self.held[cid]);
+        self.copies[was].2 -= 1;
+        let i = match self.copies.iter().position(|c| c.1 == of) {
+            Some(i) => i,
+            None => {
+                let copy = (*tuning, of, 0);
+                match self.copies.iter().position(|c| c.2 == 0) {
+                    Some(free) => {
+                        self.copies[free] = copy;
+                        free
+                    }
+                    None => {
+                        self.copies.push(copy);
+                        self.copies.len() - 1
+                    }
+                }
+            }
+        };
+        self.copies[i].2 += 1;
+        self.held[cid] = i as u8;
+    }
+
+    /// The tuning `cid` holds.
+    #[inline]
+    pub fn get(&self, cid: usize) -> &Tuning {
+        &self.copies[usize::from(self.held[cid])].0
+    }
 }
 
 impl Tunings {
@@ -517,6 +627,7 @@ impl Tunings {
             release,
             global,
             list: vec![zone; ZONES],
+            version: fresh_version(),
         })
     }
 
@@ -526,11 +637,13 @@ impl Tunings {
             release,
             global,
             list: vec![Tuning::ddrace(release); ZONES],
+            version: fresh_version(),
         }
     }
 
     /// The zones' tunings (not the global one) as `other` has them.
     pub fn take_zones(&mut self, other: &Tunings) {
+        self.version = fresh_version();
         self.list.clone_from(&other.list);
     }
 
@@ -546,6 +659,7 @@ impl Tunings {
 
     /// The global tuning, to change (the map's game-layer tiles do).
     pub fn global_mut(&mut self) -> &mut Tuning {
+        self.version = fresh_version();
         &mut self.global
     }
 
@@ -561,6 +675,7 @@ impl Tunings {
     /// The list entry `tune_zone`/`tune_zone_reset` act on: in 20.1 entry
     /// 0 is the global tuning; in 16.4 it is the list's own entry 0.
     fn list_entry(&mut self, zone: usize) -> &mut Tuning {
+        self.version = fresh_version();
         match (self.release, zone) {
             (Release::Ddnet20_1, 0) => &mut self.global,
             _ => &mut self.list[zone],
@@ -597,6 +712,9 @@ impl Tunings {
         command: &[u8],
         args: &[A],
     ) -> Result<Applied, TuningError> {
+        // Even a command that fails or changes nothing: a copy is only
+        // taken again.
+        self.version = fresh_version();
         let release = self.release;
         let is = |name: &str| command.eq_ignore_ascii_case(name.as_bytes());
         let arg = |i: usize| -> Result<&[u8], TuningError> {

@@ -55,7 +55,7 @@ impl Fixture {
     /// A character standing still at `(x, y)`, newest in the list.
     fn add(&mut self, cid: usize, x: f32, y: f32) {
         let pos = Vec2::new(x, y);
-        self.cores.slots[cid] = Some(Core::new(cid, pos, *self.tunings.global()));
+        self.cores.slots[cid] = Some(Core::new(cid, pos));
         self.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
         self.order.insert(0, cid);
     }

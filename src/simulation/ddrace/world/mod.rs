@@ -31,7 +31,7 @@ use crate::simulation::physics::core::{
 };
 use crate::simulation::physics::near::Reused;
 use crate::simulation::physics::switchers::Switchers;
-use crate::simulation::physics::tuning::{Applied, Tuning, Tunings};
+use crate::simulation::physics::tuning::{Applied, CoreTunings, Tuning, Tunings};
 use crate::teehistorian::PlayerInput;
 use serde::Serialize;
 
@@ -176,6 +176,9 @@ pub struct World {
     pub config: Config,
     /// Every character's core.
     pub cores: Cores,
+    /// The tuning each client id's core ticks and moves with, in its
+    /// slot or paused: beside the cores, which are copied every tick.
+    pub(super) core_tuning: CoreTunings,
     /// The cores of paused characters, out of [`World::cores`]
     /// (`CCharacter::Pause` clears `m_apCharacters`): nobody meets them.
     pub(super) paused_cores: Vec<Option<Core>>,
@@ -183,6 +186,9 @@ pub struct World {
     /// The character list, newest first: the order they tick in.
     pub(super) order: Vec<usize>,
     pub(super) players: Vec<Option<Player>>,
+    /// One past the highest client id that ever joined: the loops over
+    /// the players stop there (an empty slot read is a cache line).
+    pub(super) players_end: usize,
     /// Spawn points: default, red, blue.
     spawns: [Vec<Vec2>; 3],
     /// Pickups, newest first (the order they tick in).
@@ -258,6 +264,7 @@ impl World {
             config.sv_dragger_range,
             config.sv_plasma_range,
         ));
+        let core_tuning = CoreTunings::new(&tunings, MAX_CLIENTS);
         World {
             release,
             tick,
@@ -268,9 +275,11 @@ impl World {
             config,
             cores,
             paused_cores: vec![None; MAX_CLIENTS],
+            core_tuning,
             chars: vec![None; MAX_CLIENTS],
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],
+            players_end: 0,
             spawns,
             pickups,
             pickup_near: Reused::default(),
@@ -327,8 +336,7 @@ impl World {
     }
 
     /// Every client id's [`World::core`], into `out` by client id: a
-    /// core copied as one block, an empty slot only marked empty (one
-    /// copy of all 128 slots is 39 KB).
+    /// core copied as one block, an empty slot only marked empty.
     pub fn copy_cores(&self, out: &mut [Option<Core>]) {
         let cores = self.cores.slots.iter().zip(&self.paused_cores);
         for (o, (slot, paused)) in out.iter_mut().zip(cores) {
@@ -404,6 +412,7 @@ impl World {
             let mut player = Player::new(self.tick, self.release);
             player.afk &= !self.carried_over;
             self.players[cid] = Some(player);
+            self.players_end = self.players_end.max(cid + 1);
             self.pending[cid].clear();
         }
     }
@@ -583,7 +592,7 @@ impl World {
             }
         }
         // Inputs are applied while the server's tick is still the last.
-        for (cid, inputs) in pending.iter().enumerate() {
+        for (cid, inputs) in pending.iter().enumerate().take(self.players_end) {
             if !self.players[cid].as_ref().is_some_and(|p| p.in_game) {
                 continue;
             }
@@ -606,7 +615,7 @@ impl World {
         self.tick += 1;
         self.stepping = true;
         self.snap_ids.set_between_ticks(false);
-        for (cid, inputs) in pending.iter().enumerate() {
+        for (cid, inputs) in pending.iter().enumerate().take(self.players_end) {
             let Some(p) = self.players[cid].as_ref().filter(|p| p.in_game) else {
                 continue;
             };
@@ -629,6 +638,18 @@ impl World {
         if !before.is_empty() {
             self.watch_unmodelled(&before);
         }
+    }
+
+    /// Puts a new core in the slot of `cid`, with the global tuning until
+    /// its first tick copies its zone's.
+    pub(super) fn put_core(&mut self, cid: usize, core: Core) {
+        self.cores.slots[cid] = Some(core);
+        self.core_tuning.take_global(cid, &self.tunings);
+    }
+
+    /// The tuning the core of `cid` last ticked with (its zone's).
+    pub fn core_tuning(&self, cid: usize) -> &Tuning {
+        self.core_tuning.get(cid)
     }
 
     /// The global tuning (what zone 0 and the weapons read).
@@ -769,9 +790,9 @@ impl World {
                 .as_ref()
                 .and_then(|p| p.last_input)
                 .unwrap_or_default();
-            let mut core = Core::new(cid, pos, *self.global());
+            let mut core = Core::new(cid, pos);
             core.endless_hook = self.config.sv_endless_drag != 0;
-            self.cores.slots[cid] = Some(core);
+            self.put_core(cid, core);
             self.chars[cid] =
                 Some(Character::new(cid, pos, self.tick, last).hit_others(self.config.sv_hit != 0));
             self.order.insert(0, cid);

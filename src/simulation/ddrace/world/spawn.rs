@@ -65,9 +65,9 @@ impl World {
             target_y: -1,
             ..PlayerInput::default()
         });
-        let mut core = Core::new(cid, pos, *self.global());
+        let mut core = Core::new(cid, pos);
         core.endless_hook = self.config.sv_endless_drag != 0;
-        self.cores.slots[cid] = Some(core);
+        self.put_core(cid, core);
         let mut ch =
             Character::new(cid, pos, self.tick, last_input).hit_others(self.config.sv_hit != 0);
         // 16.4's character is an entity with an id; 20.1's takes two

@@ -445,7 +445,8 @@ impl World {
             if self.chars[cid].is_none() {
                 continue;
             }
-            self.cores.move_core(cid, &self.col);
+            self.cores
+                .move_core(cid, &self.col, self.core_tuning.get(cid));
             let Some(core) = self.cores.slots[cid].as_mut() else {
                 continue;
             };
@@ -503,7 +504,6 @@ impl World {
     /// leaves that to [`World::character_tick`].
     pub(super) fn pre_tick(&mut self, cid: usize) {
         let zone = self.tune_zone_of(cid);
-        let tuning = self.tunings.zone(zone);
         let tick = self.tick;
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
@@ -551,12 +551,13 @@ impl World {
             hook: ch.input.hook,
         };
         if let Some(core) = self.cores.slots[cid].as_mut() {
-            core.tuning = *tuning;
+            self.core_tuning.take(cid, &self.tunings, zone);
             core.input = input;
         }
         self.cores.old_tele_hook = self.config.sv_old_teleport_hook != 0;
         let no_weak_hook = self.config.sv_no_weak_hook != 0;
-        self.cores.tick(cid, &self.col, true, !no_weak_hook);
+        let t = self.core_tuning.get(cid);
+        self.cores.tick(cid, &self.col, t, true, !no_weak_hook);
     }
 
     /// `CCharacter::Tick` (with `HandleWeapons` and
@@ -566,7 +567,7 @@ impl World {
     pub(super) fn character_tick(&mut self, cid: usize) {
         let tick = self.tick;
         match self.config.sv_no_weak_hook != 0 {
-            true => self.cores.tick_deferred(cid),
+            true => self.cores.tick_deferred(cid, self.core_tuning.get(cid)),
             false => self.pre_tick(cid),
         }
 
@@ -702,7 +703,7 @@ impl World {
         if self.release == Release::Ddnet16_4 {
             self.take_join_answers();
         }
-        for cid in 0..MAX_CLIENTS {
+        for cid in 0..self.players_end {
             let tick = self.tick;
             let Some(p) = self.players[cid].as_mut() else {
                 continue;
@@ -751,7 +752,7 @@ impl World {
         if !self.col.has_tune_zones() {
             return;
         }
-        for cid in 0..MAX_CLIENTS {
+        for cid in 0..self.players_end {
             let Some(p) = self.players[cid].as_ref() else {
                 continue;
             };
@@ -817,7 +818,7 @@ mod tests {
         let cids: &[usize] = if two { &[0, 1] } else { &[0] };
         for &cid in cids {
             let pos = Vec2::new(200.0 + 20.0 * cid as f32, 176.0);
-            world.cores.slots[cid] = Some(Core::new(cid, pos, *world.tunings.global()));
+            world.put_core(cid, Core::new(cid, pos));
             world.chars[cid] = Some(Character::new(cid, pos, 0, PlayerInput::default()));
             world.order.insert(0, cid);
         }

@@ -199,7 +199,13 @@ impl World {
         let restrictions = self.chars[cid].as_ref().map_or(0, |c| c.move_restrictions);
         let release = self.release;
         if let Some(core) = self.cores.slots[cid].as_mut()
-            && let Some(vel) = speedup(release, s, core.vel, restrictions, &core.tuning)
+            && let Some(vel) = speedup(
+                release,
+                s,
+                core.vel,
+                restrictions,
+                self.core_tuning.get(cid),
+            )
         {
             core.vel = vel;
         }
@@ -670,9 +676,9 @@ mod tests {
         let tunings = Tunings::new(release, Tuning::ddrace(release));
         let mut world = World::new(release, col, Config::new(release), tunings, 0);
         let pos = Vec2::new(200.0, 176.0);
-        let mut core = Core::new(0, pos, *world.tunings.global());
+        let mut core = Core::new(0, pos);
         core.vel = Vec2::new(3.0, -2.0);
-        world.cores.slots[0] = Some(core);
+        world.put_core(0, core);
         world.chars[0] = Some(Character::new(0, pos, 0, PlayerInput::default()));
         world.order.insert(0, 0);
         world
@@ -714,15 +720,14 @@ mod tests {
     fn an_evil_teleporter_releases_the_hooks_on_the_tee_where_they_were() {
         for v in [Release::Ddnet16_4, Release::Ddnet20_1] {
             let mut w = world(v);
-            let tuning = *w.tunings.global();
             // Tees 1 and 2 hold tee 0 by their hooks; tee 2 is super.
             for (cid, super_) in [(1, false), (2, true)] {
-                let mut core = Core::new(cid, Vec2::new(300.0, 176.0), tuning);
+                let mut core = Core::new(cid, Vec2::new(300.0, 176.0));
                 core.hook_state = hook::GRABBED;
                 core.hooked_player = 0;
                 core.hook_pos = Vec2::new(200.0, 176.0);
                 core.super_ = super_;
-                w.cores.slots[cid] = Some(core);
+                w.put_core(cid, core);
             }
             w.handle_tiles(0, Some(5 * 20 + 7));
             let hook = |cid: usize| {

@@ -379,3 +379,50 @@ fn serialises_as_names_to_ints_in_network_order() {
     assert!(json.starts_with("{\"ground_control_speed\":1000,\"ground_control_accel\":200,"));
     assert!(json.ends_with("\"hammer_hit_fire_delay\":32000}"));
 }
+
+/// Every client id of a [`CoreTunings`] holds what a copy of its own,
+/// taken at each of its takes, would, after any run of tune commands,
+/// clones and takes: two `Tunings`, each changed by `tune_zone` or
+/// `tune`, cloned into each other, and zones or the global tuning of
+/// either taken by any of four client ids.
+#[test]
+fn core_tunings_hold_what_each_took_last() {
+    fn property(ops: Vec<(u8, u8, u8)>) -> bool {
+        let release = Ddnet20_1;
+        let mut tunings = [
+            Tunings::new(release, Tuning::ddrace(release)),
+            Tunings::new(release, Tuning::ddrace(release)),
+        ];
+        let mut held = CoreTunings::new(&tunings[0], 4);
+        let mut copies = [*tunings[0].global(); 4];
+        for (op, a, b) in ops {
+            let (which, zone, cid) = (usize::from(a & 1), b % 4, usize::from(b / 4 % 4));
+            let value = 1 + a / 2;
+            match op % 5 {
+                0 => {
+                    let line = format!("tune_zone {zone} gravity {value}");
+                    let _ = apply(&mut tunings[which], &line);
+                }
+                1 => {
+                    let _ = apply(&mut tunings[which], &format!("tune gravity {value}"));
+                }
+                2 => tunings[which] = tunings[1 - which].clone(),
+                3 => {
+                    held.take_global(cid, &tunings[which]);
+                    copies[cid] = *tunings[which].global();
+                }
+                _ => {
+                    held.take(cid, &tunings[which], zone);
+                    copies[cid] = *tunings[which].zone(zone);
+                }
+            }
+            if (0..4).any(|cid| held.get(cid) != &copies[cid]) {
+                return false;
+            }
+        }
+        true
+    }
+    quickcheck::QuickCheck::new()
+        .tests(2000)
+        .quickcheck(property as fn(Vec<(u8, u8, u8)>) -> bool);
+}

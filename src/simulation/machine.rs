@@ -234,6 +234,8 @@ pub struct Simulation<'d, O = ()> {
     recorded_release: Release,
     /// Positions as the file has them now.
     recorded: Vec<Option<(i32, i32)>>,
+    /// One past the highest client id the file ever gave a position.
+    recorded_end: usize,
     /// Each client's last recorded input (the base of INPUT_DIFF).
     inputs: Vec<Option<PlayerInput>>,
     /// The world's tick was compared with the file.
@@ -310,6 +312,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
             free_running: false,
             recorded_release,
             recorded: vec![None; MAX_CLIENTS],
+            recorded_end: 0,
             inputs: vec![None; MAX_CLIENTS],
             compared: false,
             window: Window::default(),
@@ -478,6 +481,7 @@ impl<'d, O: Observer> Simulation<'d, O> {
                 self.advance(tick);
                 if let Some(slot) = slot(&mut self.recorded, *cid) {
                     *slot = Some((*x, *y));
+                    self.recorded_end = self.recorded_end.max(*cid as usize + 1);
                 }
                 if let Ok(c) = usize::try_from(*cid) {
                     self.unrecorded_team_change_back(c);
@@ -596,8 +600,11 @@ impl<'d, O: Observer> Simulation<'d, O> {
         }
         let mut diverged = Vec::new();
         // Each slot read in place: the positions' table is made only for
-        // the window, below.
-        for cid in 0..MAX_CLIENTS {
+        // the window, below. Past both ends neither is there (the slots
+        // are not read: each is a cache line).
+        let end = self.recorded_end.max(w.cores_end());
+        self.tainted[end..].fill(self.everybody_tainted);
+        for cid in 0..end {
             let rec = self.recorded[cid];
             let sim = w.position(cid);
             if rec.is_none() && sim.is_none() {

@@ -189,6 +189,9 @@ pub struct World {
     /// One past the highest client id that ever joined: the loops over
     /// the players stop there (an empty slot read is a cache line).
     pub(super) players_end: usize,
+    /// One past the highest client id that ever had a core: none past it
+    /// has one, in its slot or paused.
+    cores_end: usize,
     /// Spawn points: default, red, blue.
     spawns: [Vec<Vec2>; 3],
     /// Pickups, newest first (the order they tick in).
@@ -280,6 +283,7 @@ impl World {
             order: Vec::new(),
             players: vec![None; MAX_CLIENTS],
             players_end: 0,
+            cores_end: 0,
             spawns,
             pickups,
             pickup_near: Reused::default(),
@@ -336,9 +340,12 @@ impl World {
     }
 
     /// Every client id's [`World::core`], into `out` by client id: a
-    /// core copied as one block, an empty slot only marked empty.
+    /// core copied as one block, an empty slot only marked empty. Up to
+    /// [`World::cores_end`]: past it `out` is left as it is (empty, when
+    /// it holds a copy of this world's or of an earlier one's).
     pub fn copy_cores(&self, out: &mut [Option<Core>]) {
         let cores = self.cores.slots.iter().zip(&self.paused_cores);
+        let cores = cores.take(self.cores_end);
         for (o, (slot, paused)) in out.iter_mut().zip(cores) {
             match slot.as_ref().or(paused.as_ref()) {
                 Some(c) => *o = Some(*c),
@@ -644,7 +651,14 @@ impl World {
     /// its first tick copies its zone's.
     pub(super) fn put_core(&mut self, cid: usize, core: Core) {
         self.cores.slots[cid] = Some(core);
+        self.cores_end = self.cores_end.max(cid + 1);
         self.core_tuning.take_global(cid, &self.tunings);
+    }
+
+    /// One past the highest client id that ever had a core: [`World::core`]
+    /// is `None` for every client id from it on.
+    pub fn cores_end(&self) -> usize {
+        self.cores_end
     }
 
     /// The tuning the core of `cid` last ticked with (its zone's).

@@ -451,20 +451,21 @@ impl Cores {
                 .fold(0, |bits, (i, _)| bits | 1 << i);
         };
         // At the core's own place, within the pairs' reach (the pushes,
-        // a short move's path): the kept pairs, no question.
+        // a short move's path): the kept pairs, no question. Not the core
+        // itself (its slot reads as empty to the loops): its row never
+        // holds it, the question's answer may. The bits are set and
+        // cleared only where needed (a `u128` bit at a variable place is
+        // some ten instructions, and most cores hook nobody).
         let own = others.before.len();
+        let bit = |i: usize| if i < MAX_CLIENTS { 1 << i } else { 0 };
         let mut found = match near.within(own, p, limit) {
             Some(found) => found,
-            None => near.near().candidates_apart(p, limit),
+            None => near.near().candidates_apart(p, limit) & !bit(own),
         };
         if let Ok(also) = usize::try_from(also)
-            && also < MAX_CLIENTS
+            && also != own
         {
-            found |= 1 << also;
-        }
-        // Not the core itself (its slot reads as empty to the loops).
-        if own < MAX_CLIENTS {
-            found &= !(1 << own);
+            found |= bit(also);
         }
         debug_assert!(
             others.enumerate().all(|(i, c)| {
@@ -790,22 +791,17 @@ impl Cores {
     #[inline(never)]
     fn push_and_drag(&self, c: &mut Core, others: &mut Others, found: Bits) {
         // Far apart and not hooked: neither a push (below 35) nor a drag
-        // can happen; skipping changes nothing but the time (tested
-        // first, on the packed positions if kept: it is what skips nearly
-        // everybody).
+        // can happen; skipping changes nothing but the time. `found` is
+        // mostly the kept pairs, each within: no test on the packed
+        // positions first.
         let far = |i: usize, at: Vec2| {
             let delta = c.pos - at;
             c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
         };
-        let at = self.positions();
         for i in points(found) {
-            if at.is_some_and(|at| far(i, at[i])) {
-                continue;
-            }
             let Some(other) = others.get(i) else {
                 continue;
             };
-            debug_assert!(at.is_none_or(|at| same_bits(at[i], other.pos)));
             if far(i, other.pos) {
                 continue;
             }
@@ -902,8 +898,8 @@ impl Cores {
                 // Surely out of reach (the square past the reach's by a
                 // margin for rounding): no square root taken.
                 let far = reach * reach * 1.001;
-                let mut near = [0u8; MAX_CLIENTS];
-                let mut n = 0;
+                // As bits (a list would be zeroed first, every move).
+                let mut near: Bits = 0;
                 let maybe = self.near_ids(others, c.pos, far, -1);
                 // Far: tested on the packed positions if kept, then on the
                 // core (the same bits).
@@ -933,19 +929,20 @@ impl Cores {
                     {
                         continue;
                     }
-                    near[n] = other.id as u8;
-                    n += 1;
+                    if other.id < MAX_CLIENTS {
+                        near |= 1 << other.id;
+                    }
                 }
                 let end = (d + 1.0) as i32;
                 let mut last = c.pos;
                 for i in 0..end {
-                    if n == 0 {
+                    if near == 0 {
                         break;
                     }
                     let a = i as f32 / d;
                     let p = c.pos.mix(new_pos, a);
-                    for &o in &near[..n] {
-                        let Some(other) = others.get(usize::from(o)) else {
+                    for o in points(near) {
+                        let Some(other) = others.get(o) else {
                             continue;
                         };
                         let dd = p.distance(other.pos);

@@ -174,6 +174,16 @@ impl Core {
         }
     }
 
+    /// The aim normalized (`TargetDirection`), worked out where a hook
+    /// is thrown or comes out of a teleporter: a square root and a
+    /// division that most ticks need not.
+    fn target_dir(&self) -> Vec2 {
+        normalize(Vec2::new(
+            self.input.target_x as f32,
+            self.input.target_y as f32,
+        ))
+    }
+
     /// `Quantize`: written to the network object and read back, so the
     /// core holds what a snapshot would say (whole positions, velocities
     /// and hook direction in 1/256).
@@ -244,6 +254,27 @@ pub fn velocity_ramp(value: f32, start: f32, range: f32, curvature: f32) -> f32 
         return 1.0;
     }
     1.0 / super::fmath::powf(curvature, (value - start) / range)
+}
+
+/// The hook's drag in `TickDeferred`: `c` holds `other` at distance `d`,
+/// `dir` from `other` to `c`. Out of line: few cores hook a player, and
+/// inlined, the tuning's values it reads were worked out before the
+/// pushes' loop on every call.
+#[cold]
+#[inline(never)]
+fn drag(c: &mut Core, other: &mut Core, d: f32, dir: Vec2) {
+    let acc = c.tuning.hook_drag_accel() * (d / c.tuning.hook_length());
+    let ds = c.tuning.hook_drag_speed();
+    let pushed = Vec2::new(
+        saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
+        saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
+    );
+    other.vel = clamp_vel(other.move_restrictions, pushed);
+    let pulled = Vec2::new(
+        saturated_add(-ds, ds, c.vel.x, -acc * dir.x * 0.25),
+        saturated_add(-ds, ds, c.vel.y, -acc * dir.y * 0.25),
+    );
+    c.vel = clamp_vel(c.move_restrictions, pulled);
 }
 
 /// `closest_point_on_line`, `None` for a segment of length 0.
@@ -579,7 +610,6 @@ impl Cores {
         };
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
-        let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
         c.vel.y += c.tuning.gravity();
         let (max_speed, accel, friction) = if grounded {
             (
@@ -617,6 +647,7 @@ impl Cores {
             if c.input.hook != 0 {
                 if c.hook_state == hook::IDLE {
                     c.hook_state = hook::FLYING;
+                    let target_dir = c.target_dir();
                     c.hook_pos = c.pos + target_dir * PHYSICAL_SIZE * 1.5;
                     c.hook_dir = target_dir;
                     c.hooked_player = -1;
@@ -652,7 +683,7 @@ impl Cores {
             c.triggered_events |= event::HOOK_RETRACT;
             c.hook_state = hook::RETRACTED;
         } else if c.hook_state == hook::FLYING {
-            self.fly_hook(c, others, col, target_dir);
+            self.fly_hook(c, others, col);
         }
 
         if c.hook_state == hook::GRABBED {
@@ -697,7 +728,7 @@ impl Cores {
     }
 
     /// The flying hook's step: length, walls, players.
-    fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision, target_dir: Vec2) {
+    fn fly_hook(&mut self, c: &mut Core, others: &Others, col: &Collision) {
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
         let mut new_pos = c.hook_pos + c.hook_dir * c.tuning.hook_fire_speed();
         if base.distance(new_pos) > c.tuning.hook_length() {
@@ -763,6 +794,7 @@ impl Cores {
                 c.hooked_player = -1;
                 c.new_hook = true;
                 let out = outs[self.random_or_0(c.id, outs.len())];
+                let target_dir = c.target_dir();
                 c.hook_pos = out + target_dir * PHYSICAL_SIZE * 1.5;
                 c.hook_dir = target_dir;
                 c.hook_tele_base = c.hook_pos;
@@ -794,9 +826,11 @@ impl Cores {
         // can happen; skipping changes nothing but the time. `found` is
         // mostly the kept pairs, each within: no test on the packed
         // positions first.
+        // (Neither changes in the loop.)
+        let (pos, hooked) = (c.pos, c.hooked_player);
         let far = |i: usize, at: Vec2| {
-            let delta = c.pos - at;
-            c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
+            let delta = pos - at;
+            hooked != i as i32 && delta.dot(delta) > 36.0 * 36.0
         };
         for i in points(found) {
             let Some(other) = others.get(i) else {
@@ -834,19 +868,7 @@ impl Cores {
                 && c.tuning.player_hooking() != 0.0
                 && d > PHYSICAL_SIZE * 1.5
             {
-                let acc = c.tuning.hook_drag_accel() * (d / c.tuning.hook_length());
-                let ds = c.tuning.hook_drag_speed();
-                let other = others.get_mut(i).expect("checked above");
-                let pushed = Vec2::new(
-                    saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
-                    saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
-                );
-                other.vel = clamp_vel(other.move_restrictions, pushed);
-                let pulled = Vec2::new(
-                    saturated_add(-ds, ds, c.vel.x, -acc * dir.x * 0.25),
-                    saturated_add(-ds, ds, c.vel.y, -acc * dir.y * 0.25),
-                );
-                c.vel = clamp_vel(c.move_restrictions, pulled);
+                drag(c, others.get_mut(i).expect("checked above"), d, dir);
             }
         }
     }
@@ -1004,6 +1026,67 @@ mod tests {
         let c = cores.slots[0].as_mut().expect("a core");
         c.quantize();
         *c
+    }
+
+    /// The loops over other cores (`TickDeferred`'s pushes and drag,
+    /// `Move`'s path check) asked through the kept pairs and the buckets
+    /// (`gather`, then `regather` after each core's tick and move, as the
+    /// world's tick does) against the same loops over every other core
+    /// (never gathered): a crowd, some cores hooking another near or far,
+    /// some fast (paths past the pairs' reach), some solo or passing
+    /// through; after two ticks every core is the same, bit for bit.
+    #[test]
+    fn the_near_cores_loops_find_what_the_loops_over_every_core_find() {
+        fn property(cores: Vec<(u8, i16, i16, i8, i8, u8)>) -> bool {
+            const N: usize = 40;
+            let col = floor();
+            let mut plain = Cores::new(Release::Ddnet20_1);
+            for (cid, x, y, vx, vy, kind) in cores.into_iter().take(32) {
+                let cid = usize::from(cid) % N;
+                // Some 160 by 100 units above the floor, in quarters.
+                let at = |v: i16, side: i16| 200.0 + f32::from(v % (side * 4)) / 4.0;
+                let mut c = Core::new(
+                    cid,
+                    Vec2::new(at(x, 160), at(y, 100)),
+                    Tuning::ddrace(Release::Ddnet20_1),
+                );
+                let speed = if kind & 1 != 0 { 1.0 } else { 1.0 / 16.0 };
+                c.vel = Vec2::new(f32::from(vx) * speed, f32::from(vy) * speed);
+                c.input.direction = i32::from(kind >> 1 & 3) - 1;
+                if kind & 8 != 0 {
+                    c.input.hook = 1;
+                    c.hook_state = hook::GRABBED;
+                    c.hooked_player = ((cid + 1 + usize::from(kind >> 4)) % N) as i32;
+                }
+                c.solo = kind & 0xc0 == 0xc0;
+                c.collision_disabled = kind & 0xc0 == 0x80;
+                plain.teams.solo[cid] = c.solo;
+                plain.slots[cid] = Some(c);
+            }
+            let mut kept = plain.clone();
+            for _ in 0..2 {
+                kept.gather();
+                for cid in 0..N {
+                    plain.tick(cid, &col, true, true);
+                    kept.tick(cid, &col, true, true);
+                    kept.regather(cid);
+                }
+                for cid in 0..N {
+                    for cores in [&mut plain, &mut kept] {
+                        cores.move_core(cid, &col);
+                        if let Some(c) = cores.slots[cid].as_mut() {
+                            c.quantize();
+                        }
+                    }
+                    kept.regather(cid);
+                }
+                kept.scatter();
+            }
+            format!("{:?}", plain.slots) == format!("{:?}", kept.slots)
+        }
+        crate::testing::qc()
+            .tests(1000)
+            .quickcheck(property as fn(Vec<(u8, i16, i16, i8, i8, u8)>) -> bool);
     }
 
     #[test]

@@ -172,6 +172,16 @@ impl Core {
         }
     }
 
+    /// The aim normalized (`TargetDirection`), worked out where a hook
+    /// is thrown or comes out of a teleporter: a square root and a
+    /// division that most ticks need not.
+    fn target_dir(&self) -> Vec2 {
+        normalize(Vec2::new(
+            self.input.target_x as f32,
+            self.input.target_y as f32,
+        ))
+    }
+
     /// `Quantize`: written to the network object and read back, so the
     /// core holds what a snapshot would say (whole positions, velocities
     /// and hook direction in 1/256).
@@ -242,6 +252,27 @@ pub fn velocity_ramp(value: f32, start: f32, range: f32, curvature: f32) -> f32 
         return 1.0;
     }
     1.0 / super::fmath::powf(curvature, (value - start) / range)
+}
+
+/// The hook's drag in `TickDeferred`: `c` holds `other` at distance `d`,
+/// `dir` from `other` to `c`. Out of line: few cores hook a player, and
+/// inlined, the tuning's values it reads were worked out before the
+/// pushes' loop on every call.
+#[cold]
+#[inline(never)]
+fn drag(c: &mut Core, t: &Tuning, other: &mut Core, d: f32, dir: Vec2) {
+    let acc = t.hook_drag_accel() * (d / t.hook_length());
+    let ds = t.hook_drag_speed();
+    let pushed = Vec2::new(
+        saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
+        saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
+    );
+    other.vel = clamp_vel(other.move_restrictions, pushed);
+    let pulled = Vec2::new(
+        saturated_add(-ds, ds, c.vel.x, -acc * dir.x * 0.25),
+        saturated_add(-ds, ds, c.vel.y, -acc * dir.y * 0.25),
+    );
+    c.vel = clamp_vel(c.move_restrictions, pulled);
 }
 
 /// `closest_point_on_line`, `None` for a segment of length 0.
@@ -449,20 +480,21 @@ impl Cores {
                 .fold(0, |bits, (i, _)| bits | 1 << i);
         };
         // At the core's own place, within the pairs' reach (the pushes,
-        // a short move's path): the kept pairs, no question.
+        // a short move's path): the kept pairs, no question. Not the core
+        // itself (its slot reads as empty to the loops): its row never
+        // holds it, the question's answer may. The bits are set and
+        // cleared only where needed (a `u128` bit at a variable place is
+        // some ten instructions, and most cores hook nobody).
         let own = others.before.len();
+        let bit = |i: usize| if i < MAX_CLIENTS { 1 << i } else { 0 };
         let mut found = match near.within(own, p, limit) {
             Some(found) => found,
-            None => near.near().candidates_apart(p, limit),
+            None => near.near().candidates_apart(p, limit) & !bit(own),
         };
         if let Ok(also) = usize::try_from(also)
-            && also < MAX_CLIENTS
+            && also != own
         {
-            found |= 1 << also;
-        }
-        // Not the core itself (its slot reads as empty to the loops).
-        if own < MAX_CLIENTS {
-            found &= !(1 << own);
+            found |= bit(also);
         }
         debug_assert!(
             others.enumerate().all(|(i, c)| {
@@ -593,7 +625,6 @@ impl Cores {
         };
         c.triggered_events = 0;
         let grounded = col.is_on_ground(c.pos, PHYSICAL_SIZE);
-        let target_dir = normalize(Vec2::new(c.input.target_x as f32, c.input.target_y as f32));
         c.vel.y += t.gravity();
         let (max_speed, accel, friction) = if grounded {
             (
@@ -631,6 +662,7 @@ impl Cores {
             if c.input.hook != 0 {
                 if c.hook_state == hook::IDLE {
                     c.hook_state = hook::FLYING;
+                    let target_dir = c.target_dir();
                     c.hook_pos = c.pos + target_dir * PHYSICAL_SIZE * 1.5;
                     c.hook_dir = target_dir;
                     c.hooked_player = -1;
@@ -666,7 +698,7 @@ impl Cores {
             c.triggered_events |= event::HOOK_RETRACT;
             c.hook_state = hook::RETRACTED;
         } else if c.hook_state == hook::FLYING {
-            self.fly_hook(c, t, others, col, target_dir);
+            self.fly_hook(c, t, others, col);
         }
 
         if c.hook_state == hook::GRABBED {
@@ -711,14 +743,7 @@ impl Cores {
     }
 
     /// The flying hook's step: length, walls, players.
-    fn fly_hook(
-        &mut self,
-        c: &mut Core,
-        t: &Tuning,
-        others: &Others,
-        col: &Collision,
-        target_dir: Vec2,
-    ) {
+    fn fly_hook(&mut self, c: &mut Core, t: &Tuning, others: &Others, col: &Collision) {
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
         let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
         if base.distance(new_pos) > t.hook_length() {
@@ -784,6 +809,7 @@ impl Cores {
                 c.hooked_player = -1;
                 c.new_hook = true;
                 let out = outs[self.random_or_0(c.id, outs.len())];
+                let target_dir = c.target_dir();
                 c.hook_pos = out + target_dir * PHYSICAL_SIZE * 1.5;
                 c.hook_dir = target_dir;
                 c.hook_tele_base = c.hook_pos;
@@ -812,22 +838,19 @@ impl Cores {
     #[inline(never)]
     fn push_and_drag(&self, c: &mut Core, t: &Tuning, others: &mut Others, found: Bits) {
         // Far apart and not hooked: neither a push (below 35) nor a drag
-        // can happen; skipping changes nothing but the time (tested
-        // first, on the packed positions if kept: it is what skips nearly
-        // everybody).
+        // can happen; skipping changes nothing but the time. `found` is
+        // mostly the kept pairs, each within: no test on the packed
+        // positions first.
+        // (Neither changes in the loop.)
+        let (pos, hooked) = (c.pos, c.hooked_player);
         let far = |i: usize, at: Vec2| {
-            let delta = c.pos - at;
-            c.hooked_player != i as i32 && delta.dot(delta) > 36.0 * 36.0
+            let delta = pos - at;
+            hooked != i as i32 && delta.dot(delta) > 36.0 * 36.0
         };
-        let at = self.positions();
         for i in points(found) {
-            if at.is_some_and(|at| far(i, at[i])) {
-                continue;
-            }
             let Some(other) = others.get(i) else {
                 continue;
             };
-            debug_assert!(at.is_none_or(|at| same_bits(at[i], other.pos)));
             if far(i, other.pos) {
                 continue;
             }
@@ -860,19 +883,7 @@ impl Cores {
                 && t.player_hooking() != 0.0
                 && d > PHYSICAL_SIZE * 1.5
             {
-                let acc = t.hook_drag_accel() * (d / t.hook_length());
-                let ds = t.hook_drag_speed();
-                let other = others.get_mut(i).expect("checked above");
-                let pushed = Vec2::new(
-                    saturated_add(-ds, ds, other.vel.x, acc * dir.x * 1.5),
-                    saturated_add(-ds, ds, other.vel.y, acc * dir.y * 1.5),
-                );
-                other.vel = clamp_vel(other.move_restrictions, pushed);
-                let pulled = Vec2::new(
-                    saturated_add(-ds, ds, c.vel.x, -acc * dir.x * 0.25),
-                    saturated_add(-ds, ds, c.vel.y, -acc * dir.y * 0.25),
-                );
-                c.vel = clamp_vel(c.move_restrictions, pulled);
+                drag(c, t, others.get_mut(i).expect("checked above"), d, dir);
             }
         }
     }
@@ -921,8 +932,8 @@ impl Cores {
                 // Surely out of reach (the square past the reach's by a
                 // margin for rounding): no square root taken.
                 let far = reach * reach * 1.001;
-                let mut near = [0u8; MAX_CLIENTS];
-                let mut n = 0;
+                // As bits (a list would be zeroed first, every move).
+                let mut near: Bits = 0;
                 let maybe = self.near_ids(others, c.pos, far, -1);
                 // Far: tested on the packed positions if kept, then on the
                 // core (the same bits).
@@ -952,19 +963,20 @@ impl Cores {
                     {
                         continue;
                     }
-                    near[n] = other.id as u8;
-                    n += 1;
+                    if other.id < MAX_CLIENTS {
+                        near |= 1 << other.id;
+                    }
                 }
                 let end = (d + 1.0) as i32;
                 let mut last = c.pos;
                 for i in 0..end {
-                    if n == 0 {
+                    if near == 0 {
                         break;
                     }
                     let a = i as f32 / d;
                     let p = c.pos.mix(new_pos, a);
-                    for &o in &near[..n] {
-                        let Some(other) = others.get(usize::from(o)) else {
+                    for o in points(near) {
+                        let Some(other) = others.get(o) else {
                             continue;
                         };
                         let dd = p.distance(other.pos);
@@ -1027,6 +1039,64 @@ mod tests {
         let c = cores.slots[0].as_mut().expect("a core");
         c.quantize();
         *c
+    }
+
+    /// The loops over other cores (`TickDeferred`'s pushes and drag,
+    /// `Move`'s path check) asked through the kept pairs and the buckets
+    /// (`gather`, then `regather` after each core's tick and move, as the
+    /// world's tick does) against the same loops over every other core
+    /// (never gathered): a crowd, some cores hooking another near or far,
+    /// some fast (paths past the pairs' reach), some solo or passing
+    /// through; after two ticks every core is the same, bit for bit.
+    #[test]
+    fn the_near_cores_loops_find_what_the_loops_over_every_core_find() {
+        fn property(cores: Vec<(u8, i16, i16, i8, i8, u8)>) -> bool {
+            const N: usize = 40;
+            let col = floor();
+            let t = &Tuning::ddrace(Release::Ddnet20_1);
+            let mut plain = Cores::new(Release::Ddnet20_1);
+            for (cid, x, y, vx, vy, kind) in cores.into_iter().take(32) {
+                let cid = usize::from(cid) % N;
+                // Some 160 by 100 units above the floor, in quarters.
+                let at = |v: i16, side: i16| 200.0 + f32::from(v % (side * 4)) / 4.0;
+                let mut c = Core::new(cid, Vec2::new(at(x, 160), at(y, 100)));
+                let speed = if kind & 1 != 0 { 1.0 } else { 1.0 / 16.0 };
+                c.vel = Vec2::new(f32::from(vx) * speed, f32::from(vy) * speed);
+                c.input.direction = i32::from(kind >> 1 & 3) - 1;
+                if kind & 8 != 0 {
+                    c.input.hook = 1;
+                    c.hook_state = hook::GRABBED;
+                    c.hooked_player = ((cid + 1 + usize::from(kind >> 4)) % N) as i32;
+                }
+                c.solo = kind & 0xc0 == 0xc0;
+                c.collision_disabled = kind & 0xc0 == 0x80;
+                plain.teams.solo[cid] = c.solo;
+                plain.slots[cid] = Some(c);
+            }
+            let mut kept = plain.clone();
+            for _ in 0..2 {
+                kept.gather();
+                for cid in 0..N {
+                    plain.tick(cid, &col, t, true, true);
+                    kept.tick(cid, &col, t, true, true);
+                    kept.regather(cid);
+                }
+                for cid in 0..N {
+                    for cores in [&mut plain, &mut kept] {
+                        cores.move_core(cid, &col, t);
+                        if let Some(c) = cores.slots[cid].as_mut() {
+                            c.quantize();
+                        }
+                    }
+                    kept.regather(cid);
+                }
+                kept.scatter();
+            }
+            format!("{:?}", plain.slots) == format!("{:?}", kept.slots)
+        }
+        crate::testing::qc()
+            .tests(1000)
+            .quickcheck(property as fn(Vec<(u8, i16, i16, i8, i8, u8)>) -> bool);
     }
 
     #[test]

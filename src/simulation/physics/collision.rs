@@ -11,6 +11,7 @@ use super::Vec2;
 
 use super::fmath::{round_tiles, trunc_to_int};
 use super::round_to_int;
+use std::cmp::Ordering;
 use crate::map::items::Physics;
 use crate::map::tiles::{SpeedupTile, SwitchTile, TeleTile, Tile, TuneTile};
 
@@ -1097,14 +1098,24 @@ impl Collision {
     /// when only the diagonal collides) (`MoveBox`). Returns whether the
     /// box was stopped while falling with a positive vertical elasticity
     /// (DDNet 20's `pGrounded`; characters move with elasticity 0).
+    // Inlined: a caller writes the velocity's two halves apart, and a
+    // call reads it whole from memory, a load that waits for both
+    // stores to retire.
+    #[inline(always)]
     pub fn move_box(&self, pos: &mut Vec2, vel: &mut Vec2, size: Vec2, elasticity: Vec2) -> bool {
         let (mut p, mut v) = (*pos, *vel);
         let mut grounded = false;
-        let distance = v.length();
         // At most one step a world unit (`(int)Distance`: none past i32's
-        // range).
-        let max = trunc_to_int(distance);
-        if distance > 0.00001 {
+        // range). A move shorter than a unit (a third of them: standing,
+        // creeping) is one step, which the squares tell without the root.
+        let (moves, max) = match v.compare_length(1.0, 1.0) {
+            Some(Ordering::Less) => (v.compare_length(1.0, 0.00001) == Some(Ordering::Greater), 0),
+            _ => {
+                let distance = v.length();
+                (distance > 0.00001, trunc_to_int(distance))
+            }
+        };
+        if moves {
             let fraction = 1.0 / (max + 1) as f32;
             let ex = elasticity.x.clamp(-1.0, 1.0);
             let ey = elasticity.y.clamp(-1.0, 1.0);

@@ -13,6 +13,7 @@ use super::near::{Bits, Pairs, Reused, points, same_bits};
 use super::round_to_int;
 use super::tuning::Tuning;
 use crate::simulation::Release;
+use std::cmp::Ordering;
 
 /// The most client ids a world has (DDNet 20.1's `MAX_CLIENTS`; 16.4 had 64).
 pub const MAX_CLIENTS: usize = 128;
@@ -829,7 +830,7 @@ impl Cores {
         if c.hook_state != hook::FLYING {
             c.new_hook = false;
         }
-        if c.vel.length() > 6000.0 {
+        if c.vel.compare_length(1.0, 6000.0) == Some(Ordering::Greater) {
             c.vel = normalize(c.vel) * 6000.0;
         }
     }
@@ -889,12 +890,18 @@ impl Cores {
     }
 
     fn move_one(&mut self, c: &mut Core, t: &Tuning, others: &Others, col: &Collision) {
-        let ramp = velocity_ramp(
-            c.vel.length() * 50.0,
-            t.velramp_start(),
-            t.velramp_range(),
-            t.velramp_curvature(),
-        );
+        // Below the ramp's start (most moves) the ramp is 1: known
+        // without the root.
+        let start = t.velramp_start();
+        let ramp = match c.vel.compare_length(50.0, start) {
+            Some(Ordering::Less) => 1.0,
+            _ => velocity_ramp(
+                c.vel.length() * 50.0,
+                start,
+                t.velramp_range(),
+                t.velramp_curvature(),
+            ),
+        };
         c.vel.x *= ramp;
         let mut new_pos = c.pos;
         let old_vel = c.vel;

@@ -142,18 +142,20 @@ impl Pairs {
         for j in points(self.within[i]) {
             self.within[j] &= !bit;
         }
-        let mut row = 0;
+        let mut row: Bits = 0;
         if let Some(p) = p {
+            // Without a branch a candidate: half of them are near, by
+            // chance, and a mispredicted test cost more than the bit.
             for j in points(self.near.candidates(p, PAIR_LIMIT) & !bit) {
                 // Symmetric: `p - q` is `-(q - p)` exactly, the same
                 // squares.
                 let delta = p - self.near.at[j];
                 // Not far (a NaN distance is not far either).
                 let far = delta.dot(delta) > PAIR_LIMIT;
-                if !far {
-                    row |= 1 << j;
-                    self.within[j] |= bit;
-                }
+                row |= Bits::from(!far) << j;
+            }
+            for j in points(row) {
+                self.within[j] |= bit;
             }
         }
         self.within[i] = row;

@@ -28,12 +28,14 @@ impl World {
         let Some(ch) = self.chars[cid].as_mut() else {
             return;
         };
+        // Made in a local (see `predicted_input`).
+        let mut input = input;
+        if input.target_x == 0 && input.target_y == 0 {
+            input.target_y = -1;
+        }
         ch.latest_prev_input = ch.latest_input;
         ch.latest_input = input;
         ch.num_inputs += 1;
-        if ch.latest_input.target_x == 0 && ch.latest_input.target_y == 0 {
-            ch.latest_input.target_y = -1;
-        }
         if ch.num_inputs > 1 && team != TEAM_SPECTATORS {
             if ch.handle_weapon_switch() {
                 let pos = ch.pos;
@@ -61,11 +63,14 @@ impl World {
             return;
         }
         if let Some(ch) = self.chars[cid].as_mut() {
-            ch.input = input;
-            if ch.input.target_x == 0 && ch.input.target_y == 0 {
-                ch.input.target_y = -1;
+            // Made in a local, then copied: a copy of a field just written
+            // in part waits for the write to retire.
+            let mut input = input;
+            if input.target_x == 0 && input.target_y == 0 {
+                input.target_y = -1;
             }
-            ch.saved_input = ch.input;
+            ch.input = input;
+            ch.saved_input = input;
         }
     }
 

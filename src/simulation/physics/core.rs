@@ -716,7 +716,9 @@ impl Cores {
                     }
                 }
             }
-            if c.hooked_player == -1 && c.hook_pos.distance(c.pos) > 46.0 {
+            if c.hooked_player == -1
+                && (c.hook_pos - c.pos).compare_length(1.0, 46.0) == Some(Ordering::Greater)
+            {
                 let mut hv = normalize(c.hook_pos - c.pos) * t.hook_drag_accel();
                 if hv.y > 0.0 {
                     hv.y *= 0.3;
@@ -747,7 +749,7 @@ impl Cores {
     fn fly_hook(&mut self, c: &mut Core, t: &Tuning, others: &Others, col: &Collision) {
         let base = if c.new_hook { c.hook_tele_base } else { c.pos };
         let mut new_pos = c.hook_pos + c.hook_dir * t.hook_fire_speed();
-        if base.distance(new_pos) > t.hook_length() {
+        if (base - new_pos).compare_length(1.0, t.hook_length()) == Some(Ordering::Greater) {
             c.hook_state = hook::RETRACT_START;
             // 16.4 measured from the teleporter's base but clamped around
             // the character.
@@ -961,7 +963,10 @@ impl Cores {
                         continue;
                     }
                     if other.id == c.id
-                        || c.pos.distance(other.pos) >= reach
+                        || matches!(
+                            (c.pos - other.pos).compare_length(1.0, reach),
+                            Some(Ordering::Greater | Ordering::Equal)
+                        )
                         || !(other.super_ || c.super_)
                             && (c.solo
                                 || other.solo

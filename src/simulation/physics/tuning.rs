@@ -185,12 +185,26 @@ impl From<NotANumber> for TuningError {
 
 /// One set of tuning parameters (`CTuningParams`) of one release: the ints
 /// in hundredths, read through one method per parameter.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Tuning {
     release: Release,
     /// In network order; past [`param_count`] always 0.
     values: [i32; MAX_PARAMS],
+    /// Each int as its read gives it ([`unfixed`]), kept with it (only
+    /// [`Tuning::put`] writes either): a conversion and a division on
+    /// every read held up the cores' ticks.
+    floats: [f32; MAX_PARAMS],
 }
+
+/// Two tunings are equal when their release and ints are (the floats
+/// follow from the ints).
+impl PartialEq for Tuning {
+    fn eq(&self, other: &Tuning) -> bool {
+        (self.release, self.values) == (other.release, other.values)
+    }
+}
+
+impl Eq for Tuning {}
 
 impl fmt::Debug for Tuning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -218,7 +232,7 @@ macro_rules! getters {
         $(
             $(#[$doc])*
             pub fn $name(&self) -> f32 {
-                unfixed(self.values[$index])
+                self.floats[$index]
             }
         )*
     };
@@ -227,11 +241,15 @@ macro_rules! getters {
 impl Tuning {
     /// `tuning.h`'s defaults (`CTuningParams`' constructor).
     pub fn defaults(release: Release) -> Tuning {
-        let mut values = [0; MAX_PARAMS];
-        for (slot, &(_, v)) in values.iter_mut().zip(&PARAMS[..param_count(release)]) {
-            *slot = fixed(v);
+        let mut t = Tuning {
+            release,
+            values: [0; MAX_PARAMS],
+            floats: [0.0; MAX_PARAMS],
+        };
+        for (i, &(_, v)) in PARAMS[..param_count(release)].iter().enumerate() {
+            t.put(i, fixed(v));
         }
-        Tuning { release, values }
+        t
     }
 
     /// What `ResetTuning` sets: the defaults with DDRace's five changes
@@ -242,7 +260,7 @@ impl Tuning {
         let mut t = Tuning::defaults(release);
         for &(name, v) in &DDRACE {
             if let Some(i) = t.index_of(name.as_bytes()) {
-                t.values[i] = fixed(v);
+                t.put(i, fixed(v));
             }
         }
         t
@@ -268,12 +286,19 @@ impl Tuning {
                     name: name.clone(),
                     release,
                 })?;
-            t.values[i] = value.parse().map_err(|_| TuningError::BadHeaderValue {
+            let value = value.parse().map_err(|_| TuningError::BadHeaderValue {
                 name: name.clone(),
                 value: value.clone(),
             })?;
+            t.put(i, value);
         }
         Ok(t)
+    }
+
+    /// Sets parameter `i` to `value` (hundredths), with its float.
+    fn put(&mut self, i: usize, value: i32) {
+        self.values[i] = value;
+        self.floats[i] = unfixed(value);
     }
 
     /// The release whose parameter list this is.
@@ -312,7 +337,7 @@ impl Tuning {
     /// [`fixed`]. An unknown name changes nothing and is an error.
     pub fn set_float(&mut self, name: &[u8], value: f32) -> Result<(), TuningError> {
         let i = self.index_of(name).ok_or_else(|| self.unknown(name))?;
-        self.values[i] = fixed(value);
+        self.put(i, fixed(value));
         Ok(())
     }
 
@@ -620,8 +645,8 @@ impl Tunings {
         let global = Tuning::from_header(release, tuning)?;
         let mut zone = Tuning::ddrace(release);
         if solo {
-            zone.values[31] = 0;
-            zone.values[32] = 0;
+            zone.put(31, 0);
+            zone.put(32, 0);
         }
         Ok(Tunings {
             release,
@@ -754,7 +779,7 @@ impl Tunings {
                     let i = defaults
                         .index_of(name)
                         .ok_or_else(|| defaults.unknown(name))?;
-                    self.global.values[i] = fixed(unfixed(defaults.values[i]));
+                    self.global.put(i, fixed(unfixed(defaults.values[i])));
                 }
                 None => self.global = Tuning::ddrace(release),
             }

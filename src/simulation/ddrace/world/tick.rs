@@ -7,6 +7,7 @@ use crate::simulation::ddrace::effects::sound;
 use crate::simulation::ddrace::map_entities;
 use crate::simulation::physics::collision::cantmove;
 use crate::simulation::physics::near::points;
+use std::cmp::Ordering;
 
 impl World {
     /// `OnPredictedEarlyInput`: flags, spawning by fire, firing.
@@ -359,7 +360,11 @@ impl World {
                 let Some(ch) = self.chars[cid].as_mut() else {
                     continue;
                 };
-                if ch.pos.distance(pk.pos) >= PICKUP_REACH + PHYSICAL_SIZE {
+                let reach = PICKUP_REACH + PHYSICAL_SIZE;
+                if matches!(
+                    (ch.pos - pk.pos).compare_length(1.0, reach),
+                    Some(Ordering::Greater | Ordering::Equal)
+                ) {
                     continue;
                 }
                 let team = self.cores.teams.team[cid];

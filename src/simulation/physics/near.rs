@@ -144,16 +144,13 @@ impl Pairs {
         }
         let mut row: Bits = 0;
         if let Some(p) = p {
-            // Without a branch a candidate: half of them are near, by
-            // chance, and a mispredicted test cost more than the bit.
-            for j in points(self.near.candidates(p, PAIR_LIMIT) & !bit) {
+            let at = &self.near.at;
+            row = select(self.near.candidates(p, PAIR_LIMIT) & !bit, |j| {
                 // Symmetric: `p - q` is `-(q - p)` exactly, the same
-                // squares.
-                let delta = p - self.near.at[j];
-                // Not far (a NaN distance is not far either).
-                let far = delta.dot(delta) > PAIR_LIMIT;
-                row |= Bits::from(!far) << j;
-            }
+                // squares. Not far (a NaN distance is not far either).
+                let delta = p - at[j];
+                !(delta.dot(delta) > PAIR_LIMIT)
+            });
             for j in points(row) {
                 self.within[j] |= bit;
             }
@@ -318,6 +315,26 @@ pub fn points(bits: Bits) -> impl Iterator<Item = usize> {
     half(bits as u64, 0).chain(half((bits >> 64) as u64, 64))
 }
 
+/// The points of `bits` that `keep` holds for, each asked once, in
+/// increasing order, and kept without a branch: where about half are
+/// kept, by chance, a mispredicted test costs more than the bit. A
+/// 64-bit half at a time, as [`points`].
+#[inline]
+pub fn select(bits: Bits, mut keep: impl FnMut(usize) -> bool) -> Bits {
+    let mut half = |word: u64, first: usize| {
+        let (mut rest, mut kept) = (word, 0u64);
+        while rest != 0 {
+            let i = rest.trailing_zeros();
+            rest &= rest - 1;
+            kept |= u64::from(keep(first + i as usize)) << i;
+        }
+        kept
+    };
+    let low = half(bits as u64, 0);
+    let high = half((bits >> 64) as u64, 64);
+    Bits::from(low) | Bits::from(high) << 64
+}
+
 /// The cell of a coordinate no farther than [`MAX_COORD`] from 0: adding
 /// 1.5 * 2^23 rounds it to a whole number in the low bits (all such sums
 /// share an exponent). Not the floor, but it keeps the order of
@@ -334,6 +351,24 @@ fn bucket(cx: i64, cy: i64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`select`] keeps the points its test holds for, asking about each
+    /// point once and in order, in either half.
+    #[test]
+    fn select_keeps_what_its_test_holds_for() {
+        fn property(bits: Bits, keep: Bits) -> bool {
+            let mut asked = Vec::new();
+            let kept = select(bits, |i| {
+                asked.push(i);
+                keep & 1 << i != 0
+            });
+            kept == bits & keep && asked == points(bits).collect::<Vec<_>>()
+        }
+        crate::testing::qc()
+            .tests(5_000)
+            .quickcheck(property as fn(Bits, Bits) -> bool);
+        assert!(property(!0, 1 << 127 | 1 << 64 | 1 << 63 | 1));
+    }
 
     /// The points within the limit by the distance test itself.
     fn exact(at: &[Option<Vec2>], p: Vec2, limit: f32) -> Vec<usize> {
